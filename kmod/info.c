@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * info.c - HIXL_IOC_GET_INFO: the ABI version, the feature mask and the
+ * limits in force.
+ */
+#include <linux/string.h>
+
+#include "hixl_priv.h"
+
+/**
+ * hixl_cmd_get_info() - validate and answer a GET_INFO request
+ * @eng:  the asking engine (unused: the answer is the same for every engine)
+ * @info: in: the caller's struct, already copied into the kernel;
+ *        out: the answer, reserved fields zeroed
+ *
+ * Input fields are @info->flags, @info->reserved0, @info->reserved1 and
+ * @info->reserved[], all of which must be zero; the output fields are
+ * ignored on input and overwritten.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EINVAL when a flag bit or a reserved field is non-zero
+ * (no flags are defined yet).
+ */
+int hixl_cmd_get_info(struct hixl_engine *eng, struct hixl_info *info)
+{
+	if (info->flags)
+		return -EINVAL;
+	if (info->reserved0 || info->reserved1 ||
+	    memchr_inv(info->reserved, 0, sizeof(info->reserved)))
+		return -EINVAL;
+
+	memset(info, 0, sizeof(*info));
+	info->abi_version = HIXL_ABI_VERSION;
+	info->features = HIXL_FEAT_ALL;
+	info->max_regions = READ_ONCE(hixl_max_regions);
+	info->max_host_bytes = READ_ONCE(hixl_max_host_bytes);
+	info->max_device_bytes = READ_ONCE(hixl_max_device_bytes);
+	info->max_links = READ_ONCE(hixl_max_links);
+	info->max_notify_name = HIXL_NOTIFY_NAME_MAX;
+	info->max_notify_msg = HIXL_NOTIFY_MSG_MAX;
+	info->max_notify_pending = HIXL_NOTIFY_PENDING_MAX;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_get_info);

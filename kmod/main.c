@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - hixl.ko: module parameters, the /dev/hixl misc device, engine
+ * lifetime and ioctl dispatch.
+ *
+ * Model: drivers/block/ublk_drv.c (one command table shared by ioctl and,
+ * later, uring_cmd) and Documentation/driver-api/ioctl.rst.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/nospec.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "hixl_priv.h"
+#include "../uapi/hixl_layout.h"
+
+/*
+ * Per-process limits.  Defaults are the vendor's published limits for HIXL
+ * RegisterMem (seeds/000_RegisterMem-adxl.md): 256 registrations, 20 GiB
+ * host memory, 50 GiB device memory; 512 links per engine
+ * (seeds/003_HIXL-api.md, Connect).  Writable by root at run time; a new
+ * value applies to the next call that checks it.
+ */
+unsigned int hixl_max_regions = 256;
+module_param_named(max_regions, hixl_max_regions, uint, 0644);
+MODULE_PARM_DESC(max_regions, "registrations per process (default 256)");
+
+unsigned long hixl_max_host_bytes = 20UL << 30;
+module_param_named(max_host_bytes, hixl_max_host_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_host_bytes, "host memory registered per process, bytes (default 20 GiB)");
+
+unsigned long hixl_max_device_bytes = 50UL << 30;
+module_param_named(max_device_bytes, hixl_max_device_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_device_bytes, "device (dma-buf) memory registered per process, bytes (default 50 GiB)");
+
+unsigned int hixl_max_links = 512;
+module_param_named(max_links, hixl_max_links, uint, 0644);
+MODULE_PARM_DESC(max_links, "links per engine (default 512)");
+
+/**
+ * hixl_engine_create() - allocate the state of one engine (one open file)
+ *
+ * Context: process context, may sleep.
+ * Return: the engine, or ERR_PTR(-ENOMEM).
+ */
+struct hixl_engine *hixl_engine_create(void)
+{
+	struct hixl_engine *eng;
+
+	eng = kzalloc(sizeof(*eng), GFP_KERNEL);
+	if (!eng)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&eng->lock);
+	eng->owner = get_task_pid(current, PIDTYPE_TGID);
+	return eng;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_engine_create);
+
+/**
+ * hixl_engine_destroy() - release everything an engine holds
+ * @eng: engine from hixl_engine_create(); NULL is ignored
+ *
+ * Context: process context, may sleep.  No command may be running on @eng.
+ */
+void hixl_engine_destroy(struct hixl_engine *eng)
+{
+	if (!eng)
+		return;
+	put_pid(eng->owner);
+	mutex_destroy(&eng->lock);
+	kfree(eng);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_engine_destroy);
+
+/* Every argument struct a command can carry; sized for the largest. */
+union hixl_cmd_arg {
+	struct hixl_info info;
+};
+
+/**
+ * struct hixl_cmd_desc - one entry of the command table
+ * @cmd:  the full ioctl number, size and direction included
+ * @fn:   handler; gets the argument copied in, fills the output in place
+ * @name: for diagnostics
+ */
+struct hixl_cmd_desc {
+	unsigned int cmd;
+	int (*fn)(struct hixl_engine *eng, union hixl_cmd_arg *arg);
+	const char *name;
+};
+
+static int hixl_do_get_info(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_get_info(eng, &arg->info);
+}
+
+#define HIXL_CMD(_nr, _cmd, _fn) \
+	[_nr] = { .cmd = _cmd, .fn = _fn, .name = #_cmd }
+
+static const struct hixl_cmd_desc hixl_cmds[] = {
+	HIXL_CMD(HIXL_IOC_NR_GET_INFO, HIXL_IOC_GET_INFO, hixl_do_get_info),
+};
+
+/**
+ * hixl_engine_ioctl() - decode, copy in, run and copy out one command
+ * @eng:  the engine the command is for
+ * @cmd:  ioctl number (HIXL_IOC_*)
+ * @uarg: user pointer to the command's argument struct
+ *
+ * The argument is copied in whole (_IOC_SIZE(@cmd) bytes), handed to the
+ * command's handler, and copied back when the command has an output and
+ * the handler succeeded.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 on success;
+ *  -ENOTTY if @cmd is not of type 'H' or names no hixl command;
+ *  -EINVAL if @cmd names a hixl command with another size or direction, or
+ *  the handler rejects a field (unknown flag, non-zero reserved field, ...);
+ *  -EFAULT if the argument cannot be read or written;
+ *  any other -errno the handler documents.
+ */
+long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
+		       void __user *uarg)
+{
+	const struct hixl_cmd_desc *d;
+	union hixl_cmd_arg arg;
+	unsigned int nr = _IOC_NR(cmd);
+	size_t size = _IOC_SIZE(cmd);
+	int ret;
+
+	if (_IOC_TYPE(cmd) != HIXL_IOC_MAGIC || nr >= ARRAY_SIZE(hixl_cmds))
+		return -ENOTTY;
+	d = &hixl_cmds[array_index_nospec(nr, ARRAY_SIZE(hixl_cmds))];
+	if (!d->fn)
+		return -ENOTTY;
+	if (cmd != d->cmd)
+		return -EINVAL;
+	if (WARN_ON_ONCE(size > sizeof(arg)))
+		return -EINVAL;
+
+	if (copy_from_user(&arg, uarg, size))
+		return -EFAULT;
+	ret = d->fn(eng, &arg);
+	if (ret)
+		return ret;
+	if ((_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &arg, size))
+		return -EFAULT;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_engine_ioctl);
+
+static int hixl_open(struct inode *inode, struct file *file)
+{
+	struct hixl_engine *eng = hixl_engine_create();
+
+	if (IS_ERR(eng))
+		return PTR_ERR(eng);
+	file->private_data = eng;
+	return 0;
+}
+
+static int hixl_release(struct inode *inode, struct file *file)
+{
+	hixl_engine_destroy(file->private_data);
+	return 0;
+}
+
+static long hixl_unlocked_ioctl(struct file *file, unsigned int cmd,
+				unsigned long arg)
+{
+	return hixl_engine_ioctl(file->private_data, cmd, (void __user *)arg);
+}
+
+static const struct file_operations hixl_fops = {
+	.owner		= THIS_MODULE,	/* no unload while a file is open */
+	.open		= hixl_open,
+	.release	= hixl_release,
+	.unlocked_ioctl	= hixl_unlocked_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice hixl_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= HIXL_DEVICE_NAME,
+	.fops	= &hixl_fops,
+	.mode	= 0660,
+};
+
+static int __init hixl_init(void)
+{
+	int ret;
+
+	ret = misc_register(&hixl_misc);
+	if (ret) {
+		pr_err("cannot register /dev/%s: %d\n", HIXL_DEVICE_NAME, ret);
+		return ret;
+	}
+	pr_info("/dev/%s ready, ABI %u\n", HIXL_DEVICE_NAME, HIXL_ABI_VERSION);
+	return 0;
+}
+
+static void __exit hixl_exit(void)
+{
+	misc_deregister(&hixl_misc);
+}
+
+module_init(hixl_init);
+module_exit(hixl_exit);
+
+MODULE_DESCRIPTION("hixl: RDMA memory transfer engine for LLM KV-cache serving");
+MODULE_AUTHOR("hixl developers");
+MODULE_LICENSE("GPL");
+MODULE_VERSION("0.1");

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hixl.c - libhixl-user: device access.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <hixl/hixl.h>
+#include "../uapi/hixl_layout.h"
+
+#define HIXL_EXPORT __attribute__((visibility("default")))
+
+HIXL_EXPORT const char *hixl_version(void)
+{
+	return HIXL_LIB_VERSION;
+}
+
+/* The library's functions return -errno and leave errno as they found it. */
+#define HIXL_SYSCALL_RET(expr) ({		\
+	int _saved = errno, _r = (expr);	\
+	if (_r < 0)				\
+		_r = -errno;			\
+	errno = _saved;				\
+	_r;					\
+})
+
+HIXL_EXPORT int hixl_dev_open(const char *path)
+{
+	return HIXL_SYSCALL_RET(open(path ? path : HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC));
+}
+
+HIXL_EXPORT int hixl_dev_get_info(int fd, struct hixl_info *info)
+{
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	ret = HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_GET_INFO, info));
+	if (ret)
+		return ret;
+	return info->abi_version == HIXL_ABI_VERSION ? 0 : -EPROTO;
+}

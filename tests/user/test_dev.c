@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_dev.c - /dev/hixl as a device: the node, GET_INFO, and the ioctl
+ * decoding rules of uapi/hixl.h (-ENOTTY for numbers that are not ours,
+ * -EINVAL for ours with a wrong size or direction, unknown flags or
+ * non-zero reserved fields, -EFAULT for bad pointers).
+ */
+#include <errno.h>
+#include <grp.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <hixl/hixl.h>
+#include "tests.h"
+
+static int open_dev(void)
+{
+	int fd = open(HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT)
+		SKIP("/dev/hixl missing: hixl.ko not loaded");
+	return fd;
+}
+
+/* ioctl() as -errno, so CHECK_EQ prints the errno that came back */
+static long xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+static unsigned long long read_param(const char *name)
+{
+	char path[256];
+	unsigned long long v = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/hixl/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return ~0ULL;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = ~0ULL;
+	fclose(f);
+	return v;
+}
+
+void test_dev_node(void)
+{
+	struct stat st;
+	int fd = open_dev();
+
+	REQUIRE(fd >= 0);
+	REQUIRE(stat(HIXL_DEVICE_PATH, &st) == 0);
+	CHECK(S_ISCHR(st.st_mode));
+	CHECK_EQ(st.st_mode & 07777, 0660);
+	CHECK_EQ(st.st_uid, 0);
+	close(fd);
+}
+
+void test_get_info(void)
+{
+	struct hixl_info info;
+	int fd = open_dev();
+
+	REQUIRE(fd >= 0);
+	memset(&info, 0, sizeof(info));
+	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, &info), 0);
+	CHECK_EQ(info.abi_version, HIXL_ABI_VERSION);
+	CHECK(info.features & HIXL_FEAT_GET_INFO);
+	CHECK_EQ(info.features & ~HIXL_FEAT_ALL, 0);
+	/* the limits are the module parameters in force */
+	CHECK_EQ(info.max_regions, read_param("max_regions"));
+	CHECK_EQ(info.max_host_bytes, read_param("max_host_bytes"));
+	CHECK_EQ(info.max_device_bytes, read_param("max_device_bytes"));
+	CHECK_EQ(info.max_links, read_param("max_links"));
+	/* and, loaded without parameters, the vendor's published ones */
+	CHECK_EQ(info.max_regions, 256);
+	CHECK_EQ(info.max_host_bytes, 20ULL << 30);
+	CHECK_EQ(info.max_device_bytes, 50ULL << 30);
+	CHECK_EQ(info.max_links, 512);
+	CHECK_EQ(info.max_notify_name, 1024);
+	CHECK_EQ(info.max_notify_msg, 1024);
+	CHECK_EQ(info.max_notify_pending, 4096);
+	CHECK_EQ(info.reserved0, 0);
+	CHECK_EQ(info.reserved1, 0);
+	for (unsigned int i = 0; i < 8; i++)
+		CHECK_EQ(info.reserved[i], 0);
+	close(fd);
+}
+
+void test_get_info_lib(void)
+{
+	struct hixl_info info;
+	int fd, saved;
+
+	fd = hixl_dev_open(NULL);
+	if (fd == -ENOENT)
+		SKIP("/dev/hixl missing: hixl.ko not loaded");
+	REQUIRE(fd >= 0);
+	CHECK_EQ(hixl_dev_get_info(fd, &info), 0);
+	CHECK_EQ(info.abi_version, HIXL_ABI_VERSION);
+	CHECK(strcmp(hixl_version(), "0") > 0);
+	/* the library reports errors as -errno and leaves errno alone */
+	errno = 1234;
+	CHECK_EQ(hixl_dev_open("/nonexistent/hixl"), -ENOENT);
+	saved = errno;
+	CHECK_EQ(saved, 1234);
+	CHECK_EQ(hixl_dev_get_info(-1, &info), -EBADF);
+	{
+		int null = open("/dev/null", O_RDWR);
+
+		REQUIRE(null >= 0);
+		CHECK_EQ(hixl_dev_get_info(null, &info), -ENOTTY);
+		close(null);
+	}
+	close(fd);
+}
+
+void test_bad_ioctl_numbers(void)
+{
+	struct hixl_info info;
+	struct termios tio;
+	int fd = open_dev();
+
+	REQUIRE(fd >= 0);
+	memset(&info, 0, sizeof(info));
+	CHECK_EQ(xioctl(fd, _IOWR('h', HIXL_IOC_NR_GET_INFO, struct hixl_info), &info), -ENOTTY);
+	CHECK_EQ(xioctl(fd, _IOWR(HIXL_IOC_MAGIC, 0x3f, struct hixl_info), &info), -ENOTTY);
+	CHECK_EQ(xioctl(fd, _IOWR(HIXL_IOC_MAGIC, 0xff, struct hixl_info), &info), -ENOTTY);
+	CHECK_EQ(xioctl(fd, _IO(0, 0), NULL), -ENOTTY);
+	CHECK_EQ(xioctl(fd, TCGETS, &tio), -ENOTTY);
+	CHECK_EQ(xioctl(fd, 0xffffffffUL, &info), -ENOTTY);
+	close(fd);
+}
+
+void test_bad_sizes(void)
+{
+	unsigned char big[sizeof(struct hixl_info) + 64];
+	int fd = open_dev();
+
+	REQUIRE(fd >= 0);
+	memset(big, 0, sizeof(big));
+	for (unsigned int size = 0; size <= sizeof(big); size += 8) {
+		unsigned long cmd = _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC,
+					 HIXL_IOC_NR_GET_INFO, size);
+
+		if (size == sizeof(struct hixl_info))
+			continue;
+		CHECK_EQ(xioctl(fd, cmd, big), -EINVAL);
+	}
+	CHECK_EQ(xioctl(fd, _IOR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info), big), -EINVAL);
+	CHECK_EQ(xioctl(fd, _IOW(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info), big), -EINVAL);
+	CHECK_EQ(xioctl(fd, _IO(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO), big), -EINVAL);
+	close(fd);
+}
+
+void test_bad_flags_and_reserved(void)
+{
+	struct hixl_info info, before;
+	int fd = open_dev();
+
+	REQUIRE(fd >= 0);
+	for (int bit = 0; bit < 32; bit++) {
+		memset(&info, 0, sizeof(info));
+		info.flags = 1U << bit;
+		before = info;
+		CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, &info), -EINVAL);
+		CHECK(!memcmp(&info, &before, sizeof(info)));
+	}
+	memset(&info, 0, sizeof(info));
+	info.reserved0 = 1;
+	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, &info), -EINVAL);
+	memset(&info, 0, sizeof(info));
+	info.reserved1 = 1;
+	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, &info), -EINVAL);
+	for (int i = 0; i < 8; i++) {
+		memset(&info, 0, sizeof(info));
+		info.reserved[i] = 1ULL << (i * 8);
+		before = info;
+		CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, &info), -EINVAL);
+		CHECK(!memcmp(&info, &before, sizeof(info)));
+	}
+	close(fd);
+}
+
+void test_bad_pointers(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct hixl_info *ro;
+	char *two;
+	int fd = open_dev();
+
+	REQUIRE(fd >= 0);
+	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, NULL), -EFAULT);
+	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, (void *)(uintptr_t)0xffffffffff600000ULL), -EFAULT);
+	/* readable but not writable: read in, answer cannot be written back */
+	ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(ro != MAP_FAILED);
+	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, ro), -EFAULT);
+	CHECK_EQ(ro->abi_version, 0);
+	munmap(ro, page);
+	/* the struct straddles into an unmapped page */
+	two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(two != MAP_FAILED);
+	munmap(two + page, page);
+	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, two + page - 64), -EFAULT);
+	munmap(two, page);
+	close(fd);
+}
+
+void test_many_engines(void)
+{
+	enum { N = 64 };
+	int fds[N];
+
+	for (int i = 0; i < N; i++) {
+		fds[i] = open_dev();
+		REQUIRE(fds[i] >= 0);
+	}
+	for (int i = 0; i < N; i++) {
+		struct hixl_info info;
+
+		memset(&info, 0, sizeof(info));
+		CHECK_EQ(xioctl(fds[i], HIXL_IOC_GET_INFO, &info), 0);
+		CHECK_EQ(info.abi_version, HIXL_ABI_VERSION);
+	}
+	for (int i = 0; i < N; i++)
+		CHECK_EQ(close(fds[i]), 0);
+}
+
+void test_fork_shares_engine(void)
+{
+	int status, fd = open_dev();
+	pid_t pid;
+
+	REQUIRE(fd >= 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct hixl_info info;
+
+		memset(&info, 0, sizeof(info));
+		_exit(ioctl(fd, HIXL_IOC_GET_INFO, &info) == 0 &&
+		      info.abi_version == HIXL_ABI_VERSION ? 0 : 1);
+	}
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fd);
+}
+
+/* fops.owner pins the module: no unload while an engine is open */
+void test_unload_busy(void)
+{
+	int fd;
+
+	if (geteuid() != 0)
+		SKIP("needs root to try delete_module");
+	fd = open_dev();
+	REQUIRE(fd >= 0);
+	errno = 0;
+	CHECK_EQ(syscall(SYS_delete_module, "hixl", O_NONBLOCK), -1);
+	CHECK(errno == EWOULDBLOCK || errno == EBUSY);
+	CHECK(access("/sys/module/hixl", F_OK) == 0);
+	close(fd);
+}
+
+/* mode 0660 root:root: an unprivileged user gets EACCES, not an engine */
+void test_unprivileged_open(void)
+{
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		SKIP("needs root to drop to an unprivileged user");
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(open(HIXL_DEVICE_PATH, O_RDWR) < 0 && errno == EACCES ? 0 : 1);
+	}
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+}

@@ -1,0 +1,46 @@
+#!/bin/bash
+# make deps: install, as root on Debian 12 (bookworm), every package that the
+# build, the test VM, the tests and the benchmarks need.  Idempotent: when
+# everything is installed it changes nothing and does not touch the network.
+set -euo pipefail
+
+pkgs=(
+	# build: compiler, Kbuild needs, both Debian kernels' headers
+	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod xz-utils pkg-config
+	linux-headers-amd64 linux-headers-6.12-amd64
+	# the debug test kernel's source, and the stock kernel the VM boots
+	linux-source-6.12 linux-image-amd64
+	# the VM
+	qemu-system-x86 busybox-static iproute2 python3
+	# RDMA userspace: verbs, RDMA CM, Soft-RoCE provider, peers for benchmarks
+	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	libibverbs-dev librdmacm-dev
+	# the library
+	liburing-dev systemtap-sdt-dev
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#pkgs[@]} packages installed"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing ${missing[*]}; run 'make deps' as root" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# linux-source-6.12 and the 6.12 headers come from bookworm-security or, on
+# older snapshots, bookworm-backports: add backports only when needed
+if ! apt-cache show linux-source-6.12 >/dev/null 2>&1; then
+	echo "deps: adding bookworm-backports"
+	echo "deb http://deb.debian.org/debian bookworm-backports main" \
+		> /etc/apt/sources.list.d/hixl-bookworm-backports.list
+	apt-get update -qq
+fi
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "deps: done"

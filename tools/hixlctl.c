@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hixlctl - inspect the hixl module.
+ *
+ *   hixlctl info [--json]    ABI version, features and limits (GET_INFO)
+ *
+ * Exit status: 0 on success, 1 when the device cannot be opened or queried,
+ * 2 on a usage error.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <hixl/hixl.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hixlctl info [--json]\n");
+}
+
+static int cmd_info(int json)
+{
+	struct hixl_info info;
+	int fd, ret;
+
+	fd = hixl_dev_open(NULL);
+	if (fd < 0) {
+		fprintf(stderr, "hixlctl: %s: %s\n", HIXL_DEVICE_PATH, strerror(-fd));
+		return 1;
+	}
+	ret = hixl_dev_get_info(fd, &info);
+	if (ret) {
+		fprintf(stderr, "hixlctl: GET_INFO: %s\n", strerror(-ret));
+		return 1;
+	}
+	if (json) {
+		printf("{\"abi_version\": %u, \"features\": %llu, \"max_regions\": %llu, "
+		       "\"max_host_bytes\": %llu, \"max_device_bytes\": %llu, \"max_links\": %u, "
+		       "\"max_notify_name\": %u, \"max_notify_msg\": %u, \"max_notify_pending\": %u, "
+		       "\"library\": \"%s\"}\n",
+		       info.abi_version, (unsigned long long)info.features,
+		       (unsigned long long)info.max_regions,
+		       (unsigned long long)info.max_host_bytes,
+		       (unsigned long long)info.max_device_bytes, info.max_links,
+		       info.max_notify_name, info.max_notify_msg, info.max_notify_pending,
+		       hixl_version());
+		return 0;
+	}
+	printf("library            %s\n", hixl_version());
+	printf("abi_version        %u\n", info.abi_version);
+	printf("features           0x%llx%s\n", (unsigned long long)info.features,
+	       info.features & HIXL_FEAT_GET_INFO ? " (get_info)" : "");
+	printf("max_regions        %llu per process\n", (unsigned long long)info.max_regions);
+	printf("max_host_bytes     %llu (%.1f GiB) per process\n",
+	       (unsigned long long)info.max_host_bytes, info.max_host_bytes / 1073741824.0);
+	printf("max_device_bytes   %llu (%.1f GiB) per process\n",
+	       (unsigned long long)info.max_device_bytes, info.max_device_bytes / 1073741824.0);
+	printf("max_links          %u per engine\n", info.max_links);
+	printf("notify limits      name %u B, message %u B, %u pending per link\n",
+	       info.max_notify_name, info.max_notify_msg, info.max_notify_pending);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "info")) {
+		int json = argc == 3 && !strcmp(argv[2], "--json");
+
+		if (argc > 3 || (argc == 3 && !json)) {
+			usage(stderr);
+			return 2;
+		}
+		return cmd_info(json);
+	}
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR MIT) */
+/*
+ * hixl_layout.h - compile-time check of the uapi/hixl.h layout.
+ *
+ * Included by the module (kmod/main.c) and by the library (lib/hixl.c), so
+ * an ABI change that moves a field breaks both builds, on any compiler or
+ * architecture, instead of breaking users at run time.  The numbers are the
+ * ABI: change them only together with HIXL_ABI_VERSION.
+ */
+#ifndef _HIXL_LAYOUT_H
+#define _HIXL_LAYOUT_H
+
+#include "hixl.h"
+
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#define HIXL_LAYOUT(expr)	static_assert(expr, #expr)
+#else
+#include <stddef.h>
+#define HIXL_LAYOUT(expr)	_Static_assert(expr, #expr)
+#endif
+
+HIXL_LAYOUT(sizeof(struct hixl_info) == 128);
+HIXL_LAYOUT(offsetof(struct hixl_info, flags) == 0);
+HIXL_LAYOUT(offsetof(struct hixl_info, abi_version) == 4);
+HIXL_LAYOUT(offsetof(struct hixl_info, features) == 8);
+HIXL_LAYOUT(offsetof(struct hixl_info, max_regions) == 16);
+HIXL_LAYOUT(offsetof(struct hixl_info, max_host_bytes) == 24);
+HIXL_LAYOUT(offsetof(struct hixl_info, max_device_bytes) == 32);
+HIXL_LAYOUT(offsetof(struct hixl_info, max_links) == 40);
+HIXL_LAYOUT(offsetof(struct hixl_info, max_notify_pending) == 52);
+HIXL_LAYOUT(offsetof(struct hixl_info, reserved0) == 56);
+HIXL_LAYOUT(offsetof(struct hixl_info, reserved) == 64);
+HIXL_LAYOUT(HIXL_IOC_GET_INFO == 0xc0804800);
+
+#endif /* _HIXL_LAYOUT_H */
