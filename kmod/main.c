@@ -29,18 +29,22 @@
 unsigned int hixl_max_regions = 256;
 module_param_named(max_regions, hixl_max_regions, uint, 0644);
 MODULE_PARM_DESC(max_regions, "registrations per process (default 256)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_max_regions);
 
 unsigned long hixl_max_host_bytes = 20UL << 30;
 module_param_named(max_host_bytes, hixl_max_host_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_host_bytes, "host memory registered per process, bytes (default 20 GiB)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_max_host_bytes);
 
 unsigned long hixl_max_device_bytes = 50UL << 30;
 module_param_named(max_device_bytes, hixl_max_device_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_device_bytes, "device (dma-buf) memory registered per process, bytes (default 50 GiB)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_max_device_bytes);
 
 unsigned int hixl_max_links = 512;
 module_param_named(max_links, hixl_max_links, uint, 0644);
 MODULE_PARM_DESC(max_links, "links per engine (default 512)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
 
 /**
  * hixl_engine_create() - allocate the state of one engine (one open file)

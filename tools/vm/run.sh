@@ -89,17 +89,17 @@ HDR
 fail() { echo "guest: $*"; exit 1; }
 cd "$HIXL_REPO"
 echo "guest: kernel $(uname -r)"
+if [ -d "/lib/modules/$(uname -r)" ]; then
+	# stock kernels: veth and rxe are modules, and a chroot does not redirect
+	# the kernel's own module autoload, so load them (and rxe's crc32
+	# provider, DESIGN.md) by hand
+	for m in veth crc32_generic rdma_rxe; do modprobe "$m" || fail "modprobe $m"; done
+fi
 ip link set lo up
 ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 || fail "veth"
 ip addr add 10.77.0.1/24 dev veth0
 ip addr add fd77::1/64 dev veth0 nodad
 ip link set veth0 up && ip link set veth1 up
-if [ ! -d /sys/module/rdma_rxe ]; then
-	# a chroot does not redirect the kernel's own module autoload: load
-	# rxe's crc32 provider by hand (DESIGN.md)
-	modprobe crc32_generic 2>/dev/null
-	modprobe rdma_rxe || fail "modprobe rdma_rxe"
-fi
 rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0"
 if [ -w /sys/kernel/debug/kmemleak ]; then echo clear > /sys/kernel/debug/kmemleak; fi
 SETUP

@@ -5,7 +5,7 @@
 set -u
 pattern='BUG:|WARNING:|KASAN|UBSAN|general protection fault|Oops|Kernel panic|kernel BUG|'\
 'possible circular locking|possible recursive locking|inconsistent lock state|'\
-'suspicious RCU usage|DEBUG_LOCKS_WARN_ON|unreferenced object|kmemleak:.*leak|'\
+'suspicious RCU usage|DEBUG_LOCKS_WARN_ON|unreferenced object|kmemleak: [0-9]+ new suspected|'\
 'INFO: task .* blocked|Call Trace:|list_(add|del) corruption|refcount_t:|stack-protector'
 if grep -E -n "$pattern" "$1" > "$1.splats"; then
 	echo "splat-scan: kernel reports in $1:" >&2

@@ -1,0 +1,135 @@
+#!/bin/bash
+# make check: everything CI runs, on a fresh Debian 12 machine, as root.
+#
+#   1. make deps                  packages (idempotent)
+#   2. make                       hixl.ko (stock headers), libhixl-user, tools, tests
+#   3. compat                     hixl.ko with W=1, no warnings, against Debian's
+#                                 6.1 and 6.12 headers
+#   4. debug kernel               tools/vm/build-kernel.sh (cached by config hash)
+#   5. debug VM                   KUnit suites + user tests, KASAN/lockdep/kmemleak
+#   6. stock VMs                  user tests on Debian's 6.1 and 6.12 kernels
+#
+# Each VM run fails on any BUG/WARNING/KASAN/lockdep/kmemleak/oops line in the
+# guest log.  Closing line: "N passed, N failed" over KUnit and user tests
+# together; a stage that fails before producing test results counts as one
+# failure.  `tools/check.sh compat` runs stage 3 alone.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+out=$repo/build/check
+mkdir -p "$out"
+passed=0 failed=0 skipped=0
+t0=$(date +%s)
+
+stage() { echo; echo "=== check: $* ($(( $(date +%s) - t0 )) s)"; }
+stage_fail() { echo "check: FAILED: $*"; failed=$((failed + 1)); }
+
+kver_of() {	# newest Debian kernel of a series installed in /boot
+	ls /boot | sed -n "s/^vmlinuz-\($1\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p" | sort -V | tail -1
+}
+
+compat() {
+	local series kver ok=0
+	for series in 6.1 6.12; do
+		kver=$(kver_of "$series")
+		if [ -z "$kver" ]; then
+			stage_fail "no Debian $series kernel headers (make deps)"; ok=1; continue
+		fi
+		if tools/build-module.sh "/lib/modules/$kver/build" "build/compat-$series" W=1; then
+			echo "check: hixl.ko builds warning-free (W=1) against $kver"
+		else
+			stage_fail "W=1 build against $kver"; ok=1
+		fi
+	done
+	return $ok
+}
+
+# Count TAP results ("ok", "not ok", "# SKIP") of the user runner.
+count_tap() {
+	local f=$1 p f_ s
+	if [ ! -s "$f" ] || ! grep -q '^1\.\.[0-9]' "$f"; then
+		stage_fail "no complete TAP output in $f"; return
+	fi
+	s=$(grep -c '^ok .* # SKIP' "$f")
+	p=$(( $(grep -c '^ok ' "$f") - s ))
+	f_=$(grep -c '^not ok ' "$f")
+	echo "check: user tests ($2): $p passed, $f_ failed, $s skipped"
+	passed=$((passed + p)) failed=$((failed + f_)) skipped=$((skipped + s))
+}
+
+# Merge the per-suite KTAP documents into one and parse it with the kernel's
+# own KUnit parser (tools/testing/kunit/kunit.py).
+count_kunit() {
+	local dir=$1 kdir=$2 n merged=$1/all.ktap summary p f s e c
+	n=$(ls "$dir"/*.ktap 2>/dev/null | grep -vc '/all.ktap$')
+	if [ "$n" = 0 ]; then
+		stage_fail "no KUnit results in $dir"; return
+	fi
+	{
+		echo "KTAP version 1"
+		echo "1..$n"
+		i=0
+		for f in "$dir"/hixl_*.ktap; do
+			i=$((i + 1))
+			# drop the document header, renumber the suite's own result line
+			awk -v i="$i" 'FNR <= 2 { next } /^(not )?ok 1 / { sub(/ok 1 /, "ok " i " ") } { print }' "$f"
+		done
+	} > "$merged"
+	summary=$(cd "$kdir" && python3 tools/testing/kunit/kunit.py parse "$merged" 2>&1 | tee "$dir/parse.log" | grep 'Testing complete')
+	echo "check: KUnit: $summary"
+	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<< "$summary"); p=${p:-0}
+	f=$(sed -n 's/.*failed: \([0-9]*\).*/\1/p' <<< "$summary"); f=${f:-0}
+	s=$(sed -n 's/.*skipped: \([0-9]*\).*/\1/p' <<< "$summary"); s=${s:-0}
+	c=$(sed -n 's/.*crashed: \([0-9]*\).*/\1/p' <<< "$summary"); c=${c:-0}
+	e=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' <<< "$summary"); e=${e:-0}
+	[ -n "$summary" ] || e=1
+	[ $((f + c + e)) = 0 ] || grep -E 'FAILED|CRASHED|ERROR|Expected' "$dir/parse.log" | head -30
+	passed=$((passed + p)) failed=$((failed + f + c + e)) skipped=$((skipped + s))
+}
+
+if [ "${1:-}" = compat ]; then
+	compat
+	exit $?
+fi
+
+stage "deps"
+tools/deps.sh || { stage_fail "make deps"; echo "$passed passed, $failed failed"; exit 1; }
+
+stage "build (module against the stock headers, library, tools, tests)"
+make -s all || stage_fail "make"
+
+stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
+compat
+
+stage "debug kernel"
+if kdir=$(tools/vm/build-kernel.sh); then
+	stage "debug VM: KUnit + user tests (KASAN, lockdep, kmemleak)"
+	if tools/build-module.sh "$kdir" build/debug W=1; then
+		tools/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- \
+			tools/vm/guest-tests.sh build/debug/tests/kunit/hixl_kunit.ko \
+			|| stage_fail "debug VM run"
+		count_kunit "$repo/build/vm/debug/kunit" "$kdir"
+		count_tap build/vm/debug/user.tap "debug kernel"
+	else
+		stage_fail "module build against the debug kernel"
+	fi
+else
+	stage_fail "debug kernel build"
+fi
+
+for series in 6.1 6.12; do
+	stage "stock $series VM: user tests"
+	if [ -f "build/compat-$series/kmod/hixl.ko" ]; then
+		tools/vm/run.sh --kernel "$series" --module "build/compat-$series/kmod/hixl.ko" \
+			--name "stock-$series" -- tools/vm/guest-tests.sh \
+			|| stage_fail "stock $series VM run"
+		count_tap "build/vm/stock-$series/user.tap" "stock $series kernel"
+	else
+		stage_fail "no hixl.ko for $series"
+	fi
+done
+
+stage "done"
+echo "check: took $(( $(date +%s) - t0 )) s"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
