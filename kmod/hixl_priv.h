@@ -5,13 +5,27 @@
  * One open file of /dev/hixl is one engine (struct hixl_engine).  Commands
  * reach an engine through hixl_engine_ioctl(), which the ioctl entry point
  * and, later, the uring_cmd entry point share.
+ *
+ * Lock order (outer first):
+ *   hixl_engines_lock (main.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
+ *   >  hixl_proc.lock  >  hixl_region.lock
+ * mmu_interval_notifier_remove() is called with hixl_engine.lock held; the
+ * notifier callback takes only hixl_region.lock, so that cannot deadlock.
  */
 #ifndef _HIXL_PRIV_H
 #define _HIXL_PRIV_H
 
-#include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/maple_tree.h>
+#include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <kunit/visibility.h>
 
 #include "../uapi/hixl.h"
@@ -27,16 +41,142 @@ extern unsigned int hixl_max_links;
 #define HIXL_NOTIFY_MSG_MAX	1024
 #define HIXL_NOTIFY_PENDING_MAX	4096
 
+/* Largest page size a region's MR page list uses: 1 GiB. */
+#define HIXL_MAX_PAGE_SHIFT	30
+
+/* ---- acct.c: per-process registration limits ------------------------------ */
+
+/**
+ * struct hixl_proc - the registrations of one process, over all its engines
+ * @node:         in hixl_procs, under hixl_procs_lock
+ * @mm:           the process's mm (the key); a counted mmgrab() reference
+ * @ref:          engines of this process that use this entry
+ * @lock:         protects the three counters
+ * @regions:      registrations, limit hixl_max_regions
+ * @host_bytes:   host bytes registered, limit hixl_max_host_bytes
+ * @device_bytes: device bytes registered, limit hixl_max_device_bytes
+ */
+struct hixl_proc {
+	struct list_head node;
+	struct mm_struct *mm;
+	refcount_t ref;
+	spinlock_t lock;
+	u32 regions;
+	u64 host_bytes;
+	u64 device_bytes;
+};
+
+struct hixl_proc *hixl_proc_get(struct mm_struct *mm);
+void hixl_proc_put(struct hixl_proc *proc);
+int hixl_limit_check(u32 regions, u64 bytes, u64 add, u32 max_regions, u64 max_bytes);
+int hixl_proc_charge(struct hixl_proc *proc, u32 type, u64 bytes);
+void hixl_proc_uncharge(struct hixl_proc *proc, u32 type, u64 bytes);
+
+/* ---- region.c: registered memory ------------------------------------------ */
+
+/**
+ * struct hixl_pgsz - accumulator for the largest page size a physical
+ * layout allows (the idea of ib_umem_find_best_pgsz())
+ * @va:      virtual address of the next piece
+ * @next_pa: physical address that would continue the current run
+ * @mask:    OR of every address whose low bits must be zero
+ * @started: a piece was added
+ */
+struct hixl_pgsz {
+	u64 va;
+	u64 next_pa;
+	u64 mask;
+	bool started;
+};
+
+void hixl_pgsz_init(struct hixl_pgsz *s, u64 va);
+void hixl_pgsz_add(struct hixl_pgsz *s, u64 pa, u64 len);
+unsigned int hixl_pgsz_shift(const struct hixl_pgsz *s, unsigned int max_shift);
+u64 hixl_pages_spanned(u64 addr, u64 len, unsigned int shift);
+int hixl_range_check(u64 addr, u64 len);
+
+/**
+ * struct hixl_region - one registration
+ * @eng:        owning engine
+ * @handle:     index in @eng->regions, never 0
+ * @addr:       first byte (user VA for host, caller's device VA for device)
+ * @len:        bytes
+ * @type:       HIXL_MEM_HOST or HIXL_MEM_DEVICE
+ * @flags:      HIXL_REG_* flags it was registered with
+ * @page_shift: log2 of the largest page size the physical layout allows
+ * @pages:      host: the pinned pages, @npages of them; NULL once released
+ * @npages:     host: PAGE_SIZE pages pinned (and charged to mm->pinned_vm)
+ * @notifier:   host: MMU interval notifier on [addr, addr + len)
+ * @lock:       orders the notifier callback against registration
+ *              (mmu_interval_set_seq()/mmu_interval_read_retry())
+ * @live:       set once registration completed; callbacks before that only
+ *              advance the sequence (registration retries)
+ * @invalid:    set by the notifier: the VA range no longer maps the pinned
+ *              pages; transfers fail, pins are released by the engine's
+ *              invalidation work
+ * @in_tree:    the range is in @eng->ranges
+ * @users:      in-flight users (transfers); DEREG_MEM returns -EBUSY while
+ *              non-zero
+ * @dmabuf:     device: the dma-buf, its attachment and mapping
+ */
+struct hixl_region {
+	struct hixl_engine *eng;
+	u32 handle;
+	u64 addr;
+	u64 len;
+	u32 type;
+	u32 flags;
+	unsigned int page_shift;
+	struct page **pages;
+	unsigned long npages;
+	struct mmu_interval_notifier notifier;
+	spinlock_t lock;
+	bool live;
+	bool invalid;
+	bool in_tree;
+	atomic_t users;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+};
+
 /**
  * struct hixl_engine - state of one open file of /dev/hixl
- * @lock:   serialises commands that change the engine's state; taken by
- *          the command handlers that need it (none yet: GET_INFO reads only
- *          module parameters)
- * @owner:  thread-group leader of the opener, for diagnostics
+ * @lock:       serialises REG_MEM/DEREG_MEM and the invalidation work;
+ *              protects @regions (writes) and the region fields that those
+ *              change (@pages, @npages, @in_tree)
+ * @node:       in hixl_engines (main.c), for debugfs
+ * @id:         engine number, for debugfs and tracepoints
+ * @owner:      thread-group leader of the opener
+ * @mm:         the opener's mm (mmgrab()); memory commands from another mm
+ *              get -EPERM.  NULL for an engine opened without an mm.
+ * @proc:       the opener's per-process accounting
+ * @regions:    handle -> struct hixl_region (xa_alloc_cyclic, from 1)
+ * @next_handle: xa_alloc_cyclic() cursor, so a freed handle is not reused
+ *              at once
+ * @ranges:     [addr, addr + len - 1] -> valid struct hixl_region; no two
+ *              overlap (the maple tree's own lock serialises it)
+ * @inval_work: releases the pins of invalidated regions
+ * @st_*:       counters for GET_STATS and debugfs
  */
 struct hixl_engine {
 	struct mutex lock;
+	struct list_head node;
+	u64 id;
 	struct pid *owner;
+	struct mm_struct *mm;
+	struct hixl_proc *proc;
+	struct xarray regions;
+	u32 next_handle;
+	struct maple_tree ranges;
+	struct work_struct inval_work;
+	atomic64_t st_regions;
+	atomic64_t st_invalid;
+	atomic64_t st_host_bytes;
+	atomic64_t st_device_bytes;
+	atomic64_t st_pinned_pages;
+	atomic64_t st_invalidations;
+	atomic64_t st_limit_hits;
 };
 
 struct hixl_engine *hixl_engine_create(void);
@@ -45,5 +185,23 @@ long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 		       void __user *uarg);
 
 int hixl_cmd_get_info(struct hixl_engine *eng, struct hixl_info *info);
+int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *arg);
+int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
+int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *arg);
+
+void hixl_engine_regions_init(struct hixl_engine *eng);
+void hixl_engine_regions_destroy(struct hixl_engine *eng);
+struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len);
+
+/* dmabuf.c */
+int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz);
+void hixl_dmabuf_unmap(struct hixl_region *r);
+
+/* debugfs.c */
+void hixl_debugfs_init(void);
+void hixl_debugfs_exit(void);
+extern struct mutex hixl_engines_lock;
+extern struct list_head hixl_engines;
+extern struct device *hixl_dev;
 
 #endif /* _HIXL_PRIV_H */

@@ -8,11 +8,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/pid.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -46,8 +48,19 @@ module_param_named(max_links, hixl_max_links, uint, 0644);
 MODULE_PARM_DESC(max_links, "links per engine (default 512)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
 
+/* Every open engine, for debugfs; hixl_engines_lock protects the list. */
+DEFINE_MUTEX(hixl_engines_lock);
+LIST_HEAD(hixl_engines);
+static u64 hixl_next_engine_id;	/* under hixl_engines_lock */
+
+/* The device dma-bufs are attached to (dmabuf.c). */
+struct device *hixl_dev;
+
 /**
  * hixl_engine_create() - allocate the state of one engine (one open file)
+ *
+ * The engine belongs to the calling process: its mm is the one memory is
+ * registered from, and its per-process limits are the ones charged.
  *
  * Context: process context, may sleep.
  * Return: the engine, or ERR_PTR(-ENOMEM).
@@ -60,7 +73,21 @@ struct hixl_engine *hixl_engine_create(void)
 	if (!eng)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&eng->lock);
+	hixl_engine_regions_init(eng);
+	if (current->mm) {
+		eng->proc = hixl_proc_get(current->mm);
+		if (!eng->proc) {
+			kfree(eng);
+			return ERR_PTR(-ENOMEM);
+		}
+		eng->mm = current->mm;
+		mmgrab(eng->mm);
+	}
 	eng->owner = get_task_pid(current, PIDTYPE_TGID);
+	mutex_lock(&hixl_engines_lock);
+	eng->id = ++hixl_next_engine_id;
+	list_add_tail(&eng->node, &hixl_engines);
+	mutex_unlock(&hixl_engines_lock);
 	return eng;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_engine_create);
@@ -75,6 +102,13 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 {
 	if (!eng)
 		return;
+	mutex_lock(&hixl_engines_lock);
+	list_del(&eng->node);
+	mutex_unlock(&hixl_engines_lock);
+	hixl_engine_regions_destroy(eng);
+	hixl_proc_put(eng->proc);
+	if (eng->mm)
+		mmdrop(eng->mm);
 	put_pid(eng->owner);
 	mutex_destroy(&eng->lock);
 	kfree(eng);
@@ -84,6 +118,9 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_engine_destroy);
 /* Every argument struct a command can carry; sized for the largest. */
 union hixl_cmd_arg {
 	struct hixl_info info;
+	struct hixl_reg_mem reg_mem;
+	struct hixl_dereg_mem dereg_mem;
+	struct hixl_stats stats;
 };
 
 /**
@@ -103,11 +140,29 @@ static int hixl_do_get_info(struct hixl_engine *eng, union hixl_cmd_arg *arg)
 	return hixl_cmd_get_info(eng, &arg->info);
 }
 
+static int hixl_do_reg_mem(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_reg_mem(eng, &arg->reg_mem);
+}
+
+static int hixl_do_dereg_mem(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_dereg_mem(eng, &arg->dereg_mem);
+}
+
+static int hixl_do_get_stats(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_get_stats(eng, &arg->stats);
+}
+
 #define HIXL_CMD(_nr, _cmd, _fn) \
 	[_nr] = { .cmd = _cmd, .fn = _fn, .name = #_cmd }
 
 static const struct hixl_cmd_desc hixl_cmds[] = {
 	HIXL_CMD(HIXL_IOC_NR_GET_INFO, HIXL_IOC_GET_INFO, hixl_do_get_info),
+	HIXL_CMD(HIXL_IOC_NR_REG_MEM, HIXL_IOC_REG_MEM, hixl_do_reg_mem),
+	HIXL_CMD(HIXL_IOC_NR_DEREG_MEM, HIXL_IOC_DEREG_MEM, hixl_do_dereg_mem),
+	HIXL_CMD(HIXL_IOC_NR_GET_STATS, HIXL_IOC_GET_STATS, hixl_do_get_stats),
 };
 
 /**
@@ -205,12 +260,21 @@ static int __init hixl_init(void)
 		pr_err("cannot register /dev/%s: %d\n", HIXL_DEVICE_NAME, ret);
 		return ret;
 	}
+	hixl_dev = hixl_misc.this_device;
+	ret = dma_coerce_mask_and_coherent(hixl_dev, DMA_BIT_MASK(64));
+	if (ret) {
+		pr_err("cannot set a DMA mask: %d\n", ret);
+		misc_deregister(&hixl_misc);
+		return ret;
+	}
+	hixl_debugfs_init();
 	pr_info("/dev/%s ready, ABI %u\n", HIXL_DEVICE_NAME, HIXL_ABI_VERSION);
 	return 0;
 }
 
 static void __exit hixl_exit(void)
 {
+	hixl_debugfs_exit();
 	misc_deregister(&hixl_misc);
 }
 

@@ -34,4 +34,17 @@ HIXL_LAYOUT(offsetof(struct hixl_info, reserved0) == 56);
 HIXL_LAYOUT(offsetof(struct hixl_info, reserved) == 64);
 HIXL_LAYOUT(HIXL_IOC_GET_INFO == 0xc0804800);
 
+HIXL_LAYOUT(sizeof(struct hixl_reg_mem) == 80);
+HIXL_LAYOUT(offsetof(struct hixl_reg_mem, type) == 16);
+HIXL_LAYOUT(offsetof(struct hixl_reg_mem, dmabuf_fd) == 24);
+HIXL_LAYOUT(offsetof(struct hixl_reg_mem, dmabuf_offset) == 32);
+HIXL_LAYOUT(offsetof(struct hixl_reg_mem, handle) == 40);
+HIXL_LAYOUT(offsetof(struct hixl_reg_mem, reserved) == 64);
+HIXL_LAYOUT(sizeof(struct hixl_dereg_mem) == 32);
+HIXL_LAYOUT(offsetof(struct hixl_dereg_mem, flags) == 8);
+HIXL_LAYOUT(sizeof(struct hixl_stats) == 128);
+HIXL_LAYOUT(offsetof(struct hixl_stats, regions) == 8);
+HIXL_LAYOUT(offsetof(struct hixl_stats, limit_hits) == 80);
+HIXL_LAYOUT(offsetof(struct hixl_stats, reserved) == 88);
+
 #endif /* _HIXL_LAYOUT_H */

@@ -20,37 +20,7 @@
 
 #include <hixl/hixl.h>
 #include "tests.h"
-
-static int open_dev(void)
-{
-	int fd = open(HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0 && errno == ENOENT)
-		SKIP("/dev/hixl missing: hixl.ko not loaded");
-	return fd;
-}
-
-/* ioctl() as -errno, so CHECK_EQ prints the errno that came back */
-static long xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
-}
-
-static unsigned long long read_param(const char *name)
-{
-	char path[256];
-	unsigned long long v = ~0ULL;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/hixl/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return ~0ULL;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = ~0ULL;
-	fclose(f);
-	return v;
-}
+#include "util.h"
 
 void test_dev_node(void)
 {

@@ -23,6 +23,7 @@ mkdir -p $R/dev/pts $R/dev/shm
 mount -t devpts devpts $R/dev/pts
 mount -t tmpfs tmpfs $R/dev/shm
 mount -t debugfs debugfs $R/sys/kernel/debug
+mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
 # writable /tmp, /run and /var/tmp; the repo may live under one of them
 # (a CI clone in /tmp), so keep it visible through a bind mount
 mkdir -p /mnt/repo

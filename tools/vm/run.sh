@@ -17,7 +17,8 @@
 # lockdep, kmemleak or oops report, when hixl.ko cannot be unloaded after CMD,
 # or when the guest does not finish within HIXL_VM_TIMEOUT seconds (default
 # 1800).  HIXL_VM_ACCEL=kvm uses KVM (it hangs on the build machines; TCG is
-# the default), HIXL_VM_MEM sets the memory (default 2G).
+# the default), HIXL_VM_MEM sets the memory (default 6G:
+# the command line reserves one 1 GiB and 64 2 MiB huge pages for the tests).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -138,9 +139,9 @@ start=$(date +%s)
 set +e
 # shellcheck disable=SC2086
 timeout --foreground -k 10 "${HIXL_VM_TIMEOUT:-1800}" \
-qemu-system-x86_64 $accel -smp 2 -m "${HIXL_VM_MEM:-2G}" \
+qemu-system-x86_64 $accel -smp 2 -m "${HIXL_VM_MEM:-6G}" \
 	-kernel "$bzimage" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic $append" \
+	-append "console=ttyS0 panic=-1 oops=panic hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=64 $append" \
 	-display none -monitor none -serial "file:$log" -no-reboot -net none \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$work,mount_tag=work,security_model=none" \

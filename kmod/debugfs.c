@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs.c - /sys/kernel/debug/hixl/:
+ *   engines   one line per open engine: id, owner pid, registration counters
+ *   regions   one line per registration of every engine
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "hixl_priv.h"
+
+static struct dentry *hixl_debugfs_dir;
+
+static int hixl_engines_show(struct seq_file *m, void *v)
+{
+	struct hixl_engine *eng;
+
+	seq_puts(m, "engine pid regions invalid host_bytes device_bytes pinned_pages invalidations limit_hits\n");
+	mutex_lock(&hixl_engines_lock);
+	list_for_each_entry(eng, &hixl_engines, node)
+		seq_printf(m, "%llu %d %lld %lld %lld %lld %lld %lld %lld\n", eng->id,
+			   pid_nr(eng->owner),
+			   atomic64_read(&eng->st_regions), atomic64_read(&eng->st_invalid),
+			   atomic64_read(&eng->st_host_bytes),
+			   atomic64_read(&eng->st_device_bytes),
+			   atomic64_read(&eng->st_pinned_pages),
+			   atomic64_read(&eng->st_invalidations),
+			   atomic64_read(&eng->st_limit_hits));
+	mutex_unlock(&hixl_engines_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hixl_engines);
+
+static int hixl_regions_show(struct seq_file *m, void *v)
+{
+	struct hixl_engine *eng;
+	struct hixl_region *r;
+	unsigned long idx;
+
+	seq_puts(m, "engine handle type addr len page_size pinned_pages state\n");
+	mutex_lock(&hixl_engines_lock);
+	list_for_each_entry(eng, &hixl_engines, node) {
+		mutex_lock(&eng->lock);
+		xa_for_each(&eng->regions, idx, r)
+			seq_printf(m, "%llu %u %s 0x%llx %llu %llu %lu %s\n", eng->id,
+				   r->handle, r->type == HIXL_MEM_HOST ? "host" : "device",
+				   r->addr, r->len, 1ULL << r->page_shift,
+				   r->pages ? r->npages : 0,
+				   READ_ONCE(r->invalid) ? "invalid" : "valid");
+		mutex_unlock(&eng->lock);
+	}
+	mutex_unlock(&hixl_engines_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hixl_regions);
+
+/**
+ * hixl_debugfs_init() - create /sys/kernel/debug/hixl; failures are ignored
+ * (debugfs is optional, per Documentation/filesystems/debugfs.rst)
+ */
+void hixl_debugfs_init(void)
+{
+	hixl_debugfs_dir = debugfs_create_dir("hixl", NULL);
+	debugfs_create_file("engines", 0400, hixl_debugfs_dir, NULL, &hixl_engines_fops);
+	debugfs_create_file("regions", 0400, hixl_debugfs_dir, NULL, &hixl_regions_fops);
+}
+
+/** hixl_debugfs_exit() - remove /sys/kernel/debug/hixl */
+void hixl_debugfs_exit(void)
+{
+	debugfs_remove_recursive(hixl_debugfs_dir);
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmabuf.c - device memory registrations: a dma-buf attached and mapped
+ * for the lifetime of the registration.
+ *
+ * The importer side follows Documentation/driver-api/dma-buf.rst and the
+ * static-attachment path of ib_umem_dmabuf_get_pinned()
+ * (drivers/infiniband/core/umem_dmabuf.c): dma_buf_get(), dma_buf_attach(),
+ * dma_buf_map_attachment_unlocked().  The attachment is made to hixl's own
+ * device (a 64-bit DMA mask, no IOMMU translation); the software RDMA
+ * devices hixl runs on in tests (rxe, siw) address memory by CPU address.
+ * Device memory is charged to the per-process device limit, not to
+ * RLIMIT_MEMLOCK: the exporter owns and pins those pages.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/scatterlist.h>
+
+#include "hixl_priv.h"
+
+/**
+ * hixl_dmabuf_map() - attach and map the dma-buf behind a device registration
+ * @r:      the region: @r->len bytes from @offset of the buffer
+ * @fd:     dma-buf file descriptor of the calling process
+ * @offset: byte offset in the buffer, page aligned
+ * @pgsz:   out: the mapped layout, for the page-size choice
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EBADF when @fd is not an open dma-buf; -EINVAL when the range
+ * lies outside the buffer; the exporter's -errno when attach or map fails.
+ */
+int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz)
+{
+	struct scatterlist *sg;
+	u64 skip = offset, left = r->len;
+	unsigned int i;
+	int ret;
+
+	r->dmabuf = dma_buf_get(fd);
+	if (IS_ERR(r->dmabuf)) {
+		ret = PTR_ERR(r->dmabuf) == -EINVAL ? -EBADF : PTR_ERR(r->dmabuf);
+		r->dmabuf = NULL;
+		return ret;
+	}
+	if (offset >= r->dmabuf->size || r->len > r->dmabuf->size - offset) {
+		ret = -EINVAL;
+		goto err_put;
+	}
+	r->attach = dma_buf_attach(r->dmabuf, hixl_dev);
+	if (IS_ERR(r->attach)) {
+		ret = PTR_ERR(r->attach);
+		goto err_put;
+	}
+	r->sgt = dma_buf_map_attachment_unlocked(r->attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(r->sgt)) {
+		ret = PTR_ERR(r->sgt);
+		goto err_detach;
+	}
+
+	hixl_pgsz_init(pgsz, r->addr);
+	for_each_sgtable_dma_sg(r->sgt, sg, i) {
+		u64 dma = sg_dma_address(sg), len = sg_dma_len(sg);
+
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		dma += skip;
+		len -= skip;
+		skip = 0;
+		len = min(len, left);
+		hixl_pgsz_add(pgsz, dma, len);
+		left -= len;
+		if (!left)
+			break;
+	}
+	if (left) {		/* the exporter mapped less than its size */
+		ret = -EINVAL;
+		goto err_unmap;
+	}
+	r->live = true;
+	return 0;
+
+err_unmap:
+	dma_buf_unmap_attachment_unlocked(r->attach, r->sgt, DMA_BIDIRECTIONAL);
+err_detach:
+	dma_buf_detach(r->dmabuf, r->attach);
+err_put:
+	dma_buf_put(r->dmabuf);
+	r->dmabuf = NULL;
+	r->attach = NULL;
+	r->sgt = NULL;
+	return ret;
+}
+
+/**
+ * hixl_dmabuf_unmap() - undo hixl_dmabuf_map(); a no-op when not mapped
+ * @r: the region
+ *
+ * Context: process context, may sleep.
+ */
+void hixl_dmabuf_unmap(struct hixl_region *r)
+{
+	if (!r->dmabuf)
+		return;
+	dma_buf_unmap_attachment_unlocked(r->attach, r->sgt, DMA_BIDIRECTIONAL);
+	dma_buf_detach(r->dmabuf, r->attach);
+	dma_buf_put(r->dmabuf);
+	r->dmabuf = NULL;
+	r->attach = NULL;
+	r->sgt = NULL;
+}
+
+HIXL_IMPORT_NS_DMA_BUF();

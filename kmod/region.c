@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * region.c - HIXL_IOC_REG_MEM / HIXL_IOC_DEREG_MEM: pin, account and track
+ * registered memory (HIXL RegisterMem/DeregisterMem,
+ * seeds/000_RegisterMem-adxl.md, seeds/003_HIXL-api.md).
+ *
+ * Host memory is pinned like ib_umem_get() (drivers/infiniband/core/umem.c):
+ * charged to RLIMIT_MEMLOCK through mm->pinned_vm before pinning (as RDMA
+ * does since commit 70f8a3ca68d3 "mm: make mm->pinned_vm an atomic64
+ * counter": pins are not mlock, and a per-mm count keeps a forked child's
+ * budget its own), pinned with FOLL_LONGTERM in chunks with cond_resched(),
+ * uncharged exactly once when the pins are dropped.
+ *
+ * Every host registration carries an MMU interval notifier.  When the
+ * process unmaps or remaps any part of the range (munmap, mremap,
+ * MADV_DONTNEED, hole punch, exit) the registration is marked invalid and
+ * its pins are released by a work item; transfers on it fail and only
+ * DEREG_MEM remains.  Protection changes (mprotect, fork's write-protect,
+ * NUMA hinting) and soft-dirty tracking keep the same pages and are ignored.
+ *
+ * Overlap rule: within one engine, valid registrations never overlap (a new
+ * one that overlaps any valid one gets -EEXIST; an invalidated one no longer
+ * occupies its range).  Transfers may use any sub-range of a registration.
+ * Different engines, even of one process, register independently.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/pfn.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "hixl_priv.h"
+#include "trace.h"
+
+/* ---- page-size selection (pure, KUnit-tested) ----------------------------- */
+
+/**
+ * hixl_pgsz_init() - start a page-size computation
+ * @s:  accumulator
+ * @va: virtual address of the first byte of the first piece
+ */
+void hixl_pgsz_init(struct hixl_pgsz *s, u64 va)
+{
+	memset(s, 0, sizeof(*s));
+	s->va = va;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_pgsz_init);
+
+/**
+ * hixl_pgsz_add() - append the next physically contiguous piece
+ * @s:   accumulator
+ * @pa:  physical (or DMA) address of the piece
+ * @len: its length in bytes
+ *
+ * A page of size P can describe the layout when every virtual address is
+ * congruent to its physical address modulo P and every physical
+ * discontinuity falls on a P-aligned virtual address.  The first and last
+ * pages may be partial.
+ */
+void hixl_pgsz_add(struct hixl_pgsz *s, u64 pa, u64 len)
+{
+	if (!s->started)
+		s->mask |= pa ^ s->va;
+	else if (pa != s->next_pa)
+		s->mask |= (pa ^ s->va) | s->va;
+	s->started = true;
+	s->next_pa = pa + len;
+	s->va += len;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_pgsz_add);
+
+/**
+ * hixl_pgsz_shift() - log2 of the largest page size that fits
+ * @s:         accumulator after the last hixl_pgsz_add()
+ * @max_shift: the largest page size allowed (device or hixl limit)
+ *
+ * Return: a shift <= @max_shift; below PAGE_SHIFT only for pieces that are
+ * not page aligned.
+ */
+unsigned int hixl_pgsz_shift(const struct hixl_pgsz *s, unsigned int max_shift)
+{
+	if (!s->mask)
+		return max_shift;
+	return min_t(unsigned int, max_shift, __ffs64(s->mask));
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_pgsz_shift);
+
+/**
+ * hixl_pages_spanned() - pages of size 1 << @shift that cover a range
+ * @addr:  first byte
+ * @len:   bytes, > 0, @addr + @len - 1 must not overflow
+ * @shift: log2 of the page size
+ */
+u64 hixl_pages_spanned(u64 addr, u64 len, unsigned int shift)
+{
+	return ((addr + len - 1) >> shift) - (addr >> shift) + 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_pages_spanned);
+
+/**
+ * hixl_range_check() - is [@addr, @addr + @len) a well-formed range?
+ * @addr: first byte
+ * @len:  bytes
+ *
+ * Return: 0; -EINVAL for @len 0; -EOVERFLOW when @addr + @len wraps.
+ */
+int hixl_range_check(u64 addr, u64 len)
+{
+	u64 end;
+
+	if (!len)
+		return -EINVAL;
+	if (check_add_overflow(addr, len, &end))
+		return -EOVERFLOW;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_range_check);
+
+/* ---- host memory: pin, charge, notifier ------------------------------------ */
+
+static bool hixl_region_writable(const struct hixl_region *r)
+{
+	return !(r->flags & HIXL_REG_READ_ONLY);
+}
+
+/*
+ * The VMAs must cover the range without holes, be ordinary memory, and be
+ * writable unless the registration is read-only.  Checked before pinning so
+ * that a read-only mapping gets -EACCES, not the -EFAULT of a failed pin.
+ */
+static int hixl_check_vmas(struct mm_struct *mm, unsigned long start,
+			   unsigned long end, bool write)
+{
+	struct vm_area_struct *vma;
+	unsigned long addr = start;
+	VMA_ITERATOR(vmi, mm, start);
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	for_each_vma_range(vmi, vma, end) {
+		if (vma->vm_start > addr) {
+			ret = -EFAULT;		/* a hole */
+			break;
+		}
+		if (vma->vm_flags & (VM_IO | VM_PFNMAP)) {
+			ret = -EFAULT;		/* no struct pages to pin */
+			break;
+		}
+		if (!(vma->vm_flags & VM_READ) ||
+		    (write && !(vma->vm_flags & VM_WRITE))) {
+			ret = -EACCES;
+			break;
+		}
+		addr = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	if (!ret && addr < end)
+		ret = -EFAULT;
+	return ret;
+}
+
+static int hixl_charge_pinned(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	u64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Pin @r->npages pages from @start into @r->pages, 512 at a time. */
+static int hixl_pin_pages(struct hixl_region *r, unsigned long start, unsigned int gup)
+{
+	unsigned long done = 0;
+	long ret;
+
+	while (done < r->npages) {
+		ret = pin_user_pages_fast(start + (done << PAGE_SHIFT),
+					  min_t(unsigned long, r->npages - done,
+						PAGE_SIZE / sizeof(struct page *)),
+					  gup, r->pages + done);
+		if (ret <= 0)
+			goto undo;
+		done += ret;
+		cond_resched();
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto undo;
+		}
+	}
+	return 0;
+undo:
+	unpin_user_pages(r->pages, done);
+	return ret ? ret : -EFAULT;
+}
+
+/* Drop the pins (if still held) and the range; engine lock held. */
+static void hixl_region_release_pins(struct hixl_region *r)
+{
+	struct hixl_engine *eng = r->eng;
+
+	lockdep_assert_held(&eng->lock);
+	if (r->in_tree) {
+		mtree_erase(&eng->ranges, r->addr);
+		r->in_tree = false;
+	}
+	if (!r->pages)
+		return;
+	unpin_user_pages_dirty_lock(r->pages, r->npages, hixl_region_writable(r));
+	atomic64_sub(r->npages, &eng->mm->pinned_vm);
+	atomic64_sub(r->npages, &eng->st_pinned_pages);
+	kvfree(r->pages);
+	r->pages = NULL;
+}
+
+static bool hixl_mn_invalidate(struct mmu_interval_notifier *mni,
+			       const struct mmu_notifier_range *range,
+			       unsigned long cur_seq)
+{
+	struct hixl_region *r = container_of(mni, struct hixl_region, notifier);
+	struct hixl_engine *eng = r->eng;
+	bool newly = false;
+
+	switch (range->event) {
+	case MMU_NOTIFY_PROTECTION_VMA:
+	case MMU_NOTIFY_PROTECTION_PAGE:
+	case MMU_NOTIFY_SOFT_DIRTY:
+		return true;	/* same pages stay mapped: nothing to do */
+	default:
+		break;
+	}
+
+	spin_lock(&r->lock);
+	mmu_interval_set_seq(mni, cur_seq);
+	if (r->live && !r->invalid) {
+		WRITE_ONCE(r->invalid, true);
+		newly = true;
+	}
+	spin_unlock(&r->lock);
+
+	if (newly) {
+		atomic64_inc(&eng->st_invalid);
+		atomic64_inc(&eng->st_invalidations);
+		trace_hixl_invalidate(eng->id, r->handle, r->addr, r->len,
+				      range->event, range->start, range->end);
+		/* unpinning may sleep; the callback may not */
+		queue_work(system_wq, &eng->inval_work);
+	}
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops hixl_mn_ops = {
+	.invalidate = hixl_mn_invalidate,
+};
+
+static void hixl_inval_work(struct work_struct *work)
+{
+	struct hixl_engine *eng = container_of(work, struct hixl_engine, inval_work);
+	struct hixl_region *r;
+	unsigned long idx;
+
+	mutex_lock(&eng->lock);
+	xa_for_each(&eng->regions, idx, r)
+		if (READ_ONCE(r->invalid))
+			hixl_region_release_pins(r);
+	mutex_unlock(&eng->lock);
+}
+
+static int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz)
+{
+	struct hixl_engine *eng = r->eng;
+	unsigned long start = ALIGN_DOWN(r->addr, PAGE_SIZE);
+	unsigned long end = ALIGN(r->addr + r->len, PAGE_SIZE);
+	unsigned int gup = FOLL_LONGTERM;
+	unsigned long seq, i;
+	int tries, ret;
+
+	if (!access_ok(u64_to_user_ptr(r->addr), r->len))
+		return -EFAULT;
+	if (hixl_region_writable(r))
+		gup |= FOLL_WRITE;
+	ret = hixl_check_vmas(eng->mm, start, end, hixl_region_writable(r));
+	if (ret)
+		return ret;
+
+	r->npages = (end - start) >> PAGE_SHIFT;
+	ret = hixl_charge_pinned(eng->mm, r->npages);
+	if (ret)
+		return ret;
+	r->pages = kvmalloc_array(r->npages, sizeof(*r->pages), GFP_KERNEL_ACCOUNT);
+	if (!r->pages) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	ret = mmu_interval_notifier_insert(&r->notifier, eng->mm, start,
+					   end - start, &hixl_mn_ops);
+	if (ret)
+		goto err_free;
+
+	/*
+	 * Pinning can itself fire the notifier (a write fault breaking COW);
+	 * retry until a pass sees no invalidation, so the pins are exactly the
+	 * pages the range maps once the region goes live.
+	 */
+	for (tries = 0;; tries++) {
+		seq = mmu_interval_read_begin(&r->notifier);
+		ret = hixl_pin_pages(r, start, gup);
+		if (ret)
+			goto err_notifier;
+		spin_lock(&r->lock);
+		if (!mmu_interval_read_retry(&r->notifier, seq)) {
+			r->live = true;
+			spin_unlock(&r->lock);
+			break;
+		}
+		spin_unlock(&r->lock);
+		unpin_user_pages(r->pages, r->npages);
+		if (tries == 3) {
+			ret = -EAGAIN;
+			goto err_notifier;
+		}
+	}
+	atomic64_add(r->npages, &eng->st_pinned_pages);
+
+	hixl_pgsz_init(pgsz, start);
+	for (i = 0; i < r->npages; i++)
+		hixl_pgsz_add(pgsz, PFN_PHYS(page_to_pfn(r->pages[i])), PAGE_SIZE);
+	return 0;
+
+err_notifier:
+	mmu_interval_notifier_remove(&r->notifier);
+err_free:
+	kvfree(r->pages);
+	r->pages = NULL;
+err_uncharge:
+	atomic64_sub(r->npages, &eng->mm->pinned_vm);
+	r->npages = 0;
+	return ret;
+}
+
+/* ---- registrations ----------------------------------------------------------- */
+
+/* Undo everything a complete registration holds; engine lock held. */
+static void hixl_region_free(struct hixl_region *r)
+{
+	struct hixl_engine *eng = r->eng;
+
+	lockdep_assert_held(&eng->lock);
+	if (r->type == HIXL_MEM_HOST)
+		mmu_interval_notifier_remove(&r->notifier);	/* waits for callbacks */
+	hixl_region_release_pins(r);
+	if (r->type == HIXL_MEM_DEVICE)
+		hixl_dmabuf_unmap(r);
+	hixl_proc_uncharge(eng->proc, r->type, r->len);
+	atomic64_dec(&eng->st_regions);
+	atomic64_sub(r->len, r->type == HIXL_MEM_HOST ? &eng->st_host_bytes :
+							&eng->st_device_bytes);
+	if (r->invalid)
+		atomic64_dec(&eng->st_invalid);
+	trace_hixl_dereg_mem(eng->id, r->handle, r->type, r->addr, r->len, r->invalid);
+	kfree(r);
+}
+
+static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
+{
+	if (a->flags & ~HIXL_REG_FLAGS_ALL)
+		return -EINVAL;
+	if (a->reserved0 || a->reserved[0] || a->reserved[1])
+		return -EINVAL;
+	switch (a->type) {
+	case HIXL_MEM_HOST:
+		if (a->dmabuf_fd != -1 || a->dmabuf_offset)
+			return -EINVAL;
+		break;
+	case HIXL_MEM_DEVICE:
+		if (a->dmabuf_fd < 0)
+			return -EBADF;
+		if (!PAGE_ALIGNED(a->dmabuf_offset))
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return hixl_range_check(a->addr, a->len);
+}
+
+/**
+ * hixl_cmd_reg_mem() - HIXL_IOC_REG_MEM: register a region
+ * @eng: the engine; the caller must be the process that opened it
+ * @a:   in: addr, len (bytes), type, flags, dmabuf_fd, dmabuf_offset;
+ *       out: handle, page_size (bytes), nr_pages
+ *
+ * Host memory is pinned (FOLL_LONGTERM, FOLL_WRITE unless
+ * HIXL_REG_READ_ONLY) and charged to RLIMIT_MEMLOCK; device memory is a
+ * dma-buf, attached and mapped (dmabuf.c).  Both count against the
+ * per-process limits.  On any error nothing stays charged, pinned or
+ * registered.
+ *
+ * Context: process context, may sleep; takes @eng->lock.
+ * Return: 0, or
+ *  -EINVAL   unknown flag or type, non-zero reserved field, len 0, a HOST
+ *            registration with dmabuf_fd != -1 or dmabuf_offset != 0, an
+ *            unaligned dmabuf_offset, or a range outside the dma-buf;
+ *  -EOVERFLOW addr + len wraps around;
+ *  -EPERM    the caller is not the process that opened the engine;
+ *  -EFAULT   (host) the range is not entirely mapped, is beyond the user
+ *            address space, or is I/O memory;
+ *  -EACCES   (host) a mapping in the range is not readable, or not
+ *            writable and HIXL_REG_READ_ONLY was not given;
+ *  -EBADF    (device) dmabuf_fd is not an open dma-buf;
+ *  -EEXIST   the range overlaps a valid registration of this engine;
+ *  -ENOSPC   the process already has max_regions registrations;
+ *  -E2BIG    the process would exceed max_host_bytes / max_device_bytes;
+ *  -ENOMEM   RLIMIT_MEMLOCK exceeded (without CAP_IPC_LOCK), or out of memory;
+ *  -EAGAIN   the range kept changing while it was being pinned;
+ *  -EINTR    a fatal signal arrived while pinning.
+ */
+int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
+{
+	struct hixl_pgsz pgsz;
+	struct hixl_region *r;
+	unsigned int shift;
+	int ret;
+
+	ret = hixl_reg_mem_validate(a);
+	if (ret)
+		return ret;
+	if (!eng->mm || current->mm != eng->mm)
+		return -EPERM;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return -ENOMEM;
+	r->eng = eng;
+	r->addr = a->addr;
+	r->len = a->len;
+	r->type = a->type;
+	r->flags = a->flags;
+	spin_lock_init(&r->lock);
+	atomic_set(&r->users, 0);
+
+	ret = hixl_proc_charge(eng->proc, r->type, r->len);
+	if (ret) {
+		atomic64_inc(&eng->st_limit_hits);
+		trace_hixl_limit_hit(eng->id, r->type, r->len, ret);
+		goto err_free;
+	}
+
+	mutex_lock(&eng->lock);
+	ret = mtree_insert_range(&eng->ranges, r->addr, r->addr + r->len - 1, r, GFP_KERNEL);
+	if (ret == -EEXIST && work_pending(&eng->inval_work)) {
+		/* an invalidated region may still hold the range: release it */
+		mutex_unlock(&eng->lock);
+		flush_work(&eng->inval_work);
+		mutex_lock(&eng->lock);
+		ret = mtree_insert_range(&eng->ranges, r->addr, r->addr + r->len - 1, r,
+					 GFP_KERNEL);
+	}
+	if (ret)
+		goto err_unlock;
+	r->in_tree = true;
+
+	if (r->type == HIXL_MEM_HOST)
+		ret = hixl_reg_host(r, &pgsz);
+	else
+		ret = hixl_dmabuf_map(r, a->dmabuf_fd, a->dmabuf_offset, &pgsz);
+	if (ret)
+		goto err_tree;
+
+	shift = hixl_pgsz_shift(&pgsz, HIXL_MAX_PAGE_SHIFT);
+	if (WARN_ON_ONCE(shift < PAGE_SHIFT)) {
+		ret = -EINVAL;
+		goto err_unmap;
+	}
+	r->page_shift = shift;
+
+	ret = xa_alloc_cyclic(&eng->regions, &r->handle, r, xa_limit_32b,
+			      &eng->next_handle, GFP_KERNEL);
+	if (ret < 0)
+		goto err_unmap;
+
+	atomic64_inc(&eng->st_regions);
+	atomic64_add(r->len, r->type == HIXL_MEM_HOST ? &eng->st_host_bytes :
+							&eng->st_device_bytes);
+	a->handle = r->handle;
+	a->page_size = 1ULL << shift;
+	a->nr_pages = hixl_pages_spanned(r->addr, r->len, shift);
+	trace_hixl_reg_mem(eng->id, r->handle, r->type, r->addr, r->len, shift,
+			   r->npages);
+	mutex_unlock(&eng->lock);
+	return 0;
+
+err_unmap:
+	if (r->type == HIXL_MEM_HOST) {
+		mmu_interval_notifier_remove(&r->notifier);
+		hixl_region_release_pins(r);
+	} else {
+		hixl_dmabuf_unmap(r);
+	}
+err_tree:
+	if (r->in_tree)
+		mtree_erase(&eng->ranges, r->addr);
+err_unlock:
+	mutex_unlock(&eng->lock);
+	hixl_proc_uncharge(eng->proc, r->type, r->len);
+err_free:
+	kfree(r);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_reg_mem);
+
+/**
+ * hixl_cmd_dereg_mem() - HIXL_IOC_DEREG_MEM: drop a registration
+ * @eng: the engine
+ * @a:   in: handle, flags (0)
+ *
+ * Releases the pins (if the region was not invalidated already), the
+ * dma-buf mapping, the notifier and the limits the region was charged to.
+ * A region with a transfer in flight is not waited for: the call fails.
+ *
+ * Context: process context, may sleep; takes @eng->lock.
+ * Return: 0; -EINVAL for flags or reserved fields; -EPERM when the caller is
+ * not the engine's process; -ENOENT when @a->handle names no registration
+ * of this engine (0, foreign, already deregistered); -EBUSY while a
+ * transfer uses the region.
+ */
+int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *a)
+{
+	struct hixl_region *r;
+	int ret = 0;
+
+	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1])
+		return -EINVAL;
+	if (!eng->mm || current->mm != eng->mm)
+		return -EPERM;
+	if (!a->handle || a->handle > U32_MAX)
+		return -ENOENT;
+
+	mutex_lock(&eng->lock);
+	r = xa_load(&eng->regions, a->handle);
+	if (!r)
+		ret = -ENOENT;
+	else if (atomic_read(&r->users))
+		ret = -EBUSY;
+	if (!ret) {
+		xa_erase(&eng->regions, a->handle);
+		hixl_region_free(r);
+	}
+	mutex_unlock(&eng->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_dereg_mem);
+
+/**
+ * hixl_region_lookup() - the valid registration that holds a whole range
+ * @eng:  the engine; @eng->lock held
+ * @addr: first byte
+ * @len:  bytes, > 0
+ *
+ * Return: the region containing [@addr, @addr + @len), or NULL when no
+ * single valid registration does (unregistered, straddling two regions,
+ * invalidated, still being registered).
+ */
+struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len)
+{
+	struct hixl_region *r;
+
+	lockdep_assert_held(&eng->lock);
+	if (hixl_range_check(addr, len))
+		return NULL;
+	r = mtree_load(&eng->ranges, addr);
+	if (!r || !r->live || READ_ONCE(r->invalid) || addr + len > r->addr + r->len)
+		return NULL;
+	return r;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_region_lookup);
+
+/**
+ * hixl_cmd_get_stats() - HIXL_IOC_GET_STATS: the engine's and its process's
+ * registration counters
+ * @eng: the engine
+ * @a:   in: flags (0), reserved (0); out: the counters
+ *
+ * Context: any; takes the process accounting spinlock.
+ * Return: 0, or -EINVAL for a non-zero flag or reserved field.
+ */
+int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
+{
+	if (a->flags || a->reserved0 || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	a->regions = atomic64_read(&eng->st_regions);
+	a->invalid_regions = atomic64_read(&eng->st_invalid);
+	a->host_bytes = atomic64_read(&eng->st_host_bytes);
+	a->device_bytes = atomic64_read(&eng->st_device_bytes);
+	a->pinned_pages = atomic64_read(&eng->st_pinned_pages);
+	a->invalidations = atomic64_read(&eng->st_invalidations);
+	a->limit_hits = atomic64_read(&eng->st_limit_hits);
+	if (eng->proc) {
+		spin_lock(&eng->proc->lock);
+		a->proc_regions = eng->proc->regions;
+		a->proc_host_bytes = eng->proc->host_bytes;
+		a->proc_device_bytes = eng->proc->device_bytes;
+		spin_unlock(&eng->proc->lock);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_get_stats);
+
+/**
+ * hixl_engine_regions_init() - set up an engine's registration state
+ * @eng: a new engine
+ */
+void hixl_engine_regions_init(struct hixl_engine *eng)
+{
+	xa_init_flags(&eng->regions, XA_FLAGS_ALLOC1);
+	mt_init(&eng->ranges);
+	INIT_WORK(&eng->inval_work, hixl_inval_work);
+}
+
+/**
+ * hixl_engine_regions_destroy() - drop every registration of an engine
+ * @eng: the engine, no command running on it (file release)
+ *
+ * Context: process context, may sleep.
+ */
+void hixl_engine_regions_destroy(struct hixl_engine *eng)
+{
+	struct hixl_region *r;
+	unsigned long idx;
+
+	mutex_lock(&eng->lock);
+	xa_for_each(&eng->regions, idx, r) {
+		xa_erase(&eng->regions, idx);
+		hixl_region_free(r);
+	}
+	mutex_unlock(&eng->lock);
+	/* no notifier is left to queue it again */
+	cancel_work_sync(&eng->inval_work);
+	mtree_destroy(&eng->ranges);
+	xa_destroy(&eng->regions);
+}
