@@ -26,6 +26,8 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <linux/socket.h>
+#include <linux/scatterlist.h>
 #include <kunit/visibility.h>
 
 #include "../uapi/hixl.h"
@@ -40,6 +42,11 @@ extern unsigned int hixl_max_links;
 #define HIXL_NOTIFY_NAME_MAX	1024
 #define HIXL_NOTIFY_MSG_MAX	1024
 #define HIXL_NOTIFY_PENDING_MAX	4096
+
+struct ib_device;
+struct ib_pd;
+struct ib_mr;
+struct rdma_cm_id;
 
 /* Largest page size a region's MR page list uses: 1 GiB. */
 #define HIXL_MAX_PAGE_SHIFT	30
@@ -118,6 +125,10 @@ int hixl_range_check(u64 addr, u64 len);
  * @users:      in-flight users (transfers); DEREG_MEM returns -EBUSY while
  *              non-zero
  * @dmabuf:     device: the dma-buf, its attachment and mapping
+ * @mrs:        fast-registration MRs covering the region on the engine's
+ *              device, in address order; @nr_mrs of them (0 before SETUP,
+ *              and after invalidation)
+ * @mr_shift:   log2 of the MRs' page size
  */
 struct hixl_region {
 	struct hixl_engine *eng;
@@ -138,6 +149,53 @@ struct hixl_region {
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
+	struct hixl_mr *mrs;
+	u32 nr_mrs;
+	unsigned int mr_shift;
+};
+
+/**
+ * struct hixl_mr - one fast-registration MR of a region (mr.c)
+ * @mr:   from ib_alloc_mr(IB_MR_TYPE_MEM_REG), mapped with ib_map_mr_sg();
+ *        its lkey/rkey and iova are what the transfer path uses
+ * @addr: first byte of the region's address space the MR covers
+ * @len:  bytes covered
+ * @sgt:  the pages of [@addr, @addr + @len)
+ * @dma_mapped: @sgt is DMA-mapped for the device
+ */
+struct hixl_mr {
+	struct ib_mr *mr;
+	u64 addr;
+	u64 len;
+	struct sg_table sgt;
+	bool dma_mapped;
+};
+
+/**
+ * struct hixl_rdma - the RDMA side of an engine, made by HIXL_IOC_SETUP
+ * @cm_id:         RDMA CM id bound to the local address (net namespace of
+ *                 the caller of SETUP)
+ * @ibdev:         the device that owns the local address
+ * @pd:            the engine's protection domain (no unsafe global rkey)
+ * @page_size_cap: MR page sizes the device supports
+ * @max_mr_pages:  pages per fast-registration MR
+ * @local:         the local address as SETUP gave it
+ * @traffic_class: RDMA traffic class for the engine's QPs
+ * @service_level: RDMA service level for the engine's QPs
+ * @pool_buffers:  staging pool size (buffers)
+ * @pool_buffer_mb: staging buffer size (MiB)
+ */
+struct hixl_rdma {
+	struct rdma_cm_id *cm_id;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	u64 page_size_cap;
+	u32 max_mr_pages;
+	struct hixl_sockaddr local;
+	u32 traffic_class;
+	u32 service_level;
+	u32 pool_buffers;
+	u32 pool_buffer_mb;
 };
 
 /**
@@ -157,6 +215,8 @@ struct hixl_region {
  * @ranges:     [addr, addr + len - 1] -> valid struct hixl_region; no two
  *              overlap (the maple tree's own lock serialises it)
  * @inval_work: releases the pins of invalidated regions
+ * @rdma:       the device side, NULL until HIXL_IOC_SETUP succeeded; set
+ *              once under @lock and never changed until destroy
  * @st_*:       counters for GET_STATS and debugfs
  */
 struct hixl_engine {
@@ -170,6 +230,7 @@ struct hixl_engine {
 	u32 next_handle;
 	struct maple_tree ranges;
 	struct work_struct inval_work;
+	struct hixl_rdma *rdma;
 	atomic64_t st_regions;
 	atomic64_t st_invalid;
 	atomic64_t st_host_bytes;
@@ -177,6 +238,7 @@ struct hixl_engine {
 	atomic64_t st_pinned_pages;
 	atomic64_t st_invalidations;
 	atomic64_t st_limit_hits;
+	atomic64_t st_mrs;
 };
 
 struct hixl_engine *hixl_engine_create(void);
@@ -188,6 +250,18 @@ int hixl_cmd_get_info(struct hixl_engine *eng, struct hixl_info *info);
 int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *arg);
 int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
 int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *arg);
+int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *arg);
+
+/* engine.c */
+int hixl_setup_validate(const struct hixl_setup *a);
+int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss);
+void hixl_engine_rdma_destroy(struct hixl_engine *eng);
+
+/* mr.c */
+unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap);
+u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages);
+int hixl_region_make_mrs(struct hixl_region *r);
+void hixl_region_free_mrs(struct hixl_region *r);
 
 void hixl_engine_regions_init(struct hixl_engine *eng);
 void hixl_engine_regions_destroy(struct hixl_engine *eng);

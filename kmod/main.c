@@ -106,6 +106,7 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 	list_del(&eng->node);
 	mutex_unlock(&hixl_engines_lock);
 	hixl_engine_regions_destroy(eng);
+	hixl_engine_rdma_destroy(eng);
 	hixl_proc_put(eng->proc);
 	if (eng->mm)
 		mmdrop(eng->mm);
@@ -121,6 +122,7 @@ union hixl_cmd_arg {
 	struct hixl_reg_mem reg_mem;
 	struct hixl_dereg_mem dereg_mem;
 	struct hixl_stats stats;
+	struct hixl_setup setup;
 };
 
 /**
@@ -155,6 +157,11 @@ static int hixl_do_get_stats(struct hixl_engine *eng, union hixl_cmd_arg *arg)
 	return hixl_cmd_get_stats(eng, &arg->stats);
 }
 
+static int hixl_do_setup(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_setup(eng, &arg->setup);
+}
+
 #define HIXL_CMD(_nr, _cmd, _fn) \
 	[_nr] = { .cmd = _cmd, .fn = _fn, .name = #_cmd }
 
@@ -163,6 +170,7 @@ static const struct hixl_cmd_desc hixl_cmds[] = {
 	HIXL_CMD(HIXL_IOC_NR_REG_MEM, HIXL_IOC_REG_MEM, hixl_do_reg_mem),
 	HIXL_CMD(HIXL_IOC_NR_DEREG_MEM, HIXL_IOC_DEREG_MEM, hixl_do_dereg_mem),
 	HIXL_CMD(HIXL_IOC_NR_GET_STATS, HIXL_IOC_GET_STATS, hixl_do_get_stats),
+	HIXL_CMD(HIXL_IOC_NR_SETUP, HIXL_IOC_SETUP, hixl_do_setup),
 };
 
 /**

@@ -211,6 +211,7 @@ static void hixl_region_release_pins(struct hixl_region *r)
 		mtree_erase(&eng->ranges, r->addr);
 		r->in_tree = false;
 	}
+	hixl_region_free_mrs(r);	/* the MRs point at the pages */
 	if (!r->pages)
 		return;
 	unpin_user_pages_dirty_lock(r->pages, r->npages, hixl_region_writable(r));
@@ -372,7 +373,7 @@ static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
 {
 	if (a->flags & ~HIXL_REG_FLAGS_ALL)
 		return -EINVAL;
-	if (a->reserved0 || a->reserved[0] || a->reserved[1])
+	if (a->reserved0 || a->reserved1)
 		return -EINVAL;
 	switch (a->type) {
 	case HIXL_MEM_HOST:
@@ -480,6 +481,9 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 		goto err_unmap;
 	}
 	r->page_shift = shift;
+	ret = hixl_region_make_mrs(r);
+	if (ret)
+		goto err_unmap;
 
 	ret = xa_alloc_cyclic(&eng->regions, &r->handle, r, xa_limit_32b,
 			      &eng->next_handle, GFP_KERNEL);
@@ -492,6 +496,8 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	a->handle = r->handle;
 	a->page_size = 1ULL << shift;
 	a->nr_pages = hixl_pages_spanned(r->addr, r->len, shift);
+	a->nr_mrs = r->nr_mrs;
+	a->mr_page_size = r->nr_mrs ? 1ULL << r->mr_shift : 0;
 	trace_hixl_reg_mem(eng->id, r->handle, r->type, r->addr, r->len, shift,
 			   r->npages);
 	mutex_unlock(&eng->lock);
@@ -502,6 +508,7 @@ err_unmap:
 		mmu_interval_notifier_remove(&r->notifier);
 		hixl_region_release_pins(r);
 	} else {
+		hixl_region_free_mrs(r);
 		hixl_dmabuf_unmap(r);
 	}
 err_tree:
@@ -603,6 +610,7 @@ int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
 	a->pinned_pages = atomic64_read(&eng->st_pinned_pages);
 	a->invalidations = atomic64_read(&eng->st_invalidations);
 	a->limit_hits = atomic64_read(&eng->st_limit_hits);
+	a->mrs = atomic64_read(&eng->st_mrs);
 	if (eng->proc) {
 		spin_lock(&eng->proc->lock);
 		a->proc_regions = eng->proc->regions;

@@ -38,8 +38,10 @@
 #define HIXL_FEAT_REG_HOST	(1ULL << 1)	/* REG_MEM of host memory */
 #define HIXL_FEAT_REG_DMABUF	(1ULL << 2)	/* REG_MEM of dma-buf memory */
 #define HIXL_FEAT_INVALIDATE	(1ULL << 3)	/* MMU-notifier invalidation */
+#define HIXL_FEAT_SETUP		(1ULL << 4)	/* SETUP: bind to an RDMA device, MRs */
 #define HIXL_FEAT_ALL		(HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST | \
-				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE)
+				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | \
+				 HIXL_FEAT_SETUP)
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -108,6 +110,10 @@ struct hixl_info {
  * @page_size: out: the largest page size the physical layout allows, bytes
  *             (4 KiB .. 1 GiB): the unit of the region's MR page lists
  * @nr_pages:  out: pages of @page_size that cover the region
+ * @nr_mrs:    out: fast-registration MRs made for the region on the engine's
+ *             RDMA device (0 before HIXL_IOC_SETUP; made then)
+ * @mr_page_size: out: page size of those MRs, bytes: @page_size capped by
+ *             what the device supports (0 while @nr_mrs is 0)
  * @reserved:  in: must be 0
  */
 struct hixl_reg_mem {
@@ -121,7 +127,9 @@ struct hixl_reg_mem {
 	__u64 handle;
 	__u64 page_size;
 	__u64 nr_pages;
-	__u64 reserved[2];
+	__u32 nr_mrs;
+	__u32 reserved1;
+	__u64 mr_page_size;
 };
 
 /**
@@ -154,6 +162,7 @@ struct hixl_dereg_mem {
  * @proc_device_bytes: out: device bytes registered by the process
  * @invalidations:  out: registrations of this engine invalidated so far
  * @limit_hits:     out: REG_MEM calls of this engine refused by a limit
+ * @mrs:            out: fast-registration MRs this engine holds
  * @reserved:       out: 0
  */
 struct hixl_stats {
@@ -169,7 +178,70 @@ struct hixl_stats {
 	__u64 proc_device_bytes;
 	__u64 invalidations;
 	__u64 limit_hits;
-	__u64 reserved[5];
+	__u64 mrs;
+	__u64 reserved[4];
+};
+
+/* ---- engine setup ------------------------------------------------------------- */
+
+/**
+ * struct hixl_sockaddr - an IPv4 or IPv6 address and port
+ * @family:   AF_INET (2) or AF_INET6 (10)
+ * @port:     host byte order; 0: none
+ * @scope_id: IPv6 scope (interface index) for link-local addresses, else 0
+ * @addr:     the address in network byte order: IPv4 in addr[0..3], the
+ *            rest 0; IPv6 in all 16 bytes
+ * @reserved: must be 0
+ */
+struct hixl_sockaddr {
+	__u16 family;
+	__u16 port;
+	__u32 scope_id;
+	__u8 addr[16];
+	__u64 reserved;
+};
+
+/* hixl_setup defaults, as HIXL documents them (seeds/003_HIXL-api.md) */
+#define HIXL_DEFAULT_TRAFFIC_CLASS	132
+#define HIXL_DEFAULT_SERVICE_LEVEL	4
+#define HIXL_DEFAULT_POOL_BUFFERS	4
+#define HIXL_DEFAULT_POOL_BUFFER_MB	8
+#define HIXL_MAX_POOL_BUFFERS		256
+#define HIXL_MAX_POOL_BUFFER_MB		1024
+
+/**
+ * struct hixl_setup - HIXL_IOC_SETUP argument (HIXL Initialize)
+ * @local:          in: the engine's local address.  Its RDMA device (found
+ *                  with RDMA CM in the caller's network namespace) is the
+ *                  device every MR and QP of the engine lives on.  Port 0:
+ *                  client only; port > 0 (listening) is not implemented yet
+ *                  (-EOPNOTSUPP)
+ * @flags:          in: must be 0
+ * @traffic_class:  in: RDMA traffic class, 0..255, a multiple of 4 (132)
+ * @service_level:  in: RDMA service level, 0..7 (4)
+ * @pool_buffers:   in: staging pool, number of buffers (4); 0 with
+ *                  @pool_buffer_mb 0 turns the pool off
+ * @pool_buffer_mb: in: staging buffer size, MiB (8)
+ * @reserved0:      in: must be 0
+ * @device:         out: name of the RDMA device, NUL-terminated
+ * @page_size_cap:  out: MR page sizes the device supports (bit n: 2^n bytes)
+ * @max_mr_pages:   out: pages one fast-registration MR can hold
+ * @reserved1:      in: must be 0
+ * @reserved:       in: must be 0
+ */
+struct hixl_setup {
+	struct hixl_sockaddr local;
+	__u32 flags;
+	__u32 traffic_class;
+	__u32 service_level;
+	__u32 pool_buffers;
+	__u32 pool_buffer_mb;
+	__u32 reserved0;
+	char device[64];
+	__u64 page_size_cap;
+	__u32 max_mr_pages;
+	__u32 reserved1;
+	__u64 reserved[4];
 };
 
 #define HIXL_IOC_MAGIC		'H'
@@ -177,10 +249,12 @@ struct hixl_stats {
 #define HIXL_IOC_NR_REG_MEM	0x01
 #define HIXL_IOC_NR_DEREG_MEM	0x02
 #define HIXL_IOC_NR_GET_STATS	0x03
+#define HIXL_IOC_NR_SETUP	0x04
 
 #define HIXL_IOC_GET_INFO	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info)
 #define HIXL_IOC_REG_MEM	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_REG_MEM, struct hixl_reg_mem)
 #define HIXL_IOC_DEREG_MEM	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_DEREG_MEM, struct hixl_dereg_mem)
 #define HIXL_IOC_GET_STATS	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_STATS, struct hixl_stats)
+#define HIXL_IOC_SETUP		_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_SETUP, struct hixl_setup)
 
 #endif /* _UAPI_HIXL_H */

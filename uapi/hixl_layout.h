@@ -39,12 +39,21 @@ HIXL_LAYOUT(offsetof(struct hixl_reg_mem, type) == 16);
 HIXL_LAYOUT(offsetof(struct hixl_reg_mem, dmabuf_fd) == 24);
 HIXL_LAYOUT(offsetof(struct hixl_reg_mem, dmabuf_offset) == 32);
 HIXL_LAYOUT(offsetof(struct hixl_reg_mem, handle) == 40);
-HIXL_LAYOUT(offsetof(struct hixl_reg_mem, reserved) == 64);
+HIXL_LAYOUT(offsetof(struct hixl_reg_mem, nr_mrs) == 64);
+HIXL_LAYOUT(offsetof(struct hixl_reg_mem, mr_page_size) == 72);
 HIXL_LAYOUT(sizeof(struct hixl_dereg_mem) == 32);
 HIXL_LAYOUT(offsetof(struct hixl_dereg_mem, flags) == 8);
 HIXL_LAYOUT(sizeof(struct hixl_stats) == 128);
 HIXL_LAYOUT(offsetof(struct hixl_stats, regions) == 8);
 HIXL_LAYOUT(offsetof(struct hixl_stats, limit_hits) == 80);
-HIXL_LAYOUT(offsetof(struct hixl_stats, reserved) == 88);
+HIXL_LAYOUT(offsetof(struct hixl_stats, mrs) == 88);
+HIXL_LAYOUT(offsetof(struct hixl_stats, reserved) == 96);
+HIXL_LAYOUT(sizeof(struct hixl_sockaddr) == 32);
+HIXL_LAYOUT(offsetof(struct hixl_sockaddr, addr) == 8);
+HIXL_LAYOUT(sizeof(struct hixl_setup) == 168);
+HIXL_LAYOUT(offsetof(struct hixl_setup, flags) == 32);
+HIXL_LAYOUT(offsetof(struct hixl_setup, device) == 56);
+HIXL_LAYOUT(offsetof(struct hixl_setup, page_size_cap) == 120);
+HIXL_LAYOUT(offsetof(struct hixl_setup, reserved) == 136);
 
 #endif /* _HIXL_LAYOUT_H */

@@ -311,7 +311,7 @@ static const struct hixl_reg_bad_case hixl_reg_bad_cases[] = {
 	{ "unknown type", { .len = 4096, .type = 2, .dmabuf_fd = -1 }, false, -EINVAL },
 	{ "type ~0", { .len = 4096, .type = ~0U, .dmabuf_fd = -1 }, false, -EINVAL },
 	{ "reserved0", { .len = 4096, .reserved0 = 1, .dmabuf_fd = -1 }, false, -EINVAL },
-	{ "reserved[1]", { .len = 4096, .reserved = { 0, 1 }, .dmabuf_fd = -1 }, false, -EINVAL },
+	{ "reserved1", { .len = 4096, .reserved1 = 1, .dmabuf_fd = -1 }, false, -EINVAL },
 	{ "host with dmabuf_fd 0", { .len = 4096, .dmabuf_fd = 0 }, false, -EINVAL },
 	{ "host with dmabuf_offset", { .len = 4096, .dmabuf_fd = -1, .dmabuf_offset = 4096 }, false, -EINVAL },
 	{ "device with fd -1", { .len = 4096, .type = HIXL_MEM_DEVICE, .dmabuf_fd = -1 }, false, -EBADF },

@@ -577,9 +577,9 @@ void test_reg_bad_input(void)
 	a.addr = (uintptr_t)p;
 	a.len = 4096;
 	a.dmabuf_fd = -1;
-	a.reserved[0] = 1;
+	a.reserved1 = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_REG_MEM, &a), -EINVAL);
-	a.reserved[0] = 0;
+	a.reserved1 = 0;
 	a.type = 7;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_REG_MEM, &a), -EINVAL);
 	a.type = HIXL_MEM_HOST;

@@ -43,6 +43,13 @@ void test_reg_bad_input(void);
 void test_tracepoints(void);
 void test_debugfs(void);
 
+/* test_setup.c: SETUP and MRs */
+void test_setup_binds_device(void);
+void test_setup_ipv6(void);
+void test_setup_bad_input(void);
+void test_setup_mrs(void);
+void test_setup_hugetlb_1g_mr(void);
+
 static const struct ht_test hixl_tests[] = {
 	{ "dev_node", test_dev_node },
 	{ "get_info", test_get_info },
@@ -79,6 +86,11 @@ static const struct ht_test hixl_tests[] = {
 	{ "reg_bad_input", test_reg_bad_input },
 	{ "tracepoints", test_tracepoints },
 	{ "debugfs", test_debugfs },
+	{ "setup_binds_device", test_setup_binds_device },
+	{ "setup_ipv6", test_setup_ipv6 },
+	{ "setup_bad_input", test_setup_bad_input },
+	{ "setup_mrs", test_setup_mrs },
+	{ "setup_hugetlb_1g_mr", test_setup_hugetlb_1g_mr },
 	{ NULL, NULL },
 };
 

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * engine.c - HIXL_IOC_SETUP: bind an engine to its local address, find the
+ * RDMA device that owns it, and allocate the engine's protection domain
+ * (HIXL Initialize, seeds/003_HIXL-api.md).
+ *
+ * The address is resolved by RDMA CM (rdma_create_id() in the caller's
+ * network namespace, rdma_bind_addr()), so rxe, siw and hardware devices
+ * are found alike.  Options are validated here; the traffic class and
+ * service level apply to the QPs of later links, the staging pool is made
+ * with them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/nsproxy.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "hixl_priv.h"
+
+/**
+ * hixl_sockaddr_to_kernel() - convert a uapi address to a sockaddr
+ * @a:  the uapi address
+ * @ss: out: a sockaddr_in or sockaddr_in6
+ *
+ * Return: 0; -EINVAL for a non-zero reserved field, or an IPv4 address with
+ * a scope or bytes past the fourth; -EAFNOSUPPORT for another family.
+ */
+int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->reserved)
+		return -EINVAL;
+	switch (a->family) {
+	case AF_INET: {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		if (a->scope_id || memchr_inv(a->addr + 4, 0, sizeof(a->addr) - 4))
+			return -EINVAL;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(a->port);
+		memcpy(&sin->sin_addr, a->addr, 4);
+		return 0;
+	}
+	case AF_INET6: {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(a->port);
+		sin6->sin6_scope_id = a->scope_id;
+		memcpy(&sin6->sin6_addr, a->addr, sizeof(a->addr));
+		return 0;
+	}
+	default:
+		return -EAFNOSUPPORT;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_sockaddr_to_kernel);
+
+/**
+ * hixl_setup_validate() - check the options of a SETUP request
+ * @a: the request
+ *
+ * Return: 0, or -EINVAL for a flag, a non-zero reserved field, a traffic
+ * class above 255 or not a multiple of 4, a service level above 7, a pool
+ * with only one of its two numbers zero, or a pool above 256 buffers or
+ * 1024 MiB per buffer.
+ */
+int hixl_setup_validate(const struct hixl_setup *a)
+{
+	if (a->flags || a->reserved0 || a->reserved1 ||
+	    memchr_inv(a->reserved, 0, sizeof(a->reserved)))
+		return -EINVAL;
+	if (a->traffic_class > 255 || a->traffic_class % 4)
+		return -EINVAL;
+	if (a->service_level > 7)
+		return -EINVAL;
+	if (!a->pool_buffers != !a->pool_buffer_mb)
+		return -EINVAL;
+	if (a->pool_buffers > HIXL_MAX_POOL_BUFFERS ||
+	    a->pool_buffer_mb > HIXL_MAX_POOL_BUFFER_MB)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_setup_validate);
+
+static int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct hixl_engine *eng = id->context;
+
+	pr_info("engine %llu: RDMA CM %s (status %d)\n", eng->id,
+		rdma_event_msg(ev->event), ev->status);
+	return 0;
+}
+
+static void hixl_rdma_free(struct hixl_rdma *rd)
+{
+	if (rd->pd)
+		ib_dealloc_pd(rd->pd);
+	if (!IS_ERR_OR_NULL(rd->cm_id))
+		rdma_destroy_id(rd->cm_id);
+	kfree(rd);
+}
+
+/**
+ * hixl_cmd_setup() - HIXL_IOC_SETUP: give an engine its RDMA device
+ * @eng: the engine; the caller must be the process that opened it
+ * @a:   in: local address and options; out: device name, page_size_cap,
+ *       max_mr_pages
+ *
+ * Regions registered before SETUP get their MRs here; a failure there
+ * undoes the whole SETUP.
+ *
+ * Context: process context, may sleep; takes @eng->lock.
+ * Return: 0, or
+ *  -EINVAL        a bad option or reserved field (hixl_setup_validate());
+ *  -EAFNOSUPPORT  the address family is not AF_INET or AF_INET6;
+ *  -EOPNOTSUPP    port > 0 (listening is not implemented yet), or the device
+ *                 has no fast-registration MRs;
+ *  -EPERM         the caller is not the engine's process;
+ *  -EALREADY      the engine was set up already;
+ *  -EADDRNOTAVAIL the address is not local (rdma_bind_addr());
+ *  -ENODEV        the address is local but no RDMA device owns it;
+ *  -ENOMEM, or the device's -errno from ib_alloc_pd() and MR creation.
+ */
+int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
+{
+	struct sockaddr_storage ss;
+	struct hixl_region *r;
+	struct hixl_rdma *rd;
+	unsigned long idx;
+	int ret;
+
+	ret = hixl_setup_validate(a);
+	if (ret)
+		return ret;
+	ret = hixl_sockaddr_to_kernel(&a->local, &ss);
+	if (ret)
+		return ret;
+	if (a->local.port)
+		return -EOPNOTSUPP;
+	if (!eng->mm || current->mm != eng->mm)
+		return -EPERM;
+
+	mutex_lock(&eng->lock);
+	if (eng->rdma) {
+		ret = -EALREADY;
+		goto unlock;
+	}
+	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	if (!rd) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
+	rd->local = a->local;
+	rd->traffic_class = a->traffic_class;
+	rd->service_level = a->service_level;
+	rd->pool_buffers = a->pool_buffers;
+	rd->pool_buffer_mb = a->pool_buffer_mb;
+
+	rd->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, eng,
+				   RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(rd->cm_id)) {
+		ret = PTR_ERR(rd->cm_id);
+		goto err_free;
+	}
+	ret = rdma_bind_addr(rd->cm_id, (struct sockaddr *)&ss);
+	if (ret)
+		goto err_free;
+	rd->ibdev = rd->cm_id->device;
+	if (!rd->ibdev) {
+		ret = -ENODEV;
+		goto err_free;
+	}
+	if (!(rd->ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
+	    !rd->ibdev->attrs.max_fast_reg_page_list_len) {
+		ret = -EOPNOTSUPP;
+		goto err_free;
+	}
+	rd->page_size_cap = rd->ibdev->attrs.page_size_cap;
+	rd->max_mr_pages = rd->ibdev->attrs.max_fast_reg_page_list_len;
+	rd->pd = ib_alloc_pd(rd->ibdev, 0);
+	if (IS_ERR(rd->pd)) {
+		ret = PTR_ERR(rd->pd);
+		rd->pd = NULL;
+		goto err_free;
+	}
+
+	eng->rdma = rd;
+	xa_for_each(&eng->regions, idx, r) {
+		if (READ_ONCE(r->invalid))
+			continue;
+		ret = hixl_region_make_mrs(r);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		xa_for_each(&eng->regions, idx, r)
+			hixl_region_free_mrs(r);
+		eng->rdma = NULL;
+		goto err_free;
+	}
+
+	strscpy(a->device, dev_name(&rd->ibdev->dev), sizeof(a->device));
+	a->page_size_cap = rd->page_size_cap;
+	a->max_mr_pages = rd->max_mr_pages;
+	mutex_unlock(&eng->lock);
+	return 0;
+
+err_free:
+	hixl_rdma_free(rd);
+unlock:
+	mutex_unlock(&eng->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_setup);
+
+/**
+ * hixl_engine_rdma_destroy() - release the device side of an engine
+ * @eng: the engine, whose regions (and so MRs) are gone already
+ *
+ * Context: process context, may sleep.
+ */
+void hixl_engine_rdma_destroy(struct hixl_engine *eng)
+{
+	if (!eng->rdma)
+		return;
+	hixl_rdma_free(eng->rdma);
+	eng->rdma = NULL;
+}
