@@ -24,4 +24,21 @@
 #define HIXL_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS(DMA_BUF)
 #endif
 
+/*
+ * get_user_pages_remote() lost its vmas argument in 6.5 (commit
+ * ca5e863233e8, "mm/gup: remove vmas parameter from get_user_pages_remote()").
+ * Caller holds mmap_read_lock(@mm).
+ */
+#include <linux/mm.h>
+static inline long hixl_gup_remote(struct mm_struct *mm, unsigned long start,
+				   unsigned long nr_pages, unsigned int gup_flags,
+				   struct page **pages)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	return get_user_pages_remote(mm, start, nr_pages, gup_flags, pages, NULL);
+#else
+	return get_user_pages_remote(mm, start, nr_pages, gup_flags, pages, NULL, NULL);
+#endif
+}
+
 #endif /* _HIXL_COMPAT_H */

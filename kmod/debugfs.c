@@ -46,7 +46,8 @@ static int hixl_regions_show(struct seq_file *m, void *v)
 				   r->handle, r->type == HIXL_MEM_HOST ? "host" : "device",
 				   r->addr, r->len, 1ULL << r->page_shift,
 				   r->pages ? r->npages : 0,
-				   READ_ONCE(r->invalid) ? "invalid" : "valid");
+				   READ_ONCE(r->invalid) ? "invalid" :
+				   READ_ONCE(r->suspect) ? "suspect" : "valid");
 		mutex_unlock(&eng->lock);
 	}
 	mutex_unlock(&hixl_engines_lock);

@@ -118,9 +118,15 @@ int hixl_range_check(u64 addr, u64 len);
  *              (mmu_interval_set_seq()/mmu_interval_read_retry())
  * @live:       set once registration completed; callbacks before that only
  *              advance the sequence (registration retries)
- * @invalid:    set by the notifier: the VA range no longer maps the pinned
- *              pages; transfers fail, pins are released by the engine's
- *              invalidation work
+ * @suspect:    set by the notifier for an event that may leave the pages in
+ *              place (MMU_NOTIFY_CLEAR: a THP split, MADV_DONTNEED, ...);
+ *              the invalidation work looks at the range again and either
+ *              clears it or sets @invalid.  Transfers do not use a suspect
+ *              region.
+ * @event:      the mmu_notifier_event that made the region suspect or invalid
+ * @invalid:    the VA range no longer maps the pinned pages (munmap, mremap,
+ *              exit, or a suspect region found changed); transfers fail,
+ *              pins are released by the engine's invalidation work
  * @in_tree:    the range is in @eng->ranges
  * @users:      in-flight users (transfers); DEREG_MEM returns -EBUSY while
  *              non-zero
@@ -143,7 +149,9 @@ struct hixl_region {
 	struct mmu_interval_notifier notifier;
 	spinlock_t lock;
 	bool live;
+	bool suspect;
 	bool invalid;
+	int event;
 	bool in_tree;
 	atomic_t users;
 	struct dma_buf *dmabuf;

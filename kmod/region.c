@@ -12,11 +12,15 @@
  * uncharged exactly once when the pins are dropped.
  *
  * Every host registration carries an MMU interval notifier.  When the
- * process unmaps or remaps any part of the range (munmap, mremap,
- * MADV_DONTNEED, hole punch, exit) the registration is marked invalid and
- * its pins are released by a work item; transfers on it fail and only
- * DEREG_MEM remains.  Protection changes (mprotect, fork's write-protect,
- * NUMA hinting) and soft-dirty tracking keep the same pages and are ignored.
+ * process unmaps or remaps any part of the range (munmap, mremap, exit) the
+ * registration is marked invalid at once.  Events after which the same
+ * pages may still be mapped (MMU_NOTIFY_CLEAR: a THP split caused by a
+ * neighbouring munmap, MADV_DONTNEED, hole punch, reclaim) make it
+ * suspect: a work item walks the range again (get_user_pages_remote()) and
+ * marks it invalid only if a page changed.  An invalid registration's pins
+ * are released by that work item; transfers on it fail and only DEREG_MEM
+ * remains.  Protection changes (mprotect, fork's write-protect, NUMA
+ * hinting) and soft-dirty tracking keep the same pages and are ignored.
  *
  * Overlap rule: within one engine, valid registrations never overlap (a new
  * one that overlaps any valid one gets -EEXIST; an invalidated one no longer
@@ -221,13 +225,22 @@ static void hixl_region_release_pins(struct hixl_region *r)
 	r->pages = NULL;
 }
 
+/* Count and trace a region that became invalid; called once per region. */
+static void hixl_region_invalidated(struct hixl_region *r)
+{
+	struct hixl_engine *eng = r->eng;
+
+	atomic64_inc(&eng->st_invalid);
+	atomic64_inc(&eng->st_invalidations);
+	trace_hixl_invalidate(eng->id, r->handle, r->addr, r->len, r->event);
+}
+
 static bool hixl_mn_invalidate(struct mmu_interval_notifier *mni,
 			       const struct mmu_notifier_range *range,
 			       unsigned long cur_seq)
 {
 	struct hixl_region *r = container_of(mni, struct hixl_region, notifier);
-	struct hixl_engine *eng = r->eng;
-	bool newly = false;
+	bool queue = false, newly_invalid = false;
 
 	switch (range->event) {
 	case MMU_NOTIFY_PROTECTION_VMA:
@@ -241,25 +254,93 @@ static bool hixl_mn_invalidate(struct mmu_interval_notifier *mni,
 	spin_lock(&r->lock);
 	mmu_interval_set_seq(mni, cur_seq);
 	if (r->live && !r->invalid) {
-		WRITE_ONCE(r->invalid, true);
-		newly = true;
+		r->event = range->event;
+		if (range->event == MMU_NOTIFY_UNMAP || range->event == MMU_NOTIFY_RELEASE) {
+			/* the range is gone: munmap, mremap, exit */
+			WRITE_ONCE(r->invalid, true);
+			WRITE_ONCE(r->suspect, false);
+			newly_invalid = true;
+		} else {
+			/* maybe the same pages again: look after the event */
+			WRITE_ONCE(r->suspect, true);
+		}
+		queue = true;
 	}
 	spin_unlock(&r->lock);
 
-	if (newly) {
-		atomic64_inc(&eng->st_invalid);
-		atomic64_inc(&eng->st_invalidations);
-		trace_hixl_invalidate(eng->id, r->handle, r->addr, r->len,
-				      range->event, range->start, range->end);
-		/* unpinning may sleep; the callback may not */
-		queue_work(system_wq, &eng->inval_work);
-	}
+	if (newly_invalid)
+		hixl_region_invalidated(r);
+	/* looking at page tables and unpinning sleep; this callback may not */
+	if (queue)
+		queue_work(system_wq, &r->eng->inval_work);
 	return true;
 }
 
 static const struct mmu_interval_notifier_ops hixl_mn_ops = {
 	.invalidate = hixl_mn_invalidate,
 };
+
+/* Does the range still map exactly the pinned pages?  Engine lock held. */
+static bool hixl_region_still_mapped(struct hixl_region *r)
+{
+	struct mm_struct *mm = r->eng->mm;
+	unsigned long start = ALIGN_DOWN(r->addr, PAGE_SIZE), done = 0, i;
+	struct page **tmp;
+	bool same = true;
+	long got;
+
+	if (!mmget_not_zero(mm))
+		return false;		/* the process is exiting */
+	tmp = kmalloc_array(512, sizeof(*tmp), GFP_KERNEL);
+	if (!tmp) {
+		mmput(mm);
+		return false;		/* cannot tell: fail safe */
+	}
+	while (same && done < r->npages) {
+		mmap_read_lock(mm);
+		got = hixl_gup_remote(mm, start + (done << PAGE_SHIFT),
+				      min_t(unsigned long, r->npages - done, 512), 0, tmp);
+		mmap_read_unlock(mm);
+		if (got <= 0) {
+			same = false;
+			break;
+		}
+		for (i = 0; i < got; i++) {
+			if (tmp[i] != r->pages[done + i])
+				same = false;
+			put_page(tmp[i]);
+		}
+		done += got;
+		cond_resched();
+	}
+	kfree(tmp);
+	mmput(mm);
+	return same;
+}
+
+/* Settle a suspect region: valid again, or invalid.  Engine lock held. */
+static void hixl_region_revalidate(struct hixl_region *r)
+{
+	unsigned long seq = mmu_interval_read_begin(&r->notifier);
+	bool same = r->pages && hixl_region_still_mapped(r);
+	bool newly_invalid = false;
+
+	spin_lock(&r->lock);
+	if (!r->invalid && mmu_interval_read_retry(&r->notifier, seq)) {
+		/* changed again while we looked: look again */
+		spin_unlock(&r->lock);
+		queue_work(system_wq, &r->eng->inval_work);
+		return;
+	}
+	if (!r->invalid && !same) {
+		WRITE_ONCE(r->invalid, true);
+		newly_invalid = true;
+	}
+	WRITE_ONCE(r->suspect, false);
+	spin_unlock(&r->lock);
+	if (newly_invalid)
+		hixl_region_invalidated(r);
+}
 
 static void hixl_inval_work(struct work_struct *work)
 {
@@ -268,9 +349,12 @@ static void hixl_inval_work(struct work_struct *work)
 	unsigned long idx;
 
 	mutex_lock(&eng->lock);
-	xa_for_each(&eng->regions, idx, r)
+	xa_for_each(&eng->regions, idx, r) {
+		if (READ_ONCE(r->suspect))
+			hixl_region_revalidate(r);
 		if (READ_ONCE(r->invalid))
 			hixl_region_release_pins(r);
+	}
 	mutex_unlock(&eng->lock);
 }
 
@@ -573,7 +657,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_dereg_mem);
  *
  * Return: the region containing [@addr, @addr + @len), or NULL when no
  * single valid registration does (unregistered, straddling two regions,
- * invalidated, still being registered).
+ * invalidated or suspect, still being registered).
  */
 struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len)
 {
@@ -583,7 +667,8 @@ struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 le
 	if (hixl_range_check(addr, len))
 		return NULL;
 	r = mtree_load(&eng->ranges, addr);
-	if (!r || !r->live || READ_ONCE(r->invalid) || addr + len > r->addr + r->len)
+	if (!r || !r->live || READ_ONCE(r->invalid) || READ_ONCE(r->suspect) ||
+	    addr + len > r->addr + r->len)
 		return NULL;
 	return r;
 }

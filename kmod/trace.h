@@ -66,17 +66,14 @@ TRACE_EVENT(hixl_dereg_mem,
 );
 
 TRACE_EVENT(hixl_invalidate,
-	TP_PROTO(u64 engine, u32 handle, u64 addr, u64 len, int event,
-		 unsigned long start, unsigned long end),
-	TP_ARGS(engine, handle, addr, len, event, start, end),
+	TP_PROTO(u64 engine, u32 handle, u64 addr, u64 len, int event),
+	TP_ARGS(engine, handle, addr, len, event),
 	TP_STRUCT__entry(
 		__field(u64, engine)
 		__field(u32, handle)
 		__field(u64, addr)
 		__field(u64, len)
 		__field(int, event)
-		__field(unsigned long, start)
-		__field(unsigned long, end)
 	),
 	TP_fast_assign(
 		__entry->engine = engine;
@@ -84,12 +81,10 @@ TRACE_EVENT(hixl_invalidate,
 		__entry->addr = addr;
 		__entry->len = len;
 		__entry->event = event;
-		__entry->start = start;
-		__entry->end = end;
 	),
-	TP_printk("engine=%llu handle=%u addr=0x%llx len=%llu mmu_event=%d range=0x%lx-0x%lx",
+	TP_printk("engine=%llu handle=%u addr=0x%llx len=%llu mmu_event=%d",
 		  __entry->engine, __entry->handle, __entry->addr, __entry->len,
-		  __entry->event, __entry->start, __entry->end)
+		  __entry->event)
 );
 
 TRACE_EVENT(hixl_limit_hit,

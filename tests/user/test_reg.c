@@ -419,6 +419,11 @@ static void invalidate_case(int how)
 			     MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == p);
 		break;
 	}
+	/* munmap and mremap invalidate at once; MADV_DONTNEED once the work
+	 * item has looked at the range again */
+	if (how != 2)
+		CHECK_EQ(get_stats(fd).invalid_regions, 1);
+	CHECK_EQ(wait_invalid(fd, 1, 2000), 0);
 	s = get_stats(fd);
 	CHECK_EQ(s.invalid_regions, 1);
 	CHECK_EQ(s.invalidations, 1);
@@ -446,6 +451,45 @@ void test_inval_munmap(void) { invalidate_case(0); }
 void test_inval_mremap(void) { invalidate_case(1); }
 void test_inval_madv_dontneed(void) { invalidate_case(2); }
 void test_inval_map_fixed(void) { invalidate_case(3); }
+
+/*
+ * A THP split caused by unmapping a neighbouring page keeps the same pages
+ * under the registration: it must stay valid (it goes suspect, then back).
+ */
+void test_inval_thp_split_neighbour(void)
+{
+	size_t len = 4 * MiB;
+	int fd = open_dev();
+	char *p = map_aligned(len, 2 * MiB);
+	struct hixl_reg_mem r;
+	const char *st = NULL;
+
+	REQUIRE(fd >= 0 && p);
+	if (madvise(p, len, MADV_HUGEPAGE))
+		SKIP("madvise(MADV_HUGEPAGE) failed: no THP");
+	memset(p, 1, len);
+	if (!thp_backed(p, len))
+		SKIP("the kernel did not back the range with THP");
+	if (!region_state(0) && access("/sys/kernel/debug/hixl/regions", R_OK))
+		SKIP("debugfs not mounted");
+	REQUIRE(reg_mem(fd, p, 1 * MiB, 0, &r) == 0);
+	REQUIRE(munmap(p + 1 * MiB, 4096) == 0);	/* splits the first huge page */
+	for (int i = 0; i < 200; i++) {
+		st = region_state((uintptr_t)p);
+		if (st && strcmp(st, "suspect"))
+			break;
+		usleep(10000);
+	}
+	CHECK(st && !strcmp(st, "valid"));
+	CHECK_EQ(get_stats(fd).invalid_regions, 0);
+	CHECK_EQ(get_stats(fd).invalidations, 0);
+	CHECK_EQ(get_stats(fd).pinned_pages, 256);
+	/* and a real change inside it still invalidates */
+	REQUIRE(madvise(p + 4096, 4096, MADV_DONTNEED) == 0);
+	CHECK_EQ(wait_invalid(fd, 1, 2000), 0);
+	CHECK_EQ(dereg_mem(fd, r.handle), 0);
+	close(fd);
+}
 
 /* mprotect keeps the same pages: not an invalidation */
 void test_inval_mprotect_ignored(void)

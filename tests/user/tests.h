@@ -35,6 +35,7 @@ void test_inval_mremap(void);
 void test_inval_madv_dontneed(void);
 void test_inval_map_fixed(void);
 void test_inval_mprotect_ignored(void);
+void test_inval_thp_split_neighbour(void);
 void test_reg_fork(void);
 void test_reg_close_releases(void);
 void test_reg_exit_releases(void);
@@ -79,6 +80,7 @@ static const struct ht_test hixl_tests[] = {
 	{ "inval_madv_dontneed", test_inval_madv_dontneed },
 	{ "inval_map_fixed", test_inval_map_fixed },
 	{ "inval_mprotect_ignored", test_inval_mprotect_ignored },
+	{ "inval_thp_split_neighbour", test_inval_thp_split_neighbour },
 	{ "reg_fork", test_reg_fork },
 	{ "reg_close_releases", test_reg_close_releases },
 	{ "reg_exit_releases", test_reg_exit_releases },

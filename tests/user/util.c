@@ -140,3 +140,34 @@ int wait_pinned(int fd, uint64_t want, int ms)
 	}
 	return -1;
 }
+
+int wait_invalid(int fd, uint64_t want, int ms)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	for (int waited = 0; waited <= ms; waited += 10) {
+		if (get_stats(fd).invalid_regions == want)
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
+const char *region_state(uint64_t addr)
+{
+	static char state[16];
+	char line[512];
+	const char *ret = NULL;
+	FILE *f = fopen("/sys/kernel/debug/hixl/regions", "r");
+
+	if (!f)
+		return NULL;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+
+		if (sscanf(line, "%*u %*u %*s 0x%llx %*u %*u %*u %15s", &a, state) == 2 && a == addr)
+			ret = state;
+	}
+	fclose(f);
+	return ret;
+}

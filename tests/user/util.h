@@ -18,5 +18,10 @@ struct hixl_stats get_stats(int fd);
 long vm_pin_kb(void);			/* VmPin of /proc/self/status, kB */
 /* wait up to ms milliseconds for the engine's pinned pages to reach want */
 int wait_pinned(int fd, uint64_t want, int ms);
+/* wait up to ms milliseconds for the engine to count want invalid regions */
+int wait_invalid(int fd, uint64_t want, int ms);
+/* state of the registration at addr in debugfs: "valid", "suspect",
+ * "invalid", or NULL when not found */
+const char *region_state(uint64_t addr);
 
 #endif
