@@ -205,6 +205,24 @@ undo:
 	return ret ? ret : -EFAULT;
 }
 
+/*
+ * Unpin in physically contiguous runs: unpin_user_page_range_dirty_lock()
+ * walks each run folio by folio, so a huge page costs one step rather than
+ * one per 4 KiB page (as ib_umem_release() does through its scatterlist).
+ */
+static void hixl_unpin_runs(struct page **pages, unsigned long npages, bool dirty)
+{
+	unsigned long i = 0, j;
+
+	while (i < npages) {
+		for (j = i + 1; j < npages &&
+		     page_to_pfn(pages[j]) == page_to_pfn(pages[j - 1]) + 1; j++)
+			;
+		unpin_user_page_range_dirty_lock(pages[i], j - i, dirty);
+		i = j;
+	}
+}
+
 /* Drop the pins (if still held) and the range; engine lock held. */
 static void hixl_region_release_pins(struct hixl_region *r)
 {
@@ -218,7 +236,7 @@ static void hixl_region_release_pins(struct hixl_region *r)
 	hixl_region_free_mrs(r);	/* the MRs point at the pages */
 	if (!r->pages)
 		return;
-	unpin_user_pages_dirty_lock(r->pages, r->npages, hixl_region_writable(r));
+	hixl_unpin_runs(r->pages, r->npages, hixl_region_writable(r));
 	atomic64_sub(r->npages, &eng->mm->pinned_vm);
 	atomic64_sub(r->npages, &eng->st_pinned_pages);
 	kvfree(r->pages);

@@ -16,7 +16,8 @@
 # Exit status: CMD's, or 1 when the guest log shows a BUG, WARNING, KASAN,
 # lockdep, kmemleak or oops report, when hixl.ko cannot be unloaded after CMD,
 # or when the guest does not finish within HIXL_VM_TIMEOUT seconds (default
-# 1800).  HIXL_VM_ACCEL=kvm uses KVM (it hangs on the build machines; TCG is
+# 1800).  HIXL_VM_CMDLINE adds kernel parameters, HIXL_VM_HUGEPAGES_2M sets
+# the 2 MiB huge pages reserved at boot (64).  HIXL_VM_ACCEL=kvm uses KVM (it hangs on the build machines; TCG is
 # the default), HIXL_VM_MEM sets the memory (default 6G:
 # the command line reserves one 1 GiB and 64 2 MiB huge pages for the tests).
 set -euo pipefail
@@ -94,7 +95,7 @@ if [ -d "/lib/modules/$(uname -r)" ]; then
 	# stock kernels: veth and rxe are modules, and a chroot does not redirect
 	# the kernel's own module autoload, so load them (and rxe's crc32
 	# provider, DESIGN.md) by hand
-	for m in veth crc32_generic rdma_rxe rdma_cm; do modprobe "$m" || fail "modprobe $m"; done
+	for m in veth crc32_generic rdma_rxe ib_uverbs rdma_cm; do modprobe "$m" || fail "modprobe $m"; done
 fi
 ip link set lo up
 ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 || fail "veth"
@@ -141,7 +142,7 @@ set +e
 timeout --foreground -k 10 "${HIXL_VM_TIMEOUT:-1800}" \
 qemu-system-x86_64 $accel -smp 2 -m "${HIXL_VM_MEM:-6G}" \
 	-kernel "$bzimage" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=64 $append" \
+	-append "console=ttyS0 panic=-1 oops=panic hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=${HIXL_VM_HUGEPAGES_2M:-64} $append ${HIXL_VM_CMDLINE:-}" \
 	-display none -monitor none -serial "file:$log" -no-reboot -net none \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$work,mount_tag=work,security_model=none" \

@@ -1,0 +1,28 @@
+#!/bin/bash
+# make bench-*: run a benchmark in one VM on Debian's stock 6.12 kernel (no
+# debug options: KASAN would dominate every number) and copy its results
+# file into bench/.
+#
+# Usage: tools/bench.sh reg
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+what=${1:?usage: tools/bench.sh reg}
+kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' | sort -V | tail -1)
+[ -n "$kver" ] || { echo "bench: no Debian 6.12 kernel: make deps" >&2; exit 1; }
+tools/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
+mkdir -p bench
+case "$what" in
+reg)
+	# 600 x 2 MiB huge pages: room for the 1 GiB hugetlb buffer
+	HIXL_VM_HUGEPAGES_2M=600 tools/vm/run.sh --kernel 6.12 \
+		--module build/compat-6.12/kmod/hixl.ko --name bench-reg -- \
+		sh -c 'tools/bench-reg --size 1024 --reps 5 --out "$HIXL_WORK/results-reg.md"'
+	cp build/vm/bench-reg/results-reg.md bench/results-reg.md
+	cat bench/results-reg.md
+	;;
+*)
+	echo "bench: unknown benchmark $what" >&2
+	exit 2
+	;;
+esac
