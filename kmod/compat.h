@@ -41,4 +41,19 @@ static inline long hixl_gup_remote(struct mm_struct *mm, unsigned long start,
 #endif
 }
 
+/*
+ * dma_buf_vmap() takes the reservation lock itself before 6.2; from 6.2 the
+ * caller does, or calls dma_buf_vmap_unlocked() (commit 56e5abba8c3e,
+ * "dma-buf: Add unlocked variant of vmapping functions").
+ */
+#include <linux/dma-buf.h>
+#include <linux/iosys-map.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define hixl_dma_buf_vmap(buf, map)	dma_buf_vmap_unlocked(buf, map)
+#define hixl_dma_buf_vunmap(buf, map)	dma_buf_vunmap_unlocked(buf, map)
+#else
+#define hixl_dma_buf_vmap(buf, map)	dma_buf_vmap(buf, map)
+#define hixl_dma_buf_vunmap(buf, map)	dma_buf_vunmap(buf, map)
+#endif
+
 #endif /* _HIXL_COMPAT_H */

@@ -45,7 +45,7 @@ static int hixl_regions_show(struct seq_file *m, void *v)
 			seq_printf(m, "%llu %u %s 0x%llx %llu %llu %lu %s\n", eng->id,
 				   r->handle, r->type == HIXL_MEM_HOST ? "host" : "device",
 				   r->addr, r->len, 1ULL << r->page_shift,
-				   r->pages ? r->npages : 0,
+				   r->type == HIXL_MEM_HOST && r->pages ? r->npages : 0,
 				   READ_ONCE(r->invalid) ? "invalid" :
 				   READ_ONCE(r->suspect) ? "suspect" : "valid");
 		mutex_unlock(&eng->lock);

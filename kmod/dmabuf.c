@@ -11,6 +11,13 @@
  * devices hixl runs on in tests (rxe, siw) address memory by CPU address.
  * Device memory is charged to the per-process device limit, not to
  * RLIMIT_MEMLOCK: the exporter owns and pins those pages.
+ *
+ * MRs on a software RDMA device (rxe, siw: ib_uses_virt_dma()) need the
+ * buffer's CPU pages; they are found through the exporter's kernel mapping
+ * (dma_buf_vmap(), then vmalloc_to_page()), never through sg_page() of the
+ * importer's scatterlist, which the dma-buf rules forbid.  MRs of device
+ * memory on hardware RDMA devices need a peer-to-peer attachment to the
+ * device and are not implemented yet (-EOPNOTSUPP).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,6 +45,7 @@ int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz 
 	unsigned int i;
 	int ret;
 
+	r->dmabuf_offset = offset;
 	r->dmabuf = dma_buf_get(fd);
 	if (IS_ERR(r->dmabuf)) {
 		ret = PTR_ERR(r->dmabuf) == -EINVAL ? -EBADF : PTR_ERR(r->dmabuf);
@@ -96,8 +104,62 @@ err_put:
 }
 
 /**
- * hixl_dmabuf_unmap() - undo hixl_dmabuf_map(); a no-op when not mapped
- * @r: the region
+ * hixl_dmabuf_pages() - the CPU pages of a device region, for MRs on a
+ * software RDMA device
+ * @r: a device region mapped by hixl_dmabuf_map(); its engine's lock held
+ *
+ * Maps the buffer into the kernel (dma_buf_vmap()) for the region's
+ * lifetime and fills @r->pages from that mapping.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EOPNOTSUPP when the exporter has no kernel mapping, or maps
+ * I/O memory; -ENOMEM; the exporter's -errno from its vmap.
+ */
+int hixl_dmabuf_pages(struct hixl_region *r)
+{
+	unsigned long i, npages = DIV_ROUND_UP(r->len, PAGE_SIZE);
+	void *base;
+	int ret;
+
+	lockdep_assert_held(&r->eng->lock);
+	if (r->pages)
+		return 0;
+	ret = hixl_dma_buf_vmap(r->dmabuf, &r->vmap);
+	if (ret)
+		return ret == -EINVAL ? -EOPNOTSUPP : ret;
+	if (r->vmap.is_iomem || !is_vmalloc_addr(r->vmap.vaddr)) {
+		ret = -EOPNOTSUPP;
+		goto err_vunmap;
+	}
+	r->pages = kvmalloc_array(npages, sizeof(*r->pages), GFP_KERNEL_ACCOUNT);
+	if (!r->pages) {
+		ret = -ENOMEM;
+		goto err_vunmap;
+	}
+	base = r->vmap.vaddr + r->dmabuf_offset;
+	for (i = 0; i < npages; i++) {
+		r->pages[i] = vmalloc_to_page(base + i * PAGE_SIZE);
+		if (!r->pages[i]) {
+			ret = -EOPNOTSUPP;
+			goto err_free;
+		}
+	}
+	r->npages = npages;
+	return 0;
+
+err_free:
+	kvfree(r->pages);
+	r->pages = NULL;
+err_vunmap:
+	hixl_dma_buf_vunmap(r->dmabuf, &r->vmap);
+	iosys_map_clear(&r->vmap);
+	return ret;
+}
+
+/**
+ * hixl_dmabuf_unmap() - undo hixl_dmabuf_map() and hixl_dmabuf_pages(); a
+ * no-op when not mapped
+ * @r: the region, whose MRs are gone already
  *
  * Context: process context, may sleep.
  */
@@ -105,6 +167,15 @@ void hixl_dmabuf_unmap(struct hixl_region *r)
 {
 	if (!r->dmabuf)
 		return;
+	if (r->pages) {
+		kvfree(r->pages);
+		r->pages = NULL;
+		r->npages = 0;
+	}
+	if (!iosys_map_is_null(&r->vmap)) {
+		hixl_dma_buf_vunmap(r->dmabuf, &r->vmap);
+		iosys_map_clear(&r->vmap);
+	}
 	dma_buf_unmap_attachment_unlocked(r->attach, r->sgt, DMA_BIDIRECTIONAL);
 	dma_buf_detach(r->dmabuf, r->attach);
 	dma_buf_put(r->dmabuf);

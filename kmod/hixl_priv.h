@@ -26,6 +26,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <linux/iosys-map.h>
 #include <linux/socket.h>
 #include <linux/scatterlist.h>
 #include <kunit/visibility.h>
@@ -111,8 +112,11 @@ int hixl_range_check(u64 addr, u64 len);
  * @type:       HIXL_MEM_HOST or HIXL_MEM_DEVICE
  * @flags:      HIXL_REG_* flags it was registered with
  * @page_shift: log2 of the largest page size the physical layout allows
- * @pages:      host: the pinned pages, @npages of them; NULL once released
- * @npages:     host: PAGE_SIZE pages pinned (and charged to mm->pinned_vm)
+ * @pages:      the region's pages, @npages of them, from the first page
+ *              holding @addr: host: pinned (and charged to mm->pinned_vm),
+ *              NULL once released; device: the exporter's pages seen through
+ *              @vmap, looked up when an MR needs them
+ * @npages:     PAGE_SIZE pages in @pages
  * @notifier:   host: MMU interval notifier on [addr, addr + len)
  * @lock:       orders the notifier callback against registration
  *              (mmu_interval_set_seq()/mmu_interval_read_retry())
@@ -157,6 +161,8 @@ struct hixl_region {
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
+	struct iosys_map vmap;
+	u64 dmabuf_offset;
 	struct hixl_mr *mrs;
 	u32 nr_mrs;
 	unsigned int mr_shift;
@@ -277,6 +283,7 @@ struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 le
 
 /* dmabuf.c */
 int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz);
+int hixl_dmabuf_pages(struct hixl_region *r);
 void hixl_dmabuf_unmap(struct hixl_region *r);
 
 /* debugfs.c */

@@ -141,14 +141,16 @@ static int hixl_make_mrs_shift(struct hixl_region *r, unsigned int shift)
  * hixl_region_make_mrs() - make the MRs of a host region on the engine's device
  * @r: a region whose pages are pinned; its engine's lock held
  *
- * A no-op before SETUP (no device yet), for regions that already have
- * MRs, and for device (dma-buf) regions, whose MRs come with the transfer
- * path.  When the device's DMA layout does not follow the physical one (an
- * IOMMU), the large page size cannot map and 4 KiB pages are used instead.
+ * A no-op before SETUP (no device yet) and for regions that already have
+ * MRs.  Device (dma-buf) regions need a software RDMA device, whose MRs
+ * take the buffer's CPU pages (hixl_dmabuf_pages()).  When the device's DMA
+ * layout does not follow the physical one (an IOMMU), the large page size
+ * cannot map and 4 KiB pages are used instead.
  *
  * Context: process context, may sleep.
  * Return: 0; -EOPNOTSUPP when the device supports no page size the region
- * can use; -ENOMEM; the device's -errno from ib_alloc_mr()/ib_map_mr_sg().
+ * can use, or cannot map device memory; -ENOMEM; the device's -errno from
+ * ib_alloc_mr()/ib_map_mr_sg().
  */
 int hixl_region_make_mrs(struct hixl_region *r)
 {
@@ -157,8 +159,17 @@ int hixl_region_make_mrs(struct hixl_region *r)
 	int ret;
 
 	lockdep_assert_held(&r->eng->lock);
-	if (!rd || !r->pages || r->nr_mrs)
+	if (!rd || r->nr_mrs)
 		return 0;
+	if (r->type == HIXL_MEM_DEVICE) {
+		if (!ib_uses_virt_dma(rd->ibdev))
+			return -EOPNOTSUPP;
+		ret = hixl_dmabuf_pages(r);
+		if (ret)
+			return ret;
+	}
+	if (!r->pages)
+		return 0;	/* invalidated: no pages, no MRs */
 	shift = hixl_mr_shift(r->page_shift, rd->page_size_cap);
 	if (shift < PAGE_SHIFT)
 		return -EOPNOTSUPP;

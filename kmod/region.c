@@ -234,8 +234,8 @@ static void hixl_region_release_pins(struct hixl_region *r)
 		r->in_tree = false;
 	}
 	hixl_region_free_mrs(r);	/* the MRs point at the pages */
-	if (!r->pages)
-		return;
+	if (!r->pages || r->type != HIXL_MEM_HOST)
+		return;		/* device pages belong to the exporter */
 	hixl_unpin_runs(r->pages, r->npages, hixl_region_writable(r));
 	atomic64_sub(r->npages, &eng->mm->pinned_vm);
 	atomic64_sub(r->npages, &eng->st_pinned_pages);
@@ -485,7 +485,7 @@ static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
 	case HIXL_MEM_DEVICE:
 		if (a->dmabuf_fd < 0)
 			return -EBADF;
-		if (!PAGE_ALIGNED(a->dmabuf_offset))
+		if (!PAGE_ALIGNED(a->dmabuf_offset) || !PAGE_ALIGNED(a->addr))
 			return -EINVAL;
 		break;
 	default:
@@ -509,8 +509,11 @@ static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0, or
  *  -EINVAL   unknown flag or type, non-zero reserved field, len 0, a HOST
- *            registration with dmabuf_fd != -1 or dmabuf_offset != 0, an
- *            unaligned dmabuf_offset, or a range outside the dma-buf;
+ *            registration with dmabuf_fd != -1 or dmabuf_offset != 0, a
+ *            DEVICE registration with an unaligned addr or dmabuf_offset, or
+ *            a range outside the dma-buf;
+ *  -EOPNOTSUPP (device, engine set up) MRs of this dma-buf cannot be made on
+ *            the engine's device (see dmabuf.c);
  *  -EOVERFLOW addr + len wraps around;
  *  -EPERM    the caller is not the process that opened the engine;
  *  -EFAULT   (host) the range is not entirely mapped, is beyond the user

@@ -232,29 +232,6 @@ void test_reg_readonly(void)
 	close(fd);
 }
 
-static int make_udmabuf(size_t len, int *memfd_out)
-{
-	struct udmabuf_create c;
-	int dev, mfd, buf;
-
-	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
-	if (dev < 0)
-		return -errno;
-	mfd = memfd_create("hixl-udmabuf", MFD_ALLOW_SEALING | MFD_CLOEXEC);
-	if (mfd < 0 || ftruncate(mfd, len) || fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK)) {
-		close(dev);
-		return -EIO;
-	}
-	memset(&c, 0, sizeof(c));
-	c.memfd = mfd;
-	c.flags = UDMABUF_FLAGS_CLOEXEC;
-	c.size = len;
-	buf = ioctl(dev, UDMABUF_CREATE, &c);
-	close(dev);
-	*memfd_out = mfd;
-	return buf < 0 ? -errno : buf;
-}
-
 void test_reg_dmabuf(void)
 {
 	const uint64_t dva = 0x100000000000ULL;	/* a "device VA" naming the region */

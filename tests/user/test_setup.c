@@ -218,3 +218,36 @@ void test_setup_hugetlb_1g_mr(void)
 	munmap(p, 1024 * MiB);
 	close(fd);
 }
+
+/* device memory (udmabuf) gets MRs too on a software RDMA device */
+void test_setup_dmabuf_mrs(void)
+{
+	const uint64_t dva = 0x200000000000ULL;
+	struct hixl_reg_mem r;
+	struct hixl_setup s;
+	int fd = open_dev(), mfd = -1, buf;
+
+	REQUIRE(fd >= 0);
+	buf = make_udmabuf(4 * MiB, &mfd);
+	if (buf == -ENOENT)
+		SKIP("/dev/udmabuf missing (CONFIG_UDMABUF)");
+	REQUIRE(buf >= 0);
+	/* registered before SETUP, MRs made by SETUP */
+	REQUIRE(reg_dev(fd, dva, 2 * MiB, buf, 0, &r) == 0);
+	CHECK_EQ(r.nr_mrs, 0);
+	setup_or_skip(fd, &s);
+	CHECK(get_stats(fd).mrs >= 1);
+	CHECK_EQ(get_stats(fd).pinned_pages, 0);
+	CHECK_EQ(dereg_mem(fd, r.handle), 0);
+	CHECK_EQ(get_stats(fd).mrs, 0);
+	/* registered after SETUP: MRs at once */
+	REQUIRE(reg_dev(fd, dva, 2 * MiB, buf, 2 * MiB, &r) == 0);
+	check_mrs(&r, &s);
+	CHECK_EQ(dereg_mem(fd, r.handle), 0);
+	/* a device address that is not page aligned */
+	CHECK_EQ(reg_dev(fd, dva + 1, 4096, buf, 0, NULL), -EINVAL);
+	CHECK_EQ(get_stats(fd).regions, 0);
+	close(buf);
+	close(mfd);
+	close(fd);
+}

@@ -50,6 +50,7 @@ void test_setup_ipv6(void);
 void test_setup_bad_input(void);
 void test_setup_mrs(void);
 void test_setup_hugetlb_1g_mr(void);
+void test_setup_dmabuf_mrs(void);
 
 static const struct ht_test hixl_tests[] = {
 	{ "dev_node", test_dev_node },
@@ -93,6 +94,7 @@ static const struct ht_test hixl_tests[] = {
 	{ "setup_bad_input", test_setup_bad_input },
 	{ "setup_mrs", test_setup_mrs },
 	{ "setup_hugetlb_1g_mr", test_setup_hugetlb_1g_mr },
+	{ "setup_dmabuf_mrs", test_setup_dmabuf_mrs },
 	{ NULL, NULL },
 };
 

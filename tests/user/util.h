@@ -3,6 +3,7 @@
 #ifndef HIXL_TEST_UTIL_H
 #define HIXL_TEST_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <hixl/hixl.h>
 
@@ -23,5 +24,8 @@ int wait_invalid(int fd, uint64_t want, int ms);
 /* state of the registration at addr in debugfs: "valid", "suspect",
  * "invalid", or NULL when not found */
 const char *region_state(uint64_t addr);
+/* a udmabuf of len bytes over a new sealed memfd: the dma-buf fd, or
+ * -ENOENT without /dev/udmabuf, or another -errno */
+int make_udmabuf(size_t len, int *memfd_out);
 
 #endif
