@@ -35,11 +35,12 @@ static int selected(int argc, char **argv, const char *name)
 int main(int argc, char **argv)
 {
 	int n = 0, passed = 0, failed = 0, skipped = 0;
-	const struct ht_test *t;
+	const struct ht_test *const *table, *t;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n");
-	for (t = hixl_tests; t->name; t++) {
+	for (table = hixl_test_tables; *table; table++)
+	for (t = *table; t->name; t++) {
 		char buf[4096] = "", skipwhy[512] = "";
 		int pfd[2], status;
 		ssize_t len, got = 0;

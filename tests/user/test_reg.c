@@ -20,6 +20,32 @@
 #include <unistd.h>
 
 #include "tests.h"
+
+void test_reg_anon(void);
+void test_reg_anon_shared(void);
+void test_reg_thp(void);
+void test_reg_hugetlb_2m(void);
+void test_reg_hugetlb_1g(void);
+void test_reg_memfd(void);
+void test_reg_memfd_hugetlb(void);
+void test_reg_readonly(void);
+void test_reg_dmabuf(void);
+void test_reg_limit_count(void);
+void test_reg_limit_bytes(void);
+void test_reg_rlimit_memlock(void);
+void test_inval_munmap(void);
+void test_inval_mremap(void);
+void test_inval_madv_dontneed(void);
+void test_inval_map_fixed(void);
+void test_inval_mprotect_ignored(void);
+void test_inval_thp_split_neighbour(void);
+void test_reg_fork(void);
+void test_reg_close_releases(void);
+void test_reg_exit_releases(void);
+void test_reg_cycles(void);
+void test_reg_bad_input(void);
+void test_tracepoints(void);
+void test_debugfs(void);
 #include "util.h"
 
 #define KiB 1024ULL
@@ -719,3 +745,32 @@ void test_debugfs(void)
 	CHECK_EQ(found, 1);
 	close(fd);
 }
+
+const struct ht_test reg_tests[] = {
+	{ "reg_anon", test_reg_anon },
+	{ "reg_anon_shared", test_reg_anon_shared },
+	{ "reg_thp", test_reg_thp },
+	{ "reg_hugetlb_2m", test_reg_hugetlb_2m },
+	{ "reg_hugetlb_1g", test_reg_hugetlb_1g },
+	{ "reg_memfd", test_reg_memfd },
+	{ "reg_memfd_hugetlb", test_reg_memfd_hugetlb },
+	{ "reg_readonly", test_reg_readonly },
+	{ "reg_dmabuf", test_reg_dmabuf },
+	{ "reg_limit_count", test_reg_limit_count },
+	{ "reg_limit_bytes", test_reg_limit_bytes },
+	{ "reg_rlimit_memlock", test_reg_rlimit_memlock },
+	{ "inval_munmap", test_inval_munmap },
+	{ "inval_mremap", test_inval_mremap },
+	{ "inval_madv_dontneed", test_inval_madv_dontneed },
+	{ "inval_map_fixed", test_inval_map_fixed },
+	{ "inval_mprotect_ignored", test_inval_mprotect_ignored },
+	{ "inval_thp_split_neighbour", test_inval_thp_split_neighbour },
+	{ "reg_fork", test_reg_fork },
+	{ "reg_close_releases", test_reg_close_releases },
+	{ "reg_exit_releases", test_reg_exit_releases },
+	{ "reg_cycles", test_reg_cycles },
+	{ "reg_bad_input", test_reg_bad_input },
+	{ "tracepoints", test_tracepoints },
+	{ "debugfs", test_debugfs },
+	{ NULL, NULL },
+};

@@ -16,6 +16,13 @@
 #include <linux/mman.h>
 
 #include "tests.h"
+
+void test_setup_binds_device(void);
+void test_setup_ipv6(void);
+void test_setup_bad_input(void);
+void test_setup_mrs(void);
+void test_setup_hugetlb_1g_mr(void);
+void test_setup_dmabuf_mrs(void);
 #include "util.h"
 
 #define MiB (1024ULL * 1024)
@@ -251,3 +258,13 @@ void test_setup_dmabuf_mrs(void)
 	close(mfd);
 	close(fd);
 }
+
+const struct ht_test setup_tests[] = {
+	{ "setup_binds_device", test_setup_binds_device },
+	{ "setup_ipv6", test_setup_ipv6 },
+	{ "setup_bad_input", test_setup_bad_input },
+	{ "setup_mrs", test_setup_mrs },
+	{ "setup_hugetlb_1g_mr", test_setup_hugetlb_1g_mr },
+	{ "setup_dmabuf_mrs", test_setup_dmabuf_mrs },
+	{ NULL, NULL },
+};
