@@ -88,15 +88,6 @@ int hixl_setup_validate(const struct hixl_setup *a)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_setup_validate);
 
-static int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	struct hixl_engine *eng = id->context;
-
-	pr_info("engine %llu: RDMA CM %s (status %d)\n", eng->id,
-		rdma_event_msg(ev->event), ev->status);
-	return 0;
-}
-
 static void hixl_rdma_free(struct hixl_rdma *rd)
 {
 	if (rd->pd)
@@ -119,8 +110,8 @@ static void hixl_rdma_free(struct hixl_rdma *rd)
  * Return: 0, or
  *  -EINVAL        a bad option or reserved field (hixl_setup_validate());
  *  -EAFNOSUPPORT  the address family is not AF_INET or AF_INET6;
- *  -EOPNOTSUPP    port > 0 (listening is not implemented yet), or the device
- *                 has no fast-registration MRs;
+ *  -EOPNOTSUPP    the device has no fast-registration MRs;
+ *  -EADDRINUSE    port > 0 and another listener has that address;
  *  -EPERM         the caller is not the engine's process;
  *  -EALREADY      the engine was set up already;
  *  -EADDRNOTAVAIL the address is not local (rdma_bind_addr());
@@ -141,8 +132,6 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	ret = hixl_sockaddr_to_kernel(&a->local, &ss);
 	if (ret)
 		return ret;
-	if (a->local.port)
-		return -EOPNOTSUPP;
 	if (!eng->mm || current->mm != eng->mm)
 		return -EPERM;
 
@@ -156,13 +145,15 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		ret = -ENOMEM;
 		goto unlock;
 	}
+	rd->cm_kind = HIXL_CM_ENGINE;
+	rd->eng = eng;
 	rd->local = a->local;
 	rd->traffic_class = a->traffic_class;
 	rd->service_level = a->service_level;
 	rd->pool_buffers = a->pool_buffers;
 	rd->pool_buffer_mb = a->pool_buffer_mb;
 
-	rd->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, eng,
+	rd->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, rd,
 				   RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(rd->cm_id)) {
 		ret = PTR_ERR(rd->cm_id);
@@ -191,6 +182,13 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	}
 
 	eng->rdma = rd;
+	if (a->local.port) {
+		ret = rdma_listen(rd->cm_id, 128);
+		if (ret) {
+			eng->rdma = NULL;
+			goto err_free;
+		}
+	}
 	xa_for_each(&eng->regions, idx, r) {
 		if (READ_ONCE(r->invalid))
 			continue;
@@ -220,8 +218,22 @@ unlock:
 EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_setup);
 
 /**
+ * hixl_engine_rdma_stop() - stop listening: no new link after this
+ * @eng: the engine, being destroyed
+ *
+ * Context: process context, may sleep (waits for a running CM handler).
+ */
+void hixl_engine_rdma_stop(struct hixl_engine *eng)
+{
+	if (!eng->rdma || !eng->rdma->cm_id)
+		return;
+	rdma_destroy_id(eng->rdma->cm_id);
+	eng->rdma->cm_id = NULL;
+}
+
+/**
  * hixl_engine_rdma_destroy() - release the device side of an engine
- * @eng: the engine, whose regions (and so MRs) are gone already
+ * @eng: the engine, whose links and regions (and so MRs) are gone already
  *
  * Context: process context, may sleep.
  */

@@ -27,6 +27,10 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/iosys-map.h>
+#include <linux/kref.h>
+#include <linux/completion.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
 #include <linux/socket.h>
 #include <linux/scatterlist.h>
 #include <kunit/visibility.h>
@@ -48,6 +52,7 @@ struct ib_device;
 struct ib_pd;
 struct ib_mr;
 struct rdma_cm_id;
+struct rdma_cm_event;
 
 /* Largest page size a region's MR page list uses: 1 GiB. */
 #define HIXL_MAX_PAGE_SHIFT	30
@@ -139,6 +144,7 @@ int hixl_range_check(u64 addr, u64 len);
  *              device, in address order; @nr_mrs of them (0 before SETUP,
  *              and after invalidation)
  * @mr_shift:   log2 of the MRs' page size
+ * @mrs_registered: every MR went through IB_WR_REG_MR (engine lock)
  */
 struct hixl_region {
 	struct hixl_engine *eng;
@@ -166,6 +172,7 @@ struct hixl_region {
 	struct hixl_mr *mrs;
 	u32 nr_mrs;
 	unsigned int mr_shift;
+	bool mrs_registered;
 };
 
 /**
@@ -183,12 +190,16 @@ struct hixl_mr {
 	u64 len;
 	struct sg_table sgt;
 	bool dma_mapped;
+	bool registered;	/* IB_WR_REG_MR completed: lkey/rkey usable */
 };
 
 /**
  * struct hixl_rdma - the RDMA side of an engine, made by HIXL_IOC_SETUP
+ * @cm_kind:       HIXL_CM_ENGINE: tells hixl_cm_handler() what
+ *                 rdma_cm_id.context points to
+ * @eng:           the engine
  * @cm_id:         RDMA CM id bound to the local address (net namespace of
- *                 the caller of SETUP)
+ *                 the caller of SETUP); listening when the port is not 0
  * @ibdev:         the device that owns the local address
  * @pd:            the engine's protection domain (no unsafe global rkey)
  * @page_size_cap: MR page sizes the device supports
@@ -200,6 +211,8 @@ struct hixl_mr {
  * @pool_buffer_mb: staging buffer size (MiB)
  */
 struct hixl_rdma {
+	int cm_kind;
+	struct hixl_engine *eng;
 	struct rdma_cm_id *cm_id;
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
@@ -231,6 +244,9 @@ struct hixl_rdma {
  * @inval_work: releases the pins of invalidated regions
  * @rdma:       the device side, NULL until HIXL_IOC_SETUP succeeded; set
  *              once under @lock and never changed until destroy
+ * @links_lock: protects @links and @nr_links (a mutex: RDMA CM handlers
+ *              that add accepted links may sleep); nests inside @lock
+ * @links:      struct hixl_link of this engine, connecting or connected
  * @st_*:       counters for GET_STATS and debugfs
  */
 struct hixl_engine {
@@ -245,6 +261,9 @@ struct hixl_engine {
 	struct maple_tree ranges;
 	struct work_struct inval_work;
 	struct hixl_rdma *rdma;
+	struct mutex links_lock;
+	struct list_head links;
+	u32 nr_links;
 	atomic64_t st_regions;
 	atomic64_t st_invalid;
 	atomic64_t st_host_bytes;
@@ -266,9 +285,129 @@ int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
 int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *arg);
 int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *arg);
 
+/* ---- link.c: connections between engines --------------------------------- */
+
+#define HIXL_CM_ENGINE	1
+#define HIXL_CM_LINK	2
+
+#define HIXL_RX_DEPTH	32	/* RECVs posted per link */
+#define HIXL_SQ_DEPTH	256	/* send queue entries per link */
+
+enum hixl_link_state {
+	HIXL_LINK_CONNECTING,
+	HIXL_LINK_READY,
+	HIXL_LINK_ERROR,	/* broken: every call but DISCONNECT fails */
+	HIXL_LINK_CLOSED,	/* being torn down */
+};
+
+/* One MR of a peer's registration, as the peer announced it. */
+struct hixl_rmr {
+	u64 addr;
+	u64 len;
+	u64 iova;
+	u32 rkey;
+};
+
+/* A peer's registration; usable once all @nr_mrs arrived (@got). */
+struct hixl_rregion {
+	u64 addr;
+	u64 len;
+	bool writable;
+	u32 nr_mrs;
+	u32 got;
+	struct hixl_rmr mrs[];
+};
+
+struct hixl_link;
+
+struct hixl_rx {
+	struct ib_cqe cqe;
+	struct hixl_link *link;
+	void *buf;
+	u64 dma;
+};
+
+/**
+ * struct hixl_link - one RC connection to a peer engine
+ * @cm_kind:    HIXL_CM_LINK (see struct hixl_rdma)
+ * @eng:        the engine
+ * @node:       in @eng->links, under @eng->links_lock
+ * @ref:        the engine's list holds one; users (transfers) take one
+ * @active:     we connected (CONNECT); else accepted from our listener
+ * @peer:       the peer engine's name; set at CONNECT or by its HELLO
+ * @named:      @peer is known
+ * @cm_id, @cq, @qp: the connection
+ * @lock:       protects @state, @err and the CM event slot below
+ * @state:      enum hixl_link_state
+ * @err:        why the link broke (-errno), for the next caller
+ * @cm_event, @cm_status, @cm_pending: the last RDMA CM event, for the
+ *              CONNECT caller that waits for it
+ * @table_sent: our HELLO, table and TABLE_END went out
+ * @peer_done:  the peer's TABLE_END came in
+ * @wq:         woken on every state or CM event change
+ * @setup_work: an accepted link's publishing of our table
+ * @release_work: frees an accepted link whose peer left
+ * @post_mutex: one poster of work requests at a time on @qp, and owner of
+ *              @tx_buf; a transfer holds it for its whole batch
+ * @rtable_lock: protects @rtable and the hixl_rregion entries in it
+ * @rtable:     [addr, addr + len - 1] -> struct hixl_rregion of the peer
+ * @rx:         receive buffers
+ * @tx_buf, @tx_dma, @tx_cqe, @tx_done, @tx_status: the message send buffer
+ *              and the completion of its last SEND or REG_MR
+ */
+struct hixl_link {
+	int cm_kind;
+	struct hixl_engine *eng;
+	struct list_head node;
+	struct kref ref;
+	bool active;
+	struct hixl_sockaddr peer;
+	bool named;
+	struct rdma_cm_id *cm_id;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	spinlock_t lock;
+	int state;
+	int err;
+	int cm_event;
+	int cm_status;
+	bool cm_pending;
+	bool table_sent;
+	bool peer_done;
+	wait_queue_head_t wq;
+	struct work_struct setup_work;
+	struct work_struct release_work;
+	struct mutex post_mutex;
+	struct mutex rtable_lock;
+	struct maple_tree rtable;
+	struct hixl_rx rx[HIXL_RX_DEPTH];
+	void *tx_buf;
+	u64 tx_dma;
+	struct ib_cqe tx_cqe;
+	struct completion tx_done;
+	int tx_status;
+};
+
+int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a);
+int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a);
+int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+void hixl_engine_links_destroy(struct hixl_engine *eng);
+struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
+void hixl_link_put(struct hixl_link *l);
+void hixl_link_fail(struct hixl_link *l, int err);
+int hixl_link_state(struct hixl_link *l, int *err);
+int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r);
+void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r);
+void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r);
+bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b);
+
+/* xfer.c */
+int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a);
+
 /* engine.c */
 int hixl_setup_validate(const struct hixl_setup *a);
 int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss);
+void hixl_engine_rdma_stop(struct hixl_engine *eng);
 void hixl_engine_rdma_destroy(struct hixl_engine *eng);
 
 /* mr.c */

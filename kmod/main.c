@@ -73,6 +73,8 @@ struct hixl_engine *hixl_engine_create(void)
 	if (!eng)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&eng->lock);
+	mutex_init(&eng->links_lock);
+	INIT_LIST_HEAD(&eng->links);
 	hixl_engine_regions_init(eng);
 	if (current->mm) {
 		eng->proc = hixl_proc_get(current->mm);
@@ -105,6 +107,8 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 	mutex_lock(&hixl_engines_lock);
 	list_del(&eng->node);
 	mutex_unlock(&hixl_engines_lock);
+	hixl_engine_rdma_stop(eng);		/* no new links */
+	hixl_engine_links_destroy(eng);
 	hixl_engine_regions_destroy(eng);
 	hixl_engine_rdma_destroy(eng);
 	hixl_proc_put(eng->proc);
@@ -123,6 +127,8 @@ union hixl_cmd_arg {
 	struct hixl_dereg_mem dereg_mem;
 	struct hixl_stats stats;
 	struct hixl_setup setup;
+	struct hixl_connect connect;
+	struct hixl_transfer transfer;
 };
 
 /**
@@ -130,11 +136,14 @@ union hixl_cmd_arg {
  * @cmd:  the full ioctl number, size and direction included
  * @fn:   handler; gets the argument copied in, fills the output in place
  * @name: for diagnostics
+ * @out_on_error: copy the argument back on failure too (TRANSFER reports
+ *        the failing descriptor)
  */
 struct hixl_cmd_desc {
 	unsigned int cmd;
 	int (*fn)(struct hixl_engine *eng, union hixl_cmd_arg *arg);
 	const char *name;
+	bool out_on_error;
 };
 
 static int hixl_do_get_info(struct hixl_engine *eng, union hixl_cmd_arg *arg)
@@ -162,6 +171,21 @@ static int hixl_do_setup(struct hixl_engine *eng, union hixl_cmd_arg *arg)
 	return hixl_cmd_setup(eng, &arg->setup);
 }
 
+static int hixl_do_connect(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_connect(eng, &arg->connect);
+}
+
+static int hixl_do_disconnect(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_disconnect(eng, &arg->connect);
+}
+
+static int hixl_do_transfer(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_transfer(eng, &arg->transfer);
+}
+
 #define HIXL_CMD(_nr, _cmd, _fn) \
 	[_nr] = { .cmd = _cmd, .fn = _fn, .name = #_cmd }
 
@@ -171,6 +195,10 @@ static const struct hixl_cmd_desc hixl_cmds[] = {
 	HIXL_CMD(HIXL_IOC_NR_DEREG_MEM, HIXL_IOC_DEREG_MEM, hixl_do_dereg_mem),
 	HIXL_CMD(HIXL_IOC_NR_GET_STATS, HIXL_IOC_GET_STATS, hixl_do_get_stats),
 	HIXL_CMD(HIXL_IOC_NR_SETUP, HIXL_IOC_SETUP, hixl_do_setup),
+	HIXL_CMD(HIXL_IOC_NR_CONNECT, HIXL_IOC_CONNECT, hixl_do_connect),
+	HIXL_CMD(HIXL_IOC_NR_DISCONNECT, HIXL_IOC_DISCONNECT, hixl_do_disconnect),
+	[HIXL_IOC_NR_TRANSFER] = { .cmd = HIXL_IOC_TRANSFER, .fn = hixl_do_transfer,
+				   .name = "HIXL_IOC_TRANSFER", .out_on_error = true },
 };
 
 /**
@@ -213,11 +241,11 @@ long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 	if (copy_from_user(&arg, uarg, size))
 		return -EFAULT;
 	ret = d->fn(eng, &arg);
-	if (ret)
+	if (ret && !d->out_on_error)
 		return ret;
 	if ((_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &arg, size))
-		return -EFAULT;
-	return 0;
+		return ret ? ret : -EFAULT;
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_engine_ioctl);
 

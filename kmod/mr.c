@@ -199,4 +199,5 @@ void hixl_region_free_mrs(struct hixl_region *r)
 	r->mrs = NULL;
 	r->nr_mrs = 0;
 	r->mr_shift = 0;
+	r->mrs_registered = false;
 }

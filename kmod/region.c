@@ -370,8 +370,11 @@ static void hixl_inval_work(struct work_struct *work)
 	xa_for_each(&eng->regions, idx, r) {
 		if (READ_ONCE(r->suspect))
 			hixl_region_revalidate(r);
-		if (READ_ONCE(r->invalid))
+		/* a transfer in flight still uses the pins: it requeues us */
+		if (READ_ONCE(r->invalid) && r->pages && !atomic_read(&r->users)) {
+			hixl_links_region_removed(eng, r);
 			hixl_region_release_pins(r);
+		}
 	}
 	mutex_unlock(&eng->lock);
 }
@@ -456,6 +459,8 @@ static void hixl_region_free(struct hixl_region *r)
 	struct hixl_engine *eng = r->eng;
 
 	lockdep_assert_held(&eng->lock);
+	if (!r->invalid)
+		hixl_links_region_removed(eng, r);
 	if (r->type == HIXL_MEM_HOST)
 		mmu_interval_notifier_remove(&r->notifier);	/* waits for callbacks */
 	hixl_region_release_pins(r);
@@ -598,6 +603,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	atomic64_inc(&eng->st_regions);
 	atomic64_add(r->len, r->type == HIXL_MEM_HOST ? &eng->st_host_bytes :
 							&eng->st_device_bytes);
+	hixl_links_region_added(eng, r);
 	a->handle = r->handle;
 	a->page_size = 1ULL << shift;
 	a->nr_pages = hixl_pages_spanned(r->addr, r->len, shift);

@@ -39,9 +39,11 @@
 #define HIXL_FEAT_REG_DMABUF	(1ULL << 2)	/* REG_MEM of dma-buf memory */
 #define HIXL_FEAT_INVALIDATE	(1ULL << 3)	/* MMU-notifier invalidation */
 #define HIXL_FEAT_SETUP		(1ULL << 4)	/* SETUP: bind to an RDMA device, MRs */
+#define HIXL_FEAT_LINKS		(1ULL << 5)	/* listen, CONNECT, DISCONNECT */
+#define HIXL_FEAT_TRANSFER	(1ULL << 6)	/* TRANSFER: RDMA READ/WRITE batches */
 #define HIXL_FEAT_ALL		(HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST | \
 				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | \
-				 HIXL_FEAT_SETUP)
+				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER)
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -211,11 +213,11 @@ struct hixl_sockaddr {
 
 /**
  * struct hixl_setup - HIXL_IOC_SETUP argument (HIXL Initialize)
- * @local:          in: the engine's local address.  Its RDMA device (found
- *                  with RDMA CM in the caller's network namespace) is the
- *                  device every MR and QP of the engine lives on.  Port 0:
- *                  client only; port > 0 (listening) is not implemented yet
- *                  (-EOPNOTSUPP)
+ * @local:          in: the engine's local address, which is also its name
+ *                  for peers.  Its RDMA device (found with RDMA CM in the
+ *                  caller's network namespace) is the device every MR and QP
+ *                  of the engine lives on.  Port 0: client only; port > 0:
+ *                  the engine also listens there for peers' CONNECTs
  * @flags:          in: must be 0
  * @traffic_class:  in: RDMA traffic class, 0..255, a multiple of 4 (132)
  * @service_level:  in: RDMA service level, 0..7 (4)
@@ -244,17 +246,87 @@ struct hixl_setup {
 	__u64 reserved[4];
 };
 
+/* ---- links ---------------------------------------------------------------------- */
+
+/**
+ * struct hixl_connect - HIXL_IOC_CONNECT / HIXL_IOC_DISCONNECT argument
+ * (HIXL Connect / Disconnect)
+ * @remote:     in: the peer engine's name: its SETUP address and port
+ * @timeout_ms: in: CONNECT: address and route resolution plus connection
+ *              and region-table exchange must finish within this, ms, > 0;
+ *              DISCONNECT: time allowed for a clean disconnect, ms
+ * @flags:      in: must be 0
+ * @reserved:   in: must be 0
+ */
+struct hixl_connect {
+	struct hixl_sockaddr remote;
+	__u32 timeout_ms;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+/* ---- transfers ---------------------------------------------------------------- */
+
+#define HIXL_OP_READ		0	/* remote -> local (RDMA READ) */
+#define HIXL_OP_WRITE		1	/* local -> remote (RDMA WRITE) */
+
+/**
+ * struct hixl_op_desc - one transfer descriptor (HIXL TransferOpDesc)
+ * @local_addr:  an address inside a registration of this engine
+ * @remote_addr: an address inside a registration of the peer
+ * @len:         bytes, > 0; both ranges must lie inside one registration each
+ */
+struct hixl_op_desc {
+	__u64 local_addr;
+	__u64 remote_addr;
+	__u64 len;
+};
+
+#define HIXL_MAX_DESCS		65536	/* descriptors per TRANSFER */
+
+/**
+ * struct hixl_transfer - HIXL_IOC_TRANSFER argument (HIXL TransferSync)
+ * @remote:     in: the peer engine's name (a connected link)
+ * @op:         in: HIXL_OP_READ or HIXL_OP_WRITE
+ * @flags:      in: must be 0
+ * @descs:      in: user pointer to @count struct hixl_op_desc
+ * @count:      in: 1 .. HIXL_MAX_DESCS
+ * @timeout_ms: in: the whole batch must complete within this, ms, > 0
+ * @failed:     out: on a descriptor error (-EINVAL, -EFAULT, -ERANGE,
+ *              -EACCES, -ENOENT) or an RDMA error, the index of the first
+ *              failing descriptor; otherwise @count
+ * @reserved0:  in: must be 0
+ * @reserved:   in: must be 0
+ */
+struct hixl_transfer {
+	struct hixl_sockaddr remote;
+	__u32 op;
+	__u32 flags;
+	__u64 descs;
+	__u32 count;
+	__u32 timeout_ms;
+	__u32 failed;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
 #define HIXL_IOC_MAGIC		'H'
 #define HIXL_IOC_NR_GET_INFO	0x00
 #define HIXL_IOC_NR_REG_MEM	0x01
 #define HIXL_IOC_NR_DEREG_MEM	0x02
 #define HIXL_IOC_NR_GET_STATS	0x03
 #define HIXL_IOC_NR_SETUP	0x04
+#define HIXL_IOC_NR_CONNECT	0x05
+#define HIXL_IOC_NR_DISCONNECT	0x06
+#define HIXL_IOC_NR_TRANSFER	0x07
 
 #define HIXL_IOC_GET_INFO	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info)
 #define HIXL_IOC_REG_MEM	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_REG_MEM, struct hixl_reg_mem)
 #define HIXL_IOC_DEREG_MEM	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_DEREG_MEM, struct hixl_dereg_mem)
 #define HIXL_IOC_GET_STATS	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_STATS, struct hixl_stats)
 #define HIXL_IOC_SETUP		_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_SETUP, struct hixl_setup)
+#define HIXL_IOC_CONNECT	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_CONNECT, struct hixl_connect)
+#define HIXL_IOC_DISCONNECT	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_DISCONNECT, struct hixl_connect)
+#define HIXL_IOC_TRANSFER	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_TRANSFER, struct hixl_transfer)
 
 #endif /* _UAPI_HIXL_H */

@@ -55,5 +55,13 @@ HIXL_LAYOUT(offsetof(struct hixl_setup, flags) == 32);
 HIXL_LAYOUT(offsetof(struct hixl_setup, device) == 56);
 HIXL_LAYOUT(offsetof(struct hixl_setup, page_size_cap) == 120);
 HIXL_LAYOUT(offsetof(struct hixl_setup, reserved) == 136);
+HIXL_LAYOUT(sizeof(struct hixl_connect) == 56);
+HIXL_LAYOUT(offsetof(struct hixl_connect, timeout_ms) == 32);
+HIXL_LAYOUT(sizeof(struct hixl_op_desc) == 24);
+HIXL_LAYOUT(sizeof(struct hixl_transfer) == 80);
+HIXL_LAYOUT(offsetof(struct hixl_transfer, op) == 32);
+HIXL_LAYOUT(offsetof(struct hixl_transfer, descs) == 40);
+HIXL_LAYOUT(offsetof(struct hixl_transfer, failed) == 56);
+HIXL_LAYOUT(offsetof(struct hixl_transfer, reserved) == 64);
 
 #endif /* _HIXL_LAYOUT_H */

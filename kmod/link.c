@@ -1,0 +1,1154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * link.c - connections between engines (HIXL Connect/Disconnect,
+ * seeds/003_HIXL-api.md): RDMA CM, one RC QP per link, and the exchange of
+ * region tables over SEND/RECV (proto.h).
+ *
+ * Model: drivers/nvme/host/rdma.c and drivers/nvme/target/rdma.c (the
+ * active side drives address/route resolution and connect from the calling
+ * thread and waits for each CM event; the passive side creates the QP and
+ * accepts inside the CONNECT_REQUEST handler), drivers/infiniband/ulp/rtrs
+ * (one handler for listener and connection ids).
+ *
+ * A CONNECT to a port nobody listens on is refused at once by the peer's CM;
+ * like a server that is still starting, it is retried every 50 ms until the
+ * timeout, which then returns -ETIMEDOUT.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/nsproxy.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <rdma/rdma_cm.h>
+
+#include "hixl_priv.h"
+#include "proto.h"
+
+#define HIXL_MSG_TIMEOUT_MS	10000	/* one SEND or REG_MR must complete within this */
+#define HIXL_RETRY_MS		50
+
+/**
+ * hixl_sockaddr_equal() - do two engine names name the same engine?
+ * @a: a name
+ * @b: another
+ */
+bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b)
+{
+	return a->family == b->family && a->port == b->port &&
+	       !memcmp(a->addr, b->addr, sizeof(a->addr));
+}
+
+/* ---- state ----------------------------------------------------------------------- */
+
+/**
+ * hixl_link_state() - a link's state and, when broken, why
+ * @l:   the link
+ * @err: out: the link's error (-errno) when the state is ERROR or CLOSED
+ */
+int hixl_link_state(struct hixl_link *l, int *err)
+{
+	int st;
+
+	spin_lock(&l->lock);
+	st = l->state;
+	*err = l->err;
+	spin_unlock(&l->lock);
+	return st;
+}
+
+/**
+ * hixl_link_fail() - mark a link broken; the first error sticks
+ * @l:   the link
+ * @err: -errno the next caller gets
+ *
+ * Context: any.
+ */
+void hixl_link_fail(struct hixl_link *l, int err)
+{
+	spin_lock(&l->lock);
+	if (l->state < HIXL_LINK_ERROR) {
+		l->state = HIXL_LINK_ERROR;
+		l->err = err;
+	}
+	spin_unlock(&l->lock);
+	wake_up_all(&l->wq);
+}
+
+static void hixl_link_check_ready(struct hixl_link *l)
+{
+	spin_lock(&l->lock);
+	if (l->state == HIXL_LINK_CONNECTING && l->table_sent && l->peer_done)
+		l->state = HIXL_LINK_READY;
+	spin_unlock(&l->lock);
+	wake_up_all(&l->wq);
+}
+
+/* ---- messages ---------------------------------------------------------------------- */
+
+static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_link *l = cq->cq_context;
+
+	l->tx_status = wc->status;
+	complete(&l->tx_done);
+}
+
+/* Post one signaled WR and wait for it; post_mutex held. */
+static int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
+{
+	int ret;
+
+	lockdep_assert_held(&l->post_mutex);
+	reinit_completion(&l->tx_done);
+	l->tx_cqe.done = hixl_tx_done;
+	wr->wr_cqe = &l->tx_cqe;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	ret = ib_post_send(l->qp, wr, NULL);
+	if (ret)
+		goto fail;
+	if (!wait_for_completion_timeout(&l->tx_done, msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS))) {
+		/* the QP is stuck: break it so the completion flushes, then wait */
+		ret = -ETIMEDOUT;
+		hixl_link_fail(l, ret);
+		rdma_disconnect(l->cm_id);
+		wait_for_completion(&l->tx_done);
+		return ret;
+	}
+	if (l->tx_status == IB_WC_SUCCESS)
+		return 0;
+	ret = -ECONNRESET;
+fail:
+	hixl_link_fail(l, ret);
+	return ret;
+}
+
+/* Send the first @len bytes of tx_buf; post_mutex held. */
+static int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
+{
+	struct hixl_wire_hdr *h = l->tx_buf;
+	struct ib_sge sge = {
+		.addr = l->tx_dma, .length = len, .lkey = l->eng->rdma->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
+	};
+
+	h->magic = cpu_to_le32(HIXL_WIRE_MAGIC);
+	h->type = cpu_to_le16(type);
+	h->version = cpu_to_le16(HIXL_WIRE_VERSION);
+	h->len = cpu_to_le32(len);
+	h->reserved = 0;
+	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->tx_dma, len, DMA_TO_DEVICE);
+	return hixl_post_wait(l, &wr);
+}
+
+static void hixl_name_to_wire(const struct hixl_sockaddr *a, struct hixl_wire_name *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->family = cpu_to_le16(a->family);
+	w->port = cpu_to_le16(a->port);
+	memcpy(w->addr, a->addr, sizeof(w->addr));
+}
+
+static void hixl_name_from_wire(const struct hixl_wire_name *w, struct hixl_sockaddr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = le16_to_cpu(w->family);
+	a->port = le16_to_cpu(w->port);
+	memcpy(a->addr, w->addr, sizeof(a->addr));
+}
+
+/**
+ * hixl_link_reg_mrs() - activate a region's MRs with IB_WR_REG_MR
+ * @l: a connected link of the region's engine; post_mutex held
+ * @r: the region; the engine lock held
+ *
+ * An MR is registered once, on whichever link comes first; its keys are
+ * then valid on every QP of the engine's PD.
+ */
+int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
+{
+	int access = IB_ACCESS_REMOTE_READ;
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&r->eng->lock);
+	lockdep_assert_held(&l->post_mutex);
+	if (r->mrs_registered)
+		return 0;
+	if (!(r->flags & HIXL_REG_READ_ONLY))
+		access |= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	for (i = 0; i < r->nr_mrs; i++) {
+		struct hixl_mr *m = &r->mrs[i];
+		struct ib_reg_wr wr = {
+			.wr.opcode = IB_WR_REG_MR,
+			.mr = m->mr,
+			.key = m->mr->rkey,
+			.access = access,
+		};
+
+		if (m->registered)
+			continue;
+		ret = hixl_post_wait(l, &wr.wr);
+		if (ret)
+			return ret;
+		m->registered = true;
+	}
+	r->mrs_registered = true;
+	return 0;
+}
+
+/* Announce one region (all its MRs); post_mutex and engine lock held. */
+static int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
+{
+	struct hixl_wire_region *m = l->tx_buf;
+	u32 first = 0, i, n;
+	int ret;
+
+	do {
+		n = min_t(u32, r->nr_mrs - first, HIXL_WIRE_MRS_PER_MSG);
+		memset(m, 0, sizeof(*m));
+		m->addr = cpu_to_le64(r->addr);
+		m->len = cpu_to_le64(r->len);
+		m->flags = cpu_to_le32(r->flags & HIXL_REG_READ_ONLY ? 0 : HIXL_WIRE_REGION_WRITABLE);
+		m->nr_mrs = cpu_to_le32(r->nr_mrs);
+		m->first = cpu_to_le32(first);
+		m->count = cpu_to_le32(n);
+		for (i = 0; i < n; i++) {
+			struct hixl_mr *mr = &r->mrs[first + i];
+
+			m->mrs[i].addr = cpu_to_le64(mr->addr);
+			m->mrs[i].len = cpu_to_le64(mr->len);
+			m->mrs[i].iova = cpu_to_le64(mr->mr->iova);
+			m->mrs[i].rkey = cpu_to_le32(mr->mr->rkey);
+			m->mrs[i].reserved = 0;
+		}
+		ret = hixl_send_msg(l, HIXL_MSG_REGION, struct_size(m, mrs, n));
+		if (ret)
+			return ret;
+		first += n;
+	} while (first < r->nr_mrs);
+	return 0;
+}
+
+static bool hixl_region_published(const struct hixl_region *r)
+{
+	return r->live && !READ_ONCE(r->invalid) && r->nr_mrs;
+}
+
+/* HELLO, every valid region, TABLE_END.  Takes the engine lock and post_mutex. */
+static int hixl_link_publish(struct hixl_link *l)
+{
+	struct hixl_engine *eng = l->eng;
+	struct hixl_wire_hello *h;
+	struct hixl_region *r;
+	unsigned long idx;
+	int ret;
+
+	mutex_lock(&eng->lock);
+	mutex_lock(&l->post_mutex);
+	h = l->tx_buf;
+	hixl_name_to_wire(&eng->rdma->local, &h->engine);
+	ret = hixl_send_msg(l, HIXL_MSG_HELLO, sizeof(*h));
+	xa_for_each(&eng->regions, idx, r) {
+		if (ret)
+			break;
+		if (!hixl_region_published(r))
+			continue;
+		ret = hixl_link_reg_mrs(l, r);
+		if (!ret)
+			ret = hixl_send_region(l, r);
+	}
+	if (!ret)
+		ret = hixl_send_msg(l, HIXL_MSG_TABLE_END, sizeof(struct hixl_wire_hdr));
+	mutex_unlock(&l->post_mutex);
+	mutex_unlock(&eng->lock);
+	if (ret)
+		return ret;
+	spin_lock(&l->lock);
+	l->table_sent = true;
+	spin_unlock(&l->lock);
+	hixl_link_check_ready(l);
+	return 0;
+}
+
+static void hixl_link_setup_work(struct work_struct *w)
+{
+	struct hixl_link *l = container_of(w, struct hixl_link, setup_work);
+	int ret = hixl_link_publish(l);
+
+	if (ret)
+		hixl_link_fail(l, ret);
+}
+
+/* ---- the peer's table ----------------------------------------------------------------- */
+
+static void hixl_rtable_clear(struct hixl_link *l)
+{
+	struct hixl_rregion *rr;
+	unsigned long idx = 0;
+
+	mutex_lock(&l->rtable_lock);
+	mt_for_each(&l->rtable, rr, idx, ULONG_MAX)
+		kfree(rr);
+	mtree_destroy(&l->rtable);
+	mutex_unlock(&l->rtable_lock);
+}
+
+static int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len)
+{
+	u64 addr = le64_to_cpu(m->addr), rlen = le64_to_cpu(m->len);
+	u32 nr = le32_to_cpu(m->nr_mrs), first = le32_to_cpu(m->first);
+	u32 count = le32_to_cpu(m->count), i;
+	struct hixl_rregion *rr;
+	int ret = 0;
+
+	if (len < sizeof(*m) || count > HIXL_WIRE_MRS_PER_MSG ||
+	    len < struct_size(m, mrs, count) || !nr || nr > (1U << 24) ||
+	    first > nr || count > nr - first || hixl_range_check(addr, rlen))
+		return -EPROTO;
+	mutex_lock(&l->rtable_lock);
+	rr = mtree_load(&l->rtable, addr);
+	if (!rr || rr->addr != addr || rr->len != rlen || rr->nr_mrs != nr) {
+		if (rr) {	/* replaced by a new registration at the same place */
+			mtree_erase(&l->rtable, rr->addr);
+			kfree(rr);
+		}
+		rr = kzalloc(struct_size(rr, mrs, nr), GFP_KERNEL);
+		if (!rr) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		rr->addr = addr;
+		rr->len = rlen;
+		rr->nr_mrs = nr;
+		rr->writable = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_WRITABLE;
+		ret = mtree_insert_range(&l->rtable, addr, addr + rlen - 1, rr, GFP_KERNEL);
+		if (ret) {
+			kfree(rr);
+			goto out;
+		}
+	}
+	for (i = 0; i < count; i++) {
+		struct hixl_rmr *d = &rr->mrs[first + i];
+
+		d->addr = le64_to_cpu(m->mrs[i].addr);
+		d->len = le64_to_cpu(m->mrs[i].len);
+		d->iova = le64_to_cpu(m->mrs[i].iova);
+		d->rkey = le32_to_cpu(m->mrs[i].rkey);
+	}
+	rr->got = max(rr->got, first + count);
+out:
+	mutex_unlock(&l->rtable_lock);
+	return ret;
+}
+
+static void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m)
+{
+	u64 addr = le64_to_cpu(m->addr);
+	struct hixl_rregion *rr;
+
+	mutex_lock(&l->rtable_lock);
+	rr = mtree_load(&l->rtable, addr);
+	if (rr && rr->addr == addr) {
+		mtree_erase(&l->rtable, addr);
+		kfree(rr);
+	}
+	mutex_unlock(&l->rtable_lock);
+}
+
+static int hixl_post_recv(struct hixl_rx *rx)
+{
+	struct ib_sge sge = {
+		.addr = rx->dma, .length = HIXL_MSG_SIZE,
+		.lkey = rx->link->eng->rdma->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = { .wr_cqe = &rx->cqe, .sg_list = &sge, .num_sge = 1 };
+
+	return ib_post_recv(rx->link->qp, &wr, NULL);
+}
+
+static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_rx *rx = container_of(wc->wr_cqe, struct hixl_rx, cqe);
+	struct hixl_link *l = rx->link;
+	const struct hixl_wire_hdr *h = rx->buf;
+	u32 len = wc->byte_len;
+	int ret = 0;
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		return;		/* the QP went to error: whoever did that said why */
+	if (wc->status != IB_WC_SUCCESS) {
+		pr_warn("link to peer: receive failed: %s\n", ib_wc_status_msg(wc->status));
+		hixl_link_fail(l, -ECONNRESET);
+		return;
+	}
+	ib_dma_sync_single_for_cpu(l->eng->rdma->ibdev, rx->dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
+	if (len < sizeof(*h) || le32_to_cpu(h->magic) != HIXL_WIRE_MAGIC ||
+	    le16_to_cpu(h->version) != HIXL_WIRE_VERSION || le32_to_cpu(h->len) != len) {
+		ret = -EPROTO;
+		goto out;
+	}
+	switch (le16_to_cpu(h->type)) {
+	case HIXL_MSG_HELLO:
+		if (len < sizeof(struct hixl_wire_hello)) {
+			ret = -EPROTO;
+			break;
+		}
+		if (!l->active) {
+			spin_lock(&l->lock);
+			hixl_name_from_wire(&((const struct hixl_wire_hello *)h)->engine, &l->peer);
+			l->named = true;
+			spin_unlock(&l->lock);
+		}
+		break;
+	case HIXL_MSG_REGION:
+		ret = hixl_rx_region(l, rx->buf, len);
+		break;
+	case HIXL_MSG_REGION_DEL:
+		if (len < sizeof(struct hixl_wire_region_del))
+			ret = -EPROTO;
+		else
+			hixl_rx_region_del(l, rx->buf);
+		break;
+	case HIXL_MSG_TABLE_END:
+		spin_lock(&l->lock);
+		l->peer_done = true;
+		spin_unlock(&l->lock);
+		hixl_link_check_ready(l);
+		break;
+	default:
+		ret = -EPROTO;
+	}
+out:
+	if (!ret)
+		ret = hixl_post_recv(rx);
+	if (ret) {
+		pr_warn("link to peer: bad message or repost failed: %d\n", ret);
+		hixl_link_fail(l, ret);
+	}
+}
+
+/* ---- creation and teardown --------------------------------------------------------------- */
+
+static void hixl_link_release_work(struct work_struct *w);
+
+static struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
+{
+	struct hixl_link *l = kzalloc(sizeof(*l), GFP_KERNEL);
+
+	if (!l)
+		return NULL;
+	l->cm_kind = HIXL_CM_LINK;
+	l->eng = eng;
+	l->active = active;
+	INIT_LIST_HEAD(&l->node);
+	kref_init(&l->ref);
+	spin_lock_init(&l->lock);
+	init_waitqueue_head(&l->wq);
+	INIT_WORK(&l->setup_work, hixl_link_setup_work);
+	INIT_WORK(&l->release_work, hixl_link_release_work);
+	mutex_init(&l->post_mutex);
+	mutex_init(&l->rtable_lock);
+	mt_init(&l->rtable);
+	init_completion(&l->tx_done);
+	l->state = HIXL_LINK_CONNECTING;
+	return l;
+}
+
+static void hixl_link_free(struct kref *ref)
+{
+	struct hixl_link *l = container_of(ref, struct hixl_link, ref);
+
+	mutex_destroy(&l->post_mutex);
+	mutex_destroy(&l->rtable_lock);
+	kfree(l);
+}
+
+/**
+ * hixl_link_put() - drop a reference from hixl_link_get()
+ * @l: the link
+ */
+void hixl_link_put(struct hixl_link *l)
+{
+	kref_put(&l->ref, hixl_link_free);
+}
+
+static void hixl_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct hixl_link *l = ctx;
+
+	pr_warn("link QP event: %s\n", ib_event_msg(ev->event));
+	hixl_link_fail(l, -ECONNRESET);
+}
+
+/* CQ, QP and receive buffers on l->cm_id; undone by hixl_link_destroy(). */
+static int hixl_link_create_qp(struct hixl_link *l)
+{
+	struct hixl_rdma *rd = l->eng->rdma;
+	struct ib_qp_init_attr attr = {
+		.event_handler = hixl_qp_event,
+		.qp_context = l,
+		.cap = {
+			.max_send_wr = HIXL_SQ_DEPTH,
+			.max_recv_wr = HIXL_RX_DEPTH,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	int i, ret;
+
+	if (l->cm_id->device != rd->ibdev)
+		return -EXDEV;	/* the route left the engine's device */
+	/* +1 each for ib_drain_qp()'s markers */
+	l->cq = ib_alloc_cq(rd->ibdev, l, HIXL_SQ_DEPTH + HIXL_RX_DEPTH + 2, 0,
+			    IB_POLL_WORKQUEUE);
+	if (IS_ERR(l->cq)) {
+		ret = PTR_ERR(l->cq);
+		l->cq = NULL;
+		return ret;
+	}
+	attr.send_cq = l->cq;
+	attr.recv_cq = l->cq;
+	ret = rdma_create_qp(l->cm_id, rd->pd, &attr);
+	if (ret)
+		return ret;
+	l->qp = l->cm_id->qp;
+
+	l->tx_buf = kzalloc(HIXL_MSG_SIZE, GFP_KERNEL);
+	if (!l->tx_buf)
+		return -ENOMEM;
+	l->tx_dma = ib_dma_map_single(rd->ibdev, l->tx_buf, HIXL_MSG_SIZE, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(rd->ibdev, l->tx_dma)) {
+		kfree(l->tx_buf);
+		l->tx_buf = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < HIXL_RX_DEPTH; i++) {
+		struct hixl_rx *rx = &l->rx[i];
+
+		rx->link = l;
+		rx->cqe.done = hixl_rx_done;
+		rx->buf = kzalloc(HIXL_MSG_SIZE, GFP_KERNEL);
+		if (!rx->buf)
+			return -ENOMEM;
+		rx->dma = ib_dma_map_single(rd->ibdev, rx->buf, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(rd->ibdev, rx->dma)) {
+			kfree(rx->buf);
+			rx->buf = NULL;
+			return -ENOMEM;
+		}
+		ret = hixl_post_recv(rx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Free the QP side of a link (everything hixl_link_create_qp() made). */
+static void hixl_link_destroy_qp(struct hixl_link *l)
+{
+	struct ib_device *ibdev = l->eng->rdma->ibdev;
+	int i;
+
+	if (l->qp) {
+		ib_drain_qp(l->qp);
+		rdma_destroy_qp(l->cm_id);
+		l->qp = NULL;
+	}
+	if (l->cq) {
+		ib_free_cq(l->cq);
+		l->cq = NULL;
+	}
+	for (i = 0; i < HIXL_RX_DEPTH; i++) {
+		if (!l->rx[i].buf)
+			continue;
+		ib_dma_unmap_single(ibdev, l->rx[i].dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
+		kfree(l->rx[i].buf);
+		l->rx[i].buf = NULL;
+	}
+	if (l->tx_buf) {
+		ib_dma_unmap_single(ibdev, l->tx_dma, HIXL_MSG_SIZE, DMA_TO_DEVICE);
+		kfree(l->tx_buf);
+		l->tx_buf = NULL;
+	}
+}
+
+/*
+ * Tear a link down: break the QP so every waiter wakes, wait for the one
+ * poster, drain, free.  Never called with the engine lock or links_lock
+ * held (the CM handler and the setup work take them).
+ */
+static void hixl_link_destroy(struct hixl_link *l)
+{
+	spin_lock(&l->lock);
+	if (l->state < HIXL_LINK_ERROR)
+		l->err = -ECONNRESET;
+	l->state = HIXL_LINK_CLOSED;
+	spin_unlock(&l->lock);
+	wake_up_all(&l->wq);
+
+	if (l->cm_id && l->qp)
+		rdma_disconnect(l->cm_id);	/* QP to error: posted work flushes */
+	cancel_work_sync(&l->setup_work);
+	mutex_lock(&l->post_mutex);		/* a transfer finishes its batch */
+	hixl_link_destroy_qp(l);
+	mutex_unlock(&l->post_mutex);
+	if (l->cm_id) {
+		rdma_destroy_id(l->cm_id);	/* waits for a running handler */
+		l->cm_id = NULL;
+	}
+	hixl_rtable_clear(l);
+	hixl_link_put(l);
+}
+
+/* Take a link off the engine's list; false when someone else did. */
+static bool hixl_link_unlist(struct hixl_link *l)
+{
+	struct hixl_engine *eng = l->eng;
+	bool was = false;
+
+	mutex_lock(&eng->links_lock);
+	if (!list_empty(&l->node)) {
+		list_del_init(&l->node);
+		eng->nr_links--;
+		was = true;
+	}
+	mutex_unlock(&eng->links_lock);
+	return was;
+}
+
+static void hixl_link_release_work(struct work_struct *w)
+{
+	struct hixl_link *l = container_of(w, struct hixl_link, release_work);
+
+	if (hixl_link_unlist(l))
+		hixl_link_destroy(l);
+	hixl_link_put(l);	/* the reference queue_work() was given */
+}
+
+static void hixl_link_schedule_release(struct hixl_link *l)
+{
+	kref_get(&l->ref);
+	if (!queue_work(system_wq, &l->release_work))
+		hixl_link_put(l);
+}
+
+/**
+ * hixl_link_get() - the engine's link to a peer, with a reference
+ * @eng:  the engine
+ * @peer: the peer engine's name
+ *
+ * Return: the link, or NULL when there is none.
+ */
+struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
+{
+	struct hixl_link *l, *found = NULL;
+
+	mutex_lock(&eng->links_lock);
+	list_for_each_entry(l, &eng->links, node) {
+		bool named;
+
+		spin_lock(&l->lock);
+		named = l->named && hixl_sockaddr_equal(&l->peer, peer);
+		spin_unlock(&l->lock);
+		if (named) {
+			kref_get(&l->ref);
+			found = l;
+			break;
+		}
+	}
+	mutex_unlock(&eng->links_lock);
+	return found;
+}
+
+/**
+ * hixl_engine_links_destroy() - tear down every link of an engine
+ * @eng: the engine, being destroyed; its listening id is gone already
+ */
+void hixl_engine_links_destroy(struct hixl_engine *eng)
+{
+	struct hixl_link *l;
+
+	for (;;) {
+		mutex_lock(&eng->links_lock);
+		l = list_first_entry_or_null(&eng->links, struct hixl_link, node);
+		if (l) {
+			list_del_init(&l->node);
+			eng->nr_links--;
+		}
+		mutex_unlock(&eng->links_lock);
+		if (!l)
+			break;
+		cancel_work_sync(&l->release_work);
+		hixl_link_destroy(l);
+	}
+}
+
+/* ---- RDMA CM events -------------------------------------------------------------------- */
+
+static void hixl_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p)
+{
+	struct ib_device_attr *attrs = &eng->rdma->ibdev->attrs;
+
+	memset(p, 0, sizeof(*p));
+	p->responder_resources = min_t(u32, attrs->max_qp_rd_atom, 16);
+	p->initiator_depth = min_t(u32, attrs->max_qp_init_rd_atom, 16);
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;		/* a full receive queue waits, never fails */
+}
+
+/* CONNECT_REQUEST on our listener: make the link and accept, in the handler. */
+static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param;
+	struct hixl_link *l;
+	int ret;
+
+	l = hixl_link_alloc(eng, false);
+	if (!l)
+		return -ENOMEM;
+	l->cm_id = id;
+	id->context = l;
+	ret = hixl_link_create_qp(l);
+	if (ret)
+		goto err;
+	mutex_lock(&eng->links_lock);
+	if (eng->nr_links >= READ_ONCE(hixl_max_links)) {
+		ret = -ENOSPC;
+	} else {
+		list_add_tail(&l->node, &eng->links);
+		eng->nr_links++;
+	}
+	mutex_unlock(&eng->links_lock);
+	if (ret)
+		goto err;
+	hixl_conn_param(eng, &param);
+	ret = rdma_accept(id, &param);
+	if (ret) {
+		hixl_link_unlist(l);
+		goto err;
+	}
+	return 0;
+err:
+	/* a non-zero return makes RDMA CM destroy (and reject) the id itself */
+	pr_warn("engine %llu: refusing a connection: %d\n", eng->id, ret);
+	hixl_link_destroy_qp(l);
+	l->cm_id = NULL;
+	hixl_rtable_clear(l);
+	hixl_link_put(l);
+	return ret;
+}
+
+static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (!l->active) {
+			queue_work(system_wq, &l->setup_work);
+			return 0;
+		}
+		fallthrough;
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		spin_lock(&l->lock);
+		l->cm_event = ev->event;
+		l->cm_status = ev->status;
+		l->cm_pending = true;
+		spin_unlock(&l->lock);
+		wake_up_all(&l->wq);
+		return 0;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		hixl_link_fail(l, -ECONNRESET);
+		if (!l->active)		/* the peer left: nobody else will free it */
+			hixl_link_schedule_release(l);
+		return 0;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		hixl_link_fail(l, -ENETDOWN);
+		hixl_link_schedule_release(l);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * hixl_cm_handler() - RDMA CM event handler of engine ids and link ids
+ * @id: the id; its context is a struct hixl_rdma (engine) or hixl_link
+ * @ev: the event
+ *
+ * Context: RDMA CM's handler context (may sleep); serialised per id.
+ * Return: 0, or -errno to make RDMA CM destroy a refused new connection.
+ */
+int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	if (*(int *)id->context == HIXL_CM_LINK)
+		return hixl_link_cm_event(id->context, ev);
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		struct hixl_rdma *rd = id->context;
+
+		return hixl_accept(rd->eng, id);
+	}
+	pr_info("engine: RDMA CM %s (status %d)\n", rdma_event_msg(ev->event), ev->status);
+	return 0;
+}
+
+/* ---- CONNECT / DISCONNECT ------------------------------------------------------------------- */
+
+static long hixl_left(unsigned long deadline)
+{
+	return time_before(jiffies, deadline) ? (long)(deadline - jiffies) : 0;
+}
+
+/* Wait for the next CM event of an active link and check it is @want. */
+static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadline)
+{
+	long ret;
+	int ev, status, st, err;
+
+	ret = wait_event_interruptible_timeout(l->wq,
+					       READ_ONCE(l->cm_pending) ||
+					       READ_ONCE(l->state) >= HIXL_LINK_ERROR,
+					       hixl_left(deadline));
+	if (ret == 0)
+		return -ETIMEDOUT;
+	if (ret < 0)
+		return -EINTR;
+	spin_lock(&l->lock);
+	ev = l->cm_event;
+	status = l->cm_status;
+	l->cm_pending = false;
+	st = l->state;
+	err = l->err;
+	spin_unlock(&l->lock);
+	if (st >= HIXL_LINK_ERROR)
+		return err;
+	if (ev == want)
+		return 0;
+	if (ev == RDMA_CM_EVENT_REJECTED)
+		return -ECONNREFUSED;
+	if (status == -ETIMEDOUT)
+		return -ETIMEDOUT;
+	return status < 0 ? status : -EHOSTUNREACH;
+}
+
+/* One connection attempt of an active link, up to ESTABLISHED. */
+static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
+				 struct sockaddr *dst, unsigned long deadline)
+{
+	struct hixl_engine *eng = l->eng;
+	struct rdma_conn_param param;
+	int ret;
+
+	l->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, l,
+				  RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(l->cm_id)) {
+		ret = PTR_ERR(l->cm_id);
+		l->cm_id = NULL;
+		return ret;
+	}
+	rdma_set_service_type(l->cm_id, eng->rdma->traffic_class);
+	ret = rdma_resolve_addr(l->cm_id, src, dst,
+				max_t(long, jiffies_to_msecs(hixl_left(deadline)), 1));
+	if (!ret)
+		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ADDR_RESOLVED, deadline);
+	if (!ret)
+		ret = rdma_resolve_route(l->cm_id,
+					 max_t(long, jiffies_to_msecs(hixl_left(deadline)), 1));
+	if (!ret)
+		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
+	if (!ret)
+		ret = hixl_link_create_qp(l);
+	if (!ret) {
+		hixl_conn_param(eng, &param);
+		ret = rdma_connect(l->cm_id, &param);
+	}
+	if (!ret)
+		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ESTABLISHED, deadline);
+	return ret;
+}
+
+/* Undo a failed attempt so the link can try again. */
+static void hixl_link_reset_attempt(struct hixl_link *l)
+{
+	mutex_lock(&l->post_mutex);
+	hixl_link_destroy_qp(l);
+	mutex_unlock(&l->post_mutex);
+	if (l->cm_id) {
+		rdma_destroy_id(l->cm_id);
+		l->cm_id = NULL;
+	}
+	spin_lock(&l->lock);
+	l->cm_pending = false;
+	spin_unlock(&l->lock);
+}
+
+static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_connect *a,
+				 struct sockaddr_storage *dst)
+{
+	int ret;
+
+	if (a->flags || a->reserved[0] || a->reserved[1])
+		return -EINVAL;
+	ret = hixl_sockaddr_to_kernel(&a->remote, dst);
+	if (ret)
+		return ret;
+	if (!a->remote.port)
+		return -EINVAL;		/* a peer that does not listen cannot be reached */
+	if (!eng->mm || current->mm != eng->mm)
+		return -EPERM;
+	if (!eng->rdma)
+		return -EBADFD;
+	return 0;
+}
+
+/**
+ * hixl_cmd_connect() - HIXL_IOC_CONNECT: connect to a peer engine
+ * @eng: the engine, set up
+ * @a:   in: the peer's name, timeout_ms (> 0)
+ *
+ * Resolves the peer over RDMA CM, connects one RC QP, activates the MRs of
+ * every registration and exchanges region tables; returns when the link is
+ * ready or the timeout has passed.  A refused connection (no listener yet)
+ * is retried every 50 ms until then.
+ *
+ * Context: process context, sleeps up to @a->timeout_ms.
+ * Return: 0, or
+ *  -EINVAL       flags, reserved fields, timeout 0, port 0, a bad address;
+ *  -EAFNOSUPPORT the family is not AF_INET or AF_INET6;
+ *  -EPERM        the caller is not the engine's process;
+ *  -EBADFD       the engine was not set up (HIXL_IOC_SETUP);
+ *  -EISCONN      already connected to this peer (HIXL ALREADY_CONNECTED);
+ *  -EALREADY     a CONNECT to this peer is in progress;
+ *  -ENOSPC       the engine has max_links links;
+ *  -ETIMEDOUT    not connected and exchanged within the timeout;
+ *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL: resolution failed;
+ *  -EXDEV        the route to the peer leaves the engine's RDMA device;
+ *  -ECONNRESET   the peer went away during the exchange;
+ *  -EINTR        a signal arrived;
+ *  -ENOMEM, or the device's -errno.
+ */
+int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
+{
+	struct sockaddr_storage dst, src;
+	struct hixl_link *l, *old = NULL;
+	unsigned long deadline;
+	int ret, st, err;
+
+	ret = hixl_connect_validate(eng, a, &dst);
+	if (ret)
+		return ret;
+	if (!a->timeout_ms)
+		return -EINVAL;
+	ret = hixl_sockaddr_to_kernel(&eng->rdma->local, &src);
+	if (ret)
+		return ret;
+	((struct sockaddr_in *)&src)->sin_port = 0;	/* same offset in sin6 */
+	deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
+
+	l = hixl_link_alloc(eng, true);
+	if (!l)
+		return -ENOMEM;
+	l->peer = a->remote;
+	l->named = true;
+
+	mutex_lock(&eng->links_lock);
+	{
+		struct hixl_link *it;
+
+		list_for_each_entry(it, &eng->links, node) {
+			bool same;
+
+			spin_lock(&it->lock);
+			same = it->named && hixl_sockaddr_equal(&it->peer, &a->remote);
+			spin_unlock(&it->lock);
+			if (same) {
+				old = it;
+				break;
+			}
+		}
+	}
+	if (old) {
+		st = hixl_link_state(old, &err);
+		if (st == HIXL_LINK_READY)
+			ret = -EISCONN;
+		else if (st == HIXL_LINK_CONNECTING)
+			ret = -EALREADY;
+		else {		/* broken: replace it */
+			list_del_init(&old->node);
+			eng->nr_links--;
+		}
+	}
+	if (!ret && eng->nr_links >= READ_ONCE(hixl_max_links))
+		ret = -ENOSPC;
+	if (!ret) {
+		list_add_tail(&l->node, &eng->links);
+		eng->nr_links++;
+	}
+	mutex_unlock(&eng->links_lock);
+	if (ret) {
+		hixl_link_put(l);
+		return ret;
+	}
+	if (old && old->state >= HIXL_LINK_ERROR) {
+		cancel_work_sync(&old->release_work);
+		hixl_link_destroy(old);
+	}
+
+	for (;;) {
+		ret = hixl_link_try_connect(l, (struct sockaddr *)&src,
+					    (struct sockaddr *)&dst, deadline);
+		if (ret != -ECONNREFUSED)
+			break;
+		hixl_link_reset_attempt(l);
+		if (hixl_left(deadline) <= msecs_to_jiffies(HIXL_RETRY_MS)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		msleep_interruptible(HIXL_RETRY_MS);
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+	}
+	if (!ret)
+		ret = hixl_link_publish(l);
+	if (!ret) {
+		long w = wait_event_interruptible_timeout(l->wq,
+				READ_ONCE(l->state) != HIXL_LINK_CONNECTING, hixl_left(deadline));
+
+		if (w == 0)
+			ret = -ETIMEDOUT;
+		else if (w < 0)
+			ret = -EINTR;
+		else if (hixl_link_state(l, &err) != HIXL_LINK_READY)
+			ret = err ? err : -ECONNRESET;
+	}
+	if (ret) {
+		if (hixl_link_unlist(l))
+			hixl_link_destroy(l);
+		return ret;
+	}
+	return 0;
+}
+
+/**
+ * hixl_cmd_disconnect() - HIXL_IOC_DISCONNECT: tear down the link to a peer
+ * @eng: the engine
+ * @a:   in: the peer's name; timeout_ms is accepted for HIXL's signature
+ *       (the teardown does not wait for the peer)
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL, -EAFNOSUPPORT, -EPERM, -EBADFD as for CONNECT;
+ * -ENOTCONN when there is no link to that peer (HIXL NOT_CONNECTED).
+ */
+int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a)
+{
+	struct sockaddr_storage dst;
+	struct hixl_link *l;
+	int ret;
+
+	ret = hixl_connect_validate(eng, a, &dst);
+	if (ret)
+		return ret;
+	l = hixl_link_get(eng, &a->remote);
+	if (!l)
+		return -ENOTCONN;
+	if (hixl_link_unlist(l)) {
+		cancel_work_sync(&l->release_work);
+		hixl_link_destroy(l);
+	}
+	hixl_link_put(l);
+	return 0;
+}
+
+/* ---- region-table updates ------------------------------------------------------------------- */
+
+/* Ready links of an engine, each with a reference; caller puts them. */
+static int hixl_ready_links(struct hixl_engine *eng, struct hixl_link ***out)
+{
+	struct hixl_link *l, **v;
+	int n = 0, err;
+
+	mutex_lock(&eng->links_lock);
+	v = kcalloc(max(eng->nr_links, 1U), sizeof(*v), GFP_KERNEL);
+	if (v) {
+		list_for_each_entry(l, &eng->links, node) {
+			if (hixl_link_state(l, &err) == HIXL_LINK_READY) {
+				kref_get(&l->ref);
+				v[n++] = l;
+			}
+		}
+	}
+	mutex_unlock(&eng->links_lock);
+	*out = v;
+	return v ? n : -ENOMEM;
+}
+
+/**
+ * hixl_links_region_added() - announce a new registration to every ready link
+ * @eng: the engine; its lock held
+ * @r:   the region, with its MRs
+ *
+ * A link that cannot take the update is marked broken.
+ */
+void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r)
+{
+	struct hixl_link **v;
+	int i, n, ret;
+
+	lockdep_assert_held(&eng->lock);
+	if (!hixl_region_published(r))
+		return;
+	n = hixl_ready_links(eng, &v);
+	for (i = 0; i < n; i++) {
+		mutex_lock(&v[i]->post_mutex);
+		ret = hixl_link_reg_mrs(v[i], r);
+		if (!ret)
+			ret = hixl_send_region(v[i], r);
+		mutex_unlock(&v[i]->post_mutex);
+		if (ret)
+			hixl_link_fail(v[i], ret);
+		hixl_link_put(v[i]);
+	}
+	kfree(n >= 0 ? v : NULL);
+}
+
+/**
+ * hixl_links_region_removed() - tell every ready link a registration is gone
+ * @eng: the engine; its lock held
+ * @r:   the region, before its MRs are released
+ */
+void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
+{
+	struct hixl_wire_region_del *m;
+	struct hixl_link **v;
+	int i, n;
+
+	lockdep_assert_held(&eng->lock);
+	if (!r->nr_mrs)
+		return;
+	n = hixl_ready_links(eng, &v);
+	for (i = 0; i < n; i++) {
+		mutex_lock(&v[i]->post_mutex);
+		m = v[i]->tx_buf;
+		m->addr = cpu_to_le64(r->addr);
+		m->len = cpu_to_le64(r->len);
+		hixl_send_msg(v[i], HIXL_MSG_REGION_DEL, sizeof(*m));
+		mutex_unlock(&v[i]->post_mutex);
+		hixl_link_put(v[i]);
+	}
+	kfree(n >= 0 ? v : NULL);
+}

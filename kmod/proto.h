@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * proto.h - what two engines say to each other over a link's SEND/RECV
+ * channel.  Little-endian, fixed layout, one message per 4 KiB buffer.
+ *
+ * After the RC connection is established each side sends HELLO (its engine
+ * name), then one REGION message per block of up to HIXL_WIRE_MRS_PER_MSG
+ * MRs of every valid registration, then TABLE_END.  A link is ready once it
+ * has sent its own table and received the peer's TABLE_END.  Later
+ * registrations are sent as REGION, deregistrations and invalidations as
+ * REGION_DEL.
+ */
+#ifndef _HIXL_PROTO_H
+#define _HIXL_PROTO_H
+
+#include <linux/types.h>
+
+#define HIXL_WIRE_MAGIC		0x4c586948	/* "HiXL" */
+#define HIXL_WIRE_VERSION	1
+#define HIXL_MSG_SIZE		4096
+
+enum hixl_wire_type {
+	HIXL_MSG_HELLO = 1,
+	HIXL_MSG_REGION = 2,
+	HIXL_MSG_REGION_DEL = 3,
+	HIXL_MSG_TABLE_END = 4,
+};
+
+struct hixl_wire_hdr {
+	__le32 magic;
+	__le16 type;
+	__le16 version;
+	__le32 len;		/* bytes of the whole message */
+	__le32 reserved;
+};
+
+struct hixl_wire_name {
+	__le16 family;
+	__le16 port;
+	__le32 reserved;
+	__u8 addr[16];
+};
+
+struct hixl_wire_hello {
+	struct hixl_wire_hdr hdr;
+	struct hixl_wire_name engine;
+};
+
+struct hixl_wire_mr {
+	__le64 addr;		/* first byte of the region covered */
+	__le64 len;
+	__le64 iova;		/* RDMA address of @addr */
+	__le32 rkey;
+	__le32 reserved;
+};
+
+#define HIXL_WIRE_REGION_WRITABLE	1
+
+struct hixl_wire_region {
+	struct hixl_wire_hdr hdr;
+	__le64 addr;
+	__le64 len;
+	__le32 flags;		/* HIXL_WIRE_REGION_* */
+	__le32 nr_mrs;		/* MRs of the whole region */
+	__le32 first;		/* index of mrs[0] */
+	__le32 count;		/* entries in this message */
+	struct hixl_wire_mr mrs[];
+};
+
+#define HIXL_WIRE_MRS_PER_MSG \
+	((HIXL_MSG_SIZE - sizeof(struct hixl_wire_region)) / sizeof(struct hixl_wire_mr))
+
+struct hixl_wire_region_del {
+	struct hixl_wire_hdr hdr;
+	__le64 addr;
+	__le64 len;
+};
+
+#endif /* _HIXL_PROTO_H */
