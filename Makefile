@@ -21,15 +21,15 @@ ALL_CFLAGS   := -std=gnu11 $(WARN) $(CFLAGS) $(HIXL_CPPFLAGS)
 LIB_SO       := lib/libhixl-user.so.$(VERSION)
 LIB_SONAME   := libhixl-user.so.$(SOVERSION)
 LIB_A        := lib/libhixl-user.a
-LIB_SRCS     := lib/hixl.c
+LIB_SRCS     := lib/hixl.c lib/physmem.c lib/prof.c
 LIB_OBJS_PIC := $(LIB_SRCS:.c=.pic.o)
 LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h uapi/hixl.h uapi/hixl_layout.h
 
-TOOLS        := tools/hixlctl tools/bench-reg
+TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer
 USER_TESTS   := tests/user/hixl-test
 
-.PHONY: all module lib tools tests deps check check-compat demo bench bench-reg clean install
+.PHONY: all module lib tools tests deps check check-compat demo bench bench-reg bench-xfer clean install
 all: module lib tools tests
 
 module:
@@ -74,12 +74,17 @@ check-compat:
 demo:
 	@echo "make demo: not yet: the KV-cache transfer between two engines lands with the transfer issues"
 
-bench: bench-reg
+bench: bench-reg bench-xfer
 
 # Registration time, hixl vs ibv_reg_mr, in one VM run on Debian's stock 6.12
 # kernel (no debug options); writes bench/results-reg.md
 bench-reg: all
 	tools/bench.sh reg
+
+# WRITE/READ throughput, hixl vs perftest (ib_write_bw/ib_read_bw), same VM run;
+# writes bench/results-xfer.md
+bench-xfer: all
+	tools/bench.sh xfer
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

@@ -3,11 +3,11 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: tools/bench.sh reg
+# Usage: tools/bench.sh reg|xfer
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-what=${1:?usage: tools/bench.sh reg}
+what=${1:?usage: tools/bench.sh reg|xfer}
 kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' | sort -V | tail -1)
 [ -n "$kver" ] || { echo "bench: no Debian 6.12 kernel: make deps" >&2; exit 1; }
 tools/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
@@ -20,6 +20,13 @@ reg)
 		sh -c 'tools/bench-reg --size 1024 --reps 5 --out "$HIXL_WORK/results-reg.md"'
 	cp build/vm/bench-reg/results-reg.md bench/results-reg.md
 	cat bench/results-reg.md
+	;;
+xfer)
+	REPS=${REPS:-3} tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
+		--name bench-xfer -- tools/vm/bench-xfer-guest.sh
+	python3 tools/bench-report.py xfer build/vm/bench-xfer/raw.txt "$(uname -m)" "$kver" \
+		> bench/results-xfer.md
+	cat bench/results-xfer.md
 	;;
 *)
 	echo "bench: unknown benchmark $what" >&2

@@ -95,7 +95,7 @@ if [ -d "/lib/modules/$(uname -r)" ]; then
 	# stock kernels: veth and rxe are modules, and a chroot does not redirect
 	# the kernel's own module autoload, so load them (and rxe's crc32
 	# provider, DESIGN.md) by hand
-	for m in veth crc32_generic rdma_rxe ib_uverbs rdma_cm; do modprobe "$m" || fail "modprobe $m"; done
+	for m in veth crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm; do modprobe "$m" || fail "modprobe $m"; done
 fi
 ip link set lo up
 ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 || fail "veth"
