@@ -26,6 +26,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <linux/sizes.h>
 #include <linux/iosys-map.h>
 #include <linux/kref.h>
 #include <linux/completion.h>
@@ -145,6 +146,7 @@ int hixl_range_check(u64 addr, u64 len);
  *              and after invalidation)
  * @mr_shift:   log2 of the MRs' page size
  * @mrs_registered: every MR went through IB_WR_REG_MR (engine lock)
+ * @spans:      the MRs as struct hixl_rmr (key = lkey), for hixl_split()
  */
 struct hixl_region {
 	struct hixl_engine *eng;
@@ -173,6 +175,7 @@ struct hixl_region {
 	u32 nr_mrs;
 	unsigned int mr_shift;
 	bool mrs_registered;
+	struct hixl_rmr *spans;
 };
 
 /**
@@ -300,13 +303,41 @@ enum hixl_link_state {
 	HIXL_LINK_CLOSED,	/* being torn down */
 };
 
-/* One MR of a peer's registration, as the peer announced it. */
+/*
+ * One MR as the transfer path sees it: the region bytes [addr, addr + len)
+ * are RDMA address iova under key.  A peer's MRs as it announced them
+ * (key = rkey), and our own (key = lkey, struct hixl_region.spans).
+ */
 struct hixl_rmr {
 	u64 addr;
 	u64 len;
 	u64 iova;
 	u32 rkey;
 };
+
+/* One work request's worth of a descriptor (xfer.c). */
+struct hixl_piece {
+	u64 laddr;		/* local RDMA address */
+	u64 raddr;		/* remote RDMA address */
+	u32 len;
+	u32 lkey;
+	u32 rkey;
+	u32 desc;
+};
+
+/* The pieces of a TRANSFER, and the regions it holds (users raised). */
+struct hixl_plan {
+	struct hixl_piece *p;
+	u32 n, cap;
+	struct hixl_region **held;
+	u32 nheld;
+};
+
+#define HIXL_MAX_SGE_LEN	SZ_1G	/* bytes one work request moves at most */
+
+int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32 nr,
+	       u64 la, u64 ra, u64 len, u32 desc, struct hixl_plan *pl);
+void hixl_plan_free(struct hixl_plan *pl);
 
 /* A peer's registration; usable once all @nr_mrs arrived (@got). */
 struct hixl_rregion {
@@ -400,6 +431,14 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r);
 void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r);
 void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r);
 bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b);
+
+struct hixl_wire_region;
+struct hixl_wire_region_del;
+#if IS_ENABLED(CONFIG_KUNIT)
+void hixl_rtable_clear(struct hixl_link *l);
+int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len);
+void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m);
+#endif
 
 /* xfer.c */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a);

@@ -286,7 +286,11 @@ static void hixl_link_setup_work(struct work_struct *w)
 
 /* ---- the peer's table ----------------------------------------------------------------- */
 
-static void hixl_rtable_clear(struct hixl_link *l)
+/**
+ * hixl_rtable_clear() - forget the peer's whole table
+ * @l: the link
+ */
+VISIBLE_IF_KUNIT void hixl_rtable_clear(struct hixl_link *l)
 {
 	struct hixl_rregion *rr;
 	unsigned long idx = 0;
@@ -297,8 +301,22 @@ static void hixl_rtable_clear(struct hixl_link *l)
 	mtree_destroy(&l->rtable);
 	mutex_unlock(&l->rtable_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_rtable_clear);
 
-static int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len)
+/**
+ * hixl_rx_region() - apply a REGION message to the peer's table
+ * @l:   the link
+ * @m:   the message
+ * @len: its length as received, bytes
+ *
+ * A region arrives in one or more messages (first/count of nr_mrs); it can
+ * be used once every MR arrived.  A region announced at an address where
+ * another with a different shape was replaces it.
+ *
+ * Return: 0; -EPROTO for a malformed message; -EEXIST when it overlaps
+ * another region of the table; -ENOMEM.
+ */
+VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len)
 {
 	u64 addr = le64_to_cpu(m->addr), rlen = le64_to_cpu(m->len);
 	u32 nr = le32_to_cpu(m->nr_mrs), first = le32_to_cpu(m->first);
@@ -345,8 +363,14 @@ out:
 	mutex_unlock(&l->rtable_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region);
 
-static void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m)
+/**
+ * hixl_rx_region_del() - apply a REGION_DEL message: forget one region
+ * @l: the link
+ * @m: the message
+ */
+VISIBLE_IF_KUNIT void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m)
 {
 	u64 addr = le64_to_cpu(m->addr);
 	struct hixl_rregion *rr;
@@ -359,6 +383,7 @@ static void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_regio
 	}
 	mutex_unlock(&l->rtable_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region_del);
 
 static int hixl_post_recv(struct hixl_rx *rx)
 {

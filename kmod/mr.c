@@ -130,6 +130,19 @@ static int hixl_make_mrs_shift(struct hixl_region *r, unsigned int shift)
 		kvfree(mrs);
 		return ret;
 	}
+	r->spans = kvcalloc(n, sizeof(*r->spans), GFP_KERNEL_ACCOUNT);
+	if (!r->spans) {
+		for (i = 0; i < n; i++)
+			hixl_mr_release(rd->ibdev, &mrs[i]);
+		kvfree(mrs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		r->spans[i].addr = mrs[i].addr;
+		r->spans[i].len = mrs[i].len;
+		r->spans[i].iova = mrs[i].mr->iova;
+		r->spans[i].rkey = mrs[i].mr->lkey;
+	}
 	r->mrs = mrs;
 	r->nr_mrs = n;
 	r->mr_shift = shift;
@@ -196,7 +209,9 @@ void hixl_region_free_mrs(struct hixl_region *r)
 		hixl_mr_release(r->eng->rdma->ibdev, &r->mrs[i]);
 	atomic64_sub(r->nr_mrs, &r->eng->st_mrs);
 	kvfree(r->mrs);
+	kvfree(r->spans);
 	r->mrs = NULL;
+	r->spans = NULL;
 	r->nr_mrs = 0;
 	r->mr_shift = 0;
 	r->mrs_registered = false;

@@ -23,15 +23,6 @@
 
 #define HIXL_CHAIN	(HIXL_SQ_DEPTH - 1)
 
-struct hixl_piece {
-	u64 laddr;		/* local RDMA address (MR iova based) */
-	u64 raddr;		/* remote RDMA address */
-	u32 len;
-	u32 lkey;
-	u32 rkey;
-	u32 desc;
-};
-
 struct hixl_xfer;
 
 struct hixl_xwr {
@@ -70,15 +61,15 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 		complete(&x->done);
 }
 
-/* Index of the MR of @r that holds @addr (MRs are in address order). */
-static u32 hixl_find_mr(const struct hixl_region *r, u64 addr)
+/* Index of the span that holds @addr (spans are in address order, n > 0). */
+static u32 hixl_find_span(const struct hixl_rmr *s, u32 n, u64 addr)
 {
-	u32 lo = 0, hi = r->nr_mrs;
+	u32 lo = 0, hi = n;
 
 	while (hi - lo > 1) {
 		u32 mid = (lo + hi) / 2;
 
-		if (r->mrs[mid].addr <= addr)
+		if (s[mid].addr <= addr)
 			lo = mid;
 		else
 			hi = mid;
@@ -86,27 +77,17 @@ static u32 hixl_find_mr(const struct hixl_region *r, u64 addr)
 	return lo;
 }
 
-static u32 hixl_find_rmr(const struct hixl_rregion *rr, u64 addr)
+/**
+ * hixl_plan_free() - free a plan's arrays (not the regions it holds)
+ * @pl: the plan
+ */
+void hixl_plan_free(struct hixl_plan *pl)
 {
-	u32 lo = 0, hi = rr->nr_mrs;
-
-	while (hi - lo > 1) {
-		u32 mid = (lo + hi) / 2;
-
-		if (rr->mrs[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	kvfree(pl->p);
+	kvfree(pl->held);
+	memset(pl, 0, sizeof(*pl));
 }
-
-struct hixl_plan {
-	struct hixl_piece *p;
-	u32 n, cap;
-	struct hixl_region **held;	/* regions whose users count we raised */
-	u32 nheld;
-};
+EXPORT_SYMBOL_IF_KUNIT(hixl_plan_free);
 
 static int hixl_plan_add(struct hixl_plan *pl, const struct hixl_piece *pc)
 {
@@ -125,6 +106,56 @@ static int hixl_plan_add(struct hixl_plan *pl, const struct hixl_piece *pc)
 	pl->p[pl->n++] = *pc;
 	return 0;
 }
+
+/**
+ * hixl_split() - cut one descriptor into work requests at MR borders
+ * @lm:   local spans in address order (key = lkey)
+ * @nl:   number of local spans, > 0
+ * @rm:   remote spans in address order (key = rkey)
+ * @nr:   number of remote spans, > 0
+ * @la:   local address; [@la, @la + @len) lies inside the spans' range
+ * @ra:   remote address; likewise
+ * @len:  bytes, > 0
+ * @desc: descriptor index, copied into every piece
+ * @pl:   the plan the pieces are appended to
+ *
+ * Each piece stays inside one local and one remote span and moves at most
+ * HIXL_MAX_SGE_LEN bytes.
+ *
+ * Return: 0; -EPROTO when the spans leave a hole under the range; -ENOMEM.
+ */
+int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32 nr,
+	       u64 la, u64 ra, u64 len, u32 desc, struct hixl_plan *pl)
+{
+	int ret;
+
+	while (len) {
+		const struct hixl_rmr *l = &lm[hixl_find_span(lm, nl, la)];
+		const struct hixl_rmr *r = &rm[hixl_find_span(rm, nr, ra)];
+		struct hixl_piece pc;
+		u64 n;
+
+		if (la < l->addr || la >= l->addr + l->len ||
+		    ra < r->addr || ra >= r->addr + r->len)
+			return -EPROTO;
+		n = min3(len, l->addr + l->len - la, r->addr + r->len - ra);
+		n = min_t(u64, n, HIXL_MAX_SGE_LEN);
+		pc.laddr = l->iova + (la - l->addr);
+		pc.lkey = l->rkey;
+		pc.raddr = r->iova + (ra - r->addr);
+		pc.rkey = r->rkey;
+		pc.len = n;
+		pc.desc = desc;
+		ret = hixl_plan_add(pl, &pc);
+		if (ret)
+			return ret;
+		la += n;
+		ra += n;
+		len -= n;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_split);
 
 /*
  * Check one descriptor and cut it into pieces; engine lock and the link's
@@ -154,28 +185,9 @@ static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc
 	if (op == HIXL_OP_WRITE && !rr->writable)
 		return -EACCES;
 
-	while (left) {
-		const struct hixl_mr *m = &r->mrs[hixl_find_mr(r, la)];
-		const struct hixl_rmr *rm = &rr->mrs[hixl_find_rmr(rr, ra)];
-		u64 n = min3(left, m->addr + m->len - la, rm->addr + rm->len - ra);
-		struct hixl_piece pc;
-
-		if (la < m->addr || ra < rm->addr || !n)
-			return -EPROTO;		/* a table with holes */
-		n = min_t(u64, n, SZ_1G);	/* one SGE length */
-		pc.laddr = m->mr->iova + (la - m->addr);
-		pc.lkey = m->mr->lkey;
-		pc.raddr = rm->iova + (ra - rm->addr);
-		pc.rkey = rm->rkey;
-		pc.len = n;
-		pc.desc = idx;
-		ret = hixl_plan_add(pl, &pc);
-		if (ret)
-			return ret;
-		la += n;
-		ra += n;
-		left -= n;
-	}
+	ret = hixl_split(r->spans, r->nr_mrs, rr->mrs, rr->nr_mrs, la, ra, left, idx, pl);
+	if (ret)
+		return ret;
 	atomic_inc(&r->users);
 	pl->held[pl->nheld++] = r;
 	return 0;
@@ -194,8 +206,7 @@ static void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl)
 	}
 	if (kick)	/* an invalidated region waited for us to release its pins */
 		queue_work(system_wq, &eng->inval_work);
-	kvfree(pl->held);
-	kvfree(pl->p);
+	hixl_plan_free(pl);
 }
 
 /* Post the plan in chains and wait; post_mutex held. */
@@ -392,3 +403,4 @@ out:
 	hixl_link_put(l);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_transfer);
