@@ -250,6 +250,10 @@ struct hixl_rdma {
  * @links_lock: protects @links and @nr_links (a mutex: RDMA CM handlers
  *              that add accepted links may sleep); nests inside @lock
  * @links:      struct hixl_link of this engine, connecting or connected
+ * @notify_lock: protects @notifies, @notify_dropped and every link's
+ *              @notify_pending
+ * @notifies:   received notifications (struct hixl_notify_ent), oldest first
+ * @notify_dropped: dropped since the last GET_NOTIFIES
  * @st_*:       counters for GET_STATS and debugfs
  */
 struct hixl_engine {
@@ -267,6 +271,10 @@ struct hixl_engine {
 	struct mutex links_lock;
 	struct list_head links;
 	u32 nr_links;
+	spinlock_t notify_lock;
+	struct list_head notifies;
+	u64 notify_dropped;
+	atomic64_t st_notify_dropped;
 	atomic64_t st_regions;
 	atomic64_t st_invalid;
 	atomic64_t st_host_bytes;
@@ -417,10 +425,24 @@ struct hixl_link {
 	struct ib_cqe tx_cqe;
 	struct completion tx_done;
 	int tx_status;
+	u32 notify_pending;
+};
+
+/* A received notification, queued on its engine (link.c). */
+struct hixl_notify_ent {
+	struct list_head node;
+	struct hixl_link *link;		/* a reference: pending counts are per link */
+	struct hixl_sockaddr from;
+	u32 name_len;
+	u32 msg_len;
+	u8 data[];
 };
 
 int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a);
 int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a);
+int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a);
+int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a);
+void hixl_engine_notifies_destroy(struct hixl_engine *eng);
 int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 void hixl_engine_links_destroy(struct hixl_engine *eng);
 struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer);

@@ -75,6 +75,8 @@ struct hixl_engine *hixl_engine_create(void)
 	mutex_init(&eng->lock);
 	mutex_init(&eng->links_lock);
 	INIT_LIST_HEAD(&eng->links);
+	spin_lock_init(&eng->notify_lock);
+	INIT_LIST_HEAD(&eng->notifies);
 	hixl_engine_regions_init(eng);
 	if (current->mm) {
 		eng->proc = hixl_proc_get(current->mm);
@@ -109,6 +111,7 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 	mutex_unlock(&hixl_engines_lock);
 	hixl_engine_rdma_stop(eng);		/* no new links */
 	hixl_engine_links_destroy(eng);
+	hixl_engine_notifies_destroy(eng);
 	hixl_engine_regions_destroy(eng);
 	hixl_engine_rdma_destroy(eng);
 	hixl_proc_put(eng->proc);
@@ -129,6 +132,8 @@ union hixl_cmd_arg {
 	struct hixl_setup setup;
 	struct hixl_connect connect;
 	struct hixl_transfer transfer;
+	struct hixl_send_notify send_notify;
+	struct hixl_get_notifies get_notifies;
 };
 
 /**
@@ -186,6 +191,16 @@ static int hixl_do_transfer(struct hixl_engine *eng, union hixl_cmd_arg *arg)
 	return hixl_cmd_transfer(eng, &arg->transfer);
 }
 
+static int hixl_do_send_notify(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_send_notify(eng, &arg->send_notify);
+}
+
+static int hixl_do_get_notifies(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_get_notifies(eng, &arg->get_notifies);
+}
+
 #define HIXL_CMD(_nr, _cmd, _fn) \
 	[_nr] = { .cmd = _cmd, .fn = _fn, .name = #_cmd }
 
@@ -199,6 +214,9 @@ static const struct hixl_cmd_desc hixl_cmds[] = {
 	HIXL_CMD(HIXL_IOC_NR_DISCONNECT, HIXL_IOC_DISCONNECT, hixl_do_disconnect),
 	[HIXL_IOC_NR_TRANSFER] = { .cmd = HIXL_IOC_TRANSFER, .fn = hixl_do_transfer,
 				   .name = "HIXL_IOC_TRANSFER", .out_on_error = true },
+	HIXL_CMD(HIXL_IOC_NR_SEND_NOTIFY, HIXL_IOC_SEND_NOTIFY, hixl_do_send_notify),
+	[HIXL_IOC_NR_GET_NOTIFIES] = { .cmd = HIXL_IOC_GET_NOTIFIES, .fn = hixl_do_get_notifies,
+				       .name = "HIXL_IOC_GET_NOTIFIES", .out_on_error = true },
 };
 
 /**

@@ -24,6 +24,7 @@ enum hixl_wire_type {
 	HIXL_MSG_REGION = 2,
 	HIXL_MSG_REGION_DEL = 3,
 	HIXL_MSG_TABLE_END = 4,
+	HIXL_MSG_NOTIFY = 5,
 };
 
 struct hixl_wire_hdr {
@@ -74,6 +75,13 @@ struct hixl_wire_region_del {
 	struct hixl_wire_hdr hdr;
 	__le64 addr;
 	__le64 len;
+};
+
+struct hixl_wire_notify {
+	struct hixl_wire_hdr hdr;
+	__le32 name_len;
+	__le32 msg_len;
+	__u8 data[];		/* name, then message */
 };
 
 #endif /* _HIXL_PROTO_H */

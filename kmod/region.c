@@ -723,6 +723,7 @@ int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
 	a->invalidations = atomic64_read(&eng->st_invalidations);
 	a->limit_hits = atomic64_read(&eng->st_limit_hits);
 	a->mrs = atomic64_read(&eng->st_mrs);
+	a->notify_dropped = atomic64_read(&eng->st_notify_dropped);
 	if (eng->proc) {
 		spin_lock(&eng->proc->lock);
 		a->proc_regions = eng->proc->regions;

@@ -41,9 +41,11 @@
 #define HIXL_FEAT_SETUP		(1ULL << 4)	/* SETUP: bind to an RDMA device, MRs */
 #define HIXL_FEAT_LINKS		(1ULL << 5)	/* listen, CONNECT, DISCONNECT */
 #define HIXL_FEAT_TRANSFER	(1ULL << 6)	/* TRANSFER: RDMA READ/WRITE batches */
+#define HIXL_FEAT_NOTIFY	(1ULL << 7)	/* SEND_NOTIFY, GET_NOTIFIES */
 #define HIXL_FEAT_ALL		(HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST | \
 				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | \
-				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER)
+				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
+				 HIXL_FEAT_NOTIFY)
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -165,6 +167,7 @@ struct hixl_dereg_mem {
  * @invalidations:  out: registrations of this engine invalidated so far
  * @limit_hits:     out: REG_MEM calls of this engine refused by a limit
  * @mrs:            out: fast-registration MRs this engine holds
+ * @notify_dropped: out: notifications dropped (a full queue) so far
  * @reserved:       out: 0
  */
 struct hixl_stats {
@@ -181,7 +184,8 @@ struct hixl_stats {
 	__u64 invalidations;
 	__u64 limit_hits;
 	__u64 mrs;
-	__u64 reserved[4];
+	__u64 notify_dropped;
+	__u64 reserved[3];
 };
 
 /* ---- engine setup ------------------------------------------------------------- */
@@ -310,6 +314,76 @@ struct hixl_transfer {
 	__u64 reserved[2];
 };
 
+/* ---- notifications ------------------------------------------------------------- */
+
+#define HIXL_NOTIFY_MAX_NAME	1024	/* bytes */
+#define HIXL_NOTIFY_MAX_MSG	1024	/* bytes */
+#define HIXL_NOTIFY_MAX_PENDING	4096	/* per link, at the receiver */
+
+/**
+ * struct hixl_send_notify - HIXL_IOC_SEND_NOTIFY argument (HIXL SendNotify)
+ * @remote:     in: the peer engine's name (a connected link)
+ * @name:       in: user pointer to the notification's name
+ * @msg:        in: user pointer to its message
+ * @name_len:   in: bytes, 1 .. HIXL_NOTIFY_MAX_NAME
+ * @msg_len:    in: bytes, 0 .. HIXL_NOTIFY_MAX_MSG
+ * @flags:      in: must be 0
+ * @reserved0:  in: must be 0
+ * @reserved:   in: must be 0
+ *
+ * Returns once the peer's adapter has the notification in its receive
+ * queue.  A receiver whose queue for this link already holds
+ * HIXL_NOTIFY_MAX_PENDING counts it as dropped and reports that in
+ * GET_NOTIFIES and GET_STATS.
+ */
+struct hixl_send_notify {
+	struct hixl_sockaddr remote;
+	__u64 name;
+	__u64 msg;
+	__u32 name_len;
+	__u32 msg_len;
+	__u32 flags;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/**
+ * struct hixl_notify - one received notification, as GET_NOTIFIES writes it
+ * @from:     the sending engine's name
+ * @name_len: bytes of @name used
+ * @msg_len:  bytes of @msg used
+ * @name:     the name (not NUL-terminated)
+ * @msg:      the message (not NUL-terminated)
+ */
+struct hixl_notify {
+	struct hixl_sockaddr from;
+	__u32 name_len;
+	__u32 msg_len;
+	__u8 name[HIXL_NOTIFY_MAX_NAME];
+	__u8 msg[HIXL_NOTIFY_MAX_MSG];
+};
+
+/**
+ * struct hixl_get_notifies - HIXL_IOC_GET_NOTIFIES argument (HIXL GetNotifies)
+ * @buf:       in: user pointer to an array of @max struct hixl_notify
+ * @max:       in: entries @buf holds, >= 1
+ * @count:     out: entries written, oldest first; the rest stay queued
+ * @dropped:   out: notifications dropped since the last GET_NOTIFIES because
+ *             a link's queue was full
+ * @flags:     in: must be 0
+ * @reserved0: in: must be 0
+ * @reserved:  in: must be 0
+ */
+struct hixl_get_notifies {
+	__u64 buf;
+	__u32 max;
+	__u32 count;
+	__u64 dropped;
+	__u32 flags;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
 #define HIXL_IOC_MAGIC		'H'
 #define HIXL_IOC_NR_GET_INFO	0x00
 #define HIXL_IOC_NR_REG_MEM	0x01
@@ -319,6 +393,8 @@ struct hixl_transfer {
 #define HIXL_IOC_NR_CONNECT	0x05
 #define HIXL_IOC_NR_DISCONNECT	0x06
 #define HIXL_IOC_NR_TRANSFER	0x07
+#define HIXL_IOC_NR_SEND_NOTIFY	0x08
+#define HIXL_IOC_NR_GET_NOTIFIES	0x09
 
 #define HIXL_IOC_GET_INFO	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info)
 #define HIXL_IOC_REG_MEM	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_REG_MEM, struct hixl_reg_mem)
@@ -328,5 +404,7 @@ struct hixl_transfer {
 #define HIXL_IOC_CONNECT	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_CONNECT, struct hixl_connect)
 #define HIXL_IOC_DISCONNECT	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_DISCONNECT, struct hixl_connect)
 #define HIXL_IOC_TRANSFER	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_TRANSFER, struct hixl_transfer)
+#define HIXL_IOC_SEND_NOTIFY	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_SEND_NOTIFY, struct hixl_send_notify)
+#define HIXL_IOC_GET_NOTIFIES	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_NOTIFIES, struct hixl_get_notifies)
 
 #endif /* _UAPI_HIXL_H */
