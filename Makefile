@@ -21,10 +21,11 @@ ALL_CFLAGS   := -std=gnu11 $(WARN) $(CFLAGS) $(HIXL_CPPFLAGS)
 LIB_SO       := lib/libhixl-user.so.$(VERSION)
 LIB_SONAME   := libhixl-user.so.$(SOVERSION)
 LIB_A        := lib/libhixl-user.a
-LIB_SRCS     := lib/hixl.c
+LIB_SRCS     := lib/hixl.c lib/physmem.c lib/prof.c
 LIB_OBJS_PIC := $(LIB_SRCS:.c=.pic.o)
 LIB_OBJS     := $(LIB_SRCS:.c=.o)
-LIB_HDRS     := lib/include/hixl/hixl.h uapi/hixl.h uapi/hixl_layout.h
+LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
+		lib/internal.h uapi/hixl.h uapi/hixl_layout.h
 
 TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer
 USER_TESTS   := tests/user/hixl-test

@@ -10,6 +10,8 @@
 #define HIXL_HIXL_H
 
 #include <hixl/uapi.h>
+#include <hixl/physmem.h>
+#include <hixl/prof.h>
 
 #ifdef __cplusplus
 extern "C" {
