@@ -14,9 +14,10 @@ extern const struct ht_test setup_tests[];	/* test_setup.c: SETUP and MRs */
 extern const struct ht_test xfer_tests[];	/* test_xfer.c: links and transfers */
 extern const struct ht_test physmem_tests[];	/* test_physmem.c: physical memory handles */
 extern const struct ht_test prof_tests[];	/* test_prof.c: profiler hooks */
+extern const struct ht_test lib_tests[];	/* test_lib.c: the engine API */
 
 static const struct ht_test *const hixl_test_tables[] = {
-	dev_tests, reg_tests, setup_tests, xfer_tests, physmem_tests, prof_tests, NULL,
+	dev_tests, reg_tests, setup_tests, xfer_tests, physmem_tests, prof_tests, lib_tests, NULL,
 };
 
 #endif
