@@ -28,7 +28,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 		lib/internal.h uapi/hixl.h uapi/hixl_layout.h
 
 TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer
-USER_TESTS   := tests/user/hixl-test
+USER_TESTS   := tests/user/hixl-test tests/pair/hixl-pair
 
 .PHONY: all module lib tools tests deps check check-compat demo bench bench-reg bench-xfer clean install
 all: module lib tools tests
@@ -59,6 +59,8 @@ tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
 tools/bench-reg: tools/bench-reg.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -libverbs $(LDFLAGS)
+tests/pair/hixl-pair: tests/pair/hixl-pair.c $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
 tests/user/hixl-test: tests/user/*.c tests/user/*.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -Itests/user -o $@ tests/user/*.c $(LIB_A) $(LDFLAGS)
 

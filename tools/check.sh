@@ -8,6 +8,8 @@
 #   4. debug kernel               tools/vm/build-kernel.sh (cached by config hash)
 #   5. debug VM                   KUnit suites + user tests, KASAN/lockdep/kmemleak
 #   6. stock VMs                  user tests on Debian's 6.1 and 6.12 kernels
+#   7. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
+#                                 READ/WRITE between two kernels
 #
 # Each VM run fails on any BUG/WARNING/KASAN/lockdep/kmemleak/oops line in the
 # guest log.  Closing line: "N passed, N failed" over KUnit and user tests
@@ -128,6 +130,24 @@ for series in 6.1 6.12; do
 		stage_fail "no hixl.ko for $series"
 	fi
 done
+
+stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"
+if [ -f build/compat-6.1/kmod/hixl.ko ] && [ -f build/compat-6.12/kmod/hixl.ko ]; then
+	tools/vm/run-pair.sh --kernel 6.1 --module build/compat-6.1/kmod/hixl.ko \
+		--kernel-b 6.12 --module-b build/compat-6.12/kmod/hixl.ko > build/vm/pair.log 2>&1 \
+		|| stage_fail "two-VM run"
+	cat build/vm/pair.log
+	cat build/vm/pair-a/output build/vm/pair-b/output 2>/dev/null | grep -E '^(ok|not ok|1\.\.)' \
+		> build/vm/pair.tap
+	# two plans in one file: count the results, require both plans
+	if [ "$(grep -c '^1\.\.' build/vm/pair.tap)" = 2 ]; then
+		count_tap build/vm/pair.tap "two VMs"
+	else
+		stage_fail "two-VM run produced no complete TAP"
+	fi
+else
+	stage_fail "no hixl.ko for the two-VM run"
+fi
 
 stage "done"
 echo "check: took $(( $(date +%s) - t0 )) s"

@@ -17,7 +17,9 @@
 # lockdep, kmemleak or oops report, when hixl.ko cannot be unloaded after CMD,
 # or when the guest does not finish within HIXL_VM_TIMEOUT seconds (default
 # 1800).  HIXL_VM_CMDLINE adds kernel parameters, HIXL_VM_HUGEPAGES_2M sets
-# the 2 MiB huge pages reserved at boot (64).  HIXL_VM_ACCEL=kvm uses KVM (it hangs on the build machines; TCG is
+# the 2 MiB huge pages reserved at boot (64), HIXL_VM_HUGEPAGES_1G the 1 GiB
+# ones (1).  HIXL_VM_NET replaces "-net none" with QEMU network options and
+# HIXL_VM_PAIR_IP puts rxe0 on that NIC with this address (run-pair.sh).  HIXL_VM_ACCEL=kvm uses KVM (it hangs on the build machines; TCG is
 # the default), HIXL_VM_MEM sets the memory (default 6G:
 # the command line reserves one 1 GiB and 64 2 MiB huge pages for the tests).
 set -euo pipefail
@@ -86,7 +88,7 @@ ENV
 	cat <<'HDR'
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp LANG=C.UTF-8
 HDR
-	echo "export HIXL_WORK='$work' HIXL_REPO='$repo'"
+	echo "export HIXL_WORK='$work' HIXL_REPO='$repo' HIXL_VM_PAIR_IP='${HIXL_VM_PAIR_IP:-}'"
 	cat <<'SETUP'
 fail() { echo "guest: $*"; exit 1; }
 cd "$HIXL_REPO"
@@ -98,11 +100,21 @@ if [ -d "/lib/modules/$(uname -r)" ]; then
 	for m in veth crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm; do modprobe "$m" || fail "modprobe $m"; done
 fi
 ip link set lo up
-ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 || fail "veth"
-ip addr add 10.77.0.1/24 dev veth0
-ip addr add fd77::1/64 dev veth0 nodad
-ip link set veth0 up && ip link set veth1 up
-rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0"
+if [ -n "${HIXL_VM_PAIR_IP:-}" ]; then
+	# pair mode: rxe0 on the virtio NIC that joins the two VMs
+	[ -d /sys/module/virtio_net ] || modprobe virtio_net || fail "modprobe virtio_net"
+	nic=$(ls /sys/class/net | grep -v -e '^lo$' | head -1)
+	ip link set "$nic" mtu 9000 || fail "mtu on $nic"
+	ip addr add "$HIXL_VM_PAIR_IP/24" dev "$nic"
+	ip link set "$nic" up
+	rdma link add rxe0 type rxe netdev "$nic" || fail "rdma link add rxe0"
+else
+	ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 || fail "veth"
+	ip addr add 10.77.0.1/24 dev veth0
+	ip addr add fd77::1/64 dev veth0 nodad
+	ip link set veth0 up && ip link set veth1 up
+	rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0"
+fi
 if [ -w /sys/kernel/debug/kmemleak ]; then echo clear > /sys/kernel/debug/kmemleak; fi
 SETUP
 	if [ -n "$module" ]; then
@@ -142,8 +154,8 @@ set +e
 timeout --foreground -k 10 "${HIXL_VM_TIMEOUT:-1800}" \
 qemu-system-x86_64 $accel -smp 2 -m "${HIXL_VM_MEM:-6G}" \
 	-kernel "$bzimage" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=${HIXL_VM_HUGEPAGES_2M:-64} $append ${HIXL_VM_CMDLINE:-}" \
-	-display none -monitor none -serial "file:$log" -no-reboot -net none \
+	-append "console=ttyS0 panic=-1 oops=panic hugepagesz=1G hugepages=${HIXL_VM_HUGEPAGES_1G:-1} hugepagesz=2M hugepages=${HIXL_VM_HUGEPAGES_2M:-64} $append ${HIXL_VM_CMDLINE:-}" \
+	-display none -monitor none -serial "file:$log" -no-reboot ${HIXL_VM_NET:--net none} \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$work,mount_tag=work,security_model=none" \
 	</dev/null
