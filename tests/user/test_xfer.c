@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -631,6 +632,63 @@ void test_notify_overflow(void)
 	free(buf);
 }
 
+struct busy_arg {
+	int fd;
+	struct hixl_op_desc d;
+	long ret;
+};
+
+static void *busy_xfer(void *p)
+{
+	struct busy_arg *b = p;
+
+	b->ret = xfer(b->fd, 16020, HIXL_OP_WRITE, &b->d, 1, 120000, NULL);
+	return NULL;
+}
+
+/* a region a transfer is using cannot be deregistered (EBUSY, no waiting) */
+void test_xfer_dereg_busy(void);
+void test_xfer_dereg_busy(void)
+{
+	size_t len = debug_kernel() ? 4 * MiB : 128 * MiB;
+	int a = engine(16019), b;
+	unsigned char *src = buf(len), *dst = buf(len);
+	struct hixl_reg_mem r;
+	struct busy_arg arg;
+	pthread_t t;
+	long busy = 0;
+
+	REQUIRE(a >= 0);
+	b = engine(16020);
+	REQUIRE(b >= 0 && src && dst);
+	memset(src, 5, len);
+	REQUIRE(reg_mem(a, src, len, 0, &r) == 0);
+	REQUIRE(reg_mem(b, dst, len, 0, NULL) == 0);
+	REQUIRE(do_connect(a, 16020, 5000) == 0);
+	arg.fd = a;
+	arg.d.local_addr = (uintptr_t)src;
+	arg.d.remote_addr = (uintptr_t)dst;
+	arg.d.len = len;
+	REQUIRE(pthread_create(&t, NULL, busy_xfer, &arg) == 0);
+	/* try while it runs: at least one attempt must see it busy */
+	usleep(20000);
+	for (int i = 0; i < 200 && busy != -EBUSY; i++) {
+		usleep(2000);
+		busy = dereg_mem(a, r.handle);
+		if (busy == 0)
+			break;		/* the transfer was already over: no proof */
+	}
+	pthread_join(t, NULL);
+	if (busy == 0)
+		SKIP("DEREG_MEM ran before or after the transfer, not during it");
+	CHECK_EQ(arg.ret, 0);
+	CHECK_EQ(busy, -EBUSY);
+	CHECK(!memcmp(src, dst, len));
+	CHECK_EQ(dereg_mem(a, r.handle), 0);
+	close(a);
+	close(b);
+}
+
 const struct ht_test xfer_tests[] = {
 	{ "link_connect", test_link_connect },
 	{ "xfer_sizes", test_xfer_sizes },
@@ -641,6 +699,7 @@ const struct ht_test xfer_tests[] = {
 	{ "link_self", test_link_self },
 	{ "link_peer_killed", test_link_peer_killed },
 	{ "xfer_large", test_xfer_large },
+	{ "xfer_dereg_busy", test_xfer_dereg_busy },
 	{ "notify", test_notify },
 	{ "notify_overflow", test_notify_overflow },
 	{ NULL, NULL },
