@@ -492,5 +492,6 @@ void hixl_debugfs_exit(void);
 extern struct mutex hixl_engines_lock;
 extern struct list_head hixl_engines;
 extern struct device *hixl_dev;
+extern struct workqueue_struct *hixl_wq;
 
 #endif /* _HIXL_PRIV_H */

@@ -830,10 +830,21 @@ static void hixl_link_release_work(struct work_struct *w)
 	hixl_link_put(l);	/* the reference queue_work() was given */
 }
 
+/*
+ * Release works run on hixl_wq so that an engine being destroyed can wait
+ * for one that already took its link off the list (flush_workqueue()).
+ */
 static void hixl_link_schedule_release(struct hixl_link *l)
 {
 	kref_get(&l->ref);
-	if (!queue_work(system_wq, &l->release_work))
+	if (!queue_work(hixl_wq, &l->release_work))
+		hixl_link_put(l);
+}
+
+/* Cancel a queued release; the reference it held goes with it. */
+static void hixl_link_cancel_release(struct hixl_link *l)
+{
+	if (cancel_work_sync(&l->release_work))
 		hixl_link_put(l);
 }
 
@@ -883,9 +894,11 @@ void hixl_engine_links_destroy(struct hixl_engine *eng)
 		mutex_unlock(&eng->links_lock);
 		if (!l)
 			break;
-		cancel_work_sync(&l->release_work);
+		hixl_link_cancel_release(l);
 		hixl_link_destroy(l);
 	}
+	/* a release work that unlisted its link itself may still be running */
+	flush_workqueue(hixl_wq);
 }
 
 /* ---- RDMA CM events -------------------------------------------------------------------- */
@@ -1201,7 +1214,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		return ret;
 	}
 	if (old && old->state >= HIXL_LINK_ERROR) {
-		cancel_work_sync(&old->release_work);
+		hixl_link_cancel_release(old);
 		hixl_link_destroy(old);
 	}
 
@@ -1265,7 +1278,7 @@ int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a)
 	if (!l)
 		return -ENOTCONN;
 	if (hixl_link_unlist(l)) {
-		cancel_work_sync(&l->release_work);
+		hixl_link_cancel_release(l);
 		hixl_link_destroy(l);
 	}
 	hixl_link_put(l);

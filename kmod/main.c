@@ -56,6 +56,9 @@ static u64 hixl_next_engine_id;	/* under hixl_engines_lock */
 /* The device dma-bufs are attached to (dmabuf.c). */
 struct device *hixl_dev;
 
+/* Work that engine teardown must be able to wait for (link.c). */
+struct workqueue_struct *hixl_wq;
+
 /**
  * hixl_engine_create() - allocate the state of one engine (one open file)
  *
@@ -309,9 +312,13 @@ static int __init hixl_init(void)
 {
 	int ret;
 
+	hixl_wq = alloc_workqueue("hixl", WQ_UNBOUND, 0);
+	if (!hixl_wq)
+		return -ENOMEM;
 	ret = misc_register(&hixl_misc);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", HIXL_DEVICE_NAME, ret);
+		destroy_workqueue(hixl_wq);
 		return ret;
 	}
 	hixl_dev = hixl_misc.this_device;
@@ -319,6 +326,7 @@ static int __init hixl_init(void)
 	if (ret) {
 		pr_err("cannot set a DMA mask: %d\n", ret);
 		misc_deregister(&hixl_misc);
+		destroy_workqueue(hixl_wq);
 		return ret;
 	}
 	hixl_debugfs_init();
@@ -330,6 +338,7 @@ static void __exit hixl_exit(void)
 {
 	hixl_debugfs_exit();
 	misc_deregister(&hixl_misc);
+	destroy_workqueue(hixl_wq);
 }
 
 module_init(hixl_init);
