@@ -3,6 +3,7 @@
  * debugfs.c - /sys/kernel/debug/hixl/:
  *   engines   one line per open engine: id, owner pid, registration counters
  *   regions   one line per registration of every engine
+ *   links     one line per link of every engine
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -55,6 +56,57 @@ static int hixl_regions_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_regions);
 
+static const char *const hixl_link_state_names[] = {
+	[HIXL_LINK_CONNECTING] = "connecting",
+	[HIXL_LINK_READY] = "ready",
+	[HIXL_LINK_ERROR] = "error",
+	[HIXL_LINK_CLOSED] = "closed",
+};
+
+static int hixl_links_show(struct seq_file *m, void *v)
+{
+	struct hixl_engine *eng;
+	struct hixl_link *l;
+
+	seq_puts(m, "engine peer side state error peer_regions notify_pending\n");
+	mutex_lock(&hixl_engines_lock);
+	list_for_each_entry(eng, &hixl_engines, node) {
+		mutex_lock(&eng->links_lock);
+		list_for_each_entry(l, &eng->links, node) {
+			struct hixl_sockaddr peer;
+			unsigned long idx = 0;
+			struct hixl_rregion *rr;
+			int st, err, n = 0;
+			bool named;
+
+			st = hixl_link_state(l, &err);
+			spin_lock(&l->lock);
+			peer = l->peer;
+			named = l->named;
+			spin_unlock(&l->lock);
+			mutex_lock(&l->rtable_lock);
+			mt_for_each(&l->rtable, rr, idx, ULONG_MAX)
+				n++;
+			mutex_unlock(&l->rtable_lock);
+			seq_printf(m, "%llu ", eng->id);
+			if (!named)
+				seq_puts(m, "-");
+			else if (peer.family == AF_INET)
+				seq_printf(m, "%pI4:%u", peer.addr, peer.port);
+			else
+				seq_printf(m, "[%pI6c]:%u", peer.addr, peer.port);
+			spin_lock(&eng->notify_lock);
+			seq_printf(m, " %s %s %d %d %u\n", l->active ? "active" : "passive",
+				   hixl_link_state_names[st], err, n, l->notify_pending);
+			spin_unlock(&eng->notify_lock);
+		}
+		mutex_unlock(&eng->links_lock);
+	}
+	mutex_unlock(&hixl_engines_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hixl_links);
+
 /**
  * hixl_debugfs_init() - create /sys/kernel/debug/hixl; failures are ignored
  * (debugfs is optional, per Documentation/filesystems/debugfs.rst)
@@ -64,6 +116,7 @@ void hixl_debugfs_init(void)
 	hixl_debugfs_dir = debugfs_create_dir("hixl", NULL);
 	debugfs_create_file("engines", 0400, hixl_debugfs_dir, NULL, &hixl_engines_fops);
 	debugfs_create_file("regions", 0400, hixl_debugfs_dir, NULL, &hixl_regions_fops);
+	debugfs_create_file("links", 0400, hixl_debugfs_dir, NULL, &hixl_links_fops);
 }
 
 /** hixl_debugfs_exit() - remove /sys/kernel/debug/hixl */

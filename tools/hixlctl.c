@@ -2,19 +2,96 @@
 /*
  * hixlctl - inspect the hixl module.
  *
- *   hixlctl info [--json]    ABI version, features and limits (GET_INFO)
+ *   hixlctl info [--json]     ABI version, features and limits (GET_INFO)
+ *   hixlctl engines [--json]  every open engine and its counters
+ *   hixlctl regions [--json]  every registration of every engine
+ *   hixlctl links [--json]    every link of every engine
+ *
+ * engines, regions and links read /sys/kernel/debug/hixl/ (root, debugfs
+ * mounted); each prints an aligned table, or with --json an array of
+ * objects keyed by the file's header.
  *
  * Exit status: 0 on success, 1 when the device cannot be opened or queried,
  * 2 on a usage error.
  */
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <hixl/hixl.h>
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hixlctl info [--json]\n");
+	fprintf(f, "usage: hixlctl info|engines|regions|links [--json]\n");
+}
+
+#define MAX_COLS 16
+#define MAX_ROWS 4096
+
+static int is_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* Print a debugfs table (header line, then rows) aligned or as JSON. */
+static int cmd_table(const char *file, int json)
+{
+	static char *cell[MAX_ROWS][MAX_COLS];
+	char path[256], line[1024];
+	int ncols = 0, nrows = 0, width[MAX_COLS] = { 0 };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/hixl/%s", file);
+	f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		fprintf(stderr, "hixlctl: needs root, hixl.ko loaded and debugfs mounted\n");
+		return 1;
+	}
+	while (nrows < MAX_ROWS && fgets(line, sizeof(line), f)) {
+		int c = 0;
+
+		for (char *tok = strtok(line, " \t\n"); tok && c < MAX_COLS;
+		     tok = strtok(NULL, " \t\n"), c++) {
+			cell[nrows][c] = strdup(tok);
+			if ((int)strlen(tok) > width[c])
+				width[c] = strlen(tok);
+		}
+		if (!nrows)
+			ncols = c;
+		for (; c < MAX_COLS; c++)
+			cell[nrows][c] = NULL;
+		nrows++;
+	}
+	fclose(f);
+	if (!nrows)
+		return 1;
+	if (json) {
+		printf("[");
+		for (int r = 1; r < nrows; r++) {
+			printf("%s{", r > 1 ? ", " : "");
+			for (int c = 0; c < ncols && cell[r][c]; c++)
+				printf(is_number(cell[r][c]) ? "%s\"%s\": %s" : "%s\"%s\": \"%s\"",
+				       c ? ", " : "", cell[0][c], cell[r][c]);
+			printf("}");
+		}
+		printf("]\n");
+		return 0;
+	}
+	for (int r = 0; r < nrows; r++) {
+		for (int c = 0; c < ncols && cell[r][c]; c++)
+			printf(c ? "  %-*s" : "%-*s", width[c], cell[r][c]);
+		printf("\n");
+	}
+	return 0;
 }
 
 static int cmd_info(int json)
@@ -70,6 +147,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		return cmd_info(json);
+	}
+	if (argc >= 2 && (!strcmp(argv[1], "engines") || !strcmp(argv[1], "regions") ||
+			  !strcmp(argv[1], "links"))) {
+		int json = argc == 3 && !strcmp(argv[2], "--json");
+
+		if (argc > 3 || (argc == 3 && !json)) {
+			usage(stderr);
+			return 2;
+		}
+		return cmd_table(argv[1], json);
 	}
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);

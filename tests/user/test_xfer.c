@@ -689,6 +689,55 @@ void test_xfer_dereg_busy(void)
 	close(b);
 }
 
+static int run_contains(const char *cmd, const char *needle)
+{
+	char out[16384];
+	size_t got;
+	FILE *f = popen(cmd, "r");
+	int st;
+
+	if (!f)
+		return 0;
+	got = fread(out, 1, sizeof(out) - 1, f);
+	out[got] = 0;
+	st = pclose(f);
+	if (st != 0 || !strstr(out, needle)) {
+		printf("#   '%s' (status %d) lacks '%s':\n%s", cmd, st, needle, out);
+		return 0;
+	}
+	return 1;
+}
+
+/* hixlctl shows engines, registrations and links */
+void test_hixlctl(void);
+void test_hixlctl(void)
+{
+	int a = engine(16021), b;
+	unsigned char *p = buf(64 * KiB);
+
+	if (access("tools/hixlctl", X_OK))
+		SKIP("tools/hixlctl not built (run from the repo after make)");
+	if (access("/sys/kernel/debug/hixl/links", R_OK))
+		SKIP("debugfs not mounted");
+	REQUIRE(a >= 0);
+	b = engine(16022);
+	REQUIRE(b >= 0 && p);
+	memset(p, 0, 64 * KiB);
+	REQUIRE(reg_mem(a, p, 64 * KiB, 0, NULL) == 0);
+	REQUIRE(do_connect(a, 16022, 5000) == 0);
+	CHECK(run_contains("tools/hixlctl info", "abi_version"));
+	CHECK(run_contains("tools/hixlctl info --json", "\"max_regions\": 256"));
+	CHECK(run_contains("tools/hixlctl links --json",
+			   "\"peer\": \"10.77.0.1:16022\", \"side\": \"active\", \"state\": \"ready\""));
+	CHECK(run_contains("tools/hixlctl links --json",
+			   "\"peer\": \"10.77.0.1:16021\", \"side\": \"passive\", \"state\": \"ready\""));
+	CHECK(run_contains("tools/hixlctl regions", "host"));
+	CHECK(run_contains("tools/hixlctl engines --json", "\"regions\": 1"));
+	CHECK(!run_contains("tools/hixlctl bogus 2>/dev/null", "x"));
+	close(a);
+	close(b);
+}
+
 const struct ht_test xfer_tests[] = {
 	{ "link_connect", test_link_connect },
 	{ "xfer_sizes", test_xfer_sizes },
@@ -702,5 +751,6 @@ const struct ht_test xfer_tests[] = {
 	{ "xfer_dereg_busy", test_xfer_dereg_busy },
 	{ "notify", test_notify },
 	{ "notify_overflow", test_notify_overflow },
+	{ "hixlctl", test_hixlctl },
 	{ NULL, NULL },
 };
