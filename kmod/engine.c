@@ -152,6 +152,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	rd->service_level = a->service_level;
 	rd->pool_buffers = a->pool_buffers;
 	rd->pool_buffer_mb = a->pool_buffer_mb;
+	atomic_set(&eng->pool_free, a->pool_buffers);
 
 	rd->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, rd,
 				   RDMA_PS_TCP, IB_QPT_RC);

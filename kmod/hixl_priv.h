@@ -254,6 +254,8 @@ struct hixl_rdma {
  *              @notify_pending
  * @notifies:   received notifications (struct hixl_notify_ent), oldest first
  * @notify_dropped: dropped since the last GET_NOTIFIES
+ * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
+ *              with staging holds two)
  * @st_*:       counters for GET_STATS and debugfs
  */
 struct hixl_engine {
@@ -275,6 +277,7 @@ struct hixl_engine {
 	struct list_head notifies;
 	u64 notify_dropped;
 	atomic64_t st_notify_dropped;
+	atomic_t pool_free;
 	atomic64_t st_regions;
 	atomic64_t st_invalid;
 	atomic64_t st_host_bytes;
@@ -367,6 +370,26 @@ struct hixl_rx {
 };
 
 /**
+ * struct hixl_stbuf - a staging buffer: 2 MiB blocks under one MR (stage.c)
+ * @chunk:   the blocks, @nchunks of them
+ * @nchunks: blocks allocated
+ * @size:    bytes
+ * @sgt:     the blocks, DMA-mapped when @mapped
+ * @mapped:  @sgt is DMA-mapped for the device
+ * @mr:      fast-registration MR over @sgt (2 MiB pages)
+ */
+struct hixl_stbuf {
+	struct page **chunk;
+	u32 nchunks;
+	size_t size;
+	struct sg_table sgt;
+	bool mapped;
+	struct ib_mr *mr;
+};
+
+#define HIXL_STAGE_THRESHOLD	SZ_256K	/* descriptors below this are staged */
+
+/**
  * struct hixl_link - one RC connection to a peer engine
  * @cm_kind:    HIXL_CM_LINK (see struct hixl_rdma)
  * @eng:        the engine
@@ -393,6 +416,19 @@ struct hixl_rx {
  * @rx:         receive buffers
  * @tx_buf, @tx_dma, @tx_cqe, @tx_done, @tx_status: the message send buffer
  *              and the completion of its last SEND or REG_MR
+ * @notify_pending: notifications of this link queued on the engine
+ *              (under the engine's notify_lock)
+ * @st_tx, @st_rx: our staging send and landing buffers (no MR: no staging)
+ * @peer_stage_iova, @peer_stage_rkey, @peer_stage_size: the peer's landing
+ *              buffer, from its HELLO (size 0: the peer does not stage)
+ * @stage_seq, @stage_answered, @stage_status, @stage_failed: our STAGE_REQ in
+ *              flight and the peer's STAGE_DONE (under @lock; post_mutex
+ *              serialises requests)
+ * @req_op, @req_count, @req_seq, @stage_work: the peer's STAGE_REQ, carried out
+ *              by @stage_work
+ * @reply_lock, @reply_buf, @reply_dma, @reply_cqe, @reply_done: the STAGE_DONE
+ *              send path, apart from post_mutex so that two engines staging
+ *              to each other cannot wait on each other
  */
 struct hixl_link {
 	int cm_kind;
@@ -426,6 +462,24 @@ struct hixl_link {
 	struct completion tx_done;
 	int tx_status;
 	u32 notify_pending;
+	struct hixl_stbuf st_tx;
+	struct hixl_stbuf st_rx;
+	u64 peer_stage_iova;
+	u64 peer_stage_size;
+	u32 peer_stage_rkey;
+	u64 stage_seq;
+	bool stage_answered;
+	int stage_status;
+	u32 stage_failed;
+	u32 req_op;
+	u32 req_count;
+	u64 req_seq;
+	struct work_struct stage_work;
+	struct mutex reply_lock;
+	void *reply_buf;
+	u64 reply_dma;
+	struct ib_cqe reply_cqe;
+	struct completion reply_done;
 };
 
 /* A received notification, queued on its engine (link.c). */
@@ -461,6 +515,17 @@ void hixl_rtable_clear(struct hixl_link *l);
 int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len);
 void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m);
 #endif
+
+int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr);
+int hixl_send_msg(struct hixl_link *l, u16 type, u32 len);
+
+/* stage.c */
+int hixl_stbuf_alloc(struct hixl_link *l, struct hixl_stbuf *b, size_t size);
+void hixl_stbuf_free(struct ib_device *ibdev, struct hixl_stbuf *b);
+void hixl_stage_work(struct work_struct *w);
+bool hixl_stage_usable(struct hixl_link *l);
+int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
+		   u32 n, unsigned long deadline, u32 *failed);
 
 /* xfer.c */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a);

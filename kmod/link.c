@@ -97,8 +97,15 @@ static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&l->tx_done);
 }
 
-/* Post one signaled WR and wait for it; post_mutex held. */
-static int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
+/**
+ * hixl_post_wait() - post one signaled work request and wait for it
+ * @l:  the link; post_mutex held
+ * @wr: the request (its wr_cqe and send_flags are set here)
+ *
+ * Return: 0; -ETIMEDOUT after 10 s or -ECONNRESET on an error completion,
+ * both breaking the link.
+ */
+int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 {
 	int ret;
 
@@ -126,8 +133,15 @@ fail:
 	return ret;
 }
 
-/* Send the first @len bytes of tx_buf; post_mutex held. */
-static int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
+/**
+ * hixl_send_msg() - send the first @len bytes of the link's tx_buf
+ * @l:    the link; post_mutex held
+ * @type: enum hixl_wire_type; the header is filled here
+ * @len:  bytes of the whole message
+ *
+ * Return: as hixl_post_wait().
+ */
+int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
 {
 	struct hixl_wire_hdr *h = l->tx_buf;
 	struct ib_sge sge = {
@@ -240,6 +254,30 @@ static bool hixl_region_published(const struct hixl_region *r)
 	return r->live && !READ_ONCE(r->invalid) && r->nr_mrs;
 }
 
+/* Activate the staging MRs; post_mutex held. */
+static int hixl_stage_register(struct hixl_link *l)
+{
+	struct ib_reg_wr tx = {
+		.wr.opcode = IB_WR_REG_MR, .access = IB_ACCESS_LOCAL_WRITE,
+	};
+	struct ib_reg_wr rx = {
+		.wr.opcode = IB_WR_REG_MR,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE,
+	};
+	int ret;
+
+	if (!l->st_tx.mr)
+		return 0;
+	tx.mr = l->st_tx.mr;
+	tx.key = l->st_tx.mr->rkey;
+	rx.mr = l->st_rx.mr;
+	rx.key = l->st_rx.mr->rkey;
+	ret = hixl_post_wait(l, &tx.wr);
+	if (!ret)
+		ret = hixl_post_wait(l, &rx.wr);
+	return ret;
+}
+
 /* HELLO, every valid region, TABLE_END.  Takes the engine lock and post_mutex. */
 static int hixl_link_publish(struct hixl_link *l)
 {
@@ -251,9 +289,17 @@ static int hixl_link_publish(struct hixl_link *l)
 
 	mutex_lock(&eng->lock);
 	mutex_lock(&l->post_mutex);
+	ret = hixl_stage_register(l);
 	h = l->tx_buf;
+	memset(h, 0, sizeof(*h));
 	hixl_name_to_wire(&eng->rdma->local, &h->engine);
-	ret = hixl_send_msg(l, HIXL_MSG_HELLO, sizeof(*h));
+	if (l->st_rx.mr) {
+		h->stage_iova = cpu_to_le64(l->st_rx.mr->iova);
+		h->stage_size = cpu_to_le64(l->st_rx.size);
+		h->stage_rkey = cpu_to_le32(l->st_rx.mr->rkey);
+	}
+	if (!ret)
+		ret = hixl_send_msg(l, HIXL_MSG_HELLO, sizeof(*h));
 	xa_for_each(&eng->regions, idx, r) {
 		if (ret)
 			break;
@@ -593,13 +639,54 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			ret = -EPROTO;
 			break;
 		}
-		if (!l->active) {
+		{
+			const struct hixl_wire_hello *hm = rx->buf;
+
 			spin_lock(&l->lock);
-			hixl_name_from_wire(&((const struct hixl_wire_hello *)h)->engine, &l->peer);
-			l->named = true;
+			if (!l->active) {
+				hixl_name_from_wire(&hm->engine, &l->peer);
+				l->named = true;
+			}
+			l->peer_stage_iova = le64_to_cpu(hm->stage_iova);
+			l->peer_stage_size = le64_to_cpu(hm->stage_size);
+			l->peer_stage_rkey = le32_to_cpu(hm->stage_rkey);
+			if (l->peer_stage_size && l->peer_stage_size <= HIXL_STAGE_LIST)
+				l->peer_stage_size = 0;		/* no room for data */
 			spin_unlock(&l->lock);
 		}
 		break;
+	case HIXL_MSG_STAGE_REQ: {
+		const struct hixl_wire_stage_req *q = rx->buf;
+
+		if (len < sizeof(*q) || !l->st_rx.mr ||
+		    le32_to_cpu(q->count) > HIXL_STAGE_MAX_ENTS ||
+		    le32_to_cpu(q->op) > HIXL_STAGE_GATHER || work_pending(&l->stage_work)) {
+			ret = -EPROTO;
+			break;
+		}
+		l->req_op = le32_to_cpu(q->op);
+		l->req_count = le32_to_cpu(q->count);
+		l->req_seq = le64_to_cpu(q->seq);
+		queue_work(hixl_wq, &l->stage_work);
+		break;
+	}
+	case HIXL_MSG_STAGE_DONE: {
+		const struct hixl_wire_stage_done *a = rx->buf;
+
+		if (len < sizeof(*a)) {
+			ret = -EPROTO;
+			break;
+		}
+		spin_lock(&l->lock);
+		if (le64_to_cpu(a->seq) == l->stage_seq) {
+			l->stage_status = -(int)min_t(u32, le32_to_cpu(a->status), 4095);
+			l->stage_failed = le32_to_cpu(a->failed);
+			l->stage_answered = true;
+		}
+		spin_unlock(&l->lock);
+		wake_up_all(&l->wq);
+		break;
+	}
 	case HIXL_MSG_REGION:
 		ret = hixl_rx_region(l, rx->buf, len);
 		break;
@@ -651,6 +738,9 @@ static struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	INIT_WORK(&l->release_work, hixl_link_release_work);
 	mutex_init(&l->post_mutex);
 	mutex_init(&l->rtable_lock);
+	mutex_init(&l->reply_lock);
+	init_completion(&l->reply_done);
+	INIT_WORK(&l->stage_work, hixl_stage_work);
 	mt_init(&l->rtable);
 	init_completion(&l->tx_done);
 	l->state = HIXL_LINK_CONNECTING;
@@ -663,6 +753,7 @@ static void hixl_link_free(struct kref *ref)
 
 	mutex_destroy(&l->post_mutex);
 	mutex_destroy(&l->rtable_lock);
+	mutex_destroy(&l->reply_lock);
 	kfree(l);
 }
 
@@ -681,6 +772,36 @@ static void hixl_qp_event(struct ib_event *ev, void *ctx)
 
 	pr_warn("link QP event: %s\n", ib_event_msg(ev->event));
 	hixl_link_fail(l, -ECONNRESET);
+}
+
+static void hixl_reply_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_link *l = cq->cq_context;
+
+	complete(&l->reply_done);
+}
+
+/*
+ * Staging buffers for a link, if the engine's pool has two credits left
+ * and 2 MiB blocks can be had; a link without them works unstaged.
+ */
+static void hixl_link_stage_alloc(struct hixl_link *l)
+{
+	struct hixl_rdma *rd = l->eng->rdma;
+	size_t size = ALIGN((size_t)rd->pool_buffer_mb << 20, SZ_2M);
+
+	if (!rd->pool_buffers || !atomic_add_unless(&l->eng->pool_free, -1, 0))
+		return;
+	if (!atomic_add_unless(&l->eng->pool_free, -1, 0)) {
+		atomic_inc(&l->eng->pool_free);
+		return;
+	}
+	if (hixl_stbuf_alloc(l, &l->st_tx, size) || hixl_stbuf_alloc(l, &l->st_rx, size)) {
+		pr_info("engine %llu: no memory for a link's staging buffers; staging off on it\n",
+			l->eng->id);
+		hixl_stbuf_free(rd->ibdev, &l->st_tx);
+		atomic_add(2, &l->eng->pool_free);
+	}
 }
 
 /* CQ, QP and receive buffers on l->cm_id; undone by hixl_link_destroy(). */
@@ -745,6 +866,19 @@ static int hixl_link_create_qp(struct hixl_link *l)
 		if (ret)
 			return ret;
 	}
+
+	l->reply_buf = kzalloc(sizeof(struct hixl_wire_stage_done), GFP_KERNEL);
+	if (!l->reply_buf)
+		return -ENOMEM;
+	l->reply_dma = ib_dma_map_single(rd->ibdev, l->reply_buf,
+					 sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(rd->ibdev, l->reply_dma)) {
+		kfree(l->reply_buf);
+		l->reply_buf = NULL;
+		return -ENOMEM;
+	}
+	l->reply_cqe.done = hixl_reply_done;
+	hixl_link_stage_alloc(l);
 	return 0;
 }
 
@@ -775,6 +909,18 @@ static void hixl_link_destroy_qp(struct hixl_link *l)
 		kfree(l->tx_buf);
 		l->tx_buf = NULL;
 	}
+	if (l->reply_buf) {
+		ib_dma_unmap_single(ibdev, l->reply_dma, sizeof(struct hixl_wire_stage_done),
+				    DMA_TO_DEVICE);
+		kfree(l->reply_buf);
+		l->reply_buf = NULL;
+	}
+	if (l->st_tx.mr) {
+		hixl_stbuf_free(ibdev, &l->st_tx);
+		hixl_stbuf_free(ibdev, &l->st_rx);
+		atomic_add(2, &l->eng->pool_free);
+	}
+	l->peer_stage_size = 0;
 }
 
 /*
@@ -794,6 +940,7 @@ static void hixl_link_destroy(struct hixl_link *l)
 	if (l->cm_id && l->qp)
 		rdma_disconnect(l->cm_id);	/* QP to error: posted work flushes */
 	cancel_work_sync(&l->setup_work);
+	cancel_work_sync(&l->stage_work);
 	mutex_lock(&l->post_mutex);		/* a transfer finishes its batch */
 	hixl_link_destroy_qp(l);
 	mutex_unlock(&l->post_mutex);
@@ -1094,6 +1241,7 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 /* Undo a failed attempt so the link can try again. */
 static void hixl_link_reset_attempt(struct hixl_link *l)
 {
+	cancel_work_sync(&l->stage_work);
 	mutex_lock(&l->post_mutex);
 	hixl_link_destroy_qp(l);
 	mutex_unlock(&l->post_mutex);

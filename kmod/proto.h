@@ -13,6 +13,7 @@
 #ifndef _HIXL_PROTO_H
 #define _HIXL_PROTO_H
 
+#include <linux/sizes.h>
 #include <linux/types.h>
 
 #define HIXL_WIRE_MAGIC		0x4c586948	/* "HiXL" */
@@ -25,6 +26,8 @@ enum hixl_wire_type {
 	HIXL_MSG_REGION_DEL = 3,
 	HIXL_MSG_TABLE_END = 4,
 	HIXL_MSG_NOTIFY = 5,
+	HIXL_MSG_STAGE_REQ = 6,
+	HIXL_MSG_STAGE_DONE = 7,
 };
 
 struct hixl_wire_hdr {
@@ -45,6 +48,10 @@ struct hixl_wire_name {
 struct hixl_wire_hello {
 	struct hixl_wire_hdr hdr;
 	struct hixl_wire_name engine;
+	__le64 stage_iova;	/* the sender's landing buffer for staged data */
+	__le64 stage_size;	/* bytes; 0: the sender does not stage */
+	__le32 stage_rkey;
+	__le32 reserved;
 };
 
 struct hixl_wire_mr {
@@ -82,6 +89,34 @@ struct hixl_wire_notify {
 	__le32 name_len;
 	__le32 msg_len;
 	__u8 data[];		/* name, then message */
+};
+
+/*
+ * Staging (stage.c): a landing buffer starts with HIXL_STAGE_LIST bytes of
+ * entries {remote address, length}; the data follows, entry after entry.
+ */
+#define HIXL_STAGE_LIST		SZ_64K
+#define HIXL_STAGE_MAX_ENTS	(HIXL_STAGE_LIST / sizeof(struct hixl_wire_stage_ent))
+#define HIXL_STAGE_SCATTER	0	/* landing buffer -> registrations (WRITE) */
+#define HIXL_STAGE_GATHER	1	/* registrations -> landing buffer (READ) */
+
+struct hixl_wire_stage_ent {
+	__le64 addr;
+	__le64 len;
+};
+
+struct hixl_wire_stage_req {
+	struct hixl_wire_hdr hdr;
+	__le32 op;
+	__le32 count;		/* entries in the landing buffer's list */
+	__le64 seq;
+};
+
+struct hixl_wire_stage_done {
+	struct hixl_wire_hdr hdr;
+	__le64 seq;
+	__le32 status;		/* 0 or a positive errno */
+	__le32 failed;		/* the first failing entry */
 };
 
 #endif /* _HIXL_PROTO_H */

@@ -15,13 +15,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
 
-#define HIXL_CHAIN	(HIXL_SQ_DEPTH - 1)
+/* leave room on the send queue for the STAGE_DONE replies (stage.c) */
+#define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)
 
 struct hixl_xfer;
 
@@ -193,6 +195,26 @@ static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc
 	return 0;
 }
 
+/*
+ * Check a staged descriptor: the remote side as for a direct one, the local
+ * side only for being user memory (it is copied, not registered).
+ */
+static int hixl_stage_check(struct hixl_link *l, u32 op, const struct hixl_op_desc *d)
+{
+	struct hixl_rregion *rr;
+
+	if (hixl_range_check(d->local_addr, d->len) || hixl_range_check(d->remote_addr, d->len))
+		return -EOVERFLOW;
+	rr = mtree_load(&l->rtable, d->remote_addr);
+	if (!rr || rr->got < rr->nr_mrs || d->remote_addr + d->len > rr->addr + rr->len)
+		return -ERANGE;
+	if (op == HIXL_OP_WRITE && !rr->writable)
+		return -EACCES;
+	if (!access_ok(u64_to_user_ptr(d->local_addr), d->len))
+		return -EFAULT;
+	return 0;
+}
+
 static void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl)
 {
 	bool kick = false;
@@ -332,7 +354,10 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
+	unsigned long *smap = NULL;
+	u32 *sidx = NULL, ns = 0;
 	struct hixl_plan pl = {};
+	bool stage;
 	struct hixl_op_desc *d;
 	struct hixl_link *l;
 	int ret, st, err;
@@ -361,12 +386,33 @@ int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 		goto out;
 	}
 
+	stage = hixl_stage_usable(l);
+	if (stage) {
+		sidx = kvmalloc_array(a->count, sizeof(*sidx), GFP_KERNEL);
+		smap = bitmap_zalloc(a->count, GFP_KERNEL);
+		if (!sidx || !smap) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+
 	mutex_lock(&eng->lock);
 	/* activate local MRs first: no rtable_lock while waiting on the CQ */
 	for (i = 0; i < a->count && !ret; i++) {
 		struct hixl_region *r = hixl_region_lookup(eng, d[i].local_addr,
 							   d[i].len ? d[i].len : 1);
 
+		/* small descriptors and unregistered local memory are staged */
+		if (stage && d[i].len && (d[i].len < HIXL_STAGE_THRESHOLD || !r)) {
+			if (r && a->op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY)) {
+				ret = -EACCES;	/* registered read-only: never written */
+				a->failed = i;
+				break;
+			}
+			__set_bit(i, smap);
+			sidx[ns++] = i;
+			continue;
+		}
 		if (r && !r->mrs_registered) {
 			mutex_lock(&l->post_mutex);
 			ret = hixl_link_reg_mrs(l, r);
@@ -381,7 +427,10 @@ int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 	}
 	mutex_lock(&l->rtable_lock);
 	for (i = 0; i < a->count && !ret; i++) {
-		ret = hixl_plan_desc(l, a->op, &d[i], i, &pl);
+		if (smap && test_bit(i, smap))
+			ret = hixl_stage_check(l, a->op, &d[i]);
+		else
+			ret = hixl_plan_desc(l, a->op, &d[i], i, &pl);
 		if (ret)
 			a->failed = i;
 	}
@@ -394,11 +443,15 @@ int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 	st = hixl_link_state(l, &err);
 	if (st != HIXL_LINK_READY)
 		ret = err ? err : -ECONNRESET;
-	else
+	else if (pl.n)
 		ret = hixl_run(l, a->op, &pl, deadline, &a->failed);
+	if (!ret && ns)
+		ret = hixl_stage_run(l, a->op, d, sidx, ns, deadline, &a->failed);
 	mutex_unlock(&l->post_mutex);
 out:
 	hixl_plan_release(eng, &pl);
+	bitmap_free(smap);
+	kvfree(sidx);
 	kvfree(d);
 	hixl_link_put(l);
 	return ret;

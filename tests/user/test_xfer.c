@@ -36,8 +36,9 @@ static struct hixl_sockaddr name_of(const char *ip, uint16_t port)
 	return a;
 }
 
-/* An engine set up on IP:port (port 0: client only); SKIPs without rxe0. */
-static int engine(uint16_t port)
+/* An engine set up on IP:port (port 0: client only) with a staging pool of
+ * pool_n buffers of pool_mb MiB; SKIPs without rxe0. */
+static int engine_pool(uint16_t port, uint32_t pool_n, uint32_t pool_mb)
 {
 	struct hixl_setup s;
 	int fd = open_dev();
@@ -49,8 +50,8 @@ static int engine(uint16_t port)
 	s.local = name_of(IP, port);
 	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
 	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	s.pool_buffers = HIXL_DEFAULT_POOL_BUFFERS;
-	s.pool_buffer_mb = HIXL_DEFAULT_POOL_BUFFER_MB;
+	s.pool_buffers = pool_n;
+	s.pool_buffer_mb = pool_mb;
 	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
 	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
 		SKIP("no RDMA device on " IP " (rxe0 in the test VM)");
@@ -60,6 +61,11 @@ static int engine(uint16_t port)
 		return (int)ret;
 	}
 	return fd;
+}
+
+static int engine(uint16_t port)
+{
+	return engine_pool(port, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 }
 
 static long do_connect(int fd, uint16_t port, uint32_t timeout_ms)
@@ -266,7 +272,7 @@ void test_xfer_batches(void)
 void test_xfer_bad_descs(void)
 {
 	size_t len = 64 * KiB;
-	int a = engine(16007), b;
+	int a = engine_pool(16007, 0, 0), b;	/* no staging: unregistered is refused */
 	unsigned char *la = buf(len), *rb = buf(len), *unreg = buf(len);
 	struct hixl_op_desc d[3];
 	uint32_t failed;
@@ -337,7 +343,7 @@ void test_xfer_bad_descs(void)
 void test_xfer_access(void)
 {
 	size_t len = 64 * KiB;
-	int a = engine(16009), b;
+	int a = engine_pool(16009, 0, 0), b;
 	unsigned char *la = buf(len), *lro = buf(len), *rro = buf(len), *rw = buf(len);
 	struct hixl_op_desc d;
 	uint32_t failed;
@@ -738,6 +744,88 @@ void test_hixlctl(void)
 	close(b);
 }
 
+/*
+ * The staging pool: small descriptors and unregistered local memory go
+ * through staging buffers, both ways, mixed with direct descriptors.
+ */
+void test_xfer_staged(void);
+void test_xfer_staged(void)
+{
+	size_t len = 2 * MiB, piece = 64;
+	uint32_t n = 4096, failed;
+	int a = engine(16023), b;
+	unsigned char *rb = buf(len), *unreg = malloc(len), *back = malloc(len);
+	unsigned char *big = buf(len);
+	struct hixl_op_desc *d = calloc(n + 1, sizeof(*d));
+	struct hixl_reg_mem r;
+
+	REQUIRE(a >= 0);
+	b = engine(16024);
+	REQUIRE(b >= 0 && rb && unreg && back && big && d);
+	memset(rb, 0, len);
+	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(a, big, len, 0, &r) == 0);
+	REQUIRE(do_connect(a, 16024, 5000) == 0);
+
+	/* 1 MiB from unregistered memory, WRITE then READ back */
+	fill(unreg, len, 31);
+	d[0].local_addr = (uintptr_t)unreg;
+	d[0].remote_addr = (uintptr_t)rb;
+	d[0].len = 1 * MiB;
+	CHECK_EQ(xfer(a, 16024, HIXL_OP_WRITE, d, 1, 20000, &failed), 0);
+	CHECK(!memcmp(unreg, rb, 1 * MiB));
+	memset(back, 0, len);
+	d[0].local_addr = (uintptr_t)back;
+	CHECK_EQ(xfer(a, 16024, HIXL_OP_READ, d, 1, 20000, NULL), 0);
+	CHECK(!memcmp(back, rb, 1 * MiB));
+
+	/* 4096 scattered 64-byte descriptors (staged) and one 512 KiB direct one */
+	fill(unreg, len, 32);
+	fill(big, len, 33);
+	for (uint32_t i = 0; i < n; i++) {
+		d[i].local_addr = (uintptr_t)(unreg + i * piece);
+		d[i].remote_addr = (uintptr_t)(rb + ((i * 7919) % n) * piece);
+		d[i].len = piece;
+	}
+	d[n].local_addr = (uintptr_t)big;
+	d[n].remote_addr = (uintptr_t)(rb + 1 * MiB);
+	d[n].len = 512 * KiB;
+	CHECK_EQ(xfer(a, 16024, HIXL_OP_WRITE, d, n + 1, 20000, &failed), 0);
+	for (uint32_t i = 0; i < n; i++)
+		if (memcmp(unreg + i * piece, rb + ((i * 7919) % n) * piece, piece)) {
+			printf("#   staged descriptor %u differs\n", i);
+			ht_failures++;
+			break;
+		}
+	CHECK(!memcmp(big, rb + 1 * MiB, 512 * KiB));
+	memset(back, 0, len);
+	for (uint32_t i = 0; i < n; i++)
+		d[i].local_addr = (uintptr_t)(back + i * piece);
+	CHECK_EQ(xfer(a, 16024, HIXL_OP_READ, d, n, 20000, NULL), 0);
+	CHECK(!memcmp(back, unreg, n * piece));
+
+	/* a local range that is not user memory: EFAULT, with its index */
+	d[0].local_addr = (uintptr_t)unreg;
+	d[0].len = piece;
+	d[1].local_addr = 0xffff888000000000ULL;
+	d[1].remote_addr = (uintptr_t)rb;
+	d[1].len = piece;
+	CHECK_EQ(xfer(a, 16024, HIXL_OP_WRITE, d, 2, 5000, &failed), -EFAULT);
+	CHECK_EQ(failed, 1);
+	/* outside the peer's table: ERANGE before anything moves */
+	d[1].local_addr = (uintptr_t)unreg;
+	d[1].remote_addr = (uintptr_t)rb + len;
+	CHECK_EQ(xfer(a, 16024, HIXL_OP_WRITE, d, 2, 5000, &failed), -ERANGE);
+	CHECK_EQ(failed, 1);
+	/* the link is still usable */
+	CHECK_EQ(xfer(a, 16024, HIXL_OP_WRITE, d, 1, 5000, NULL), 0);
+	free(d);
+	free(unreg);
+	free(back);
+	close(a);
+	close(b);
+}
+
 const struct ht_test xfer_tests[] = {
 	{ "link_connect", test_link_connect },
 	{ "xfer_sizes", test_xfer_sizes },
@@ -749,6 +837,7 @@ const struct ht_test xfer_tests[] = {
 	{ "link_peer_killed", test_link_peer_killed },
 	{ "xfer_large", test_xfer_large },
 	{ "xfer_dereg_busy", test_xfer_dereg_busy },
+	{ "xfer_staged", test_xfer_staged },
 	{ "notify", test_notify },
 	{ "notify_overflow", test_notify_overflow },
 	{ "hixlctl", test_hixlctl },

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stage.c - the staging pool (HIXL's BufferPool, seeds/003_HIXL-api.md):
+ * small descriptors (< 256 KiB) and local addresses that are not
+ * registered go through pre-registered kernel buffers instead of one RDMA
+ * work request each.
+ *
+ * An engine set up with "N:SIZE_MB" owns N buffer credits of SIZE MiB.  A
+ * link that can take two credits gets a send buffer and a landing buffer
+ * (2 MiB chunks, one fast-registration MR each) and announces the landing
+ * buffer in its HELLO; links beyond the pool work without staging.  A
+ * staged WRITE copies the descriptors' bytes (from any user memory) into
+ * the send buffer after a list of {remote address, length}, moves it with
+ * one RDMA WRITE into the peer's landing buffer and asks the peer
+ * (STAGE_REQ) to scatter it into its registrations; a staged READ sends
+ * the list, the peer gathers into its landing buffer, one RDMA READ brings
+ * the bytes back and they are copied out.  The peer answers STAGE_DONE
+ * with the first failing entry, if any.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/highmem.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <rdma/rdma_cm.h>
+
+#include "hixl_priv.h"
+#include "proto.h"
+
+#define HIXL_STAGE_CHUNK	SZ_2M
+
+/* ib_dma_* has no sg_table sync helpers: software devices need none. */
+static void hixl_sync_for_cpu(struct ib_device *dev, struct sg_table *sgt)
+{
+	if (!ib_uses_virt_dma(dev))
+		dma_sync_sgtable_for_cpu(dev->dma_device, sgt, DMA_BIDIRECTIONAL);
+}
+
+static void hixl_sync_for_device(struct ib_device *dev, struct sg_table *sgt)
+{
+	if (!ib_uses_virt_dma(dev))
+		dma_sync_sgtable_for_device(dev->dma_device, sgt, DMA_BIDIRECTIONAL);
+}
+
+/* Kernel address of byte @off of a staging buffer. */
+static void *hixl_stbuf_ptr(struct hixl_stbuf *b, size_t off)
+{
+	return page_address(b->chunk[off / HIXL_STAGE_CHUNK]) + off % HIXL_STAGE_CHUNK;
+}
+
+/**
+ * hixl_stbuf_free() - release a staging buffer (any part of it)
+ * @ibdev: the device it is mapped for
+ * @b:     the buffer
+ */
+void hixl_stbuf_free(struct ib_device *ibdev, struct hixl_stbuf *b)
+{
+	u32 i;
+
+	if (b->mr)
+		ib_dereg_mr(b->mr);
+	if (b->mapped)
+		ib_dma_unmap_sgtable_attrs(ibdev, &b->sgt, DMA_BIDIRECTIONAL, 0);
+	if (b->sgt.sgl)
+		sg_free_table(&b->sgt);
+	for (i = 0; i < b->nchunks; i++)
+		__free_pages(b->chunk[i], get_order(HIXL_STAGE_CHUNK));
+	kfree(b->chunk);
+	memset(b, 0, sizeof(*b));
+}
+
+/**
+ * hixl_stbuf_alloc() - a staging buffer of @size bytes with its MR
+ * @l:    the link (device, PD)
+ * @b:    zeroed buffer to fill
+ * @size: bytes, a multiple of 2 MiB
+ *
+ * Return: 0, -ENOMEM (no free 2 MiB blocks), or the device's -errno.
+ */
+int hixl_stbuf_alloc(struct hixl_link *l, struct hixl_stbuf *b, size_t size)
+{
+	struct hixl_rdma *rd = l->eng->rdma;
+	struct scatterlist *sg;
+	u32 i, n = size / HIXL_STAGE_CHUNK;
+	int ret;
+
+	b->chunk = kcalloc(n, sizeof(*b->chunk), GFP_KERNEL);
+	if (!b->chunk)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		b->chunk[i] = alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_ZERO,
+					  get_order(HIXL_STAGE_CHUNK));
+		if (!b->chunk[i]) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		b->nchunks++;
+	}
+	b->size = size;
+	ret = sg_alloc_table(&b->sgt, n, GFP_KERNEL);
+	if (ret) {
+		b->sgt.sgl = NULL;
+		goto err;
+	}
+	for_each_sgtable_sg(&b->sgt, sg, i)
+		sg_set_page(sg, b->chunk[i], HIXL_STAGE_CHUNK, 0);
+	ret = ib_dma_map_sgtable_attrs(rd->ibdev, &b->sgt, DMA_BIDIRECTIONAL, 0);
+	if (ret)
+		goto err;
+	b->mapped = true;
+	b->mr = ib_alloc_mr(rd->pd, IB_MR_TYPE_MEM_REG, n);
+	if (IS_ERR(b->mr)) {
+		ret = PTR_ERR(b->mr);
+		b->mr = NULL;
+		goto err;
+	}
+	ret = ib_map_mr_sg(b->mr, b->sgt.sgl, b->sgt.nents, NULL, HIXL_STAGE_CHUNK);
+	if (ret != b->sgt.nents) {
+		ret = ret < 0 ? ret : -EINVAL;
+		goto err;
+	}
+	return 0;
+err:
+	hixl_stbuf_free(rd->ibdev, b);
+	return ret;
+}
+
+/* Copy between user memory and a staging buffer, across 2 MiB chunks. */
+static int hixl_stbuf_user(struct hixl_stbuf *b, size_t off, u64 uaddr, u64 len, bool in)
+{
+	while (len) {
+		size_t n = min_t(u64, len, HIXL_STAGE_CHUNK - off % HIXL_STAGE_CHUNK);
+		void *k = hixl_stbuf_ptr(b, off);
+		void __user *u = u64_to_user_ptr(uaddr);
+
+		if (in ? copy_from_user(k, u, n) : copy_to_user(u, k, n))
+			return -EFAULT;
+		off += n;
+		uaddr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Copy between a region's pinned pages and a staging buffer. */
+static void hixl_stbuf_region(struct hixl_stbuf *b, size_t off, struct hixl_region *r,
+			      u64 addr, u64 len, bool to_region)
+{
+	u64 rel = addr - ALIGN_DOWN(r->addr, PAGE_SIZE);
+
+	while (len) {
+		size_t in_page = offset_in_page(rel);
+		size_t n = min3((u64)PAGE_SIZE - in_page, len,
+				(u64)(HIXL_STAGE_CHUNK - off % HIXL_STAGE_CHUNK));
+		void *k = hixl_stbuf_ptr(b, off);
+		void *p = kmap_local_page(r->pages[rel >> PAGE_SHIFT]);
+
+		if (to_region)
+			memcpy(p + in_page, k, n);
+		else
+			memcpy(k, p + in_page, n);
+		kunmap_local(p);
+		off += n;
+		rel += n;
+		len -= n;
+	}
+}
+
+/* ---- the peer's side: scatter or gather, then STAGE_DONE ------------------------ */
+
+static int hixl_stage_reply(struct hixl_link *l, u64 seq, int status, u32 failed)
+{
+	struct hixl_wire_stage_done *m = l->reply_buf;
+	struct ib_sge sge = {
+		.addr = l->reply_dma, .length = sizeof(*m),
+		.lkey = l->eng->rdma->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
+		.wr_cqe = &l->reply_cqe, .send_flags = IB_SEND_SIGNALED,
+	};
+	int ret;
+
+	mutex_lock(&l->reply_lock);
+	m->hdr.magic = cpu_to_le32(HIXL_WIRE_MAGIC);
+	m->hdr.type = cpu_to_le16(HIXL_MSG_STAGE_DONE);
+	m->hdr.version = cpu_to_le16(HIXL_WIRE_VERSION);
+	m->hdr.len = cpu_to_le32(sizeof(*m));
+	m->hdr.reserved = 0;
+	m->seq = cpu_to_le64(seq);
+	m->status = cpu_to_le32(-status);
+	m->failed = cpu_to_le32(failed);
+	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->reply_dma, sizeof(*m),
+				      DMA_TO_DEVICE);
+	reinit_completion(&l->reply_done);
+	ret = ib_post_send(l->qp, &wr, NULL);
+	if (!ret && !wait_for_completion_timeout(&l->reply_done, 10 * HZ))
+		ret = -ETIMEDOUT;
+	mutex_unlock(&l->reply_lock);
+	return ret;
+}
+
+/**
+ * hixl_stage_work() - carry out the peer's STAGE_REQ on our landing buffer
+ * @w: the link's stage_work
+ */
+void hixl_stage_work(struct work_struct *w)
+{
+	struct hixl_link *l = container_of(w, struct hixl_link, stage_work);
+	struct hixl_engine *eng = l->eng;
+	struct hixl_stbuf *b = &l->st_rx;
+	const struct hixl_wire_stage_ent *e;
+	bool scatter = l->req_op == HIXL_STAGE_SCATTER;
+	size_t doff = HIXL_STAGE_LIST;
+	int status = 0;
+	u32 i, failed = 0;
+
+	hixl_sync_for_cpu(eng->rdma->ibdev, &b->sgt);
+	e = hixl_stbuf_ptr(b, 0);
+	mutex_lock(&eng->lock);
+	for (i = 0; i < l->req_count; i++) {
+		u64 addr = le64_to_cpu(e[i].addr), len = le64_to_cpu(e[i].len);
+		struct hixl_region *r;
+
+		if (!len || len > b->size - doff) {
+			status = -EPROTO;
+			break;
+		}
+		r = hixl_region_lookup(eng, addr, len);
+		if (!r || r->type != HIXL_MEM_HOST || !r->pages) {
+			status = -ERANGE;
+			break;
+		}
+		if (scatter && (r->flags & HIXL_REG_READ_ONLY)) {
+			status = -EACCES;
+			break;
+		}
+		hixl_stbuf_region(b, doff, r, addr, len, scatter);
+		doff += len;
+	}
+	mutex_unlock(&eng->lock);
+	failed = i;
+	if (!scatter)
+		hixl_sync_for_device(eng->rdma->ibdev, &b->sgt);
+	if (hixl_stage_reply(l, l->req_seq, status, failed))
+		hixl_link_fail(l, -ECONNRESET);
+}
+
+/* ---- the initiator's side -------------------------------------------------------------- */
+
+/* One RDMA WRITE or READ between our send buffer and the peer's landing one. */
+static int hixl_stage_rdma(struct hixl_link *l, bool write, size_t off, size_t len)
+{
+	struct ib_sge sge = {
+		.addr = l->st_tx.mr->iova + off, .length = len, .lkey = l->st_tx.mr->lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr.opcode = write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
+		.wr.sg_list = &sge, .wr.num_sge = 1,
+		.remote_addr = l->peer_stage_iova + off, .rkey = l->peer_stage_rkey,
+	};
+
+	return hixl_post_wait(l, &wr.wr);
+}
+
+static int hixl_stage_request(struct hixl_link *l, u32 op, u32 count, unsigned long deadline,
+			      u32 *failed)
+{
+	struct hixl_wire_stage_req *m = l->tx_buf;
+	long left;
+	int ret;
+
+	m->op = cpu_to_le32(op);
+	m->count = cpu_to_le32(count);
+	m->seq = cpu_to_le64(++l->stage_seq);
+	spin_lock(&l->lock);
+	l->stage_answered = false;
+	spin_unlock(&l->lock);
+	ret = hixl_send_msg(l, HIXL_MSG_STAGE_REQ, sizeof(*m));
+	if (ret)
+		return ret;
+	left = wait_event_timeout(l->wq, READ_ONCE(l->stage_answered) ||
+				  READ_ONCE(l->state) >= HIXL_LINK_ERROR,
+				  time_before(jiffies, deadline) ? deadline - jiffies : 0);
+	if (!left) {
+		hixl_link_fail(l, -ETIMEDOUT);
+		return -ETIMEDOUT;
+	}
+	if (!READ_ONCE(l->stage_answered))
+		return l->err ? l->err : -ECONNRESET;
+	*failed = l->stage_failed;
+	return l->stage_status;
+}
+
+/**
+ * hixl_stage_usable() - can this link stage?
+ * @l: the link
+ */
+bool hixl_stage_usable(struct hixl_link *l)
+{
+	return l->st_tx.mr && l->peer_stage_size;
+}
+
+/**
+ * hixl_stage_run() - move the staged descriptors of a TRANSFER
+ * @l:        a ready link that can stage; post_mutex held
+ * @op:       HIXL_OP_READ or HIXL_OP_WRITE
+ * @d:        the descriptors
+ * @idx:      indices into @d of the staged ones, @n of them
+ * @n:        count of @idx
+ * @deadline: jiffies
+ * @failed:   out: the failing descriptor's index
+ *
+ * Return: 0, -EFAULT (a local range not readable/writable), the peer's
+ * -ERANGE/-EACCES, or a link error (the link is then broken).
+ */
+int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
+		   u32 n, unsigned long deadline, u32 *failed)
+{
+	size_t cap = min_t(size_t, l->st_tx.size, l->peer_stage_size) - HIXL_STAGE_LIST;
+	struct hixl_wire_stage_ent *list = hixl_stbuf_ptr(&l->st_tx, 0);
+	u32 *owner = kvmalloc_array(HIXL_STAGE_MAX_ENTS, sizeof(*owner), GFP_KERNEL);
+	u32 i = 0;
+	u64 done = 0;		/* bytes of d[idx[i]] already moved */
+	int ret = 0;
+
+	lockdep_assert_held(&l->post_mutex);
+	if (!owner)
+		return -ENOMEM;
+	while (i < n && !ret) {
+		size_t used = 0;
+		u32 k = 0, bad = 0;
+		u32 first = i;
+		u64 first_done = done;
+
+		/* fill one round: entries and (for WRITE) their bytes */
+		while (i < n && k < HIXL_STAGE_MAX_ENTS && used < cap) {
+			const struct hixl_op_desc *x = &d[idx[i]];
+			u64 len = min_t(u64, x->len - done, cap - used);
+
+			list[k].addr = cpu_to_le64(x->remote_addr + done);
+			list[k].len = cpu_to_le64(len);
+			owner[k] = idx[i];
+			if (op == HIXL_OP_WRITE &&
+			    hixl_stbuf_user(&l->st_tx, HIXL_STAGE_LIST + used,
+					    x->local_addr + done, len, true)) {
+				*failed = idx[i];
+				ret = -EFAULT;
+				break;
+			}
+			used += len;
+			done += len;
+			k++;
+			if (done == x->len) {
+				i++;
+				done = 0;
+			}
+		}
+		if (ret)
+			break;
+		hixl_sync_for_device(l->eng->rdma->ibdev, &l->st_tx.sgt);
+		ret = hixl_stage_rdma(l, true, 0, op == HIXL_OP_WRITE ? HIXL_STAGE_LIST + used :
+							       HIXL_STAGE_LIST);
+		if (!ret)
+			ret = hixl_stage_request(l, op == HIXL_OP_WRITE ? HIXL_STAGE_SCATTER :
+							     HIXL_STAGE_GATHER, k, deadline, &bad);
+		if (ret) {
+			*failed = bad < k ? owner[bad] : idx[first];
+			break;
+		}
+		if (op == HIXL_OP_READ) {
+			size_t off = HIXL_STAGE_LIST;
+			u32 j = first;
+			u64 jd = first_done;
+
+			ret = hixl_stage_rdma(l, false, HIXL_STAGE_LIST, used);
+			if (ret) {
+				*failed = idx[first];
+				break;
+			}
+			hixl_sync_for_cpu(l->eng->rdma->ibdev, &l->st_tx.sgt);
+			for (u32 e = 0; e < k; e++) {
+				u64 len = le64_to_cpu(list[e].len);
+
+				if (hixl_stbuf_user(&l->st_tx, off, d[owner[e]].local_addr + jd,
+						    len, false)) {
+					*failed = owner[e];
+					ret = -EFAULT;
+					break;
+				}
+				off += len;
+				jd += len;
+				if (jd == d[owner[e]].len) {
+					j++;
+					jd = 0;
+				}
+			}
+		}
+	}
+	kvfree(owner);
+	return ret;
+}
