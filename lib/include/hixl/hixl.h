@@ -9,6 +9,8 @@
 #ifndef HIXL_HIXL_H
 #define HIXL_HIXL_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <hixl/uapi.h>
 #include <hixl/physmem.h>
 #include <hixl/prof.h>
@@ -52,6 +54,560 @@ int hixl_dev_open(const char *path);
  *  HIXL_ABI_VERSION than this library was built for (@info is filled).
  */
 int hixl_dev_get_info(int fd, struct hixl_info *info);
+
+
+/* ==== the engine API (HIXL's Hixl class, in C) ========================== */
+/*
+ * An engine is one open /dev/hixl set up on a local address (HIXL
+ * Initialize).  Engines are named by their SETUP address: "ip", "ip:port",
+ * "[ipv6]" or "[ipv6]:port" (the same strings name local and remote
+ * engines).  Every function below returns 0 or a negative errno value and
+ * never changes errno, like the rest of the library; hixl_status_from_errno()
+ * turns such a value into HIXL's Status code for callers who want those.
+ *
+ * Thread safety: the functions of one engine may be called from several
+ * threads at once, except hixl_engine_finalize(), which must not race with
+ * any other call on the same engine (HIXL: "Finalize must not be called
+ * concurrently with other interfaces").  Engines are tied to the process
+ * that made them (the kernel refuses other processes with -EPERM): after
+ * fork(2) the child must not use the parent's engines.
+ */
+
+/**
+ * enum hixl_status - HIXL's Status codes
+ * @HIXL_SUCCESS:            success
+ * @HIXL_PARAM_INVALID:      a bad argument
+ * @HIXL_TIMEOUT:            the operation did not finish in time
+ * @HIXL_NOT_CONNECTED:      no link to that remote engine
+ * @HIXL_ALREADY_CONNECTED:  a link (or a connect) to that engine exists
+ * @HIXL_NOTIFY_FAILED:      a notification could not be delivered
+ * @HIXL_UNSUPPORTED:        the module or device lacks the feature
+ * @HIXL_RESOURCE_EXHAUSTED: a limit or memory ran out
+ * @HIXL_FAILED:             any other failure
+ */
+enum hixl_status {
+	HIXL_SUCCESS = 0,
+	HIXL_PARAM_INVALID,
+	HIXL_TIMEOUT,
+	HIXL_NOT_CONNECTED,
+	HIXL_ALREADY_CONNECTED,
+	HIXL_NOTIFY_FAILED,
+	HIXL_UNSUPPORTED,
+	HIXL_RESOURCE_EXHAUSTED,
+	HIXL_FAILED,
+};
+
+/**
+ * hixl_status_from_errno() - HIXL's Status code for an errno value
+ * @err: an errno value, negative (as the library returns it) or positive
+ *
+ * The mapping:
+ *  0                                             -> HIXL_SUCCESS
+ *  EINVAL, EOVERFLOW, EFAULT, EBADF, ERANGE, ENOENT, EACCES, EAFNOSUPPORT,
+ *  EEXIST (an overlapping registration)          -> HIXL_PARAM_INVALID
+ *  ETIMEDOUT                                     -> HIXL_TIMEOUT
+ *  ENOTCONN                                      -> HIXL_NOT_CONNECTED
+ *  EISCONN, EALREADY                             -> HIXL_ALREADY_CONNECTED
+ *  ECOMM (hixl_send_notify(): the link broke)    -> HIXL_NOTIFY_FAILED
+ *  EOPNOTSUPP (= ENOTSUP), ENOTTY (no such command: an older module),
+ *  EPROTO (another ABI version)                  -> HIXL_UNSUPPORTED
+ *  ENOSPC, E2BIG, ENOMEM, EMFILE, ENFILE         -> HIXL_RESOURCE_EXHAUSTED
+ *  anything else (EPERM, EAGAIN, EIO, ECONNRESET, ENETDOWN, EHOSTUNREACH,
+ *  ECANCELED, EADDRINUSE, ENODEV, ...)           -> HIXL_FAILED
+ *
+ * Return: the status code.
+ */
+enum hixl_status hixl_status_from_errno(int err);
+
+/**
+ * hixl_status_str() - the name of a status code
+ * @st: a status code
+ *
+ * Return: a static string such as "SUCCESS" or "PARAM_INVALID" (HIXL's
+ * spelling); "UNKNOWN" for a value outside the enum.  Never NULL.
+ */
+const char *hixl_status_str(enum hixl_status st);
+
+/* Longest engine name hixl_format_engine_name() writes, NUL included */
+#define HIXL_ENGINE_NAME_MAX	64
+
+/**
+ * hixl_parse_engine_name() - parse an engine name into an address
+ * @name: "a.b.c.d", "a.b.c.d:port", "[ipv6]" or "[ipv6]:port"; an IPv6
+ *        address may carry a scope, "[fe80::1%eth0]" (interface name or
+ *        number).  The port is decimal, 0..65535, no sign or spaces; no port
+ *        or port 0 means a client-only engine.  IPv6 addresses must be in
+ *        brackets.
+ * @out:  filled on success (port in host order, reserved 0); untouched
+ *        otherwise
+ *
+ * This is the parser hixl_engine_init() and every call taking a remote
+ * engine name use.
+ *
+ * Return: 0; -EINVAL for NULL arguments, an empty or malformed string, a
+ * port out of range, an unknown scope interface, or a name longer than
+ * HIXL_ENGINE_NAME_MAX - 1 characters.
+ */
+int hixl_parse_engine_name(const char *name, struct hixl_sockaddr *out);
+
+/**
+ * hixl_format_engine_name() - the name of an address, as the parser takes it
+ * @addr: an IPv4 or IPv6 address (e.g. hixl_notify.from)
+ * @buf:  out: NUL-terminated name; "ip:port" / "[ipv6]:port", or without
+ *        ":port" when the port is 0
+ * @len:  bytes @buf holds (HIXL_ENGINE_NAME_MAX is always enough)
+ *
+ * Return: 0; -EINVAL for NULL arguments; -EAFNOSUPPORT for a family other
+ * than AF_INET/AF_INET6; -ENOSPC when @buf is too small (it then holds "").
+ */
+int hixl_format_engine_name(const struct hixl_sockaddr *addr, char *buf, size_t len);
+
+/* Option keys of hixl_engine_init() (HIXL's OPTION_* constants) */
+#define HIXL_OPTION_BUFFER_POOL		"BufferPool"
+#define HIXL_OPTION_RDMA_TRAFFIC_CLASS	"RdmaTrafficClass"
+#define HIXL_OPTION_RDMA_SERVICE_LEVEL	"RdmaServiceLevel"
+
+/**
+ * struct hixl_option - one key/value option of hixl_engine_init()
+ * @key:   one of the HIXL_OPTION_* strings
+ * @value: its value, a string
+ */
+struct hixl_option {
+	const char *key;
+	const char *value;
+};
+
+struct hixl_engine;	/* opaque */
+struct hixl_request;	/* opaque: one asynchronous transfer */
+
+/**
+ * hixl_engine_init() - make an engine (HIXL Initialize)
+ * @eng:          out: the engine; set only on success
+ * @local_engine: the engine's name, see hixl_parse_engine_name().  With a
+ *                port > 0 the engine listens there for peers' connects;
+ *                without one it is a client only.  The address must be local
+ *                and owned by an RDMA device.
+ * @opts:         @nopts options, may be NULL when @nopts is 0.  Keys:
+ *   "BufferPool"       "N:SIZE_MB": N staging buffers of SIZE_MB MiB each,
+ *                      N 0..256, SIZE_MB 0..1024, both 0 ("0:0") or both
+ *                      non-zero; default "4:8"
+ *   "RdmaTrafficClass" 0..255, a multiple of 4; default 132
+ *   "RdmaServiceLevel" 0..7; default 4
+ *                Values are decimal.  A key given twice: the last one wins.
+ * @nopts:        number of options
+ *
+ * Without the option, the traffic class comes from the environment variable
+ * HIXL_RDMA_TC, else HCCL_RDMA_TC (HIXL's name), else the default; the
+ * service level likewise from HIXL_RDMA_SL, else HCCL_RDMA_SL.  The first
+ * variable that is set (even to "") is the one used and must be valid
+ * (-EINVAL otherwise); variables an option overrides are not looked at.
+ *
+ * Opens /dev/hixl and issues HIXL_IOC_SETUP.
+ *
+ * Return: 0;
+ *  -EINVAL  NULL @eng or @local_engine, a malformed name, an unknown option
+ *           key, a malformed or out-of-range option value or variable;
+ *  -ENOENT  /dev/hixl does not exist (hixl.ko not loaded); -EACCES;
+ *  -EADDRNOTAVAIL the address is not local; -ENODEV no RDMA device owns it;
+ *  -EADDRINUSE another engine listens on that address and port;
+ *  -EOPNOTSUPP the device has no fast-registration MRs;
+ *  -ENOMEM, or another -errno of open(2) or SETUP.
+ */
+int hixl_engine_init(struct hixl_engine **eng, const char *local_engine,
+		     const struct hixl_option *opts, size_t nopts);
+
+/**
+ * hixl_engine_finalize() - tear an engine down (HIXL Finalize)
+ * @eng: the engine, or NULL (then nothing happens)
+ *
+ * Waits for pending asynchronous connects (each bounded by its timeout),
+ * cancels queued asynchronous transfers (they end FAILED with -ECANCELED)
+ * and waits for running ones, disconnects every link, deregisters every
+ * registration, closes the device and frees the engine and every request
+ * of it that was not freed yet.  Afterwards @eng and those requests are
+ * invalid: do not call this twice on the same pointer.  Must not run
+ * concurrently with another call on @eng.
+ */
+void hixl_engine_finalize(struct hixl_engine *eng);
+
+/**
+ * hixl_engine_caps() - the module's ABI version, features and limits
+ * @eng:  the engine
+ * @info: out: as HIXL_IOC_GET_INFO fills it
+ *
+ * Return: 0; -EINVAL for NULL arguments; -EPROTO when the module speaks
+ * another HIXL_ABI_VERSION (@info is filled); another -errno of GET_INFO.
+ */
+int hixl_engine_caps(struct hixl_engine *eng, struct hixl_info *info);
+
+/**
+ * hixl_engine_fd() - the engine's /dev/hixl descriptor
+ * @eng: the engine
+ *
+ * For raw ioctls such as HIXL_IOC_GET_STATS.  The descriptor stays owned by
+ * the engine: do not close it.
+ *
+ * Return: the descriptor (>= 0), or -EINVAL for NULL.
+ */
+int hixl_engine_fd(const struct hixl_engine *eng);
+
+/**
+ * hixl_engine_device() - the name of the engine's RDMA device
+ * @eng: the engine
+ *
+ * Return: a string owned by the engine (e.g. "rxe0"), valid until
+ * hixl_engine_finalize(); "" for NULL.
+ */
+const char *hixl_engine_device(const struct hixl_engine *eng);
+
+/* ---- memory ---- */
+
+/* hixl_register_mem() types: HIXL's MemType (values of uapi HIXL_MEM_*) */
+enum hixl_mem_type {
+	HIXL_MEM_TYPE_HOST = HIXL_MEM_HOST,	/* memory of this process */
+	HIXL_MEM_TYPE_DEVICE = HIXL_MEM_DEVICE,	/* a dma-buf */
+};
+
+/**
+ * struct hixl_mem_desc - a region to register (HIXL MemDesc)
+ * @addr:          HOST: start, a virtual address of this process; DEVICE:
+ *                 the device address transfer descriptors will use (it
+ *                 names the region; any value)
+ * @len:           bytes, > 0
+ * @flags:         HIXL_REG_* bits (HIXL_REG_READ_ONLY)
+ * @dmabuf_fd:     DEVICE: the dma-buf file descriptor (the library does not
+ *                 keep or close it); ignored for HOST
+ * @dmabuf_offset: DEVICE: offset of the region in the dma-buf, bytes, page
+ *                 aligned; ignored for HOST
+ */
+struct hixl_mem_desc {
+	uint64_t addr;
+	uint64_t len;
+	uint32_t flags;
+	int32_t dmabuf_fd;
+	uint64_t dmabuf_offset;
+};
+
+/**
+ * hixl_register_mem() - register memory for transfers (HIXL RegisterMem)
+ * @eng:    the engine
+ * @desc:   the region
+ * @type:   HIXL_MEM_TYPE_HOST or HIXL_MEM_TYPE_DEVICE
+ * @handle: out: the registration's handle (never 0), set only on success
+ *
+ * Unlike HIXL, registering after hixl_connect() is allowed: peers are sent
+ * the new region.  Wraps HIXL_IOC_REG_MEM.
+ *
+ * Return: 0;
+ *  -EINVAL  NULL arguments, an unknown type or flag, len 0, a misaligned
+ *           dma-buf offset;
+ *  -EOVERFLOW addr + len wraps;  -EFAULT (HOST) the range is not mapped;
+ *  -EACCES  (HOST) a read-only mapping without HIXL_REG_READ_ONLY;
+ *  -EBADF   (DEVICE) not a dma-buf;  -EEXIST overlaps a registration;
+ *  -ENOSPC  256 registrations per process;  -E2BIG the byte limit
+ *           (20 GiB host / 50 GiB device per process);
+ *  -ENOMEM  RLIMIT_MEMLOCK or memory;  -EOPNOTSUPP (DEVICE) no MRs possible;
+ *  -EAGAIN, -EINTR as REG_MEM documents.
+ */
+int hixl_register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
+		      enum hixl_mem_type type, uint64_t *handle);
+
+/**
+ * hixl_deregister_mem() - drop a registration (HIXL DeregisterMem)
+ * @eng:    the engine
+ * @handle: from hixl_register_mem() on @eng
+ *
+ * Unlike HIXL, links may stay up: peers are told the region is gone.
+ *
+ * Return: 0; -EINVAL for NULL @eng; -ENOENT when @handle is not a live
+ * registration of @eng.
+ */
+int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle);
+
+/* ---- links ---- */
+
+/**
+ * enum hixl_connect_status - a link's state as the library tracks it
+ * (HIXL GetAsyncConnectStatus)
+ * @HIXL_NOT_CONNECT:         no link, no connect pending
+ * @HIXL_CONNECT_PENDING:     hixl_connect_async() accepted it, not started
+ * @HIXL_CONNECTING:          the CONNECT is running
+ * @HIXL_CONNECTED:           the link is up
+ * @HIXL_CONNECT_FAILED:      the last asynchronous connect failed (see
+ *                            hixl_get_connect_status()); a new connect may
+ *                            be started
+ * @HIXL_DISCONNECT_PENDING:  hixl_disconnect() waits for a connect to end
+ * @HIXL_DISCONNECTING:       the DISCONNECT is running
+ */
+enum hixl_connect_status {
+	HIXL_NOT_CONNECT = 0,
+	HIXL_CONNECT_PENDING,
+	HIXL_CONNECTING,
+	HIXL_CONNECTED,
+	HIXL_CONNECT_FAILED,
+	HIXL_DISCONNECT_PENDING,
+	HIXL_DISCONNECTING,
+};
+
+/**
+ * hixl_connect() - connect to a remote engine (HIXL Connect)
+ * @eng:           the engine
+ * @remote_engine: the peer's name (its hixl_engine_init() name), with a port
+ * @timeout_ms:    resolution, connection and region-table exchange must
+ *                 finish within this, ms, > 0 (HIXL's default: 1000)
+ *
+ * Blocks until the link is up or failed.  At most 512 links per engine.
+ *
+ * Return: 0;
+ *  -EINVAL     NULL arguments, a malformed name, port 0, timeout <= 0;
+ *  -EISCONN    already connected (HIXL ALREADY_CONNECTED);
+ *  -EALREADY   a connect or disconnect to this peer is in progress;
+ *  -ETIMEDOUT  not done within @timeout_ms (HIXL TIMEOUT);
+ *  -ENOSPC     the engine has 512 links;
+ *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL, -EXDEV, -ECONNRESET,
+ *  -ECONNREFUSED, -EINTR, -ENOMEM, or another -errno of CONNECT.
+ */
+int hixl_connect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms);
+
+/**
+ * hixl_connect_async() - start a connect (HIXL ConnectAsync)
+ * @eng:           the engine
+ * @remote_engine: the peer's name, with a port
+ * @timeout_ms:    as for hixl_connect(), ms, > 0
+ *
+ * Starts a library thread that issues the blocking CONNECT (the module has
+ * no asynchronous connect yet) and returns at once; follow it with
+ * hixl_get_connect_status().
+ *
+ * Return: 0 when the connect was started (state CONNECT_PENDING or later);
+ *  -EINVAL as hixl_connect(); -EISCONN already connected; -EALREADY a
+ *  connect or disconnect to this peer is in progress; -ENOMEM, -EAGAIN
+ *  (no thread could be made).
+ */
+int hixl_connect_async(struct hixl_engine *eng, const char *remote_engine, int timeout_ms);
+
+/**
+ * hixl_get_connect_status() - state of the link to a peer (HIXL
+ * GetAsyncConnectStatus)
+ * @eng:           the engine
+ * @remote_engine: the peer's name
+ * @st:            out: the state
+ *
+ * Return: 0 (@st set; HIXL_NOT_CONNECT for a peer never connected);
+ * -EINVAL for NULL arguments or a malformed name; when @st is
+ * HIXL_CONNECT_FAILED, the connect's error is returned instead of 0
+ * (e.g. -ETIMEDOUT, -ECONNREFUSED) with @st still set.
+ */
+int hixl_get_connect_status(struct hixl_engine *eng, const char *remote_engine,
+			    enum hixl_connect_status *st);
+
+/**
+ * hixl_disconnect() - tear down the link to a peer (HIXL Disconnect)
+ * @eng:           the engine
+ * @remote_engine: the peer's name
+ * @timeout_ms:    ms, > 0: how long to wait for a pending asynchronous
+ *                 connect to this peer to end first; the teardown itself
+ *                 does not wait for the peer
+ *
+ * Also clears a CONNECT_FAILED state (returning -ENOTCONN).
+ *
+ * Return: 0; -EINVAL for NULL arguments, a malformed name or timeout <= 0;
+ * -ENOTCONN no link (HIXL NOT_CONNECTED); -EALREADY another disconnect is
+ * running; -ETIMEDOUT a pending connect did not end within @timeout_ms.
+ */
+int hixl_disconnect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms);
+
+/* ---- transfers ---- */
+
+/* hixl_transfer_*() operations: HIXL's TransferOp (values of uapi HIXL_OP_*) */
+enum hixl_op {
+	HIXL_READ = HIXL_OP_READ,	/* remote -> local */
+	HIXL_WRITE = HIXL_OP_WRITE,	/* local -> remote */
+};
+
+/**
+ * enum hixl_transfer_status - an asynchronous transfer's state (HIXL
+ * TransferStatus)
+ * @HIXL_TRANSFER_WAITING:   queued or running
+ * @HIXL_TRANSFER_COMPLETED: every descriptor completed
+ * @HIXL_TRANSFER_TIMEOUT:   not completed within its timeout
+ * @HIXL_TRANSFER_FAILED:    failed; hixl_request_result() says why
+ */
+enum hixl_transfer_status {
+	HIXL_TRANSFER_WAITING = 0,
+	HIXL_TRANSFER_COMPLETED,
+	HIXL_TRANSFER_TIMEOUT,
+	HIXL_TRANSFER_FAILED,
+};
+
+/**
+ * hixl_transfer_sync() - one READ or WRITE batch (HIXL TransferSync)
+ * @eng:           the engine
+ * @remote_engine: a connected peer's name
+ * @op:            HIXL_READ or HIXL_WRITE
+ * @descs:         @count descriptors {local_addr, remote_addr, len (bytes)};
+ *                 each range inside one registration (local: of @eng;
+ *                 remote: of the peer)
+ * @count:         >= 1; batches above HIXL_MAX_DESCS (65536) are issued as
+ *                 several TRANSFER calls, in order, under one deadline
+ * @timeout_ms:    the whole batch must complete within this, ms, > 0
+ *                 (HIXL's default: 1000)
+ * @failed_index:  out, may be NULL: on a descriptor or RDMA error the index
+ *                 (into @descs) of the first failing descriptor; @count
+ *                 when no single descriptor is to blame or on success
+ *
+ * Return: 0 when every descriptor completed;
+ *  -EINVAL     NULL arguments, a bad op, count 0, timeout <= 0, len 0;
+ *  -ENOTCONN   no link (HIXL NOT_CONNECTED);  -EAGAIN still connecting;
+ *  -ETIMEDOUT  not complete in time (HIXL TIMEOUT; the link is broken);
+ *  -EOVERFLOW, -ENOENT (local range not registered), -ERANGE (remote range
+ *  not registered by the peer), -EACCES (read-only region): descriptor
+ *  errors, found before anything is posted;
+ *  -ECONNRESET, -ENETDOWN, -EIO: the link is broken; -ENOMEM.
+ */
+int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_engine, enum hixl_op op,
+		       const struct hixl_op_desc *descs, size_t count, int timeout_ms,
+		       size_t *failed_index);
+
+/**
+ * hixl_transfer_async() - queue a READ or WRITE batch (HIXL TransferAsync)
+ * @eng, @remote_engine, @op, @descs, @count: as for hixl_transfer_sync();
+ *                 @descs is copied: the caller may free it on return
+ * @timeout_ms:    ms, > 0, counted from this call: a request still queued
+ *                 when it expires ends TIMEOUT without being issued
+ * @user_data:     any pointer, returned by hixl_request_user_data()
+ * @req:           out: the request, set only on success; free it with
+ *                 hixl_request_free()
+ *
+ * Fallback implementation: a pool of library worker threads (started on
+ * the first call, 4 per engine) issues the blocking TRANSFER ioctl.  The
+ * io_uring URING_CMD passthrough path will replace it; the API stays.
+ * Requests start in submission order; several run at once.
+ *
+ * Return: 0 (the request is WAITING or already done); -EINVAL as
+ * hixl_transfer_sync() for the arguments it checks before queueing (NULL,
+ * op, count, timeout, a malformed name); -ENOMEM; -EAGAIN no worker thread
+ * could be started; -ESHUTDOWN the engine is being finalized.
+ */
+int hixl_transfer_async(struct hixl_engine *eng, const char *remote_engine, enum hixl_op op,
+			const struct hixl_op_desc *descs, size_t count, int timeout_ms,
+			void *user_data, struct hixl_request **req);
+
+/**
+ * hixl_get_transfer_status() - an asynchronous transfer's state (HIXL
+ * GetTransferStatus)
+ * @eng: the engine the request was made on
+ * @req: the request
+ * @st:  out: its state
+ *
+ * Return: 0; -EINVAL for NULL arguments or a request of another engine.
+ */
+int hixl_get_transfer_status(struct hixl_engine *eng, struct hixl_request *req,
+			     enum hixl_transfer_status *st);
+
+/**
+ * hixl_get_transfer_statuses() - the states of several requests at once
+ * @eng:   the engine
+ * @reqs:  @count requests of @eng
+ * @count: number of requests (0 is allowed)
+ * @st:    out: @count states, @st[i] for @reqs[i]
+ *
+ * Return: the number of requests no longer WAITING (0..@count), or -EINVAL
+ * for NULL arrays (with @count > 0), a NULL request or one of another engine
+ * (nothing is written then).
+ */
+int hixl_get_transfer_statuses(struct hixl_engine *eng, struct hixl_request *const *reqs,
+			       size_t count, enum hixl_transfer_status *st);
+
+/**
+ * hixl_request_wait() - wait for an asynchronous transfer to end
+ * @eng:        the engine
+ * @req:        the request
+ * @timeout_ms: ms to wait; < 0: until it ends (every request ends within
+ *              its own timeout); 0: do not wait
+ * @st:         out, may be NULL: its state on return
+ *
+ * Return: 0 when it is no longer WAITING; -ETIMEDOUT when it still is after
+ * @timeout_ms; -EINVAL for NULL arguments or a request of another engine.
+ */
+int hixl_request_wait(struct hixl_engine *eng, struct hixl_request *req, int timeout_ms,
+		      enum hixl_transfer_status *st);
+
+/**
+ * hixl_request_result() - how an asynchronous transfer ended
+ * @req:          the request
+ * @failed_index: out, may be NULL: as hixl_transfer_sync() sets it (the
+ *                request's count while WAITING)
+ *
+ * Return: 0 when COMPLETED; -EINPROGRESS while WAITING; the -errno that
+ * made it TIMEOUT (-ETIMEDOUT) or FAILED (as hixl_transfer_sync(), or
+ * -ECANCELED when the engine was finalized first); -EINVAL for NULL @req.
+ */
+int hixl_request_result(const struct hixl_request *req, size_t *failed_index);
+
+/**
+ * hixl_request_user_data() - the user_data given to hixl_transfer_async()
+ * @req: the request
+ *
+ * Return: that pointer; NULL for NULL @req.
+ */
+void *hixl_request_user_data(const struct hixl_request *req);
+
+/**
+ * hixl_request_free() - free a request
+ * @req: the request, or NULL (nothing happens)
+ *
+ * A request still WAITING is detached: it runs to its end and the library
+ * frees it then.  @req is invalid afterwards either way.
+ */
+void hixl_request_free(struct hixl_request *req);
+
+/* ---- notifications ---- */
+
+/**
+ * hixl_send_notify() - send a small message to a connected peer (HIXL
+ * SendNotify)
+ * @eng:           the engine
+ * @remote_engine: a connected peer's name
+ * @name:          the notification's name, NUL-terminated, 1..1024 bytes
+ *                 (HIXL_NOTIFY_MAX_NAME) without the NUL
+ * @msg:           the message, @msg_len bytes (may be NULL when 0)
+ * @msg_len:       bytes, 0..1024 (HIXL_NOTIFY_MAX_MSG)
+ * @timeout_ms:    ms, > 0.  The module bounds the wait for the send's
+ *                 completion itself (10 s) and takes no timeout yet: the
+ *                 value is checked, not used
+ *
+ * Returns once the peer's adapter holds the notification.  A peer whose
+ * queue for this link is full (4096) drops it and counts it.
+ *
+ * Return: 0;
+ *  -EINVAL   NULL arguments, an empty or too long name, msg_len > 1024,
+ *            timeout <= 0, a malformed name;
+ *  -ENOTCONN no link (HIXL NOT_CONNECTED);  -EAGAIN still connecting;
+ *  -ECOMM    the link broke (the module's -ECONNRESET, -ENETDOWN,
+ *            -ETIMEDOUT or -EIO): HIXL NOTIFY_FAILED;
+ *  -EFAULT.
+ */
+int hixl_send_notify(struct hixl_engine *eng, const char *remote_engine, const char *name,
+		     const void *msg, size_t msg_len, int timeout_ms);
+
+/**
+ * hixl_get_notifies() - fetch received notifications (HIXL GetNotifies)
+ * @eng:     the engine
+ * @out:     array of @max entries (each about 2 KiB); name and msg are not
+ *           NUL-terminated (see name_len, msg_len); @out[i].from is the
+ *           sender's name (hixl_format_engine_name() prints it)
+ * @max:     entries @out holds, >= 1 (more than 2^32 - 1 is clamped)
+ * @count:   out: entries written, oldest first; the rest stay queued
+ * @dropped: out, may be NULL: notifications dropped (a full queue) since
+ *           the last call
+ *
+ * Does not wait: @count is 0 when nothing arrived.
+ *
+ * Return: 0; -EINVAL for NULL @eng, @out or @count, or @max 0; -EFAULT.
+ */
+int hixl_get_notifies(struct hixl_engine *eng, struct hixl_notify *out, size_t max,
+		      size_t *count, uint64_t *dropped);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,1172 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine.c - libhixl-user: the HIXL-style engine API (Initialize, Finalize,
+ * RegisterMem, Connect, TransferSync/Async, notifications) over /dev/hixl.
+ *
+ * One struct hixl_engine owns one open /dev/hixl.  The library keeps, under
+ * one mutex per engine (hixl_engine.lock):
+ *  - the registration handles (finalize deregisters them);
+ *  - the link table: the state of every outgoing link (the module has no
+ *    asynchronous CONNECT yet: an asynchronous connect is a detached thread
+ *    issuing the blocking ioctl);
+ *  - the asynchronous transfer queue and every request not freed yet (the
+ *    io_uring URING_CMD path does not exist yet: a pool of worker threads
+ *    issues the blocking TRANSFER ioctl; it is the fallback that stays when
+ *    io_uring lands).
+ * No ioctl is ever issued with the mutex held.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hixl/hixl.h>
+#include "internal.h"
+
+#define HIXL_ASYNC_WORKERS	4
+#define NSEC_PER_MSEC		1000000LL
+
+/* ---- bookkeeping ------------------------------------------------------------------ */
+
+struct hixl_link {
+	struct hixl_link *next;
+	struct hixl_sockaddr addr;
+	enum hixl_connect_status st;	/* never DISCONNECT_PENDING: see disc_wait */
+	int err;			/* CONNECT_FAILED: the connect's -errno */
+	int timeout_ms;			/* of the pending asynchronous connect */
+	bool disc_wait;			/* a disconnect waits for the connect */
+	struct hixl_engine *eng;
+};
+
+struct hixl_request {
+	struct hixl_engine *eng;
+	struct hixl_request *qnext;		/* the queue, while queued */
+	struct hixl_request *prev, *next;	/* every request of the engine */
+	struct hixl_sockaddr remote;
+	uint32_t op;
+	struct hixl_op_desc *descs;		/* the library's copy */
+	size_t count;
+	long long deadline;			/* CLOCK_MONOTONIC, ns */
+	void *user_data;
+	enum hixl_transfer_status st;		/* under eng->lock */
+	int err;
+	size_t failed;
+	bool detached;				/* freed by the library when done */
+};
+
+struct hixl_engine {
+	int fd;
+	struct hixl_sockaddr local;
+	char device[64];
+	pthread_mutex_t lock;		/* everything below */
+	pthread_cond_t cond;		/* link states, request ends, threads gone */
+	pthread_cond_t qcond;		/* queue non-empty, or stopping */
+	struct hixl_link *links;
+	uint64_t *handles;
+	size_t nhandles, cap;
+	struct hixl_request *qhead, *qtail;
+	struct hixl_request *reqs;
+	pthread_t workers[HIXL_ASYNC_WORKERS];
+	int nworkers;
+	int connect_threads;		/* detached connect threads alive */
+	bool stopping;
+};
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void ns_to_ts(long long ns, struct timespec *ts)
+{
+	ts->tv_sec = ns / 1000000000LL;
+	ts->tv_nsec = ns % 1000000000LL;
+}
+
+/* whole milliseconds left until deadline, rounded up; <= 0 when past */
+static long long ms_left(long long deadline)
+{
+	long long left = deadline - now_ns();
+
+	return left <= 0 ? 0 : (left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+}
+
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return HIXL_SYSCALL_RET(ioctl(fd, cmd, arg));
+}
+
+/* ---- status codes --------------------------------------------------------------- */
+
+HIXL_EXPORT enum hixl_status hixl_status_from_errno(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0:
+		return HIXL_SUCCESS;
+	case EINVAL: case EOVERFLOW: case EFAULT: case EBADF: case ERANGE:
+	case ENOENT: case EACCES: case EAFNOSUPPORT: case EEXIST:
+		return HIXL_PARAM_INVALID;
+	case ETIMEDOUT:
+		return HIXL_TIMEOUT;
+	case ENOTCONN:
+		return HIXL_NOT_CONNECTED;
+	case EISCONN: case EALREADY:
+		return HIXL_ALREADY_CONNECTED;
+	case ECOMM:
+		return HIXL_NOTIFY_FAILED;
+	case EOPNOTSUPP: case ENOTTY: case EPROTO:
+		return HIXL_UNSUPPORTED;
+	case ENOSPC: case E2BIG: case ENOMEM: case EMFILE: case ENFILE:
+		return HIXL_RESOURCE_EXHAUSTED;
+	default:
+		return HIXL_FAILED;
+	}
+}
+
+HIXL_EXPORT const char *hixl_status_str(enum hixl_status st)
+{
+	static const char *const names[] = {
+		[HIXL_SUCCESS] = "SUCCESS",
+		[HIXL_PARAM_INVALID] = "PARAM_INVALID",
+		[HIXL_TIMEOUT] = "TIMEOUT",
+		[HIXL_NOT_CONNECTED] = "NOT_CONNECTED",
+		[HIXL_ALREADY_CONNECTED] = "ALREADY_CONNECTED",
+		[HIXL_NOTIFY_FAILED] = "NOTIFY_FAILED",
+		[HIXL_UNSUPPORTED] = "UNSUPPORTED",
+		[HIXL_RESOURCE_EXHAUSTED] = "RESOURCE_EXHAUSTED",
+		[HIXL_FAILED] = "FAILED",
+	};
+
+	if ((unsigned int)st >= sizeof(names) / sizeof(names[0]))
+		return "UNKNOWN";
+	return names[st];
+}
+
+/* ---- names -------------------------------------------------------------------- */
+
+/* s: only decimal digits, 1..10 of them, value <= max */
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	unsigned long v = 0;
+	size_t n = 0;
+
+	for (; s[n]; n++) {
+		if (s[n] < '0' || s[n] > '9' || n >= 10)
+			return -EINVAL;
+		v = v * 10 + (unsigned long)(s[n] - '0');
+	}
+	if (!n || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_name(const char *name, struct hixl_sockaddr *out)
+{
+	char buf[HIXL_ENGINE_NAME_MAX], *host, *port = NULL, *end;
+	struct hixl_sockaddr a;
+	unsigned long v;
+	size_t len;
+
+	if (!name || !out)
+		return -EINVAL;
+	len = strnlen(name, sizeof(buf));
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, name, len + 1);
+	memset(&a, 0, sizeof(a));
+	if (buf[0] == '[') {
+		char *scope;
+
+		host = buf + 1;
+		end = strchr(host, ']');
+		if (!end)
+			return -EINVAL;
+		*end++ = '\0';
+		if (*end == ':')
+			port = end + 1;
+		else if (*end)
+			return -EINVAL;
+		scope = strchr(host, '%');
+		if (scope) {
+			*scope++ = '\0';
+			if (!*scope)
+				return -EINVAL;
+			if (parse_uint(scope, UINT32_MAX, &v) == 0) {
+				a.scope_id = (uint32_t)v;
+			} else {
+				a.scope_id = if_nametoindex(scope);
+				if (!a.scope_id)
+					return -EINVAL;
+			}
+		}
+		if (inet_pton(AF_INET6, host, a.addr) != 1)
+			return -EINVAL;
+		a.family = AF_INET6;
+	} else {
+		host = buf;
+		port = strchr(buf, ':');
+		if (port) {
+			*port++ = '\0';
+			if (strchr(port, ':'))	/* an IPv6 address without brackets */
+				return -EINVAL;
+		}
+		if (inet_pton(AF_INET, host, a.addr) != 1)
+			return -EINVAL;
+		a.family = AF_INET;
+	}
+	if (port) {
+		if (parse_uint(port, 65535, &v))
+			return -EINVAL;
+		a.port = (uint16_t)v;
+	}
+	*out = a;
+	return 0;
+}
+
+HIXL_EXPORT int hixl_parse_engine_name(const char *name, struct hixl_sockaddr *out)
+{
+	int saved = errno, ret = parse_name(name, out);
+
+	errno = saved;
+	return ret;
+}
+
+HIXL_EXPORT int hixl_format_engine_name(const struct hixl_sockaddr *addr, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN], scope[16] = "", port[8] = "";
+	int saved = errno, n;
+
+	if (!addr || !buf || !len)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (addr->family != AF_INET && addr->family != AF_INET6)
+		return -EAFNOSUPPORT;
+	inet_ntop(addr->family, addr->addr, host, sizeof(host));
+	errno = saved;
+	if (addr->port)
+		snprintf(port, sizeof(port), ":%u", addr->port);
+	if (addr->family == AF_INET6) {
+		if (addr->scope_id)
+			snprintf(scope, sizeof(scope), "%%%u", addr->scope_id);
+		n = snprintf(buf, len, "[%s%s]%s", host, scope, port);
+	} else {
+		n = snprintf(buf, len, "%s%s", host, port);
+	}
+	if (n < 0 || (size_t)n >= len) {
+		buf[0] = '\0';
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* ---- init / finalize -------------------------------------------------------------- */
+
+static int parse_tc(const char *s, uint32_t *out)
+{
+	unsigned long v;
+
+	if (!s || parse_uint(s, 255, &v) || v % 4)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_sl(const char *s, uint32_t *out)
+{
+	unsigned long v;
+
+	if (!s || parse_uint(s, 7, &v))
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_pool(const char *s, uint32_t *n, uint32_t *mb)
+{
+	char buf[32], *colon;
+	unsigned long a, b;
+
+	if (!s || strnlen(s, sizeof(buf)) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	colon = strchr(buf, ':');
+	if (!colon)
+		return -EINVAL;
+	*colon = '\0';
+	if (parse_uint(buf, HIXL_MAX_POOL_BUFFERS, &a) ||
+	    parse_uint(colon + 1, HIXL_MAX_POOL_BUFFER_MB, &b) || !a != !b)
+		return -EINVAL;
+	*n = (uint32_t)a;
+	*mb = (uint32_t)b;
+	return 0;
+}
+
+/* the first of two environment variables that is set, or NULL */
+static const char *env2(const char *ours, const char *hccl)
+{
+	const char *v = getenv(ours);
+
+	return v ? v : getenv(hccl);
+}
+
+static int setup_options(struct hixl_setup *s, const struct hixl_option *opts, size_t nopts)
+{
+	bool have_tc = false, have_sl = false;
+	const char *v;
+
+	if (nopts && !opts)
+		return -EINVAL;
+	s->traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
+	s->service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	s->pool_buffers = HIXL_DEFAULT_POOL_BUFFERS;
+	s->pool_buffer_mb = HIXL_DEFAULT_POOL_BUFFER_MB;
+	for (size_t i = 0; i < nopts; i++) {
+		const char *k = opts[i].key;
+
+		if (!k || !opts[i].value)
+			return -EINVAL;
+		if (!strcmp(k, HIXL_OPTION_BUFFER_POOL)) {
+			if (parse_pool(opts[i].value, &s->pool_buffers, &s->pool_buffer_mb))
+				return -EINVAL;
+		} else if (!strcmp(k, HIXL_OPTION_RDMA_TRAFFIC_CLASS)) {
+			if (parse_tc(opts[i].value, &s->traffic_class))
+				return -EINVAL;
+			have_tc = true;
+		} else if (!strcmp(k, HIXL_OPTION_RDMA_SERVICE_LEVEL)) {
+			if (parse_sl(opts[i].value, &s->service_level))
+				return -EINVAL;
+			have_sl = true;
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (!have_tc && (v = env2("HIXL_RDMA_TC", "HCCL_RDMA_TC")) && parse_tc(v, &s->traffic_class))
+		return -EINVAL;
+	if (!have_sl && (v = env2("HIXL_RDMA_SL", "HCCL_RDMA_SL")) && parse_sl(v, &s->service_level))
+		return -EINVAL;
+	return 0;
+}
+
+static int engine_init(struct hixl_engine **engp, const char *local_engine,
+		       const struct hixl_option *opts, size_t nopts)
+{
+	struct hixl_engine *eng;
+	struct hixl_setup s;
+	pthread_condattr_t ca;
+	int ret, fd;
+
+	if (!engp)
+		return -EINVAL;
+	memset(&s, 0, sizeof(s));
+	ret = parse_name(local_engine, &s.local);
+	if (ret)
+		return ret;
+	ret = setup_options(&s, opts, nopts);
+	if (ret)
+		return ret;
+	eng = calloc(1, sizeof(*eng));
+	if (!eng)
+		return -ENOMEM;
+	fd = hixl_dev_open(NULL);
+	if (fd < 0) {
+		free(eng);
+		return fd;
+	}
+	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
+	if (ret) {
+		close(fd);
+		free(eng);
+		return ret;
+	}
+	eng->fd = fd;
+	eng->local = s.local;
+	memcpy(eng->device, s.device, sizeof(eng->device));
+	eng->device[sizeof(eng->device) - 1] = '\0';
+	pthread_mutex_init(&eng->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&eng->cond, &ca);
+	pthread_cond_init(&eng->qcond, &ca);
+	pthread_condattr_destroy(&ca);
+	*engp = eng;
+	return 0;
+}
+
+HIXL_EXPORT int hixl_engine_init(struct hixl_engine **eng, const char *local_engine,
+				 const struct hixl_option *opts, size_t nopts)
+{
+	int saved = errno, ret = engine_init(eng, local_engine, opts, nopts);
+
+	errno = saved;
+	return ret;
+}
+
+static void link_remove(struct hixl_engine *eng, struct hixl_link *l)
+{
+	struct hixl_link **pp;
+
+	for (pp = &eng->links; *pp; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			free(l);
+			return;
+		}
+	}
+}
+
+static void req_unlink(struct hixl_engine *eng, struct hixl_request *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		eng->reqs = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	free(r->descs);
+	free(r);
+}
+
+static void disconnect_addr(int fd, const struct hixl_sockaddr *addr, int timeout_ms)
+{
+	struct hixl_connect c;
+
+	memset(&c, 0, sizeof(c));
+	c.remote = *addr;
+	c.timeout_ms = (uint32_t)timeout_ms;
+	xioctl(fd, HIXL_IOC_DISCONNECT, &c);
+}
+
+HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)
+{
+	struct hixl_request *r;
+	int saved = errno;
+
+	if (!eng)
+		return;
+	pthread_mutex_lock(&eng->lock);
+	eng->stopping = true;
+	while (eng->connect_threads)
+		pthread_cond_wait(&eng->cond, &eng->lock);
+	for (r = eng->qhead; r; r = r->qnext) {
+		r->st = HIXL_TRANSFER_FAILED;
+		r->err = -ECANCELED;
+		r->failed = r->count;
+	}
+	eng->qhead = eng->qtail = NULL;
+	pthread_cond_broadcast(&eng->qcond);
+	pthread_mutex_unlock(&eng->lock);
+	for (int i = 0; i < eng->nworkers; i++)
+		pthread_join(eng->workers[i], NULL);
+
+	/* no other thread is left: no lock needed from here on */
+	while (eng->links) {
+		if (eng->links->st == HIXL_CONNECTED)
+			disconnect_addr(eng->fd, &eng->links->addr, 1000);
+		link_remove(eng, eng->links);
+	}
+	for (size_t i = 0; i < eng->nhandles; i++) {
+		struct hixl_dereg_mem d;
+
+		memset(&d, 0, sizeof(d));
+		d.handle = eng->handles[i];
+		xioctl(eng->fd, HIXL_IOC_DEREG_MEM, &d);
+	}
+	free(eng->handles);
+	while (eng->reqs)
+		req_unlink(eng, eng->reqs);
+	close(eng->fd);
+	pthread_cond_destroy(&eng->qcond);
+	pthread_cond_destroy(&eng->cond);
+	pthread_mutex_destroy(&eng->lock);
+	free(eng);
+	errno = saved;
+}
+
+HIXL_EXPORT int hixl_engine_caps(struct hixl_engine *eng, struct hixl_info *info)
+{
+	if (!eng || !info)
+		return -EINVAL;
+	return hixl_dev_get_info(eng->fd, info);
+}
+
+HIXL_EXPORT int hixl_engine_fd(const struct hixl_engine *eng)
+{
+	return eng ? eng->fd : -EINVAL;
+}
+
+HIXL_EXPORT const char *hixl_engine_device(const struct hixl_engine *eng)
+{
+	return eng ? eng->device : "";
+}
+
+/* ---- memory -------------------------------------------------------------------- */
+
+static int handles_reserve(struct hixl_engine *eng)
+{
+	uint64_t *h;
+	size_t cap;
+
+	if (eng->nhandles < eng->cap)
+		return 0;
+	cap = eng->cap ? eng->cap * 2 : 16;
+	h = realloc(eng->handles, cap * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	eng->handles = h;
+	eng->cap = cap;
+	return 0;
+}
+
+HIXL_EXPORT int hixl_register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
+				  enum hixl_mem_type type, uint64_t *handle)
+{
+	struct hixl_reg_mem r;
+	int saved = errno, ret;
+
+	if (!eng || !desc || !handle)
+		return -EINVAL;
+	if (type != HIXL_MEM_TYPE_HOST && type != HIXL_MEM_TYPE_DEVICE)
+		return -EINVAL;
+	memset(&r, 0, sizeof(r));
+	r.addr = desc->addr;
+	r.len = desc->len;
+	r.type = type;
+	r.flags = desc->flags;
+	r.dmabuf_fd = type == HIXL_MEM_TYPE_DEVICE ? desc->dmabuf_fd : -1;
+	r.dmabuf_offset = type == HIXL_MEM_TYPE_DEVICE ? desc->dmabuf_offset : 0;
+	pthread_mutex_lock(&eng->lock);
+	ret = handles_reserve(eng);
+	pthread_mutex_unlock(&eng->lock);
+	if (ret)
+		goto out;
+	ret = xioctl(eng->fd, HIXL_IOC_REG_MEM, &r);
+	if (ret)
+		goto out;
+	pthread_mutex_lock(&eng->lock);
+	ret = handles_reserve(eng);	/* a concurrent call may have used the room */
+	if (!ret)
+		eng->handles[eng->nhandles++] = r.handle;
+	pthread_mutex_unlock(&eng->lock);
+	if (ret) {
+		struct hixl_dereg_mem d;
+
+		memset(&d, 0, sizeof(d));
+		d.handle = r.handle;
+		xioctl(eng->fd, HIXL_IOC_DEREG_MEM, &d);
+		goto out;
+	}
+	*handle = r.handle;
+out:
+	errno = saved;
+	return ret;
+}
+
+HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
+{
+	struct hixl_dereg_mem d;
+	int ret;
+
+	if (!eng)
+		return -EINVAL;
+	memset(&d, 0, sizeof(d));
+	d.handle = handle;
+	ret = xioctl(eng->fd, HIXL_IOC_DEREG_MEM, &d);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&eng->lock);
+	for (size_t i = 0; i < eng->nhandles; i++) {
+		if (eng->handles[i] == handle) {
+			eng->handles[i] = eng->handles[--eng->nhandles];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return 0;
+}
+
+/* ---- links ------------------------------------------------------------------------- */
+
+static struct hixl_link *link_find(struct hixl_engine *eng, const struct hixl_sockaddr *a)
+{
+	struct hixl_link *l;
+
+	for (l = eng->links; l; l = l->next)
+		if (!memcmp(&l->addr, a, sizeof(*a)))
+			return l;
+	return NULL;
+}
+
+static int connect_ioctl(int fd, const struct hixl_sockaddr *addr, int timeout_ms)
+{
+	struct hixl_connect c;
+
+	memset(&c, 0, sizeof(c));
+	c.remote = *addr;
+	c.timeout_ms = (uint32_t)timeout_ms;
+	return xioctl(fd, HIXL_IOC_CONNECT, &c);
+}
+
+/*
+ * A new link entry for a connect to addr, or an error when one is in the
+ * way.  Called with eng->lock held.  A CONNECT_FAILED entry is reused.
+ */
+static int link_start(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
+		      enum hixl_connect_status st, struct hixl_link **out)
+{
+	struct hixl_link *l = link_find(eng, addr);
+
+	if (eng->stopping)
+		return -ESHUTDOWN;
+	if (l) {
+		if (l->st == HIXL_CONNECTED)
+			return -EISCONN;
+		if (l->st != HIXL_CONNECT_FAILED)
+			return -EALREADY;
+	} else {
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		l->addr = *addr;
+		l->eng = eng;
+		l->next = eng->links;
+		eng->links = l;
+	}
+	l->st = st;
+	l->err = 0;
+	l->disc_wait = false;
+	*out = l;
+	return 0;
+}
+
+static int do_connect(struct hixl_engine *eng, const char *remote, int timeout_ms)
+{
+	struct hixl_sockaddr addr;
+	struct hixl_link *l;
+	int ret;
+
+	if (!eng || timeout_ms <= 0)
+		return -EINVAL;
+	ret = parse_name(remote, &addr);
+	if (ret)
+		return ret;
+	if (!addr.port)
+		return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	ret = link_start(eng, &addr, HIXL_CONNECTING, &l);
+	pthread_mutex_unlock(&eng->lock);
+	if (ret)
+		return ret;
+	ret = connect_ioctl(eng->fd, &addr, timeout_ms);
+	pthread_mutex_lock(&eng->lock);
+	if (ret)
+		link_remove(eng, l);
+	else
+		l->st = HIXL_CONNECTED;
+	pthread_cond_broadcast(&eng->cond);
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT int hixl_connect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms)
+{
+	int saved = errno, ret = do_connect(eng, remote_engine, timeout_ms);
+
+	errno = saved;
+	return ret;
+}
+
+static void *connect_thread(void *arg)
+{
+	struct hixl_link *l = arg;
+	struct hixl_engine *eng = l->eng;
+	int ret;
+
+	pthread_mutex_lock(&eng->lock);
+	l->st = HIXL_CONNECTING;
+	pthread_cond_broadcast(&eng->cond);
+	pthread_mutex_unlock(&eng->lock);
+	ret = connect_ioctl(eng->fd, &l->addr, l->timeout_ms);
+	pthread_mutex_lock(&eng->lock);
+	l->st = ret ? HIXL_CONNECT_FAILED : HIXL_CONNECTED;
+	l->err = ret;
+	eng->connect_threads--;
+	pthread_cond_broadcast(&eng->cond);
+	pthread_mutex_unlock(&eng->lock);	/* eng may be freed from here on */
+	return NULL;
+}
+
+static int do_connect_async(struct hixl_engine *eng, const char *remote, int timeout_ms)
+{
+	struct hixl_sockaddr addr;
+	struct hixl_link *l;
+	pthread_attr_t attr;
+	pthread_t t;
+	int ret;
+
+	if (!eng || timeout_ms <= 0)
+		return -EINVAL;
+	ret = parse_name(remote, &addr);
+	if (ret)
+		return ret;
+	if (!addr.port)
+		return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	ret = link_start(eng, &addr, HIXL_CONNECT_PENDING, &l);
+	if (ret)
+		goto out;
+	l->timeout_ms = timeout_ms;
+	eng->connect_threads++;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = -pthread_create(&t, &attr, connect_thread, l);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		eng->connect_threads--;
+		link_remove(eng, l);
+	}
+out:
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT int hixl_connect_async(struct hixl_engine *eng, const char *remote_engine,
+				   int timeout_ms)
+{
+	int saved = errno, ret = do_connect_async(eng, remote_engine, timeout_ms);
+
+	errno = saved;
+	return ret;
+}
+
+HIXL_EXPORT int hixl_get_connect_status(struct hixl_engine *eng, const char *remote_engine,
+					enum hixl_connect_status *st)
+{
+	struct hixl_sockaddr addr;
+	struct hixl_link *l;
+	int saved = errno, ret;
+
+	if (!eng || !st)
+		return -EINVAL;
+	ret = parse_name(remote_engine, &addr);
+	errno = saved;
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&eng->lock);
+	l = link_find(eng, &addr);
+	if (!l) {
+		*st = HIXL_NOT_CONNECT;
+	} else if (l->disc_wait) {
+		*st = HIXL_DISCONNECT_PENDING;
+	} else {
+		*st = l->st;
+		if (l->st == HIXL_CONNECT_FAILED)
+			ret = l->err;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+static int do_disconnect(struct hixl_engine *eng, const char *remote, int timeout_ms)
+{
+	long long deadline = now_ns() + timeout_ms * NSEC_PER_MSEC;
+	struct hixl_sockaddr addr;
+	struct hixl_connect c;
+	struct hixl_link *l;
+	struct timespec ts;
+	int ret;
+
+	if (!eng || timeout_ms <= 0)
+		return -EINVAL;
+	ret = parse_name(remote, &addr);
+	if (ret)
+		return ret;
+	memset(&c, 0, sizeof(c));
+	c.remote = addr;
+	c.timeout_ms = (uint32_t)timeout_ms;
+	pthread_mutex_lock(&eng->lock);
+	l = link_find(eng, &addr);
+	if (!l) {
+		/* not ours: maybe a link a peer made to us; the module knows */
+		pthread_mutex_unlock(&eng->lock);
+		return xioctl(eng->fd, HIXL_IOC_DISCONNECT, &c);
+	}
+	if (l->disc_wait || l->st == HIXL_DISCONNECTING) {
+		ret = -EALREADY;
+		goto out;
+	}
+	if (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING) {
+		l->disc_wait = true;
+		ns_to_ts(deadline, &ts);
+		while (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING) {
+			if (pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT &&
+			    (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING)) {
+				l->disc_wait = false;
+				ret = -ETIMEDOUT;
+				goto out;
+			}
+		}
+		l->disc_wait = false;
+	}
+	if (l->st != HIXL_CONNECTED) {		/* CONNECT_FAILED */
+		link_remove(eng, l);
+		ret = -ENOTCONN;
+		goto out;
+	}
+	l->st = HIXL_DISCONNECTING;
+	pthread_mutex_unlock(&eng->lock);
+	ret = xioctl(eng->fd, HIXL_IOC_DISCONNECT, &c);
+	pthread_mutex_lock(&eng->lock);
+	if (!ret || ret == -ENOTCONN)
+		link_remove(eng, l);
+	else
+		l->st = HIXL_CONNECTED;
+out:
+	pthread_cond_broadcast(&eng->cond);
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT int hixl_disconnect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms)
+{
+	int saved = errno, ret = do_disconnect(eng, remote_engine, timeout_ms);
+
+	errno = saved;
+	return ret;
+}
+
+/* ---- transfers ---------------------------------------------------------------------- */
+
+/* The batch in chunks of HIXL_MAX_DESCS under one deadline. */
+static int transfer(int fd, const struct hixl_sockaddr *remote, uint32_t op,
+		    const struct hixl_op_desc *descs, size_t count, long long deadline,
+		    size_t *failed)
+{
+	size_t off = 0;
+
+	while (off < count) {
+		size_t n = count - off < HIXL_MAX_DESCS ? count - off : HIXL_MAX_DESCS;
+		long long left = ms_left(deadline);
+		struct hixl_transfer t;
+		int ret;
+
+		if (left <= 0) {
+			*failed = count;
+			return -ETIMEDOUT;
+		}
+		memset(&t, 0, sizeof(t));
+		t.remote = *remote;
+		t.op = op;
+		t.descs = (uintptr_t)(descs + off);
+		t.count = (uint32_t)n;
+		t.timeout_ms = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+		ret = xioctl(fd, HIXL_IOC_TRANSFER, &t);
+		if (ret) {
+			*failed = t.failed < n ? off + t.failed : count;
+			return ret;
+		}
+		off += n;
+	}
+	*failed = count;
+	return 0;
+}
+
+static int transfer_args(struct hixl_engine *eng, const char *remote, enum hixl_op op,
+			 const struct hixl_op_desc *descs, size_t count, int timeout_ms,
+			 struct hixl_sockaddr *addr)
+{
+	if (!eng || !descs || !count || timeout_ms <= 0)
+		return -EINVAL;
+	if (op != HIXL_READ && op != HIXL_WRITE)
+		return -EINVAL;
+	return parse_name(remote, addr);
+}
+
+HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_engine,
+				   enum hixl_op op, const struct hixl_op_desc *descs, size_t count,
+				   int timeout_ms, size_t *failed_index)
+{
+	long long deadline = now_ns() + timeout_ms * NSEC_PER_MSEC;
+	struct hixl_sockaddr addr;
+	int saved = errno, ret;
+	size_t failed = count;
+
+	ret = transfer_args(eng, remote_engine, op, descs, count, timeout_ms, &addr);
+	if (!ret)
+		ret = transfer(eng->fd, &addr, op, descs, count, deadline, &failed);
+	if (failed_index)
+		*failed_index = failed;
+	errno = saved;
+	return ret;
+}
+
+static void *worker(void *arg)
+{
+	struct hixl_engine *eng = arg;
+	struct hixl_request *r;
+	size_t failed;
+	int ret;
+
+	pthread_mutex_lock(&eng->lock);
+	for (;;) {
+		while (!eng->qhead && !eng->stopping)
+			pthread_cond_wait(&eng->qcond, &eng->lock);
+		r = eng->qhead;
+		if (!r)
+			break;		/* stopping, nothing queued */
+		eng->qhead = r->qnext;
+		if (!eng->qhead)
+			eng->qtail = NULL;
+		r->qnext = NULL;
+		pthread_mutex_unlock(&eng->lock);
+
+		/* r stays: it is WAITING, so nobody frees it */
+		failed = r->count;
+		if (ms_left(r->deadline) <= 0)
+			ret = -ETIMEDOUT;
+		else
+			ret = transfer(eng->fd, &r->remote, r->op, r->descs, r->count,
+				       r->deadline, &failed);
+
+		pthread_mutex_lock(&eng->lock);
+		r->err = ret;
+		r->failed = failed;
+		r->st = !ret ? HIXL_TRANSFER_COMPLETED :
+			ret == -ETIMEDOUT ? HIXL_TRANSFER_TIMEOUT : HIXL_TRANSFER_FAILED;
+		if (r->detached)
+			req_unlink(eng, r);
+		pthread_cond_broadcast(&eng->cond);
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return NULL;
+}
+
+/* Called with eng->lock held. */
+static int workers_start(struct hixl_engine *eng)
+{
+	while (eng->nworkers < HIXL_ASYNC_WORKERS) {
+		if (pthread_create(&eng->workers[eng->nworkers], NULL, worker, eng))
+			return eng->nworkers ? 0 : -EAGAIN;
+		eng->nworkers++;
+	}
+	return 0;
+}
+
+static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum hixl_op op,
+			     const struct hixl_op_desc *descs, size_t count, int timeout_ms,
+			     void *user_data, struct hixl_request **reqp)
+{
+	struct hixl_request *r;
+	int ret;
+
+	if (!reqp)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	ret = transfer_args(eng, remote, op, descs, count, timeout_ms, &r->remote);
+	if (ret) {
+		free(r);
+		return ret;
+	}
+	if (count > SIZE_MAX / sizeof(*descs) || !(r->descs = malloc(count * sizeof(*descs)))) {
+		free(r);
+		return -ENOMEM;
+	}
+	memcpy(r->descs, descs, count * sizeof(*descs));
+	r->eng = eng;
+	r->op = op;
+	r->count = count;
+	r->failed = count;
+	r->deadline = now_ns() + timeout_ms * NSEC_PER_MSEC;
+	r->user_data = user_data;
+	r->st = HIXL_TRANSFER_WAITING;
+	r->err = -EINPROGRESS;
+	pthread_mutex_lock(&eng->lock);
+	ret = eng->stopping ? -ESHUTDOWN : workers_start(eng);
+	if (ret) {
+		pthread_mutex_unlock(&eng->lock);
+		free(r->descs);
+		free(r);
+		return ret;
+	}
+	r->next = eng->reqs;
+	if (eng->reqs)
+		eng->reqs->prev = r;
+	eng->reqs = r;
+	if (eng->qtail)
+		eng->qtail->qnext = r;
+	else
+		eng->qhead = r;
+	eng->qtail = r;
+	pthread_cond_signal(&eng->qcond);
+	pthread_mutex_unlock(&eng->lock);
+	*reqp = r;
+	return 0;
+}
+
+HIXL_EXPORT int hixl_transfer_async(struct hixl_engine *eng, const char *remote_engine,
+				    enum hixl_op op, const struct hixl_op_desc *descs, size_t count,
+				    int timeout_ms, void *user_data, struct hixl_request **req)
+{
+	int saved = errno;
+	int ret = do_transfer_async(eng, remote_engine, op, descs, count, timeout_ms,
+				    user_data, req);
+
+	errno = saved;
+	return ret;
+}
+
+HIXL_EXPORT int hixl_get_transfer_status(struct hixl_engine *eng, struct hixl_request *req,
+					 enum hixl_transfer_status *st)
+{
+	if (!eng || !req || !st || req->eng != eng)
+		return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	*st = req->st;
+	pthread_mutex_unlock(&eng->lock);
+	return 0;
+}
+
+HIXL_EXPORT int hixl_get_transfer_statuses(struct hixl_engine *eng,
+					   struct hixl_request *const *reqs, size_t count,
+					   enum hixl_transfer_status *st)
+{
+	size_t done = 0;
+
+	if (!eng || (count && (!reqs || !st)))
+		return -EINVAL;
+	for (size_t i = 0; i < count; i++)
+		if (!reqs[i] || reqs[i]->eng != eng)
+			return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	for (size_t i = 0; i < count; i++) {
+		st[i] = reqs[i]->st;
+		done += st[i] != HIXL_TRANSFER_WAITING;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return done > INT32_MAX ? INT32_MAX : (int)done;
+}
+
+HIXL_EXPORT int hixl_request_wait(struct hixl_engine *eng, struct hixl_request *req,
+				  int timeout_ms, enum hixl_transfer_status *st)
+{
+	struct timespec ts;
+	int ret = 0;
+
+	if (!eng || !req || req->eng != eng)
+		return -EINVAL;
+	ns_to_ts(now_ns() + (timeout_ms > 0 ? timeout_ms : 0) * NSEC_PER_MSEC, &ts);
+	pthread_mutex_lock(&eng->lock);
+	while (req->st == HIXL_TRANSFER_WAITING) {
+		if (timeout_ms < 0) {
+			pthread_cond_wait(&eng->cond, &eng->lock);
+		} else if (!timeout_ms ||
+			   pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT) {
+			if (req->st == HIXL_TRANSFER_WAITING)
+				ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	if (st)
+		*st = req->st;
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT int hixl_request_result(const struct hixl_request *req, size_t *failed_index)
+{
+	struct hixl_engine *eng;
+	int ret;
+
+	if (!req)
+		return -EINVAL;
+	eng = req->eng;
+	pthread_mutex_lock(&eng->lock);
+	ret = req->err;
+	if (failed_index)
+		*failed_index = req->failed;
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT void *hixl_request_user_data(const struct hixl_request *req)
+{
+	return req ? req->user_data : NULL;
+}
+
+HIXL_EXPORT void hixl_request_free(struct hixl_request *req)
+{
+	struct hixl_engine *eng;
+
+	if (!req)
+		return;
+	eng = req->eng;
+	pthread_mutex_lock(&eng->lock);
+	if (req->st == HIXL_TRANSFER_WAITING)
+		req->detached = true;
+	else
+		req_unlink(eng, req);
+	pthread_mutex_unlock(&eng->lock);
+}
+
+/* ---- notifications -------------------------------------------------------------------- */
+
+HIXL_EXPORT int hixl_send_notify(struct hixl_engine *eng, const char *remote_engine,
+				 const char *name, const void *msg, size_t msg_len, int timeout_ms)
+{
+	struct hixl_send_notify n;
+	size_t name_len;
+	int ret;
+
+	if (!eng || !name || (msg_len && !msg) || timeout_ms <= 0)
+		return -EINVAL;
+	name_len = strnlen(name, HIXL_NOTIFY_MAX_NAME + 1);
+	if (!name_len || name_len > HIXL_NOTIFY_MAX_NAME || msg_len > HIXL_NOTIFY_MAX_MSG)
+		return -EINVAL;
+	memset(&n, 0, sizeof(n));
+	ret = hixl_parse_engine_name(remote_engine, &n.remote);
+	if (ret)
+		return ret;
+	n.name = (uintptr_t)name;
+	n.msg = (uintptr_t)msg;
+	n.name_len = (uint32_t)name_len;
+	n.msg_len = (uint32_t)msg_len;
+	ret = xioctl(eng->fd, HIXL_IOC_SEND_NOTIFY, &n);
+	if (ret == -ECONNRESET || ret == -ENETDOWN || ret == -ETIMEDOUT || ret == -EIO)
+		ret = -ECOMM;
+	return ret;
+}
+
+HIXL_EXPORT int hixl_get_notifies(struct hixl_engine *eng, struct hixl_notify *out, size_t max,
+				  size_t *count, uint64_t *dropped)
+{
+	struct hixl_get_notifies g;
+	int ret;
+
+	if (!eng || !out || !max || !count)
+		return -EINVAL;
+	memset(&g, 0, sizeof(g));
+	g.buf = (uintptr_t)out;
+	g.max = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
+	ret = xioctl(eng->fd, HIXL_IOC_GET_NOTIFIES, &g);
+	if (ret)
+		return ret;
+	*count = g.count;
+	if (dropped)
+		*dropped = g.dropped;
+	return 0;
+}
