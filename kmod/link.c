@@ -1129,6 +1129,13 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		hixl_link_fail(l, -ECONNRESET);
+		/*
+		 * Our QP to the error state now (rdma_disconnect() takes the
+		 * id's qp_mutex, so it is safe against rdma_destroy_qp()):
+		 * whatever a transfer has outstanding flushes at once instead
+		 * of waiting for the transport's retries to run out.
+		 */
+		rdma_disconnect(l->cm_id);
 		if (!l->active)		/* the peer left: nobody else will free it */
 			hixl_link_schedule_release(l);
 		return 0;

@@ -471,6 +471,107 @@ void test_link_peer_killed(void)
 	CHECK_EQ(vm_pin_kb(), pin0);
 }
 
+struct kill_arg {
+	int fd;
+	struct hixl_op_desc d;
+	long ret;
+	struct timespec end;
+};
+
+static void *kill_xfer(void *p)
+{
+	struct kill_arg *k = p;
+
+	k->ret = xfer(k->fd, 16026, HIXL_OP_WRITE, &k->d, 1, 30000, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &k->end);
+	return NULL;
+}
+
+static int engine_of_pid_exists(pid_t pid)
+{
+	char line[512];
+	int found = 0;
+	FILE *f = fopen("/sys/kernel/debug/hixl/engines", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		int p;
+
+		if (sscanf(line, "%*u %d", &p) == 1 && p == pid)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The peer is killed while a large WRITE to it is in flight: the transfer
+ * fails within its timeout + 1 s (here: at once), the dead peer's engine and
+ * pins are gone, and ours come back to zero when we close.
+ */
+void test_link_peer_killed_mid_transfer(void);
+void test_link_peer_killed_mid_transfer(void)
+{
+	const uint64_t raddr = 0x300000000000ULL;
+	size_t len = debug_kernel() ? 16 * MiB : 256 * MiB;
+	int pfd[2], a, status;
+	unsigned char *la = buf(len);
+	long pin0 = vm_pin_kb();
+	struct kill_arg k;
+	struct timespec t0;
+	pthread_t t;
+	double ms;
+	pid_t pid;
+	char c;
+
+	REQUIRE(la && pipe(pfd) == 0);
+	memset(la, 9, len);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		int b = engine(16026);
+		unsigned char *rb = mmap((void *)(uintptr_t)raddr, len, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+		if (b < 0 || rb == MAP_FAILED || reg_mem(b, rb, len, 0, NULL))
+			_exit(1);
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	REQUIRE(read(pfd[0], &c, 1) == 1);
+	a = engine(0);
+	REQUIRE(a >= 0);
+	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
+	REQUIRE(do_connect(a, 16026, 5000) == 0);
+	k.fd = a;
+	k.d.local_addr = (uintptr_t)la;
+	k.d.remote_addr = raddr;
+	k.d.len = len;
+	REQUIRE(pthread_create(&t, NULL, kill_xfer, &k) == 0);
+	usleep(100000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(pid, SIGKILL);
+	pthread_join(t, NULL);
+	waitpid(pid, &status, 0);
+	if (k.ret == 0)
+		SKIP("the WRITE finished before the peer was killed");
+	ms = (k.end.tv_sec - t0.tv_sec) * 1e3 + (k.end.tv_nsec - t0.tv_nsec) / 1e6;
+	printf("#   peer killed mid-WRITE: %ld after %.0f ms\n", k.ret, ms);
+	CHECK(k.ret == -ECONNRESET || k.ret == -ETIMEDOUT || k.ret == -EIO || k.ret == -ENETDOWN);
+	CHECK(ms <= 31000);	/* the timeout (30 s) + 1 s */
+	CHECK(ms <= 2000);	/* and in fact at once */
+	/* the dead peer's engine, with its registrations and pins, is gone */
+	for (int i = 0; i < 100 && engine_of_pid_exists(pid) == 1; i++)
+		usleep(20000);
+	CHECK_EQ(engine_of_pid_exists(pid), 0);
+	close(a);
+	CHECK_EQ(vm_pin_kb(), pin0);
+}
+
 /* 64 MiB each way: not under KASAN, where rxe moves ~3 MB/s */
 void test_xfer_large(void)
 {
@@ -835,6 +936,7 @@ const struct ht_test xfer_tests[] = {
 	{ "link_timeout", test_link_timeout },
 	{ "link_self", test_link_self },
 	{ "link_peer_killed", test_link_peer_killed },
+	{ "link_peer_killed_mid_transfer", test_link_peer_killed_mid_transfer },
 	{ "xfer_large", test_xfer_large },
 	{ "xfer_dereg_busy", test_xfer_dereg_busy },
 	{ "xfer_staged", test_xfer_staged },
