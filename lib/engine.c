@@ -652,19 +652,29 @@ static int link_start(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
 	return 0;
 }
 
+/* The checks every connect makes: an engine, a timeout, a listening peer. */
+static int connect_args(struct hixl_engine *eng, const char *remote, int timeout_ms,
+			struct hixl_sockaddr *addr)
+{
+	int ret;
+
+	if (!eng || timeout_ms <= 0)
+		return -EINVAL;
+	ret = parse_name(remote, addr);
+	if (ret)
+		return ret;
+	return addr->port ? 0 : -EINVAL;
+}
+
 static int do_connect(struct hixl_engine *eng, const char *remote, int timeout_ms)
 {
 	struct hixl_sockaddr addr;
 	struct hixl_link *l;
 	int ret;
 
-	if (!eng || timeout_ms <= 0)
-		return -EINVAL;
-	ret = parse_name(remote, &addr);
+	ret = connect_args(eng, remote, timeout_ms, &addr);
 	if (ret)
 		return ret;
-	if (!addr.port)
-		return -EINVAL;
 	pthread_mutex_lock(&eng->lock);
 	ret = link_start(eng, &addr, HIXL_CONNECTING, &l);
 	pthread_mutex_unlock(&eng->lock);
@@ -717,13 +727,9 @@ static int do_connect_async(struct hixl_engine *eng, const char *remote, int tim
 	pthread_t t;
 	int ret;
 
-	if (!eng || timeout_ms <= 0)
-		return -EINVAL;
-	ret = parse_name(remote, &addr);
+	ret = connect_args(eng, remote, timeout_ms, &addr);
 	if (ret)
 		return ret;
-	if (!addr.port)
-		return -EINVAL;
 	pthread_mutex_lock(&eng->lock);
 	ret = link_start(eng, &addr, HIXL_CONNECT_PENDING, &l);
 	if (ret)
