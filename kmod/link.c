@@ -503,20 +503,24 @@ void hixl_engine_notifies_destroy(struct hixl_engine *eng)
  * @a:   in: remote, name and msg pointers and lengths
  *
  * Context: process context; waits for the SEND to complete (up to 10 s).
- * Return: 0; -EINVAL (flags, reserved, a length out of range); -EFAULT
+ * Return: 0; -EINVAL (flags, reserved, a length out of range, a malformed
+ * peer name); -EAFNOSUPPORT (not AF_INET/AF_INET6); -EFAULT
  * (name or message unreadable); -EPERM; -EBADFD (not set up); -ENOTCONN (no
  * link, HIXL NOT_CONNECTED); -EAGAIN (still connecting); -ECONNRESET,
  * -ENETDOWN, -ETIMEDOUT (the link broke: HIXL NOTIFY_FAILED).
  */
 int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 {
+	struct sockaddr_storage ss;
 	struct hixl_wire_notify *m;
 	struct hixl_link *l;
 	int ret, st, err;
 
-	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1] ||
-	    a->remote.reserved)
+	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1])
 		return -EINVAL;
+	ret = hixl_sockaddr_to_kernel(&a->remote, &ss);
+	if (ret)
+		return ret;
 	if (!a->name_len || a->name_len > HIXL_NOTIFY_MAX_NAME ||
 	    a->msg_len > HIXL_NOTIFY_MAX_MSG)
 		return -EINVAL;

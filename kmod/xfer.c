@@ -307,14 +307,18 @@ static int hixl_run(struct hixl_link *l, u32 op, struct hixl_plan *pl,
 
 static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_transfer *a)
 {
+	struct sockaddr_storage ss;
+	int ret;
+
 	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1])
 		return -EINVAL;
 	if (a->op != HIXL_OP_READ && a->op != HIXL_OP_WRITE)
 		return -EINVAL;
 	if (!a->count || a->count > HIXL_MAX_DESCS || !a->timeout_ms)
 		return -EINVAL;
-	if (a->remote.reserved || (a->remote.family != AF_INET && a->remote.family != AF_INET6))
-		return -EINVAL;
+	ret = hixl_sockaddr_to_kernel(&a->remote, &ss);
+	if (ret)
+		return ret;
 	if (!eng->mm || current->mm != eng->mm)
 		return -EPERM;
 	if (!eng->rdma)
@@ -332,7 +336,8 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
  * @a->failed the index of the first failing descriptor (or @a->count when
  * no single descriptor is to blame):
  *  -EINVAL     flags, reserved fields, op, count 0 or above HIXL_MAX_DESCS,
- *              timeout 0, address family; a descriptor with len 0;
+ *              timeout 0, a malformed peer name; a descriptor with len 0;
+ *  -EAFNOSUPPORT the peer name is not AF_INET or AF_INET6;
  *  -EPERM      the caller is not the engine's process;
  *  -EBADFD     the engine was not set up;
  *  -EFAULT     the descriptor array cannot be read;

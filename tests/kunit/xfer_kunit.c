@@ -271,6 +271,7 @@ static void x_res1(struct hixl_transfer *t) { t->reserved[1] = 1; }
 static void x_timeout0(struct hixl_transfer *t) { t->timeout_ms = 0; }
 static void x_family(struct hixl_transfer *t) { t->remote.family = 1; }
 static void x_name_res(struct hixl_transfer *t) { t->remote.reserved = 1; }
+static void x_scope(struct hixl_transfer *t) { t->remote.scope_id = 1; }
 
 static const struct hixl_xfer_case hixl_xfer_cases[] = {
 	{ "valid but engine not set up", x_none, -EBADFD },
@@ -281,8 +282,9 @@ static const struct hixl_xfer_case hixl_xfer_cases[] = {
 	{ "reserved0", x_res0, -EINVAL },
 	{ "reserved[1]", x_res1, -EINVAL },
 	{ "timeout 0", x_timeout0, -EINVAL },
-	{ "address family", x_family, -EINVAL },
+	{ "address family", x_family, -EAFNOSUPPORT },
 	{ "name reserved", x_name_res, -EINVAL },
+	{ "IPv4 name with a scope", x_scope, -EINVAL },
 };
 
 static void hixl_xfer_case_desc(const struct hixl_xfer_case *c, char *desc)
