@@ -6,6 +6,16 @@
 VERSION      := 0.1.0
 SOVERSION    := 0
 
+# `make install` directories (GNU conventions; DESTDIR is prepended to each)
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+MANDIR       ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+UDEVRULESDIR ?= /etc/udev/rules.d
+DKMSSRCDIR   ?= /usr/src/hixl-$(VERSION)
+
 # Debian's stock kernel: the one the linux-image-amd64 meta-package points at
 STOCK_KVER   ?= $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | \
 		  sed -n 's/^linux-image-\([^ ,]*\).*/\1/p')
@@ -31,6 +41,7 @@ TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer tools/hixl-bench
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair
 
 .PHONY: all module lib tools tests deps check check-compat demo bench bench-reg bench-xfer clean install
+.PHONY: install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests
 
 module:
@@ -97,3 +108,83 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(USER_TESTS)
 	rm -rf build
+
+# ---- installation ----------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=] [LIBDIR=] [INCLUDEDIR=] [MANDIR=]
+# installs the library (shared, with its soname and development symlinks,
+# and static), the headers as <hixl/*.h>, hixl-user.pc, the man pages (with
+# one symlink per function named in a page's NAME section) and the tools
+# hixl-bench and hixlctl.  `make install-module` installs hixl.ko for KDIR's
+# kernel and the udev rule; `make install-dkms` the module sources for DKMS.
+INST_HDRS    := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h
+INST_TOOLS   := tools/hixl-bench tools/hixlctl
+MAN3_PAGES   := $(wildcard man/*.3)
+# the function names a page documents: its NAME line up to " \-"
+MAN_NAME_SED := /^\.SH NAME/{n;s/ *\\-.*//;s/,/ /g;p;q;}
+man_names     = $(shell sed -n '$(MAN_NAME_SED)' $(1))
+# libdir and includedir in hixl-user.pc, relative to ${prefix} when inside it
+pc_dir        = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+build/hixl-user.pc: lib/hixl-user.pc.in Makefile
+	@mkdir -p build
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
+	    $< > $@
+# the directories may differ from the last run's: always regenerate
+.PHONY: build/hixl-user.pc
+
+install: lib $(INST_TOOLS) build/hixl-user.pc
+	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO))
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libhixl-user.so
+	install -D -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_A))
+	for h in $(INST_HDRS); do \
+		install -D -m 0644 $$h $(DESTDIR)$(INCLUDEDIR)/hixl/$${h##*/} || exit; \
+	done
+	install -D -m 0644 uapi/hixl.h $(DESTDIR)$(INCLUDEDIR)/hixl/uapi.h
+	install -D -m 0644 build/hixl-user.pc $(DESTDIR)$(PKGCONFIGDIR)/hixl-user.pc
+	for p in $(MAN3_PAGES); do \
+		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man3/$${p##*/} || exit; \
+		for n in $$(sed -n '$(MAN_NAME_SED)' $$p); do \
+			[ "$$n.3" = "$${p##*/}" ] || \
+			ln -sf $${p##*/} $(DESTDIR)$(MANDIR)/man3/$$n.3 || exit; \
+		done; \
+	done
+	for t in $(INST_TOOLS); do \
+		install -D -m 0755 $$t $(DESTDIR)$(BINDIR)/$${t##*/} || exit; \
+	done
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
+
+install-module: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	install -D -m 0644 udev/60-hixl.rules $(DESTDIR)$(UDEVRULESDIR)/60-hixl.rules
+
+# the sources dkms.conf builds: dkms install hixl/$(VERSION)
+DKMS_SRCS     = dkms.conf Kbuild kmod/Kbuild tests/kunit/Kbuild $(wildcard uapi/*.h) \
+		$(filter-out %.mod.c,$(wildcard kmod/*.[ch] tests/kunit/*.[ch]))
+install-dkms:
+	for f in $(DKMS_SRCS); do \
+		install -D -m 0644 $$f $(DESTDIR)$(DKMSSRCDIR)/$$f || exit; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME) \
+	      $(DESTDIR)$(LIBDIR)/libhixl-user.so $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_A)) \
+	      $(DESTDIR)$(PKGCONFIGDIR)/hixl-user.pc
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/hixl/,$(notdir $(INST_HDRS)) uapi.h)
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/hixl
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES)) \
+	      $(foreach p,$(MAN3_PAGES),$(addsuffix .3,$(call man_names,$(p)))))
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(INST_TOOLS)))
+
+# the kernel release of KDIR: from its /lib/modules/RELEASE/build path (Debian's
+# headers answer `make kernelrelease` with the upstream version)
+KDIR_KVER     = $(if $(filter /lib/modules/%/build,$(KDIR)),$(patsubst /lib/modules/%/build,%,$(KDIR)),$(shell $(MAKE) -s -C $(KDIR) kernelrelease))
+uninstall-module:
+	rm -f $(DESTDIR)/lib/modules/$(KDIR_KVER)/updates/kmod/hixl.ko \
+	      $(DESTDIR)$(UDEVRULESDIR)/60-hixl.rules
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then depmod -a $(KDIR_KVER); fi
+
+uninstall-dkms:
+	rm -rf $(DESTDIR)$(DKMSSRCDIR)

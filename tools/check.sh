@@ -2,7 +2,8 @@
 # make check: everything CI runs, on a fresh Debian 12 machine, as root.
 #
 #   1. make deps                  packages (idempotent)
-#   2. make                       hixl.ko (stock headers), libhixl-user, tools, tests
+#   2. make                       hixl.ko (stock headers), libhixl-user, tools, tests;
+#                                 make install into a scratch root (tools/check-install.sh)
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers
 #   4. debug kernel               tools/vm/build-kernel.sh (cached by config hash)
@@ -99,6 +100,13 @@ tools/deps.sh || { stage_fail "make deps"; echo "$passed passed, $failed failed"
 
 stage "build (module against the stock headers, library, tools, tests)"
 make -s all || stage_fail "make"
+
+stage "install: make install into a scratch root, build and run against it"
+if tools/check-install.sh; then
+	passed=$((passed + 1))
+else
+	stage_fail "install check"
+fi
 
 stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
 compat

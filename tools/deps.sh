@@ -15,8 +15,8 @@ pkgs=(
 	# RDMA userspace: verbs, RDMA CM, Soft-RoCE provider, peers for benchmarks
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	libibverbs-dev librdmacm-dev
-	# the library
-	liburing-dev systemtap-sdt-dev
+	# the library, and checking its installed form (man pages, pkg-config)
+	liburing-dev systemtap-sdt-dev man-db groff-base
 )
 
 missing=()

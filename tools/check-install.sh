@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# check-install.sh - `make install` into a scratch DESTDIR, then build
+# examples/kv_transfer.c against the installed tree with pkg-config, shared
+# and static, and check the installed library (soname, exported symbols and
+# their version), the man pages and dkms.conf.  Exit status 0 and
+# "install check: ok" when all is well.  Run from anywhere; needs cc,
+# pkg-config, objdump, nm, man (man-db) and groff.
+set -eu
+
+cd "$(dirname "$0")/.."
+fail() { echo "install check: FAIL: $*" >&2; exit 1; }
+
+version=$(sed -n 's/^VERSION *:= *//p' Makefile)
+[ -n "$version" ] || fail "no VERSION in Makefile"
+soname=libhixl-user.so.0
+
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT INT TERM
+prefix=/usr
+libdir=$dest$prefix/lib
+
+make -s install DESTDIR="$dest" PREFIX=$prefix >"$dest/install.log" 2>&1 ||
+	{ cat "$dest/install.log" >&2; fail "make install"; }
+
+# -- the installed files
+for f in lib/libhixl-user.so.$version lib/$soname lib/libhixl-user.so lib/libhixl-user.a \
+	 lib/pkgconfig/hixl-user.pc include/hixl/hixl.h include/hixl/physmem.h \
+	 include/hixl/prof.h include/hixl/uapi.h bin/hixl-bench bin/hixlctl; do
+	[ -e "$dest$prefix/$f" ] || fail "$prefix/$f not installed"
+done
+[ -L "$dest$prefix/include/hixl/uapi.h" ] && fail "hixl/uapi.h is a symlink"
+[ "$(readlink "$libdir/$soname")" = "libhixl-user.so.$version" ] || fail "$soname symlink"
+[ "$(readlink "$libdir/libhixl-user.so")" = "$soname" ] || fail "libhixl-user.so symlink"
+cmp -s uapi/hixl.h "$dest$prefix/include/hixl/uapi.h" || fail "hixl/uapi.h differs from uapi/hixl.h"
+
+# -- soname and exported symbols
+objdump -p "$libdir/libhixl-user.so.$version" | grep -Eq "SONAME +$soname\$" ||
+	fail "SONAME is not $soname"
+syms=$(nm -D --defined-only "$libdir/libhixl-user.so.$version")
+bad=$(printf '%s\n' "$syms" | awk '$3 !~ /^hixl_[a-z0-9_]+@@HIXL_0\.1$/ && $3 != "HIXL_0.1"')
+[ -z "$bad" ] || fail "unexpected exports: $bad"
+exported=$(printf '%s\n' "$syms" | awk '$3 ~ /^hixl_/ { sub(/@.*/, "", $3); print $3 }' | sort)
+mapped=$(sed -n 's/^[[:space:]]*\(hixl_[a-z0-9_]*\);.*/\1/p' lib/libhixl-user.map | sort)
+[ "$exported" = "$mapped" ] || fail "exports differ from lib/libhixl-user.map"
+
+# -- pkg-config, both through the sysroot and through --define-prefix
+export PKG_CONFIG_PATH="$libdir/pkgconfig" PKG_CONFIG_LIBDIR="$libdir/pkgconfig"
+[ "$(pkg-config --modversion hixl-user)" = "$version" ] || fail "pkg-config --modversion"
+cflags=$(PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags hixl-user)
+libs=$(PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --libs hixl-user)
+slibs=$(PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --static --libs hixl-user)
+[ "$(pkg-config --define-prefix --cflags hixl-user)" = "$cflags" ] ||
+	fail "pkg-config --define-prefix gives other flags than the sysroot"
+case "$slibs" in *-pthread*) ;; *) fail "no -pthread in pkg-config --static --libs" ;; esac
+
+src=examples/kv_transfer.c
+cc -Wall -Werror -o "$dest/kv_shared" "$src" $cflags $libs ||
+	fail "shared build against the installed tree"
+# the static library: name the archive instead of -lhixl-user
+cc -Wall -Werror -o "$dest/kv_static" "$src" $cflags \
+	$(printf '%s\n' "$slibs" | sed 's/-lhixl-user/-l:libhixl-user.a/') ||
+	fail "static build against the installed tree"
+
+resolved=$(LD_LIBRARY_PATH=$libdir ldd "$dest/kv_shared" | awk '$1 == "'$soname'" { print $3 }')
+[ "$resolved" = "$libdir/$soname" ] || fail "kv_shared resolves $soname to '$resolved'"
+LD_LIBRARY_PATH=$libdir ldd "$dest/kv_static" | grep -q libhixl-user &&
+	fail "kv_static depends on the shared library"
+nm "$dest/kv_static" | grep -q ' T hixl_engine_init$' || fail "kv_static lacks hixl_engine_init"
+
+# -- man pages: every exported function has one, and they render cleanly
+for f in $mapped; do
+	[ -e "$dest$prefix/share/man/man3/$f.3" ] || fail "no man page for $f"
+done
+for f in man/*.3; do
+	w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=all -l -Tutf8 "$f" 2>&1 >/dev/null) ||
+		fail "man $f"
+	[ -z "$w" ] || fail "man $f: $w"
+done
+w=$(LC_ALL=C.UTF-8 MANWIDTH=80 MANPATH=$dest$prefix/share/man man -Tutf8 hixl_connect 2>&1 >/dev/null) ||
+	fail "man hixl_connect: $w"
+
+# -- uninstall leaves nothing behind (but directories)
+make -s uninstall DESTDIR="$dest" PREFIX=$prefix >"$dest/install.log" 2>&1 ||
+	{ cat "$dest/install.log" >&2; fail "make uninstall"; }
+left=$(find "$dest$prefix" ! -type d)
+[ -z "$left" ] || fail "left after uninstall: $left"
+
+# -- dkms.conf
+bash -n dkms.conf || fail "dkms.conf does not parse"
+dv=$(bash -c '. ./dkms.conf && echo "$PACKAGE_NAME $PACKAGE_VERSION ${BUILT_MODULE_NAME[0]}"')
+[ "$dv" = "hixl $version hixl" ] || fail "dkms.conf: '$dv', want 'hixl $version hixl'"
+
+echo "install check: ok"
