@@ -46,8 +46,22 @@ struct hixl_link {
 	struct hixl_engine *eng;
 };
 
+/* The callbacks an allocation was made with (malloc when alloc is NULL). */
+struct hixl_alloc {
+	void *obj;
+	hixl_alloc_fn alloc;
+	hixl_free_fn free;
+	hixl_block_addr_fn addr;
+};
+
+struct hixl_allocator_desc {
+	struct hixl_alloc a;
+};
+
 struct hixl_request {
 	struct hixl_engine *eng;
+	struct hixl_alloc alloc;		/* what descs came from */
+	void *block;				/* the allocator's block, or descs */
 	struct hixl_request *qnext;		/* the queue, while queued */
 	struct hixl_request *prev, *next;	/* every request of the engine */
 	struct hixl_sockaddr remote;
@@ -64,6 +78,7 @@ struct hixl_request {
 
 struct hixl_engine {
 	int fd;
+	struct hixl_alloc alloc;	/* the submission queue's allocator, under lock */
 	struct hixl_sockaddr local;
 	char device[64];
 	pthread_mutex_t lock;		/* everything below */
@@ -79,6 +94,41 @@ struct hixl_engine {
 	int connect_threads;		/* detached connect threads alive */
 	bool stopping;
 };
+
+/* A request's descriptor copy, from the engine's allocator of the moment. */
+static int req_descs_alloc(struct hixl_engine *eng, struct hixl_request *r, size_t count)
+{
+	size_t size = count * sizeof(*r->descs);
+
+	pthread_mutex_lock(&eng->lock);
+	r->alloc = eng->alloc;
+	pthread_mutex_unlock(&eng->lock);
+	if (!r->alloc.alloc) {
+		r->block = malloc(size);
+		r->descs = r->block;
+	} else {
+		r->block = r->alloc.alloc(r->alloc.obj, size);
+		r->descs = r->block ? r->alloc.addr(r->alloc.obj, r->block) : NULL;
+		if (r->block && !r->descs) {
+			r->alloc.free(r->alloc.obj, r->block);
+			r->block = NULL;
+		}
+	}
+	return r->descs ? 0 : -ENOMEM;
+}
+
+/* Give a request's descriptor copy back to the allocator it came from. */
+static void req_descs_free(struct hixl_request *r)
+{
+	if (!r->block)
+		return;
+	if (r->alloc.alloc)
+		r->alloc.free(r->alloc.obj, r->block);
+	else
+		free(r->block);
+	r->block = NULL;
+	r->descs = NULL;
+}
 
 static long long now_ns(void)
 {
@@ -436,7 +486,7 @@ static void req_unlink(struct hixl_engine *eng, struct hixl_request *r)
 		eng->reqs = r->next;
 	if (r->next)
 		r->next->prev = r->prev;
-	free(r->descs);
+	req_descs_free(r);
 	free(r);
 }
 
@@ -988,7 +1038,7 @@ static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum h
 		free(r);
 		return ret;
 	}
-	if (count > SIZE_MAX / sizeof(*descs) || !(r->descs = malloc(count * sizeof(*descs)))) {
+	if (count > SIZE_MAX / sizeof(*descs) || req_descs_alloc(eng, r, count)) {
 		free(r);
 		return -ENOMEM;
 	}
@@ -1005,7 +1055,7 @@ static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum h
 	ret = eng->stopping ? -ESHUTDOWN : workers_start(eng);
 	if (ret) {
 		pthread_mutex_unlock(&eng->lock);
-		free(r->descs);
+		req_descs_free(r);
 		free(r);
 		return ret;
 	}
@@ -1174,5 +1224,69 @@ HIXL_EXPORT int hixl_get_notifies(struct hixl_engine *eng, struct hixl_notify *o
 	*count = g.count;
 	if (dropped)
 		*dropped = g.dropped;
+	return 0;
+}
+
+/* ---- user allocators ------------------------------------------------------------- */
+
+HIXL_EXPORT int hixl_allocator_desc_create(struct hixl_allocator_desc **desc)
+{
+	if (!desc)
+		return -EINVAL;
+	*desc = calloc(1, sizeof(**desc));
+	return *desc ? 0 : -ENOMEM;
+}
+
+HIXL_EXPORT void hixl_allocator_desc_destroy(struct hixl_allocator_desc *desc)
+{
+	free(desc);
+}
+
+HIXL_EXPORT int hixl_allocator_set_obj(struct hixl_allocator_desc *desc, void *obj)
+{
+	if (!desc)
+		return -EINVAL;
+	desc->a.obj = obj;
+	return 0;
+}
+
+HIXL_EXPORT int hixl_allocator_set_alloc_func(struct hixl_allocator_desc *desc, hixl_alloc_fn fn)
+{
+	if (!desc || !fn)
+		return -EINVAL;
+	desc->a.alloc = fn;
+	return 0;
+}
+
+HIXL_EXPORT int hixl_allocator_set_free_func(struct hixl_allocator_desc *desc, hixl_free_fn fn)
+{
+	if (!desc || !fn)
+		return -EINVAL;
+	desc->a.free = fn;
+	return 0;
+}
+
+HIXL_EXPORT int hixl_allocator_set_block_addr_func(struct hixl_allocator_desc *desc,
+						   hixl_block_addr_fn fn)
+{
+	if (!desc || !fn)
+		return -EINVAL;
+	desc->a.addr = fn;
+	return 0;
+}
+
+HIXL_EXPORT int hixl_allocator_register(struct hixl_engine *eng,
+					const struct hixl_allocator_desc *desc)
+{
+	if (!eng)
+		return -EINVAL;
+	if (desc && (!desc->a.alloc || !desc->a.free || !desc->a.addr))
+		return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	if (desc)
+		eng->alloc = desc->a;
+	else
+		memset(&eng->alloc, 0, sizeof(eng->alloc));
+	pthread_mutex_unlock(&eng->lock);
 	return 0;
 }

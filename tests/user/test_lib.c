@@ -4,6 +4,7 @@
  * 18000-18999. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,7 @@ void test_lib_connect_async(void);
 void test_lib_notify(void);
 void test_lib_finalize(void);
 void test_lib_example(void);
+void test_lib_allocator(void);
 
 void test_lib_names(void)
 {
@@ -892,6 +894,137 @@ void test_lib_example(void)
 	CHECK_EQ(WEXITSTATUS(st), 0);
 }
 
+/* a counting allocator: blocks carry a header, the address is after it */
+struct count_alloc {
+	pthread_mutex_t lock;
+	int allocs, frees, fail;
+	size_t last_size;
+	char tag;
+};
+
+struct count_block {
+	struct count_alloc *owner;
+	char tag;
+	long long mem[];
+};
+
+static void *ca_alloc(void *obj, size_t size)
+{
+	struct count_alloc *c = obj;
+	struct count_block *b = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (!c->fail && (b = malloc(sizeof(*b) + size))) {
+		b->owner = c;
+		b->tag = c->tag;
+		c->allocs++;
+		c->last_size = size;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return b;
+}
+
+static void ca_free(void *obj, void *block)
+{
+	struct count_alloc *c = obj;
+	struct count_block *b = block;
+
+	pthread_mutex_lock(&c->lock);
+	if (b->owner == c && b->tag == c->tag)	/* freed by the allocator it came from */
+		c->frees++;
+	pthread_mutex_unlock(&c->lock);
+	free(b);
+}
+
+static void *ca_addr(void *obj, void *block)
+{
+	return ((struct count_block *)block)->mem;
+}
+
+static struct hixl_allocator_desc *ca_desc(struct count_alloc *c)
+{
+	struct hixl_allocator_desc *d = NULL;
+
+	if (hixl_allocator_desc_create(&d) || hixl_allocator_set_obj(d, c) ||
+	    hixl_allocator_set_alloc_func(d, ca_alloc) || hixl_allocator_set_free_func(d, ca_free) ||
+	    hixl_allocator_set_block_addr_func(d, ca_addr))
+		return NULL;
+	return d;
+}
+
+/* user allocators: descriptor memory of async requests comes from them */
+void test_lib_allocator(void)
+{
+	static struct count_alloc ca = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 'A' };
+	static struct count_alloc cb = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 'B' };
+	struct hixl_engine *a = eng_new(IP ":18080"), *b;
+	struct hixl_allocator_desc *da = ca_desc(&ca), *db = ca_desc(&cb), *empty = NULL;
+	struct hixl_request *r[8];
+	size_t len = 256 * 1024;
+	unsigned char *src = lbuf(len), *dst = lbuf(len);
+	struct hixl_op_desc d[4];
+	enum hixl_transfer_status st;
+
+	REQUIRE(a && da && db && src && dst);
+	b = eng_new(IP ":18081");
+	REQUIRE(b);
+	/* argument checks */
+	CHECK_EQ(hixl_allocator_desc_create(NULL), -EINVAL);
+	CHECK_EQ(hixl_allocator_set_obj(NULL, &ca), -EINVAL);
+	CHECK_EQ(hixl_allocator_set_alloc_func(da, NULL), -EINVAL);
+	CHECK_EQ(hixl_allocator_set_free_func(NULL, ca_free), -EINVAL);
+	CHECK_EQ(hixl_allocator_set_block_addr_func(da, NULL), -EINVAL);
+	REQUIRE(hixl_allocator_desc_create(&empty) == 0);
+	CHECK_EQ(hixl_allocator_register(a, empty), -EINVAL);	/* no callbacks */
+	CHECK_EQ(hixl_allocator_register(NULL, da), -EINVAL);
+	hixl_allocator_desc_destroy(empty);
+	hixl_allocator_desc_destroy(NULL);
+
+	lfill(src, len, 5);
+	REQUIRE(reg(a, src, len, NULL) == 0);
+	REQUIRE(reg(b, dst, len, NULL) == 0);
+	REQUIRE(hixl_connect(a, IP ":18081", 5000) == 0);
+	for (int i = 0; i < 4; i++) {
+		d[i].local_addr = (uintptr_t)(src + i * (len / 4));
+		d[i].remote_addr = (uintptr_t)(dst + i * (len / 4));
+		d[i].len = len / 4;
+	}
+	CHECK_EQ(hixl_allocator_register(a, da), 0);
+	hixl_allocator_desc_destroy(da);	/* the engine keeps its copy */
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_WRITE, d, 4, 10000, NULL, &r[i]), 0);
+	CHECK_EQ(ca.allocs, 4);
+	CHECK(ca.last_size >= 4 * sizeof(struct hixl_op_desc));
+	/* the last registration wins; earlier requests still free to A */
+	CHECK_EQ(hixl_allocator_register(a, db), 0);
+	for (int i = 4; i < 8; i++)
+		CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_WRITE, d, 4, 10000, NULL, &r[i]), 0);
+	CHECK_EQ(cb.allocs, 4);
+	CHECK_EQ(ca.allocs, 4);
+	for (int i = 0; i < 8; i++) {
+		CHECK_EQ(hixl_request_wait(a, r[i], 10000, &st), 0);
+		CHECK_EQ(st, HIXL_TRANSFER_COMPLETED);
+		hixl_request_free(r[i]);
+	}
+	CHECK_EQ(ca.frees, 4);
+	CHECK_EQ(cb.frees, 4);
+	CHECK(!memcmp(src, dst, len));
+	/* an allocator that fails: -ENOMEM, nothing queued */
+	cb.fail = 1;
+	CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_WRITE, d, 4, 10000, NULL, &r[0]), -ENOMEM);
+	cb.fail = 0;
+	/* requests never freed by us go back to their allocator at finalize */
+	CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_WRITE, d, 4, 10000, NULL, &r[0]), 0);
+	/* back to the library's malloc */
+	CHECK_EQ(hixl_allocator_register(a, NULL), 0);
+	CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_WRITE, d, 4, 10000, NULL, &r[1]), 0);
+	CHECK_EQ(cb.allocs, 5);
+	hixl_engine_finalize(a);
+	CHECK_EQ(cb.frees, 5);
+	hixl_allocator_desc_destroy(db);
+	hixl_engine_finalize(b);
+}
+
 const struct ht_test lib_tests[] = {
 	{ "lib_names", test_lib_names },
 	{ "lib_status", test_lib_status },
@@ -905,5 +1038,6 @@ const struct ht_test lib_tests[] = {
 	{ "lib_notify", test_lib_notify },
 	{ "lib_finalize", test_lib_finalize },
 	{ "lib_example", test_lib_example },
+	{ "lib_allocator", test_lib_allocator },
 	{ NULL, NULL },
 };

@@ -609,6 +609,102 @@ int hixl_send_notify(struct hixl_engine *eng, const char *remote_engine, const c
 int hixl_get_notifies(struct hixl_engine *eng, struct hixl_notify *out, size_t max,
 		      size_t *count, uint64_t *dropped);
 
+/* ---- user allocators (aclrtAllocatorRegister) ------------------------------------ */
+
+/*
+ * A user allocator supplies the memory the library needs per submission
+ * queue (seeds/001_aclrtAllocatorRegister.md).  An engine's submission queue
+ * is where hixl_transfer_async() requests wait; the memory it takes from the
+ * allocator is each request's copy of its descriptor array, taken when the
+ * request is submitted and given back when it is freed (hixl_request_free(),
+ * or hixl_engine_finalize() for requests the caller never freed).  The
+ * staging pool is kernel memory (HIXL_IOC_SETUP) and does not come from it.
+ *
+ * Rules: the last hixl_allocator_register() on an engine wins; a request is
+ * always freed with the allocator it was allocated with, so one may switch
+ * allocators while requests are in flight.  One allocator may serve several
+ * engines: its callbacks are then called from several threads at once (the
+ * submitting threads, and the engine's worker threads for the frees of
+ * requests the library frees itself), so they must be thread-safe, and @obj
+ * must outlive every engine it is registered on.  A block must stay valid
+ * until free_block is called for it.
+ */
+
+/* Returns a block of at least @size bytes, or NULL (the call gets -ENOMEM). */
+typedef void *(*hixl_alloc_fn)(void *obj, size_t size);
+/* Gives a block back. */
+typedef void (*hixl_free_fn)(void *obj, void *block);
+/* The address of a block's memory (aclrtAllocatorGetAddrFromBlockFunc). */
+typedef void *(*hixl_block_addr_fn)(void *obj, void *block);
+
+struct hixl_allocator_desc;	/* opaque */
+
+/**
+ * hixl_allocator_desc_create() - a new, empty allocator descriptor
+ *	(aclrtAllocatorCreateDesc)
+ * @desc: out: the descriptor
+ *
+ * Return: 0; -EINVAL for NULL @desc; -ENOMEM.
+ */
+int hixl_allocator_desc_create(struct hixl_allocator_desc **desc);
+
+/**
+ * hixl_allocator_desc_destroy() - free a descriptor (aclrtAllocatorDestroyDesc)
+ * @desc: the descriptor, or NULL (nothing happens).  Engines keep their own
+ *        copy: destroying a registered descriptor is allowed.
+ */
+void hixl_allocator_desc_destroy(struct hixl_allocator_desc *desc);
+
+/**
+ * hixl_allocator_set_obj() - the object passed to every callback
+ *	(aclrtAllocatorSetObjToDesc)
+ * @desc: the descriptor
+ * @obj:  the allocator object (may be NULL)
+ *
+ * Return: 0; -EINVAL for NULL @desc.
+ */
+int hixl_allocator_set_obj(struct hixl_allocator_desc *desc, void *obj);
+
+/**
+ * hixl_allocator_set_alloc_func() - (aclrtAllocatorSetAllocFuncToDesc)
+ * @desc: the descriptor
+ * @fn:   allocates a block
+ *
+ * Return: 0; -EINVAL for NULL @desc or @fn.
+ */
+int hixl_allocator_set_alloc_func(struct hixl_allocator_desc *desc, hixl_alloc_fn fn);
+
+/**
+ * hixl_allocator_set_free_func() - (aclrtAllocatorSetFreeFuncToDesc)
+ * @desc: the descriptor
+ * @fn:   frees a block
+ *
+ * Return: 0; -EINVAL for NULL @desc or @fn.
+ */
+int hixl_allocator_set_free_func(struct hixl_allocator_desc *desc, hixl_free_fn fn);
+
+/**
+ * hixl_allocator_set_block_addr_func() - the address of a block's memory
+ *	(aclrtAllocatorSetGetAddrFromBlockFuncToDesc)
+ * @desc: the descriptor
+ * @fn:   returns the usable address of a block (its memory must hold the
+ *        size asked for, aligned for 8-byte fields)
+ *
+ * Return: 0; -EINVAL for NULL @desc or @fn.
+ */
+int hixl_allocator_set_block_addr_func(struct hixl_allocator_desc *desc, hixl_block_addr_fn fn);
+
+/**
+ * hixl_allocator_register() - use an allocator for an engine's submission
+ *	queue (aclrtAllocatorRegister)
+ * @eng:  the engine (its submission queue)
+ * @desc: a descriptor with all three callbacks set, copied; NULL goes back
+ *        to the library's own malloc()
+ *
+ * Return: 0; -EINVAL for NULL @eng, or a descriptor missing a callback.
+ */
+int hixl_allocator_register(struct hixl_engine *eng, const struct hixl_allocator_desc *desc);
+
 #ifdef __cplusplus
 }
 #endif
