@@ -16,8 +16,13 @@
  * decode side is zeroed; after it, every block is checked against the
  * prefill side's per-block checksums.
  *
- * Two engines in one process (listening on --local and --remote), on one
- * RDMA device's loopback path in the test VM.
+ * The two engines live in two processes (--procs 2, the default): for each
+ * mode a child process holds the passive side (decode for write, prefill for
+ * read) and the parent the initiating one; they agree on addresses because
+ * both buffers are mapped before the fork and the block tables come from the
+ * seed.  --procs 1 keeps both engines in one process.  Either way they talk
+ * over one RDMA device's loopback path in the test VM (or over a real fabric
+ * with --local/--remote on two hosts' addresses... of one host here).
  *
  * Exit status: 0 success; 1 a failure or a verification mismatch; 2 usage;
  * 77 no /dev/hixl or no RDMA device on the address.
@@ -30,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,7 +43,7 @@
 
 struct cfg {
 	unsigned long layers, kv_heads, head_dim, dtype_bytes, block_tokens, tokens, iters;
-	unsigned long inflight, timeout_ms, seed;
+	unsigned long inflight, timeout_ms, seed, procs;
 	const char *local, *remote, *mode;
 	bool json, progress;
 };
@@ -63,11 +69,12 @@ struct result {
 static struct cfg C = {
 	.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2,
 	.block_tokens = 16, .tokens = 2048, .iters = 3, .inflight = 1,
-	.timeout_ms = 30000, .seed = 42,
+	.timeout_ms = 30000, .seed = 42, .procs = 2,
 	.local = "10.77.0.1:18100", .remote = "10.77.0.1:18101", .mode = "both",
 };
 
 static size_t block_bytes, nblocks;	/* per block; blocks per layer per K/V */
+static char device[64];			/* the RDMA device, for the report */
 
 static double now_s(void)
 {
@@ -164,6 +171,7 @@ static int usage(int rc)
 		"                    > 1: hixl_transfer_async)\n"
 		"  --timeout-ms N    per-transfer timeout, ms (30000)\n"
 		"  --seed N          block-table shuffle and data seed (42)\n"
+		"  --procs N         2: each engine in its own process (default); 1: one process\n"
 		"  --local NAME      prefill engine name (10.77.0.1:18100)\n"
 		"  --remote NAME     decode engine name (10.77.0.1:18101)\n"
 		"  --json            one JSON object on stdout, nothing else\n"
@@ -182,6 +190,7 @@ static int parse_args(int argc, char **argv)
 		{ "seed", 1, NULL, 's' }, { "local", 1, NULL, 'l' },
 		{ "remote", 1, NULL, 'r' }, { "json", 0, NULL, 'j' },
 		{ "no-progress", 0, NULL, 'P' }, { "help", 0, NULL, 'h' },
+		{ "procs", 1, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long *num;
@@ -201,6 +210,7 @@ static int parse_args(int argc, char **argv)
 		case 'f': num = &C.inflight; break;
 		case 't': num = &C.timeout_ms; break;
 		case 's': num = &C.seed; break;
+		case 'p': num = &C.procs; break;
 		case 'm': C.mode = optarg; break;
 		case 'l': C.local = optarg; break;
 		case 'r': C.remote = optarg; break;
@@ -228,9 +238,9 @@ static int parse_args(int argc, char **argv)
 	}
 	if (!C.layers || !C.kv_heads || !C.head_dim || !C.dtype_bytes || !C.block_tokens ||
 	    !C.tokens || !C.iters || !C.inflight || !C.timeout_ms || C.timeout_ms > INT32_MAX ||
-	    C.tokens % C.block_tokens || C.inflight > 1024) {
+	    C.tokens % C.block_tokens || C.inflight > 1024 || C.procs > 2) {
 		fprintf(stderr, "hixl-bench: every number must be > 0, --tokens a multiple of "
-			"--block-tokens, --inflight <= 1024\n");
+			"--block-tokens, --inflight <= 1024, --procs 1 or 2\n");
 		return 2;
 	}
 	if (C.json)
@@ -238,11 +248,9 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
-static int side_init(struct side *s, const char *name, uint64_t seed)
+/* The side's cache memory and block table (before any fork: same VA in both). */
+static int side_map(struct side *s, const char *name, uint64_t seed)
 {
-	struct hixl_mem_desc d;
-	int ret;
-
 	s->name = name;
 	s->base = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (s->base == MAP_FAILED) {
@@ -250,24 +258,98 @@ static int side_init(struct side *s, const char *name, uint64_t seed)
 		return -ENOMEM;
 	}
 	madvise(s->base, s->bytes, MADV_HUGEPAGE);
-	memset(s->base, 0, s->bytes);	/* fault in before pinning */
 	s->table = malloc(nblocks * sizeof(*s->table));
 	if (!s->table)
 		return -ENOMEM;
 	shuffle(s->table, nblocks, seed);
-	ret = hixl_engine_init(&s->eng, name, NULL, 0);
+	return 0;
+}
+
+/* The side's engine, with its cache registered; in the process that owns it. */
+static int side_engine(struct side *s)
+{
+	struct hixl_mem_desc d;
+	int ret;
+
+	memset(s->base, 0, s->bytes);	/* fault in before pinning */
+	ret = hixl_engine_init(&s->eng, s->name, NULL, 0);
 	if (ret) {
-		fprintf(stderr, "hixl-bench: engine %s: %s\n", name, strerror(-ret));
+		fprintf(stderr, "hixl-bench: engine %s: %s\n", s->name, strerror(-ret));
 		return ret;
 	}
+	if (!device[0])
+		snprintf(device, sizeof(device), "%s", hixl_engine_device(s->eng));
 	memset(&d, 0, sizeof(d));
 	d.addr = (uintptr_t)s->base;
 	d.len = s->bytes;
 	ret = hixl_register_mem(s->eng, &d, HIXL_MEM_TYPE_HOST, &s->handle);
 	if (ret)
-		fprintf(stderr, "hixl-bench: register %zu bytes on %s: %s\n", s->bytes, name,
+		fprintf(stderr, "hixl-bench: register %zu bytes on %s: %s\n", s->bytes, s->name,
 			strerror(-ret));
 	return ret;
+}
+
+/* The prefill cache: each logical block's own pseudo-random bytes, and sums. */
+static void prefill_fill(struct side *p, uint64_t *sums)
+{
+	uint64_t seed = C.seed;
+
+	for (size_t l = 0; l < C.layers; l++)
+		for (size_t kv = 0; kv < 2; kv++)
+			for (size_t b = 0; b < nblocks; b++) {
+				uint64_t *w = (uint64_t *)block_addr(p, l, kv, p->table[b]);
+				unsigned char *bp = (unsigned char *)w;
+
+				for (size_t i = 0; i < block_bytes / 8; i++)
+					w[i] = splitmix(&seed);
+				for (size_t i = block_bytes & ~(size_t)7; i < block_bytes; i++)
+					bp[i] = (unsigned char)splitmix(&seed);
+				sums[(l * 2 + kv) * nblocks + b] = block_hash(bp, block_bytes);
+			}
+}
+
+/* The prefill sums alone (the data lives in another process). */
+static void prefill_fill_sums(uint64_t *sums)
+{
+	unsigned char *tmp = malloc(block_bytes);
+	uint64_t seed = C.seed;
+
+	if (!tmp)
+		abort();
+	for (size_t l = 0; l < C.layers; l++)
+		for (size_t kv = 0; kv < 2; kv++)
+			for (size_t b = 0; b < nblocks; b++) {
+				uint64_t w;
+
+				for (size_t i = 0; i < block_bytes / 8; i++) {
+					w = splitmix(&seed);
+					memcpy(tmp + i * 8, &w, 8);
+				}
+				for (size_t i = block_bytes & ~(size_t)7; i < block_bytes; i++)
+					tmp[i] = (unsigned char)splitmix(&seed);
+				sums[(l * 2 + kv) * nblocks + b] = block_hash(tmp, block_bytes);
+			}
+	free(tmp);
+}
+
+static void side_engine_end(struct side *s)
+{
+	hixl_engine_finalize(s->eng);
+	s->eng = NULL;
+}
+
+/* Blocks of the decode cache that differ from the prefill sums. */
+static size_t decode_verify(const struct side *d, const uint64_t *sums)
+{
+	size_t bad = 0;
+
+	for (size_t l = 0; l < C.layers; l++)
+		for (size_t kv = 0; kv < 2; kv++)
+			for (size_t b = 0; b < nblocks; b++)
+				if (block_hash(block_addr(d, l, kv, d->table[b]), block_bytes) !=
+				    sums[(l * 2 + kv) * nblocks + b])
+					bad++;
+	return bad;
 }
 
 /* descriptors of one layer: K then V, in logical block order */
@@ -287,7 +369,7 @@ static void layer_descs(struct hixl_op_desc *d, const struct side *local,
  * op against peer, then decode's blocks are checked against sums[].
  */
 static void run_mode(struct result *res, struct side *init, struct side *peer, enum hixl_op op,
-		     struct side *decode, const uint64_t *sums)
+		     struct side *decode, const uint64_t *sums, const int *verify_fd)
 {
 	size_t per = 2 * nblocks, total = C.iters * C.layers, done = 0, next = 0;
 	struct hixl_op_desc *descs = malloc(C.layers * per * sizeof(*descs));
@@ -303,7 +385,8 @@ static void run_mode(struct result *res, struct side *init, struct side *peer, e
 	}
 	for (size_t l = 0; l < C.layers; l++)
 		layer_descs(descs + l * per, init, peer, l);
-	memset(decode->base, 0, decode->bytes);
+	if (!verify_fd)		/* the decode side is ours: start from zeroes */
+		memset(decode->base, 0, decode->bytes);
 	ret = hixl_connect(init->eng, peer->name, 5000);
 	if (ret) {
 		fprintf(stderr, "hixl-bench: connect %s -> %s: %s\n", init->name, peer->name,
@@ -376,13 +459,16 @@ drain:
 	hixl_disconnect(init->eng, peer->name, 1000);
 	if (ret)
 		goto out;
-	/* verify: logical block b of (layer, kv) on decode == prefill's sum */
-	for (size_t l = 0; l < C.layers; l++)
-		for (size_t kv = 0; kv < 2; kv++)
-			for (size_t b = 0; b < nblocks; b++)
-				if (block_hash(block_addr(decode, l, kv, decode->table[b]), block_bytes) !=
-				    sums[(l * 2 + kv) * nblocks + b])
-					res->bad_blocks++;
+	/* verify: logical block b of (layer, kv) on decode == prefill's sum,
+	 * here or, when decode lives in the peer process, there */
+	if (!verify_fd) {
+		res->bad_blocks = decode_verify(decode, sums);
+	} else if (write(verify_fd[1], "V", 1) != 1 ||
+		   read(verify_fd[0], &res->bad_blocks, sizeof(res->bad_blocks)) !=
+		   sizeof(res->bad_blocks)) {
+		ret = -EPIPE;
+		goto out;
+	}
 	if (res->bad_blocks)
 		fprintf(stderr, "hixl-bench: %s: %zu blocks differ after the transfer\n",
 			res->mode, res->bad_blocks);
@@ -402,18 +488,19 @@ static void report(const struct result *r, size_t nres, const struct side *s)
 		       "\"model\":{\"layers\":%lu,\"kv_heads\":%lu,\"head_dim\":%lu,"
 		       "\"dtype_bytes\":%lu,\"block_tokens\":%lu,\"tokens\":%lu},"
 		       "\"block_bytes\":%zu,\"descs_per_transfer\":%zu,\"bytes_per_iter\":%zu,"
-		       "\"iters\":%lu,\"inflight\":%lu,\"results\":[",
-		       hixl_version(), hixl_engine_device(s->eng), C.layers, C.kv_heads,
+		       "\"iters\":%lu,\"inflight\":%lu,\"procs\":%lu,\"results\":[",
+		       hixl_version(), device, C.layers, C.kv_heads,
 		       C.head_dim, C.dtype_bytes, C.block_tokens, C.tokens, block_bytes,
-		       2 * nblocks, s->bytes, C.iters, C.inflight);
+		       2 * nblocks, s->bytes, C.iters, C.inflight, C.procs);
 	} else {
 		printf("hixl-bench %s on %s: %lu layers x K,V x %lu tokens x %lu heads x %lu dim x "
-		       "%lu B = %.1f MiB per pass\n", hixl_version(), hixl_engine_device(s->eng),
+		       "%lu B = %.1f MiB per pass\n", hixl_version(), device,
 		       C.layers, C.tokens, C.kv_heads, C.head_dim, C.dtype_bytes,
 		       s->bytes / 1048576.0);
 		printf("  %zu-byte blocks (%lu tokens), %zu scattered descriptors per layer "
-		       "transfer, %lu iterations, %lu in flight\n", block_bytes, C.block_tokens,
-		       2 * nblocks, C.iters, C.inflight);
+		       "transfer, %lu iterations, %lu in flight, engines in %s\n", block_bytes,
+		       C.block_tokens, 2 * nblocks, C.iters, C.inflight,
+		       C.procs == 2 ? "two processes" : "one process");
 		printf("  %-5s %10s %9s %10s %12s %9s %9s %9s  %s\n", "mode", "MiB", "s", "GB/s",
 		       "descs/s", "p50 ms", "p90 ms", "p99 ms", "verify");
 	}
@@ -447,12 +534,87 @@ static void report(const struct result *r, size_t nres, const struct side *s)
 		printf("]}\n");
 }
 
+/*
+ * One mode with the engines in two processes: a child owns the passive side
+ * (decode for write, prefill for read) and the parent initiates.  Returns 77
+ * when there is no device, else 0 (errors are in @res).
+ */
+static int run_two_procs(struct result *res, bool write_mode, struct side *prefill,
+			 struct side *decode, uint64_t *sums)
+{
+	struct side *mine = write_mode ? prefill : decode;
+	struct side *peer = write_mode ? decode : prefill;
+	int to_child[2], from_child[2], status, ret;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(from_child)) {
+		res->err = -errno;
+		return 0;
+	}
+	prefill_fill_sums(sums);	/* both processes need them */
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		res->err = -errno;
+		return 0;
+	}
+	if (pid == 0) {		/* the passive side */
+		size_t bad;
+
+		close(to_child[1]);
+		close(from_child[0]);
+		ret = side_engine(peer);
+		if (!ret && !write_mode)
+			prefill_fill(prefill, sums);
+		c = ret ? (ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV ? 'S' : 'E')
+			: 'R';
+		if (write(from_child[1], &c, 1) != 1 || c != 'R')
+			_exit(1);
+		/* serve until the parent asks to verify (write) or closes (read) */
+		while (read(to_child[0], &c, 1) == 1) {
+			if (c != 'V')
+				continue;
+			bad = decode_verify(decode, sums);
+			if (write(from_child[1], &bad, sizeof(bad)) != sizeof(bad))
+				_exit(1);
+		}
+		side_engine_end(peer);
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	if (read(from_child[0], &c, 1) != 1 || c != 'R') {
+		waitpid(pid, &status, 0);
+		if (c == 'S')
+			return 77;
+		res->err = -ECHILD;
+		return 0;
+	}
+	ret = side_engine(mine);
+	if (ret) {
+		res->err = ret;
+	} else {
+		if (write_mode)
+			prefill_fill(prefill, sums);
+		run_mode(res, mine, peer, write_mode ? HIXL_WRITE : HIXL_READ, decode, sums,
+			 write_mode ? (int[2]){ from_child[0], to_child[1] } : NULL);
+	}
+	side_engine_end(mine);
+	close(to_child[1]);
+	close(from_child[0]);
+	waitpid(pid, &status, 0);
+	if (!res->err && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		res->err = -ECHILD;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct side prefill = { 0 }, decode = { 0 };
 	struct result res[2] = { { 0 } };
 	size_t nres = 0;
-	uint64_t *sums = NULL, seed;
+	uint64_t *sums = NULL;
 	int ret, rc = 1;
 
 	ret = parse_args(argc, argv);
@@ -472,35 +634,42 @@ int main(int argc, char **argv)
 	if (!sums)
 		return 1;
 
-	ret = side_init(&prefill, C.local, C.seed);
+	ret = side_map(&prefill, C.local, C.seed);
 	if (!ret)
-		ret = side_init(&decode, C.remote, C.seed ^ 0x5eed);
-	if (ret) {
-		rc = ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV ? 77 : 1;
+		ret = side_map(&decode, C.remote, C.seed ^ 0x5eed);
+	if (ret)
 		goto out;
-	}
-	/* the prefill side's cache: each logical block's own pseudo-random bytes */
-	seed = C.seed;
-	for (size_t l = 0; l < C.layers; l++)
-		for (size_t kv = 0; kv < 2; kv++)
-			for (size_t b = 0; b < nblocks; b++) {
-				uint64_t *p = (uint64_t *)block_addr(&prefill, l, kv, prefill.table[b]);
-				unsigned char *bp = (unsigned char *)p;
 
-				for (size_t w = 0; w < block_bytes / 8; w++)
-					p[w] = splitmix(&seed);
-				for (size_t i = block_bytes & ~(size_t)7; i < block_bytes; i++)
-					bp[i] = (unsigned char)splitmix(&seed);
-				sums[(l * 2 + kv) * nblocks + b] = block_hash(bp, block_bytes);
+	if (C.procs == 1) {
+		ret = side_engine(&prefill);
+		if (!ret)
+			ret = side_engine(&decode);
+		if (ret) {
+			rc = ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV ? 77 : 1;
+			goto out;
+		}
+		prefill_fill(&prefill, sums);
+		if (strcmp(C.mode, "read")) {
+			res[nres].mode = "write";
+			run_mode(&res[nres++], &prefill, &decode, HIXL_WRITE, &decode, sums, NULL);
+		}
+		if (strcmp(C.mode, "write")) {
+			res[nres].mode = "read";
+			run_mode(&res[nres++], &decode, &prefill, HIXL_READ, &decode, sums, NULL);
+		}
+	} else {
+		for (int m = 0; m < 2; m++) {
+			bool write_mode = m == 0;
+
+			if (!strcmp(C.mode, write_mode ? "read" : "write"))
+				continue;
+			res[nres].mode = write_mode ? "write" : "read";
+			ret = run_two_procs(&res[nres++], write_mode, &prefill, &decode, sums);
+			if (ret == 77) {
+				rc = 77;
+				goto out;
 			}
-
-	if (strcmp(C.mode, "read")) {
-		res[nres].mode = "write";
-		run_mode(&res[nres++], &prefill, &decode, HIXL_WRITE, &decode, sums);
-	}
-	if (strcmp(C.mode, "write")) {
-		res[nres].mode = "read";
-		run_mode(&res[nres++], &decode, &prefill, HIXL_READ, &decode, sums);
+		}
 	}
 	report(res, nres, &prefill);
 	rc = 0;
