@@ -82,6 +82,7 @@ void test_lib_notify(void);
 void test_lib_finalize(void);
 void test_lib_example(void);
 void test_lib_allocator(void);
+void test_lib_readme_example(void);
 
 void test_lib_names(void)
 {
@@ -1025,6 +1026,46 @@ void test_lib_allocator(void)
 	hixl_engine_finalize(b);
 }
 
+/* the README's example, cut out of README.md, compiled and run */
+void test_lib_readme_example(void)
+{
+	char line[512], src[256], bin[256], cmd[1024];
+	const char *dir = getenv("HIXL_WORK") ? getenv("HIXL_WORK") : "/tmp";
+	FILE *in, *out;
+	int state = 0, st;
+
+	if (access("README.md", R_OK) || access("lib/libhixl-user.a", R_OK))
+		SKIP("run from the repo after make");
+	if (access("/dev/hixl", F_OK))
+		SKIP("no /dev/hixl");
+	snprintf(src, sizeof(src), "%s/readme_example.c", dir);
+	snprintf(bin, sizeof(bin), "%s/readme_example", dir);
+	in = fopen("README.md", "r");
+	out = fopen(src, "w");
+	REQUIRE(in && out);
+	while (fgets(line, sizeof(line), in)) {
+		if (strstr(line, "<!-- readme-example:begin -->"))
+			state = 1;
+		else if (strstr(line, "<!-- readme-example:end -->"))
+			state = 3;
+		else if (state == 1 && !strncmp(line, "```c", 4))
+			state = 2;
+		else if (state == 2 && !strncmp(line, "```", 3))
+			state = 3;
+		else if (state == 2)
+			fputs(line, out);
+	}
+	fclose(in);
+	fclose(out);
+	CHECK_EQ(state, 3);
+	snprintf(cmd, sizeof(cmd), "cc -std=gnu11 -Wall -Werror -Ilib/include -Iuapi -o %s %s "
+		 "lib/libhixl-user.a -pthread", bin, src);
+	st = system(cmd);
+	REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	st = system(bin);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 const struct ht_test lib_tests[] = {
 	{ "lib_names", test_lib_names },
 	{ "lib_status", test_lib_status },
@@ -1039,5 +1080,6 @@ const struct ht_test lib_tests[] = {
 	{ "lib_finalize", test_lib_finalize },
 	{ "lib_example", test_lib_example },
 	{ "lib_allocator", test_lib_allocator },
+	{ "lib_readme_example", test_lib_readme_example },
 	{ NULL, NULL },
 };
