@@ -412,28 +412,27 @@ void test_link_self(void)
 	close(a);
 }
 
-/* two processes; the peer is killed: the next transfer fails within its
- * timeout + 1 s, and nothing stays pinned */
-void test_link_peer_killed(void)
+/*
+ * A peer engine in a child process, listening on port, with len bytes
+ * registered at addr (0: anywhere); returns once it is ready, or -1.  The
+ * child waits for a signal.
+ */
+static pid_t spawn_peer(uint16_t port, uint64_t addr, size_t len)
 {
-	size_t len = 256 * KiB;
-	int pfd[2], a, status;
-	unsigned char *la = buf(len);
-	char c;
+	int pfd[2];
 	pid_t pid;
-	struct hixl_op_desc d;
-	struct timespec t0, t1;
-	long pin0 = vm_pin_kb(), ret;
-	double ms;
+	char c;
 
-	REQUIRE(la && pipe(pfd) == 0);
+	if (pipe(pfd))
+		return -1;
 	pid = fork();
-	REQUIRE(pid >= 0);
 	if (pid == 0) {
-		int b = engine(16012);
-		unsigned char *rb = buf(len);
+		int b = engine(port);
+		unsigned char *rb = mmap((void *)(uintptr_t)addr, len, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS |
+					 (addr ? MAP_FIXED_NOREPLACE : 0), -1, 0);
 
-		if (b < 0 || !rb || reg_mem(b, rb, len, 0, NULL))
+		if (b < 0 || rb == MAP_FAILED || reg_mem(b, rb, len, 0, NULL))
 			_exit(1);
 		if (write(pfd[1], "r", 1) != 1)
 			_exit(1);
@@ -441,7 +440,30 @@ void test_link_peer_killed(void)
 		_exit(0);
 	}
 	close(pfd[1]);
-	REQUIRE(read(pfd[0], &c, 1) == 1);
+	if (pid < 0 || read(pfd[0], &c, 1) != 1) {
+		close(pfd[0]);
+		return -1;
+	}
+	close(pfd[0]);
+	return pid;
+}
+
+/* two processes; the peer is killed: the next transfer fails within its
+ * timeout + 1 s, and nothing stays pinned */
+void test_link_peer_killed(void)
+{
+	size_t len = 256 * KiB;
+	int a, status;
+	unsigned char *la = buf(len);
+	pid_t pid;
+	struct hixl_op_desc d;
+	struct timespec t0, t1;
+	long pin0 = vm_pin_kb(), ret;
+	double ms;
+
+	REQUIRE(la);
+	pid = spawn_peer(16012, 0, len);
+	REQUIRE(pid > 0);
 	a = engine(0);
 	REQUIRE(a >= 0);
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
@@ -515,7 +537,7 @@ void test_link_peer_killed_mid_transfer(void)
 {
 	const uint64_t raddr = 0x300000000000ULL;
 	size_t len = debug_kernel() ? 16 * MiB : 256 * MiB;
-	int pfd[2], a, status;
+	int a, status;
 	unsigned char *la = buf(len);
 	long pin0 = vm_pin_kb();
 	struct kill_arg k;
@@ -523,26 +545,11 @@ void test_link_peer_killed_mid_transfer(void)
 	pthread_t t;
 	double ms;
 	pid_t pid;
-	char c;
 
-	REQUIRE(la && pipe(pfd) == 0);
+	REQUIRE(la);
 	memset(la, 9, len);
-	pid = fork();
-	REQUIRE(pid >= 0);
-	if (pid == 0) {
-		int b = engine(16026);
-		unsigned char *rb = mmap((void *)(uintptr_t)raddr, len, PROT_READ | PROT_WRITE,
-					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-
-		if (b < 0 || rb == MAP_FAILED || reg_mem(b, rb, len, 0, NULL))
-			_exit(1);
-		if (write(pfd[1], "r", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(pfd[1]);
-	REQUIRE(read(pfd[0], &c, 1) == 1);
+	pid = spawn_peer(16026, raddr, len);
+	REQUIRE(pid > 0);
 	a = engine(0);
 	REQUIRE(a >= 0);
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
