@@ -934,6 +934,35 @@ void test_xfer_staged(void)
 	close(b);
 }
 
+/* at most max_links links per engine (lowered to 2 here): ENOSPC */
+void test_link_max_links(void);
+void test_link_max_links(void)
+{
+	unsigned long long saved = read_param("max_links");
+	int a, p1, p2, p3;
+
+	if (geteuid() != 0)
+		SKIP("needs root to lower max_links");
+	CHECK_EQ(saved, 512);
+	a = engine(0);
+	REQUIRE(a >= 0);
+	p1 = engine(16027);
+	p2 = engine(16028);
+	p3 = engine(16029);
+	REQUIRE(p1 >= 0 && p2 >= 0 && p3 >= 0);
+	REQUIRE(write_param("max_links", 2) == 0);
+	CHECK_EQ(do_connect(a, 16027, 5000), 0);
+	CHECK_EQ(do_connect(a, 16028, 5000), 0);
+	CHECK_EQ(do_connect(a, 16029, 5000), -ENOSPC);
+	CHECK_EQ(do_disconnect(a, 16028), 0);
+	CHECK_EQ(do_connect(a, 16029, 5000), 0);	/* room again */
+	CHECK_EQ(write_param("max_links", saved), 0);
+	close(a);
+	close(p1);
+	close(p2);
+	close(p3);
+}
+
 const struct ht_test xfer_tests[] = {
 	{ "link_connect", test_link_connect },
 	{ "xfer_sizes", test_xfer_sizes },
@@ -942,6 +971,7 @@ const struct ht_test xfer_tests[] = {
 	{ "xfer_access", test_xfer_access },
 	{ "link_timeout", test_link_timeout },
 	{ "link_self", test_link_self },
+	{ "link_max_links", test_link_max_links },
 	{ "link_peer_killed", test_link_peer_killed },
 	{ "link_peer_killed_mid_transfer", test_link_peer_killed_mid_transfer },
 	{ "xfer_large", test_xfer_large },
