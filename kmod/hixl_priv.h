@@ -426,6 +426,10 @@ struct hixl_stbuf {
  *              serialises requests)
  * @req_op, @req_count, @req_seq, @stage_work: the peer's STAGE_REQ, carried out
  *              by @stage_work
+ * @tbl_sent:   REGION/REGION_DEL messages we sent (post_mutex)
+ * @tbl_acked:  how many of them the peer has applied (TABLE_ACK, under @lock)
+ * @tbl_applied: the peer's REGION/REGION_DEL messages we applied (RX only)
+ * @ack_cqe:    completion of our inline TABLE_ACK sends (nothing to do)
  * @reply_lock, @reply_buf, @reply_dma, @reply_cqe, @reply_done: the STAGE_DONE
  *              send path, apart from post_mutex so that two engines staging
  *              to each other cannot wait on each other
@@ -480,6 +484,10 @@ struct hixl_link {
 	u64 reply_dma;
 	struct ib_cqe reply_cqe;
 	struct completion reply_done;
+	u64 tbl_sent;
+	u64 tbl_acked;
+	u64 tbl_applied;
+	struct ib_cqe ack_cqe;
 };
 
 /* A received notification, queued on its engine (link.c). */
@@ -516,6 +524,7 @@ int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 le
 void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m);
 #endif
 
+bool hixl_link_usable(struct hixl_link *l);
 int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr);
 int hixl_send_msg(struct hixl_link *l, u16 type, u32 len);
 

@@ -87,6 +87,22 @@ static void hixl_link_check_ready(struct hixl_link *l)
 	wake_up_all(&l->wq);
 }
 
+/**
+ * hixl_link_usable() - may work be posted on this link now?
+ * @l: the link; post_mutex held
+ *
+ * A reference keeps the struct, not its QP: hixl_link_destroy() marks the
+ * link CLOSED and then frees the QP and the message buffers under
+ * post_mutex.  Everyone who takes post_mutex to post checks this first.
+ */
+bool hixl_link_usable(struct hixl_link *l)
+{
+	int err;
+
+	lockdep_assert_held(&l->post_mutex);
+	return l->qp && l->tx_buf && hixl_link_state(l, &err) < HIXL_LINK_ERROR;
+}
+
 /* ---- messages ---------------------------------------------------------------------- */
 
 static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -110,6 +126,8 @@ int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 	int ret;
 
 	lockdep_assert_held(&l->post_mutex);
+	if (!hixl_link_usable(l))
+		return -ECONNRESET;
 	reinit_completion(&l->tx_done);
 	l->tx_cqe.done = hixl_tx_done;
 	wr->wr_cqe = &l->tx_cqe;
@@ -144,13 +162,15 @@ fail:
 int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
 {
 	struct hixl_wire_hdr *h = l->tx_buf;
-	struct ib_sge sge = {
-		.addr = l->tx_dma, .length = len, .lkey = l->eng->rdma->pd->local_dma_lkey,
-	};
+	struct ib_sge sge = { .length = len };
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
 	};
 
+	if (!hixl_link_usable(l))
+		return -ECONNRESET;
+	sge.addr = l->tx_dma;
+	sge.lkey = l->eng->rdma->pd->local_dma_lkey;
 	h->magic = cpu_to_le32(HIXL_WIRE_MAGIC);
 	h->type = cpu_to_le16(type);
 	h->version = cpu_to_le16(HIXL_WIRE_VERSION);
@@ -223,6 +243,8 @@ static int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 	u32 first = 0, i, n;
 	int ret;
 
+	if (!hixl_link_usable(l))
+		return -ECONNRESET;
 	do {
 		n = min_t(u32, r->nr_mrs - first, HIXL_WIRE_MRS_PER_MSG);
 		memset(m, 0, sizeof(*m));
@@ -244,6 +266,7 @@ static int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 		ret = hixl_send_msg(l, HIXL_MSG_REGION, struct_size(m, mrs, n));
 		if (ret)
 			return ret;
+		l->tbl_sent++;
 		first += n;
 	} while (first < r->nr_mrs);
 	return 0;
@@ -289,6 +312,11 @@ static int hixl_link_publish(struct hixl_link *l)
 
 	mutex_lock(&eng->lock);
 	mutex_lock(&l->post_mutex);
+	if (!hixl_link_usable(l)) {
+		mutex_unlock(&l->post_mutex);
+		mutex_unlock(&eng->lock);
+		return -ECONNRESET;
+	}
 	ret = hixl_stage_register(l);
 	h = l->tx_buf;
 	memset(h, 0, sizeof(*h));
@@ -605,6 +633,53 @@ int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a)
 	return ret;
 }
 
+static void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+}
+
+/*
+ * Tell the peer one more of its table messages is applied.  Called from the
+ * receive completion handler, which may not wait for completions on its own
+ * CQ: the ACK is an inline SEND (copied at post time, so the stack buffer is
+ * fine), signaled only so its send-queue slot is freed.
+ */
+static int hixl_table_ack(struct hixl_link *l)
+{
+	struct hixl_wire_ack a = {
+		.hdr.magic = cpu_to_le32(HIXL_WIRE_MAGIC),
+		.hdr.type = cpu_to_le16(HIXL_MSG_TABLE_ACK),
+		.hdr.version = cpu_to_le16(HIXL_WIRE_VERSION),
+		.hdr.len = cpu_to_le32(sizeof(a)),
+	};
+	struct ib_sge sge = { .addr = (uintptr_t)&a, .length = sizeof(a) };
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
+		.wr_cqe = &l->ack_cqe, .send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE,
+	};
+
+	a.applied = cpu_to_le64(++l->tbl_applied);
+	return ib_post_send(l->qp, &wr, NULL);
+}
+
+/* Wait until the peer applied every table message we sent; post_mutex held. */
+static int hixl_table_wait(struct hixl_link *l)
+{
+	long left = wait_event_timeout(l->wq, READ_ONCE(l->tbl_acked) >= l->tbl_sent ||
+				       READ_ONCE(l->state) >= HIXL_LINK_ERROR,
+				       msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS));
+	int st, err;
+
+	lockdep_assert_held(&l->post_mutex);
+	st = hixl_link_state(l, &err);
+	if (st >= HIXL_LINK_ERROR)
+		return err ? err : -ECONNRESET;
+	if (!left) {
+		hixl_link_fail(l, -ETIMEDOUT);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
 static int hixl_post_recv(struct hixl_rx *rx)
 {
 	struct ib_sge sge = {
@@ -693,12 +768,27 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	case HIXL_MSG_REGION:
 		ret = hixl_rx_region(l, rx->buf, len);
+		if (!ret)
+			ret = hixl_table_ack(l);
 		break;
 	case HIXL_MSG_REGION_DEL:
-		if (len < sizeof(struct hixl_wire_region_del))
+		if (len < sizeof(struct hixl_wire_region_del)) {
 			ret = -EPROTO;
-		else
-			hixl_rx_region_del(l, rx->buf);
+			break;
+		}
+		hixl_rx_region_del(l, rx->buf);
+		ret = hixl_table_ack(l);
+		break;
+	case HIXL_MSG_TABLE_ACK:
+		if (len < sizeof(struct hixl_wire_ack)) {
+			ret = -EPROTO;
+			break;
+		}
+		spin_lock(&l->lock);
+		l->tbl_acked = max(l->tbl_acked,
+				   le64_to_cpu(((const struct hixl_wire_ack *)h)->applied));
+		spin_unlock(&l->lock);
+		wake_up_all(&l->wq);
 		break;
 	case HIXL_MSG_NOTIFY:
 		ret = hixl_rx_notify(l, rx->buf, len);
@@ -820,6 +910,7 @@ static int hixl_link_create_qp(struct hixl_link *l)
 			.max_recv_wr = HIXL_RX_DEPTH,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
+			.max_inline_data = sizeof(struct hixl_wire_ack),
 		},
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
@@ -882,6 +973,7 @@ static int hixl_link_create_qp(struct hixl_link *l)
 		return -ENOMEM;
 	}
 	l->reply_cqe.done = hixl_reply_done;
+	l->ack_cqe.done = hixl_ack_done;
 	hixl_link_stage_alloc(l);
 	return 0;
 }
@@ -1485,9 +1577,16 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r)
 	n = hixl_ready_links(eng, &v);
 	for (i = 0; i < n; i++) {
 		mutex_lock(&v[i]->post_mutex);
+		if (!hixl_link_usable(v[i])) {	/* torn down since we looked */
+			mutex_unlock(&v[i]->post_mutex);
+			hixl_link_put(v[i]);
+			continue;
+		}
 		ret = hixl_link_reg_mrs(v[i], r);
 		if (!ret)
 			ret = hixl_send_region(v[i], r);
+		if (!ret)
+			ret = hixl_table_wait(v[i]);	/* in the peer's table now */
 		mutex_unlock(&v[i]->post_mutex);
 		if (ret)
 			hixl_link_fail(v[i], ret);
@@ -1513,10 +1612,21 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 	n = hixl_ready_links(eng, &v);
 	for (i = 0; i < n; i++) {
 		mutex_lock(&v[i]->post_mutex);
+		if (!hixl_link_usable(v[i])) {	/* torn down since we looked */
+			mutex_unlock(&v[i]->post_mutex);
+			hixl_link_put(v[i]);
+			continue;
+		}
 		m = v[i]->tx_buf;
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
-		hixl_send_msg(v[i], HIXL_MSG_REGION_DEL, sizeof(*m));
+		/* out of the peer's table before the MRs go (a late rkey would
+		 * break the link); a link that cannot answer is failed */
+		if (!hixl_send_msg(v[i], HIXL_MSG_REGION_DEL, sizeof(*m))) {
+			v[i]->tbl_sent++;
+			if (hixl_table_wait(v[i]))
+				hixl_link_fail(v[i], -ETIMEDOUT);
+		}
 		mutex_unlock(&v[i]->post_mutex);
 		hixl_link_put(v[i]);
 	}

@@ -8,7 +8,10 @@
  * MRs of every valid registration, then TABLE_END.  A link is ready once it
  * has sent its own table and received the peer's TABLE_END.  Later
  * registrations are sent as REGION, deregistrations and invalidations as
- * REGION_DEL.
+ * REGION_DEL.  The receiver answers every REGION and REGION_DEL, once
+ * applied, with TABLE_ACK carrying how many it has applied, so that a
+ * registration is in the peer's table when REG_MEM returns and a removed
+ * one is out of it before its MRs go.
  */
 #ifndef _HIXL_PROTO_H
 #define _HIXL_PROTO_H
@@ -28,6 +31,7 @@ enum hixl_wire_type {
 	HIXL_MSG_NOTIFY = 5,
 	HIXL_MSG_STAGE_REQ = 6,
 	HIXL_MSG_STAGE_DONE = 7,
+	HIXL_MSG_TABLE_ACK = 8,
 };
 
 struct hixl_wire_hdr {
@@ -117,6 +121,11 @@ struct hixl_wire_stage_done {
 	__le64 seq;
 	__le32 status;		/* 0 or a positive errno */
 	__le32 failed;		/* the first failing entry */
+};
+
+struct hixl_wire_ack {
+	struct hixl_wire_hdr hdr;
+	__le64 applied;		/* REGION and REGION_DEL messages applied so far */
 };
 
 #endif /* _HIXL_PROTO_H */
