@@ -40,7 +40,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer tools/hixl-bench
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair
 
-.PHONY: all module lib tools tests deps check check-compat demo bench bench-reg bench-xfer clean install
+.PHONY: all module lib tools tests deps check check-compat fuzz demo bench bench-reg bench-xfer clean install
 .PHONY: install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests
 
@@ -70,6 +70,8 @@ tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -pthread $(LDFLAGS)
 tools/bench-reg: tools/bench-reg.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -libverbs $(LDFLAGS)
+tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -pthread $(LDFLAGS)
 tests/pair/hixl-pair: tests/pair/hixl-pair.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
 tests/user/hixl-test: tests/user/*.c tests/user/*.h $(LIB_A) $(LIB_HDRS)

@@ -9,7 +9,9 @@
 #   4. debug kernel               tools/vm/build-kernel.sh (cached by config hash)
 #   5. debug VM                   KUnit suites + user tests, KASAN/lockdep/kmemleak
 #   6. stock VMs                  user tests on Debian's 6.1 and 6.12 kernels
-#   7. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
+#   7. fuzz                       10,000 random ioctls in the debug VM, counters
+#                                 and pins back to zero (make fuzz: 1,000,000)
+#   8. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
 #                                 READ/WRITE between two kernels
 #
 # Each VM run fails on any BUG/WARNING/KASAN/lockdep/kmemleak/oops line in the
@@ -90,9 +92,34 @@ count_kunit() {
 	passed=$((passed + p)) failed=$((failed + f + c + e)) skipped=$((skipped + s))
 }
 
+# The ioctl fuzzer in the debug VM; counts as one test.
+fuzz() {
+	local calls=$1 seed=$2 kdir
+	kdir=$(tools/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return; }
+	tools/build-module.sh "$kdir" build/fuzz-debug W=1 || { stage_fail "module build"; return; }
+	HIXL_VM_TIMEOUT=$(( 600 + calls / 100 )) \
+	tools/vm/run.sh --kernel debug --module build/fuzz-debug/kmod/hixl.ko --name fuzz -- \
+		tests/fuzz/hixl-fuzz --calls "$calls" --seed "$seed" > build/vm/fuzz.log 2>&1
+	if [ $? = 0 ]; then
+		passed=$((passed + 1))
+		grep -E '^hixl-fuzz: seed|result' build/vm/fuzz.log
+	else
+		tail -30 build/vm/fuzz.log
+		stage_fail "fuzz: $calls calls, seed $seed"
+	fi
+}
+
 if [ "${1:-}" = compat ]; then
 	compat
 	exit $?
+fi
+if [ "${1:-}" = fuzz ]; then
+	make -s all || exit 1
+	mkdir -p build/vm
+	fuzz "${2:-1000000}" "${3:-1}"
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ]
+	exit
 fi
 
 stage "deps"
@@ -138,6 +165,9 @@ for series in 6.1 6.12; do
 		stage_fail "no hixl.ko for $series"
 	fi
 done
+
+stage "fuzz: 10000 random ioctls in the debug VM (make fuzz runs 1,000,000)"
+fuzz 10000 "${HIXL_FUZZ_SEED:-1}"
 
 stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"
 if [ -f build/compat-6.1/kmod/hixl.ko ] && [ -f build/compat-6.12/kmod/hixl.ko ]; then

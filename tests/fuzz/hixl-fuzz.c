@@ -1,0 +1,1223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hixl-fuzz.c - structured random fuzzer for the /dev/hixl ioctl interface.
+ *
+ * Usage: hixl-fuzz [--calls N] [--seed S] [--addr IP] [--trace]
+ *
+ * Opens 2-4 engines and issues N ioctls picked uniformly from every command
+ * of uapi/hixl.h (10% with a mangled ioctl number), with arguments built
+ * from zero, valid-looking (real buffers, handles, engine names), boundary
+ * and random values; pointers inside the structs point at real, NULL,
+ * unmapped, read-only or kernel memory.  Between calls it munmaps, mremaps,
+ * madvises and mprotects its buffers, closes and reopens engines, and forks
+ * children that use an inherited engine once.
+ *
+ * The sequence of decisions is a function of the seed (and of the results
+ * the kernel returns, which feed the handle table).  Any errno is fine; the
+ * point is that every call returns and the kernel log stays clean.  At the
+ * end every fd is closed and a fresh engine must see proc_regions == 0,
+ * proc_host_bytes == 0, and VmPin must be 0.
+ *
+ * --trace prints every call to stderr before it is made (to find the call
+ * that killed the guest).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/udmabuf.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hixl.h"
+
+#define PAGE		4096UL
+#define MiB		(1024UL * 1024)
+#define NENG_MAX	4
+#define NSLOT		12
+#define MAXREC		1024
+#define PORT_BASE	19200
+#define NCMD		10
+#define NDESC_BUF	256
+#define NNOTIFY_BUF	8
+#define ARGBUF_SZ	(64 * 1024)
+
+/* ---- PRNG ------------------------------------------------------------------ */
+
+static uint64_t rng_state;
+
+static uint64_t rnd64(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint32_t rnd(uint32_t n)	/* 0 .. n-1 */
+{
+	return n ? (uint32_t)(rnd64() % n) : 0;
+}
+
+static bool chance(unsigned pct)
+{
+	return rnd(100) < pct;
+}
+
+static void rnd_fill(void *p, size_t n)
+{
+	uint8_t *b = p;
+
+	while (n) {
+		uint64_t v = rnd64();
+		size_t k = n < 8 ? n : 8;
+
+		memcpy(b, &v, k);
+		b += k;
+		n -= k;
+	}
+}
+
+/* ---- state ------------------------------------------------------------------ */
+
+static const char *cmd_name[NCMD + 1] = {
+	"GET_INFO", "REG_MEM", "DEREG_MEM", "GET_STATS", "SETUP", "CONNECT",
+	"DISCONNECT", "TRANSFER", "SEND_NOTIFY", "GET_NOTIFIES", "mangled",
+};
+static const unsigned long cmd_nr[NCMD] = {
+	HIXL_IOC_GET_INFO, HIXL_IOC_REG_MEM, HIXL_IOC_DEREG_MEM, HIXL_IOC_GET_STATS,
+	HIXL_IOC_SETUP, HIXL_IOC_CONNECT, HIXL_IOC_DISCONNECT, HIXL_IOC_TRANSFER,
+	HIXL_IOC_SEND_NOTIFY, HIXL_IOC_GET_NOTIFIES,
+};
+
+struct engine {
+	int fd;
+	int port;		/* SETUP succeeded with this port (-1: not set up) */
+	unsigned gen;
+};
+
+struct slot {
+	uint8_t *addr;
+	size_t len;
+	int kind;		/* 0 private anon, 1 shared anon, 2 memfd, 3 hugetlb 2M */
+	bool mapped;
+	bool ro;
+};
+
+struct rec {
+	uint64_t handle;
+	uint64_t addr, len;
+	int eng;
+	unsigned gen;
+	bool live;
+	bool device;
+};
+
+static struct engine eng[NENG_MAX];
+static int neng;
+static struct slot slots[NSLOT];
+static struct rec recs[MAXREC];
+static unsigned nrec;
+static uint8_t *ro_page, *ro_zero_page, *hole, *tail_page, *argbuf, *text_buf;
+static struct hixl_op_desc *desc_buf;
+static struct hixl_notify *notify_buf;
+static int dmabufs[2] = { -1, -1 };
+static size_t dmabuf_len = 64 * 1024;
+static uint8_t ipaddr[4] = { 10, 77, 0, 1 };
+static bool trace;
+
+static unsigned long calls_per_cmd[NCMD + 1], ok_per_cmd[NCMD + 1];
+static unsigned long errno_hist[200];
+static unsigned long violations, mem_ops, reopens, forks, child_crashes;
+static unsigned long cur_call;
+
+static const char *errname(int e)
+{
+	switch (e) {
+	case 0: return "OK";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case ESRCH: return "ESRCH";
+	case EINTR: return "EINTR";
+	case EIO: return "EIO";
+	case ENXIO: return "ENXIO";
+	case E2BIG: return "E2BIG";
+	case EBADF: return "EBADF";
+	case EAGAIN: return "EAGAIN";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	case EFAULT: return "EFAULT";
+	case EBUSY: return "EBUSY";
+	case EEXIST: return "EEXIST";
+	case ENODEV: return "ENODEV";
+	case EINVAL: return "EINVAL";
+	case ENOSPC: return "ENOSPC";
+	case ENOTTY: return "ENOTTY";
+	case ERANGE: return "ERANGE";
+	case ENOTCONN: return "ENOTCONN";
+	case EISCONN: return "EISCONN";
+	case EALREADY: return "EALREADY";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case ECONNRESET: return "ECONNRESET";
+	case EADDRINUSE: return "EADDRINUSE";
+	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case ENETUNREACH: return "ENETUNREACH";
+	case EHOSTUNREACH: return "EHOSTUNREACH";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EOVERFLOW: return "EOVERFLOW";
+	case EDQUOT: return "EDQUOT";
+	case ENOBUFS: return "ENOBUFS";
+	case ECANCELED: return "ECANCELED";
+	case ESTALE: return "ESTALE";
+	case EPROTO: return "EPROTO";
+	case EMSGSIZE: return "EMSGSIZE";
+	case ENOLINK: return "ENOLINK";
+	case ENOTUNIQ: return "ENOTUNIQ";
+	case EREMOTEIO: return "EREMOTEIO";
+	default: return NULL;
+	}
+}
+
+/* ---- memory -------------------------------------------------------------------- */
+
+static void slot_map(struct slot *s, uint8_t *at)
+{
+	static const size_t sizes[] = { PAGE, 2 * PAGE, 3 * PAGE, 16 * PAGE, 64 * 1024,
+					256 * 1024, MiB, 2 * MiB };
+	int kind = (int)rnd(4);
+	size_t len = sizes[rnd(sizeof(sizes) / sizeof(sizes[0]))];
+	int flags = MAP_ANONYMOUS | MAP_PRIVATE;
+	int fd = -1;
+	void *p = MAP_FAILED;
+
+	if (at)
+		flags |= MAP_FIXED_NOREPLACE;
+	if (kind == 3) {
+		len = 2 * MiB;
+		p = mmap(at, len, PROT_READ | PROT_WRITE, flags | MAP_HUGETLB, -1, 0);
+		if (p == MAP_FAILED)
+			kind = 0;
+	}
+	if (kind == 1)
+		flags = (flags & ~MAP_PRIVATE) | MAP_SHARED;
+	if (kind == 2) {
+		fd = memfd_create("hixl-fuzz", 0);
+		if (fd < 0 || ftruncate(fd, (off_t)len)) {
+			if (fd >= 0)
+				close(fd);
+			fd = -1;
+			kind = 0;
+		} else {
+			flags = (flags & ~(MAP_PRIVATE | MAP_ANONYMOUS)) | MAP_SHARED;
+		}
+	}
+	if (p == MAP_FAILED)
+		p = mmap(at, len, PROT_READ | PROT_WRITE, flags, fd, 0);
+	if (p == MAP_FAILED && at)
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags & ~MAP_FIXED_NOREPLACE, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (p == MAP_FAILED) {
+		s->mapped = false;
+		return;
+	}
+	s->addr = p;
+	s->len = len;
+	s->kind = kind;
+	s->mapped = true;
+	s->ro = false;
+	memset(p, 0x5a, len < 8 * PAGE ? len : 8 * PAGE);	/* fault some pages in */
+}
+
+static void mem_op(void)
+{
+	struct slot *s = &slots[rnd(NSLOT)];
+	uint8_t *old;
+	void *p;
+	size_t off, n;
+
+	mem_ops++;
+	if (!s->mapped) {
+		slot_map(s, NULL);
+		return;
+	}
+	switch (rnd(7)) {
+	case 0:		/* munmap all, maybe map again at the same address */
+		old = s->addr;
+		munmap(s->addr, s->len);
+		s->mapped = false;
+		if (chance(70))
+			slot_map(s, chance(50) ? old : NULL);
+		break;
+	case 1:		/* munmap a page inside: the slot shrinks to the front part */
+		if (s->len <= PAGE || s->kind == 3)
+			goto dontneed;
+		off = (rnd((uint32_t)(s->len / PAGE - 1)) + 1) * PAGE;
+		munmap(s->addr + off, s->len - off);
+		s->len = off;
+		break;
+	case 2:		/* mremap: move, grow or shrink */
+		if (s->kind == 3)
+			goto dontneed;
+		n = chance(50) ? s->len : (rnd(64) + 1) * PAGE;
+		if (s->kind != 0 && n > s->len)
+			n = s->len;	/* shmem/memfd: no pages past EOF (SIGBUS) */
+		p = mremap(s->addr, s->len, n, MREMAP_MAYMOVE);
+		if (p != MAP_FAILED) {
+			s->addr = p;
+			s->len = n;
+		}
+		break;
+	case 3:
+	dontneed:	/* MADV_DONTNEED a sub-range */
+		off = rnd((uint32_t)(s->len / PAGE)) * PAGE;
+		n = (rnd((uint32_t)((s->len - off) / PAGE)) + 1) * PAGE;
+		madvise(s->addr + off, n, MADV_DONTNEED);
+		break;
+	case 4:		/* read-only <-> read-write */
+		if (mprotect(s->addr, s->len, s->ro ? PROT_READ | PROT_WRITE : PROT_READ) == 0)
+			s->ro = !s->ro;
+		break;
+	case 5:		/* touch: fault pages back in */
+		if (!s->ro)
+			memset(s->addr, (int)rnd(256), s->len < 64 * PAGE ? s->len : 64 * PAGE);
+		break;
+	case 6:		/* other madvise advice */
+		{
+			static const int adv[] = { MADV_FREE, MADV_COLD, MADV_PAGEOUT,
+						   MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_WILLNEED };
+			madvise(s->addr, s->len, adv[rnd(sizeof(adv) / sizeof(adv[0]))]);
+		}
+		break;
+	}
+}
+
+/* ---- value generators ----------------------------------------------------------- */
+
+static uint64_t boundary64(void)
+{
+	static const uint64_t v[] = {
+		0, 1, 2, 3, 7, 8, (uint64_t)-1, (uint64_t)-2, UINT32_MAX, (uint64_t)UINT32_MAX + 1,
+		INT32_MAX, (uint64_t)INT32_MAX + 1, INT64_MAX, (uint64_t)INT64_MAX + 1,
+		PAGE - 1, PAGE, PAGE + 1, 2 * MiB - 1, 2 * MiB, 2 * MiB + 1, 1ULL << 30,
+		(1ULL << 30) + 1, 20ULL << 30, (20ULL << 30) + 1, 50ULL << 30, 1ULL << 47,
+		0x7ffffffff000ULL, 0x7fffffffffffULL, 0x7ffffffff000ULL - PAGE, 0x800000000000ULL,
+		0xffff800000000000ULL, 0xffff888000000000ULL, 0xffffffff81000000ULL,
+		0xfffffffffffff000ULL, 65536, 65537, 1024, 1025, 4096, 4097,
+	};
+	return v[rnd(sizeof(v) / sizeof(v[0]))];
+}
+
+static uint32_t boundary32(void)
+{
+	static const uint32_t v[] = {
+		0, 1, 2, 3, 4, 7, 8, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097,
+		65535, 65536, 65537, INT32_MAX, (uint32_t)INT32_MAX + 1, UINT32_MAX, UINT32_MAX - 1,
+	};
+	return v[rnd(sizeof(v) / sizeof(v[0]))];
+}
+
+static struct slot *any_slot(void)
+{
+	for (int i = 0; i < 8; i++) {
+		struct slot *s = &slots[rnd(NSLOT)];
+
+		if (s->mapped)
+			return s;
+	}
+	return NULL;
+}
+
+/* a user pointer: real, NULL, unmapped, read-only, kernel, top of user space */
+static uint64_t gen_ptr(void *real, size_t real_len)
+{
+	struct slot *s;
+
+	switch (rnd(12)) {
+	case 0: case 1: case 2: case 3: case 4:
+		if (real)
+			return (uint64_t)(uintptr_t)real;
+		/* fallthrough */
+	case 5:
+		s = any_slot();
+		if (s)
+			return (uint64_t)(uintptr_t)(s->addr + (chance(50) ? 0 : rnd((uint32_t)s->len)));
+		return 0;
+	case 6: return 0;
+	case 7: return (uint64_t)(uintptr_t)hole + rnd(2) * (PAGE - 1);
+	case 8: return (uint64_t)(uintptr_t)(chance(50) ? ro_page : ro_zero_page);
+	case 9: return chance(50) ? 0xffff888000000000ULL : 0xffffffff81000000ULL + rnd(4096);
+	case 10: return real ? (uint64_t)(uintptr_t)real + real_len - rnd(16) : 0x7ffffffff000ULL - rnd(64);
+	default: return boundary64();
+	}
+}
+
+static uint32_t gen_timeout(void)
+{
+	if (chance(3))
+		return 0;	/* must be rejected */
+	return rnd(200) + 1;
+}
+
+static int pick_eng(void)
+{
+	return (int)rnd((uint32_t)neng);
+}
+
+static void valid_name(struct hixl_sockaddr *a, int j)
+{
+	memset(a, 0, sizeof(*a));
+	switch (rnd(20)) {
+	case 0:		/* IPv6 address of veth0 */
+		a->family = AF_INET6;
+		inet_pton(AF_INET6, "fd77::1", a->addr);
+		break;
+	case 1:		/* no RDMA device behind it */
+		a->family = AF_INET;
+		a->addr[0] = 127; a->addr[3] = 1;
+		break;
+	case 2:		/* on the subnet, nobody there */
+		a->family = AF_INET;
+		memcpy(a->addr, ipaddr, 4);
+		a->addr[3] = (uint8_t)(ipaddr[3] + 1);
+		break;
+	default:
+		a->family = AF_INET;
+		memcpy(a->addr, ipaddr, 4);
+		break;
+	}
+	a->port = (uint16_t)(PORT_BASE + j);
+}
+
+/* mutate a sockaddr; returns true when the result must be rejected */
+static bool mutate_name(struct hixl_sockaddr *a)
+{
+	switch (rnd(8)) {
+	case 0: a->family = (uint16_t)boundary32(); return false;
+	case 1: a->port = (uint16_t)rnd(65536); return false;
+	case 2: a->port = 0; return false;
+	case 3: a->scope_id = boundary32(); return false;
+	case 4: rnd_fill(a->addr, sizeof(a->addr)); return false;
+	case 5: a->reserved = rnd64() | 1; return true;
+	case 6: memset(a, 0, sizeof(*a)); return false;
+	default: rnd_fill(a, sizeof(*a)); return a->reserved != 0;
+	}
+}
+
+static void gen_remote(struct hixl_sockaddr *a, bool *bad)
+{
+	valid_name(a, pick_eng());
+	if (chance(15) && mutate_name(a))
+		*bad = true;
+}
+
+/* ---- argument builders -------------------------------------------------------------- */
+
+/* Base fill: zero, random, or left for the builder to make valid. Returns 0
+ * for "valid", 1 zero, 2 random. */
+static int base_fill(void *a, size_t n)
+{
+	unsigned r = rnd(100);
+
+	if (r < 70) {
+		memset(a, 0, n);
+		return 0;
+	}
+	if (r < 85) {
+		memset(a, 0, n);
+		return 1;
+	}
+	rnd_fill(a, n);
+	return 2;
+}
+
+#define RES32(field) do { if (chance(5)) { (field) = (uint32_t)rnd64() | 1; bad = true; } } while (0)
+#define RES64(field) do { if (chance(5)) { (field) = rnd64() | 1; bad = true; } } while (0)
+#define FLAGS32(field, all) do { if (chance(5)) { (field) = (uint32_t)rnd64(); \
+		if ((field) & ~(uint32_t)(all)) bad = true; } } while (0)
+
+static bool build_info(struct hixl_info *a)
+{
+	bool bad = false;
+
+	if (base_fill(a, sizeof(*a)) == 2)
+		return true;
+	FLAGS32(a->flags, 0);
+	RES32(a->reserved0);
+	RES32(a->reserved1);
+	RES64(a->reserved[rnd(8)]);
+	if (chance(10))
+		rnd_fill(&a->abi_version, 4);	/* out field */
+	return bad;
+}
+
+static struct rec *pick_rec(int e, bool live_only)
+{
+	for (int i = 0; i < 16 && nrec; i++) {
+		struct rec *r = &recs[rnd(nrec)];
+
+		if (live_only && !r->live)
+			continue;
+		if (e >= 0 && r->eng != e)
+			continue;
+		return r;
+	}
+	return NULL;
+}
+
+static bool build_reg(struct hixl_reg_mem *a, int *slot_out)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+	struct slot *s;
+
+	*slot_out = -1;
+	if (m == 2)
+		return true;
+	if (m == 1)
+		return true;	/* len 0 */
+	a->dmabuf_fd = -1;
+	if (dmabufs[0] >= 0 && chance(15)) {
+		a->type = HIXL_MEM_DEVICE;
+		a->dmabuf_fd = dmabufs[rnd(2)];
+		a->addr = chance(50) ? 0x100000000ULL * (rnd(4) + 1) : boundary64();
+		a->dmabuf_offset = rnd(4) * PAGE * (chance(90) ? 1 : 0) + (chance(10) ? 1 : 0);
+		a->len = chance(80) ? (rnd(16) + 1) * PAGE : boundary64();
+		if (chance(5))
+			a->dmabuf_fd = chance(50) ? -1 : (int)rnd(64);
+	} else {
+		s = any_slot();
+		if (s) {
+			size_t off = chance(50) ? 0 : rnd((uint32_t)s->len);
+			size_t max = s->len - off;
+
+			*slot_out = (int)(s - slots);
+			a->addr = (uint64_t)(uintptr_t)(s->addr + off);
+			a->len = chance(50) ? max : rnd((uint32_t)max) + 1;
+			if (s->ro && chance(80))
+				a->flags = HIXL_REG_READ_ONLY;
+		}
+		if (chance(20))
+			a->addr = gen_ptr(NULL, 0);
+		if (chance(15))
+			a->len = chance(50) ? boundary64() : (rnd(MiB) + 1);
+		if (chance(5))
+			a->dmabuf_fd = (int)boundary32();
+		if (chance(3))
+			a->dmabuf_offset = boundary64();
+		if (chance(3))
+			a->type = boundary32();
+	}
+	if (chance(10))
+		a->flags ^= HIXL_REG_READ_ONLY;
+	FLAGS32(a->flags, HIXL_REG_FLAGS_ALL);
+	RES32(a->reserved0);
+	RES32(a->reserved1);
+	if (chance(10)) {	/* out fields: garbage must be ignored */
+		a->handle = rnd64();
+		a->page_size = rnd64();
+		a->nr_pages = rnd64();
+		a->nr_mrs = (uint32_t)rnd64();
+		a->mr_page_size = rnd64();
+	}
+	return bad;
+}
+
+static bool build_dereg(struct hixl_dereg_mem *a, int e)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+	struct rec *r;
+
+	if (m)
+		return m == 2;
+	r = pick_rec(chance(80) ? e : -1, chance(80));
+	if (r)
+		a->handle = r->handle;
+	if (!r || chance(10))
+		a->handle = chance(50) ? boundary64() : rnd64();
+	FLAGS32(a->flags, 0);
+	RES32(a->reserved0);
+	RES64(a->reserved[rnd(2)]);
+	return bad;
+}
+
+static bool build_stats(struct hixl_stats *a)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+
+	if (m == 2)
+		return a->flags || a->reserved0;
+	FLAGS32(a->flags, 0);
+	RES32(a->reserved0);
+	if (chance(10))
+		rnd_fill(&a->regions, 8 * 12);	/* out fields */
+	return bad;
+}
+
+static bool build_setup(struct hixl_setup *a, int e)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+
+	if (m)
+		return true;
+	valid_name(&a->local, e);
+	if (chance(10))
+		a->local.port = 0;
+	if (chance(10) && mutate_name(&a->local))
+		bad = true;
+	a->traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
+	a->service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	a->pool_buffers = rnd(4) + 1;
+	a->pool_buffer_mb = rnd(4) + 1;
+	if (chance(10)) {
+		a->pool_buffers = 0;
+		a->pool_buffer_mb = 0;
+	}
+	if (chance(10))
+		a->traffic_class = chance(50) ? rnd(64) * 4 : boundary32();
+	if (chance(10))
+		a->service_level = chance(50) ? rnd(8) : boundary32();
+	if (chance(8)) {	/* out of range (must be refused) or boundary */
+		static const uint32_t bn[] = { 0, 257, 1000, UINT32_MAX };
+		static const uint32_t bm[] = { 0, 1025, 4096, UINT32_MAX };
+
+		if (chance(50))
+			a->pool_buffers = bn[rnd(4)];
+		else
+			a->pool_buffer_mb = bm[rnd(4)];
+	}
+	FLAGS32(a->flags, 0);
+	RES32(a->reserved0);
+	RES32(a->reserved1);
+	RES64(a->reserved[rnd(4)]);
+	if (chance(10))
+		rnd_fill(a->device, sizeof(a->device));	/* out */
+	return bad;
+}
+
+static bool build_connect(struct hixl_connect *a)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+
+	if (m == 2) {	/* random, but keep the call bounded */
+		a->timeout_ms = rnd(200) + 1;
+		return true;
+	}
+	if (m == 1)
+		return true;
+	gen_remote(&a->remote, &bad);
+	a->timeout_ms = gen_timeout();
+	FLAGS32(a->flags, 0);
+	RES64(a->reserved[rnd(2)]);
+	return bad;
+}
+
+static void fill_descs(struct hixl_op_desc *d, unsigned n, int e, int peer)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct rec *l = pick_rec(e, true), *r = pick_rec(peer, true);
+		uint64_t len = rnd(chance(80) ? 4096 : MiB) + 1;
+
+		d[i].local_addr = l ? l->addr + rnd((uint32_t)l->len) : gen_ptr(NULL, 0);
+		d[i].remote_addr = r ? r->addr + rnd((uint32_t)r->len) : gen_ptr(NULL, 0);
+		if (l && chance(70)) {
+			uint64_t room = l->addr + l->len - d[i].local_addr;
+
+			if (len > room)
+				len = room;
+		}
+		if (r && chance(70)) {
+			uint64_t room = r->addr + r->len - d[i].remote_addr;
+
+			if (len > room)
+				len = room;
+		}
+		d[i].len = len;
+		if (chance(5))
+			d[i].local_addr = boundary64();
+		if (chance(5))
+			d[i].remote_addr = boundary64();
+		if (chance(5))
+			d[i].len = boundary64();
+	}
+}
+
+static bool build_transfer(struct hixl_transfer *a, int e)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+	int peer;
+	unsigned n;
+
+	if (m == 2) {
+		a->timeout_ms = rnd(200) + 1;
+		if (a->count > NDESC_BUF)
+			a->count = rnd(NDESC_BUF + 1);
+		return true;
+	}
+	if (m == 1)
+		return true;
+	peer = pick_eng();
+	valid_name(&a->remote, peer);
+	if (chance(15) && mutate_name(&a->remote))
+		bad = true;
+	a->op = chance(95) ? rnd(2) : boundary32();
+	n = chance(80) ? rnd(8) + 1 : rnd(NDESC_BUF) + 1;
+	a->count = n;
+	fill_descs(desc_buf, n, e, peer);
+	a->descs = (uint64_t)(uintptr_t)desc_buf;
+	if (chance(10)) {	/* descriptors ending at the end of the buffer */
+		a->descs = (uint64_t)(uintptr_t)(desc_buf + NDESC_BUF - n);
+		memmove(desc_buf + NDESC_BUF - n, desc_buf, n * sizeof(*desc_buf));
+	}
+	if (chance(10))
+		a->descs = gen_ptr(desc_buf, n * sizeof(*desc_buf));
+	if (chance(5))
+		a->count = chance(50) ? boundary32() : NDESC_BUF + 1;
+	a->timeout_ms = gen_timeout();
+	FLAGS32(a->flags, 0);
+	RES32(a->reserved0);
+	RES64(a->reserved[rnd(2)]);
+	if (chance(10))
+		a->failed = (uint32_t)rnd64();	/* out */
+	return bad;
+}
+
+static uint32_t gen_notify_len(void)
+{
+	if (chance(10))
+		return boundary32();
+	return chance(50) ? rnd(64) + 1 : rnd(1025);
+}
+
+static bool build_send(struct hixl_send_notify *a)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+
+	if (m)
+		return true;
+	gen_remote(&a->remote, &bad);
+	a->name_len = gen_notify_len();
+	a->msg_len = gen_notify_len();
+	a->name = (uint64_t)(uintptr_t)text_buf + (chance(50) ? 0 : rnd(1024));
+	a->msg = (uint64_t)(uintptr_t)text_buf + (chance(50) ? 0 : rnd(1024));
+	if (chance(20))
+		a->name = gen_ptr(text_buf, a->name_len);
+	if (chance(20))
+		a->msg = gen_ptr(text_buf, a->msg_len);
+	if (chance(5))
+		a->name = (uint64_t)(uintptr_t)tail_page + PAGE - rnd(a->name_len + 1);
+	FLAGS32(a->flags, 0);
+	RES32(a->reserved0);
+	RES64(a->reserved[rnd(2)]);
+	return bad;
+}
+
+static bool build_getn(struct hixl_get_notifies *a)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+
+	if (m)
+		return true;
+	a->max = rnd(NNOTIFY_BUF) + 1;
+	a->buf = (uint64_t)(uintptr_t)(notify_buf + NNOTIFY_BUF - a->max);
+	if (chance(15))
+		a->buf = gen_ptr(notify_buf, NNOTIFY_BUF * sizeof(*notify_buf));
+	if (chance(10))
+		a->max = boundary32();
+	if (chance(10)) {
+		a->count = (uint32_t)rnd64();	/* out */
+		a->dropped = rnd64();
+	}
+	FLAGS32(a->flags, 0);
+	RES32(a->reserved0);
+	RES64(a->reserved[rnd(2)]);
+	return bad;
+}
+
+/* ---- calls ------------------------------------------------------------------------ */
+
+static unsigned long mangle(unsigned long nr)
+{
+	unsigned long v;
+
+	for (;;) {
+		switch (rnd(6)) {
+		case 0:		/* size */
+			v = (nr & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
+			    ((unsigned long)(chance(50) ? rnd(_IOC_SIZEMASK + 1) :
+					     _IOC_SIZE(nr) + rnd(17) - 8) & _IOC_SIZEMASK) << _IOC_SIZESHIFT;
+			break;
+		case 1:		/* direction */
+			v = (nr & ~(_IOC_DIRMASK << _IOC_DIRSHIFT)) |
+			    ((unsigned long)rnd(3) << _IOC_DIRSHIFT);
+			break;
+		case 2:		/* nr */
+			v = (nr & ~(_IOC_NRMASK << _IOC_NRSHIFT)) |
+			    ((unsigned long)(chance(50) ? rnd(16) : rnd(256)) << _IOC_NRSHIFT);
+			break;
+		case 3:		/* type */
+			v = (nr & ~(_IOC_TYPEMASK << _IOC_TYPESHIFT)) |
+			    ((unsigned long)rnd(256) << _IOC_TYPESHIFT);
+			break;
+		case 4:		/* another command's number with this struct */
+			v = cmd_nr[rnd(NCMD)];
+			break;
+		default:	/* anything */
+			v = (uint32_t)rnd64();
+			break;
+		}
+		if (v == nr)
+			continue;
+		/* stay off the VFS's own ioctls (FIFREEZE & co, 'X', 'f', 0x94, 'T') */
+		if (_IOC_TYPE(v) == 'X' || _IOC_TYPE(v) == 'f' || _IOC_TYPE(v) == 0x94 ||
+		    _IOC_TYPE(v) == 'T' || _IOC_TYPE(v) == 0)
+			continue;
+		return v;
+	}
+}
+
+static bool is_ours(unsigned long v)
+{
+	for (int i = 0; i < NCMD; i++)
+		if (v == cmd_nr[i])
+			return true;
+	return false;
+}
+
+static void violation(const char *what, unsigned long call, int cmd, long ret)
+{
+	violations++;
+	if (violations <= 20)
+		printf("VIOLATION call %lu %s: %s (ret %ld %s)\n", call, cmd_name[cmd], what,
+		       ret, ret < 0 ? strerror((int)-ret) : "");
+}
+
+static void record_reg(int e, struct hixl_reg_mem *a)
+{
+	struct rec *r = NULL;
+
+	for (unsigned i = 0; i < nrec; i++)
+		if (!recs[i].live && recs[i].gen != eng[recs[i].eng].gen && rnd(2)) {
+			r = &recs[i];
+			break;
+		}
+	if (!r) {
+		if (nrec < MAXREC)
+			r = &recs[nrec++];
+		else
+			r = &recs[rnd(MAXREC)];
+	}
+	r->handle = a->handle;
+	r->addr = a->addr;
+	r->len = a->len;
+	r->eng = e;
+	r->gen = eng[e].gen;
+	r->live = true;
+	r->device = a->type == HIXL_MEM_DEVICE;
+}
+
+/* One call on engine e (fd).  in_child: do not count or record. */
+static void do_call(int e, int fd, bool in_child)
+{
+	int cmd = (int)rnd(NCMD);
+	bool mangled = chance(10);
+	unsigned long nr = cmd_nr[cmd];
+	uint8_t *arg = argbuf + ARGBUF_SZ / 2;	/* room on both sides */
+	bool bad = false;
+	int reg_slot = -1;
+	long ret;
+	uint64_t argp;
+
+	memset(argbuf, 0, ARGBUF_SZ);
+	switch (cmd) {
+	case 0: bad = build_info((void *)arg); break;
+	case 1: bad = build_reg((void *)arg, &reg_slot); break;
+	case 2: bad = build_dereg((void *)arg, e); break;
+	case 3: bad = build_stats((void *)arg); break;
+	case 4: bad = build_setup((void *)arg, e); break;
+	case 5: case 6: bad = build_connect((void *)arg); break;
+	case 7: bad = build_transfer((void *)arg, e); break;
+	case 8: bad = build_send((void *)arg); break;
+	case 9: bad = build_getn((void *)arg); break;
+	}
+	if (mangled)
+		nr = mangle(nr);
+	argp = (uint64_t)(uintptr_t)arg;
+	if (chance(3)) {	/* the argument itself somewhere bad */
+		switch (rnd(4)) {
+		case 0: argp = 0; break;
+		case 1: argp = (uint64_t)(uintptr_t)hole; break;
+		case 2: argp = (uint64_t)(uintptr_t)ro_page; break;
+		default: argp = 0xffff888000000000ULL; break;
+		}
+	} else if (chance(2)) {	/* struct straddling the end of a mapping */
+		size_t sz = _IOC_SIZE(cmd_nr[cmd]);
+		size_t cut = rnd((uint32_t)sz) + 1;
+
+		memcpy(tail_page + PAGE - (sz - cut), arg, sz - cut);
+		argp = (uint64_t)(uintptr_t)tail_page + PAGE - (sz - cut);
+	}
+
+	if (trace)
+		fprintf(stderr, "call %lu%s eng %d fd %d %s nr 0x%lx arg 0x%" PRIx64 "%s\n",
+			cur_call, in_child ? " (child)" : "", e, fd, cmd_name[cmd], nr, argp,
+			bad ? " bad" : "");
+
+	ret = ioctl(fd, nr, (void *)(uintptr_t)argp);
+	if (ret < 0)
+		ret = -errno;
+	if (in_child)
+		return;
+
+	calls_per_cmd[mangled ? NCMD : cmd]++;
+	if (ret == 0)
+		ok_per_cmd[mangled ? NCMD : cmd]++;
+	errno_hist[-ret < 200 && ret <= 0 ? -ret : 199]++;
+
+	/* contract checks (reported, not fatal) */
+	if (mangled) {
+		if (!is_ours(nr)) {
+			bool our_type_nr = _IOC_TYPE(nr) == HIXL_IOC_MAGIC && _IOC_NR(nr) < NCMD;
+
+			if (our_type_nr && ret != -EINVAL)
+				violation("our type/nr with another size/dir not -EINVAL", cur_call, NCMD, ret);
+			if (!our_type_nr && _IOC_TYPE(nr) == HIXL_IOC_MAGIC && ret != -ENOTTY)
+				violation("unknown 'H' nr not -ENOTTY", cur_call, NCMD, ret);
+		}
+		return;
+	}
+	if (ret == 0 && bad && argp == (uint64_t)(uintptr_t)arg)
+		violation("call with nonzero reserved/unknown flags/bad field succeeded", cur_call, cmd, ret);
+	if (ret != 0 || argp != (uint64_t)(uintptr_t)arg)
+		return;
+
+	switch (cmd) {
+	case 1: {
+		struct hixl_reg_mem *a = (void *)arg;
+
+		if (a->handle == 0)
+			violation("REG_MEM handle 0", cur_call, cmd, ret);
+		record_reg(e, a);
+		break;
+	}
+	case 2: {
+		struct hixl_dereg_mem *a = (void *)arg;
+
+		for (unsigned i = 0; i < nrec; i++)
+			if (recs[i].live && recs[i].eng == e && recs[i].handle == a->handle)
+				recs[i].live = false;
+		break;
+	}
+	case 3: {
+		struct hixl_stats *a = (void *)arg;
+
+		if (a->reserved[0] || a->reserved[1] || a->reserved[2])
+			violation("GET_STATS reserved out not 0", cur_call, cmd, ret);
+		break;
+	}
+	case 4: {
+		struct hixl_setup *a = (void *)arg;
+
+		eng[e].port = a->local.port;
+		break;
+	}
+	}
+}
+
+/* ---- engines ------------------------------------------------------------------- */
+
+static int open_dev(void)
+{
+	int fd = open(HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "hixl-fuzz: open %s: %s\n", HIXL_DEVICE_PATH, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+static void engine_close(int e)
+{
+	close(eng[e].fd);
+	eng[e].fd = -1;
+	eng[e].port = -1;
+	eng[e].gen++;
+	for (unsigned i = 0; i < nrec; i++)
+		if (recs[i].eng == e)
+			recs[i].live = false;	/* kept: stale handles are good input */
+}
+
+static void engine_open(int e)
+{
+	eng[e].fd = open_dev();
+	eng[e].port = -1;
+	if (chance(70)) {	/* a good SETUP, so links and transfers get somewhere */
+		struct hixl_setup s;
+
+		memset(&s, 0, sizeof(s));
+		s.local.family = AF_INET;
+		memcpy(s.local.addr, ipaddr, 4);
+		s.local.port = (uint16_t)(PORT_BASE + e);
+		s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
+		s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+		s.pool_buffers = 2;
+		s.pool_buffer_mb = 1;
+		if (ioctl(eng[e].fd, HIXL_IOC_SETUP, &s) == 0)
+			eng[e].port = s.local.port;
+	}
+}
+
+static void do_fork(void)
+{
+	int e = pick_eng();
+	uint64_t child_seed = rnd64();
+	pid_t pid;
+	int st;
+
+	forks++;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return;
+	if (pid == 0) {
+		rng_state = child_seed;
+		do_call(e, eng[e].fd, true);
+		if (chance(30))
+			do_call(e, eng[e].fd, true);
+		_exit(0);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		child_crashes++;
+		printf("child of call %lu ended abnormally: status 0x%x\n", cur_call, st);
+	}
+}
+
+/* ---- final checks -------------------------------------------------------------- */
+
+static long vmpin_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static int final_check(void)
+{
+	struct hixl_stats st;
+	struct timespec t0, t1;
+	long pin = -1;
+	int fd, tries;
+	long ret = -1;
+
+	for (int e = 0; e < neng; e++)
+		if (eng[e].fd >= 0)
+			engine_close(e);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* teardown may finish asynchronously: allow up to 5 s */
+	for (tries = 0; tries < 50; tries++) {
+		fd = open_dev();
+		memset(&st, 0, sizeof(st));
+		ret = ioctl(fd, HIXL_IOC_GET_STATS, &st);
+		close(fd);
+		pin = vmpin_kb();
+		if (ret == 0 && st.proc_regions == 0 && st.proc_host_bytes == 0 && pin == 0)
+			break;
+		usleep(100 * 1000);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("final: GET_STATS ret %ld proc_regions %llu proc_host_bytes %llu "
+	       "proc_device_bytes %llu VmPin %ld kB (after %.1f s)\n", ret,
+	       (unsigned long long)st.proc_regions, (unsigned long long)st.proc_host_bytes,
+	       (unsigned long long)st.proc_device_bytes, pin,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (ret != 0 || st.proc_regions || st.proc_host_bytes || pin != 0) {
+		printf("FAIL: something stayed registered or pinned after every fd was closed\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static uint8_t *map_or_die(size_t len, int prot)
+{
+	void *p = mmap(NULL, len, prot, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	return p;
+}
+
+static void make_dmabufs(void)
+{
+	int dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+
+	if (dev < 0)
+		return;
+	for (int i = 0; i < 2; i++) {
+		int mfd = memfd_create("hixl-fuzz-dmabuf", MFD_ALLOW_SEALING);
+		struct udmabuf_create c;
+
+		if (mfd < 0 || ftruncate(mfd, (off_t)dmabuf_len) ||
+		    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK)) {
+			if (mfd >= 0)
+				close(mfd);
+			continue;
+		}
+		memset(&c, 0, sizeof(c));
+		c.memfd = (uint32_t)mfd;
+		c.flags = UDMABUF_FLAGS_CLOEXEC;
+		c.offset = 0;
+		c.size = dmabuf_len;
+		dmabufs[i] = ioctl(dev, UDMABUF_CREATE, &c);
+		close(mfd);
+	}
+	if (dmabufs[0] < 0)
+		dmabufs[0] = dmabufs[1];
+	if (dmabufs[1] < 0)
+		dmabufs[1] = dmabufs[0];
+	close(dev);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: hixl-fuzz [--calls N] [--seed S] [--addr IP] [--trace]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long ncalls = 2000;
+	uint64_t seed = (uint64_t)time(NULL);
+	struct timespec t0, t1;
+	double secs;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--calls") && i + 1 < argc)
+			ncalls = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--addr") && i + 1 < argc) {
+			if (inet_pton(AF_INET, argv[++i], ipaddr) != 1)
+				usage();
+		} else if (!strcmp(argv[i], "--trace"))
+			trace = true;
+		else
+			usage();
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	rng_state = seed;
+	printf("hixl-fuzz: seed %" PRIu64 " calls %lu addr %u.%u.%u.%u\n", seed, ncalls,
+	       ipaddr[0], ipaddr[1], ipaddr[2], ipaddr[3]);
+
+	/* fixed memory */
+	argbuf = map_or_die(ARGBUF_SZ, PROT_READ | PROT_WRITE);
+	text_buf = map_or_die(2 * PAGE, PROT_READ | PROT_WRITE);
+	rnd_fill(text_buf, 2 * PAGE);
+	desc_buf = (void *)map_or_die(NDESC_BUF * sizeof(struct hixl_op_desc), PROT_READ | PROT_WRITE);
+	notify_buf = (void *)map_or_die(NNOTIFY_BUF * sizeof(struct hixl_notify), PROT_READ | PROT_WRITE);
+	ro_page = map_or_die(PAGE, PROT_READ | PROT_WRITE);
+	memset(ro_page, 0xa5, PAGE);
+	mprotect(ro_page, PAGE, PROT_READ);
+	ro_zero_page = map_or_die(PAGE, PROT_READ);
+	hole = map_or_die(3 * PAGE, PROT_READ | PROT_WRITE);
+	munmap(hole, 3 * PAGE);		/* nothing mapped there now */
+	hole += PAGE;
+	tail_page = map_or_die(2 * PAGE, PROT_READ | PROT_WRITE);
+	munmap(tail_page + PAGE, PAGE);
+	for (int i = 0; i < NSLOT; i++)
+		slot_map(&slots[i], NULL);
+	make_dmabufs();
+
+	neng = 2 + (int)rnd(3);
+	for (int e = 0; e < neng; e++)
+		engine_open(e);
+	printf("hixl-fuzz: %d engines, udmabuf %s\n", neng, dmabufs[0] >= 0 ? "yes" : "no");
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (cur_call = 0; cur_call < ncalls; cur_call++) {
+		int e;
+
+		if (chance(10))
+			mem_op();
+		if (rnd(1000) < 5) {
+			e = pick_eng();
+			engine_close(e);
+			engine_open(e);
+			reopens++;
+		}
+		if (rnd(1000) < 3)
+			do_fork();
+		e = pick_eng();
+		do_call(e, eng[e].fd, false);
+		if (cur_call && cur_call % 5000 == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			fprintf(stderr, "hixl-fuzz: %lu calls, %.1f s\n", cur_call,
+				(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	for (int i = 0; i < 2; i++)
+		if (dmabufs[i] >= 0 && (i == 0 || dmabufs[1] != dmabufs[0]))
+			close(dmabufs[i]);
+	rc = final_check();
+
+	printf("hixl-fuzz: seed %" PRIu64 ": %lu calls in %.1f s (%.0f/s), %lu mem ops, %lu reopens, "
+	       "%lu forks, %lu child crashes, %lu contract violations\n", seed, ncalls, secs,
+	       secs > 0 ? (double)ncalls / secs : 0.0, mem_ops, reopens, forks, child_crashes,
+	       violations);
+	printf("per-command (calls/ok):");
+	for (int i = 0; i <= NCMD; i++)
+		printf(" %s=%lu/%lu", cmd_name[i], calls_per_cmd[i], ok_per_cmd[i]);
+	printf("\nerrno histogram:");
+	for (int i = 0; i < 200; i++) {
+		if (!errno_hist[i])
+			continue;
+		if (errname(i))
+			printf(" %s=%lu", errname(i), errno_hist[i]);
+		else
+			printf(" errno%d=%lu", i, errno_hist[i]);
+	}
+	printf("\n%lu calls, per-command counts and errno histogram above; result %s\n", ncalls,
+	       rc ? "FAIL" : "PASS");
+	return rc;
+}
