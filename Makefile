@@ -38,7 +38,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 		lib/internal.h uapi/hixl.h uapi/hixl_layout.h
 
 TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer tools/hixl-bench
-USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair
+USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz
 
 .PHONY: all module lib tools tests deps check check-compat fuzz demo bench bench-reg bench-xfer clean install
 .PHONY: install-module install-dkms uninstall uninstall-module uninstall-dkms

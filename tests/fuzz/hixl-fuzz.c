@@ -21,7 +21,9 @@
  * --trace prints every call to stderr before it is made (to find the call
  * that killed the guest).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
