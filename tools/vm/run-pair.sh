@@ -35,7 +35,12 @@ HIXL_VM_NET="-netdev socket,id=n0,listen=127.0.0.1:$port -device virtio-net-pci,
 	"$here/run.sh" --kernel "$kernel" --module "$module" --name pair-a -- \
 	tests/pair/hixl-pair server 10.77.1.1 16100 120 > "$here/../../build/vm/pair-a.out" 2>&1 &
 a=$!
-sleep 2	# the listening QEMU must be up before the connecting one starts
+# the listening QEMU must be up before the connecting one starts; look with
+# ss rather than connecting (the socket backend takes one connection only)
+for _ in $(seq 120); do
+	ss -ltn "sport = :$port" | grep -q LISTEN && break
+	sleep 0.25
+done
 set +e
 HIXL_VM_PAIR_IP=10.77.1.2 \
 HIXL_VM_NET="-netdev socket,id=n0,connect=127.0.0.1:$port -device virtio-net-pci,netdev=n0,host_mtu=9000,mac=52:54:00:77:01:02" \
