@@ -898,6 +898,34 @@ static void hixl_link_stage_alloc(struct hixl_link *l)
 	}
 }
 
+/* A zeroed message buffer, DMA-mapped for the device; *@buf stays NULL on error. */
+static int hixl_msg_buf_new(struct ib_device *ibdev, size_t size,
+			    enum dma_data_direction dir, void **buf, u64 *dma)
+{
+	void *p = kzalloc(size, GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	*dma = ib_dma_map_single(ibdev, p, size, dir);
+	if (ib_dma_mapping_error(ibdev, *dma)) {
+		kfree(p);
+		return -ENOMEM;
+	}
+	*buf = p;
+	return 0;
+}
+
+/* Undo hixl_msg_buf_new(); a NULL *@buf is ignored. */
+static void hixl_msg_buf_free(struct ib_device *ibdev, size_t size,
+			      enum dma_data_direction dir, void **buf, u64 dma)
+{
+	if (!*buf)
+		return;
+	ib_dma_unmap_single(ibdev, dma, size, dir);
+	kfree(*buf);
+	*buf = NULL;
+}
+
 /* CQ, QP and receive buffers on l->cm_id; undone by hixl_link_destroy(). */
 static int hixl_link_create_qp(struct hixl_link *l)
 {
@@ -934,44 +962,26 @@ static int hixl_link_create_qp(struct hixl_link *l)
 		return ret;
 	l->qp = l->cm_id->qp;
 
-	l->tx_buf = kzalloc(HIXL_MSG_SIZE, GFP_KERNEL);
-	if (!l->tx_buf)
-		return -ENOMEM;
-	l->tx_dma = ib_dma_map_single(rd->ibdev, l->tx_buf, HIXL_MSG_SIZE, DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(rd->ibdev, l->tx_dma)) {
-		kfree(l->tx_buf);
-		l->tx_buf = NULL;
-		return -ENOMEM;
-	}
+	ret = hixl_msg_buf_new(rd->ibdev, HIXL_MSG_SIZE, DMA_TO_DEVICE, &l->tx_buf, &l->tx_dma);
+	if (ret)
+		return ret;
 	for (i = 0; i < HIXL_RX_DEPTH; i++) {
 		struct hixl_rx *rx = &l->rx[i];
 
 		rx->link = l;
 		rx->cqe.done = hixl_rx_done;
-		rx->buf = kzalloc(HIXL_MSG_SIZE, GFP_KERNEL);
-		if (!rx->buf)
-			return -ENOMEM;
-		rx->dma = ib_dma_map_single(rd->ibdev, rx->buf, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(rd->ibdev, rx->dma)) {
-			kfree(rx->buf);
-			rx->buf = NULL;
-			return -ENOMEM;
-		}
-		ret = hixl_post_recv(rx);
+		ret = hixl_msg_buf_new(rd->ibdev, HIXL_MSG_SIZE, DMA_FROM_DEVICE, &rx->buf,
+				       &rx->dma);
+		if (!ret)
+			ret = hixl_post_recv(rx);
 		if (ret)
 			return ret;
 	}
 
-	l->reply_buf = kzalloc(sizeof(struct hixl_wire_stage_done), GFP_KERNEL);
-	if (!l->reply_buf)
-		return -ENOMEM;
-	l->reply_dma = ib_dma_map_single(rd->ibdev, l->reply_buf,
-					 sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(rd->ibdev, l->reply_dma)) {
-		kfree(l->reply_buf);
-		l->reply_buf = NULL;
-		return -ENOMEM;
-	}
+	ret = hixl_msg_buf_new(rd->ibdev, sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE,
+			       &l->reply_buf, &l->reply_dma);
+	if (ret)
+		return ret;
 	l->reply_cqe.done = hixl_reply_done;
 	l->ack_cqe.done = hixl_ack_done;
 	hixl_link_stage_alloc(l);
@@ -993,24 +1003,12 @@ static void hixl_link_destroy_qp(struct hixl_link *l)
 		ib_free_cq(l->cq);
 		l->cq = NULL;
 	}
-	for (i = 0; i < HIXL_RX_DEPTH; i++) {
-		if (!l->rx[i].buf)
-			continue;
-		ib_dma_unmap_single(ibdev, l->rx[i].dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
-		kfree(l->rx[i].buf);
-		l->rx[i].buf = NULL;
-	}
-	if (l->tx_buf) {
-		ib_dma_unmap_single(ibdev, l->tx_dma, HIXL_MSG_SIZE, DMA_TO_DEVICE);
-		kfree(l->tx_buf);
-		l->tx_buf = NULL;
-	}
-	if (l->reply_buf) {
-		ib_dma_unmap_single(ibdev, l->reply_dma, sizeof(struct hixl_wire_stage_done),
-				    DMA_TO_DEVICE);
-		kfree(l->reply_buf);
-		l->reply_buf = NULL;
-	}
+	for (i = 0; i < HIXL_RX_DEPTH; i++)
+		hixl_msg_buf_free(ibdev, HIXL_MSG_SIZE, DMA_FROM_DEVICE, &l->rx[i].buf,
+				  l->rx[i].dma);
+	hixl_msg_buf_free(ibdev, HIXL_MSG_SIZE, DMA_TO_DEVICE, &l->tx_buf, l->tx_dma);
+	hixl_msg_buf_free(ibdev, sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE,
+			  &l->reply_buf, l->reply_dma);
 	if (l->st_tx.mr) {
 		hixl_stbuf_free(ibdev, &l->st_tx);
 		hixl_stbuf_free(ibdev, &l->st_rx);
