@@ -310,7 +310,7 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 	struct sockaddr_storage ss;
 	int ret;
 
-	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1])
+	if (a->flags || a->reserved0 || a->reserved)
 		return -EINVAL;
 	if (a->op != HIXL_OP_READ && a->op != HIXL_OP_WRITE)
 		return -EINVAL;

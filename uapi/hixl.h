@@ -42,10 +42,12 @@
 #define HIXL_FEAT_LINKS		(1ULL << 5)	/* listen, CONNECT, DISCONNECT */
 #define HIXL_FEAT_TRANSFER	(1ULL << 6)	/* TRANSFER: RDMA READ/WRITE batches */
 #define HIXL_FEAT_NOTIFY	(1ULL << 7)	/* SEND_NOTIFY, GET_NOTIFIES */
+#define HIXL_FEAT_CANCEL	(1ULL << 8)	/* CANCEL, hixl_transfer.tag */
+#define HIXL_FEAT_URING_CMD	(1ULL << 9)	/* io_uring URING_CMD submission */
 #define HIXL_FEAT_ALL		(HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST | \
 				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | \
 				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
-				 HIXL_FEAT_NOTIFY)
+				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD)
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -298,8 +300,11 @@ struct hixl_op_desc {
  * @timeout_ms: in: the whole batch must complete within this, ms, > 0
  * @failed:     out: on a descriptor error (-EINVAL, -EFAULT, -ERANGE,
  *              -EACCES, -ENOENT) or an RDMA error, the index of the first
- *              failing descriptor; otherwise @count
+ *              failing descriptor; on -ETIMEDOUT or -ECANCELED the first
+ *              descriptor not known to be complete; otherwise @count
  * @reserved0:  in: must be 0
+ * @tag:        in: any value; HIXL_IOC_CANCEL with the same non-zero tag
+ *              cancels the batch while it runs (0: not cancelable by tag)
  * @reserved:   in: must be 0
  */
 struct hixl_transfer {
@@ -311,6 +316,23 @@ struct hixl_transfer {
 	__u32 timeout_ms;
 	__u32 failed;
 	__u32 reserved0;
+	__u64 tag;
+	__u64 reserved;
+};
+
+/**
+ * struct hixl_cancel - HIXL_IOC_CANCEL argument
+ * @tag:       in: non-zero; every TRANSFER of this engine still running with
+ *             this tag ends with -ECANCELED: work requests not yet posted
+ *             are dropped, posted ones are waited for (the link stays up)
+ * @flags:     in: must be 0
+ * @count:     out: batches cancelled
+ * @reserved:  in: must be 0
+ */
+struct hixl_cancel {
+	__u64 tag;
+	__u32 flags;
+	__u32 count;
 	__u64 reserved[2];
 };
 
@@ -395,6 +417,7 @@ struct hixl_get_notifies {
 #define HIXL_IOC_NR_TRANSFER	0x07
 #define HIXL_IOC_NR_SEND_NOTIFY	0x08
 #define HIXL_IOC_NR_GET_NOTIFIES	0x09
+#define HIXL_IOC_NR_CANCEL	0x0a
 
 #define HIXL_IOC_GET_INFO	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info)
 #define HIXL_IOC_REG_MEM	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_REG_MEM, struct hixl_reg_mem)
@@ -406,5 +429,46 @@ struct hixl_get_notifies {
 #define HIXL_IOC_TRANSFER	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_TRANSFER, struct hixl_transfer)
 #define HIXL_IOC_SEND_NOTIFY	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_SEND_NOTIFY, struct hixl_send_notify)
 #define HIXL_IOC_GET_NOTIFIES	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_NOTIFIES, struct hixl_get_notifies)
+#define HIXL_IOC_CANCEL		_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_CANCEL, struct hixl_cancel)
+
+/* ---- io_uring passthrough (IORING_OP_URING_CMD) ---------------------------------- */
+
+/*
+ * The data path is also submitted through io_uring (model: NVMe's
+ * /dev/ng* char devices and ublk): an SQE with opcode IORING_OP_URING_CMD
+ * on an open /dev/hixl, cmd_op one of
+ *
+ *   HIXL_IOC_TRANSFER     asynchronous: its CQE arrives when the batch ends
+ *   HIXL_IOC_SEND_NOTIFY  runs in io_uring's worker threads, then completes
+ *   HIXL_IOC_CANCEL       completes at once; CQE res = batches cancelled
+ *
+ * Every other hixl command number is -EOPNOTSUPP (the control path stays on
+ * ioctl), any other number -ENOTTY; sqe->uring_cmd_flags must be 0.
+ *
+ * The argument: on a ring created with IORING_SETUP_SQE128 it is the
+ * command's struct itself, at sqe->cmd (80 bytes; the bytes after the struct
+ * must be 0).  On a ring with 64-byte SQEs, sqe->cmd (16 bytes) holds a
+ * struct hixl_uring_ptr that points to the struct.  Either way the struct
+ * is read once, at submission, and may be reused as soon as
+ * io_uring_submit() returns; out fields are not written back.
+ *
+ * The CQE: res is 0 or -errno, as the ioctl would return (TRANSFER: also
+ * -ETIMEDOUT when @timeout_ms passed, -ECANCELED when cancelled by CANCEL,
+ * by io_uring at ring exit, or by the process being killed).  On a ring
+ * created with IORING_SETUP_CQE32, big_cqe[0] is what the ioctl writes to
+ * hixl_transfer.failed: @count on success, else the failing descriptor.
+ */
+
+/**
+ * struct hixl_uring_ptr - sqe->cmd on a ring with 64-byte SQEs
+ * @addr:     user pointer to the command's argument struct
+ * @len:      its size in bytes, exactly _IOC_SIZE(cmd_op)
+ * @reserved: must be 0
+ */
+struct hixl_uring_ptr {
+	__u64 addr;
+	__u32 len;
+	__u32 reserved;
+};
 
 #endif /* _UAPI_HIXL_H */

@@ -69,6 +69,10 @@ HIXL_LAYOUT(sizeof(struct hixl_transfer) == 80);
 HIXL_LAYOUT(offsetof(struct hixl_transfer, op) == 32);
 HIXL_LAYOUT(offsetof(struct hixl_transfer, descs) == 40);
 HIXL_LAYOUT(offsetof(struct hixl_transfer, failed) == 56);
-HIXL_LAYOUT(offsetof(struct hixl_transfer, reserved) == 64);
+HIXL_LAYOUT(offsetof(struct hixl_transfer, tag) == 64);
+HIXL_LAYOUT(offsetof(struct hixl_transfer, reserved) == 72);
+HIXL_LAYOUT(sizeof(struct hixl_cancel) == 32);
+HIXL_LAYOUT(sizeof(struct hixl_uring_ptr) == 16);
+HIXL_LAYOUT(sizeof(struct hixl_send_notify) <= 80);	/* fits an SQE128 */
 
 #endif /* _HIXL_LAYOUT_H */

@@ -697,7 +697,9 @@ static bool build_transfer(struct hixl_transfer *a, int e)
 	a->timeout_ms = gen_timeout();
 	FLAGS32(a->flags, 0);
 	RES32(a->reserved0);
-	RES64(a->reserved[rnd(2)]);
+	RES64(a->reserved);
+	if (chance(20))
+		a->tag = chance(50) ? boundary64() : rnd64();	/* any value is valid */
 	if (chance(10))
 		a->failed = (uint32_t)rnd64();	/* out */
 	return bad;

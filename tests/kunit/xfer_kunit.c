@@ -267,7 +267,7 @@ static void x_count_max(struct hixl_transfer *t) { t->count = HIXL_MAX_DESCS + 1
 static void x_op(struct hixl_transfer *t) { t->op = 2; }
 static void x_flags(struct hixl_transfer *t) { t->flags = 1; }
 static void x_res0(struct hixl_transfer *t) { t->reserved0 = 1; }
-static void x_res1(struct hixl_transfer *t) { t->reserved[1] = 1; }
+static void x_res1(struct hixl_transfer *t) { t->reserved = 1; }
 static void x_timeout0(struct hixl_transfer *t) { t->timeout_ms = 0; }
 static void x_family(struct hixl_transfer *t) { t->remote.family = 1; }
 static void x_name_res(struct hixl_transfer *t) { t->remote.reserved = 1; }
@@ -280,7 +280,7 @@ static const struct hixl_xfer_case hixl_xfer_cases[] = {
 	{ "unknown op", x_op, -EINVAL },
 	{ "flags", x_flags, -EINVAL },
 	{ "reserved0", x_res0, -EINVAL },
-	{ "reserved[1]", x_res1, -EINVAL },
+	{ "reserved", x_res1, -EINVAL },
 	{ "timeout 0", x_timeout0, -EINVAL },
 	{ "address family", x_family, -EAFNOSUPPORT },
 	{ "name reserved", x_name_res, -EINVAL },
