@@ -56,4 +56,32 @@ static inline long hixl_gup_remote(struct mm_struct *mm, unsigned long start,
 #define hixl_dma_buf_vunmap(buf, map)	dma_buf_vunmap(buf, map)
 #endif
 
+/*
+ * io_uring URING_CMD.  From 6.7 struct io_uring_cmd and its helpers live in
+ * <linux/io_uring/cmd.h>, the command holds the whole SQE (->sqe, read with
+ * io_uring_sqe_cmd()) instead of a pointer to its cmd area (->cmd), and
+ * io_uring can cancel a command at ring exit (io_uring_cmd_mark_cancelable(),
+ * IO_URING_F_CANCEL) - as Debian's 6.12 headers show.  Debian's 6.1.192
+ * already passes issue_flags to io_uring_cmd_done() and to the task-work
+ * callback (6.1.0 did not: the stable series took the change), so that is
+ * the oldest 6.1 we build against.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#include <linux/io_uring/cmd.h>
+#define HIXL_HAVE_URING_CANCEL	1
+static inline const void *hixl_uring_sqe_cmd(const struct io_uring_cmd *cmd)
+{
+	return io_uring_sqe_cmd(cmd->sqe);
+}
+#else
+#include <linux/io_uring.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 192) || LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#error "hixl: io_uring_cmd_done() with issue_flags needs 6.1.192+ or 6.7+"
+#endif
+static inline const void *hixl_uring_sqe_cmd(const struct io_uring_cmd *cmd)
+{
+	return cmd->cmd;
+}
+#endif
+
 #endif /* _HIXL_COMPAT_H */

@@ -3,14 +3,19 @@
  * hixl_priv.h - internal types and prototypes of hixl.ko.
  *
  * One open file of /dev/hixl is one engine (struct hixl_engine).  Commands
- * reach an engine through hixl_engine_ioctl(), which the ioctl entry point
- * and, later, the uring_cmd entry point share.
+ * reach an engine through hixl_engine_ioctl() (the ioctl entry point) or
+ * hixl_uring_cmd() (io_uring's URING_CMD, uring.c); transfers from both end
+ * in a link's transfer queue (xq.c).
  *
  * Lock order (outer first):
  *   hixl_engines_lock (main.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
  *   >  hixl_proc.lock  >  hixl_region.lock
  * mmu_interval_notifier_remove() is called with hixl_engine.lock held; the
  * notifier callback takes only hixl_region.lock, so that cannot deadlock.
+ * Transfer queue: hixl_link.xq_mutex  >  hixl_link.xq_lock; hixl_engine.
+ * xfer_lock is never held with xq_lock; hixl_link.post_mutex  >
+ * hixl_link.xq_mutex (the QP is freed under both).  The CQ handler takes
+ * only xq_lock and xfer_lock.
  */
 #ifndef _HIXL_PRIV_H
 #define _HIXL_PRIV_H
@@ -286,6 +291,9 @@ struct hixl_engine {
 	atomic64_t st_invalidations;
 	atomic64_t st_limit_hits;
 	atomic64_t st_mrs;
+	spinlock_t xfer_lock;
+	struct list_head xfers;
+	struct mutex cancel_mutex;
 };
 
 struct hixl_engine *hixl_engine_create(void);
@@ -409,8 +417,16 @@ struct hixl_stbuf {
  * @wq:         woken on every state or CM event change
  * @setup_work: an accepted link's publishing of our table
  * @release_work: frees an accepted link whose peer left
- * @post_mutex: one poster of work requests at a time on @qp, and owner of
- *              @tx_buf; a transfer holds it for its whole batch
+ * @post_mutex: one poster of messages, REG_MR and staging requests at a
+ *              time on @qp, and owner of @tx_buf; a staged transfer holds
+ *              it for its whole batch
+ * @xq_mutex, @xq_lock, @xq, @xq_credits, @xq_closed, @xq_work, @xq_wr: the
+ *              transfer queue (xq.c): one pump posts at a time (@xq_mutex,
+ *              with @xq_wr its scratch work requests); @xq_lock protects
+ *              the queue of batches waiting to be posted, the send queue
+ *              entries left to transfers (@xq_credits, of HIXL_CHAIN) and
+ *              the batches' counters; @xq_closed: the link is going away;
+ *              @xq_work runs the pump when completions free entries
  * @rtable_lock: protects @rtable and the hixl_rregion entries in it
  * @rtable:     [addr, addr + len - 1] -> struct hixl_rregion of the peer
  * @rx:         receive buffers
@@ -488,6 +504,13 @@ struct hixl_link {
 	u64 tbl_acked;
 	u64 tbl_applied;
 	struct ib_cqe ack_cqe;
+	struct mutex xq_mutex;
+	spinlock_t xq_lock;
+	struct list_head xq;
+	u32 xq_credits;
+	bool xq_closed;
+	struct work_struct xq_work;
+	void *xq_wr;
 };
 
 /* A received notification, queued on its engine (link.c). */
@@ -538,6 +561,95 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 
 /* xfer.c */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a);
+struct io_uring_cmd;
+int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
+			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags);
+void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
+
+/* xq.c: a link's transfer queue */
+#define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)	/* transfer WRs in flight per link */
+
+/**
+ * struct hixl_xbatch - the RDMA part of one TRANSFER, queued on a link
+ * @ref:      the submitter holds one, an armed timeout one
+ * @eng:      the engine
+ * @l:        the link (a reference, dropped when the batch is freed)
+ * @eng_node: in @eng->xfers while the batch runs, under @eng->xfer_lock
+ * @q_node:   in @l->xq while pieces wait to be posted, under @l->xq_lock
+ * @pl:       the pieces; its held regions are released when the batch ends
+ * @op:       HIXL_OP_READ or HIXL_OP_WRITE
+ * @count:    descriptors of the TRANSFER (what @failed says on success)
+ * @tag:      hixl_transfer.tag, for HIXL_IOC_CANCEL
+ * @next:     pieces posted so far                        (under @l->xq_lock)
+ * @acked:    pieces known complete, in posting order     (under @l->xq_lock)
+ * @chains:   chains of work requests on the send queue   (under @l->xq_lock)
+ * @queued:   on @l->xq                                   (under @l->xq_lock)
+ * @ended:    @end_fn was called or is about to be        (under @l->xq_lock)
+ * @status:   0 or the first error; once set nothing more is posted
+ * @failed:   with @status, the descriptor to blame
+ * @tmo:      the timeout
+ * @end_fn:   called once when the batch has ended, without locks, from the
+ *            CQ handler, the timeout, a cancel or the submitter
+ * @done:     completed by the ioctl's @end_fn
+ * @cmd:      the io_uring command (uring.c), or NULL
+ */
+struct hixl_xbatch {
+	struct kref ref;
+	struct hixl_engine *eng;
+	struct hixl_link *l;
+	struct list_head eng_node;
+	struct list_head q_node;
+	struct list_head cancel_node;
+	struct hixl_plan pl;
+	u32 op;
+	u32 count;
+	u64 tag;
+	u32 next;
+	u32 acked;
+	u32 chains;
+	bool queued;
+	bool ended;
+	int status;
+	u32 failed;
+	struct delayed_work tmo;
+	void (*end_fn)(struct hixl_xbatch *b);
+	struct completion done;
+	struct io_uring_cmd *cmd;
+};
+
+int hixl_link_xq_init(struct hixl_link *l);
+void hixl_link_xq_close(struct hixl_link *l);
+void hixl_link_xq_free(struct hixl_link *l);
+struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l, u32 op,
+				    u32 count, u64 tag);
+void hixl_xbatch_put(struct hixl_xbatch *b);
+void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonblock);
+void hixl_xbatch_cancel(struct hixl_xbatch *b);
+int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed);
+int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a);
+
+/* uring.c: io_uring URING_CMD */
+union hixl_cmd_arg {
+	struct hixl_info info;
+	struct hixl_reg_mem reg_mem;
+	struct hixl_dereg_mem dereg_mem;
+	struct hixl_stats stats;
+	struct hixl_setup setup;
+	struct hixl_connect connect;
+	struct hixl_transfer transfer;
+	struct hixl_send_notify send_notify;
+	struct hixl_get_notifies get_notifies;
+	struct hixl_cancel cancel;
+};
+
+#define HIXL_URING_CMD_AREA	80	/* bytes of sqe->cmd on an SQE128 ring */
+#define HIXL_URING_CMD_AREA_SMALL 16	/* bytes of sqe->cmd on a 64-byte SQE ring */
+
+bool hixl_ioctl_known(unsigned int cmd);
+int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg);
+int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
+void hixl_uring_end(struct hixl_xbatch *b);
+void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned int issue_flags);
 
 /* engine.c */
 int hixl_setup_validate(const struct hixl_setup *a);

@@ -821,6 +821,10 @@ static struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 
 	if (!l)
 		return NULL;
+	if (hixl_link_xq_init(l)) {
+		kfree(l);
+		return NULL;
+	}
 	l->cm_kind = HIXL_CM_LINK;
 	l->eng = eng;
 	l->active = active;
@@ -845,6 +849,7 @@ static void hixl_link_free(struct kref *ref)
 {
 	struct hixl_link *l = container_of(ref, struct hixl_link, ref);
 
+	hixl_link_xq_free(l);
 	mutex_destroy(&l->post_mutex);
 	mutex_destroy(&l->rtable_lock);
 	mutex_destroy(&l->reply_lock);
@@ -1035,7 +1040,8 @@ static void hixl_link_destroy(struct hixl_link *l)
 		rdma_disconnect(l->cm_id);	/* QP to error: posted work flushes */
 	cancel_work_sync(&l->setup_work);
 	cancel_work_sync(&l->stage_work);
-	mutex_lock(&l->post_mutex);		/* a transfer finishes its batch */
+	hixl_link_xq_close(l);			/* waiting batches end; posted ones flush */
+	mutex_lock(&l->post_mutex);		/* a staged transfer finishes */
 	hixl_link_destroy_qp(l);
 	mutex_unlock(&l->post_mutex);
 	if (l->cm_id) {

@@ -3,8 +3,8 @@
  * main.c - hixl.ko: module parameters, the /dev/hixl misc device, engine
  * lifetime and ioctl dispatch.
  *
- * Model: drivers/block/ublk_drv.c (one command table shared by ioctl and,
- * later, uring_cmd) and Documentation/driver-api/ioctl.rst.
+ * Model: drivers/block/ublk_drv.c (one set of command numbers for ioctl and
+ * uring_cmd, uring.c) and Documentation/driver-api/ioctl.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -81,6 +81,9 @@ struct hixl_engine *hixl_engine_create(void)
 	spin_lock_init(&eng->notify_lock);
 	INIT_LIST_HEAD(&eng->notifies);
 	hixl_engine_regions_init(eng);
+	spin_lock_init(&eng->xfer_lock);
+	INIT_LIST_HEAD(&eng->xfers);
+	mutex_init(&eng->cancel_mutex);
 	if (current->mm) {
 		eng->proc = hixl_proc_get(current->mm);
 		if (!eng->proc) {
@@ -121,23 +124,12 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 	if (eng->mm)
 		mmdrop(eng->mm);
 	put_pid(eng->owner);
+	WARN_ON_ONCE(!list_empty(&eng->xfers));
+	mutex_destroy(&eng->cancel_mutex);
 	mutex_destroy(&eng->lock);
 	kfree(eng);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_engine_destroy);
-
-/* Every argument struct a command can carry; sized for the largest. */
-union hixl_cmd_arg {
-	struct hixl_info info;
-	struct hixl_reg_mem reg_mem;
-	struct hixl_dereg_mem dereg_mem;
-	struct hixl_stats stats;
-	struct hixl_setup setup;
-	struct hixl_connect connect;
-	struct hixl_transfer transfer;
-	struct hixl_send_notify send_notify;
-	struct hixl_get_notifies get_notifies;
-};
 
 /**
  * struct hixl_cmd_desc - one entry of the command table
@@ -204,6 +196,11 @@ static int hixl_do_get_notifies(struct hixl_engine *eng, union hixl_cmd_arg *arg
 	return hixl_cmd_get_notifies(eng, &arg->get_notifies);
 }
 
+static int hixl_do_cancel(struct hixl_engine *eng, union hixl_cmd_arg *arg)
+{
+	return hixl_cmd_cancel(eng, &arg->cancel);
+}
+
 #define HIXL_CMD(_nr, _cmd, _fn) \
 	[_nr] = { .cmd = _cmd, .fn = _fn, .name = #_cmd }
 
@@ -220,7 +217,25 @@ static const struct hixl_cmd_desc hixl_cmds[] = {
 	HIXL_CMD(HIXL_IOC_NR_SEND_NOTIFY, HIXL_IOC_SEND_NOTIFY, hixl_do_send_notify),
 	[HIXL_IOC_NR_GET_NOTIFIES] = { .cmd = HIXL_IOC_GET_NOTIFIES, .fn = hixl_do_get_notifies,
 				       .name = "HIXL_IOC_GET_NOTIFIES", .out_on_error = true },
+	HIXL_CMD(HIXL_IOC_NR_CANCEL, HIXL_IOC_CANCEL, hixl_do_cancel),
 };
+
+/**
+ * hixl_ioctl_known() - is @cmd one of our command numbers?
+ * @cmd: an ioctl number or URING_CMD cmd_op
+ *
+ * Return: true when @cmd is exactly a HIXL_IOC_* number (size and
+ * direction included).
+ */
+bool hixl_ioctl_known(unsigned int cmd)
+{
+	unsigned int nr = _IOC_NR(cmd);
+
+	if (_IOC_TYPE(cmd) != HIXL_IOC_MAGIC || nr >= ARRAY_SIZE(hixl_cmds))
+		return false;
+	return hixl_cmds[array_index_nospec(nr, ARRAY_SIZE(hixl_cmds))].cmd == cmd;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_ioctl_known);
 
 /**
  * hixl_engine_ioctl() - decode, copy in, run and copy out one command
@@ -298,6 +313,7 @@ static const struct file_operations hixl_fops = {
 	.release	= hixl_release,
 	.unlocked_ioctl	= hixl_unlocked_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+	.uring_cmd	= hixl_uring_cmd,
 	.llseek		= noop_llseek,
 };
 

@@ -7,11 +7,10 @@
  * Every descriptor is checked against the local registrations and the
  * peer's announced table before anything is posted.  Each is split at the
  * borders of the local and the remote MRs into one WR with one SGE per
- * piece.  WRs go out in chains of up to HIXL_SQ_DEPTH - 1 with only the
- * last one signaled (selective signaling); a failed WR still completes, so
- * the first error and its descriptor are known.  A batch that times out
- * breaks the link (its QP goes to the error state and everything posted
- * flushes) rather than leaving it in an unknown state.
+ * piece.  The pieces go to the link's transfer queue (xq.c), which posts
+ * them in chains with selective signaling and ends the batch; the ioctl
+ * waits for that, io_uring's URING_CMD (uring.c) does not.  Descriptors
+ * that are small or not registered are staged (stage.c), synchronously.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,47 +20,6 @@
 #include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
-
-/* leave room on the send queue for the STAGE_DONE replies (stage.c) */
-#define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)
-
-struct hixl_xfer;
-
-struct hixl_xwr {
-	struct ib_rdma_wr wr;
-	struct ib_sge sge;
-	struct ib_cqe cqe;
-	u32 desc;
-	bool last;
-	struct hixl_xfer *x;
-};
-
-struct hixl_xfer {
-	struct completion done;
-	spinlock_t lock;
-	int status;		/* first error, -EIO */
-	u32 failed;		/* its descriptor */
-};
-
-static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct hixl_xwr *w = container_of(wc->wr_cqe, struct hixl_xwr, cqe);
-	struct hixl_xfer *x = w->x;
-
-	if (wc->status != IB_WC_SUCCESS) {
-		spin_lock(&x->lock);
-		if (!x->status || (x->status == -ECONNRESET && wc->status != IB_WC_WR_FLUSH_ERR)) {
-			x->status = wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
-			x->failed = w->desc;
-			if (wc->status != IB_WC_WR_FLUSH_ERR)
-				pr_warn("transfer: descriptor %u: %s\n", w->desc,
-					ib_wc_status_msg(wc->status));
-		}
-		spin_unlock(&x->lock);
-	}
-	if (w->last)
-		complete(&x->done);
-}
 
 /* Index of the span that holds @addr (spans are in address order, n > 0). */
 static u32 hixl_find_span(const struct hixl_rmr *s, u32 n, u64 addr)
@@ -215,7 +173,12 @@ static int hixl_stage_check(struct hixl_link *l, u32 op, const struct hixl_op_de
 	return 0;
 }
 
-static void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl)
+/**
+ * hixl_plan_release() - give back the regions a plan holds, free its arrays
+ * @eng: the engine
+ * @pl:  the plan
+ */
+void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl)
 {
 	bool kick = false;
 	u32 i;
@@ -229,80 +192,6 @@ static void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl)
 	if (kick)	/* an invalidated region waited for us to release its pins */
 		queue_work(system_wq, &eng->inval_work);
 	hixl_plan_free(pl);
-}
-
-/* Post the plan in chains and wait; post_mutex held. */
-static int hixl_run(struct hixl_link *l, u32 op, struct hixl_plan *pl,
-		    unsigned long deadline, u32 *failed)
-{
-	struct hixl_xwr *w;
-	struct hixl_xfer x;
-	u32 base, i, n;
-	int ret = 0;
-
-	w = kvcalloc(min_t(u32, pl->n, HIXL_CHAIN), sizeof(*w), GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
-	for (base = 0; base < pl->n && !ret; base += n) {
-		const struct ib_send_wr *bad;
-		long left;
-
-		n = min_t(u32, pl->n - base, HIXL_CHAIN);
-		init_completion(&x.done);
-		spin_lock_init(&x.lock);
-		x.status = 0;
-		x.failed = 0;
-		for (i = 0; i < n; i++) {
-			const struct hixl_piece *pc = &pl->p[base + i];
-			struct hixl_xwr *xw = &w[i];
-
-			memset(xw, 0, sizeof(*xw));
-			xw->x = &x;
-			xw->desc = pc->desc;
-			xw->last = i == n - 1;
-			xw->cqe.done = hixl_xwr_done;
-			xw->sge.addr = pc->laddr;
-			xw->sge.length = pc->len;
-			xw->sge.lkey = pc->lkey;
-			xw->wr.wr.wr_cqe = &xw->cqe;
-			xw->wr.wr.opcode = op == HIXL_OP_READ ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
-			xw->wr.wr.sg_list = &xw->sge;
-			xw->wr.wr.num_sge = 1;
-			xw->wr.wr.send_flags = xw->last ? IB_SEND_SIGNALED : 0;
-			xw->wr.wr.next = xw->last ? NULL : &w[i + 1].wr.wr;
-			xw->wr.remote_addr = pc->raddr;
-			xw->wr.rkey = pc->rkey;
-		}
-		ret = ib_post_send(l->qp, &w[0].wr.wr, &bad);
-		if (ret) {
-			/*
-			 * Nothing from @bad on went out.  Break the link and
-			 * drain: after ib_drain_sq() every posted WR has
-			 * completed or flushed and @w can go.
-			 */
-			*failed = container_of(bad, struct hixl_xwr, wr.wr)->desc;
-			hixl_link_fail(l, -ECONNRESET);
-			ib_drain_sq(l->qp);
-			ret = -ECONNRESET;
-			break;
-		}
-		left = wait_for_completion_timeout(&x.done, time_before(jiffies, deadline) ?
-						   deadline - jiffies : 0);
-		if (!left) {
-			hixl_link_fail(l, -ETIMEDOUT);
-			ib_drain_sq(l->qp);	/* QP to error, flush, then reclaim */
-			*failed = pl->p[base].desc;
-			ret = -ETIMEDOUT;
-			break;
-		}
-		if (x.status) {
-			hixl_link_fail(l, x.status);
-			*failed = x.failed;
-			ret = x.status;
-		}
-	}
-	kvfree(w);
-	return ret;
 }
 
 static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_transfer *a)
@@ -324,6 +213,178 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 	if (!eng->rdma)
 		return -EBADFD;
 	return 0;
+}
+
+/* A TRANSFER checked and planned: the direct pieces and the staged descriptors. */
+struct hixl_xprep {
+	struct hixl_link *l;
+	struct hixl_op_desc *d;
+	struct hixl_plan pl;
+	unsigned long *smap;
+	u32 *sidx;
+	u32 ns;
+};
+
+static void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p)
+{
+	hixl_plan_release(eng, &p->pl);
+	bitmap_free(p->smap);
+	kvfree(p->sidx);
+	kvfree(p->d);
+	if (p->l)
+		hixl_link_put(p->l);
+	memset(p, 0, sizeof(*p));
+}
+
+static bool hixl_lock(struct mutex *m, bool nonblock)
+{
+	if (nonblock)
+		return mutex_trylock(m);
+	mutex_lock(m);
+	return true;
+}
+
+/*
+ * Check a TRANSFER, copy its descriptors, activate local MRs and plan the
+ * direct pieces.  @nonblock: return -EAGAIN rather than wait for a busy
+ * engine lock, for the device (MR activation) or for staging.
+ */
+static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, bool nonblock,
+			   struct hixl_xprep *p)
+{
+	struct hixl_link *l;
+	bool stage;
+	int ret, st, err;
+	u32 i;
+
+	memset(p, 0, sizeof(*p));
+	a->failed = a->count;
+	ret = hixl_transfer_validate(eng, a);
+	if (ret)
+		return ret;
+	l = hixl_link_get(eng, &a->remote);
+	if (!l)
+		return -ENOTCONN;
+	p->l = l;
+	st = hixl_link_state(l, &err);
+	if (st != HIXL_LINK_READY)
+		return st == HIXL_LINK_CONNECTING ? -EAGAIN : err;
+	p->d = kvmalloc_array(a->count, sizeof(*p->d), GFP_KERNEL);
+	p->pl.held = kvmalloc_array(a->count, sizeof(*p->pl.held), GFP_KERNEL);
+	if (!p->d || !p->pl.held)
+		return -ENOMEM;
+	if (copy_from_user(p->d, u64_to_user_ptr(a->descs), array_size(a->count, sizeof(*p->d))))
+		return -EFAULT;
+
+	stage = hixl_stage_usable(l);
+	if (stage) {
+		p->sidx = kvmalloc_array(a->count, sizeof(*p->sidx), GFP_KERNEL);
+		p->smap = bitmap_zalloc(a->count, GFP_KERNEL);
+		if (!p->sidx || !p->smap)
+			return -ENOMEM;
+	}
+
+	if (!hixl_lock(&eng->lock, nonblock))
+		return -EAGAIN;
+	/* activate local MRs first: no rtable_lock while waiting on the CQ */
+	for (i = 0; i < a->count && !ret; i++) {
+		const struct hixl_op_desc *d = &p->d[i];
+		struct hixl_region *r = hixl_region_lookup(eng, d->local_addr, d->len ? d->len : 1);
+
+		/* small descriptors and unregistered local memory are staged */
+		if (stage && d->len && (d->len < HIXL_STAGE_THRESHOLD || !r)) {
+			if (r && a->op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY)) {
+				ret = -EACCES;	/* registered read-only: never written */
+				a->failed = i;
+				break;
+			}
+			if (nonblock) {
+				ret = -EAGAIN;	/* staging copies and waits */
+				break;
+			}
+			__set_bit(i, p->smap);
+			p->sidx[p->ns++] = i;
+			continue;
+		}
+		if (r && !r->mrs_registered) {
+			if (nonblock) {
+				ret = -EAGAIN;	/* REG_MR waits for the device */
+				break;
+			}
+			mutex_lock(&l->post_mutex);
+			ret = hixl_link_reg_mrs(l, r);
+			mutex_unlock(&l->post_mutex);
+			if (ret)
+				a->failed = i;
+		}
+	}
+	if (ret) {
+		mutex_unlock(&eng->lock);
+		return ret;
+	}
+	if (!hixl_lock(&l->rtable_lock, nonblock)) {
+		mutex_unlock(&eng->lock);
+		return -EAGAIN;
+	}
+	for (i = 0; i < a->count && !ret; i++) {
+		if (p->smap && test_bit(i, p->smap))
+			ret = hixl_stage_check(l, a->op, &p->d[i]);
+		else
+			ret = hixl_plan_desc(l, a->op, &p->d[i], i, &p->pl);
+		if (ret)
+			a->failed = i;
+	}
+	mutex_unlock(&l->rtable_lock);
+	mutex_unlock(&eng->lock);
+	return ret;
+}
+
+static void hixl_xbatch_end_sync(struct hixl_xbatch *b)
+{
+	complete(&b->done);
+}
+
+/* The direct pieces through the link's queue; the caller waits. */
+static int hixl_xprep_run_direct(struct hixl_engine *eng, struct hixl_transfer *a,
+				 struct hixl_xprep *p, unsigned long deadline)
+{
+	struct hixl_xbatch *b;
+	u32 failed;
+	int ret;
+
+	b = hixl_xbatch_new(eng, p->l, a->op, a->count, a->tag);
+	if (!b)
+		return -ENOMEM;
+	b->pl = p->pl;
+	memset(&p->pl, 0, sizeof(p->pl));
+	b->end_fn = hixl_xbatch_end_sync;
+	hixl_xbatch_submit(b, deadline, false);
+	ret = hixl_xbatch_wait(b, &failed);
+	if (ret)
+		a->failed = failed;
+	hixl_xbatch_put(b);
+	return ret;
+}
+
+/* Direct pieces, then staged descriptors; the caller waits for both. */
+static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
+			       struct hixl_xprep *p, unsigned long deadline)
+{
+	struct hixl_link *l = p->l;
+	int ret = 0, st, err;
+
+	if (p->pl.n)
+		ret = hixl_xprep_run_direct(eng, a, p, deadline);
+	if (ret || !p->ns)
+		return ret;
+	mutex_lock(&l->post_mutex);
+	st = hixl_link_state(l, &err);
+	if (st != HIXL_LINK_READY)
+		ret = err ? err : -ECONNRESET;
+	else
+		ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, deadline, &a->failed);
+	mutex_unlock(&l->post_mutex);
+	return ret;
 }
 
 /**
@@ -351,7 +412,10 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
  *              announced;
  *  -EACCES     READ into a read-only local region, or WRITE into a region
  *              the peer registered read-only;
- *  -ETIMEDOUT  the batch did not complete in time (the link is broken);
+ *  -ETIMEDOUT  the batch did not complete in time (the link is broken
+ *              when work requests were on the wire);
+ *  -ECANCELED  HIXL_IOC_CANCEL named @a->tag, or a fatal signal arrived
+ *              (the call still returns only once nothing is on the wire);
  *  -EIO        the device reported an error on a work request;
  *  -ENOMEM.
  * Descriptor errors are found before anything is posted: nothing is written.
@@ -359,106 +423,62 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
-	unsigned long *smap = NULL;
-	u32 *sidx = NULL, ns = 0;
-	struct hixl_plan pl = {};
-	bool stage;
-	struct hixl_op_desc *d;
-	struct hixl_link *l;
-	int ret, st, err;
-	u32 i;
+	struct hixl_xprep p;
+	int ret;
 
-	a->failed = a->count;
-	ret = hixl_transfer_validate(eng, a);
-	if (ret)
-		return ret;
-	l = hixl_link_get(eng, &a->remote);
-	if (!l)
-		return -ENOTCONN;
-	st = hixl_link_state(l, &err);
-	if (st != HIXL_LINK_READY) {
-		hixl_link_put(l);
-		return st == HIXL_LINK_CONNECTING ? -EAGAIN : err;
-	}
-	d = kvmalloc_array(a->count, sizeof(*d), GFP_KERNEL);
-	pl.held = kvmalloc_array(a->count, sizeof(*pl.held), GFP_KERNEL);
-	if (!d || !pl.held) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (copy_from_user(d, u64_to_user_ptr(a->descs), array_size(a->count, sizeof(*d)))) {
-		ret = -EFAULT;
-		goto out;
-	}
-
-	stage = hixl_stage_usable(l);
-	if (stage) {
-		sidx = kvmalloc_array(a->count, sizeof(*sidx), GFP_KERNEL);
-		smap = bitmap_zalloc(a->count, GFP_KERNEL);
-		if (!sidx || !smap) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-
-	mutex_lock(&eng->lock);
-	/* activate local MRs first: no rtable_lock while waiting on the CQ */
-	for (i = 0; i < a->count && !ret; i++) {
-		struct hixl_region *r = hixl_region_lookup(eng, d[i].local_addr,
-							   d[i].len ? d[i].len : 1);
-
-		/* small descriptors and unregistered local memory are staged */
-		if (stage && d[i].len && (d[i].len < HIXL_STAGE_THRESHOLD || !r)) {
-			if (r && a->op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY)) {
-				ret = -EACCES;	/* registered read-only: never written */
-				a->failed = i;
-				break;
-			}
-			__set_bit(i, smap);
-			sidx[ns++] = i;
-			continue;
-		}
-		if (r && !r->mrs_registered) {
-			mutex_lock(&l->post_mutex);
-			ret = hixl_link_reg_mrs(l, r);
-			mutex_unlock(&l->post_mutex);
-			if (ret)
-				a->failed = i;
-		}
-	}
-	if (ret) {
-		mutex_unlock(&eng->lock);
-		goto out;
-	}
-	mutex_lock(&l->rtable_lock);
-	for (i = 0; i < a->count && !ret; i++) {
-		if (smap && test_bit(i, smap))
-			ret = hixl_stage_check(l, a->op, &d[i]);
-		else
-			ret = hixl_plan_desc(l, a->op, &d[i], i, &pl);
-		if (ret)
-			a->failed = i;
-	}
-	mutex_unlock(&l->rtable_lock);
-	mutex_unlock(&eng->lock);
-	if (ret)
-		goto out;
-
-	mutex_lock(&l->post_mutex);
-	st = hixl_link_state(l, &err);
-	if (st != HIXL_LINK_READY)
-		ret = err ? err : -ECONNRESET;
-	else if (pl.n)
-		ret = hixl_run(l, a->op, &pl, deadline, &a->failed);
-	if (!ret && ns)
-		ret = hixl_stage_run(l, a->op, d, sidx, ns, deadline, &a->failed);
-	mutex_unlock(&l->post_mutex);
-out:
-	hixl_plan_release(eng, &pl);
-	bitmap_free(smap);
-	kvfree(sidx);
-	kvfree(d);
-	hixl_link_put(l);
+	ret = hixl_xprep_init(eng, a, false, &p);
+	if (!ret)
+		ret = hixl_xprep_run_sync(eng, a, &p, deadline);
+	hixl_xprep_free(eng, &p);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_transfer);
+
+/**
+ * hixl_transfer_async() - TRANSFER submitted through io_uring (uring.c)
+ * @eng:         the engine
+ * @a:           the argument, read from the SQE; out: failed
+ * @cmd:         the io_uring command the batch completes
+ * @nonblock:    io_uring's inline issue (IO_URING_F_NONBLOCK): return
+ *               -EAGAIN instead of sleeping on the device, a busy lock or
+ *               staging, and io_uring retries from its worker threads
+ * @issue_flags: io_uring's, for hixl_uring_attach()
+ *
+ * Direct batches are queued and -EIOCBQUEUED returned: the batch ends in
+ * hixl_uring_end().  A batch with staged descriptors (only without
+ * @nonblock) runs to its end here, as the ioctl would.
+ *
+ * Return: -EIOCBQUEUED; -EAGAIN (see @nonblock); or the result of a batch
+ * that ended here, as hixl_cmd_transfer() documents, with @a->failed set.
+ */
+int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
+			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
+	struct hixl_xbatch *b;
+	struct hixl_xprep p;
+	int ret;
+
+	ret = hixl_xprep_init(eng, a, nonblock, &p);
+	if (ret)
+		goto out;
+	if (p.ns || !p.pl.n) {
+		ret = hixl_xprep_run_sync(eng, a, &p, deadline);
+		goto out;
+	}
+	b = hixl_xbatch_new(eng, p.l, a->op, a->count, a->tag);
+	if (!b) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	b->pl = p.pl;
+	memset(&p.pl, 0, sizeof(p.pl));
+	b->cmd = cmd;
+	b->end_fn = hixl_uring_end;	/* takes over our reference */
+	hixl_uring_attach(cmd, b, issue_flags);
+	hixl_xbatch_submit(b, deadline, nonblock);
+	ret = -EIOCBQUEUED;
+out:
+	hixl_xprep_free(eng, &p);
+	return ret;
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uring.c - /dev/hixl's file_operations.uring_cmd: the data path through
+ * io_uring passthrough (IORING_OP_URING_CMD).  The contract is in
+ * uapi/hixl.h ("io_uring passthrough").
+ *
+ * Model: drivers/nvme/host/ioctl.c (nvme_uring_cmd: the command struct in
+ * the SQE128 cmd area, completion through io_uring_cmd_complete_in_task())
+ * and drivers/block/ublk_drv.c (-EIOCBQUEUED, io_uring_cmd_done() from the
+ * issue path, io_uring_cmd_mark_cancelable() and IO_URING_F_CANCEL).
+ *
+ * TRANSFER is queued on the link (xq.c) and completes from the CQ handler:
+ * the batch's result goes into the command's pdu and io_uring posts the CQE
+ * from task work.  SEND_NOTIFY waits for the device, so io_uring's inline
+ * issue (IO_URING_F_NONBLOCK) hands it to its worker threads with -EAGAIN;
+ * CANCEL never waits.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "hixl_priv.h"
+#include "compat.h"
+
+/* what a TRANSFER command carries while queued, in io_uring_cmd.pdu */
+struct hixl_uring_pdu {
+	struct hixl_xbatch *b;	/* under the engine's xfer_lock; NULL once ended */
+	int ret;		/* the CQE's res */
+	u32 res2;		/* its big_cqe[0] */
+};
+
+static struct hixl_uring_pdu *hixl_pdu(struct io_uring_cmd *cmd)
+{
+	BUILD_BUG_ON(sizeof(struct hixl_uring_pdu) > sizeof_field(struct io_uring_cmd, pdu));
+	return (struct hixl_uring_pdu *)cmd->pdu;
+}
+
+/**
+ * hixl_uring_decode() - the argument of a URING_CMD, from its SQE
+ * @cmd_op: the SQE's cmd_op
+ * @area:   the SQE's cmd area: HIXL_URING_CMD_AREA bytes when @sqe128,
+ *          else HIXL_URING_CMD_AREA_SMALL bytes (a struct hixl_uring_ptr)
+ * @sqe128: the ring has 128-byte SQEs
+ * @arg:    out: the argument struct, _IOC_SIZE(@cmd_op) bytes
+ *
+ * Context: process context (a user pointer may be read).
+ * Return: 0;
+ *  -ENOTTY     @cmd_op is not a hixl command number;
+ *  -EOPNOTSUPP a hixl command that is not offered through io_uring (only
+ *              TRANSFER, SEND_NOTIFY and CANCEL are; the rest are ioctls);
+ *  -EINVAL     bytes after the struct in the SQE128 area are not zero; a
+ *              hixl_uring_ptr whose len is not the struct's size or whose
+ *              reserved field is not zero;
+ *  -EFAULT     the struct a hixl_uring_ptr points to cannot be read.
+ */
+int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg)
+{
+	size_t size = _IOC_SIZE(cmd_op);
+	struct hixl_uring_ptr ptr;
+
+	if (cmd_op != HIXL_IOC_TRANSFER && cmd_op != HIXL_IOC_SEND_NOTIFY &&
+	    cmd_op != HIXL_IOC_CANCEL)
+		return hixl_ioctl_known(cmd_op) ? -EOPNOTSUPP : -ENOTTY;
+	BUILD_BUG_ON(sizeof(struct hixl_transfer) > HIXL_URING_CMD_AREA);
+	BUILD_BUG_ON(sizeof(struct hixl_send_notify) > HIXL_URING_CMD_AREA);
+	BUILD_BUG_ON(sizeof(struct hixl_cancel) > HIXL_URING_CMD_AREA);
+	BUILD_BUG_ON(sizeof(ptr) != HIXL_URING_CMD_AREA_SMALL);
+
+	memset(arg, 0, sizeof(*arg));
+	if (sqe128) {
+		if (memchr_inv((const u8 *)area + size, 0, HIXL_URING_CMD_AREA - size))
+			return -EINVAL;
+		memcpy(arg, area, size);
+		return 0;
+	}
+	memcpy(&ptr, area, sizeof(ptr));
+	if (ptr.len != size || ptr.reserved)
+		return -EINVAL;
+	if (copy_from_user(arg, u64_to_user_ptr(ptr.addr), size))
+		return -EFAULT;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_uring_decode);
+
+/**
+ * hixl_uring_attach() - tie a queued batch to its io_uring command
+ * @cmd:         the command
+ * @b:           the batch, not yet submitted
+ * @issue_flags: io_uring's
+ *
+ * From here on io_uring may cancel the command (ring exit, process exit)
+ * on kernels that offer it; hixl_uring_end() undoes the tie.
+ */
+void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned int issue_flags)
+{
+	struct hixl_engine *eng = b->eng;
+
+	spin_lock(&eng->xfer_lock);
+	hixl_pdu(cmd)->b = b;
+	spin_unlock(&eng->xfer_lock);
+#ifdef HIXL_HAVE_URING_CANCEL
+	io_uring_cmd_mark_cancelable(cmd, issue_flags);
+#endif
+}
+
+static void hixl_uring_task_done(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct hixl_uring_pdu *pdu = hixl_pdu(cmd);
+
+	io_uring_cmd_done(cmd, pdu->ret, pdu->res2, issue_flags);
+}
+
+/**
+ * hixl_uring_end() - a batch submitted through io_uring has ended
+ * @b: the batch; its end_fn.  Its submitter's reference is dropped here.
+ *
+ * The CQE is posted from the submitting task's task work, as
+ * io_uring_cmd_done() must not run from the CQ handler's context.
+ */
+void hixl_uring_end(struct hixl_xbatch *b)
+{
+	struct io_uring_cmd *cmd = b->cmd;
+	struct hixl_uring_pdu *pdu = hixl_pdu(cmd);
+
+	spin_lock(&b->eng->xfer_lock);
+	pdu->b = NULL;
+	spin_unlock(&b->eng->xfer_lock);
+	pdu->ret = b->status;
+	pdu->res2 = b->failed;
+	hixl_xbatch_put(b);
+	io_uring_cmd_complete_in_task(cmd, hixl_uring_task_done);
+}
+
+#ifdef HIXL_HAVE_URING_CANCEL
+/* io_uring cancels @cmd (ring or process exit); may be called again. */
+static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
+{
+	struct hixl_xbatch *b;
+
+	spin_lock(&eng->xfer_lock);
+	b = hixl_pdu(cmd)->b;
+	if (b)
+		kref_get(&b->ref);
+	spin_unlock(&eng->xfer_lock);
+	if (b) {
+		hixl_xbatch_cancel(b);
+		hixl_xbatch_put(b);
+	}
+}
+#endif
+
+/**
+ * hixl_uring_cmd() - file_operations.uring_cmd of /dev/hixl
+ * @cmd:         the command; cmd_op is a HIXL_IOC_* number
+ * @issue_flags: io_uring's IO_URING_F_* flags
+ *
+ * Context: io_uring issue: the submitting task (IO_URING_F_NONBLOCK), one
+ * of io_uring's worker threads, or io_uring's cancelation (IO_URING_F_CANCEL).
+ * Return: -EIOCBQUEUED (the CQE comes from io_uring_cmd_done(): res as
+ * documented in uapi/hixl.h), -EAGAIN to be issued again from a worker,
+ * or 0 for a cancelation.
+ */
+int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct hixl_engine *eng = cmd->file->private_data;
+	bool nonblock = issue_flags & IO_URING_F_NONBLOCK;
+	union hixl_cmd_arg arg;
+	u64 res2 = 0;
+	int ret;
+
+#ifdef HIXL_HAVE_URING_CANCEL
+	if (issue_flags & IO_URING_F_CANCEL) {
+		hixl_uring_cancel(eng, cmd);
+		return 0;
+	}
+#endif
+	hixl_pdu(cmd)->b = NULL;
+	if (cmd->flags & IORING_URING_CMD_FIXED) {
+		ret = -EINVAL;		/* no registered buffers here */
+		goto done;
+	}
+	ret = hixl_uring_decode(cmd->cmd_op, hixl_uring_sqe_cmd(cmd),
+				issue_flags & IO_URING_F_SQE128, &arg);
+	if (ret)
+		goto done;
+	switch (cmd->cmd_op) {
+	case HIXL_IOC_TRANSFER:
+		ret = hixl_transfer_async(eng, &arg.transfer, cmd, nonblock, issue_flags);
+		if (ret == -EIOCBQUEUED)
+			return ret;
+		res2 = arg.transfer.failed;
+		break;
+	case HIXL_IOC_SEND_NOTIFY:
+		if (nonblock)
+			return -EAGAIN;
+		ret = hixl_cmd_send_notify(eng, &arg.send_notify);
+		break;
+	case HIXL_IOC_CANCEL:
+		ret = hixl_cmd_cancel(eng, &arg.cancel);
+		if (!ret)
+			ret = arg.cancel.count;
+		break;
+	}
+	if (ret == -EAGAIN && nonblock)
+		return -EAGAIN;		/* io_uring issues it again from a worker */
+done:
+	io_uring_cmd_done(cmd, ret, res2, issue_flags);
+	return -EIOCBQUEUED;
+}

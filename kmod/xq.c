@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xq.c - a link's transfer queue: the RDMA part of every TRANSFER, whether
+ * it came through the ioctl (which waits for it) or through io_uring's
+ * URING_CMD (which does not, uring.c), runs here.
+ *
+ * A batch is a plan of pieces (xfer.c: one RDMA READ or WRITE each, already
+ * checked against both sides' registrations).  Batches wait on the link's
+ * queue in submission order; the pump posts their pieces in chains, as many
+ * work requests as the link's credit window allows (HIXL_CHAIN of the
+ * HIXL_SQ_DEPTH send queue entries; the rest is left to messages, REG_MR and
+ * staging, which post one request at a time).  Only the last request of a
+ * chain is signaled; a failed request still completes, with its flushed
+ * successors, so a chain always ends with a completion of its last request
+ * (model: the selective signaling of drivers/infiniband/ulp/rtrs and
+ * NVMe-oF's RDMA host).  The CQ handler returns the chain's credits, ends a
+ * batch whose last chain came back and kicks the pump for the next ones.
+ *
+ * Every batch has a real timeout: one still waiting for the send queue ends
+ * at once with -ETIMEDOUT; one with requests on the wire breaks the link
+ * (its QP goes to the error state and the requests flush), as the ioctl
+ * always did.  A cancel (HIXL_IOC_CANCEL, io_uring's cancelation at ring
+ * exit, a fatal signal to an ioctl caller) stops posting and ends the batch
+ * with -ECANCELED once what was posted has completed; the link stays up.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <rdma/rdma_cm.h>
+
+#include "hixl_priv.h"
+
+/* one work request of a chain: what its completion needs */
+struct hixl_xwr {
+	struct ib_cqe cqe;
+	struct hixl_xchain *c;
+	u32 i;
+};
+
+/* a chain on the send queue; freed by the completion of its last request */
+struct hixl_xchain {
+	struct hixl_xbatch *b;
+	u32 first;		/* index of its first piece in b->pl */
+	u32 n;
+	struct hixl_xwr w[];
+};
+
+/* the pump's scratch work requests (under xq_mutex) */
+struct hixl_xwr_scratch {
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+};
+
+static void hixl_xq_work(struct work_struct *w);
+
+/**
+ * hixl_link_xq_init() - set up a link's transfer queue
+ * @l: a new link
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hixl_link_xq_init(struct hixl_link *l)
+{
+	mutex_init(&l->xq_mutex);
+	spin_lock_init(&l->xq_lock);
+	INIT_LIST_HEAD(&l->xq);
+	l->xq_credits = HIXL_CHAIN;
+	INIT_WORK(&l->xq_work, hixl_xq_work);
+	l->xq_wr = kvcalloc(HIXL_CHAIN, sizeof(struct hixl_xwr_scratch), GFP_KERNEL);
+	return l->xq_wr ? 0 : -ENOMEM;
+}
+
+/**
+ * hixl_link_xq_free() - free what hixl_link_xq_init() allocated
+ * @l: a link no batch refers to any more
+ */
+void hixl_link_xq_free(struct hixl_link *l)
+{
+	WARN_ON_ONCE(!list_empty(&l->xq));
+	kvfree(l->xq_wr);
+	mutex_destroy(&l->xq_mutex);
+}
+
+/* The first descriptor of @b not known to be complete; xq_lock held. */
+static u32 hixl_xbatch_first_open(const struct hixl_xbatch *b)
+{
+	return b->acked < b->pl.n ? b->pl.p[b->acked].desc : b->count;
+}
+
+/* Record @err as the batch's outcome unless it has one; xq_lock held. */
+static void hixl_xbatch_set_status(struct hixl_xbatch *b, int err, u32 failed)
+{
+	if (!b->status) {
+		b->status = err;
+		b->failed = failed;
+	}
+}
+
+/*
+ * Take a failed batch off the queue and say whether it has ended now (the
+ * caller then calls hixl_xbatch_end()); xq_lock held.
+ */
+static bool hixl_xbatch_settle(struct hixl_xbatch *b)
+{
+	if (b->status && b->queued) {
+		list_del_init(&b->q_node);
+		b->queued = false;
+	}
+	if (b->ended || b->queued || b->chains)
+		return false;
+	b->ended = true;
+	return true;
+}
+
+static void hixl_xbatch_free(struct kref *ref)
+{
+	struct hixl_xbatch *b = container_of(ref, struct hixl_xbatch, ref);
+
+	hixl_plan_free(&b->pl);		/* normally empty: released at the end */
+	hixl_link_put(b->l);
+	kfree(b);
+}
+
+/**
+ * hixl_xbatch_put() - drop a reference to a batch
+ * @b: the batch
+ */
+void hixl_xbatch_put(struct hixl_xbatch *b)
+{
+	kref_put(&b->ref, hixl_xbatch_free);
+}
+
+/*
+ * The batch has ended (settled under xq_lock): stop its timeout, give back
+ * the regions it held and tell its submitter.  No locks held.
+ */
+static void hixl_xbatch_end(struct hixl_xbatch *b)
+{
+	struct hixl_engine *eng = b->eng;
+
+	if (cancel_delayed_work(&b->tmo))
+		hixl_xbatch_put(b);		/* the timeout's reference */
+	if (!b->status)
+		b->failed = b->count;
+	hixl_plan_release(eng, &b->pl);
+	spin_lock(&eng->xfer_lock);
+	list_del_init(&b->eng_node);
+	spin_unlock(&eng->xfer_lock);
+	b->end_fn(b);			/* may drop the submitter's reference */
+}
+
+/**
+ * hixl_xbatch_new() - a batch for the pieces of one TRANSFER
+ * @eng:   the engine
+ * @l:     the link, referenced by the caller; the batch takes its own reference
+ * @op:    HIXL_OP_READ or HIXL_OP_WRITE
+ * @count: the TRANSFER's descriptor count
+ * @tag:   its tag (0: not cancelable by tag)
+ *
+ * The caller moves its plan into @b->pl, sets @b->end_fn (and @b->cmd)
+ * and calls hixl_xbatch_submit().  The batch starts with one reference,
+ * the submitter's.
+ *
+ * Return: the batch or NULL (no memory).
+ */
+struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l, u32 op,
+				    u32 count, u64 tag)
+{
+	struct hixl_xbatch *b = kzalloc(sizeof(*b), GFP_KERNEL);
+
+	if (!b)
+		return NULL;
+	kref_init(&b->ref);
+	kref_get(&l->ref);
+	b->eng = eng;
+	b->l = l;
+	b->op = op;
+	b->count = count;
+	b->tag = tag;
+	INIT_LIST_HEAD(&b->eng_node);
+	INIT_LIST_HEAD(&b->q_node);
+	INIT_LIST_HEAD(&b->cancel_node);
+	init_completion(&b->done);
+	return b;
+}
+
+/* Run the pump in a worker (it holds a link reference while queued). */
+static void hixl_xq_kick(struct hixl_link *l)
+{
+	kref_get(&l->ref);
+	if (!queue_work(hixl_wq, &l->xq_work))
+		hixl_link_put(l);
+}
+
+/*
+ * The link broke with requests of ours on the wire: mark it and move the
+ * QP to the error state so that they flush.  Process context.
+ */
+static void hixl_xq_break(struct hixl_link *l, int err)
+{
+	hixl_link_fail(l, err);
+	mutex_lock(&l->post_mutex);
+	if (l->qp && l->cm_id)
+		rdma_disconnect(l->cm_id);	/* QP to error: posted work flushes */
+	mutex_unlock(&l->post_mutex);
+}
+
+static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_xwr *w = container_of(wc->wr_cqe, struct hixl_xwr, cqe);
+	struct hixl_xchain *c = w->c;
+	struct hixl_xbatch *b = c->b;
+	struct hixl_link *l = b->l;	/* alive: its CQ is running us */
+	bool last = w->i == c->n - 1, end = false, kick = false;
+	int err = 0;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		err = wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
+		if (err == -EIO)
+			pr_warn("transfer: descriptor %u: %s\n", b->pl.p[c->first + w->i].desc,
+				ib_wc_status_msg(wc->status));
+	}
+	spin_lock(&l->xq_lock);
+	if (err) {
+		/* a device error says more than the flushes it causes */
+		if (b->status == -ECONNRESET && err == -EIO)
+			b->status = 0;
+		hixl_xbatch_set_status(b, err, b->pl.p[c->first + w->i].desc);
+	}
+	if (last) {
+		l->xq_credits += c->n;
+		b->chains--;
+		if (!err)
+			b->acked = c->first + c->n;
+		end = hixl_xbatch_settle(b);
+		kick = !list_empty(&l->xq);
+	}
+	spin_unlock(&l->xq_lock);
+	if (err == -EIO)
+		hixl_link_fail(l, err);	/* the RC QP is in the error state now */
+	if (last)
+		kfree(c);
+	if (end)
+		hixl_xbatch_end(b);
+	if (kick)
+		hixl_xq_kick(l);
+}
+
+/*
+ * Post what the window allows; xq_mutex held.  A batch is taken off the
+ * queue when its last piece is posted or when it failed.
+ */
+static void hixl_xq_pump_locked(struct hixl_link *l)
+{
+	struct hixl_xwr_scratch *s = l->xq_wr;
+
+	lockdep_assert_held(&l->xq_mutex);
+	for (;;) {
+		const struct ib_send_wr *bad = NULL;
+		struct hixl_xbatch *b, *ended = NULL;
+		struct hixl_xchain *c;
+		u32 want, n, i;
+		int ret, lerr, st;
+
+		st = hixl_link_state(l, &lerr);
+		spin_lock(&l->xq_lock);
+		b = list_first_entry_or_null(&l->xq, struct hixl_xbatch, q_node);
+		want = b ? min(l->xq_credits, b->pl.n - b->next) : 0;
+		spin_unlock(&l->xq_lock);
+		if (!want)
+			return;
+		c = kmalloc(struct_size(c, w, want), GFP_KERNEL);
+
+		spin_lock(&l->xq_lock);
+		if (b != list_first_entry_or_null(&l->xq, struct hixl_xbatch, q_node)) {
+			spin_unlock(&l->xq_lock);	/* cancelled or timed out meanwhile */
+			kfree(c);
+			continue;
+		}
+		if (!c || l->xq_closed || st >= HIXL_LINK_ERROR) {
+			hixl_xbatch_set_status(b, !c ? -ENOMEM : lerr ? lerr : -ECONNRESET,
+					       b->pl.p[b->next].desc);
+			if (hixl_xbatch_settle(b))
+				ended = b;
+			spin_unlock(&l->xq_lock);
+			kfree(c);
+			if (ended)
+				hixl_xbatch_end(ended);
+			continue;
+		}
+		n = min3(want, l->xq_credits, b->pl.n - b->next);
+		c->b = b;
+		c->first = b->next;
+		c->n = n;
+		l->xq_credits -= n;
+		b->next += n;
+		b->chains++;
+		if (b->next == b->pl.n) {
+			list_del_init(&b->q_node);
+			b->queued = false;
+		}
+		spin_unlock(&l->xq_lock);
+
+		for (i = 0; i < n; i++) {
+			const struct hixl_piece *pc = &b->pl.p[c->first + i];
+			struct hixl_xwr_scratch *x = &s[i];
+			bool lastwr = i == n - 1;
+
+			c->w[i].c = c;
+			c->w[i].i = i;
+			c->w[i].cqe.done = hixl_xwr_done;
+			memset(x, 0, sizeof(*x));
+			x->sge.addr = pc->laddr;
+			x->sge.length = pc->len;
+			x->sge.lkey = pc->lkey;
+			x->wr.wr.wr_cqe = &c->w[i].cqe;
+			x->wr.wr.opcode = b->op == HIXL_OP_READ ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+			x->wr.wr.sg_list = &x->sge;
+			x->wr.wr.num_sge = 1;
+			x->wr.wr.send_flags = lastwr ? IB_SEND_SIGNALED : 0;
+			x->wr.wr.next = lastwr ? NULL : &s[i + 1].wr.wr;
+			x->wr.remote_addr = pc->raddr;
+			x->wr.rkey = pc->rkey;
+		}
+		ret = ib_post_send(l->qp, &s[0].wr.wr, &bad);
+		if (!ret)
+			continue;
+
+		/*
+		 * Requests from @bad on did not go out.  Those before it have
+		 * no signaled request to end them: break the link and drain,
+		 * after which every posted request has completed or flushed
+		 * (their handlers ran) and the chain can be ended by hand.
+		 */
+		hixl_link_fail(l, -ECONNRESET);
+		if (bad != &s[0].wr.wr)
+			ib_drain_sq(l->qp);
+		i = bad ? container_of(bad, struct hixl_xwr_scratch, wr.wr) - s : 0;
+		spin_lock(&l->xq_lock);
+		hixl_xbatch_set_status(b, -ECONNRESET, b->pl.p[c->first + i].desc);
+		l->xq_credits += n;
+		b->chains--;
+		if (hixl_xbatch_settle(b))
+			ended = b;
+		spin_unlock(&l->xq_lock);
+		kfree(c);
+		if (ended)
+			hixl_xbatch_end(ended);
+	}
+}
+
+/* Post from the queue; @nonblock: never sleep on xq_mutex, leave it to a worker. */
+static void hixl_xq_pump(struct hixl_link *l, bool nonblock)
+{
+	if (nonblock) {
+		if (!mutex_trylock(&l->xq_mutex)) {
+			hixl_xq_kick(l);
+			return;
+		}
+	} else {
+		mutex_lock(&l->xq_mutex);
+	}
+	hixl_xq_pump_locked(l);
+	mutex_unlock(&l->xq_mutex);
+}
+
+static void hixl_xq_work(struct work_struct *w)
+{
+	struct hixl_link *l = container_of(w, struct hixl_link, xq_work);
+
+	hixl_xq_pump(l, false);
+	hixl_link_put(l);		/* hixl_xq_kick()'s */
+}
+
+static void hixl_xbatch_timeout(struct work_struct *w)
+{
+	struct hixl_xbatch *b = container_of(to_delayed_work(w), struct hixl_xbatch, tmo);
+	struct hixl_link *l = b->l;
+	bool end, wire = false;
+
+	spin_lock(&l->xq_lock);
+	if (!b->ended && !b->status) {
+		hixl_xbatch_set_status(b, -ETIMEDOUT, hixl_xbatch_first_open(b));
+		wire = b->chains > 0;
+	}
+	end = hixl_xbatch_settle(b);
+	spin_unlock(&l->xq_lock);
+	if (end)
+		hixl_xbatch_end(b);
+	else if (wire)
+		hixl_xq_break(l, -ETIMEDOUT);
+	hixl_xbatch_put(b);		/* the timeout's reference */
+}
+
+/**
+ * hixl_xbatch_submit() - queue a batch on its link and start posting
+ * @b:        a batch from hixl_xbatch_new() with its plan, @end_fn set
+ * @deadline: jiffies; the batch ends with -ETIMEDOUT after it
+ * @nonblock: the caller must not sleep (io_uring's inline issue): posting
+ *            is left to a worker when another poster is busy
+ *
+ * From here on the batch ends exactly once, through @b->end_fn, whatever
+ * happens to the link; the submitter keeps its reference until then (the
+ * ioctl) or hands it to @end_fn (io_uring).
+ *
+ * Context: process context.
+ */
+void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonblock)
+{
+	struct hixl_engine *eng = b->eng;
+	struct hixl_link *l = b->l;
+	bool end = false;
+
+	spin_lock(&eng->xfer_lock);
+	list_add_tail(&b->eng_node, &eng->xfers);
+	spin_unlock(&eng->xfer_lock);
+
+	INIT_DELAYED_WORK(&b->tmo, hixl_xbatch_timeout);
+	kref_get(&b->ref);		/* the timeout's */
+	spin_lock(&l->xq_lock);
+	if (l->xq_closed || !b->pl.n) {
+		if (l->xq_closed)
+			hixl_xbatch_set_status(b, -ECONNRESET, b->pl.n ? b->pl.p[0].desc : b->count);
+		b->ended = true;
+		end = true;
+	} else {
+		list_add_tail(&b->q_node, &l->xq);
+		b->queued = true;
+		queue_delayed_work(hixl_wq, &b->tmo,
+				   time_before(jiffies, deadline) ? deadline - jiffies : 0);
+	}
+	spin_unlock(&l->xq_lock);
+	if (end) {
+		hixl_xbatch_put(b);	/* no timeout armed */
+		hixl_xbatch_end(b);
+		return;
+	}
+	hixl_xq_pump(l, nonblock);
+}
+
+/**
+ * hixl_xbatch_cancel() - end a running batch with -ECANCELED
+ * @b: the batch (the caller holds a reference)
+ *
+ * Nothing more of it is posted; it ends when its posted requests have
+ * completed, or at once when none are on the wire.  A batch that already
+ * has an outcome keeps it.
+ *
+ * Context: process context.
+ */
+void hixl_xbatch_cancel(struct hixl_xbatch *b)
+{
+	struct hixl_link *l = b->l;
+	bool end;
+
+	spin_lock(&l->xq_lock);
+	if (!b->ended)
+		hixl_xbatch_set_status(b, -ECANCELED, hixl_xbatch_first_open(b));
+	end = hixl_xbatch_settle(b);
+	spin_unlock(&l->xq_lock);
+	if (end)
+		hixl_xbatch_end(b);
+}
+
+/**
+ * hixl_xbatch_wait() - wait for a batch the caller submitted (the ioctl)
+ * @b:      the batch; its @end_fn completes @b->done
+ * @failed: out: the descriptor to blame, or @b->count on success
+ *
+ * A fatal signal cancels the batch and the wait goes on until it ended
+ * (its posted requests must not outlive the pages they point into).
+ *
+ * Return: 0, -ETIMEDOUT, -ECANCELED, or the link error (-ECONNRESET, -EIO).
+ */
+int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed)
+{
+	if (wait_for_completion_killable(&b->done)) {
+		hixl_xbatch_cancel(b);
+		wait_for_completion(&b->done);
+	}
+	*failed = b->failed;
+	return b->status;
+}
+
+/**
+ * hixl_link_xq_close() - fail every batch of a link that is going away
+ * @l: the link, CLOSED; its QP still exists
+ *
+ * Batches still waiting end with the link's error; those with requests on
+ * the wire end when the QP's flush returns them.  After this no pump posts
+ * on @l, and a new batch ends at submission.
+ */
+void hixl_link_xq_close(struct hixl_link *l)
+{
+	struct hixl_xbatch *b, *tmp;
+	LIST_HEAD(ended);
+
+	spin_lock(&l->xq_lock);
+	l->xq_closed = true;
+	list_for_each_entry_safe(b, tmp, &l->xq, q_node) {
+		hixl_xbatch_set_status(b, -ECONNRESET, hixl_xbatch_first_open(b));
+		list_del_init(&b->q_node);
+		b->queued = false;
+		if (hixl_xbatch_settle(b))
+			list_add_tail(&b->q_node, &ended);
+	}
+	spin_unlock(&l->xq_lock);
+	list_for_each_entry_safe(b, tmp, &ended, q_node) {
+		list_del_init(&b->q_node);
+		hixl_xbatch_end(b);
+	}
+	mutex_lock(&l->xq_mutex);	/* a pump that reserved before the close has posted */
+	mutex_unlock(&l->xq_mutex);
+}
+
+/**
+ * hixl_cmd_cancel() - HIXL_IOC_CANCEL: cancel the engine's batches with a tag
+ * @eng: the engine
+ * @a:   in: tag (non-zero), flags 0, reserved 0; out: count
+ *
+ * Context: process context.
+ * Return: 0 (count may be 0: nothing with that tag is running);
+ *  -EINVAL for tag 0, flags or reserved fields.
+ */
+int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a)
+{
+	struct hixl_xbatch *b, *tmp;
+	LIST_HEAD(found);
+	u32 n = 0;
+
+	a->count = 0;
+	if (!a->tag || a->flags || a->reserved[0] || a->reserved[1])
+		return -EINVAL;
+	mutex_lock(&eng->cancel_mutex);		/* owns every cancel_node */
+	spin_lock(&eng->xfer_lock);
+	list_for_each_entry(b, &eng->xfers, eng_node) {
+		if (b->tag != a->tag)
+			continue;
+		kref_get(&b->ref);
+		list_add_tail(&b->cancel_node, &found);
+	}
+	spin_unlock(&eng->xfer_lock);
+	list_for_each_entry_safe(b, tmp, &found, cancel_node) {
+		list_del_init(&b->cancel_node);
+		spin_lock(&b->l->xq_lock);
+		if (!b->ended && !b->status)
+			n++;
+		spin_unlock(&b->l->xq_lock);
+		hixl_xbatch_cancel(b);
+		hixl_xbatch_put(b);
+	}
+	mutex_unlock(&eng->cancel_mutex);
+	a->count = n;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_cancel);
