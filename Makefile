@@ -75,7 +75,7 @@ tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(LIB_A) $(LIB_HDRS)
 tests/pair/hixl-pair: tests/pair/hixl-pair.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
 tests/user/hixl-test: tests/user/*.c tests/user/*.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -Itests/user -o $@ tests/user/*.c $(LIB_A) -pthread $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -Itests/user -o $@ tests/user/*.c $(LIB_A) -luring -pthread $(LDFLAGS)
 examples/%: examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -pthread $(LDFLAGS)
 

@@ -12,12 +12,13 @@ extern const struct ht_test dev_tests[];	/* test_dev.c: /dev/hixl, GET_INFO, ioc
 extern const struct ht_test reg_tests[];	/* test_reg.c: memory registration */
 extern const struct ht_test setup_tests[];	/* test_setup.c: SETUP and MRs */
 extern const struct ht_test xfer_tests[];	/* test_xfer.c: links and transfers */
+extern const struct ht_test uring_tests[];	/* test_uring.c: io_uring URING_CMD */
 extern const struct ht_test physmem_tests[];	/* test_physmem.c: physical memory handles */
 extern const struct ht_test prof_tests[];	/* test_prof.c: profiler hooks */
 extern const struct ht_test lib_tests[];	/* test_lib.c: the engine API */
 
 static const struct ht_test *const hixl_test_tables[] = {
-	dev_tests, reg_tests, setup_tests, xfer_tests, physmem_tests, prof_tests, lib_tests, NULL,
+	dev_tests, reg_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests, lib_tests, NULL,
 };
 
 #endif

@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_uring.c - the io_uring URING_CMD contract of /dev/hixl (uapi/hixl.h,
+ * "io_uring passthrough"), driven with raw SQEs through liburing: decoding
+ * errors, 1/8/32/256 batches in flight verified byte for byte, the ioctl
+ * and the uring path agreeing on the same inputs, CANCEL, timeouts, a ring
+ * closed and a process killed with work in flight.
+ *
+ * Debian 12's liburing (2.3) has no io_uring_prep_uring_cmd(): prep_cmd()
+ * fills the SQE by hand.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <liburing.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests.h"
+#include "util.h"
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+#define IP "10.77.0.1"
+
+void test_uring_decode(void);
+void test_uring_inflight(void);
+void test_uring_vs_ioctl(void);
+void test_uring_cancel(void);
+void test_uring_timeout(void);
+void test_uring_ring_close(void);
+void test_uring_killed(void);
+
+static struct hixl_sockaddr name_of(uint16_t port)
+{
+	struct hixl_sockaddr a;
+
+	memset(&a, 0, sizeof(a));
+	a.family = AF_INET;
+	a.port = port;
+	inet_pton(AF_INET, IP, a.addr);
+	return a;
+}
+
+/* An engine on IP:port (0: client only) with a staging pool of n x mb MiB. */
+static int engine(uint16_t port, uint32_t n, uint32_t mb)
+{
+	struct hixl_setup s;
+	int fd = open_dev();
+	long ret;
+
+	if (fd < 0)
+		return fd;
+	memset(&s, 0, sizeof(s));
+	s.local = name_of(port);
+	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
+	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	s.pool_buffers = n;
+	s.pool_buffer_mb = mb;
+	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
+	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
+		SKIP("no RDMA device on " IP " (rxe0 in the test VM)");
+	if (ret) {
+		printf("#   SETUP port %u: %s\n", port, strerror((int)-ret));
+		close(fd);
+		return (int)ret;
+	}
+	return fd;
+}
+
+static long do_connect(int fd, uint16_t port)
+{
+	struct hixl_connect c;
+
+	memset(&c, 0, sizeof(c));
+	c.remote = name_of(port);
+	c.timeout_ms = 5000;
+	return xioctl(fd, HIXL_IOC_CONNECT, &c);
+}
+
+static void *buf(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void fill(unsigned char *p, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++) {
+		seed = seed * 1103515245 + 12345;
+		p[i] = seed >> 16;
+	}
+}
+
+/* A ring with 128-byte SQEs and 32-byte CQEs (big: 1) or 64/16-byte ones. */
+static int ring_init(struct io_uring *r, unsigned int entries, int big)
+{
+	struct io_uring_params p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	if (big)
+		p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+	ret = io_uring_queue_init_params(entries, r, &p);
+	if (ret == -ENOSYS || ret == -EPERM)
+		SKIP("io_uring is not available (io_uring_disabled?)");
+	return ret;
+}
+
+/* The one place an SQE is filled for IORING_OP_URING_CMD (liburing 2.3 has no helper). */
+static void prep_cmd(struct io_uring *r, struct io_uring_sqe *sqe, int fd, uint32_t op,
+		     const void *arg, size_t len, uint64_t user_data)
+{
+	memset(sqe, 0, (r->flags & IORING_SETUP_SQE128) ? 128 : 64);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = op;
+	sqe->user_data = user_data;
+	memcpy(sqe->cmd, arg, len);
+}
+
+/* Submit one command and wait for its CQE: res, and big_cqe[0] in *res2. */
+static int submit_one(struct io_uring *r, int fd, uint32_t op, const void *arg, size_t len,
+		      uint64_t *res2)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(r);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	prep_cmd(r, sqe, fd, op, arg, len, 42);
+	ret = io_uring_submit_and_wait(r, 1);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_wait_cqe(r, &cqe);
+	if (ret < 0)
+		return ret;
+	ret = cqe->res;
+	if (res2)
+		*res2 = (r->flags & IORING_SETUP_CQE32) ? cqe->big_cqe[0] : 0;
+	if (cqe->user_data != 42)
+		ret = -EPROTO;
+	io_uring_cqe_seen(r, cqe);
+	return ret;
+}
+
+static struct hixl_transfer xfer_arg(uint16_t port, uint32_t op, struct hixl_op_desc *d,
+				     uint32_t n, uint32_t timeout_ms, uint64_t tag)
+{
+	struct hixl_transfer t;
+
+	memset(&t, 0, sizeof(t));
+	t.remote = name_of(port);
+	t.op = op;
+	t.descs = (uintptr_t)d;
+	t.count = n;
+	t.timeout_ms = timeout_ms;
+	t.tag = tag;
+	return t;
+}
+
+static long ioctl_xfer(int fd, struct hixl_transfer t, uint32_t *failed)
+{
+	long ret = xioctl(fd, HIXL_IOC_TRANSFER, &t);
+
+	*failed = t.failed;
+	return ret;
+}
+
+/* Wait for n CQEs; res[user_data], res2[user_data]; -1 when one is missing. */
+static int reap(struct io_uring *r, unsigned int n, int *res, uint64_t *res2, unsigned int max)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct __kernel_timespec ts = { .tv_sec = 120 };
+		struct io_uring_cqe *cqe;
+
+		if (io_uring_wait_cqe_timeout(r, &cqe, &ts))
+			return -1;
+		if (cqe->user_data < max) {
+			res[cqe->user_data] = cqe->res;
+			if (res2)
+				res2[cqe->user_data] = cqe->big_cqe[0];
+		}
+		io_uring_cqe_seen(r, cqe);
+	}
+	return 0;
+}
+
+void test_uring_decode(void)
+{
+	int fd = open_dev();
+	struct io_uring big, small;
+	struct hixl_uring_ptr ptr;
+	struct hixl_cancel c;
+	struct hixl_reg_mem rm;
+	uint8_t area[80];
+	uint64_t res2;
+
+	REQUIRE(fd >= 0);
+	REQUIRE(ring_init(&big, 8, 1) == 0);
+	REQUIRE(ring_init(&small, 8, 0) == 0);
+
+	memset(&c, 0, sizeof(c));
+	c.tag = 7;
+	/* CANCEL of an unknown tag: 0 cancelled */
+	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), 0);
+	/* not a hixl number, a hixl number of the wrong size, a control-path command */
+	CHECK_EQ(submit_one(&big, fd, 0x1234, &c, sizeof(c), NULL), -ENOTTY);
+	CHECK_EQ(submit_one(&big, fd, _IOWR('H', HIXL_IOC_NR_CANCEL, struct hixl_transfer), &c,
+			    sizeof(c), NULL), -ENOTTY);
+	memset(&rm, 0, sizeof(rm));
+	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_REG_MEM, &rm, 0, NULL), -EOPNOTSUPP);
+	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_GET_INFO, &rm, 0, NULL), -EOPNOTSUPP);
+	/* the field checks of the command itself */
+	c.tag = 0;
+	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), -EINVAL);
+	c.tag = 7;
+	c.flags = 1;
+	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), -EINVAL);
+	c.flags = 0;
+	c.reserved[1] = 1;
+	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), -EINVAL);
+	c.reserved[1] = 0;
+	/* SQE128: the bytes after the struct must be zero */
+	memset(area, 0, sizeof(area));
+	memcpy(area, &c, sizeof(c));
+	area[sizeof(c)] = 1;
+	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, area, sizeof(area), NULL), -EINVAL);
+	area[sizeof(c)] = 0;
+	area[79] = 0x80;
+	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, area, sizeof(area), NULL), -EINVAL);
+
+	/* 64-byte SQEs: a hixl_uring_ptr */
+	memset(&ptr, 0, sizeof(ptr));
+	ptr.addr = (uintptr_t)&c;
+	ptr.len = sizeof(c);
+	CHECK_EQ(submit_one(&small, fd, HIXL_IOC_CANCEL, &ptr, sizeof(ptr), NULL), 0);
+	ptr.len = sizeof(c) + 8;
+	CHECK_EQ(submit_one(&small, fd, HIXL_IOC_CANCEL, &ptr, sizeof(ptr), NULL), -EINVAL);
+	ptr.len = sizeof(c);
+	ptr.reserved = 1;
+	CHECK_EQ(submit_one(&small, fd, HIXL_IOC_CANCEL, &ptr, sizeof(ptr), NULL), -EINVAL);
+	ptr.reserved = 0;
+	ptr.addr = 8;		/* unmapped */
+	CHECK_EQ(submit_one(&small, fd, HIXL_IOC_CANCEL, &ptr, sizeof(ptr), NULL), -EFAULT);
+	ptr.addr = (uintptr_t)&c;
+	c.tag = 0;
+	CHECK_EQ(submit_one(&small, fd, HIXL_IOC_CANCEL, &ptr, sizeof(ptr), NULL), -EINVAL);
+
+	/* TRANSFER on an engine that was never set up: the ioctl's -EBADFD, failed = count */
+	{
+		struct hixl_op_desc d = { 0, 0, 1 };
+		struct hixl_transfer t = xfer_arg(16201, HIXL_OP_WRITE, &d, 1, 100, 0);
+
+		res2 = 99;
+		CHECK_EQ(submit_one(&big, fd, HIXL_IOC_TRANSFER, &t, sizeof(t), &res2), -EBADFD);
+		CHECK_EQ(res2, 1);
+		ptr.addr = (uintptr_t)&t;
+		ptr.len = sizeof(t);
+		CHECK_EQ(submit_one(&small, fd, HIXL_IOC_TRANSFER, &ptr, sizeof(ptr), NULL),
+			 -EBADFD);
+	}
+	/* uring_cmd_flags: IORING_URING_CMD_FIXED is refused (by io_uring itself,
+	 * -EFAULT, when the ring has no registered buffers; else by us, -EINVAL) */
+	{
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&big);
+		struct io_uring_cqe *cqe;
+
+		c.tag = 7;
+		prep_cmd(&big, sqe, fd, HIXL_IOC_CANCEL, &c, sizeof(c), 1);
+		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+		REQUIRE(io_uring_submit_and_wait(&big, 1) == 1);
+		REQUIRE(io_uring_wait_cqe(&big, &cqe) == 0);
+		CHECK(cqe->res == -EINVAL || cqe->res == -EFAULT);
+		io_uring_cqe_seen(&big, cqe);
+	}
+	io_uring_queue_exit(&big);
+	io_uring_queue_exit(&small);
+	close(fd);
+}
+
+/*
+ * Two engines with the staging pool off (every descriptor direct, so every
+ * batch goes through the asynchronous queue), depth batches of 4
+ * descriptors in flight at once, WRITE then READ back, byte for byte.
+ */
+static void inflight(int a, uint16_t bport, struct io_uring *r, unsigned int depth,
+		     unsigned char *src, unsigned char *dst, unsigned char *rb, size_t blk)
+{
+	const unsigned int per = 4;
+	struct hixl_op_desc *d = calloc((size_t)depth * per, sizeof(*d));
+	struct hixl_transfer *t = calloc(depth, sizeof(*t));
+	int *res = calloc(depth, sizeof(int));
+	uint64_t *res2 = calloc(depth, sizeof(uint64_t));
+	size_t len = (size_t)depth * per * blk;
+
+	REQUIRE(d && t && res && res2);
+	fill(src, len, depth);
+	memset(rb, 0, len);
+	memset(dst, 0, len);
+	for (int op = 0; op < 2; op++) {
+		uint32_t o = op ? HIXL_OP_READ : HIXL_OP_WRITE;
+
+		for (unsigned int i = 0; i < depth * per; i++) {
+			/* descriptor k of batch i: a scattered block on the remote side */
+			unsigned int j = (i * 7 + 3) % (depth * per);
+
+			d[i].local_addr = (uintptr_t)((op ? dst : src) + (size_t)i * blk);
+			d[i].remote_addr = (uintptr_t)(rb + (size_t)j * blk);
+			d[i].len = blk;
+		}
+		for (unsigned int i = 0; i < depth; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(r);
+
+			REQUIRE(sqe);
+			t[i] = xfer_arg(bport, o, d + (size_t)i * per, per, 60000, 0);
+			prep_cmd(r, sqe, a, HIXL_IOC_TRANSFER, &t[i], sizeof(t[i]), i);
+			res[i] = 1;
+		}
+		REQUIRE(io_uring_submit(r) == (int)depth);
+		REQUIRE(reap(r, depth, res, res2, depth) == 0);
+		for (unsigned int i = 0; i < depth; i++) {
+			if (res[i] || res2[i] != per)
+				printf("#   depth %u op %u batch %u: res %d res2 %llu\n", depth, o, i,
+				       res[i], (unsigned long long)res2[i]);
+			CHECK_EQ(res[i], 0);
+			CHECK_EQ(res2[i], per);
+		}
+	}
+	CHECK(memcmp(src, dst, len) == 0);
+	for (unsigned int i = 0; i < depth * per; i++) {
+		unsigned int j = (i * 7 + 3) % (depth * per);
+
+		if (memcmp(rb + (size_t)j * blk, src + (size_t)i * blk, blk)) {
+			printf("#   depth %u: block %u differs at the peer\n", depth, i);
+			ht_failures++;
+			break;
+		}
+	}
+	free(d);
+	free(t);
+	free(res);
+	free(res2);
+}
+
+void test_uring_inflight(void)
+{
+	static const unsigned int depths[] = { 1, 8, 32, 256 };
+	const size_t blk = 4 * KiB, len = 256 * 4 * blk;
+	int a = engine(16201, 0, 0), b;
+	unsigned char *src = buf(len), *dst = buf(len), *rb = buf(len);
+	struct io_uring r;
+
+	REQUIRE(a >= 0);
+	b = engine(16202, 0, 0);
+	REQUIRE(b >= 0);
+	REQUIRE(src && dst && rb);
+	REQUIRE(reg_mem(a, src, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(a, dst, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
+	REQUIRE(do_connect(a, 16202) == 0);
+	REQUIRE(ring_init(&r, 256, 1) == 0);
+	for (unsigned int i = 0; i < sizeof(depths) / sizeof(depths[0]); i++)
+		inflight(a, 16202, &r, depths[i], src, dst, rb, blk);
+	/* and with staging on: small descriptors take the staged path (io_uring's worker) */
+	{
+		int c = engine(16203, 4, 8);
+
+		REQUIRE(c >= 0);
+		REQUIRE(reg_mem(c, src, len, 0, NULL) == 0);
+		REQUIRE(reg_mem(c, dst, len, 0, NULL) == 0);
+		REQUIRE(do_connect(c, 16202) == 0);
+		inflight(c, 16202, &r, 8, src, dst, rb, blk);
+		close(c);
+	}
+	io_uring_queue_exit(&r);
+	close(a);
+	close(b);
+}
+
+/* The same inputs through the ioctl and through io_uring give the same result. */
+void test_uring_vs_ioctl(void)
+{
+	const size_t len = 1 * MiB;
+	int a = engine(16204, 0, 0), b;
+	unsigned char *la = buf(len), *rb = buf(len), *ro = buf(len);
+	struct hixl_op_desc d[6];
+	struct io_uring r;
+	struct {
+		const char *what;
+		uint32_t op, count, timeout, reserved0, flags;
+		uint64_t reserved;
+		uint16_t port;
+		int bad;	/* descriptor to spoil: 1 past the remote, 2 len 0, 3 local unregistered, 4 read-only remote */
+	} cases[] = {
+		{ "valid WRITE", HIXL_OP_WRITE, 6, 5000, 0, 0, 0, 16205, 0 },
+		{ "valid READ", HIXL_OP_READ, 6, 5000, 0, 0, 0, 16205, 0 },
+		{ "op 2", 2, 6, 5000, 0, 0, 0, 16205, 0 },
+		{ "count 0", HIXL_OP_WRITE, 0, 5000, 0, 0, 0, 16205, 0 },
+		{ "timeout 0", HIXL_OP_WRITE, 6, 0, 0, 0, 0, 16205, 0 },
+		{ "flags", HIXL_OP_WRITE, 6, 5000, 0, 1, 0, 16205, 0 },
+		{ "reserved0", HIXL_OP_WRITE, 6, 5000, 1, 0, 0, 16205, 0 },
+		{ "reserved", HIXL_OP_WRITE, 6, 5000, 0, 0, 1, 16205, 0 },
+		{ "not connected", HIXL_OP_WRITE, 6, 5000, 0, 0, 0, 16299, 0 },
+		{ "remote range past the region", HIXL_OP_WRITE, 6, 5000, 0, 0, 0, 16205, 1 },
+		{ "len 0", HIXL_OP_WRITE, 6, 5000, 0, 0, 0, 16205, 2 },
+		{ "local unregistered", HIXL_OP_READ, 6, 5000, 0, 0, 0, 16205, 3 },
+		{ "WRITE into read-only", HIXL_OP_WRITE, 6, 5000, 0, 0, 0, 16205, 4 },
+	};
+
+	REQUIRE(a >= 0);
+	b = engine(16205, 0, 0);
+	REQUIRE(b >= 0);
+	REQUIRE(la && rb && ro);
+	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(b, ro, len, HIXL_REG_READ_ONLY, NULL) == 0);
+	REQUIRE(do_connect(a, 16205) == 0);
+	REQUIRE(ring_init(&r, 8, 1) == 0);
+	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct hixl_transfer t;
+		uint32_t failed_ioctl;
+		uint64_t res2 = ~0ULL;
+		long ri;
+		int ru;
+
+		for (int i = 0; i < 6; i++) {
+			d[i].local_addr = (uintptr_t)(la + i * 64 * KiB);
+			d[i].remote_addr = (uintptr_t)(rb + i * 64 * KiB);
+			d[i].len = 64 * KiB;
+		}
+		switch (cases[c].bad) {
+		case 1: d[4].remote_addr = (uintptr_t)(rb + len - 32 * KiB); break;
+		case 2: d[4].len = 0; break;
+		case 3: d[4].local_addr = (uintptr_t)d; break;
+		case 4: d[4].remote_addr = (uintptr_t)ro; break;
+		}
+		t = xfer_arg(cases[c].port, cases[c].op, d, cases[c].count, cases[c].timeout, 0);
+		t.flags = cases[c].flags;
+		t.reserved0 = cases[c].reserved0;
+		t.reserved = cases[c].reserved;
+		ri = ioctl_xfer(a, t, &failed_ioctl);
+		ru = submit_one(&r, a, HIXL_IOC_TRANSFER, &t, sizeof(t), &res2);
+		printf("#   %s: ioctl %ld/%u uring %d/%llu\n", cases[c].what, ri, failed_ioctl, ru,
+		       (unsigned long long)res2);
+		CHECK_EQ(ru, ri);
+		CHECK_EQ(res2, failed_ioctl);
+		if (cases[c].bad)
+			CHECK_EQ(failed_ioctl, 4);
+	}
+	io_uring_queue_exit(&r);
+	close(a);
+	close(b);
+}
+
+/*
+ * Big batches of 4 KiB descriptors: each takes many chains, so those
+ * behind the first are still waiting when the next command arrives.
+ */
+struct big {
+	int a, b;
+	unsigned char *la, *rb;
+	size_t len;
+	struct hixl_op_desc *d;
+	uint32_t n;
+};
+
+static void big_setup(struct big *g, uint16_t port_a, uint16_t port_b, size_t len)
+{
+	g->len = len;
+	g->n = len / (4 * KiB);
+	g->a = engine(port_a, 0, 0);
+	g->b = g->a >= 0 ? engine(port_b, 0, 0) : -1;
+	g->la = buf(len);
+	g->rb = buf(len);
+	g->d = calloc(g->n, sizeof(*g->d));
+	if (g->a < 0 || g->b < 0 || !g->la || !g->rb || !g->d)
+		return;
+	fill(g->la, len, 5);
+	for (uint32_t i = 0; i < g->n; i++) {
+		g->d[i].local_addr = (uintptr_t)(g->la + i * 4 * KiB);
+		g->d[i].remote_addr = (uintptr_t)(g->rb + i * 4 * KiB);
+		g->d[i].len = 4 * KiB;
+	}
+	if (reg_mem(g->a, g->la, len, 0, NULL) || reg_mem(g->b, g->rb, len, 0, NULL) ||
+	    do_connect(g->a, port_b))
+		g->a = -1;
+}
+
+/* A small WRITE that must still work: the link is up. */
+static long small_write(struct big *g, uint16_t port_b)
+{
+	struct hixl_op_desc d = { (uintptr_t)g->la, (uintptr_t)g->rb, 64 * KiB };
+	uint32_t failed;
+
+	return ioctl_xfer(g->a, xfer_arg(port_b, HIXL_OP_WRITE, &d, 1, 10000, 0), &failed);
+}
+
+void test_uring_cancel(void)
+{
+	const unsigned int nb = 6;
+	struct io_uring r;
+	struct hixl_cancel c;
+	int res[8];
+	uint64_t res2[8];
+	unsigned int cancelled = 0, done = 0;
+	struct big g;
+
+	big_setup(&g, 16206, 16207, 4 * MiB);
+	REQUIRE(g.a >= 0);
+	REQUIRE(ring_init(&r, 16, 1) == 0);
+	for (unsigned int i = 0; i < nb; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&r);
+		struct hixl_transfer t = xfer_arg(16207, HIXL_OP_WRITE, g.d, g.n, 60000, 77);
+
+		prep_cmd(&r, sqe, g.a, HIXL_IOC_TRANSFER, &t, sizeof(t), i);
+	}
+	memset(&c, 0, sizeof(c));
+	c.tag = 77;
+	prep_cmd(&r, io_uring_get_sqe(&r), g.a, HIXL_IOC_CANCEL, &c, sizeof(c), 7);
+	REQUIRE(io_uring_submit(&r) == (int)nb + 1);
+	REQUIRE(reap(&r, nb + 1, res, res2, 8) == 0);
+	printf("#   CANCEL: %d batches cancelled\n", res[7]);
+	CHECK(res[7] >= 1);
+	for (unsigned int i = 0; i < nb; i++) {
+		if (res[i] == -ECANCELED) {
+			cancelled++;
+			CHECK(res2[i] < g.n);	/* the first descriptor not known complete */
+		} else {
+			CHECK_EQ(res[i], 0);
+			CHECK_EQ(res2[i], g.n);
+			done++;
+		}
+	}
+	printf("#   %u completed, %u cancelled\n", done, cancelled);
+	CHECK_EQ(cancelled, (unsigned int)res[7]);
+	CHECK(cancelled >= 1);
+	/* the link is still up and the data of a complete batch is right */
+	CHECK_EQ(small_write(&g, 16207), 0);
+
+	/* the ioctl's CANCEL reaches batches submitted through io_uring too */
+	for (unsigned int i = 0; i < 3; i++) {
+		struct hixl_transfer t = xfer_arg(16207, HIXL_OP_WRITE, g.d, g.n, 60000, 78);
+
+		prep_cmd(&r, io_uring_get_sqe(&r), g.a, HIXL_IOC_TRANSFER, &t, sizeof(t), i);
+	}
+	REQUIRE(io_uring_submit(&r) == 3);
+	c.tag = 78;
+	CHECK_EQ(xioctl(g.a, HIXL_IOC_CANCEL, &c), 0);
+	printf("#   ioctl CANCEL: %u batches cancelled\n", c.count);
+	CHECK(c.count >= 1);
+	REQUIRE(reap(&r, 3, res, res2, 8) == 0);
+	cancelled = 0;
+	for (unsigned int i = 0; i < 3; i++) {
+		CHECK(res[i] == 0 || res[i] == -ECANCELED);
+		cancelled += res[i] == -ECANCELED;
+	}
+	CHECK_EQ(cancelled, c.count);
+	CHECK_EQ(small_write(&g, 16207), 0);
+	CHECK(memcmp(g.la, g.rb, 64 * KiB) == 0);
+	io_uring_queue_exit(&r);
+	close(g.a);
+	close(g.b);
+}
+
+void test_uring_timeout(void)
+{
+	struct io_uring r;
+	int res[8];
+	uint64_t res2[8];
+	struct big g;
+
+	big_setup(&g, 16208, 16209, 4 * MiB);
+	REQUIRE(g.a >= 0);
+	REQUIRE(ring_init(&r, 16, 1) == 0);
+	/* a long batch, then four with 1 ms: those time out waiting for the send queue */
+	for (unsigned int i = 0; i < 5; i++) {
+		struct hixl_transfer t = xfer_arg(16209, HIXL_OP_WRITE, g.d, g.n, i ? 1 : 60000, 0);
+
+		prep_cmd(&r, io_uring_get_sqe(&r), g.a, HIXL_IOC_TRANSFER, &t, sizeof(t), i);
+	}
+	REQUIRE(io_uring_submit(&r) == 5);
+	REQUIRE(reap(&r, 5, res, res2, 8) == 0);
+	CHECK_EQ(res[0], 0);
+	CHECK_EQ(res2[0], g.n);
+	for (unsigned int i = 1; i < 5; i++) {
+		CHECK_EQ(res[i], -ETIMEDOUT);
+		CHECK(res2[i] < g.n);
+	}
+	/* nothing of theirs was on the wire: the link is up, the first batch's data arrived */
+	CHECK_EQ(small_write(&g, 16209), 0);
+	CHECK(memcmp(g.la, g.rb, g.len) == 0);
+
+	/* a batch whose requests are on the wire when it times out breaks the link */
+	{
+		struct hixl_transfer t = xfer_arg(16209, HIXL_OP_WRITE, g.d, g.n, 1, 0);
+		uint64_t r2 = 0;
+		long ret;
+
+		CHECK_EQ(submit_one(&r, g.a, HIXL_IOC_TRANSFER, &t, sizeof(t), &r2), -ETIMEDOUT);
+		ret = small_write(&g, 16209);
+		printf("#   after a timeout on the wire: %ld\n", ret);
+		CHECK(ret == -ETIMEDOUT || ret == -ECONNRESET || ret == -ENETDOWN);
+	}
+	io_uring_queue_exit(&r);
+	close(g.a);
+	close(g.b);
+}
+
+/* Closing the ring with batches in flight: nothing leaks, the engine works on. */
+void test_uring_ring_close(void)
+{
+	long pin0 = vm_pin_kb();
+	struct io_uring r;
+	struct big g;
+
+	big_setup(&g, 16210, 16211, 4 * MiB);
+	REQUIRE(g.a >= 0);
+	REQUIRE(ring_init(&r, 16, 1) == 0);
+	for (unsigned int i = 0; i < 8; i++) {
+		struct hixl_transfer t = xfer_arg(16211, HIXL_OP_WRITE, g.d, g.n, 60000, 0);
+
+		prep_cmd(&r, io_uring_get_sqe(&r), g.a, HIXL_IOC_TRANSFER, &t, sizeof(t), i);
+	}
+	REQUIRE(io_uring_submit(&r) == 8);
+	io_uring_queue_exit(&r);	/* with all eight in flight */
+	CHECK_EQ(small_write(&g, 16211), 0);
+	CHECK(memcmp(g.la, g.rb, 64 * KiB) == 0);
+	close(g.a);
+	close(g.b);
+	/* the ring's teardown may finish after close: pins go when the last batch ends */
+	for (int i = 0; i < 200 && vm_pin_kb() != pin0; i++)
+		usleep(50000);
+	CHECK_EQ(vm_pin_kb(), pin0);
+}
+
+static int count_engines(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/hixl/engines", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
+/* A process killed with batches in flight: its engines, pins and MRs go. */
+void test_uring_killed(void)
+{
+	int n0 = count_engines(), status = 0, go[2];
+	pid_t pid;
+	char c;
+
+	if (n0 < 0)
+		SKIP("no /sys/kernel/debug/hixl/engines (debugfs not mounted)");
+	REQUIRE(pipe(go) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct io_uring r;
+		struct big g;
+
+		close(go[0]);
+		big_setup(&g, 16212, 16213, 4 * MiB);
+		if (g.a < 0 || ring_init(&r, 16, 1))
+			_exit(1);
+		for (unsigned int i = 0; i < 8; i++) {
+			struct hixl_transfer t = xfer_arg(16213, HIXL_OP_WRITE, g.d, g.n, 60000, 0);
+
+			prep_cmd(&r, io_uring_get_sqe(&r), g.a, HIXL_IOC_TRANSFER, &t, sizeof(t), i);
+		}
+		if (io_uring_submit(&r) != 8)
+			_exit(1);
+		if (write(go[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(go[1]);
+	REQUIRE(read(go[0], &c, 1) == 1);
+	CHECK_EQ(count_engines(), n0 + 2);
+	kill(pid, SIGKILL);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFSIGNALED(status));
+	for (int i = 0; i < 300 && count_engines() != n0; i++)
+		usleep(50000);
+	CHECK_EQ(count_engines(), n0);
+	close(go[0]);
+}
+
+const struct ht_test uring_tests[] = {
+	{ "uring_decode", test_uring_decode },
+	{ "uring_inflight", test_uring_inflight },
+	{ "uring_vs_ioctl", test_uring_vs_ioctl },
+	{ "uring_cancel", test_uring_cancel },
+	{ "uring_timeout", test_uring_timeout },
+	{ "uring_ring_close", test_uring_ring_close },
+	{ "uring_killed", test_uring_killed },
+	{ NULL, NULL },
+};
