@@ -599,12 +599,22 @@ void test_uring_timeout(void)
 	CHECK_EQ(small_write(&g, 16209), 0);
 	CHECK(memcmp(g.la, g.rb, g.len) == 0);
 
-	/* a batch whose requests are on the wire when it times out breaks the link */
+	/*
+	 * A batch whose requests are on the wire when it times out breaks the
+	 * link: four 1 MiB requests go out as one chain at once and take far
+	 * longer than 1 ms on rxe.
+	 */
 	{
-		struct hixl_transfer t = xfer_arg(16209, HIXL_OP_WRITE, g.d, g.n, 1, 0);
+		struct hixl_op_desc d4[4];
+		struct hixl_transfer t = xfer_arg(16209, HIXL_OP_WRITE, d4, 4, 1, 0);
 		uint64_t r2 = 0;
 		long ret;
 
+		for (int i = 0; i < 4; i++) {
+			d4[i].local_addr = (uintptr_t)(g.la + i * MiB);
+			d4[i].remote_addr = (uintptr_t)(g.rb + i * MiB);
+			d4[i].len = MiB;
+		}
 		CHECK_EQ(submit_one(&r, g.a, HIXL_IOC_TRANSFER, &t, sizeof(t), &r2), -ETIMEDOUT);
 		ret = small_write(&g, 16209);
 		printf("#   after a timeout on the wire: %ld\n", ret);

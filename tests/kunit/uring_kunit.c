@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uring_kunit.c - KUnit suite hixl_uring: URING_CMD argument decoding from
+ * SQE images (hixl_uring_decode()): the SQE128 area, the 64-byte SQE's
+ * struct hixl_uring_ptr against real user memory (kunit_vm_mmap()), sizes,
+ * reserved bytes, unknown and control-path command numbers; and CANCEL's
+ * own field checks.
+ */
+#include <kunit/test.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
+
+#include "hixl_priv.h"
+
+static void hixl_uring_transfer_inline(struct kunit *test)
+{
+	u8 area[HIXL_URING_CMD_AREA];
+	struct hixl_transfer t = {
+		.op = HIXL_OP_WRITE, .descs = 0x1000, .count = 3, .timeout_ms = 9, .tag = 5,
+	};
+	union hixl_cmd_arg arg;
+
+	BUILD_BUG_ON(sizeof(t) != HIXL_URING_CMD_AREA);
+	memcpy(area, &t, sizeof(t));
+	KUNIT_ASSERT_EQ(test, hixl_uring_decode(HIXL_IOC_TRANSFER, area, true, &arg), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&arg.transfer, &t, sizeof(t)), 0);
+}
+
+static void hixl_uring_tail_must_be_zero(struct kunit *test)
+{
+	u8 area[HIXL_URING_CMD_AREA] = {};
+	struct hixl_cancel c = { .tag = 1 };
+	union hixl_cmd_arg arg;
+	size_t i;
+
+	memcpy(area, &c, sizeof(c));
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_CANCEL, area, true, &arg), 0);
+	KUNIT_EXPECT_EQ(test, arg.cancel.tag, 1ULL);
+	for (i = sizeof(c); i < sizeof(area); i++) {
+		area[i] = 0xff;
+		KUNIT_EXPECT_EQ_MSG(test, hixl_uring_decode(HIXL_IOC_CANCEL, area, true, &arg),
+				    -EINVAL, "byte %zu", i);
+		area[i] = 0;
+	}
+}
+
+struct hixl_uring_op_case {
+	const char *name;
+	u32 op;
+	int want;
+};
+
+static const struct hixl_uring_op_case hixl_uring_op_cases[] = {
+	{ "TRANSFER", HIXL_IOC_TRANSFER, 0 },
+	{ "SEND_NOTIFY", HIXL_IOC_SEND_NOTIFY, 0 },
+	{ "CANCEL", HIXL_IOC_CANCEL, 0 },
+	{ "GET_INFO (ioctl only)", HIXL_IOC_GET_INFO, -EOPNOTSUPP },
+	{ "REG_MEM (ioctl only)", HIXL_IOC_REG_MEM, -EOPNOTSUPP },
+	{ "DEREG_MEM (ioctl only)", HIXL_IOC_DEREG_MEM, -EOPNOTSUPP },
+	{ "GET_STATS (ioctl only)", HIXL_IOC_GET_STATS, -EOPNOTSUPP },
+	{ "SETUP (ioctl only)", HIXL_IOC_SETUP, -EOPNOTSUPP },
+	{ "CONNECT (ioctl only)", HIXL_IOC_CONNECT, -EOPNOTSUPP },
+	{ "DISCONNECT (ioctl only)", HIXL_IOC_DISCONNECT, -EOPNOTSUPP },
+	{ "GET_NOTIFIES (ioctl only)", HIXL_IOC_GET_NOTIFIES, -EOPNOTSUPP },
+	{ "0", 0, -ENOTTY },
+	{ "TRANSFER's nr, another type", _IOWR('N', HIXL_IOC_NR_TRANSFER, struct hixl_transfer),
+	  -ENOTTY },
+	{ "TRANSFER's nr, another size", _IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_TRANSFER, __u64),
+	  -ENOTTY },
+	{ "TRANSFER's nr, write only", _IOW(HIXL_IOC_MAGIC, HIXL_IOC_NR_TRANSFER,
+					    struct hixl_transfer), -ENOTTY },
+	{ "nr past the table", _IOWR(HIXL_IOC_MAGIC, 0x40, struct hixl_cancel), -ENOTTY },
+	{ "all ones", 0xffffffff, -ENOTTY },
+};
+
+static void hixl_uring_op_desc(const struct hixl_uring_op_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hixl_uring_op, hixl_uring_op_cases, hixl_uring_op_desc);
+
+static void hixl_uring_ops(struct kunit *test)
+{
+	const struct hixl_uring_op_case *c = test->param_value;
+	u8 area[HIXL_URING_CMD_AREA] = {};
+	union hixl_cmd_arg arg;
+
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(c->op, area, true, &arg), c->want);
+}
+
+/* 64-byte SQEs: the area holds a struct hixl_uring_ptr to user memory */
+static void hixl_uring_ptr_user(struct kunit *test)
+{
+	struct hixl_send_notify n = { .name_len = 3, .msg_len = 4, .name = 0x1234 };
+	struct hixl_uring_ptr p = {};
+	union hixl_cmd_arg arg;
+	unsigned long u;
+
+	u = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, u, 0UL, "kunit_vm_mmap failed");
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)u, &n, sizeof(n)), 0UL);
+
+	p.addr = u;
+	p.len = sizeof(n);
+	KUNIT_ASSERT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&arg.send_notify, &n, sizeof(n)), 0);
+
+	p.len = sizeof(n) - 8;
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EINVAL);
+	p.len = 0;
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EINVAL);
+	p.len = sizeof(n);
+	p.reserved = 1;
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EINVAL);
+	p.reserved = 0;
+	/* the struct runs off the end of the mapping */
+	p.addr = u + PAGE_SIZE - sizeof(n) / 2;
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EFAULT);
+	p.addr = 0;
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EFAULT);
+	/* a kernel address is not user memory */
+	p.addr = (unsigned long)&n;
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EFAULT);
+	/* unknown ops fail before the pointer is looked at */
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_REG_MEM, &p, false, &arg), -EOPNOTSUPP);
+}
+
+/* CANCEL's own fields, on an engine with nothing running */
+static void hixl_uring_cancel_fields(struct kunit *test)
+{
+	struct hixl_engine *eng = hixl_engine_create();
+	struct hixl_cancel c = { .tag = 9 };
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eng);
+	c.count = 5;			/* an out field: ignored, then written */
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.count, 0U);
+	c.tag = 0;
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), -EINVAL);
+	c.tag = 9;
+	c.flags = 1;
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), -EINVAL);
+	c.flags = 0;
+	c.reserved[0] = 1;
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), -EINVAL);
+	hixl_engine_destroy(eng);
+}
+
+static struct kunit_case hixl_uring_cases[] = {
+	KUNIT_CASE(hixl_uring_transfer_inline),
+	KUNIT_CASE(hixl_uring_tail_must_be_zero),
+	KUNIT_CASE_PARAM(hixl_uring_ops, hixl_uring_op_gen_params),
+	KUNIT_CASE(hixl_uring_ptr_user),
+	KUNIT_CASE(hixl_uring_cancel_fields),
+	{}
+};
+
+static struct kunit_suite hixl_uring_suite = {
+	.name = "hixl_uring",
+	.test_cases = hixl_uring_cases,
+};
+
+kunit_test_suites(&hixl_uring_suite);
