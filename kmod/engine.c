@@ -183,6 +183,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	}
 
 	eng->rdma = rd;
+	eng->rdma_gone = false;
 	if (a->local.port) {
 		ret = rdma_listen(rd->cm_id, 128);
 		if (ret) {
@@ -244,4 +245,100 @@ void hixl_engine_rdma_destroy(struct hixl_engine *eng)
 		return;
 	hixl_rdma_free(eng->rdma);
 	eng->rdma = NULL;
+}
+
+/**
+ * hixl_engine_no_rdma() - the error for a command that needs a set-up engine
+ * @eng: an engine without RDMA state
+ *
+ * Return: -ENODEV when its device was removed (hixl_ib_remove()), else
+ * -EBADFD (never set up).
+ */
+int hixl_engine_no_rdma(struct hixl_engine *eng)
+{
+	return READ_ONCE(eng->rdma_gone) ? -ENODEV : -EBADFD;
+}
+
+/*
+ * The engine's RDMA device is being unregistered: give up everything on it
+ * - listener, links (their batches end, their QPs flush), MRs, PD - and
+ * leave the engine as if never set up (its registrations stay pinned; a
+ * later SETUP on another device makes their MRs again).  Commands get
+ * -ENODEV until then.  hixl_engines_lock held: the engine cannot be
+ * destroyed meanwhile.
+ */
+static void hixl_engine_detach(struct hixl_engine *eng)
+{
+	struct hixl_region *r;
+	struct hixl_rdma *rd;
+	unsigned long idx;
+
+	pr_warn("engine %llu: RDMA device %s removed; its links and MRs go\n", eng->id,
+		dev_name(&eng->rdma->ibdev->dev));
+	mutex_lock(&eng->links_lock);
+	WRITE_ONCE(eng->rdma_gone, true);	/* no new link from here on */
+	mutex_unlock(&eng->links_lock);
+	hixl_engine_rdma_stop(eng);
+	hixl_engine_links_destroy(eng);		/* wakes every waiter with an error */
+
+	down_write(&eng->rdma_sem);		/* commands that still run finish */
+	mutex_lock(&eng->lock);
+	xa_for_each(&eng->regions, idx, r)
+		hixl_region_free_mrs(r);
+	rd = eng->rdma;
+	eng->rdma = NULL;
+	mutex_unlock(&eng->lock);
+	up_write(&eng->rdma_sem);
+	hixl_rdma_free(rd);
+}
+
+static int hixl_ib_add(struct ib_device *ibdev)
+{
+	return 0;	/* engines bind to devices through RDMA CM at SETUP */
+}
+
+/**
+ * hixl_ib_remove() - ib_client.remove: an RDMA device is being unregistered
+ * @ibdev:       the device
+ * @client_data: unused
+ *
+ * Called before RDMA CM's own remove (clients go in reverse order of
+ * registration), so our CM ids, QPs, MRs and PD on @ibdev are gone before
+ * the core looks for leftovers (model: drivers/nvme/host/rdma.c,
+ * nvme_rdma_remove_one()).
+ */
+static void hixl_ib_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct hixl_engine *eng;
+
+	mutex_lock(&hixl_engines_lock);
+	list_for_each_entry(eng, &hixl_engines, node) {
+		struct hixl_rdma *rd = READ_ONCE(eng->rdma);
+
+		if (rd && rd->ibdev == ibdev)
+			hixl_engine_detach(eng);
+	}
+	mutex_unlock(&hixl_engines_lock);
+}
+
+static struct ib_client hixl_ib_client = {
+	.name = "hixl",
+	.add = hixl_ib_add,
+	.remove = hixl_ib_remove,
+};
+
+/**
+ * hixl_ib_client_register() - learn about RDMA devices going away
+ *
+ * Return: 0 or ib_register_client()'s -errno.
+ */
+int hixl_ib_client_register(void)
+{
+	return ib_register_client(&hixl_ib_client);
+}
+
+/** hixl_ib_client_unregister() - undo hixl_ib_client_register() */
+void hixl_ib_client_unregister(void)
+{
+	ib_unregister_client(&hixl_ib_client);
 }

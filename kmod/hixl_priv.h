@@ -8,7 +8,8 @@
  * in a link's transfer queue (xq.c).
  *
  * Lock order (outer first):
- *   hixl_engines_lock (main.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
+ *   hixl_engines_lock (main.c)  >  hixl_engine.rdma_sem (read: every command;
+ *   write: the device going away, engine.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
  *   >  hixl_proc.lock  >  hixl_region.lock
  * mmu_interval_notifier_remove() is called with hixl_engine.lock held; the
  * notifier callback takes only hixl_region.lock, so that cannot deadlock.
@@ -26,6 +27,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
+#include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -294,6 +296,8 @@ struct hixl_engine {
 	spinlock_t xfer_lock;
 	struct list_head xfers;
 	struct mutex cancel_mutex;
+	struct rw_semaphore rdma_sem;
+	bool rdma_gone;
 };
 
 struct hixl_engine *hixl_engine_create(void);
@@ -655,6 +659,9 @@ void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned
 int hixl_setup_validate(const struct hixl_setup *a);
 int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss);
 void hixl_engine_rdma_stop(struct hixl_engine *eng);
+int hixl_engine_no_rdma(struct hixl_engine *eng);
+int hixl_ib_client_register(void);
+void hixl_ib_client_unregister(void);
 void hixl_engine_rdma_destroy(struct hixl_engine *eng);
 
 /* mr.c */

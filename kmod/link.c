@@ -555,7 +555,7 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 	if (!eng->mm || current->mm != eng->mm)
 		return -EPERM;
 	if (!eng->rdma)
-		return -EBADFD;
+		return hixl_engine_no_rdma(eng);
 	l = hixl_link_get(eng, &a->remote);
 	if (!l)
 		return -ENOTCONN;
@@ -1179,6 +1179,8 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id)
 	mutex_lock(&eng->links_lock);
 	if (eng->nr_links >= READ_ONCE(hixl_max_links)) {
 		ret = -ENOSPC;
+	} else if (eng->rdma_gone) {
+		ret = -ENODEV;
 	} else {
 		list_add_tail(&l->node, &eng->links);
 		eng->nr_links++;
@@ -1376,7 +1378,7 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
 	if (!eng->mm || current->mm != eng->mm)
 		return -EPERM;
 	if (!eng->rdma)
-		return -EBADFD;
+		return hixl_engine_no_rdma(eng);
 	return 0;
 }
 
@@ -1459,6 +1461,8 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 	}
 	if (!ret && eng->nr_links >= READ_ONCE(hixl_max_links))
 		ret = -ENOSPC;
+	if (!ret && eng->rdma_gone)
+		ret = -ENODEV;		/* the device is going away (engine.c) */
 	if (!ret) {
 		list_add_tail(&l->node, &eng->links);
 		eng->nr_links++;

@@ -84,6 +84,7 @@ struct hixl_engine *hixl_engine_create(void)
 	spin_lock_init(&eng->xfer_lock);
 	INIT_LIST_HEAD(&eng->xfers);
 	mutex_init(&eng->cancel_mutex);
+	init_rwsem(&eng->rdma_sem);
 	if (current->mm) {
 		eng->proc = hixl_proc_get(current->mm);
 		if (!eng->proc) {
@@ -276,7 +277,9 @@ long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 
 	if (copy_from_user(&arg, uarg, size))
 		return -EFAULT;
+	down_read(&eng->rdma_sem);	/* the device cannot go away under a command */
 	ret = d->fn(eng, &arg);
+	up_read(&eng->rdma_sem);
 	if (ret && !d->out_on_error)
 		return ret;
 	if ((_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &arg, size))
@@ -331,9 +334,15 @@ static int __init hixl_init(void)
 	hixl_wq = alloc_workqueue("hixl", WQ_UNBOUND, 0);
 	if (!hixl_wq)
 		return -ENOMEM;
+	ret = hixl_ib_client_register();
+	if (ret) {
+		destroy_workqueue(hixl_wq);
+		return ret;
+	}
 	ret = misc_register(&hixl_misc);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", HIXL_DEVICE_NAME, ret);
+		hixl_ib_client_unregister();
 		destroy_workqueue(hixl_wq);
 		return ret;
 	}
@@ -342,6 +351,7 @@ static int __init hixl_init(void)
 	if (ret) {
 		pr_err("cannot set a DMA mask: %d\n", ret);
 		misc_deregister(&hixl_misc);
+		hixl_ib_client_unregister();
 		destroy_workqueue(hixl_wq);
 		return ret;
 	}
@@ -354,6 +364,7 @@ static void __exit hixl_exit(void)
 {
 	hixl_debugfs_exit();
 	misc_deregister(&hixl_misc);
+	hixl_ib_client_unregister();
 	destroy_workqueue(hixl_wq);
 }
 

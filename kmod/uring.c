@@ -185,16 +185,20 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 				issue_flags & IO_URING_F_SQE128, &arg);
 	if (ret)
 		goto done;
+	if (cmd->cmd_op == HIXL_IOC_SEND_NOTIFY && nonblock)
+		return -EAGAIN;		/* waits for the device: from a worker */
+	if (nonblock) {
+		if (!down_read_trylock(&eng->rdma_sem))
+			return -EAGAIN;
+	} else {
+		down_read(&eng->rdma_sem);
+	}
 	switch (cmd->cmd_op) {
 	case HIXL_IOC_TRANSFER:
 		ret = hixl_transfer_async(eng, &arg.transfer, cmd, nonblock, issue_flags);
-		if (ret == -EIOCBQUEUED)
-			return ret;
 		res2 = arg.transfer.failed;
 		break;
 	case HIXL_IOC_SEND_NOTIFY:
-		if (nonblock)
-			return -EAGAIN;
 		ret = hixl_cmd_send_notify(eng, &arg.send_notify);
 		break;
 	case HIXL_IOC_CANCEL:
@@ -203,6 +207,9 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 			ret = arg.cancel.count;
 		break;
 	}
+	up_read(&eng->rdma_sem);
+	if (ret == -EIOCBQUEUED)
+		return ret;		/* the batch's end completes it */
 	if (ret == -EAGAIN && nonblock)
 		return -EAGAIN;		/* io_uring issues it again from a worker */
 done:

@@ -211,7 +211,7 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 	if (!eng->mm || current->mm != eng->mm)
 		return -EPERM;
 	if (!eng->rdma)
-		return -EBADFD;
+		return hixl_engine_no_rdma(eng);
 	return 0;
 }
 
