@@ -533,7 +533,8 @@ void hixl_engine_notifies_destroy(struct hixl_engine *eng)
  * Context: process context; waits for the SEND to complete (up to 10 s).
  * Return: 0; -EINVAL (flags, reserved, a length out of range, a malformed
  * peer name); -EAFNOSUPPORT (not AF_INET/AF_INET6); -EFAULT
- * (name or message unreadable); -EPERM; -EBADFD (not set up); -ENOTCONN (no
+ * (name or message unreadable); -EPERM; -EBADFD (not set up); -ENODEV (its
+ * RDMA device was removed: SETUP again); -ENOTCONN (no
  * link, HIXL NOT_CONNECTED); -EAGAIN (still connecting); -ECONNRESET,
  * -ENETDOWN, -ETIMEDOUT (the link broke: HIXL NOTIFY_FAILED).
  */
@@ -1398,6 +1399,7 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
  *  -EAFNOSUPPORT the family is not AF_INET or AF_INET6;
  *  -EPERM        the caller is not the engine's process;
  *  -EBADFD       the engine was not set up (HIXL_IOC_SETUP);
+ *  -ENODEV       the engine's RDMA device was removed (SETUP again);
  *  -EISCONN      already connected to this peer (HIXL ALREADY_CONNECTED);
  *  -EALREADY     a CONNECT to this peer is in progress;
  *  -ENOSPC       the engine has max_links links;
@@ -1521,7 +1523,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
  *       (the teardown does not wait for the peer)
  *
  * Context: process context, may sleep.
- * Return: 0; -EINVAL, -EAFNOSUPPORT, -EPERM, -EBADFD as for CONNECT;
+ * Return: 0; -EINVAL, -EAFNOSUPPORT, -EPERM, -EBADFD, -ENODEV as for CONNECT;
  * -ENOTCONN when there is no link to that peer (HIXL NOT_CONNECTED).
  */
 int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a)

@@ -401,6 +401,7 @@ static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
  *  -EAFNOSUPPORT the peer name is not AF_INET or AF_INET6;
  *  -EPERM      the caller is not the engine's process;
  *  -EBADFD     the engine was not set up;
+ *  -ENODEV     the engine's RDMA device was removed (SETUP again);
  *  -EFAULT     the descriptor array cannot be read;
  *  -ENOTCONN   no link to @a->remote (HIXL NOT_CONNECTED);
  *  -EAGAIN     the link is still connecting;
