@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hixl-fuzz.c - structured random fuzzer for the /dev/hixl ioctl interface.
+ * hixl-fuzz.c - structured random fuzzer for the /dev/hixl ioctl and
+ * io_uring URING_CMD interfaces.
  *
  * Usage: hixl-fuzz [--calls N] [--seed S] [--addr IP] [--trace]
  *
- * Opens 2-4 engines and issues N ioctls picked uniformly from every command
- * of uapi/hixl.h (10% with a mangled ioctl number), with arguments built
+ * Opens 2-4 engines and issues N calls picked uniformly from every command
+ * of uapi/hixl.h (10% with a mangled command number); a quarter of them go
+ * through io_uring instead of ioctl (an SQE128 ring with the struct in the
+ * SQE, or a 64-byte SQE ring with a struct hixl_uring_ptr, both mangled at
+ * times), left in flight - up to 64 at once - and reaped later, with
+ * arguments built
  * from zero, valid-looking (real buffers, handles, engine names), boundary
  * and random values; pointers inside the structs point at real, NULL,
  * unmapped, read-only or kernel memory.  Between calls it munmaps, mremaps,
@@ -28,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <liburing.h>
 #include <linux/udmabuf.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -50,7 +56,8 @@
 #define NSLOT		12
 #define MAXREC		1024
 #define PORT_BASE	19200
-#define NCMD		10
+#define NCMD		11
+#define URING_MAX_INFLIGHT 64
 #define NDESC_BUF	256
 #define NNOTIFY_BUF	8
 #define ARGBUF_SZ	(64 * 1024)
@@ -96,12 +103,12 @@ static void rnd_fill(void *p, size_t n)
 
 static const char *cmd_name[NCMD + 1] = {
 	"GET_INFO", "REG_MEM", "DEREG_MEM", "GET_STATS", "SETUP", "CONNECT",
-	"DISCONNECT", "TRANSFER", "SEND_NOTIFY", "GET_NOTIFIES", "mangled",
+	"DISCONNECT", "TRANSFER", "SEND_NOTIFY", "GET_NOTIFIES", "CANCEL", "mangled",
 };
 static const unsigned long cmd_nr[NCMD] = {
 	HIXL_IOC_GET_INFO, HIXL_IOC_REG_MEM, HIXL_IOC_DEREG_MEM, HIXL_IOC_GET_STATS,
 	HIXL_IOC_SETUP, HIXL_IOC_CONNECT, HIXL_IOC_DISCONNECT, HIXL_IOC_TRANSFER,
-	HIXL_IOC_SEND_NOTIFY, HIXL_IOC_GET_NOTIFIES,
+	HIXL_IOC_SEND_NOTIFY, HIXL_IOC_GET_NOTIFIES, HIXL_IOC_CANCEL,
 };
 
 struct engine {
@@ -143,6 +150,11 @@ static bool trace;
 static unsigned long calls_per_cmd[NCMD + 1], ok_per_cmd[NCMD + 1];
 static unsigned long errno_hist[200];
 static unsigned long violations, mem_ops, reopens, forks, child_crashes;
+static struct io_uring ring_big, ring_small;	/* SQE128+CQE32, 64-byte SQEs */
+static bool have_uring;
+static unsigned uring_inflight;
+static unsigned long uring_calls, uring_ok;
+static uint64_t tag_seen[8];			/* tags given to TRANSFERs, for CANCEL */
 static unsigned long cur_call;
 
 static const char *errname(int e)
@@ -698,8 +710,10 @@ static bool build_transfer(struct hixl_transfer *a, int e)
 	FLAGS32(a->flags, 0);
 	RES32(a->reserved0);
 	RES64(a->reserved);
-	if (chance(20))
-		a->tag = chance(50) ? boundary64() : rnd64();	/* any value is valid */
+	if (chance(30)) {
+		a->tag = chance(20) ? boundary64() : rnd64();	/* any value is valid */
+		tag_seen[rnd(8)] = a->tag;
+	}
 	if (chance(10))
 		a->failed = (uint32_t)rnd64();	/* out */
 	return bad;
@@ -733,6 +747,23 @@ static bool build_send(struct hixl_send_notify *a)
 	FLAGS32(a->flags, 0);
 	RES32(a->reserved0);
 	RES64(a->reserved[rnd(2)]);
+	return bad;
+}
+
+static bool build_cancel(struct hixl_cancel *a)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+
+	if (m == 2)
+		return !a->tag || a->flags || a->reserved[0] || a->reserved[1];
+	a->tag = chance(80) ? tag_seen[rnd(8)] : boundary64();
+	if (!a->tag)
+		bad = true;
+	FLAGS32(a->flags, 0);
+	RES64(a->reserved[rnd(2)]);
+	if (chance(10))
+		a->count = (uint32_t)rnd64();	/* out */
 	return bad;
 }
 
@@ -841,6 +872,96 @@ static void record_reg(int e, struct hixl_reg_mem *a)
 	r->device = a->type == HIXL_MEM_DEVICE;
 }
 
+/* ---- io_uring ----------------------------------------------------------------------- */
+
+/* Reap what has completed (wait: at least one); results are not checked per call. */
+static void uring_reap(struct io_uring *r, bool wait)
+{
+	struct io_uring_cqe *cqe;
+
+	while (uring_inflight) {
+		int ret;
+
+		if (wait) {
+			struct __kernel_timespec ts = { .tv_sec = 30 };
+
+			ret = io_uring_wait_cqe_timeout(r, &cqe, &ts);
+			if (ret == -ETIME || ret == -EINTR)
+				return;
+			wait = false;
+		} else {
+			ret = io_uring_peek_cqe(r, &cqe);
+		}
+		if (ret)
+			return;
+		uring_inflight--;
+		if (cqe->res == 0)
+			uring_ok++;
+		/* a control-path command must be refused as such */
+		if ((cqe->user_data & 1) && cqe->res != -EOPNOTSUPP)
+			violation("ioctl-only command through io_uring not -EOPNOTSUPP",
+				  cqe->user_data >> 1, NCMD, cqe->res);
+		errno_hist[cqe->res <= 0 && -cqe->res < 200 ? -cqe->res : 199]++;
+		io_uring_cqe_seen(r, cqe);
+	}
+}
+
+static void uring_reap_all(void)
+{
+	uring_reap(&ring_big, false);
+	uring_reap(&ring_small, false);
+}
+
+/*
+ * The call through io_uring: the struct in an SQE128, or a hixl_uring_ptr
+ * (sometimes with a wrong length or reserved bits) in a 64-byte SQE; left
+ * in flight.  Returns false when no SQE could be had.
+ */
+static bool uring_call(int fd, unsigned long nr, uint64_t argp, const void *arg, size_t size)
+{
+	bool big = chance(60);
+	struct io_uring *r = big ? &ring_big : &ring_small;
+	struct io_uring_sqe *sqe;
+
+	if (uring_inflight >= URING_MAX_INFLIGHT) {
+		uring_reap(&ring_big, false);
+		uring_reap(&ring_small, false);
+		if (uring_inflight >= URING_MAX_INFLIGHT)
+			uring_reap(r, true);
+	}
+	sqe = io_uring_get_sqe(r);
+	if (!sqe)
+		return false;
+	memset(sqe, 0, big ? 128 : 64);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = (uint32_t)nr;
+	sqe->user_data = (uint64_t)cur_call << 1;
+	if (chance(2))
+		sqe->uring_cmd_flags = (uint32_t)rnd64();
+	else if (nr != HIXL_IOC_TRANSFER && nr != HIXL_IOC_SEND_NOTIFY && nr != HIXL_IOC_CANCEL &&
+		 is_ours(nr))
+		sqe->user_data |= 1;	/* expect -EOPNOTSUPP */
+	if (big) {
+		memcpy(sqe->cmd, arg, size < 80 ? size : 80);
+		if (chance(5))
+			sqe->cmd[rnd(80)] = (uint8_t)rnd(256);
+	} else {
+		struct hixl_uring_ptr p = { .addr = argp, .len = (uint32_t)size };
+
+		if (chance(5))
+			p.len = chance(50) ? boundary32() : (uint32_t)(size + rnd(17) - 8);
+		if (chance(3))
+			p.reserved = (uint32_t)rnd64() | 1;
+		memcpy(sqe->cmd, &p, sizeof(p));
+	}
+	if (io_uring_submit(r) != 1)
+		return false;
+	uring_inflight++;
+	uring_calls++;
+	return true;
+}
+
 /* One call on engine e (fd).  in_child: do not count or record. */
 static void do_call(int e, int fd, bool in_child)
 {
@@ -864,6 +985,7 @@ static void do_call(int e, int fd, bool in_child)
 	case 7: bad = build_transfer((void *)arg, e); break;
 	case 8: bad = build_send((void *)arg); break;
 	case 9: bad = build_getn((void *)arg); break;
+	case 10: bad = build_cancel((void *)arg); break;
 	}
 	if (mangled)
 		nr = mangle(nr);
@@ -888,6 +1010,11 @@ static void do_call(int e, int fd, bool in_child)
 			cur_call, in_child ? " (child)" : "", e, fd, cmd_name[cmd], nr, argp,
 			bad ? " bad" : "");
 
+	if (!in_child && have_uring && chance(25) &&
+	    uring_call(fd, nr, argp, arg, _IOC_SIZE(cmd_nr[cmd]))) {
+		calls_per_cmd[mangled ? NCMD : cmd]++;
+		return;		/* its CQE is counted when reaped */
+	}
 	ret = ioctl(fd, nr, (void *)(uintptr_t)argp);
 	if (ret < 0)
 		ret = -errno;
@@ -1170,6 +1297,13 @@ int main(int argc, char **argv)
 		slot_map(&slots[i], NULL);
 	make_dmabufs();
 
+	{
+		struct io_uring_params pb = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+		struct io_uring_params ps = { 0 };
+
+		have_uring = io_uring_queue_init_params(URING_MAX_INFLIGHT, &ring_big, &pb) == 0 &&
+			     io_uring_queue_init_params(URING_MAX_INFLIGHT, &ring_small, &ps) == 0;
+	}
 	neng = 2 + (int)rnd(3);
 	for (int e = 0; e < neng; e++)
 		engine_open(e);
@@ -1191,6 +1325,8 @@ int main(int argc, char **argv)
 			do_fork();
 		e = pick_eng();
 		do_call(e, eng[e].fd, false);
+		if (have_uring)
+			uring_reap_all();
 		if (cur_call && cur_call % 5000 == 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			fprintf(stderr, "hixl-fuzz: %lu calls, %.1f s\n", cur_call,
@@ -1199,6 +1335,20 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (have_uring) {
+		unsigned left;
+
+		/* every timeout is under 1 s: what is in flight ends soon */
+		for (int i = 0; i < 100 && uring_inflight; i++) {
+			uring_reap_all();
+			usleep(50 * 1000);
+		}
+		left = uring_inflight;
+		io_uring_queue_exit(&ring_big);	/* with anything still in flight */
+		io_uring_queue_exit(&ring_small);
+		printf("hixl-fuzz: io_uring: %lu submitted, %lu completed with 0, %u left in flight at ring exit\n",
+		       uring_calls, uring_ok, left);
+	}
 
 	for (int i = 0; i < 2; i++)
 		if (dmabufs[i] >= 0 && (i == 0 || dmabufs[1] != dmabufs[0]))
