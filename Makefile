@@ -89,10 +89,10 @@ check:
 check-compat:
 	tools/check.sh compat
 
-# The fuzzer in the debug VM: 1,000,000 calls (CALLS=, SEED= to change);
-# make check runs 10,000
+# The fuzzer in the debug VM: 1,000,000 calls (FUZZ_CALLS=, FUZZ_SEED= to
+# change); make check runs 10,000
 fuzz: all
-	tools/check.sh fuzz $(or $(CALLS),1000000) $(or $(SEED),1)
+	tools/check.sh fuzz $(or $(FUZZ_CALLS),1000000) $(or $(FUZZ_SEED),1)
 
 # A 256 MiB KV cache between two engines (tools/hixl-bench) in one VM on
 # Debian's stock 6.12 kernel; exit status = the benchmark's

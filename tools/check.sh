@@ -9,7 +9,7 @@
 #   4. debug kernel               tools/vm/build-kernel.sh (cached by config hash)
 #   5. debug VM                   KUnit suites + user tests, KASAN/lockdep/kmemleak
 #   6. stock VMs                  user tests on Debian's 6.1 and 6.12 kernels
-#   7. fuzz                       10,000 random ioctls in the debug VM, counters
+#   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
 #                                 and pins back to zero (make fuzz: 1,000,000)
 #   8. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
 #                                 READ/WRITE between two kernels
@@ -166,7 +166,7 @@ for series in 6.1 6.12; do
 	fi
 done
 
-stage "fuzz: 10000 random ioctls in the debug VM (make fuzz runs 1,000,000)"
+stage "fuzz: 10000 random calls (ioctl and io_uring) in the debug VM (make fuzz runs 1,000,000)"
 fuzz 10000 "${HIXL_FUZZ_SEED:-1}"
 
 stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"
