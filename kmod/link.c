@@ -1293,7 +1293,7 @@ static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadli
 	if (ret == 0)
 		return -ETIMEDOUT;
 	if (ret < 0)
-		return -EINTR;
+		return -ERESTARTSYS;	/* a signal, or io_uring's task-work notification */
 	spin_lock(&l->lock);
 	ev = l->cm_event;
 	status = l->cm_status;
@@ -1407,7 +1407,10 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
  *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL: resolution failed;
  *  -EXDEV        the route to the peer leaves the engine's RDMA device;
  *  -ECONNRESET   the peer went away during the exchange;
- *  -EINTR        a signal arrived;
+ *  -EINTR        a signal with a handler arrived (the link attempt is undone;
+ *                with SA_RESTART, and after io_uring's task-work
+ *                notification (TIF_NOTIFY_SIGNAL), the call restarts instead:
+ *                -ERESTARTSYS inside the kernel);
  *  -ENOMEM, or the device's -errno.
  */
 int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
@@ -1491,7 +1494,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		}
 		msleep_interruptible(HIXL_RETRY_MS);
 		if (signal_pending(current)) {
-			ret = -EINTR;
+			ret = -ERESTARTSYS;
 			break;
 		}
 	}
@@ -1504,7 +1507,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		if (w == 0)
 			ret = -ETIMEDOUT;
 		else if (w < 0)
-			ret = -EINTR;
+			ret = -ERESTARTSYS;
 		else if (hixl_link_state(l, &err) != HIXL_LINK_READY)
 			ret = err ? err : -ECONNRESET;
 	}

@@ -36,6 +36,7 @@ void test_uring_cancel(void);
 void test_uring_timeout(void);
 void test_uring_ring_close(void);
 void test_uring_killed(void);
+void test_uring_then_connect(void);
 
 static struct hixl_sockaddr name_of(uint16_t port)
 {
@@ -712,6 +713,36 @@ void test_uring_killed(void)
 	close(go[0]);
 }
 
+/*
+ * A ring used and closed leaves io_uring's task-work notification
+ * (TIF_NOTIFY_SIGNAL) pending on the thread: CONNECT's interruptible waits
+ * must restart (-ERESTARTSYS) rather than fail with EINTR.
+ */
+void test_uring_then_connect(void)
+{
+	int a = engine(16214, 0, 0), b;
+
+	REQUIRE(a >= 0);
+	b = engine(0, 0, 0);
+	REQUIRE(b >= 0);
+	for (int i = 0; i < 5; i++) {
+		struct hixl_cancel c = { .tag = 99 };
+		struct hixl_connect d;
+		struct io_uring r;
+
+		REQUIRE(ring_init(&r, 4, 1) == 0);
+		CHECK_EQ(submit_one(&r, b, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), 0);
+		io_uring_queue_exit(&r);
+		CHECK_EQ(do_connect(b, 16214), 0);
+		memset(&d, 0, sizeof(d));
+		d.remote = name_of(16214);
+		d.timeout_ms = 1000;
+		CHECK_EQ(xioctl(b, HIXL_IOC_DISCONNECT, &d), 0);
+	}
+	close(b);
+	close(a);
+}
+
 const struct ht_test uring_tests[] = {
 	{ "uring_decode", test_uring_decode },
 	{ "uring_inflight", test_uring_inflight },
@@ -720,5 +751,6 @@ const struct ht_test uring_tests[] = {
 	{ "uring_timeout", test_uring_timeout },
 	{ "uring_ring_close", test_uring_ring_close },
 	{ "uring_killed", test_uring_killed },
+	{ "uring_then_connect", test_uring_then_connect },
 	{ NULL, NULL },
 };
