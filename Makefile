@@ -37,10 +37,10 @@ LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
 		lib/internal.h uapi/hixl.h uapi/hixl_layout.h
 
-TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer tools/hixl-bench
+TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer tools/bench-submit tools/hixl-bench
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz
 
-.PHONY: all module lib tools tests deps check check-compat fuzz demo bench bench-reg bench-xfer clean install
+.PHONY: all module lib tools tests deps check check-compat fuzz demo bench bench-reg bench-xfer bench-submit clean install
 .PHONY: install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests
 
@@ -56,7 +56,7 @@ lib/%.o: lib/%.c $(LIB_HDRS)
 
 $(LIB_SO): $(LIB_OBJS_PIC) lib/libhixl-user.map
 	$(CC) -shared -o $@ $(LIB_OBJS_PIC) -Wl,-soname,$(LIB_SONAME) \
-		-Wl,--version-script,lib/libhixl-user.map -Wl,--no-undefined -pthread $(LDFLAGS)
+		-Wl,--version-script,lib/libhixl-user.map -Wl,--no-undefined -luring -pthread $(LDFLAGS)
 lib/libhixl-user.so: $(LIB_SO)
 	ln -sf $(notdir $(LIB_SO)) lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $@
@@ -67,17 +67,19 @@ tools: $(TOOLS)
 tests: $(USER_TESTS)
 
 tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -pthread $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 tools/bench-reg: tools/bench-reg.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -libverbs $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -libverbs $(LDFLAGS)
+tools/bench-submit: tools/bench-submit.c $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
 tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 tests/pair/hixl-pair: tests/pair/hixl-pair.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
 tests/user/hixl-test: tests/user/*.c tests/user/*.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -Itests/user -o $@ tests/user/*.c $(LIB_A) -luring -pthread $(LDFLAGS)
 examples/%: examples/%.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -pthread $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 
 deps:
 	tools/deps.sh
@@ -99,7 +101,7 @@ fuzz: all
 demo:
 	tools/demo.sh
 
-bench: bench-reg bench-xfer
+bench: bench-reg bench-xfer bench-submit
 
 # Registration time, hixl vs ibv_reg_mr, in one VM run on Debian's stock 6.12
 # kernel (no debug options); writes bench/results-reg.md
@@ -110,6 +112,11 @@ bench-reg: all
 # writes bench/results-xfer.md
 bench-xfer: all
 	tools/bench.sh xfer
+
+# Descriptors/s of 4 KiB batches (1..256), TRANSFER ioctl vs io_uring URING_CMD,
+# same VM run; writes bench/results-submit.md
+bench-submit: all
+	tools/bench.sh submit
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

@@ -298,6 +298,7 @@ struct hixl_engine {
 	struct mutex cancel_mutex;
 	struct rw_semaphore rdma_sem;
 	bool rdma_gone;
+	u64 link_walk;
 };
 
 struct hixl_engine *hixl_engine_create(void);
@@ -430,7 +431,14 @@ struct hixl_stbuf {
  *              the queue of batches waiting to be posted, the send queue
  *              entries left to transfers (@xq_credits, of HIXL_CHAIN) and
  *              the batches' counters; @xq_closed: the link is going away;
- *              @xq_work runs the pump when completions free entries
+ *              @xq_work runs the pump when completions free entries;
+ *              @xq_planning: TRANSFERs between reading @rtable and
+ *              queueing; @xq_posting: the pump is between taking pieces
+ *              and posting them; @ack_held: TABLE_ACKs wait (xq.c,
+ *              hixl_xq_hold_ack()) - all under @xq_lock but @xq_planning
+ * @tbl_applied is under @xq_lock too
+ * @walk:       the last table-update walk that visited this link (under the
+ *              engine's links_lock; hixl_next_ready_link())
  * @rtable_lock: protects @rtable and the hixl_rregion entries in it
  * @rtable:     [addr, addr + len - 1] -> struct hixl_rregion of the peer
  * @rx:         receive buffers
@@ -515,6 +523,10 @@ struct hixl_link {
 	bool xq_closed;
 	struct work_struct xq_work;
 	void *xq_wr;
+	atomic_t xq_planning;
+	bool xq_posting;
+	bool ack_held;
+	u64 walk;
 };
 
 /* A received notification, queued on its engine (link.c). */
@@ -608,6 +620,7 @@ struct hixl_xbatch {
 	u32 op;
 	u32 count;
 	u64 tag;
+	bool planning;
 	u32 next;
 	u32 acked;
 	u32 chains;
@@ -631,6 +644,10 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
 void hixl_xbatch_cancel(struct hixl_xbatch *b);
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed);
 int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a);
+void hixl_xq_plan_begin(struct hixl_link *l);
+void hixl_xq_plan_end(struct hixl_link *l);
+bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied);
+int hixl_table_ack(struct hixl_link *l, u64 applied);
 
 /* uring.c: io_uring URING_CMD */
 union hixl_cmd_arg {

@@ -644,7 +644,7 @@ static void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
  * CQ: the ACK is an inline SEND (copied at post time, so the stack buffer is
  * fine), signaled only so its send-queue slot is freed.
  */
-static int hixl_table_ack(struct hixl_link *l)
+int hixl_table_ack(struct hixl_link *l, u64 applied)
 {
 	struct hixl_wire_ack a = {
 		.hdr.magic = cpu_to_le32(HIXL_WIRE_MAGIC),
@@ -658,7 +658,7 @@ static int hixl_table_ack(struct hixl_link *l)
 		.wr_cqe = &l->ack_cqe, .send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE,
 	};
 
-	a.applied = cpu_to_le64(++l->tbl_applied);
+	a.applied = cpu_to_le64(applied);
 	return ib_post_send(l->qp, &wr, NULL);
 }
 
@@ -698,6 +698,7 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct hixl_link *l = rx->link;
 	const struct hixl_wire_hdr *h = rx->buf;
 	u32 len = wc->byte_len;
+	u64 applied;
 	int ret = 0;
 
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
@@ -769,8 +770,8 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	case HIXL_MSG_REGION:
 		ret = hixl_rx_region(l, rx->buf, len);
-		if (!ret)
-			ret = hixl_table_ack(l);
+		if (!ret && !hixl_xq_hold_ack(l, false, &applied))
+			ret = hixl_table_ack(l, applied);
 		break;
 	case HIXL_MSG_REGION_DEL:
 		if (len < sizeof(struct hixl_wire_region_del)) {
@@ -778,7 +779,9 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			break;
 		}
 		hixl_rx_region_del(l, rx->buf);
-		ret = hixl_table_ack(l);
+		/* not before the pieces already planned against it are posted */
+		if (!hixl_xq_hold_ack(l, true, &applied))
+			ret = hixl_table_ack(l, applied);
 		break;
 	case HIXL_MSG_TABLE_ACK:
 		if (len < sizeof(struct hixl_wire_ack)) {
@@ -1551,25 +1554,31 @@ int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a)
 
 /* ---- region-table updates ------------------------------------------------------------------- */
 
-/* Ready links of an engine, each with a reference; caller puts them. */
-static int hixl_ready_links(struct hixl_engine *eng, struct hixl_link ***out)
+/*
+ * The next ready link of the engine this walk has not visited yet, with a
+ * reference, or NULL.  No allocation (a table update must reach every
+ * link even when memory is short); engine lock held, @walk from
+ * ++eng->link_walk.
+ */
+static struct hixl_link *hixl_next_ready_link(struct hixl_engine *eng, u64 walk)
 {
-	struct hixl_link *l, **v;
-	int n = 0, err;
+	struct hixl_link *l, *found = NULL;
+	int err;
 
+	lockdep_assert_held(&eng->lock);
 	mutex_lock(&eng->links_lock);
-	v = kcalloc(max(eng->nr_links, 1U), sizeof(*v), GFP_KERNEL);
-	if (v) {
-		list_for_each_entry(l, &eng->links, node) {
-			if (hixl_link_state(l, &err) == HIXL_LINK_READY) {
-				kref_get(&l->ref);
-				v[n++] = l;
-			}
+	list_for_each_entry(l, &eng->links, node) {
+		if (l->walk == walk)
+			continue;
+		l->walk = walk;
+		if (hixl_link_state(l, &err) == HIXL_LINK_READY) {
+			kref_get(&l->ref);
+			found = l;
+			break;
 		}
 	}
 	mutex_unlock(&eng->links_lock);
-	*out = v;
-	return v ? n : -ENOMEM;
+	return found;
 }
 
 /**
@@ -1581,31 +1590,31 @@ static int hixl_ready_links(struct hixl_engine *eng, struct hixl_link ***out)
  */
 void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r)
 {
-	struct hixl_link **v;
-	int i, n, ret;
+	struct hixl_link *l;
+	u64 walk;
+	int ret;
 
 	lockdep_assert_held(&eng->lock);
 	if (!hixl_region_published(r))
 		return;
-	n = hixl_ready_links(eng, &v);
-	for (i = 0; i < n; i++) {
-		mutex_lock(&v[i]->post_mutex);
-		if (!hixl_link_usable(v[i])) {	/* torn down since we looked */
-			mutex_unlock(&v[i]->post_mutex);
-			hixl_link_put(v[i]);
+	walk = ++eng->link_walk;
+	while ((l = hixl_next_ready_link(eng, walk))) {
+		mutex_lock(&l->post_mutex);
+		if (!hixl_link_usable(l)) {	/* torn down since we looked */
+			mutex_unlock(&l->post_mutex);
+			hixl_link_put(l);
 			continue;
 		}
-		ret = hixl_link_reg_mrs(v[i], r);
+		ret = hixl_link_reg_mrs(l, r);
 		if (!ret)
-			ret = hixl_send_region(v[i], r);
+			ret = hixl_send_region(l, r);
 		if (!ret)
-			ret = hixl_table_wait(v[i]);	/* in the peer's table now */
-		mutex_unlock(&v[i]->post_mutex);
+			ret = hixl_table_wait(l);	/* in the peer's table now */
+		mutex_unlock(&l->post_mutex);
 		if (ret)
-			hixl_link_fail(v[i], ret);
-		hixl_link_put(v[i]);
+			hixl_link_fail(l, ret);
+		hixl_link_put(l);
 	}
-	kfree(n >= 0 ? v : NULL);
 }
 
 /**
@@ -1616,32 +1625,31 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r)
 void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 {
 	struct hixl_wire_region_del *m;
-	struct hixl_link **v;
-	int i, n;
+	struct hixl_link *l;
+	u64 walk;
 
 	lockdep_assert_held(&eng->lock);
 	if (!r->nr_mrs)
 		return;
-	n = hixl_ready_links(eng, &v);
-	for (i = 0; i < n; i++) {
-		mutex_lock(&v[i]->post_mutex);
-		if (!hixl_link_usable(v[i])) {	/* torn down since we looked */
-			mutex_unlock(&v[i]->post_mutex);
-			hixl_link_put(v[i]);
+	walk = ++eng->link_walk;
+	while ((l = hixl_next_ready_link(eng, walk))) {
+		mutex_lock(&l->post_mutex);
+		if (!hixl_link_usable(l)) {	/* torn down since we looked */
+			mutex_unlock(&l->post_mutex);
+			hixl_link_put(l);
 			continue;
 		}
-		m = v[i]->tx_buf;
+		m = l->tx_buf;
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
 		/* out of the peer's table before the MRs go (a late rkey would
 		 * break the link); a link that cannot answer is failed */
-		if (!hixl_send_msg(v[i], HIXL_MSG_REGION_DEL, sizeof(*m))) {
-			v[i]->tbl_sent++;
-			if (hixl_table_wait(v[i]))
-				hixl_link_fail(v[i], -ETIMEDOUT);
+		if (!hixl_send_msg(l, HIXL_MSG_REGION_DEL, sizeof(*m))) {
+			l->tbl_sent++;
+			if (hixl_table_wait(l))
+				hixl_link_fail(l, -ETIMEDOUT);
 		}
-		mutex_unlock(&v[i]->post_mutex);
-		hixl_link_put(v[i]);
+		mutex_unlock(&l->post_mutex);
+		hixl_link_put(l);
 	}
-	kfree(n >= 0 ? v : NULL);
 }

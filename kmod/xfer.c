@@ -223,11 +223,14 @@ struct hixl_xprep {
 	unsigned long *smap;
 	u32 *sidx;
 	u32 ns;
+	bool planning;		/* hixl_xq_plan_begin() done, not ended */
 };
 
 static void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p)
 {
 	hixl_plan_release(eng, &p->pl);
+	if (p->planning)
+		hixl_xq_plan_end(p->l);
 	bitmap_free(p->smap);
 	kvfree(p->sidx);
 	kvfree(p->d);
@@ -322,6 +325,8 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 		mutex_unlock(&eng->lock);
 		return ret;
 	}
+	hixl_xq_plan_begin(l);		/* a REGION_DEL's ACK waits for our pieces */
+	p->planning = true;
 	if (!hixl_lock(&l->rtable_lock, nonblock)) {
 		mutex_unlock(&eng->lock);
 		return -EAGAIN;
@@ -357,6 +362,8 @@ static int hixl_xprep_run_direct(struct hixl_engine *eng, struct hixl_transfer *
 		return -ENOMEM;
 	b->pl = p->pl;
 	memset(&p->pl, 0, sizeof(p->pl));
+	b->planning = p->planning;	/* hixl_xbatch_submit() ends it */
+	p->planning = false;
 	b->end_fn = hixl_xbatch_end_sync;
 	hixl_xbatch_submit(b, deadline, false);
 	ret = hixl_xbatch_wait(b, &failed);
@@ -375,6 +382,10 @@ static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
 
 	if (p->pl.n)
 		ret = hixl_xprep_run_direct(eng, a, p, deadline);
+	if (p->planning) {		/* staged pieces carry no rkey of the peer */
+		hixl_xq_plan_end(l);
+		p->planning = false;
+	}
 	if (ret || !p->ns)
 		return ret;
 	mutex_lock(&l->post_mutex);
@@ -474,6 +485,8 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 	}
 	b->pl = p.pl;
 	memset(&p.pl, 0, sizeof(p.pl));
+	b->planning = p.planning;	/* hixl_xbatch_submit() ends it */
+	p.planning = false;
 	b->cmd = cmd;
 	b->end_fn = hixl_uring_end;	/* takes over our reference */
 	hixl_uring_attach(cmd, b, issue_flags);

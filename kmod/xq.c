@@ -22,6 +22,16 @@
  * always did.  A cancel (HIXL_IOC_CANCEL, io_uring's cancelation at ring
  * exit, a fatal signal to an ioctl caller) stops posting and ends the batch
  * with -ECANCELED once what was posted has completed; the link stays up.
+ *
+ * The peer's table and our pieces: a piece carries the peer's rkey from the
+ * moment it is planned (xfer.c, under rtable_lock).  When the peer removes
+ * a region (REGION_DEL) it waits for our TABLE_ACK before it frees the MRs,
+ * so that ACK must not overtake a piece planned before the removal: while
+ * any TRANSFER is being planned, waits on the queue or is being posted, the
+ * ACK is held (hixl_xq_hold_ack()) and the pump sends it once nothing
+ * planned earlier is left unposted.  The ACK, a SEND, then follows those
+ * pieces on the RC QP, and they reach the peer's memory before it.  Later
+ * ACKs queue behind a held one (they are cumulative).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -79,6 +89,78 @@ void hixl_link_xq_free(struct hixl_link *l)
 	WARN_ON_ONCE(!list_empty(&l->xq));
 	kvfree(l->xq_wr);
 	mutex_destroy(&l->xq_mutex);
+}
+
+static void hixl_xq_kick(struct hixl_link *l);
+
+/* Pieces planned against the peer's table may still be unposted; xq_lock held. */
+static bool hixl_xq_busy(struct hixl_link *l)
+{
+	return !list_empty(&l->xq) || l->xq_posting || atomic_read(&l->xq_planning);
+}
+
+/**
+ * hixl_xq_hold_ack() - may the TABLE_ACK of a table message go now?
+ * @l:       the link; called from its receive handler, once per REGION or
+ *           REGION_DEL message applied
+ * @fence:   a removal: hold the ACK while pieces planned before it may be
+ *           unposted
+ * @applied: out: the count of applied messages the ACK says
+ *
+ * Return: true when the ACK is held (the pump sends it later, with the
+ * count of that moment); false when the caller sends it now.
+ */
+bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied)
+{
+	bool hold;
+
+	spin_lock(&l->xq_lock);
+	*applied = ++l->tbl_applied;
+	hold = l->ack_held || (fence && hixl_xq_busy(l));
+	l->ack_held = hold;
+	spin_unlock(&l->xq_lock);
+	if (hold)
+		hixl_xq_kick(l);	/* the queue may be idle already */
+	return hold;
+}
+
+/* Send a held TABLE_ACK once nothing planned is unposted; xq_mutex held. */
+static void hixl_xq_release_ack(struct hixl_link *l)
+{
+	bool send = false;
+	u64 applied = 0;
+
+	lockdep_assert_held(&l->xq_mutex);
+	spin_lock(&l->xq_lock);
+	if (l->ack_held && !l->xq_closed && !hixl_xq_busy(l)) {
+		l->ack_held = false;
+		applied = l->tbl_applied;
+		send = true;
+	}
+	spin_unlock(&l->xq_lock);
+	if (send && hixl_table_ack(l, applied))
+		hixl_link_fail(l, -ECONNRESET);
+}
+
+/**
+ * hixl_xq_plan_begin() - a TRANSFER is about to read the peer's table
+ * @l: the link
+ *
+ * Until hixl_xq_plan_end() a removal's ACK is held (see the top of xq.c).
+ */
+void hixl_xq_plan_begin(struct hixl_link *l)
+{
+	atomic_inc(&l->xq_planning);
+}
+
+/**
+ * hixl_xq_plan_end() - its pieces are on the queue, or there are none
+ * @l: the link
+ */
+void hixl_xq_plan_end(struct hixl_link *l)
+{
+	if (atomic_dec_and_test(&l->xq_planning) && READ_ONCE(l->ack_held))
+		hixl_xq_kick(l);
 }
 
 /* The first descriptor of @b not known to be complete; xq_lock held. */
@@ -233,7 +315,7 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (!err)
 			b->acked = c->first + c->n;
 		end = hixl_xbatch_settle(b);
-		kick = !list_empty(&l->xq);
+		kick = !list_empty(&l->xq) || l->ack_held;
 	}
 	spin_unlock(&l->xq_lock);
 	if (err == -EIO)
@@ -267,8 +349,10 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 		b = list_first_entry_or_null(&l->xq, struct hixl_xbatch, q_node);
 		want = b ? min(l->xq_credits, b->pl.n - b->next) : 0;
 		spin_unlock(&l->xq_lock);
-		if (!want)
+		if (!want) {
+			hixl_xq_release_ack(l);
 			return;
+		}
 		c = kmalloc(struct_size(c, w, want), GFP_KERNEL);
 
 		spin_lock(&l->xq_lock);
@@ -299,6 +383,7 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 			list_del_init(&b->q_node);
 			b->queued = false;
 		}
+		l->xq_posting = true;	/* taken off the queue, not posted yet */
 		spin_unlock(&l->xq_lock);
 
 		for (i = 0; i < n; i++) {
@@ -323,6 +408,9 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 			x->wr.rkey = pc->rkey;
 		}
 		ret = ib_post_send(l->qp, &s[0].wr.wr, &bad);
+		spin_lock(&l->xq_lock);
+		l->xq_posting = false;
+		spin_unlock(&l->xq_lock);
 		if (!ret)
 			continue;
 
@@ -389,6 +477,8 @@ static void hixl_xbatch_timeout(struct work_struct *w)
 		hixl_xbatch_end(b);
 	else if (wire)
 		hixl_xq_break(l, -ETIMEDOUT);
+	if (READ_ONCE(l->ack_held))
+		hixl_xq_kick(l);	/* the queue may have emptied */
 	hixl_xbatch_put(b);		/* the timeout's reference */
 }
 
@@ -418,6 +508,10 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
 	INIT_DELAYED_WORK(&b->tmo, hixl_xbatch_timeout);
 	kref_get(&b->ref);		/* the timeout's */
 	spin_lock(&l->xq_lock);
+	if (b->planning) {	/* on the queue now: a held ACK waits for it there */
+		b->planning = false;
+		atomic_dec(&l->xq_planning);
+	}
 	if (l->xq_closed || !b->pl.n) {
 		if (l->xq_closed)
 			hixl_xbatch_set_status(b, -ECONNRESET, b->pl.n ? b->pl.p[0].desc : b->count);
@@ -433,6 +527,8 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
 	if (end) {
 		hixl_xbatch_put(b);	/* no timeout armed */
 		hixl_xbatch_end(b);
+		if (READ_ONCE(l->ack_held))
+			hixl_xq_kick(l);
 		return;
 	}
 	hixl_xq_pump(l, nonblock);
@@ -460,6 +556,8 @@ void hixl_xbatch_cancel(struct hixl_xbatch *b)
 	spin_unlock(&l->xq_lock);
 	if (end)
 		hixl_xbatch_end(b);
+	if (READ_ONCE(l->ack_held))
+		hixl_xq_kick(l);	/* the queue may have emptied */
 }
 
 /**
@@ -520,7 +618,8 @@ void hixl_link_xq_close(struct hixl_link *l)
  *
  * Context: process context.
  * Return: 0 (count may be 0: nothing with that tag is running);
- *  -EINVAL for tag 0, flags or reserved fields.
+ *  -EINVAL for tag 0, flags or reserved fields;
+ *  -EPERM when the caller is not the engine's process (a forked child).
  */
 int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a)
 {
@@ -531,6 +630,8 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a)
 	a->count = 0;
 	if (!a->tag || a->flags || a->reserved[0] || a->reserved[1])
 		return -EINVAL;
+	if (!eng->mm || current->mm != eng->mm)
+		return -EPERM;
 	mutex_lock(&eng->cancel_mutex);		/* owns every cancel_node */
 	spin_lock(&eng->xfer_lock);
 	list_for_each_entry(b, &eng->xfers, eng_node) {

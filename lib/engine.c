@@ -9,11 +9,29 @@
  *  - the link table: the state of every outgoing link (the module has no
  *    asynchronous CONNECT yet: an asynchronous connect is a detached thread
  *    issuing the blocking ioctl);
- *  - the asynchronous transfer queue and every request not freed yet (the
- *    io_uring URING_CMD path does not exist yet: a pool of worker threads
- *    issues the blocking TRANSFER ioctl; it is the fallback that stays when
- *    io_uring lands).
- * No ioctl is ever issued with the mutex held.
+ *  - every asynchronous transfer request not freed yet, and the queue of
+ *    those not issued yet.
+ *
+ * Asynchronous transfers take one of two paths, chosen at init for the
+ * engine's lifetime (hixl_engine_async_path()):
+ *  - io_uring (the normal one): one ring per engine, IORING_SETUP_SQE128 |
+ *    IORING_SETUP_CQE32, through liburing (the SQE of a URING_CMD is filled
+ *    by hixl_sqe_uring_cmd(): Debian 12's liburing 2.3 has no
+ *    io_uring_prep_uring_cmd()).  A request is one URING_CMD
+ *    HIXL_IOC_TRANSFER per chunk of HIXL_MAX_DESCS descriptors, submitted
+ *    under the lock by the caller (the first chunk) or by the reaper (the
+ *    next ones); the reaper thread waits for CQEs (res = 0/-errno,
+ *    big_cqe[0] = the failed index) and ends requests.  Each request has a
+ *    unique non-zero tag; finalize cancels the running ones with
+ *    HIXL_IOC_CANCEL and waits for their CQEs before the ring goes.
+ *  - worker threads (the fallback): a pool of 4 threads issuing the
+ *    blocking TRANSFER ioctl, when the module lacks HIXL_FEAT_URING_CMD, no
+ *    ring can be made, the first URING_CMD (a CANCEL probe at init) fails,
+ *    or HIXL_NO_URING is set.
+ * A request's descriptor copy lives until the request ends: the kernel may
+ * read it late (io_uring's worker threads).
+ * No ioctl is ever issued with the mutex held (submitting to the ring is
+ * not an ioctl: it never sleeps on the transfer).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,15 +42,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <liburing.h>		/* before internal.h: hixl_sqe_uring_cmd() */
 
 #include <hixl/hixl.h>
 #include "internal.h"
 
 #define HIXL_ASYNC_WORKERS	4
 #define NSEC_PER_MSEC		1000000LL
+
+#define HIXL_RING_SQ		64	/* SQ entries: each submission goes out at once */
+#define HIXL_RING_CQ		1024	/* CQ entries: also the URING_CMDs in flight at most */
+#define HIXL_WAKE_DATA		0	/* user_data of the NOP that stops the reaper */
+#define HIXL_PROBE_DATA		1	/* user_data of the probe at init */
+#define HIXL_PROBE_TAG		UINT64_MAX	/* the probe's CANCEL tag: no request has it */
+#define HIXL_CANCEL_EVERY_MS	100	/* finalize repeats its CANCELs this often */
 
 /* ---- bookkeeping ------------------------------------------------------------------ */
 
@@ -70,10 +97,23 @@ struct hixl_request {
 	size_t count;
 	long long deadline;			/* CLOCK_MONOTONIC, ns */
 	void *user_data;
+	uint64_t tag;				/* hixl_transfer.tag, unique, non-zero */
+	size_t off;				/* io_uring: descriptors done before the chunk */
+	uint32_t chunk;				/* io_uring: descriptors of the chunk in flight */
 	enum hixl_transfer_status st;		/* under eng->lock */
 	int err;
 	size_t failed;
+	bool running;				/* in the kernel: URING_CMD or ioctl */
 	bool detached;				/* freed by the library when done */
+};
+
+/*
+ * One io_uring: SQE128, CQE32.  Submitters hold the engine's lock; only the
+ * reaper takes CQEs (liburing: one submitter and one reaper at a time).
+ */
+struct hixl_ring {
+	struct io_uring r;
+	bool up;
 };
 
 struct hixl_engine {
@@ -87,12 +127,18 @@ struct hixl_engine {
 	struct hixl_link *links;
 	uint64_t *handles;
 	size_t nhandles, cap;
-	struct hixl_request *qhead, *qtail;
+	struct hixl_request *qhead, *qtail;	/* not issued yet */
 	struct hixl_request *reqs;
+	uint64_t last_tag;
+	size_t running;			/* requests with running set */
 	pthread_t workers[HIXL_ASYNC_WORKERS];
 	int nworkers;
 	int connect_threads;		/* detached connect threads alive */
 	bool stopping;
+	bool uring;			/* the async path: io_uring, else the workers */
+	bool reaper_on;			/* the reaper thread was started */
+	pthread_t reaper;
+	struct hixl_ring ring;		/* when uring; submissions under lock */
 };
 
 /* A request's descriptor copy, from the engine's allocator of the moment. */
@@ -130,6 +176,16 @@ static void req_descs_free(struct hixl_request *r)
 	r->descs = NULL;
 }
 
+/*
+ * The failed index of a request that ends with err in the library: on
+ * -ETIMEDOUT and -ECANCELED the first descriptor not known to be complete
+ * (what the kernel reports for them), otherwise no single one: count.
+ */
+static size_t req_not_done(const struct hixl_request *r, int err)
+{
+	return err == -ETIMEDOUT || err == -ECANCELED ? r->off : r->count;
+}
+
 static long long now_ns(void)
 {
 	struct timespec ts;
@@ -155,6 +211,90 @@ static long long ms_left(long long deadline)
 static int xioctl(int fd, unsigned long cmd, void *arg)
 {
 	return HIXL_SYSCALL_RET(ioctl(fd, cmd, arg));
+}
+
+/* ---- io_uring (liburing) ---------------------------------------------------------- */
+
+#define HIXL_RING_WAIT_MS	100	/* the reaper looks at the SQ at least this often */
+
+static void ring_exit(struct hixl_ring *rg)
+{
+	if (rg->up)
+		io_uring_queue_exit(&rg->r);
+	rg->up = false;
+}
+
+/* An SQE128/CQE32 ring with HIXL_RING_CQ CQEs. */
+static int ring_init(struct hixl_ring *rg)
+{
+	struct io_uring_params p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 | IORING_SETUP_CQSIZE;
+	p.cq_entries = HIXL_RING_CQ;
+	ret = io_uring_queue_init_params(HIXL_RING_SQ, &rg->r, &p);
+	rg->up = !ret;
+	return ret;
+}
+
+/* The next free SQE, or NULL when the SQ is full.  Submitters hold the engine's lock. */
+static struct io_uring_sqe *ring_sqe(struct hixl_ring *rg)
+{
+	return io_uring_get_sqe(&rg->r);
+}
+
+/*
+ * Submit the SQEs ring_sqe() gave.  Once in the SQ an SQE goes to the
+ * kernel whatever happens: when io_uring_enter() fails (no memory, a
+ * signal) it stays in the SQ and leaves with the next submission, which
+ * the reaper makes at least every HIXL_RING_WAIT_MS (ring_flush()).  So a
+ * request whose SQE was taken always gets its CQE.  Engine lock held.
+ */
+static void ring_submit(struct hixl_ring *rg)
+{
+	int ret;
+
+	do {
+		ret = io_uring_submit(&rg->r);
+	} while (ret == -EINTR);
+}
+
+/* Push SQEs a failed io_uring_enter() left in the SQ.  Engine lock held. */
+static void ring_flush(struct hixl_ring *rg)
+{
+	if (io_uring_sq_ready(&rg->r))
+		ring_submit(rg);
+}
+
+/* Take one CQE: false when the CQ is empty.  Only one thread reaps. */
+static bool ring_cqe(struct hixl_ring *rg, uint64_t *user_data, int *res, uint64_t *extra)
+{
+	struct io_uring_cqe *cqe;
+
+	if (io_uring_peek_cqe(&rg->r, &cqe))
+		return false;
+	*user_data = cqe->user_data;
+	*res = cqe->res;
+	*extra = cqe->big_cqe[0];
+	io_uring_cqe_seen(&rg->r, cqe);
+	return true;
+}
+
+/*
+ * Sleep until a CQE is there (0) or HIXL_RING_WAIT_MS passed (-ETIME);
+ * another -errno on failure.
+ */
+static int ring_wait(struct hixl_ring *rg)
+{
+	struct __kernel_timespec ts = { .tv_nsec = HIXL_RING_WAIT_MS * NSEC_PER_MSEC };
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	do {
+		ret = io_uring_wait_cqe_timeout(&rg->r, &cqe, &ts);
+	} while (ret == -EINTR);
+	return ret;
 }
 
 /* ---- status codes --------------------------------------------------------------- */
@@ -411,6 +551,88 @@ static int setup_options(struct hixl_setup *s, const struct hixl_option *opts, s
 	return 0;
 }
 
+/* Once per process: why asynchronous transfers take the worker threads. */
+static void say_fallback(const char *why, int err)
+{
+	static int said;
+
+	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	fprintf(stderr, "libhixl-user: %s%s%s: asynchronous transfers use worker threads "
+		"and the TRANSFER ioctl\n", why, err ? ": " : "", err ? strerror(-err) : "");
+}
+
+/* HIXL_NO_URING set to anything but "" or "0" */
+static bool uring_disabled(void)
+{
+	const char *v = getenv("HIXL_NO_URING");
+
+	return v && *v && strcmp(v, "0");
+}
+
+/*
+ * The first URING_CMD of the ring: a CANCEL of a tag no request has.  It
+ * completes at once with the number cancelled (0) where the module takes
+ * URING_CMDs; -EOPNOTSUPP (no uring_cmd in the kernel or the module),
+ * -EINVAL (an io_uring without URING_CMD) or -ENOTTY otherwise.
+ */
+static int uring_probe(struct hixl_engine *eng)
+{
+	struct io_uring_sqe *sqe = ring_sqe(&eng->ring);
+	struct hixl_cancel c;
+	uint64_t data, extra;
+	int ret, res;
+
+	if (!sqe)
+		return -EBUSY;
+	memset(&c, 0, sizeof(c));
+	c.tag = HIXL_PROBE_TAG;
+	hixl_sqe_uring_cmd(sqe, eng->fd, HIXL_IOC_CANCEL, &c, sizeof(c), HIXL_PROBE_DATA);
+	ring_submit(&eng->ring);
+	for (int waits = 0; !ring_cqe(&eng->ring, &data, &res, &extra); waits++) {
+		ret = ring_wait(&eng->ring);
+		if (ret == -ETIME && waits < 50) {
+			ring_flush(&eng->ring);
+			continue;
+		}
+		if (ret)
+			return ret;	/* the ring goes: io_uring reaps the probe itself */
+	}
+	return data != HIXL_PROBE_DATA ? -EPROTO : res < 0 ? res : 0;
+}
+
+/* Choose the engine's asynchronous path (see the top of this file). */
+static void uring_setup(struct hixl_engine *eng)
+{
+	struct hixl_info info;
+	int ret;
+
+	eng->ring.up = false;
+	if (uring_disabled())
+		return;		/* asked for: nothing to say */
+	ret = hixl_dev_get_info(eng->fd, &info);
+	if (ret) {
+		say_fallback("GET_INFO failed", ret);
+		return;
+	}
+	if (!(info.features & HIXL_FEAT_URING_CMD)) {
+		say_fallback("hixl.ko does not offer io_uring URING_CMD", 0);
+		return;
+	}
+	ret = ring_init(&eng->ring);
+	if (ret) {
+		say_fallback("io_uring_setup(SQE128 | CQE32) failed", ret);
+		return;
+	}
+	ret = uring_probe(eng);
+	if (ret) {
+		ring_exit(&eng->ring);
+		say_fallback("the first URING_CMD failed", ret);
+		return;
+	}
+	eng->uring = true;
+}
+
 static int engine_init(struct hixl_engine **engp, const char *local_engine,
 		       const struct hixl_option *opts, size_t nopts)
 {
@@ -452,6 +674,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 	pthread_cond_init(&eng->cond, &ca);
 	pthread_cond_init(&eng->qcond, &ca);
 	pthread_condattr_destroy(&ca);
+	uring_setup(eng);
 	*engp = eng;
 	return 0;
 }
@@ -500,6 +723,65 @@ static void disconnect_addr(int fd, const struct hixl_sockaddr *addr, int timeou
 	xioctl(fd, HIXL_IOC_DISCONNECT, &c);
 }
 
+static void cancel_tag(int fd, uint64_t tag)
+{
+	struct hixl_cancel c;
+
+	memset(&c, 0, sizeof(c));
+	c.tag = tag;
+	xioctl(fd, HIXL_IOC_CANCEL, &c);	/* -ENOTTY from a module without CANCEL */
+}
+
+/*
+ * Cancel every request running in the kernel (either path) with
+ * HIXL_IOC_CANCEL and wait until none is left.  A CANCEL that arrives before
+ * its TRANSFER started misses it, so it is repeated every
+ * HIXL_CANCEL_EVERY_MS; without CANCEL each ends within its timeout.  Called
+ * with eng->lock held and eng->stopping set (nothing new starts); drops it
+ * around the ioctls.
+ */
+static void cancel_running(struct hixl_engine *eng)
+{
+	while (eng->running) {
+		size_t n = 0, max = eng->running;
+		uint64_t *tags = malloc(max * sizeof(*tags));
+		struct hixl_request *r;
+		struct timespec ts;
+
+		for (r = eng->reqs; tags && r && n < max; r = r->next)
+			if (r->running)
+				tags[n++] = r->tag;
+		pthread_mutex_unlock(&eng->lock);
+		for (size_t i = 0; i < n; i++)
+			cancel_tag(eng->fd, tags[i]);
+		free(tags);
+		pthread_mutex_lock(&eng->lock);
+		ns_to_ts(now_ns() + HIXL_CANCEL_EVERY_MS * NSEC_PER_MSEC, &ts);
+		while (eng->running &&
+		       pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) != ETIMEDOUT)
+			;
+	}
+}
+
+/* Stop the reaper: a NOP whose CQE it reads as "exit".  eng->lock held. */
+static void reaper_stop(struct hixl_engine *eng)
+{
+	for (;;) {
+		struct io_uring_sqe *sqe = ring_sqe(&eng->ring);
+
+		if (sqe) {
+			memset(sqe, 0, HIXL_SQE128_BYTES);
+			sqe->opcode = IORING_OP_NOP;
+			sqe->user_data = HIXL_WAKE_DATA;
+			ring_submit(&eng->ring);
+			return;
+		}
+		pthread_mutex_unlock(&eng->lock);	/* the SQ is full: try again */
+		usleep(1000);
+		pthread_mutex_lock(&eng->lock);
+	}
+}
+
 HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)
 {
 	struct hixl_request *r;
@@ -514,13 +796,20 @@ HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)
 	for (r = eng->qhead; r; r = r->qnext) {
 		r->st = HIXL_TRANSFER_FAILED;
 		r->err = -ECANCELED;
-		r->failed = r->count;
+		r->failed = req_not_done(r, -ECANCELED);
 	}
 	eng->qhead = eng->qtail = NULL;
 	pthread_cond_broadcast(&eng->qcond);
+	cancel_running(eng);
+	if (eng->reaper_on)
+		reaper_stop(eng);
 	pthread_mutex_unlock(&eng->lock);
 	for (int i = 0; i < eng->nworkers; i++)
 		pthread_join(eng->workers[i], NULL);
+	if (eng->reaper_on)
+		pthread_join(eng->reaper, NULL);
+	if (eng->uring)
+		ring_exit(&eng->ring);
 
 	/* no other thread is left: no lock needed from here on */
 	while (eng->links) {
@@ -551,6 +840,13 @@ HIXL_EXPORT int hixl_engine_caps(struct hixl_engine *eng, struct hixl_info *info
 	if (!eng || !info)
 		return -EINVAL;
 	return hixl_dev_get_info(eng->fd, info);
+}
+
+HIXL_EXPORT int hixl_engine_async_path(const struct hixl_engine *eng)
+{
+	if (!eng)
+		return -EINVAL;
+	return eng->uring ? HIXL_ASYNC_URING : HIXL_ASYNC_THREADS;
 }
 
 HIXL_EXPORT int hixl_engine_fd(const struct hixl_engine *eng)
@@ -906,29 +1202,44 @@ HIXL_EXPORT int hixl_disconnect(struct hixl_engine *eng, const char *remote_engi
 
 /* ---- transfers ---------------------------------------------------------------------- */
 
-/* The batch in chunks of HIXL_MAX_DESCS under one deadline. */
+/* The TRANSFER argument of descriptors off..off+n of a batch. */
+static void transfer_fill(struct hixl_transfer *t, const struct hixl_sockaddr *remote,
+			  uint32_t op, const struct hixl_op_desc *descs, size_t n,
+			  long long left_ms, uint64_t tag)
+{
+	memset(t, 0, sizeof(*t));
+	t->remote = *remote;
+	t->op = op;
+	t->descs = (uintptr_t)descs;
+	t->count = (uint32_t)n;
+	t->timeout_ms = left_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)left_ms;
+	t->tag = tag;
+}
+
+/* descriptors of the chunk starting at off: at most HIXL_MAX_DESCS */
+static size_t chunk_len(size_t count, size_t off)
+{
+	return count - off < HIXL_MAX_DESCS ? count - off : HIXL_MAX_DESCS;
+}
+
+/* The batch in chunks of HIXL_MAX_DESCS under one deadline, with ioctls. */
 static int transfer(int fd, const struct hixl_sockaddr *remote, uint32_t op,
 		    const struct hixl_op_desc *descs, size_t count, long long deadline,
-		    size_t *failed)
+		    uint64_t tag, size_t *failed)
 {
 	size_t off = 0;
 
 	while (off < count) {
-		size_t n = count - off < HIXL_MAX_DESCS ? count - off : HIXL_MAX_DESCS;
+		size_t n = chunk_len(count, off);
 		long long left = ms_left(deadline);
 		struct hixl_transfer t;
 		int ret;
 
 		if (left <= 0) {
-			*failed = count;
+			*failed = off;	/* the first descriptor not known to be done */
 			return -ETIMEDOUT;
 		}
-		memset(&t, 0, sizeof(t));
-		t.remote = *remote;
-		t.op = op;
-		t.descs = (uintptr_t)(descs + off);
-		t.count = (uint32_t)n;
-		t.timeout_ms = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+		transfer_fill(&t, remote, op, descs + off, n, left, tag);
 		ret = xioctl(fd, HIXL_IOC_TRANSFER, &t);
 		if (ret) {
 			*failed = t.failed < n ? off + t.failed : count;
@@ -951,6 +1262,11 @@ static int transfer_args(struct hixl_engine *eng, const char *remote, enum hixl_
 	return parse_name(remote, addr);
 }
 
+/*
+ * Synchronous transfers stay on the ioctl on purpose: it is one syscall
+ * that returns when the batch ended, through the same kernel transfer
+ * queue (xq.c) as a URING_CMD; a ring would add a submission and a wait.
+ */
 HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_engine,
 				   enum hixl_op op, const struct hixl_op_desc *descs, size_t count,
 				   int timeout_ms, size_t *failed_index)
@@ -962,12 +1278,171 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 
 	ret = transfer_args(eng, remote_engine, op, descs, count, timeout_ms, &addr);
 	if (!ret)
-		ret = transfer(eng->fd, &addr, op, descs, count, deadline, &failed);
+		ret = transfer(eng->fd, &addr, op, descs, count, deadline, 0, &failed);
 	if (failed_index)
 		*failed_index = failed;
 	errno = saved;
 	return ret;
 }
+
+/*
+ * A request has ended: its result, its state, and the library frees it
+ * when its owner already let it go.  Called with eng->lock held.
+ */
+static void req_end(struct hixl_engine *eng, struct hixl_request *r, int err, size_t failed)
+{
+	r->err = err;
+	r->failed = failed;
+	r->st = !err ? HIXL_TRANSFER_COMPLETED :
+		err == -ETIMEDOUT ? HIXL_TRANSFER_TIMEOUT : HIXL_TRANSFER_FAILED;
+	if (r->detached)
+		req_unlink(eng, r);
+}
+
+/* Append a request to the queue of those not issued yet.  eng->lock held. */
+static void req_enqueue(struct hixl_engine *eng, struct hixl_request *r)
+{
+	if (eng->qtail)
+		eng->qtail->qnext = r;
+	else
+		eng->qhead = r;
+	eng->qtail = r;
+}
+
+static struct hixl_request *req_dequeue(struct hixl_engine *eng)
+{
+	struct hixl_request *r = eng->qhead;
+
+	if (r) {
+		eng->qhead = r->qnext;
+		if (!eng->qhead)
+			eng->qtail = NULL;
+		r->qnext = NULL;
+	}
+	return r;
+}
+
+/* ---- the io_uring path ---- */
+
+/*
+ * Issue the request's chunk at r->off as a URING_CMD TRANSFER with the time
+ * left.  Return: 0 (its CQE will come); -ETIMEDOUT when the deadline
+ * passed; -EBUSY when the SQ is full (it is not: one SQE at a time).
+ * Called with eng->lock held.
+ */
+static int uring_issue(struct hixl_engine *eng, struct hixl_request *r)
+{
+	size_t n = chunk_len(r->count, r->off);
+	long long left = ms_left(r->deadline);
+	struct io_uring_sqe *sqe;
+	struct hixl_transfer t;
+
+	if (left <= 0)
+		return -ETIMEDOUT;
+	sqe = ring_sqe(&eng->ring);
+	if (!sqe)
+		return -EBUSY;
+	transfer_fill(&t, &r->remote, r->op, r->descs + r->off, n, left, r->tag);
+	hixl_sqe_uring_cmd(sqe, eng->fd, HIXL_IOC_TRANSFER, &t, sizeof(t), (uintptr_t)r);
+	ring_submit(&eng->ring);
+	r->chunk = (uint32_t)n;
+	r->running = true;
+	eng->running++;
+	return 0;
+}
+
+/* Issue queued requests while the CQ has room.  eng->lock held. */
+static void uring_pump(struct hixl_engine *eng)
+{
+	while (eng->qhead && eng->running < HIXL_RING_CQ - 1 && !eng->stopping) {
+		struct hixl_request *r = req_dequeue(eng);
+		int ret = uring_issue(eng, r);
+
+		if (ret)
+			req_end(eng, r, ret, req_not_done(r, ret));
+	}
+}
+
+/*
+ * The CQE of a request's chunk: res is 0 or -errno, extra the kernel's
+ * hixl_transfer.failed.  The next chunk goes out, or the request ends as
+ * the ioctl path would have ended it.  eng->lock held.
+ */
+static void uring_done(struct hixl_engine *eng, struct hixl_request *r, int res, uint64_t extra)
+{
+	size_t n = r->chunk;
+
+	r->running = false;
+	eng->running--;
+	if (res) {
+		req_end(eng, r, res, extra < n ? r->off + extra : r->count);
+		return;
+	}
+	r->off += n;
+	if (r->off == r->count) {
+		req_end(eng, r, 0, r->count);
+		return;
+	}
+	res = eng->stopping ? -ECANCELED : uring_issue(eng, r);
+	if (res)
+		req_end(eng, r, res, req_not_done(r, res));
+}
+
+/* The reaper: waits for CQEs and ends requests, until the NOP of finalize. */
+static void *reaper(void *arg)
+{
+	struct hixl_engine *eng = arg;
+	bool stop = false;
+
+	while (!stop) {
+		uint64_t data, extra;
+		int res;
+
+		if (!ring_cqe(&eng->ring, &data, &res, &extra)) {
+			int ret = ring_wait(&eng->ring);
+
+			if (ret == -ETIME) {	/* quiet: push what a failed submit left */
+				pthread_mutex_lock(&eng->lock);
+				ring_flush(&eng->ring);
+				pthread_mutex_unlock(&eng->lock);
+			} else if (ret) {
+				usleep(1000);	/* out of memory: never spin */
+			}
+			continue;
+		}
+		pthread_mutex_lock(&eng->lock);
+		do {
+			if (data == HIXL_WAKE_DATA)
+				stop = true;
+			else
+				uring_done(eng, (struct hixl_request *)(uintptr_t)data, res, extra);
+		} while (ring_cqe(&eng->ring, &data, &res, &extra));
+		uring_pump(eng);
+		pthread_cond_broadcast(&eng->cond);
+		pthread_mutex_unlock(&eng->lock);
+	}
+	return NULL;
+}
+
+/* Called with eng->lock held.  The reaper takes no signal of the caller's. */
+static int reaper_start(struct hixl_engine *eng)
+{
+	sigset_t all, old;
+	int ret;
+
+	if (eng->reaper_on)
+		return 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&eng->reaper, NULL, reaper, eng);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		return -EAGAIN;
+	eng->reaper_on = true;
+	return 0;
+}
+
+/* ---- the worker-thread path (the fallback) ---- */
 
 static void *worker(void *arg)
 {
@@ -980,30 +1455,25 @@ static void *worker(void *arg)
 	for (;;) {
 		while (!eng->qhead && !eng->stopping)
 			pthread_cond_wait(&eng->qcond, &eng->lock);
-		r = eng->qhead;
+		r = req_dequeue(eng);
 		if (!r)
 			break;		/* stopping, nothing queued */
-		eng->qhead = r->qnext;
-		if (!eng->qhead)
-			eng->qtail = NULL;
-		r->qnext = NULL;
+		r->running = true;
+		eng->running++;
 		pthread_mutex_unlock(&eng->lock);
 
 		/* r stays: it is WAITING, so nobody frees it */
-		failed = r->count;
+		failed = 0;	/* not issued: no descriptor is known to be done */
 		if (ms_left(r->deadline) <= 0)
 			ret = -ETIMEDOUT;
 		else
 			ret = transfer(eng->fd, &r->remote, r->op, r->descs, r->count,
-				       r->deadline, &failed);
+				       r->deadline, r->tag, &failed);
 
 		pthread_mutex_lock(&eng->lock);
-		r->err = ret;
-		r->failed = failed;
-		r->st = !ret ? HIXL_TRANSFER_COMPLETED :
-			ret == -ETIMEDOUT ? HIXL_TRANSFER_TIMEOUT : HIXL_TRANSFER_FAILED;
-		if (r->detached)
-			req_unlink(eng, r);
+		r->running = false;
+		eng->running--;
+		req_end(eng, r, ret, failed);
 		pthread_cond_broadcast(&eng->cond);
 	}
 	pthread_mutex_unlock(&eng->lock);
@@ -1019,6 +1489,31 @@ static int workers_start(struct hixl_engine *eng)
 		eng->nworkers++;
 	}
 	return 0;
+}
+
+/* Queue (workers) or issue (io_uring) a new request.  eng->lock held. */
+static int req_start(struct hixl_engine *eng, struct hixl_request *r)
+{
+	int ret;
+
+	if (eng->stopping)
+		return -ESHUTDOWN;
+	if (!eng->uring) {
+		ret = workers_start(eng);
+		if (!ret) {
+			req_enqueue(eng, r);
+			pthread_cond_signal(&eng->qcond);
+		}
+		return ret;
+	}
+	ret = reaper_start(eng);
+	if (ret)
+		return ret;
+	if (eng->qhead || eng->running >= HIXL_RING_CQ - 1) {
+		req_enqueue(eng, r);	/* the CQ is full: issued as room comes */
+		return 0;
+	}
+	return uring_issue(eng, r);
 }
 
 static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum hixl_op op,
@@ -1052,7 +1547,8 @@ static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum h
 	r->st = HIXL_TRANSFER_WAITING;
 	r->err = -EINPROGRESS;
 	pthread_mutex_lock(&eng->lock);
-	ret = eng->stopping ? -ESHUTDOWN : workers_start(eng);
+	r->tag = ++eng->last_tag;
+	ret = req_start(eng, r);
 	if (ret) {
 		pthread_mutex_unlock(&eng->lock);
 		req_descs_free(r);
@@ -1063,12 +1559,6 @@ static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum h
 	if (eng->reqs)
 		eng->reqs->prev = r;
 	eng->reqs = r;
-	if (eng->qtail)
-		eng->qtail->qnext = r;
-	else
-		eng->qhead = r;
-	eng->qtail = r;
-	pthread_cond_signal(&eng->qcond);
 	pthread_mutex_unlock(&eng->lock);
 	*reqp = r;
 	return 0;

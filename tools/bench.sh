@@ -3,11 +3,11 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: tools/bench.sh reg|xfer
+# Usage: tools/bench.sh reg|xfer|submit
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-what=${1:?usage: tools/bench.sh reg|xfer}
+what=${1:?usage: tools/bench.sh reg|xfer|submit}
 kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' | sort -V | tail -1)
 [ -n "$kver" ] || { echo "bench: no Debian 6.12 kernel: make deps" >&2; exit 1; }
 tools/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
@@ -27,6 +27,14 @@ xfer)
 	python3 tools/bench-report.py xfer build/vm/bench-xfer/raw.txt "$(uname -m)" "$kver" \
 		> bench/results-xfer.md
 	cat bench/results-xfer.md
+	;;
+submit)
+	# REPS repetitions (5) of SECONDS (1) per measurement
+	tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
+		--name bench-submit -- \
+		sh -c "tools/bench-submit --reps ${REPS:-5} --seconds ${SECONDS_PER_RUN:-1} --out \"\$HIXL_WORK/results-submit.md\""
+	cp build/vm/bench-submit/results-submit.md bench/results-submit.md
+	cat bench/results-submit.md
 	;;
 *)
 	echo "bench: unknown benchmark $what" >&2

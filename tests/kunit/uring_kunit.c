@@ -130,9 +130,20 @@ static void hixl_uring_ptr_user(struct kunit *test)
 /* CANCEL's own fields, on an engine with nothing running */
 static void hixl_uring_cancel_fields(struct kunit *test)
 {
-	struct hixl_engine *eng = hixl_engine_create();
 	struct hixl_cancel c = { .tag = 9 };
+	struct hixl_engine *eng;
+	unsigned long u;
 
+	eng = hixl_engine_create();	/* no mm yet: not a process's engine */
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eng);
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), -EPERM);
+	hixl_engine_destroy(eng);
+
+	/* kunit_vm_mmap() gives the test thread an mm: the engine is ours */
+	u = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, u, 0UL, "kunit_vm_mmap failed");
+	eng = hixl_engine_create();
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eng);
 	c.count = 5;			/* an out field: ignored, then written */
 	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), 0);

@@ -15,12 +15,15 @@ extern const struct ht_test xfer_tests[];	/* test_xfer.c: links and transfers */
 extern const struct ht_test uring_tests[];	/* test_uring.c: io_uring URING_CMD */
 extern const struct ht_test physmem_tests[];	/* test_physmem.c: physical memory handles */
 extern const struct ht_test prof_tests[];	/* test_prof.c: profiler hooks */
+extern const struct ht_test sec_tests[];	/* test_sec.c: bounds, read-only, handles, the node */
+extern const struct ht_test fault_tests[];	/* test_fault.c: peer closed, netdev down, OOM, threads */
 extern const struct ht_test hotplug_tests[];	/* test_hotplug.c: the device goes away (last) */
 extern const struct ht_test lib_tests[];	/* test_lib.c: the engine API */
+extern const struct ht_test liburing_tests[];	/* test_liburing.c: async transfers, io_uring and threads */
 
 static const struct ht_test *const hixl_test_tables[] = {
 	dev_tests, reg_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests,
-	lib_tests,
+	lib_tests, liburing_tests, sec_tests, fault_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */
 	NULL,
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* util.c - helpers shared by the user tests */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -197,3 +198,137 @@ int make_udmabuf(size_t len, int *memfd_out)
 	return buf < 0 ? -errno : buf;
 }
 
+
+/* ---- links and transfers on the test VM's rxe0 (10.77.0.1) ------------------ */
+
+struct hixl_sockaddr hx_name(uint16_t port)
+{
+	struct hixl_sockaddr a;
+
+	memset(&a, 0, sizeof(a));
+	a.family = AF_INET;
+	a.port = port;
+	inet_pton(AF_INET, HX_IP, a.addr);
+	return a;
+}
+
+int hx_engine(uint16_t port, uint32_t pool_n, uint32_t pool_mb)
+{
+	struct hixl_setup s;
+	int fd = open_dev();
+	long ret;
+
+	if (fd < 0)
+		return -errno;
+	memset(&s, 0, sizeof(s));
+	s.local = hx_name(port);
+	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
+	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	s.pool_buffers = pool_n;
+	s.pool_buffer_mb = pool_mb;
+	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
+	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
+		SKIP("no RDMA device on " HX_IP " (rxe0 in the test VM)");
+	if (ret) {
+		printf("#   SETUP %s:%u: %s\n", HX_IP, port, strerror((int)-ret));
+		close(fd);
+		return (int)ret;
+	}
+	return fd;
+}
+
+long hx_connect(int fd, uint16_t port, uint32_t timeout_ms)
+{
+	struct hixl_connect c;
+
+	memset(&c, 0, sizeof(c));
+	c.remote = hx_name(port);
+	c.timeout_ms = timeout_ms;
+	return xioctl(fd, HIXL_IOC_CONNECT, &c);
+}
+
+long hx_disconnect(int fd, uint16_t port)
+{
+	struct hixl_connect c;
+
+	memset(&c, 0, sizeof(c));
+	c.remote = hx_name(port);
+	c.timeout_ms = 1000;
+	return xioctl(fd, HIXL_IOC_DISCONNECT, &c);
+}
+
+long hx_xfer(int fd, uint16_t port, uint32_t op, const struct hixl_op_desc *d, uint32_t n,
+	     uint32_t timeout_ms, uint32_t *failed)
+{
+	struct hixl_transfer t;
+	long ret;
+
+	memset(&t, 0, sizeof(t));
+	t.remote = hx_name(port);
+	t.op = op;
+	t.descs = (uintptr_t)d;
+	t.count = n;
+	t.timeout_ms = timeout_ms;
+	t.failed = ~0U;
+	ret = xioctl(fd, HIXL_IOC_TRANSFER, &t);
+	if (failed)
+		*failed = t.failed;
+	return ret;
+}
+
+void *hx_map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void hx_fill(void *p, size_t len, unsigned int seed)
+{
+	unsigned char *c = p;
+
+	for (size_t i = 0; i < len; i++) {
+		seed = seed * 1103515245 + 12345;
+		c[i] = seed >> 16;
+	}
+}
+
+long hx_first_diff(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+
+	for (size_t i = 0; i < len; i++)
+		if (x[i] != y[i])
+			return (long)i;
+	return -1;
+}
+
+long vm_pin_kb_pid(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+int hx_debug_kernel(void)
+{
+	return access("/sys/kernel/debug/kmemleak", F_OK) == 0;
+}
+
+double hx_ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}

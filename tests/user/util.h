@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 #include <hixl/hixl.h>
 
 int open_dev(void);			/* SKIPs when /dev/hixl is missing */
@@ -27,5 +29,23 @@ const char *region_state(uint64_t addr);
 /* a udmabuf of len bytes over a new sealed memfd: the dma-buf fd, or
  * -ENOENT without /dev/udmabuf, or another -errno */
 int make_udmabuf(size_t len, int *memfd_out);
+
+/* Links and transfers between engines on the test VM's rxe0 (HX_IP). */
+#define HX_IP "10.77.0.1"
+struct hixl_sockaddr hx_name(uint16_t port);	/* HX_IP:port */
+/* an engine set up on HX_IP:port (0: client only) with a staging pool of
+ * pool_n x pool_mb MiB (0, 0: none); SKIPs without rxe0; -errno on error */
+int hx_engine(uint16_t port, uint32_t pool_n, uint32_t pool_mb);
+long hx_connect(int fd, uint16_t port, uint32_t timeout_ms);	/* 0 or -errno */
+long hx_disconnect(int fd, uint16_t port);
+/* one TRANSFER to HX_IP:port; *failed gets hixl_transfer.failed */
+long hx_xfer(int fd, uint16_t port, uint32_t op, const struct hixl_op_desc *d, uint32_t n,
+	     uint32_t timeout_ms, uint32_t *failed);
+void *hx_map(size_t len);		/* anonymous read-write mapping, or NULL */
+void hx_fill(void *p, size_t len, unsigned int seed);	/* pseudo-random bytes */
+long hx_first_diff(const void *a, const void *b, size_t len);	/* index, or -1 */
+long vm_pin_kb_pid(pid_t pid);		/* VmPin of /proc/PID/status, kB */
+int hx_debug_kernel(void);		/* the KASAN/kmemleak test kernel? */
+double hx_ms_since(const struct timespec *t0);	/* CLOCK_MONOTONIC ms since t0 */
 
 #endif

@@ -202,7 +202,16 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  * variable that is set (even to "") is the one used and must be valid
  * (-EINVAL otherwise); variables an option overrides are not looked at.
  *
- * Opens /dev/hixl and issues HIXL_IOC_SETUP.
+ * Opens /dev/hixl and issues HIXL_IOC_SETUP, then chooses how the engine
+ * runs asynchronous transfers (hixl_engine_async_path()): through an
+ * io_uring of its own (IORING_OP_URING_CMD) when the module offers
+ * HIXL_FEAT_URING_CMD, a ring with 128-byte SQEs and 32-byte CQEs can be
+ * made and a first URING_CMD (a CANCEL probe) succeeds; through library
+ * worker threads issuing the TRANSFER ioctl otherwise, which the library
+ * says once per process on stderr ("libhixl-user: ...").  The environment
+ * variable HIXL_NO_URING set to anything but "" or "0" (e.g.
+ * HIXL_NO_URING=1) chooses the worker threads silently.  None of this makes
+ * the call fail.
  *
  * Return: 0;
  *  -EINVAL  NULL @eng or @local_engine, a malformed name, an unknown option
@@ -221,8 +230,11 @@ int hixl_engine_init(struct hixl_engine **eng, const char *local_engine,
  * @eng: the engine, or NULL (then nothing happens)
  *
  * Waits for pending asynchronous connects (each bounded by its timeout),
- * cancels queued asynchronous transfers (they end FAILED with -ECANCELED)
- * and waits for running ones, disconnects every link, deregisters every
+ * cancels queued asynchronous transfers (they end FAILED with -ECANCELED),
+ * cancels running ones with HIXL_IOC_CANCEL (repeated every 100 ms; a
+ * module without CANCEL lets each run to its end or timeout) and waits
+ * for them to end, stops the engine's threads and closes its io_uring,
+ * disconnects every link, deregisters every
  * registration, closes the device and frees the engine and every request
  * of it that was not freed yet.  Afterwards @eng and those requests are
  * invalid: do not call this twice on the same pointer.  Must not run
@@ -239,6 +251,28 @@ void hixl_engine_finalize(struct hixl_engine *eng);
  * another HIXL_ABI_VERSION (@info is filled); another -errno of GET_INFO.
  */
 int hixl_engine_caps(struct hixl_engine *eng, struct hixl_info *info);
+
+/**
+ * enum hixl_async_path - how an engine runs asynchronous transfers
+ * @HIXL_ASYNC_THREADS: library worker threads (4) issue the blocking
+ *                      TRANSFER ioctl: the fallback
+ * @HIXL_ASYNC_URING:   URING_CMD TRANSFERs on an io_uring of the engine; one
+ *                      library thread reaps their completions
+ */
+enum hixl_async_path {
+	HIXL_ASYNC_THREADS = 0,
+	HIXL_ASYNC_URING = 1,
+};
+
+/**
+ * hixl_engine_async_path() - how the engine runs asynchronous transfers
+ * @eng: the engine
+ *
+ * Chosen by hixl_engine_init() for the engine's lifetime (see there).
+ *
+ * Return: HIXL_ASYNC_URING or HIXL_ASYNC_THREADS; -EINVAL for NULL @eng.
+ */
+int hixl_engine_async_path(const struct hixl_engine *eng);
 
 /**
  * hixl_engine_fd() - the engine's /dev/hixl descriptor
@@ -453,8 +487,15 @@ enum hixl_transfer_status {
  * @timeout_ms:    the whole batch must complete within this, ms, > 0
  *                 (HIXL's default: 1000)
  * @failed_index:  out, may be NULL: on a descriptor or RDMA error the index
- *                 (into @descs) of the first failing descriptor; @count
- *                 when no single descriptor is to blame or on success
+ *                 (into @descs) of the first failing descriptor; on
+ *                 -ETIMEDOUT or -ECANCELED the first descriptor not known
+ *                 to be complete; @count when no single descriptor is to
+ *                 blame or on success
+ *
+ * Always the blocking TRANSFER ioctl, whatever hixl_engine_async_path()
+ * says: one syscall that returns when the batch ended, through the same
+ * kernel transfer queue as a URING_CMD (a ring would add a submission and a
+ * wait, nothing else).
  *
  * Return: 0 when every descriptor completed;
  *  -EINVAL     NULL arguments, a bad op, count 0, timeout <= 0, len 0;
@@ -473,21 +514,36 @@ int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_engine, enum 
  * hixl_transfer_async() - queue a READ or WRITE batch (HIXL TransferAsync)
  * @eng, @remote_engine, @op, @descs, @count: as for hixl_transfer_sync();
  *                 @descs is copied: the caller may free it on return
- * @timeout_ms:    ms, > 0, counted from this call: a request still queued
- *                 when it expires ends TIMEOUT without being issued
+ * @timeout_ms:    ms, > 0, counted from this call: the kernel is given the
+ *                 time left when the request (or its next chunk of
+ *                 HIXL_MAX_DESCS) is issued; a request not issued yet when
+ *                 it expires ends TIMEOUT without being issued
  * @user_data:     any pointer, returned by hixl_request_user_data()
  * @req:           out: the request, set only on success; free it with
  *                 hixl_request_free()
  *
- * Fallback implementation: a pool of library worker threads (started on
- * the first call, 4 per engine) issues the blocking TRANSFER ioctl.  The
- * io_uring URING_CMD passthrough path will replace it; the API stays.
- * Requests start in submission order; several run at once.
+ * Each request gets a unique non-zero hixl_transfer.tag.  Two paths, one
+ * per engine (hixl_engine_async_path(), chosen at hixl_engine_init()):
+ *  - io_uring: the call submits a URING_CMD TRANSFER (the first chunk) on
+ *    the engine's ring and returns; one library thread per engine (started
+ *    on the first call) reaps the completions, issues the next chunks and
+ *    ends requests.  With 1023 URING_CMDs in flight (the ring's completion
+ *    queue) more requests wait in the library and are issued in order as
+ *    others end.
+ *  - worker threads (the fallback, HIXL_NO_URING): a pool of 4 library
+ *    threads (started on the first call) issues the blocking TRANSFER
+ *    ioctl; requests wait in the library until a thread is free.
+ * Either way requests start in submission order and several run at once
+ * (the kernel queues them on the link in that order); results, statuses
+ * and failed indexes are the same.  The library's copy of @descs stays
+ * until the request ends: the kernel may read it late.
  *
  * Return: 0 (the request is WAITING or already done); -EINVAL as
  * hixl_transfer_sync() for the arguments it checks before queueing (NULL,
- * op, count, timeout, a malformed name); -ENOMEM; -EAGAIN no worker thread
- * could be started; -ESHUTDOWN the engine is being finalized.
+ * op, count, timeout, a malformed name); -ENOMEM; -EAGAIN no library thread
+ * could be started; io_uring only: -EAGAIN, -EBUSY, -ENOMEM or another
+ * -errno of io_uring_enter(2) when the ring did not take the submission;
+ * -ESHUTDOWN the engine is being finalized.
  */
 int hixl_transfer_async(struct hixl_engine *eng, const char *remote_engine, enum hixl_op op,
 			const struct hixl_op_desc *descs, size_t count, int timeout_ms,
@@ -541,7 +597,8 @@ int hixl_request_wait(struct hixl_engine *eng, struct hixl_request *req, int tim
  *
  * Return: 0 when COMPLETED; -EINPROGRESS while WAITING; the -errno that
  * made it TIMEOUT (-ETIMEDOUT) or FAILED (as hixl_transfer_sync(), or
- * -ECANCELED when the engine was finalized first); -EINVAL for NULL @req.
+ * -ECANCELED when it was cancelled: the engine was finalized, or a
+ * HIXL_IOC_CANCEL of its tag); -EINVAL for NULL @req.
  */
 int hixl_request_result(const struct hixl_request *req, size_t *failed_index);
 
@@ -624,8 +681,8 @@ int hixl_get_notifies(struct hixl_engine *eng, struct hixl_notify *out, size_t m
  * always freed with the allocator it was allocated with, so one may switch
  * allocators while requests are in flight.  One allocator may serve several
  * engines: its callbacks are then called from several threads at once (the
- * submitting threads, and the engine's worker threads for the frees of
- * requests the library frees itself), so they must be thread-safe, and @obj
+ * submitting threads, and the engine's reaper or worker threads for the
+ * frees of requests the library frees itself), so they must be thread-safe, and @obj
  * must outlive every engine it is registered on.  A block must stay valid
  * until free_block is called for it.
  */
