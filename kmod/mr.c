@@ -107,7 +107,13 @@ static int hixl_make_mrs_shift(struct hixl_region *r, unsigned int shift)
 {
 	struct hixl_rdma *rd = r->eng->rdma;
 	u64 psz = 1ULL << shift, span = psz * rd->max_mr_pages;
-	u64 base = ALIGN_DOWN(r->addr, psz), end = r->addr + r->len;
+	u64 base = ALIGN_DOWN(r->addr, psz);
+	/*
+	 * MR borders as offsets from @base: a device region's address is any
+	 * 64-bit device VA, and base + (i + 1) * span may wrap near 2^64
+	 * where base + (offset of the region's end) cannot.
+	 */
+	u64 first = r->addr - base, last = first + r->len;
 	u32 i, n = hixl_mr_count(r->addr, r->len, shift, rd->max_mr_pages);
 	struct hixl_mr *mrs;
 	int ret = 0;
@@ -116,8 +122,8 @@ static int hixl_make_mrs_shift(struct hixl_region *r, unsigned int shift)
 	if (!mrs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		ret = hixl_mr_make(r, &mrs[i], max(r->addr, base + i * span),
-				   min(end, base + (i + 1) * span), shift);
+		ret = hixl_mr_make(r, &mrs[i], base + max(first, i * span),
+				   base + min(last, (i + 1) * span), shift);
 		if (ret) {
 			i++;	/* release the partly made one too */
 			break;

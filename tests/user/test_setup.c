@@ -252,6 +252,15 @@ void test_setup_dmabuf_mrs(void)
 	CHECK_EQ(dereg_mem(fd, r.handle), 0);
 	/* a device address that is not page aligned */
 	CHECK_EQ(reg_dev(fd, dva + 1, 4096, buf, 0, NULL), -EINVAL);
+	/* device VAs up to the top of the 64-bit space: MR borders must not wrap */
+	for (uint64_t top = 0x1000; top <= 0x400000; top <<= 1) {
+		uint64_t va = -top;	/* the last pages below 2^64 */
+		uint64_t len = top < 2 * MiB ? top : 2 * MiB;
+
+		CHECK_EQ(reg_dev(fd, va, len - 1, buf, 0, &r), 0);
+		check_mrs(&r, &s);
+		CHECK_EQ(dereg_mem(fd, r.handle), 0);
+	}
 	CHECK_EQ(get_stats(fd).regions, 0);
 	close(buf);
 	close(mfd);
