@@ -37,7 +37,7 @@ LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
 		lib/internal.h uapi/hixl.h uapi/hixl_layout.h
 
-TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer tools/bench-submit tools/hixl-bench
+TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer tools/bench-submit tools/bench-matrix tools/hixl-bench
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz
 
 .PHONY: all module lib tools tests deps check check-compat fuzz demo bench bench-reg bench-xfer bench-submit clean install
@@ -72,6 +72,8 @@ tools/bench-reg: tools/bench-reg.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -libverbs $(LDFLAGS)
 tools/bench-submit: tools/bench-submit.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
+tools/bench-matrix: tools/bench-matrix.c uapi/hixl.h
+	$(CC) $(ALL_CFLAGS) -o $@ $< -luring $(LDFLAGS)
 tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 tests/pair/hixl-pair: tests/pair/hixl-pair.c $(LIB_A) $(LIB_HDRS)
@@ -101,7 +103,11 @@ fuzz: all
 demo:
 	tools/demo.sh
 
-bench: bench-reg bench-xfer bench-submit
+# Everything side by side in one VM run on Debian's stock 6.12 kernel: hixl
+# (ioctl and io_uring) vs perftest and UCX, CPU per GiB, memcpy ceiling,
+# registration; writes bench/results.md and bench/results.png
+bench: all
+	tools/bench.sh all
 
 # Registration time, hixl vs ibv_reg_mr, in one VM run on Debian's stock 6.12
 # kernel (no debug options); writes bench/results-reg.md

@@ -36,6 +36,27 @@ submit)
 	cp build/vm/bench-submit/results-submit.md bench/results-submit.md
 	cat bench/results-submit.md
 	;;
+all)
+	# `make bench`: everything side by side in one VM run
+	# (tools/vm/bench-all-guest.sh), then bench/results.md and
+	# bench/results.png on the host.  BENCH_REPS (3), BENCH_MIN_MIB (32),
+	# BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1)
+	# reach the guest on its command line.
+	t0=$(date +%s)
+	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} \
+		tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
+		--name bench-all -- env BENCH_REPS="${BENCH_REPS:-3}" \
+		BENCH_MIN_MIB="${BENCH_MIN_MIB:-32}" BENCH_BLOCKS="${BENCH_BLOCKS:-}" \
+		BENCH_BATCHES="${BENCH_BATCHES:-}" BENCH_TOOLS="${BENCH_TOOLS:-}" \
+		BENCH_REG="${BENCH_REG:-1}" tools/vm/bench-all-guest.sh
+	# Debian's python3 has python3-matplotlib (another python3 may come first in PATH)
+	py=/usr/bin/python3; [ -x "$py" ] || py=python3
+	"$py" tools/bench-results.py --raw build/vm/bench-all/raw.txt \
+		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
+		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
+		--out bench/results.md --png bench/results.png
+	cat bench/results.md
+	;;
 *)
 	echo "bench: unknown benchmark $what" >&2
 	exit 2

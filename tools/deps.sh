@@ -17,6 +17,8 @@ pkgs=(
 	libibverbs-dev librdmacm-dev
 	# the library, and checking its installed form (man pages, pkg-config)
 	liburing-dev systemtap-sdt-dev man-db groff-base
+	# make bench: the UCX peer (ucx_perftest) and the plot
+	ucx-utils python3-matplotlib
 )
 
 missing=()

@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Turn the raw lines of `make bench` (tools/vm/bench-all-guest.sh, written by
+tools/bench-matrix) into bench/results.md and the plot bench/results.png.
+
+Raw lines:
+  memcpy BYTES SECONDS
+  res REP TOOL OP BLOCK BATCH BYTES SECONDS CPU_SECONDS
+  na REP TOOL OP BLOCK BATCH REASON...
+  info KEY VALUE...
+
+Usage:
+  bench-results.py --raw RAW --machine M --kernel K --out results.md --png results.png
+                   [--reg results-reg.md] [--submit results-submit.md] [--vm-seconds N]
+"""
+import argparse
+import math
+import os
+import statistics
+
+TOOLS = ["hixl-sync", "hixl-async", "perftest", "ucx"]
+LABEL = {"hixl-sync": "hixl sync (ioctl)", "hixl-async": "hixl async (io_uring)",
+         "perftest": "perftest", "ucx": "UCX"}
+SHORT = {"hixl-sync": "sync", "hixl-async": "async", "perftest": "perftest", "ucx": "UCX"}
+PAIRS = [("hixl-sync", "perftest"), ("hixl-async", "perftest"),
+         ("hixl-sync", "ucx"), ("hixl-async", "ucx")]
+MIB = 1 << 20
+GIB = 1 << 30
+
+
+def size_name(b):
+    return f"{b >> 20} MiB" if b >= MIB else f"{b >> 10} KiB"
+
+
+def parse(path):
+    info, memcpy, res, na = {}, [], {}, {}
+    for line in open(path, errors="replace"):
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "info" and len(f) >= 2:
+            info[f[1]] = " ".join(f[2:])
+        elif f[0] == "memcpy" and len(f) == 3:
+            memcpy.append(int(f[1]) / float(f[2]) / MIB)
+        elif f[0] == "res" and len(f) == 9:
+            _, rep, tool, op, block, batch, nbytes, secs, cpu = f
+            key = (op, int(block), int(batch))
+            r = res.setdefault(key, {}).setdefault(tool, [])
+            r.append((int(nbytes) / float(secs) / MIB, float(cpu) / (int(nbytes) / GIB)))
+        elif f[0] == "na" and len(f) >= 7:
+            key = (f[3], int(f[4]), int(f[5]))
+            na.setdefault(key, {}).setdefault(f[2], []).append(" ".join(f[6:]))
+    return info, memcpy, res, na
+
+
+def med(v):
+    return statistics.median(v) if v else None
+
+
+def fmt_spread(v, digits=1):
+    if not v:
+        return None
+    return f"{med(v):.{digits}f} ({min(v):.{digits}f}..{max(v):.{digits}f})"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b else "-"
+
+
+def geomean(v):
+    v = [x for x in v if x and x > 0]
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
+
+
+class Notes:
+    """Footnotes for n/a cells: one number per distinct reason."""
+
+    def __init__(self):
+        self.reasons = []
+
+    def mark(self, reasons):
+        # the most frequent reason of the cell, trimmed
+        r = max(set(reasons), key=reasons.count).strip()
+        if r not in self.reasons:
+            self.reasons.append(r)
+        return f"n/a [{self.reasons.index(r) + 1}]"
+
+
+def cell(res, na, notes, key, tool, idx, digits=1):
+    vals = [x[idx] for x in res.get(key, {}).get(tool, [])]
+    if vals:
+        s = fmt_spread(vals, digits)
+        missing = na.get(key, {}).get(tool, [])
+        if missing:
+            s += f" {notes.mark(missing)}"
+        return s
+    missing = na.get(key, {}).get(tool, [])
+    return notes.mark(missing) if missing else "-"
+
+
+def host_cpu():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def plot(res, memcpy_mib, ops, blocks, batches, title, png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    style = {"hixl-sync": ("tab:blue", "o", "-"), "hixl-async": ("tab:green", "s", "-"),
+             "perftest": ("tab:orange", "^", "--"), "ucx": ("tab:red", "v", "--")}
+    fig, axes = plt.subplots(len(ops), len(batches), figsize=(4.2 * len(batches), 3.6 * len(ops)),
+                             sharex=True, sharey=True, squeeze=False)
+    for r, op in enumerate(ops):
+        for c, batch in enumerate(batches):
+            ax = axes[r][c]
+            for tool in TOOLS:
+                xs, ys, lo, hi = [], [], [], []
+                for b in blocks:
+                    v = [x[0] for x in res.get((op, b, batch), {}).get(tool, [])]
+                    if v:
+                        xs.append(b / 1024)
+                        ys.append(med(v))
+                        lo.append(med(v) - min(v))
+                        hi.append(max(v) - med(v))
+                if xs:
+                    color, marker, ls = style[tool]
+                    ax.errorbar(xs, ys, yerr=[lo, hi], color=color, marker=marker, ls=ls,
+                                capsize=2, ms=4, lw=1.3, label=LABEL[tool])
+            ax.set_xscale("log", base=2)
+            ax.set_xticks([b / 1024 for b in blocks])
+            ax.set_xticklabels([size_name(b).replace(" ", "\n") for b in blocks], fontsize=8)
+            ax.grid(True, alpha=0.3)
+            ax.set_title(f"{op.upper()}, batch {batch}", fontsize=10)
+            if c == 0:
+                ax.set_ylabel("MiB/s (median, min..max)")
+            if r == len(ops) - 1:
+                ax.set_xlabel("block size")
+    axes[0][0].legend(fontsize=8, loc="upper left")
+    fig.suptitle(title + (f"; memcpy ceiling {memcpy_mib:.0f} MiB/s" if memcpy_mib else ""),
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
+    fig.savefig(png, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--raw", required=True)
+    ap.add_argument("--machine", required=True)
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--png", required=True)
+    ap.add_argument("--reg")
+    ap.add_argument("--submit")
+    ap.add_argument("--vm-seconds", type=int)
+    a = ap.parse_args()
+
+    info, memcpy, res, na = parse(a.raw)
+    keys = sorted(set(res) | set(na), key=lambda k: (k[0] != "write", k[1], k[2]))
+    ops = [op for op in ("write", "read") if any(k[0] == op for k in keys)]
+    blocks = sorted({k[1] for k in keys})
+    batches = sorted({k[2] for k in keys})
+    mc = med(memcpy)
+    notes = Notes()
+    c = info.get("config", "").split()
+    conf = dict(zip(c[0::2], c[1::2]))
+    reps = conf.get("reps", "?")
+    min_mib = int(conf.get("min_bytes", 32 * MIB)) // MIB
+    out = []
+    w = out.append
+
+    w("# hixl benchmarks: side by side\n")
+    w(f"Machine: {a.machine} host ({host_cpu()}, {os.cpu_count()} cores), running one QEMU/TCG "
+      f"guest ({info.get('cpu', '?')}, {info.get('ncpu', '?')} vCPUs, "
+      f"{info.get('memory', '?')}) on Debian kernel {info.get('kernel', a.kernel)} "
+      "(stock, no debug options), Soft-RoCE rxe0 loopback on a veth with MTU 9000. "
+      "Everything below was measured in one VM boot by `make bench` "
+      f"(tools/bench.sh all){f', which took {a.vm_seconds // 60} min {a.vm_seconds % 60} s' if a.vm_seconds else ''}; "
+      f"perftest {info.get('perftest', '?')}, UCX {info.get('ucx', '?')}.\n")
+    w("**Under QEMU/TCG only the ratios mean anything**: every instruction, the RDMA "
+      "device's included, is emulated, so absolute MiB/s say nothing about hardware; "
+      "other VMs shared the host's cores while this ran. Benchmarks never assert "
+      "speeds: nothing here passes or fails.\n")
+
+    w("## How it was measured\n")
+    w(f"- Points: WRITE and READ; blocks {', '.join(size_name(b) for b in blocks)}; "
+      f"batches of {', '.join(str(b) for b in batches)} descriptors (messages). At each "
+      f"point every tool moves the same bytes: max({min_mib} MiB, one batch, 8 blocks), from one "
+      "block-sized buffer on one side to one on the other (perftest and ucx_perftest "
+      "reuse one message buffer per side, and so does hixl here).")
+    w(f"- {reps} repetitions; within a repetition the tools run point by point, one after "
+      "the other, their order rotating with the repetition. Cells: median (min..max) over "
+      "the repetitions; ratios are ratios of medians, hixl / peer (above 1: hixl faster, "
+      "or for CPU, costlier).")
+    w("- **hixl sync**: two engines in one process (`tools/bench-matrix`), staging pool "
+      "off (SETUP pool_buffers=0, pool_buffer_mb=0: every descriptor is a direct RDMA "
+      "op), one `HIXL_IOC_TRANSFER` ioctl of *batch* descriptors after the other.")
+    w(f"- **hixl async**: the same, as `IORING_OP_URING_CMD` on an SQE128/CQE32 ring, "
+      f"{conf.get('inflight', '?')} batches in flight (fewer when the point has fewer), "
+      "the next submitted as each CQE arrives.")
+    w("- **perftest**: `ib_write_bw` / `ib_read_bw -d rxe0 -R -F -N -s BLOCK -n MESSAGES "
+      "-t BATCH -l BATCH` (RDMA CM; post list = tx depth = batch, so CQ moderation = "
+      "batch: *batch* work requests posted with one call, one completion, then the next "
+      "list: the shape of a hixl batch; batch 1: `-t 1`). Throughput: its "
+      "\"BW average\".")
+    w(f"- **UCX**: `ucx_perftest -t ucp_put_bw` / `ucp_get -s BLOCK -n MESSAGES -O BATCH "
+      f"-w min(BATCH, max(1, MESSAGES/8))` (at most *batch* operations outstanding, refilled one at "
+      f"a time; a few unmeasured warm-up operations) over UCP "
+      f"(`ucx_info -d` in the VM: {info.get('ucx_transports', '?').strip()}) with "
+      f"`{info.get('env', '?')}`: RC carries the data; UD is there only for UCP's "
+      "wire-up (with `rc_verbs` alone UCP fails with \"no auxiliary transport\"; UD over "
+      "rxe times out on GID indexes 0 and 1, the link-local and IPv4-mapped ones, and "
+      "works on 2, fd77::1). Throughput: its \"Final\" overall bandwidth.")
+    w("- Both peers poll their completion queues (perftest 4.5's bandwidth tests have no "
+      "event mode; `ucx_perftest -E sleep` hangs here) and UCX's responder spins too; "
+      "hixl sleeps until its completions arrive. On 2 vCPUs a spinning process takes CPU "
+      "away from rxe, which does its work in softirq and kernel threads: part of what "
+      "the ratios show.")
+    w("- **CPU s/GiB**: whole-VM busy time (user + nice + system + irq + softirq + steal "
+      "from `/proc/stat`) while the bytes move, divided by GiB moved. hixl: read before "
+      "and after its timed loop. Peers: `/proc/stat` sampled every 10 ms while they run, "
+      "interpolated over the interval each tool reports as measured (ending when its "
+      "result line appears), minus the sampler's own CPU; setup and teardown are left "
+      "out for every tool alike. Resolution: 10 ms ticks.")
+    w("- Raw lines of the run: `build/vm/bench-all/raw.txt`; tables and plot: "
+      "`tools/bench-results.py`.")
+    if mc:
+        w(f"- **memcpy**: single thread, 256 MiB buffers, {len(memcpy)} copies: "
+          f"{fmt_spread(memcpy)} MiB/s, the physical ceiling for a software RDMA device, "
+          "which copies every byte at least once.\n")
+
+    # ---- summary
+    w("## Summary\n")
+    w("Geometric mean over all blocks and batches of the throughput ratio (and of the "
+      "CPU s/GiB ratio), hixl / peer:\n")
+    w("| op | " + " | ".join(f"{SHORT[h]} / {SHORT[p]}" for h, p in PAIRS) + " |")
+    w("|---|" + "---|" * len(PAIRS))
+    for op in ops:
+        cells = []
+        for h, p in PAIRS:
+            tr, cr = [], []
+            for k in keys:
+                if k[0] != op:
+                    continue
+                hv = res.get(k, {}).get(h, [])
+                pv = res.get(k, {}).get(p, [])
+                if hv and pv:
+                    tr.append(med([x[0] for x in hv]) / med([x[0] for x in pv]))
+                    cr.append(med([x[1] for x in hv]) / med([x[1] for x in pv]))
+            g, gc = geomean(tr), geomean(cr)
+            cells.append(f"{g:.2f} (CPU {gc:.2f}), {len(tr)} points" if g else "n/a")
+        w(f"| {op.upper()} | " + " | ".join(cells) + " |")
+    w("")
+
+    # ---- throughput
+    for op in ops:
+        w(f"## {op.upper()} throughput, MiB/s\n")
+        w("| block | batch | hixl sync | hixl async | perftest | UCX | sync / perftest | "
+          "async / perftest | sync / UCX | async / UCX |")
+        w("|---|---|---|---|---|---|---|---|---|---|")
+        for k in keys:
+            if k[0] != op:
+                continue
+            m = {t: med([x[0] for x in res.get(k, {}).get(t, [])]) for t in TOOLS}
+            w(f"| {size_name(k[1])} | {k[2]} | " +
+              " | ".join(cell(res, na, notes, k, t, 0) for t in TOOLS) + " | " +
+              " | ".join(ratio(m[h], m[p]) for h, p in PAIRS) + " |")
+        w("")
+
+    # ---- fraction of memcpy
+    if mc:
+        w("## Throughput as a fraction of memcpy\n")
+        w(f"Median throughput / memcpy median ({mc:.0f} MiB/s).\n")
+        w("| op | block | batch | hixl sync | hixl async | perftest | UCX |")
+        w("|---|---|---|---|---|---|---|")
+        for k in keys:
+            cells = []
+            for t in TOOLS:
+                v = [x[0] for x in res.get(k, {}).get(t, [])]
+                cells.append(f"{100 * med(v) / mc:.1f}%" if v else "n/a")
+            w(f"| {k[0].upper()} | {size_name(k[1])} | {k[2]} | " + " | ".join(cells) + " |")
+        w("")
+
+    # ---- CPU
+    w("## CPU seconds per GiB moved (whole VM)\n")
+    w("| op | block | batch | hixl sync | hixl async | perftest | UCX | sync / perftest | "
+      "async / perftest | sync / UCX | async / UCX |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for k in keys:
+        m = {t: med([x[1] for x in res.get(k, {}).get(t, [])]) for t in TOOLS}
+        w(f"| {k[0].upper()} | {size_name(k[1])} | {k[2]} | " +
+          " | ".join(cell(res, na, notes, k, t, 1, 2) for t in TOOLS) + " | " +
+          " | ".join(ratio(m[h], m[p]) for h, p in PAIRS) + " |")
+    w("")
+
+    if notes.reasons:
+        w("n/a: no number, for this reason (the tool's own message):\n")
+        for i, r in enumerate(notes.reasons):
+            w(f"{i + 1}. `{r}`")
+        w("")
+
+    w("![throughput vs block size](results.png)\n")
+    w("`bench/results.png`: throughput against block size, one panel per op and batch, "
+      "medians with min..max bars.\n")
+
+    # ---- registration
+    w("## Registration: hixl vs ibv_reg_mr\n")
+    reg = a.reg if a.reg and os.path.exists(a.reg) else None
+    if reg:
+        w("Measured in the same VM run by `tools/bench-reg --size 1024 --reps 5` "
+          "(the same program and table as `make bench-reg`, bench/results-reg.md).\n")
+        lines = open(reg).read().splitlines()
+        body = [l for l in lines if not l.startswith("# ")]
+        w("\n".join(body).strip() + "\n")
+    else:
+        w("Not measured in this run (BENCH_REG=0): see "
+          "[results-reg.md](results-reg.md) (`make bench-reg`).\n")
+
+    # ---- submission
+    w("## Submission rate: TRANSFER ioctl vs io_uring URING_CMD\n")
+    sub = a.submit if a.submit and os.path.exists(a.submit) else None
+    if sub:
+        w("Copied from [results-submit.md](results-submit.md) (`make bench-submit`, "
+          "tools/bench-submit.c, a separate VM run).\n")
+        lines = open(sub).read().splitlines()
+        body = [l for l in lines if not l.startswith("# ")]
+        w("\n".join(body).strip() + "\n")
+    else:
+        w("Will be in [results-submit.md](results-submit.md), written by "
+          "`make bench-submit` (tools/bench-submit.c).\n")
+
+    open(a.out, "w").write("\n".join(out))
+    plot(res, mc, ops, blocks, batches,
+         f"hixl vs perftest vs UCX, rxe0 under QEMU/TCG, kernel {info.get('kernel', a.kernel)}",
+         a.png)
+
+
+if __name__ == "__main__":
+    main()
