@@ -85,6 +85,8 @@
 
 #include <hixl/uapi.h>
 
+#include "raw.h"
+
 #define KiB		1024UL
 #define MiB		(1024 * KiB)
 #define MAX_LIST	16
@@ -261,39 +263,6 @@ struct hx {
 	int ring_ok;
 };
 
-static struct hixl_sockaddr name_of(const char *ip, uint16_t port)
-{
-	struct hixl_sockaddr a;
-
-	memset(&a, 0, sizeof(a));
-	a.family = AF_INET;
-	a.port = port;
-	inet_pton(AF_INET, ip, a.addr);
-	return a;
-}
-
-static int engine(const char *ip, uint16_t port)
-{
-	struct hixl_setup s;
-	int fd = open(HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	memset(&s, 0, sizeof(s));
-	s.local = name_of(ip, port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	s.pool_buffers = 0;		/* staging off: every descriptor direct */
-	s.pool_buffer_mb = 0;
-	if (ioctl(fd, HIXL_IOC_SETUP, &s)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 static int reg(int fd, void *p, size_t len)
 {
 	struct hixl_reg_mem r;
@@ -339,11 +308,11 @@ static int hx_open(struct hx *h, size_t buflen, unsigned int maxbatch)
 		memset(h->abuf, 1, buflen);
 		memset(h->bbuf, 2, buflen);
 	}
-	h->bname = name_of(cfg.ip, HIXL_PORT);
-	h->b = engine(cfg.ip, HIXL_PORT);
+	h->bname = hixl_raw_name(cfg.ip, HIXL_PORT);
+	h->b = hixl_raw_engine(cfg.ip, HIXL_PORT, 0, 0);	/* staging off */
 	if (h->b < 0)
 		return h->b;
-	h->a = engine(cfg.ip, 0);
+	h->a = hixl_raw_engine(cfg.ip, 0, 0, 0);
 	if (h->a < 0)
 		return h->a;
 	ret = reg(h->a, h->abuf, h->buflen);

@@ -34,6 +34,8 @@
 #include <unistd.h>
 
 #include <hixl/hixl.h>
+
+#include "raw.h"
 #include "../lib/internal.h"
 
 #define PIECE		4096
@@ -61,36 +63,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static struct hixl_sockaddr name_of(const char *ip, uint16_t port)
-{
-	struct hixl_sockaddr a;
-
-	memset(&a, 0, sizeof(a));
-	a.family = AF_INET;
-	a.port = port;
-	inet_pton(AF_INET, ip, a.addr);
-	return a;
-}
-
-/* an engine on ip:port with the staging pool off */
-static int engine(const char *ip, uint16_t port)
-{
-	struct hixl_setup s;
-	int fd = hixl_dev_open(NULL);
-
-	if (fd < 0)
-		return fd;
-	memset(&s, 0, sizeof(s));
-	s.local = name_of(ip, port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	s.pool_buffers = 0;
-	s.pool_buffer_mb = 0;
-	if (ioctl(fd, HIXL_IOC_SETUP, &s))
-		return -errno;
-	return fd;
 }
 
 static int reg(int fd, void *p, size_t len)
@@ -278,8 +250,8 @@ int main(int argc, char **argv)
 	    !(bn.seconds > 0))
 		goto usage;
 
-	bn.a = engine(ip, 17011);
-	bn.b = engine(ip, 17012);
+	bn.a = hixl_raw_engine(ip, 17011, 0, 0);
+	bn.b = hixl_raw_engine(ip, 17012, 0, 0);
 	if (bn.a < 0 || bn.b < 0) {
 		fprintf(stderr, "bench-submit: engine setup failed: %s\n",
 			strerror(-(bn.a < 0 ? bn.a : bn.b)));
@@ -287,7 +259,7 @@ int main(int argc, char **argv)
 	}
 	ret = hixl_dev_get_info(bn.a, &info);
 	have_uring = !ret && (info.features & HIXL_FEAT_URING_CMD);
-	bn.peer = name_of(ip, 17012);
+	bn.peer = hixl_raw_name(ip, 17012);
 	bn.abuf = mmap(NULL, 2 * HALF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	bn.bbuf = mmap(NULL, 2 * HALF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (bn.abuf == MAP_FAILED || bn.bbuf == MAP_FAILED)

@@ -22,39 +22,14 @@
 
 #include <hixl/hixl.h>
 
+#include "raw.h"
+
 static double now_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static struct hixl_sockaddr name_of(const char *ip, uint16_t port)
-{
-	struct hixl_sockaddr a;
-
-	memset(&a, 0, sizeof(a));
-	a.family = AF_INET;
-	a.port = port;
-	inet_pton(AF_INET, ip, a.addr);
-	return a;
-}
-
-static int engine(const char *ip, uint16_t port)
-{
-	struct hixl_setup s;
-	int fd = hixl_dev_open(NULL);
-
-	if (fd < 0)
-		return fd;
-	memset(&s, 0, sizeof(s));
-	s.local = name_of(ip, port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	if (ioctl(fd, HIXL_IOC_SETUP, &s))
-		return -errno;
-	return fd;
 }
 
 static int reg(int fd, void *p, size_t len)
@@ -102,8 +77,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = total / block;
-	a = engine(ip, 17001);
-	b = engine(ip, 17002);
+	a = hixl_raw_engine(ip, 17001, 0, 0);
+	b = hixl_raw_engine(ip, 17002, 0, 0);
 	if (a < 0 || b < 0) {
 		fprintf(stderr, "bench-xfer: engine setup failed: %s\n", strerror(-(a < 0 ? a : b)));
 		return 1;
@@ -123,7 +98,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(&c, 0, sizeof(c));
-	c.remote = name_of(ip, 17002);
+	c.remote = hixl_raw_name(ip, 17002);
 	c.timeout_ms = 10000;
 	if (ioctl(a, HIXL_IOC_CONNECT, &c)) {
 		perror("bench-xfer: CONNECT");

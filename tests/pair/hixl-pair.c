@@ -28,6 +28,8 @@
 
 #include <hixl/hixl.h>
 
+#include "raw.h"
+
 #define REGION_ADDR	0x200000000000ULL	/* the same on both sides */
 #define REGION_LEN	(8ULL << 20)
 #define HALF		(REGION_LEN / 2)
@@ -42,35 +44,10 @@ static void check(int ok, const char *what)
 		fails++;
 }
 
-static struct hixl_sockaddr name_of(const char *ip, uint16_t port)
-{
-	struct hixl_sockaddr a;
-
-	memset(&a, 0, sizeof(a));
-	a.family = AF_INET;
-	a.port = port;
-	inet_pton(AF_INET, ip, a.addr);
-	return a;
-}
-
 static void pattern(unsigned char *p, size_t len, unsigned int seed)
 {
 	for (size_t i = 0; i < len; i++)
 		p[i] = (unsigned char)((i * 2654435761u) >> 13) ^ seed;
-}
-
-static int engine(const char *ip, uint16_t port)
-{
-	struct hixl_setup s;
-	int fd = hixl_dev_open(NULL);
-
-	if (fd < 0)
-		return fd;
-	memset(&s, 0, sizeof(s));
-	s.local = name_of(ip, port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	return ioctl(fd, HIXL_IOC_SETUP, &s) ? -errno : fd;
 }
 
 static unsigned char *region(int fd, uint64_t addr)
@@ -109,7 +86,7 @@ static int server(const char *ip, int port, int seconds)
 {
 	struct hixl_notify *n = calloc(8, sizeof(*n));
 	unsigned char *p, *want = malloc(HALF);
-	int fd = engine(ip, port), done = 0;
+	int fd = hixl_raw_engine(ip, port, 0, 0), done = 0;
 
 	check(fd >= 0, "server: engine set up");
 	if (fd < 0 || !n || !want)
@@ -137,11 +114,11 @@ static int server(const char *ip, int port, int seconds)
 
 static int client(const char *ip, int port, const char *peer_ip, int peer_port)
 {
-	struct hixl_sockaddr peer = name_of(peer_ip, peer_port);
+	struct hixl_sockaddr peer = hixl_raw_name(peer_ip, peer_port);
 	struct hixl_connect c = { .remote = peer, .timeout_ms = 2000 };
 	struct hixl_send_notify sn = { .remote = peer, .name = (uintptr_t)"done", .name_len = 4 };
 	unsigned char *p, *want = malloc(HALF);
-	int fd = engine(ip, port), ret = -1;
+	int fd = hixl_raw_engine(ip, port, 0, 0), ret = -1;
 
 	check(fd >= 0, "client: engine set up");
 	if (fd < 0 || !want)

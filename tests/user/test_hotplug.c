@@ -19,45 +19,13 @@
 
 #include "tests.h"
 #include "util.h"
+#include "raw.h"
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
-#define IP "10.77.0.1"
 #define LEN (4 * MiB)
 
 void test_dev_removed_mid_batch(void);
-
-static struct hixl_sockaddr name_of(uint16_t port)
-{
-	struct hixl_sockaddr a;
-
-	memset(&a, 0, sizeof(a));
-	a.family = AF_INET;
-	a.port = port;
-	inet_pton(AF_INET, IP, a.addr);
-	return a;
-}
-
-static long setup(int fd, uint16_t port)
-{
-	struct hixl_setup s;
-
-	memset(&s, 0, sizeof(s));
-	s.local = name_of(port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	return xioctl(fd, HIXL_IOC_SETUP, &s);	/* staging off: every descriptor direct */
-}
-
-static long do_connect(int fd, uint16_t port)
-{
-	struct hixl_connect c;
-
-	memset(&c, 0, sizeof(c));
-	c.remote = name_of(port);
-	c.timeout_ms = 5000;
-	return xioctl(fd, HIXL_IOC_CONNECT, &c);
-}
 
 struct job {
 	int fd;
@@ -79,7 +47,7 @@ static void *writer(void *arg)
 		struct hixl_transfer t;
 
 		memset(&t, 0, sizeof(t));
-		t.remote = name_of(j->port);
+		t.remote = hx_name(j->port);
 		t.op = HIXL_OP_WRITE;
 		t.descs = (uintptr_t)j->d;
 		t.count = j->n;
@@ -149,8 +117,8 @@ void test_dev_removed_mid_batch(void)
 	a = open_dev();
 	b = open_dev();
 	REQUIRE(a >= 0 && b >= 0);
-	REQUIRE(setup(a, 16301) == 0);
-	REQUIRE(setup(b, 16302) == 0);
+	REQUIRE(hixl_raw_setup(a, HX_IP, 16301, 0, 0) == 0);
+	REQUIRE(hixl_raw_setup(b, HX_IP, 16302, 0, 0) == 0);
 	la = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	rb = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	d = calloc(n, sizeof(*d));
@@ -164,7 +132,7 @@ void test_dev_removed_mid_batch(void)
 	}
 	REQUIRE(reg_mem(a, la, LEN, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, rb, LEN, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16302) == 0);
+	REQUIRE(hx_connect(a, 16302, 5000) == 0);
 
 	memset(&j, 0, sizeof(j));
 	j.fd = a;
@@ -189,14 +157,14 @@ void test_dev_removed_mid_batch(void)
 		struct hixl_transfer t;
 
 		memset(&t, 0, sizeof(t));
-		t.remote = name_of(16302);
+		t.remote = hx_name(16302);
 		t.op = HIXL_OP_WRITE;
 		t.descs = (uintptr_t)d;
 		t.count = 1;
 		t.timeout_ms = 1000;
 		CHECK_EQ(xioctl(a, HIXL_IOC_TRANSFER, &t), -ENODEV);
 	}
-	CHECK_EQ(do_connect(a, 16302), -ENODEV);
+	CHECK_EQ(hx_connect(a, 16302, 5000), -ENODEV);
 	st = get_stats(a);
 	CHECK_EQ(st.regions, 1);		/* still registered (and pinned) */
 
@@ -205,16 +173,16 @@ void test_dev_removed_mid_batch(void)
 		ht_failures++;
 		return;
 	}
-	CHECK_EQ(setup(a, 16301), 0);
-	CHECK_EQ(setup(b, 16302), 0);
-	CHECK_EQ(do_connect(a, 16302), 0);
+	CHECK_EQ(hixl_raw_setup(a, HX_IP, 16301, 0, 0), 0);
+	CHECK_EQ(hixl_raw_setup(b, HX_IP, 16302, 0, 0), 0);
+	CHECK_EQ(hx_connect(a, 16302, 5000), 0);
 	memset(rb, 0, LEN);
 	memset(la, 0x6b, LEN);
 	{
 		struct hixl_transfer t;
 
 		memset(&t, 0, sizeof(t));
-		t.remote = name_of(16302);
+		t.remote = hx_name(16302);
 		t.op = HIXL_OP_WRITE;
 		t.descs = (uintptr_t)d;
 		t.count = n;

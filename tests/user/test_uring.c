@@ -27,7 +27,6 @@
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
-#define IP "10.77.0.1"
 
 void test_uring_decode(void);
 void test_uring_inflight(void);
@@ -37,53 +36,6 @@ void test_uring_timeout(void);
 void test_uring_ring_close(void);
 void test_uring_killed(void);
 void test_uring_then_connect(void);
-
-static struct hixl_sockaddr name_of(uint16_t port)
-{
-	struct hixl_sockaddr a;
-
-	memset(&a, 0, sizeof(a));
-	a.family = AF_INET;
-	a.port = port;
-	inet_pton(AF_INET, IP, a.addr);
-	return a;
-}
-
-/* An engine on IP:port (0: client only) with a staging pool of n x mb MiB. */
-static int engine(uint16_t port, uint32_t n, uint32_t mb)
-{
-	struct hixl_setup s;
-	int fd = open_dev();
-	long ret;
-
-	if (fd < 0)
-		return fd;
-	memset(&s, 0, sizeof(s));
-	s.local = name_of(port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	s.pool_buffers = n;
-	s.pool_buffer_mb = mb;
-	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
-	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
-		SKIP("no RDMA device on " IP " (rxe0 in the test VM)");
-	if (ret) {
-		printf("#   SETUP port %u: %s\n", port, strerror((int)-ret));
-		close(fd);
-		return (int)ret;
-	}
-	return fd;
-}
-
-static long do_connect(int fd, uint16_t port)
-{
-	struct hixl_connect c;
-
-	memset(&c, 0, sizeof(c));
-	c.remote = name_of(port);
-	c.timeout_ms = 5000;
-	return xioctl(fd, HIXL_IOC_CONNECT, &c);
-}
 
 static void *buf(size_t len)
 {
@@ -159,7 +111,7 @@ static struct hixl_transfer xfer_arg(uint16_t port, uint32_t op, struct hixl_op_
 	struct hixl_transfer t;
 
 	memset(&t, 0, sizeof(t));
-	t.remote = name_of(port);
+	t.remote = hx_name(port);
 	t.op = op;
 	t.descs = (uintptr_t)d;
 	t.count = n;
@@ -356,29 +308,29 @@ void test_uring_inflight(void)
 {
 	static const unsigned int depths[] = { 1, 8, 32, 256 };
 	const size_t blk = 4 * KiB, len = 256 * 4 * blk;
-	int a = engine(16201, 0, 0), b;
+	int a = hx_engine(16201, 0, 0), b;
 	unsigned char *src = buf(len), *dst = buf(len), *rb = buf(len);
 	struct io_uring r;
 
 	REQUIRE(a >= 0);
-	b = engine(16202, 0, 0);
+	b = hx_engine(16202, 0, 0);
 	REQUIRE(b >= 0);
 	REQUIRE(src && dst && rb);
 	REQUIRE(reg_mem(a, src, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(a, dst, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16202) == 0);
+	REQUIRE(hx_connect(a, 16202, 5000) == 0);
 	REQUIRE(ring_init(&r, 256, 1) == 0);
 	for (unsigned int i = 0; i < sizeof(depths) / sizeof(depths[0]); i++)
 		inflight(a, 16202, &r, depths[i], src, dst, rb, blk);
 	/* and with staging on: small descriptors take the staged path (io_uring's worker) */
 	{
-		int c = engine(16203, 4, 8);
+		int c = hx_engine(16203, 4, 8);
 
 		REQUIRE(c >= 0);
 		REQUIRE(reg_mem(c, src, len, 0, NULL) == 0);
 		REQUIRE(reg_mem(c, dst, len, 0, NULL) == 0);
-		REQUIRE(do_connect(c, 16202) == 0);
+		REQUIRE(hx_connect(c, 16202, 5000) == 0);
 		inflight(c, 16202, &r, 8, src, dst, rb, blk);
 		close(c);
 	}
@@ -391,7 +343,7 @@ void test_uring_inflight(void)
 void test_uring_vs_ioctl(void)
 {
 	const size_t len = 1 * MiB;
-	int a = engine(16204, 0, 0), b;
+	int a = hx_engine(16204, 0, 0), b;
 	unsigned char *la = buf(len), *rb = buf(len), *ro = buf(len);
 	struct hixl_op_desc d[6];
 	struct io_uring r;
@@ -418,13 +370,13 @@ void test_uring_vs_ioctl(void)
 	};
 
 	REQUIRE(a >= 0);
-	b = engine(16205, 0, 0);
+	b = hx_engine(16205, 0, 0);
 	REQUIRE(b >= 0);
 	REQUIRE(la && rb && ro);
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, ro, len, HIXL_REG_READ_ONLY, NULL) == 0);
-	REQUIRE(do_connect(a, 16205) == 0);
+	REQUIRE(hx_connect(a, 16205, 5000) == 0);
 	REQUIRE(ring_init(&r, 8, 1) == 0);
 	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct hixl_transfer t;
@@ -478,8 +430,8 @@ static void big_setup(struct big *g, uint16_t port_a, uint16_t port_b, size_t le
 {
 	g->len = len;
 	g->n = len / (4 * KiB);
-	g->a = engine(port_a, 0, 0);
-	g->b = g->a >= 0 ? engine(port_b, 0, 0) : -1;
+	g->a = hx_engine(port_a, 0, 0);
+	g->b = g->a >= 0 ? hx_engine(port_b, 0, 0) : -1;
 	g->la = buf(len);
 	g->rb = buf(len);
 	g->d = calloc(g->n, sizeof(*g->d));
@@ -492,7 +444,7 @@ static void big_setup(struct big *g, uint16_t port_a, uint16_t port_b, size_t le
 		g->d[i].len = 4 * KiB;
 	}
 	if (reg_mem(g->a, g->la, len, 0, NULL) || reg_mem(g->b, g->rb, len, 0, NULL) ||
-	    do_connect(g->a, port_b))
+	    hx_connect(g->a, port_b, 5000))
 		g->a = -1;
 }
 
@@ -720,10 +672,10 @@ void test_uring_killed(void)
  */
 void test_uring_then_connect(void)
 {
-	int a = engine(16214, 0, 0), b;
+	int a = hx_engine(16214, 0, 0), b;
 
 	REQUIRE(a >= 0);
-	b = engine(0, 0, 0);
+	b = hx_engine(0, 0, 0);
 	REQUIRE(b >= 0);
 	for (int i = 0; i < 5; i++) {
 		struct hixl_cancel c = { .tag = 99 };
@@ -733,9 +685,9 @@ void test_uring_then_connect(void)
 		REQUIRE(ring_init(&r, 4, 1) == 0);
 		CHECK_EQ(submit_one(&r, b, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), 0);
 		io_uring_queue_exit(&r);
-		CHECK_EQ(do_connect(b, 16214), 0);
+		CHECK_EQ(hx_connect(b, 16214, 5000), 0);
 		memset(&d, 0, sizeof(d));
-		d.remote = name_of(16214);
+		d.remote = hx_name(16214);
 		d.timeout_ms = 1000;
 		CHECK_EQ(xioctl(b, HIXL_IOC_DISCONNECT, &d), 0);
 	}

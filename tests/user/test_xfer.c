@@ -23,69 +23,10 @@
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
-#define IP "10.77.0.1"
-
-static struct hixl_sockaddr name_of(const char *ip, uint16_t port)
-{
-	struct hixl_sockaddr a;
-
-	memset(&a, 0, sizeof(a));
-	a.family = AF_INET;
-	a.port = port;
-	inet_pton(AF_INET, ip, a.addr);
-	return a;
-}
-
-/* An engine set up on IP:port (port 0: client only) with a staging pool of
- * pool_n buffers of pool_mb MiB; SKIPs without rxe0. */
-static int engine_pool(uint16_t port, uint32_t pool_n, uint32_t pool_mb)
-{
-	struct hixl_setup s;
-	int fd = open_dev();
-	long ret;
-
-	if (fd < 0)
-		return fd;
-	memset(&s, 0, sizeof(s));
-	s.local = name_of(IP, port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	s.pool_buffers = pool_n;
-	s.pool_buffer_mb = pool_mb;
-	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
-	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
-		SKIP("no RDMA device on " IP " (rxe0 in the test VM)");
-	if (ret) {
-		printf("#   SETUP %s:%u: %s\n", IP, port, strerror((int)-ret));
-		close(fd);
-		return (int)ret;
-	}
-	return fd;
-}
 
 static int engine(uint16_t port)
 {
-	return engine_pool(port, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
-}
-
-static long do_connect(int fd, uint16_t port, uint32_t timeout_ms)
-{
-	struct hixl_connect c;
-
-	memset(&c, 0, sizeof(c));
-	c.remote = name_of(IP, port);
-	c.timeout_ms = timeout_ms;
-	return xioctl(fd, HIXL_IOC_CONNECT, &c);
-}
-
-static long do_disconnect(int fd, uint16_t port)
-{
-	struct hixl_connect c;
-
-	memset(&c, 0, sizeof(c));
-	c.remote = name_of(IP, port);
-	c.timeout_ms = 1000;
-	return xioctl(fd, HIXL_IOC_DISCONNECT, &c);
+	return hx_engine(port, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 }
 
 static long xfer(int fd, uint16_t port, uint32_t op, struct hixl_op_desc *d, uint32_t n,
@@ -95,7 +36,7 @@ static long xfer(int fd, uint16_t port, uint32_t op, struct hixl_op_desc *d, uin
 	long ret;
 
 	memset(&t, 0, sizeof(t));
-	t.remote = name_of(IP, port);
+	t.remote = hx_name(port);
 	t.op = op;
 	t.descs = (uintptr_t)d;
 	t.count = n;
@@ -144,11 +85,11 @@ void test_link_connect(void)
 	REQUIRE(a >= 0);
 	b = engine(0);
 	REQUIRE(b >= 0);
-	CHECK_EQ(do_connect(b, 16001, 5000), 0);
-	CHECK_EQ(do_connect(b, 16001, 5000), -EISCONN);
+	CHECK_EQ(hx_connect(b, 16001, 5000), 0);
+	CHECK_EQ(hx_connect(b, 16001, 5000), -EISCONN);
 	/* bad arguments */
 	memset(&c, 0, sizeof(c));
-	c.remote = name_of(IP, 16001);
+	c.remote = hx_name(16001);
 	CHECK_EQ(xioctl(b, HIXL_IOC_CONNECT, &c), -EINVAL);	/* timeout 0 */
 	c.timeout_ms = 100;
 	c.flags = 1;
@@ -156,21 +97,21 @@ void test_link_connect(void)
 	c.flags = 0;
 	c.remote.port = 0;
 	CHECK_EQ(xioctl(b, HIXL_IOC_CONNECT, &c), -EINVAL);
-	c.remote = name_of(IP, 16001);
+	c.remote = hx_name(16001);
 	c.remote.family = 99;
 	CHECK_EQ(xioctl(b, HIXL_IOC_CONNECT, &c), -EAFNOSUPPORT);
 	{
 		int n = open_dev();	/* not set up */
 
-		CHECK_EQ(do_connect(n, 16001, 100), -EBADFD);
+		CHECK_EQ(hx_connect(n, 16001, 100), -EBADFD);
 		close(n);
 	}
-	CHECK_EQ(do_disconnect(b, 16001), 0);
-	CHECK_EQ(do_disconnect(b, 16001), -ENOTCONN);
+	CHECK_EQ(hx_disconnect(b, 16001), 0);
+	CHECK_EQ(hx_disconnect(b, 16001), -ENOTCONN);
 	CHECK_EQ(xfer(b, 16001, HIXL_OP_WRITE, (struct hixl_op_desc[]){ { 0, 0, 1 } }, 1,
 		      100, NULL), -ENOTCONN);
 	/* and again */
-	CHECK_EQ(do_connect(b, 16001, 5000), 0);
+	CHECK_EQ(hx_connect(b, 16001, 5000), 0);
 	close(b);
 	close(a);
 }
@@ -195,7 +136,7 @@ void test_xfer_sizes(void)
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(a, lb, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, rb1, len, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16004, 5000) == 0);
+	REQUIRE(hx_connect(a, 16004, 5000) == 0);
 	/* announced as an update: in a's table when REG_MEM returns (no wait) */
 	REQUIRE(reg_mem(b, rb2, len, 0, NULL) == 0);
 	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -235,7 +176,7 @@ void test_xfer_batches(void)
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(a, back, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16006, 5000) == 0);
+	REQUIRE(hx_connect(a, 16006, 5000) == 0);
 	for (unsigned int c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
 		uint32_t n = counts[c], failed;
 		size_t piece = len / 4096;	/* 256 B */
@@ -272,7 +213,7 @@ void test_xfer_batches(void)
 void test_xfer_bad_descs(void)
 {
 	size_t len = 64 * KiB;
-	int a = engine_pool(16007, 0, 0), b;	/* no staging: unregistered is refused */
+	int a = hx_engine(16007, 0, 0), b;	/* no staging: unregistered is refused */
 	unsigned char *la = buf(len), *rb = buf(len), *unreg = buf(len);
 	struct hixl_op_desc d[3];
 	uint32_t failed;
@@ -284,7 +225,7 @@ void test_xfer_bad_descs(void)
 	memset(rb, 0, len);
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16008, 5000) == 0);
+	REQUIRE(hx_connect(a, 16008, 5000) == 0);
 	for (int i = 0; i < 3; i++) {
 		d[i].local_addr = (uintptr_t)la + i * 4096;
 		d[i].remote_addr = (uintptr_t)rb + i * 4096;
@@ -315,7 +256,7 @@ void test_xfer_bad_descs(void)
 		struct hixl_transfer t;
 
 		memset(&t, 0, sizeof(t));
-		t.remote = name_of(IP, 16008);
+		t.remote = hx_name(16008);
 		t.op = 2;
 		t.descs = (uintptr_t)d;
 		t.count = 1;
@@ -343,7 +284,7 @@ void test_xfer_bad_descs(void)
 void test_xfer_access(void)
 {
 	size_t len = 64 * KiB;
-	int a = engine_pool(16009, 0, 0), b;
+	int a = hx_engine(16009, 0, 0), b;
 	unsigned char *la = buf(len), *lro = buf(len), *rro = buf(len), *rw = buf(len);
 	struct hixl_op_desc d;
 	uint32_t failed;
@@ -357,7 +298,7 @@ void test_xfer_access(void)
 	REQUIRE(reg_mem(a, lro, len, HIXL_REG_READ_ONLY, NULL) == 0);
 	REQUIRE(reg_mem(b, rro, len, HIXL_REG_READ_ONLY, NULL) == 0);
 	REQUIRE(reg_mem(b, rw, len, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16010, 5000) == 0);
+	REQUIRE(hx_connect(a, 16010, 5000) == 0);
 	d.local_addr = (uintptr_t)la;
 	d.remote_addr = (uintptr_t)rro;
 	d.len = 4096;
@@ -382,7 +323,7 @@ void test_link_timeout(void)
 
 	REQUIRE(a >= 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_EQ(do_connect(a, 16999, 700), -ETIMEDOUT);
+	CHECK_EQ(hx_connect(a, 16999, 700), -ETIMEDOUT);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 	printf("#   CONNECT to a closed port: -ETIMEDOUT after %.0f ms (asked 700)\n", ms);
@@ -403,7 +344,7 @@ void test_link_self(void)
 	memset(dst, 0, len);
 	REQUIRE(reg_mem(a, src, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(a, dst, len, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16011, 5000) == 0);
+	REQUIRE(hx_connect(a, 16011, 5000) == 0);
 	d.local_addr = (uintptr_t)src;
 	d.remote_addr = (uintptr_t)dst;
 	d.len = len;
@@ -467,7 +408,7 @@ void test_link_peer_killed(void)
 	a = engine(0);
 	REQUIRE(a >= 0);
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16012, 5000) == 0);
+	REQUIRE(hx_connect(a, 16012, 5000) == 0);
 	usleep(100000);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -488,7 +429,7 @@ void test_link_peer_killed(void)
 	printf("#   peer killed: link reported %ld after %.0f ms\n", ret, ms);
 	CHECK(ret == -ECONNRESET || ret == -ENOTCONN || ret == -ENETDOWN);
 	CHECK(ms <= 2000);
-	CHECK_EQ(do_disconnect(a, 16012), 0);
+	CHECK_EQ(hx_disconnect(a, 16012), 0);
 	close(a);
 	CHECK_EQ(vm_pin_kb(), pin0);
 }
@@ -553,7 +494,7 @@ void test_link_peer_killed_mid_transfer(void)
 	a = engine(0);
 	REQUIRE(a >= 0);
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16026, 5000) == 0);
+	REQUIRE(hx_connect(a, 16026, 5000) == 0);
 	k.fd = a;
 	k.d.local_addr = (uintptr_t)la;
 	k.d.remote_addr = raddr;
@@ -600,7 +541,7 @@ void test_xfer_large(void)
 	REQUIRE(reg_mem(a, src, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(a, back, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, dst, len, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16014, 5000) == 0);
+	REQUIRE(hx_connect(a, 16014, 5000) == 0);
 	d.local_addr = (uintptr_t)src;
 	d.remote_addr = (uintptr_t)dst;
 	d.len = len;
@@ -618,7 +559,7 @@ static long notify(int fd, uint16_t port, const char *name, const char *msg)
 	struct hixl_send_notify n;
 
 	memset(&n, 0, sizeof(n));
-	n.remote = name_of(IP, port);
+	n.remote = hx_name(port);
 	n.name = (uintptr_t)name;
 	n.name_len = strlen(name);
 	n.msg = (uintptr_t)msg;
@@ -646,7 +587,7 @@ void test_notify(void);
 void test_notify(void)
 {
 	struct hixl_notify *buf = calloc(64, sizeof(*buf));
-	struct hixl_sockaddr an = name_of(IP, 16015);
+	struct hixl_sockaddr an = hx_name(16015);
 	struct hixl_send_notify n;
 	struct hixl_get_notifies g;
 	int a = engine(16015), b;
@@ -657,7 +598,7 @@ void test_notify(void)
 	REQUIRE(buf && a >= 0);
 	b = engine(16016);
 	REQUIRE(b >= 0);
-	REQUIRE(do_connect(a, 16016, 5000) == 0);
+	REQUIRE(hx_connect(a, 16016, 5000) == 0);
 	CHECK_EQ(notify(a, 16016, "kv_ready", "layer=3 blocks=17"), 0);
 	CHECK_EQ(notify(a, 16016, "done", ""), 0);
 	usleep(100000);
@@ -688,7 +629,7 @@ void test_notify(void)
 	CHECK_EQ(notify(a, 16016, big, big), 0);	/* exactly the limits */
 	CHECK_EQ(notify(a, 16099, "x", "y"), -ENOTCONN);
 	memset(&n, 0, sizeof(n));
-	n.remote = name_of(IP, 16016);
+	n.remote = hx_name(16016);
 	n.name = 16;
 	n.name_len = 4;
 	CHECK_EQ(xioctl(a, HIXL_IOC_SEND_NOTIFY, &n), -EFAULT);
@@ -722,7 +663,7 @@ void test_notify_overflow(void)
 	REQUIRE(buf && a >= 0);
 	b = engine(16018);
 	REQUIRE(b >= 0);
-	REQUIRE(do_connect(a, 16018, 5000) == 0);
+	REQUIRE(hx_connect(a, 16018, 5000) == 0);
 	for (int i = 0; i < 4100; i++)
 		if (notify(a, 16018, "n", "m"))
 			fails++;
@@ -778,7 +719,7 @@ void test_xfer_dereg_busy(void)
 	memset(src, 5, len);
 	REQUIRE(reg_mem(a, src, len, 0, &r) == 0);
 	REQUIRE(reg_mem(b, dst, len, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16020, 5000) == 0);
+	REQUIRE(hx_connect(a, 16020, 5000) == 0);
 	arg.fd = a;
 	arg.d.local_addr = (uintptr_t)src;
 	arg.d.remote_addr = (uintptr_t)dst;
@@ -838,7 +779,7 @@ void test_hixlctl(void)
 	REQUIRE(b >= 0 && p);
 	memset(p, 0, 64 * KiB);
 	REQUIRE(reg_mem(a, p, 64 * KiB, 0, NULL) == 0);
-	REQUIRE(do_connect(a, 16022, 5000) == 0);
+	REQUIRE(hx_connect(a, 16022, 5000) == 0);
 	CHECK(run_contains("tools/hixlctl info", "abi_version"));
 	CHECK(run_contains("tools/hixlctl info --json", "\"max_regions\": 256"));
 	CHECK(run_contains("tools/hixlctl links --json",
@@ -873,7 +814,7 @@ void test_xfer_staged(void)
 	memset(rb, 0, len);
 	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(a, big, len, 0, &r) == 0);
-	REQUIRE(do_connect(a, 16024, 5000) == 0);
+	REQUIRE(hx_connect(a, 16024, 5000) == 0);
 
 	/* 1 MiB from unregistered memory, WRITE then READ back */
 	fill(unreg, len, 31);
@@ -951,11 +892,11 @@ void test_link_max_links(void)
 	p3 = engine(16029);
 	REQUIRE(p1 >= 0 && p2 >= 0 && p3 >= 0);
 	REQUIRE(write_param("max_links", 2) == 0);
-	CHECK_EQ(do_connect(a, 16027, 5000), 0);
-	CHECK_EQ(do_connect(a, 16028, 5000), 0);
-	CHECK_EQ(do_connect(a, 16029, 5000), -ENOSPC);
-	CHECK_EQ(do_disconnect(a, 16028), 0);
-	CHECK_EQ(do_connect(a, 16029, 5000), 0);	/* room again */
+	CHECK_EQ(hx_connect(a, 16027, 5000), 0);
+	CHECK_EQ(hx_connect(a, 16028, 5000), 0);
+	CHECK_EQ(hx_connect(a, 16029, 5000), -ENOSPC);
+	CHECK_EQ(hx_disconnect(a, 16028), 0);
+	CHECK_EQ(hx_connect(a, 16029, 5000), 0);	/* room again */
 	CHECK_EQ(write_param("max_links", saved), 0);
 	close(a);
 	close(p1);

@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "util.h"
+#include "raw.h"
 
 int open_dev(void)
 {
@@ -203,36 +204,23 @@ int make_udmabuf(size_t len, int *memfd_out)
 
 struct hixl_sockaddr hx_name(uint16_t port)
 {
-	struct hixl_sockaddr a;
-
-	memset(&a, 0, sizeof(a));
-	a.family = AF_INET;
-	a.port = port;
-	inet_pton(AF_INET, HX_IP, a.addr);
-	return a;
+	return hixl_raw_name(HX_IP, port);
 }
 
 int hx_engine(uint16_t port, uint32_t pool_n, uint32_t pool_mb)
 {
-	struct hixl_setup s;
 	int fd = open_dev();
-	long ret;
+	int ret;
 
 	if (fd < 0)
 		return -errno;
-	memset(&s, 0, sizeof(s));
-	s.local = hx_name(port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	s.pool_buffers = pool_n;
-	s.pool_buffer_mb = pool_mb;
-	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
+	ret = hixl_raw_setup(fd, HX_IP, port, pool_n, pool_mb);
 	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
 		SKIP("no RDMA device on " HX_IP " (rxe0 in the test VM)");
 	if (ret) {
-		printf("#   SETUP %s:%u: %s\n", HX_IP, port, strerror((int)-ret));
+		printf("#   SETUP %s:%u: %s\n", HX_IP, port, strerror(-ret));
 		close(fd);
-		return (int)ret;
+		return ret;
 	}
 	return fd;
 }

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * raw.h - the raw /dev/hixl calls that the benchmarks, the pair test and the
+ * user tests share.  They drive the ioctls of uapi/hixl.h directly, below
+ * libhixl-user's engine API, so each used to carry its own copy of these.
+ * Header-only (static inline), so that tools which do not link the library
+ * (tools/bench-matrix) can use it too.
+ */
+#ifndef HIXL_TOOLS_RAW_H
+#define HIXL_TOOLS_RAW_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <hixl/uapi.h>
+
+/**
+ * hixl_raw_name() - an engine address from an IPv4 address and a port
+ * @ip:   dotted IPv4 address, for example "10.77.0.1"
+ * @port: port in host order; 0 names a client-only engine
+ *
+ * Return: the address, family AF_INET, reserved bytes zero.  An @ip that does
+ * not parse leaves the address 0.0.0.0, which SETUP and CONNECT refuse.
+ */
+static inline struct hixl_sockaddr hixl_raw_name(const char *ip, uint16_t port)
+{
+	struct hixl_sockaddr a;
+
+	memset(&a, 0, sizeof(a));
+	a.family = AF_INET;
+	a.port = port;
+	inet_pton(AF_INET, ip, a.addr);
+	return a;
+}
+
+/**
+ * hixl_raw_setup() - HIXL_IOC_SETUP on an open engine
+ * @fd:      an open /dev/hixl file
+ * @ip:      local IPv4 address (see hixl_raw_name())
+ * @port:    listening port, 0 for a client-only engine
+ * @pool_n:  staging buffers (0 together with @pool_mb 0: no staging pool,
+ *           every descriptor a direct RDMA operation)
+ * @pool_mb: size of each staging buffer, MiB
+ *
+ * The default traffic class and service level (uapi/hixl.h).
+ *
+ * Return: 0, or SETUP's -errno (-EADDRNOTAVAIL or -ENODEV: no RDMA device on
+ * @ip; see uapi/hixl.h for the rest).
+ */
+static inline int hixl_raw_setup(int fd, const char *ip, uint16_t port, uint32_t pool_n,
+				 uint32_t pool_mb)
+{
+	struct hixl_setup s;
+
+	memset(&s, 0, sizeof(s));
+	s.local = hixl_raw_name(ip, port);
+	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
+	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	s.pool_buffers = pool_n;
+	s.pool_buffer_mb = pool_mb;
+	return ioctl(fd, HIXL_IOC_SETUP, &s) ? -errno : 0;
+}
+
+/**
+ * hixl_raw_engine() - open /dev/hixl and set the engine up
+ * @ip, @port, @pool_n, @pool_mb: as hixl_raw_setup()
+ *
+ * Return: the engine's file descriptor (O_CLOEXEC), or -errno: open(2)'s
+ * (-ENOENT without the module) or hixl_raw_setup()'s; the file is closed on
+ * failure.
+ */
+static inline int hixl_raw_engine(const char *ip, uint16_t port, uint32_t pool_n,
+				  uint32_t pool_mb)
+{
+	int fd = open(HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = hixl_raw_setup(fd, ip, port, pool_n, pool_mb);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+#endif
