@@ -158,6 +158,7 @@ def main():
     ap.add_argument("--reg")
     ap.add_argument("--submit")
     ap.add_argument("--vm-seconds", type=int)
+    ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
     a = ap.parse_args()
 
     info, memcpy, res, na = parse(a.raw)
@@ -183,9 +184,9 @@ def main():
       f"(tools/bench.sh all){f', which took {a.vm_seconds // 60} min {a.vm_seconds % 60} s' if a.vm_seconds else ''}; "
       f"perftest {info.get('perftest', '?')}, UCX {info.get('ucx', '?')}.\n")
     w("**Under QEMU/TCG only the ratios mean anything**: every instruction, the RDMA "
-      "device's included, is emulated, so absolute MiB/s say nothing about hardware; "
-      "other VMs shared the host's cores while this ran. Benchmarks never assert "
-      "speeds: nothing here passes or fails.\n")
+      "device's included, is emulated, so absolute MiB/s say nothing about hardware. "
+      f"{'Host load average (1 min) when the VM started / ended: ' + a.host_load + '. ' if a.host_load else ''}"
+      "Benchmarks never assert speeds: nothing here passes or fails.\n")
 
     w("## How it was measured\n")
     w(f"- Points: WRITE and READ; blocks {', '.join(size_name(b) for b in blocks)}; "

@@ -43,6 +43,7 @@ all)
 	# BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1)
 	# reach the guest on its command line.
 	t0=$(date +%s)
+	load0=$(cut -d' ' -f1 /proc/loadavg)
 	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} \
 		tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
 		--name bench-all -- env BENCH_REPS="${BENCH_REPS:-3}" \
@@ -54,6 +55,7 @@ all)
 	"$py" tools/bench-results.py --raw build/vm/bench-all/raw.txt \
 		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
+		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \
 		--out bench/results.md --png bench/results.png
 	cat bench/results.md
 	;;
