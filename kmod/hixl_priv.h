@@ -363,11 +363,16 @@ int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32
 	       u64 la, u64 ra, u64 len, u32 desc, struct hixl_plan *pl);
 void hixl_plan_free(struct hixl_plan *pl);
 
-/* A peer's registration; usable once all @nr_mrs arrived (@got). */
+/*
+ * A peer's registration; usable once all @nr_mrs arrived (@got).  @device:
+ * dma-buf memory, which the peer cannot scatter into or gather from, so
+ * descriptors to it are never staged.
+ */
 struct hixl_rregion {
 	u64 addr;
 	u64 len;
 	bool writable;
+	bool device;
 	u32 nr_mrs;
 	u32 got;
 	struct hixl_rmr mrs[];

@@ -250,7 +250,8 @@ static int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 		memset(m, 0, sizeof(*m));
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
-		m->flags = cpu_to_le32(r->flags & HIXL_REG_READ_ONLY ? 0 : HIXL_WIRE_REGION_WRITABLE);
+		m->flags = cpu_to_le32((r->flags & HIXL_REG_READ_ONLY ? 0 : HIXL_WIRE_REGION_WRITABLE) |
+				       (r->type == HIXL_MEM_DEVICE ? HIXL_WIRE_REGION_DEVICE : 0));
 		m->nr_mrs = cpu_to_le32(r->nr_mrs);
 		m->first = cpu_to_le32(first);
 		m->count = cpu_to_le32(n);
@@ -419,6 +420,7 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 		rr->len = rlen;
 		rr->nr_mrs = nr;
 		rr->writable = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_WRITABLE;
+		rr->device = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_DEVICE;
 		ret = mtree_insert_range(&l->rtable, addr, addr + rlen - 1, rr, GFP_KERNEL);
 		if (ret) {
 			kfree(rr);

@@ -67,6 +67,7 @@ struct hixl_wire_mr {
 };
 
 #define HIXL_WIRE_REGION_WRITABLE	1
+#define HIXL_WIRE_REGION_DEVICE		2	/* dma-buf memory: never staged */
 
 struct hixl_wire_region {
 	struct hixl_wire_hdr hdr;

@@ -248,6 +248,35 @@ static bool hixl_lock(struct mutex *m, bool nonblock)
 }
 
 /*
+ * Whether descriptor @d goes through the staging buffers (stage.c): when it
+ * is small or its local range is unregistered (@r NULL), but only between
+ * host memory on both sides.  Device (dma-buf) memory is not CPU memory of
+ * this process (a local device address is no user address to copy from) nor
+ * pages the peer can scatter into or gather from, so a descriptor touching
+ * it is posted directly; one from unregistered local memory then fails
+ * planning with -ENOENT, as it does without staging.
+ *
+ * Return: 1 stage, 0 post directly, -EAGAIN (@nonblock, rtable_lock busy).
+ */
+static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
+			     const struct hixl_op_desc *d, bool nonblock)
+{
+	struct hixl_rregion *rr;
+	bool device;
+
+	if (!d->len)
+		return 0;
+	if (r && (r->type != HIXL_MEM_HOST || d->len >= HIXL_STAGE_THRESHOLD))
+		return 0;
+	if (!hixl_lock(&l->rtable_lock, nonblock))
+		return -EAGAIN;
+	rr = mtree_load(&l->rtable, d->remote_addr);
+	device = rr && rr->device;
+	mutex_unlock(&l->rtable_lock);
+	return !device;
+}
+
+/*
  * Check a TRANSFER, copy its descriptors, activate local MRs and plan the
  * direct pieces.  @nonblock: return -EAGAIN rather than wait for a busy
  * engine lock, for the device (MR activation) or for staging.
@@ -293,9 +322,14 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 	for (i = 0; i < a->count && !ret; i++) {
 		const struct hixl_op_desc *d = &p->d[i];
 		struct hixl_region *r = hixl_region_lookup(eng, d->local_addr, d->len ? d->len : 1);
+		int want = stage ? hixl_stage_wanted(l, r, d, nonblock) : 0;
 
-		/* small descriptors and unregistered local memory are staged */
-		if (stage && d->len && (d->len < HIXL_STAGE_THRESHOLD || !r)) {
+		if (want < 0) {
+			ret = want;
+			break;
+		}
+		/* small host descriptors and unregistered local memory are staged */
+		if (want) {
 			if (r && a->op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY)) {
 				ret = -EACCES;	/* registered read-only: never written */
 				a->failed = i;

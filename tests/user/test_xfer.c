@@ -875,6 +875,125 @@ void test_xfer_staged(void)
 	close(b);
 }
 
+/*
+ * Device (dma-buf) memory in transfers, on a staging link (the default pool):
+ * a udmabuf stands in for a GPU exporter, and the memfd behind it is the
+ * CPU's view to fill and check.  Direct (1 MiB) and small (4 KiB, which
+ * host memory would stage) descriptors, with the device memory at the
+ * peer (B) and at the initiator (B initiating), both ways, byte for byte.
+ * Small descriptors from unregistered local memory to device memory can be
+ * neither staged nor posted: ENOENT, with their index.
+ */
+void test_xfer_device(void);
+void test_xfer_device(void)
+{
+	const size_t len = 4 * MiB, big = 1 * MiB, small = 4 * KiB;
+	const uint64_t dva = 0x100000000000ULL;	/* the device address */
+	const uint32_t nsmall = 64;
+	uint32_t n = nsmall + 1, failed;
+	int memfd, dbuf = make_udmabuf(len, &memfd), a, b;
+	unsigned char *dev, *host = buf(len), *want = malloc(len), *unreg = malloc(small);
+	struct hixl_op_desc *d = calloc(n, sizeof(*d));
+
+	if (dbuf == -ENOENT)
+		SKIP("/dev/udmabuf missing (CONFIG_UDMABUF)");
+	REQUIRE(dbuf >= 0 && host && want && unreg && d);
+	dev = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	REQUIRE(dev != MAP_FAILED);
+	a = engine(16031);
+	REQUIRE(a >= 0);
+	b = engine(16032);
+	REQUIRE(b >= 0);
+	REQUIRE(reg_mem(a, host, len, 0, NULL) == 0);
+	REQUIRE(reg_dev(b, dva, len, dbuf, 0, NULL) == 0);
+	REQUIRE(hx_connect(a, 16032, 5000) == 0);
+	/* the one link serves both ways: B initiates on the link A made */
+	CHECK_EQ(hx_connect(b, 16031, 5000), -EISCONN);
+
+	/* descriptor 0: 1 MiB direct; 1..64: 4 KiB each, scattered on the device */
+	for (uint32_t i = 0; i < n; i++) {
+		d[i].local_addr = (uintptr_t)host + (i ? big + (uint64_t)i * small : 0);
+		d[i].remote_addr = dva + (i ? big + (uint64_t)((i * 37) % nsmall) * 2 * small : 0);
+		d[i].len = i ? small : big;
+	}
+	/* A WRITEs host -> B's device memory */
+	hx_fill(host, len, 41);
+	memset(dev, 0, len);
+	CHECK_EQ(hx_xfer(a, 16032, HIXL_OP_WRITE, d, n, 20000, &failed), 0);
+	for (uint32_t i = 0; i < n; i++)
+		if (memcmp(dev + (d[i].remote_addr - dva), (void *)(uintptr_t)d[i].local_addr,
+			   d[i].len)) {
+			printf("#   WRITE to device memory: descriptor %u differs\n", i);
+			ht_failures++;
+			break;
+		}
+	/* A READs B's device memory -> host */
+	hx_fill(dev, len, 42);
+	memset(host, 0, len);
+	CHECK_EQ(hx_xfer(a, 16032, HIXL_OP_READ, d, n, 20000, &failed), 0);
+	for (uint32_t i = 0; i < n; i++)
+		if (memcmp(dev + (d[i].remote_addr - dva), (void *)(uintptr_t)d[i].local_addr,
+			   d[i].len)) {
+			printf("#   READ from device memory: descriptor %u differs\n", i);
+			ht_failures++;
+			break;
+		}
+
+	/* B initiates: its local side is the device memory */
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t t = d[i].local_addr;
+
+		d[i].local_addr = d[i].remote_addr;
+		d[i].remote_addr = t;
+	}
+	hx_fill(dev, len, 43);
+	memset(host, 0, len);
+	CHECK_EQ(hx_xfer(b, 16031, HIXL_OP_WRITE, d, n, 20000, &failed), 0);
+	for (uint32_t i = 0; i < n; i++)
+		if (memcmp(dev + (d[i].local_addr - dva), (void *)(uintptr_t)d[i].remote_addr,
+			   d[i].len)) {
+			printf("#   WRITE from device memory: descriptor %u differs\n", i);
+			ht_failures++;
+			break;
+		}
+	hx_fill(host, len, 44);
+	memset(dev, 0, len);
+	CHECK_EQ(hx_xfer(b, 16031, HIXL_OP_READ, d, n, 20000, &failed), 0);
+	for (uint32_t i = 0; i < n; i++)
+		if (memcmp(dev + (d[i].local_addr - dva), (void *)(uintptr_t)d[i].remote_addr,
+			   d[i].len)) {
+			printf("#   READ into device memory: descriptor %u differs\n", i);
+			ht_failures++;
+			break;
+		}
+
+	/* unregistered local memory to device memory: not staged, not postable */
+	memcpy(want, dev, 2 * small);
+	d[0].local_addr = (uintptr_t)host;
+	d[0].remote_addr = dva;
+	d[0].len = small;
+	d[1].local_addr = (uintptr_t)unreg;
+	d[1].remote_addr = dva + small;
+	d[1].len = small;
+	memset(unreg, 0xee, small);
+	CHECK_EQ(hx_xfer(a, 16032, HIXL_OP_WRITE, d, 2, 5000, &failed), -ENOENT);
+	CHECK_EQ(failed, 1);
+	CHECK(!memcmp(want, dev, 2 * small));	/* nothing moved */
+	/* the links are still usable */
+	CHECK_EQ(hx_xfer(a, 16032, HIXL_OP_WRITE, d, 1, 5000, NULL), 0);
+	CHECK(!memcmp(dev, host, small));
+
+	munmap(dev, len);
+	close(a);
+	close(b);
+	close(dbuf);
+	close(memfd);
+	munmap(host, len);
+	free(want);
+	free(unreg);
+	free(d);
+}
+
 /* at most max_links links per engine (lowered to 2 here): ENOSPC */
 void test_link_max_links(void);
 void test_link_max_links(void)
@@ -918,6 +1037,7 @@ const struct ht_test xfer_tests[] = {
 	{ "xfer_large", test_xfer_large },
 	{ "xfer_dereg_busy", test_xfer_dereg_busy },
 	{ "xfer_staged", test_xfer_staged },
+	{ "xfer_device", test_xfer_device },
 	{ "notify", test_notify },
 	{ "notify_overflow", test_notify_overflow },
 	{ "hixlctl", test_hixlctl },
