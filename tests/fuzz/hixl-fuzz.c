@@ -15,7 +15,11 @@
  * and random values; pointers inside the structs point at real, NULL,
  * unmapped, read-only or kernel memory.  Between calls it munmaps, mremaps,
  * madvises and mprotects its buffers, closes and reopens engines, and forks
- * children that use an inherited engine once.
+ * children that use an inherited engine once.  Four in ten TRANSFERs are
+ * well-formed (to a peer the engine is linked to, every descriptor inside
+ * live registrations on both sides), so that the success path - chains,
+ * completions, region lookups racing teardown - is fuzzed too; a run in
+ * which 20 or more of them were made and none succeeded fails.
  *
  * The sequence of decisions is a function of the seed (and of the results
  * the kernel returns, which feed the handle table).  Any errno is fine; the
@@ -123,6 +127,7 @@ struct slot {
 	int kind;		/* 0 private anon, 1 shared anon, 2 memfd, 3 hugetlb 2M */
 	bool mapped;
 	bool ro;
+	unsigned gen;		/* bumped when pages under the slot may have changed */
 };
 
 struct rec {
@@ -132,6 +137,9 @@ struct rec {
 	unsigned gen;
 	bool live;
 	bool device;
+	bool ro;		/* registered HIXL_REG_READ_ONLY */
+	int slot;		/* the slot it lies in, or -1 */
+	unsigned slot_gen;	/* that slot's gen at registration */
 };
 
 static struct engine eng[NENG_MAX];
@@ -148,6 +156,13 @@ static uint8_t ipaddr[4] = { 10, 77, 0, 1 };
 static bool trace;
 
 static unsigned long calls_per_cmd[NCMD + 1], ok_per_cmd[NCMD + 1];
+/* linked[e][p]: engine e's CONNECT to engine p succeeded (and no DISCONNECT
+ * or close since), as far as the ioctl results tell; a link the kernel
+ * broke meanwhile stays marked, which only makes a "well-formed" transfer
+ * fail with a link error */
+static bool linked[NENG_MAX][NENG_MAX];
+static unsigned long wf_transfers, wf_ok;	/* well-formed TRANSFERs (ioctl) */
+static unsigned long wf_errno[200];		/* and how the others failed */
 static unsigned long errno_hist[200];
 static unsigned long violations, mem_ops, reopens, forks, child_crashes;
 static struct io_uring ring_big, ring_small;	/* SQE128+CQE32, 64-byte SQEs */
@@ -265,6 +280,7 @@ static void mem_op(void)
 	size_t off, n;
 
 	mem_ops++;
+	s->gen++;	/* conservative: also for mprotect and touch, which keep registrations */
 	if (!s->mapped) {
 		slot_map(s, NULL);
 		return;
@@ -493,6 +509,40 @@ static struct rec *pick_rec(int e, bool live_only)
 	return NULL;
 }
 
+/* a live registration of engine e whose memory has not been touched by a
+ * mem_op since (and writable, when rw), or not */
+static bool usable(const struct rec *r, int e, bool rw)
+{
+	if (!r->live || r->eng != e || (rw && r->ro))
+		return false;
+	return r->slot < 0 || slots[r->slot].gen == r->slot_gen;
+}
+
+/* a uniformly chosen usable() registration, or NULL */
+static struct rec *pick_live(int e, bool rw)
+{
+	unsigned n = 0, k;
+
+	for (unsigned i = 0; i < nrec; i++)
+		n += usable(&recs[i], e, rw);
+	if (!n)
+		return NULL;
+	k = rnd(n);
+	for (unsigned i = 0; i < nrec; i++)
+		if (usable(&recs[i], e, rw) && !k--)
+			return &recs[i];
+	return NULL;
+}
+
+/* the engine whose valid_name() a sockaddr is, or -1 */
+static int eng_of_name(const struct hixl_sockaddr *a)
+{
+	if (a->family != AF_INET || memcmp(a->addr, ipaddr, 4) || a->port < PORT_BASE ||
+	    a->port >= PORT_BASE + neng)
+		return -1;
+	return a->port - PORT_BASE;
+}
+
 static bool build_reg(struct hixl_reg_mem *a, int *slot_out)
 {
 	bool bad = false;
@@ -674,12 +724,68 @@ static void fill_descs(struct hixl_op_desc *d, unsigned n, int e, int peer)
 	}
 }
 
-static bool build_transfer(struct hixl_transfer *a, int e)
+/*
+ * A TRANSFER that should succeed: to a peer engine e is linked to, every
+ * descriptor inside a live registration on each side, a timeout of 2 s.  It
+ * can still fail (a region invalidated by a mem_op, a link broken under
+ * us); the point is that the success path, with its chains, completions
+ * and region lookups, gets fuzzed alongside everything else.  Returns false
+ * when e has no such peer.
+ */
+static bool build_wellformed(struct hixl_transfer *a, int e)
+{
+	int peers[NENG_MAX], np = 0, peer;
+	uint32_t op = rnd(2);
+	bool lrw = op == HIXL_OP_READ, rrw = op == HIXL_OP_WRITE;	/* who is written */
+	unsigned n;
+
+	for (int p = 0; p < neng; p++)
+		if (linked[e][p] && pick_live(p, rrw))
+			peers[np++] = p;
+	if (!np || !pick_live(e, lrw))
+		return false;
+	peer = peers[rnd((uint32_t)np)];
+	memset(a, 0, sizeof(*a));
+	a->remote.family = AF_INET;
+	memcpy(a->remote.addr, ipaddr, 4);
+	a->remote.port = (uint16_t)(PORT_BASE + peer);
+	a->op = op;
+	n = chance(80) ? rnd(8) + 1 : rnd(NDESC_BUF) + 1;
+	for (unsigned i = 0; i < n; i++) {
+		struct rec *l = pick_live(e, lrw), *r = pick_live(peer, rrw);
+		uint64_t lo = rnd((uint32_t)l->len), ro = rnd((uint32_t)r->len);
+		/* at most 1 MiB a batch: the debug kernel's rxe moves ~3 MB/s */
+		uint64_t len = rnd((uint32_t)(chance(80) ? 4096 : MiB / n)) + 1;
+
+		if (len > l->len - lo)
+			len = l->len - lo;
+		if (len > r->len - ro)
+			len = r->len - ro;
+		desc_buf[i].local_addr = l->addr + lo;
+		desc_buf[i].remote_addr = r->addr + ro;
+		desc_buf[i].len = len;
+	}
+	a->count = n;
+	a->descs = (uint64_t)(uintptr_t)desc_buf;
+	a->timeout_ms = 2000;
+	if (chance(30)) {
+		a->tag = rnd64();
+		tag_seen[rnd(8)] = a->tag;
+	}
+	return true;
+}
+
+static bool build_transfer(struct hixl_transfer *a, int e, bool *wellformed)
 {
 	bool bad = false;
-	int m = base_fill(a, sizeof(*a));
+	int m;
 	int peer;
 	unsigned n;
+
+	*wellformed = chance(40) && build_wellformed(a, e);
+	if (*wellformed)
+		return false;
+	m = base_fill(a, sizeof(*a));
 
 	if (m == 2) {
 		a->timeout_ms = rnd(200) + 1;
@@ -848,7 +954,7 @@ static void violation(const char *what, unsigned long call, int cmd, long ret)
 		       ret, ret < 0 ? strerror((int)-ret) : "");
 }
 
-static void record_reg(int e, struct hixl_reg_mem *a)
+static void record_reg(int e, struct hixl_reg_mem *a, int slot)
 {
 	struct rec *r = NULL;
 
@@ -870,6 +976,14 @@ static void record_reg(int e, struct hixl_reg_mem *a)
 	r->gen = eng[e].gen;
 	r->live = true;
 	r->device = a->type == HIXL_MEM_DEVICE;
+	r->ro = a->flags & HIXL_REG_READ_ONLY;
+	r->slot = -1;
+	if (slot >= 0 && !r->device && slots[slot].mapped &&
+	    a->addr >= (uintptr_t)slots[slot].addr &&
+	    a->addr + a->len <= (uintptr_t)slots[slot].addr + slots[slot].len) {
+		r->slot = slot;
+		r->slot_gen = slots[slot].gen;
+	}
 }
 
 /* ---- io_uring ----------------------------------------------------------------------- */
@@ -969,7 +1083,7 @@ static void do_call(int e, int fd, bool in_child)
 	bool mangled = chance(10);
 	unsigned long nr = cmd_nr[cmd];
 	uint8_t *arg = argbuf + ARGBUF_SZ / 2;	/* room on both sides */
-	bool bad = false;
+	bool bad = false, wellformed = false;
 	int reg_slot = -1;
 	long ret;
 	uint64_t argp;
@@ -982,7 +1096,7 @@ static void do_call(int e, int fd, bool in_child)
 	case 3: bad = build_stats((void *)arg); break;
 	case 4: bad = build_setup((void *)arg, e); break;
 	case 5: case 6: bad = build_connect((void *)arg); break;
-	case 7: bad = build_transfer((void *)arg, e); break;
+	case 7: bad = build_transfer((void *)arg, e, &wellformed); break;
 	case 8: bad = build_send((void *)arg); break;
 	case 9: bad = build_getn((void *)arg); break;
 	case 10: bad = build_cancel((void *)arg); break;
@@ -1021,6 +1135,11 @@ static void do_call(int e, int fd, bool in_child)
 	if (in_child)
 		return;
 
+	if (wellformed && !mangled && argp == (uint64_t)(uintptr_t)arg) {
+		wf_transfers++;
+		wf_ok += ret == 0;
+		wf_errno[-ret < 200 && ret <= 0 ? -ret : 199]++;
+	}
 	calls_per_cmd[mangled ? NCMD : cmd]++;
 	if (ret == 0)
 		ok_per_cmd[mangled ? NCMD : cmd]++;
@@ -1049,7 +1168,7 @@ static void do_call(int e, int fd, bool in_child)
 
 		if (a->handle == 0)
 			violation("REG_MEM handle 0", cur_call, cmd, ret);
-		record_reg(e, a);
+		record_reg(e, a, reg_slot);
 		break;
 	}
 	case 2: {
@@ -1071,6 +1190,13 @@ static void do_call(int e, int fd, bool in_child)
 		struct hixl_setup *a = (void *)arg;
 
 		eng[e].port = a->local.port;
+		break;
+	}
+	case 5: case 6: {
+		int p = eng_of_name(&((struct hixl_connect *)arg)->remote);
+
+		if (p >= 0)
+			linked[e][p] = cmd == 5;
 		break;
 	}
 	}
@@ -1095,6 +1221,8 @@ static void engine_close(int e)
 	eng[e].fd = -1;
 	eng[e].port = -1;
 	eng[e].gen++;
+	for (int p = 0; p < NENG_MAX; p++)
+		linked[e][p] = linked[p][e] = false;
 	for (unsigned i = 0; i < nrec; i++)
 		if (recs[i].eng == e)
 			recs[i].live = false;	/* kept: stale handles are good input */
@@ -1354,11 +1482,26 @@ int main(int argc, char **argv)
 		if (dmabufs[i] >= 0 && (i == 0 || dmabufs[1] != dmabufs[0]))
 			close(dmabufs[i]);
 	rc = final_check();
+	if (wf_transfers >= 20 && !wf_ok) {
+		printf("FAIL: none of %lu well-formed TRANSFERs succeeded: the success path "
+		       "was not fuzzed\n", wf_transfers);
+		rc = 1;
+	}
 
 	printf("hixl-fuzz: seed %" PRIu64 ": %lu calls in %.1f s (%.0f/s), %lu mem ops, %lu reopens, "
 	       "%lu forks, %lu child crashes, %lu contract violations\n", seed, ncalls, secs,
 	       secs > 0 ? (double)ncalls / secs : 0.0, mem_ops, reopens, forks, child_crashes,
 	       violations);
+	printf("well-formed TRANSFERs (ioctl): %lu, %lu succeeded; the others:", wf_transfers, wf_ok);
+	for (int i = 1; i < 200; i++) {
+		if (!wf_errno[i])
+			continue;
+		if (errname(i))
+			printf(" %s=%lu", errname(i), wf_errno[i]);
+		else
+			printf(" errno%d=%lu", i, wf_errno[i]);
+	}
+	printf("\n");
 	printf("per-command (calls/ok):");
 	for (int i = 0; i <= NCMD; i++)
 		printf(" %s=%lu/%lu", cmd_name[i], calls_per_cmd[i], ok_per_cmd[i]);
