@@ -182,16 +182,19 @@ static void hixl_rtable_updates(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rr);
 	KUNIT_EXPECT_EQ(test, rr->got, 3U);
 	KUNIT_EXPECT_TRUE(test, rr->writable);
+	KUNIT_EXPECT_FALSE(test, rr->device);
 	KUNIT_EXPECT_EQ(test, rr->mrs[2].iova, 0x300000ULL);
 	KUNIT_EXPECT_EQ(test, rr->mrs[2].rkey, 102U);
 	KUNIT_EXPECT_NULL(test, mtree_load(&l->rtable, 0x13000));
 
-	/* a second, read-only region next to it */
+	/* a second, read-only device region next to it: never staged */
 	len = hixl_mk_region(m, 0x13000, 0x1000, 1, 0, 1, false);
+	m->flags = cpu_to_le32(HIXL_WIRE_REGION_DEVICE);
 	KUNIT_ASSERT_EQ(test, hixl_rx_region(l, m, len), 0);
 	rr = mtree_load(&l->rtable, 0x13000);
 	KUNIT_ASSERT_NOT_NULL(test, rr);
 	KUNIT_EXPECT_FALSE(test, rr->writable);
+	KUNIT_EXPECT_TRUE(test, rr->device);
 	/* an overlapping one is refused */
 	len = hixl_mk_region(m, 0x12000, 0x2000, 2, 0, 2, true);
 	KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), -EEXIST);
