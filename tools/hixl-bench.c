@@ -45,6 +45,7 @@ struct cfg {
 	unsigned long layers, kv_heads, head_dim, dtype_bytes, block_tokens, tokens, iters;
 	unsigned long inflight, timeout_ms, seed, procs;
 	const char *local, *remote, *mode;
+	const char *pool;	/* BufferPool option, "N:SIZE_MB"; NULL: the library's default */
 	bool json, progress;
 };
 
@@ -174,6 +175,9 @@ static int usage(int rc)
 		"  --procs N         2: each engine in its own process (default); 1: one process\n"
 		"  --local NAME      prefill engine name (10.77.0.1:18100)\n"
 		"  --remote NAME     decode engine name (10.77.0.1:18101)\n"
+		"  --pool N:MB       staging pool of both engines (HIXL BufferPool; default\n"
+		"                    4:8: blocks < 256 KiB are staged; 0:0 posts every\n"
+		"                    block as its own RDMA work request)\n"
 		"  --json            one JSON object on stdout, nothing else\n"
 		"  --no-progress     no progress bar (it is drawn only on a tty)\n");
 	return rc;
@@ -190,7 +194,7 @@ static int parse_args(int argc, char **argv)
 		{ "seed", 1, NULL, 's' }, { "local", 1, NULL, 'l' },
 		{ "remote", 1, NULL, 'r' }, { "json", 0, NULL, 'j' },
 		{ "no-progress", 0, NULL, 'P' }, { "help", 0, NULL, 'h' },
-		{ "procs", 1, NULL, 'p' },
+		{ "procs", 1, NULL, 'p' }, { "pool", 1, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long *num;
@@ -214,6 +218,7 @@ static int parse_args(int argc, char **argv)
 		case 'm': C.mode = optarg; break;
 		case 'l': C.local = optarg; break;
 		case 'r': C.remote = optarg; break;
+		case 'o': C.pool = optarg; break;
 		case 'j': C.json = true; break;
 		case 'P': C.progress = false; break;
 		case 'h': exit(usage(0));
@@ -272,7 +277,11 @@ static int side_engine(struct side *s)
 	int ret;
 
 	memset(s->base, 0, s->bytes);	/* fault in before pinning */
-	ret = hixl_engine_init(&s->eng, s->name, NULL, 0);
+	{
+		const struct hixl_option pool = { HIXL_OPTION_BUFFER_POOL, C.pool };
+
+		ret = hixl_engine_init(&s->eng, s->name, &pool, C.pool ? 1 : 0);
+	}
 	if (ret) {
 		fprintf(stderr, "hixl-bench: engine %s: %s\n", s->name, strerror(-ret));
 		return ret;
@@ -488,19 +497,22 @@ static void report(const struct result *r, size_t nres, const struct side *s)
 		       "\"model\":{\"layers\":%lu,\"kv_heads\":%lu,\"head_dim\":%lu,"
 		       "\"dtype_bytes\":%lu,\"block_tokens\":%lu,\"tokens\":%lu},"
 		       "\"block_bytes\":%zu,\"descs_per_transfer\":%zu,\"bytes_per_iter\":%zu,"
-		       "\"iters\":%lu,\"inflight\":%lu,\"procs\":%lu,\"results\":[",
+		       "\"iters\":%lu,\"inflight\":%lu,\"procs\":%lu,\"pool\":\"%s\","
+		       "\"results\":[",
 		       hixl_version(), device, C.layers, C.kv_heads,
 		       C.head_dim, C.dtype_bytes, C.block_tokens, C.tokens, block_bytes,
-		       2 * nblocks, s->bytes, C.iters, C.inflight, C.procs);
+		       2 * nblocks, s->bytes, C.iters, C.inflight, C.procs,
+		       C.pool ? C.pool : "default");
 	} else {
 		printf("hixl-bench %s on %s: %lu layers x K,V x %lu tokens x %lu heads x %lu dim x "
 		       "%lu B = %.1f MiB per pass\n", hixl_version(), device,
 		       C.layers, C.tokens, C.kv_heads, C.head_dim, C.dtype_bytes,
 		       s->bytes / 1048576.0);
 		printf("  %zu-byte blocks (%lu tokens), %zu scattered descriptors per layer "
-		       "transfer, %lu iterations, %lu in flight, engines in %s\n", block_bytes,
-		       C.block_tokens, 2 * nblocks, C.iters, C.inflight,
-		       C.procs == 2 ? "two processes" : "one process");
+		       "transfer, %lu iterations, %lu in flight, engines in %s, staging pool %s\n",
+		       block_bytes, C.block_tokens, 2 * nblocks, C.iters, C.inflight,
+		       C.procs == 2 ? "two processes" : "one process",
+		       C.pool ? C.pool : "default (4:8)");
 		printf("  %-5s %10s %9s %10s %12s %9s %9s %9s  %s\n", "mode", "MiB", "s", "GB/s",
 		       "descs/s", "p50 ms", "p90 ms", "p99 ms", "verify");
 	}
