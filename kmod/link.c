@@ -351,6 +351,23 @@ static int hixl_link_publish(struct hixl_link *l)
 	return 0;
 }
 
+/*
+ * Queue one of the link's works (@w on @wq) unless hixl_link_destroy() has
+ * begun: it marks the link CLOSED under @l->lock before it cancels them, so
+ * nothing is queued after its cancel_work_sync() - a CM event or a receive
+ * completion arriving in between used to queue work on a link about to be
+ * freed (KASAN use-after-free in hixl_link_publish(), found by the fuzzer).
+ * Called from the CM handler and the CQ's workqueue context.
+ */
+static void hixl_link_queue(struct hixl_link *l, struct workqueue_struct *wq,
+			    struct work_struct *w)
+{
+	spin_lock(&l->lock);
+	if (l->state != HIXL_LINK_CLOSED)
+		queue_work(wq, w);
+	spin_unlock(&l->lock);
+}
+
 static void hixl_link_setup_work(struct work_struct *w)
 {
 	struct hixl_link *l = container_of(w, struct hixl_link, setup_work);
@@ -750,7 +767,7 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		l->req_op = le32_to_cpu(q->op);
 		l->req_count = le32_to_cpu(q->count);
 		l->req_seq = le64_to_cpu(q->seq);
-		queue_work(hixl_wq, &l->stage_work);
+		hixl_link_queue(l, hixl_wq, &l->stage_work);
 		break;
 	}
 	case HIXL_MSG_STAGE_DONE: {
@@ -1216,7 +1233,7 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (!l->active) {
-			queue_work(system_wq, &l->setup_work);
+			hixl_link_queue(l, system_wq, &l->setup_work);
 			return 0;
 		}
 		fallthrough;
