@@ -263,18 +263,6 @@ struct hx {
 	int ring_ok;
 };
 
-static int reg(int fd, void *p, size_t len)
-{
-	struct hixl_reg_mem r;
-
-	memset(&r, 0, sizeof(r));
-	r.addr = (uintptr_t)p;
-	r.len = len;
-	r.type = HIXL_MEM_HOST;
-	r.dmabuf_fd = -1;
-	return ioctl(fd, HIXL_IOC_REG_MEM, &r) ? -errno : 0;
-}
-
 static void hx_close(struct hx *h)
 {
 	if (h->ring_ok)
@@ -315,9 +303,9 @@ static int hx_open(struct hx *h, size_t buflen, unsigned int maxbatch)
 	h->a = hixl_raw_engine(cfg.ip, 0, 0, 0);
 	if (h->a < 0)
 		return h->a;
-	ret = reg(h->a, h->abuf, h->buflen);
+	ret = hixl_raw_reg_host(h->a, h->abuf, h->buflen);
 	if (!ret)
-		ret = reg(h->b, h->bbuf, h->buflen);
+		ret = hixl_raw_reg_host(h->b, h->bbuf, h->buflen);
 	if (ret)
 		return ret;
 	memset(&c, 0, sizeof(c));

@@ -65,18 +65,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int reg(int fd, void *p, size_t len)
-{
-	struct hixl_reg_mem r;
-
-	memset(&r, 0, sizeof(r));
-	r.addr = (uintptr_t)p;
-	r.len = len;
-	r.type = HIXL_MEM_HOST;
-	r.dmabuf_fd = -1;
-	return ioctl(fd, HIXL_IOC_REG_MEM, &r) ? -errno : 0;
-}
-
 static void fill(struct hixl_transfer *t, const struct bench *bn, int op,
 		 const struct hixl_op_desc *d, unsigned int n, uint64_t tag)
 {
@@ -270,7 +258,8 @@ int main(int argc, char **argv)
 	}
 	memset(bn.bbuf, 0, HALF);
 	memset(bn.abuf + HALF, 0, HALF);
-	if (reg(bn.a, bn.abuf, 2 * HALF) || reg(bn.b, bn.bbuf, 2 * HALF)) {
+	if (hixl_raw_reg_host(bn.a, bn.abuf, 2 * HALF) ||
+	    hixl_raw_reg_host(bn.b, bn.bbuf, 2 * HALF)) {
 		perror("bench-submit: REG_MEM");
 		return 1;
 	}

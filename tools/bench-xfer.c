@@ -32,18 +32,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int reg(int fd, void *p, size_t len)
-{
-	struct hixl_reg_mem r;
-
-	memset(&r, 0, sizeof(r));
-	r.addr = (uintptr_t)p;
-	r.len = len;
-	r.type = HIXL_MEM_HOST;
-	r.dmabuf_fd = -1;
-	return ioctl(fd, HIXL_IOC_REG_MEM, &r) ? -errno : 0;
-}
-
 int main(int argc, char **argv)
 {
 	const char *ip = "10.77.0.1", *opname = "write";
@@ -92,8 +80,8 @@ int main(int argc, char **argv)
 		src[i] = (unsigned char)(i * 131 + 7);
 	memset(dst, 0, total);
 	/* WRITE: a's src -> b's dst; READ: a's dst <- b's src */
-	if (reg(a, op == HIXL_OP_WRITE ? src : dst, total) ||
-	    reg(b, op == HIXL_OP_WRITE ? dst : src, total)) {
+	if (hixl_raw_reg_host(a, op == HIXL_OP_WRITE ? src : dst, total) ||
+	    hixl_raw_reg_host(b, op == HIXL_OP_WRITE ? dst : src, total)) {
 		perror("bench-xfer: REG_MEM");
 		return 1;
 	}

@@ -90,4 +90,24 @@ static inline int hixl_raw_engine(const char *ip, uint16_t port, uint32_t pool_n
 	return fd;
 }
 
+/**
+ * hixl_raw_reg_host() - HIXL_IOC_REG_MEM of host memory, read-write
+ * @fd:  a set-up engine
+ * @p:   first byte
+ * @len: bytes
+ *
+ * Return: 0, or REG_MEM's -errno (uapi/hixl.h).
+ */
+static inline int hixl_raw_reg_host(int fd, void *p, size_t len)
+{
+	struct hixl_reg_mem r;
+
+	memset(&r, 0, sizeof(r));
+	r.addr = (uintptr_t)p;
+	r.len = len;
+	r.type = HIXL_MEM_HOST;
+	r.dmabuf_fd = -1;
+	return ioctl(fd, HIXL_IOC_REG_MEM, &r) ? -errno : 0;
+}
+
 #endif
