@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -910,6 +911,23 @@ void test_xfer_staged(void)
 	close(b);
 }
 
+/* Each descriptor's device-memory side (seen through dev, the CPU's view of
+ * device address dva) equals its host side; the first difference fails. */
+static void dev_check(const struct hixl_op_desc *d, uint32_t n, const unsigned char *dev,
+		      uint64_t dva, bool dev_is_local, const char *what)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t da = dev_is_local ? d[i].local_addr : d[i].remote_addr;
+		uint64_t ha = dev_is_local ? d[i].remote_addr : d[i].local_addr;
+
+		if (memcmp(dev + (da - dva), (void *)(uintptr_t)ha, d[i].len)) {
+			printf("#   %s: descriptor %u differs\n", what, i);
+			ht_failures++;
+			return;
+		}
+	}
+}
+
 /*
  * Device (dma-buf) memory in transfers, on a staging link (the default pool):
  * a udmabuf stands in for a GPU exporter, and the memfd behind it is the
@@ -967,24 +985,12 @@ void test_xfer_device(void)
 	hx_fill(host, len, 41);
 	memset(dev, 0, len);
 	CHECK_EQ(hx_xfer(a, 16032, HIXL_OP_WRITE, d, n, 20000, &failed), 0);
-	for (uint32_t i = 0; i < n; i++)
-		if (memcmp(dev + (d[i].remote_addr - dva), (void *)(uintptr_t)d[i].local_addr,
-			   d[i].len)) {
-			printf("#   WRITE to device memory: descriptor %u differs\n", i);
-			ht_failures++;
-			break;
-		}
+	dev_check(d, n, dev, dva, false, "WRITE to device memory");
 	/* A READs B's device memory -> host */
 	hx_fill(dev, len, 42);
 	memset(host, 0, len);
 	CHECK_EQ(hx_xfer(a, 16032, HIXL_OP_READ, d, n, 20000, &failed), 0);
-	for (uint32_t i = 0; i < n; i++)
-		if (memcmp(dev + (d[i].remote_addr - dva), (void *)(uintptr_t)d[i].local_addr,
-			   d[i].len)) {
-			printf("#   READ from device memory: descriptor %u differs\n", i);
-			ht_failures++;
-			break;
-		}
+	dev_check(d, n, dev, dva, false, "READ from device memory");
 
 	/* B initiates: its local side is the device memory */
 	for (uint32_t i = 0; i < n; i++) {
@@ -996,23 +1002,11 @@ void test_xfer_device(void)
 	hx_fill(dev, len, 43);
 	memset(host, 0, len);
 	CHECK_EQ(hx_xfer(b, 16031, HIXL_OP_WRITE, d, n, 20000, &failed), 0);
-	for (uint32_t i = 0; i < n; i++)
-		if (memcmp(dev + (d[i].local_addr - dva), (void *)(uintptr_t)d[i].remote_addr,
-			   d[i].len)) {
-			printf("#   WRITE from device memory: descriptor %u differs\n", i);
-			ht_failures++;
-			break;
-		}
+	dev_check(d, n, dev, dva, true, "WRITE from device memory");
 	hx_fill(host, len, 44);
 	memset(dev, 0, len);
 	CHECK_EQ(hx_xfer(b, 16031, HIXL_OP_READ, d, n, 20000, &failed), 0);
-	for (uint32_t i = 0; i < n; i++)
-		if (memcmp(dev + (d[i].local_addr - dva), (void *)(uintptr_t)d[i].remote_addr,
-			   d[i].len)) {
-			printf("#   READ into device memory: descriptor %u differs\n", i);
-			ht_failures++;
-			break;
-		}
+	dev_check(d, n, dev, dva, true, "READ into device memory");
 
 	/* unregistered local memory to device memory: not staged, not postable */
 	memcpy(want, dev, 2 * small);
