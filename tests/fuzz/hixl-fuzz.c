@@ -164,6 +164,12 @@ static bool linked[NENG_MAX][NENG_MAX];
 static unsigned long wf_transfers, wf_ok;	/* well-formed TRANSFERs (ioctl) */
 static unsigned long wf_errno[200];		/* and how the others failed */
 static unsigned long errno_hist[200];
+
+/* count a call's result in a histogram: 0, -errno, or the last bucket */
+static void hist_add(unsigned long *h, long ret)
+{
+	h[ret <= 0 && -ret < 200 ? -ret : 199]++;
+}
 static unsigned long violations, mem_ops, reopens, forks, child_crashes;
 static struct io_uring ring_big, ring_small;	/* SQE128+CQE32, 64-byte SQEs */
 static bool have_uring;
@@ -1015,7 +1021,7 @@ static void uring_reap(struct io_uring *r, bool wait)
 		if ((cqe->user_data & 1) && cqe->res != -EOPNOTSUPP)
 			violation("ioctl-only command through io_uring not -EOPNOTSUPP",
 				  cqe->user_data >> 1, NCMD, cqe->res);
-		errno_hist[cqe->res <= 0 && -cqe->res < 200 ? -cqe->res : 199]++;
+		hist_add(errno_hist, cqe->res);
 		io_uring_cqe_seen(r, cqe);
 	}
 }
@@ -1138,12 +1144,12 @@ static void do_call(int e, int fd, bool in_child)
 	if (wellformed && !mangled && argp == (uint64_t)(uintptr_t)arg) {
 		wf_transfers++;
 		wf_ok += ret == 0;
-		wf_errno[-ret < 200 && ret <= 0 ? -ret : 199]++;
+		hist_add(wf_errno, ret);
 	}
 	calls_per_cmd[mangled ? NCMD : cmd]++;
 	if (ret == 0)
 		ok_per_cmd[mangled ? NCMD : cmd]++;
-	errno_hist[-ret < 200 && ret <= 0 ? -ret : 199]++;
+	hist_add(errno_hist, ret);
 
 	/* contract checks (reported, not fatal) */
 	if (mangled) {
@@ -1373,6 +1379,19 @@ static void make_dmabufs(void)
 	close(dev);
 }
 
+/* a histogram's non-empty buckets from index from on, " NAME=count" each */
+static void hist_print(const unsigned long *h, int from)
+{
+	for (int i = from; i < 200; i++) {
+		if (!h[i])
+			continue;
+		if (errname(i))
+			printf(" %s=%lu", errname(i), h[i]);
+		else
+			printf(" errno%d=%lu", i, h[i]);
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: hixl-fuzz [--calls N] [--seed S] [--addr IP] [--trace]\n");
@@ -1493,27 +1512,13 @@ int main(int argc, char **argv)
 	       secs > 0 ? (double)ncalls / secs : 0.0, mem_ops, reopens, forks, child_crashes,
 	       violations);
 	printf("well-formed TRANSFERs (ioctl): %lu, %lu succeeded; the others:", wf_transfers, wf_ok);
-	for (int i = 1; i < 200; i++) {
-		if (!wf_errno[i])
-			continue;
-		if (errname(i))
-			printf(" %s=%lu", errname(i), wf_errno[i]);
-		else
-			printf(" errno%d=%lu", i, wf_errno[i]);
-	}
+	hist_print(wf_errno, 1);
 	printf("\n");
 	printf("per-command (calls/ok):");
 	for (int i = 0; i <= NCMD; i++)
 		printf(" %s=%lu/%lu", cmd_name[i], calls_per_cmd[i], ok_per_cmd[i]);
 	printf("\nerrno histogram:");
-	for (int i = 0; i < 200; i++) {
-		if (!errno_hist[i])
-			continue;
-		if (errname(i))
-			printf(" %s=%lu", errname(i), errno_hist[i]);
-		else
-			printf(" errno%d=%lu", i, errno_hist[i]);
-	}
+	hist_print(errno_hist, 0);
 	printf("\n%lu calls, per-command counts and errno histogram above; result %s\n", ncalls,
 	       rc ? "FAIL" : "PASS");
 	return rc;
