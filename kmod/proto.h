@@ -16,8 +16,12 @@
 #ifndef _HIXL_PROTO_H
 #define _HIXL_PROTO_H
 
-#include <linux/sizes.h>
 #include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/sizes.h>
+#else	/* included by the user tests' wire peer (tests/user/peer.c) */
+#define SZ_64K	0x10000
+#endif
 
 #define HIXL_WIRE_MAGIC		0x4c586948	/* "HiXL" */
 #define HIXL_WIRE_VERSION	1

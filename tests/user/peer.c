@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * peer.c - the user tests' wire peer (see peer.h): librdmacm + libibverbs,
+ * synchronous, one connection.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "harness.h"
+#include "peer.h"
+#include "util.h"
+
+static int hp_cm_wait(struct hp *p, enum rdma_cm_event_type want, int ms)
+{
+	struct rdma_cm_event *ev;
+	struct pollfd pfd = { .fd = p->ec->fd, .events = POLLIN };
+	int got, st;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return -ETIMEDOUT;
+	if (rdma_get_cm_event(p->ec, &ev))
+		return -errno;
+	got = ev->event;
+	st = ev->status;
+	rdma_ack_cm_event(ev);
+	if (got == RDMA_CM_EVENT_DISCONNECTED) {
+		p->disconnected = true;
+		return -ECONNRESET;
+	}
+	if (got != (int)want)
+		return st < 0 ? st : -ECONNREFUSED;
+	return 0;
+}
+
+static struct ibv_mr *hp_reg(struct hp *p, uint8_t **buf, size_t len, int access)
+{
+	*buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*buf == MAP_FAILED) {
+		*buf = NULL;
+		return NULL;
+	}
+	memset(*buf, 0, len);
+	return ibv_reg_mr(p->pd, *buf, len, access);
+}
+
+static int hp_post_recv(struct hp *p, unsigned int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(p->rx + (size_t)i * HIXL_MSG_SIZE),
+		.length = HIXL_MSG_SIZE, .lkey = p->rx_mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(p->qp, &wr, &bad) ? -EIO : 0;
+}
+
+int hp_connect(struct hp *p, uint16_t port, size_t land_len, size_t mem_len)
+{
+	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 64, .max_recv_wr = HP_RX_DEPTH,
+			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = 64 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param cp = {
+		.responder_resources = 16, .initiator_depth = 16,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+	int ret;
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	inet_pton(AF_INET, HX_IP, &dst.sin_addr);
+	p->ec = rdma_create_event_channel();
+	if (!p->ec)
+		SKIP("no RDMA CM in userspace (rdma_ucm)");
+	if (rdma_create_id(p->ec, &p->id, p, RDMA_PS_TCP))
+		return -errno;
+	if (rdma_resolve_addr(p->id, NULL, (struct sockaddr *)&dst, 2000))
+		return -errno;
+	ret = hp_cm_wait(p, RDMA_CM_EVENT_ADDR_RESOLVED, 5000);
+	if (ret)
+		SKIP("no RDMA device on " HX_IP);
+	if (rdma_resolve_route(p->id, 2000))
+		return -errno;
+	ret = hp_cm_wait(p, RDMA_CM_EVENT_ROUTE_RESOLVED, 5000);
+	if (ret)
+		return ret;
+	p->pd = ibv_alloc_pd(p->id->verbs);
+	p->cq = p->pd ? ibv_create_cq(p->id->verbs, 128, NULL, NULL, 0) : NULL;
+	if (!p->cq)
+		return -ENOMEM;
+	qa.send_cq = p->cq;
+	qa.recv_cq = p->cq;
+	if (rdma_create_qp(p->id, p->pd, &qa))
+		return -errno;
+	p->qp = p->id->qp;
+	p->rx_mr = hp_reg(p, &p->rx, (size_t)HP_RX_DEPTH * HIXL_MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	p->tx_mr = hp_reg(p, &p->tx, HIXL_MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	if (!p->rx_mr || !p->tx_mr)
+		return -ENOMEM;
+	if (land_len) {
+		p->land_len = land_len;
+		p->land_mr = hp_reg(p, &p->land, land_len, rw);
+		if (!p->land_mr)
+			return -ENOMEM;
+	}
+	if (mem_len) {
+		p->mem_len = mem_len;
+		p->mem_mr = hp_reg(p, &p->mem, mem_len, rw);
+		if (!p->mem_mr)
+			return -ENOMEM;
+	}
+	for (i = 0; i < HP_RX_DEPTH; i++)
+		if (hp_post_recv(p, i))
+			return -EIO;
+	if (rdma_connect(p->id, &cp))
+		return -errno;
+	return hp_cm_wait(p, RDMA_CM_EVENT_ESTABLISHED, 10000);
+}
+
+void hp_close(struct hp *p)
+{
+	if (p->id && !p->disconnected)
+		rdma_disconnect(p->id);
+	if (p->qp)
+		rdma_destroy_qp(p->id);
+	if (p->mem_mr)
+		ibv_dereg_mr(p->mem_mr);
+	if (p->land_mr)
+		ibv_dereg_mr(p->land_mr);
+	if (p->tx_mr)
+		ibv_dereg_mr(p->tx_mr);
+	if (p->rx_mr)
+		ibv_dereg_mr(p->rx_mr);
+	if (p->cq)
+		ibv_destroy_cq(p->cq);
+	if (p->pd)
+		ibv_dealloc_pd(p->pd);
+	if (p->id)
+		rdma_destroy_id(p->id);
+	if (p->ec)
+		rdma_destroy_event_channel(p->ec);
+	if (p->mem)
+		munmap(p->mem, p->mem_len);
+	if (p->land)
+		munmap(p->land, p->land_len);
+	if (p->tx)
+		munmap(p->tx, HIXL_MSG_SIZE);
+	if (p->rx)
+		munmap(p->rx, (size_t)HP_RX_DEPTH * HIXL_MSG_SIZE);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Post one SEND of p->tx and wait for its completion; receives seen meanwhile are reposted
+ * after being handed to hp_rx(). */
+static int hp_rx(struct hp *p, struct ibv_wc *wc);
+
+static int hp_post_send(struct hp *p, uint32_t len)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)p->tx, .length = len, .lkey = p->tx_mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = UINT64_MAX, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct timespec t0;
+
+	if (ibv_post_send(p->qp, &wr, &bad))
+		return -EIO;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (hx_ms_since(&t0) < 10000) {
+		struct ibv_wc wc;
+		int n = ibv_poll_cq(p->cq, 1, &wc);
+
+		if (n < 0)
+			return -EIO;
+		if (!n) {
+			usleep(100);
+			continue;
+		}
+		if (wc.wr_id == UINT64_MAX)
+			return wc.status == IBV_WC_SUCCESS ? 0 : -ECONNRESET;
+		hp_rx(p, &wc);	/* a receive: kept for hp_pump() */
+	}
+	return -ETIMEDOUT;
+}
+
+static void hp_hdr(void *buf, uint16_t type, uint32_t len)
+{
+	struct hixl_wire_hdr *h = buf;
+
+	h->magic = htole32(HIXL_WIRE_MAGIC);
+	h->type = htole16(type);
+	h->version = htole16(HIXL_WIRE_VERSION);
+	h->len = htole32(len);
+	h->reserved = 0;
+}
+
+int hp_send(struct hp *p, uint16_t type, uint32_t len)
+{
+	hp_hdr(p->tx, type, len);
+	return hp_post_send(p, len);
+}
+
+int hp_send_raw(struct hp *p, const void *buf, uint32_t len)
+{
+	if (len > HIXL_MSG_SIZE)
+		return -EINVAL;
+	memcpy(p->tx, buf, len);
+	return hp_post_send(p, len);
+}
+
+int hp_hello(struct hp *p, uint16_t my_port, uint64_t stage_size)
+{
+	struct hixl_wire_hello *h = (void *)p->tx;
+
+	memset(h, 0, sizeof(*h));
+	h->engine.family = htole16(AF_INET);
+	h->engine.port = htole16(my_port);
+	inet_pton(AF_INET, HX_IP, h->engine.addr);
+	if (p->land_mr && stage_size) {
+		h->stage_iova = htole64((uintptr_t)p->land);
+		h->stage_size = htole64(stage_size);
+		h->stage_rkey = htole32(p->land_mr->rkey);
+	}
+	return hp_send(p, HIXL_MSG_HELLO, sizeof(*h));
+}
+
+int hp_region(struct hp *p)
+{
+	struct hixl_wire_region *r = (void *)p->tx;
+
+	memset(r, 0, sizeof(*r) + sizeof(r->mrs[0]));
+	r->addr = htole64((uintptr_t)p->mem);
+	r->len = htole64(p->mem_len);
+	r->flags = htole32(HIXL_WIRE_REGION_WRITABLE);
+	r->nr_mrs = htole32(1);
+	r->first = 0;
+	r->count = htole32(1);
+	r->mrs[0].addr = r->addr;
+	r->mrs[0].len = r->len;
+	r->mrs[0].iova = r->addr;
+	r->mrs[0].rkey = htole32(p->mem_mr->rkey);
+	return hp_send(p, HIXL_MSG_REGION, sizeof(*r) + sizeof(r->mrs[0]));
+}
+
+int hp_table_end(struct hp *p)
+{
+	return hp_send(p, HIXL_MSG_TABLE_END, sizeof(struct hixl_wire_hdr));
+}
+
+int hp_stage_done(struct hp *p, uint64_t seq, uint32_t status, uint32_t failed)
+{
+	struct hixl_wire_stage_done *d = (void *)p->tx;
+
+	memset(d, 0, sizeof(*d));
+	d->seq = htole64(seq);
+	d->status = htole32(status);
+	d->failed = htole32(failed);
+	return hp_send(p, HIXL_MSG_STAGE_DONE, sizeof(*d));
+}
+
+/* Messages received while hp_post_send() waited, oldest first. */
+#define HP_BACKLOG	HP_RX_DEPTH
+static struct { uint8_t buf[HIXL_MSG_SIZE]; uint32_t len; } hp_backlog[HP_BACKLOG];
+static unsigned int hp_nback;
+
+/* A receive completion: keep the message, repost the buffer. */
+static int hp_rx(struct hp *p, struct ibv_wc *wc)
+{
+	unsigned int i = wc->wr_id;
+
+	if (wc->status != IBV_WC_SUCCESS || !(wc->opcode & IBV_WC_RECV))
+		return -ECONNRESET;
+	if (hp_nback < HP_BACKLOG) {
+		memcpy(hp_backlog[hp_nback].buf, p->rx + (size_t)i * HIXL_MSG_SIZE, wc->byte_len);
+		hp_backlog[hp_nback].len = wc->byte_len;
+		hp_nback++;
+	}
+	return hp_post_recv(p, i);
+}
+
+static int hp_ack(struct hp *p)
+{
+	struct hixl_wire_ack *a = (void *)p->tx;
+
+	a->applied = htole64(++p->applied);
+	return hp_send(p, HIXL_MSG_TABLE_ACK, sizeof(*a));
+}
+
+/* Take one message from the backlog: its type for the test, 0 when handled here. */
+static int hp_take(struct hp *p)
+{
+	const struct hixl_wire_hdr *h = (const void *)hp_backlog[0].buf;
+	uint32_t len = hp_backlog[0].len;
+	int type = len >= sizeof(*h) ? le16toh(h->type) : -EPROTO;
+
+	memcpy(p->msg, hp_backlog[0].buf, len);
+	p->msg_len = len;
+	memmove(&hp_backlog[0], &hp_backlog[1], (hp_nback - 1) * sizeof(hp_backlog[0]));
+	hp_nback--;
+	switch (type) {
+	case HIXL_MSG_REGION:
+	case HIXL_MSG_REGION_DEL:
+		return hp_ack(p);
+	case HIXL_MSG_TABLE_END:
+		p->table_end = true;
+		return 0;
+	case HIXL_MSG_HELLO:
+	case HIXL_MSG_TABLE_ACK:
+		return 0;
+	default:
+		return type;
+	}
+}
+
+int hp_pump(struct hp *p, int ms)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct ibv_wc wc;
+		struct pollfd pfd = { .fd = p->ec->fd, .events = POLLIN };
+		int n;
+
+		while (hp_nback) {
+			int t = hp_take(p);
+
+			if (t)
+				return t;
+		}
+		n = ibv_poll_cq(p->cq, 1, &wc);
+		if (n < 0)
+			return -EIO;
+		if (n) {
+			if (wc.wr_id == UINT64_MAX)
+				continue;	/* a late send completion */
+			if (hp_rx(p, &wc))
+				return -ECONNRESET;
+			continue;
+		}
+		if (!p->disconnected && poll(&pfd, 1, 0) > 0)
+			hp_cm_wait(p, RDMA_CM_EVENT_DISCONNECTED, 0);
+		if (p->disconnected)
+			return -ECONNRESET;
+		if (hx_ms_since(&t0) >= ms)
+			return 0;
+		usleep(200);
+	}
+}
+
+int hp_handshake(struct hp *p, uint16_t my_port, uint64_t stage_size)
+{
+	struct timespec t0;
+	int ret = hp_hello(p, my_port, stage_size);
+
+	if (!ret && p->mem_mr)
+		ret = hp_region(p);
+	if (!ret)
+		ret = hp_table_end(p);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!ret && !p->table_end && hx_ms_since(&t0) < 10000) {
+		ret = hp_pump(p, 100);
+		if (ret > 0)
+			ret = -EPROTO;	/* nothing but the table is expected yet */
+	}
+	if (!ret && !p->table_end)
+		ret = -ETIMEDOUT;
+	return ret;
+}
+
+int hp_wait_disconnect(struct hp *p, int ms)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!p->disconnected && hx_ms_since(&t0) < ms) {
+		int ret = hp_pump(p, 50);
+
+		if (ret == -ECONNRESET || ret == -EIO)
+			break;
+	}
+	return p->disconnected;
+}

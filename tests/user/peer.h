@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * peer.h - a wire peer for the user tests: a userspace RDMA CM client
+ * (librdmacm + libibverbs) that connects to a hixl engine the way another
+ * hixl.ko does and then speaks kmod/proto.h, correctly or not, as the test
+ * says.  It is how the tests play a hostile or broken remote host.
+ *
+ * The peer owns, on its own PD: RX_DEPTH receive buffers, one send buffer,
+ * a landing buffer (what its HELLO announces for staging) and a memory
+ * buffer (what its REGION messages announce), both remote read/write.
+ * hp_pump() answers the engine's REGION/REGION_DEL with TABLE_ACK, as a
+ * hixl peer does, and hands every other message to the test.
+ */
+#ifndef HIXL_TEST_PEER_H
+#define HIXL_TEST_PEER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rdma/rdma_cma.h>
+
+#include <hixl/uapi.h>
+#include "../../kmod/proto.h"
+
+#define HP_RX_DEPTH	16
+
+struct hp {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint8_t *rx;			/* HP_RX_DEPTH x HIXL_MSG_SIZE */
+	uint8_t *tx;			/* HIXL_MSG_SIZE */
+	uint8_t *land;			/* landing buffer, land_len bytes */
+	uint8_t *mem;			/* announced memory, mem_len bytes */
+	size_t land_len, mem_len;
+	struct ibv_mr *rx_mr, *tx_mr, *land_mr, *mem_mr;
+	uint64_t applied;		/* engine's REGION/REGION_DEL we acked */
+	bool table_end;			/* the engine's TABLE_END came in */
+	bool disconnected;		/* RDMA CM said DISCONNECTED */
+	uint8_t msg[HIXL_MSG_SIZE];	/* hp_pump(): the last message handed out */
+	uint32_t msg_len;
+};
+
+/*
+ * Connect to the engine at HX_IP:port.  land_len and mem_len: bytes of the
+ * landing and announced buffers (0: none).  Returns 0 or -errno; SKIPs when
+ * the machine has no RDMA device for HX_IP.
+ */
+int hp_connect(struct hp *p, uint16_t port, size_t land_len, size_t mem_len);
+void hp_close(struct hp *p);
+
+/* Send len bytes of p->tx as a message whose header says type/len. */
+int hp_send(struct hp *p, uint16_t type, uint32_t len);
+/* Send a raw buffer as it is (headers and all), for malformed messages. */
+int hp_send_raw(struct hp *p, const void *buf, uint32_t len);
+/* HELLO naming HX_IP:my_port, announcing the landing buffer of stage_size bytes. */
+int hp_hello(struct hp *p, uint16_t my_port, uint64_t stage_size);
+/* REGION: the whole memory buffer as one region with one MR, writable. */
+int hp_region(struct hp *p);
+int hp_table_end(struct hp *p);
+/* STAGE_DONE answering seq with status (a positive errno) and failed. */
+int hp_stage_done(struct hp *p, uint64_t seq, uint32_t status, uint32_t failed);
+
+/*
+ * Process what arrives for up to ms milliseconds: acks REGION/REGION_DEL,
+ * notes TABLE_END and DISCONNECTED.  Returns the type of the first other
+ * message (copied to p->msg), 0 on timeout, or -errno (-ECONNRESET once
+ * the engine disconnected).
+ */
+int hp_pump(struct hp *p, int ms);
+/* HELLO, REGION, TABLE_END, then pump until the engine's TABLE_END. */
+int hp_handshake(struct hp *p, uint16_t my_port, uint64_t stage_size);
+/* Wait up to ms for the engine to disconnect: 1 disconnected, 0 not. */
+int hp_wait_disconnect(struct hp *p, int ms);
+
+#endif

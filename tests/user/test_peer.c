@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_peer.c - a remote host is untrusted input: a userspace wire peer
+ * (peer.c) connects to an engine as another hixl.ko would and then breaks
+ * the protocol of kmod/proto.h.  Each test is the regression test of a
+ * defect a hostile peer could use against the engine's kernel:
+ *
+ *   peer_region_huge       a REGION announcing 2^24 MRs for a few pages
+ *                          (used to kzalloc 512 MiB in the CQ work item)
+ *   peer_hello_twice       a second HELLO (used to replace the peer's
+ *                          landing buffer and name under running work)
+ *   peer_hello_shrinks_stage  a second HELLO shrinking the landing buffer
+ *                          while a staged TRANSFER is planned (its copy ran
+ *                          past the staging buffer: KASAN)
+ *   peer_stage_status      STAGE_DONE statuses the engine never sends
+ *                          (reached callers as errno 529, 512, 4095)
+ *   peer_after_error       a message after a malformed one (used to be
+ *                          parsed and carried out on the broken link)
+ *
+ * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 20000-20099; the
+ * peer claims ports 20100-20199 in its HELLO.
+ */
+#include <errno.h>
+#include <endian.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "peer.h"
+#include "tests.h"
+#include "util.h"
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+
+/* The victim: an engine with the default staging pool (HIXL's 4:8). */
+static int victim(uint16_t port)
+{
+	int fd = hx_engine(port, 4, 8);
+
+	if (fd < 0)
+		printf("#   victim engine: %s\n", strerror(-fd));
+	return fd;
+}
+
+/* A peer that connected and exchanged tables; 0 or -errno. */
+static int peer_up(struct hp *p, uint16_t vport, uint16_t my_port, size_t land, size_t mem)
+{
+	int ret = hp_connect(p, vport, land, mem);
+
+	if (ret) {
+		printf("#   peer connect: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = hp_handshake(p, my_port, land);
+	if (ret)
+		printf("#   peer handshake: %s\n", strerror(-ret));
+	return ret;
+}
+
+/* GET_NOTIFIES: how many are queued (taken off the queue). */
+static long notifies(int fd)
+{
+	static struct hixl_notify buf[4];
+	struct hixl_get_notifies g;
+	long ret;
+
+	memset(&g, 0, sizeof(g));
+	g.buf = (uintptr_t)buf;
+	g.max = 4;
+	ret = xioctl(fd, HIXL_IOC_GET_NOTIFIES, &g);
+	return ret ? ret : (long)g.count;
+}
+
+static void peer_region_huge(void)
+{
+	uint8_t raw[sizeof(struct hixl_wire_region) + sizeof(struct hixl_wire_mr)];
+	struct hixl_wire_region *r = (void *)raw;
+	struct hp p;
+	int v = victim(20001);
+
+	REQUIRE(v >= 0);
+	REQUIRE(peer_up(&p, 20001, 20101, 0, 64 * KiB) == 0);
+	memset(raw, 0, sizeof(raw));
+	r->hdr.magic = htole32(HIXL_WIRE_MAGIC);
+	r->hdr.type = htole16(HIXL_MSG_REGION);
+	r->hdr.version = htole16(HIXL_WIRE_VERSION);
+	r->hdr.len = htole32(sizeof(raw));
+	r->addr = htole64((uintptr_t)p.mem + 8 * KiB);
+	r->len = htole64(16 * KiB);
+	r->flags = htole32(HIXL_WIRE_REGION_WRITABLE);
+	r->nr_mrs = htole32(1U << 24);
+	r->count = htole32(1);
+	r->mrs[0].addr = r->addr;
+	r->mrs[0].len = htole64(4 * KiB);
+	r->mrs[0].iova = r->addr;
+	r->mrs[0].rkey = htole32(p.mem_mr->rkey);
+	CHECK_EQ(hp_send_raw(&p, raw, sizeof(raw)), 0);
+	/* refused: the engine closes the link at once, allocating nothing */
+	CHECK(hp_wait_disconnect(&p, 5000));
+	hp_close(&p);
+	close(v);
+}
+
+static void peer_hello_twice(void)
+{
+	struct hp p;
+	int v = victim(20002);
+
+	REQUIRE(v >= 0);
+	REQUIRE(peer_up(&p, 20002, 20102, 4 * MiB, 64 * KiB) == 0);
+	CHECK_EQ(hp_hello(&p, 20103, 4 * MiB), 0);	/* another name, too */
+	CHECK(hp_wait_disconnect(&p, 5000));
+	hp_close(&p);
+	close(v);
+}
+
+struct xfer_arg {
+	int fd;
+	uint16_t port;
+	uint32_t op;
+	const struct hixl_op_desc *d;
+	uint32_t n;
+	long ret;
+	uint32_t failed;
+};
+
+/* One TRANSFER; retried while the engine's side of the link is still connecting. */
+static void *xfer_thread(void *arg)
+{
+	struct xfer_arg *a = arg;
+	int tries = 0;
+
+	do {
+		a->ret = hx_xfer(a->fd, a->port, a->op, a->d, a->n, 20000, &a->failed);
+	} while (a->ret == -EAGAIN && ++tries < 100 && !usleep(50000));
+	return NULL;
+}
+
+/* Pump until the engine's next STAGE_REQ; its seq, or 0. */
+static uint64_t wait_stage_req(struct hp *p, int ms)
+{
+	int t = hp_pump(p, ms);
+	const struct hixl_wire_stage_req *q = (const void *)p->msg;
+
+	if (t != HIXL_MSG_STAGE_REQ) {
+		printf("#   expected STAGE_REQ, got %d\n", t);
+		return 0;
+	}
+	return le64toh(q->seq);
+}
+
+/*
+ * Issue 18, item 1: a TRANSFER is planned as staged; before it runs, the
+ * peer's second HELLO announces a landing buffer too small for data.  The
+ * staging copy used min(send buffer, peer's landing buffer) - 64 KiB as its
+ * room, which underflowed, and copied 9.4 MiB into an 8 MiB buffer.  Now a
+ * second HELLO closes the link and both transfers fail cleanly.
+ */
+static void peer_hello_shrinks_stage(void)
+{
+	struct hixl_op_desc d1, d2[48];
+	struct xfer_arg a1, a2;
+	pthread_t t1, t2;
+	uint8_t *local = hx_map(16 * MiB);
+	struct hp p;
+	uint64_t seq;
+	int v = victim(20003), i;
+
+	REQUIRE(v >= 0 && local);
+	REQUIRE(peer_up(&p, 20003, 20104, 8 * MiB, 16 * MiB) == 0);
+	hx_fill(local, 16 * MiB, 3);
+	d1 = (struct hixl_op_desc){ (uintptr_t)local, (uintptr_t)p.mem, 4 * KiB };
+	for (i = 0; i < 48; i++)	/* 48 x 200 KiB: staged, 9.4 MiB in all */
+		d2[i] = (struct hixl_op_desc){ (uintptr_t)local + i * 200 * KiB,
+					       (uintptr_t)p.mem + i * 200 * KiB, 200 * KiB };
+	a1 = (struct xfer_arg){ v, 20104, HIXL_OP_WRITE, &d1, 1, 0, 0 };
+	a2 = (struct xfer_arg){ v, 20104, HIXL_OP_WRITE, d2, 48, 0, 0 };
+	REQUIRE(pthread_create(&t1, NULL, xfer_thread, &a1) == 0);
+	seq = wait_stage_req(&p, 10000);	/* the first holds the link's poster */
+	CHECK(seq != 0);
+	REQUIRE(pthread_create(&t2, NULL, xfer_thread, &a2) == 0);
+	hp_pump(&p, 1000);			/* the second is planned and waits */
+	CHECK_EQ(hp_hello(&p, 20104, 0), 0);	/* "no landing buffer after all" */
+	if (!p.disconnected)
+		hp_stage_done(&p, seq, 0, 0);
+	hp_wait_disconnect(&p, 5000);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	CHECK(p.disconnected);
+	/* whatever the first got, the second must not have been carried out */
+	CHECK(a2.ret != 0);
+	printf("#   first: %s, second: %s\n", strerror(-a1.ret), strerror(-a2.ret));
+	hp_close(&p);
+	close(v);
+}
+
+/*
+ * Issue 18, item 7: the peer's STAGE_DONE status is a number on the wire;
+ * it used to become the caller's errno as it was (529 = EIOCBQUEUED on
+ * io_uring, 512 = ERESTARTSYS).  The engine maps it to its own set: the
+ * codes its scatter/gather sends (ERANGE, EACCES, EPROTO) pass, anything
+ * else is EREMOTEIO; the link stays up.
+ */
+static void peer_stage_status(void)
+{
+	static const struct { uint32_t wire; int want; } cases[] = {
+		{ 34, -ERANGE }, { 13, -EACCES }, { 71, -EPROTO },
+		{ 529, -EREMOTEIO }, { 512, -EREMOTEIO }, { 516, -EREMOTEIO },
+		{ 4095, -EREMOTEIO }, { 4096, -EREMOTEIO }, { 0x80000000u, -EREMOTEIO },
+		{ 1, -EREMOTEIO },
+	};
+	uint8_t *local = hx_map(64 * KiB);
+	struct hixl_op_desc d;
+	struct xfer_arg a;
+	pthread_t t;
+	struct hp p;
+	unsigned int i;
+	int v = victim(20004);
+
+	REQUIRE(v >= 0 && local);
+	REQUIRE(peer_up(&p, 20004, 20105, 4 * MiB, 64 * KiB) == 0);
+	d = (struct hixl_op_desc){ (uintptr_t)local, (uintptr_t)p.mem, 4 * KiB };
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t seq;
+
+		a = (struct xfer_arg){ v, 20105, HIXL_OP_WRITE, &d, 1, 0, 0 };
+		REQUIRE(pthread_create(&t, NULL, xfer_thread, &a) == 0);
+		seq = wait_stage_req(&p, 10000);
+		CHECK(seq != 0);
+		CHECK_EQ(hp_stage_done(&p, seq, cases[i].wire, 0), 0);
+		pthread_join(t, NULL);
+		if (a.ret != cases[i].want)
+			printf("#   STAGE_DONE status %u\n", cases[i].wire);
+		CHECK_EQ(a.ret, cases[i].want);
+		CHECK_EQ(a.failed, 0);
+	}
+	/* and a success still is one */
+	a = (struct xfer_arg){ v, 20105, HIXL_OP_WRITE, &d, 1, 0, 0 };
+	REQUIRE(pthread_create(&t, NULL, xfer_thread, &a) == 0);
+	CHECK_EQ(hp_stage_done(&p, wait_stage_req(&p, 10000), 0, 0), 0);
+	pthread_join(t, NULL);
+	CHECK_EQ(a.ret, 0);
+	hp_close(&p);
+	close(v);
+}
+
+/* A malformed message breaks the link; what follows it is not carried out. */
+static void peer_after_error(void)
+{
+	struct hixl_wire_hdr bad;
+	struct hixl_wire_notify *n;
+	struct hp p;
+	int v = victim(20005);
+
+	REQUIRE(v >= 0);
+	REQUIRE(peer_up(&p, 20005, 20106, 0, 64 * KiB) == 0);
+	memset(&bad, 0, sizeof(bad));
+	bad.magic = htole32(0xdeadbeef);
+	bad.len = htole32(sizeof(bad));
+	CHECK_EQ(hp_send_raw(&p, &bad, sizeof(bad)), 0);
+	n = (void *)p.tx;
+	n->name_len = htole32(4);
+	n->msg_len = htole32(2);
+	memcpy(n->data, "evilhi", 6);
+	hp_send(&p, HIXL_MSG_NOTIFY, sizeof(*n) + 6);	/* may fail: link closing */
+	CHECK(hp_wait_disconnect(&p, 5000));
+	CHECK_EQ(notifies(v), 0);
+	hp_close(&p);
+	close(v);
+}
+
+const struct ht_test peer_tests[] = {
+	{ "peer_region_huge", peer_region_huge },
+	{ "peer_hello_twice", peer_hello_twice },
+	{ "peer_hello_shrinks_stage", peer_hello_shrinks_stage },
+	{ "peer_stage_status", peer_stage_status },
+	{ "peer_after_error", peer_after_error },
+	{ NULL, NULL },
+};
