@@ -51,6 +51,7 @@ extern unsigned int hixl_max_regions;
 extern unsigned long hixl_max_host_bytes;
 extern unsigned long hixl_max_device_bytes;
 extern unsigned int hixl_max_links;
+extern unsigned int hixl_max_peer_mrs;
 
 #define HIXL_NOTIFY_NAME_MAX	1024
 #define HIXL_NOTIFY_MSG_MAX	1024
@@ -444,8 +445,15 @@ struct hixl_stbuf {
  * @tbl_applied is under @xq_lock too
  * @walk:       the last table-update walk that visited this link (under the
  *              engine's links_lock; hixl_next_ready_link())
- * @rtable_lock: protects @rtable and the hixl_rregion entries in it
+ * @rtable_lock: protects @rtable, the hixl_rregion entries in it and the
+ *              two counts below
  * @rtable:     [addr, addr + len - 1] -> struct hixl_rregion of the peer
+ * @rtable_regions, @rtable_mrs: regions and MR entries in @rtable, bounded
+ *              by hixl_max_regions and hixl_max_peer_mrs
+ * @hello_seen: the peer's HELLO came in; its name and landing buffer are
+ *              fixed from then on (a second HELLO closes the link)
+ * @stage_busy: a STAGE_REQ of the peer is being carried out; another one
+ *              before our STAGE_DONE closes the link
  * @rx:         receive buffers
  * @tx_buf, @tx_dma, @tx_cqe, @tx_done, @tx_status: the message send buffer
  *              and the completion of its last SEND or REG_MR
@@ -458,7 +466,8 @@ struct hixl_stbuf {
  *              flight and the peer's STAGE_DONE (under @lock; post_mutex
  *              serialises requests)
  * @req_op, @req_count, @req_seq, @stage_work: the peer's STAGE_REQ, carried out
- *              by @stage_work
+ *              by @stage_work (written with @stage_busy under @lock, read
+ *              once by the work under @lock)
  * @tbl_sent:   REGION/REGION_DEL messages we sent (post_mutex)
  * @tbl_acked:  how many of them the peer has applied (TABLE_ACK, under @lock)
  * @tbl_applied: the peer's REGION/REGION_DEL messages we applied (RX only)
@@ -492,6 +501,10 @@ struct hixl_link {
 	struct mutex post_mutex;
 	struct mutex rtable_lock;
 	struct maple_tree rtable;
+	u32 rtable_regions;
+	u32 rtable_mrs;
+	bool hello_seen;
+	bool stage_busy;
 	struct hixl_rx rx[HIXL_RX_DEPTH];
 	void *tx_buf;
 	u64 tx_dma;
@@ -554,6 +567,7 @@ void hixl_engine_links_destroy(struct hixl_engine *eng);
 struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
 void hixl_link_put(struct hixl_link *l);
 void hixl_link_fail(struct hixl_link *l, int err);
+void hixl_link_abort(struct hixl_link *l, int err);
 int hixl_link_state(struct hixl_link *l, int *err);
 int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r);
 void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r);
@@ -577,6 +591,7 @@ int hixl_stbuf_alloc(struct hixl_link *l, struct hixl_stbuf *b, size_t size);
 void hixl_stbuf_free(struct ib_device *ibdev, struct hixl_stbuf *b);
 void hixl_stage_work(struct work_struct *w);
 bool hixl_stage_usable(struct hixl_link *l);
+int hixl_stage_status(u32 wire);
 int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
 		   u32 n, unsigned long deadline, u32 *failed);
 

@@ -78,6 +78,26 @@ void hixl_link_fail(struct hixl_link *l, int err)
 	wake_up_all(&l->wq);
 }
 
+static void hixl_link_schedule_release(struct hixl_link *l);
+
+/**
+ * hixl_link_abort() - break a link and free it without waiting for the peer
+ * @l:   the link
+ * @err: -errno the next caller gets (hixl_link_fail())
+ *
+ * For a peer that broke the protocol: the link is marked broken, parses
+ * nothing more (hixl_rx_done() drops what still arrives), and is taken off
+ * the engine's list and torn down from hixl_wq, which disconnects the peer
+ * and gives its link slot back at once.
+ *
+ * Context: any that may queue work (the CQ handler).
+ */
+void hixl_link_abort(struct hixl_link *l, int err)
+{
+	hixl_link_fail(l, err);
+	hixl_link_schedule_release(l);
+}
+
 static void hixl_link_check_ready(struct hixl_link *l)
 {
 	spin_lock(&l->lock);
@@ -390,11 +410,23 @@ VISIBLE_IF_KUNIT void hixl_rtable_clear(struct hixl_link *l)
 
 	mutex_lock(&l->rtable_lock);
 	mt_for_each(&l->rtable, rr, idx, ULONG_MAX)
-		kfree(rr);
+		kvfree(rr);
 	mtree_destroy(&l->rtable);
+	l->rtable_regions = 0;
+	l->rtable_mrs = 0;
 	mutex_unlock(&l->rtable_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_rtable_clear);
+
+/* Take one region out of the peer's table and free it; rtable_lock held. */
+static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
+{
+	lockdep_assert_held(&l->rtable_lock);
+	mtree_erase(&l->rtable, rr->addr);
+	l->rtable_regions--;
+	l->rtable_mrs -= rr->nr_mrs;
+	kvfree(rr);
+}
 
 /**
  * hixl_rx_region() - apply a REGION message to the peer's table
@@ -406,8 +438,16 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_rtable_clear);
  * be used once every MR arrived.  A region announced at an address where
  * another with a different shape was replaces it.
  *
- * Return: 0; -EPROTO for a malformed message; -EEXIST when it overlaps
- * another region of the table; -ENOMEM.
+ * What the message may make us allocate is bounded by what a legitimate
+ * peer needs: an MR covers at least one page of at least 4 KiB (the
+ * smallest page size of any kernel), so a region has at most as many MRs as
+ * 4 KiB pages; the link's table holds at most hixl_max_regions
+ * regions and hixl_max_peer_mrs MR entries.  The entry array is allocated
+ * with __GFP_NOWARN and charged to the memory cgroup (GFP_KERNEL_ACCOUNT).
+ *
+ * Return: 0; -EPROTO for a malformed message (counts that do not fit the
+ * region or the message); -EEXIST when it overlaps another region of the
+ * table; -ENOSPC when the table would exceed its bounds; -ENOMEM.
  */
 VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len)
 {
@@ -418,17 +458,21 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 	int ret = 0;
 
 	if (len < sizeof(*m) || count > HIXL_WIRE_MRS_PER_MSG ||
-	    len < struct_size(m, mrs, count) || !nr || nr > (1U << 24) ||
-	    first > nr || count > nr - first || hixl_range_check(addr, rlen))
+	    len < struct_size(m, mrs, count) || !nr || first > nr || count > nr - first ||
+	    hixl_range_check(addr, rlen) || nr > hixl_pages_spanned(addr, rlen, 12))
 		return -EPROTO;
 	mutex_lock(&l->rtable_lock);
 	rr = mtree_load(&l->rtable, addr);
 	if (!rr || rr->addr != addr || rr->len != rlen || rr->nr_mrs != nr) {
-		if (rr) {	/* replaced by a new registration at the same place */
-			mtree_erase(&l->rtable, rr->addr);
-			kfree(rr);
+		if (rr)		/* replaced by a new registration at the same place */
+			hixl_rtable_erase(l, rr);
+		if (l->rtable_regions >= READ_ONCE(hixl_max_regions) ||
+		    nr > READ_ONCE(hixl_max_peer_mrs) - min(l->rtable_mrs,
+							     READ_ONCE(hixl_max_peer_mrs))) {
+			ret = -ENOSPC;
+			goto out;
 		}
-		rr = kzalloc(struct_size(rr, mrs, nr), GFP_KERNEL);
+		rr = kvzalloc(struct_size(rr, mrs, nr), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!rr) {
 			ret = -ENOMEM;
 			goto out;
@@ -440,9 +484,11 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 		rr->device = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_DEVICE;
 		ret = mtree_insert_range(&l->rtable, addr, addr + rlen - 1, rr, GFP_KERNEL);
 		if (ret) {
-			kfree(rr);
+			kvfree(rr);
 			goto out;
 		}
+		l->rtable_regions++;
+		l->rtable_mrs += nr;
 	}
 	for (i = 0; i < count; i++) {
 		struct hixl_rmr *d = &rr->mrs[first + i];
@@ -463,6 +509,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region);
  * hixl_rx_region_del() - apply a REGION_DEL message: forget one region
  * @l: the link
  * @m: the message
+ *
+ * A range that starts no region of the table is ignored.
  */
 VISIBLE_IF_KUNIT void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m)
 {
@@ -471,10 +519,8 @@ VISIBLE_IF_KUNIT void hixl_rx_region_del(struct hixl_link *l, const struct hixl_
 
 	mutex_lock(&l->rtable_lock);
 	rr = mtree_load(&l->rtable, addr);
-	if (rr && rr->addr == addr) {
-		mtree_erase(&l->rtable, addr);
-		kfree(rr);
-	}
+	if (rr && rr->addr == addr)
+		hixl_rtable_erase(l, rr);
 	mutex_unlock(&l->rtable_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region_del);
@@ -711,125 +757,159 @@ static int hixl_post_recv(struct hixl_rx *rx)
 	return ib_post_recv(rx->link->qp, &wr, NULL);
 }
 
-static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+/* The peer's HELLO: its name (accepted links) and landing buffer, once. */
+static int hixl_rx_hello(struct hixl_link *l, const struct hixl_wire_hello *hm, u32 len)
 {
-	struct hixl_rx *rx = container_of(wc->wr_cqe, struct hixl_rx, cqe);
-	struct hixl_link *l = rx->link;
-	const struct hixl_wire_hdr *h = rx->buf;
-	u32 len = wc->byte_len;
+	u64 size;
+
+	if (len < sizeof(*hm))
+		return -EPROTO;
+	size = le64_to_cpu(hm->stage_size);
+	if (size <= HIXL_STAGE_LIST)
+		size = 0;		/* no room for data: the peer does not stage */
+	spin_lock(&l->lock);
+	if (l->hello_seen) {
+		spin_unlock(&l->lock);
+		return -EPROTO;
+	}
+	l->hello_seen = true;
+	if (!l->active) {
+		hixl_name_from_wire(&hm->engine, &l->peer);
+		l->named = true;
+	}
+	l->peer_stage_iova = le64_to_cpu(hm->stage_iova);
+	l->peer_stage_size = size;
+	l->peer_stage_rkey = le32_to_cpu(hm->stage_rkey);
+	spin_unlock(&l->lock);
+	return 0;
+}
+
+/* The peer asks us to scatter or gather its staged entries (stage.c). */
+static int hixl_rx_stage_req(struct hixl_link *l, const struct hixl_wire_stage_req *q, u32 len)
+{
+	if (len < sizeof(*q) || !l->st_rx.mr ||
+	    le32_to_cpu(q->count) > HIXL_STAGE_MAX_ENTS ||
+	    le32_to_cpu(q->op) > HIXL_STAGE_GATHER)
+		return -EPROTO;
+	spin_lock(&l->lock);
+	if (l->stage_busy) {	/* one at a time: the work reads the fields */
+		spin_unlock(&l->lock);
+		return -EPROTO;
+	}
+	l->stage_busy = true;
+	l->req_op = le32_to_cpu(q->op);
+	l->req_count = le32_to_cpu(q->count);
+	l->req_seq = le64_to_cpu(q->seq);
+	spin_unlock(&l->lock);
+	hixl_link_queue(l, hixl_wq, &l->stage_work);
+	return 0;
+}
+
+/* The peer's answer to our STAGE_REQ; one for another sequence is ignored. */
+static int hixl_rx_stage_done(struct hixl_link *l, const struct hixl_wire_stage_done *a, u32 len)
+{
+	if (len < sizeof(*a))
+		return -EPROTO;
+	spin_lock(&l->lock);
+	if (le64_to_cpu(a->seq) == l->stage_seq && !l->stage_answered) {
+		l->stage_status = hixl_stage_status(le32_to_cpu(a->status));
+		l->stage_failed = le32_to_cpu(a->failed);
+		l->stage_answered = true;
+	}
+	spin_unlock(&l->lock);
+	wake_up_all(&l->wq);
+	return 0;
+}
+
+/*
+ * One received message.  Every message type has one answer: carried out,
+ * ignored (a STAGE_DONE of another sequence, a REGION_DEL of an unknown
+ * range), or -errno, which closes the link (hixl_link_abort()).  Before the
+ * peer's HELLO only TABLE_ACK may come (the peer acks our table while its
+ * own setup work still runs); after it, no second HELLO.
+ */
+static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
+{
+	const struct hixl_wire_hdr *h = buf;
+	u16 type;
 	u64 applied;
 	int ret = 0;
 
-	if (wc->status == IB_WC_WR_FLUSH_ERR)
-		return;		/* the QP went to error: whoever did that said why */
-	if (wc->status != IB_WC_SUCCESS) {
-		pr_warn("link to peer: receive failed: %s\n", ib_wc_status_msg(wc->status));
-		hixl_link_fail(l, -ECONNRESET);
-		return;
-	}
-	ib_dma_sync_single_for_cpu(l->eng->rdma->ibdev, rx->dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
 	if (len < sizeof(*h) || le32_to_cpu(h->magic) != HIXL_WIRE_MAGIC ||
-	    le16_to_cpu(h->version) != HIXL_WIRE_VERSION || le32_to_cpu(h->len) != len) {
-		ret = -EPROTO;
-		goto out;
-	}
-	switch (le16_to_cpu(h->type)) {
+	    le16_to_cpu(h->version) != HIXL_WIRE_VERSION || le32_to_cpu(h->len) != len)
+		return -EPROTO;
+	type = le16_to_cpu(h->type);
+	if (type != HIXL_MSG_HELLO && type != HIXL_MSG_TABLE_ACK && !READ_ONCE(l->hello_seen))
+		return -EPROTO;
+	switch (type) {
 	case HIXL_MSG_HELLO:
-		if (len < sizeof(struct hixl_wire_hello)) {
-			ret = -EPROTO;
-			break;
-		}
-		{
-			const struct hixl_wire_hello *hm = rx->buf;
-
-			spin_lock(&l->lock);
-			if (!l->active) {
-				hixl_name_from_wire(&hm->engine, &l->peer);
-				l->named = true;
-			}
-			l->peer_stage_iova = le64_to_cpu(hm->stage_iova);
-			l->peer_stage_size = le64_to_cpu(hm->stage_size);
-			l->peer_stage_rkey = le32_to_cpu(hm->stage_rkey);
-			if (l->peer_stage_size && l->peer_stage_size <= HIXL_STAGE_LIST)
-				l->peer_stage_size = 0;		/* no room for data */
-			spin_unlock(&l->lock);
-		}
-		break;
-	case HIXL_MSG_STAGE_REQ: {
-		const struct hixl_wire_stage_req *q = rx->buf;
-
-		if (len < sizeof(*q) || !l->st_rx.mr ||
-		    le32_to_cpu(q->count) > HIXL_STAGE_MAX_ENTS ||
-		    le32_to_cpu(q->op) > HIXL_STAGE_GATHER || work_pending(&l->stage_work)) {
-			ret = -EPROTO;
-			break;
-		}
-		l->req_op = le32_to_cpu(q->op);
-		l->req_count = le32_to_cpu(q->count);
-		l->req_seq = le64_to_cpu(q->seq);
-		hixl_link_queue(l, hixl_wq, &l->stage_work);
-		break;
-	}
-	case HIXL_MSG_STAGE_DONE: {
-		const struct hixl_wire_stage_done *a = rx->buf;
-
-		if (len < sizeof(*a)) {
-			ret = -EPROTO;
-			break;
-		}
-		spin_lock(&l->lock);
-		if (le64_to_cpu(a->seq) == l->stage_seq) {
-			l->stage_status = -(int)min_t(u32, le32_to_cpu(a->status), 4095);
-			l->stage_failed = le32_to_cpu(a->failed);
-			l->stage_answered = true;
-		}
-		spin_unlock(&l->lock);
-		wake_up_all(&l->wq);
-		break;
-	}
+		return hixl_rx_hello(l, buf, len);
+	case HIXL_MSG_STAGE_REQ:
+		return hixl_rx_stage_req(l, buf, len);
+	case HIXL_MSG_STAGE_DONE:
+		return hixl_rx_stage_done(l, buf, len);
 	case HIXL_MSG_REGION:
-		ret = hixl_rx_region(l, rx->buf, len);
+		ret = hixl_rx_region(l, buf, len);
 		if (!ret && !hixl_xq_hold_ack(l, false, &applied))
 			ret = hixl_table_ack(l, applied);
-		break;
+		return ret;
 	case HIXL_MSG_REGION_DEL:
-		if (len < sizeof(struct hixl_wire_region_del)) {
-			ret = -EPROTO;
-			break;
-		}
-		hixl_rx_region_del(l, rx->buf);
+		if (len < sizeof(struct hixl_wire_region_del))
+			return -EPROTO;
+		hixl_rx_region_del(l, buf);
 		/* not before the pieces already planned against it are posted */
 		if (!hixl_xq_hold_ack(l, true, &applied))
 			ret = hixl_table_ack(l, applied);
-		break;
+		return ret;
 	case HIXL_MSG_TABLE_ACK:
-		if (len < sizeof(struct hixl_wire_ack)) {
-			ret = -EPROTO;
-			break;
-		}
+		if (len < sizeof(struct hixl_wire_ack))
+			return -EPROTO;
 		spin_lock(&l->lock);
 		l->tbl_acked = max(l->tbl_acked,
 				   le64_to_cpu(((const struct hixl_wire_ack *)h)->applied));
 		spin_unlock(&l->lock);
 		wake_up_all(&l->wq);
-		break;
+		return 0;
 	case HIXL_MSG_NOTIFY:
-		ret = hixl_rx_notify(l, rx->buf, len);
-		break;
+		return hixl_rx_notify(l, buf, len);
 	case HIXL_MSG_TABLE_END:
 		spin_lock(&l->lock);
 		l->peer_done = true;
 		spin_unlock(&l->lock);
 		hixl_link_check_ready(l);
-		break;
+		return 0;
 	default:
-		ret = -EPROTO;
+		return -EPROTO;
 	}
-out:
-	if (!ret)
-		ret = hixl_post_recv(rx);
+}
+
+static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_rx *rx = container_of(wc->wr_cqe, struct hixl_rx, cqe);
+	struct hixl_link *l = rx->link;
+	int ret, err;
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		return;		/* the QP went to error: whoever did that said why */
+	if (wc->status != IB_WC_SUCCESS) {
+		pr_warn_ratelimited("link to peer: receive failed: %s\n",
+				    ib_wc_status_msg(wc->status));
+		hixl_link_fail(l, -ECONNRESET);
+		return;
+	}
+	if (hixl_link_state(l, &err) >= HIXL_LINK_ERROR)
+		return;		/* broken: nothing more is parsed */
+	ib_dma_sync_single_for_cpu(l->eng->rdma->ibdev, rx->dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
+	ret = hixl_rx_msg(l, rx->buf, wc->byte_len);
 	if (ret) {
-		pr_warn("link to peer: bad message or repost failed: %d\n", ret);
+		pr_warn_ratelimited("engine %llu: closing a link: bad message from the peer (%d)\n",
+				    l->eng->id, ret);
+		hixl_link_abort(l, ret);
+		return;
+	}
+	ret = hixl_post_recv(rx);
+	if (ret) {
+		pr_warn_ratelimited("engine %llu: receive repost failed: %d\n", l->eng->id, ret);
 		hixl_link_fail(l, ret);
 	}
 }
@@ -1383,6 +1463,8 @@ static void hixl_link_reset_attempt(struct hixl_link *l)
 	}
 	spin_lock(&l->lock);
 	l->cm_pending = false;
+	l->hello_seen = false;		/* the next connection's peer says HELLO anew */
+	l->stage_busy = false;
 	spin_unlock(&l->lock);
 }
 

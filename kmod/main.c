@@ -48,6 +48,17 @@ module_param_named(max_links, hixl_max_links, uint, 0644);
 MODULE_PARM_DESC(max_links, "links per engine (default 512)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
 
+/*
+ * What one peer's region table may hold: MR entries over all its regions
+ * (32 bytes each, so 2 MiB per link by default).  A legitimate peer at the
+ * default limits needs at most ~36,000 (70 GiB of 4 KiB pages, 512 pages
+ * per MR on rxe; fewer on devices with longer page lists).
+ */
+unsigned int hixl_max_peer_mrs = 65536;
+module_param_named(max_peer_mrs, hixl_max_peer_mrs, uint, 0644);
+MODULE_PARM_DESC(max_peer_mrs, "MRs one peer's region table may hold, per link (default 65536)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_max_peer_mrs);
+
 /* Every open engine, for debugfs; hixl_engines_lock protects the list. */
 DEFINE_MUTEX(hixl_engines_lock);
 LIST_HEAD(hixl_engines);

@@ -211,15 +211,21 @@ void hixl_stage_work(struct work_struct *w)
 	struct hixl_engine *eng = l->eng;
 	struct hixl_stbuf *b = &l->st_rx;
 	const struct hixl_wire_stage_ent *e;
-	bool scatter = l->req_op == HIXL_STAGE_SCATTER;
 	size_t doff = HIXL_STAGE_LIST;
+	bool scatter;
 	int status = 0;
-	u32 i, failed = 0;
+	u32 i, count, failed = 0;
+	u64 seq;
 
+	spin_lock(&l->lock);		/* the request, read once */
+	scatter = l->req_op == HIXL_STAGE_SCATTER;
+	count = l->req_count;
+	seq = l->req_seq;
+	spin_unlock(&l->lock);
 	hixl_sync_for_cpu(eng->rdma->ibdev, &b->sgt);
 	e = hixl_stbuf_ptr(b, 0);
 	mutex_lock(&eng->lock);
-	for (i = 0; i < l->req_count; i++) {
+	for (i = 0; i < count; i++) {
 		u64 addr = le64_to_cpu(e[i].addr), len = le64_to_cpu(e[i].len);
 		struct hixl_region *r;
 
@@ -243,14 +249,26 @@ void hixl_stage_work(struct work_struct *w)
 	failed = i;
 	if (!scatter)
 		hixl_sync_for_device(eng->rdma->ibdev, &b->sgt);
-	if (hixl_stage_reply(l, l->req_seq, status, failed))
+	/* the peer may send its next request as soon as it has our answer */
+	spin_lock(&l->lock);
+	l->stage_busy = false;
+	spin_unlock(&l->lock);
+	if (hixl_stage_reply(l, seq, status, failed))
 		hixl_link_fail(l, -ECONNRESET);
 }
 
 /* ---- the initiator's side -------------------------------------------------------------- */
 
+/* The peer's landing buffer, as its HELLO announced it. */
+struct hixl_stage_peer {
+	u64 iova;
+	u32 rkey;
+	size_t cap;		/* bytes of data per round */
+};
+
 /* One RDMA WRITE or READ between our send buffer and the peer's landing one. */
-static int hixl_stage_rdma(struct hixl_link *l, bool write, size_t off, size_t len)
+static int hixl_stage_rdma(struct hixl_link *l, const struct hixl_stage_peer *pr, bool write,
+			   size_t off, size_t len)
 {
 	struct ib_sge sge = {
 		.addr = l->st_tx.mr->iova + off, .length = len, .lkey = l->st_tx.mr->lkey,
@@ -258,10 +276,31 @@ static int hixl_stage_rdma(struct hixl_link *l, bool write, size_t off, size_t l
 	struct ib_rdma_wr wr = {
 		.wr.opcode = write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
 		.wr.sg_list = &sge, .wr.num_sge = 1,
-		.remote_addr = l->peer_stage_iova + off, .rkey = l->peer_stage_rkey,
+		.remote_addr = pr->iova + off, .rkey = pr->rkey,
 	};
 
 	return hixl_post_wait(l, &wr.wr);
+}
+
+/*
+ * Read the peer's landing buffer once, under the lock, and the room a round
+ * has for data: both buffers hold the HIXL_STAGE_LIST-byte list first.
+ * False when either has no room (never planned as staged then; checked
+ * again so that no arithmetic here can wrap).
+ */
+static bool hixl_stage_peer_get(struct hixl_link *l, struct hixl_stage_peer *pr)
+{
+	size_t room;
+
+	spin_lock(&l->lock);
+	pr->iova = l->peer_stage_iova;
+	pr->rkey = l->peer_stage_rkey;
+	room = min_t(u64, l->st_tx.size, l->peer_stage_size);
+	spin_unlock(&l->lock);
+	if (!l->st_tx.mr || room <= HIXL_STAGE_LIST)
+		return false;
+	pr->cap = room - HIXL_STAGE_LIST;
+	return true;
 }
 
 static int hixl_stage_request(struct hixl_link *l, u32 op, u32 count, unsigned long deadline,
@@ -296,11 +335,44 @@ static int hixl_stage_request(struct hixl_link *l, u32 op, u32 count, unsigned l
 /**
  * hixl_stage_usable() - can this link stage?
  * @l: the link
+ *
+ * The answer does not change once the peer's HELLO came in (its landing
+ * buffer is fixed from then on); hixl_stage_run() checks it again anyway.
  */
 bool hixl_stage_usable(struct hixl_link *l)
 {
-	return l->st_tx.mr && l->peer_stage_size;
+	bool ok;
+
+	spin_lock(&l->lock);
+	ok = l->st_tx.mr && l->peer_stage_size > HIXL_STAGE_LIST;
+	spin_unlock(&l->lock);
+	return ok;
 }
+
+/**
+ * hixl_stage_status() - a peer's STAGE_DONE status as our -errno
+ * @wire: the status field as received: 0 or a positive errno
+ *
+ * The peer's number never reaches a caller as it is (529 would be
+ * -EIOCBQUEUED to io_uring, 512 -ERESTARTSYS to an ioctl): the codes
+ * hixl_stage_work() sends pass, anything else is -EREMOTEIO.
+ *
+ * Return: 0, -ERANGE, -EACCES, -EPROTO or -EREMOTEIO.
+ */
+int hixl_stage_status(u32 wire)
+{
+	switch (wire) {
+	case 0:
+		return 0;
+	case ERANGE:
+	case EACCES:
+	case EPROTO:
+		return -(int)wire;
+	default:
+		return -EREMOTEIO;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_stage_status);
 
 /**
  * hixl_stage_run() - move the staged descriptors of a TRANSFER
@@ -313,19 +385,29 @@ bool hixl_stage_usable(struct hixl_link *l)
  * @failed:   out: the failing descriptor's index
  *
  * Return: 0, -EFAULT (a local range not readable/writable), the peer's
- * -ERANGE/-EACCES, or a link error (the link is then broken).
+ * -ERANGE/-EACCES/-EPROTO or -EREMOTEIO (hixl_stage_status()), -EPROTO
+ * (the link has no room to stage: never planned so), -ENOMEM, or a link
+ * error (the link is then broken).
  */
 int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
 		   u32 n, unsigned long deadline, u32 *failed)
 {
-	size_t cap = min_t(size_t, l->st_tx.size, l->peer_stage_size) - HIXL_STAGE_LIST;
-	struct hixl_wire_stage_ent *list = hixl_stbuf_ptr(&l->st_tx, 0);
-	u32 *owner = kvmalloc_array(HIXL_STAGE_MAX_ENTS, sizeof(*owner), GFP_KERNEL);
+	struct hixl_wire_stage_ent *list;
+	struct hixl_stage_peer pr;
+	size_t cap;
+	u32 *owner;
 	u32 i = 0;
 	u64 done = 0;		/* bytes of d[idx[i]] already moved */
 	int ret = 0;
 
 	lockdep_assert_held(&l->post_mutex);
+	if (!hixl_stage_peer_get(l, &pr)) {
+		*failed = idx[0];
+		return -EPROTO;
+	}
+	cap = pr.cap;
+	list = hixl_stbuf_ptr(&l->st_tx, 0);
+	owner = kvmalloc_array(HIXL_STAGE_MAX_ENTS, sizeof(*owner), GFP_KERNEL);
 	if (!owner)
 		return -ENOMEM;
 	while (i < n && !ret) {
@@ -360,7 +442,7 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 		if (ret)
 			break;
 		hixl_sync_for_device(l->eng->rdma->ibdev, &l->st_tx.sgt);
-		ret = hixl_stage_rdma(l, true, 0, op == HIXL_OP_WRITE ? HIXL_STAGE_LIST + used :
+		ret = hixl_stage_rdma(l, &pr, true, 0, op == HIXL_OP_WRITE ? HIXL_STAGE_LIST + used :
 							       HIXL_STAGE_LIST);
 		if (!ret)
 			ret = hixl_stage_request(l, op == HIXL_OP_WRITE ? HIXL_STAGE_SCATTER :
@@ -374,7 +456,7 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 			u32 j = first;
 			u64 jd = first_done;
 
-			ret = hixl_stage_rdma(l, false, HIXL_STAGE_LIST, used);
+			ret = hixl_stage_rdma(l, &pr, false, HIXL_STAGE_LIST, used);
 			if (ret) {
 				*failed = idx[first];
 				break;

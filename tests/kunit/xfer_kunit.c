@@ -245,9 +245,54 @@ static void hixl_rtable_malformed(struct kunit *test)
 	hixl_rtable_clear(l);
 }
 
+/*
+ * What a peer's REGION may make the kernel allocate follows from the
+ * region's length and the link's budget, never from nr_mrs alone: one
+ * 80-byte message with nr_mrs = 2^24 used to kzalloc 512 MiB in the CQ
+ * work item (a WARNING in __alloc_pages on the debug kernel).
+ */
+static void hixl_rtable_bounds(struct kunit *test)
+{
+	struct hixl_link *l = hixl_test_link(test);
+	struct hixl_wire_region *m = kunit_kzalloc(test, HIXL_MSG_SIZE, GFP_KERNEL);
+	unsigned int old_budget = hixl_max_peer_mrs;
+	u32 len, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	/* 2^24 MRs announced for three pages */
+	len = hixl_mk_region(m, 0x10000, 0x3000, 1U << 24, 0, 1, true);
+	KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), -EPROTO);
+	/* one MR more than the region has pages */
+	len = hixl_mk_region(m, 0x10000, 0x3000, 4, 0, 1, true);
+	KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), -EPROTO);
+	/* as many as it has pages, unaligned: fine */
+	len = hixl_mk_region(m, 0x10800, 0x3000, 4, 0, 4, true);
+	KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), 0);
+	KUNIT_EXPECT_EQ(test, l->rtable_mrs, 4U);
+	hixl_rtable_clear(l);
+	KUNIT_EXPECT_EQ(test, l->rtable_mrs, 0U);
+
+	/* the link's budget of MRs: 8, so two regions of 4 fit and a third not */
+	hixl_max_peer_mrs = 8;
+	for (i = 0; i < 3; i++) {
+		len = hixl_mk_region(m, 0x100000 * (i + 1), 0x4000, 4, 0, 4, true);
+		KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), i < 2 ? 0 : -ENOSPC);
+	}
+	KUNIT_EXPECT_EQ(test, l->rtable_mrs, 8U);
+	/* replacing a region gives its MRs back first */
+	len = hixl_mk_region(m, 0x100000, 0x3000, 3, 0, 3, true);
+	KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), 0);
+	KUNIT_EXPECT_EQ(test, l->rtable_mrs, 7U);
+	hixl_max_peer_mrs = old_budget;
+	hixl_rtable_clear(l);
+	KUNIT_EXPECT_EQ(test, l->rtable_mrs, 0U);
+	KUNIT_EXPECT_EQ(test, l->rtable_regions, 0U);
+}
+
 static struct kunit_case hixl_rtable_cases[] = {
 	KUNIT_CASE(hixl_rtable_updates),
 	KUNIT_CASE(hixl_rtable_malformed),
+	KUNIT_CASE(hixl_rtable_bounds),
 	{}
 };
 
