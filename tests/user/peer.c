@@ -286,7 +286,20 @@ static int hp_rx(struct hp *p, struct ibv_wc *wc)
 		hp_backlog[hp_nback].len = wc->byte_len;
 		hp_nback++;
 	}
+	if (p->hold_rx) {		/* the engine's next SEND meets an empty queue */
+		p->held[p->nheld++] = i;
+		return 0;
+	}
 	return hp_post_recv(p, i);
+}
+
+int hp_release_rx(struct hp *p)
+{
+	p->hold_rx = false;
+	while (p->nheld)
+		if (hp_post_recv(p, p->held[--p->nheld]))
+			return -EIO;
+	return 0;
 }
 
 static int hp_ack(struct hp *p)
@@ -315,8 +328,12 @@ static int hp_take(struct hp *p)
 	case HIXL_MSG_TABLE_END:
 		p->table_end = true;
 		return 0;
-	case HIXL_MSG_HELLO:
 	case HIXL_MSG_TABLE_ACK:
+		if (len >= sizeof(struct hixl_wire_ack) &&
+		    le64toh(((const struct hixl_wire_ack *)h)->applied) > p->acked)
+			p->acked = le64toh(((const struct hixl_wire_ack *)h)->applied);
+		return 0;
+	case HIXL_MSG_HELLO:
 		return 0;
 	default:
 		return type;

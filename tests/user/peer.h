@@ -38,6 +38,9 @@ struct hp {
 	uint64_t applied;		/* engine's REGION/REGION_DEL we acked */
 	bool table_end;			/* the engine's TABLE_END came in */
 	bool disconnected;		/* RDMA CM said DISCONNECTED */
+	uint64_t acked;			/* highest TABLE_ACK count the engine sent */
+	bool hold_rx;			/* leave used receive buffers unposted */
+	unsigned int held[HP_RX_DEPTH], nheld;
 	uint8_t msg[HIXL_MSG_SIZE];	/* hp_pump(): the last message handed out */
 	uint32_t msg_len;
 };
@@ -69,6 +72,8 @@ int hp_stage_done(struct hp *p, uint64_t seq, uint32_t status, uint32_t failed);
  * the engine disconnected).
  */
 int hp_pump(struct hp *p, int ms);
+/* Post again the receive buffers left unposted while p->hold_rx was set. */
+int hp_release_rx(struct hp *p);
 /* HELLO, REGION, TABLE_END, then pump until the engine's TABLE_END. */
 int hp_handshake(struct hp *p, uint16_t my_port, uint64_t stage_size);
 /* Wait up to ms for the engine to disconnect: 1 disconnected, 0 not. */

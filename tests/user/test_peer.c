@@ -16,6 +16,8 @@
  *                          (reached callers as errno 529, 512, 4095)
  *   peer_after_error       a message after a malformed one (used to be
  *                          parsed and carried out on the broken link)
+ *   peer_ack_flood         table messages faster than the peer takes our
+ *                          ACKs (filled the send queue, broke the link)
  *
  * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 20000-20099; the
  * peer claims ports 20100-20199 in its HELLO.
@@ -272,11 +274,46 @@ static void peer_after_error(void)
 	close(v);
 }
 
+/*
+ * Issue 18, item 8: the engine answered every REGION with its own TABLE_ACK,
+ * none counted against the send queue.  A peer slow to post receive buffers
+ * (RNR: the first ACK waits at the head of the queue) and quick to send
+ * table messages filled the queue: ib_post_send() failed and the link broke.
+ * Now one ACK is in flight at a time and it carries the latest count.
+ */
+static void peer_ack_flood(void)
+{
+	struct timespec t0;
+	struct hp p;
+	int v = victim(20006), i, ret = 0;
+
+	REQUIRE(v >= 0);
+	REQUIRE(peer_up(&p, 20006, 20107, 0, 64 * KiB) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (p.acked < 1 && hx_ms_since(&t0) < 5000)
+		hp_pump(&p, 100);
+	printf("#   acked after the handshake: %llu\n", (unsigned long long)p.acked);
+	REQUIRE(p.acked == 1);			/* the handshake's REGION */
+	p.hold_rx = true;
+	for (i = 0; i < 1000 && !ret; i++)	/* the same region, 1000 times */
+		ret = hp_region(&p);
+	CHECK_EQ(ret, 0);
+	CHECK_EQ(hp_release_rx(&p), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (p.acked < 1001 && !p.disconnected && hx_ms_since(&t0) < 10000)
+		hp_pump(&p, 100);
+	CHECK(!p.disconnected);
+	CHECK_EQ(p.acked, 1001);
+	hp_close(&p);
+	close(v);
+}
+
 const struct ht_test peer_tests[] = {
 	{ "peer_region_huge", peer_region_huge },
 	{ "peer_hello_twice", peer_hello_twice },
 	{ "peer_hello_shrinks_stage", peer_hello_shrinks_stage },
 	{ "peer_stage_status", peer_stage_status },
 	{ "peer_after_error", peer_after_error },
+	{ "peer_ack_flood", peer_ack_flood },
 	{ NULL, NULL },
 };
