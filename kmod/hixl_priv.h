@@ -442,7 +442,9 @@ struct hixl_stbuf {
  *              queueing; @xq_posting: the pump is between taking pieces
  *              and posting them; @ack_held: TABLE_ACKs wait (xq.c,
  *              hixl_xq_hold_ack()) - all under @xq_lock but @xq_planning
- * @tbl_applied is under @xq_lock too
+ * @tbl_applied is under @xq_lock too, and so are @ack_busy (a TABLE_ACK is
+ *              on the send queue), @ack_sent (the count it or the last one
+ *              said) and @ack_next (the highest count asked for since)
  * @walk:       the last table-update walk that visited this link (under the
  *              engine's links_lock; hixl_next_ready_link())
  * @rtable_lock: protects @rtable, the hixl_rregion entries in it and the
@@ -544,6 +546,9 @@ struct hixl_link {
 	atomic_t xq_planning;
 	bool xq_posting;
 	bool ack_held;
+	bool ack_busy;
+	u64 ack_sent;
+	u64 ack_next;
 	u64 walk;
 };
 
@@ -603,7 +608,13 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
 
 /* xq.c: a link's transfer queue */
-#define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)	/* transfer WRs in flight per link */
+/*
+ * Transfer WRs in flight per link.  The send queue's other users each keep
+ * at most one request on it: the post_mutex holder (a message, REG_MR or
+ * staging RDMA, hixl_post_wait()), the STAGE_DONE reply (reply_lock) and
+ * one TABLE_ACK (hixl_table_ack()): 248 + 3 <= HIXL_SQ_DEPTH.
+ */
+#define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)
 
 /**
  * struct hixl_xbatch - the RDMA part of one TRANSFER, queued on a link

@@ -699,17 +699,8 @@ int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a)
 	return ret;
 }
 
-static void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-}
-
-/*
- * Tell the peer one more of its table messages is applied.  Called from the
- * receive completion handler, which may not wait for completions on its own
- * CQ: the ACK is an inline SEND (copied at post time, so the stack buffer is
- * fine), signaled only so its send-queue slot is freed.
- */
-int hixl_table_ack(struct hixl_link *l, u64 applied)
+/* Post one TABLE_ACK saying @applied; an inline SEND, so the stack buffer is fine. */
+static int hixl_ack_post(struct hixl_link *l, u64 applied)
 {
 	struct hixl_wire_ack a = {
 		.hdr.magic = cpu_to_le32(HIXL_WIRE_MAGIC),
@@ -718,13 +709,78 @@ int hixl_table_ack(struct hixl_link *l, u64 applied)
 		.hdr.len = cpu_to_le32(sizeof(a)),
 	};
 	struct ib_sge sge = { .addr = (uintptr_t)&a, .length = sizeof(a) };
+	/*
+	 * Fenced: it starts only once our earlier RDMA READs completed.  The
+	 * peer frees a removed region's MRs on this ACK, and a READ of that
+	 * region still in flight may be re-executed by the peer's responder
+	 * (a lost response is retried), after the SEND behind it was taken.
+	 */
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
-		.wr_cqe = &l->ack_cqe, .send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE,
+		.wr_cqe = &l->ack_cqe,
+		.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE | IB_SEND_FENCE,
 	};
 
 	a.applied = cpu_to_le64(applied);
 	return ib_post_send(l->qp, &wr, NULL);
+}
+
+/* A TABLE_ACK completed: send the count asked for meanwhile, if any. */
+static void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_link *l = container_of(wc->wr_cqe, struct hixl_link, ack_cqe);
+	u64 next = 0;
+
+	if (wc->status != IB_WC_SUCCESS)
+		return;		/* flushed: the link is going; nothing more is sent */
+	spin_lock(&l->xq_lock);
+	if (l->ack_next > l->ack_sent) {
+		next = l->ack_next;
+		l->ack_sent = next;
+	} else {
+		l->ack_busy = false;
+	}
+	spin_unlock(&l->xq_lock);
+	if (next && hixl_ack_post(l, next))
+		hixl_link_fail(l, -ECONNRESET);
+}
+
+/**
+ * hixl_table_ack() - tell the peer how many of its table messages are applied
+ * @l:       the link
+ * @applied: the count of REGION/REGION_DEL messages applied (cumulative)
+ *
+ * Called from the receive completion handler, which may not wait for
+ * completions on its own CQ, and from the transfer queue's pump (a held
+ * ACK, xq.c).  At most one TABLE_ACK is on the send queue at a time (the
+ * send queue's budget, HIXL_SQ_DEPTH, counts one): an ACK asked for while
+ * one is in flight is sent by hixl_ack_done() when that one completes,
+ * with the highest count asked for meanwhile (ACKs are cumulative).
+ *
+ * Context: any; takes @l->xq_lock.
+ * Return: 0 (sent or queued behind the one in flight), or ib_post_send()'s
+ * -errno.
+ */
+int hixl_table_ack(struct hixl_link *l, u64 applied)
+{
+	int ret;
+
+	spin_lock(&l->xq_lock);
+	if (l->ack_busy) {
+		l->ack_next = max(l->ack_next, applied);
+		spin_unlock(&l->xq_lock);
+		return 0;
+	}
+	l->ack_busy = true;
+	l->ack_sent = max(l->ack_sent, applied);
+	spin_unlock(&l->xq_lock);
+	ret = hixl_ack_post(l, applied);
+	if (ret) {
+		spin_lock(&l->xq_lock);
+		l->ack_busy = false;
+		spin_unlock(&l->xq_lock);
+	}
+	return ret;
 }
 
 /* Wait until the peer applied every table message we sent; post_mutex held. */
@@ -1055,8 +1111,12 @@ static int hixl_link_create_qp(struct hixl_link *l)
 
 	if (l->cm_id->device != rd->ibdev)
 		return -EXDEV;	/* the route left the engine's device */
-	/* +1 each for ib_drain_qp()'s markers */
-	l->cq = ib_alloc_cq(rd->ibdev, l, HIXL_SQ_DEPTH + HIXL_RX_DEPTH + 2, 0,
+	/*
+	 * Every work request can complete on the CQ at once when the QP
+	 * flushes (unsignaled ones too), plus three drain markers: the
+	 * pump's ib_drain_sq() (xq.c) and ib_drain_qp()'s two.
+	 */
+	l->cq = ib_alloc_cq(rd->ibdev, l, HIXL_SQ_DEPTH + HIXL_RX_DEPTH + 3, 0,
 			    IB_POLL_WORKQUEUE);
 	if (IS_ERR(l->cq)) {
 		ret = PTR_ERR(l->cq);
@@ -1466,6 +1526,11 @@ static void hixl_link_reset_attempt(struct hixl_link *l)
 	l->hello_seen = false;		/* the next connection's peer says HELLO anew */
 	l->stage_busy = false;
 	spin_unlock(&l->lock);
+	spin_lock(&l->xq_lock);
+	l->ack_busy = false;
+	l->ack_next = 0;
+	l->ack_sent = 0;
+	spin_unlock(&l->xq_lock);
 }
 
 static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_connect *a,
