@@ -18,6 +18,8 @@
  *                          parsed and carried out on the broken link)
  *   peer_ack_flood         table messages faster than the peer takes our
  *                          ACKs (filled the send queue, broke the link)
+ *   peer_memcg             what a peer's messages make the kernel hold is
+ *                          charged to the engine process's memory cgroup
  *
  * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 20000-20099; the
  * peer claims ports 20100-20199 in its HELLO.
@@ -28,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "peer.h"
@@ -308,6 +312,89 @@ static void peer_ack_flood(void)
 	close(v);
 }
 
+/* A cgroup v2 folder with the memory controller for this process: its
+ * memory.current path in cur (size n), or SKIP. */
+static void join_memcg(char *cur, size_t n)
+{
+	const char *root = "/sys/fs/cgroup";
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (access(path, R_OK)) {
+		root = "/tmp/hixl-cg";
+		mkdir(root, 0755);
+		if (mount("none", root, "cgroup2", 0, NULL) && errno != EBUSY)
+			SKIP("no cgroup v2 (mount cgroup2 failed)");
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	f = fopen(path, "r");
+	if (!f || !fgets(path, sizeof(path), f) || !strstr(path, "memory"))
+		SKIP("no memory cgroup controller in this kernel");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	f = fopen(path, "w");
+	if (!f || fputs("+memory", f) < 0 || fclose(f))
+		SKIP("cannot enable the memory controller");
+	snprintf(path, sizeof(path), "%s/hixl-peer-%d", root, getpid());
+	if (mkdir(path, 0755))
+		SKIP("cannot make a cgroup");
+	snprintf(cur, n, "%s/cgroup.procs", path);
+	f = fopen(cur, "w");
+	if (!f || fprintf(f, "%d", getpid()) < 0 || fclose(f))
+		SKIP("cannot join the cgroup");
+	snprintf(cur, n, "%s/memory.current", path);
+}
+
+static long long read_ll(const char *path)
+{
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Issue 12: what a peer's messages make the kernel hold for an engine is
+ * charged to the memory cgroup of the engine's process.  4,000 queued
+ * NOTIFY messages of 2 KiB are 8 MiB of kernel memory; they were allocated
+ * in the CQ's kworker and charged to nobody.
+ */
+static void peer_memcg(void)
+{
+	char cur[300];
+	long long before, after;
+	struct hixl_wire_notify *n;
+	struct hp p;
+	int v, i, ret = 0;
+
+	join_memcg(cur, sizeof(cur));
+	v = victim(20007);
+	REQUIRE(v >= 0);
+	REQUIRE(peer_up(&p, 20007, 20108, 0, 64 * KiB) == 0);
+	before = read_ll(cur);
+	n = (void *)p.tx;
+	for (i = 0; i < 4000 && !ret; i++) {
+		n->name_len = htole32(1024);
+		n->msg_len = htole32(1024);
+		memset(n->data, 'n', 2048);
+		ret = hp_send(&p, HIXL_MSG_NOTIFY, sizeof(*n) + 2048);
+	}
+	CHECK_EQ(ret, 0);
+	hp_pump(&p, 500);
+	after = read_ll(cur);
+	printf("#   memory.current %lld -> %lld bytes\n", before, after);
+	CHECK(before >= 0 && after - before >= 4 * (long long)MiB);
+	CHECK(!p.disconnected);
+	hp_close(&p);
+	close(v);
+}
+
 const struct ht_test peer_tests[] = {
 	{ "peer_region_huge", peer_region_huge },
 	{ "peer_hello_twice", peer_hello_twice },
@@ -315,5 +402,6 @@ const struct ht_test peer_tests[] = {
 	{ "peer_stage_status", peer_stage_status },
 	{ "peer_after_error", peer_after_error },
 	{ "peer_ack_flood", peer_ack_flood },
+	{ "peer_memcg", peer_memcg },
 	{ NULL, NULL },
 };
