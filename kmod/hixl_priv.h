@@ -247,6 +247,10 @@ struct hixl_rdma {
  * @mm:         the opener's mm (mmgrab()); memory commands from another mm
  *              get -EPERM.  NULL for an engine opened without an mm.
  * @proc:       the opener's per-process accounting
+ * @memcg:      the opener's memory cgroup (a reference, may be NULL): what a
+ *              peer's messages make the kernel allocate for this engine's
+ *              links (its region table, queued notifications) is charged
+ *              to it (hixl_rx_done(), set_active_memcg())
  * @regions:    handle -> struct hixl_region (xa_alloc_cyclic, from 1)
  * @next_handle: xa_alloc_cyclic() cursor, so a freed handle is not reused
  *              at once
@@ -273,6 +277,7 @@ struct hixl_engine {
 	struct pid *owner;
 	struct mm_struct *mm;
 	struct hixl_proc *proc;
+	struct mem_cgroup *memcg;
 	struct xarray regions;
 	u32 next_handle;
 	struct maple_tree ranges;

@@ -19,7 +19,9 @@
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/memcontrol.h>
 #include <linux/nsproxy.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <net/net_namespace.h>
@@ -482,7 +484,8 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 		rr->nr_mrs = nr;
 		rr->writable = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_WRITABLE;
 		rr->device = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_DEVICE;
-		ret = mtree_insert_range(&l->rtable, addr, addr + rlen - 1, rr, GFP_KERNEL);
+		ret = mtree_insert_range(&l->rtable, addr, addr + rlen - 1, rr,
+					 GFP_KERNEL_ACCOUNT);
 		if (ret) {
 			kvfree(rr);
 			goto out;
@@ -539,7 +542,7 @@ static int hixl_rx_notify(struct hixl_link *l, const struct hixl_wire_notify *m,
 	if (!nl || nl > HIXL_NOTIFY_MAX_NAME || ml > HIXL_NOTIFY_MAX_MSG ||
 	    len < sizeof(*m) + nl + ml)
 		return -EPROTO;
-	e = kmalloc(struct_size(e, data, nl + ml), GFP_KERNEL);
+	e = kmalloc(struct_size(e, data, nl + ml), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
 	spin_lock(&l->lock);
@@ -943,6 +946,7 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct hixl_rx *rx = container_of(wc->wr_cqe, struct hixl_rx, cqe);
 	struct hixl_link *l = rx->link;
+	struct mem_cgroup *old_memcg;
 	int ret, err;
 
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
@@ -956,7 +960,9 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (hixl_link_state(l, &err) >= HIXL_LINK_ERROR)
 		return;		/* broken: nothing more is parsed */
 	ib_dma_sync_single_for_cpu(l->eng->rdma->ibdev, rx->dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
+	old_memcg = set_active_memcg(l->eng->memcg);	/* charge the engine's owner */
 	ret = hixl_rx_msg(l, rx->buf, wc->byte_len);
+	set_active_memcg(old_memcg);
 	if (ret) {
 		pr_warn_ratelimited("engine %llu: closing a link: bad message from the peer (%d)\n",
 				    l->eng->id, ret);

@@ -11,6 +11,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/pid.h>
@@ -106,6 +107,7 @@ struct hixl_engine *hixl_engine_create(void)
 		mmgrab(eng->mm);
 	}
 	eng->owner = get_task_pid(current, PIDTYPE_TGID);
+	eng->memcg = get_mem_cgroup_from_mm(current->mm);
 	mutex_lock(&hixl_engines_lock);
 	eng->id = ++hixl_next_engine_id;
 	list_add_tail(&eng->node, &hixl_engines);
@@ -136,6 +138,7 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 	if (eng->mm)
 		mmdrop(eng->mm);
 	put_pid(eng->owner);
+	mem_cgroup_put(eng->memcg);
 	WARN_ON_ONCE(!list_empty(&eng->xfers));
 	mutex_destroy(&eng->cancel_mutex);
 	mutex_destroy(&eng->lock);
