@@ -20,6 +20,8 @@
  *                          ACKs (filled the send queue, broke the link)
  *   peer_memcg             what a peer's messages make the kernel hold is
  *                          charged to the engine process's memory cgroup
+ *   peer_flood             connections that never say HELLO (held every
+ *                          link slot, kept legitimate engines out)
  *
  * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 20000-20099; the
  * peer claims ports 20100-20199 in its HELLO.
@@ -395,6 +397,53 @@ static void peer_memcg(void)
 	close(v);
 }
 
+/*
+ * Issue 12: connections that never say HELLO held a link slot each for as
+ * long as the peer liked; max_links of them kept every legitimate engine
+ * out.  Now at most max_setup_links accepted links may be in their
+ * handshake, and one that has not finished it within handshake_ms is
+ * closed.  Here: max_links 8, max_setup_links 4, handshake_ms 3000.
+ */
+static void peer_flood(void)
+{
+	unsigned long long old_links = read_param("max_links");
+	unsigned long long old_setup = read_param("max_setup_links");
+	unsigned long long old_hs = read_param("handshake_ms");
+	struct hp flood[8];
+	bool ok[8];
+	int v, c, i, up = 0, closed = 0;
+	long ret;
+
+	REQUIRE(write_param("max_links", 8) == 0);
+	if (write_param("max_setup_links", 4) || write_param("handshake_ms", 3000))
+		printf("#   no max_setup_links/handshake_ms parameters\n");
+	v = victim(20008);
+	c = hx_engine(20009, 0, 0);
+	if (v >= 0 && c >= 0) {
+		for (i = 0; i < 8; i++) {	/* connect, then say nothing */
+			ok[i] = hp_connect(&flood[i], 20008, 0, 0) == 0;
+			up += ok[i];
+		}
+		printf("#   %d of 8 silent connections accepted\n", up);
+		CHECK(up <= 4);
+		ret = hx_connect(c, 20008, 5000);	/* a legitimate engine gets in */
+		CHECK_EQ(ret, 0);
+		for (i = 0; i < 8; i++)		/* and the silent ones are closed */
+			closed += ok[i] && hp_wait_disconnect(&flood[i], 8000);
+		CHECK_EQ(closed, up);
+		for (i = 0; i < 8; i++)
+			hp_close(&flood[i]);
+	}
+	CHECK(v >= 0 && c >= 0);
+	if (c >= 0)
+		close(c);
+	if (v >= 0)
+		close(v);
+	write_param("max_links", old_links);
+	write_param("max_setup_links", old_setup);
+	write_param("handshake_ms", old_hs);
+}
+
 const struct ht_test peer_tests[] = {
 	{ "peer_region_huge", peer_region_huge },
 	{ "peer_hello_twice", peer_hello_twice },
@@ -403,5 +452,6 @@ const struct ht_test peer_tests[] = {
 	{ "peer_after_error", peer_after_error },
 	{ "peer_ack_flood", peer_ack_flood },
 	{ "peer_memcg", peer_memcg },
+	{ "peer_flood", peer_flood },
 	{ NULL, NULL },
 };
