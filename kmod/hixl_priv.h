@@ -52,6 +52,8 @@ extern unsigned long hixl_max_host_bytes;
 extern unsigned long hixl_max_device_bytes;
 extern unsigned int hixl_max_links;
 extern unsigned int hixl_max_peer_mrs;
+extern unsigned int hixl_handshake_ms;
+extern unsigned int hixl_max_setup_links;
 
 #define HIXL_NOTIFY_NAME_MAX	1024
 #define HIXL_NOTIFY_MSG_MAX	1024
@@ -433,6 +435,8 @@ struct hixl_stbuf {
  * @wq:         woken on every state or CM event change
  * @setup_work: an accepted link's publishing of our table
  * @release_work: frees an accepted link whose peer left
+ * @hs_work:    closes an accepted link still CONNECTING hixl_handshake_ms
+ *              after the peer's CONNECT_REQUEST
  * @post_mutex: one poster of messages, REG_MR and staging requests at a
  *              time on @qp, and owner of @tx_buf; a staged transfer holds
  *              it for its whole batch
@@ -505,6 +509,7 @@ struct hixl_link {
 	wait_queue_head_t wq;
 	struct work_struct setup_work;
 	struct work_struct release_work;
+	struct delayed_work hs_work;
 	struct mutex post_mutex;
 	struct mutex rtable_lock;
 	struct maple_tree rtable;

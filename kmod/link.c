@@ -980,6 +980,19 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void hixl_link_release_work(struct work_struct *w);
 
+/* The handshake deadline of an accepted link passed. */
+static void hixl_link_hs_expire(struct work_struct *w)
+{
+	struct hixl_link *l = container_of(to_delayed_work(w), struct hixl_link, hs_work);
+	int err;
+
+	if (hixl_link_state(l, &err) != HIXL_LINK_CONNECTING)
+		return;
+	pr_warn_ratelimited("engine %llu: closing a link whose peer did not finish the handshake in %u ms\n",
+			    l->eng->id, READ_ONCE(hixl_handshake_ms));
+	hixl_link_abort(l, -ETIMEDOUT);
+}
+
 static struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 {
 	struct hixl_link *l = kzalloc(sizeof(*l), GFP_KERNEL);
@@ -999,6 +1012,7 @@ static struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	init_waitqueue_head(&l->wq);
 	INIT_WORK(&l->setup_work, hixl_link_setup_work);
 	INIT_WORK(&l->release_work, hixl_link_release_work);
+	INIT_DELAYED_WORK(&l->hs_work, hixl_link_hs_expire);
 	mutex_init(&l->post_mutex);
 	mutex_init(&l->rtable_lock);
 	mutex_init(&l->reply_lock);
@@ -1209,6 +1223,7 @@ static void hixl_link_destroy(struct hixl_link *l)
 		rdma_disconnect(l->cm_id);	/* QP to error: posted work flushes */
 	cancel_work_sync(&l->setup_work);
 	cancel_work_sync(&l->stage_work);
+	cancel_delayed_work_sync(&l->hs_work);
 	hixl_link_xq_close(l);			/* waiting batches end; posted ones flush */
 	mutex_lock(&l->post_mutex);		/* a staged transfer finishes */
 	hixl_link_destroy_qp(l);
@@ -1330,7 +1345,27 @@ static void hixl_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p)
 	p->rnr_retry_count = 7;		/* a full receive queue waits, never fails */
 }
 
-/* CONNECT_REQUEST on our listener: make the link and accept, in the handler. */
+/* Accepted links of @eng still in their handshake; links_lock held. */
+static u32 hixl_links_in_setup(struct hixl_engine *eng)
+{
+	struct hixl_link *l;
+	u32 n = 0;
+	int err;
+
+	lockdep_assert_held(&eng->links_lock);
+	list_for_each_entry(l, &eng->links, node)
+		if (!l->active && hixl_link_state(l, &err) == HIXL_LINK_CONNECTING)
+			n++;
+	return n;
+}
+
+/*
+ * CONNECT_REQUEST on our listener: make the link and accept, in the
+ * handler.  Refused (the peer sees a reject): -ENOSPC at max_links,
+ * -EBUSY with max_setup_links accepted links still in their handshake,
+ * -ENODEV once the device is going.  An accepted link that has not
+ * finished its handshake hixl_handshake_ms later is closed (hs_work).
+ */
 static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id)
 {
 	struct rdma_conn_param param;
@@ -1348,6 +1383,8 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id)
 	mutex_lock(&eng->links_lock);
 	if (eng->nr_links >= READ_ONCE(hixl_max_links)) {
 		ret = -ENOSPC;
+	} else if (hixl_links_in_setup(eng) >= READ_ONCE(hixl_max_setup_links)) {
+		ret = -EBUSY;
 	} else if (eng->rdma_gone) {
 		ret = -ENODEV;
 	} else {
@@ -1363,10 +1400,15 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id)
 		hixl_link_unlist(l);
 		goto err;
 	}
+	spin_lock(&l->lock);
+	if (l->state != HIXL_LINK_CLOSED)
+		queue_delayed_work(hixl_wq, &l->hs_work,
+				   msecs_to_jiffies(READ_ONCE(hixl_handshake_ms)));
+	spin_unlock(&l->lock);
 	return 0;
 err:
 	/* a non-zero return makes RDMA CM destroy (and reject) the id itself */
-	pr_warn("engine %llu: refusing a connection: %d\n", eng->id, ret);
+	pr_warn_ratelimited("engine %llu: refusing a connection: %d\n", eng->id, ret);
 	hixl_link_destroy_qp(l);
 	l->cm_id = NULL;
 	hixl_rtable_clear(l);

@@ -55,6 +55,23 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
  * default limits needs at most ~36,000 (70 GiB of 4 KiB pages, 512 pages
  * per MR on rxe; fewer on devices with longer page lists).
  */
+/*
+ * Half-open links: a link accepted from a peer must finish its handshake
+ * (HELLO, tables both ways) within handshake_ms or it is closed, and at
+ * most max_setup_links accepted links of an engine may be in the handshake
+ * at once, so that connections that never say HELLO can neither hold a
+ * slot for long nor take every slot of max_links.
+ */
+unsigned int hixl_handshake_ms = 10000;
+module_param_named(handshake_ms, hixl_handshake_ms, uint, 0644);
+MODULE_PARM_DESC(handshake_ms, "ms an accepted link may take to finish its handshake (default 10000)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_handshake_ms);
+
+unsigned int hixl_max_setup_links = 64;
+module_param_named(max_setup_links, hixl_max_setup_links, uint, 0644);
+MODULE_PARM_DESC(max_setup_links, "accepted links per engine still in their handshake (default 64)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_max_setup_links);
+
 unsigned int hixl_max_peer_mrs = 65536;
 module_param_named(max_peer_mrs, hixl_max_peer_mrs, uint, 0644);
 MODULE_PARM_DESC(max_peer_mrs, "MRs one peer's region table may hold, per link (default 65536)");
