@@ -9,6 +9,8 @@
  *                          (used to kzalloc 512 MiB in the CQ work item)
  *   peer_hello_twice       a second HELLO (used to replace the peer's
  *                          landing buffer and name under running work)
+ *   peer_impostor          a HELLO claiming an address the peer did not
+ *                          connect from (another engine's name)
  *   peer_hello_shrinks_stage  a second HELLO shrinking the landing buffer
  *                          while a staged TRANSFER is planned (its copy ran
  *                          past the staging buffer: KASAN)
@@ -26,6 +28,7 @@
  * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 20000-20099; the
  * peer claims ports 20100-20199 in its HELLO.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <endian.h>
 #include <pthread.h>
@@ -121,6 +124,35 @@ static void peer_hello_twice(void)
 	REQUIRE(peer_up(&p, 20002, 20102, 4 * MiB, 64 * KiB) == 0);
 	CHECK_EQ(hp_hello(&p, 20103, 4 * MiB), 0);	/* another name, too */
 	CHECK(hp_wait_disconnect(&p, 5000));
+	hp_close(&p);
+	close(v);
+}
+
+/*
+ * Issue 12: the name in a peer's HELLO was never checked against where the
+ * connection came from, so a peer could claim another engine's name and
+ * receive the WRITEs meant for it.  A peer connecting from 10.77.0.1 that
+ * claims 10.77.0.9 is now refused; one claiming its own address is not.
+ */
+static void peer_impostor(void)
+{
+	struct hixl_wire_hello *h;
+	struct hp p;
+	int v = victim(20010);
+
+	REQUIRE(v >= 0);
+	REQUIRE(hp_connect(&p, 20010, 0, 0) == 0);
+	h = (void *)p.tx;
+	memset(h, 0, sizeof(*h));
+	h->engine.family = htole16(AF_INET);
+	h->engine.port = htole16(20111);
+	inet_pton(AF_INET, "10.77.0.9", h->engine.addr);
+	CHECK_EQ(hp_send(&p, HIXL_MSG_HELLO, sizeof(*h)), 0);
+	CHECK(hp_wait_disconnect(&p, 5000));
+	hp_close(&p);
+	/* the same from the address it claims: accepted */
+	REQUIRE(peer_up(&p, 20010, 20111, 0, 64 * KiB) == 0);
+	CHECK(!hp_wait_disconnect(&p, 1000));
 	hp_close(&p);
 	close(v);
 }
@@ -447,6 +479,7 @@ static void peer_flood(void)
 const struct ht_test peer_tests[] = {
 	{ "peer_region_huge", peer_region_huge },
 	{ "peer_hello_twice", peer_hello_twice },
+	{ "peer_impostor", peer_impostor },
 	{ "peer_hello_shrinks_stage", peer_hello_shrinks_stage },
 	{ "peer_stage_status", peer_stage_status },
 	{ "peer_after_error", peer_after_error },
