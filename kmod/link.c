@@ -24,6 +24,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <rdma/rdma_cm.h>
 
@@ -816,12 +817,41 @@ static int hixl_post_recv(struct hixl_rx *rx)
 	return ib_post_recv(rx->link->qp, &wr, NULL);
 }
 
-/* The peer's HELLO: its name (accepted links) and landing buffer, once. */
+/*
+ * Is @name's address the one the connection came from?  hixl binds a
+ * CONNECT to its engine's own address (hixl_link_try_connect()), so a
+ * legitimate peer's claimed name and source address agree; ports differ
+ * (RDMA CM's source port is not the listener's).
+ */
+static bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name)
+{
+	const struct sockaddr *src = (const struct sockaddr *)&l->cm_id->route.addr.dst_addr;
+	struct sockaddr_storage ss;
+
+	if (hixl_sockaddr_to_kernel(name, &ss) || src->sa_family != name->family)
+		return false;
+	if (src->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)src)->sin_addr.s_addr ==
+		       ((struct sockaddr_in *)&ss)->sin_addr.s_addr;
+	return ipv6_addr_equal(&((const struct sockaddr_in6 *)src)->sin6_addr,
+			       &((struct sockaddr_in6 *)&ss)->sin6_addr);
+}
+
+/*
+ * The peer's HELLO: its name (accepted links) and landing buffer, once.
+ * The name an accepting side learns must be the address the peer connected
+ * from, else -EPROTO: a peer could otherwise claim another engine's name
+ * and receive the WRITEs meant for it.
+ */
 static int hixl_rx_hello(struct hixl_link *l, const struct hixl_wire_hello *hm, u32 len)
 {
+	struct hixl_sockaddr name;
 	u64 size;
 
 	if (len < sizeof(*hm))
+		return -EPROTO;
+	hixl_name_from_wire(&hm->engine, &name);
+	if (!l->active && !hixl_name_is_source(l, &name))
 		return -EPROTO;
 	size = le64_to_cpu(hm->stage_size);
 	if (size <= HIXL_STAGE_LIST)
@@ -833,7 +863,7 @@ static int hixl_rx_hello(struct hixl_link *l, const struct hixl_wire_hello *hm, 
 	}
 	l->hello_seen = true;
 	if (!l->active) {
-		hixl_name_from_wire(&hm->engine, &l->peer);
+		l->peer = name;
 		l->named = true;
 	}
 	l->peer_stage_iova = le64_to_cpu(hm->stage_iova);
