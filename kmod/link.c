@@ -1722,6 +1722,17 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r)
  * hixl_links_region_removed() - tell every ready link a registration is gone
  * @eng: the engine; its lock held
  * @r:   the region, before its MRs are released
+ *
+ * Called by every path that releases a region's MRs while it may be in a
+ * peer's table: DEREG_MEM and close (hixl_region_free(), valid or
+ * invalidated) and the invalidation work (hixl_inval_work()).  Each link
+ * gets REGION_DEL and we wait for its TABLE_ACK, so that the region is out
+ * of the peer's table before its keys go.  A region without MRs is in no
+ * table (never announced, or withdrawn when the invalidation work released
+ * them): nothing is sent.  A link that cannot send or whose peer does not
+ * answer within HIXL_MSG_TIMEOUT_MS is marked broken.
+ *
+ * Context: process context, may sleep (up to HIXL_MSG_TIMEOUT_MS per link).
  */
 void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 {

@@ -453,14 +453,25 @@ err_uncharge:
 
 /* ---- registrations ----------------------------------------------------------- */
 
-/* Undo everything a complete registration holds; engine lock held. */
+/**
+ * hixl_region_free() - undo everything a complete registration holds
+ * @r: the region, already out of the engine's @regions; no transfer uses it
+ *
+ * The region is withdrawn from the peers' tables (REGION_DEL, acknowledged)
+ * before its MRs go, valid or invalidated alike: an invalidated region
+ * whose pins the invalidation work has not released yet (it had not run,
+ * or a transfer held the region) is still in every table it was announced
+ * to.  One the work released was withdrawn then and has no MRs left, so
+ * hixl_links_region_removed() sends nothing for it.
+ *
+ * Context: process context, may sleep; the engine's lock held.
+ */
 static void hixl_region_free(struct hixl_region *r)
 {
 	struct hixl_engine *eng = r->eng;
 
 	lockdep_assert_held(&eng->lock);
-	if (!r->invalid)
-		hixl_links_region_removed(eng, r);
+	hixl_links_region_removed(eng, r);
 	if (r->type == HIXL_MEM_HOST)
 		mmu_interval_notifier_remove(&r->notifier);	/* waits for callbacks */
 	hixl_region_release_pins(r);
@@ -639,9 +650,14 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_reg_mem);
  * @eng: the engine
  * @a:   in: handle, flags (0)
  *
- * Releases the pins (if the region was not invalidated already), the
- * dma-buf mapping, the notifier and the limits the region was charged to.
- * A region with a transfer in flight is not waited for: the call fails.
+ * Withdraws the region from every peer table it is in (REGION_DEL, and the
+ * peer's TABLE_ACK, before its MRs go: also when munmap invalidated it and
+ * its pins were not released yet), then releases the pins (if the region
+ * was not invalidated already), the dma-buf mapping, the notifier and the
+ * limits the region was charged to.  A region with a transfer in flight is
+ * not waited for: the call fails.  A link that does not acknowledge the
+ * REGION_DEL within 10 s is broken (hixl_links_region_removed()); the
+ * region goes all the same.
  *
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0; -EINVAL for flags or reserved fields; -EPERM when the caller is
