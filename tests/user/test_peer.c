@@ -22,6 +22,9 @@
  *   peer_dereg_invalidated DEREG_MEM of a region munmap invalidated before
  *                          its pins were released (it used to skip
  *                          REGION_DEL: the peer kept the region's keys)
+ *   peer_update_before_ready  REG_MEM/DEREG_MEM while the engine has sent
+ *                          its table but waits for the peer's TABLE_END
+ *                          (the peer never heard of either)
  *
  * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 20000-20099; the
  * peer claims ports 20100-20199 in its HELLO.
@@ -440,6 +443,72 @@ static void peer_dereg_invalidated(void)
 	close(v);
 }
 
+/*
+ * Issue 18, item 8(b): once the engine has sent its table on a link, every
+ * later registration and deregistration reaches that link, even while it
+ * waits for the peer's TABLE_END (not READY yet).  Table updates went to
+ * READY links only, so a REG_MEM in that window was missing from the
+ * peer's table for good and a DEREG_MEM left stale keys in it.  Each region
+ * is announced exactly once: in the table, in the window, or after.
+ */
+static void peer_update_before_ready(void)
+{
+	uint8_t *r0 = hx_map(64 * KiB), *r1 = hx_map(64 * KiB), *r2 = hx_map(64 * KiB);
+	struct hixl_reg_mem out;
+	struct hixl_op_desc d;
+	struct memop m;
+	uint64_t h0;
+	uint32_t failed;
+	struct hp p;
+	long ret;
+	int v = victim(20007), tries = 0;
+
+	REQUIRE(v >= 0 && r0 && r1 && r2);
+	REQUIRE(reg_mem(v, r0, 64 * KiB, 0, &out) == 0);	/* no link yet */
+	h0 = out.handle;
+	REQUIRE(hp_connect(&p, 20007, 0, 64 * KiB) == 0);
+	REQUIRE(hp_handshake_open(&p, 20108, 0) == 0);	/* we keep our TABLE_END */
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r0), 1);
+
+	/* the engine's side is not ready: a TRANSFER on it waits */
+	hx_fill(r1, 64 * KiB, 7);
+	d = (struct hixl_op_desc){ (uintptr_t)r0, (uintptr_t)p.mem, 4 * KiB };
+	CHECK_EQ(hx_xfer(v, 20108, HIXL_OP_WRITE, &d, 1, 5000, NULL), -EAGAIN);
+
+	REQUIRE(memop_start(&m, v, r1, 64 * KiB, 0) == 0);
+	CHECK_EQ(memop_finish(&p, &m), 0);
+	if (!hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r1))
+		printf("#   REG_MEM before our TABLE_END: no REGION came\n");
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r1), 1);
+	REQUIRE(memop_start(&m, v, NULL, 0, h0) == 0);
+	CHECK_EQ(memop_finish(&p, &m), 0);
+	if (!hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)r0))
+		printf("#   DEREG_MEM before our TABLE_END: no REGION_DEL came\n");
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)r0), 1);
+
+	/* now the link becomes ready; nothing is announced twice */
+	CHECK_EQ(hp_table_end(&p), 0);
+	hp_pump(&p, 500);
+	REQUIRE(memop_start(&m, v, r2, 64 * KiB, 0) == 0);
+	CHECK_EQ(memop_finish(&p, &m), 0);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r0), 1);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r1), 1);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r2), 1);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)r0), 1);
+	CHECK_EQ(p.received, 4);	/* REGION r0, r1, r2, REGION_DEL r0: nothing else */
+
+	/* and the engine uses the link: r1 (registered in the window) to our memory */
+	d = (struct hixl_op_desc){ (uintptr_t)r1, (uintptr_t)p.mem, 4 * KiB };
+	do {
+		ret = hx_xfer(v, 20108, HIXL_OP_WRITE, &d, 1, 5000, &failed);
+	} while (ret == -EAGAIN && ++tries < 100 && !usleep(50000));
+	CHECK_EQ(ret, 0);
+	CHECK_EQ(hx_first_diff(p.mem, r1, 4 * KiB), -1);
+	CHECK(!p.disconnected);
+	hp_close(&p);
+	close(v);
+}
+
 const struct ht_test peer_tests[] = {
 	{ "peer_region_huge", peer_region_huge },
 	{ "peer_hello_twice", peer_hello_twice },
@@ -447,5 +516,6 @@ const struct ht_test peer_tests[] = {
 	{ "peer_stage_status", peer_stage_status },
 	{ "peer_after_error", peer_after_error },
 	{ "peer_dereg_invalidated", peer_dereg_invalidated },
+	{ "peer_update_before_ready", peer_update_before_ready },
 	{ NULL, NULL },
 };
