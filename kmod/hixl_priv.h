@@ -727,6 +727,7 @@ void hixl_region_free_mrs(struct hixl_region *r);
 void hixl_engine_regions_init(struct hixl_engine *eng);
 void hixl_engine_regions_destroy(struct hixl_engine *eng);
 struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len);
+bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len);
 
 /* dmabuf.c */
 int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz);

@@ -718,6 +718,40 @@ struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 le
 EXPORT_SYMBOL_IF_KUNIT(hixl_region_lookup);
 
 /**
+ * hixl_range_read_only() - does a range touch a read-only host registration?
+ * @eng:  the engine; @eng->lock held (it keeps the regions in @eng->ranges)
+ * @addr: first byte (a user address)
+ * @len:  bytes
+ *
+ * For staged READs, which copy into user memory byte for byte
+ * (copy_to_user()) whether it is registered or not: not one byte of a
+ * registration made with HIXL_REG_READ_ONLY may be written, also when the
+ * range is only partly inside it.  Valid and suspect registrations count
+ * (a suspect one may still map its pages); an invalidated one no longer
+ * maps its pages at that range and does not.  Device registrations are no
+ * user memory and do not count either.
+ *
+ * Return: true when a byte of [@addr, @addr + @len) is in such a
+ * registration; false otherwise, and for @len 0 or a range that wraps
+ * (refused elsewhere).
+ */
+bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len)
+{
+	struct hixl_region *r;
+	unsigned long idx = addr;
+
+	lockdep_assert_held(&eng->lock);
+	if (hixl_range_check(addr, len))
+		return false;
+	mt_for_each(&eng->ranges, r, idx, addr + len - 1) {
+		if (r->type == HIXL_MEM_HOST && (r->flags & HIXL_REG_READ_ONLY) &&
+		    !READ_ONCE(r->invalid))
+			return true;
+	}
+	return false;
+}
+
+/**
  * hixl_cmd_get_stats() - HIXL_IOC_GET_STATS: the engine's and its process's
  * registration counters
  * @eng: the engine
