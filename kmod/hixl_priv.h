@@ -157,6 +157,12 @@ int hixl_range_check(u64 addr, u64 len);
  * @mr_shift:   log2 of the MRs' page size
  * @mrs_registered: every MR went through IB_WR_REG_MR (engine lock)
  * @spans:      the MRs as struct hixl_rmr (key = lkey), for hixl_split()
+ * @tbl_hidden: which peer tables hold the region (engine lock): 0, every
+ *              link whose table went out (hixl_link.tbl_gen != 0) has it;
+ *              else the table generation from which on links never got it
+ *              (a table that went out while the region was invalid leaves
+ *              it out; 1: no link has it, after its REGION_DEL or when it
+ *              was invalid before it could be announced)
  */
 struct hixl_region {
 	struct hixl_engine *eng;
@@ -186,6 +192,7 @@ struct hixl_region {
 	unsigned int mr_shift;
 	bool mrs_registered;
 	struct hixl_rmr *spans;
+	u64 tbl_hidden;
 };
 
 /**
@@ -271,6 +278,9 @@ struct hixl_rdma {
  * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
  *              with staging holds two)
  * @st_*:       counters for GET_STATS and debugfs
+ * @link_walk:  the last table-update walk (hixl_next_table_link()); under @lock
+ * @tbl_gen:    tables that began to go out on links (hixl_link_publish());
+ *              under @lock
  */
 struct hixl_engine {
 	struct mutex lock;
@@ -307,6 +317,7 @@ struct hixl_engine {
 	struct rw_semaphore rdma_sem;
 	bool rdma_gone;
 	u64 link_walk;
+	u64 tbl_gen;
 };
 
 struct hixl_engine *hixl_engine_create(void);
@@ -455,7 +466,12 @@ struct hixl_stbuf {
  *              on the send queue), @ack_sent (the count it or the last one
  *              said) and @ack_next (the highest count asked for since)
  * @walk:       the last table-update walk that visited this link (under the
- *              engine's links_lock; hixl_next_ready_link())
+ *              engine's links_lock; hixl_next_table_link())
+ * @tbl_gen:    0 until our whole table went out on this link, then the
+ *              engine's table generation it went out at; from then on every
+ *              table update of the engine reaches the link, READY or not
+ *              (under the engine's lock, which hixl_link_publish() holds
+ *              from the first region it reads to the TABLE_END it sends)
  * @rtable_lock: protects @rtable, the hixl_rregion entries in it and the
  *              two counts below
  * @rtable:     [addr, addr + len - 1] -> struct hixl_rregion of the peer
@@ -560,6 +576,7 @@ struct hixl_link {
 	u64 ack_sent;
 	u64 ack_next;
 	u64 walk;
+	u64 tbl_gen;
 };
 
 /* A received notification, queued on its engine (link.c). */
@@ -731,6 +748,7 @@ void hixl_region_free_mrs(struct hixl_region *r);
 void hixl_engine_regions_init(struct hixl_engine *eng);
 void hixl_engine_regions_destroy(struct hixl_engine *eng);
 struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len);
+bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len);
 
 /* dmabuf.c */
 int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz);

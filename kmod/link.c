@@ -296,11 +296,6 @@ static int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 	return 0;
 }
 
-static bool hixl_region_published(const struct hixl_region *r)
-{
-	return r->live && !READ_ONCE(r->invalid) && r->nr_mrs;
-}
-
 /* Activate the staging MRs; post_mutex held. */
 static int hixl_stage_register(struct hixl_link *l)
 {
@@ -325,13 +320,31 @@ static int hixl_stage_register(struct hixl_link *l)
 	return ret;
 }
 
-/* HELLO, every valid region, TABLE_END.  Takes the engine lock and post_mutex. */
+/**
+ * hixl_link_publish() - send our HELLO, every valid region and TABLE_END
+ * @l: a connected link (CONNECT's, or an accepted link's setup work)
+ *
+ * The engine lock is held from the first region read to the TABLE_END sent,
+ * and table updates (hixl_links_region_added()/removed()) hold it too: a
+ * registration or removal either comes before the table is read, which
+ * then has the region or no longer has it, or after @l->tbl_gen is set,
+ * which is before the lock is dropped, and then reaches this link, READY or
+ * not.  No update is missed or sent twice.  A region already invalid when
+ * the table is read is left out, and its @tbl_hidden records from which
+ * generation on links do not have it, so that its REGION_DEL does not go
+ * to them.
+ *
+ * Context: process context, may sleep; takes the engine lock and post_mutex.
+ * Return: 0; -ECONNRESET when the link is torn down or broken; the error of
+ * a send or REG_MR (hixl_post_wait(): the link is then broken).
+ */
 static int hixl_link_publish(struct hixl_link *l)
 {
 	struct hixl_engine *eng = l->eng;
 	struct hixl_wire_hello *h;
 	struct hixl_region *r;
 	unsigned long idx;
+	u64 gen;
 	int ret;
 
 	mutex_lock(&eng->lock);
@@ -352,17 +365,25 @@ static int hixl_link_publish(struct hixl_link *l)
 	}
 	if (!ret)
 		ret = hixl_send_msg(l, HIXL_MSG_HELLO, sizeof(*h));
+	gen = ++eng->tbl_gen;
 	xa_for_each(&eng->regions, idx, r) {
 		if (ret)
 			break;
-		if (!hixl_region_published(r))
+		if (!r->live || !r->nr_mrs)
 			continue;
+		if (r->tbl_hidden || READ_ONCE(r->invalid)) {
+			if (!r->tbl_hidden)
+				r->tbl_hidden = gen;	/* this and later tables lack it */
+			continue;
+		}
 		ret = hixl_link_reg_mrs(l, r);
 		if (!ret)
 			ret = hixl_send_region(l, r);
 	}
 	if (!ret)
 		ret = hixl_send_msg(l, HIXL_MSG_TABLE_END, sizeof(struct hixl_wire_hdr));
+	if (!ret)
+		l->tbl_gen = gen;	/* table updates reach it from now on */
 	mutex_unlock(&l->post_mutex);
 	mutex_unlock(&eng->lock);
 	if (ret)
@@ -1798,13 +1819,22 @@ int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a)
 
 /* ---- region-table updates ------------------------------------------------------------------- */
 
-/*
- * The next ready link of the engine this walk has not visited yet, with a
- * reference, or NULL.  No allocation (a table update must reach every
- * link even when memory is short); engine lock held, @walk from
- * ++eng->link_walk.
+/**
+ * hixl_next_table_link() - the next link a table update goes to
+ * @eng:    the engine; its lock held (it protects every link's @tbl_gen)
+ * @walk:   this walk, from ++@eng->link_walk
+ * @hidden: a region's @tbl_hidden: links whose table went out at this
+ *          generation or later do not have the region (0: all have it)
+ *
+ * A link whose table went out (hixl_link_publish()), that has it by
+ * @hidden and that is not broken, whether READY or still waiting for the
+ * peer's TABLE_END.  No allocation (a table update must reach every link
+ * even when memory is short).
+ *
+ * Context: process context; takes the engine's links_lock.
+ * Return: the link with a reference, or NULL when this walk visited all.
  */
-static struct hixl_link *hixl_next_ready_link(struct hixl_engine *eng, u64 walk)
+static struct hixl_link *hixl_next_table_link(struct hixl_engine *eng, u64 walk, u64 hidden)
 {
 	struct hixl_link *l, *found = NULL;
 	int err;
@@ -1815,7 +1845,9 @@ static struct hixl_link *hixl_next_ready_link(struct hixl_engine *eng, u64 walk)
 		if (l->walk == walk)
 			continue;
 		l->walk = walk;
-		if (hixl_link_state(l, &err) == HIXL_LINK_READY) {
+		if (!l->tbl_gen || (hidden && l->tbl_gen >= hidden))
+			continue;
+		if (hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
 			kref_get(&l->ref);
 			found = l;
 			break;
@@ -1826,11 +1858,20 @@ static struct hixl_link *hixl_next_ready_link(struct hixl_engine *eng, u64 walk)
 }
 
 /**
- * hixl_links_region_added() - announce a new registration to every ready link
+ * hixl_links_region_added() - announce a new registration to every link
  * @eng: the engine; its lock held
  * @r:   the region, with its MRs
  *
- * A link that cannot take the update is marked broken.
+ * Every link whose table went out gets REGION, READY or still waiting for
+ * the peer's TABLE_END (hixl_next_table_link()); links whose table goes out
+ * later have the region in it (hixl_link_publish()).  We wait for each
+ * peer's TABLE_ACK, so the region is in every table when REG_MEM returns.
+ * A region without MRs (before SETUP) is announced with the tables once it
+ * has them; one invalidated already is announced to no link.  A link that
+ * cannot take the update (send or REG_MR failed, no ACK within
+ * HIXL_MSG_TIMEOUT_MS) is marked broken; the registration stands.
+ *
+ * Context: process context, may sleep (up to HIXL_MSG_TIMEOUT_MS per link).
  */
 void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r)
 {
@@ -1839,10 +1880,14 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r)
 	int ret;
 
 	lockdep_assert_held(&eng->lock);
-	if (!hixl_region_published(r))
+	if (!r->live || !r->nr_mrs)
 		return;
+	if (READ_ONCE(r->invalid)) {
+		r->tbl_hidden = 1;	/* unmapped already: in no table, ever */
+		return;
+	}
 	walk = ++eng->link_walk;
-	while ((l = hixl_next_ready_link(eng, walk))) {
+	while ((l = hixl_next_table_link(eng, walk, 0))) {
 		mutex_lock(&l->post_mutex);
 		if (!hixl_link_usable(l)) {	/* torn down since we looked */
 			mutex_unlock(&l->post_mutex);
@@ -1862,9 +1907,24 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r)
 }
 
 /**
- * hixl_links_region_removed() - tell every ready link a registration is gone
+ * hixl_links_region_removed() - withdraw a registration from every link that has it
  * @eng: the engine; its lock held
  * @r:   the region, before its MRs are released
+ *
+ * Called by every path that releases a region's MRs while it may be in a
+ * peer's table: DEREG_MEM and close (hixl_region_free(), valid or
+ * invalidated) and the invalidation work (hixl_inval_work()).  Each link
+ * whose table has the region - it went out with the region in it, or
+ * before the region was announced; READY or still waiting for the peer's
+ * TABLE_END (hixl_next_table_link()) - gets REGION_DEL and we wait for its
+ * TABLE_ACK, so that the region is out of the peer's table before its keys
+ * go.  Afterwards no link has it (@r->tbl_hidden = 1), so a second call
+ * sends nothing; nor does one for a region without MRs (never announced,
+ * or withdrawn when the invalidation work released them).  A link that
+ * cannot send or whose peer does not answer within HIXL_MSG_TIMEOUT_MS is
+ * marked broken.
+ *
+ * Context: process context, may sleep (up to HIXL_MSG_TIMEOUT_MS per link).
  */
 void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 {
@@ -1873,10 +1933,10 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 	u64 walk;
 
 	lockdep_assert_held(&eng->lock);
-	if (!r->nr_mrs)
+	if (!r->nr_mrs || r->tbl_hidden == 1)
 		return;
 	walk = ++eng->link_walk;
-	while ((l = hixl_next_ready_link(eng, walk))) {
+	while ((l = hixl_next_table_link(eng, walk, r->tbl_hidden))) {
 		mutex_lock(&l->post_mutex);
 		if (!hixl_link_usable(l)) {	/* torn down since we looked */
 			mutex_unlock(&l->post_mutex);
@@ -1896,4 +1956,5 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 		mutex_unlock(&l->post_mutex);
 		hixl_link_put(l);
 	}
+	r->tbl_hidden = 1;	/* out of every table */
 }

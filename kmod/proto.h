@@ -6,12 +6,13 @@
  * After the RC connection is established each side sends HELLO (its engine
  * name), then one REGION message per block of up to HIXL_WIRE_MRS_PER_MSG
  * MRs of every valid registration, then TABLE_END.  A link is ready once it
- * has sent its own table and received the peer's TABLE_END.  Later
- * registrations are sent as REGION, deregistrations and invalidations as
- * REGION_DEL.  The receiver answers every REGION and REGION_DEL, once
- * applied, with TABLE_ACK carrying how many it has applied, so that a
- * registration is in the peer's table when REG_MEM returns and a removed
- * one is out of it before its MRs go.
+ * has sent its own table and received the peer's TABLE_END.  From its
+ * TABLE_END on, ready or not, a side sends every later registration as
+ * REGION and withdraws every region it told the peer of with REGION_DEL
+ * when it goes (deregistration, invalidation).  The receiver answers every
+ * REGION and REGION_DEL, once applied, with TABLE_ACK carrying how many it
+ * has applied, so that a registration is in the peer's table when REG_MEM
+ * returns and a removed one is out of it before its MRs go.
  */
 #ifndef _HIXL_PROTO_H
 #define _HIXL_PROTO_H

@@ -453,14 +453,25 @@ err_uncharge:
 
 /* ---- registrations ----------------------------------------------------------- */
 
-/* Undo everything a complete registration holds; engine lock held. */
+/**
+ * hixl_region_free() - undo everything a complete registration holds
+ * @r: the region, already out of the engine's @regions; no transfer uses it
+ *
+ * The region is withdrawn from the peers' tables (REGION_DEL, acknowledged)
+ * before its MRs go, valid or invalidated alike: an invalidated region
+ * whose pins the invalidation work has not released yet (it had not run,
+ * or a transfer held the region) is still in every table it was announced
+ * to.  One the work released was withdrawn then and has no MRs left, so
+ * hixl_links_region_removed() sends nothing for it.
+ *
+ * Context: process context, may sleep; the engine's lock held.
+ */
 static void hixl_region_free(struct hixl_region *r)
 {
 	struct hixl_engine *eng = r->eng;
 
 	lockdep_assert_held(&eng->lock);
-	if (!r->invalid)
-		hixl_links_region_removed(eng, r);
+	hixl_links_region_removed(eng, r);
 	if (r->type == HIXL_MEM_HOST)
 		mmu_interval_notifier_remove(&r->notifier);	/* waits for callbacks */
 	hixl_region_release_pins(r);
@@ -639,9 +650,14 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_reg_mem);
  * @eng: the engine
  * @a:   in: handle, flags (0)
  *
- * Releases the pins (if the region was not invalidated already), the
- * dma-buf mapping, the notifier and the limits the region was charged to.
- * A region with a transfer in flight is not waited for: the call fails.
+ * Withdraws the region from every peer table it is in (REGION_DEL, and the
+ * peer's TABLE_ACK, before its MRs go: also when munmap invalidated it and
+ * its pins were not released yet), then releases the pins (if the region
+ * was not invalidated already), the dma-buf mapping, the notifier and the
+ * limits the region was charged to.  A region with a transfer in flight is
+ * not waited for: the call fails.  A link that does not acknowledge the
+ * REGION_DEL within 10 s is broken (hixl_links_region_removed()); the
+ * region goes all the same.
  *
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0; -EINVAL for flags or reserved fields; -EPERM when the caller is
@@ -700,6 +716,40 @@ struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 le
 	return r;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_region_lookup);
+
+/**
+ * hixl_range_read_only() - does a range touch a read-only host registration?
+ * @eng:  the engine; @eng->lock held (it keeps the regions in @eng->ranges)
+ * @addr: first byte (a user address)
+ * @len:  bytes
+ *
+ * For staged READs, which copy into user memory byte for byte
+ * (copy_to_user()) whether it is registered or not: not one byte of a
+ * registration made with HIXL_REG_READ_ONLY may be written, also when the
+ * range is only partly inside it.  Valid and suspect registrations count
+ * (a suspect one may still map its pages); an invalidated one no longer
+ * maps its pages at that range and does not.  Device registrations are no
+ * user memory and do not count either.
+ *
+ * Return: true when a byte of [@addr, @addr + @len) is in such a
+ * registration; false otherwise, and for @len 0 or a range that wraps
+ * (refused elsewhere).
+ */
+bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len)
+{
+	struct hixl_region *r;
+	unsigned long idx = addr;
+
+	lockdep_assert_held(&eng->lock);
+	if (hixl_range_check(addr, len))
+		return false;
+	mt_for_each(&eng->ranges, r, idx, addr + len - 1) {
+		if (r->type == HIXL_MEM_HOST && (r->flags & HIXL_REG_READ_ONLY) &&
+		    !READ_ONCE(r->invalid))
+			return true;
+	}
+	return false;
+}
 
 /**
  * hixl_cmd_get_stats() - HIXL_IOC_GET_STATS: the engine's and its process's

@@ -276,10 +276,30 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 	return !device;
 }
 
-/*
- * Check a TRANSFER, copy its descriptors, activate local MRs and plan the
- * direct pieces.  @nonblock: return -EAGAIN rather than wait for a busy
- * engine lock, for the device (MR activation) or for staging.
+/**
+ * hixl_xprep_init() - check a TRANSFER and plan it
+ * @eng:      the engine
+ * @a:        the TRANSFER; out: failed, the descriptor to blame on error
+ *            (@a->count when none is)
+ * @nonblock: return -EAGAIN rather than wait for a busy engine lock, for
+ *            the device (MR activation) or for staging
+ * @p:        out: the descriptors, the direct pieces and the staged ones
+ *
+ * Copies the descriptors, sorts them into staged and direct, activates the
+ * local MRs of direct ones and plans their pieces; the staged ones are
+ * checked (hixl_stage_check()).  A staged READ whose local range touches a
+ * read-only registration, wholly or partly, is refused here: the staging
+ * copy would write every byte of the range.  Nothing moves before all
+ * descriptors passed.
+ *
+ * Context: process context; takes the engine lock, post_mutex and the
+ * link's rtable_lock (not with @nonblock where they are busy).
+ * Return: 0; the errors of hixl_transfer_validate(); -ENOTCONN (no link),
+ * -EAGAIN (link connecting, or @nonblock), the link's error when broken;
+ * -ENOMEM; -EFAULT (descriptor array unreadable); per descriptor, with
+ * @a->failed its index: -EACCES (a READ into a read-only registration, a
+ * WRITE into a region the peer registered read-only), a REG_MR error, and
+ * those of hixl_plan_desc() and hixl_stage_check().
  */
 static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, bool nonblock,
 			   struct hixl_xprep *p)
@@ -330,8 +350,10 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 		}
 		/* small host descriptors and unregistered local memory are staged */
 		if (want) {
-			if (r && a->op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY)) {
-				ret = -EACCES;	/* registered read-only: never written */
+			/* registered read-only, wholly or partly: never written */
+			if (a->op == HIXL_OP_READ &&
+			    hixl_range_read_only(eng, d->local_addr, d->len)) {
+				ret = -EACCES;
 				a->failed = i;
 				break;
 			}
@@ -456,8 +478,9 @@ static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
  *  -ENOENT     a local range is not inside one valid registration with MRs;
  *  -ERANGE     a remote range is not inside one registration the peer
  *              announced;
- *  -EACCES     READ into a read-only local region, or WRITE into a region
- *              the peer registered read-only;
+ *  -EACCES     READ into a read-only local region (a staged one: whose
+ *              local range touches one at all), or WRITE into a region the
+ *              peer registered read-only;
  *  -ETIMEDOUT  the batch did not complete in time (the link is broken
  *              when work requests were on the wire);
  *  -ECANCELED  HIXL_IOC_CANCEL named @a->tag, or a fatal signal arrived

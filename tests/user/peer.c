@@ -302,12 +302,49 @@ int hp_release_rx(struct hp *p)
 	return 0;
 }
 
-static int hp_ack(struct hp *p)
+int hp_ack(struct hp *p)
 {
 	struct hixl_wire_ack *a = (void *)p->tx;
 
-	a->applied = htole64(++p->applied);
+	if (p->applied == p->received)
+		return 0;
+	p->applied = p->received;
+	a->applied = htole64(p->applied);
 	return hp_send(p, HIXL_MSG_TABLE_ACK, sizeof(*a));
+}
+
+/* Log a REGION or REGION_DEL of the engine (p->msg). */
+static void hp_tbl_log(struct hp *p, uint16_t type)
+{
+	const struct hixl_wire_region *r = (const void *)p->msg;
+	const struct hixl_wire_region_del *d = (const void *)p->msg;
+	struct hp_tbl_ent *e;
+
+	p->received++;
+	if (p->ntbl == HP_TBL_LOG)
+		return;
+	e = &p->tbl[p->ntbl++];
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	if (type == HIXL_MSG_REGION && p->msg_len >= sizeof(*r)) {
+		e->first = le32toh(r->first);
+		e->addr = le64toh(r->addr);
+		e->len = le64toh(r->len);
+	} else if (type == HIXL_MSG_REGION_DEL && p->msg_len >= sizeof(*d)) {
+		e->addr = le64toh(d->addr);
+		e->len = le64toh(d->len);
+	}
+}
+
+unsigned int hp_tbl_count(const struct hp *p, uint16_t type, uint64_t addr)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < p->ntbl; i++)
+		if (p->tbl[i].type == type && p->tbl[i].addr == addr &&
+		    (type != HIXL_MSG_REGION || p->tbl[i].first == 0))
+			n++;
+	return n;
 }
 
 /* Take one message from the backlog: its type for the test, 0 when handled here. */
@@ -324,7 +361,8 @@ static int hp_take(struct hp *p)
 	switch (type) {
 	case HIXL_MSG_REGION:
 	case HIXL_MSG_REGION_DEL:
-		return hp_ack(p);
+		hp_tbl_log(p, type);
+		return p->hold_acks ? type : hp_ack(p);
 	case HIXL_MSG_TABLE_END:
 		p->table_end = true;
 		return 0;
@@ -376,14 +414,14 @@ int hp_pump(struct hp *p, int ms)
 	}
 }
 
-int hp_handshake(struct hp *p, uint16_t my_port, uint64_t stage_size)
+static int hp_exchange(struct hp *p, uint16_t my_port, uint64_t stage_size, bool end)
 {
 	struct timespec t0;
 	int ret = hp_hello(p, my_port, stage_size);
 
 	if (!ret && p->mem_mr)
 		ret = hp_region(p);
-	if (!ret)
+	if (!ret && end)
 		ret = hp_table_end(p);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!ret && !p->table_end && hx_ms_since(&t0) < 10000) {
@@ -394,6 +432,16 @@ int hp_handshake(struct hp *p, uint16_t my_port, uint64_t stage_size)
 	if (!ret && !p->table_end)
 		ret = -ETIMEDOUT;
 	return ret;
+}
+
+int hp_handshake(struct hp *p, uint16_t my_port, uint64_t stage_size)
+{
+	return hp_exchange(p, my_port, stage_size, true);
+}
+
+int hp_handshake_open(struct hp *p, uint16_t my_port, uint64_t stage_size)
+{
+	return hp_exchange(p, my_port, stage_size, false);
 }
 
 int hp_wait_disconnect(struct hp *p, int ms)

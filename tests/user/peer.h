@@ -9,7 +9,11 @@
  * a landing buffer (what its HELLO announces for staging) and a memory
  * buffer (what its REGION messages announce), both remote read/write.
  * hp_pump() answers the engine's REGION/REGION_DEL with TABLE_ACK, as a
- * hixl peer does, and hands every other message to the test.
+ * hixl peer does, and hands every other message to the test.  Every REGION
+ * and REGION_DEL the engine sends is also logged (struct hp.tbl), so a test
+ * sees exactly which updates reached this peer's table; with hold_acks set
+ * they are handed to the test unanswered instead, and hp_ack() answers them
+ * when the test says (an engine waits for that ACK holding its lock).
  */
 #ifndef HIXL_TEST_PEER_H
 #define HIXL_TEST_PEER_H
@@ -22,6 +26,14 @@
 #include "../../kmod/proto.h"
 
 #define HP_RX_DEPTH	16
+#define HP_TBL_LOG	64
+
+/* One REGION or REGION_DEL message of the engine, as received. */
+struct hp_tbl_ent {
+	uint16_t type;			/* HIXL_MSG_REGION or HIXL_MSG_REGION_DEL */
+	uint32_t first;			/* REGION: index of its first MR entry */
+	uint64_t addr, len;
+};
 
 struct hp {
 	struct rdma_event_channel *ec;
@@ -36,6 +48,10 @@ struct hp {
 	size_t land_len, mem_len;
 	struct ibv_mr *rx_mr, *tx_mr, *land_mr, *mem_mr;
 	uint64_t applied;		/* engine's REGION/REGION_DEL we acked */
+	uint64_t received;		/* engine's REGION/REGION_DEL received */
+	bool hold_acks;			/* hand REGION/REGION_DEL to the test unacked */
+	struct hp_tbl_ent tbl[HP_TBL_LOG];	/* the first HP_TBL_LOG of them */
+	unsigned int ntbl;		/* entries logged in tbl */
 	bool table_end;			/* the engine's TABLE_END came in */
 	bool disconnected;		/* RDMA CM said DISCONNECTED */
 	uint64_t acked;			/* highest TABLE_ACK count the engine sent */
@@ -76,6 +92,16 @@ int hp_pump(struct hp *p, int ms);
 int hp_release_rx(struct hp *p);
 /* HELLO, REGION, TABLE_END, then pump until the engine's TABLE_END. */
 int hp_handshake(struct hp *p, uint16_t my_port, uint64_t stage_size);
+/*
+ * As hp_handshake() but without our TABLE_END: the engine has sent its
+ * whole table and waits for ours, so its side of the link is not ready.
+ * hp_table_end() finishes the exchange.
+ */
+int hp_handshake_open(struct hp *p, uint16_t my_port, uint64_t stage_size);
+/* TABLE_ACK for every REGION/REGION_DEL received so far (hold_acks). */
+int hp_ack(struct hp *p);
+/* REGIONs (counting a region's first message only) or REGION_DELs logged for addr. */
+unsigned int hp_tbl_count(const struct hp *p, uint16_t type, uint64_t addr);
 /* Wait up to ms for the engine to disconnect: 1 disconnected, 0 not. */
 int hp_wait_disconnect(struct hp *p, int ms);
 

@@ -25,6 +25,15 @@
  *   peer_flood             connections that never say HELLO (held every
  *                          link slot, kept legitimate engines out)
  *
+ * and of what the engine tells a peer about its own table (issue 18, item 8):
+ *
+ *   peer_dereg_invalidated DEREG_MEM of a region munmap invalidated before
+ *                          its pins were released (it used to skip
+ *                          REGION_DEL: the peer kept the region's keys)
+ *   peer_update_before_ready  REG_MEM/DEREG_MEM while the engine has sent
+ *                          its table but waits for the peer's TABLE_END
+ *                          (the peer never heard of either)
+ *
  * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 20000-20099; the
  * peer claims ports 20100-20199 in its HELLO.
  */
@@ -37,6 +46,8 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "peer.h"
@@ -346,6 +357,166 @@ static void peer_ack_flood(void)
 	close(v);
 }
 
+/* A REG_MEM or DEREG_MEM in a thread: the engine waits for the peer's ACK. */
+struct memop {
+	pthread_t t;
+	int fd;
+	void *addr;		/* REG_MEM of addr/len, or DEREG_MEM of handle */
+	size_t len;
+	uint64_t handle;
+	long ret;
+	pid_t tid;
+	int done;
+};
+
+static void *memop_thread(void *arg)
+{
+	struct memop *m = arg;
+	struct hixl_reg_mem out;
+
+	__atomic_store_n(&m->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	if (m->addr) {
+		m->ret = reg_mem(m->fd, m->addr, m->len, 0, &out);
+		if (!m->ret)
+			m->handle = out.handle;
+	} else {
+		m->ret = dereg_mem(m->fd, m->handle);
+	}
+	__atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int memop_start(struct memop *m, int fd, void *addr, size_t len, uint64_t handle)
+{
+	memset(m, 0, sizeof(*m));
+	m->fd = fd;
+	m->addr = addr;
+	m->len = len;
+	m->handle = handle;
+	return pthread_create(&m->t, NULL, memop_thread, m);
+}
+
+static int memop_done(struct memop *m)
+{
+	return __atomic_load_n(&m->done, __ATOMIC_ACQUIRE);
+}
+
+/* Pump (answering the table updates) until the operation returned; its result. */
+static long memop_finish(struct hp *p, struct memop *m)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!memop_done(m) && hx_ms_since(&t0) < 30000) {
+		if (p->hold_acks)
+			hp_ack(p);	/* what came so far, handed out or not */
+		hp_pump(p, 20);
+	}
+	if (!memop_done(m))
+		printf("#   REG_MEM/DEREG_MEM still waiting after 30 s\n");
+	pthread_join(m->t, NULL);
+	hp_pump(p, 300);	/* and whatever the engine sends right after */
+	return m->ret;
+}
+
+/* Has the thread gone to sleep in the kernel (state D: a mutex)? */
+static int thread_blocked(pid_t tid, int ms)
+{
+	struct timespec t0;
+	char path[64], buf[256], *st;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (hx_ms_since(&t0) < ms) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		st = strrchr(buf, ')');
+		if (st && st[1] == ' ' && st[2] == 'D')
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/*
+ * Issue 18, item 8(a): a region that munmap invalidated is withdrawn from
+ * the peer's table with REGION_DEL when its pins are released - by the
+ * invalidation work, or by DEREG_MEM when that comes first.  DEREG_MEM
+ * skipped it for any invalidated region, so a DEREG_MEM that got the
+ * engine lock before the invalidation work freed the MRs and left their
+ * keys in the peer's table.  To order the two: a REG_MEM whose REGION the
+ * peer does not acknowledge yet holds the engine lock; DEREG_MEM queues on
+ * it first, then munmap queues the invalidation work behind it.
+ */
+static void peer_dereg_invalidated(void)
+{
+	uint8_t *inv = hx_map(64 * KiB), *blk = hx_map(64 * KiB), *gone = hx_map(64 * KiB);
+	struct memop reg, dereg, m;
+	struct hixl_op_desc d;
+	uint64_t hinv, hgone;
+	struct hp p;
+	int v = victim(20020), t;
+
+	REQUIRE(v >= 0 && inv && blk && gone);
+	REQUIRE(peer_up(&p, 20020, 20120, 0, 64 * KiB) == 0);
+	REQUIRE(memop_start(&m, v, inv, 64 * KiB, 0) == 0);
+	REQUIRE(memop_finish(&p, &m) == 0);
+	hinv = m.handle;
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)inv), 1);
+
+	/* a REG_MEM waits for our ACK with the engine lock held */
+	p.hold_acks = true;
+	REQUIRE(memop_start(&reg, v, blk, 64 * KiB, 0) == 0);
+	t = hp_pump(&p, 10000);
+	CHECK_EQ(t, HIXL_MSG_REGION);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)blk), 1);
+	/* DEREG_MEM of inv waits for that lock ... */
+	REQUIRE(memop_start(&dereg, v, NULL, 0, hinv) == 0);
+	while (!__atomic_load_n(&dereg.tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	CHECK(thread_blocked(dereg.tid, 5000));
+	/* ... then inv is unmapped: invalid at once, its pins still held */
+	REQUIRE(munmap(inv, 64 * KiB) == 0);
+	CHECK_EQ(wait_invalid(v, 1, 5000), 0);
+	CHECK(!memop_done(&dereg));
+	CHECK_EQ(hp_ack(&p), 0);		/* the REG_MEM returns, DEREG_MEM runs */
+	t = hp_pump(&p, 5000);
+	if (t != HIXL_MSG_REGION_DEL)
+		printf("#   after DEREG_MEM of the invalidated region: message %d, no REGION_DEL\n",
+		       t);
+	CHECK_EQ(t, HIXL_MSG_REGION_DEL);
+	/* withdrawn before DEREG_MEM returned, that is before its MRs went */
+	CHECK(!memop_done(&dereg));
+	CHECK_EQ(memop_finish(&p, &dereg), 0);
+	CHECK_EQ(memop_finish(&p, &reg), 0);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)inv), 1);
+	p.hold_acks = false;
+
+	/* munmap alone: the invalidation work withdraws it, DEREG_MEM not again */
+	REQUIRE(memop_start(&m, v, gone, 64 * KiB, 0) == 0);
+	REQUIRE(memop_finish(&p, &m) == 0);
+	hgone = m.handle;
+	REQUIRE(munmap(gone, 64 * KiB) == 0);
+	for (int i = 0; i < 50 && !hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)gone); i++)
+		hp_pump(&p, 100);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)gone), 1);
+	CHECK_EQ(wait_pinned(v, 16, 5000), 0);	/* only blk's pages are left */
+	REQUIRE(memop_start(&m, v, NULL, 0, hgone) == 0);
+	CHECK_EQ(memop_finish(&p, &m), 0);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)gone), 1);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)blk), 0);
+	/* every update was answered in time: the link still carries transfers */
+	d = (struct hixl_op_desc){ (uintptr_t)blk, (uintptr_t)p.mem, 4 * KiB };
+	CHECK_EQ(hx_xfer(v, 20120, HIXL_OP_WRITE, &d, 1, 5000, NULL), 0);
+	CHECK(!p.disconnected);
+	hp_close(&p);
+	close(v);
+}
+
 /* A cgroup v2 folder with the memory controller for this process: its
  * memory.current path in cur (size n), or SKIP. */
 static void join_memcg(char *cur, size_t n)
@@ -430,6 +601,72 @@ static void peer_memcg(void)
 }
 
 /*
+ * Issue 18, item 8(b): once the engine has sent its table on a link, every
+ * later registration and deregistration reaches that link, even while it
+ * waits for the peer's TABLE_END (not READY yet).  Table updates went to
+ * READY links only, so a REG_MEM in that window was missing from the
+ * peer's table for good and a DEREG_MEM left stale keys in it.  Each region
+ * is announced exactly once: in the table, in the window, or after.
+ */
+static void peer_update_before_ready(void)
+{
+	uint8_t *r0 = hx_map(64 * KiB), *r1 = hx_map(64 * KiB), *r2 = hx_map(64 * KiB);
+	struct hixl_reg_mem out;
+	struct hixl_op_desc d;
+	struct memop m;
+	uint64_t h0;
+	uint32_t failed;
+	struct hp p;
+	long ret;
+	int v = victim(20021), tries = 0;
+
+	REQUIRE(v >= 0 && r0 && r1 && r2);
+	REQUIRE(reg_mem(v, r0, 64 * KiB, 0, &out) == 0);	/* no link yet */
+	h0 = out.handle;
+	REQUIRE(hp_connect(&p, 20021, 0, 64 * KiB) == 0);
+	REQUIRE(hp_handshake_open(&p, 20121, 0) == 0);	/* we keep our TABLE_END */
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r0), 1);
+
+	/* the engine's side is not ready: a TRANSFER on it waits */
+	hx_fill(r1, 64 * KiB, 7);
+	d = (struct hixl_op_desc){ (uintptr_t)r0, (uintptr_t)p.mem, 4 * KiB };
+	CHECK_EQ(hx_xfer(v, 20121, HIXL_OP_WRITE, &d, 1, 5000, NULL), -EAGAIN);
+
+	REQUIRE(memop_start(&m, v, r1, 64 * KiB, 0) == 0);
+	CHECK_EQ(memop_finish(&p, &m), 0);
+	if (!hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r1))
+		printf("#   REG_MEM before our TABLE_END: no REGION came\n");
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r1), 1);
+	REQUIRE(memop_start(&m, v, NULL, 0, h0) == 0);
+	CHECK_EQ(memop_finish(&p, &m), 0);
+	if (!hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)r0))
+		printf("#   DEREG_MEM before our TABLE_END: no REGION_DEL came\n");
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)r0), 1);
+
+	/* now the link becomes ready; nothing is announced twice */
+	CHECK_EQ(hp_table_end(&p), 0);
+	hp_pump(&p, 500);
+	REQUIRE(memop_start(&m, v, r2, 64 * KiB, 0) == 0);
+	CHECK_EQ(memop_finish(&p, &m), 0);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r0), 1);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r1), 1);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)r2), 1);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)r0), 1);
+	CHECK_EQ(p.received, 4);	/* REGION r0, r1, r2, REGION_DEL r0: nothing else */
+
+	/* and the engine uses the link: r1 (registered in the window) to our memory */
+	d = (struct hixl_op_desc){ (uintptr_t)r1, (uintptr_t)p.mem, 4 * KiB };
+	do {
+		ret = hx_xfer(v, 20121, HIXL_OP_WRITE, &d, 1, 5000, &failed);
+	} while (ret == -EAGAIN && ++tries < 100 && !usleep(50000));
+	CHECK_EQ(ret, 0);
+	CHECK_EQ(hx_first_diff(p.mem, r1, 4 * KiB), -1);
+	CHECK(!p.disconnected);
+	hp_close(&p);
+	close(v);
+}
+
+/*
  * Issue 12: connections that never say HELLO held a link slot each for as
  * long as the peer liked; max_links of them kept every legitimate engine
  * out.  Now at most max_setup_links accepted links may be in their
@@ -486,5 +723,7 @@ const struct ht_test peer_tests[] = {
 	{ "peer_ack_flood", peer_ack_flood },
 	{ "peer_memcg", peer_memcg },
 	{ "peer_flood", peer_flood },
+	{ "peer_dereg_invalidated", peer_dereg_invalidated },
+	{ "peer_update_before_ready", peer_update_before_ready },
 	{ NULL, NULL },
 };

@@ -274,6 +274,122 @@ static void test_sec_readonly_peer(void)
 	close(b);
 }
 
+/*
+ * Issue 18, item 8(c): a staged READ never writes a byte of a local
+ * read-only registration, also when its local range is only partly inside
+ * one.  Only a range wholly inside was refused; one straddling the border
+ * (unregistered memory or a writable registration on the other side) is
+ * no registration as a whole and was staged, and the staged READ copied
+ * into the read-only registration (a writable mapping registered
+ * read-only), or failed with EFAULT halfway through its copy (a PROT_READ
+ * mapping) after writing the bytes before it.  Every such descriptor is
+ * EACCES with its index, before anything moves; the local memory stays as
+ * it was.  Ranges next to the read-only registrations still work.
+ *
+ *   map + 0 .. 8K     unregistered       pmap + 0 .. 8K    unregistered
+ *   map + 8K .. 16K   ro (read-only)     pmap + 8K .. 16K  pro (PROT_READ,
+ *   map + 16K .. 24K  rw                                   read-only)
+ *   map + 24K .. 64K  unregistered       pmap + 16K .. 32K unregistered
+ */
+static void test_sec_readonly_straddle(void)
+{
+	size_t len = 64 * KiB, plen = 32 * KiB;
+	int a = hx_engine(19014, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB), b;
+	unsigned char *map = hx_map(len), *pmap = hx_map(plen), *src = hx_map(len);
+	unsigned char *saved = malloc(len), *psaved = malloc(plen);
+	unsigned char *ro, *rw, *pro;
+	struct hixl_op_desc d[2];
+	uint32_t failed;
+	long ret;
+
+	REQUIRE(a >= 0);
+	b = hx_engine(19015, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
+	REQUIRE(b >= 0 && map && pmap && src && saved && psaved);
+	ro = map + 8 * KiB;
+	rw = map + 16 * KiB;
+	pro = pmap + 8 * KiB;
+	hx_fill(map, len, 21);
+	hx_fill(pmap, plen, 22);
+	hx_fill(src, len, 23);
+	REQUIRE(mprotect(pro, 8 * KiB, PROT_READ) == 0);
+	memcpy(saved, map, len);
+	memcpy(psaved, pmap, plen);
+	REQUIRE(reg_mem(a, ro, 8 * KiB, HIXL_REG_READ_ONLY, NULL) == 0);
+	REQUIRE(reg_mem(a, rw, 8 * KiB, 0, NULL) == 0);
+	REQUIRE(reg_mem(a, pro, 8 * KiB, HIXL_REG_READ_ONLY, NULL) == 0);
+	REQUIRE(reg_mem(b, src, len, 0, NULL) == 0);
+	REQUIRE(hx_connect(a, 19015, 5000) == 0);
+
+	{
+		static const struct {
+			const char *what;
+			int prot_read;		/* in pmap, else in map */
+			long long off;		/* from ro (pro) */
+			unsigned long long len;
+		} cases[] = {
+			{ "unregistered into ro", 0, -100, 200 },
+			{ "ro into rw", 0, 8 * KiB - 100, 200 },
+			{ "ro and both sides", 0, -4 * KiB, 16 * KiB },
+			{ "inside ro", 0, 16, 100 },
+			{ "unregistered into PROT_READ ro", 1, -100, 200 },
+			{ "PROT_READ ro into unregistered", 1, 8 * KiB - 100, 200 },
+			{ "PROT_READ ro and both sides", 1, -4 * KiB, 16 * KiB },
+		};
+
+		for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			unsigned char *base = cases[i].prot_read ? pro : ro;
+
+			d[0].local_addr = (uintptr_t)base + cases[i].off;
+			d[0].remote_addr = (uintptr_t)src + 4 * KiB;
+			d[0].len = cases[i].len;
+			failed = 99;
+			ret = hx_xfer(a, 19015, HIXL_OP_READ, d, 1, 5000, &failed);
+			if (ret != -EACCES || failed != 0)
+				printf("#   READ %s: %ld (failed %u), want %d (failed 0)\n",
+				       cases[i].what, ret, failed, -EACCES);
+			CHECK_EQ(ret, -EACCES);
+			CHECK_EQ(failed, 0);
+			/* behind a valid (staged) descriptor, which must not move either */
+			d[1] = d[0];
+			d[0].local_addr = (uintptr_t)map + 40 * KiB;
+			d[0].len = 512;
+			failed = 99;
+			ret = hx_xfer(a, 19015, HIXL_OP_READ, d, 2, 5000, &failed);
+			if (ret != -EACCES || failed != 1)
+				printf("#   READ valid + %s: %ld (failed %u), want %d (failed 1)\n",
+				       cases[i].what, ret, failed, -EACCES);
+			CHECK_EQ(ret, -EACCES);
+			CHECK_EQ(failed, 1);
+			CHECK(same_bytes(map, saved, len, cases[i].what));
+			CHECK(same_bytes(pmap, psaved, plen, cases[i].what));
+			/* the next case starts from the same bytes (pro cannot change) */
+			memcpy(map, saved, len);
+			memcpy(pmap, psaved, 8 * KiB);
+			memcpy(pmap + 16 * KiB, psaved + 16 * KiB, plen - 16 * KiB);
+		}
+	}
+
+	/* right next to the read-only registrations: READs work */
+	d[0].local_addr = (uintptr_t)ro - 100;
+	d[0].remote_addr = (uintptr_t)src;
+	d[0].len = 100;
+	d[1].local_addr = (uintptr_t)rw + 8 * KiB - 50;		/* rw into unregistered */
+	d[1].remote_addr = (uintptr_t)src + 100;
+	d[1].len = 100;
+	CHECK_EQ(hx_xfer(a, 19015, HIXL_OP_READ, d, 2, 5000, NULL), 0);
+	CHECK(same_bytes(ro - 100, src, 100, "READ ending at ro"));
+	CHECK(same_bytes(rw + 8 * KiB - 50, src + 100, 100, "READ from rw on"));
+	d[0].local_addr = (uintptr_t)pro + 8 * KiB;
+	CHECK_EQ(hx_xfer(a, 19015, HIXL_OP_READ, d, 1, 5000, NULL), 0);
+	CHECK(same_bytes(pro + 8 * KiB, src, 100, "READ starting after pro"));
+	CHECK(same_bytes(ro, saved + 8 * KiB, 8 * KiB, "ro at the end"));
+	CHECK(same_bytes(pro, psaved + 8 * KiB, 8 * KiB, "pro at the end"));
+	close(a);
+	close(b);
+	free(saved);
+	free(psaved);
+}
+
 /* Poll up to ms for a WRITE of d to be refused with -ERANGE; the last result. */
 static long wait_refused(int fd, uint16_t port, struct hixl_op_desc *d, int ms, double *took)
 {
@@ -738,6 +854,7 @@ const struct ht_test sec_tests[] = {
 	{ "sec_remote_bounds_direct", test_sec_remote_bounds_direct },
 	{ "sec_remote_bounds_staged", test_sec_remote_bounds_staged },
 	{ "sec_readonly_peer", test_sec_readonly_peer },
+	{ "sec_readonly_straddle", test_sec_readonly_straddle },
 	{ "sec_dereg_unreachable", test_sec_dereg_unreachable },
 	{ "sec_foreign_handles", test_sec_foreign_handles },
 	{ "sec_fork_refused", test_sec_fork_refused },
