@@ -450,10 +450,16 @@ int hp_wait_disconnect(struct hp *p, int ms)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!p->disconnected && hx_ms_since(&t0) < ms) {
+		struct pollfd pfd = { .fd = p->ec->fd, .events = POLLIN };
 		int ret = hp_pump(p, 50);
 
-		if (ret == -ECONNRESET || ret == -EIO)
-			break;
+		/*
+		 * Our receives flush (the QP went to error) before RDMA CM's
+		 * DISCONNECTED event is read: wait for the event itself.
+		 */
+		if ((ret == -ECONNRESET || ret == -EIO) && !p->disconnected &&
+		    poll(&pfd, 1, 50) > 0)
+			hp_cm_wait(p, RDMA_CM_EVENT_DISCONNECTED, 0);
 	}
 	return p->disconnected;
 }
