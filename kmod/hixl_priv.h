@@ -608,6 +608,9 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
  * @acked:    pieces known complete, in posting order     (under @l->xq_lock)
  * @chains:   chains of work requests on the send queue   (under @l->xq_lock)
  * @queued:   on @l->xq                                   (under @l->xq_lock)
+ * @submitted: hixl_xbatch_submit() queued or ended it; until then a
+ *            cancel only sets @status, which submission honours
+ *                                                        (under @l->xq_lock)
  * @ended:    @end_fn was called or is about to be        (under @l->xq_lock)
  * @status:   0 or the first error; once set nothing more is posted
  * @failed:   with @status, the descriptor to blame
@@ -633,6 +636,7 @@ struct hixl_xbatch {
 	u32 acked;
 	u32 chains;
 	bool queued;
+	bool submitted;
 	bool ended;
 	int status;
 	u32 failed;
