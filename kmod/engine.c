@@ -103,20 +103,32 @@ static void hixl_rdma_free(struct hixl_rdma *rd)
  * @a:   in: local address and options; out: device name, page_size_cap,
  *       max_mr_pages
  *
- * Regions registered before SETUP get their MRs here; a failure there
- * undoes the whole SETUP.
+ * All or nothing.  The device side (CM id bound to the address, PD, the
+ * MRs of regions registered before SETUP) is built privately under
+ * @eng->lock; with a port, the id then listens, and only after that, when
+ * nothing can fail any more, is it published in @eng->rdma.  A connection
+ * request that arrives between rdma_listen() and the publication is refused
+ * (hixl_cm_handler(): its CONNECT retries), so a failure at any step leaves
+ * no link behind, unwinds everything made so far in reverse order, and
+ * leaves the engine as it was: not set up, its registrations kept, ready
+ * for another SETUP.
  *
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0, or
  *  -EINVAL        a bad option or reserved field (hixl_setup_validate());
  *  -EAFNOSUPPORT  the address family is not AF_INET or AF_INET6;
- *  -EOPNOTSUPP    the device has no fast-registration MRs;
- *  -EADDRINUSE    port > 0 and another listener has that address;
  *  -EPERM         the caller is not the engine's process;
  *  -EALREADY      the engine was set up already;
  *  -EADDRNOTAVAIL the address is not local (rdma_bind_addr());
  *  -ENODEV        the address is local but no RDMA device owns it;
- *  -ENOMEM, or the device's -errno from ib_alloc_pd() and MR creation.
+ *  -EOPNOTSUPP    the device has no fast-registration MRs, or cannot make
+ *                 the MRs of a region registered before SETUP (no page
+ *                 size it supports fits, or device memory on a device that
+ *                 cannot map it);
+ *  -EADDRINUSE    port > 0 and another listener has that address
+ *                 (rdma_listen());
+ *  -ENOMEM, or the device's -errno from ib_alloc_pd(), MR creation or
+ *  rdma_listen().
  */
 int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 {
@@ -135,6 +147,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	if (!eng->mm || current->mm != eng->mm)
 		return -EPERM;
 
+	/* eng->lock: one SETUP at a time, and no REG_MEM/DEREG_MEM meanwhile */
 	mutex_lock(&eng->lock);
 	if (eng->rdma) {
 		ret = -EALREADY;
@@ -152,58 +165,52 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	rd->service_level = a->service_level;
 	rd->pool_buffers = a->pool_buffers;
 	rd->pool_buffer_mb = a->pool_buffer_mb;
-	atomic_set(&eng->pool_free, a->pool_buffers);
 
 	rd->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, rd,
 				   RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(rd->cm_id)) {
 		ret = PTR_ERR(rd->cm_id);
-		goto err_free;
+		goto err_free_rd;
 	}
 	ret = rdma_bind_addr(rd->cm_id, (struct sockaddr *)&ss);
 	if (ret)
-		goto err_free;
+		goto err_destroy_id;
 	rd->ibdev = rd->cm_id->device;
 	if (!rd->ibdev) {
 		ret = -ENODEV;
-		goto err_free;
+		goto err_destroy_id;
 	}
 	if (!(rd->ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 	    !rd->ibdev->attrs.max_fast_reg_page_list_len) {
 		ret = -EOPNOTSUPP;
-		goto err_free;
+		goto err_destroy_id;
 	}
 	rd->page_size_cap = rd->ibdev->attrs.page_size_cap;
 	rd->max_mr_pages = rd->ibdev->attrs.max_fast_reg_page_list_len;
 	rd->pd = ib_alloc_pd(rd->ibdev, 0);
 	if (IS_ERR(rd->pd)) {
 		ret = PTR_ERR(rd->pd);
-		rd->pd = NULL;
-		goto err_free;
+		goto err_destroy_id;
 	}
 
-	eng->rdma = rd;
-	eng->rdma_gone = false;
-	if (a->local.port) {
-		ret = rdma_listen(rd->cm_id, 128);
-		if (ret) {
-			eng->rdma = NULL;
-			goto err_free;
-		}
-	}
+	/* no region has MRs yet: a device removal freed them with the old PD */
 	xa_for_each(&eng->regions, idx, r) {
 		if (READ_ONCE(r->invalid))
 			continue;
-		ret = hixl_region_make_mrs(r);
+		ret = hixl_region_make_mrs_on(r, rd);
 		if (ret)
-			break;
+			goto err_free_mrs;
 	}
-	if (ret) {
-		xa_for_each(&eng->regions, idx, r)
-			hixl_region_free_mrs(r);
-		eng->rdma = NULL;
-		goto err_free;
+	if (a->local.port) {
+		ret = rdma_listen(rd->cm_id, 128);
+		if (ret)
+			goto err_free_mrs;
 	}
+
+	/* nothing fails from here on: publish (the CM handler reads it unlocked) */
+	atomic_set(&eng->pool_free, a->pool_buffers);
+	WRITE_ONCE(eng->rdma_gone, false);
+	smp_store_release(&eng->rdma, rd);
 
 	strscpy(a->device, dev_name(&rd->ibdev->dev), sizeof(a->device));
 	a->page_size_cap = rd->page_size_cap;
@@ -211,8 +218,14 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	mutex_unlock(&eng->lock);
 	return 0;
 
-err_free:
-	hixl_rdma_free(rd);
+err_free_mrs:
+	xa_for_each(&eng->regions, idx, r)
+		hixl_region_free_mrs_on(r, rd);
+	ib_dealloc_pd(rd->pd);
+err_destroy_id:
+	rdma_destroy_id(rd->cm_id);	/* not listening: no connection came in */
+err_free_rd:
+	kfree(rd);
 unlock:
 	mutex_unlock(&eng->lock);
 	return ret;

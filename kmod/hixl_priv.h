@@ -267,7 +267,10 @@ struct hixl_rdma {
  *              overlap (the maple tree's own lock serialises it)
  * @inval_work: releases the pins of invalidated regions
  * @rdma:       the device side, NULL until HIXL_IOC_SETUP succeeded; set
- *              once under @lock and never changed until destroy
+ *              once under @lock (smp_store_release(), when SETUP can no
+ *              longer fail: the listener's CM handler refuses connections
+ *              until then) and never changed until destroy or the device's
+ *              removal
  * @links_lock: protects @links and @nr_links (a mutex: RDMA CM handlers
  *              that add accepted links may sleep); nests inside @lock
  * @links:      struct hixl_link of this engine, connecting or connected
@@ -658,6 +661,9 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
  * @acked:    pieces known complete, in posting order     (under @l->xq_lock)
  * @chains:   chains of work requests on the send queue   (under @l->xq_lock)
  * @queued:   on @l->xq                                   (under @l->xq_lock)
+ * @submitted: hixl_xbatch_submit() queued or ended it; until then a
+ *            cancel only sets @status, which submission honours
+ *                                                        (under @l->xq_lock)
  * @ended:    @end_fn was called or is about to be        (under @l->xq_lock)
  * @status:   0 or the first error; once set nothing more is posted
  * @failed:   with @status, the descriptor to blame
@@ -683,6 +689,7 @@ struct hixl_xbatch {
 	u32 acked;
 	u32 chains;
 	bool queued;
+	bool submitted;
 	bool ended;
 	int status;
 	u32 failed;
@@ -742,7 +749,9 @@ void hixl_engine_rdma_destroy(struct hixl_engine *eng);
 /* mr.c */
 unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap);
 u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages);
+int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);
 int hixl_region_make_mrs(struct hixl_region *r);
+void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);
 void hixl_region_free_mrs(struct hixl_region *r);
 
 void hixl_engine_regions_init(struct hixl_engine *eng);

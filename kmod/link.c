@@ -1519,7 +1519,10 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
  * @ev: the event
  *
  * Context: RDMA CM's handler context (may sleep); serialised per id.
- * Return: 0, or -errno to make RDMA CM destroy a refused new connection.
+ * Return: 0, or -errno to make RDMA CM destroy a refused new connection:
+ * -EAGAIN for a request to an engine whose SETUP listens but has not
+ * published its device side yet (engine.c; the peer's CONNECT retries),
+ * or hixl_accept()'s error.
  */
 int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -1528,6 +1531,8 @@ int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		struct hixl_rdma *rd = id->context;
 
+		if (smp_load_acquire(&rd->eng->rdma) != rd)
+			return -EAGAIN;
 		return hixl_accept(rd->eng, id);
 	}
 	pr_info("engine: RDMA CM %s (status %d)\n", rdma_event_msg(ev->event), ev->status);

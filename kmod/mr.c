@@ -63,10 +63,9 @@ static void hixl_mr_release(struct ib_device *ibdev, struct hixl_mr *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static int hixl_mr_make(struct hixl_region *r, struct hixl_mr *m, u64 start, u64 end,
-			unsigned int shift)
+static int hixl_mr_make(struct hixl_rdma *rd, struct hixl_region *r, struct hixl_mr *m,
+			u64 start, u64 end, unsigned int shift)
 {
-	struct hixl_rdma *rd = r->eng->rdma;
 	u64 first4k = ALIGN_DOWN(r->addr, PAGE_SIZE);
 	unsigned long first = (start - first4k) >> PAGE_SHIFT;
 	unsigned long last = (end - 1 - first4k) >> PAGE_SHIFT;
@@ -103,9 +102,8 @@ static int hixl_mr_make(struct hixl_region *r, struct hixl_mr *m, u64 start, u64
 	return 0;
 }
 
-static int hixl_make_mrs_shift(struct hixl_region *r, unsigned int shift)
+static int hixl_make_mrs_shift(struct hixl_rdma *rd, struct hixl_region *r, unsigned int shift)
 {
-	struct hixl_rdma *rd = r->eng->rdma;
 	u64 psz = 1ULL << shift, span = psz * rd->max_mr_pages;
 	u64 base = ALIGN_DOWN(r->addr, psz);
 	/*
@@ -122,7 +120,7 @@ static int hixl_make_mrs_shift(struct hixl_region *r, unsigned int shift)
 	if (!mrs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		ret = hixl_mr_make(r, &mrs[i], base + max(first, i * span),
+		ret = hixl_mr_make(rd, r, &mrs[i], base + max(first, i * span),
 				   base + min(last, (i + 1) * span), shift);
 		if (ret) {
 			i++;	/* release the partly made one too */
@@ -157,11 +155,12 @@ static int hixl_make_mrs_shift(struct hixl_region *r, unsigned int shift)
 }
 
 /**
- * hixl_region_make_mrs() - make the MRs of a host region on the engine's device
- * @r: a region whose pages are pinned; its engine's lock held
+ * hixl_region_make_mrs_on() - make the MRs of a region on a given device side
+ * @r:  a region whose pages are pinned; its engine's lock held
+ * @rd: the device side to make them on: the engine's own, or the one
+ *      HIXL_IOC_SETUP is building and has not published yet; NULL: no-op
  *
- * A no-op before SETUP (no device yet) and for regions that already have
- * MRs.  Device (dma-buf) regions need a software RDMA device, whose MRs
+ * A no-op without @rd and for regions that already have MRs.  Device (dma-buf) regions need a software RDMA device, whose MRs
  * take the buffer's CPU pages (hixl_dmabuf_pages()).  When the device's DMA
  * layout does not follow the physical one (an IOMMU), the large page size
  * cannot map and 4 KiB pages are used instead.
@@ -171,9 +170,8 @@ static int hixl_make_mrs_shift(struct hixl_region *r, unsigned int shift)
  * can use, or cannot map device memory; -ENOMEM; the device's -errno from
  * ib_alloc_mr()/ib_map_mr_sg().
  */
-int hixl_region_make_mrs(struct hixl_region *r)
+int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 {
-	struct hixl_rdma *rd = r->eng->rdma;
 	unsigned int shift;
 	int ret;
 
@@ -192,10 +190,54 @@ int hixl_region_make_mrs(struct hixl_region *r)
 	shift = hixl_mr_shift(r->page_shift, rd->page_size_cap);
 	if (shift < PAGE_SHIFT)
 		return -EOPNOTSUPP;
-	ret = hixl_make_mrs_shift(r, shift);
+	ret = hixl_make_mrs_shift(rd, r, shift);
 	if (ret == -EINVAL && shift > PAGE_SHIFT)
-		ret = hixl_make_mrs_shift(r, PAGE_SHIFT);
+		ret = hixl_make_mrs_shift(rd, r, PAGE_SHIFT);
 	return ret;
+}
+
+/**
+ * hixl_region_make_mrs() - make the MRs of a region on the engine's device
+ * @r: a region whose pages are pinned; its engine's lock held
+ *
+ * hixl_region_make_mrs_on() with the engine's published device side: a
+ * no-op before SETUP (no device yet).
+ *
+ * Context: process context, may sleep.
+ * Return: as hixl_region_make_mrs_on().
+ */
+int hixl_region_make_mrs(struct hixl_region *r)
+{
+	lockdep_assert_held(&r->eng->lock);
+	return hixl_region_make_mrs_on(r, r->eng->rdma);
+}
+
+/**
+ * hixl_region_free_mrs_on() - release a region's MRs made on a given device side
+ * @r:  the region; its engine's lock held
+ * @rd: the device side they were made on (hixl_region_make_mrs_on())
+ *
+ * A no-op for a region without MRs.
+ *
+ * Context: process context, may sleep.
+ */
+void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
+{
+	u32 i;
+
+	lockdep_assert_held(&r->eng->lock);
+	if (!r->nr_mrs)
+		return;
+	for (i = 0; i < r->nr_mrs; i++)
+		hixl_mr_release(rd->ibdev, &r->mrs[i]);
+	atomic64_sub(r->nr_mrs, &r->eng->st_mrs);
+	kvfree(r->mrs);
+	kvfree(r->spans);
+	r->mrs = NULL;
+	r->spans = NULL;
+	r->nr_mrs = 0;
+	r->mr_shift = 0;
+	r->mrs_registered = false;
 }
 
 /**
@@ -206,19 +248,7 @@ int hixl_region_make_mrs(struct hixl_region *r)
  */
 void hixl_region_free_mrs(struct hixl_region *r)
 {
-	u32 i;
-
 	lockdep_assert_held(&r->eng->lock);
-	if (!r->nr_mrs)
-		return;
-	for (i = 0; i < r->nr_mrs; i++)
-		hixl_mr_release(r->eng->rdma->ibdev, &r->mrs[i]);
-	atomic64_sub(r->nr_mrs, &r->eng->st_mrs);
-	kvfree(r->mrs);
-	kvfree(r->spans);
-	r->mrs = NULL;
-	r->spans = NULL;
-	r->nr_mrs = 0;
-	r->mr_shift = 0;
-	r->mrs_registered = false;
+	if (r->nr_mrs)
+		hixl_region_free_mrs_on(r, r->eng->rdma);
 }

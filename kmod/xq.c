@@ -79,6 +79,7 @@ int hixl_link_xq_init(struct hixl_link *l)
 	l->xq_wr = kvcalloc(HIXL_CHAIN, sizeof(struct hixl_xwr_scratch), GFP_KERNEL);
 	return l->xq_wr ? 0 : -ENOMEM;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_link_xq_init);
 
 /**
  * hixl_link_xq_free() - free what hixl_link_xq_init() allocated
@@ -90,6 +91,7 @@ void hixl_link_xq_free(struct hixl_link *l)
 	kvfree(l->xq_wr);
 	mutex_destroy(&l->xq_mutex);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_link_xq_free);
 
 static void hixl_xq_kick(struct hixl_link *l);
 
@@ -211,6 +213,7 @@ void hixl_xbatch_put(struct hixl_xbatch *b)
 {
 	kref_put(&b->ref, hixl_xbatch_free);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_put);
 
 /*
  * The batch has ended (settled under xq_lock): stop its timeout, give back
@@ -265,6 +268,7 @@ struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l
 	init_completion(&b->done);
 	return b;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_new);
 
 /* Run the pump in a worker (it holds a link reference while queued). */
 static void hixl_xq_kick(struct hixl_link *l)
@@ -491,7 +495,11 @@ static void hixl_xbatch_timeout(struct work_struct *w)
  *
  * From here on the batch ends exactly once, through @b->end_fn, whatever
  * happens to the link; the submitter keeps its reference until then (the
- * ioctl) or hands it to @end_fn (io_uring).
+ * ioctl) or hands it to @end_fn (io_uring).  The cancel paths see the batch
+ * before it is queued (on @eng->xfers, in the io_uring command): a cancel
+ * that comes first only records -ECANCELED (hixl_xbatch_cancel()), and the
+ * batch ends here, never queued.  It also ends here on a closed link and
+ * without pieces.
  *
  * Context: process context.
  */
@@ -508,11 +516,12 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
 	INIT_DELAYED_WORK(&b->tmo, hixl_xbatch_timeout);
 	kref_get(&b->ref);		/* the timeout's */
 	spin_lock(&l->xq_lock);
+	b->submitted = true;	/* a cancel from now on ends the batch itself */
 	if (b->planning) {	/* on the queue now: a held ACK waits for it there */
 		b->planning = false;
 		atomic_dec(&l->xq_planning);
 	}
-	if (l->xq_closed || !b->pl.n) {
+	if (l->xq_closed || !b->pl.n || b->status) {	/* status: cancelled already */
 		if (l->xq_closed)
 			hixl_xbatch_set_status(b, -ECONNRESET, b->pl.n ? b->pl.p[0].desc : b->count);
 		b->ended = true;
@@ -533,6 +542,7 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
 	}
 	hixl_xq_pump(l, nonblock);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_submit);
 
 /**
  * hixl_xbatch_cancel() - end a running batch with -ECANCELED
@@ -540,7 +550,8 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
  *
  * Nothing more of it is posted; it ends when its posted requests have
  * completed, or at once when none are on the wire.  A batch that already
- * has an outcome keeps it.
+ * has an outcome keeps it.  A batch hixl_xbatch_submit() has not queued
+ * yet only gets the status: the submitter ends it (one end per batch).
  *
  * Context: process context.
  */
@@ -552,13 +563,14 @@ void hixl_xbatch_cancel(struct hixl_xbatch *b)
 	spin_lock(&l->xq_lock);
 	if (!b->ended)
 		hixl_xbatch_set_status(b, -ECANCELED, hixl_xbatch_first_open(b));
-	end = hixl_xbatch_settle(b);
+	end = b->submitted && hixl_xbatch_settle(b);
 	spin_unlock(&l->xq_lock);
 	if (end)
 		hixl_xbatch_end(b);
 	if (READ_ONCE(l->ack_held))
 		hixl_xq_kick(l);	/* the queue may have emptied */
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_cancel);
 
 /**
  * hixl_xbatch_wait() - wait for a batch the caller submitted (the ioctl)

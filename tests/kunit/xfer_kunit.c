@@ -4,9 +4,14 @@
  *   hixl_split   cutting descriptors at local and remote MR borders
  *   hixl_rtable  the peer's region table: REGION / REGION_DEL messages
  *   hixl_xfer    TRANSFER argument validation
+ *   hixl_xbatch  a batch of the transfer queue ends exactly once, however it
+ *                is cancelled
  */
 #include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
+#include <linux/sched/mm.h>
 #include <linux/sizes.h>
 
 #include "hixl_priv.h"
@@ -375,4 +380,229 @@ static struct kunit_suite hixl_xfer_suite = {
 	.test_cases = hixl_xfer_cases_list,
 };
 
-kunit_test_suites(&hixl_split_suite, &hixl_rtable_suite, &hixl_xfer_suite);
+/* ---- hixl_xbatch: one end per batch --------------------------------------------------- */
+
+/* end_fn calls, over all batches of a case (cases run one at a time) */
+static atomic_t hixl_test_ends;
+
+static void hixl_test_end(struct hixl_xbatch *b)
+{
+	atomic_inc(&hixl_test_ends);
+	complete(&b->done);
+}
+
+/*
+ * An engine that belongs to the test's mm (CANCEL checks it) and a broken
+ * link of it: the transfer queue ends every batch queued on it with the
+ * link's error (hixl_xq_pump_locked()), no QP needed.  The link is not on
+ * the engine's list; the test holds its first reference and never drops
+ * it, so the batches' references never free it.
+ */
+struct hixl_xq_fix {
+	struct hixl_engine *eng;
+	struct hixl_link *l;
+};
+
+static void hixl_xq_fix_init(struct kunit *test, struct hixl_xq_fix *f)
+{
+	unsigned long addr;
+	struct hixl_link *l;
+
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "kunit_vm_mmap failed");
+	f->eng = hixl_engine_create();
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->eng);
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	l->cm_kind = HIXL_CM_LINK;
+	l->eng = f->eng;
+	INIT_LIST_HEAD(&l->node);
+	kref_init(&l->ref);
+	spin_lock_init(&l->lock);
+	init_waitqueue_head(&l->wq);
+	mutex_init(&l->post_mutex);
+	l->state = HIXL_LINK_ERROR;
+	l->err = -ENETDOWN;
+	KUNIT_ASSERT_EQ(test, hixl_link_xq_init(l), 0);
+	f->l = l;
+	atomic_set(&hixl_test_ends, 0);
+}
+
+static void hixl_xq_fix_exit(struct hixl_xq_fix *f)
+{
+	hixl_link_xq_free(f->l);
+	hixl_engine_destroy(f->eng);	/* warns if a batch is left on eng->xfers */
+}
+
+/* A batch of one 4 KiB piece with @tag, as xfer.c makes it; NULL without memory. */
+static struct hixl_xbatch *hixl_test_batch(struct hixl_xq_fix *f, u64 tag)
+{
+	struct hixl_xbatch *b = hixl_xbatch_new(f->eng, f->l, HIXL_OP_WRITE, 1, tag);
+
+	if (!b)
+		return NULL;
+	b->pl.p = kvcalloc(1, sizeof(*b->pl.p), GFP_KERNEL);
+	if (!b->pl.p) {
+		hixl_xbatch_put(b);
+		return NULL;
+	}
+	b->pl.n = 1;
+	b->pl.cap = 1;
+	b->pl.p[0].len = SZ_4K;
+	b->end_fn = hixl_test_end;
+	return b;
+}
+
+/*
+ * A cancel that reaches a batch before it is queued - io_uring's cancel
+ * of a command hixl_uring_attach() tied it to, or a CANCEL that found it on
+ * eng->xfers - must not end it there: the submitter would end it a second
+ * time (double completion, its plan released twice).  It ends once, in
+ * hixl_xbatch_submit(), with -ECANCELED, and is never queued.
+ */
+static void hixl_xbatch_cancel_before_queued(struct kunit *test)
+{
+	struct hixl_xq_fix f;
+	struct hixl_xbatch *b;
+
+	hixl_xq_fix_init(test, &f);
+	b = hixl_test_batch(&f, 7);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	hixl_xbatch_cancel(b);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&hixl_test_ends), 0,
+			    "a batch not yet submitted ended at its cancel");
+	hixl_xbatch_submit(b, jiffies + 10 * HZ, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hixl_test_ends), 1);
+	KUNIT_EXPECT_TRUE(test, completion_done(&b->done));
+	KUNIT_EXPECT_EQ(test, b->status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, b->failed, 0U);	/* its first descriptor: nothing done */
+	KUNIT_EXPECT_TRUE(test, list_empty(&b->q_node));
+	KUNIT_EXPECT_TRUE(test, list_empty(&b->eng_node));
+	/* a later cancel of the ended batch changes nothing */
+	hixl_xbatch_cancel(b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hixl_test_ends), 1);
+	KUNIT_EXPECT_EQ(test, b->status, -ECANCELED);
+	hixl_xbatch_put(b);
+
+	/* without a cancel the same batch ends with the link's error, once */
+	b = hixl_test_batch(&f, 7);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	hixl_xbatch_submit(b, jiffies + 10 * HZ, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hixl_test_ends), 2);
+	KUNIT_EXPECT_EQ(test, b->status, -ENETDOWN);
+	hixl_xbatch_put(b);
+	hixl_xq_fix_exit(&f);
+}
+
+struct hixl_test_canceller {
+	struct hixl_engine *eng;
+	struct mm_struct *mm;
+	u64 tag;
+	unsigned long calls;
+	unsigned long cancelled;
+	int err;
+};
+
+/* HIXL_IOC_CANCEL of one tag as fast as it goes, in the engine's mm. */
+static int hixl_test_canceller_fn(void *arg)
+{
+	struct hixl_test_canceller *c = arg;
+
+	kthread_use_mm(c->mm);
+	while (!kthread_should_stop()) {
+		struct hixl_cancel a = { .tag = c->tag };
+		int ret = hixl_cmd_cancel(c->eng, &a);
+
+		if (ret && !c->err)
+			c->err = ret;
+		c->cancelled += a.count;
+		c->calls++;
+		cond_resched();
+	}
+	kthread_unuse_mm(c->mm);
+	return 0;
+}
+
+#define HIXL_RACE_BATCHES	20000
+#define HIXL_RACE_SECONDS	20
+
+/*
+ * Submission against a CANCEL of the same tag in a loop on another CPU
+ * (both pinned): batches are on eng->xfers from the start of
+ * hixl_xbatch_submit(), so the cancel may come at any point of it.  Every batch ends exactly once (the
+ * end_fn calls add up to the batches), with -ECANCELED or the link's
+ * error, and nothing is left on eng->xfers.
+ */
+static void hixl_xbatch_cancel_race(struct kunit *test)
+{
+	struct hixl_test_canceller c = { .tag = 11 };
+	unsigned long deadline = jiffies + HIXL_RACE_SECONDS * HZ;
+	unsigned int n = 0, cancelled = 0, other = 0, stuck = 0, cpu, other_cpu;
+	struct task_struct *t;
+	struct hixl_xq_fix f;
+
+	/* submitter and canceller on two CPUs, or they only ever take turns */
+	cpu = get_cpu();
+	other_cpu = cpumask_any_but(cpu_online_mask, cpu);
+	put_cpu();
+	if (other_cpu >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)), 0);
+	hixl_xq_fix_init(test, &f);
+	c.eng = f.eng;
+	c.mm = current->mm;
+	t = kthread_create(hixl_test_canceller_fn, &c, "hixl-kunit-cancel");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	kthread_bind(t, other_cpu);
+	get_task_struct(t);
+	wake_up_process(t);
+	while (n < HIXL_RACE_BATCHES && time_before(jiffies, deadline)) {
+		struct hixl_xbatch *b = hixl_test_batch(&f, c.tag);
+
+		if (!b)
+			break;
+		n++;
+		hixl_xbatch_submit(b, jiffies + 10 * HZ, false);
+		if (!wait_for_completion_timeout(&b->done, 10 * HZ)) {
+			stuck++;	/* never ended: leave it (and its references) be */
+			break;
+		}
+		if (b->status == -ECANCELED)
+			cancelled++;
+		else if (b->status != -ENETDOWN)
+			other++;
+		hixl_xbatch_put(b);
+		cond_resched();
+	}
+	kthread_stop(t);	/* its last CANCEL has returned */
+	put_task_struct(t);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	kunit_info(test, "%u batches, %u cancelled (CANCEL counted %lu in %lu calls)\n", n,
+		   cancelled, c.cancelled, c.calls);
+	KUNIT_EXPECT_EQ(test, c.err, 0);
+	KUNIT_EXPECT_EQ(test, stuck, 0U);
+	KUNIT_EXPECT_EQ(test, other, 0U);
+	KUNIT_EXPECT_GE(test, n, 1000U);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&hixl_test_ends), n, "end_fn calls for %u batches", n);
+	/* CANCEL counts a batch it found running: every -ECANCELED was counted */
+	KUNIT_EXPECT_GE(test, c.cancelled, (unsigned long)cancelled);
+	spin_lock(&f.eng->xfer_lock);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f.eng->xfers));
+	spin_unlock(&f.eng->xfer_lock);
+	if (!stuck)
+		hixl_xq_fix_exit(&f);
+}
+
+static struct kunit_case hixl_xbatch_cases[] = {
+	KUNIT_CASE(hixl_xbatch_cancel_before_queued),
+	KUNIT_CASE_SLOW(hixl_xbatch_cancel_race),
+	{}
+};
+
+static struct kunit_suite hixl_xbatch_suite = {
+	.name = "hixl_xbatch",
+	.test_cases = hixl_xbatch_cases,
+};
+
+kunit_test_suites(&hixl_split_suite, &hixl_rtable_suite, &hixl_xfer_suite, &hixl_xbatch_suite);

@@ -2,9 +2,10 @@
 /*
  * test_fault.c - hardened against faults: a peer engine closed mid-batch,
  * the link's netdev set down mid-batch, allocation failures injected into
- * REG_MEM and DEREG_MEM (failslab), and eight threads registering and
- * transferring on one engine pair.  Every case must end with a documented
- * errno within a bounded time, and with nothing left registered or pinned.
+ * REG_MEM, DEREG_MEM and SETUP (failslab; SETUP while a peer dials in), and
+ * eight threads registering and transferring on one engine pair.  Every
+ * case must end with a documented errno within a bounded time, and with
+ * nothing left registered or pinned.
  * (Unloading the module while an fd is open is test_dev.c's unload_busy.)
  *
  * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 19500-19999.
@@ -796,6 +797,214 @@ static void test_fault_oom_dereg_linked(void)
 	oom_linked(1);
 }
 
+/* ---- SETUP failing part-way, with a peer dialling in ------------------------ */
+
+#define SF_PORT		19513
+#define SF_REGIONS	8
+#define SF_LEN		(2 * MiB)	/* one MR of 512 pages each on rxe0 */
+
+/* A client engine that CONNECTs to SF_PORT over and over until told to stop. */
+struct dialer {
+	pthread_t t;
+	int fd;
+	volatile int stop;
+	int attempts, linked;
+};
+
+static void *dialer_run(void *p)
+{
+	struct dialer *d = p;
+
+	while (!d->stop) {
+		long ret = hx_connect(d->fd, SF_PORT, 1000);
+
+		d->attempts++;
+		if (ret == 0 || ret == -EISCONN)
+			d->linked++;
+		hx_disconnect(d->fd, SF_PORT);	/* whatever came of it: start over */
+	}
+	return NULL;
+}
+
+static long setup_on(int fd, uint16_t port)
+{
+	struct hixl_setup a;
+
+	memset(&a, 0, sizeof(a));
+	a.local = hx_name(port);
+	a.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
+	a.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	return xioctl(fd, HIXL_IOC_SETUP, &a);
+}
+
+/* A new engine (not set up) holding the SF_REGIONS buffers; -1 on error. */
+static int sf_engine(unsigned char **bufs)
+{
+	int fd = open_dev();
+
+	if (fd < 0)
+		return -1;
+	for (int i = 0; i < SF_REGIONS; i++) {
+		if (reg_mem(fd, bufs[i], SF_LEN, 0, NULL)) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/*
+ * SETUP with registrations already made (their MRs are made by SETUP) fails
+ * at every allocation in turn (fail-nth) while another engine keeps
+ * dialling the port it listens on.  Each failed SETUP must leave the engine
+ * exactly as it was: not set up (CONNECT -EBADFD), no MRs, its
+ * registrations and pins intact, no link accepted behind its back; and a
+ * retried SETUP on the same port must work and make all the MRs.  A
+ * listener that accepted a connection before a later step failed freed the
+ * PD under the accepted link (kernel splat, caught by the VM runner).
+ */
+static void oom_setup_child(void)
+{
+	unsigned char *bufs[SF_REGIONS];
+	struct dialer d;
+	struct hixl_stats s;
+	struct inj j;
+	long ret, pin0 = vm_pin_kb(), pin_regs;
+	int e, fails = 0, survived = 0, swept = 0, done = 0, last_fail = 0;
+	int errs_enomem = 0, errs_other = 0;
+	uint64_t mrs_want;
+	unsigned long used;
+	char rem[32] = "";
+
+	for (int i = 0; i < SF_REGIONS; i++) {
+		bufs[i] = hx_map(SF_LEN);
+		REQUIRE(bufs[i]);
+		memset(bufs[i], i + 1, SF_LEN);	/* faulted in: pinning allocates no page tables */
+	}
+	REQUIRE(inj_open(&j, 1) == 0);
+
+	/* a clean SETUP: the MRs it makes, and how many injection points it passes */
+	e = sf_engine(bufs);
+	REQUIRE(e >= 0);
+	pin_regs = vm_pin_kb();
+	REQUIRE(inj_arm(&j, 1000000) == 0);
+	ret = setup_on(e, SF_PORT);
+	REQUIRE(pread(j.nthfd, rem, sizeof(rem) - 1, 0) > 0);
+	REQUIRE(inj_disarm(&j) == 0);
+	REQUIRE(ret == 0);
+	used = 1000000 - strtoul(rem, NULL, 10);
+	mrs_want = get_stats(e).mrs;
+	printf("#   a clean SETUP with %d regions: %llu MRs, %lu fault-injection points\n",
+	       SF_REGIONS, (unsigned long long)mrs_want, used);
+	CHECK(mrs_want >= SF_REGIONS);
+	close(e);
+
+	memset(&d, 0, sizeof(d));
+	d.fd = hx_engine(0, 0, 0);
+	REQUIRE(d.fd >= 0);
+	REQUIRE(pthread_create(&d.t, NULL, dialer_run, &d) == 0);
+
+	for (unsigned long n = 1; !done && n < used + 50; n++) {
+		int injected;
+
+		e = sf_engine(bufs);
+		REQUIRE(e >= 0);
+		REQUIRE(inj_arm(&j, n) == 0);
+		ret = setup_on(e, SF_PORT);
+		injected = inj_disarm(&j);
+		REQUIRE(injected >= 0);
+		swept++;
+		if (ret == 0) {
+			/* whole: every MR made, the port listening */
+			CHECK_EQ(get_stats(e).mrs, mrs_want);
+			survived += injected;
+			done = !injected;	/* every allocation fit: swept them all */
+			close(e);
+			continue;
+		}
+		fails++;
+		last_fail = n;
+		if (ret == -ENOMEM)
+			errs_enomem++;
+		else
+			errs_other++;
+		if (ret != -ENOMEM && errs_other <= 5)
+			printf("#   fail-nth %lu: SETUP %ld\n", n, ret);
+		CHECK(injected);
+		CHECK(ret != -EALREADY && ret != -EBADFD);
+		/* not set up, nothing of the device side left, registrations intact */
+		s = get_stats(e);
+		if (s.mrs || s.regions != SF_REGIONS ||
+		    s.pinned_pages != SF_REGIONS * SF_LEN / 4096 || vm_pin_kb() != pin_regs) {
+			printf("#   fail-nth %lu: after SETUP %ld: mrs %llu regions %llu pinned %llu VmPin %ld (want %ld)\n",
+			       n, ret, (unsigned long long)s.mrs, (unsigned long long)s.regions,
+			       (unsigned long long)s.pinned_pages, vm_pin_kb(), pin_regs);
+			ht_failures++;
+		}
+		ret = hx_connect(e, SF_PORT + 1, 100);
+		if (ret != -EBADFD) {
+			printf("#   fail-nth %lu: CONNECT after a failed SETUP: %ld, want -EBADFD\n", n,
+			       ret);
+			ht_failures++;
+		}
+		/* and SETUP again, on the same port, works */
+		ret = setup_on(e, SF_PORT);
+		if (ret || get_stats(e).mrs != mrs_want) {
+			printf("#   fail-nth %lu: SETUP retried: %ld, %llu MRs (want %llu)\n", n, ret,
+			       (unsigned long long)get_stats(e).mrs, (unsigned long long)mrs_want);
+			ht_failures++;
+		}
+		close(e);
+		if (ht_failures > 5)
+			break;
+	}
+	d.stop = 1;
+	pthread_join(d.t, NULL);
+	printf("#   %d SETUPs under injection: %d failed (-ENOMEM %d, other %d), %d survived a failure; "
+	       "the peer dialled %d times, linked %d\n", swept, fails, errs_enomem, errs_other,
+	       survived, d.attempts, d.linked);
+	CHECK(done);
+	CHECK(fails >= 1);
+	CHECK(d.attempts >= 1);
+
+	/* the engine of the last failure point, retried, serves its peer: bytes arrive */
+	if (last_fail) {
+		struct hixl_op_desc x;
+		unsigned char *src = hx_map(SF_LEN);
+
+		REQUIRE(src);
+		hx_fill(src, SF_LEN, 21);
+		e = sf_engine(bufs);
+		REQUIRE(e >= 0);
+		REQUIRE(inj_arm(&j, last_fail) == 0);
+		ret = setup_on(e, SF_PORT);
+		REQUIRE(inj_disarm(&j) >= 0);
+		if (ret)	/* as in the sweep: then SETUP again */
+			CHECK_EQ(setup_on(e, SF_PORT), 0);
+		REQUIRE(reg_mem(d.fd, src, SF_LEN, 0, NULL) == 0);
+		CHECK_EQ(hx_connect(d.fd, SF_PORT, 5000), 0);
+		x = (struct hixl_op_desc){ (uintptr_t)src, (uintptr_t)bufs[SF_REGIONS - 1], SF_LEN };
+		CHECK_EQ(hx_xfer(d.fd, SF_PORT, HIXL_OP_WRITE, &x, 1, 10000, NULL), 0);
+		CHECK(!memcmp(src, bufs[SF_REGIONS - 1], SF_LEN));
+		close(e);
+	}
+	close(d.fd);
+	close(j.mif);
+	close(j.nthfd);
+	CHECK_EQ(vm_pin_kb(), pin0);
+}
+
+static void test_fault_oom_setup(void)
+{
+	struct knobs saved;
+	int e = hx_engine(0, 0, 0);	/* SKIPs without rxe0 */
+
+	REQUIRE(e >= 0);
+	close(e);
+	failslab_setup(&saved);
+	in_child(oom_setup_child, &saved);
+}
+
 /* ---- the peer lets go of a region a batch is writing ------------------------- */
 
 /*
@@ -1012,6 +1221,7 @@ const struct ht_test fault_tests[] = {
 	{ "fault_oom_reg", test_fault_oom_reg },
 	{ "fault_oom_reg_linked", test_fault_oom_reg_linked },
 	{ "fault_oom_dereg_linked", test_fault_oom_dereg_linked },
+	{ "fault_oom_setup", test_fault_oom_setup },
 	{ "fault_peer_dereg_mid_batch", test_fault_peer_dereg_mid_batch },
 	{ "fault_peer_munmap_mid_batch", test_fault_peer_munmap_mid_batch },
 	{ "fault_threads", test_fault_threads },

@@ -3,8 +3,9 @@
  * test_uring.c - the io_uring URING_CMD contract of /dev/hixl (uapi/hixl.h,
  * "io_uring passthrough"), driven with raw SQEs through liburing: decoding
  * errors, 1/8/32/256 batches in flight verified byte for byte, the ioctl
- * and the uring path agreeing on the same inputs, CANCEL, timeouts, a ring
- * closed and a process killed with work in flight.
+ * and the uring path agreeing on the same inputs, CANCEL (also racing
+ * submission), timeouts, a ring closed and a process killed with work in
+ * flight.
  *
  * Debian 12's liburing (2.3) has no io_uring_prep_uring_cmd(): prep_cmd()
  * fills the SQE by hand.
@@ -13,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <liburing.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@ void test_uring_timeout(void);
 void test_uring_ring_close(void);
 void test_uring_killed(void);
 void test_uring_then_connect(void);
+void test_uring_cancel_race(void);
 
 static void *buf(size_t len)
 {
@@ -695,6 +698,156 @@ void test_uring_then_connect(void)
 	close(a);
 }
 
+/*
+ * CANCEL racing submission.  One thread submits batches tagged T, an ioctl
+ * TRANSFER and then RACE_DEPTH URING_CMD TRANSFERs in turn, while another
+ * issues HIXL_IOC_CANCEL of T as fast as it can.  A batch is visible to
+ * CANCEL from the moment it is submitted, before it is queued; each must
+ * still end exactly once: every ioctl returns 0 or -ECANCELED, every SQE
+ * gets one CQE (0 or -ECANCELED) and no more, the link stays up, and
+ * afterwards no region is in use (DEREG_MEM works), nothing is pinned.
+ * A batch ended twice frees what its submitter still uses: the VM runner
+ * sees the KASAN or refcount report.
+ */
+#define RACE_DEPTH	8
+#define RACE_TAG	4242
+
+struct race_canceller {
+	pthread_t t;
+	int fd;
+	volatile int stop;
+	unsigned long calls, counted;
+	long err;
+};
+
+static void *race_cancel_run(void *p)
+{
+	struct race_canceller *c = p;
+
+	while (!c->stop) {
+		struct hixl_cancel a;
+		long ret;
+
+		memset(&a, 0, sizeof(a));
+		a.tag = RACE_TAG;
+		ret = xioctl(c->fd, HIXL_IOC_CANCEL, &a);
+		if (ret && !c->err)
+			c->err = ret;
+		c->counted += a.count;
+		c->calls++;
+	}
+	return NULL;
+}
+
+void test_uring_cancel_race(void)
+{
+	const double seconds = hx_debug_kernel() ? 60 : 20;
+	const size_t len = 64 * KiB;
+	long pin0 = vm_pin_kb(), ret;
+	unsigned long ioctls = 0, sqes = 0, cancelled = 0, bad = 0, extra = 0;
+	struct race_canceller c;
+	struct hixl_reg_mem ra;
+	struct hixl_op_desc d;
+	struct timespec t0;
+	struct io_uring r;
+	unsigned char *la = buf(len), *rb = buf(len);
+	int a = hx_engine(0, 0, 0), b;	/* no staging pool: every batch is queued */
+	struct hixl_stats s;
+
+	REQUIRE(a >= 0);
+	b = hx_engine(16215, 0, 0);
+	REQUIRE(b >= 0 && la && rb);
+	fill(la, len, 9);
+	memset(rb, 0, len);
+	REQUIRE(reg_mem(a, la, len, 0, &ra) == 0);
+	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
+	REQUIRE(hx_connect(a, 16215, 5000) == 0);
+	REQUIRE(ring_init(&r, 2 * RACE_DEPTH, 1) == 0);
+	d = (struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, 4 * KiB };
+
+	memset(&c, 0, sizeof(c));
+	c.fd = a;
+	REQUIRE(pthread_create(&c.t, NULL, race_cancel_run, &c) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (hx_ms_since(&t0) < seconds * 1000 && bad < 10) {
+		struct hixl_transfer t = xfer_arg(16215, HIXL_OP_WRITE, &d, 1, 10000, RACE_TAG);
+		unsigned int got[RACE_DEPTH] = { 0 };
+		struct io_uring_cqe *cqe;
+		uint32_t failed;
+
+		ret = ioctl_xfer(a, t, &failed);
+		ioctls++;
+		if (ret == -ECANCELED) {
+			cancelled++;
+		} else if (ret) {
+			if (bad++ < 5)
+				printf("#   ioctl TRANSFER: %ld\n", ret);
+		}
+		for (unsigned int i = 0; i < RACE_DEPTH; i++)
+			prep_cmd(&r, io_uring_get_sqe(&r), a, HIXL_IOC_TRANSFER, &t, sizeof(t), i);
+		REQUIRE(io_uring_submit(&r) == RACE_DEPTH);
+		sqes += RACE_DEPTH;
+		for (unsigned int i = 0; i < RACE_DEPTH; i++) {
+			struct __kernel_timespec ts = { .tv_sec = 60 };
+
+			if (io_uring_wait_cqe_timeout(&r, &cqe, &ts)) {
+				printf("#   a CQE is missing after 60 s\n");
+				bad++;
+				break;
+			}
+			if (cqe->user_data < RACE_DEPTH)
+				got[cqe->user_data]++;
+			if (cqe->res == -ECANCELED) {
+				cancelled++;
+			} else if (cqe->res) {
+				if (bad++ < 5)
+					printf("#   URING_CMD TRANSFER: %d\n", cqe->res);
+			}
+			io_uring_cqe_seen(&r, cqe);
+		}
+		for (unsigned int i = 0; i < RACE_DEPTH; i++) {
+			if (got[i] != 1 && bad++ < 5)
+				printf("#   SQE %u: %u CQEs\n", i, got[i]);
+		}
+		while (io_uring_peek_cqe(&r, &cqe) == 0) {	/* nothing more may come */
+			extra++;
+			io_uring_cqe_seen(&r, cqe);
+		}
+	}
+	c.stop = 1;
+	pthread_join(c.t, NULL);
+	printf("#   %.0f s: %lu ioctl and %lu URING_CMD TRANSFERs, %lu cancelled; "
+	       "%lu CANCELs counted %lu\n", hx_ms_since(&t0) / 1000, ioctls, sqes, cancelled,
+	       c.calls, c.counted);
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(extra, 0);
+	CHECK_EQ(c.err, 0);
+	CHECK(ioctls >= 10);
+	CHECK(cancelled >= 1);		/* the CANCELs did reach batches */
+	CHECK(c.counted >= cancelled);	/* each -ECANCELED batch was counted */
+	/* a last CQE the loop did not wait for would show now */
+	{
+		struct __kernel_timespec ts = { .tv_nsec = 200 * 1000 * 1000 };
+		struct io_uring_cqe *cqe;
+
+		CHECK(io_uring_wait_cqe_timeout(&r, &cqe, &ts) != 0);
+	}
+	io_uring_queue_exit(&r);
+
+	/* the link is up; the region's use count is back to zero */
+	ret = hx_xfer(a, 16215, HIXL_OP_WRITE, &d, 1, 10000, NULL);
+	CHECK_EQ(ret, 0);
+	CHECK(!memcmp(la, rb, 4 * KiB));
+	CHECK_EQ(dereg_mem(a, ra.handle), 0);
+	s = get_stats(a);
+	CHECK_EQ(s.regions, 0);
+	CHECK_EQ(s.pinned_pages, 0);
+	CHECK_EQ(s.mrs, 0);
+	close(a);
+	close(b);
+	CHECK_EQ(vm_pin_kb(), pin0);
+}
+
 const struct ht_test uring_tests[] = {
 	{ "uring_decode", test_uring_decode },
 	{ "uring_inflight", test_uring_inflight },
@@ -704,5 +857,6 @@ const struct ht_test uring_tests[] = {
 	{ "uring_ring_close", test_uring_ring_close },
 	{ "uring_killed", test_uring_killed },
 	{ "uring_then_connect", test_uring_then_connect },
+	{ "uring_cancel_race", test_uring_cancel_race },
 	{ NULL, NULL },
 };
