@@ -265,6 +265,13 @@ struct hixl_rdma {
  * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
  *              with staging holds two)
  * @st_*:       counters for GET_STATS and debugfs
+ * @xfer_lock:  protects @xfers, @uring_saved, @nr_uring_saved and the
+ *              batch pointer of a URING_CMD's pdu (uring.c)
+ * @uring_saved: io_uring commands read at their first issue and kept for
+ *              io_uring's reissue of them (struct hixl_uring_saved, uring.c),
+ *              and those io_uring dropped without issuing them again; freed
+ *              at the reissue, the rest at destroy
+ * @nr_uring_saved: entries on @uring_saved, at most HIXL_URING_SAVED_MAX
  */
 struct hixl_engine {
 	struct mutex lock;
@@ -296,6 +303,8 @@ struct hixl_engine {
 	atomic64_t st_mrs;
 	spinlock_t xfer_lock;
 	struct list_head xfers;
+	struct list_head uring_saved;
+	u32 nr_uring_saved;
 	struct mutex cancel_mutex;
 	struct rw_semaphore rdma_sem;
 	bool rdma_gone;
@@ -691,6 +700,7 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 void hixl_uring_end(struct hixl_xbatch *b);
 void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned int issue_flags);
+void hixl_uring_engine_destroy(struct hixl_engine *eng);
 
 /* engine.c */
 int hixl_setup_validate(const struct hixl_setup *a);

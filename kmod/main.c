@@ -94,6 +94,7 @@ struct hixl_engine *hixl_engine_create(void)
 	hixl_engine_regions_init(eng);
 	spin_lock_init(&eng->xfer_lock);
 	INIT_LIST_HEAD(&eng->xfers);
+	INIT_LIST_HEAD(&eng->uring_saved);
 	mutex_init(&eng->cancel_mutex);
 	init_rwsem(&eng->rdma_sem);
 	if (current->mm) {
@@ -137,6 +138,7 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 		mmdrop(eng->mm);
 	put_pid(eng->owner);
 	WARN_ON_ONCE(!list_empty(&eng->xfers));
+	hixl_uring_engine_destroy(eng);
 	mutex_destroy(&eng->cancel_mutex);
 	mutex_destroy(&eng->lock);
 	kfree(eng);
