@@ -212,7 +212,7 @@ static int hixl_do_get_notifies(struct hixl_engine *eng, union hixl_cmd_arg *arg
 
 static int hixl_do_cancel(struct hixl_engine *eng, union hixl_cmd_arg *arg)
 {
-	return hixl_cmd_cancel(eng, &arg->cancel);
+	return hixl_cmd_cancel(eng, &arg->cancel, false);
 }
 
 #define HIXL_CMD(_nr, _cmd, _fn) \

@@ -13,7 +13,9 @@
  * the batch's result goes into the command's pdu and io_uring posts the CQE
  * from task work.  SEND_NOTIFY waits for the device, so io_uring's inline
  * issue (IO_URING_F_NONBLOCK) hands it to its worker threads with -EAGAIN;
- * CANCEL never waits.
+ * CANCEL never waits.  That inline issue takes no lock that sleeps: rdma_sem,
+ * links_lock, the engine lock, a link's rtable_lock and xq_mutex, and
+ * cancel_mutex are only tried, and a busy one punts the command the same way.
  *
  * A command is read from the SQE (and, on a 64-byte-SQE ring, from the user
  * memory its struct hixl_uring_ptr names) once, at its first issue.  When
@@ -335,7 +337,7 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		ret = hixl_cmd_send_notify(eng, &arg.send_notify);
 		break;
 	case HIXL_IOC_CANCEL:
-		ret = hixl_cmd_cancel(eng, &arg.cancel);
+		ret = hixl_cmd_cancel(eng, &arg.cancel, nonblock);
 		if (!ret)
 			ret = arg.cancel.count;
 		break;

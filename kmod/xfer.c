@@ -279,7 +279,8 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 /*
  * Check a TRANSFER, copy its descriptors, activate local MRs and plan the
  * direct pieces.  @nonblock: return -EAGAIN rather than wait for a busy
- * engine lock, for the device (MR activation) or for staging.
+ * links_lock, engine lock or rtable_lock, for the device (MR activation)
+ * or for staging.
  */
 static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, bool nonblock,
 			   struct hixl_xprep *p)
@@ -294,7 +295,9 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 	ret = hixl_transfer_validate(eng, a);
 	if (ret)
 		return ret;
-	l = hixl_link_get(eng, &a->remote);
+	l = nonblock ? hixl_link_tryget(eng, &a->remote) : hixl_link_get(eng, &a->remote);
+	if (IS_ERR(l))
+		return PTR_ERR(l);	/* -EAGAIN: links_lock busy */
 	if (!l)
 		return -ENOTCONN;
 	p->l = l;
@@ -530,3 +533,4 @@ out:
 	hixl_xprep_free(eng, &p);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_transfer_async);
