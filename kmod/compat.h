@@ -84,4 +84,23 @@ static inline const void *hixl_uring_sqe_cmd(const struct io_uring_cmd *cmd)
 }
 #endif
 
+/*
+ * A URING_CMD whose issue returned -EAGAIN is issued again, from io_uring's
+ * worker threads.  io_uring leaves the command's pdu as the previous request
+ * in that slot left it, so only a flag tells a reissue from a first issue:
+ * upstream io_uring sets IORING_URING_CMD_REISSUE in cmd->flags when
+ * ->uring_cmd() returns -EAGAIN (commit 733c43f1df34, "io_uring/cmd:
+ * introduce IORING_URING_CMD_REISSUE flag"); 6.1 and 6.12 have no such flag,
+ * so hixl_uring_cmd() sets that same bit itself before it returns -EAGAIN.
+ * cmd->flags is set from sqe->uring_cmd_flags at prep, which refuses any bit
+ * outside IORING_URING_CMD_MASK (bit 0), so a new command starts with the bit
+ * clear; its top 8 bits are io_uring's own, and neither 6.1 (none) nor 6.12
+ * (IORING_URING_CMD_CANCELABLE, bit 30) uses bit 31.
+ */
+#ifdef IORING_URING_CMD_REISSUE
+#define HIXL_URING_CMD_REISSUE	IORING_URING_CMD_REISSUE
+#else
+#define HIXL_URING_CMD_REISSUE	(1U << 31)
+#endif
+
 #endif /* _HIXL_COMPAT_H */

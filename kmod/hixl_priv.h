@@ -284,6 +284,13 @@ struct hixl_rdma {
  * @link_walk:  the last table-update walk (hixl_next_table_link()); under @lock
  * @tbl_gen:    tables that began to go out on links (hixl_link_publish());
  *              under @lock
+ * @xfer_lock:  protects @xfers, @uring_saved, @nr_uring_saved and the
+ *              batch pointer of a URING_CMD's pdu (uring.c)
+ * @uring_saved: io_uring commands read at their first issue and kept for
+ *              io_uring's reissue of them (struct hixl_uring_saved, uring.c),
+ *              and those io_uring dropped without issuing them again; freed
+ *              at the reissue, the rest at destroy
+ * @nr_uring_saved: entries on @uring_saved, at most HIXL_URING_SAVED_MAX
  */
 struct hixl_engine {
 	struct mutex lock;
@@ -316,6 +323,8 @@ struct hixl_engine {
 	atomic64_t st_mrs;
 	spinlock_t xfer_lock;
 	struct list_head xfers;
+	struct list_head uring_saved;
+	u32 nr_uring_saved;
 	struct mutex cancel_mutex;
 	struct rw_semaphore rdma_sem;
 	bool rdma_gone;
@@ -600,6 +609,7 @@ void hixl_engine_notifies_destroy(struct hixl_engine *eng);
 int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 void hixl_engine_links_destroy(struct hixl_engine *eng);
 struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
+struct hixl_link *hixl_link_tryget(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
 void hixl_link_put(struct hixl_link *l);
 void hixl_link_fail(struct hixl_link *l, int err);
 void hixl_link_abort(struct hixl_link *l, int err);
@@ -708,7 +718,7 @@ void hixl_xbatch_put(struct hixl_xbatch *b);
 void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonblock);
 void hixl_xbatch_cancel(struct hixl_xbatch *b);
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed);
-int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a);
+int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonblock);
 void hixl_xq_plan_begin(struct hixl_link *l);
 void hixl_xq_plan_end(struct hixl_link *l);
 bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied);
@@ -736,6 +746,7 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 void hixl_uring_end(struct hixl_xbatch *b);
 void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned int issue_flags);
+void hixl_uring_engine_destroy(struct hixl_engine *eng);
 
 /* engine.c */
 int hixl_setup_validate(const struct hixl_setup *a);

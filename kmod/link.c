@@ -1330,18 +1330,12 @@ static void hixl_link_cancel_release(struct hixl_link *l)
 		hixl_link_put(l);
 }
 
-/**
- * hixl_link_get() - the engine's link to a peer, with a reference
- * @eng:  the engine
- * @peer: the peer engine's name
- *
- * Return: the link, or NULL when there is none.
- */
-struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
+/* The engine's link to @peer with a reference, or NULL; links_lock held. */
+static struct hixl_link *hixl_link_find(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
 {
-	struct hixl_link *l, *found = NULL;
+	struct hixl_link *l;
 
-	mutex_lock(&eng->links_lock);
+	lockdep_assert_held(&eng->links_lock);
 	list_for_each_entry(l, &eng->links, node) {
 		bool named;
 
@@ -1350,13 +1344,52 @@ struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_socka
 		spin_unlock(&l->lock);
 		if (named) {
 			kref_get(&l->ref);
-			found = l;
-			break;
+			return l;
 		}
 	}
-	mutex_unlock(&eng->links_lock);
-	return found;
+	return NULL;
 }
+
+/**
+ * hixl_link_get() - the engine's link to a peer, with a reference
+ * @eng:  the engine
+ * @peer: the peer engine's name
+ *
+ * Context: process context; sleeps on the engine's links_lock.
+ * Return: the link, or NULL when there is none.
+ */
+struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
+{
+	struct hixl_link *l;
+
+	mutex_lock(&eng->links_lock);
+	l = hixl_link_find(eng, peer);
+	mutex_unlock(&eng->links_lock);
+	return l;
+}
+
+/**
+ * hixl_link_tryget() - hixl_link_get() for a caller that must not sleep
+ * @eng:  the engine
+ * @peer: the peer engine's name
+ *
+ * Context: process context that must not sleep on a lock (io_uring's
+ * IO_URING_F_NONBLOCK issue); takes links_lock only if it is free.
+ * Return: the link, with a reference; NULL when there is none;
+ * ERR_PTR(-EAGAIN) when links_lock is held (a CONNECT, an accepted link,
+ * a teardown or debugfs is walking or changing the list).
+ */
+struct hixl_link *hixl_link_tryget(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
+{
+	struct hixl_link *l;
+
+	if (!mutex_trylock(&eng->links_lock))
+		return ERR_PTR(-EAGAIN);
+	l = hixl_link_find(eng, peer);
+	mutex_unlock(&eng->links_lock);
+	return l;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_link_tryget);
 
 /**
  * hixl_engine_links_destroy() - tear down every link of an engine

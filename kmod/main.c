@@ -112,6 +112,7 @@ struct hixl_engine *hixl_engine_create(void)
 	hixl_engine_regions_init(eng);
 	spin_lock_init(&eng->xfer_lock);
 	INIT_LIST_HEAD(&eng->xfers);
+	INIT_LIST_HEAD(&eng->uring_saved);
 	mutex_init(&eng->cancel_mutex);
 	init_rwsem(&eng->rdma_sem);
 	if (current->mm) {
@@ -157,6 +158,7 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 	put_pid(eng->owner);
 	mem_cgroup_put(eng->memcg);
 	WARN_ON_ONCE(!list_empty(&eng->xfers));
+	hixl_uring_engine_destroy(eng);
 	mutex_destroy(&eng->cancel_mutex);
 	mutex_destroy(&eng->lock);
 	kfree(eng);
@@ -230,7 +232,7 @@ static int hixl_do_get_notifies(struct hixl_engine *eng, union hixl_cmd_arg *arg
 
 static int hixl_do_cancel(struct hixl_engine *eng, union hixl_cmd_arg *arg)
 {
-	return hixl_cmd_cancel(eng, &arg->cancel);
+	return hixl_cmd_cancel(eng, &arg->cancel, false);
 }
 
 #define HIXL_CMD(_nr, _cmd, _fn) \

@@ -13,7 +13,21 @@
  * the batch's result goes into the command's pdu and io_uring posts the CQE
  * from task work.  SEND_NOTIFY waits for the device, so io_uring's inline
  * issue (IO_URING_F_NONBLOCK) hands it to its worker threads with -EAGAIN;
- * CANCEL never waits.
+ * CANCEL never waits.  That inline issue takes no lock that sleeps: rdma_sem,
+ * links_lock, the engine lock, a link's rtable_lock and xq_mutex, and
+ * cancel_mutex are only tried, and a busy one punts the command the same way.
+ *
+ * A command is read from the SQE (and, on a 64-byte-SQE ring, from the user
+ * memory its struct hixl_uring_ptr names) once, at its first issue.  When
+ * that issue returns -EAGAIN the command as read is kept (struct
+ * hixl_uring_saved) and the reissue from io_uring's worker runs it, not what
+ * the SQE or the user memory say by then: both may be reused as soon as
+ * io_uring_submit() returned (uapi/hixl.h), and 6.12's io_uring even reissues
+ * a command from its SQ ring slot, not from the copy it made (its
+ * io_uring_cmd() copies the SQE on -EAGAIN but leaves cmd->sqe on the slot).
+ * The model is io_uring's own opcodes, which import what they need before
+ * they go async (io_req_prep_async() in 6.1), and btrfs's encoded-read
+ * URING_CMD, which keeps its state in the pdu across IORING_URING_CMD_REISSUE.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,9 +38,28 @@
 #include "hixl_priv.h"
 #include "compat.h"
 
-/* what a TRANSFER command carries while queued, in io_uring_cmd.pdu */
+/*
+ * Commands kept for a reissue, per engine.  Those io_uring drops instead of
+ * issuing them again (an IORING_OP_ASYNC_CANCEL of the punted request, the
+ * ring or the task exiting) stay until the engine goes: the cap keeps a
+ * process from making the kernel hold an unbounded number of them.
+ */
+#define HIXL_URING_SAVED_MAX	65536
+
+/**
+ * struct hixl_uring_saved - a command as its first issue read it
+ * @node: in the engine's uring_saved list, under its xfer_lock
+ * @arg:  the argument struct, decoded and checked by hixl_uring_decode()
+ */
+struct hixl_uring_saved {
+	struct list_head node;
+	union hixl_cmd_arg arg;
+};
+
+/* what a command carries between its issues and while queued, in io_uring_cmd.pdu */
 struct hixl_uring_pdu {
 	struct hixl_xbatch *b;	/* under the engine's xfer_lock; NULL once ended */
+	struct hixl_uring_saved *saved;	/* from an -EAGAIN to the reissue */
 	int ret;		/* the CQE's res */
 	u32 res2;		/* its big_cqe[0] */
 };
@@ -133,6 +166,93 @@ void hixl_uring_end(struct hixl_xbatch *b)
 	io_uring_cmd_complete_in_task(cmd, hixl_uring_task_done);
 }
 
+/**
+ * hixl_uring_save() - keep a command for io_uring's reissue of it
+ * @eng: the engine
+ * @cmd: the command, in its first issue, about to return -EAGAIN
+ * @arg: the command as that issue read it
+ *
+ * Marks @cmd as reissued (HIXL_URING_CMD_REISSUE) so that the next
+ * hixl_uring_cmd() takes @arg back with hixl_uring_restore() instead of
+ * reading the SQE and user memory again.
+ *
+ * Context: io_uring issue (may be IO_URING_F_NONBLOCK: a GFP_KERNEL
+ * allocation, as io_uring's own async data, but no lock that sleeps);
+ * takes the engine's xfer_lock.
+ * Return: 0;
+ *  -ENOMEM no memory for the copy;
+ *  -EBUSY  HIXL_URING_SAVED_MAX commands of this engine are kept already.
+ */
+static int hixl_uring_save(struct hixl_engine *eng, struct io_uring_cmd *cmd,
+			   const union hixl_cmd_arg *arg)
+{
+	struct hixl_uring_saved *s;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s)
+		return -ENOMEM;
+	s->arg = *arg;
+	spin_lock(&eng->xfer_lock);
+	if (eng->nr_uring_saved >= HIXL_URING_SAVED_MAX) {
+		spin_unlock(&eng->xfer_lock);
+		kfree(s);
+		return -EBUSY;
+	}
+	list_add_tail(&s->node, &eng->uring_saved);
+	eng->nr_uring_saved++;
+	spin_unlock(&eng->xfer_lock);
+	hixl_pdu(cmd)->saved = s;
+	cmd->flags |= HIXL_URING_CMD_REISSUE;
+	return 0;
+}
+
+/**
+ * hixl_uring_restore() - the command hixl_uring_save() kept, for its reissue
+ * @eng: the engine
+ * @cmd: the command, issued again (HIXL_URING_CMD_REISSUE set)
+ * @arg: out: the command as its first issue read it
+ *
+ * The copy is freed; a further -EAGAIN saves the command again.
+ *
+ * Context: io_uring issue; takes the engine's xfer_lock.
+ * Return: 0, or -EINVAL when nothing was kept (a reissue hixl did not ask
+ * for: never expected, and warned about).
+ */
+static int hixl_uring_restore(struct hixl_engine *eng, struct io_uring_cmd *cmd,
+			      union hixl_cmd_arg *arg)
+{
+	struct hixl_uring_saved *s = hixl_pdu(cmd)->saved;
+
+	if (WARN_ON_ONCE(!s))
+		return -EINVAL;
+	hixl_pdu(cmd)->saved = NULL;
+	spin_lock(&eng->xfer_lock);
+	list_del(&s->node);
+	eng->nr_uring_saved--;
+	spin_unlock(&eng->xfer_lock);
+	*arg = s->arg;
+	kfree(s);
+	return 0;
+}
+
+/**
+ * hixl_uring_engine_destroy() - free the commands no reissue took back
+ * @eng: the engine, being destroyed: no command of it is in flight (each
+ *       holds a reference to its file), so what is left on its uring_saved
+ *       list belongs to commands io_uring completed without issuing them
+ *       again (cancelled while waiting for a worker)
+ */
+void hixl_uring_engine_destroy(struct hixl_engine *eng)
+{
+	struct hixl_uring_saved *s, *tmp;
+
+	list_for_each_entry_safe(s, tmp, &eng->uring_saved, node) {
+		list_del(&s->node);
+		kfree(s);
+	}
+	eng->nr_uring_saved = 0;
+}
+
 #ifdef HIXL_HAVE_URING_CANCEL
 /* io_uring cancels @cmd (ring or process exit); may be called again. */
 static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
@@ -156,11 +276,17 @@ static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
  * @cmd:         the command; cmd_op is a HIXL_IOC_* number
  * @issue_flags: io_uring's IO_URING_F_* flags
  *
+ * The first issue reads the command (hixl_uring_decode()); when it cannot
+ * go on without sleeping (IO_URING_F_NONBLOCK) the command as read is kept
+ * (hixl_uring_save()) and -EAGAIN returned, and the reissue from io_uring's
+ * worker runs that copy (hixl_uring_restore()).
+ *
  * Context: io_uring issue: the submitting task (IO_URING_F_NONBLOCK), one
  * of io_uring's worker threads, or io_uring's cancelation (IO_URING_F_CANCEL).
  * Return: -EIOCBQUEUED (the CQE comes from io_uring_cmd_done(): res as
- * documented in uapi/hixl.h), -EAGAIN to be issued again from a worker,
- * or 0 for a cancelation.
+ * documented in uapi/hixl.h, and -ENOMEM or -EBUSY from hixl_uring_save()
+ * when a command that must wait cannot be kept), -EAGAIN to be issued again
+ * from a worker, or 0 for a cancelation.
  */
 int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
@@ -170,26 +296,35 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	u64 res2 = 0;
 	int ret;
 
+	BUILD_BUG_ON(HIXL_URING_CMD_REISSUE & IORING_URING_CMD_FIXED);
 #ifdef HIXL_HAVE_URING_CANCEL
+	BUILD_BUG_ON(HIXL_URING_CMD_REISSUE & IORING_URING_CMD_CANCELABLE);
 	if (issue_flags & IO_URING_F_CANCEL) {
 		hixl_uring_cancel(eng, cmd);
 		return 0;
 	}
 #endif
 	hixl_pdu(cmd)->b = NULL;
-	if (cmd->flags & IORING_URING_CMD_FIXED) {
-		ret = -EINVAL;		/* no registered buffers here */
-		goto done;
+	if (cmd->flags & HIXL_URING_CMD_REISSUE) {
+		ret = hixl_uring_restore(eng, cmd, &arg);
+		if (ret)
+			goto done;
+	} else {
+		hixl_pdu(cmd)->saved = NULL;
+		if (cmd->flags & IORING_URING_CMD_FIXED) {
+			ret = -EINVAL;		/* no registered buffers here */
+			goto done;
+		}
+		ret = hixl_uring_decode(cmd->cmd_op, hixl_uring_sqe_cmd(cmd),
+					issue_flags & IO_URING_F_SQE128, &arg);
+		if (ret)
+			goto done;
 	}
-	ret = hixl_uring_decode(cmd->cmd_op, hixl_uring_sqe_cmd(cmd),
-				issue_flags & IO_URING_F_SQE128, &arg);
-	if (ret)
-		goto done;
 	if (cmd->cmd_op == HIXL_IOC_SEND_NOTIFY && nonblock)
-		return -EAGAIN;		/* waits for the device: from a worker */
+		goto punt;		/* waits for the device: from a worker */
 	if (nonblock) {
 		if (!down_read_trylock(&eng->rdma_sem))
-			return -EAGAIN;
+			goto punt;
 	} else {
 		down_read(&eng->rdma_sem);
 	}
@@ -202,7 +337,7 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		ret = hixl_cmd_send_notify(eng, &arg.send_notify);
 		break;
 	case HIXL_IOC_CANCEL:
-		ret = hixl_cmd_cancel(eng, &arg.cancel);
+		ret = hixl_cmd_cancel(eng, &arg.cancel, nonblock);
 		if (!ret)
 			ret = arg.cancel.count;
 		break;
@@ -211,8 +346,17 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	if (ret == -EIOCBQUEUED)
 		return ret;		/* the batch's end completes it */
 	if (ret == -EAGAIN && nonblock)
-		return -EAGAIN;		/* io_uring issues it again from a worker */
+		goto punt;
 done:
 	io_uring_cmd_done(cmd, ret, res2, issue_flags);
 	return -EIOCBQUEUED;
+punt:
+	/* out fields (TRANSFER's failed) are set again by the reissue */
+	ret = hixl_uring_save(eng, cmd, &arg);
+	if (ret) {
+		if (cmd->cmd_op == HIXL_IOC_TRANSFER)
+			res2 = arg.transfer.count;	/* no descriptor to blame */
+		goto done;
+	}
+	return -EAGAIN;		/* io_uring issues it again from a worker */
 }

@@ -281,8 +281,9 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
  * @eng:      the engine
  * @a:        the TRANSFER; out: failed, the descriptor to blame on error
  *            (@a->count when none is)
- * @nonblock: return -EAGAIN rather than wait for a busy engine lock, for
- *            the device (MR activation) or for staging
+ * @nonblock: return -EAGAIN rather than wait for a busy links_lock, engine
+ *            lock or rtable_lock, for the device (MR activation) or for
+ *            staging
  * @p:        out: the descriptors, the direct pieces and the staged ones
  *
  * Copies the descriptors, sorts them into staged and direct, activates the
@@ -314,7 +315,9 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 	ret = hixl_transfer_validate(eng, a);
 	if (ret)
 		return ret;
-	l = hixl_link_get(eng, &a->remote);
+	l = nonblock ? hixl_link_tryget(eng, &a->remote) : hixl_link_get(eng, &a->remote);
+	if (IS_ERR(l))
+		return PTR_ERR(l);	/* -EAGAIN: links_lock busy */
 	if (!l)
 		return -ENOTCONN;
 	p->l = l;
@@ -553,3 +556,4 @@ out:
 	hixl_xprep_free(eng, &p);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_transfer_async);

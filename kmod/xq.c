@@ -625,15 +625,20 @@ void hixl_link_xq_close(struct hixl_link *l)
 
 /**
  * hixl_cmd_cancel() - HIXL_IOC_CANCEL: cancel the engine's batches with a tag
- * @eng: the engine
- * @a:   in: tag (non-zero), flags 0, reserved 0; out: count
+ * @eng:      the engine
+ * @a:        in: tag (non-zero), flags 0, reserved 0; out: count
+ * @nonblock: the caller must not sleep (io_uring's inline issue): return
+ *            -EAGAIN rather than wait for another CANCEL's cancel_mutex
  *
- * Context: process context.
+ * Context: process context; sleeps on the engine's cancel_mutex unless
+ * @nonblock.
  * Return: 0 (count may be 0: nothing with that tag is running);
  *  -EINVAL for tag 0, flags or reserved fields;
- *  -EPERM when the caller is not the engine's process (a forked child).
+ *  -EPERM when the caller is not the engine's process (a forked child);
+ *  -EAGAIN with @nonblock, when another CANCEL holds cancel_mutex (nothing
+ *          was cancelled).
  */
-int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a)
+int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonblock)
 {
 	struct hixl_xbatch *b, *tmp;
 	LIST_HEAD(found);
@@ -644,7 +649,12 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a)
 		return -EINVAL;
 	if (!eng->mm || current->mm != eng->mm)
 		return -EPERM;
-	mutex_lock(&eng->cancel_mutex);		/* owns every cancel_node */
+	if (nonblock) {
+		if (!mutex_trylock(&eng->cancel_mutex))
+			return -EAGAIN;
+	} else {
+		mutex_lock(&eng->cancel_mutex);	/* owns every cancel_node */
+	}
 	spin_lock(&eng->xfer_lock);
 	list_for_each_entry(b, &eng->xfers, eng_node) {
 		if (b->tag != a->tag)

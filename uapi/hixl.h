@@ -450,13 +450,22 @@ struct hixl_get_notifies {
  * must be 0).  On a ring with 64-byte SQEs, sqe->cmd (16 bytes) holds a
  * struct hixl_uring_ptr that points to the struct.  Either way the struct
  * is read once, at submission, and may be reused as soon as
- * io_uring_submit() returns; out fields are not written back.
+ * io_uring_submit() returns; a command that then waits for io_uring's
+ * worker threads runs as it was read.  (An SQE with IOSQE_ASYNC, or one
+ * that waits behind IOSQE_IO_LINK or IOSQE_IO_DRAIN, is first issued
+ * later, by io_uring: keep its struct until its CQE.)  What the struct
+ * points to - TRANSFER's descriptors, SEND_NOTIFY's name and message - is
+ * read when the command runs: keep it until the CQE.  Out fields are not
+ * written back.
  *
  * The CQE: res is 0 or -errno, as the ioctl would return (TRANSFER: also
  * -ETIMEDOUT when @timeout_ms passed, -ECANCELED when cancelled by CANCEL,
- * by io_uring at ring exit, or by the process being killed).  On a ring
- * created with IORING_SETUP_CQE32, big_cqe[0] is what the ioctl writes to
- * hixl_transfer.failed: @count on success, else the failing descriptor.
+ * by io_uring at ring exit, or by the process being killed; any command:
+ * -EBUSY when 65536 commands of the engine wait for io_uring's worker
+ * threads already, -ENOMEM when a command that must wait cannot be kept).
+ * On a ring created with IORING_SETUP_CQE32, big_cqe[0] is what the ioctl
+ * writes to hixl_transfer.failed: @count on success, else the failing
+ * descriptor.
  */
 
 /**

@@ -3,10 +3,14 @@
  * uring_kunit.c - KUnit suite hixl_uring: URING_CMD argument decoding from
  * SQE images (hixl_uring_decode()): the SQE128 area, the 64-byte SQE's
  * struct hixl_uring_ptr against real user memory (kunit_vm_mmap()), sizes,
- * reserved bytes, unknown and control-path command numbers; and CANCEL's
- * own field checks.
+ * reserved bytes, unknown and control-path command numbers; CANCEL's
+ * own field checks; and io_uring's inline issue (IO_URING_F_NONBLOCK)
+ * coming back with -EAGAIN, not sleeping, on a lock another thread holds.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/in.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 
@@ -136,7 +140,7 @@ static void hixl_uring_cancel_fields(struct kunit *test)
 
 	eng = hixl_engine_create();	/* no mm yet: not a process's engine */
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eng);
-	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), -EPERM);
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, false), -EPERM);
 	hixl_engine_destroy(eng);
 
 	/* kunit_vm_mmap() gives the test thread an mm: the engine is ours */
@@ -146,17 +150,137 @@ static void hixl_uring_cancel_fields(struct kunit *test)
 	eng = hixl_engine_create();
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eng);
 	c.count = 5;			/* an out field: ignored, then written */
-	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), 0);
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, false), 0);
 	KUNIT_EXPECT_EQ(test, c.count, 0U);
 	c.tag = 0;
-	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, false), -EINVAL);
 	c.tag = 9;
 	c.flags = 1;
-	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, false), -EINVAL);
 	c.flags = 0;
 	c.reserved[0] = 1;
-	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, false), -EINVAL);
 	hixl_engine_destroy(eng);
+}
+
+/*
+ * Another thread holds a mutex for up to HIXL_HOLD_MS: the non-blocking
+ * path must return while it still does.  A path that sleeps on the mutex
+ * returns only after the holder gave up (@released set), and then with
+ * whatever follows (a TRANSFER's -ENOTCONN: the engine has no link).
+ */
+#define HIXL_HOLD_MS	2000
+
+struct hixl_holder {
+	struct mutex *m;
+	struct completion locked;	/* the holder has the mutex */
+	struct completion release;	/* the test is done with it */
+	struct completion done;		/* the holder let go */
+	bool released;
+};
+
+static int hixl_holder_fn(void *data)
+{
+	struct hixl_holder *h = data;
+
+	mutex_lock(h->m);
+	complete(&h->locked);
+	wait_for_completion_timeout(&h->release, msecs_to_jiffies(HIXL_HOLD_MS));
+	WRITE_ONCE(h->released, true);
+	mutex_unlock(h->m);
+	complete(&h->done);
+	return 0;
+}
+
+static void hixl_hold(struct kunit *test, struct hixl_holder *h, struct mutex *m)
+{
+	struct task_struct *t;
+
+	h->m = m;
+	h->released = false;
+	init_completion(&h->locked);
+	init_completion(&h->release);
+	init_completion(&h->done);
+	t = kthread_run(hixl_holder_fn, h, "hixl-kunit-hold");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&h->locked);
+}
+
+static void hixl_unhold(struct hixl_holder *h)
+{
+	complete(&h->release);
+	wait_for_completion(&h->done);
+}
+
+/* An engine of the test thread (it has an mm) that passes TRANSFER's checks. */
+static struct hixl_engine *hixl_nonblock_engine(struct kunit *test)
+{
+	struct hixl_engine *eng;
+	unsigned long u;
+
+	u = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, u, 0UL, "kunit_vm_mmap failed");
+	eng = hixl_engine_create();
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eng);
+	/* set up as far as hixl_transfer_validate() looks: it has RDMA state */
+	eng->rdma = kunit_kzalloc(test, sizeof(*eng->rdma), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, eng->rdma);
+	return eng;
+}
+
+static void hixl_nonblock_engine_destroy(struct hixl_engine *eng)
+{
+	eng->rdma = NULL;		/* not a real one */
+	hixl_engine_destroy(eng);
+}
+
+/* TRANSFER: the engine's links_lock (hixl_link_get()) busy */
+static void hixl_uring_nonblock_links_lock(struct kunit *test)
+{
+	struct hixl_op_desc d = { .local_addr = 0x1000, .remote_addr = 0x2000, .len = 8 };
+	struct hixl_transfer t = {
+		.op = HIXL_OP_WRITE, .descs = (uintptr_t)&d, .count = 1, .timeout_ms = 1000,
+	};
+	struct hixl_engine *eng = hixl_nonblock_engine(test);
+	struct hixl_holder h;
+	bool released;
+	int ret;
+
+	t.remote.family = AF_INET;
+	t.remote.port = 16999;
+	t.remote.addr[0] = 10;
+	t.remote.addr[3] = 1;
+	hixl_hold(test, &h, &eng->links_lock);
+	ret = hixl_transfer_async(eng, &t, NULL, true, 0);
+	released = READ_ONCE(h.released);
+	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
+	KUNIT_EXPECT_FALSE_MSG(test, released, "slept on links_lock until its holder let go");
+	hixl_unhold(&h);
+	/* and without the contention: no link to that peer */
+	KUNIT_EXPECT_EQ(test, hixl_transfer_async(eng, &t, NULL, true, 0), -ENOTCONN);
+	hixl_nonblock_engine_destroy(eng);
+}
+
+/* CANCEL: another CANCEL's cancel_mutex */
+static void hixl_uring_nonblock_cancel_mutex(struct kunit *test)
+{
+	struct hixl_engine *eng = hixl_nonblock_engine(test);
+	struct hixl_cancel c = { .tag = 9 };
+	struct hixl_holder h;
+	bool released;
+	int ret;
+
+	hixl_hold(test, &h, &eng->cancel_mutex);
+	ret = hixl_cmd_cancel(eng, &c, true);
+	released = READ_ONCE(h.released);
+	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
+	KUNIT_EXPECT_FALSE_MSG(test, released, "slept on cancel_mutex until its holder let go");
+	hixl_unhold(&h);
+	c.count = 5;
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, true), 0);
+	KUNIT_EXPECT_EQ(test, c.count, 0U);
+	hixl_nonblock_engine_destroy(eng);
 }
 
 static struct kunit_case hixl_uring_cases[] = {
@@ -165,6 +289,8 @@ static struct kunit_case hixl_uring_cases[] = {
 	KUNIT_CASE_PARAM(hixl_uring_ops, hixl_uring_op_gen_params),
 	KUNIT_CASE(hixl_uring_ptr_user),
 	KUNIT_CASE(hixl_uring_cancel_fields),
+	KUNIT_CASE(hixl_uring_nonblock_links_lock),
+	KUNIT_CASE(hixl_uring_nonblock_cancel_mutex),
 	{}
 };
 

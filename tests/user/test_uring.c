@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <liburing.h>
 #include <pthread.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +41,9 @@ void test_uring_ring_close(void);
 void test_uring_killed(void);
 void test_uring_then_connect(void);
 void test_uring_cancel_race(void);
+void test_uring_reissue_ptr(void);
+void test_uring_reissue_sqe128(void);
+void test_uring_reissue_dropped(void);
 
 static void *buf(size_t len)
 {
@@ -848,6 +853,252 @@ void test_uring_cancel_race(void)
 	CHECK_EQ(vm_pin_kb(), pin0);
 }
 
+/*
+ * io_uring's worker pool held: at most one bound worker for this thread's
+ * rings (IORING_REGISTER_IOWQ_MAX_WORKERS), kept in an openat() of a FIFO
+ * (IOSQE_ASYNC issues it from that worker, where opening a FIFO for reading
+ * waits for a writer).  A command punted to the workers meanwhile (its
+ * inline issue returned -EAGAIN) waits behind it until iowq_release()
+ * opens the write end.  The openat's CQE has user_data IOWQ_HOLD_UD.
+ */
+#define IOWQ_HOLD_UD 1000
+
+static int iowq_hold(struct io_uring *r, char *path, size_t size)
+{
+	unsigned int max[2] = { 1, 1 };	/* bound, unbound */
+	struct io_uring_sqe *sqe;
+	int ret;
+
+	snprintf(path, size, "/tmp/hixl-iowq-%d", (int)getpid());
+	unlink(path);
+	if (mkfifo(path, 0600))
+		return -errno;
+	ret = io_uring_register_iowq_max_workers(r, max);
+	if (ret)
+		return ret;
+	sqe = io_uring_get_sqe(r);
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_openat(sqe, AT_FDCWD, path, O_RDONLY, 0);
+	sqe->flags |= IOSQE_ASYNC;
+	sqe->user_data = IOWQ_HOLD_UD;
+	ret = io_uring_submit(r);
+	return ret == 1 ? 0 : ret < 0 ? ret : -EIO;
+}
+
+static int iowq_release(const char *path)
+{
+	int fd = open(path, O_WRONLY);	/* the worker is the reader */
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlink(path);
+	return 0;
+}
+
+/* Wait for n CQEs: res[user_data] for user_data < IOWQ_HOLD_UD; the openat's fd is closed. */
+static int reap_held(struct io_uring *r, unsigned int n, int *res, uint64_t *res2)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct __kernel_timespec ts = { .tv_sec = 60 };
+		struct io_uring_cqe *cqe;
+
+		if (io_uring_wait_cqe_timeout(r, &cqe, &ts))
+			return -1;
+		if (cqe->user_data == IOWQ_HOLD_UD) {
+			if (cqe->res >= 0)
+				close(cqe->res);
+		} else if (cqe->user_data < IOWQ_HOLD_UD) {
+			res[cqe->user_data] = cqe->res;
+			if (res2)
+				res2[cqe->user_data] = (r->flags & IORING_SETUP_CQE32) ?
+						       cqe->big_cqe[0] : 0;
+		}
+		io_uring_cqe_seen(r, cqe);
+	}
+	return 0;
+}
+
+/*
+ * Two engines with staging pools (4 x 8 MiB) and a registration at B: a
+ * 64 KiB descriptor from A's unregistered memory is staged, so io_uring's
+ * inline issue of its TRANSFER returns -EAGAIN and io_uring issues it again
+ * from a worker.
+ */
+struct staged {
+	int a, b;
+	uint16_t port_b;
+	unsigned char *src, *rb;
+	size_t len;
+};
+
+static int staged_setup(struct staged *g, uint16_t port_a, uint16_t port_b)
+{
+	g->len = 256 * KiB;
+	g->port_b = port_b;
+	g->src = buf(g->len);
+	g->rb = buf(g->len);
+	g->a = hx_engine(port_a, 4, 8);
+	g->b = g->a >= 0 ? hx_engine(port_b, 4, 8) : -1;
+	if (!g->src || !g->rb || g->a < 0 || g->b < 0)
+		return -1;
+	fill(g->src, g->len, 31);
+	memset(g->rb, 0, g->len);
+	if (reg_mem(g->b, g->rb, g->len, 0, NULL) || hx_connect(g->a, port_b, 5000))
+		return -1;
+	return 0;
+}
+
+/* Queue a staged WRITE of 64 KiB at offset off (@t and @ptr stay the caller's). */
+static void staged_prep(struct staged *g, struct io_uring *r, struct hixl_op_desc *d,
+			struct hixl_transfer *t, struct hixl_uring_ptr *ptr, size_t off,
+			uint64_t user_data, struct io_uring_sqe **sqe_out)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(r);
+
+	d->local_addr = (uintptr_t)(g->src + off);	/* unregistered and small: staged */
+	d->remote_addr = (uintptr_t)(g->rb + off);
+	d->len = 64 * KiB;
+	*t = xfer_arg(g->port_b, HIXL_OP_WRITE, d, 1, 30000, 0);
+	if (r->flags & IORING_SETUP_SQE128) {
+		prep_cmd(r, sqe, g->a, HIXL_IOC_TRANSFER, t, sizeof(*t), user_data);
+	} else {
+		memset(ptr, 0, sizeof(*ptr));
+		ptr->addr = (uintptr_t)t;
+		ptr->len = sizeof(*t);
+		prep_cmd(r, sqe, g->a, HIXL_IOC_TRANSFER, ptr, sizeof(*ptr), user_data);
+	}
+	if (sqe_out)
+		*sqe_out = sqe;
+}
+
+/* No CQE yet: the command waits for the one worker, held in the FIFO's open. */
+static int still_waiting(struct io_uring *r)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	usleep(100000);
+	ret = io_uring_peek_cqe(r, &cqe);
+	if (!ret)
+		printf("#   CQE %llu (res %d) while the workers were held\n",
+		       (unsigned long long)cqe->user_data, cqe->res);
+	return ret == -EAGAIN;
+}
+
+/*
+ * Between the inline issue's -EAGAIN and the reissue (workers held), the
+ * process makes the command it submitted invalid (count 0) where the
+ * kernel could read it again: the struct behind the hixl_uring_ptr on a
+ * 64-byte-SQE ring, the SQE's slot in the SQ ring on an SQE128 ring (both
+ * may be reused once io_uring_submit() returned, uapi/hixl.h).  The
+ * command as submitted must be the one that runs: CQE 0 and the bytes at
+ * the peer.
+ */
+static void reissue(int big, uint16_t port_a, uint16_t port_b)
+{
+	struct io_uring_sqe *sqe;
+	struct hixl_uring_ptr ptr;
+	struct hixl_transfer t;
+	struct hixl_op_desc d;
+	struct io_uring r;
+	struct staged g;
+	char fifo[64];
+	int res[1] = { 1 }, waited;
+	uint64_t res2[1] = { 0 };
+
+	REQUIRE(staged_setup(&g, port_a, port_b) == 0);
+	REQUIRE(ring_init(&r, 8, big) == 0);
+	REQUIRE(iowq_hold(&r, fifo, sizeof(fifo)) == 0);
+	staged_prep(&g, &r, &d, &t, &ptr, 0, 0, &sqe);
+	REQUIRE(io_uring_submit(&r) == 1);
+	/* submitted: what the process does with this memory now is its business */
+	if (big)
+		((struct hixl_transfer *)sqe->cmd)->count = 0;
+	else
+		t.count = 0;
+	waited = still_waiting(&r);
+	REQUIRE(iowq_release(fifo) == 0);
+	REQUIRE(reap_held(&r, 2, res, res2) == 0);
+	io_uring_queue_exit(&r);
+	printf("#   %s ring: TRANSFER res %d (failed %llu)\n", big ? "SQE128" : "64-byte SQE",
+	       res[0], (unsigned long long)res2[0]);
+	CHECK(waited);			/* it was punted */
+	CHECK_EQ(res[0], 0);		/* count 0 would be -EINVAL */
+	if (big)
+		CHECK_EQ(res2[0], 1);
+	CHECK_EQ(hx_first_diff(g.src, g.rb, 64 * KiB), -1);
+	close(g.a);
+	close(g.b);
+}
+
+void test_uring_reissue_ptr(void)
+{
+	reissue(0, 16215, 16216);
+}
+
+void test_uring_reissue_sqe128(void)
+{
+	reissue(1, 16217, 16218);
+}
+
+/*
+ * A punted command io_uring drops instead of issuing it again (an
+ * IORING_OP_ASYNC_CANCEL while it waits for a worker): the copy its first
+ * issue kept is freed with the engine (kmemleak on the debug kernel), and
+ * the next command, first issued from a worker (IOSQE_ASYNC) in what is
+ * likely the same io_uring request slot, is read afresh, not taken for the
+ * dropped one's reissue.
+ */
+void test_uring_reissue_dropped(void)
+{
+	struct hixl_uring_ptr ptr[2];
+	struct hixl_transfer t[2];
+	struct hixl_op_desc d[2];
+	struct io_uring_sqe *sqe;
+	struct io_uring r;
+	struct staged g;
+	char fifo[64];
+	int res[3] = { 1, 1, 1 }, waited;
+
+	REQUIRE(staged_setup(&g, 16219, 16220) == 0);
+	REQUIRE(ring_init(&r, 8, 0) == 0);
+	REQUIRE(iowq_hold(&r, fifo, sizeof(fifo)) == 0);
+	staged_prep(&g, &r, &d[0], &t[0], &ptr[0], 0, 0, NULL);
+	REQUIRE(io_uring_submit(&r) == 1);
+	waited = still_waiting(&r);
+	sqe = io_uring_get_sqe(&r);
+	REQUIRE(sqe);
+	io_uring_prep_cancel64(sqe, 0, 0);
+	sqe->user_data = 1;
+	REQUIRE(io_uring_submit(&r) == 1);
+	REQUIRE(iowq_release(fifo) == 0);
+	REQUIRE(reap_held(&r, 3, res, NULL) == 0);
+	printf("#   punted TRANSFER %d, ASYNC_CANCEL %d\n", res[0], res[1]);
+	CHECK(waited);
+	CHECK_EQ(res[0], -ECANCELED);
+	CHECK_EQ(res[1], 0);
+
+	staged_prep(&g, &r, &d[1], &t[1], &ptr[1], 64 * KiB, 2, &sqe);
+	sqe->flags |= IOSQE_ASYNC;
+	REQUIRE(io_uring_submit(&r) == 1);
+	REQUIRE(reap_held(&r, 1, res, NULL) == 0);
+	printf("#   next TRANSFER (IOSQE_ASYNC) %d\n", res[2]);
+	CHECK_EQ(res[2], 0);
+	CHECK_EQ(hx_first_diff(g.src + 64 * KiB, g.rb + 64 * KiB, 64 * KiB), -1);
+	for (size_t i = 0; i < 64 * KiB; i++) {
+		if (g.rb[i]) {
+			printf("#   the dropped TRANSFER wrote byte %zu\n", i);
+			ht_failures++;
+			break;
+		}
+	}
+	io_uring_queue_exit(&r);
+	close(g.a);
+	close(g.b);
+}
+
 const struct ht_test uring_tests[] = {
 	{ "uring_decode", test_uring_decode },
 	{ "uring_inflight", test_uring_inflight },
@@ -858,5 +1109,8 @@ const struct ht_test uring_tests[] = {
 	{ "uring_killed", test_uring_killed },
 	{ "uring_then_connect", test_uring_then_connect },
 	{ "uring_cancel_race", test_uring_cancel_race },
+	{ "uring_reissue_ptr", test_uring_reissue_ptr },
+	{ "uring_reissue_sqe128", test_uring_reissue_sqe128 },
+	{ "uring_reissue_dropped", test_uring_reissue_dropped },
 	{ NULL, NULL },
 };
