@@ -512,7 +512,7 @@ static int hixl_test_canceller_fn(void *arg)
 	kthread_use_mm(c->mm);
 	while (!kthread_should_stop()) {
 		struct hixl_cancel a = { .tag = c->tag };
-		int ret = hixl_cmd_cancel(c->eng, &a);
+		int ret = hixl_cmd_cancel(c->eng, &a, false);
 
 		if (ret && !c->err)
 			c->err = ret;

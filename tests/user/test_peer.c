@@ -148,11 +148,22 @@ static void peer_hello_twice(void)
 static void peer_impostor(void)
 {
 	struct hixl_wire_hello *h;
+	struct timespec t0;
 	struct hp p;
 	int v = victim(20010);
 
 	REQUIRE(v >= 0);
 	REQUIRE(hp_connect(&p, 20010, 0, 0) == 0);
+	/*
+	 * Once the engine's table came in, its side of the connection is
+	 * established (RDMA CM ESTABLISHED ran its setup work), so that its
+	 * disconnect reaches us as DISCONNECTED; a link closed before that
+	 * is rejected instead, which a peer already connected does not see.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!p.table_end && hx_ms_since(&t0) < 10000)
+		hp_pump(&p, 100);
+	REQUIRE(p.table_end);
 	h = (void *)p.tx;
 	memset(h, 0, sizeof(*h));
 	h->engine.family = htole16(AF_INET);
