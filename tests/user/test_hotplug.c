@@ -272,9 +272,11 @@ static int rdma_dellink(uint32_t idx)
  * CPU and no preemption: there the close does not yield while it frees its
  * registrations, so the old race does not show, but lockdep sees the
  * removal wait for the close.)  Engine S, left open, is detached by the
- * removal.  The removal succeeds, the close returns, S answers -ENODEV and
- * keeps its registration, nothing stays pinned, and once rxe0 is back a new
- * pair links and moves bytes.
+ * removal while a thread CONNECTs it to a port nobody listens on (issue 18,
+ * item 2: the removal freed the link under that CONNECT).  The removal
+ * succeeds, the close returns, the CONNECT ends with -ENODEV, S answers
+ * -ENODEV and keeps its registration, nothing stays pinned, and once rxe0
+ * is back a new pair links and moves bytes.
  */
 #define CVR_LEN		(32 * MiB)
 #define CVR_PORT	16310
@@ -284,6 +286,20 @@ struct closer {
 	volatile int started;	/* about to close */
 	double ms;		/* the close took */
 };
+
+/* S's CONNECT to a port nobody listens on, under way when the device goes */
+struct dead_connect {
+	int fd;
+	long ret;
+};
+
+static void *dead_connect_run(void *arg)
+{
+	struct dead_connect *dc = arg;
+
+	dc->ret = hx_connect(dc->fd, CVR_PORT + 1, 30000);
+	return NULL;
+}
 
 static void *closer_run(void *arg)
 {
@@ -306,8 +322,9 @@ void test_close_vs_device_removal(void)
 	unsigned char *cm, *sm, *src, *dst;
 	struct hixl_op_desc d;
 	struct hixl_stats st;
+	struct dead_connect dc;
 	struct closer c;
-	pthread_t th;
+	pthread_t th, ct;
 	int idx, s, rc, a, b;
 	double t0, del_ms;
 
@@ -334,6 +351,10 @@ void test_close_vs_device_removal(void)
 		REQUIRE(reg_mem(c.fd, cm + k * CVR_LEN, CVR_LEN, 0, NULL) == 0);
 	REQUIRE(hx_connect(c.fd, CVR_PORT, 5000) == 0);	/* a link to tear down too */
 
+	dc.fd = s;
+	dc.ret = 1;
+	REQUIRE(pthread_create(&ct, NULL, dead_connect_run, &dc) == 0);
+	usleep(200000);		/* refused and retried by now */
 	REQUIRE(pthread_create(&th, NULL, closer_run, &c) == 0);
 	while (!c.started)
 		usleep(100);
@@ -342,9 +363,11 @@ void test_close_vs_device_removal(void)
 	rc = rdma_dellink(idx);
 	del_ms = now_ms() - t0;
 	pthread_join(th, NULL);
-	printf("#   rxe0 deleted (%d) in %.0f ms; the engine's close took %.0f ms\n", rc, del_ms,
-	       c.ms);
+	pthread_join(ct, NULL);
+	printf("#   rxe0 deleted (%d) in %.0f ms; the engine's close took %.0f ms; "
+	       "the CONNECT under way: %ld\n", rc, del_ms, c.ms, dc.ret);
 	CHECK_EQ(rc, 0);
+	CHECK_EQ(dc.ret, -ENODEV);
 	CHECK(access("/sys/class/infiniband/rxe0", F_OK) != 0);
 
 	/* S stays, without its device */
