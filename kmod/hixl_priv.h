@@ -11,6 +11,9 @@
  *   hixl_engines_lock (main.c)  >  hixl_engine.rdma_sem (read: every command;
  *   write: the device going away, engine.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
  *   >  hixl_proc.lock  >  hixl_region.lock
+ * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
+ * and hixl_link.post_mutex (hixl_link_destroy() waits for the link's works,
+ * which take them, under cm_mutex).
  * mmu_interval_notifier_remove() is called with hixl_engine.lock held; the
  * notifier callback takes only hixl_region.lock, so that cannot deadlock.
  * Transfer queue: hixl_link.xq_mutex  >  hixl_link.xq_lock; hixl_engine.
@@ -412,11 +415,17 @@ struct hixl_stbuf {
  * @cm_kind:    HIXL_CM_LINK (see struct hixl_rdma)
  * @eng:        the engine
  * @node:       in @eng->links, under @eng->links_lock
- * @ref:        the engine's list holds one; users (transfers) take one
+ * @ref:        the engine's list holds one; users (transfers, the CONNECT
+ *              that made the link, for its whole run) take one
  * @active:     we connected (CONNECT); else accepted from our listener
  * @peer:       the peer engine's name; set at CONNECT or by its HELLO
  * @named:      @peer is known
  * @cm_id, @cq, @qp: the connection
+ * @cm_mutex:   protects @cm_id and the making of the QP side of an active
+ *              link: CONNECT holds it over each attempt (it creates, uses
+ *              and, after a refusal, frees them) and starts none once the
+ *              link is CLOSED; hixl_link_destroy() holds it while it frees
+ *              them.  The CM handler does not take it.
  * @lock:       protects @state, @err and the CM event slot below
  * @state:      enum hixl_link_state
  * @err:        why the link broke (-errno), for the next caller
@@ -478,6 +487,7 @@ struct hixl_link {
 	struct rdma_cm_id *cm_id;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
+	struct mutex cm_mutex;
 	spinlock_t lock;
 	int state;
 	int err;
