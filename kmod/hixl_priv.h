@@ -9,7 +9,8 @@
  *
  * Lock order (outer first):
  *   hixl_engines_lock (main.c)  >  hixl_engine.rdma_sem (read: every command;
- *   write: the device going away, engine.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
+ *   write: the device going away, engine.c, and the engine's own teardown,
+ *   main.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
  *   >  hixl_proc.lock  >  hixl_region.lock
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.post_mutex (hixl_link_destroy() waits for the link's works,
@@ -243,7 +244,8 @@ struct hixl_rdma {
  * @lock:       serialises REG_MEM/DEREG_MEM and the invalidation work;
  *              protects @regions (writes) and the region fields that those
  *              change (@pages, @npages, @in_tree)
- * @node:       in hixl_engines (main.c), for debugfs
+ * @node:       in hixl_engines (main.c), for debugfs and device removal
+ *              (engine.c), until its RDMA objects are freed
  * @id:         engine number, for debugfs and tracepoints
  * @owner:      thread-group leader of the opener
  * @mm:         the opener's mm (mmgrab()); memory commands from another mm
@@ -260,6 +262,13 @@ struct hixl_rdma {
  * @links_lock: protects @links and @nr_links (a mutex: RDMA CM handlers
  *              that add accepted links may sleep); nests inside @lock
  * @links:      struct hixl_link of this engine, connecting or connected
+ * @rdma_sem:   read: held by every command, so the device side (@rdma, the
+ *              links' QPs, the MRs) cannot go away under one; write: held
+ *              while that side is freed, by a device removal
+ *              (hixl_engine_detach()) and by hixl_engine_destroy(), which
+ *              takes it under hixl_engines_lock before the engine leaves
+ *              hixl_engines, so a removal waits for it
+ * @rdma_gone:  the device was removed (commands get -ENODEV)
  * @notify_lock: protects @notifies, @notify_dropped and every link's
  *              @notify_pending
  * @notifies:   received notifications (struct hixl_notify_ent), oldest first

@@ -48,7 +48,11 @@ module_param_named(max_links, hixl_max_links, uint, 0644);
 MODULE_PARM_DESC(max_links, "links per engine (default 512)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
 
-/* Every open engine, for debugfs; hixl_engines_lock protects the list. */
+/*
+ * Every open engine, for debugfs and device removal (hixl_ib_remove()); an
+ * engine leaves once its RDMA objects are freed.  hixl_engines_lock protects
+ * the list.
+ */
 DEFINE_MUTEX(hixl_engines_lock);
 LIST_HEAD(hixl_engines);
 static u64 hixl_next_engine_id;	/* under hixl_engines_lock */
@@ -107,20 +111,33 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_engine_create);
  * hixl_engine_destroy() - release everything an engine holds
  * @eng: engine from hixl_engine_create(); NULL is ignored
  *
- * Context: process context, may sleep.  No command may be running on @eng.
+ * The engine stays on hixl_engines until its RDMA objects (listener, links,
+ * MRs, PD) are gone, and frees them holding its rdma_sem for writing, taken
+ * under hixl_engines_lock: a device removal (hixl_ib_remove(), which walks
+ * hixl_engines under that lock) has either detached the engine before, or
+ * finds it and waits on rdma_sem until they are freed, so the device cannot
+ * be unregistered under them.
+ *
+ * Context: process context, may sleep; takes hixl_engines_lock, then the
+ * engine's rdma_sem (for writing, which never waits: no command may be
+ * running on @eng).
  */
 void hixl_engine_destroy(struct hixl_engine *eng)
 {
 	if (!eng)
 		return;
 	mutex_lock(&hixl_engines_lock);
-	list_del(&eng->node);
+	down_write(&eng->rdma_sem);
 	mutex_unlock(&hixl_engines_lock);
 	hixl_engine_rdma_stop(eng);		/* no new links */
 	hixl_engine_links_destroy(eng);
 	hixl_engine_notifies_destroy(eng);
 	hixl_engine_regions_destroy(eng);
 	hixl_engine_rdma_destroy(eng);
+	up_write(&eng->rdma_sem);
+	mutex_lock(&hixl_engines_lock);
+	list_del(&eng->node);
+	mutex_unlock(&hixl_engines_lock);
 	hixl_proc_put(eng->proc);
 	if (eng->mm)
 		mmdrop(eng->mm);
