@@ -250,10 +250,12 @@ void hixl_engine_rdma_stop(struct hixl_engine *eng)
  * hixl_engine_rdma_destroy() - release the device side of an engine
  * @eng: the engine, whose links and regions (and so MRs) are gone already
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; @eng->rdma_sem held for writing
+ * (hixl_engine_destroy()), so a device removal waits for this.
  */
 void hixl_engine_rdma_destroy(struct hixl_engine *eng)
 {
+	lockdep_assert_held_write(&eng->rdma_sem);
 	if (!eng->rdma)
 		return;
 	hixl_rdma_free(eng->rdma);
@@ -277,8 +279,8 @@ int hixl_engine_no_rdma(struct hixl_engine *eng)
  * - listener, links (their batches end, their QPs flush), MRs, PD - and
  * leave the engine as if never set up (its registrations stay pinned; a
  * later SETUP on another device makes their MRs again).  Commands get
- * -ENODEV until then.  hixl_engines_lock held: the engine cannot be
- * destroyed meanwhile.
+ * -ENODEV until then.  hixl_engines_lock held: hixl_engine_destroy()
+ * cannot begin its teardown meanwhile (it takes rdma_sem under that lock).
  */
 static void hixl_engine_detach(struct hixl_engine *eng)
 {
@@ -318,7 +320,12 @@ static int hixl_ib_add(struct ib_device *ibdev)
  * Called before RDMA CM's own remove (clients go in reverse order of
  * registration), so our CM ids, QPs, MRs and PD on @ibdev are gone before
  * the core looks for leftovers (model: drivers/nvme/host/rdma.c,
- * nvme_rdma_remove_one()).
+ * nvme_rdma_remove_one()).  An engine being closed is still on
+ * hixl_engines and holds its rdma_sem for writing until it has freed its
+ * own: taking it for reading waits for that (hixl_engine_destroy()).
+ *
+ * Context: process context, may sleep; takes hixl_engines_lock, then each
+ * engine's rdma_sem.
  */
 static void hixl_ib_remove(struct ib_device *ibdev, void *client_data)
 {
@@ -326,8 +333,11 @@ static void hixl_ib_remove(struct ib_device *ibdev, void *client_data)
 
 	mutex_lock(&hixl_engines_lock);
 	list_for_each_entry(eng, &hixl_engines, node) {
-		struct hixl_rdma *rd = READ_ONCE(eng->rdma);
+		struct hixl_rdma *rd;
 
+		down_read(&eng->rdma_sem);	/* an engine being closed: until it is done */
+		rd = READ_ONCE(eng->rdma);
+		up_read(&eng->rdma_sem);
 		if (rd && rd->ibdev == ibdev)
 			hixl_engine_detach(eng);
 	}

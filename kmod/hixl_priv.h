@@ -9,8 +9,12 @@
  *
  * Lock order (outer first):
  *   hixl_engines_lock (main.c)  >  hixl_engine.rdma_sem (read: every command;
- *   write: the device going away, engine.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
+ *   write: the device going away, engine.c, and the engine's own teardown,
+ *   main.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
  *   >  hixl_proc.lock  >  hixl_region.lock
+ * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
+ * and hixl_link.post_mutex (hixl_link_destroy() waits for the link's works,
+ * which take them, under cm_mutex).
  * mmu_interval_notifier_remove() is called with hixl_engine.lock held; the
  * notifier callback takes only hixl_region.lock, so that cannot deadlock.
  * Transfer queue: hixl_link.xq_mutex  >  hixl_link.xq_lock; hixl_engine.
@@ -250,7 +254,8 @@ struct hixl_rdma {
  * @lock:       serialises REG_MEM/DEREG_MEM and the invalidation work;
  *              protects @regions (writes) and the region fields that those
  *              change (@pages, @npages, @in_tree)
- * @node:       in hixl_engines (main.c), for debugfs
+ * @node:       in hixl_engines (main.c), for debugfs and device removal
+ *              (engine.c), until its RDMA objects are freed
  * @id:         engine number, for debugfs and tracepoints
  * @owner:      thread-group leader of the opener
  * @mm:         the opener's mm (mmgrab()); memory commands from another mm
@@ -274,6 +279,13 @@ struct hixl_rdma {
  * @links_lock: protects @links and @nr_links (a mutex: RDMA CM handlers
  *              that add accepted links may sleep); nests inside @lock
  * @links:      struct hixl_link of this engine, connecting or connected
+ * @rdma_sem:   read: held by every command, so the device side (@rdma, the
+ *              links' QPs, the MRs) cannot go away under one; write: held
+ *              while that side is freed, by a device removal
+ *              (hixl_engine_detach()) and by hixl_engine_destroy(), which
+ *              takes it under hixl_engines_lock before the engine leaves
+ *              hixl_engines, so a removal waits for it
+ * @rdma_gone:  the device was removed (commands get -ENODEV)
  * @notify_lock: protects @notifies, @notify_dropped and every link's
  *              @notify_pending
  * @notifies:   received notifications (struct hixl_notify_ent), oldest first
@@ -443,11 +455,17 @@ struct hixl_stbuf {
  * @cm_kind:    HIXL_CM_LINK (see struct hixl_rdma)
  * @eng:        the engine
  * @node:       in @eng->links, under @eng->links_lock
- * @ref:        the engine's list holds one; users (transfers) take one
+ * @ref:        the engine's list holds one; users (transfers, the CONNECT
+ *              that made the link, for its whole run) take one
  * @active:     we connected (CONNECT); else accepted from our listener
  * @peer:       the peer engine's name; set at CONNECT or by its HELLO
  * @named:      @peer is known
  * @cm_id, @cq, @qp: the connection
+ * @cm_mutex:   protects @cm_id and the making of the QP side of an active
+ *              link: CONNECT holds it over each attempt (it creates, uses
+ *              and, after a refusal, frees them) and starts none once the
+ *              link is CLOSED; hixl_link_destroy() holds it while it frees
+ *              them.  The CM handler does not take it.
  * @lock:       protects @state, @err and the CM event slot below
  * @state:      enum hixl_link_state
  * @err:        why the link broke (-errno), for the next caller
@@ -526,6 +544,7 @@ struct hixl_link {
 	struct rdma_cm_id *cm_id;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
+	struct mutex cm_mutex;
 	spinlock_t lock;
 	int state;
 	int err;

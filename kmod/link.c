@@ -1044,6 +1044,16 @@ static void hixl_link_hs_expire(struct work_struct *w)
 	hixl_link_abort(l, -ETIMEDOUT);
 }
 
+/**
+ * hixl_link_alloc() - a new link of @eng, CONNECTING, with one reference
+ * @eng:    the engine
+ * @active: we connect (CONNECT); else the peer connected to our listener
+ *
+ * The reference is the one the engine's list holds once the link is on it.
+ *
+ * Context: process context (GFP_KERNEL).
+ * Return: the link, or NULL when memory is short.
+ */
 static struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 {
 	struct hixl_link *l = kzalloc(sizeof(*l), GFP_KERNEL);
@@ -1064,6 +1074,7 @@ static struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	INIT_WORK(&l->setup_work, hixl_link_setup_work);
 	INIT_WORK(&l->release_work, hixl_link_release_work);
 	INIT_DELAYED_WORK(&l->hs_work, hixl_link_hs_expire);
+	mutex_init(&l->cm_mutex);
 	mutex_init(&l->post_mutex);
 	mutex_init(&l->rtable_lock);
 	mutex_init(&l->reply_lock);
@@ -1075,11 +1086,18 @@ static struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	return l;
 }
 
+/**
+ * hixl_link_free() - kref release of a link: free the struct
+ * @ref: the link's @ref, now zero
+ *
+ * The link was torn down (hixl_link_destroy()) or never connected.
+ */
 static void hixl_link_free(struct kref *ref)
 {
 	struct hixl_link *l = container_of(ref, struct hixl_link, ref);
 
 	hixl_link_xq_free(l);
+	mutex_destroy(&l->cm_mutex);
 	mutex_destroy(&l->post_mutex);
 	mutex_destroy(&l->rtable_lock);
 	mutex_destroy(&l->reply_lock);
@@ -1256,10 +1274,19 @@ static void hixl_link_destroy_qp(struct hixl_link *l)
 	l->peer_stage_size = 0;
 }
 
-/*
- * Tear a link down: break the QP so every waiter wakes, wait for the one
- * poster, drain, free.  Never called with the engine lock or links_lock
- * held (the CM handler and the setup work take them).
+/**
+ * hixl_link_destroy() - tear a link down and drop the list's reference
+ * @l: a link its caller took off the engine's list (so called once per link)
+ *
+ * Marks the link CLOSED and wakes every waiter (a CONNECT waiting for a CM
+ * event on it gives up), then, under @l->cm_mutex - which a CONNECT attempt
+ * holds, so none is under way and none starts on a CLOSED link - breaks the
+ * QP, waits for the one poster, drains and frees the QP, and destroys the
+ * cm_id.  Holders of other references (a CONNECT, transfers) keep the
+ * struct, not its QP or cm_id.
+ *
+ * Context: process context, may sleep.  Never called with the engine lock
+ * or links_lock held (the CM handler and the setup work take them).
  */
 static void hixl_link_destroy(struct hixl_link *l)
 {
@@ -1270,6 +1297,7 @@ static void hixl_link_destroy(struct hixl_link *l)
 	spin_unlock(&l->lock);
 	wake_up_all(&l->wq);
 
+	mutex_lock(&l->cm_mutex);		/* a CONNECT attempt ends first */
 	if (l->cm_id && l->qp)
 		rdma_disconnect(l->cm_id);	/* QP to error: posted work flushes */
 	cancel_work_sync(&l->setup_work);
@@ -1283,6 +1311,7 @@ static void hixl_link_destroy(struct hixl_link *l)
 		rdma_destroy_id(l->cm_id);	/* waits for a running handler */
 		l->cm_id = NULL;
 	}
+	mutex_unlock(&l->cm_mutex);
 	hixl_rtable_clear(l);
 	hixl_link_put(l);
 }
@@ -1611,14 +1640,38 @@ static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadli
 	return status < 0 ? status : -EHOSTUNREACH;
 }
 
-/* One connection attempt of an active link, up to ESTABLISHED. */
+/**
+ * hixl_link_try_connect() - one connection attempt of an active link
+ * @l:        the link; its cm_mutex held, no cm_id (a new link, or one
+ *            undone by hixl_link_reset_attempt())
+ * @src:      our address, port 0
+ * @dst:      the peer's address
+ * @deadline: jiffies by which the attempt must be ESTABLISHED
+ *
+ * Creates the cm_id, resolves the address and the route, creates the QP and
+ * connects, waiting for each CM event.  Whatever it made stays on the link
+ * for hixl_link_reset_attempt() or hixl_link_destroy() to free.
+ *
+ * Context: process context, sleeps until @deadline at most.
+ * Return: 0 once ESTABLISHED; -ECONNABORTED when the link was torn down
+ * (CLOSED) before the attempt began; the link's error when it broke;
+ * -ECONNREFUSED when the peer rejected us (nobody listens); else as
+ * hixl_link_wait_cm(), rdma_create_id(), rdma_resolve_addr(),
+ * rdma_resolve_route(), hixl_link_create_qp() or rdma_connect().
+ */
 static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 				 struct sockaddr *dst, unsigned long deadline)
 {
 	struct hixl_engine *eng = l->eng;
 	struct rdma_conn_param param;
-	int ret;
+	int ret, st, err;
 
+	lockdep_assert_held(&l->cm_mutex);
+	st = hixl_link_state(l, &err);
+	if (st == HIXL_LINK_CLOSED)
+		return -ECONNABORTED;	/* hixl_link_destroy() has been and gone */
+	if (st == HIXL_LINK_ERROR)
+		return err;
 	l->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, l,
 				  RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(l->cm_id)) {
@@ -1647,9 +1700,17 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 	return ret;
 }
 
-/* Undo a failed attempt so the link can try again. */
+/**
+ * hixl_link_reset_attempt() - undo a refused attempt so the link can try again
+ * @l: the link; its cm_mutex held
+ *
+ * Frees the QP side and the cm_id hixl_link_try_connect() made.
+ *
+ * Context: process context, may sleep (waits for a running CM handler).
+ */
 static void hixl_link_reset_attempt(struct hixl_link *l)
 {
+	lockdep_assert_held(&l->cm_mutex);
 	cancel_work_sync(&l->stage_work);
 	mutex_lock(&l->post_mutex);
 	hixl_link_destroy_qp(l);
@@ -1699,13 +1760,23 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
  * ready or the timeout has passed.  A refused connection (no listener yet)
  * is retried every 50 ms until then.
  *
- * Context: process context, sleeps up to @a->timeout_ms.
+ * The link is on the engine's list from the start, so a DISCONNECT of the
+ * same peer from another thread, a second CONNECT replacing it once it
+ * broke, the device's removal or an address change can tear it down while
+ * CONNECT runs: CONNECT holds its own reference on the link until it
+ * returns, makes and frees the link's cm_id and QP only under the link's
+ * cm_mutex after checking that the link is not CLOSED, and then fails with
+ * -ECONNABORTED (-ENODEV for the device's removal).
+ *
+ * Context: process context, sleeps up to @a->timeout_ms; takes the link's
+ * cm_mutex, then the engine lock and its post_mutex (hixl_link_publish()).
  * Return: 0, or
  *  -EINVAL       flags, reserved fields, timeout 0, port 0, a bad address;
  *  -EAFNOSUPPORT the family is not AF_INET or AF_INET6;
  *  -EPERM        the caller is not the engine's process;
  *  -EBADFD       the engine was not set up (HIXL_IOC_SETUP);
- *  -ENODEV       the engine's RDMA device was removed (SETUP again);
+ *  -ENODEV       the engine's RDMA device was removed (SETUP again), before
+ *                or during the CONNECT;
  *  -EISCONN      already connected to this peer (HIXL ALREADY_CONNECTED);
  *  -EALREADY     a CONNECT to this peer is in progress;
  *  -ENOSPC       the engine has max_links links;
@@ -1713,6 +1784,11 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
  *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL: resolution failed;
  *  -EXDEV        the route to the peer leaves the engine's RDMA device;
  *  -ECONNRESET   the peer went away during the exchange;
+ *  -ECONNABORTED the link was torn down here while CONNECT ran: a DISCONNECT
+ *                of this peer from another thread, another CONNECT that
+ *                replaced it after it broke, or a change of its address;
+ *  -ENETDOWN     the link broke on a device or address event (before it
+ *                was torn down; then -ECONNABORTED or -ENODEV);
  *  -EINTR        a signal with a handler arrived (the link attempt is undone;
  *                with SA_RESTART, and after io_uring's task-work
  *                notification (TIF_NOTIFY_SIGNAL), the call restarts instead:
@@ -1777,10 +1853,11 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 	if (!ret) {
 		list_add_tail(&l->node, &eng->links);
 		eng->nr_links++;
+		kref_get(&l->ref);	/* ours, until we return: others can unlist it now */
 	}
 	mutex_unlock(&eng->links_lock);
 	if (ret) {
-		hixl_link_put(l);
+		hixl_link_put(l);	/* never listed: frees it */
 		return ret;
 	}
 	if (old && old->state >= HIXL_LINK_ERROR) {
@@ -1789,17 +1866,22 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 	}
 
 	for (;;) {
+		mutex_lock(&l->cm_mutex);
 		ret = hixl_link_try_connect(l, (struct sockaddr *)&src,
 					    (struct sockaddr *)&dst, deadline);
+		if (ret == -ECONNREFUSED)
+			hixl_link_reset_attempt(l);
+		mutex_unlock(&l->cm_mutex);
 		if (ret != -ECONNREFUSED)
 			break;
-		hixl_link_reset_attempt(l);
 		if (hixl_left(deadline) <= msecs_to_jiffies(HIXL_RETRY_MS)) {
 			ret = -ETIMEDOUT;
 			break;
 		}
-		msleep_interruptible(HIXL_RETRY_MS);
-		if (signal_pending(current)) {
+		/* the pause before the next attempt; a teardown cuts it short */
+		if (wait_event_interruptible_timeout(l->wq,
+						     READ_ONCE(l->state) >= HIXL_LINK_ERROR,
+						     msecs_to_jiffies(HIXL_RETRY_MS)) < 0) {
 			ret = -ERESTARTSYS;
 			break;
 		}
@@ -1818,11 +1900,14 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 			ret = err ? err : -ECONNRESET;
 	}
 	if (ret) {
+		/* torn down under us rather than failed: say so */
+		if (hixl_link_state(l, &err) == HIXL_LINK_CLOSED)
+			ret = READ_ONCE(eng->rdma_gone) ? -ENODEV : -ECONNABORTED;
 		if (hixl_link_unlist(l))
 			hixl_link_destroy(l);
-		return ret;
 	}
-	return 0;
+	hixl_link_put(l);
+	return ret;
 }
 
 /**
@@ -1830,6 +1915,9 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
  * @eng: the engine
  * @a:   in: the peer's name; timeout_ms is accepted for HIXL's signature
  *       (the teardown does not wait for the peer)
+ *
+ * A CONNECT to that peer still running in another thread ends with
+ * -ECONNABORTED.
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL, -EAFNOSUPPORT, -EPERM, -EBADFD, -ENODEV as for CONNECT;

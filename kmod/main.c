@@ -50,12 +50,6 @@ MODULE_PARM_DESC(max_links, "links per engine (default 512)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
 
 /*
- * What one peer's region table may hold: MR entries over all its regions
- * (32 bytes each, so 2 MiB per link by default).  A legitimate peer at the
- * default limits needs at most ~36,000 (70 GiB of 4 KiB pages, 512 pages
- * per MR on rxe; fewer on devices with longer page lists).
- */
-/*
  * Half-open links: a link accepted from a peer must finish its handshake
  * (HELLO, tables both ways) within handshake_ms or it is closed, and at
  * most max_setup_links accepted links of an engine may be in the handshake
@@ -72,12 +66,22 @@ module_param_named(max_setup_links, hixl_max_setup_links, uint, 0644);
 MODULE_PARM_DESC(max_setup_links, "accepted links per engine still in their handshake (default 64)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_setup_links);
 
+/*
+ * What one peer's region table may hold: MR entries over all its regions
+ * (32 bytes each, so 2 MiB per link by default).  A legitimate peer at the
+ * default limits needs at most ~36,000 (70 GiB of 4 KiB pages, 512 pages
+ * per MR on rxe; fewer on devices with longer page lists).
+ */
 unsigned int hixl_max_peer_mrs = 65536;
 module_param_named(max_peer_mrs, hixl_max_peer_mrs, uint, 0644);
 MODULE_PARM_DESC(max_peer_mrs, "MRs one peer's region table may hold, per link (default 65536)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_peer_mrs);
 
-/* Every open engine, for debugfs; hixl_engines_lock protects the list. */
+/*
+ * Every open engine, for debugfs and device removal (hixl_ib_remove()); an
+ * engine leaves once its RDMA objects are freed.  hixl_engines_lock protects
+ * the list.
+ */
 DEFINE_MUTEX(hixl_engines_lock);
 LIST_HEAD(hixl_engines);
 static u64 hixl_next_engine_id;	/* under hixl_engines_lock */
@@ -138,20 +142,33 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_engine_create);
  * hixl_engine_destroy() - release everything an engine holds
  * @eng: engine from hixl_engine_create(); NULL is ignored
  *
- * Context: process context, may sleep.  No command may be running on @eng.
+ * The engine stays on hixl_engines until its RDMA objects (listener, links,
+ * MRs, PD) are gone, and frees them holding its rdma_sem for writing, taken
+ * under hixl_engines_lock: a device removal (hixl_ib_remove(), which walks
+ * hixl_engines under that lock) has either detached the engine before, or
+ * finds it and waits on rdma_sem until they are freed, so the device cannot
+ * be unregistered under them.
+ *
+ * Context: process context, may sleep; takes hixl_engines_lock, then the
+ * engine's rdma_sem (for writing, which never waits: no command may be
+ * running on @eng).
  */
 void hixl_engine_destroy(struct hixl_engine *eng)
 {
 	if (!eng)
 		return;
 	mutex_lock(&hixl_engines_lock);
-	list_del(&eng->node);
+	down_write(&eng->rdma_sem);
 	mutex_unlock(&hixl_engines_lock);
 	hixl_engine_rdma_stop(eng);		/* no new links */
 	hixl_engine_links_destroy(eng);
 	hixl_engine_notifies_destroy(eng);
 	hixl_engine_regions_destroy(eng);
 	hixl_engine_rdma_destroy(eng);
+	up_write(&eng->rdma_sem);
+	mutex_lock(&hixl_engines_lock);
+	list_del(&eng->node);
+	mutex_unlock(&hixl_engines_lock);
 	hixl_proc_put(eng->proc);
 	if (eng->mm)
 		mmdrop(eng->mm);

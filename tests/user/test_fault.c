@@ -2,10 +2,10 @@
 /*
  * test_fault.c - hardened against faults: a peer engine closed mid-batch,
  * the link's netdev set down mid-batch, allocation failures injected into
- * REG_MEM, DEREG_MEM and SETUP (failslab; SETUP while a peer dials in), and
- * eight threads registering and transferring on one engine pair.  Every
- * case must end with a documented errno within a bounded time, and with
- * nothing left registered or pinned.
+ * REG_MEM, DEREG_MEM and SETUP (failslab; SETUP while a peer dials in),
+ * eight threads registering and transferring on one engine pair, and
+ * CONNECT racing DISCONNECT.  Every case must end with a documented errno
+ * within a bounded time, and with nothing left registered or pinned.
  * (Unloading the module while an fd is open is test_dev.c's unload_busy.)
  *
  * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 19500-19999.
@@ -1213,6 +1213,98 @@ static void test_fault_threads(void)
 	CHECK_EQ(vm_pin_kb(), pin0);
 }
 
+/*
+ * CONNECT and DISCONNECT of one name from two threads for 3 s (issue 18,
+ * item 2): one thread CONNECTs to a port nobody listens on (refused,
+ * retried every 50 ms until its 1 s timeout), the other DISCONNECTs that
+ * name every few milliseconds and so tears the connecting link down under
+ * the CONNECT.  CONNECT used to hold no reference on its link: it went on
+ * with a link and a cm_id the DISCONNECT had freed.  Every CONNECT must end
+ * with -ETIMEDOUT, or -ECONNABORTED when its link was torn down under it;
+ * every DISCONNECT with 0 or -ENOTCONN.  Afterwards no link is left and the
+ * engine still connects to a listener.
+ */
+#define CVD_DEAD_PORT	19520	/* nobody listens */
+#define CVD_PEER_PORT	19521
+
+struct cvd {
+	int fd;
+	volatile int stop;
+	/* the connecting thread's */
+	int connects, timedout, aborted, cbad;
+	/* the disconnecting thread's */
+	int disconnects, hits, dbad;
+};
+
+static void *cvd_connector(void *p)
+{
+	struct cvd *c = p;
+
+	while (!c->stop) {
+		long ret = hx_connect(c->fd, CVD_DEAD_PORT, 1000);
+
+		c->connects++;
+		if (ret == -ETIMEDOUT) {
+			c->timedout++;
+		} else if (ret == -ECONNABORTED) {
+			c->aborted++;
+		} else {
+			c->cbad++;
+			printf("#   CONNECT to a dead port: %ld (%s)\n", ret, strerror((int)-ret));
+		}
+	}
+	return NULL;
+}
+
+static void *cvd_disconnector(void *p)
+{
+	struct cvd *c = p;
+	unsigned int seed = 18;
+
+	while (!c->stop) {
+		long ret = hx_disconnect(c->fd, CVD_DEAD_PORT);
+
+		c->disconnects++;
+		if (ret == 0) {
+			c->hits++;
+		} else if (ret != -ENOTCONN) {
+			c->dbad++;
+			printf("#   DISCONNECT: %ld (%s)\n", ret, strerror((int)-ret));
+		}
+		usleep(1000 + rand_r(&seed) % 20000);
+	}
+	return NULL;
+}
+
+static void test_connect_vs_disconnect(void)
+{
+	pthread_t ct, dt;
+	struct cvd c;
+	int b;
+
+	memset(&c, 0, sizeof(c));
+	c.fd = hx_engine(0, 0, 0);
+	REQUIRE(c.fd >= 0);
+	REQUIRE(pthread_create(&ct, NULL, cvd_connector, &c) == 0);
+	REQUIRE(pthread_create(&dt, NULL, cvd_disconnector, &c) == 0);
+	sleep(3);
+	c.stop = 1;
+	pthread_join(ct, NULL);
+	pthread_join(dt, NULL);
+	printf("#   %d CONNECTs (%d -ETIMEDOUT, %d -ECONNABORTED), %d DISCONNECTs (%d found the link)\n",
+	       c.connects, c.timedout, c.aborted, c.disconnects, c.hits);
+	CHECK_EQ(c.cbad, 0);
+	CHECK_EQ(c.dbad, 0);
+	CHECK(c.hits >= 1);		/* links were torn down under CONNECTs */
+	CHECK(c.aborted >= 1);
+	CHECK_EQ(hx_disconnect(c.fd, CVD_DEAD_PORT), -ENOTCONN);	/* nothing left behind */
+	b = hx_engine(CVD_PEER_PORT, 0, 0);
+	REQUIRE(b >= 0);
+	CHECK_EQ(hx_connect(c.fd, CVD_PEER_PORT, 5000), 0);
+	close(b);
+	close(c.fd);
+}
+
 const struct ht_test fault_tests[] = {
 	{ "fault_peer_closed_write", test_fault_peer_closed_write },
 	{ "fault_peer_closed_read", test_fault_peer_closed_read },
@@ -1225,5 +1317,6 @@ const struct ht_test fault_tests[] = {
 	{ "fault_peer_dereg_mid_batch", test_fault_peer_dereg_mid_batch },
 	{ "fault_peer_munmap_mid_batch", test_fault_peer_munmap_mid_batch },
 	{ "fault_threads", test_fault_threads },
+	{ "connect_vs_disconnect", test_connect_vs_disconnect },
 	{ NULL, NULL },
 };
