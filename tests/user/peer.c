@@ -350,11 +350,12 @@ unsigned int hp_tbl_count(const struct hp *p, uint16_t type, uint64_t addr)
 /* Take one message from the backlog: its type for the test, 0 when handled here. */
 static int hp_take(struct hp *p)
 {
-	const struct hixl_wire_hdr *h = (const void *)hp_backlog[0].buf;
+	const struct hixl_wire_hdr *h = (const void *)p->msg;	/* not the backlog: it moves */
 	uint32_t len = hp_backlog[0].len;
-	int type = len >= sizeof(*h) ? le16toh(h->type) : -EPROTO;
+	int type;
 
 	memcpy(p->msg, hp_backlog[0].buf, len);
+	type = len >= sizeof(*h) ? le16toh(h->type) : -EPROTO;
 	p->msg_len = len;
 	memmove(&hp_backlog[0], &hp_backlog[1], (hp_nback - 1) * sizeof(hp_backlog[0]));
 	hp_nback--;
