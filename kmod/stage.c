@@ -341,12 +341,9 @@ static int hixl_stage_request(struct hixl_link *l, u32 op, u32 count, unsigned l
  */
 bool hixl_stage_usable(struct hixl_link *l)
 {
-	bool ok;
+	struct hixl_stage_peer pr;
 
-	spin_lock(&l->lock);
-	ok = l->st_tx.mr && l->peer_stage_size > HIXL_STAGE_LIST;
-	spin_unlock(&l->lock);
-	return ok;
+	return hixl_stage_peer_get(l, &pr);
 }
 
 /**
