@@ -2,10 +2,12 @@
 /*
  * debugfs.c - /sys/kernel/debug/hixl/:
  *   engines   one line per open engine: id, owner pid, registration counters
- *   regions   one line per registration of every engine
+ *   regions   one line per registration of every engine ("<engine> busy"
+ *             when a registration of that engine holds its lock)
  *   links     one line per link of every engine
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/seq_file.h>
 
 #include "hixl_priv.h"
@@ -32,6 +34,23 @@ static int hixl_engines_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_engines);
 
+/*
+ * An engine's lock is held by a registration for as long as pinning its
+ * pages takes, which a user page that never arrives (userfaultfd, FUSE)
+ * makes forever.  debugfs holds hixl_engines_lock, which every open and
+ * close takes, so it waits a bounded time (about 100 ms) and then reports
+ * the engine busy instead of its regions.
+ */
+static bool hixl_debugfs_trylock(struct mutex *lock)
+{
+	for (int i = 0; i < 100; i++) {
+		if (mutex_trylock(lock))
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
 static int hixl_regions_show(struct seq_file *m, void *v)
 {
 	struct hixl_engine *eng;
@@ -41,7 +60,10 @@ static int hixl_regions_show(struct seq_file *m, void *v)
 	seq_puts(m, "engine handle type addr len page_size pinned_pages state\n");
 	mutex_lock(&hixl_engines_lock);
 	list_for_each_entry(eng, &hixl_engines, node) {
-		mutex_lock(&eng->lock);
+		if (!hixl_debugfs_trylock(&eng->lock)) {
+			seq_printf(m, "%llu busy\n", eng->id);
+			continue;
+		}
 		xa_for_each(&eng->regions, idx, r)
 			seq_printf(m, "%llu %u %s 0x%llx %llu %llu %lu %s\n", eng->id,
 				   r->handle, r->type == HIXL_MEM_HOST ? "host" : "device",

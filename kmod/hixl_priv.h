@@ -8,10 +8,18 @@
  * in a link's transfer queue (xq.c).
  *
  * Lock order (outer first):
- *   hixl_engines_lock (main.c)  >  hixl_engine.rdma_sem (read: every command;
- *   write: the device going away, engine.c, and the engine's own teardown,
- *   main.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
- *   >  hixl_proc.lock  >  hixl_region.lock
+ *   hixl_engine.rdma_sem (read: every command, and a device removal while it
+ *   tears the engine's links down; write: the device going away, engine.c,
+ *   and the engine's own teardown, main.c)  >  hixl_engine.lock  >
+ *   hixl_procs_lock (acct.c)  >  hixl_proc.lock  >  hixl_region.lock
+ * hixl_engines_lock (main.c) is held only to walk or change hixl_engines,
+ * never while waiting for an engine: debugfs takes an engine's links_lock,
+ * rtable_lock and spinlocks under it, and its lock only with
+ * mutex_trylock(); a device removal takes a reference on an engine and
+ * drops hixl_engines_lock before it waits for that engine's rdma_sem.  So a
+ * command that waits for user memory that never comes (a userfaultfd or
+ * FUSE page) holds up its own engine, and the removal of its device, and
+ * nobody else.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.post_mutex (hixl_link_destroy() waits for the link's works,
  * which take them, under cm_mutex).
@@ -254,8 +262,23 @@ struct hixl_rdma {
  * @lock:       serialises REG_MEM/DEREG_MEM and the invalidation work;
  *              protects @regions (writes) and the region fields that those
  *              change (@pages, @npages, @in_tree)
+ * @ref:        the open file's reference, and one per device removal and
+ *              per queued link release that may still use the struct;
+ *              the last hixl_engine_put() frees it (hixl_engine_destroy()
+ *              has freed everything else by then)
  * @node:       in hixl_engines (main.c), for debugfs and device removal
  *              (engine.c), until its RDMA objects are freed
+ * @ibdev:      @rdma's device, for hixl_ib_remove() to find the engine
+ *              without its rdma_sem: set with @rdma, cleared when @rdma is
+ *              freed (WRITE_ONCE(); read with READ_ONCE() and only compared,
+ *              never dereferenced)
+ * @removal_seq: the last device removal that looked at this engine; under
+ *              hixl_engines_lock
+ * @releases:   link releases queued on hixl_wq and not yet finished
+ *              (hixl_link_schedule_release()); hixl_engine_links_destroy()
+ *              waits on @release_wq for it to reach zero, so a close waits
+ *              for its own links only
+ * @release_wq: woken when @releases reaches zero
  * @id:         engine number, for debugfs and tracepoints
  * @owner:      thread-group leader of the opener
  * @mm:         the opener's mm (mmgrab()); memory commands from another mm
@@ -282,9 +305,10 @@ struct hixl_rdma {
  * @rdma_sem:   read: held by every command, so the device side (@rdma, the
  *              links' QPs, the MRs) cannot go away under one; write: held
  *              while that side is freed, by a device removal
- *              (hixl_engine_detach()) and by hixl_engine_destroy(), which
- *              takes it under hixl_engines_lock before the engine leaves
- *              hixl_engines, so a removal waits for it
+ *              (hixl_engine_detach(), which holds it for reading while it
+ *              tears the links down) and by hixl_engine_destroy(), which
+ *              holds it until the engine's RDMA objects are gone, so a
+ *              removal that finds the engine later sees @rdma NULL
  * @rdma_gone:  the device was removed (commands get -ENODEV)
  * @notify_lock: protects @notifies, @notify_dropped and every link's
  *              @notify_pending
@@ -306,7 +330,12 @@ struct hixl_rdma {
  */
 struct hixl_engine {
 	struct mutex lock;
+	struct kref ref;
 	struct list_head node;
+	struct ib_device *ibdev;
+	u64 removal_seq;
+	atomic_t releases;
+	wait_queue_head_t release_wq;
 	u64 id;
 	struct pid *owner;
 	struct mm_struct *mm;
@@ -346,6 +375,7 @@ struct hixl_engine {
 
 struct hixl_engine *hixl_engine_create(void);
 void hixl_engine_destroy(struct hixl_engine *eng);
+void hixl_engine_put(struct hixl_engine *eng);
 long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 		       void __user *uarg);
 

@@ -626,7 +626,7 @@ void hixl_engine_notifies_destroy(struct hixl_engine *eng)
  * (name or message unreadable); -EPERM; -EBADFD (not set up); -ENODEV (its
  * RDMA device was removed: SETUP again); -ENOTCONN (no
  * link, HIXL NOT_CONNECTED); -EAGAIN (still connecting); -ECONNRESET,
- * -ENETDOWN, -ETIMEDOUT (the link broke: HIXL NOTIFY_FAILED).
+ * -ENETDOWN, -ETIMEDOUT (the link broke: HIXL NOTIFY_FAILED); -ENOMEM.
  */
 int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 {
@@ -634,6 +634,7 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 	struct hixl_wire_notify *m;
 	struct hixl_link *l;
 	int ret, st, err;
+	u8 *data;
 
 	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1])
 		return -EINVAL;
@@ -647,9 +648,23 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 		return -EPERM;
 	if (!eng->rdma)
 		return hixl_engine_no_rdma(eng);
+	/*
+	 * Read the user's bytes before taking post_mutex: a page that never
+	 * arrives must not hold the link (its teardown takes post_mutex).
+	 */
+	data = kmalloc(a->name_len + a->msg_len, GFP_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	if (copy_from_user(data, u64_to_user_ptr(a->name), a->name_len) ||
+	    copy_from_user(data + a->name_len, u64_to_user_ptr(a->msg), a->msg_len)) {
+		ret = -EFAULT;
+		goto out_free;
+	}
 	l = hixl_link_get(eng, &a->remote);
-	if (!l)
-		return -ENOTCONN;
+	if (!l) {
+		ret = -ENOTCONN;
+		goto out_free;
+	}
 	mutex_lock(&l->post_mutex);
 	st = hixl_link_state(l, &err);
 	if (st != HIXL_LINK_READY) {
@@ -659,15 +674,13 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 	m = l->tx_buf;
 	m->name_len = cpu_to_le32(a->name_len);
 	m->msg_len = cpu_to_le32(a->msg_len);
-	if (copy_from_user(m->data, u64_to_user_ptr(a->name), a->name_len) ||
-	    copy_from_user(m->data + a->name_len, u64_to_user_ptr(a->msg), a->msg_len)) {
-		ret = -EFAULT;
-		goto out;
-	}
+	memcpy(m->data, data, a->name_len + a->msg_len);
 	ret = hixl_send_msg(l, HIXL_MSG_NOTIFY, sizeof(*m) + a->name_len + a->msg_len);
 out:
 	mutex_unlock(&l->post_mutex);
 	hixl_link_put(l);
+out_free:
+	kfree(data);
 	return ret;
 }
 
@@ -1332,31 +1345,51 @@ static bool hixl_link_unlist(struct hixl_link *l)
 	return was;
 }
 
+/* A queued release has ended or was cancelled: the engine may stop waiting. */
+static void hixl_release_done(struct hixl_engine *eng)
+{
+	if (atomic_dec_and_test(&eng->releases))
+		wake_up_all(&eng->release_wq);
+	hixl_engine_put(eng);	/* the struct outlives the wake_up_all() */
+}
+
 static void hixl_link_release_work(struct work_struct *w)
 {
 	struct hixl_link *l = container_of(w, struct hixl_link, release_work);
+	struct hixl_engine *eng = l->eng;
 
 	if (hixl_link_unlist(l))
 		hixl_link_destroy(l);
 	hixl_link_put(l);	/* the reference queue_work() was given */
+	hixl_release_done(eng);
 }
 
 /*
- * Release works run on hixl_wq so that an engine being destroyed can wait
- * for one that already took its link off the list (flush_workqueue()).
+ * Release works run on hixl_wq and are counted in the engine's @releases,
+ * so that an engine being destroyed waits for the ones that already took
+ * their link off its list, and for no other engine's
+ * (hixl_engine_links_destroy()).
  */
 static void hixl_link_schedule_release(struct hixl_link *l)
 {
+	struct hixl_engine *eng = l->eng;
+
+	kref_get(&eng->ref);
+	atomic_inc(&eng->releases);
 	kref_get(&l->ref);
-	if (!queue_work(hixl_wq, &l->release_work))
+	if (!queue_work(hixl_wq, &l->release_work)) {
 		hixl_link_put(l);
+		hixl_release_done(eng);
+	}
 }
 
-/* Cancel a queued release; the reference it held goes with it. */
+/* Cancel a queued release; the references it held go with it. */
 static void hixl_link_cancel_release(struct hixl_link *l)
 {
-	if (cancel_work_sync(&l->release_work))
+	if (cancel_work_sync(&l->release_work)) {
 		hixl_link_put(l);
+		hixl_release_done(l->eng);
+	}
 }
 
 /* The engine's link to @peer with a reference, or NULL; links_lock held. */
@@ -1422,7 +1455,15 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_link_tryget);
 
 /**
  * hixl_engine_links_destroy() - tear down every link of an engine
- * @eng: the engine, being destroyed; its listening id is gone already
+ * @eng: the engine, being destroyed or detached from its device; its
+ *       listening id is gone already
+ *
+ * Returns once every link of @eng is freed, including those whose release
+ * work (hixl_link_schedule_release()) took them off the list first; it
+ * waits for this engine's release works only.
+ *
+ * Context: process context, may sleep; @eng->rdma_sem held (for writing by
+ * a close, for reading by a device removal).
  */
 void hixl_engine_links_destroy(struct hixl_engine *eng)
 {
@@ -1442,7 +1483,7 @@ void hixl_engine_links_destroy(struct hixl_engine *eng)
 		hixl_link_destroy(l);
 	}
 	/* a release work that unlisted its link itself may still be running */
-	flush_workqueue(hixl_wq);
+	wait_event(eng->release_wq, !atomic_read(&eng->releases));
 }
 
 /* ---- RDMA CM events -------------------------------------------------------------------- */
