@@ -2,8 +2,9 @@
 /*
  * debugfs.c - /sys/kernel/debug/hixl/:
  *   engines   one line per open engine: id, owner pid, registration counters
- *   regions   one line per registration of every engine ("<engine> busy"
- *             when a registration of that engine holds its lock)
+ *   regions   one line per registration of every engine (one line with
+ *             state "busy" and "-" elsewhere for an engine whose lock a
+ *             registration holds)
  *   links     one line per link of every engine
  */
 #include <linux/debugfs.h>
@@ -39,7 +40,7 @@ DEFINE_SHOW_ATTRIBUTE(hixl_engines);
  * pages takes, which a user page that never arrives (userfaultfd, FUSE)
  * makes forever.  debugfs holds hixl_engines_lock, which every open and
  * close takes, so it waits a bounded time (about 100 ms) and then reports
- * the engine busy instead of its regions.
+ * the engine busy instead of its regions (a line with state "busy").
  */
 static bool hixl_debugfs_trylock(struct mutex *lock)
 {
@@ -61,7 +62,7 @@ static int hixl_regions_show(struct seq_file *m, void *v)
 	mutex_lock(&hixl_engines_lock);
 	list_for_each_entry(eng, &hixl_engines, node) {
 		if (!hixl_debugfs_trylock(&eng->lock)) {
-			seq_printf(m, "%llu busy\n", eng->id);
+			seq_printf(m, "%llu - - - - - - busy\n", eng->id);
 			continue;
 		}
 		xa_for_each(&eng->regions, idx, r)
