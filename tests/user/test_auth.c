@@ -396,8 +396,9 @@ void test_auth_peer_hello_first(void)
 	REQUIRE(v >= 0);
 	REQUIRE(hp_connect_cm(&p, 22022, 0, 4096, HIXL_WIRE_CM_AUTH) == 0);
 	REQUIRE(hp_hello(&p, 22122, 0) == 0);		/* no challenge, straight to HELLO */
-	REQUIRE(hp_region(&p) == 0);
-	REQUIRE(hp_table_end(&p) == 0);
+	/* the engine may have closed the link on the HELLO already: these may fail */
+	if (hp_region(&p) == 0)
+		hp_table_end(&p);
 	seen = pump_until_closed(&p, 5000, &closed);
 	CHECK(closed);
 	CHECK_EQ(seen, 0);
