@@ -168,20 +168,15 @@ int hixl_auth_option(struct hixl_auth_opts *o, const char *key, const char *valu
  */
 int hixl_auth_env(struct hixl_auth_opts *o)
 {
-	const char *v;
-	int ret;
+	const char *allowed = o->have_allowed ? NULL : getenv("HIXL_ALLOWED_PEERS");
+	const char *file = o->have_secret ? NULL : getenv("HIXL_AUTH_SECRET_FILE");
+	int ret = 0;
 
-	if (!o->have_allowed && (v = getenv("HIXL_ALLOWED_PEERS"))) {
-		ret = parse_allowed(v, o);
-		if (ret)
-			return ret;
-	}
-	if (!o->have_secret && (v = getenv("HIXL_AUTH_SECRET_FILE"))) {
-		ret = read_secret_file(v, o);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	if (allowed)
+		ret = parse_allowed(allowed, o);
+	if (!ret && file)
+		ret = read_secret_file(file, o);
+	return ret;
 }
 
 /**
