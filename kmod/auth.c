@@ -541,7 +541,9 @@ int hixl_auth_accept_step(struct hixl_link *l)
 	u8 nonce[2][HIXL_AUTH_NONCE], mac[HIXL_AUTH_MAC_LEN];
 	int ret;
 
-	get_random_bytes(nonce[1], HIXL_AUTH_NONCE);
+	/* only this work leaves CHALLENGED: the peek holds until the switch */
+	if (READ_ONCE(l->auth_state) == HIXL_AUTH_CHALLENGED)
+		get_random_bytes(nonce[1], HIXL_AUTH_NONCE);
 	spin_lock(&l->lock);
 	switch (l->auth_state) {
 	case HIXL_AUTH_NONE:
