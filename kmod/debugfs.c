@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs.c - /sys/kernel/debug/hixl/:
- *   engines   one line per open engine: id, owner pid, registration counters
+ *   engines   one line per open engine: id, owner pid, registration counters,
+ *             connection requests refused by the allowed peers and links
+ *             refused for the engine secret (never the secret itself)
  *   regions   one line per registration of every engine (one line with
  *             state "busy" and "-" elsewhere for an engine whose lock a
  *             registration holds)
@@ -19,17 +21,19 @@ static int hixl_engines_show(struct seq_file *m, void *v)
 {
 	struct hixl_engine *eng;
 
-	seq_puts(m, "engine pid regions invalid host_bytes device_bytes pinned_pages invalidations limit_hits\n");
+	seq_puts(m, "engine pid regions invalid host_bytes device_bytes pinned_pages invalidations limit_hits refused_peers auth_failures\n");
 	mutex_lock(&hixl_engines_lock);
 	list_for_each_entry(eng, &hixl_engines, node)
-		seq_printf(m, "%llu %d %lld %lld %lld %lld %lld %lld %lld\n", eng->id,
+		seq_printf(m, "%llu %d %lld %lld %lld %lld %lld %lld %lld %lld %lld\n", eng->id,
 			   pid_nr(eng->owner),
 			   atomic64_read(&eng->st_regions), atomic64_read(&eng->st_invalid),
 			   atomic64_read(&eng->st_host_bytes),
 			   atomic64_read(&eng->st_device_bytes),
 			   atomic64_read(&eng->st_pinned_pages),
 			   atomic64_read(&eng->st_invalidations),
-			   atomic64_read(&eng->st_limit_hits));
+			   atomic64_read(&eng->st_limit_hits),
+			   atomic64_read(&eng->st_refused),
+			   atomic64_read(&eng->st_auth_failed));
 	mutex_unlock(&hixl_engines_lock);
 	return 0;
 }

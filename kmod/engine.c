@@ -65,16 +65,35 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_sockaddr_to_kernel);
  * hixl_setup_validate() - check the options of a SETUP request
  * @a: the request
  *
- * Return: 0, or -EINVAL for a flag, a non-zero reserved field, a traffic
- * class above 255 or not a multiple of 4, a service level above 7, a pool
- * with only one of its two numbers zero, or a pool above 256 buffers or
- * 1024 MiB per buffer.
+ * The allowed peers' entries and the secret are read later, by
+ * hixl_auth_setup(); here only their flags, pointers and sizes are checked.
+ *
+ * Return: 0, or -EINVAL for an unknown flag, a non-zero reserved field, a
+ * traffic class above 255 or not a multiple of 4, a service level above 7,
+ * a pool with only one of its two numbers zero, or a pool above 256
+ * buffers or 1024 MiB per buffer; with HIXL_SETUP_ALLOWED_PEERS, no list
+ * or 0 or more than HIXL_MAX_ALLOWED_PEERS entries; with HIXL_SETUP_SECRET,
+ * no secret or one outside HIXL_SECRET_MIN..HIXL_SECRET_MAX bytes; without
+ * a flag, a non-zero field of its option.
  */
 int hixl_setup_validate(const struct hixl_setup *a)
 {
-	if (a->flags || a->reserved0 || a->reserved1 ||
+	if ((a->flags & ~HIXL_SETUP_FLAGS_ALL) || a->reserved0 || a->reserved1 ||
 	    memchr_inv(a->reserved, 0, sizeof(a->reserved)))
 		return -EINVAL;
+	if (a->flags & HIXL_SETUP_ALLOWED_PEERS) {
+		if (!a->allowed || !a->nr_allowed || a->nr_allowed > HIXL_MAX_ALLOWED_PEERS)
+			return -EINVAL;
+	} else if (a->allowed || a->nr_allowed) {
+		return -EINVAL;
+	}
+	if (a->flags & HIXL_SETUP_SECRET) {
+		if (!a->secret || a->secret_len < HIXL_SECRET_MIN ||
+		    a->secret_len > HIXL_SECRET_MAX)
+			return -EINVAL;
+	} else if (a->secret || a->secret_len) {
+		return -EINVAL;
+	}
 	if (a->traffic_class > 255 || a->traffic_class % 4)
 		return -EINVAL;
 	if (a->service_level > 7)
@@ -94,6 +113,7 @@ static void hixl_rdma_free(struct hixl_rdma *rd)
 		ib_dealloc_pd(rd->pd);
 	if (!IS_ERR_OR_NULL(rd->cm_id))
 		rdma_destroy_id(rd->cm_id);
+	hixl_auth_free(&rd->auth);	/* no link uses it any more */
 	kfree(rd);
 }
 
@@ -115,7 +135,11 @@ static void hixl_rdma_free(struct hixl_rdma *rd)
  *
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0, or
- *  -EINVAL        a bad option or reserved field (hixl_setup_validate());
+ *  -EINVAL        a bad option or reserved field (hixl_setup_validate()),
+ *                 or a malformed allowed-peers entry (hixl_auth_setup());
+ *  -EFAULT        the allowed peers or the secret are not readable;
+ *  -ENOPKG        a secret, and the kernel has no hmac(sha256)
+ *                 (CONFIG_CRYPTO_HMAC, CONFIG_CRYPTO_SHA256);
  *  -EAFNOSUPPORT  the address family is not AF_INET or AF_INET6;
  *  -EPERM         the caller is not the engine's process;
  *  -EALREADY      the engine was set up already;
@@ -165,6 +189,9 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	rd->service_level = a->service_level;
 	rd->pool_buffers = a->pool_buffers;
 	rd->pool_buffer_mb = a->pool_buffer_mb;
+	ret = hixl_auth_setup(&rd->auth, a);	/* before the listener can see a request */
+	if (ret)
+		goto err_free_rd;
 
 	rd->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, rd,
 				   RDMA_PS_TCP, IB_QPT_RC);
@@ -226,6 +253,7 @@ err_free_mrs:
 err_destroy_id:
 	rdma_destroy_id(rd->cm_id);	/* not listening: no connection came in */
 err_free_rd:
+	hixl_auth_free(&rd->auth);
 	kfree(rd);
 unlock:
 	mutex_unlock(&eng->lock);

@@ -225,6 +225,63 @@ struct hixl_mr {
 	bool registered;	/* IB_WR_REG_MR completed: lkey/rkey usable */
 };
 
+/* ---- auth.c: who may connect ---------------------------------------------- */
+
+struct crypto_shash;
+
+/**
+ * struct hixl_auth - an engine's connection policy, fixed by SETUP
+ * @allow:    prefixes a connection request's source must match (validated:
+ *            family, length, host bits zero), @nr_allow of them; NULL:
+ *            anyone may connect
+ * @nr_allow: entries of @allow, 0..HIXL_MAX_ALLOWED_PEERS
+ * @tfm:      "hmac(sha256)" keyed with the engine secret, NULL without one.
+ *            Read-only after SETUP (no lock: crypto_shash_setkey() ran
+ *            before the engine was published); the raw secret is not kept
+ */
+struct hixl_auth {
+	struct hixl_peer_prefix *allow;
+	u32 nr_allow;
+	struct crypto_shash *tfm;
+};
+
+/* Where a link is in the secret exchange (hixl_link.auth_state, under its @lock). */
+enum hixl_auth_state {
+	HIXL_AUTH_NONE,		/* no secret: no exchange, nothing waits for it */
+	HIXL_AUTH_START,	/* connector: CHALLENGE not sent yet */
+	HIXL_AUTH_SENT,		/* connector: CHALLENGE sent, waiting for REPLY */
+	HIXL_AUTH_VERIFIED,	/* connector: the REPLY's proof was right */
+	HIXL_AUTH_WAIT,		/* acceptor: waiting for CHALLENGE */
+	HIXL_AUTH_CHALLENGED,	/* acceptor: CHALLENGE in, REPLY to send */
+	HIXL_AUTH_ANSWERED,	/* acceptor: REPLY sent, waiting for PROOF */
+	HIXL_AUTH_DONE,		/* the peer proved the secret: publish */
+	HIXL_AUTH_PUBLISHED,	/* acceptor: the setup work publishes, once */
+};
+
+struct hixl_link;
+struct hixl_rdma;
+struct rdma_conn_param;
+struct hixl_wire_cm_req;
+int hixl_auth_setup(struct hixl_auth *auth, const struct hixl_setup *a);
+void hixl_auth_free(struct hixl_auth *auth);
+int hixl_auth_admit(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev);
+void hixl_auth_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p,
+			  struct hixl_wire_cm_req *req);
+bool hixl_auth_rejected(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+void hixl_auth_link_init(struct hixl_link *l);
+int hixl_auth_connect(struct hixl_link *l, unsigned long deadline);
+int hixl_auth_accept_step(struct hixl_link *l);
+int hixl_auth_rx(struct hixl_link *l, u16 type, const void *buf, u32 len);
+void hixl_auth_expired(struct hixl_link *l);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool hixl_auth_prefix_valid(const struct hixl_peer_prefix *p);
+bool hixl_auth_prefix_match(const struct hixl_peer_prefix *p, const struct sockaddr *sa);
+#endif
+
+#define HIXL_AUTH_RX_DONE	1	/* hixl_auth_rx(): an AUTH_* message, done */
+#define HIXL_AUTH_RX_STEP	2	/* hixl_auth_rx(): done; queue the setup work */
+#define HIXL_AUTH_NONCE		32	/* proto.h HIXL_AUTH_NONCE_LEN */
+
 /**
  * struct hixl_rdma - the RDMA side of an engine, made by HIXL_IOC_SETUP
  * @cm_kind:       HIXL_CM_ENGINE: tells hixl_cm_handler() what
@@ -241,6 +298,7 @@ struct hixl_mr {
  * @service_level: RDMA service level for the engine's QPs
  * @pool_buffers:  staging pool size (buffers)
  * @pool_buffer_mb: staging buffer size (MiB)
+ * @auth:          who may connect (SETUP's allowed peers and secret)
  */
 struct hixl_rdma {
 	int cm_kind;
@@ -255,6 +313,7 @@ struct hixl_rdma {
 	u32 service_level;
 	u32 pool_buffers;
 	u32 pool_buffer_mb;
+	struct hixl_auth auth;
 };
 
 /**
@@ -316,7 +375,9 @@ struct hixl_rdma {
  * @notify_dropped: dropped since the last GET_NOTIFIES
  * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
  *              with staging holds two)
- * @st_*:       counters for GET_STATS and debugfs
+ * @st_*:       counters for GET_STATS and debugfs (@st_refused: connection
+ *              requests refused by the allowed peers; @st_auth_failed:
+ *              links refused or closed for the engine secret, auth.c)
  * @link_walk:  the last table-update walk (hixl_next_table_link()); under @lock
  * @tbl_gen:    tables that began to go out on links (hixl_link_publish());
  *              under @lock
@@ -362,6 +423,8 @@ struct hixl_engine {
 	atomic64_t st_invalidations;
 	atomic64_t st_limit_hits;
 	atomic64_t st_mrs;
+	atomic64_t st_refused;
+	atomic64_t st_auth_failed;
 	spinlock_t xfer_lock;
 	struct list_head xfers;
 	struct list_head uring_saved;
@@ -539,6 +602,10 @@ struct hixl_stbuf {
  *              by hixl_max_regions and hixl_max_peer_mrs
  * @hello_seen: the peer's HELLO came in; its name and landing buffer are
  *              fixed from then on (a second HELLO closes the link)
+ * @auth_state: enum hixl_auth_state (under @lock); with an engine secret,
+ *              only AUTH_* messages are taken before HIXL_AUTH_DONE
+ * @auth_nonce: the connector's [0] and the acceptor's [1] nonce of the
+ *              exchange (under @lock)
  * @stage_busy: a STAGE_REQ of the peer is being carried out; another one
  *              before our STAGE_DONE closes the link
  * @rx:         receive buffers
@@ -593,6 +660,8 @@ struct hixl_link {
 	u32 rtable_regions;
 	u32 rtable_mrs;
 	bool hello_seen;
+	u8 auth_state;
+	u8 auth_nonce[2][HIXL_AUTH_NONCE];
 	bool stage_busy;
 	struct hixl_rx rx[HIXL_RX_DEPTH];
 	void *tx_buf;

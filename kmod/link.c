@@ -415,8 +415,12 @@ static void hixl_link_queue(struct hixl_link *l, struct workqueue_struct *wq,
 static void hixl_link_setup_work(struct work_struct *w)
 {
 	struct hixl_link *l = container_of(w, struct hixl_link, setup_work);
-	int ret = hixl_link_publish(l);
+	int ret = hixl_auth_accept_step(l);	/* the secret exchange first */
 
+	if (ret > 0)
+		return;		/* the peer's next message queues us again */
+	if (!ret)
+		ret = hixl_link_publish(l);
 	if (ret)
 		hixl_link_fail(l, ret);
 }
@@ -962,6 +966,11 @@ static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 	    le16_to_cpu(h->version) != HIXL_WIRE_VERSION || le32_to_cpu(h->len) != len)
 		return -EPROTO;
 	type = le16_to_cpu(h->type);
+	ret = hixl_auth_rx(l, type, buf, len);	/* nothing but AUTH_* before the proof */
+	if (ret == HIXL_AUTH_RX_STEP)
+		hixl_link_queue(l, system_wq, &l->setup_work);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	if (type != HIXL_MSG_HELLO && type != HIXL_MSG_TABLE_ACK && !READ_ONCE(l->hello_seen))
 		return -EPROTO;
 	switch (type) {
@@ -1054,6 +1063,7 @@ static void hixl_link_hs_expire(struct work_struct *w)
 		return;
 	pr_warn_ratelimited("engine %llu: closing a link whose peer did not finish the handshake in %u ms\n",
 			    l->eng->id, READ_ONCE(hixl_handshake_ms));
+	hixl_auth_expired(l);
 	hixl_link_abort(l, -ETIMEDOUT);
 }
 
@@ -1096,6 +1106,7 @@ static struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	mt_init(&l->rtable);
 	init_completion(&l->tx_done);
 	l->state = HIXL_LINK_CONNECTING;
+	hixl_auth_link_init(l);
 	return l;
 }
 
@@ -1515,17 +1526,22 @@ static u32 hixl_links_in_setup(struct hixl_engine *eng)
 
 /*
  * CONNECT_REQUEST on our listener: make the link and accept, in the
- * handler.  Refused (the peer sees a reject): -ENOSPC at max_links,
+ * handler.  Refused (the peer sees a reject): -EACCES by the engine's
+ * allowed peers or secret policy, before anything is allocated
+ * (hixl_auth_admit()); -ENOSPC at max_links,
  * -EBUSY with max_setup_links accepted links still in their handshake,
  * -ENODEV once the device is going.  An accepted link that has not
  * finished its handshake hixl_handshake_ms later is closed (hs_work).
  */
-static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id)
+static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct rdma_conn_param param;
 	struct hixl_link *l;
 	int ret;
 
+	ret = hixl_auth_admit(eng, id, ev);	/* a refused peer costs no link, no QP */
+	if (ret)
+		return ret;
 	l = hixl_link_alloc(eng, false);
 	if (!l)
 		return -ENOMEM;
@@ -1588,7 +1604,8 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_REJECTED:
 		spin_lock(&l->lock);
 		l->cm_event = ev->event;
-		l->cm_status = ev->status;
+		l->cm_status = ev->event == RDMA_CM_EVENT_REJECTED &&
+			       hixl_auth_rejected(l->cm_id, ev) ? -EACCES : ev->status;
 		l->cm_pending = true;
 		spin_unlock(&l->lock);
 		wake_up_all(&l->wq);
@@ -1636,7 +1653,7 @@ int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 		if (smp_load_acquire(&rd->eng->rdma) != rd)
 			return -EAGAIN;
-		return hixl_accept(rd->eng, id);
+		return hixl_accept(rd->eng, id, ev);
 	}
 	pr_info("engine: RDMA CM %s (status %d)\n", rdma_event_msg(ev->event), ev->status);
 	return 0;
@@ -1674,8 +1691,8 @@ static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadli
 		return err;
 	if (ev == want)
 		return 0;
-	if (ev == RDMA_CM_EVENT_REJECTED)
-		return -ECONNREFUSED;
+	if (ev == RDMA_CM_EVENT_REJECTED)	/* by the peer's policy, or nobody listens */
+		return status == -EACCES ? -EACCES : -ECONNREFUSED;
 	if (status == -ETIMEDOUT)
 		return -ETIMEDOUT;
 	return status < 0 ? status : -EHOSTUNREACH;
@@ -1704,6 +1721,7 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 				 struct sockaddr *dst, unsigned long deadline)
 {
 	struct hixl_engine *eng = l->eng;
+	struct hixl_wire_cm_req req;
 	struct rdma_conn_param param;
 	int ret, st, err;
 
@@ -1734,6 +1752,7 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 		ret = hixl_link_create_qp(l);
 	if (!ret) {
 		hixl_conn_param(eng, &param);
+		hixl_auth_conn_param(eng, &param, &req);
 		ret = rdma_connect(l->cm_id, &param);
 	}
 	if (!ret)
@@ -1821,7 +1840,14 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
  *  -EISCONN      already connected to this peer (HIXL ALREADY_CONNECTED);
  *  -EALREADY     a CONNECT to this peer is in progress;
  *  -ENOSPC       the engine has max_links links;
- *  -ETIMEDOUT    not connected and exchanged within the timeout;
+ *  -EACCES       refused by the peer's policy (docs/protocol.md, "Who may
+ *                connect"): our address is not among its allowed peers,
+ *                one of the two engines has a secret and the other not, or
+ *                the peer's proof of our secret was wrong (no region of
+ *                ours was announced to it); a CONNECT the peer's policy
+ *                refuses is not retried;
+ *  -ETIMEDOUT    not connected and exchanged within the timeout (also: a
+ *                peer that never answers our secret's challenge);
  *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL: resolution failed;
  *  -EXDEV        the route to the peer leaves the engine's RDMA device;
  *  -ECONNRESET   the peer went away during the exchange;
@@ -1928,6 +1954,8 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		}
 	}
 	if (!ret)
+		ret = hixl_auth_connect(l, deadline);	/* the secret exchange, if any */
+	if (!ret)
 		ret = hixl_link_publish(l);
 	if (!ret) {
 		long w = wait_event_interruptible_timeout(l->wq,
@@ -1941,8 +1969,8 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 			ret = err ? err : -ECONNRESET;
 	}
 	if (ret) {
-		/* torn down under us rather than failed: say so */
-		if (hixl_link_state(l, &err) == HIXL_LINK_CLOSED)
+		/* torn down under us rather than failed: say so (a refused proof closes it) */
+		if (hixl_link_state(l, &err) == HIXL_LINK_CLOSED && ret != -EACCES)
 			ret = READ_ONCE(eng->rdma_gone) ? -ENODEV : -ECONNABORTED;
 		if (hixl_link_unlist(l))
 			hixl_link_destroy(l);
