@@ -779,6 +779,7 @@ void hixl_engine_rdma_destroy(struct hixl_engine *eng);
 /* mr.c */
 unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap);
 u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages);
+void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size);
 int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);
 int hixl_region_make_mrs(struct hixl_region *r);
 void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);

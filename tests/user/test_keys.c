@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_keys.c - what an engine's keys and addresses tell a peer, and what
+ * a peer that holds them can do (issue 12, item 2).  The peer is the
+ * userspace wire peer of peer.c, playing a hostile remote host:
+ *
+ *   keys_no_kernel_iova    no announced RDMA address (REGION entries, the
+ *                          HELLO's landing buffer) is a kernel address; the
+ *                          announced addresses still reach the memory
+ *
+ * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 22100-22149; the
+ * peers claim ports 22150-22199 in their HELLO.
+ */
+#include <errno.h>
+#include <endian.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "peer.h"
+#include "tests.h"
+#include "util.h"
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+
+/*
+ * A zero-based iova is below the MR's page size, at most 1 GiB
+ * (HIXL_MAX_PAGE_SHIFT); the kernel's direct map and vmalloc space (what
+ * rxe's DMA addresses are) start at 0xffff800000000000 on x86-64, 4-level
+ * paging or 5.
+ */
+#define ZERO_BASED_LIMIT	(1ULL << 30)
+
+/* The victim: an engine with a staging pool of 4 x 8 MiB (HIXL's default). */
+static int victim(uint16_t port)
+{
+	int fd = hx_engine(port, 4, 8);
+
+	if (fd < 0)
+		printf("#   victim engine: %s\n", strerror(-fd));
+	return fd;
+}
+
+/* A peer that connected and exchanged tables; 0 or -errno. */
+static int peer_up(struct hp *p, uint16_t vport, uint16_t my_port, size_t land, size_t mem)
+{
+	int ret = hp_connect(p, vport, land, mem);
+
+	if (ret) {
+		printf("#   peer connect: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = hp_handshake(p, my_port, land);
+	if (ret)
+		printf("#   peer handshake: %s\n", strerror(-ret));
+	return ret;
+}
+
+/* The table entry of the engine's REGION for addr (its first message), or NULL. */
+static const struct hp_tbl_ent *tbl_region(const struct hp *p, uint64_t addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->ntbl; i++)
+		if (p->tbl[i].type == HIXL_MSG_REGION && p->tbl[i].addr == addr &&
+		    !p->tbl[i].first)
+			return &p->tbl[i];
+	return NULL;
+}
+
+/* Pump until the engine's REGION for addr came (the peer acks it); 0 or -ETIMEDOUT. */
+static int wait_region(struct hp *p, uint64_t addr, int ms)
+{
+	for (int i = 0; i < ms / 50 && !tbl_region(p, addr); i++)
+		hp_pump(p, 50);
+	return tbl_region(p, addr) ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * Issue 12, item 2(a): REGION entries carried mr->iova and HELLO the
+ * landing buffer's, which on rxe are kernel direct-map addresses (the DMA
+ * address of a page is its kernel virtual address): a peer learnt where
+ * the kernel's memory is (KASLR).  The iova of every MR is now zero-based:
+ * the offset of its first byte in its first MR page.  The peer sees no
+ * address at or above ZERO_BASED_LIMIT, and the addresses it was given
+ * still reach the memory (an RDMA WRITE and READ of its own; a staged-size
+ * WRITE to the landing buffer).
+ */
+static void keys_no_kernel_iova(void)
+{
+	uint8_t *before = hx_map(2 * MiB), *after = hx_map(64 * KiB);
+	const struct hp_tbl_ent *e;
+	enum ibv_wc_status st;
+	struct hixl_reg_mem out;
+	struct hp p;
+	uint64_t raddr, siova;
+	int v = victim(22100);
+
+	REQUIRE(v >= 0 && before && after);
+	hx_fill(before, 2 * MiB, 1);
+	REQUIRE(reg_mem(v, before, 2 * MiB, 0, &out) == 0);	/* in the table */
+	REQUIRE(peer_up(&p, 22100, 22150, 0, 64 * KiB) == 0);
+	REQUIRE(reg_mem(v, after, 64 * KiB, 0, &out) == 0);	/* an update */
+	CHECK_EQ(wait_region(&p, (uintptr_t)after, 5000), 0);
+	REQUIRE(tbl_region(&p, (uintptr_t)before) && tbl_region(&p, (uintptr_t)after));
+	CHECK(p.hello_seen);
+	siova = le64toh(p.hello.stage_iova);
+	printf("#   largest announced MR iova 0x%llx, landing buffer iova 0x%llx (%llu bytes)\n",
+	       (unsigned long long)p.max_iova, (unsigned long long)siova,
+	       (unsigned long long)le64toh(p.hello.stage_size));
+	CHECK(p.max_iova < ZERO_BASED_LIMIT);
+	CHECK(le64toh(p.hello.stage_size) > 0);	/* the victim stages: it has one */
+	CHECK(siova < ZERO_BASED_LIMIT);
+
+	/* the announced addresses are the memory's: WRITE, then READ back */
+	e = tbl_region(&p, (uintptr_t)after);
+	memset(p.mem, 0x5a, 4 * KiB);
+	raddr = e->mr_iova + ((uintptr_t)after + 8 * KiB - e->mr_addr);
+	CHECK_EQ(hp_rdma(&p, true, 0, raddr, e->mr_rkey, 4 * KiB, &st), 0);
+	CHECK_EQ(after[8 * KiB], 0x5a);
+	CHECK_EQ(after[12 * KiB - 1], 0x5a);
+	CHECK_EQ(after[12 * KiB], 0);
+	e = tbl_region(&p, (uintptr_t)before);
+	raddr = e->mr_iova + ((uintptr_t)before + MiB - e->mr_addr);
+	CHECK_EQ(hp_rdma(&p, false, 16 * KiB, raddr, e->mr_rkey, 4 * KiB, &st), 0);
+	CHECK_EQ(hx_first_diff(p.mem + 16 * KiB, before + MiB, 4 * KiB), -1);
+	CHECK_EQ(hp_rdma(&p, true, 0, siova + 64 * KiB, le32toh(p.hello.stage_rkey), 4 * KiB,
+			 &st), 0);
+	CHECK(!p.disconnected);
+	hp_close(&p);
+	close(v);
+}
+
+const struct ht_test keys_tests[] = {
+	{ "keys_no_kernel_iova", keys_no_kernel_iova },
+	{ NULL, NULL },
+};
