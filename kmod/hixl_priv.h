@@ -634,7 +634,34 @@ void hixl_link_fail(struct hixl_link *l, int err);
 void hixl_link_abort(struct hixl_link *l, int err);
 int hixl_link_state(struct hixl_link *l, int *err);
 int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r);
-void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r);
+int hixl_send_region(struct hixl_link *l, struct hixl_region *r);
+
+/* ---- table.c: table updates to the peers ----------------------------------- */
+
+/**
+ * struct hixl_tbl_wait - the acknowledgements one table update waits for
+ * @eng:      the engine
+ * @deadline: jiffies by which every peer must have acknowledged
+ * @ents:     each link sent the update (a reference) and the count of its
+ *            table messages its peer must have applied
+ * @n:        entries used; @cap: entries allocated
+ *
+ * Owned by the one thread making the update; no lock.
+ */
+struct hixl_tbl_wait {
+	struct hixl_engine *eng;
+	unsigned long deadline;
+	struct hixl_tbl_wait_ent {
+		struct hixl_link *link;
+		u64 want;
+	} *ents;
+	u32 n, cap;
+};
+
+extern unsigned int hixl_table_ack_ms;
+void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
+			     struct hixl_tbl_wait *w);
+void hixl_tbl_wait_finish(struct hixl_tbl_wait *w);
 void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r);
 bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b);
 

@@ -259,8 +259,18 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
 	return 0;
 }
 
-/* Announce one region (all its MRs); post_mutex and engine lock held. */
-static int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
+/**
+ * hixl_send_region() - announce one region (all its MRs) to a link's peer
+ * @l: the link; post_mutex held
+ * @r: the region, with its MRs; the engine lock held
+ *
+ * One REGION message per HIXL_WIRE_MRS_PER_MSG MRs, each counted in
+ * @l->tbl_sent (the peer acknowledges each).
+ *
+ * Return: 0; -ECONNRESET when the link is torn down or broken; the error of
+ * a send (hixl_post_wait(): the link is then broken).
+ */
+int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 {
 	struct hixl_wire_region *m = l->tx_buf;
 	u32 first = 0, i, n;
@@ -806,25 +816,6 @@ int hixl_table_ack(struct hixl_link *l, u64 applied)
 		spin_unlock(&l->xq_lock);
 	}
 	return ret;
-}
-
-/* Wait until the peer applied every table message we sent; post_mutex held. */
-static int hixl_table_wait(struct hixl_link *l)
-{
-	long left = wait_event_timeout(l->wq, READ_ONCE(l->tbl_acked) >= l->tbl_sent ||
-				       READ_ONCE(l->state) >= HIXL_LINK_ERROR,
-				       msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS));
-	int st, err;
-
-	lockdep_assert_held(&l->post_mutex);
-	st = hixl_link_state(l, &err);
-	if (st >= HIXL_LINK_ERROR)
-		return err ? err : -ECONNRESET;
-	if (!left) {
-		hixl_link_fail(l, -ETIMEDOUT);
-		return -ETIMEDOUT;
-	}
-	return 0;
 }
 
 static int hixl_post_recv(struct hixl_rx *rx)
@@ -1941,146 +1932,4 @@ int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a)
 	}
 	hixl_link_put(l);
 	return 0;
-}
-
-/* ---- region-table updates ------------------------------------------------------------------- */
-
-/**
- * hixl_next_table_link() - the next link a table update goes to
- * @eng:    the engine; its lock held (it protects every link's @tbl_gen)
- * @walk:   this walk, from ++@eng->link_walk
- * @hidden: a region's @tbl_hidden: links whose table went out at this
- *          generation or later do not have the region (0: all have it)
- *
- * A link whose table went out (hixl_link_publish()), that has it by
- * @hidden and that is not broken, whether READY or still waiting for the
- * peer's TABLE_END.  No allocation (a table update must reach every link
- * even when memory is short).
- *
- * Context: process context; takes the engine's links_lock.
- * Return: the link with a reference, or NULL when this walk visited all.
- */
-static struct hixl_link *hixl_next_table_link(struct hixl_engine *eng, u64 walk, u64 hidden)
-{
-	struct hixl_link *l, *found = NULL;
-	int err;
-
-	lockdep_assert_held(&eng->lock);
-	mutex_lock(&eng->links_lock);
-	list_for_each_entry(l, &eng->links, node) {
-		if (l->walk == walk)
-			continue;
-		l->walk = walk;
-		if (!l->tbl_gen || (hidden && l->tbl_gen >= hidden))
-			continue;
-		if (hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
-			kref_get(&l->ref);
-			found = l;
-			break;
-		}
-	}
-	mutex_unlock(&eng->links_lock);
-	return found;
-}
-
-/**
- * hixl_links_region_added() - announce a new registration to every link
- * @eng: the engine; its lock held
- * @r:   the region, with its MRs
- *
- * Every link whose table went out gets REGION, READY or still waiting for
- * the peer's TABLE_END (hixl_next_table_link()); links whose table goes out
- * later have the region in it (hixl_link_publish()).  We wait for each
- * peer's TABLE_ACK, so the region is in every table when REG_MEM returns.
- * A region without MRs (before SETUP) is announced with the tables once it
- * has them; one invalidated already is announced to no link.  A link that
- * cannot take the update (send or REG_MR failed, no ACK within
- * HIXL_MSG_TIMEOUT_MS) is marked broken; the registration stands.
- *
- * Context: process context, may sleep (up to HIXL_MSG_TIMEOUT_MS per link).
- */
-void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r)
-{
-	struct hixl_link *l;
-	u64 walk;
-	int ret;
-
-	lockdep_assert_held(&eng->lock);
-	if (!r->live || !r->nr_mrs)
-		return;
-	if (READ_ONCE(r->invalid)) {
-		r->tbl_hidden = 1;	/* unmapped already: in no table, ever */
-		return;
-	}
-	walk = ++eng->link_walk;
-	while ((l = hixl_next_table_link(eng, walk, 0))) {
-		mutex_lock(&l->post_mutex);
-		if (!hixl_link_usable(l)) {	/* torn down since we looked */
-			mutex_unlock(&l->post_mutex);
-			hixl_link_put(l);
-			continue;
-		}
-		ret = hixl_link_reg_mrs(l, r);
-		if (!ret)
-			ret = hixl_send_region(l, r);
-		if (!ret)
-			ret = hixl_table_wait(l);	/* in the peer's table now */
-		mutex_unlock(&l->post_mutex);
-		if (ret)
-			hixl_link_fail(l, ret);
-		hixl_link_put(l);
-	}
-}
-
-/**
- * hixl_links_region_removed() - withdraw a registration from every link that has it
- * @eng: the engine; its lock held
- * @r:   the region, before its MRs are released
- *
- * Called by every path that releases a region's MRs while it may be in a
- * peer's table: DEREG_MEM and close (hixl_region_free(), valid or
- * invalidated) and the invalidation work (hixl_inval_work()).  Each link
- * whose table has the region - it went out with the region in it, or
- * before the region was announced; READY or still waiting for the peer's
- * TABLE_END (hixl_next_table_link()) - gets REGION_DEL and we wait for its
- * TABLE_ACK, so that the region is out of the peer's table before its keys
- * go.  Afterwards no link has it (@r->tbl_hidden = 1), so a second call
- * sends nothing; nor does one for a region without MRs (never announced,
- * or withdrawn when the invalidation work released them).  A link that
- * cannot send or whose peer does not answer within HIXL_MSG_TIMEOUT_MS is
- * marked broken.
- *
- * Context: process context, may sleep (up to HIXL_MSG_TIMEOUT_MS per link).
- */
-void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
-{
-	struct hixl_wire_region_del *m;
-	struct hixl_link *l;
-	u64 walk;
-
-	lockdep_assert_held(&eng->lock);
-	if (!r->nr_mrs || r->tbl_hidden == 1)
-		return;
-	walk = ++eng->link_walk;
-	while ((l = hixl_next_table_link(eng, walk, r->tbl_hidden))) {
-		mutex_lock(&l->post_mutex);
-		if (!hixl_link_usable(l)) {	/* torn down since we looked */
-			mutex_unlock(&l->post_mutex);
-			hixl_link_put(l);
-			continue;
-		}
-		m = l->tx_buf;
-		m->addr = cpu_to_le64(r->addr);
-		m->len = cpu_to_le64(r->len);
-		/* out of the peer's table before the MRs go (a late rkey would
-		 * break the link); a link that cannot answer is failed */
-		if (!hixl_send_msg(l, HIXL_MSG_REGION_DEL, sizeof(*m))) {
-			l->tbl_sent++;
-			if (hixl_table_wait(l))
-				hixl_link_fail(l, -ETIMEDOUT);
-		}
-		mutex_unlock(&l->post_mutex);
-		hixl_link_put(l);
-	}
-	r->tbl_hidden = 1;	/* out of every table */
 }

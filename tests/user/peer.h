@@ -13,7 +13,8 @@
  * and REGION_DEL the engine sends is also logged (struct hp.tbl), so a test
  * sees exactly which updates reached this peer's table; with hold_acks set
  * they are handed to the test unanswered instead, and hp_ack() answers them
- * when the test says (an engine waits for that ACK holding its lock).
+ * when the test says (an engine's DEREG_MEM waits for that ACK holding its
+ * lock; REG_MEM waits without it, table.c).
  */
 #ifndef HIXL_TEST_PEER_H
 #define HIXL_TEST_PEER_H

@@ -80,6 +80,44 @@ static int wait_region(struct hp *p, uint64_t addr, int ms)
 	return tbl_region(p, addr) ? 0 : -ETIMEDOUT;
 }
 
+/* A REG_MEM in a thread, timed. */
+struct reg_op {
+	pthread_t t;
+	int fd;
+	void *addr;
+	size_t len;
+	long ret;
+	double ms;		/* how long REG_MEM took */
+	int done;
+};
+
+static void *reg_thread(void *arg)
+{
+	struct reg_op *o = arg;
+	struct hixl_reg_mem out;
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	o->ret = reg_mem(o->fd, o->addr, o->len, 0, &out);
+	o->ms = hx_ms_since(&t0);
+	__atomic_store_n(&o->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int reg_start(struct reg_op *o, int fd, void *addr, size_t len)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = fd;
+	o->addr = addr;
+	o->len = len;
+	return pthread_create(&o->t, NULL, reg_thread, o);
+}
+
+static int reg_done(struct reg_op *o)
+{
+	return __atomic_load_n(&o->done, __ATOMIC_ACQUIRE);
+}
+
 /*
  * Issue 12, item 2(a): REGION entries carried mr->iova and HELLO the
  * landing buffer's, which on rxe are kernel direct-map addresses (the DMA
@@ -96,6 +134,7 @@ static void keys_no_kernel_iova(void)
 	const struct hp_tbl_ent *e;
 	enum ibv_wc_status st;
 	struct hixl_reg_mem out;
+	struct reg_op reg;
 	struct hp p;
 	uint64_t raddr, siova;
 	int v = victim(22100);
@@ -104,8 +143,10 @@ static void keys_no_kernel_iova(void)
 	hx_fill(before, 2 * MiB, 1);
 	REQUIRE(reg_mem(v, before, 2 * MiB, 0, &out) == 0);	/* in the table */
 	REQUIRE(peer_up(&p, 22100, 22150, 0, 64 * KiB) == 0);
-	REQUIRE(reg_mem(v, after, 64 * KiB, 0, &out) == 0);	/* an update */
-	CHECK_EQ(wait_region(&p, (uintptr_t)after, 5000), 0);
+	REQUIRE(reg_start(&reg, v, after, 64 * KiB) == 0);	/* an update, */
+	CHECK_EQ(wait_region(&p, (uintptr_t)after, 5000), 0);	/* acked by us */
+	pthread_join(reg.t, NULL);
+	CHECK_EQ(reg.ret, 0);
 	REQUIRE(tbl_region(&p, (uintptr_t)before) && tbl_region(&p, (uintptr_t)after));
 	CHECK(p.hello_seen);
 	siova = le64toh(p.hello.stage_iova);
@@ -135,7 +176,85 @@ static void keys_no_kernel_iova(void)
 	close(v);
 }
 
+#define SILENT		3
+#define ACK_MS		3000	/* table_ack_ms for the test */
+#define SLACK_MS	6000	/* TCG: a registration's own work, the sends */
+
+/*
+ * Issue 12, item 2(c): REG_MEM waited for each peer's TABLE_ACK with the
+ * engine lock held, 10 s per silent peer: three peers that never answer
+ * stalled the registrant 30 s and every other command of the engine with
+ * it.  Now the peers get one deadline (table_ack_ms) all together, the
+ * wait runs outside the engine lock, and a peer that misses it has its
+ * link closed.  Three silent peers and a well-behaved one: REG_MEM returns
+ * within one deadline, a second thread's REG_MEM is announced while the
+ * first one waits, the silent links are closed, and the good peer has both
+ * regions and carries a transfer.
+ */
+static void keys_silent_peers(void)
+{
+	unsigned long long old_ack = read_param("table_ack_ms");
+	uint8_t *r1 = hx_map(64 * KiB), *r2 = hx_map(64 * KiB);
+	struct hp silent[SILENT], good;
+	struct reg_op a, b;
+	struct hixl_op_desc d;
+	struct timespec t0;
+	bool b_while_a = false;
+	int v, i, up = 0, closed = 0;
+
+	REQUIRE(r1 && r2);
+	if (write_param("table_ack_ms", ACK_MS))
+		printf("#   no table_ack_ms parameter: the old per-peer 10 s wait\n");
+	v = victim(22101);
+	REQUIRE(v >= 0);
+	for (i = 0; i < SILENT; i++) {
+		up += peer_up(&silent[i], 22101, 22151 + i, 0, 64 * KiB) == 0;
+		silent[i].hold_acks = true;	/* and we never pump them again */
+	}
+	REQUIRE(up == SILENT);
+	REQUIRE(peer_up(&good, 22101, 22159, 0, 64 * KiB) == 0);
+
+	hx_fill(r1, 64 * KiB, 5);
+	REQUIRE(reg_start(&a, v, r1, 64 * KiB) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!tbl_region(&good, (uintptr_t)r1) && hx_ms_since(&t0) < 10000)
+		hp_pump(&good, 20);
+	CHECK(tbl_region(&good, (uintptr_t)r1) != NULL);
+	REQUIRE(reg_start(&b, v, r2, 64 * KiB) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((!reg_done(&a) || !reg_done(&b)) && hx_ms_since(&t0) < 45000) {
+		hp_pump(&good, 20);
+		if (!reg_done(&a) && tbl_region(&good, (uintptr_t)r2))
+			b_while_a = true;
+	}
+	pthread_join(a.t, NULL);
+	pthread_join(b.t, NULL);
+	printf("#   first REG_MEM %.0f ms, second %.0f ms (deadline %d ms for all peers)\n",
+	       a.ms, b.ms, ACK_MS);
+	CHECK_EQ(a.ret, 0);
+	CHECK_EQ(b.ret, 0);
+	CHECK(a.ms < ACK_MS + SLACK_MS);
+	CHECK(b.ms < ACK_MS + SLACK_MS);
+	CHECK(b_while_a);	/* announced while the first still waited */
+
+	for (i = 0; i < SILENT; i++)
+		closed += hp_wait_disconnect(&silent[i], 5000);
+	CHECK_EQ(closed, SILENT);
+	CHECK(!good.disconnected);
+	CHECK(tbl_region(&good, (uintptr_t)r2) != NULL);
+	d = (struct hixl_op_desc){ (uintptr_t)r1, (uintptr_t)good.mem, 4 * KiB };
+	CHECK_EQ(hx_xfer(v, 22159, HIXL_OP_WRITE, &d, 1, 5000, NULL), 0);
+	CHECK_EQ(hx_first_diff(good.mem, r1, 4 * KiB), -1);
+	for (i = 0; i < SILENT; i++)
+		hp_close(&silent[i]);
+	hp_close(&good);
+	close(v);
+	if (old_ack)
+		write_param("table_ack_ms", old_ack);
+}
+
 const struct ht_test keys_tests[] = {
 	{ "keys_no_kernel_iova", keys_no_kernel_iova },
+	{ "keys_silent_peers", keys_silent_peers },
 	{ NULL, NULL },
 };
