@@ -991,8 +991,22 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct mem_cgroup *old_memcg;
 	int ret, err;
 
-	if (wc->status == IB_WC_WR_FLUSH_ERR)
-		return;		/* the QP went to error: whoever did that said why */
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		/*
+		 * The QP went to error.  Whoever did that on our side said why
+		 * first (the link is broken already); on an accepted link not
+		 * broken yet, the peer did: its RDMA with a key or range we
+		 * never gave it (the responder NAKs it and moves our QP to
+		 * error, without an event).  Close the link, as when the peer
+		 * leaves, so that each wrong guess of a key costs a connection.
+		 */
+		if (!l->active && hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
+			pr_warn_ratelimited("engine %llu: closing a link whose QP failed (a remote access error?)\n",
+					    l->eng->id);
+			hixl_link_abort(l, -ECONNRESET);
+		}
+		return;
+	}
 	if (wc->status != IB_WC_SUCCESS) {
 		pr_warn_ratelimited("link to peer: receive failed: %s\n",
 				    ib_wc_status_msg(wc->status));

@@ -253,8 +253,54 @@ static void keys_silent_peers(void)
 		write_param("table_ack_ms", old_ack);
 }
 
+/*
+ * Issue 12, item 2(b): every link's landing buffer is an MR of the
+ * engine's one PD, so its rkey works on any of the engine's QPs, and
+ * nothing but the rkey's 8 random bits (rxe; most devices alike) keeps
+ * one peer out of another peer's staged data.  No per-link protection is
+ * available (docs/protocol.md, "Addresses and keys on the wire"); what
+ * holds is that a wrong guess costs the guesser its link.  Two peers of
+ * one engine: B uses A's landing rkey with another key byte; the access
+ * fails, the engine closes B's link, A's landing buffer keeps what A wrote
+ * and A's link goes on.
+ */
+static void keys_landing_guess(void)
+{
+	enum ibv_wc_status st = IBV_WC_SUCCESS;
+	struct hp a, b;
+	uint64_t land;
+	uint32_t rkey;
+	int v = victim(22102);
+
+	REQUIRE(v >= 0);
+	REQUIRE(peer_up(&a, 22102, 22160, 0, 64 * KiB) == 0);
+	REQUIRE(peer_up(&b, 22102, 22161, 0, 64 * KiB) == 0);
+	REQUIRE(a.hello_seen && b.hello_seen && le64toh(a.hello.stage_size));
+	land = le64toh(a.hello.stage_iova) + 64 * KiB;
+	rkey = le32toh(a.hello.stage_rkey);
+	CHECK(rkey != le32toh(b.hello.stage_rkey));
+	memset(a.mem, 0xa1, 4 * KiB);
+	CHECK_EQ(hp_rdma(&a, true, 0, land, rkey, 4 * KiB, &st), 0);
+
+	memset(b.mem, 0xb2, 4 * KiB);
+	CHECK(hp_rdma(&b, true, 0, land, rkey ^ 0x5a, 4 * KiB, &st) != 0);
+	printf("#   B's WRITE with a wrong key for A's landing buffer: %s\n",
+	       ibv_wc_status_str(st));
+	CHECK_EQ(st, IBV_WC_REM_ACCESS_ERR);
+	CHECK(hp_wait_disconnect(&b, 5000));	/* the engine closed B's link */
+
+	memset(a.mem + 8 * KiB, 0, 4 * KiB);
+	CHECK_EQ(hp_rdma(&a, false, 8 * KiB, land, rkey, 4 * KiB, &st), 0);
+	CHECK_EQ(hx_first_diff(a.mem + 8 * KiB, a.mem, 4 * KiB), -1);
+	CHECK(!a.disconnected);
+	hp_close(&b);
+	hp_close(&a);
+	close(v);
+}
+
 const struct ht_test keys_tests[] = {
 	{ "keys_no_kernel_iova", keys_no_kernel_iova },
 	{ "keys_silent_peers", keys_silent_peers },
+	{ "keys_landing_guess", keys_landing_guess },
 	{ NULL, NULL },
 };
