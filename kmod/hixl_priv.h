@@ -286,8 +286,12 @@ struct hixl_rdma {
  *              takes it under hixl_engines_lock before the engine leaves
  *              hixl_engines, so a removal waits for it
  * @rdma_gone:  the device was removed (commands get -ENODEV)
- * @notify_lock: protects @notifies, @notify_dropped and every link's
- *              @notify_pending
+ * @notify_lock: protects @notifies, @notify_dropped, @notify_total and
+ *              every link's @notify_pending
+ * @notify_total: notifications queued, of all links (hixl_max_engine_notifies)
+ * @peer_mrs:   MR entries in the peer tables of all links
+ *              (hixl_max_engine_peer_mrs; atomic, each link's share changes
+ *              under its own rtable_lock)
  * @notifies:   received notifications (struct hixl_notify_ent), oldest first
  * @notify_dropped: dropped since the last GET_NOTIFIES
  * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
@@ -323,6 +327,8 @@ struct hixl_engine {
 	spinlock_t notify_lock;
 	struct list_head notifies;
 	u64 notify_dropped;
+	u32 notify_total;
+	atomic64_t peer_mrs;
 	atomic64_t st_notify_dropped;
 	atomic_t pool_free;
 	atomic64_t st_regions;
@@ -659,6 +665,10 @@ struct hixl_tbl_wait {
 };
 
 extern unsigned int hixl_table_ack_ms;
+extern unsigned int hixl_max_engine_peer_mrs;
+extern unsigned int hixl_max_engine_notifies;
+int hixl_peer_mrs_charge(struct hixl_engine *eng, u32 nr);
+void hixl_peer_mrs_uncharge(struct hixl_engine *eng, u32 nr);
 void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 			     struct hixl_tbl_wait *w);
 void hixl_tbl_wait_finish(struct hixl_tbl_wait *w);

@@ -446,6 +446,7 @@ VISIBLE_IF_KUNIT void hixl_rtable_clear(struct hixl_link *l)
 	mt_for_each(&l->rtable, rr, idx, ULONG_MAX)
 		kvfree(rr);
 	mtree_destroy(&l->rtable);
+	hixl_peer_mrs_uncharge(l->eng, l->rtable_mrs);
 	l->rtable_regions = 0;
 	l->rtable_mrs = 0;
 	mutex_unlock(&l->rtable_lock);
@@ -459,6 +460,7 @@ static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
 	mtree_erase(&l->rtable, rr->addr);
 	l->rtable_regions--;
 	l->rtable_mrs -= rr->nr_mrs;
+	hixl_peer_mrs_uncharge(l->eng, rr->nr_mrs);
 	kvfree(rr);
 }
 
@@ -476,12 +478,14 @@ static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
  * peer needs: an MR covers at least one page of at least 4 KiB (the
  * smallest page size of any kernel), so a region has at most as many MRs as
  * 4 KiB pages; the link's table holds at most hixl_max_regions
- * regions and hixl_max_peer_mrs MR entries.  The entry array is allocated
+ * regions and hixl_max_peer_mrs MR entries, and the tables of all the
+ * engine's links hixl_max_engine_peer_mrs entries together.  The entry array is allocated
  * with __GFP_NOWARN and charged to the memory cgroup (GFP_KERNEL_ACCOUNT).
  *
  * Return: 0; -EPROTO for a malformed message (counts that do not fit the
  * region or the message); -EEXIST when it overlaps another region of the
- * table; -ENOSPC when the table would exceed its bounds; -ENOMEM.
+ * table; -ENOSPC when the table, or the engine's tables together, would
+ * exceed their bounds; -ENOMEM.
  */
 VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len)
 {
@@ -506,8 +510,12 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 			ret = -ENOSPC;
 			goto out;
 		}
+		ret = hixl_peer_mrs_charge(l->eng, nr);	/* the engine's links together */
+		if (ret)
+			goto out;
 		rr = kvzalloc(struct_size(rr, mrs, nr), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!rr) {
+			hixl_peer_mrs_uncharge(l->eng, nr);
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -519,6 +527,7 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 		ret = mtree_insert_range(&l->rtable, addr, addr + rlen - 1, rr,
 					 GFP_KERNEL_ACCOUNT);
 		if (ret) {
+			hixl_peer_mrs_uncharge(l->eng, nr);
 			kvfree(rr);
 			goto out;
 		}
@@ -560,7 +569,11 @@ VISIBLE_IF_KUNIT void hixl_rx_region_del(struct hixl_link *l, const struct hixl_
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region_del);
 
-/* Queue a NOTIFY message on the engine, or count it dropped. */
+/*
+ * Queue a NOTIFY message on the engine, or count it dropped: beyond
+ * HIXL_NOTIFY_MAX_PENDING of the link's, or hixl_max_engine_notifies of
+ * all the engine's links, queued.
+ */
 static int hixl_rx_notify(struct hixl_link *l, const struct hixl_wire_notify *m, u32 len)
 {
 	struct hixl_engine *eng = l->eng;
@@ -586,7 +599,8 @@ static int hixl_rx_notify(struct hixl_link *l, const struct hixl_wire_notify *m,
 	e->link = l;
 
 	spin_lock(&eng->notify_lock);
-	if (l->notify_pending >= HIXL_NOTIFY_MAX_PENDING) {
+	if (l->notify_pending >= HIXL_NOTIFY_MAX_PENDING ||
+	    eng->notify_total >= READ_ONCE(hixl_max_engine_notifies)) {
 		eng->notify_dropped++;
 		atomic64_inc(&eng->st_notify_dropped);
 		spin_unlock(&eng->notify_lock);
@@ -594,6 +608,7 @@ static int hixl_rx_notify(struct hixl_link *l, const struct hixl_wire_notify *m,
 		return 0;
 	}
 	l->notify_pending++;
+	eng->notify_total++;
 	kref_get(&l->ref);
 	list_add_tail(&e->node, &eng->notifies);
 	spin_unlock(&eng->notify_lock);
@@ -604,6 +619,7 @@ static void hixl_notify_ent_free(struct hixl_engine *eng, struct hixl_notify_ent
 {
 	spin_lock(&eng->notify_lock);
 	e->link->notify_pending--;
+	eng->notify_total--;
 	spin_unlock(&eng->notify_lock);
 	hixl_link_put(e->link);
 	kfree(e);

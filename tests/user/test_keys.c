@@ -249,7 +249,7 @@ static void keys_silent_peers(void)
 		hp_close(&silent[i]);
 	hp_close(&good);
 	close(v);
-	if (old_ack)
+	if (old_ack != ~0ULL)
 		write_param("table_ack_ms", old_ack);
 }
 
@@ -298,9 +298,117 @@ static void keys_landing_guess(void)
 	close(v);
 }
 
+/* A REGION for [addr, addr + pages * 4 KiB) of nr_mrs MRs, announcing its first only. */
+static int send_region(struct hp *p, uint64_t addr, uint32_t pages, uint32_t nr_mrs)
+{
+	struct hixl_wire_region *r = (void *)p->tx;
+
+	memset(r, 0, sizeof(*r) + sizeof(r->mrs[0]));
+	r->addr = htole64(addr);
+	r->len = htole64(pages * 4 * KiB);
+	r->flags = htole32(HIXL_WIRE_REGION_WRITABLE);
+	r->nr_mrs = htole32(nr_mrs);
+	r->count = htole32(1);
+	r->mrs[0].addr = r->addr;
+	r->mrs[0].len = htole64(4 * KiB);
+	r->mrs[0].rkey = htole32(p->mem_mr->rkey);
+	return hp_send(p, HIXL_MSG_REGION, sizeof(*r) + sizeof(r->mrs[0]));
+}
+
+/* Pump until the engine acknowledged want of our table messages: 1, or 0. */
+static int wait_acked(struct hp *p, uint64_t want, int ms)
+{
+	for (int i = 0; i < ms / 50 && p->acked < want && !p->disconnected; i++)
+		hp_pump(p, 50);
+	return p->acked >= want;
+}
+
+static int send_notifies(struct hp *p, int n)
+{
+	struct hixl_wire_notify *m = (void *)p->tx;
+	int i, ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		m->name_len = htole32(4);
+		m->msg_len = htole32(2);
+		memcpy(m->data, "peerhi", 6);
+		ret = hp_send(p, HIXL_MSG_NOTIFY, sizeof(*m) + 6);
+	}
+	return ret;
+}
+
+/*
+ * Issue 12, item 2(d): what a peer's messages make the engine hold was
+ * bounded per link only (max_peer_mrs table entries, 4096 notifications),
+ * so max_links links could make it hold max_links times that.  Now the
+ * links of an engine share max_engine_peer_mrs and max_engine_notifies.
+ * With 10 entries and 8 notifications for the engine: A's region of 6 MRs
+ * is taken, B's of 6 closes B's link (ENOSPC), C's of 6 fits once A
+ * withdrew its; 6 notifications from A and 6 from C queue 8, and 4 are
+ * dropped.
+ */
+static void keys_engine_bounds(void)
+{
+	unsigned long long old_mrs = read_param("max_engine_peer_mrs");
+	unsigned long long old_nt = read_param("max_engine_notifies");
+	static struct hixl_notify buf[16];
+	struct hixl_get_notifies g;
+	struct hixl_wire_region_del *d;
+	struct hp a, b, c;
+	int v;
+
+	CHECK_EQ(write_param("max_engine_peer_mrs", 10), 0);
+	CHECK_EQ(write_param("max_engine_notifies", 8), 0);
+	v = victim(22103);
+	REQUIRE(v >= 0);
+	/* peer_up() announces the peer's own 1-MR region: 3 of the 10 */
+	REQUIRE(peer_up(&a, 22103, 22162, 0, 64 * KiB) == 0);
+	REQUIRE(peer_up(&b, 22103, 22163, 0, 64 * KiB) == 0);
+	REQUIRE(peer_up(&c, 22103, 22164, 0, 64 * KiB) == 0);
+	CHECK(wait_acked(&a, 1, 5000) && wait_acked(&b, 1, 5000) && wait_acked(&c, 1, 5000));
+
+	CHECK_EQ(send_region(&a, 0x10000000, 6, 6), 0);		/* 9 of 10 */
+	CHECK(wait_acked(&a, 2, 5000));
+	CHECK_EQ(send_region(&b, 0x20000000, 6, 6), 0);		/* 15: refused */
+	CHECK(hp_wait_disconnect(&b, 5000));
+	/* B's own entry may still count until its link is freed: 9 or 10 */
+	CHECK_EQ(send_region(&c, 0x30000000, 1, 1), 0);
+	CHECK(wait_acked(&c, 2, 5000));
+	d = (void *)a.tx;
+	d->addr = htole64(0x10000000);
+	d->len = htole64(6 * 4 * KiB);
+	CHECK_EQ(hp_send(&a, HIXL_MSG_REGION_DEL, sizeof(*d)), 0);	/* 3 or 4 */
+	CHECK(wait_acked(&a, 3, 5000));
+	CHECK_EQ(send_region(&c, 0x40000000, 6, 6), 0);		/* 9 or 10 */
+	CHECK(wait_acked(&c, 3, 5000));
+	CHECK(!a.disconnected && !c.disconnected);
+
+	CHECK_EQ(send_notifies(&a, 6), 0);
+	CHECK_EQ(send_notifies(&c, 6), 0);
+	hp_pump(&a, 300);
+	memset(&g, 0, sizeof(g));
+	g.buf = (uintptr_t)buf;
+	g.max = 16;
+	CHECK_EQ(xioctl(v, HIXL_IOC_GET_NOTIFIES, &g), 0);
+	printf("#   notifications queued %u, dropped %llu\n", g.count,
+	       (unsigned long long)g.dropped);
+	CHECK_EQ(g.count, 8);
+	CHECK_EQ(g.dropped, 4);
+	CHECK(!a.disconnected && !c.disconnected);
+	hp_close(&c);
+	hp_close(&b);
+	hp_close(&a);
+	close(v);
+	if (old_mrs != ~0ULL)
+		write_param("max_engine_peer_mrs", old_mrs);
+	if (old_nt != ~0ULL)
+		write_param("max_engine_notifies", old_nt);
+}
+
 const struct ht_test keys_tests[] = {
 	{ "keys_no_kernel_iova", keys_no_kernel_iova },
 	{ "keys_silent_peers", keys_silent_peers },
 	{ "keys_landing_guess", keys_landing_guess },
+	{ "keys_engine_bounds", keys_engine_bounds },
 	{ NULL, NULL },
 };
