@@ -311,8 +311,10 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 		m = l->tx_buf;
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
-		/* out of the peer's table before the MRs go (a late rkey would
-		 * break the link); a link that cannot answer is closed */
+		/*
+		 * Out of the peer's table before the MRs go (a late rkey would
+		 * break the link); a link that cannot answer is closed.
+		 */
 		ret = hixl_send_msg(l, HIXL_MSG_REGION_DEL, sizeof(*m));
 		if (!ret)
 			l->tbl_sent++;
