@@ -62,6 +62,7 @@ extern unsigned int hixl_max_setup_links;
 #define HIXL_NOTIFY_NAME_MAX	1024
 #define HIXL_NOTIFY_MSG_MAX	1024
 #define HIXL_NOTIFY_PENDING_MAX	4096
+#define HIXL_TX_MIN_MS		1000	/* a post under a passed @tx_deadline still gets this */
 
 struct ib_device;
 struct ib_pd;
@@ -520,6 +521,9 @@ struct hixl_stbuf {
  * @rx:         receive buffers
  * @tx_buf, @tx_dma, @tx_cqe, @tx_done, @tx_status: the message send buffer
  *              and the completion of its last SEND or REG_MR
+ * @tx_deadline: 0, or jiffies by which a post must complete (a table
+ *              update's deadline, table.c; at least HIXL_TX_MIN_MS from the
+ *              post) rather than HIXL_MSG_TIMEOUT_MS; under post_mutex
  * @notify_pending: notifications of this link queued on the engine
  *              (under the engine's notify_lock)
  * @st_tx, @st_rx: our staging send and landing buffers (no MR: no staging)
@@ -576,6 +580,7 @@ struct hixl_link {
 	struct ib_cqe tx_cqe;
 	struct completion tx_done;
 	int tx_status;
+	unsigned long tx_deadline;
 	u32 notify_pending;
 	struct hixl_stbuf st_tx;
 	struct hixl_stbuf st_rx;
@@ -648,8 +653,8 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r);
  * struct hixl_tbl_wait - the acknowledgements one table update waits for
  * @eng:      the engine
  * @deadline: jiffies by which every peer must have acknowledged
- * @ents:     each link sent the update (a reference) and the count of its
- *            table messages its peer must have applied
+ * @ents:     each link sent the update (a reference), the count of its
+ *            table messages its peer must have applied, and by when
  * @n:        entries used; @cap: entries allocated
  *
  * Owned by the one thread making the update; no lock.
@@ -660,6 +665,7 @@ struct hixl_tbl_wait {
 	struct hixl_tbl_wait_ent {
 		struct hixl_link *link;
 		u64 want;
+		unsigned long deadline;
 	} *ents;
 	u32 n, cap;
 };

@@ -141,14 +141,23 @@ static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  * @l:  the link; post_mutex held
  * @wr: the request (its wr_cqe and send_flags are set here)
  *
- * Return: 0; -ETIMEDOUT after 10 s or -ECONNRESET on an error completion,
+ * The wait is HIXL_MSG_TIMEOUT_MS, or up to @l->tx_deadline when one is set
+ * (a table update's, table.c), but at least HIXL_TX_MIN_MS: a peer that
+ * stops posting receives holds our SEND (RNR retries never end) only that
+ * long.
+ *
+ * Return: 0; -ETIMEDOUT after that or -ECONNRESET on an error completion,
  * both breaking the link.
  */
 int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 {
+	unsigned long tmo = msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS);
 	int ret;
 
 	lockdep_assert_held(&l->post_mutex);
+	if (l->tx_deadline)
+		tmo = clamp_t(long, (long)(l->tx_deadline - jiffies),
+			      (long)msecs_to_jiffies(HIXL_TX_MIN_MS), (long)tmo);
 	if (!hixl_link_usable(l))
 		return -ECONNRESET;
 	reinit_completion(&l->tx_done);
@@ -158,7 +167,7 @@ int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 	ret = ib_post_send(l->qp, wr, NULL);
 	if (ret)
 		goto fail;
-	if (!wait_for_completion_timeout(&l->tx_done, msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS))) {
+	if (!wait_for_completion_timeout(&l->tx_done, tmo)) {
 		/* the QP is stuck: break it so the completion flushes, then wait */
 		ret = -ETIMEDOUT;
 		hixl_link_fail(l, ret);

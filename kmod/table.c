@@ -177,13 +177,19 @@ static void hixl_tbl_wait_one(struct hixl_engine *eng, struct hixl_link *l, u64 
  */
 static void hixl_tbl_wait_add(struct hixl_tbl_wait *w, struct hixl_link *l, u64 want)
 {
+	/* sent after the deadline (sends to earlier links took it): a short grace */
+	unsigned long dl = jiffies + msecs_to_jiffies(HIXL_TX_MIN_MS);
+
+	if (time_after(w->deadline, dl))
+		dl = w->deadline;
 	if (w->n < w->cap) {
 		w->ents[w->n].link = l;
 		w->ents[w->n].want = want;
+		w->ents[w->n].deadline = dl;
 		w->n++;
 		return;
 	}
-	hixl_tbl_wait_one(w->eng, l, want, w->deadline);
+	hixl_tbl_wait_one(w->eng, l, want, dl);
 	hixl_link_put(l);
 }
 
@@ -193,8 +199,10 @@ static void hixl_tbl_wait_add(struct hixl_tbl_wait *w, struct hixl_link *l, u64 
  *
  * Returns once every link the update went to has its peer's TABLE_ACK for
  * it, is broken, or was closed for missing the update's deadline
- * (hixl_table_ack_ms after it began); the whole wait is bounded by that
- * one deadline, however many peers are silent.  Releases what @w holds.
+ * (hixl_table_ack_ms after it began, or HIXL_TX_MIN_MS after the link's
+ * send when the sends to earlier links took it all): the whole wait is
+ * bounded by that one deadline however many peers are silent, plus
+ * HIXL_TX_MIN_MS per peer that also takes no SEND.  Releases what @w holds.
  *
  * Context: process context, may sleep; the engine lock need not be held
  * (hixl_cmd_reg_mem() calls it after dropping it).
@@ -204,7 +212,7 @@ void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
 	u32 i;
 
 	for (i = 0; i < w->n; i++) {
-		hixl_tbl_wait_one(w->eng, w->ents[i].link, w->ents[i].want, w->deadline);
+		hixl_tbl_wait_one(w->eng, w->ents[i].link, w->ents[i].want, w->ents[i].deadline);
 		hixl_link_put(w->ents[i].link);
 	}
 	kfree(w->ents);
@@ -227,8 +235,9 @@ void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
  * cannot take the update (send or REG_MR failed) is marked broken; the
  * registration stands.
  *
- * Context: process context, may sleep (a send or REG_MR that does not
- * complete breaks its link after HIXL_MSG_TIMEOUT_MS).
+ * Context: process context, may sleep: the sends and REG_MRs have the
+ * update's deadline too (hixl_post_wait(); a link whose peer takes no SEND
+ * by then, or within HIXL_TX_MIN_MS once it passed, is broken).
  */
 void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 			     struct hixl_tbl_wait *w)
@@ -253,9 +262,11 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 			hixl_link_put(l);
 			continue;
 		}
+		l->tx_deadline = w->deadline;	/* the sends are in the bound too */
 		ret = hixl_link_reg_mrs(l, r);
 		if (!ret)
 			ret = hixl_send_region(l, r);
+		l->tx_deadline = 0;
 		want = l->tbl_sent;
 		mutex_unlock(&l->post_mutex);
 		if (ret) {
@@ -315,7 +326,9 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 		 * Out of the peer's table before the MRs go (a late rkey would
 		 * break the link); a link that cannot answer is closed.
 		 */
+		l->tx_deadline = w.deadline;
 		ret = hixl_send_msg(l, HIXL_MSG_REGION_DEL, sizeof(*m));
+		l->tx_deadline = 0;
 		if (!ret)
 			l->tbl_sent++;
 		want = l->tbl_sent;

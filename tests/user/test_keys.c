@@ -298,6 +298,75 @@ static void keys_landing_guess(void)
 	close(v);
 }
 
+/* SEND_NOTIFY from the engine fd to the peer that claimed port: 0 or -errno. */
+static long engine_notify(int fd, uint16_t port)
+{
+	struct hixl_send_notify n;
+
+	memset(&n, 0, sizeof(n));
+	n.remote = hx_name(port);
+	n.name = (uintptr_t)"fill";
+	n.name_len = 4;
+	return xioctl(fd, HIXL_IOC_SEND_NOTIFY, &n);
+}
+
+#define STARVED		2
+
+/*
+ * Issue 12, item 2(c), the sends: a peer that stops posting receives holds
+ * a SEND of ours forever (RNR retries never end), and each table update's
+ * REGION waited 10 s per such peer with the engine lock held.  The sends
+ * now have the update's deadline too (at least 1 s each once it passed).
+ * Two peers whose receive queues the engine has filled (16 notifications,
+ * never taken) and a good one: REG_MEM returns within table_ack_ms plus
+ * 1 s per further starved peer, the starved links are broken and
+ * disconnected, the good peer has the region.
+ */
+static void keys_rnr_peers(void)
+{
+	unsigned long long old_ack = read_param("table_ack_ms");
+	uint8_t *r1 = hx_map(64 * KiB);
+	struct hp starved[STARVED], good;
+	struct reg_op a;
+	struct timespec t0;
+	int v, i, j, up = 0, closed = 0;
+
+	REQUIRE(r1);
+	if (write_param("table_ack_ms", ACK_MS))
+		printf("#   no table_ack_ms parameter: the old 10 s per SEND\n");
+	v = victim(22104);
+	REQUIRE(v >= 0);
+	for (i = 0; i < STARVED; i++)
+		up += peer_up(&starved[i], 22104, 22165 + i, 0, 64 * KiB) == 0;
+	REQUIRE(up == STARVED);
+	REQUIRE(peer_up(&good, 22104, 22169, 0, 64 * KiB) == 0);
+	for (i = 0; i < STARVED; i++)		/* every receive they posted, used */
+		for (j = 0; j < HP_RX_DEPTH; j++)
+			CHECK_EQ(engine_notify(v, 22165 + i), 0);
+
+	REQUIRE(reg_start(&a, v, r1, 64 * KiB) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!reg_done(&a) && hx_ms_since(&t0) < 45000)
+		hp_pump(&good, 20);
+	pthread_join(a.t, NULL);
+	hp_pump(&good, 200);
+	printf("#   REG_MEM with %d peers taking no SEND: %.0f ms (deadline %d ms)\n",
+	       STARVED, a.ms, ACK_MS);
+	CHECK_EQ(a.ret, 0);
+	CHECK(a.ms < ACK_MS + (STARVED - 1) * 1000 + SLACK_MS);
+	CHECK(tbl_region(&good, (uintptr_t)r1) != NULL);
+	for (i = 0; i < STARVED; i++)
+		closed += hp_wait_disconnect(&starved[i], 5000);
+	CHECK_EQ(closed, STARVED);
+	CHECK(!good.disconnected);
+	for (i = 0; i < STARVED; i++)
+		hp_close(&starved[i]);
+	hp_close(&good);
+	close(v);
+	if (old_ack != ~0ULL)
+		write_param("table_ack_ms", old_ack);
+}
+
 /* A REGION for [addr, addr + pages * 4 KiB) of nr_mrs MRs, announcing its first only. */
 static int send_region(struct hp *p, uint64_t addr, uint32_t pages, uint32_t nr_mrs)
 {
@@ -408,6 +477,7 @@ static void keys_engine_bounds(void)
 const struct ht_test keys_tests[] = {
 	{ "keys_no_kernel_iova", keys_no_kernel_iova },
 	{ "keys_silent_peers", keys_silent_peers },
+	{ "keys_rnr_peers", keys_rnr_peers },
 	{ "keys_landing_guess", keys_landing_guess },
 	{ "keys_engine_bounds", keys_engine_bounds },
 	{ NULL, NULL },
