@@ -70,6 +70,7 @@ extern unsigned int hixl_max_setup_links;
 #define HIXL_NOTIFY_NAME_MAX	1024
 #define HIXL_NOTIFY_MSG_MAX	1024
 #define HIXL_NOTIFY_PENDING_MAX	4096
+#define HIXL_TX_MIN_MS		1000	/* a post under a passed @tx_deadline still gets this */
 
 struct ib_device;
 struct ib_pd;
@@ -369,8 +370,12 @@ struct hixl_rdma {
  *              holds it until the engine's RDMA objects are gone, so a
  *              removal that finds the engine later sees @rdma NULL
  * @rdma_gone:  the device was removed (commands get -ENODEV)
- * @notify_lock: protects @notifies, @notify_dropped and every link's
- *              @notify_pending
+ * @notify_lock: protects @notifies, @notify_dropped, @notify_total and
+ *              every link's @notify_pending
+ * @notify_total: notifications queued, of all links (hixl_max_engine_notifies)
+ * @peer_mrs:   MR entries in the peer tables of all links
+ *              (hixl_max_engine_peer_mrs; atomic, each link's share changes
+ *              under its own rtable_lock)
  * @notifies:   received notifications (struct hixl_notify_ent), oldest first
  * @notify_dropped: dropped since the last GET_NOTIFIES
  * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
@@ -413,6 +418,8 @@ struct hixl_engine {
 	spinlock_t notify_lock;
 	struct list_head notifies;
 	u64 notify_dropped;
+	u32 notify_total;
+	atomic64_t peer_mrs;
 	atomic64_t st_notify_dropped;
 	atomic_t pool_free;
 	atomic64_t st_regions;
@@ -611,6 +618,9 @@ struct hixl_stbuf {
  * @rx:         receive buffers
  * @tx_buf, @tx_dma, @tx_cqe, @tx_done, @tx_status: the message send buffer
  *              and the completion of its last SEND or REG_MR
+ * @tx_deadline: 0, or jiffies by which a post must complete (a table
+ *              update's deadline, table.c; at least HIXL_TX_MIN_MS from the
+ *              post) rather than HIXL_MSG_TIMEOUT_MS; under post_mutex
  * @notify_pending: notifications of this link queued on the engine
  *              (under the engine's notify_lock)
  * @st_tx, @st_rx: our staging send and landing buffers (no MR: no staging)
@@ -669,6 +679,7 @@ struct hixl_link {
 	struct ib_cqe tx_cqe;
 	struct completion tx_done;
 	int tx_status;
+	unsigned long tx_deadline;
 	u32 notify_pending;
 	struct hixl_stbuf st_tx;
 	struct hixl_stbuf st_rx;
@@ -733,7 +744,39 @@ void hixl_link_fail(struct hixl_link *l, int err);
 void hixl_link_abort(struct hixl_link *l, int err);
 int hixl_link_state(struct hixl_link *l, int *err);
 int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r);
-void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r);
+int hixl_send_region(struct hixl_link *l, struct hixl_region *r);
+
+/* ---- table.c: table updates to the peers ----------------------------------- */
+
+/**
+ * struct hixl_tbl_wait - the acknowledgements one table update waits for
+ * @eng:      the engine
+ * @deadline: jiffies by which every peer must have acknowledged
+ * @ents:     each link sent the update (a reference), the count of its
+ *            table messages its peer must have applied, and by when
+ * @n:        entries used; @cap: entries allocated
+ *
+ * Owned by the one thread making the update; no lock.
+ */
+struct hixl_tbl_wait {
+	struct hixl_engine *eng;
+	unsigned long deadline;
+	struct hixl_tbl_wait_ent {
+		struct hixl_link *link;
+		u64 want;
+		unsigned long deadline;
+	} *ents;
+	u32 n, cap;
+};
+
+extern unsigned int hixl_table_ack_ms;
+extern unsigned int hixl_max_engine_peer_mrs;
+extern unsigned int hixl_max_engine_notifies;
+int hixl_peer_mrs_charge(struct hixl_engine *eng, u32 nr);
+void hixl_peer_mrs_uncharge(struct hixl_engine *eng, u32 nr);
+void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
+			     struct hixl_tbl_wait *w);
+void hixl_tbl_wait_finish(struct hixl_tbl_wait *w);
 void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r);
 bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b);
 
@@ -878,6 +921,7 @@ void hixl_engine_rdma_destroy(struct hixl_engine *eng);
 /* mr.c */
 unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap);
 u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages);
+void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size);
 int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);
 int hixl_region_make_mrs(struct hixl_region *r);
 void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);

@@ -141,14 +141,23 @@ static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  * @l:  the link; post_mutex held
  * @wr: the request (its wr_cqe and send_flags are set here)
  *
- * Return: 0; -ETIMEDOUT after 10 s or -ECONNRESET on an error completion,
+ * The wait is HIXL_MSG_TIMEOUT_MS, or up to @l->tx_deadline when one is set
+ * (a table update's, table.c), but at least HIXL_TX_MIN_MS: a peer that
+ * stops posting receives holds our SEND (RNR retries never end) only that
+ * long.
+ *
+ * Return: 0; -ETIMEDOUT after that or -ECONNRESET on an error completion,
  * both breaking the link.
  */
 int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 {
+	unsigned long tmo = msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS);
 	int ret;
 
 	lockdep_assert_held(&l->post_mutex);
+	if (l->tx_deadline)
+		tmo = clamp_t(long, (long)(l->tx_deadline - jiffies),
+			      (long)msecs_to_jiffies(HIXL_TX_MIN_MS), (long)tmo);
 	if (!hixl_link_usable(l))
 		return -ECONNRESET;
 	reinit_completion(&l->tx_done);
@@ -158,7 +167,7 @@ int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 	ret = ib_post_send(l->qp, wr, NULL);
 	if (ret)
 		goto fail;
-	if (!wait_for_completion_timeout(&l->tx_done, msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS))) {
+	if (!wait_for_completion_timeout(&l->tx_done, tmo)) {
 		/* the QP is stuck: break it so the completion flushes, then wait */
 		ret = -ETIMEDOUT;
 		hixl_link_fail(l, ret);
@@ -259,8 +268,18 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
 	return 0;
 }
 
-/* Announce one region (all its MRs); post_mutex and engine lock held. */
-static int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
+/**
+ * hixl_send_region() - announce one region (all its MRs) to a link's peer
+ * @l: the link; post_mutex held
+ * @r: the region, with its MRs; the engine lock held
+ *
+ * One REGION message per HIXL_WIRE_MRS_PER_MSG MRs, each counted in
+ * @l->tbl_sent (the peer acknowledges each).
+ *
+ * Return: 0; -ECONNRESET when the link is torn down or broken; the error of
+ * a send (hixl_post_wait(): the link is then broken).
+ */
+int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 {
 	struct hixl_wire_region *m = l->tx_buf;
 	u32 first = 0, i, n;
@@ -440,6 +459,7 @@ VISIBLE_IF_KUNIT void hixl_rtable_clear(struct hixl_link *l)
 	mt_for_each(&l->rtable, rr, idx, ULONG_MAX)
 		kvfree(rr);
 	mtree_destroy(&l->rtable);
+	hixl_peer_mrs_uncharge(l->eng, l->rtable_mrs);
 	l->rtable_regions = 0;
 	l->rtable_mrs = 0;
 	mutex_unlock(&l->rtable_lock);
@@ -453,6 +473,7 @@ static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
 	mtree_erase(&l->rtable, rr->addr);
 	l->rtable_regions--;
 	l->rtable_mrs -= rr->nr_mrs;
+	hixl_peer_mrs_uncharge(l->eng, rr->nr_mrs);
 	kvfree(rr);
 }
 
@@ -470,12 +491,14 @@ static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
  * peer needs: an MR covers at least one page of at least 4 KiB (the
  * smallest page size of any kernel), so a region has at most as many MRs as
  * 4 KiB pages; the link's table holds at most hixl_max_regions
- * regions and hixl_max_peer_mrs MR entries.  The entry array is allocated
+ * regions and hixl_max_peer_mrs MR entries, and the tables of all the
+ * engine's links hixl_max_engine_peer_mrs entries together.  The entry array is allocated
  * with __GFP_NOWARN and charged to the memory cgroup (GFP_KERNEL_ACCOUNT).
  *
  * Return: 0; -EPROTO for a malformed message (counts that do not fit the
  * region or the message); -EEXIST when it overlaps another region of the
- * table; -ENOSPC when the table would exceed its bounds; -ENOMEM.
+ * table; -ENOSPC when the table, or the engine's tables together, would
+ * exceed their bounds; -ENOMEM.
  */
 VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len)
 {
@@ -500,8 +523,12 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 			ret = -ENOSPC;
 			goto out;
 		}
+		ret = hixl_peer_mrs_charge(l->eng, nr);	/* the engine's links together */
+		if (ret)
+			goto out;
 		rr = kvzalloc(struct_size(rr, mrs, nr), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!rr) {
+			hixl_peer_mrs_uncharge(l->eng, nr);
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -513,6 +540,7 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 		ret = mtree_insert_range(&l->rtable, addr, addr + rlen - 1, rr,
 					 GFP_KERNEL_ACCOUNT);
 		if (ret) {
+			hixl_peer_mrs_uncharge(l->eng, nr);
 			kvfree(rr);
 			goto out;
 		}
@@ -554,7 +582,11 @@ VISIBLE_IF_KUNIT void hixl_rx_region_del(struct hixl_link *l, const struct hixl_
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region_del);
 
-/* Queue a NOTIFY message on the engine, or count it dropped. */
+/*
+ * Queue a NOTIFY message on the engine, or count it dropped: beyond
+ * HIXL_NOTIFY_MAX_PENDING of the link's, or hixl_max_engine_notifies of
+ * all the engine's links, queued.
+ */
 static int hixl_rx_notify(struct hixl_link *l, const struct hixl_wire_notify *m, u32 len)
 {
 	struct hixl_engine *eng = l->eng;
@@ -580,7 +612,8 @@ static int hixl_rx_notify(struct hixl_link *l, const struct hixl_wire_notify *m,
 	e->link = l;
 
 	spin_lock(&eng->notify_lock);
-	if (l->notify_pending >= HIXL_NOTIFY_MAX_PENDING) {
+	if (l->notify_pending >= HIXL_NOTIFY_MAX_PENDING ||
+	    eng->notify_total >= READ_ONCE(hixl_max_engine_notifies)) {
 		eng->notify_dropped++;
 		atomic64_inc(&eng->st_notify_dropped);
 		spin_unlock(&eng->notify_lock);
@@ -588,6 +621,7 @@ static int hixl_rx_notify(struct hixl_link *l, const struct hixl_wire_notify *m,
 		return 0;
 	}
 	l->notify_pending++;
+	eng->notify_total++;
 	kref_get(&l->ref);
 	list_add_tail(&e->node, &eng->notifies);
 	spin_unlock(&eng->notify_lock);
@@ -598,6 +632,7 @@ static void hixl_notify_ent_free(struct hixl_engine *eng, struct hixl_notify_ent
 {
 	spin_lock(&eng->notify_lock);
 	e->link->notify_pending--;
+	eng->notify_total--;
 	spin_unlock(&eng->notify_lock);
 	hixl_link_put(e->link);
 	kfree(e);
@@ -825,25 +860,6 @@ int hixl_table_ack(struct hixl_link *l, u64 applied)
 	return ret;
 }
 
-/* Wait until the peer applied every table message we sent; post_mutex held. */
-static int hixl_table_wait(struct hixl_link *l)
-{
-	long left = wait_event_timeout(l->wq, READ_ONCE(l->tbl_acked) >= l->tbl_sent ||
-				       READ_ONCE(l->state) >= HIXL_LINK_ERROR,
-				       msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS));
-	int st, err;
-
-	lockdep_assert_held(&l->post_mutex);
-	st = hixl_link_state(l, &err);
-	if (st >= HIXL_LINK_ERROR)
-		return err ? err : -ECONNRESET;
-	if (!left) {
-		hixl_link_fail(l, -ETIMEDOUT);
-		return -ETIMEDOUT;
-	}
-	return 0;
-}
-
 static int hixl_post_recv(struct hixl_rx *rx)
 {
 	struct ib_sge sge = {
@@ -1022,8 +1038,22 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct mem_cgroup *old_memcg;
 	int ret, err;
 
-	if (wc->status == IB_WC_WR_FLUSH_ERR)
-		return;		/* the QP went to error: whoever did that said why */
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		/*
+		 * The QP went to error.  Whoever did that on our side said why
+		 * first (the link is broken already); on an accepted link not
+		 * broken yet, the peer did: its RDMA with a key or range we
+		 * never gave it (the responder NAKs it and moves our QP to
+		 * error, without an event).  Close the link, as when the peer
+		 * leaves, so that each wrong guess of a key costs a connection.
+		 */
+		if (!l->active && hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
+			pr_warn_ratelimited("engine %llu: closing a link whose QP failed (a remote access error?)\n",
+					    l->eng->id);
+			hixl_link_abort(l, -ECONNRESET);
+		}
+		return;
+	}
 	if (wc->status != IB_WC_SUCCESS) {
 		pr_warn_ratelimited("link to peer: receive failed: %s\n",
 				    ib_wc_status_msg(wc->status));
@@ -2010,146 +2040,4 @@ int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a)
 	}
 	hixl_link_put(l);
 	return 0;
-}
-
-/* ---- region-table updates ------------------------------------------------------------------- */
-
-/**
- * hixl_next_table_link() - the next link a table update goes to
- * @eng:    the engine; its lock held (it protects every link's @tbl_gen)
- * @walk:   this walk, from ++@eng->link_walk
- * @hidden: a region's @tbl_hidden: links whose table went out at this
- *          generation or later do not have the region (0: all have it)
- *
- * A link whose table went out (hixl_link_publish()), that has it by
- * @hidden and that is not broken, whether READY or still waiting for the
- * peer's TABLE_END.  No allocation (a table update must reach every link
- * even when memory is short).
- *
- * Context: process context; takes the engine's links_lock.
- * Return: the link with a reference, or NULL when this walk visited all.
- */
-static struct hixl_link *hixl_next_table_link(struct hixl_engine *eng, u64 walk, u64 hidden)
-{
-	struct hixl_link *l, *found = NULL;
-	int err;
-
-	lockdep_assert_held(&eng->lock);
-	mutex_lock(&eng->links_lock);
-	list_for_each_entry(l, &eng->links, node) {
-		if (l->walk == walk)
-			continue;
-		l->walk = walk;
-		if (!l->tbl_gen || (hidden && l->tbl_gen >= hidden))
-			continue;
-		if (hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
-			kref_get(&l->ref);
-			found = l;
-			break;
-		}
-	}
-	mutex_unlock(&eng->links_lock);
-	return found;
-}
-
-/**
- * hixl_links_region_added() - announce a new registration to every link
- * @eng: the engine; its lock held
- * @r:   the region, with its MRs
- *
- * Every link whose table went out gets REGION, READY or still waiting for
- * the peer's TABLE_END (hixl_next_table_link()); links whose table goes out
- * later have the region in it (hixl_link_publish()).  We wait for each
- * peer's TABLE_ACK, so the region is in every table when REG_MEM returns.
- * A region without MRs (before SETUP) is announced with the tables once it
- * has them; one invalidated already is announced to no link.  A link that
- * cannot take the update (send or REG_MR failed, no ACK within
- * HIXL_MSG_TIMEOUT_MS) is marked broken; the registration stands.
- *
- * Context: process context, may sleep (up to HIXL_MSG_TIMEOUT_MS per link).
- */
-void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r)
-{
-	struct hixl_link *l;
-	u64 walk;
-	int ret;
-
-	lockdep_assert_held(&eng->lock);
-	if (!r->live || !r->nr_mrs)
-		return;
-	if (READ_ONCE(r->invalid)) {
-		r->tbl_hidden = 1;	/* unmapped already: in no table, ever */
-		return;
-	}
-	walk = ++eng->link_walk;
-	while ((l = hixl_next_table_link(eng, walk, 0))) {
-		mutex_lock(&l->post_mutex);
-		if (!hixl_link_usable(l)) {	/* torn down since we looked */
-			mutex_unlock(&l->post_mutex);
-			hixl_link_put(l);
-			continue;
-		}
-		ret = hixl_link_reg_mrs(l, r);
-		if (!ret)
-			ret = hixl_send_region(l, r);
-		if (!ret)
-			ret = hixl_table_wait(l);	/* in the peer's table now */
-		mutex_unlock(&l->post_mutex);
-		if (ret)
-			hixl_link_fail(l, ret);
-		hixl_link_put(l);
-	}
-}
-
-/**
- * hixl_links_region_removed() - withdraw a registration from every link that has it
- * @eng: the engine; its lock held
- * @r:   the region, before its MRs are released
- *
- * Called by every path that releases a region's MRs while it may be in a
- * peer's table: DEREG_MEM and close (hixl_region_free(), valid or
- * invalidated) and the invalidation work (hixl_inval_work()).  Each link
- * whose table has the region - it went out with the region in it, or
- * before the region was announced; READY or still waiting for the peer's
- * TABLE_END (hixl_next_table_link()) - gets REGION_DEL and we wait for its
- * TABLE_ACK, so that the region is out of the peer's table before its keys
- * go.  Afterwards no link has it (@r->tbl_hidden = 1), so a second call
- * sends nothing; nor does one for a region without MRs (never announced,
- * or withdrawn when the invalidation work released them).  A link that
- * cannot send or whose peer does not answer within HIXL_MSG_TIMEOUT_MS is
- * marked broken.
- *
- * Context: process context, may sleep (up to HIXL_MSG_TIMEOUT_MS per link).
- */
-void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
-{
-	struct hixl_wire_region_del *m;
-	struct hixl_link *l;
-	u64 walk;
-
-	lockdep_assert_held(&eng->lock);
-	if (!r->nr_mrs || r->tbl_hidden == 1)
-		return;
-	walk = ++eng->link_walk;
-	while ((l = hixl_next_table_link(eng, walk, r->tbl_hidden))) {
-		mutex_lock(&l->post_mutex);
-		if (!hixl_link_usable(l)) {	/* torn down since we looked */
-			mutex_unlock(&l->post_mutex);
-			hixl_link_put(l);
-			continue;
-		}
-		m = l->tx_buf;
-		m->addr = cpu_to_le64(r->addr);
-		m->len = cpu_to_le64(r->len);
-		/* out of the peer's table before the MRs go (a late rkey would
-		 * break the link); a link that cannot answer is failed */
-		if (!hixl_send_msg(l, HIXL_MSG_REGION_DEL, sizeof(*m))) {
-			l->tbl_sent++;
-			if (hixl_table_wait(l))
-				hixl_link_fail(l, -ETIMEDOUT);
-		}
-		mutex_unlock(&l->post_mutex);
-		hixl_link_put(l);
-	}
-	r->tbl_hidden = 1;	/* out of every table */
 }

@@ -52,6 +52,28 @@ u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_mr_count);
 
+/**
+ * hixl_mr_zero_base() - make a mapped MR's RDMA addresses start near zero
+ * @mr:        a fast-registration MR after ib_map_mr_sg(), before the
+ *             IB_WR_REG_MR that activates it is posted
+ * @page_size: the page size it was mapped with (a power of two, bytes)
+ *
+ * ib_map_mr_sg() sets @mr->iova to the DMA address of the first byte,
+ * which on software devices (rxe, siw) is a kernel virtual address: sent
+ * to a peer in REGION or HELLO, it would tell the peer where the kernel's
+ * memory lies (KASLR).  Only the offset of the first byte in its MR page
+ * is kept, so the MR's addresses run from that offset (< @page_size).
+ * A consumer may choose the iova between mapping and registering, as
+ * xprtrdma does (frwr_map()); drivers register @mr->iova as the WR's MR
+ * carries it (rxe_reg_fast_mr()) and translate addresses relative to it
+ * plus the first page's offset, which is unchanged.  Local SGEs use the
+ * same zero-based addresses with the MR's lkey.
+ */
+void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size)
+{
+	mr->iova &= page_size - 1;
+}
+
 static void hixl_mr_release(struct ib_device *ibdev, struct hixl_mr *m)
 {
 	if (m->mr)
@@ -99,6 +121,7 @@ static int hixl_mr_make(struct hixl_rdma *rd, struct hixl_region *r, struct hixl
 	mapped = ib_map_mr_sg(m->mr, m->sgt.sgl, m->sgt.nents, NULL, 1U << shift);
 	if (mapped != m->sgt.nents)
 		return mapped < 0 ? mapped : -EINVAL;
+	hixl_mr_zero_base(m->mr, 1U << shift);
 	return 0;
 }
 

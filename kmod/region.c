@@ -520,7 +520,10 @@ static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
  * HIXL_REG_READ_ONLY) and charged to RLIMIT_MEMLOCK; device memory is a
  * dma-buf, attached and mapped (dmabuf.c).  Both count against the
  * per-process limits.  On any error nothing stays charged, pinned or
- * registered.
+ * registered.  The region is announced to every link's peer under
+ * @eng->lock; their acknowledgements are awaited after it is dropped, all
+ * within one table_ack_ms, and a peer that misses that has its link
+ * closed: on return the region is in every connected peer's table.
  *
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0, or
@@ -546,6 +549,7 @@ static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
  */
 int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 {
+	struct hixl_tbl_wait w;
 	struct hixl_pgsz pgsz;
 	struct hixl_region *r;
 	unsigned int shift;
@@ -614,7 +618,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	atomic64_inc(&eng->st_regions);
 	atomic64_add(r->len, r->type == HIXL_MEM_HOST ? &eng->st_host_bytes :
 							&eng->st_device_bytes);
-	hixl_links_region_added(eng, r);
+	hixl_links_region_added(eng, r, &w);
 	a->handle = r->handle;
 	a->page_size = 1ULL << shift;
 	a->nr_pages = hixl_pages_spanned(r->addr, r->len, shift);
@@ -623,6 +627,12 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	trace_hixl_reg_mem(eng->id, r->handle, r->type, r->addr, r->len, shift,
 			   r->npages);
 	mutex_unlock(&eng->lock);
+	/*
+	 * The peers' TABLE_ACKs, outside the lock: a silent peer delays this
+	 * caller by table_ack_ms at most and nobody else (@r may be
+	 * deregistered meanwhile by another thread; it is not touched).
+	 */
+	hixl_tbl_wait_finish(&w);
 	return 0;
 
 err_unmap:
@@ -656,8 +666,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_reg_mem);
  * was not invalidated already), the dma-buf mapping, the notifier and the
  * limits the region was charged to.  A region with a transfer in flight is
  * not waited for: the call fails.  A link that does not acknowledge the
- * REGION_DEL within 10 s is broken (hixl_links_region_removed()); the
- * region goes all the same.
+ * REGION_DEL within table_ack_ms (all peers together, with @eng->lock held)
+ * is closed (hixl_links_region_removed()); the region goes all the same.
  *
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0; -EINVAL for flags or reserved fields; -EPERM when the caller is

@@ -120,6 +120,7 @@ int hixl_stbuf_alloc(struct hixl_link *l, struct hixl_stbuf *b, size_t size)
 		ret = ret < 0 ? ret : -EINVAL;
 		goto err;
 	}
+	hixl_mr_zero_base(b->mr, HIXL_STAGE_CHUNK);	/* HELLO announces it */
 	return 0;
 err:
 	hixl_stbuf_free(rd->ibdev, b);

@@ -137,6 +137,8 @@ static struct hixl_link *hixl_test_link(struct kunit *test)
 	struct hixl_link *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, l);
+	l->eng = kunit_kzalloc(test, sizeof(*l->eng), GFP_KERNEL);	/* its peer_mrs count */
+	KUNIT_ASSERT_NOT_NULL(test, l->eng);
 	mutex_init(&l->rtable_lock);
 	mt_init(&l->rtable);
 	return l;

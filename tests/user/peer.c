@@ -91,6 +91,9 @@ int hp_connect_cm(struct hp *p, uint16_t port, size_t land_len, size_t mem_len,
 
 	memset(p, 0, sizeof(*p));
 	inet_pton(AF_INET, HX_IP, &dst.sin_addr);
+	p->back = calloc(HP_BACKLOG, sizeof(*p->back));
+	if (!p->back)
+		return -ENOMEM;
 	p->ec = rdma_create_event_channel();
 	if (!p->ec)
 		SKIP("no RDMA CM in userspace (rdma_ucm)");
@@ -173,6 +176,7 @@ void hp_close(struct hp *p)
 		munmap(p->tx, HIXL_MSG_SIZE);
 	if (p->rx)
 		munmap(p->rx, (size_t)HP_RX_DEPTH * HIXL_MSG_SIZE);
+	free(p->back);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -180,16 +184,15 @@ void hp_close(struct hp *p)
  * after being handed to hp_rx(). */
 static int hp_rx(struct hp *p, struct ibv_wc *wc);
 
-static int hp_post_send(struct hp *p, uint32_t len)
+/* Post one signaled request (wr_id UINT64_MAX) and wait for its completion. */
+static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, enum ibv_wc_status *status)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)p->tx, .length = len, .lkey = p->tx_mr->lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = UINT64_MAX, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	struct ibv_send_wr *bad;
 	struct timespec t0;
 
-	if (ibv_post_send(p->qp, &wr, &bad))
+	wr->wr_id = UINT64_MAX;
+	wr->send_flags |= IBV_SEND_SIGNALED;
+	if (ibv_post_send(p->qp, wr, &bad))
 		return -EIO;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (hx_ms_since(&t0) < 10000) {
@@ -202,11 +205,42 @@ static int hp_post_send(struct hp *p, uint32_t len)
 			usleep(100);
 			continue;
 		}
-		if (wc.wr_id == UINT64_MAX)
+		if (wc.wr_id == UINT64_MAX) {
+			if (status)
+				*status = wc.status;
 			return wc.status == IBV_WC_SUCCESS ? 0 : -ECONNRESET;
+		}
 		hp_rx(p, &wc);	/* a receive: kept for hp_pump() */
 	}
 	return -ETIMEDOUT;
+}
+
+static int hp_post_send(struct hp *p, uint32_t len)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)p->tx, .length = len, .lkey = p->tx_mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+	};
+
+	return hp_post_wait(p, &wr, NULL);
+}
+
+int hp_rdma(struct hp *p, bool write, size_t off, uint64_t raddr, uint32_t rkey, uint32_t len,
+	    enum ibv_wc_status *status)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)p->mem + off, .length = len };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1,
+		.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+	};
+
+	*status = IBV_WC_GENERAL_ERR;
+	if (!p->mem_mr || off > p->mem_len || len > p->mem_len - off)
+		return -EINVAL;
+	sge.lkey = p->mem_mr->lkey;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return hp_post_wait(p, &wr, status);
 }
 
 static void hp_hdr(void *buf, uint16_t type, uint32_t len)
@@ -284,11 +318,6 @@ int hp_stage_done(struct hp *p, uint64_t seq, uint32_t status, uint32_t failed)
 	return hp_send(p, HIXL_MSG_STAGE_DONE, sizeof(*d));
 }
 
-/* Messages received while hp_post_send() waited, oldest first. */
-#define HP_BACKLOG	HP_RX_DEPTH
-static struct { uint8_t buf[HIXL_MSG_SIZE]; uint32_t len; } hp_backlog[HP_BACKLOG];
-static unsigned int hp_nback;
-
 /* A receive completion: keep the message, repost the buffer. */
 static int hp_rx(struct hp *p, struct ibv_wc *wc)
 {
@@ -296,10 +325,10 @@ static int hp_rx(struct hp *p, struct ibv_wc *wc)
 
 	if (wc->status != IBV_WC_SUCCESS || !(wc->opcode & IBV_WC_RECV))
 		return -ECONNRESET;
-	if (hp_nback < HP_BACKLOG) {
-		memcpy(hp_backlog[hp_nback].buf, p->rx + (size_t)i * HIXL_MSG_SIZE, wc->byte_len);
-		hp_backlog[hp_nback].len = wc->byte_len;
-		hp_nback++;
+	if (p->nback < HP_BACKLOG) {
+		memcpy(p->back[p->nback].buf, p->rx + (size_t)i * HIXL_MSG_SIZE, wc->byte_len);
+		p->back[p->nback].len = wc->byte_len;
+		p->nback++;
 	}
 	if (p->hold_rx) {		/* the engine's next SEND meets an empty queue */
 		p->held[p->nheld++] = i;
@@ -334,8 +363,14 @@ static void hp_tbl_log(struct hp *p, uint16_t type)
 	const struct hixl_wire_region *r = (const void *)p->msg;
 	const struct hixl_wire_region_del *d = (const void *)p->msg;
 	struct hp_tbl_ent *e;
+	uint32_t i;
 
 	p->received++;
+	if (type == HIXL_MSG_REGION && p->msg_len >= sizeof(*r))
+		for (i = 0; i < le32toh(r->count) &&
+			    sizeof(*r) + (i + 1) * sizeof(r->mrs[0]) <= p->msg_len; i++)
+			if (le64toh(r->mrs[i].iova) > p->max_iova)
+				p->max_iova = le64toh(r->mrs[i].iova);
 	if (p->ntbl == HP_TBL_LOG)
 		return;
 	e = &p->tbl[p->ntbl++];
@@ -345,6 +380,11 @@ static void hp_tbl_log(struct hp *p, uint16_t type)
 		e->first = le32toh(r->first);
 		e->addr = le64toh(r->addr);
 		e->len = le64toh(r->len);
+		if (le32toh(r->count) && p->msg_len >= sizeof(*r) + sizeof(r->mrs[0])) {
+			e->mr_addr = le64toh(r->mrs[0].addr);
+			e->mr_iova = le64toh(r->mrs[0].iova);
+			e->mr_rkey = le32toh(r->mrs[0].rkey);
+		}
 	} else if (type == HIXL_MSG_REGION_DEL && p->msg_len >= sizeof(*d)) {
 		e->addr = le64toh(d->addr);
 		e->len = le64toh(d->len);
@@ -366,14 +406,14 @@ unsigned int hp_tbl_count(const struct hp *p, uint16_t type, uint64_t addr)
 static int hp_take(struct hp *p)
 {
 	const struct hixl_wire_hdr *h = (const void *)p->msg;	/* not the backlog: it moves */
-	uint32_t len = hp_backlog[0].len;
+	uint32_t len = p->back[0].len;
 	int type;
 
-	memcpy(p->msg, hp_backlog[0].buf, len);
+	memcpy(p->msg, p->back[0].buf, len);
 	type = len >= sizeof(*h) ? le16toh(h->type) : -EPROTO;
 	p->msg_len = len;
-	memmove(&hp_backlog[0], &hp_backlog[1], (hp_nback - 1) * sizeof(hp_backlog[0]));
-	hp_nback--;
+	memmove(&p->back[0], &p->back[1], (p->nback - 1) * sizeof(p->back[0]));
+	p->nback--;
 	switch (type) {
 	case HIXL_MSG_REGION:
 	case HIXL_MSG_REGION_DEL:
@@ -388,6 +428,10 @@ static int hp_take(struct hp *p)
 			p->acked = le64toh(((const struct hixl_wire_ack *)h)->applied);
 		return 0;
 	case HIXL_MSG_HELLO:
+		if (len >= sizeof(p->hello) && !p->hello_seen) {
+			memcpy(&p->hello, p->msg, sizeof(p->hello));
+			p->hello_seen = true;
+		}
 		return 0;
 	default:
 		return type;
@@ -404,7 +448,7 @@ int hp_pump(struct hp *p, int ms)
 		struct pollfd pfd = { .fd = p->ec->fd, .events = POLLIN };
 		int n;
 
-		while (hp_nback) {
+		while (p->nback) {
 			int t = hp_take(p);
 
 			if (t)

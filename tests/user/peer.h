@@ -13,7 +13,8 @@
  * and REGION_DEL the engine sends is also logged (struct hp.tbl), so a test
  * sees exactly which updates reached this peer's table; with hold_acks set
  * they are handed to the test unanswered instead, and hp_ack() answers them
- * when the test says (an engine waits for that ACK holding its lock).
+ * when the test says (an engine's DEREG_MEM waits for that ACK holding its
+ * lock; REG_MEM waits without it, table.c).
  */
 #ifndef HIXL_TEST_PEER_H
 #define HIXL_TEST_PEER_H
@@ -27,12 +28,21 @@
 
 #define HP_RX_DEPTH	16
 #define HP_TBL_LOG	64
+#define HP_BACKLOG	HP_RX_DEPTH
 
 /* One REGION or REGION_DEL message of the engine, as received. */
 struct hp_tbl_ent {
 	uint16_t type;			/* HIXL_MSG_REGION or HIXL_MSG_REGION_DEL */
 	uint32_t first;			/* REGION: index of its first MR entry */
 	uint64_t addr, len;
+	uint64_t mr_addr, mr_iova;	/* REGION: its first MR entry */
+	uint32_t mr_rkey;
+};
+
+/* A message kept while hp_post_send() waited for its completion. */
+struct hp_msg {
+	uint8_t buf[HIXL_MSG_SIZE];
+	uint32_t len;
 };
 
 struct hp {
@@ -59,6 +69,11 @@ struct hp {
 	unsigned int held[HP_RX_DEPTH], nheld;
 	uint8_t msg[HIXL_MSG_SIZE];	/* hp_pump(): the last message handed out */
 	uint32_t msg_len;
+	struct hp_msg *back;		/* HP_BACKLOG messages not handed out yet */
+	unsigned int nback;
+	struct hixl_wire_hello hello;	/* the engine's HELLO, once hello_seen */
+	bool hello_seen;
+	uint64_t max_iova;		/* largest iova of any MR entry the engine sent */
 };
 
 /*
@@ -105,6 +120,14 @@ int hp_handshake(struct hp *p, uint16_t my_port, uint64_t stage_size);
  * hp_table_end() finishes the exchange.
  */
 int hp_handshake_open(struct hp *p, uint16_t my_port, uint64_t stage_size);
+/*
+ * One RDMA WRITE (write) or READ of len bytes between our memory buffer at
+ * off and raddr under rkey on the engine's side, waited for: 0, or -errno
+ * (-ECONNRESET for an error completion, whose status is in *status; the
+ * QP is then in error, as after any failed RDMA operation).
+ */
+int hp_rdma(struct hp *p, bool write, size_t off, uint64_t raddr, uint32_t rkey, uint32_t len,
+	    enum ibv_wc_status *status);
 /* TABLE_ACK for every REGION/REGION_DEL received so far (hold_acks). */
 int hp_ack(struct hp *p);
 /* REGIONs (counting a region's first message only) or REGION_DELs logged for addr. */

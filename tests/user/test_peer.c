@@ -459,32 +459,40 @@ static int thread_blocked(pid_t tid, int ms)
  * invalidation work, or by DEREG_MEM when that comes first.  DEREG_MEM
  * skipped it for any invalidated region, so a DEREG_MEM that got the
  * engine lock before the invalidation work freed the MRs and left their
- * keys in the peer's table.  To order the two: a REG_MEM whose REGION the
- * peer does not acknowledge yet holds the engine lock; DEREG_MEM queues on
- * it first, then munmap queues the invalidation work behind it.
+ * keys in the peer's table.  To order the two: a DEREG_MEM whose
+ * REGION_DEL the peer does not acknowledge yet holds the engine lock (a
+ * REG_MEM waits for its ACK without it); DEREG_MEM of the invalidated
+ * region queues on it first, then munmap queues the invalidation work
+ * behind it.
  */
 static void peer_dereg_invalidated(void)
 {
 	uint8_t *inv = hx_map(64 * KiB), *blk = hx_map(64 * KiB), *gone = hx_map(64 * KiB);
+	uint8_t *hold = hx_map(64 * KiB);
 	struct memop reg, dereg, m;
 	struct hixl_op_desc d;
 	uint64_t hinv, hgone;
 	struct hp p;
 	int v = victim(20020), t;
 
-	REQUIRE(v >= 0 && inv && blk && gone);
+	REQUIRE(v >= 0 && inv && blk && gone && hold);
 	REQUIRE(peer_up(&p, 20020, 20120, 0, 64 * KiB) == 0);
 	REQUIRE(memop_start(&m, v, inv, 64 * KiB, 0) == 0);
 	REQUIRE(memop_finish(&p, &m) == 0);
 	hinv = m.handle;
 	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)inv), 1);
-
-	/* a REG_MEM waits for our ACK with the engine lock held */
-	p.hold_acks = true;
-	REQUIRE(memop_start(&reg, v, blk, 64 * KiB, 0) == 0);
-	t = hp_pump(&p, 10000);
-	CHECK_EQ(t, HIXL_MSG_REGION);
+	REQUIRE(memop_start(&m, v, blk, 64 * KiB, 0) == 0);
+	REQUIRE(memop_finish(&p, &m) == 0);
 	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION, (uintptr_t)blk), 1);
+	REQUIRE(memop_start(&m, v, hold, 64 * KiB, 0) == 0);
+	REQUIRE(memop_finish(&p, &m) == 0);
+
+	/* a DEREG_MEM waits for our ACK with the engine lock held */
+	p.hold_acks = true;
+	REQUIRE(memop_start(&reg, v, NULL, 0, m.handle) == 0);
+	t = hp_pump(&p, 10000);
+	CHECK_EQ(t, HIXL_MSG_REGION_DEL);
+	CHECK_EQ(hp_tbl_count(&p, HIXL_MSG_REGION_DEL, (uintptr_t)hold), 1);
 	/* DEREG_MEM of inv waits for that lock ... */
 	REQUIRE(memop_start(&dereg, v, NULL, 0, hinv) == 0);
 	while (!__atomic_load_n(&dereg.tid, __ATOMIC_ACQUIRE))
@@ -494,7 +502,7 @@ static void peer_dereg_invalidated(void)
 	REQUIRE(munmap(inv, 64 * KiB) == 0);
 	CHECK_EQ(wait_invalid(v, 1, 5000), 0);
 	CHECK(!memop_done(&dereg));
-	CHECK_EQ(hp_ack(&p), 0);		/* the REG_MEM returns, DEREG_MEM runs */
+	CHECK_EQ(hp_ack(&p), 0);		/* the first DEREG_MEM returns, the second runs */
 	t = hp_pump(&p, 5000);
 	if (t != HIXL_MSG_REGION_DEL)
 		printf("#   after DEREG_MEM of the invalidated region: message %d, no REGION_DEL\n",

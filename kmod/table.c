@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * table.c - telling every link's peer about our registrations (REGION,
+ * REGION_DEL) and waiting for its TABLE_ACK (docs/protocol.md, "The
+ * exchange", step 4).
+ *
+ * An update goes to every link whose table went out, under the engine
+ * lock, so that it is ordered against the tables (hixl_link_publish()).
+ * The peers' acknowledgements are then awaited with one deadline for all
+ * of them, table_ack_ms from the first send: a silent peer costs one bound
+ * however many there are, and a peer that misses the deadline has its link
+ * closed (hixl_link_abort()).  A new registration's wait runs after the
+ * engine lock is dropped (hixl_cmd_reg_mem()), so another registration,
+ * a transfer or a deregistration does not wait behind a silent peer; a
+ * removal's wait keeps the lock, since the region's MRs may only go once no
+ * peer's table has them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+
+#include "hixl_priv.h"
+#include "proto.h"
+
+/*
+ * How long the peers of an engine may take, all together, to acknowledge a
+ * table update; a link whose peer has not by then is closed.
+ */
+unsigned int hixl_table_ack_ms = 10000;
+module_param_named(table_ack_ms, hixl_table_ack_ms, uint, 0644);
+MODULE_PARM_DESC(table_ack_ms, "ms the peers get, all together, to acknowledge a table update; a late peer's link is closed (default 10000)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_table_ack_ms);
+
+/*
+ * What the peers of one engine may make it hold, all its links together
+ * (each link has its own bounds too: max_regions and max_peer_mrs entries
+ * in its table, HIXL_NOTIFY_MAX_PENDING notifications queued), so that
+ * max_links links cannot add up to max_links times one link's share.
+ */
+unsigned int hixl_max_engine_peer_mrs = 1U << 20;
+module_param_named(max_engine_peer_mrs, hixl_max_engine_peer_mrs, uint, 0644);
+MODULE_PARM_DESC(max_engine_peer_mrs, "MR entries the peer tables of all of an engine's links may hold together (default 1048576: 32 MiB)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_max_engine_peer_mrs);
+
+unsigned int hixl_max_engine_notifies = 16384;
+module_param_named(max_engine_notifies, hixl_max_engine_notifies, uint, 0644);
+MODULE_PARM_DESC(max_engine_notifies, "notifications queued on an engine, of all its links together (default 16384); more are dropped and counted");
+EXPORT_SYMBOL_IF_KUNIT(hixl_max_engine_notifies);
+
+/**
+ * hixl_peer_mrs_charge() - count MR entries of a peer's table against its engine
+ * @eng: the engine of the link whose table grows
+ * @nr:  entries
+ *
+ * Context: any (atomic).
+ * Return: 0; -ENOSPC (nothing charged) when the peer tables of all the
+ * engine's links would hold more than hixl_max_engine_peer_mrs entries.
+ */
+int hixl_peer_mrs_charge(struct hixl_engine *eng, u32 nr)
+{
+	if (atomic64_add_return(nr, &eng->peer_mrs) > READ_ONCE(hixl_max_engine_peer_mrs)) {
+		atomic64_sub(nr, &eng->peer_mrs);
+		return -ENOSPC;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_peer_mrs_charge);
+
+/**
+ * hixl_peer_mrs_uncharge() - undo hixl_peer_mrs_charge()
+ * @eng: the engine
+ * @nr:  entries leaving a peer's table
+ */
+void hixl_peer_mrs_uncharge(struct hixl_engine *eng, u32 nr)
+{
+	atomic64_sub(nr, &eng->peer_mrs);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_peer_mrs_uncharge);
+
+/**
+ * hixl_next_table_link() - the next link a table update goes to
+ * @eng:    the engine; its lock held (it protects every link's @tbl_gen)
+ * @walk:   this walk, from ++@eng->link_walk
+ * @hidden: a region's @tbl_hidden: links whose table went out at this
+ *          generation or later do not have the region (0: all have it)
+ *
+ * A link whose table went out (hixl_link_publish()), that has it by
+ * @hidden and that is not broken, whether READY or still waiting for the
+ * peer's TABLE_END.  No allocation (a table update must reach every link
+ * even when memory is short).
+ *
+ * Context: process context; takes the engine's links_lock.
+ * Return: the link with a reference, or NULL when this walk visited all.
+ */
+static struct hixl_link *hixl_next_table_link(struct hixl_engine *eng, u64 walk, u64 hidden)
+{
+	struct hixl_link *l, *found = NULL;
+	int err;
+
+	lockdep_assert_held(&eng->lock);
+	mutex_lock(&eng->links_lock);
+	list_for_each_entry(l, &eng->links, node) {
+		if (l->walk == walk)
+			continue;
+		l->walk = walk;
+		if (!l->tbl_gen || (hidden && l->tbl_gen >= hidden))
+			continue;
+		if (hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
+			kref_get(&l->ref);
+			found = l;
+			break;
+		}
+	}
+	mutex_unlock(&eng->links_lock);
+	return found;
+}
+
+/* Links whose table went out, an upper bound of the links an update goes to. */
+static u32 hixl_table_links(struct hixl_engine *eng)
+{
+	struct hixl_link *l;
+	u32 n = 0;
+
+	lockdep_assert_held(&eng->lock);
+	mutex_lock(&eng->links_lock);
+	list_for_each_entry(l, &eng->links, node)
+		n += !!l->tbl_gen;
+	mutex_unlock(&eng->links_lock);
+	return n;
+}
+
+/*
+ * Start an update's wait: the deadline runs from now, and room for every
+ * link that can get the update (a link's table goes out under the engine
+ * lock, which the caller holds, so no more can appear).  Without memory for
+ * the room, each link is waited for as it is sent to (hixl_tbl_wait_add()),
+ * still against the one deadline.
+ */
+static void hixl_tbl_wait_init(struct hixl_engine *eng, struct hixl_tbl_wait *w)
+{
+	u32 n = hixl_table_links(eng);
+
+	memset(w, 0, sizeof(*w));
+	w->eng = eng;
+	w->deadline = jiffies + msecs_to_jiffies(READ_ONCE(hixl_table_ack_ms));
+	if (n) {
+		w->ents = kmalloc_array(n, sizeof(*w->ents), GFP_KERNEL | __GFP_NOWARN);
+		w->cap = w->ents ? n : 0;
+	}
+}
+
+/*
+ * Wait until @l's peer applied @want table messages, the link broke, or
+ * @deadline passed; a peer that did not make it has its link closed.
+ */
+static void hixl_tbl_wait_one(struct hixl_engine *eng, struct hixl_link *l, u64 want,
+			      unsigned long deadline)
+{
+	long left = time_before(jiffies, deadline) ? (long)(deadline - jiffies) : 0;
+	int err;
+
+	wait_event_timeout(l->wq, READ_ONCE(l->tbl_acked) >= want ||
+			   READ_ONCE(l->state) >= HIXL_LINK_ERROR, left);
+	if (hixl_link_state(l, &err) >= HIXL_LINK_ERROR || READ_ONCE(l->tbl_acked) >= want)
+		return;
+	pr_warn_ratelimited("engine %llu: closing a link whose peer did not acknowledge a table update within %u ms\n",
+			    eng->id, READ_ONCE(hixl_table_ack_ms));
+	hixl_link_abort(l, -ETIMEDOUT);
+}
+
+/*
+ * @l (a reference the wait takes over) was sent an update; its peer must
+ * have applied @want messages.  Kept for hixl_tbl_wait_finish(), or
+ * waited for now when there is no room.
+ */
+static void hixl_tbl_wait_add(struct hixl_tbl_wait *w, struct hixl_link *l, u64 want)
+{
+	/* sent after the deadline (sends to earlier links took it): a short grace */
+	unsigned long dl = jiffies + msecs_to_jiffies(HIXL_TX_MIN_MS);
+
+	if (time_after(w->deadline, dl))
+		dl = w->deadline;
+	if (w->n < w->cap) {
+		w->ents[w->n].link = l;
+		w->ents[w->n].want = want;
+		w->ents[w->n].deadline = dl;
+		w->n++;
+		return;
+	}
+	hixl_tbl_wait_one(w->eng, l, want, dl);
+	hixl_link_put(l);
+}
+
+/**
+ * hixl_tbl_wait_finish() - wait for the acknowledgements of one table update
+ * @w: the wait hixl_links_region_added() filled
+ *
+ * Returns once every link the update went to has its peer's TABLE_ACK for
+ * it, is broken, or was closed for missing the update's deadline
+ * (hixl_table_ack_ms after it began, or HIXL_TX_MIN_MS after the link's
+ * send when the sends to earlier links took it all): the whole wait is
+ * bounded by that one deadline however many peers are silent, plus
+ * HIXL_TX_MIN_MS per peer that also takes no SEND.  Releases what @w holds.
+ *
+ * Context: process context, may sleep; the engine lock need not be held
+ * (hixl_cmd_reg_mem() calls it after dropping it).
+ */
+void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
+{
+	u32 i;
+
+	for (i = 0; i < w->n; i++) {
+		hixl_tbl_wait_one(w->eng, w->ents[i].link, w->ents[i].want, w->ents[i].deadline);
+		hixl_link_put(w->ents[i].link);
+	}
+	kfree(w->ents);
+	memset(w, 0, sizeof(*w));
+}
+
+/**
+ * hixl_links_region_added() - announce a new registration to every link
+ * @eng: the engine; its lock held
+ * @r:   the region, with its MRs
+ * @w:   out: what to wait for; the caller passes it to
+ *       hixl_tbl_wait_finish(), with or without the engine lock
+ *
+ * Every link whose table went out gets REGION, READY or still waiting for
+ * the peer's TABLE_END (hixl_next_table_link()); links whose table goes out
+ * later have the region in it (hixl_link_publish()).  Once @w is finished,
+ * the region is in every peer's table, or the peer's link is closed.  A
+ * region without MRs (before SETUP) is announced with the tables once it
+ * has them; one invalidated already is announced to no link.  A link that
+ * cannot take the update (send or REG_MR failed) is marked broken; the
+ * registration stands.
+ *
+ * Context: process context, may sleep: the sends and REG_MRs have the
+ * update's deadline too (hixl_post_wait(); a link whose peer takes no SEND
+ * by then, or within HIXL_TX_MIN_MS once it passed, is broken).
+ */
+void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
+			     struct hixl_tbl_wait *w)
+{
+	struct hixl_link *l;
+	u64 walk, want;
+	int ret;
+
+	lockdep_assert_held(&eng->lock);
+	hixl_tbl_wait_init(eng, w);
+	if (!r->live || !r->nr_mrs)
+		return;
+	if (READ_ONCE(r->invalid)) {
+		r->tbl_hidden = 1;	/* unmapped already: in no table, ever */
+		return;
+	}
+	walk = ++eng->link_walk;
+	while ((l = hixl_next_table_link(eng, walk, 0))) {
+		mutex_lock(&l->post_mutex);
+		if (!hixl_link_usable(l)) {	/* torn down since we looked */
+			mutex_unlock(&l->post_mutex);
+			hixl_link_put(l);
+			continue;
+		}
+		l->tx_deadline = w->deadline;	/* the sends are in the bound too */
+		ret = hixl_link_reg_mrs(l, r);
+		if (!ret)
+			ret = hixl_send_region(l, r);
+		l->tx_deadline = 0;
+		want = l->tbl_sent;
+		mutex_unlock(&l->post_mutex);
+		if (ret) {
+			hixl_link_fail(l, ret);
+			hixl_link_put(l);
+			continue;
+		}
+		hixl_tbl_wait_add(w, l, want);
+	}
+}
+
+/**
+ * hixl_links_region_removed() - withdraw a registration from every link that has it
+ * @eng: the engine; its lock held
+ * @r:   the region, before its MRs are released
+ *
+ * Called by every path that releases a region's MRs while it may be in a
+ * peer's table: DEREG_MEM and close (hixl_region_free(), valid or
+ * invalidated) and the invalidation work (hixl_inval_work()).  Each link
+ * whose table has the region - it went out with the region in it, or
+ * before the region was announced; READY or still waiting for the peer's
+ * TABLE_END (hixl_next_table_link()) - gets REGION_DEL, and then all their
+ * TABLE_ACKs are awaited with one deadline (hixl_tbl_wait_finish()), so
+ * that the region is out of every peer's table, or the peer's link closed,
+ * before its keys go.  Afterwards no link has it (@r->tbl_hidden = 1), so a
+ * second call sends nothing; nor does one for a region without MRs (never
+ * announced, or withdrawn when the invalidation work released them).  A
+ * link that cannot send is marked broken.
+ *
+ * Context: process context, may sleep, with the engine lock held: up to
+ * hixl_table_ack_ms for the acknowledgements of all peers together.
+ */
+void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
+{
+	struct hixl_wire_region_del *m;
+	struct hixl_tbl_wait w;
+	struct hixl_link *l;
+	u64 walk, want;
+	int ret;
+
+	lockdep_assert_held(&eng->lock);
+	if (!r->nr_mrs || r->tbl_hidden == 1)
+		return;
+	hixl_tbl_wait_init(eng, &w);
+	walk = ++eng->link_walk;
+	while ((l = hixl_next_table_link(eng, walk, r->tbl_hidden))) {
+		mutex_lock(&l->post_mutex);
+		if (!hixl_link_usable(l)) {	/* torn down since we looked */
+			mutex_unlock(&l->post_mutex);
+			hixl_link_put(l);
+			continue;
+		}
+		m = l->tx_buf;
+		m->addr = cpu_to_le64(r->addr);
+		m->len = cpu_to_le64(r->len);
+		/*
+		 * Out of the peer's table before the MRs go (a late rkey would
+		 * break the link); a link that cannot answer is closed.
+		 */
+		l->tx_deadline = w.deadline;
+		ret = hixl_send_msg(l, HIXL_MSG_REGION_DEL, sizeof(*m));
+		l->tx_deadline = 0;
+		if (!ret)
+			l->tbl_sent++;
+		want = l->tbl_sent;
+		mutex_unlock(&l->post_mutex);
+		if (ret) {
+			hixl_link_put(l);	/* the failed send broke it */
+			continue;
+		}
+		hixl_tbl_wait_add(&w, l, want);
+	}
+	hixl_tbl_wait_finish(&w);
+	r->tbl_hidden = 1;	/* out of every table */
+}
