@@ -105,8 +105,9 @@ int hp_connect(struct hp *p, uint16_t port, size_t land_len, size_t mem_len)
 		return -errno;
 	p->qp = p->id->qp;
 	p->rx_mr = hp_reg(p, &p->rx, (size_t)HP_RX_DEPTH * HIXL_MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
-	p->tx_mr = hp_reg(p, &p->tx, HIXL_MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
-	if (!p->rx_mr || !p->tx_mr)
+	p->tx_mr = hp_reg(p, &p->tx, HP_TX_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	p->backlog = calloc(HP_RX_DEPTH, sizeof(*p->backlog));
+	if (!p->rx_mr || !p->tx_mr || !p->backlog)
 		return -ENOMEM;
 	if (land_len) {
 		p->land_len = land_len;
@@ -155,29 +156,31 @@ void hp_close(struct hp *p)
 	if (p->land)
 		munmap(p->land, p->land_len);
 	if (p->tx)
-		munmap(p->tx, HIXL_MSG_SIZE);
+		munmap(p->tx, HP_TX_SIZE);
+	free(p->backlog);
 	if (p->rx)
 		munmap(p->rx, (size_t)HP_RX_DEPTH * HIXL_MSG_SIZE);
 	memset(p, 0, sizeof(*p));
 }
 
-/* Post one SEND of p->tx and wait for its completion; receives seen meanwhile are reposted
- * after being handed to hp_rx(). */
 static int hp_rx(struct hp *p, struct ibv_wc *wc);
 
-static int hp_post_send(struct hp *p, uint32_t len)
+/*
+ * Post one work request (wr_id UINT64_MAX) and wait up to ms for its
+ * completion; receives seen meanwhile are kept by hp_rx() for hp_pump().
+ * 0, or -ECONNRESET with its status in *st when it completed in error.
+ */
+static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, int ms, int *st)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)p->tx, .length = len, .lkey = p->tx_mr->lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = UINT64_MAX, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	struct ibv_send_wr *bad;
 	struct timespec t0;
 
-	if (ibv_post_send(p->qp, &wr, &bad))
+	wr->wr_id = UINT64_MAX;
+	wr->send_flags |= IBV_SEND_SIGNALED;
+	if (ibv_post_send(p->qp, wr, &bad))
 		return -EIO;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (hx_ms_since(&t0) < 10000) {
+	while (hx_ms_since(&t0) < ms) {
 		struct ibv_wc wc;
 		int n = ibv_poll_cq(p->cq, 1, &wc);
 
@@ -187,11 +190,50 @@ static int hp_post_send(struct hp *p, uint32_t len)
 			usleep(100);
 			continue;
 		}
-		if (wc.wr_id == UINT64_MAX)
+		if (wc.wr_id == UINT64_MAX) {
+			if (st)
+				*st = wc.status;
 			return wc.status == IBV_WC_SUCCESS ? 0 : -ECONNRESET;
+		}
 		hp_rx(p, &wc);	/* a receive: kept for hp_pump() */
 	}
 	return -ETIMEDOUT;
+}
+
+/* Post one SEND of p->tx and wait for its completion. */
+static int hp_post_send(struct hp *p, uint32_t len)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)p->tx, .length = len, .lkey = p->tx_mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND };
+
+	return hp_post_wait(p, &wr, 10000, NULL);
+}
+
+int hp_rdma(struct hp *p, bool write, void *local, uint32_t len, uint64_t raddr,
+	    uint32_t rkey, int ms, int *wc_status)
+{
+	uint8_t *b = local;
+	struct ibv_mr *mr = NULL;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr;
+	int ret;
+
+	if (p->land && b >= p->land && len <= p->land_len && b - p->land <= (long)(p->land_len - len))
+		mr = p->land_mr;
+	else if (p->mem && b >= p->mem && len <= p->mem_len &&
+		 b - p->mem <= (long)(p->mem_len - len))
+		mr = p->mem_mr;
+	if (!mr)
+		return -EINVAL;
+	sge = (struct ibv_sge){ .addr = (uintptr_t)b, .length = len, .lkey = mr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	ret = hp_post_wait(p, &wr, ms, wc_status);
+	return ret == -ECONNRESET ? -EREMOTEIO : ret;
 }
 
 static void hp_hdr(void *buf, uint16_t type, uint32_t len)
@@ -213,7 +255,7 @@ int hp_send(struct hp *p, uint16_t type, uint32_t len)
 
 int hp_send_raw(struct hp *p, const void *buf, uint32_t len)
 {
-	if (len > HIXL_MSG_SIZE)
+	if (len > HP_TX_SIZE)
 		return -EINVAL;
 	memcpy(p->tx, buf, len);
 	return hp_post_send(p, len);
@@ -269,11 +311,6 @@ int hp_stage_done(struct hp *p, uint64_t seq, uint32_t status, uint32_t failed)
 	return hp_send(p, HIXL_MSG_STAGE_DONE, sizeof(*d));
 }
 
-/* Messages received while hp_post_send() waited, oldest first. */
-#define HP_BACKLOG	HP_RX_DEPTH
-static struct { uint8_t buf[HIXL_MSG_SIZE]; uint32_t len; } hp_backlog[HP_BACKLOG];
-static unsigned int hp_nback;
-
 /* A receive completion: keep the message, repost the buffer. */
 static int hp_rx(struct hp *p, struct ibv_wc *wc)
 {
@@ -281,10 +318,10 @@ static int hp_rx(struct hp *p, struct ibv_wc *wc)
 
 	if (wc->status != IBV_WC_SUCCESS || !(wc->opcode & IBV_WC_RECV))
 		return -ECONNRESET;
-	if (hp_nback < HP_BACKLOG) {
-		memcpy(hp_backlog[hp_nback].buf, p->rx + (size_t)i * HIXL_MSG_SIZE, wc->byte_len);
-		hp_backlog[hp_nback].len = wc->byte_len;
-		hp_nback++;
+	if (p->nback < HP_RX_DEPTH) {	/* at most HP_RX_DEPTH receives are posted */
+		memcpy(p->backlog[p->nback].buf, p->rx + (size_t)i * HIXL_MSG_SIZE, wc->byte_len);
+		p->backlog[p->nback].len = wc->byte_len;
+		p->nback++;
 	}
 	if (p->hold_rx) {		/* the engine's next SEND meets an empty queue */
 		p->held[p->nheld++] = i;
@@ -313,6 +350,49 @@ int hp_ack(struct hp *p)
 	return hp_send(p, HIXL_MSG_TABLE_ACK, sizeof(*a));
 }
 
+/* Keep the MR entries of a REGION (p->msg), drop a REGION_DEL's. */
+static void hp_mr_log(struct hp *p, uint16_t type)
+{
+	const struct hixl_wire_region *r = (const void *)p->msg;
+	const struct hixl_wire_region_del *d = (const void *)p->msg;
+	uint32_t i, count;
+
+	if (type == HIXL_MSG_REGION_DEL && p->msg_len >= sizeof(*d)) {
+		for (i = 0; i < p->nmrs;)
+			if (p->mrs[i].raddr == le64toh(d->addr))
+				p->mrs[i] = p->mrs[--p->nmrs];
+			else
+				i++;
+		return;
+	}
+	if (type != HIXL_MSG_REGION || p->msg_len < sizeof(*r))
+		return;
+	count = le32toh(r->count);
+	for (i = 0; i < count && p->msg_len >= sizeof(*r) + (i + 1) * sizeof(r->mrs[0]) &&
+		    p->nmrs < HP_MR_LOG; i++) {
+		struct hp_mr *m = &p->mrs[p->nmrs++];
+
+		m->raddr = le64toh(r->addr);
+		m->rlen = le64toh(r->len);
+		m->rflags = le32toh(r->flags);
+		m->addr = le64toh(r->mrs[i].addr);
+		m->len = le64toh(r->mrs[i].len);
+		m->iova = le64toh(r->mrs[i].iova);
+		m->rkey = le32toh(r->mrs[i].rkey);
+	}
+}
+
+const struct hp_mr *hp_mr_find(const struct hp *p, uint64_t raddr, uint64_t addr)
+{
+	unsigned int i;
+
+	for (i = p->nmrs; i-- > 0;)	/* the latest announcement first */
+		if (p->mrs[i].raddr == raddr && addr >= p->mrs[i].addr &&
+		    addr - p->mrs[i].addr < p->mrs[i].len)
+			return &p->mrs[i];
+	return NULL;
+}
+
 /* Log a REGION or REGION_DEL of the engine (p->msg). */
 static void hp_tbl_log(struct hp *p, uint16_t type)
 {
@@ -321,6 +401,7 @@ static void hp_tbl_log(struct hp *p, uint16_t type)
 	struct hp_tbl_ent *e;
 
 	p->received++;
+	hp_mr_log(p, type);
 	if (p->ntbl == HP_TBL_LOG)
 		return;
 	e = &p->tbl[p->ntbl++];
@@ -351,14 +432,14 @@ unsigned int hp_tbl_count(const struct hp *p, uint16_t type, uint64_t addr)
 static int hp_take(struct hp *p)
 {
 	const struct hixl_wire_hdr *h = (const void *)p->msg;	/* not the backlog: it moves */
-	uint32_t len = hp_backlog[0].len;
+	uint32_t len = p->backlog[0].len;
 	int type;
 
-	memcpy(p->msg, hp_backlog[0].buf, len);
+	memcpy(p->msg, p->backlog[0].buf, len);
 	type = len >= sizeof(*h) ? le16toh(h->type) : -EPROTO;
 	p->msg_len = len;
-	memmove(&hp_backlog[0], &hp_backlog[1], (hp_nback - 1) * sizeof(hp_backlog[0]));
-	hp_nback--;
+	memmove(&p->backlog[0], &p->backlog[1], (p->nback - 1) * sizeof(p->backlog[0]));
+	p->nback--;
 	switch (type) {
 	case HIXL_MSG_REGION:
 	case HIXL_MSG_REGION_DEL:
@@ -373,6 +454,14 @@ static int hp_take(struct hp *p)
 			p->acked = le64toh(((const struct hixl_wire_ack *)h)->applied);
 		return 0;
 	case HIXL_MSG_HELLO:
+		if (len >= sizeof(struct hixl_wire_hello)) {
+			const struct hixl_wire_hello *hm = (const void *)h;
+
+			p->eng_hello = true;
+			p->eng_stage_iova = le64toh(hm->stage_iova);
+			p->eng_stage_size = le64toh(hm->stage_size);
+			p->eng_stage_rkey = le32toh(hm->stage_rkey);
+		}
 		return 0;
 	default:
 		return type;
@@ -389,7 +478,7 @@ int hp_pump(struct hp *p, int ms)
 		struct pollfd pfd = { .fd = p->ec->fd, .events = POLLIN };
 		int n;
 
-		while (hp_nback) {
+		while (p->nback) {
 			int t = hp_take(p);
 
 			if (t)

@@ -27,12 +27,28 @@
 
 #define HP_RX_DEPTH	16
 #define HP_TBL_LOG	64
+#define HP_MR_LOG	64
+#define HP_TX_SIZE	(2 * HIXL_MSG_SIZE)	/* room for oversized messages */
 
 /* One REGION or REGION_DEL message of the engine, as received. */
 struct hp_tbl_ent {
 	uint16_t type;			/* HIXL_MSG_REGION or HIXL_MSG_REGION_DEL */
 	uint32_t first;			/* REGION: index of its first MR entry */
 	uint64_t addr, len;
+};
+
+/* One MR entry of a REGION the engine announced, with its region's shape. */
+struct hp_mr {
+	uint64_t raddr, rlen;		/* the region */
+	uint32_t rflags;		/* HIXL_WIRE_REGION_* */
+	uint64_t addr, len, iova;	/* the entry */
+	uint32_t rkey;
+};
+
+/* A received message, kept until hp_pump() hands it out. */
+struct hp_msg {
+	uint8_t buf[HIXL_MSG_SIZE];
+	uint32_t len;
 };
 
 struct hp {
@@ -42,7 +58,7 @@ struct hp {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	uint8_t *rx;			/* HP_RX_DEPTH x HIXL_MSG_SIZE */
-	uint8_t *tx;			/* HIXL_MSG_SIZE */
+	uint8_t *tx;			/* HP_TX_SIZE */
 	uint8_t *land;			/* landing buffer, land_len bytes */
 	uint8_t *mem;			/* announced memory, mem_len bytes */
 	size_t land_len, mem_len;
@@ -59,6 +75,15 @@ struct hp {
 	unsigned int held[HP_RX_DEPTH], nheld;
 	uint8_t msg[HIXL_MSG_SIZE];	/* hp_pump(): the last message handed out */
 	uint32_t msg_len;
+	struct hp_msg *backlog;		/* HP_RX_DEPTH messages received, not taken */
+	unsigned int nback;
+	/* what the engine's HELLO announced */
+	bool eng_hello;
+	uint64_t eng_stage_iova, eng_stage_size;
+	uint32_t eng_stage_rkey;
+	/* the MR entries of the engine's regions still in its table (REGION_DEL drops them) */
+	struct hp_mr mrs[HP_MR_LOG];
+	unsigned int nmrs;
 };
 
 /*
@@ -71,7 +96,10 @@ void hp_close(struct hp *p);
 
 /* Send len bytes of p->tx as a message whose header says type/len. */
 int hp_send(struct hp *p, uint16_t type, uint32_t len);
-/* Send a raw buffer as it is (headers and all), for malformed messages. */
+/*
+ * Send a raw buffer as it is (headers and all), for malformed messages; up
+ * to HP_TX_SIZE bytes, more than the engine's receive buffers hold.
+ */
 int hp_send_raw(struct hp *p, const void *buf, uint32_t len);
 /* HELLO naming HX_IP:my_port, announcing the landing buffer of stage_size bytes. */
 int hp_hello(struct hp *p, uint16_t my_port, uint64_t stage_size);
@@ -102,6 +130,17 @@ int hp_handshake_open(struct hp *p, uint16_t my_port, uint64_t stage_size);
 int hp_ack(struct hp *p);
 /* REGIONs (counting a region's first message only) or REGION_DELs logged for addr. */
 unsigned int hp_tbl_count(const struct hp *p, uint16_t type, uint64_t addr);
+/*
+ * One RDMA WRITE (write) or READ of len bytes between local (inside p->land
+ * or p->mem) and the engine's raddr/rkey; waits up to ms for its completion.
+ * Returns 0, -EREMOTEIO when it completed in error (the QP is then broken;
+ * the status in *wc_status when not NULL), -ETIMEDOUT, -EINVAL (local not
+ * inside our buffers), -EIO (post failed).
+ */
+int hp_rdma(struct hp *p, bool write, void *local, uint32_t len, uint64_t raddr,
+	    uint32_t rkey, int ms, int *wc_status);
+/* The logged MR entry of the engine's region at raddr covering addr, or NULL. */
+const struct hp_mr *hp_mr_find(const struct hp *p, uint64_t raddr, uint64_t addr);
 /* Wait up to ms for the engine to disconnect: 1 disconnected, 0 not. */
 int hp_wait_disconnect(struct hp *p, int ms);
 
