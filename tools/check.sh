@@ -111,7 +111,7 @@ fuzz() {
 	fi
 }
 
-# The wire fuzzer in the debug VM (a hostile peer, docs/testing.md); one test.
+# The wire fuzzer in the debug VM (a hostile peer, tests/fuzz/README.md); one test.
 # Bounded by cases and by seconds of fuzzing, whichever ends first.
 fuzz_wire() {
 	local cases=$1 seed=$2 secs=$3 kdir rc

@@ -1369,7 +1369,7 @@ static void case_vxfer(void)
 		peer_down();
 		return;
 	}
-	wf_total += mode != 3;
+	wf_total += mode != 3 && !status;
 	if (mode != 3 && x.ret != status_seen(status))
 		violation("victim's staged WRITE answered status %u: returned %ld, want %ld",
 			  status, x.ret, status_seen(status));
