@@ -332,7 +332,9 @@ static void hdr(void *buf, uint16_t type, uint32_t len)
 static uint32_t build_region_odd(void *buf)
 {
 	struct hixl_wire_region *r = buf;
-	uint64_t addr = SLOT_BASE + rnd(64) * SLOT_LEN + (chance(50) ? rnd(4096) : 0);
+	uint64_t slot = rnd(64);
+	/* one start per slot: a region at the same start replaces, one below would overlap */
+	uint64_t addr = SLOT_BASE + slot * SLOT_LEN + (slot * 97) % 4096;
 	uint64_t len = 1 + rnd(SLOT_LEN - 4096);
 	uint64_t pages = ((addr + len + 4095) >> 12) - (addr >> 12);
 	uint32_t nr = 1 + rnd(pages < 512 ? pages : 512), first, count, i;
@@ -398,7 +400,9 @@ static uint32_t build(uint16_t type, void *buf)
 	case HIXL_MSG_REGION_DEL: {
 		struct hixl_wire_region_del *d = buf;
 
-		d->addr = htole64(chance(50) ? SLOT_BASE + rnd(64) * SLOT_LEN + rnd(3) : rnd64());
+		uint64_t k = rnd(64);
+
+		d->addr = htole64(chance(50) ? SLOT_BASE + k * SLOT_LEN + (k * 97) % 4096 : rnd64());
 		d->len = htole64(rnd64() >> rnd(64));
 		hdr(d, type, sizeof(*d));
 		return sizeof(*d);
