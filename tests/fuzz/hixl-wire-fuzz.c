@@ -51,6 +51,8 @@
  *   vxfer      the victim stages a WRITE to the hostile peer, which answers
  *              STAGE_DONE with the wrong sequence first, twice, with any
  *              status (mapped as documented) or never (timeout)
+ *   vreg       the victim's REG_MEM/DEREG_MEM, the hostile peer acknowledging
+ *              at once, late, or ahead of time              -> both return 0
  *   flood      up to 12 connections that never say HELLO while the
  *              legitimate engine reconnects and moves data
  *   random     a valid message with 1-8 random bytes changed (no oracle)
@@ -175,16 +177,16 @@ static unsigned long n_closed_ok, n_alive_ok;
 enum kind {
 	K_HDR, K_TRUNC, K_OVERSIZE, K_REGION_BAD, K_REGION_ODD, K_REGION_DEL, K_NOTIFY,
 	K_SEQ, K_HELLO2, K_PREHELLO, K_STAGE, K_STAGE_BAD, K_STAGE2, K_TOCTOU, K_RDMA,
-	K_VXFER, K_FLOOD, K_RANDOM, NKIND
+	K_VXFER, K_VREG, K_FLOOD, K_RANDOM, NKIND
 };
 static const char *const kind_name[NKIND] = {
 	"hdr", "trunc", "oversize", "region_bad", "region_odd", "region_del", "notify",
 	"seq", "hello2", "prehello", "stage", "stage_bad", "stage2", "toctou", "rdma",
-	"vxfer", "flood", "random",
+	"vxfer", "vreg", "flood", "random",
 };
 /* relative frequency; the ones that need a fresh connection are rarer */
 static const unsigned int kind_weight[NKIND] = {
-	6, 6, 4, 6, 6, 5, 8, 6, 2, 2, 12, 4, 3, 3, 8, 4, 1, 6,
+	6, 6, 4, 6, 6, 5, 8, 6, 2, 2, 12, 4, 3, 3, 8, 4, 3, 1, 6,
 };
 static unsigned long kind_runs[NKIND];
 static enum kind cur_kind;
@@ -1313,15 +1315,75 @@ static void case_rdma(void)
 
 struct vx {
 	struct hixl_op_desc d;
+	uint32_t op;
 	long ret;
+	int done;
 };
 
 static void *vx_thread(void *arg)
 {
 	struct vx *x = arg;
 
-	x->ret = hx_xfer(vfd, p_port, HIXL_OP_WRITE, &x->d, 1, 3000, NULL);
+	x->ret = hx_xfer(vfd, p_port, x->op, &x->d, 1, 3000, NULL);
+	__atomic_store_n(&x->done, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/*
+ * The victim READs or WRITEs B into an odd region the hostile peer just
+ * announced (MR entries that do not cover it, random keys): planned against
+ * those entries, posted, failed or not - B is the victim's only local memory
+ * touched.  The link may break; the connection is dropped after.
+ */
+static void vxfer_odd(void)
+{
+	const struct hixl_wire_region *r = (const void *)msg;
+	uint32_t len = build_region_odd(msg);
+	uint64_t raddr = le64toh(r->addr), rlen = le64toh(r->len), n;
+	struct vx x = { .op = chance(50) ? HIXL_OP_READ : HIXL_OP_WRITE };
+	struct timespec t0;
+	pthread_t th;
+
+	/* every entry, so that the region is complete and used */
+	((struct hixl_wire_region *)msg)->first = 0;
+	if (le32toh(r->nr_mrs) > HIXL_WIRE_MRS_PER_MSG)
+		((struct hixl_wire_region *)msg)->nr_mrs = htole32(HIXL_WIRE_MRS_PER_MSG);
+	((struct hixl_wire_region *)msg)->count = r->nr_mrs;
+	len = sizeof(*r) + le32toh(r->nr_mrs) * sizeof(r->mrs[0]);
+	hdr(msg, HIXL_MSG_REGION, len);
+	if (le32toh(r->nr_mrs) > (((raddr + rlen + 4095) >> 12) - (raddr >> 12)) ||
+	    hp_send_raw(&P, msg, len)) {
+		peer_down();
+		return;
+	}
+	p_tbl_sent++;
+	if (!expect_alive(0, "odd REGION for the victim's transfer"))
+		return;
+	n = chance(50) ? 1 + rnd(4096) : 256 * KiB;	/* staged or direct */
+	if (n > rlen)
+		n = rlen;
+	x.d = (struct hixl_op_desc){ (uintptr_t)vb + rnd(B_LEN - n + 1), raddr + rnd(rlen - n + 1), n };
+	if (pthread_create(&th, NULL, vx_thread, &x)) {
+		peer_down();
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (hx_ms_since(&t0) < 4000) {	/* a staged one: answer "done" */
+		const struct hixl_wire_stage_req *q = (const void *)P.msg;
+		int t = hp_pump(&P, 50);
+
+		if (t < 0)
+			break;
+		if (t == HIXL_MSG_STAGE_REQ && P.msg_len >= sizeof(*q))
+			hp_stage_done(&P, le64toh(q->seq), 0, 0);
+		if (__atomic_load_n(&x.done, __ATOMIC_ACQUIRE))
+			break;
+	}
+	pthread_join(th, NULL);
+	if (trace)
+		fprintf(stderr, "  victim's %s of %" PRIu64 " bytes into an odd region: %ld\n",
+			x.op == HIXL_OP_READ ? "READ" : "WRITE", n, x.ret);
+	peer_down();
 }
 
 /* hixl_stage_status(): what a caller sees of the peer's status. */
@@ -1341,6 +1403,11 @@ static void case_vxfer(void)
 	pthread_t th;
 	uint64_t seq = 0;
 
+	if (chance(30)) {
+		vxfer_odd();
+		return;
+	}
+	x.op = HIXL_OP_WRITE;
 	if (pthread_create(&th, NULL, vx_thread, &x))
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1391,6 +1458,96 @@ static void case_vxfer(void)
 		peer_down();	/* the victim broke the link (its STAGE_REQ timed out) */
 	else
 		expect_alive(0, "STAGE_DONE of another sequence or twice");
+}
+
+/* ---- cases: the victim's table updates --------------------------------------------------------------------- */
+
+struct vr {
+	void *addr;		/* REG_MEM of addr, or DEREG_MEM of handle */
+	uint64_t handle;
+	long ret;
+	int done;
+};
+
+static void *vr_thread(void *arg)
+{
+	struct vr *x = arg;
+	struct hixl_reg_mem out;
+
+	if (x->addr) {
+		x->ret = reg_mem(vfd, x->addr, 64 * KiB, 0, &out);
+		x->handle = out.handle;
+	} else {
+		x->ret = dereg_mem(vfd, x->handle);
+	}
+	__atomic_store_n(&x->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * One REG_MEM or DEREG_MEM of the victim while the hostile peer answers its
+ * REGION/REGION_DEL: at once, late (up to 1.5 s), or before it came (a
+ * TABLE_ACK counting messages not sent yet).  Returns the call's result.
+ */
+static long vr_run(struct vr *x, int mode, const char *what)
+{
+	uint64_t before = P.received;
+	struct timespec t0;
+	pthread_t th;
+
+	x->done = 0;
+	if (mode == 2) {	/* acknowledged ahead: the victim need not wait */
+		struct hixl_wire_ack *a = (void *)msg;
+
+		a->applied = htole64(P.received + 1 + rnd(1000));
+		hdr(a, HIXL_MSG_TABLE_ACK, sizeof(*a));
+		if (hp_send_raw(&P, msg, sizeof(*a)))
+			return -ECONNRESET;
+	}
+	P.hold_acks = mode == 1;
+	if (pthread_create(&th, NULL, vr_thread, x)) {
+		P.hold_acks = false;
+		return -EAGAIN;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE) && hx_ms_since(&t0) < 30000) {
+		int t = hp_pump(&P, 20);
+
+		if (mode == 1 && (t == HIXL_MSG_REGION || t == HIXL_MSG_REGION_DEL)) {
+			usleep(rnd(1500) * 1000);
+			hp_ack(&P);
+		}
+		if (t < 0)
+			break;
+	}
+	pthread_join(th, NULL);
+	P.hold_acks = false;
+	hp_ack(&P);
+	hp_pump(&P, 100);
+	if (x->ret)
+		violation("victim's %s with the hostile peer linked: %s", what, strerror(-x->ret));
+	else if (P.received == before && !P.disconnected)
+		violation("victim's %s: no table message reached the hostile peer", what);
+	return x->ret;
+}
+
+static void case_vreg(void)
+{
+	static uint8_t *c;
+	struct vr x = { 0 };
+	int mode = rnd(3);
+
+	if (!c)
+		c = hx_map(64 * KiB);
+	if (!c)
+		return;
+	x.addr = c;
+	if (vr_run(&x, mode, "REG_MEM"))
+		return;
+	x.addr = NULL;
+	vr_run(&x, rnd(3), "DEREG_MEM");
+	if (!P.disconnected)
+		expect_alive(0, "the victim's table updates");
 }
 
 /* ---- cases: connection flood, random bytes ----------------------------------------------------------------- */
@@ -1478,6 +1635,7 @@ static void run_case(uint64_t seed, unsigned long i)
 	case K_TOCTOU: case_toctou(); break;
 	case K_RDMA: case_rdma(); break;
 	case K_VXFER: case_vxfer(); break;
+	case K_VREG: case_vreg(); break;
 	case K_FLOOD: case_flood(); break;
 	default: case_random(); break;
 	}
