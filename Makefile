@@ -106,7 +106,7 @@ fuzz: all
 
 # The wire fuzzer in the debug VM: a hostile peer against a victim engine,
 # 6,000 cases or 25 minutes, whichever comes first (WIRE_CASES=, WIRE_SEED=,
-# WIRE_TIME= seconds to change); make check runs 90 s of it
+# WIRE_TIME= seconds to change); make check runs 60 s of it
 fuzz-wire: all
 	tools/check.sh fuzz-wire $(or $(WIRE_CASES),6000) $(or $(WIRE_SEED),1) $(or $(WIRE_TIME),1500)
 

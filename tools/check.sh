@@ -11,7 +11,7 @@
 #   6. stock VMs                  user tests on Debian's 6.1 and 6.12 kernels
 #   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
 #                                 and pins back to zero (make fuzz: 1,000,000)
-#   8. wire fuzz                  90 s of hostile-peer cases against a victim engine in the
+#   8. wire fuzz                  60 s of hostile-peer cases against a victim engine in the
 #                                 debug VM (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min)
 #   9. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
 #                                 READ/WRITE between two kernels
@@ -203,8 +203,8 @@ done
 stage "fuzz: 10000 random calls (ioctl and io_uring) in the debug VM (make fuzz runs 1,000,000)"
 fuzz 10000 "${HIXL_FUZZ_SEED:-1}"
 
-stage "wire fuzz: 90 s of hostile-peer cases in the debug VM (make fuzz-wire runs 25 min)"
-fuzz_wire 100000 "${HIXL_WIRE_SEED:-1}" 90
+stage "wire fuzz: 60 s of hostile-peer cases in the debug VM (make fuzz-wire runs 25 min)"
+fuzz_wire 100000 "${HIXL_WIRE_SEED:-1}" 60
 
 stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"
 if [ -f build/compat-6.1/kmod/hixl.ko ] && [ -f build/compat-6.12/kmod/hixl.ko ]; then
