@@ -102,12 +102,12 @@
 #define R_LEN		(256 * KiB)
 #define B_LEN		(256 * KiB)	/* the victim's source for vxfer */
 #define P_LAND		(2 * MiB)	/* the hostile peer's landing buffer */
-#define P_MEM		(4 * MiB)	/* the hostile peer's announced region, and its staging copy */
+#define P_MEM		(4 * MiB)	/* the hostile peer's region, and its staging copy */
 #define SLOT_BASE	0x100000000000ULL	/* odd regions: 64 slots of 16 MiB */
 #define SLOT_LEN	(16 * MiB)
 #define WAIT_MS		5000
 
-/* ---- the harness symbols peer.c and util.c use --------------------------------- */
+/* ---- the harness symbols peer.c and util.c use -------------------------------------- */
 
 int ht_failures;
 
@@ -117,7 +117,7 @@ void ht_skip(const char *why)
 	exit(77);
 }
 
-/* ---- PRNG (splitmix64), one stream per case ------------------------------------ */
+/* ---- PRNG (splitmix64), one stream per case ----------------------------------------- */
 
 static uint64_t rng;
 
@@ -154,7 +154,7 @@ static void rnd_fill(void *p, size_t n)
 	}
 }
 
-/* ---- state ------------------------------------------------------------------------ */
+/* ---- state -------------------------------------------------------------------------- */
 
 static int vfd = -1, lfd = -1;		/* victim and legitimate engines */
 static uint8_t *vmap;			/* canary | A | canary | R | canary */
@@ -179,15 +179,18 @@ enum kind {
 	K_SEQ, K_HELLO2, K_PREHELLO, K_STAGE, K_STAGE_BAD, K_STAGE2, K_TOCTOU, K_RDMA,
 	K_VXFER, K_VREG, K_FLOOD, K_RANDOM, NKIND
 };
+
 static const char *const kind_name[NKIND] = {
 	"hdr", "trunc", "oversize", "region_bad", "region_odd", "region_del", "notify",
 	"seq", "hello2", "prehello", "stage", "stage_bad", "stage2", "toctou", "rdma",
 	"vxfer", "vreg", "flood", "random",
 };
+
 /* relative frequency; the ones that need a fresh connection are rarer */
 static const unsigned int kind_weight[NKIND] = {
 	6, 6, 4, 6, 6, 5, 8, 6, 2, 2, 12, 4, 3, 3, 8, 4, 3, 1, 6,
 };
+
 static unsigned long kind_runs[NKIND];
 static enum kind cur_kind;
 
@@ -205,7 +208,7 @@ static void violation(const char *fmt, ...)
 	violations++;
 }
 
-/* ---- the hostile connection ------------------------------------------------------------ */
+/* ---- the hostile connection --------------------------------------------------------- */
 
 static void peer_down(void)
 {
@@ -315,7 +318,7 @@ static bool expect_alive(int send_ret, const char *what)
 	return true;
 }
 
-/* ---- messages ------------------------------------------------------------------------------ */
+/* ---- messages ----------------------------------------------------------------------- */
 
 static uint8_t msg[HP_TX_SIZE];
 
@@ -481,7 +484,7 @@ static uint16_t pick_type(bool hello, bool stage_req)
 	}
 }
 
-/* ---- invariants ----------------------------------------------------------------------------------- */
+/* ---- invariants --------------------------------------------------------------------- */
 
 static uint8_t *canary(int i)
 {
@@ -600,7 +603,7 @@ static void legit_check(bool reconnect)
 	wf_ok++;
 }
 
-/* ---- cases: malformed messages ---------------------------------------------------------------------- */
+/* ---- cases: malformed messages ------------------------------------------------------ */
 
 static void case_hdr(void)
 {
@@ -765,7 +768,7 @@ static void case_region_del(void)
 	expect_alive(ret, "REGION_DEL of an unknown range");
 }
 
-/* ---- cases: NOTIFY, sequence, HELLO ------------------------------------------------------------------ */
+/* ---- cases: NOTIFY, sequence, HELLO ------------------------------------------------- */
 
 static void case_notify(void)
 {
@@ -868,7 +871,7 @@ static void case_prehello(void)
 	expect_closed(hp_send_raw(&P, msg, build(type, msg)), "message before HELLO");
 }
 
-/* ---- cases: staging requests --------------------------------------------------------------------------- */
+/* ---- cases: staging requests -------------------------------------------------------- */
 
 #define MAX_ENTS	(HIXL_STAGE_MAX_ENTS + 64)
 static struct hixl_wire_stage_ent ents[MAX_ENTS];
@@ -1208,7 +1211,7 @@ static void case_toctou(void)
 		peer_down();
 }
 
-/* ---- cases: RDMA with the victim's keys ------------------------------------------------------------------- */
+/* ---- cases: RDMA with the victim's keys --------------------------------------------- */
 
 /* The victim's MR over addr in region base (A or R); NULL when its REGION did not come. */
 static const struct hp_mr *vmr(uint8_t *base, uint64_t addr)
@@ -1311,7 +1314,7 @@ static void case_rdma(void)
 	peer_down();		/* the QP is in error now */
 }
 
-/* ---- cases: the victim stages to the hostile peer ----------------------------------------------------------- */
+/* ---- cases: the victim stages to the hostile peer ----------------------------------- */
 
 struct vx {
 	struct hixl_op_desc d;
@@ -1460,7 +1463,7 @@ static void case_vxfer(void)
 		expect_alive(0, "STAGE_DONE of another sequence or twice");
 }
 
-/* ---- cases: the victim's table updates --------------------------------------------------------------------- */
+/* ---- cases: the victim's table updates ---------------------------------------------- */
 
 struct vr {
 	void *addr;		/* REG_MEM of addr, or DEREG_MEM of handle */
@@ -1550,7 +1553,7 @@ static void case_vreg(void)
 		expect_alive(0, "the victim's table updates");
 }
 
-/* ---- cases: connection flood, random bytes ----------------------------------------------------------------- */
+/* ---- cases: connection flood, random bytes ------------------------------------------ */
 
 static void case_flood(void)
 {
@@ -1590,7 +1593,7 @@ static void case_random(void)
 		peer_down();
 }
 
-/* ---- driver ------------------------------------------------------------------------------------------------ */
+/* ---- driver ------------------------------------------------------------------------- */
 
 static enum kind pick_kind(void)
 {
@@ -1619,30 +1622,68 @@ static void run_case(uint64_t seed, unsigned long i)
 	if (cur_kind != K_PREHELLO && cur_kind != K_FLOOD && peer_ready())
 		return;
 	switch (cur_kind) {
-	case K_HDR: case_hdr(); break;
-	case K_TRUNC: case_trunc(); break;
-	case K_OVERSIZE: case_oversize(); break;
-	case K_REGION_BAD: case_region_bad(); break;
-	case K_REGION_ODD: case_region_odd(); break;
-	case K_REGION_DEL: case_region_del(); break;
-	case K_NOTIFY: case_notify(); break;
-	case K_SEQ: case_seq(); break;
-	case K_HELLO2: case_hello2(); break;
-	case K_PREHELLO: case_prehello(); break;
-	case K_STAGE: case_stage(); break;
-	case K_STAGE_BAD: case_stage_bad(); break;
-	case K_STAGE2: case_stage2(); break;
-	case K_TOCTOU: case_toctou(); break;
-	case K_RDMA: case_rdma(); break;
-	case K_VXFER: case_vxfer(); break;
-	case K_VREG: case_vreg(); break;
-	case K_FLOOD: case_flood(); break;
-	default: case_random(); break;
+	case K_HDR:
+		case_hdr();
+		break;
+	case K_TRUNC:
+		case_trunc();
+		break;
+	case K_OVERSIZE:
+		case_oversize();
+		break;
+	case K_REGION_BAD:
+		case_region_bad();
+		break;
+	case K_REGION_ODD:
+		case_region_odd();
+		break;
+	case K_REGION_DEL:
+		case_region_del();
+		break;
+	case K_NOTIFY:
+		case_notify();
+		break;
+	case K_SEQ:
+		case_seq();
+		break;
+	case K_HELLO2:
+		case_hello2();
+		break;
+	case K_PREHELLO:
+		case_prehello();
+		break;
+	case K_STAGE:
+		case_stage();
+		break;
+	case K_STAGE_BAD:
+		case_stage_bad();
+		break;
+	case K_STAGE2:
+		case_stage2();
+		break;
+	case K_TOCTOU:
+		case_toctou();
+		break;
+	case K_RDMA:
+		case_rdma();
+		break;
+	case K_VXFER:
+		case_vxfer();
+		break;
+	case K_VREG:
+		case_vreg();
+		break;
+	case K_FLOOD:
+		case_flood();
+		break;
+	default:
+		case_random();
+		break;
 	}
 	check_memory();
 }
 
-/* ---- setup and the final check ------------------------------------------------------------------------------ */
+/* ---- setup and the final check ------------------------------------------------------ */
 
 static int reg(int fd, void *addr, uint64_t len, uint32_t flags)
 {
