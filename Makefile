@@ -31,7 +31,7 @@ ALL_CFLAGS   := -std=gnu11 $(WARN) $(CFLAGS) $(HIXL_CPPFLAGS)
 LIB_SO       := lib/libhixl-user.so.$(VERSION)
 LIB_SONAME   := libhixl-user.so.$(SOVERSION)
 LIB_A        := lib/libhixl-user.a
-LIB_SRCS     := lib/hixl.c lib/physmem.c lib/prof.c lib/engine.c
+LIB_SRCS     := lib/hixl.c lib/physmem.c lib/prof.c lib/engine.c lib/auth.c
 LIB_OBJS_PIC := $(LIB_SRCS:.c=.pic.o)
 LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \

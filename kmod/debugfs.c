@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs.c - /sys/kernel/debug/hixl/:
- *   engines   one line per open engine: id, owner pid, registration counters
- *   regions   one line per registration of every engine
+ *   engines   one line per open engine: id, owner pid, registration counters,
+ *             connection requests refused by the allowed peers and links
+ *             refused for the engine secret (never the secret itself)
+ *   regions   one line per registration of every engine (one line with
+ *             state "busy" and "-" elsewhere for an engine whose lock a
+ *             registration holds)
  *   links     one line per link of every engine
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/seq_file.h>
 
 #include "hixl_priv.h"
@@ -16,21 +21,40 @@ static int hixl_engines_show(struct seq_file *m, void *v)
 {
 	struct hixl_engine *eng;
 
-	seq_puts(m, "engine pid regions invalid host_bytes device_bytes pinned_pages invalidations limit_hits\n");
+	seq_puts(m, "engine pid regions invalid host_bytes device_bytes pinned_pages invalidations limit_hits refused_peers auth_failures\n");
 	mutex_lock(&hixl_engines_lock);
 	list_for_each_entry(eng, &hixl_engines, node)
-		seq_printf(m, "%llu %d %lld %lld %lld %lld %lld %lld %lld\n", eng->id,
+		seq_printf(m, "%llu %d %lld %lld %lld %lld %lld %lld %lld %lld %lld\n", eng->id,
 			   pid_nr(eng->owner),
 			   atomic64_read(&eng->st_regions), atomic64_read(&eng->st_invalid),
 			   atomic64_read(&eng->st_host_bytes),
 			   atomic64_read(&eng->st_device_bytes),
 			   atomic64_read(&eng->st_pinned_pages),
 			   atomic64_read(&eng->st_invalidations),
-			   atomic64_read(&eng->st_limit_hits));
+			   atomic64_read(&eng->st_limit_hits),
+			   atomic64_read(&eng->st_refused),
+			   atomic64_read(&eng->st_auth_failed));
 	mutex_unlock(&hixl_engines_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_engines);
+
+/*
+ * An engine's lock is held by a registration for as long as pinning its
+ * pages takes, which a user page that never arrives (userfaultfd, FUSE)
+ * makes forever.  debugfs holds hixl_engines_lock, which every open and
+ * close takes, so it waits a bounded time (about 100 ms) and then reports
+ * the engine busy instead of its regions (a line with state "busy").
+ */
+static bool hixl_debugfs_trylock(struct mutex *lock)
+{
+	for (int i = 0; i < 100; i++) {
+		if (mutex_trylock(lock))
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
 
 static int hixl_regions_show(struct seq_file *m, void *v)
 {
@@ -41,7 +65,10 @@ static int hixl_regions_show(struct seq_file *m, void *v)
 	seq_puts(m, "engine handle type addr len page_size pinned_pages state\n");
 	mutex_lock(&hixl_engines_lock);
 	list_for_each_entry(eng, &hixl_engines, node) {
-		mutex_lock(&eng->lock);
+		if (!hixl_debugfs_trylock(&eng->lock)) {
+			seq_printf(m, "%llu - - - - - - busy\n", eng->id);
+			continue;
+		}
 		xa_for_each(&eng->regions, idx, r)
 			seq_printf(m, "%llu %u %s 0x%llx %llu %llu %lu %s\n", eng->id,
 				   r->handle, r->type == HIXL_MEM_HOST ? "host" : "device",

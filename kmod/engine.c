@@ -65,16 +65,35 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_sockaddr_to_kernel);
  * hixl_setup_validate() - check the options of a SETUP request
  * @a: the request
  *
- * Return: 0, or -EINVAL for a flag, a non-zero reserved field, a traffic
- * class above 255 or not a multiple of 4, a service level above 7, a pool
- * with only one of its two numbers zero, or a pool above 256 buffers or
- * 1024 MiB per buffer.
+ * The allowed peers' entries and the secret are read later, by
+ * hixl_auth_setup(); here only their flags, pointers and sizes are checked.
+ *
+ * Return: 0, or -EINVAL for an unknown flag, a non-zero reserved field, a
+ * traffic class above 255 or not a multiple of 4, a service level above 7,
+ * a pool with only one of its two numbers zero, or a pool above 256
+ * buffers or 1024 MiB per buffer; with HIXL_SETUP_ALLOWED_PEERS, no list
+ * or 0 or more than HIXL_MAX_ALLOWED_PEERS entries; with HIXL_SETUP_SECRET,
+ * no secret or one outside HIXL_SECRET_MIN..HIXL_SECRET_MAX bytes; without
+ * a flag, a non-zero field of its option.
  */
 int hixl_setup_validate(const struct hixl_setup *a)
 {
-	if (a->flags || a->reserved0 || a->reserved1 ||
+	if ((a->flags & ~HIXL_SETUP_FLAGS_ALL) || a->reserved0 || a->reserved1 ||
 	    memchr_inv(a->reserved, 0, sizeof(a->reserved)))
 		return -EINVAL;
+	if (a->flags & HIXL_SETUP_ALLOWED_PEERS) {
+		if (!a->allowed || !a->nr_allowed || a->nr_allowed > HIXL_MAX_ALLOWED_PEERS)
+			return -EINVAL;
+	} else if (a->allowed || a->nr_allowed) {
+		return -EINVAL;
+	}
+	if (a->flags & HIXL_SETUP_SECRET) {
+		if (!a->secret || a->secret_len < HIXL_SECRET_MIN ||
+		    a->secret_len > HIXL_SECRET_MAX)
+			return -EINVAL;
+	} else if (a->secret || a->secret_len) {
+		return -EINVAL;
+	}
 	if (a->traffic_class > 255 || a->traffic_class % 4)
 		return -EINVAL;
 	if (a->service_level > 7)
@@ -94,6 +113,7 @@ static void hixl_rdma_free(struct hixl_rdma *rd)
 		ib_dealloc_pd(rd->pd);
 	if (!IS_ERR_OR_NULL(rd->cm_id))
 		rdma_destroy_id(rd->cm_id);
+	hixl_auth_free(&rd->auth);	/* no link uses it any more */
 	kfree(rd);
 }
 
@@ -115,7 +135,11 @@ static void hixl_rdma_free(struct hixl_rdma *rd)
  *
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0, or
- *  -EINVAL        a bad option or reserved field (hixl_setup_validate());
+ *  -EINVAL        a bad option or reserved field (hixl_setup_validate()),
+ *                 or a malformed allowed-peers entry (hixl_auth_setup());
+ *  -EFAULT        the allowed peers or the secret are not readable;
+ *  -ENOPKG        a secret, and the kernel has no hmac(sha256)
+ *                 (CONFIG_CRYPTO_HMAC, CONFIG_CRYPTO_SHA256);
  *  -EAFNOSUPPORT  the address family is not AF_INET or AF_INET6;
  *  -EPERM         the caller is not the engine's process;
  *  -EALREADY      the engine was set up already;
@@ -165,6 +189,9 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	rd->service_level = a->service_level;
 	rd->pool_buffers = a->pool_buffers;
 	rd->pool_buffer_mb = a->pool_buffer_mb;
+	ret = hixl_auth_setup(&rd->auth, a);	/* before the listener can see a request */
+	if (ret)
+		goto err_free_rd;
 
 	rd->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, rd,
 				   RDMA_PS_TCP, IB_QPT_RC);
@@ -211,6 +238,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	atomic_set(&eng->pool_free, a->pool_buffers);
 	WRITE_ONCE(eng->rdma_gone, false);
 	smp_store_release(&eng->rdma, rd);
+	WRITE_ONCE(eng->ibdev, rd->ibdev);
 
 	strscpy(a->device, dev_name(&rd->ibdev->dev), sizeof(a->device));
 	a->page_size_cap = rd->page_size_cap;
@@ -225,6 +253,7 @@ err_free_mrs:
 err_destroy_id:
 	rdma_destroy_id(rd->cm_id);	/* not listening: no connection came in */
 err_free_rd:
+	hixl_auth_free(&rd->auth);
 	kfree(rd);
 unlock:
 	mutex_unlock(&eng->lock);
@@ -258,6 +287,7 @@ void hixl_engine_rdma_destroy(struct hixl_engine *eng)
 	lockdep_assert_held_write(&eng->rdma_sem);
 	if (!eng->rdma)
 		return;
+	WRITE_ONCE(eng->ibdev, NULL);
 	hixl_rdma_free(eng->rdma);
 	eng->rdma = NULL;
 }
@@ -275,42 +305,67 @@ int hixl_engine_no_rdma(struct hixl_engine *eng)
 }
 
 /*
- * The engine's RDMA device is being unregistered: give up everything on it
- * - listener, links (their batches end, their QPs flush), MRs, PD - and
- * leave the engine as if never set up (its registrations stay pinned; a
- * later SETUP on another device makes their MRs again).  Commands get
- * -ENODEV until then.  hixl_engines_lock held: hixl_engine_destroy()
- * cannot begin its teardown meanwhile (it takes rdma_sem under that lock).
+ * hixl_engine_detach() - the engine's RDMA device @ibdev is being
+ * unregistered: give up everything on it - listener, links (their batches
+ * end, their QPs flush), MRs, PD - and leave the engine as if never set up
+ * (its registrations stay pinned; a later SETUP on another device makes
+ * their MRs again).  Commands get -ENODEV from then on.
+ *
+ * First, holding rdma_sem for reading like a command (a close cannot begin
+ * its teardown meanwhile; other commands go on): no new link, no listener,
+ * every link torn down, which wakes each command waiting in one with an
+ * error.  Then, holding it for writing: the commands still running have
+ * ended (one waiting for user memory that never comes ends when the page
+ * arrives or its process is killed), and the MRs and PD go.  A close that
+ * got in between has freed them itself.
+ *
+ * Context: process context, may sleep; the caller holds a reference on
+ * @eng and no lock.
  */
-static void hixl_engine_detach(struct hixl_engine *eng)
+static void hixl_engine_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 {
 	struct hixl_region *r;
 	struct hixl_rdma *rd;
 	unsigned long idx;
 
+	down_read(&eng->rdma_sem);
+	rd = eng->rdma;
+	if (!rd || rd->ibdev != ibdev) {	/* closed, or set up again elsewhere */
+		up_read(&eng->rdma_sem);
+		return;
+	}
 	pr_warn("engine %llu: RDMA device %s removed; its links and MRs go\n", eng->id,
-		dev_name(&eng->rdma->ibdev->dev));
+		dev_name(&ibdev->dev));
 	mutex_lock(&eng->links_lock);
 	WRITE_ONCE(eng->rdma_gone, true);	/* no new link from here on */
 	mutex_unlock(&eng->links_lock);
 	hixl_engine_rdma_stop(eng);
 	hixl_engine_links_destroy(eng);		/* wakes every waiter with an error */
+	up_read(&eng->rdma_sem);
 
 	down_write(&eng->rdma_sem);		/* commands that still run finish */
 	mutex_lock(&eng->lock);
-	xa_for_each(&eng->regions, idx, r)
-		hixl_region_free_mrs(r);
 	rd = eng->rdma;
-	eng->rdma = NULL;
+	if (rd && rd->ibdev == ibdev) {
+		xa_for_each(&eng->regions, idx, r)
+			hixl_region_free_mrs(r);
+		WRITE_ONCE(eng->ibdev, NULL);
+		eng->rdma = NULL;
+	} else {
+		rd = NULL;			/* a close freed them meanwhile */
+	}
 	mutex_unlock(&eng->lock);
 	up_write(&eng->rdma_sem);
-	hixl_rdma_free(rd);
+	if (rd)
+		hixl_rdma_free(rd);
 }
 
 static int hixl_ib_add(struct ib_device *ibdev)
 {
 	return 0;	/* engines bind to devices through RDMA CM at SETUP */
 }
+
+static u64 hixl_removal_seq;	/* under hixl_engines_lock */
 
 /**
  * hixl_ib_remove() - ib_client.remove: an RDMA device is being unregistered
@@ -320,26 +375,39 @@ static int hixl_ib_add(struct ib_device *ibdev)
  * Called before RDMA CM's own remove (clients go in reverse order of
  * registration), so our CM ids, QPs, MRs and PD on @ibdev are gone before
  * the core looks for leftovers (model: drivers/nvme/host/rdma.c,
- * nvme_rdma_remove_one()).  An engine being closed is still on
- * hixl_engines and holds its rdma_sem for writing until it has freed its
- * own: taking it for reading waits for that (hixl_engine_destroy()).
+ * nvme_rdma_remove_one()).  Engines on @ibdev are detached one at a time
+ * (hixl_engine_detach()), each with a reference taken under
+ * hixl_engines_lock and the lock dropped while it waits: an engine whose
+ * command is stuck in a user page fault holds up this removal, not the
+ * opening, closing or removal of other engines.  Each engine is looked at
+ * once per removal (@removal_seq), even if it is set up again meanwhile.
  *
- * Context: process context, may sleep; takes hixl_engines_lock, then each
- * engine's rdma_sem.
+ * Context: process context, may sleep; takes hixl_engines_lock to walk the
+ * list, then, without it, each engine's rdma_sem.
  */
 static void hixl_ib_remove(struct ib_device *ibdev, void *client_data)
 {
-	struct hixl_engine *eng;
+	struct hixl_engine *eng, *found;
+	u64 seq;
 
 	mutex_lock(&hixl_engines_lock);
-	list_for_each_entry(eng, &hixl_engines, node) {
-		struct hixl_rdma *rd;
-
-		down_read(&eng->rdma_sem);	/* an engine being closed: until it is done */
-		rd = READ_ONCE(eng->rdma);
-		up_read(&eng->rdma_sem);
-		if (rd && rd->ibdev == ibdev)
-			hixl_engine_detach(eng);
+	seq = ++hixl_removal_seq;
+	for (;;) {
+		found = NULL;
+		list_for_each_entry(eng, &hixl_engines, node) {
+			if (READ_ONCE(eng->ibdev) == ibdev && eng->removal_seq != seq) {
+				found = eng;
+				break;
+			}
+		}
+		if (!found)
+			break;
+		found->removal_seq = seq;
+		kref_get(&found->ref);
+		mutex_unlock(&hixl_engines_lock);
+		hixl_engine_detach(found, ibdev);
+		hixl_engine_put(found);
+		mutex_lock(&hixl_engines_lock);
 	}
 	mutex_unlock(&hixl_engines_lock);
 }

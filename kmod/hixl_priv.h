@@ -8,10 +8,18 @@
  * in a link's transfer queue (xq.c).
  *
  * Lock order (outer first):
- *   hixl_engines_lock (main.c)  >  hixl_engine.rdma_sem (read: every command;
- *   write: the device going away, engine.c, and the engine's own teardown,
- *   main.c)  >  hixl_engine.lock  >  hixl_procs_lock (acct.c)
- *   >  hixl_proc.lock  >  hixl_region.lock
+ *   hixl_engine.rdma_sem (read: every command, and a device removal while it
+ *   tears the engine's links down; write: the device going away, engine.c,
+ *   and the engine's own teardown, main.c)  >  hixl_engine.lock  >
+ *   hixl_procs_lock (acct.c)  >  hixl_proc.lock  >  hixl_region.lock
+ * hixl_engines_lock (main.c) is held only to walk or change hixl_engines,
+ * never while waiting for an engine: debugfs takes an engine's links_lock,
+ * rtable_lock and spinlocks under it, and its lock only with
+ * mutex_trylock(); a device removal takes a reference on an engine and
+ * drops hixl_engines_lock before it waits for that engine's rdma_sem.  So a
+ * command that waits for user memory that never comes (a userfaultfd or
+ * FUSE page) holds up its own engine, and the removal of its device, and
+ * nobody else.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.post_mutex (hixl_link_destroy() waits for the link's works,
  * which take them, under cm_mutex).
@@ -217,6 +225,63 @@ struct hixl_mr {
 	bool registered;	/* IB_WR_REG_MR completed: lkey/rkey usable */
 };
 
+/* ---- auth.c: who may connect ---------------------------------------------- */
+
+struct crypto_shash;
+
+/**
+ * struct hixl_auth - an engine's connection policy, fixed by SETUP
+ * @allow:    prefixes a connection request's source must match (validated:
+ *            family, length, host bits zero), @nr_allow of them; NULL:
+ *            anyone may connect
+ * @nr_allow: entries of @allow, 0..HIXL_MAX_ALLOWED_PEERS
+ * @tfm:      "hmac(sha256)" keyed with the engine secret, NULL without one.
+ *            Read-only after SETUP (no lock: crypto_shash_setkey() ran
+ *            before the engine was published); the raw secret is not kept
+ */
+struct hixl_auth {
+	struct hixl_peer_prefix *allow;
+	u32 nr_allow;
+	struct crypto_shash *tfm;
+};
+
+/* Where a link is in the secret exchange (hixl_link.auth_state, under its @lock). */
+enum hixl_auth_state {
+	HIXL_AUTH_NONE,		/* no secret: no exchange, nothing waits for it */
+	HIXL_AUTH_START,	/* connector: CHALLENGE not sent yet */
+	HIXL_AUTH_SENT,		/* connector: CHALLENGE sent, waiting for REPLY */
+	HIXL_AUTH_VERIFIED,	/* connector: the REPLY's proof was right */
+	HIXL_AUTH_WAIT,		/* acceptor: waiting for CHALLENGE */
+	HIXL_AUTH_CHALLENGED,	/* acceptor: CHALLENGE in, REPLY to send */
+	HIXL_AUTH_ANSWERED,	/* acceptor: REPLY sent, waiting for PROOF */
+	HIXL_AUTH_DONE,		/* the peer proved the secret: publish */
+	HIXL_AUTH_PUBLISHED,	/* acceptor: the setup work publishes, once */
+};
+
+struct hixl_link;
+struct hixl_rdma;
+struct rdma_conn_param;
+struct hixl_wire_cm_req;
+int hixl_auth_setup(struct hixl_auth *auth, const struct hixl_setup *a);
+void hixl_auth_free(struct hixl_auth *auth);
+int hixl_auth_admit(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev);
+void hixl_auth_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p,
+			  struct hixl_wire_cm_req *req);
+bool hixl_auth_rejected(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+void hixl_auth_link_init(struct hixl_link *l);
+int hixl_auth_connect(struct hixl_link *l, unsigned long deadline);
+int hixl_auth_accept_step(struct hixl_link *l);
+int hixl_auth_rx(struct hixl_link *l, u16 type, const void *buf, u32 len);
+void hixl_auth_expired(struct hixl_link *l);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool hixl_auth_prefix_valid(const struct hixl_peer_prefix *p);
+bool hixl_auth_prefix_match(const struct hixl_peer_prefix *p, const struct sockaddr *sa);
+#endif
+
+#define HIXL_AUTH_RX_DONE	1	/* hixl_auth_rx(): an AUTH_* message, done */
+#define HIXL_AUTH_RX_STEP	2	/* hixl_auth_rx(): done; queue the setup work */
+#define HIXL_AUTH_NONCE		32	/* proto.h HIXL_AUTH_NONCE_LEN */
+
 /**
  * struct hixl_rdma - the RDMA side of an engine, made by HIXL_IOC_SETUP
  * @cm_kind:       HIXL_CM_ENGINE: tells hixl_cm_handler() what
@@ -233,6 +298,7 @@ struct hixl_mr {
  * @service_level: RDMA service level for the engine's QPs
  * @pool_buffers:  staging pool size (buffers)
  * @pool_buffer_mb: staging buffer size (MiB)
+ * @auth:          who may connect (SETUP's allowed peers and secret)
  */
 struct hixl_rdma {
 	int cm_kind;
@@ -247,6 +313,7 @@ struct hixl_rdma {
 	u32 service_level;
 	u32 pool_buffers;
 	u32 pool_buffer_mb;
+	struct hixl_auth auth;
 };
 
 /**
@@ -254,8 +321,23 @@ struct hixl_rdma {
  * @lock:       serialises REG_MEM/DEREG_MEM and the invalidation work;
  *              protects @regions (writes) and the region fields that those
  *              change (@pages, @npages, @in_tree)
+ * @ref:        the open file's reference, and one per device removal and
+ *              per queued link release that may still use the struct;
+ *              the last hixl_engine_put() frees it (hixl_engine_destroy()
+ *              has freed everything else by then)
  * @node:       in hixl_engines (main.c), for debugfs and device removal
  *              (engine.c), until its RDMA objects are freed
+ * @ibdev:      @rdma's device, for hixl_ib_remove() to find the engine
+ *              without its rdma_sem: set with @rdma, cleared when @rdma is
+ *              freed (WRITE_ONCE(); read with READ_ONCE() and only compared,
+ *              never dereferenced)
+ * @removal_seq: the last device removal that looked at this engine; under
+ *              hixl_engines_lock
+ * @releases:   link releases queued on hixl_wq and not yet finished
+ *              (hixl_link_schedule_release()); hixl_engine_links_destroy()
+ *              waits on @release_wq for it to reach zero, so a close waits
+ *              for its own links only
+ * @release_wq: woken when @releases reaches zero
  * @id:         engine number, for debugfs and tracepoints
  * @owner:      thread-group leader of the opener
  * @mm:         the opener's mm (mmgrab()); memory commands from another mm
@@ -282,9 +364,10 @@ struct hixl_rdma {
  * @rdma_sem:   read: held by every command, so the device side (@rdma, the
  *              links' QPs, the MRs) cannot go away under one; write: held
  *              while that side is freed, by a device removal
- *              (hixl_engine_detach()) and by hixl_engine_destroy(), which
- *              takes it under hixl_engines_lock before the engine leaves
- *              hixl_engines, so a removal waits for it
+ *              (hixl_engine_detach(), which holds it for reading while it
+ *              tears the links down) and by hixl_engine_destroy(), which
+ *              holds it until the engine's RDMA objects are gone, so a
+ *              removal that finds the engine later sees @rdma NULL
  * @rdma_gone:  the device was removed (commands get -ENODEV)
  * @notify_lock: protects @notifies, @notify_dropped and every link's
  *              @notify_pending
@@ -292,7 +375,9 @@ struct hixl_rdma {
  * @notify_dropped: dropped since the last GET_NOTIFIES
  * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
  *              with staging holds two)
- * @st_*:       counters for GET_STATS and debugfs
+ * @st_*:       counters for GET_STATS and debugfs (@st_refused: connection
+ *              requests refused by the allowed peers; @st_auth_failed:
+ *              links refused or closed for the engine secret, auth.c)
  * @link_walk:  the last table-update walk (hixl_next_table_link()); under @lock
  * @tbl_gen:    tables that began to go out on links (hixl_link_publish());
  *              under @lock
@@ -306,7 +391,12 @@ struct hixl_rdma {
  */
 struct hixl_engine {
 	struct mutex lock;
+	struct kref ref;
 	struct list_head node;
+	struct ib_device *ibdev;
+	u64 removal_seq;
+	atomic_t releases;
+	wait_queue_head_t release_wq;
 	u64 id;
 	struct pid *owner;
 	struct mm_struct *mm;
@@ -333,6 +423,8 @@ struct hixl_engine {
 	atomic64_t st_invalidations;
 	atomic64_t st_limit_hits;
 	atomic64_t st_mrs;
+	atomic64_t st_refused;
+	atomic64_t st_auth_failed;
 	spinlock_t xfer_lock;
 	struct list_head xfers;
 	struct list_head uring_saved;
@@ -346,6 +438,7 @@ struct hixl_engine {
 
 struct hixl_engine *hixl_engine_create(void);
 void hixl_engine_destroy(struct hixl_engine *eng);
+void hixl_engine_put(struct hixl_engine *eng);
 long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 		       void __user *uarg);
 
@@ -509,6 +602,10 @@ struct hixl_stbuf {
  *              by hixl_max_regions and hixl_max_peer_mrs
  * @hello_seen: the peer's HELLO came in; its name and landing buffer are
  *              fixed from then on (a second HELLO closes the link)
+ * @auth_state: enum hixl_auth_state (under @lock); with an engine secret,
+ *              only AUTH_* messages are taken before HIXL_AUTH_DONE
+ * @auth_nonce: the connector's [0] and the acceptor's [1] nonce of the
+ *              exchange (under @lock)
  * @stage_busy: a STAGE_REQ of the peer is being carried out; another one
  *              before our STAGE_DONE closes the link
  * @rx:         receive buffers
@@ -563,6 +660,8 @@ struct hixl_link {
 	u32 rtable_regions;
 	u32 rtable_mrs;
 	bool hello_seen;
+	u8 auth_state;
+	u8 auth_nonce[2][HIXL_AUTH_NONCE];
 	bool stage_busy;
 	struct hixl_rx rx[HIXL_RX_DEPTH];
 	void *tx_buf;

@@ -415,8 +415,12 @@ static void hixl_link_queue(struct hixl_link *l, struct workqueue_struct *wq,
 static void hixl_link_setup_work(struct work_struct *w)
 {
 	struct hixl_link *l = container_of(w, struct hixl_link, setup_work);
-	int ret = hixl_link_publish(l);
+	int ret = hixl_auth_accept_step(l);	/* the secret exchange first */
 
+	if (ret > 0)
+		return;		/* the peer's next message queues us again */
+	if (!ret)
+		ret = hixl_link_publish(l);
 	if (ret)
 		hixl_link_fail(l, ret);
 }
@@ -626,7 +630,7 @@ void hixl_engine_notifies_destroy(struct hixl_engine *eng)
  * (name or message unreadable); -EPERM; -EBADFD (not set up); -ENODEV (its
  * RDMA device was removed: SETUP again); -ENOTCONN (no
  * link, HIXL NOT_CONNECTED); -EAGAIN (still connecting); -ECONNRESET,
- * -ENETDOWN, -ETIMEDOUT (the link broke: HIXL NOTIFY_FAILED).
+ * -ENETDOWN, -ETIMEDOUT (the link broke: HIXL NOTIFY_FAILED); -ENOMEM.
  */
 int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 {
@@ -634,6 +638,7 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 	struct hixl_wire_notify *m;
 	struct hixl_link *l;
 	int ret, st, err;
+	u8 *data;
 
 	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1])
 		return -EINVAL;
@@ -647,9 +652,23 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 		return -EPERM;
 	if (!eng->rdma)
 		return hixl_engine_no_rdma(eng);
+	/*
+	 * Read the user's bytes before taking post_mutex: a page that never
+	 * arrives must not hold the link (its teardown takes post_mutex).
+	 */
+	data = kmalloc(a->name_len + a->msg_len, GFP_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	if (copy_from_user(data, u64_to_user_ptr(a->name), a->name_len) ||
+	    copy_from_user(data + a->name_len, u64_to_user_ptr(a->msg), a->msg_len)) {
+		ret = -EFAULT;
+		goto out_free;
+	}
 	l = hixl_link_get(eng, &a->remote);
-	if (!l)
-		return -ENOTCONN;
+	if (!l) {
+		ret = -ENOTCONN;
+		goto out_free;
+	}
 	mutex_lock(&l->post_mutex);
 	st = hixl_link_state(l, &err);
 	if (st != HIXL_LINK_READY) {
@@ -659,15 +678,13 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 	m = l->tx_buf;
 	m->name_len = cpu_to_le32(a->name_len);
 	m->msg_len = cpu_to_le32(a->msg_len);
-	if (copy_from_user(m->data, u64_to_user_ptr(a->name), a->name_len) ||
-	    copy_from_user(m->data + a->name_len, u64_to_user_ptr(a->msg), a->msg_len)) {
-		ret = -EFAULT;
-		goto out;
-	}
+	memcpy(m->data, data, a->name_len + a->msg_len);
 	ret = hixl_send_msg(l, HIXL_MSG_NOTIFY, sizeof(*m) + a->name_len + a->msg_len);
 out:
 	mutex_unlock(&l->post_mutex);
 	hixl_link_put(l);
+out_free:
+	kfree(data);
 	return ret;
 }
 
@@ -949,6 +966,11 @@ static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 	    le16_to_cpu(h->version) != HIXL_WIRE_VERSION || le32_to_cpu(h->len) != len)
 		return -EPROTO;
 	type = le16_to_cpu(h->type);
+	ret = hixl_auth_rx(l, type, buf, len);	/* nothing but AUTH_* before the proof */
+	if (ret == HIXL_AUTH_RX_STEP)
+		hixl_link_queue(l, system_wq, &l->setup_work);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	if (type != HIXL_MSG_HELLO && type != HIXL_MSG_TABLE_ACK && !READ_ONCE(l->hello_seen))
 		return -EPROTO;
 	switch (type) {
@@ -1049,6 +1071,7 @@ static void hixl_link_hs_expire(struct work_struct *w)
 		return;
 	pr_warn_ratelimited("engine %llu: closing a link whose peer did not finish the handshake in %u ms\n",
 			    l->eng->id, READ_ONCE(hixl_handshake_ms));
+	hixl_auth_expired(l);
 	hixl_link_abort(l, -ETIMEDOUT);
 }
 
@@ -1091,6 +1114,7 @@ static struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	mt_init(&l->rtable);
 	init_completion(&l->tx_done);
 	l->state = HIXL_LINK_CONNECTING;
+	hixl_auth_link_init(l);
 	return l;
 }
 
@@ -1340,31 +1364,51 @@ static bool hixl_link_unlist(struct hixl_link *l)
 	return was;
 }
 
+/* A queued release has ended or was cancelled: the engine may stop waiting. */
+static void hixl_release_done(struct hixl_engine *eng)
+{
+	if (atomic_dec_and_test(&eng->releases))
+		wake_up_all(&eng->release_wq);
+	hixl_engine_put(eng);	/* the struct outlives the wake_up_all() */
+}
+
 static void hixl_link_release_work(struct work_struct *w)
 {
 	struct hixl_link *l = container_of(w, struct hixl_link, release_work);
+	struct hixl_engine *eng = l->eng;
 
 	if (hixl_link_unlist(l))
 		hixl_link_destroy(l);
 	hixl_link_put(l);	/* the reference queue_work() was given */
+	hixl_release_done(eng);
 }
 
 /*
- * Release works run on hixl_wq so that an engine being destroyed can wait
- * for one that already took its link off the list (flush_workqueue()).
+ * Release works run on hixl_wq and are counted in the engine's @releases,
+ * so that an engine being destroyed waits for the ones that already took
+ * their link off its list, and for no other engine's
+ * (hixl_engine_links_destroy()).
  */
 static void hixl_link_schedule_release(struct hixl_link *l)
 {
+	struct hixl_engine *eng = l->eng;
+
+	kref_get(&eng->ref);
+	atomic_inc(&eng->releases);
 	kref_get(&l->ref);
-	if (!queue_work(hixl_wq, &l->release_work))
+	if (!queue_work(hixl_wq, &l->release_work)) {
 		hixl_link_put(l);
+		hixl_release_done(eng);
+	}
 }
 
-/* Cancel a queued release; the reference it held goes with it. */
+/* Cancel a queued release; the references it held go with it. */
 static void hixl_link_cancel_release(struct hixl_link *l)
 {
-	if (cancel_work_sync(&l->release_work))
+	if (cancel_work_sync(&l->release_work)) {
 		hixl_link_put(l);
+		hixl_release_done(l->eng);
+	}
 }
 
 /* The engine's link to @peer with a reference, or NULL; links_lock held. */
@@ -1430,7 +1474,15 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_link_tryget);
 
 /**
  * hixl_engine_links_destroy() - tear down every link of an engine
- * @eng: the engine, being destroyed; its listening id is gone already
+ * @eng: the engine, being destroyed or detached from its device; its
+ *       listening id is gone already
+ *
+ * Returns once every link of @eng is freed, including those whose release
+ * work (hixl_link_schedule_release()) took them off the list first; it
+ * waits for this engine's release works only.
+ *
+ * Context: process context, may sleep; @eng->rdma_sem held (for writing by
+ * a close, for reading by a device removal).
  */
 void hixl_engine_links_destroy(struct hixl_engine *eng)
 {
@@ -1450,7 +1502,7 @@ void hixl_engine_links_destroy(struct hixl_engine *eng)
 		hixl_link_destroy(l);
 	}
 	/* a release work that unlisted its link itself may still be running */
-	flush_workqueue(hixl_wq);
+	wait_event(eng->release_wq, !atomic_read(&eng->releases));
 }
 
 /* ---- RDMA CM events -------------------------------------------------------------------- */
@@ -1482,17 +1534,22 @@ static u32 hixl_links_in_setup(struct hixl_engine *eng)
 
 /*
  * CONNECT_REQUEST on our listener: make the link and accept, in the
- * handler.  Refused (the peer sees a reject): -ENOSPC at max_links,
+ * handler.  Refused (the peer sees a reject): -EACCES by the engine's
+ * allowed peers or secret policy, before anything is allocated
+ * (hixl_auth_admit()); -ENOSPC at max_links,
  * -EBUSY with max_setup_links accepted links still in their handshake,
  * -ENODEV once the device is going.  An accepted link that has not
  * finished its handshake hixl_handshake_ms later is closed (hs_work).
  */
-static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id)
+static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct rdma_conn_param param;
 	struct hixl_link *l;
 	int ret;
 
+	ret = hixl_auth_admit(eng, id, ev);	/* a refused peer costs no link, no QP */
+	if (ret)
+		return ret;
 	l = hixl_link_alloc(eng, false);
 	if (!l)
 		return -ENOMEM;
@@ -1555,7 +1612,8 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_REJECTED:
 		spin_lock(&l->lock);
 		l->cm_event = ev->event;
-		l->cm_status = ev->status;
+		l->cm_status = ev->event == RDMA_CM_EVENT_REJECTED &&
+			       hixl_auth_rejected(l->cm_id, ev) ? -EACCES : ev->status;
 		l->cm_pending = true;
 		spin_unlock(&l->lock);
 		wake_up_all(&l->wq);
@@ -1603,7 +1661,7 @@ int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 		if (smp_load_acquire(&rd->eng->rdma) != rd)
 			return -EAGAIN;
-		return hixl_accept(rd->eng, id);
+		return hixl_accept(rd->eng, id, ev);
 	}
 	pr_info("engine: RDMA CM %s (status %d)\n", rdma_event_msg(ev->event), ev->status);
 	return 0;
@@ -1641,8 +1699,8 @@ static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadli
 		return err;
 	if (ev == want)
 		return 0;
-	if (ev == RDMA_CM_EVENT_REJECTED)
-		return -ECONNREFUSED;
+	if (ev == RDMA_CM_EVENT_REJECTED)	/* by the peer's policy, or nobody listens */
+		return status == -EACCES ? -EACCES : -ECONNREFUSED;
 	if (status == -ETIMEDOUT)
 		return -ETIMEDOUT;
 	return status < 0 ? status : -EHOSTUNREACH;
@@ -1671,6 +1729,7 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 				 struct sockaddr *dst, unsigned long deadline)
 {
 	struct hixl_engine *eng = l->eng;
+	struct hixl_wire_cm_req req;
 	struct rdma_conn_param param;
 	int ret, st, err;
 
@@ -1701,6 +1760,7 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 		ret = hixl_link_create_qp(l);
 	if (!ret) {
 		hixl_conn_param(eng, &param);
+		hixl_auth_conn_param(eng, &param, &req);
 		ret = rdma_connect(l->cm_id, &param);
 	}
 	if (!ret)
@@ -1788,7 +1848,14 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
  *  -EISCONN      already connected to this peer (HIXL ALREADY_CONNECTED);
  *  -EALREADY     a CONNECT to this peer is in progress;
  *  -ENOSPC       the engine has max_links links;
- *  -ETIMEDOUT    not connected and exchanged within the timeout;
+ *  -EACCES       refused by the peer's policy (docs/protocol.md, "Who may
+ *                connect"): our address is not among its allowed peers,
+ *                one of the two engines has a secret and the other not, or
+ *                the peer's proof of our secret was wrong (no region of
+ *                ours was announced to it); a CONNECT the peer's policy
+ *                refuses is not retried;
+ *  -ETIMEDOUT    not connected and exchanged within the timeout (also: a
+ *                peer that never answers our secret's challenge);
  *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL: resolution failed;
  *  -EXDEV        the route to the peer leaves the engine's RDMA device;
  *  -ECONNRESET   the peer went away during the exchange;
@@ -1895,6 +1962,8 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		}
 	}
 	if (!ret)
+		ret = hixl_auth_connect(l, deadline);	/* the secret exchange, if any */
+	if (!ret)
 		ret = hixl_link_publish(l);
 	if (!ret) {
 		long w = wait_event_interruptible_timeout(l->wq,
@@ -1908,8 +1977,8 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 			ret = err ? err : -ECONNRESET;
 	}
 	if (ret) {
-		/* torn down under us rather than failed: say so */
-		if (hixl_link_state(l, &err) == HIXL_LINK_CLOSED)
+		/* torn down under us rather than failed: say so (a refused proof closes it) */
+		if (hixl_link_state(l, &err) == HIXL_LINK_CLOSED && ret != -EACCES)
 			ret = READ_ONCE(eng->rdma_gone) ? -ENODEV : -ECONNABORTED;
 		if (hixl_link_unlist(l))
 			hixl_link_destroy(l);

@@ -109,6 +109,8 @@ struct hixl_engine *hixl_engine_create(void)
 	if (!eng)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&eng->lock);
+	kref_init(&eng->ref);
+	init_waitqueue_head(&eng->release_wq);
 	mutex_init(&eng->links_lock);
 	INIT_LIST_HEAD(&eng->links);
 	spin_lock_init(&eng->notify_lock);
@@ -138,28 +140,54 @@ struct hixl_engine *hixl_engine_create(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_engine_create);
 
+static void hixl_engine_free(struct kref *ref)
+{
+	struct hixl_engine *eng = container_of(ref, struct hixl_engine, ref);
+
+	mutex_destroy(&eng->cancel_mutex);
+	mutex_destroy(&eng->links_lock);
+	mutex_destroy(&eng->lock);
+	kfree(eng);
+}
+
+/**
+ * hixl_engine_put() - drop a reference on an engine's struct
+ * @eng: the engine
+ *
+ * The last reference frees the struct only: hixl_engine_destroy() has
+ * released everything it held.  Holders other than the open file (a device
+ * removal, a queued link release) use only its rdma_sem, links_lock,
+ * release_wq and the fields those protect.
+ *
+ * Context: any; frees with kfree().
+ */
+void hixl_engine_put(struct hixl_engine *eng)
+{
+	kref_put(&eng->ref, hixl_engine_free);
+}
+
 /**
  * hixl_engine_destroy() - release everything an engine holds
  * @eng: engine from hixl_engine_create(); NULL is ignored
  *
  * The engine stays on hixl_engines until its RDMA objects (listener, links,
- * MRs, PD) are gone, and frees them holding its rdma_sem for writing, taken
- * under hixl_engines_lock: a device removal (hixl_ib_remove(), which walks
- * hixl_engines under that lock) has either detached the engine before, or
- * finds it and waits on rdma_sem until they are freed, so the device cannot
- * be unregistered under them.
+ * MRs, PD) are gone, and frees them holding its rdma_sem for writing: a
+ * device removal (hixl_ib_remove()) that is tearing this engine's links down
+ * holds rdma_sem for reading, so that finishes first; a removal that finds
+ * the engine afterwards sees no RDMA state and leaves it alone.  Either way
+ * the device cannot be unregistered under them.  hixl_engines_lock is not
+ * held while waiting: another engine's open, close, removal or debugfs
+ * read does not wait for this one.
  *
- * Context: process context, may sleep; takes hixl_engines_lock, then the
- * engine's rdma_sem (for writing, which never waits: no command may be
- * running on @eng).
+ * Context: process context, may sleep; takes the engine's rdma_sem for
+ * writing (no command runs on @eng any more; a device removal may be
+ * tearing its links down), then hixl_engines_lock.
  */
 void hixl_engine_destroy(struct hixl_engine *eng)
 {
 	if (!eng)
 		return;
-	mutex_lock(&hixl_engines_lock);
 	down_write(&eng->rdma_sem);
-	mutex_unlock(&hixl_engines_lock);
 	hixl_engine_rdma_stop(eng);		/* no new links */
 	hixl_engine_links_destroy(eng);
 	hixl_engine_notifies_destroy(eng);
@@ -176,9 +204,7 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 	mem_cgroup_put(eng->memcg);
 	WARN_ON_ONCE(!list_empty(&eng->xfers));
 	hixl_uring_engine_destroy(eng);
-	mutex_destroy(&eng->cancel_mutex);
-	mutex_destroy(&eng->lock);
-	kfree(eng);
+	hixl_engine_put(eng);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_engine_destroy);
 

@@ -13,6 +13,15 @@
  * REGION and REGION_DEL, once applied, with TABLE_ACK carrying how many it
  * has applied, so that a registration is in the peer's table when REG_MEM
  * returns and a removed one is out of it before its MRs go.
+ *
+ * With an engine secret (SETUP's HIXL_SETUP_SECRET, auth.c) the connection
+ * request carries struct hixl_wire_cm_req with HIXL_WIRE_CM_AUTH, and
+ * before HELLO the two sides run a mutual challenge: AUTH_CHALLENGE (the
+ * connector's nonce), AUTH_REPLY (the acceptor's nonce and proof),
+ * AUTH_PROOF (the connector's proof).  Without a secret none of this is on
+ * the wire and the exchange is the version-1 exchange above, so the
+ * version does not change.  A connection request refused by the acceptor's
+ * policy is rejected with struct hixl_wire_cm_rej (docs/protocol.md).
  */
 #ifndef _HIXL_PROTO_H
 #define _HIXL_PROTO_H
@@ -37,6 +46,9 @@ enum hixl_wire_type {
 	HIXL_MSG_STAGE_REQ = 6,
 	HIXL_MSG_STAGE_DONE = 7,
 	HIXL_MSG_TABLE_ACK = 8,
+	HIXL_MSG_AUTH_CHALLENGE = 9,	/* connector -> acceptor: nonce */
+	HIXL_MSG_AUTH_REPLY = 10,	/* acceptor -> connector: nonce, mac */
+	HIXL_MSG_AUTH_PROOF = 11,	/* connector -> acceptor: mac */
 };
 
 struct hixl_wire_hdr {
@@ -132,6 +144,49 @@ struct hixl_wire_stage_done {
 struct hixl_wire_ack {
 	struct hixl_wire_hdr hdr;
 	__le64 applied;		/* REGION and REGION_DEL messages applied so far */
+};
+
+/*
+ * The engine-secret exchange (auth.c).  A mac is HMAC-SHA256 keyed with the
+ * secret over: the label of the side that computes it
+ * (HIXL_AUTH_LABEL_CONNECTOR or HIXL_AUTH_LABEL_ACCEPTOR, with its NUL),
+ * the connector's nonce, the acceptor's nonce, then the connector's and the
+ * acceptor's RDMA CM address as struct hixl_wire_name (address and port of
+ * this connection, as both sides see them).  A field the type does not use
+ * must be zero.
+ */
+#define HIXL_AUTH_NONCE_LEN	32
+#define HIXL_AUTH_MAC_LEN	32
+#define HIXL_AUTH_LABEL_CONNECTOR	"hixl auth v1 connector"
+#define HIXL_AUTH_LABEL_ACCEPTOR	"hixl auth v1 acceptor"
+
+struct hixl_wire_auth {
+	struct hixl_wire_hdr hdr;
+	__u8 nonce[HIXL_AUTH_NONCE_LEN];	/* CHALLENGE, REPLY */
+	__u8 mac[HIXL_AUTH_MAC_LEN];		/* REPLY, PROOF */
+};
+
+/*
+ * RDMA CM private data.  The connector's request: without it (a zeroed or
+ * foreign block, an older hixl) the request offers no proof.  The
+ * acceptor's reject of a request its policy refuses: the connector's
+ * CONNECT fails with EACCES instead of retrying.
+ */
+#define HIXL_WIRE_CM_AUTH	1	/* the connector will prove a secret */
+
+struct hixl_wire_cm_req {
+	__le32 magic;		/* HIXL_WIRE_MAGIC */
+	__le16 version;		/* HIXL_WIRE_VERSION */
+	__le16 flags;		/* HIXL_WIRE_CM_* */
+};
+
+#define HIXL_WIRE_REJ_NOT_ALLOWED	1	/* source address not allowed */
+#define HIXL_WIRE_REJ_AUTH		2	/* one side has a secret, the other not */
+
+struct hixl_wire_cm_rej {
+	__le32 magic;		/* HIXL_WIRE_MAGIC */
+	__le16 version;		/* HIXL_WIRE_VERSION */
+	__le16 reason;		/* HIXL_WIRE_REJ_* */
 };
 
 #endif /* _HIXL_PROTO_H */

@@ -774,6 +774,8 @@ int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
 	a->limit_hits = atomic64_read(&eng->st_limit_hits);
 	a->mrs = atomic64_read(&eng->st_mrs);
 	a->notify_dropped = atomic64_read(&eng->st_notify_dropped);
+	a->refused_peers = atomic64_read(&eng->st_refused);
+	a->auth_failures = atomic64_read(&eng->st_auth_failed);
 	if (eng->proc) {
 		spin_lock(&eng->proc->lock);
 		a->proc_regions = eng->proc->regions;

@@ -513,10 +513,12 @@ static const char *env2(const char *ours, const char *hccl)
 	return v ? v : getenv(hccl);
 }
 
-static int setup_options(struct hixl_setup *s, const struct hixl_option *opts, size_t nopts)
+static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao,
+			 const struct hixl_option *opts, size_t nopts)
 {
 	bool have_tc = false, have_sl = false;
 	const char *v;
+	int ret;
 
 	if (nopts && !opts)
 		return -EINVAL;
@@ -541,14 +543,33 @@ static int setup_options(struct hixl_setup *s, const struct hixl_option *opts, s
 				return -EINVAL;
 			have_sl = true;
 		} else {
-			return -EINVAL;
+			ret = hixl_auth_option(ao, k, opts[i].value);
+			if (ret <= 0)
+				return ret ? ret : -EINVAL;	/* malformed, or unknown */
 		}
 	}
 	if (!have_tc && (v = env2("HIXL_RDMA_TC", "HCCL_RDMA_TC")) && parse_tc(v, &s->traffic_class))
 		return -EINVAL;
 	if (!have_sl && (v = env2("HIXL_RDMA_SL", "HCCL_RDMA_SL")) && parse_sl(v, &s->service_level))
 		return -EINVAL;
-	return 0;
+	ret = hixl_auth_env(ao);
+	if (!ret)
+		hixl_auth_apply(ao, s);
+	return ret;
+}
+
+/* Does the module take SETUP's allowed peers and secret?  (An older one: -EINVAL.) */
+static int auth_supported(int fd, const struct hixl_setup *s)
+{
+	struct hixl_info info;
+	int ret;
+
+	if (!(s->flags & HIXL_SETUP_FLAGS_ALL))
+		return 0;
+	ret = hixl_dev_get_info(fd, &info);
+	if (ret)
+		return ret;
+	return info.features & HIXL_FEAT_AUTH ? 0 : -EOPNOTSUPP;
 }
 
 /* Once per process: why asynchronous transfers take the worker threads. */
@@ -636,6 +657,7 @@ static void uring_setup(struct hixl_engine *eng)
 static int engine_init(struct hixl_engine **engp, const char *local_engine,
 		       const struct hixl_option *opts, size_t nopts)
 {
+	struct hixl_auth_opts ao = { 0 };
 	struct hixl_engine *eng;
 	struct hixl_setup s;
 	pthread_condattr_t ca;
@@ -647,18 +669,26 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 	ret = parse_name(local_engine, &s.local);
 	if (ret)
 		return ret;
-	ret = setup_options(&s, opts, nopts);
-	if (ret)
+	ret = setup_options(&s, &ao, opts, nopts);
+	if (ret) {
+		hixl_auth_opts_clear(&ao);
 		return ret;
+	}
 	eng = calloc(1, sizeof(*eng));
-	if (!eng)
+	if (!eng) {
+		hixl_auth_opts_clear(&ao);
 		return -ENOMEM;
+	}
 	fd = hixl_dev_open(NULL);
 	if (fd < 0) {
+		hixl_auth_opts_clear(&ao);
 		free(eng);
 		return fd;
 	}
-	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
+	ret = auth_supported(fd, &s);
+	if (!ret)
+		ret = xioctl(fd, HIXL_IOC_SETUP, &s);
+	hixl_auth_opts_clear(&ao);	/* the kernel has its keyed hash: wipe ours */
 	if (ret) {
 		close(fd);
 		free(eng);

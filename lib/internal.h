@@ -62,4 +62,29 @@ static inline void hixl_sqe_uring_cmd(struct io_uring_sqe *sqe, int fd, __u32 cm
 }
 #endif /* LINUX_IO_URING_H */
 
+/*
+ * auth.c: the engine options that say who may connect.  Gathered by
+ * engine_init() from its options (hixl_auth_option()) and the environment
+ * (hixl_auth_env()), put into SETUP (hixl_auth_apply()), and the secret
+ * wiped after SETUP (hixl_auth_opts_clear()).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <hixl/uapi.h>
+
+struct hixl_auth_opts {
+	bool have_allowed;		/* an option said: the variable is not read */
+	bool have_secret;
+	uint32_t nr_allowed;
+	uint32_t secret_len;
+	struct hixl_peer_prefix allowed[HIXL_MAX_ALLOWED_PEERS];
+	uint8_t secret[HIXL_SECRET_MAX];
+};
+
+int hixl_auth_option(struct hixl_auth_opts *o, const char *key, const char *value);
+int hixl_auth_env(struct hixl_auth_opts *o);
+struct hixl_setup;
+void hixl_auth_apply(struct hixl_auth_opts *o, struct hixl_setup *s);
+void hixl_auth_opts_clear(struct hixl_auth_opts *o);
+
 #endif /* HIXL_LIB_INTERNAL_H */

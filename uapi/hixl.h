@@ -44,10 +44,12 @@
 #define HIXL_FEAT_NOTIFY	(1ULL << 7)	/* SEND_NOTIFY, GET_NOTIFIES */
 #define HIXL_FEAT_CANCEL	(1ULL << 8)	/* CANCEL, hixl_transfer.tag */
 #define HIXL_FEAT_URING_CMD	(1ULL << 9)	/* io_uring URING_CMD submission */
+#define HIXL_FEAT_AUTH		(1ULL << 10)	/* SETUP's allowed peers and secret */
 #define HIXL_FEAT_ALL		(HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST | \
 				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | \
 				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
-				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD)
+				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
+				 HIXL_FEAT_AUTH)
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -170,7 +172,14 @@ struct hixl_dereg_mem {
  * @limit_hits:     out: REG_MEM calls of this engine refused by a limit
  * @mrs:            out: fast-registration MRs this engine holds
  * @notify_dropped: out: notifications dropped (a full queue) so far
- * @reserved:       out: 0
+ * @refused_peers:  out: connection requests refused because their source
+ *                  address is not in SETUP's allowed peers
+ * @auth_failures:  out: links refused or closed for the engine secret: a
+ *                  peer that offered no proof where one is needed (or one
+ *                  where we have no secret), a wrong proof, a message before
+ *                  the proof, or no proof by the handshake deadline; on the
+ *                  connecting side, an acceptor whose proof was wrong
+ * @reserved:       in: must be 0; out: 0
  */
 struct hixl_stats {
 	__u32 flags;
@@ -187,7 +196,9 @@ struct hixl_stats {
 	__u64 limit_hits;
 	__u64 mrs;
 	__u64 notify_dropped;
-	__u64 reserved[3];
+	__u64 refused_peers;
+	__u64 auth_failures;
+	__u64 reserved[1];
 };
 
 /* ---- engine setup ------------------------------------------------------------- */
@@ -217,6 +228,37 @@ struct hixl_sockaddr {
 #define HIXL_MAX_POOL_BUFFERS		256
 #define HIXL_MAX_POOL_BUFFER_MB		1024
 
+/* hixl_setup.flags */
+#define HIXL_SETUP_ALLOWED_PEERS (1U << 0)	/* @allowed, @nr_allowed are given */
+#define HIXL_SETUP_SECRET	(1U << 1)	/* @secret, @secret_len are given */
+#define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET)
+
+#define HIXL_MAX_ALLOWED_PEERS	256	/* prefixes in hixl_setup.allowed */
+#define HIXL_SECRET_MIN		16	/* bytes of hixl_setup.secret */
+#define HIXL_SECRET_MAX		128
+
+/**
+ * struct hixl_peer_prefix - one entry of SETUP's allowed peers
+ * @family:     AF_INET (2) or AF_INET6 (10)
+ * @prefix_len: leading bits of @addr that must match: 0..32 (AF_INET) or
+ *              0..128 (AF_INET6); 0 matches every address of the family
+ * @reserved0:  must be 0
+ * @reserved1:  must be 0
+ * @addr:       network byte order: IPv4 in addr[0..3], the rest 0; IPv6 in
+ *              all 16 bytes.  Bits past @prefix_len must be 0 (write
+ *              10.0.0.0/8, not 10.1.2.3/8)
+ *
+ * An IPv4 entry also matches the IPv4-mapped IPv6 address (::ffff:a.b.c.d)
+ * of a peer that reaches an IPv6 listener over IPv4.
+ */
+struct hixl_peer_prefix {
+	__u16 family;
+	__u8 prefix_len;
+	__u8 reserved0;
+	__u32 reserved1;
+	__u8 addr[16];
+};
+
 /**
  * struct hixl_setup - HIXL_IOC_SETUP argument (HIXL Initialize)
  * @local:          in: the engine's local address, which is also its name
@@ -224,7 +266,7 @@ struct hixl_sockaddr {
  *                  caller's network namespace) is the device every MR and QP
  *                  of the engine lives on.  Port 0: client only; port > 0:
  *                  the engine also listens there for peers' CONNECTs
- * @flags:          in: must be 0
+ * @flags:          in: HIXL_SETUP_* bits; others must be 0
  * @traffic_class:  in: RDMA traffic class, 0..255, a multiple of 4 (132)
  * @service_level:  in: RDMA service level, 0..7 (4)
  * @pool_buffers:   in: staging pool, number of buffers (4); 0 with
@@ -235,7 +277,29 @@ struct hixl_sockaddr {
  * @page_size_cap:  out: MR page sizes the device supports (bit n: 2^n bytes)
  * @max_mr_pages:   out: pages one fast-registration MR can hold
  * @reserved1:      in: must be 0
+ * @allowed:        in: with HIXL_SETUP_ALLOWED_PEERS, a user pointer to
+ *                  @nr_allowed struct hixl_peer_prefix: only a connection
+ *                  request whose source address matches one of them is
+ *                  accepted (others are rejected before any QP is made and
+ *                  their CONNECT fails with -EACCES).  Without the flag,
+ *                  must be 0: anyone may connect.  Not applied to this
+ *                  engine's own CONNECTs
+ * @nr_allowed:     in: with HIXL_SETUP_ALLOWED_PEERS, 1..HIXL_MAX_ALLOWED_PEERS;
+ *                  without it, must be 0
+ * @secret_len:     in: with HIXL_SETUP_SECRET, HIXL_SECRET_MIN..HIXL_SECRET_MAX
+ *                  bytes; without it, must be 0
+ * @secret:         in: with HIXL_SETUP_SECRET, a user pointer to the engine
+ *                  secret: every link, accepted or connected, must then
+ *                  prove the same secret (a mutual HMAC-SHA256 challenge,
+ *                  docs/protocol.md) before either side announces a region;
+ *                  a link to or from an engine without it, or with another,
+ *                  is refused (-EACCES).  Without the flag, must be 0.  The
+ *                  kernel keeps only the keyed hash, never shows it, and
+ *                  wipes it when the engine goes
  * @reserved:       in: must be 0
+ *
+ * Both options are off by default; hixl_info.features has HIXL_FEAT_AUTH
+ * when the module knows them (an older one refuses them: -EINVAL).
  */
 struct hixl_setup {
 	struct hixl_sockaddr local;
@@ -249,7 +313,11 @@ struct hixl_setup {
 	__u64 page_size_cap;
 	__u32 max_mr_pages;
 	__u32 reserved1;
-	__u64 reserved[4];
+	__u64 allowed;
+	__u32 nr_allowed;
+	__u32 secret_len;
+	__u64 secret;
+	__u64 reserved[1];
 };
 
 /* ---- links ---------------------------------------------------------------------- */

@@ -46,7 +46,39 @@ static void e_pool_mb1025(struct hixl_setup *a) { a->pool_buffer_mb = 1025; }
 static void e_flags(struct hixl_setup *a) { a->flags = 1; }
 static void e_res0(struct hixl_setup *a) { a->reserved0 = 1; }
 static void e_res1(struct hixl_setup *a) { a->reserved1 = 1; }
-static void e_res3(struct hixl_setup *a) { a->reserved[3] = 1; }
+static void e_res3(struct hixl_setup *a) { a->reserved[0] = 1; }
+static void e_flag_unknown(struct hixl_setup *a) { a->flags = 1U << 2; }
+static void e_allow_1(struct hixl_setup *a)
+{
+	a->flags = HIXL_SETUP_ALLOWED_PEERS;
+	a->allowed = 0x1000;
+	a->nr_allowed = 1;
+}
+static void e_allow_max(struct hixl_setup *a) { e_allow_1(a); a->nr_allowed = HIXL_MAX_ALLOWED_PEERS; }
+static void e_allow_over(struct hixl_setup *a) { e_allow_1(a); a->nr_allowed = HIXL_MAX_ALLOWED_PEERS + 1; }
+static void e_allow_0(struct hixl_setup *a) { e_allow_1(a); a->nr_allowed = 0; }
+static void e_allow_null(struct hixl_setup *a) { e_allow_1(a); a->allowed = 0; }
+static void e_allow_noflag(struct hixl_setup *a) { a->allowed = 0x1000; }
+static void e_allow_nr_noflag(struct hixl_setup *a) { a->nr_allowed = 1; }
+static void e_secret_16(struct hixl_setup *a)
+{
+	a->flags = HIXL_SETUP_SECRET;
+	a->secret = 0x2000;
+	a->secret_len = HIXL_SECRET_MIN;
+}
+static void e_secret_128(struct hixl_setup *a) { e_secret_16(a); a->secret_len = HIXL_SECRET_MAX; }
+static void e_secret_15(struct hixl_setup *a) { e_secret_16(a); a->secret_len = HIXL_SECRET_MIN - 1; }
+static void e_secret_129(struct hixl_setup *a) { e_secret_16(a); a->secret_len = HIXL_SECRET_MAX + 1; }
+static void e_secret_null(struct hixl_setup *a) { e_secret_16(a); a->secret = 0; }
+static void e_secret_noflag(struct hixl_setup *a) { a->secret = 0x2000; }
+static void e_secret_len_noflag(struct hixl_setup *a) { a->secret_len = 32; }
+static void e_both(struct hixl_setup *a)
+{
+	e_secret_16(a);
+	a->flags |= HIXL_SETUP_ALLOWED_PEERS;
+	a->allowed = 0x1000;
+	a->nr_allowed = 2;
+}
 
 static const struct hixl_setup_case hixl_setup_cases[] = {
 	{ "defaults", e_none, 0 },
@@ -57,8 +89,20 @@ static const struct hixl_setup_case hixl_setup_cases[] = {
 	{ "pool 0:0 off", e_pool_off, 0 }, { "pool 0:8", e_pool_n0, -EINVAL },
 	{ "pool 4:0", e_pool_mb0, -EINVAL }, { "pool 256:1024", e_pool_max, 0 },
 	{ "pool 257:8", e_pool_n257, -EINVAL }, { "pool 4:1025", e_pool_mb1025, -EINVAL },
-	{ "flags", e_flags, -EINVAL }, { "reserved0", e_res0, -EINVAL },
-	{ "reserved1", e_res1, -EINVAL }, { "reserved[3]", e_res3, -EINVAL },
+	{ "allowed-peers flag without a list", e_flags, -EINVAL }, { "reserved0", e_res0, -EINVAL },
+	{ "reserved1", e_res1, -EINVAL }, { "reserved[0]", e_res3, -EINVAL },
+	{ "unknown flag", e_flag_unknown, -EINVAL },
+	{ "allowed peers 1", e_allow_1, 0 }, { "allowed peers 256", e_allow_max, 0 },
+	{ "allowed peers 257", e_allow_over, -EINVAL }, { "allowed peers 0", e_allow_0, -EINVAL },
+	{ "allowed peers NULL", e_allow_null, -EINVAL },
+	{ "allowed without flag", e_allow_noflag, -EINVAL },
+	{ "nr_allowed without flag", e_allow_nr_noflag, -EINVAL },
+	{ "secret 16 bytes", e_secret_16, 0 }, { "secret 128 bytes", e_secret_128, 0 },
+	{ "secret 15 bytes", e_secret_15, -EINVAL }, { "secret 129 bytes", e_secret_129, -EINVAL },
+	{ "secret NULL", e_secret_null, -EINVAL },
+	{ "secret without flag", e_secret_noflag, -EINVAL },
+	{ "secret_len without flag", e_secret_len_noflag, -EINVAL },
+	{ "allowed peers and secret", e_both, 0 },
 };
 
 static void hixl_setup_case_desc(const struct hixl_setup_case *c, char *desc)

@@ -89,6 +89,29 @@ static int xfer(int fd, struct hixl_sockaddr peer, uint32_t op, uint64_t local,
 	return ret;
 }
 
+/*
+ * SETUP on ip:port, with the engine secret of HIXL_PAIR_SECRET when it is
+ * set (run-pair.sh --secret): the two kernels then run the HMAC challenge
+ * against each other before the tables go out.
+ */
+static int pair_setup(int fd, const char *ip, int port)
+{
+	const char *secret = getenv("HIXL_PAIR_SECRET");
+	struct hixl_setup s;
+
+	if (!secret || !*secret)
+		return hixl_raw_setup(fd, ip, port, 0, 0);
+	memset(&s, 0, sizeof(s));
+	s.local = hixl_raw_name(ip, port);
+	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
+	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	s.flags = HIXL_SETUP_SECRET;
+	s.secret = (uintptr_t)secret;
+	s.secret_len = strlen(secret);
+	printf("# SETUP with an engine secret of %u bytes\n", s.secret_len);
+	return ioctl(fd, HIXL_IOC_SETUP, &s) ? -errno : 0;
+}
+
 static int server(const char *ip, int port, int seconds)
 {
 	struct hixl_notify *n = calloc(8, sizeof(*n));
@@ -105,7 +128,7 @@ static int server(const char *ip, int port, int seconds)
 	p = fd >= 0 ? region(fd, REGION_ADDR) : NULL;
 	if (p)
 		pattern(p, HALF, 1);
-	check(fd >= 0 && !hixl_raw_setup(fd, ip, port, 0, 0), "server: engine set up");
+	check(fd >= 0 && !pair_setup(fd, ip, port), "server: engine set up");
 	check(p != NULL, "server: 8 MiB registered at the agreed address");
 	if (fd < 0 || !p || !n || !want)
 		return 1;
@@ -131,8 +154,12 @@ static int client(const char *ip, int port, const char *peer_ip, int peer_port)
 	struct hixl_connect c = { .remote = peer, .timeout_ms = 2000 };
 	struct hixl_send_notify sn = { .remote = peer, .name = (uintptr_t)"done", .name_len = 4 };
 	unsigned char *p, *want = malloc(HALF);
-	int fd = hixl_raw_engine(ip, port, 0, 0), ret = -1;
+	int fd = open(HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC), ret = -1;
 
+	if (fd >= 0 && pair_setup(fd, ip, port)) {
+		close(fd);
+		fd = -1;
+	}
 	check(fd >= 0, "client: engine set up");
 	if (fd < 0 || !want)
 		return 1;

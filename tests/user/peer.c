@@ -64,6 +64,17 @@ static int hp_post_recv(struct hp *p, unsigned int i)
 
 int hp_connect(struct hp *p, uint16_t port, size_t land_len, size_t mem_len)
 {
+	return hp_connect_cm(p, port, land_len, mem_len, 0);
+}
+
+int hp_connect_cm(struct hp *p, uint16_t port, size_t land_len, size_t mem_len,
+		  uint16_t cm_flags)
+{
+	struct hixl_wire_cm_req req = {
+		.magic = htole32(HIXL_WIRE_MAGIC),
+		.version = htole16(HIXL_WIRE_VERSION),
+		.flags = htole16(cm_flags),
+	};
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(port) };
 	struct ibv_qp_init_attr qa = {
 		.cap = { .max_send_wr = 64, .max_recv_wr = HP_RX_DEPTH,
@@ -124,6 +135,10 @@ int hp_connect(struct hp *p, uint16_t port, size_t land_len, size_t mem_len)
 	for (i = 0; i < HP_RX_DEPTH; i++)
 		if (hp_post_recv(p, i))
 			return -EIO;
+	if (cm_flags) {
+		cp.private_data = &req;
+		cp.private_data_len = sizeof(req);
+	}
 	if (rdma_connect(p->id, &cp))
 		return -errno;
 	return hp_cm_wait(p, RDMA_CM_EVENT_ESTABLISHED, 10000);

@@ -92,6 +92,13 @@ struct hp {
  * the machine has no RDMA device for HX_IP.
  */
 int hp_connect(struct hp *p, uint16_t port, size_t land_len, size_t mem_len);
+/*
+ * As hp_connect(), with a struct hixl_wire_cm_req carrying cm_flags
+ * (HIXL_WIRE_CM_AUTH: "I will prove the engine secret") in the request's
+ * private data; 0 sends none, as hp_connect() does.
+ */
+int hp_connect_cm(struct hp *p, uint16_t port, size_t land_len, size_t mem_len,
+		  uint16_t cm_flags);
 void hp_close(struct hp *p);
 
 /* Send len bytes of p->tx as a message whose header says type/len. */

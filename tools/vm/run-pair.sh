@@ -2,7 +2,7 @@
 # Two VMs joined by a QEMU socket network backend on 127.0.0.1: the same
 # transfer tests between two kernels.
 #
-# Usage: tools/vm/run-pair.sh [--kernel K] --module KO [--kernel-b K --module-b KO]
+# Usage: tools/vm/run-pair.sh [--kernel K] --module KO [--kernel-b K --module-b KO] [--secret S]
 #
 # K is stock, 6.1, 6.12 or debug as for run.sh (default 6.12); VM B boots the
 # same kernel as A unless --kernel-b/--module-b give another (say 6.1 against
@@ -10,17 +10,20 @@
 # VM "pair-a" (10.77.1.1) runs `tests/pair/hixl-pair server`, VM "pair-b"
 # (10.77.1.2) runs `tests/pair/hixl-pair client`, which connects to A, reads
 # what A registered, writes into it, reads it back, verifies every byte and
-# tells A, which verifies too.  Exit status 0 when both VMs pass.  Each VM's
+# tells A, which verifies too.  With --secret, both engines are set up with
+# that engine secret (16..128 bytes), so the two kernels also run the HMAC
+# challenge against each other.  Exit status 0 when both VMs pass.  Each VM's
 # log and output are in build/vm/pair-{a,b}/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-kernel=6.12 module= kernel_b= module_b=
+kernel=6.12 module= kernel_b= module_b= secret=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
 	--module) module=$2; shift 2 ;;
 	--kernel-b) kernel_b=$2; shift 2 ;;
 	--module-b) module_b=$2; shift 2 ;;
+	--secret) secret=$2; shift 2 ;;
 	*) echo "run-pair.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -33,7 +36,7 @@ export HIXL_VM_MEM=${HIXL_VM_MEM:-2G} HIXL_VM_HUGEPAGES_1G=0 HIXL_VM_TIMEOUT=${H
 HIXL_VM_PAIR_IP=10.77.1.1 \
 HIXL_VM_NET="-netdev socket,id=n0,listen=127.0.0.1:$port -device virtio-net-pci,netdev=n0,host_mtu=9000,mac=52:54:00:77:01:01" \
 	"$here/run.sh" --kernel "$kernel" --module "$module" --name pair-a -- \
-	tests/pair/hixl-pair server 10.77.1.1 16100 120 > "$here/../../build/vm/pair-a.out" 2>&1 &
+	env HIXL_PAIR_SECRET="$secret" tests/pair/hixl-pair server 10.77.1.1 16100 120 > "$here/../../build/vm/pair-a.out" 2>&1 &
 a=$!
 # the listening QEMU must be up before the connecting one starts; look with
 # ss rather than connecting (the socket backend takes one connection only)
@@ -45,7 +48,7 @@ set +e
 HIXL_VM_PAIR_IP=10.77.1.2 \
 HIXL_VM_NET="-netdev socket,id=n0,connect=127.0.0.1:$port -device virtio-net-pci,netdev=n0,host_mtu=9000,mac=52:54:00:77:01:02" \
 	"$here/run.sh" --kernel "$kernel_b" --module "$module_b" --name pair-b -- \
-	tests/pair/hixl-pair client 10.77.1.2 0 10.77.1.1 16100
+	env HIXL_PAIR_SECRET="$secret" tests/pair/hixl-pair client 10.77.1.2 0 10.77.1.1 16100
 rb=$?
 wait $a
 ra=$?

@@ -166,6 +166,10 @@ int hixl_format_engine_name(const struct hixl_sockaddr *addr, char *buf, size_t 
 #define HIXL_OPTION_BUFFER_POOL		"BufferPool"
 #define HIXL_OPTION_RDMA_TRAFFIC_CLASS	"RdmaTrafficClass"
 #define HIXL_OPTION_RDMA_SERVICE_LEVEL	"RdmaServiceLevel"
+/* hixl's own (HIXL has no such options): who may connect, see hixl_engine_init() */
+#define HIXL_OPTION_ALLOWED_PEERS	"AllowedPeers"
+#define HIXL_OPTION_AUTH_SECRET		"AuthSecret"
+#define HIXL_OPTION_AUTH_SECRET_FILE	"AuthSecretFile"
 
 /**
  * struct hixl_option - one key/value option of hixl_engine_init()
@@ -193,6 +197,22 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  *                      non-zero; default "4:8"
  *   "RdmaTrafficClass" 0..255, a multiple of 4; default 132
  *   "RdmaServiceLevel" 0..7; default 4
+ *   "AllowedPeers"     only peers whose address is in this comma-separated
+ *                      list of "ADDR" or "ADDR/LEN" (IPv4 or IPv6, no
+ *                      brackets; bits past LEN zero), up to 256 entries,
+ *                      may connect to this engine; others are refused
+ *                      before any resource is spent on them and their
+ *                      connect fails with -EACCES.  Default: anyone.
+ *                      E.g. "10.0.0.0/8,fd77::/64,192.0.2.7"
+ *   "AuthSecret"       the engine secret, 16..128 bytes (the string's
+ *                      bytes): every link to or from this engine must
+ *                      prove the same secret before either side learns a
+ *                      region of the other; a peer without it, or with
+ *                      another, is refused (-EACCES).  Default: none
+ *   "AuthSecretFile"   the same, read from this file (16..128 bytes, one
+ *                      trailing newline left out: `head -c 32 /dev/urandom
+ *                      > key`, or `openssl rand -hex 32 > key`); keep it
+ *                      mode 0600.  With both, the last one given wins
  *                Values are decimal.  A key given twice: the last one wins.
  * @nopts:        number of options
  *
@@ -201,6 +221,10 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  * service level likewise from HIXL_RDMA_SL, else HCCL_RDMA_SL.  The first
  * variable that is set (even to "") is the one used and must be valid
  * (-EINVAL otherwise); variables an option overrides are not looked at.
+ * Likewise HIXL_ALLOWED_PEERS for "AllowedPeers" and HIXL_AUTH_SECRET_FILE
+ * for "AuthSecret"/"AuthSecretFile" (the secret itself is never taken
+ * from the environment).  The library wipes its copy of the secret once
+ * SETUP returns; the kernel keeps only the keyed hash.
  *
  * Opens /dev/hixl and issues HIXL_IOC_SETUP, then chooses how the engine
  * runs asynchronous transfers (hixl_engine_async_path()): through an
@@ -215,7 +239,14 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  *
  * Return: 0;
  *  -EINVAL  NULL @eng or @local_engine, a malformed name, an unknown option
- *           key, a malformed or out-of-range option value or variable;
+ *           key, a malformed or out-of-range option value or variable
+ *           (a secret outside 16..128 bytes, an allowed-peers entry with
+ *           host bits set, more than 256 entries);
+ *  -EOPNOTSUPP "AllowedPeers" or a secret, and hixl.ko predates them
+ *           (no HIXL_FEAT_AUTH);
+ *  -ENOPKG  a secret, and the kernel has no hmac(sha256)
+ *           (CONFIG_CRYPTO_HMAC, CONFIG_CRYPTO_SHA256);
+ *  -ENOENT, -EACCES, ...: the key file could not be read;
  *  -ENOENT  /dev/hixl does not exist (hixl.ko not loaded); -EACCES;
  *  -EADDRNOTAVAIL the address is not local; -ENODEV no RDMA device owns it;
  *  -EADDRINUSE another engine listens on that address and port;
