@@ -38,9 +38,10 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 		lib/internal.h uapi/hixl.h uapi/hixl_layout.h
 
 TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer tools/bench-submit tools/bench-matrix tools/hixl-bench
-USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz
+USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
+		tests/fuzz/hixl-wire-fuzz
 
-.PHONY: all module lib tools tests deps check check-compat fuzz demo bench bench-reg bench-xfer bench-submit clean install
+.PHONY: all module lib tools tests deps check check-compat fuzz fuzz-wire demo bench bench-reg bench-xfer bench-submit clean install
 .PHONY: install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests
 
@@ -76,6 +77,11 @@ tools/bench-matrix: tools/bench-matrix.c tools/raw.h uapi/hixl.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< -luring $(LDFLAGS)
 tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+# the wire fuzzer plays its hostile peer with the user tests' wire peer
+WIRE_FUZZ_SRCS := tests/fuzz/hixl-wire-fuzz.c tests/user/peer.c tests/user/util.c
+tests/fuzz/hixl-wire-fuzz: $(WIRE_FUZZ_SRCS) tests/user/peer.h tests/user/util.h tests/user/harness.h \
+		tools/raw.h kmod/proto.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) -Itests/user -Itools -o $@ $(WIRE_FUZZ_SRCS) $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
 tests/pair/hixl-pair: tests/pair/hixl-pair.c tools/raw.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -Itools -o $@ $< $(LIB_A) -luring $(LDFLAGS)
 tests/user/hixl-test: tests/user/*.c tests/user/*.h tools/raw.h kmod/proto.h $(LIB_A) $(LIB_HDRS)
@@ -97,6 +103,12 @@ check-compat:
 # change); make check runs 10,000
 fuzz: all
 	tools/check.sh fuzz $(or $(FUZZ_CALLS),1000000) $(or $(FUZZ_SEED),1)
+
+# The wire fuzzer in the debug VM: a hostile peer against a victim engine,
+# 6,000 cases or 25 minutes, whichever comes first (WIRE_CASES=, WIRE_SEED=,
+# WIRE_TIME= seconds to change); make check runs 60 s of it
+fuzz-wire: all
+	tools/check.sh fuzz-wire $(or $(WIRE_CASES),6000) $(or $(WIRE_SEED),1) $(or $(WIRE_TIME),1500)
 
 # A 256 MiB KV cache between two engines (tools/hixl-bench) in one VM on
 # Debian's stock 6.12 kernel; exit status = the benchmark's

@@ -1055,9 +1055,17 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (wc->status != IB_WC_SUCCESS) {
-		pr_warn_ratelimited("link to peer: receive failed: %s\n",
-				    ib_wc_status_msg(wc->status));
-		hixl_link_fail(l, -ECONNRESET);
+		/*
+		 * The QP is in the error state: the link is dead.  A peer
+		 * causes this with a SEND longer than our receive buffer
+		 * (local length error), a malformed message like any other,
+		 * so the link is closed the same way - only marking it broken
+		 * left it on the list, holding its slot and staging buffers,
+		 * with the peer never disconnected.
+		 */
+		pr_warn_ratelimited("engine %llu: closing a link: receive failed: %s\n",
+				    l->eng->id, ib_wc_status_msg(wc->status));
+		hixl_link_abort(l, -ECONNRESET);
 		return;
 	}
 	if (hixl_link_state(l, &err) >= HIXL_LINK_ERROR)

@@ -11,7 +11,9 @@
 #   6. stock VMs                  user tests on Debian's 6.1 and 6.12 kernels
 #   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
 #                                 and pins back to zero (make fuzz: 1,000,000)
-#   8. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
+#   8. wire fuzz                  60 s of hostile-peer cases against a victim engine in the
+#                                 debug VM (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min)
+#   9. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
 #                                 READ/WRITE between two kernels
 #
 # Each VM run fails on any BUG/WARNING/KASAN/lockdep/kmemleak/oops line in the
@@ -109,9 +111,41 @@ fuzz() {
 	fi
 }
 
+# The wire fuzzer in the debug VM (a hostile peer, tests/fuzz/README.md); one test.
+# Bounded by cases and by seconds of fuzzing, whichever ends first.
+fuzz_wire() {
+	local cases=$1 seed=$2 secs=$3 kdir rc
+	kdir=$(tools/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return; }
+	tools/build-module.sh "$kdir" build/fuzz-debug W=1 || { stage_fail "module build"; return; }
+	HIXL_VM_TIMEOUT=$(( 900 + secs * 2 )) \
+	tools/vm/run.sh --kernel debug --module build/fuzz-debug/kmod/hixl.ko --name fuzz-wire -- \
+		tests/fuzz/hixl-wire-fuzz --cases "$cases" --seed "$seed" --time "$secs" \
+		> build/vm/fuzz-wire.log 2>&1
+	rc=$?
+	if [ $rc = 0 ] && grep -q '^result PASS' build/vm/fuzz-wire.log; then
+		passed=$((passed + 1))
+		grep -E '^hixl-wire-fuzz: seed .*cases \(|^well-formed|^result' build/vm/fuzz-wire.log
+	elif grep -q '^result SKIP' build/vm/fuzz-wire.log; then
+		skipped=$((skipped + 1))
+		grep 'SKIP' build/vm/fuzz-wire.log
+	else
+		grep -E '^VIOLATION|^FAIL' build/vm/fuzz-wire.log | head -20
+		tail -30 build/vm/fuzz-wire.log
+		stage_fail "wire fuzz: $cases cases / $secs s, seed $seed"
+	fi
+}
+
 if [ "${1:-}" = compat ]; then
 	compat
 	exit $?
+fi
+if [ "${1:-}" = fuzz-wire ]; then
+	make -s all || exit 1
+	mkdir -p build/vm
+	fuzz_wire "${2:-6000}" "${3:-1}" "${4:-1500}"
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" = 0 ]
+	exit
 fi
 if [ "${1:-}" = fuzz ]; then
 	make -s all || exit 1
@@ -168,6 +202,9 @@ done
 
 stage "fuzz: 10000 random calls (ioctl and io_uring) in the debug VM (make fuzz runs 1,000,000)"
 fuzz 10000 "${HIXL_FUZZ_SEED:-1}"
+
+stage "wire fuzz: 60 s of hostile-peer cases in the debug VM (make fuzz-wire runs 25 min)"
+fuzz_wire 100000 "${HIXL_WIRE_SEED:-1}" 60
 
 stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"
 if [ -f build/compat-6.1/kmod/hixl.ko ] && [ -f build/compat-6.12/kmod/hixl.ko ]; then

@@ -91,9 +91,6 @@ int hp_connect_cm(struct hp *p, uint16_t port, size_t land_len, size_t mem_len,
 
 	memset(p, 0, sizeof(*p));
 	inet_pton(AF_INET, HX_IP, &dst.sin_addr);
-	p->back = calloc(HP_BACKLOG, sizeof(*p->back));
-	if (!p->back)
-		return -ENOMEM;
 	p->ec = rdma_create_event_channel();
 	if (!p->ec)
 		SKIP("no RDMA CM in userspace (rdma_ucm)");
@@ -119,8 +116,9 @@ int hp_connect_cm(struct hp *p, uint16_t port, size_t land_len, size_t mem_len,
 		return -errno;
 	p->qp = p->id->qp;
 	p->rx_mr = hp_reg(p, &p->rx, (size_t)HP_RX_DEPTH * HIXL_MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
-	p->tx_mr = hp_reg(p, &p->tx, HIXL_MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
-	if (!p->rx_mr || !p->tx_mr)
+	p->tx_mr = hp_reg(p, &p->tx, HP_TX_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	p->backlog = calloc(HP_RX_DEPTH, sizeof(*p->backlog));
+	if (!p->rx_mr || !p->tx_mr || !p->backlog)
 		return -ENOMEM;
 	if (land_len) {
 		p->land_len = land_len;
@@ -173,19 +171,21 @@ void hp_close(struct hp *p)
 	if (p->land)
 		munmap(p->land, p->land_len);
 	if (p->tx)
-		munmap(p->tx, HIXL_MSG_SIZE);
+		munmap(p->tx, HP_TX_SIZE);
+	free(p->backlog);
 	if (p->rx)
 		munmap(p->rx, (size_t)HP_RX_DEPTH * HIXL_MSG_SIZE);
-	free(p->back);
 	memset(p, 0, sizeof(*p));
 }
 
-/* Post one SEND of p->tx and wait for its completion; receives seen meanwhile are reposted
- * after being handed to hp_rx(). */
 static int hp_rx(struct hp *p, struct ibv_wc *wc);
 
-/* Post one signaled request (wr_id UINT64_MAX) and wait for its completion. */
-static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, enum ibv_wc_status *status)
+/*
+ * Post one work request (wr_id UINT64_MAX) and wait up to ms for its
+ * completion; receives seen meanwhile are kept by hp_rx() for hp_pump().
+ * 0, or -ECONNRESET with its status in *st when it completed in error.
+ */
+static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, int ms, int *st)
 {
 	struct ibv_send_wr *bad;
 	struct timespec t0;
@@ -195,7 +195,7 @@ static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, enum ibv_wc_status
 	if (ibv_post_send(p->qp, wr, &bad))
 		return -EIO;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (hx_ms_since(&t0) < 10000) {
+	while (hx_ms_since(&t0) < ms) {
 		struct ibv_wc wc;
 		int n = ibv_poll_cq(p->cq, 1, &wc);
 
@@ -206,8 +206,8 @@ static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, enum ibv_wc_status
 			continue;
 		}
 		if (wc.wr_id == UINT64_MAX) {
-			if (status)
-				*status = wc.status;
+			if (st)
+				*st = wc.status;
 			return wc.status == IBV_WC_SUCCESS ? 0 : -ECONNRESET;
 		}
 		hp_rx(p, &wc);	/* a receive: kept for hp_pump() */
@@ -215,32 +215,40 @@ static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, enum ibv_wc_status
 	return -ETIMEDOUT;
 }
 
+/* Post one SEND of p->tx and wait for its completion. */
 static int hp_post_send(struct hp *p, uint32_t len)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)p->tx, .length = len, .lkey = p->tx_mr->lkey };
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-	};
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND };
 
-	return hp_post_wait(p, &wr, NULL);
+	return hp_post_wait(p, &wr, 10000, NULL);
 }
 
-int hp_rdma(struct hp *p, bool write, size_t off, uint64_t raddr, uint32_t rkey, uint32_t len,
-	    enum ibv_wc_status *status)
+int hp_rdma(struct hp *p, bool write, void *local, uint32_t len, uint64_t raddr,
+	    uint32_t rkey, int ms, int *wc_status)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)p->mem + off, .length = len };
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1,
-		.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
-	};
+	uint8_t *b = local;
+	struct ibv_mr *mr = NULL;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr;
+	int ret;
 
-	*status = IBV_WC_GENERAL_ERR;
-	if (!p->mem_mr || off > p->mem_len || len > p->mem_len - off)
+	if (p->land && b >= p->land && len <= p->land_len && b - p->land <= (long)(p->land_len - len))
+		mr = p->land_mr;
+	else if (p->mem && b >= p->mem && len <= p->mem_len &&
+		 b - p->mem <= (long)(p->mem_len - len))
+		mr = p->mem_mr;
+	if (!mr)
 		return -EINVAL;
-	sge.lkey = p->mem_mr->lkey;
+	sge = (struct ibv_sge){ .addr = (uintptr_t)b, .length = len, .lkey = mr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	return hp_post_wait(p, &wr, status);
+	ret = hp_post_wait(p, &wr, ms, wc_status);
+	return ret == -ECONNRESET ? -EREMOTEIO : ret;
 }
 
 static void hp_hdr(void *buf, uint16_t type, uint32_t len)
@@ -262,7 +270,7 @@ int hp_send(struct hp *p, uint16_t type, uint32_t len)
 
 int hp_send_raw(struct hp *p, const void *buf, uint32_t len)
 {
-	if (len > HIXL_MSG_SIZE)
+	if (len > HP_TX_SIZE)
 		return -EINVAL;
 	memcpy(p->tx, buf, len);
 	return hp_post_send(p, len);
@@ -325,9 +333,9 @@ static int hp_rx(struct hp *p, struct ibv_wc *wc)
 
 	if (wc->status != IBV_WC_SUCCESS || !(wc->opcode & IBV_WC_RECV))
 		return -ECONNRESET;
-	if (p->nback < HP_BACKLOG) {
-		memcpy(p->back[p->nback].buf, p->rx + (size_t)i * HIXL_MSG_SIZE, wc->byte_len);
-		p->back[p->nback].len = wc->byte_len;
+	if (p->nback < HP_RX_DEPTH) {	/* at most HP_RX_DEPTH receives are posted */
+		memcpy(p->backlog[p->nback].buf, p->rx + (size_t)i * HIXL_MSG_SIZE, wc->byte_len);
+		p->backlog[p->nback].len = wc->byte_len;
 		p->nback++;
 	}
 	if (p->hold_rx) {		/* the engine's next SEND meets an empty queue */
@@ -357,6 +365,49 @@ int hp_ack(struct hp *p)
 	return hp_send(p, HIXL_MSG_TABLE_ACK, sizeof(*a));
 }
 
+/* Keep the MR entries of a REGION (p->msg), drop a REGION_DEL's. */
+static void hp_mr_log(struct hp *p, uint16_t type)
+{
+	const struct hixl_wire_region *r = (const void *)p->msg;
+	const struct hixl_wire_region_del *d = (const void *)p->msg;
+	uint32_t i, count;
+
+	if (type == HIXL_MSG_REGION_DEL && p->msg_len >= sizeof(*d)) {
+		for (i = 0; i < p->nmrs;)
+			if (p->mrs[i].raddr == le64toh(d->addr))
+				p->mrs[i] = p->mrs[--p->nmrs];
+			else
+				i++;
+		return;
+	}
+	if (type != HIXL_MSG_REGION || p->msg_len < sizeof(*r))
+		return;
+	count = le32toh(r->count);
+	for (i = 0; i < count && p->msg_len >= sizeof(*r) + (i + 1) * sizeof(r->mrs[0]) &&
+		    p->nmrs < HP_MR_LOG; i++) {
+		struct hp_mr *m = &p->mrs[p->nmrs++];
+
+		m->raddr = le64toh(r->addr);
+		m->rlen = le64toh(r->len);
+		m->rflags = le32toh(r->flags);
+		m->addr = le64toh(r->mrs[i].addr);
+		m->len = le64toh(r->mrs[i].len);
+		m->iova = le64toh(r->mrs[i].iova);
+		m->rkey = le32toh(r->mrs[i].rkey);
+	}
+}
+
+const struct hp_mr *hp_mr_find(const struct hp *p, uint64_t raddr, uint64_t addr)
+{
+	unsigned int i;
+
+	for (i = p->nmrs; i-- > 0;)	/* the latest announcement first */
+		if (p->mrs[i].raddr == raddr && addr >= p->mrs[i].addr &&
+		    addr - p->mrs[i].addr < p->mrs[i].len)
+			return &p->mrs[i];
+	return NULL;
+}
+
 /* Log a REGION or REGION_DEL of the engine (p->msg). */
 static void hp_tbl_log(struct hp *p, uint16_t type)
 {
@@ -371,6 +422,7 @@ static void hp_tbl_log(struct hp *p, uint16_t type)
 			    sizeof(*r) + (i + 1) * sizeof(r->mrs[0]) <= p->msg_len; i++)
 			if (le64toh(r->mrs[i].iova) > p->max_iova)
 				p->max_iova = le64toh(r->mrs[i].iova);
+	hp_mr_log(p, type);
 	if (p->ntbl == HP_TBL_LOG)
 		return;
 	e = &p->tbl[p->ntbl++];
@@ -406,13 +458,13 @@ unsigned int hp_tbl_count(const struct hp *p, uint16_t type, uint64_t addr)
 static int hp_take(struct hp *p)
 {
 	const struct hixl_wire_hdr *h = (const void *)p->msg;	/* not the backlog: it moves */
-	uint32_t len = p->back[0].len;
+	uint32_t len = p->backlog[0].len;
 	int type;
 
-	memcpy(p->msg, p->back[0].buf, len);
+	memcpy(p->msg, p->backlog[0].buf, len);
 	type = len >= sizeof(*h) ? le16toh(h->type) : -EPROTO;
 	p->msg_len = len;
-	memmove(&p->back[0], &p->back[1], (p->nback - 1) * sizeof(p->back[0]));
+	memmove(&p->backlog[0], &p->backlog[1], (p->nback - 1) * sizeof(p->backlog[0]));
 	p->nback--;
 	switch (type) {
 	case HIXL_MSG_REGION:
@@ -428,9 +480,17 @@ static int hp_take(struct hp *p)
 			p->acked = le64toh(((const struct hixl_wire_ack *)h)->applied);
 		return 0;
 	case HIXL_MSG_HELLO:
-		if (len >= sizeof(p->hello) && !p->hello_seen) {
-			memcpy(&p->hello, p->msg, sizeof(p->hello));
-			p->hello_seen = true;
+		if (len >= sizeof(struct hixl_wire_hello)) {
+			const struct hixl_wire_hello *hm = (const void *)h;
+
+			if (!p->hello_seen) {
+				memcpy(&p->hello, hm, sizeof(p->hello));
+				p->hello_seen = true;
+			}
+			p->eng_hello = true;
+			p->eng_stage_iova = le64toh(hm->stage_iova);
+			p->eng_stage_size = le64toh(hm->stage_size);
+			p->eng_stage_rkey = le32toh(hm->stage_rkey);
 		}
 		return 0;
 	default:

@@ -28,7 +28,8 @@
 
 #define HP_RX_DEPTH	16
 #define HP_TBL_LOG	64
-#define HP_BACKLOG	HP_RX_DEPTH
+#define HP_MR_LOG	64
+#define HP_TX_SIZE	(2 * HIXL_MSG_SIZE)	/* room for oversized messages */
 
 /* One REGION or REGION_DEL message of the engine, as received. */
 struct hp_tbl_ent {
@@ -39,7 +40,15 @@ struct hp_tbl_ent {
 	uint32_t mr_rkey;
 };
 
-/* A message kept while hp_post_send() waited for its completion. */
+/* One MR entry of a REGION the engine announced, with its region's shape. */
+struct hp_mr {
+	uint64_t raddr, rlen;		/* the region */
+	uint32_t rflags;		/* HIXL_WIRE_REGION_* */
+	uint64_t addr, len, iova;	/* the entry */
+	uint32_t rkey;
+};
+
+/* A received message, kept until hp_pump() hands it out. */
 struct hp_msg {
 	uint8_t buf[HIXL_MSG_SIZE];
 	uint32_t len;
@@ -52,7 +61,7 @@ struct hp {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	uint8_t *rx;			/* HP_RX_DEPTH x HIXL_MSG_SIZE */
-	uint8_t *tx;			/* HIXL_MSG_SIZE */
+	uint8_t *tx;			/* HP_TX_SIZE */
 	uint8_t *land;			/* landing buffer, land_len bytes */
 	uint8_t *mem;			/* announced memory, mem_len bytes */
 	size_t land_len, mem_len;
@@ -69,9 +78,16 @@ struct hp {
 	unsigned int held[HP_RX_DEPTH], nheld;
 	uint8_t msg[HIXL_MSG_SIZE];	/* hp_pump(): the last message handed out */
 	uint32_t msg_len;
-	struct hp_msg *back;		/* HP_BACKLOG messages not handed out yet */
+	struct hp_msg *backlog;		/* HP_RX_DEPTH messages received, not taken */
 	unsigned int nback;
-	struct hixl_wire_hello hello;	/* the engine's HELLO, once hello_seen */
+	/* what the engine's HELLO announced */
+	bool eng_hello;
+	uint64_t eng_stage_iova, eng_stage_size;
+	uint32_t eng_stage_rkey;
+	/* the MR entries of the engine's regions still in its table (REGION_DEL drops them) */
+	struct hp_mr mrs[HP_MR_LOG];
+	unsigned int nmrs;
+	struct hixl_wire_hello hello;	/* the engine's first HELLO, once hello_seen */
 	bool hello_seen;
 	uint64_t max_iova;		/* largest iova of any MR entry the engine sent */
 };
@@ -93,7 +109,10 @@ void hp_close(struct hp *p);
 
 /* Send len bytes of p->tx as a message whose header says type/len. */
 int hp_send(struct hp *p, uint16_t type, uint32_t len);
-/* Send a raw buffer as it is (headers and all), for malformed messages. */
+/*
+ * Send a raw buffer as it is (headers and all), for malformed messages; up
+ * to HP_TX_SIZE bytes, more than the engine's receive buffers hold.
+ */
 int hp_send_raw(struct hp *p, const void *buf, uint32_t len);
 /* HELLO naming HX_IP:my_port, announcing the landing buffer of stage_size bytes. */
 int hp_hello(struct hp *p, uint16_t my_port, uint64_t stage_size);
@@ -120,18 +139,21 @@ int hp_handshake(struct hp *p, uint16_t my_port, uint64_t stage_size);
  * hp_table_end() finishes the exchange.
  */
 int hp_handshake_open(struct hp *p, uint16_t my_port, uint64_t stage_size);
-/*
- * One RDMA WRITE (write) or READ of len bytes between our memory buffer at
- * off and raddr under rkey on the engine's side, waited for: 0, or -errno
- * (-ECONNRESET for an error completion, whose status is in *status; the
- * QP is then in error, as after any failed RDMA operation).
- */
-int hp_rdma(struct hp *p, bool write, size_t off, uint64_t raddr, uint32_t rkey, uint32_t len,
-	    enum ibv_wc_status *status);
 /* TABLE_ACK for every REGION/REGION_DEL received so far (hold_acks). */
 int hp_ack(struct hp *p);
 /* REGIONs (counting a region's first message only) or REGION_DELs logged for addr. */
 unsigned int hp_tbl_count(const struct hp *p, uint16_t type, uint64_t addr);
+/*
+ * One RDMA WRITE (write) or READ of len bytes between local (inside p->land
+ * or p->mem) and the engine's raddr/rkey; waits up to ms for its completion.
+ * Returns 0, -EREMOTEIO when it completed in error (the QP is then broken;
+ * the status in *wc_status when not NULL), -ETIMEDOUT, -EINVAL (local not
+ * inside our buffers), -EIO (post failed).
+ */
+int hp_rdma(struct hp *p, bool write, void *local, uint32_t len, uint64_t raddr,
+	    uint32_t rkey, int ms, int *wc_status);
+/* The logged MR entry of the engine's region at raddr covering addr, or NULL. */
+const struct hp_mr *hp_mr_find(const struct hp *p, uint64_t raddr, uint64_t addr);
 /* Wait up to ms for the engine to disconnect: 1 disconnected, 0 not. */
 int hp_wait_disconnect(struct hp *p, int ms);
 

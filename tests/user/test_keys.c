@@ -132,7 +132,7 @@ static void keys_no_kernel_iova(void)
 {
 	uint8_t *before = hx_map(2 * MiB), *after = hx_map(64 * KiB);
 	const struct hp_tbl_ent *e;
-	enum ibv_wc_status st;
+	int st;
 	struct hixl_reg_mem out;
 	struct reg_op reg;
 	struct hp p;
@@ -161,16 +161,16 @@ static void keys_no_kernel_iova(void)
 	e = tbl_region(&p, (uintptr_t)after);
 	memset(p.mem, 0x5a, 4 * KiB);
 	raddr = e->mr_iova + ((uintptr_t)after + 8 * KiB - e->mr_addr);
-	CHECK_EQ(hp_rdma(&p, true, 0, raddr, e->mr_rkey, 4 * KiB, &st), 0);
+	CHECK_EQ(hp_rdma(&p, true, p.mem, 4 * KiB, raddr, e->mr_rkey, 10000, &st), 0);
 	CHECK_EQ(after[8 * KiB], 0x5a);
 	CHECK_EQ(after[12 * KiB - 1], 0x5a);
 	CHECK_EQ(after[12 * KiB], 0);
 	e = tbl_region(&p, (uintptr_t)before);
 	raddr = e->mr_iova + ((uintptr_t)before + MiB - e->mr_addr);
-	CHECK_EQ(hp_rdma(&p, false, 16 * KiB, raddr, e->mr_rkey, 4 * KiB, &st), 0);
+	CHECK_EQ(hp_rdma(&p, false, p.mem + 16 * KiB, 4 * KiB, raddr, e->mr_rkey, 10000, &st), 0);
 	CHECK_EQ(hx_first_diff(p.mem + 16 * KiB, before + MiB, 4 * KiB), -1);
-	CHECK_EQ(hp_rdma(&p, true, 0, siova + 64 * KiB, le32toh(p.hello.stage_rkey), 4 * KiB,
-			 &st), 0);
+	CHECK_EQ(hp_rdma(&p, true, p.mem, 4 * KiB, siova + 64 * KiB,
+			 le32toh(p.hello.stage_rkey), 10000, &st), 0);
 	CHECK(!p.disconnected);
 	hp_close(&p);
 	close(v);
@@ -266,7 +266,7 @@ static void keys_silent_peers(void)
  */
 static void keys_landing_guess(void)
 {
-	enum ibv_wc_status st = IBV_WC_SUCCESS;
+	int st = IBV_WC_SUCCESS;
 	struct hp a, b;
 	uint64_t land;
 	uint32_t rkey;
@@ -280,17 +280,17 @@ static void keys_landing_guess(void)
 	rkey = le32toh(a.hello.stage_rkey);
 	CHECK(rkey != le32toh(b.hello.stage_rkey));
 	memset(a.mem, 0xa1, 4 * KiB);
-	CHECK_EQ(hp_rdma(&a, true, 0, land, rkey, 4 * KiB, &st), 0);
+	CHECK_EQ(hp_rdma(&a, true, a.mem, 4 * KiB, land, rkey, 10000, &st), 0);
 
 	memset(b.mem, 0xb2, 4 * KiB);
-	CHECK(hp_rdma(&b, true, 0, land, rkey ^ 0x5a, 4 * KiB, &st) != 0);
+	CHECK(hp_rdma(&b, true, b.mem, 4 * KiB, land, rkey ^ 0x5a, 10000, &st) != 0);
 	printf("#   B's WRITE with a wrong key for A's landing buffer: %s\n",
-	       ibv_wc_status_str(st));
+	       ibv_wc_status_str((enum ibv_wc_status)st));
 	CHECK_EQ(st, IBV_WC_REM_ACCESS_ERR);
 	CHECK(hp_wait_disconnect(&b, 5000));	/* the engine closed B's link */
 
 	memset(a.mem + 8 * KiB, 0, 4 * KiB);
-	CHECK_EQ(hp_rdma(&a, false, 8 * KiB, land, rkey, 4 * KiB, &st), 0);
+	CHECK_EQ(hp_rdma(&a, false, a.mem + 8 * KiB, 4 * KiB, land, rkey, 10000, &st), 0);
 	CHECK_EQ(hx_first_diff(a.mem + 8 * KiB, a.mem, 4 * KiB), -1);
 	CHECK(!a.disconnected);
 	hp_close(&b);

@@ -24,6 +24,9 @@
  *                          charged to the engine process's memory cgroup
  *   peer_flood             connections that never say HELLO (held every
  *                          link slot, kept legitimate engines out)
+ *   peer_oversize          a message longer than a receive buffer (the
+ *                          link was marked broken but never closed: the
+ *                          peer stayed connected, the link kept its slot)
  *
  * and of what the engine tells a peer about its own table (issue 18, item 8):
  *
@@ -732,6 +735,60 @@ static void peer_flood(void)
 	write_param("handshake_ms", old_hs);
 }
 
+/* Links (any engine, any state) to HX_IP:peer_port in debugfs, or -1 without debugfs. */
+static int debugfs_links_to(uint16_t peer_port)
+{
+	FILE *f = fopen("/sys/kernel/debug/hixl/links", "r");
+	char line[512], want[64];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), " %s:%u ", HX_IP, peer_port);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, want) != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Issue 12 (wire fuzzer, hixl-wire-fuzz): a SEND longer than the engine's
+ * 4 KiB receive buffer completes in error on the engine's side (local
+ * length error).  That only marked the link broken: it stayed on the
+ * engine's list in the error state, counting toward max_links and holding
+ * its staging buffers, and the peer was never disconnected, so a peer could
+ * leave any number of such links behind.  It is a malformed message like
+ * any other now: the link is closed and the peer disconnected.
+ */
+static void peer_oversize(void)
+{
+	uint8_t raw[HIXL_MSG_SIZE + 512];
+	struct hixl_wire_hdr *h = (void *)raw;
+	struct timespec t0;
+	struct hp p;
+	int v = victim(21010), n, ret;
+
+	REQUIRE(v >= 0);
+	REQUIRE(peer_up(&p, 21010, 21110, 4 * MiB, 64 * KiB) == 0);
+	CHECK(debugfs_links_to(21110) != 0);	/* 1, or -1 without debugfs */
+	memset(raw, 0x5a, sizeof(raw));
+	h->magic = htole32(HIXL_WIRE_MAGIC);
+	h->type = htole16(HIXL_MSG_NOTIFY);
+	h->version = htole16(HIXL_WIRE_VERSION);
+	h->len = htole32(sizeof(raw));
+	ret = hp_send_raw(&p, raw, sizeof(raw));
+	printf("#   SEND of %zu bytes: %s\n", sizeof(raw), ret ? strerror(-ret) : "completed");
+	CHECK(hp_wait_disconnect(&p, 5000));
+	/* and the engine's side of it is gone, not left broken on its list */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((n = debugfs_links_to(21110)) > 0 && hx_ms_since(&t0) < 5000)
+		usleep(50000);
+	printf("#   links to the peer left after 5 s: %d\n", n);
+	CHECK(n <= 0);
+	hp_close(&p);
+	close(v);
+}
+
 const struct ht_test peer_tests[] = {
 	{ "peer_region_huge", peer_region_huge },
 	{ "peer_hello_twice", peer_hello_twice },
@@ -744,5 +801,6 @@ const struct ht_test peer_tests[] = {
 	{ "peer_flood", peer_flood },
 	{ "peer_dereg_invalidated", peer_dereg_invalidated },
 	{ "peer_update_before_ready", peer_update_before_ready },
+	{ "peer_oversize", peer_oversize },
 	{ NULL, NULL },
 };
