@@ -558,6 +558,10 @@ struct hixl_stbuf {
  * @ref:        the engine's list holds one; users (transfers, the CONNECT
  *              that made the link, for its whole run) take one
  * @active:     we connected (CONNECT); else accepted from our listener
+ * @accepting:  hixl_accept() is still running for this link and frees it
+ *              itself if rdma_accept() fails, so hixl_link_abort() only
+ *              marks it broken and hixl_accept() releases it afterwards
+ *              (under @lock)
  * @peer:       the peer engine's name; set at CONNECT or by its HELLO
  * @named:      @peer is known
  * @cm_id, @cq, @qp: the connection
@@ -646,6 +650,7 @@ struct hixl_link {
 	struct list_head node;
 	struct kref ref;
 	bool active;
+	bool accepting;
 	struct hixl_sockaddr peer;
 	bool named;
 	struct rdma_cm_id *cm_id;

@@ -91,14 +91,22 @@ static void hixl_link_schedule_release(struct hixl_link *l);
  * For a peer that broke the protocol: the link is marked broken, parses
  * nothing more (hixl_rx_done() drops what still arrives), and is taken off
  * the engine's list and torn down from hixl_wq, which disconnects the peer
- * and gives its link slot back at once.
+ * and gives its link slot back at once.  A link whose hixl_accept() is
+ * still running (its QP can fail under rdma_accept()) is only marked
+ * broken: hixl_accept() frees it, or releases it once it has returned.
  *
  * Context: any that may queue work (the CQ handler).
  */
 void hixl_link_abort(struct hixl_link *l, int err)
 {
+	bool accepting;
+
 	hixl_link_fail(l, err);
-	hixl_link_schedule_release(l);
+	spin_lock(&l->lock);
+	accepting = l->accepting;	/* hixl_accept() releases it when it is done */
+	spin_unlock(&l->lock);
+	if (!accepting)
+		hixl_link_schedule_release(l);
 }
 
 static void hixl_link_check_ready(struct hixl_link *l)
@@ -1575,6 +1583,7 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 {
 	struct rdma_conn_param param;
 	struct hixl_link *l;
+	bool broken;
 	int ret;
 
 	ret = hixl_auth_admit(eng, id, ev);	/* a refused peer costs no link, no QP */
@@ -1583,6 +1592,7 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	l = hixl_link_alloc(eng, false);
 	if (!l)
 		return -ENOMEM;
+	l->accepting = true;
 	l->cm_id = id;
 	id->context = l;
 	ret = hixl_link_create_qp(l);
@@ -1603,10 +1613,18 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	if (ret)
 		goto err;
 	hixl_conn_param(eng, &param);
-	ret = rdma_accept(id, &param);
+	ret = rdma_accept(id, &param);	/* on failure RDMA CM moves our QP to error */
+	spin_lock(&l->lock);
+	l->accepting = false;
+	broken = l->state >= HIXL_LINK_ERROR;	/* hixl_link_abort() meanwhile */
+	spin_unlock(&l->lock);
 	if (ret) {
 		hixl_link_unlist(l);
 		goto err;
+	}
+	if (broken) {
+		hixl_link_schedule_release(l);	/* runs once this handler returns */
+		return 0;
 	}
 	spin_lock(&l->lock);
 	if (l->state != HIXL_LINK_CLOSED)
