@@ -493,8 +493,15 @@ int hixl_auth_connect(struct hixl_link *l, unsigned long deadline)
 	l->auth_state = HIXL_AUTH_SENT;
 	spin_unlock(&l->lock);
 	ret = hixl_auth_send(l, HIXL_MSG_AUTH_CHALLENGE, nonce[0], NULL);
-	if (ret)
-		return ret;
+	if (ret) {
+		/*
+		 * The REPLY can be judged before our SEND's completion is
+		 * reaped: a wrong one closes the link, which flushes that
+		 * SEND.  The link's error says why.
+		 */
+		st = hixl_link_state(l, &err);
+		return st >= HIXL_LINK_ERROR && err ? err : ret;
+	}
 
 	left = deadline - jiffies;
 	if (time_after_eq(jiffies, deadline))
