@@ -1046,7 +1046,9 @@ static void stage_run(bool scatter, uint32_t count, const char *what)
 		for (i = 0; i < want_failed; i++) {
 			uint64_t a = le64toh(ents[i].addr), l = le64toh(ents[i].len);
 
-			memcpy(a_mirror + (a - (uintptr_t)va), data + doff, l);
+			/* only A's mirrored part is modelled; A's scratch and B are not */
+			if (a >= (uintptr_t)va && a + l <= (uintptr_t)va + A_MIR)
+				memcpy(a_mirror + (a - (uintptr_t)va), data + doff, l);
 			doff += l;
 		}
 		if (hx_first_diff(va, a_mirror, A_MIR) < 0)
