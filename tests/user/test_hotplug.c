@@ -266,6 +266,46 @@ static int rdma_dellink(uint32_t idx)
 }
 
 /*
+ * After a device removal: rxe0 comes back, a new pair of engines (one
+ * listening on @port) links and moves 64 KiB verified, and nothing stays
+ * pinned beyond @pin0 kB.
+ */
+static void back_and_working(uint16_t port, long pin0)
+{
+	unsigned char *src, *dst;
+	struct hixl_op_desc d;
+	int a, b;
+
+	if (restore_rxe0()) {
+		ht_failures++;
+		return;
+	}
+	a = open_dev();
+	b = open_dev();
+	REQUIRE(a >= 0 && b >= 0);
+	CHECK_EQ(hixl_raw_setup(a, HX_IP, 0, 0, 0), 0);
+	CHECK_EQ(hixl_raw_setup(b, HX_IP, port, 0, 0), 0);
+	src = hx_map(64 * KiB);
+	dst = hx_map(64 * KiB);
+	REQUIRE(src && dst);
+	memset(src, 0x3c, 64 * KiB);
+	memset(dst, 0, 64 * KiB);
+	CHECK_EQ(reg_mem(a, src, 64 * KiB, 0, NULL), 0);
+	CHECK_EQ(reg_mem(b, dst, 64 * KiB, 0, NULL), 0);
+	CHECK_EQ(hx_connect(a, port, 5000), 0);
+	d.local_addr = (uintptr_t)src;
+	d.remote_addr = (uintptr_t)dst;
+	d.len = 64 * KiB;
+	CHECK_EQ(hx_xfer(a, port, HIXL_OP_WRITE, &d, 1, 10000, NULL), 0);
+	CHECK(memcmp(src, dst, 64 * KiB) == 0);
+	close(a);
+	close(b);
+	munmap(src, 64 * KiB);
+	munmap(dst, 64 * KiB);
+	CHECK_EQ(vm_pin_kb(), pin0);
+}
+
+/*
  * An engine closed while rxe0 is deleted (issue 18, item 5).
  * hixl_engine_destroy() used to leave the engine list before it freed its
  * RDMA objects, so the device removal (hixl_ib_remove()) skipped the engine
@@ -326,13 +366,12 @@ void test_close_vs_device_removal(void)
 	long pin0 = vm_pin_kb();
 	int regions = hx_debug_kernel() ? 16 : 64;	/* 512 MiB under KASAN, else 2 GiB */
 	size_t len = regions * CVR_LEN;
-	unsigned char *cm, *sm, *src, *dst;
-	struct hixl_op_desc d;
+	unsigned char *cm, *sm;
 	struct hixl_stats st;
 	struct dead_connect dc;
 	struct closer c;
 	pthread_t th, ct;
-	int idx, s, rc, a, b;
+	int idx, s, rc;
 	double t0, del_ms;
 
 	if (access("/sys/class/infiniband/rxe0", F_OK) != 0)
@@ -387,32 +426,7 @@ void test_close_vs_device_removal(void)
 	munmap(sm, 64 * KiB);
 	CHECK_EQ(vm_pin_kb(), pin0);
 
-	/* the device comes back and works */
-	if (restore_rxe0()) {
-		ht_failures++;
-		return;
-	}
-	a = open_dev();
-	b = open_dev();
-	REQUIRE(a >= 0 && b >= 0);
-	CHECK_EQ(hixl_raw_setup(a, HX_IP, 0, 0, 0), 0);
-	CHECK_EQ(hixl_raw_setup(b, HX_IP, CVR_PORT, 0, 0), 0);
-	src = hx_map(64 * KiB);
-	dst = hx_map(64 * KiB);
-	REQUIRE(src && dst);
-	memset(src, 0x3c, 64 * KiB);
-	memset(dst, 0, 64 * KiB);
-	CHECK_EQ(reg_mem(a, src, 64 * KiB, 0, NULL), 0);
-	CHECK_EQ(reg_mem(b, dst, 64 * KiB, 0, NULL), 0);
-	CHECK_EQ(hx_connect(a, CVR_PORT, 5000), 0);
-	d.local_addr = (uintptr_t)src;
-	d.remote_addr = (uintptr_t)dst;
-	d.len = 64 * KiB;
-	CHECK_EQ(hx_xfer(a, CVR_PORT, HIXL_OP_WRITE, &d, 1, 10000, NULL), 0);
-	CHECK(memcmp(src, dst, 64 * KiB) == 0);
-	close(a);
-	close(b);
-	CHECK_EQ(vm_pin_kb(), pin0);
+	back_and_working(CVR_PORT, pin0);
 }
 
 /*
@@ -646,9 +660,9 @@ void test_stall_confined(void)
 	struct uffdio_register ureg;
 	struct stl_cmd c_notify, c_stage, c_reg;
 	struct stl_close cl;
-	unsigned char *u, *r2, *r3, *src, *dst;
+	unsigned char *u, *r2, *r3;
 	struct hixl_stats st;
-	int idx, uffd, e1, e2, a, b, n;
+	int idx, uffd, e1, e2, n;
 
 	if (access("/sys/class/infiniband/rxe0", F_OK) != 0)
 		SKIP("no rxe0 (runs in the test VM)");
@@ -817,30 +831,7 @@ arrive:	/* the pages arrive */
 	munmap(r3, 1 * MiB);
 	CHECK_EQ(vm_pin_kb(), pin0);
 
-	/* the device comes back and works */
-	if (restore_rxe0()) {
-		ht_failures++;
-		return;
-	}
-	a = hx_engine(STL_PORT + 3, 0, 0);
-	b = hx_engine(STL_PORT + 4, 0, 0);
-	REQUIRE(a >= 0 && b >= 0);
-	src = hx_map(64 * KiB);
-	dst = hx_map(64 * KiB);
-	REQUIRE(src && dst);
-	memset(src, 0x3c, 64 * KiB);
-	memset(dst, 0, 64 * KiB);
-	CHECK_EQ(reg_mem(a, src, 64 * KiB, 0, NULL), 0);
-	CHECK_EQ(reg_mem(b, dst, 64 * KiB, 0, NULL), 0);
-	CHECK_EQ(hx_connect(a, STL_PORT + 4, 5000), 0);
-	d.local_addr = (uintptr_t)src;
-	d.remote_addr = (uintptr_t)dst;
-	d.len = 64 * KiB;
-	CHECK_EQ(hx_xfer(a, STL_PORT + 4, HIXL_OP_WRITE, &d, 1, 10000, NULL), 0);
-	CHECK(memcmp(src, dst, 64 * KiB) == 0);
-	close(a);
-	close(b);
-	CHECK_EQ(vm_pin_kb(), pin0);
+	back_and_working(STL_PORT + 4, pin0);
 }
 
 const struct ht_test hotplug_tests[] = {
