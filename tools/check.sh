@@ -29,7 +29,16 @@ passed=0 failed=0 skipped=0
 t0=$(date +%s)
 
 stage() { echo; echo "=== check: $* ($(( $(date +%s) - t0 )) s)"; }
-stage_fail() { echo "check: FAILED: $*"; failed=$((failed + 1)); }
+fails=()
+stage_fail() { echo "check: FAILED: $*"; failed=$((failed + 1)); fails+=("$*"); }
+# A VM run failed: say so, with what a CI log needs to tell why (the failed
+# tests, the end of the guest's console: a hang's blocked tasks, a splat).
+vm_fail() {	# NAME WHAT
+	stage_fail "$2"
+	grep -h -B3 '^not ok' "build/vm/$1/user.tap" 2>/dev/null | tail -40
+	echo "check: the end of build/vm/$1/console.log:"
+	tail -40 "build/vm/$1/console.log" 2>/dev/null
+}
 
 kver_of() {	# newest Debian kernel of a series installed in /boot
 	ls /boot | sed -n "s/^vmlinuz-\($1\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p" | sort -V | tail -1
@@ -61,6 +70,7 @@ count_tap() {
 	p=$(( $(grep -c '^ok ' "$f") - s ))
 	f_=$(grep -c '^not ok ' "$f")
 	echo "check: user tests ($2): $p passed, $f_ failed, $s skipped"
+	while read -r l; do fails+=("$2: $l"); done < <(grep '^not ok ' "$f")
 	passed=$((passed + p)) failed=$((failed + f_)) skipped=$((skipped + s))
 }
 
@@ -178,7 +188,7 @@ if kdir=$(tools/vm/build-kernel.sh); then
 	if tools/build-module.sh "$kdir" build/debug W=1; then
 		tools/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- \
 			tools/vm/guest-tests.sh build/debug/tests/kunit/hixl_kunit.ko \
-			|| stage_fail "debug VM run"
+			|| vm_fail debug "debug VM run"
 		count_kunit "$repo/build/vm/debug/kunit" "$kdir"
 		count_tap build/vm/debug/user.tap "debug kernel"
 	else
@@ -193,7 +203,7 @@ for series in 6.1 6.12; do
 	if [ -f "build/compat-$series/kmod/hixl.ko" ]; then
 		tools/vm/run.sh --kernel "$series" --module "build/compat-$series/kmod/hixl.ko" \
 			--name "stock-$series" -- tools/vm/guest-tests.sh \
-			|| stage_fail "stock $series VM run"
+			|| vm_fail "stock-$series" "stock $series VM run"
 		count_tap "build/vm/stock-$series/user.tap" "stock $series kernel"
 	else
 		stage_fail "no hixl.ko for $series"
@@ -226,5 +236,6 @@ fi
 
 stage "done"
 echo "check: took $(( $(date +%s) - t0 )) s"
+for f in "${fails[@]}"; do echo "check: FAILED: $f"; done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

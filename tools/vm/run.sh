@@ -20,7 +20,8 @@
 # the 2 MiB huge pages reserved at boot (64), HIXL_VM_HUGEPAGES_1G the 1 GiB
 # ones (1).  HIXL_VM_NET replaces "-net none" with QEMU network options and
 # HIXL_VM_PAIR_IP puts rxe0 on that NIC with this address (run-pair.sh).  HIXL_VM_ACCEL=kvm uses KVM (it hangs on the build machines; TCG is
-# the default), HIXL_VM_MEM sets the memory (default 6G:
+# the default), HIXL_TEST_TIMEOUT bounds each user test in seconds (600,
+# tests/user/main.c), HIXL_VM_MEM sets the memory (default 6G:
 # the command line reserves one 1 GiB and 64 2 MiB huge pages for the tests).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -88,7 +89,7 @@ ENV
 	cat <<'HDR'
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp LANG=C.UTF-8
 HDR
-	echo "export HIXL_WORK='$work' HIXL_REPO='$repo' HIXL_VM_PAIR_IP='${HIXL_VM_PAIR_IP:-}'"
+	echo "export HIXL_WORK='$work' HIXL_REPO='$repo' HIXL_VM_PAIR_IP='${HIXL_VM_PAIR_IP:-}' HIXL_TEST_TIMEOUT='${HIXL_TEST_TIMEOUT:-600}'"
 	cat <<'SETUP'
 fail() { echo "guest: $*"; exit 1; }
 cd "$HIXL_REPO"
