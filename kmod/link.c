@@ -1322,7 +1322,23 @@ static void hixl_link_destroy_qp(struct hixl_link *l)
 	int i;
 
 	if (l->qp) {
+		struct ib_qp_attr reset = { .qp_state = IB_QPS_RESET };
+		int err;
+
 		ib_drain_qp(l->qp);
+		/*
+		 * RESET before destroy: a QP in RESET drops what arrives
+		 * (rxe: check_type_state()), so a peer that is still sending
+		 * cannot race the destroy.  Linux 6.12's rxe queues an
+		 * arriving packet and then schedules the QP's task without a
+		 * reference of its own (rxe_resp_queue_pkt()); against
+		 * rxe_destroy_qp() that is a WARNING in rxe_sched_task() and
+		 * a use after free.  Harmless on hardware: any state may go
+		 * to RESET (IBTA 10.3.1).
+		 */
+		err = ib_modify_qp(l->qp, &reset, IB_QP_STATE);
+		if (err)
+			pr_debug("hixl: QP %u to RESET: %d\n", l->qp->qp_num, err);
 		rdma_destroy_qp(l->cm_id);
 		l->qp = NULL;
 	}

@@ -148,8 +148,13 @@ void hp_close(struct hp *p)
 {
 	if (p->id && !p->disconnected)
 		rdma_disconnect(p->id);
-	if (p->qp)
+	if (p->qp) {
+		/* RESET first, as hixl does (kmod/link.c hixl_link_destroy_qp()) */
+		struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+
+		ibv_modify_qp(p->qp, &reset, IBV_QP_STATE);
 		rdma_destroy_qp(p->id);
+	}
 	if (p->mem_mr)
 		ibv_dereg_mr(p->mem_mr);
 	if (p->land_mr)
