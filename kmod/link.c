@@ -1630,14 +1630,22 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 		goto err;
 	hixl_conn_param(eng, &param);
 	ret = rdma_accept(id, &param);	/* on failure RDMA CM moves our QP to error */
+	if (ret) {
+		/*
+		 * Still accepting: the receives that error flushes make
+		 * hixl_rx_done() abort the link, which must leave it to us.
+		 * (Cleared first, a release work queued by that abort
+		 * unlisted and tore the link down while this path did too:
+		 * a WARNING in ib_drain_rq() and a NULL cm_id in
+		 * rdma_destroy_qp() on 6.1.)
+		 */
+		hixl_link_unlist(l);
+		goto err;
+	}
 	spin_lock(&l->lock);
 	l->accepting = false;
 	broken = l->state >= HIXL_LINK_ERROR;	/* hixl_link_abort() meanwhile */
 	spin_unlock(&l->lock);
-	if (ret) {
-		hixl_link_unlist(l);
-		goto err;
-	}
 	if (broken) {
 		hixl_link_schedule_release(l);	/* runs once this handler returns */
 		return 0;

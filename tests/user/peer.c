@@ -70,6 +70,13 @@ int hp_connect(struct hp *p, uint16_t port, size_t land_len, size_t mem_len)
 int hp_connect_cm(struct hp *p, uint16_t port, size_t land_len, size_t mem_len,
 		  uint16_t cm_flags)
 {
+	int ret = hp_dial(p, port, land_len, mem_len, cm_flags);
+
+	return ret ? ret : hp_cm_wait(p, RDMA_CM_EVENT_ESTABLISHED, 10000);
+}
+
+int hp_dial(struct hp *p, uint16_t port, size_t land_len, size_t mem_len, uint16_t cm_flags)
+{
 	struct hixl_wire_cm_req req = {
 		.magic = htole32(HIXL_WIRE_MAGIC),
 		.version = htole16(HIXL_WIRE_VERSION),
@@ -141,7 +148,12 @@ int hp_connect_cm(struct hp *p, uint16_t port, size_t land_len, size_t mem_len,
 	}
 	if (rdma_connect(p->id, &cp))
 		return -errno;
-	return hp_cm_wait(p, RDMA_CM_EVENT_ESTABLISHED, 10000);
+	return 0;
+}
+
+int hp_wait_established(struct hp *p, int ms)
+{
+	return hp_cm_wait(p, RDMA_CM_EVENT_ESTABLISHED, ms);
 }
 
 void hp_close(struct hp *p)

@@ -105,6 +105,14 @@ int hp_connect(struct hp *p, uint16_t port, size_t land_len, size_t mem_len);
  */
 int hp_connect_cm(struct hp *p, uint16_t port, size_t land_len, size_t mem_len,
 		  uint16_t cm_flags);
+/*
+ * As hp_connect_cm(), up to the connection request sent: returns once
+ * rdma_connect() did, without waiting for the engine's answer, so a test
+ * can vanish mid-handshake (hp_close()) or wait (hp_wait_established()).
+ */
+int hp_dial(struct hp *p, uint16_t port, size_t land_len, size_t mem_len, uint16_t cm_flags);
+/* 0 once the connection is ESTABLISHED, or -errno (-ETIMEDOUT after ms). */
+int hp_wait_established(struct hp *p, int ms);
 void hp_close(struct hp *p);
 
 /* Send len bytes of p->tx as a message whose header says type/len. */

@@ -18,6 +18,7 @@ extern const struct ht_test prof_tests[];	/* test_prof.c: profiler hooks */
 extern const struct ht_test peer_tests[];	/* test_peer.c: a hostile wire peer */
 extern const struct ht_test auth_tests[];	/* test_auth.c: who may connect */
 extern const struct ht_test keys_tests[];	/* test_keys.c: keys and addresses on the wire */
+extern const struct ht_test vanish_tests[];	/* test_vanish.c: peers that vanish mid-handshake */
 extern const struct ht_test sec_tests[];	/* test_sec.c: bounds, read-only, handles, the node */
 extern const struct ht_test fault_tests[];	/* test_fault.c: peer closed, netdev down, OOM, threads */
 extern const struct ht_test hotplug_tests[];	/* test_hotplug.c: the device goes away (last) */
@@ -26,7 +27,8 @@ extern const struct ht_test liburing_tests[];	/* test_liburing.c: async transfer
 
 static const struct ht_test *const hixl_test_tables[] = {
 	dev_tests, reg_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests,
-	lib_tests, liburing_tests, peer_tests, auth_tests, keys_tests, sec_tests, fault_tests,
+	lib_tests, liburing_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests,
+	fault_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */
 	NULL,
 };
