@@ -27,6 +27,10 @@ WARN         := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-pro
 		-Wno-unused-parameter -Wformat=2
 HIXL_CPPFLAGS := -Ilib/include -Iuapi -D_GNU_SOURCE -DHIXL_LIB_VERSION='"$(VERSION)"'
 ALL_CFLAGS   := -std=gnu11 $(WARN) $(CFLAGS) $(HIXL_CPPFLAGS)
+# test-only headers (tests/include/raw.h: raw /dev/hixl calls) for the tests
+# and benchmarks; never installed, never seen by the library
+TEST_CPPFLAGS := -Itests/include
+RAW_H        := tests/include/raw.h
 
 LIB_SO       := lib/libhixl-user.so.$(VERSION)
 LIB_SONAME   := libhixl-user.so.$(SOVERSION)
@@ -67,25 +71,25 @@ $(LIB_A): $(LIB_OBJS)
 tools: $(TOOLS)
 tests: $(USER_TESTS)
 
-tools/%: tools/%.c tools/raw.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+tools/%: tools/%.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 tools/bench-reg: tools/bench-reg.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -libverbs $(LDFLAGS)
-tools/bench-submit: tools/bench-submit.c tools/raw.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
-tools/bench-matrix: tools/bench-matrix.c tools/raw.h uapi/hixl.h
-	$(CC) $(ALL_CFLAGS) -o $@ $< -luring $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -libverbs $(LDFLAGS)
+tools/bench-submit: tools/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
+tools/bench-matrix: tools/bench-matrix.c $(RAW_H) uapi/hixl.h
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
 tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 # the wire fuzzer plays its hostile peer with the user tests' wire peer
 WIRE_FUZZ_SRCS := tests/fuzz/hixl-wire-fuzz.c tests/user/peer.c tests/user/util.c
 tests/fuzz/hixl-wire-fuzz: $(WIRE_FUZZ_SRCS) tests/user/peer.h tests/user/util.h tests/user/harness.h \
-		tools/raw.h kmod/proto.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -Itests/user -Itools -o $@ $(WIRE_FUZZ_SRCS) $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
-tests/pair/hixl-pair: tests/pair/hixl-pair.c tools/raw.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -Itools -o $@ $< $(LIB_A) -luring $(LDFLAGS)
-tests/user/hixl-test: tests/user/*.c tests/user/*.h tools/raw.h kmod/proto.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -Itests/user -Itools -o $@ tests/user/*.c $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
+		$(RAW_H) kmod/proto.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -Itests/user -o $@ $(WIRE_FUZZ_SRCS) $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
+tests/pair/hixl-pair: tests/pair/hixl-pair.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
+tests/user/hixl-test: tests/user/*.c tests/user/*.h $(RAW_H) kmod/proto.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -Itests/user -o $@ tests/user/*.c $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
 examples/%: examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 

@@ -3,11 +3,12 @@
  * raw.h - the raw /dev/hixl calls that the benchmarks, the pair test and the
  * user tests share.  They drive the ioctls of uapi/hixl.h directly, below
  * libhixl-user's engine API, so each used to carry its own copy of these.
- * Header-only (static inline), so that tools which do not link the library
- * (tools/bench-matrix) can use it too.
+ * Header-only (static inline), so that programs which do not link the library
+ * (bench/bench-matrix) can use it too.  A test-only header: found through
+ * -Itests/include (TEST_CPPFLAGS in the Makefile), never installed.
  */
-#ifndef HIXL_TOOLS_RAW_H
-#define HIXL_TOOLS_RAW_H
+#ifndef HIXL_TESTS_RAW_H
+#define HIXL_TESTS_RAW_H
 
 #include <arpa/inet.h>
 #include <errno.h>
