@@ -373,13 +373,7 @@ static int hx_async(struct hx *h, int op, unsigned int batch, unsigned long nb)
 
 			if (!sqe)
 				break;
-			/* the one place the SQE is filled (no liburing 2.3 helper) */
-			memset(sqe, 0, 128);
-			sqe->opcode = IORING_OP_URING_CMD;
-			sqe->fd = h->a;
-			sqe->cmd_op = HIXL_IOC_TRANSFER;
-			sqe->user_data = sent;
-			memcpy(sqe->cmd, &t, sizeof(t));
+			hixl_raw_uring_cmd(sqe, 128, h->a, HIXL_IOC_TRANSFER, &t, sizeof(t), sent);
 			sent++;
 		}
 		ret = io_uring_submit(&h->ring);
