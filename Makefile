@@ -94,30 +94,30 @@ examples/%: examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 
 deps:
-	tools/deps.sh
+	scripts/deps.sh
 
 check:
-	tools/check.sh
+	scripts/check.sh
 
 # the module must build without warnings (W=1) against both Debian kernels
 check-compat:
-	tools/check.sh compat
+	scripts/check.sh compat
 
 # The fuzzer in the debug VM: 1,000,000 calls (FUZZ_CALLS=, FUZZ_SEED= to
 # change); make check runs 10,000
 fuzz: all
-	tools/check.sh fuzz $(or $(FUZZ_CALLS),1000000) $(or $(FUZZ_SEED),1)
+	scripts/check.sh fuzz $(or $(FUZZ_CALLS),1000000) $(or $(FUZZ_SEED),1)
 
 # The wire fuzzer in the debug VM: a hostile peer against a victim engine,
 # 6,000 cases or 25 minutes, whichever comes first (WIRE_CASES=, WIRE_SEED=,
 # WIRE_TIME= seconds to change); make check runs 60 s of it
 fuzz-wire: all
-	tools/check.sh fuzz-wire $(or $(WIRE_CASES),6000) $(or $(WIRE_SEED),1) $(or $(WIRE_TIME),1500)
+	scripts/check.sh fuzz-wire $(or $(WIRE_CASES),6000) $(or $(WIRE_SEED),1) $(or $(WIRE_TIME),1500)
 
 # A 256 MiB KV cache between two engines (tools/hixl-bench) in one VM on
 # Debian's stock 6.12 kernel; exit status = the benchmark's
 demo:
-	tools/demo.sh
+	scripts/demo.sh
 
 # Everything side by side in one VM run on Debian's stock 6.12 kernel: hixl
 # (ioctl and io_uring) vs perftest and UCX, CPU per GiB, memcpy ceiling,

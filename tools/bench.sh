@@ -10,7 +10,7 @@ cd "$repo"
 what=${1:?usage: tools/bench.sh reg|xfer|submit}
 kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' | sort -V | tail -1)
 [ -n "$kver" ] || { echo "bench: no Debian 6.12 kernel: make deps" >&2; exit 1; }
-tools/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
+scripts/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
 mkdir -p bench
 case "$what" in
 reg)

@@ -7,14 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# tools/deps.sh is idempotent (no network when everything is there); it needs
+# scripts/deps.sh is idempotent (no network when everything is there); it needs
 # root, so without root only check that the essentials are present
 if [ "$(id -u)" -eq 0 ]; then
-	tools/deps.sh
+	scripts/deps.sh
 elif ! command -v qemu-system-x86_64 >/dev/null ||
      ! ls /boot | grep -q '^vmlinuz-6\.12\..*-amd64$' ||
      ! ls -d /lib/modules/6.12.*-amd64/build >/dev/null 2>&1; then
-	echo "demo: dependencies missing and tools/deps.sh needs root: run 'sudo make deps'" >&2
+	echo "demo: dependencies missing and scripts/deps.sh needs root: run 'sudo make deps'" >&2
 	exit 1
 fi
 kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' | sort -V | tail -1)
@@ -23,7 +23,7 @@ kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' |
 echo "demo: building the library, tools and tests"
 make -s lib tools tests
 echo "demo: building hixl.ko against $kver"
-tools/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
+scripts/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
 
 echo "demo: booting $kver under QEMU (TCG) and running tools/hixl-bench $*"
 set +e
