@@ -6,7 +6,7 @@
 #                                 make install into a scratch root (scripts/check-install.sh)
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers
-#   4. debug kernel               tools/vm/build-kernel.sh (cached by config hash)
+#   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash)
 #   5. debug VM                   KUnit suites + user tests, KASAN/lockdep/kmemleak
 #   6. stock VMs                  user tests on Debian's 6.1 and 6.12 kernels
 #   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
@@ -107,10 +107,10 @@ count_kunit() {
 # The ioctl fuzzer in the debug VM; counts as one test.
 fuzz() {
 	local calls=$1 seed=$2 kdir
-	kdir=$(tools/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return; }
+	kdir=$(tests/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return; }
 	scripts/build-module.sh "$kdir" build/fuzz-debug W=1 || { stage_fail "module build"; return; }
 	HIXL_VM_TIMEOUT=$(( 600 + calls / 100 )) \
-	tools/vm/run.sh --kernel debug --module build/fuzz-debug/kmod/hixl.ko --name fuzz -- \
+	tests/vm/run.sh --kernel debug --module build/fuzz-debug/kmod/hixl.ko --name fuzz -- \
 		tests/fuzz/hixl-fuzz --calls "$calls" --seed "$seed" > build/vm/fuzz.log 2>&1
 	if [ $? = 0 ]; then
 		passed=$((passed + 1))
@@ -125,10 +125,10 @@ fuzz() {
 # Bounded by cases and by seconds of fuzzing, whichever ends first.
 fuzz_wire() {
 	local cases=$1 seed=$2 secs=$3 kdir rc
-	kdir=$(tools/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return; }
+	kdir=$(tests/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return; }
 	scripts/build-module.sh "$kdir" build/fuzz-debug W=1 || { stage_fail "module build"; return; }
 	HIXL_VM_TIMEOUT=$(( 900 + secs * 2 )) \
-	tools/vm/run.sh --kernel debug --module build/fuzz-debug/kmod/hixl.ko --name fuzz-wire -- \
+	tests/vm/run.sh --kernel debug --module build/fuzz-debug/kmod/hixl.ko --name fuzz-wire -- \
 		tests/fuzz/hixl-wire-fuzz --cases "$cases" --seed "$seed" --time "$secs" \
 		> build/vm/fuzz-wire.log 2>&1
 	rc=$?
@@ -183,11 +183,11 @@ stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
 compat
 
 stage "debug kernel"
-if kdir=$(tools/vm/build-kernel.sh); then
+if kdir=$(tests/vm/build-kernel.sh); then
 	stage "debug VM: KUnit + user tests (KASAN, lockdep, kmemleak)"
 	if scripts/build-module.sh "$kdir" build/debug W=1; then
-		tools/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- \
-			tools/vm/guest-tests.sh build/debug/tests/kunit/hixl_kunit.ko \
+		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- \
+			tests/vm/guest-tests.sh build/debug/tests/kunit/hixl_kunit.ko \
 			|| vm_fail debug "debug VM run"
 		count_kunit "$repo/build/vm/debug/kunit" "$kdir"
 		count_tap build/vm/debug/user.tap "debug kernel"
@@ -201,8 +201,8 @@ fi
 for series in 6.1 6.12; do
 	stage "stock $series VM: user tests"
 	if [ -f "build/compat-$series/kmod/hixl.ko" ]; then
-		tools/vm/run.sh --kernel "$series" --module "build/compat-$series/kmod/hixl.ko" \
-			--name "stock-$series" -- tools/vm/guest-tests.sh \
+		tests/vm/run.sh --kernel "$series" --module "build/compat-$series/kmod/hixl.ko" \
+			--name "stock-$series" -- tests/vm/guest-tests.sh \
 			|| vm_fail "stock-$series" "stock $series VM run"
 		count_tap "build/vm/stock-$series/user.tap" "stock $series kernel"
 	else
@@ -218,7 +218,7 @@ fuzz_wire 100000 "${HIXL_WIRE_SEED:-1}" 60
 
 stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"
 if [ -f build/compat-6.1/kmod/hixl.ko ] && [ -f build/compat-6.12/kmod/hixl.ko ]; then
-	tools/vm/run-pair.sh --kernel 6.1 --module build/compat-6.1/kmod/hixl.ko \
+	tests/vm/run-pair.sh --kernel 6.1 --module build/compat-6.1/kmod/hixl.ko \
 		--kernel-b 6.12 --module-b build/compat-6.12/kmod/hixl.ko > build/vm/pair.log 2>&1 \
 		|| stage_fail "two-VM run"
 	cat build/vm/pair.log

@@ -27,7 +27,7 @@ scripts/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
 
 echo "demo: booting $kver under QEMU (TCG) and running tools/hixl-bench $*"
 set +e
-tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko --name demo -- \
+tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko --name demo -- \
 	tools/hixl-bench --no-progress "$@"
 rc=$?
 set -e

@@ -15,14 +15,14 @@ mkdir -p bench
 case "$what" in
 reg)
 	# 600 x 2 MiB huge pages: room for the 1 GiB hugetlb buffer
-	HIXL_VM_HUGEPAGES_2M=600 tools/vm/run.sh --kernel 6.12 \
+	HIXL_VM_HUGEPAGES_2M=600 tests/vm/run.sh --kernel 6.12 \
 		--module build/compat-6.12/kmod/hixl.ko --name bench-reg -- \
 		sh -c 'tools/bench-reg --size 1024 --reps 5 --out "$HIXL_WORK/results-reg.md"'
 	cp build/vm/bench-reg/results-reg.md bench/results-reg.md
 	cat bench/results-reg.md
 	;;
 xfer)
-	REPS=${REPS:-3} tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
+	REPS=${REPS:-3} tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
 		--name bench-xfer -- tools/vm/bench-xfer-guest.sh
 	python3 tools/bench-report.py xfer build/vm/bench-xfer/raw.txt "$(uname -m)" "$kver" \
 		> bench/results-xfer.md
@@ -30,7 +30,7 @@ xfer)
 	;;
 submit)
 	# REPS repetitions (5) of SECONDS (1) per measurement
-	tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
+	tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
 		--name bench-submit -- \
 		sh -c "tools/bench-submit --reps ${REPS:-5} --seconds ${SECONDS_PER_RUN:-1} --out \"\$HIXL_WORK/results-submit.md\""
 	cp build/vm/bench-submit/results-submit.md bench/results-submit.md
@@ -45,7 +45,7 @@ all)
 	t0=$(date +%s)
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} \
-		tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
+		tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
 		--name bench-all -- env BENCH_REPS="${BENCH_REPS:-3}" \
 		BENCH_MIN_MIB="${BENCH_MIN_MIB:-32}" BENCH_BLOCKS="${BENCH_BLOCKS:-}" \
 		BENCH_BATCHES="${BENCH_BATCHES:-}" BENCH_TOOLS="${BENCH_TOOLS:-}" \
