@@ -41,7 +41,9 @@ LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
 		lib/internal.h uapi/hixl.h uapi/hixl_layout.h
 
-TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer tools/bench-submit tools/bench-matrix tools/hixl-bench
+# the installed tools, and the benchmark programs beside their results
+TOOLS        := tools/hixlctl tools/hixl-bench
+BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
@@ -68,16 +70,18 @@ lib/libhixl-user.so: $(LIB_SO)
 $(LIB_A): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-tools: $(TOOLS)
+tools: $(TOOLS) $(BENCH_PROGS)
 tests: $(USER_TESTS)
 
-tools/%: tools/%.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
+tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+bench/bench-xfer: bench/bench-xfer.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
-tools/bench-reg: tools/bench-reg.c $(LIB_A) $(LIB_HDRS)
+bench/bench-reg: bench/bench-reg.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -libverbs $(LDFLAGS)
-tools/bench-submit: tools/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
+bench/bench-submit: bench/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
-tools/bench-matrix: tools/bench-matrix.c $(RAW_H) uapi/hixl.h
+bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
 tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
@@ -123,26 +127,26 @@ demo:
 # (ioctl and io_uring) vs perftest and UCX, CPU per GiB, memcpy ceiling,
 # registration; writes bench/results.md and bench/results.png
 bench: all
-	tools/bench.sh all
+	bench/bench.sh all
 
 # Registration time, hixl vs ibv_reg_mr, in one VM run on Debian's stock 6.12
 # kernel (no debug options); writes bench/results-reg.md
 bench-reg: all
-	tools/bench.sh reg
+	bench/bench.sh reg
 
 # WRITE/READ throughput, hixl vs perftest (ib_write_bw/ib_read_bw), same VM run;
 # writes bench/results-xfer.md
 bench-xfer: all
-	tools/bench.sh xfer
+	bench/bench.sh xfer
 
 # Descriptors/s of 4 KiB batches (1..256), TRANSFER ioctl vs io_uring URING_CMD,
 # same VM run; writes bench/results-submit.md
 bench-submit: all
-	tools/bench.sh submit
+	bench/bench.sh submit
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(USER_TESTS)
+	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(BENCH_PROGS) $(USER_TESTS)
 	rm -rf build
 
 # ---- installation ----------------------------------------------------------

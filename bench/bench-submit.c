@@ -18,7 +18,7 @@
  * the table gives medians, min..max and the uring/ioctl ratio of the
  * medians.  Data is verified byte for byte at the end.  Raw figures go to
  * stdout, the table to FILE.md (bench/results-submit.md through
- * tools/bench.sh submit).  Not a test: it asserts no speed.
+ * bench/bench.sh submit).  Not a test: it asserts no speed.
  */
 #include <arpa/inet.h>
 #include <errno.h>

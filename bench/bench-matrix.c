@@ -4,8 +4,8 @@
  * WRITE and READ throughput, and what it costs the whole machine in CPU
  * time, of hixl beside perftest and UCX over a grid of block sizes and batch
  * sizes; and the memcpy bandwidth of the machine, the ceiling of a software
- * RDMA device.  It runs in the bench VM (tools/vm/bench-all-guest.sh) and
- * prints raw lines that tools/bench-results.py turns into tables and a plot.
+ * RDMA device.  It runs in the bench VM (bench/bench-all-guest.sh) and
+ * prints raw lines that bench/bench-results.py turns into tables and a plot.
  *
  * Usage:
  *   bench-matrix memcpy [--mib N] [--reps N]
