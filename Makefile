@@ -16,10 +16,17 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 UDEVRULESDIR ?= /etc/udev/rules.d
 DKMSSRCDIR   ?= /usr/src/hixl-$(VERSION)
 
-# Debian's stock kernel: the one the linux-image-amd64 meta-package points at
+# The kernel hixl.ko is built for (`make module`, `make install-module`):
+# KDIR, a kernel build tree, or KVER, a release under /lib/modules.  By
+# default the running kernel, when its headers are installed
+# (/lib/modules/$(uname -r)/build); else Debian's stock kernel, the one the
+# linux-image-amd64 meta-package points at (the build machines run a kernel
+# without headers).
+RUNNING_KVER := $(shell uname -r)
 STOCK_KVER   ?= $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | \
 		  sed -n 's/^linux-image-\([^ ,]*\).*/\1/p')
-KDIR         ?= $(if $(STOCK_KVER),/lib/modules/$(STOCK_KVER)/build,/lib/modules/$(shell uname -r)/build)
+KVER         ?= $(if $(shell test -d /lib/modules/$(RUNNING_KVER)/build && echo y),$(RUNNING_KVER),$(or $(STOCK_KVER),$(RUNNING_KVER)))
+KDIR         ?= /lib/modules/$(KVER)/build
 
 CC           ?= cc
 CFLAGS       ?= -O2 -g
@@ -52,6 +59,7 @@ USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair t
 all: module lib tools tests
 
 module:
+	@echo "module: hixl.ko against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 lib: $(LIB_SO) lib/libhixl-user.so $(LIB_A)
@@ -155,7 +163,8 @@ clean:
 # and static), the headers as <hixl/*.h>, hixl-user.pc, the man pages (with
 # one symlink per function named in a page's NAME section) and the tools
 # hixl-bench and hixlctl.  `make install-module` installs hixl.ko for KDIR's
-# kernel and the udev rule; `make install-dkms` the module sources for DKMS.
+# kernel (extra/hixl.ko, then depmod) and the udev rule; `make install-dkms`
+# the module sources for DKMS.
 INST_HDRS    := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h
 INST_TOOLS   := tools/hixl-bench tools/hixlctl
 MAN3_PAGES   := $(wildcard man/*.3)
@@ -195,10 +204,16 @@ install: lib $(INST_TOOLS) build/hixl-user.pc
 	done
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
+# hixl.ko goes to /lib/modules/RELEASE/extra/ of the kernel it was built for
+# (KDIR_KVER), and depmod runs for that release (not under DESTDIR: a
+# package runs it when installed).  Not `make modules_install`: Debian's
+# headers report the upstream release (6.1.x for 6.1.0-N-amd64), so it
+# would install where that kernel never looks.
 install-module: module
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates \
-		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	@[ -n "$(KDIR_KVER)" ] || { echo "install-module: no kernel release for $(KDIR)" >&2; exit 1; }
+	install -D -m 0644 kmod/hixl.ko $(DESTDIR)/lib/modules/$(KDIR_KVER)/extra/hixl.ko
 	install -D -m 0644 udev/60-hixl.rules $(DESTDIR)$(UDEVRULESDIR)/60-hixl.rules
+	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KDIR_KVER)"; depmod -a $(KDIR_KVER); fi
 
 # the sources dkms.conf builds: dkms install hixl/$(VERSION)
 DKMS_SRCS     = dkms.conf Kbuild kmod/Kbuild tests/kunit/Kbuild $(wildcard uapi/*.h) \
@@ -218,11 +233,16 @@ uninstall:
 	      $(foreach p,$(MAN3_PAGES),$(addsuffix .3,$(call man_names,$(p)))))
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(INST_TOOLS)))
 
-# the kernel release of KDIR: from its /lib/modules/RELEASE/build path (Debian's
-# headers answer `make kernelrelease` with the upstream version)
-KDIR_KVER     = $(if $(filter /lib/modules/%/build,$(KDIR)),$(patsubst /lib/modules/%/build,%,$(KDIR)),$(shell $(MAKE) -s -C $(KDIR) kernelrelease))
+# the kernel release of KDIR: from its /lib/modules/RELEASE/build path, else
+# the release hixl.ko was built for (its vermagic), else the tree's own
+# `make kernelrelease` (Debian's headers answer it with the upstream version)
+KDIR_KVER     = $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),$(shell \
+		  modinfo -F vermagic kmod/hixl.ko 2>/dev/null | cut -d' ' -f1),$(shell \
+		  $(MAKE) -s -C $(KDIR) kernelrelease))
+# also the path install-module used before 0.1.0 (updates/kmod/)
 uninstall-module:
-	rm -f $(DESTDIR)/lib/modules/$(KDIR_KVER)/updates/kmod/hixl.ko \
+	rm -f $(DESTDIR)/lib/modules/$(KDIR_KVER)/extra/hixl.ko \
+	      $(DESTDIR)/lib/modules/$(KDIR_KVER)/updates/kmod/hixl.ko \
 	      $(DESTDIR)$(UDEVRULESDIR)/60-hixl.rules
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then depmod -a $(KDIR_KVER); fi
 

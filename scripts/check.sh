@@ -2,7 +2,8 @@
 # make check: everything CI runs, on a fresh Debian 12 machine, as root.
 #
 #   1. make deps                  packages (idempotent)
-#   2. make                       hixl.ko (stock headers), libhixl-user, tools, tests;
+#   2. make                       hixl.ko (the running kernel's headers, else the
+#                                 stock ones), libhixl-user, tools, tests;
 #                                 make install into a scratch root (scripts/check-install.sh)
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers
@@ -169,7 +170,7 @@ fi
 stage "deps"
 scripts/deps.sh || { stage_fail "make deps"; echo "$passed passed, $failed failed"; exit 1; }
 
-stage "build (module against the stock headers, library, tools, tests)"
+stage "build (module for the running or the stock kernel, library, tools, tests)"
 make -s all || stage_fail "make"
 
 stage "install: make install into a scratch root, build and run against it"
