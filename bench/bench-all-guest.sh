@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Runs inside the bench VM (bench/bench.sh all, `make bench`): the memcpy
 # ceiling, the transfer matrix (bench/bench-matrix run: hixl ioctl and
 # io_uring vs perftest and UCX, WRITE and READ, 4 KiB..4 MiB blocks, batches

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Turn the raw lines of `make bench` (bench/bench-all-guest.sh, written by
 bench/bench-matrix) into bench/results.md and the plot bench/results.png.
 

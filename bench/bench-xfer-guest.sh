@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Runs inside the bench VM (bench/bench.sh xfer): hixl and perftest, WRITE and
 # READ, 1 MiB blocks, 256 MiB per run, interleaved, REPS times each.
 # Writes "TOOL OP BLOCK TOTAL SECONDS" lines to $HIXL_WORK/raw.txt.

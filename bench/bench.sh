@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make bench-*: run a benchmark in one VM on Debian's stock 6.12 kernel (no
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Build hixl.ko (and, against a kernel with CONFIG_KUNIT, hixl_kunit.ko) in a
 # private copy of the module sources, so builds against several kernels do
 # not overwrite each other's objects.

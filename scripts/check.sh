@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make check: everything CI runs, on a fresh Debian 12 machine, as root.
 #
 #   1. make deps                  packages (idempotent)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make demo: move a KV cache (32 layers x K,V, 2048 tokens, 8 KV heads x 128,
 # bf16, 16-token blocks: 256 MiB, scattered block tables) between two hixl
 # engines with tools/hixl-bench, in one VM on Debian's stock 6.12 kernel,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs inside the test VM (tests/vm/run.sh): the KUnit suites, when a
 # hixl_kunit.ko is given, then the user test runner.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Two VMs joined by a QEMU socket network backend on 127.0.0.1: the same
 # transfer tests between two kernels.
 #

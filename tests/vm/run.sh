@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Boot a test VM under QEMU, load rdma_rxe (rxe0 on a veth, MTU 9000) and a
 # hixl.ko built for that kernel, run one command, return its exit status.
 #

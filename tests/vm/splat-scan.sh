@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Fail (exit 1) when a kernel log holds a report that must never pass a test
 # run: BUG, WARNING, KASAN, UBSAN, lockdep, kmemleak, oops, panic, hung task.
 # Usage: tests/vm/splat-scan.sh CONSOLE_LOG
