@@ -16,10 +16,17 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 UDEVRULESDIR ?= /etc/udev/rules.d
 DKMSSRCDIR   ?= /usr/src/hixl-$(VERSION)
 
-# Debian's stock kernel: the one the linux-image-amd64 meta-package points at
+# The kernel hixl.ko is built for (`make module`, `make install-module`):
+# KDIR, a kernel build tree, or KVER, a release under /lib/modules.  By
+# default the running kernel, when its headers are installed
+# (/lib/modules/$(uname -r)/build); else Debian's stock kernel, the one the
+# linux-image-amd64 meta-package points at (the build machines run a kernel
+# without headers).
+RUNNING_KVER := $(shell uname -r)
 STOCK_KVER   ?= $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | \
 		  sed -n 's/^linux-image-\([^ ,]*\).*/\1/p')
-KDIR         ?= $(if $(STOCK_KVER),/lib/modules/$(STOCK_KVER)/build,/lib/modules/$(shell uname -r)/build)
+KVER         ?= $(if $(shell test -d /lib/modules/$(RUNNING_KVER)/build && echo y),$(RUNNING_KVER),$(or $(STOCK_KVER),$(RUNNING_KVER)))
+KDIR         ?= /lib/modules/$(KVER)/build
 
 CC           ?= cc
 CFLAGS       ?= -O2 -g
@@ -27,6 +34,10 @@ WARN         := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-pro
 		-Wno-unused-parameter -Wformat=2
 HIXL_CPPFLAGS := -Ilib/include -Iuapi -D_GNU_SOURCE -DHIXL_LIB_VERSION='"$(VERSION)"'
 ALL_CFLAGS   := -std=gnu11 $(WARN) $(CFLAGS) $(HIXL_CPPFLAGS)
+# test-only headers (tests/include/raw.h: raw /dev/hixl calls) for the tests
+# and benchmarks; never installed, never seen by the library
+TEST_CPPFLAGS := -Itests/include
+RAW_H        := tests/include/raw.h
 
 LIB_SO       := lib/libhixl-user.so.$(VERSION)
 LIB_SONAME   := libhixl-user.so.$(SOVERSION)
@@ -37,7 +48,9 @@ LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
 		lib/internal.h uapi/hixl.h uapi/hixl_layout.h
 
-TOOLS        := tools/hixlctl tools/bench-reg tools/bench-xfer tools/bench-submit tools/bench-matrix tools/hixl-bench
+# the installed tools, and the benchmark programs beside their results
+TOOLS        := tools/hixlctl tools/hixl-bench
+BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
@@ -46,6 +59,7 @@ USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair t
 all: module lib tools tests
 
 module:
+	@echo "module: hixl.ko against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 lib: $(LIB_SO) lib/libhixl-user.so $(LIB_A)
@@ -64,81 +78,83 @@ lib/libhixl-user.so: $(LIB_SO)
 $(LIB_A): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-tools: $(TOOLS)
+tools: $(TOOLS) $(BENCH_PROGS)
 tests: $(USER_TESTS)
 
-tools/%: tools/%.c tools/raw.h $(LIB_A) $(LIB_HDRS)
+tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
-tools/bench-reg: tools/bench-reg.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -libverbs $(LDFLAGS)
-tools/bench-submit: tools/bench-submit.c tools/raw.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
-tools/bench-matrix: tools/bench-matrix.c tools/raw.h uapi/hixl.h
-	$(CC) $(ALL_CFLAGS) -o $@ $< -luring $(LDFLAGS)
+bench/bench-xfer: bench/bench-xfer.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+bench/bench-reg: bench/bench-reg.c $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -libverbs $(LDFLAGS)
+bench/bench-submit: bench/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
+bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/hixl.h
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
 tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 # the wire fuzzer plays its hostile peer with the user tests' wire peer
 WIRE_FUZZ_SRCS := tests/fuzz/hixl-wire-fuzz.c tests/user/peer.c tests/user/util.c
 tests/fuzz/hixl-wire-fuzz: $(WIRE_FUZZ_SRCS) tests/user/peer.h tests/user/util.h tests/user/harness.h \
-		tools/raw.h kmod/proto.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -Itests/user -Itools -o $@ $(WIRE_FUZZ_SRCS) $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
-tests/pair/hixl-pair: tests/pair/hixl-pair.c tools/raw.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -Itools -o $@ $< $(LIB_A) -luring $(LDFLAGS)
-tests/user/hixl-test: tests/user/*.c tests/user/*.h tools/raw.h kmod/proto.h $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -Itests/user -Itools -o $@ tests/user/*.c $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
+		$(RAW_H) kmod/proto.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -Itests/user -o $@ $(WIRE_FUZZ_SRCS) $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
+tests/pair/hixl-pair: tests/pair/hixl-pair.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
+tests/user/hixl-test: tests/user/*.c tests/user/*.h $(RAW_H) kmod/proto.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -Itests/user -o $@ tests/user/*.c $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
 examples/%: examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 
 deps:
-	tools/deps.sh
+	scripts/deps.sh
 
 check:
-	tools/check.sh
+	scripts/check.sh
 
 # the module must build without warnings (W=1) against both Debian kernels
 check-compat:
-	tools/check.sh compat
+	scripts/check.sh compat
 
 # The fuzzer in the debug VM: 1,000,000 calls (FUZZ_CALLS=, FUZZ_SEED= to
 # change); make check runs 10,000
 fuzz: all
-	tools/check.sh fuzz $(or $(FUZZ_CALLS),1000000) $(or $(FUZZ_SEED),1)
+	scripts/check.sh fuzz $(or $(FUZZ_CALLS),1000000) $(or $(FUZZ_SEED),1)
 
 # The wire fuzzer in the debug VM: a hostile peer against a victim engine,
 # 6,000 cases or 25 minutes, whichever comes first (WIRE_CASES=, WIRE_SEED=,
 # WIRE_TIME= seconds to change); make check runs 60 s of it
 fuzz-wire: all
-	tools/check.sh fuzz-wire $(or $(WIRE_CASES),6000) $(or $(WIRE_SEED),1) $(or $(WIRE_TIME),1500)
+	scripts/check.sh fuzz-wire $(or $(WIRE_CASES),6000) $(or $(WIRE_SEED),1) $(or $(WIRE_TIME),1500)
 
 # A 256 MiB KV cache between two engines (tools/hixl-bench) in one VM on
 # Debian's stock 6.12 kernel; exit status = the benchmark's
 demo:
-	tools/demo.sh
+	scripts/demo.sh
 
 # Everything side by side in one VM run on Debian's stock 6.12 kernel: hixl
 # (ioctl and io_uring) vs perftest and UCX, CPU per GiB, memcpy ceiling,
 # registration; writes bench/results.md and bench/results.png
 bench: all
-	tools/bench.sh all
+	bench/bench.sh all
 
 # Registration time, hixl vs ibv_reg_mr, in one VM run on Debian's stock 6.12
 # kernel (no debug options); writes bench/results-reg.md
 bench-reg: all
-	tools/bench.sh reg
+	bench/bench.sh reg
 
 # WRITE/READ throughput, hixl vs perftest (ib_write_bw/ib_read_bw), same VM run;
 # writes bench/results-xfer.md
 bench-xfer: all
-	tools/bench.sh xfer
+	bench/bench.sh xfer
 
 # Descriptors/s of 4 KiB batches (1..256), TRANSFER ioctl vs io_uring URING_CMD,
 # same VM run; writes bench/results-submit.md
 bench-submit: all
-	tools/bench.sh submit
+	bench/bench.sh submit
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(USER_TESTS)
+	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(BENCH_PROGS) $(USER_TESTS)
 	rm -rf build
 
 # ---- installation ----------------------------------------------------------
@@ -147,7 +163,8 @@ clean:
 # and static), the headers as <hixl/*.h>, hixl-user.pc, the man pages (with
 # one symlink per function named in a page's NAME section) and the tools
 # hixl-bench and hixlctl.  `make install-module` installs hixl.ko for KDIR's
-# kernel and the udev rule; `make install-dkms` the module sources for DKMS.
+# kernel (extra/hixl.ko, then depmod) and the udev rule; `make install-dkms`
+# the module sources for DKMS.
 INST_HDRS    := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h
 INST_TOOLS   := tools/hixl-bench tools/hixlctl
 MAN3_PAGES   := $(wildcard man/*.3)
@@ -187,10 +204,16 @@ install: lib $(INST_TOOLS) build/hixl-user.pc
 	done
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
+# hixl.ko goes to /lib/modules/RELEASE/extra/ of the kernel it was built for
+# (KDIR_KVER), and depmod runs for that release (not under DESTDIR: a
+# package runs it when installed).  Not `make modules_install`: Debian's
+# headers report the upstream release (6.1.x for 6.1.0-N-amd64), so it
+# would install where that kernel never looks.
 install-module: module
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates \
-		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	@[ -n "$(KDIR_KVER)" ] || { echo "install-module: no kernel release for $(KDIR)" >&2; exit 1; }
+	install -D -m 0644 kmod/hixl.ko $(DESTDIR)/lib/modules/$(KDIR_KVER)/extra/hixl.ko
 	install -D -m 0644 udev/60-hixl.rules $(DESTDIR)$(UDEVRULESDIR)/60-hixl.rules
+	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KDIR_KVER)"; depmod -a $(KDIR_KVER); fi
 
 # the sources dkms.conf builds: dkms install hixl/$(VERSION)
 DKMS_SRCS     = dkms.conf Kbuild kmod/Kbuild tests/kunit/Kbuild $(wildcard uapi/*.h) \
@@ -210,11 +233,16 @@ uninstall:
 	      $(foreach p,$(MAN3_PAGES),$(addsuffix .3,$(call man_names,$(p)))))
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(INST_TOOLS)))
 
-# the kernel release of KDIR: from its /lib/modules/RELEASE/build path (Debian's
-# headers answer `make kernelrelease` with the upstream version)
-KDIR_KVER     = $(if $(filter /lib/modules/%/build,$(KDIR)),$(patsubst /lib/modules/%/build,%,$(KDIR)),$(shell $(MAKE) -s -C $(KDIR) kernelrelease))
+# the kernel release of KDIR: from its /lib/modules/RELEASE/build path, else
+# the release hixl.ko was built for (its vermagic), else the tree's own
+# `make kernelrelease` (Debian's headers answer it with the upstream version)
+KDIR_KVER     = $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),$(shell \
+		  modinfo -F vermagic kmod/hixl.ko 2>/dev/null | cut -d' ' -f1),$(shell \
+		  $(MAKE) -s -C $(KDIR) kernelrelease))
+# also the path install-module used before 0.1.0 (updates/kmod/)
 uninstall-module:
-	rm -f $(DESTDIR)/lib/modules/$(KDIR_KVER)/updates/kmod/hixl.ko \
+	rm -f $(DESTDIR)/lib/modules/$(KDIR_KVER)/extra/hixl.ko \
+	      $(DESTDIR)/lib/modules/$(KDIR_KVER)/updates/kmod/hixl.ko \
 	      $(DESTDIR)$(UDEVRULESDIR)/60-hixl.rules
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then depmod -a $(KDIR_KVER); fi
 

@@ -1,28 +1,5 @@
-#!/bin/bash
-# Build hixl.ko (and, against a kernel with CONFIG_KUNIT, hixl_kunit.ko) in a
-# private copy of the module sources, so builds against several kernels do
-# not overwrite each other's objects.
-#
-# Usage: tools/build-module.sh KDIR OUTDIR [W=1]
-# With W=1 any compiler warning fails the build.
-set -euo pipefail
-kdir=$1 w=${3:-}
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-repo=$(cd "$(dirname "$0")/.." && pwd)
-[ -d "$kdir" ] || { echo "build-module: no kernel tree at $kdir (make deps?)" >&2; exit 1; }
-rm -rf "$out"
-mkdir -p "$out/tests"
-cp -r "$repo/Kbuild" "$repo/kmod" "$repo/uapi" "$out/"
-cp -r "$repo/tests/kunit" "$out/tests/"
-find "$out" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
-log=$out/build.log
-if ! make -C "$kdir" M="$out" $w modules > "$log" 2>&1; then
-	cat "$log" >&2
-	exit 1
-fi
-if [ -n "$w" ] && grep -E 'warning:|error:' "$log" >&2; then
-	echo "build-module: warnings with $w against $kdir" >&2
-	exit 1
-fi
-echo "build-module: $(cd "$out" && find . -name '*.ko' | sort | tr '\n' ' ')against $kdir"
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Moved to scripts/build-module.sh: tools/ holds the installed tools only.  This
+# wrapper keeps command lines that name the old path working.
+exec "$(dirname "$0")/../scripts/build-module.sh" "$@"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hixl-pair - the two-VM transfer test (tools/vm/run-pair.sh).
+ * hixl-pair - the two-VM transfer test (tests/vm/run-pair.sh).
  *
  *   hixl-pair server IP PORT SECONDS   engine on IP:PORT; registers 8 MiB at a
  *                                      fixed address, the first half filled

@@ -659,7 +659,7 @@ static void test_fault_oom_reg(void)
 
 /*
  * The same with a connected peer watching: REG_MEM that returns 0 under an
- * allocation failure must still have reached the peer's table (README:
+ * allocation failure must still have reached the peer's table (docs/abi.md:
  * "when REG_MEM returns, every connected peer can use the region"), one
  * that fails must not have; DEREG_MEM under an allocation failure still
  * succeeds (no -ENOMEM is documented for it) and takes the region out of
@@ -1010,7 +1010,7 @@ static void test_fault_oom_setup(void)
 /*
  * B deregisters (or munmaps) the region A's batch is writing into while
  * the batch runs.  The region leaves A's table before B releases its MRs
- * (README, kmod/link.c: "a late rkey would break the link"), so whatever
+ * (docs/abi.md, kmod/link.c: "a late rkey would break the link"), so whatever
  * the batch itself returns, the link must survive it: a WRITE to another
  * region of B works afterwards, and the old range is -ERANGE.
  */

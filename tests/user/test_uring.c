@@ -8,7 +8,7 @@
  * flight.
  *
  * Debian 12's liburing (2.3) has no io_uring_prep_uring_cmd(): prep_cmd()
- * fills the SQE by hand.
+ * fills the SQE with hixl_raw_uring_cmd() (tests/include/raw.h).
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "raw.h"
 #include "tests.h"
 #include "util.h"
 
@@ -75,16 +76,12 @@ static int ring_init(struct io_uring *r, unsigned int entries, int big)
 	return ret;
 }
 
-/* The one place an SQE is filled for IORING_OP_URING_CMD (liburing 2.3 has no helper). */
+/* An SQE of @r's size for IORING_OP_URING_CMD, by raw.h's one filler (liburing 2.3 has none). */
 static void prep_cmd(struct io_uring *r, struct io_uring_sqe *sqe, int fd, uint32_t op,
 		     const void *arg, size_t len, uint64_t user_data)
 {
-	memset(sqe, 0, (r->flags & IORING_SETUP_SQE128) ? 128 : 64);
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = op;
-	sqe->user_data = user_data;
-	memcpy(sqe->cmd, arg, len);
+	hixl_raw_uring_cmd(sqe, (r->flags & IORING_SETUP_SQE128) ? 128 : 64, fd, op, arg, len,
+			   user_data);
 }
 
 /* Submit one command and wait for its CQE: res, and big_cqe[0] in *res2. */

@@ -18,11 +18,11 @@
  * the table gives medians, min..max and the uring/ioctl ratio of the
  * medians.  Data is verified byte for byte at the end.  Raw figures go to
  * stdout, the table to FILE.md (bench/results-submit.md through
- * tools/bench.sh submit).  Not a test: it asserts no speed.
+ * bench/bench.sh submit).  Not a test: it asserts no speed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <liburing.h>	/* before ../lib/internal.h: hixl_sqe_uring_cmd() */
+#include <liburing.h>	/* before raw.h: hixl_raw_uring_cmd() */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +36,6 @@
 #include <hixl/hixl.h>
 
 #include "raw.h"
-#include "../lib/internal.h"
 
 #define PIECE		4096
 #define MAX_BATCH	256
@@ -108,7 +107,7 @@ static int submit(struct bench *bn, int op, unsigned int n, int slot)
 	if (!sqe)
 		return -EBUSY;
 	fill(&x, bn, op, bn->d[op][slot], n, slot + 1);
-	hixl_sqe_uring_cmd(sqe, bn->a, HIXL_IOC_TRANSFER, &x, sizeof(x), slot);
+	hixl_raw_uring_cmd(sqe, 128, bn->a, HIXL_IOC_TRANSFER, &x, sizeof(x), slot);
 	ret = io_uring_submit(&bn->ring);
 	return ret == 1 ? 0 : ret < 0 ? ret : -EAGAIN;
 }

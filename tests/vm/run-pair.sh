@@ -1,8 +1,9 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Two VMs joined by a QEMU socket network backend on 127.0.0.1: the same
 # transfer tests between two kernels.
 #
-# Usage: tools/vm/run-pair.sh [--kernel K] --module KO [--kernel-b K --module-b KO] [--secret S]
+# Usage: tests/vm/run-pair.sh [--kernel K] --module KO [--kernel-b K --module-b KO] [--secret S]
 #
 # K is stock, 6.1, 6.12 or debug as for run.sh (default 6.12); VM B boots the
 # same kernel as A unless --kernel-b/--module-b give another (say 6.1 against

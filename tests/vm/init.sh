@@ -1,5 +1,6 @@
 #!/bin/busybox sh
-# /init of the hixl test VM's initramfs (tools/vm/run.sh builds it).
+# SPDX-License-Identifier: GPL-2.0
+# /init of the hixl test VM's initramfs (tests/vm/run.sh builds it).
 # Mounts the host root read-only over 9p and the run's work folder writable,
 # runs /work/guest.sh chrooted into the host root, stores its exit status in
 # the work folder and resets the machine (QEMU runs with -no-reboot, so it exits).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make deps: install, as root on Debian 12 (bookworm), every package that the
 # build, the test VM, the tests and the benchmarks need.  Idempotent: when
 # everything is installed it changes nothing and does not touch the network.

@@ -4,8 +4,8 @@
  * WRITE and READ throughput, and what it costs the whole machine in CPU
  * time, of hixl beside perftest and UCX over a grid of block sizes and batch
  * sizes; and the memcpy bandwidth of the machine, the ceiling of a software
- * RDMA device.  It runs in the bench VM (tools/vm/bench-all-guest.sh) and
- * prints raw lines that tools/bench-results.py turns into tables and a plot.
+ * RDMA device.  It runs in the bench VM (bench/bench-all-guest.sh) and
+ * prints raw lines that bench/bench-results.py turns into tables and a plot.
  *
  * Usage:
  *   bench-matrix memcpy [--mib N] [--reps N]
@@ -373,13 +373,7 @@ static int hx_async(struct hx *h, int op, unsigned int batch, unsigned long nb)
 
 			if (!sqe)
 				break;
-			/* the one place the SQE is filled (no liburing 2.3 helper) */
-			memset(sqe, 0, 128);
-			sqe->opcode = IORING_OP_URING_CMD;
-			sqe->fd = h->a;
-			sqe->cmd_op = HIXL_IOC_TRANSFER;
-			sqe->user_data = sent;
-			memcpy(sqe->cmd, &t, sizeof(t));
+			hixl_raw_uring_cmd(sqe, 128, h->a, HIXL_IOC_TRANSFER, &t, sizeof(t), sent);
 			sent++;
 		}
 		ret = io_uring_submit(&h->ring);

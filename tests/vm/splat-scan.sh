@@ -1,7 +1,8 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Fail (exit 1) when a kernel log holds a report that must never pass a test
 # run: BUG, WARNING, KASAN, UBSAN, lockdep, kmemleak, oops, panic, hung task.
-# Usage: tools/vm/splat-scan.sh CONSOLE_LOG
+# Usage: tests/vm/splat-scan.sh CONSOLE_LOG
 set -u
 pattern='BUG:|WARNING:|KASAN|UBSAN|general protection fault|Oops|Kernel panic|kernel BUG|'\
 'possible circular locking|possible recursive locking|inconsistent lock state|'\

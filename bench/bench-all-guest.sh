@@ -1,14 +1,15 @@
 #!/bin/bash
-# Runs inside the bench VM (tools/bench.sh all, `make bench`): the memcpy
-# ceiling, the transfer matrix (tools/bench-matrix run: hixl ioctl and
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the bench VM (bench/bench.sh all, `make bench`): the memcpy
+# ceiling, the transfer matrix (bench/bench-matrix run: hixl ioctl and
 # io_uring vs perftest and UCX, WRITE and READ, 4 KiB..4 MiB blocks, batches
 # of 1..256, interleaved) and registration time vs ibv_reg_mr
-# (tools/bench-reg).  Raw lines go to $HIXL_WORK/raw.txt, the registration
-# table to $HIXL_WORK/results-reg.md; tools/bench-results.py reads both.
+# (bench/bench-reg).  Raw lines go to $HIXL_WORK/raw.txt, the registration
+# table to $HIXL_WORK/results-reg.md; bench/bench-results.py reads both.
 #
 # Settings (environment): BENCH_REPS (3), BENCH_MIN_MIB (32: bytes per
 # point at least), BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS,
-# BENCH_REG (1: run tools/bench-reg).
+# BENCH_REG (1: run bench/bench-reg).
 set -u
 out=$HIXL_WORK/raw.txt
 : > "$out"
@@ -27,19 +28,19 @@ info ucx_transports "$(awk '/Transport:/ { t = $3 } /Device:/ && $3 ~ /^rxe0/ { 
 start=$(date +%s)
 
 echo "bench: memcpy"
-tools/bench-matrix memcpy --mib 256 --reps 7 >> "$out" || exit 1
+bench/bench-matrix memcpy --mib 256 --reps 7 >> "$out" || exit 1
 
 echo "bench: transfer matrix"
 args=(--reps "${BENCH_REPS:-3}" --min-mib "${BENCH_MIN_MIB:-32}")
 [ -n "${BENCH_BLOCKS:-}" ] && args+=(--blocks "$BENCH_BLOCKS")
 [ -n "${BENCH_BATCHES:-}" ] && args+=(--batches "$BENCH_BATCHES")
 [ -n "${BENCH_TOOLS:-}" ] && args+=(--tools "$BENCH_TOOLS")
-tools/bench-matrix run "${args[@]}" >> "$out" || exit 1
+bench/bench-matrix run "${args[@]}" >> "$out" || exit 1
 info matrix_seconds "$(( $(date +%s) - start ))"
 
 if [ "${BENCH_REG:-1}" = 1 ]; then
 	echo "bench: registration"
-	tools/bench-reg --size 1024 --reps 5 --out "$HIXL_WORK/results-reg.md" || exit 1
+	bench/bench-reg --size 1024 --reps 5 --out "$HIXL_WORK/results-reg.md" || exit 1
 fi
 info guest_seconds "$(( $(date +%s) - start ))"
 exit 0

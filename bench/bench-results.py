@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Turn the raw lines of `make bench` (tools/vm/bench-all-guest.sh, written by
-tools/bench-matrix) into bench/results.md and the plot bench/results.png.
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the raw lines of `make bench` (bench/bench-all-guest.sh, written by
+bench/bench-matrix) into bench/results.md and the plot bench/results.png.
 
 Raw lines:
   memcpy BYTES SECONDS
@@ -181,7 +182,7 @@ def main():
       f"{info.get('memory', '?')}) on Debian kernel {info.get('kernel', a.kernel)} "
       "(stock, no debug options), Soft-RoCE rxe0 loopback on a veth with MTU 9000. "
       "Everything below was measured in one VM boot by `make bench` "
-      f"(tools/bench.sh all){f', which took {a.vm_seconds // 60} min {a.vm_seconds % 60} s' if a.vm_seconds else ''}; "
+      f"(bench/bench.sh all){f', which took {a.vm_seconds // 60} min {a.vm_seconds % 60} s' if a.vm_seconds else ''}; "
       f"perftest {info.get('perftest', '?')}, UCX {info.get('ucx', '?')}.\n")
     w("**Under QEMU/TCG only the ratios mean anything**: every instruction, the RDMA "
       "device's included, is emulated, so absolute MiB/s say nothing about hardware. "
@@ -198,7 +199,7 @@ def main():
       "the other, their order rotating with the repetition. Cells: median (min..max) over "
       "the repetitions; ratios are ratios of medians, hixl / peer (above 1: hixl faster, "
       "or for CPU, costlier).")
-    w("- **hixl sync**: two engines in one process (`tools/bench-matrix`), staging pool "
+    w("- **hixl sync**: two engines in one process (`bench/bench-matrix`), staging pool "
       "off (SETUP pool_buffers=0, pool_buffer_mb=0: every descriptor is a direct RDMA "
       "op), one `HIXL_IOC_TRANSFER` ioctl of *batch* descriptors after the other.")
     w(f"- **hixl async**: the same, as `IORING_OP_URING_CMD` on an SQE128/CQE32 ring, "
@@ -229,7 +230,7 @@ def main():
       "result line appears), minus the sampler's own CPU; setup and teardown are left "
       "out for every tool alike. Resolution: 10 ms ticks.")
     w("- Raw lines of the run: `build/vm/bench-all/raw.txt`; tables and plot: "
-      "`tools/bench-results.py`.")
+      "`bench/bench-results.py`.")
     if mc:
         w(f"- **memcpy**: single thread, 256 MiB buffers, {len(memcpy)} copies: "
           f"{fmt_spread(memcpy)} MiB/s, the physical ceiling for a software RDMA device, "
@@ -313,7 +314,7 @@ def main():
     w("## Registration: hixl vs ibv_reg_mr\n")
     reg = a.reg if a.reg and os.path.exists(a.reg) else None
     if reg:
-        w("Measured in the same VM run by `tools/bench-reg --size 1024 --reps 5` "
+        w("Measured in the same VM run by `bench/bench-reg --size 1024 --reps 5` "
           "(the same program and table as `make bench-reg`, bench/results-reg.md).\n")
         lines = open(reg).read().splitlines()
         body = [l for l in lines if not l.startswith("# ")]
@@ -327,13 +328,13 @@ def main():
     sub = a.submit if a.submit and os.path.exists(a.submit) else None
     if sub:
         w("Copied from [results-submit.md](results-submit.md) (`make bench-submit`, "
-          "tools/bench-submit.c, a separate VM run).\n")
+          "bench/bench-submit.c, a separate VM run).\n")
         lines = open(sub).read().splitlines()
         body = [l for l in lines if not l.startswith("# ")]
         w("\n".join(body).strip() + "\n")
     else:
         w("Will be in [results-submit.md](results-submit.md), written by "
-          "`make bench-submit` (tools/bench-submit.c).\n")
+          "`make bench-submit` (bench/bench-submit.c).\n")
 
     open(a.out, "w").write("\n".join(out))
     plot(res, mc, ops, blocks, batches,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make demo: move a KV cache (32 layers x K,V, 2048 tokens, 8 KV heads x 128,
 # bf16, 16-token blocks: 256 MiB, scattered block tables) between two hixl
 # engines with tools/hixl-bench, in one VM on Debian's stock 6.12 kernel,
@@ -7,14 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# tools/deps.sh is idempotent (no network when everything is there); it needs
+# scripts/deps.sh is idempotent (no network when everything is there); it needs
 # root, so without root only check that the essentials are present
 if [ "$(id -u)" -eq 0 ]; then
-	tools/deps.sh
+	scripts/deps.sh
 elif ! command -v qemu-system-x86_64 >/dev/null ||
      ! ls /boot | grep -q '^vmlinuz-6\.12\..*-amd64$' ||
      ! ls -d /lib/modules/6.12.*-amd64/build >/dev/null 2>&1; then
-	echo "demo: dependencies missing and tools/deps.sh needs root: run 'sudo make deps'" >&2
+	echo "demo: dependencies missing and scripts/deps.sh needs root: run 'sudo make deps'" >&2
 	exit 1
 fi
 kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' | sort -V | tail -1)
@@ -23,11 +24,11 @@ kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' |
 echo "demo: building the library, tools and tests"
 make -s lib tools tests
 echo "demo: building hixl.ko against $kver"
-tools/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
+scripts/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
 
 echo "demo: booting $kver under QEMU (TCG) and running tools/hixl-bench $*"
 set +e
-tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko --name demo -- \
+tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko --name demo -- \
 	tools/hixl-bench --no-progress "$@"
 rc=$?
 set -e

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Runs inside the bench VM (tools/bench.sh xfer): hixl and perftest, WRITE and
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the bench VM (bench/bench.sh xfer): hixl and perftest, WRITE and
 # READ, 1 MiB blocks, 256 MiB per run, interleaved, REPS times each.
 # Writes "TOOL OP BLOCK TOTAL SECONDS" lines to $HIXL_WORK/raw.txt.
 set -u
@@ -9,7 +10,7 @@ out=$HIXL_WORK/raw.txt
 block=1048576 iters=256
 for rep in $(seq "$reps"); do
 	for op in write read; do
-		tools/bench-xfer --total 256 --block 1024 --reps 1 --op "$op" >> "$out" || exit 1
+		bench/bench-xfer --total 256 --block 1024 --reps 1 --op "$op" >> "$out" || exit 1
 		ib_${op}_bw -d rxe0 -R -F -s $block -n $iters > "$HIXL_WORK/server.log" 2>&1 &
 		srv=$!
 		sleep 1

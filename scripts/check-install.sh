@@ -3,9 +3,10 @@
 # check-install.sh - `make install` into a scratch DESTDIR, then build
 # examples/kv_transfer.c against the installed tree with pkg-config, shared
 # and static, and check the installed library (soname, exported symbols and
-# their version), the man pages and dkms.conf.  Exit status 0 and
-# "install check: ok" when all is well.  Run from anywhere; needs cc,
-# pkg-config, objdump, nm, man (man-db) and groff.
+# their version), the man pages, install-module (when kmod/hixl.ko is
+# built) and dkms.conf.  Exit status 0 and "install check: ok" when all is
+# well.  Run from anywhere; needs cc, pkg-config, objdump, nm, man
+# (man-db), groff and modinfo.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -85,6 +86,20 @@ make -s uninstall DESTDIR="$dest" PREFIX=$prefix >"$dest/install.log" 2>&1 ||
 	{ cat "$dest/install.log" >&2; fail "make uninstall"; }
 left=$(find "$dest$prefix" ! -type d)
 [ -z "$left" ] || fail "left after uninstall: $left"
+
+# -- install-module: hixl.ko under the release it was built for (its vermagic), extra/
+if [ -f kmod/hixl.ko ]; then
+	make -s install-module DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
+		{ cat "$dest/install.log" >&2; fail "make install-module"; }
+	kver=$(modinfo -F vermagic kmod/hixl.ko | cut -d' ' -f1)
+	[ -f "$dest/lib/modules/$kver/extra/hixl.ko" ] ||
+		fail "install-module: no /lib/modules/$kver/extra/hixl.ko"
+	[ -f "$dest/etc/udev/rules.d/60-hixl.rules" ] || fail "install-module: no udev rule"
+	make -s uninstall-module DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
+		{ cat "$dest/install.log" >&2; fail "make uninstall-module"; }
+	left=$(find "$dest/lib/modules" "$dest/etc" ! -type d)
+	[ -z "$left" ] || fail "left after uninstall-module: $left"
+fi
 
 # -- dkms.conf
 bash -n dkms.conf || fail "dkms.conf does not parse"

@@ -1,58 +1,59 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make bench-*: run a benchmark in one VM on Debian's stock 6.12 kernel (no
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: tools/bench.sh reg|xfer|submit
+# Usage: bench/bench.sh reg|xfer|submit
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-what=${1:?usage: tools/bench.sh reg|xfer|submit}
+what=${1:?usage: bench/bench.sh reg|xfer|submit}
 kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' | sort -V | tail -1)
 [ -n "$kver" ] || { echo "bench: no Debian 6.12 kernel: make deps" >&2; exit 1; }
-tools/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
+scripts/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
 mkdir -p bench
 case "$what" in
 reg)
 	# 600 x 2 MiB huge pages: room for the 1 GiB hugetlb buffer
-	HIXL_VM_HUGEPAGES_2M=600 tools/vm/run.sh --kernel 6.12 \
+	HIXL_VM_HUGEPAGES_2M=600 tests/vm/run.sh --kernel 6.12 \
 		--module build/compat-6.12/kmod/hixl.ko --name bench-reg -- \
-		sh -c 'tools/bench-reg --size 1024 --reps 5 --out "$HIXL_WORK/results-reg.md"'
+		sh -c 'bench/bench-reg --size 1024 --reps 5 --out "$HIXL_WORK/results-reg.md"'
 	cp build/vm/bench-reg/results-reg.md bench/results-reg.md
 	cat bench/results-reg.md
 	;;
 xfer)
-	REPS=${REPS:-3} tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
-		--name bench-xfer -- tools/vm/bench-xfer-guest.sh
-	python3 tools/bench-report.py xfer build/vm/bench-xfer/raw.txt "$(uname -m)" "$kver" \
+	REPS=${REPS:-3} tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
+		--name bench-xfer -- bench/bench-xfer-guest.sh
+	python3 bench/bench-report.py xfer build/vm/bench-xfer/raw.txt "$(uname -m)" "$kver" \
 		> bench/results-xfer.md
 	cat bench/results-xfer.md
 	;;
 submit)
 	# REPS repetitions (5) of SECONDS (1) per measurement
-	tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
+	tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
 		--name bench-submit -- \
-		sh -c "tools/bench-submit --reps ${REPS:-5} --seconds ${SECONDS_PER_RUN:-1} --out \"\$HIXL_WORK/results-submit.md\""
+		sh -c "bench/bench-submit --reps ${REPS:-5} --seconds ${SECONDS_PER_RUN:-1} --out \"\$HIXL_WORK/results-submit.md\""
 	cp build/vm/bench-submit/results-submit.md bench/results-submit.md
 	cat bench/results-submit.md
 	;;
 all)
 	# `make bench`: everything side by side in one VM run
-	# (tools/vm/bench-all-guest.sh), then bench/results.md and
+	# (bench/bench-all-guest.sh), then bench/results.md and
 	# bench/results.png on the host.  BENCH_REPS (3), BENCH_MIN_MIB (32),
 	# BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1)
 	# reach the guest on its command line.
 	t0=$(date +%s)
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} \
-		tools/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
+		tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
 		--name bench-all -- env BENCH_REPS="${BENCH_REPS:-3}" \
 		BENCH_MIN_MIB="${BENCH_MIN_MIB:-32}" BENCH_BLOCKS="${BENCH_BLOCKS:-}" \
 		BENCH_BATCHES="${BENCH_BATCHES:-}" BENCH_TOOLS="${BENCH_TOOLS:-}" \
-		BENCH_REG="${BENCH_REG:-1}" tools/vm/bench-all-guest.sh
+		BENCH_REG="${BENCH_REG:-1}" bench/bench-all-guest.sh
 	# Debian's python3 has python3-matplotlib (another python3 may come first in PATH)
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
-	"$py" tools/bench-results.py --raw build/vm/bench-all/raw.txt \
+	"$py" bench/bench-results.py --raw build/vm/bench-all/raw.txt \
 		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \

@@ -3,11 +3,12 @@
  * raw.h - the raw /dev/hixl calls that the benchmarks, the pair test and the
  * user tests share.  They drive the ioctls of uapi/hixl.h directly, below
  * libhixl-user's engine API, so each used to carry its own copy of these.
- * Header-only (static inline), so that tools which do not link the library
- * (tools/bench-matrix) can use it too.
+ * Header-only (static inline), so that programs which do not link the library
+ * (bench/bench-matrix) can use it too.  A test-only header: found through
+ * -Itests/include (TEST_CPPFLAGS in the Makefile), never installed.
  */
-#ifndef HIXL_TOOLS_RAW_H
-#define HIXL_TOOLS_RAW_H
+#ifndef HIXL_TESTS_RAW_H
+#define HIXL_TESTS_RAW_H
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -109,5 +110,41 @@ static inline int hixl_raw_reg_host(int fd, void *p, size_t len)
 	r.dmabuf_fd = -1;
 	return ioctl(fd, HIXL_IOC_REG_MEM, &r) ? -errno : 0;
 }
+
+
+/*
+ * hixl_raw_uring_cmd() - fill one SQE with a hixl URING_CMD (uapi/hixl.h,
+ * "io_uring passthrough"), the tests' and benchmarks' one copy: liburing
+ * 2.3 (Debian 12) has no io_uring_prep_uring_cmd(), and the library's own
+ * filler sits in its private header, which programs outside lib/ must not
+ * include.  Available when <liburing.h> (or <linux/io_uring.h>) was
+ * included before this header.
+ * @sqe:       from io_uring_get_sqe(); @sqe_bytes of it are written
+ * @sqe_bytes: 128 on an IORING_SETUP_SQE128 ring (the command's struct
+ *             inline in sqe->cmd), 64 otherwise (a struct hixl_uring_ptr)
+ * @fd:        an open /dev/hixl (the engine)
+ * @cmd_op:    HIXL_IOC_TRANSFER, HIXL_IOC_SEND_NOTIFY or HIXL_IOC_CANCEL
+ * @arg:       copied into sqe->cmd; the kernel reads it at submission
+ * @len:       its size in bytes; at most the SQE's command area (80 or 16
+ *             bytes), anything beyond is not copied; the rest is zero
+ * @user_data: returned in the command's CQE
+ */
+#ifdef LINUX_IO_URING_H
+#include <stddef.h>
+
+static inline void hixl_raw_uring_cmd(struct io_uring_sqe *sqe, size_t sqe_bytes, int fd,
+				      uint32_t cmd_op, const void *arg, size_t len,
+				      uint64_t user_data)
+{
+	size_t room = sqe_bytes - offsetof(struct io_uring_sqe, cmd);
+
+	memset(sqe, 0, sqe_bytes);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = cmd_op;
+	sqe->user_data = user_data;
+	memcpy(sqe->cmd, arg, len <= room ? len : room);
+}
+#endif /* LINUX_IO_URING_H */
 
 #endif

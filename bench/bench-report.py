@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Turn raw benchmark lines ("TOOL OP BLOCK TOTAL SECONDS") into a markdown
 table of medians, spread and the hixl/peer ratio.  Usage:
   bench-report.py xfer RAW MACHINE KERNEL > bench/results-xfer.md"""

@@ -6,7 +6,7 @@
  * Usage: bench-xfer [--total MiB] [--block KiB] [--reps N] [--op write|read]
  *
  * Prints one line per repetition: "hixl OP BLOCK_BYTES TOTAL_BYTES SECONDS",
- * for tools/bench.sh to put beside perftest's numbers.  Data is verified
+ * for bench/bench.sh to put beside perftest's numbers.  Data is verified
  * after the last repetition (byte for byte).
  */
 #include <arpa/inet.h>

@@ -1,0 +1,243 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: everything CI runs, on a fresh Debian 12 machine, as root.
+#
+#   1. make deps                  packages (idempotent)
+#   2. make                       hixl.ko (the running kernel's headers, else the
+#                                 stock ones), libhixl-user, tools, tests;
+#                                 make install into a scratch root (scripts/check-install.sh)
+#   3. compat                     hixl.ko with W=1, no warnings, against Debian's
+#                                 6.1 and 6.12 headers
+#   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash)
+#   5. debug VM                   KUnit suites + user tests, KASAN/lockdep/kmemleak
+#   6. stock VMs                  user tests on Debian's 6.1 and 6.12 kernels
+#   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
+#                                 and pins back to zero (make fuzz: 1,000,000)
+#   8. wire fuzz                  60 s of hostile-peer cases against a victim engine in the
+#                                 debug VM (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min)
+#   9. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
+#                                 READ/WRITE between two kernels
+#
+# Each VM run fails on any BUG/WARNING/KASAN/lockdep/kmemleak/oops line in the
+# guest log.  Closing line: "N passed, N failed" over KUnit and user tests
+# together; a stage that fails before producing test results counts as one
+# failure.  `scripts/check.sh compat` runs stage 3 alone.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+out=$repo/build/check
+mkdir -p "$out"
+passed=0 failed=0 skipped=0
+t0=$(date +%s)
+
+stage() { echo; echo "=== check: $* ($(( $(date +%s) - t0 )) s)"; }
+fails=()
+stage_fail() { echo "check: FAILED: $*"; failed=$((failed + 1)); fails+=("$*"); }
+# A VM run failed: say so, with what a CI log needs to tell why (the failed
+# tests, the end of the guest's console: a hang's blocked tasks, a splat).
+vm_fail() {	# NAME WHAT
+	stage_fail "$2"
+	grep -h -B3 '^not ok' "build/vm/$1/user.tap" 2>/dev/null | tail -40
+	echo "check: the end of build/vm/$1/console.log:"
+	tail -40 "build/vm/$1/console.log" 2>/dev/null
+}
+
+kver_of() {	# newest Debian kernel of a series installed in /boot
+	ls /boot | sed -n "s/^vmlinuz-\($1\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p" | sort -V | tail -1
+}
+
+compat() {
+	local series kver ok=0
+	for series in 6.1 6.12; do
+		kver=$(kver_of "$series")
+		if [ -z "$kver" ]; then
+			stage_fail "no Debian $series kernel headers (make deps)"; ok=1; continue
+		fi
+		if scripts/build-module.sh "/lib/modules/$kver/build" "build/compat-$series" W=1; then
+			echo "check: hixl.ko builds warning-free (W=1) against $kver"
+		else
+			stage_fail "W=1 build against $kver"; ok=1
+		fi
+	done
+	return $ok
+}
+
+# Count TAP results ("ok", "not ok", "# SKIP") of the user runner.
+count_tap() {
+	local f=$1 p f_ s
+	if [ ! -s "$f" ] || ! grep -q '^1\.\.[0-9]' "$f"; then
+		stage_fail "no complete TAP output in $f"; return
+	fi
+	s=$(grep -c '^ok .* # SKIP' "$f")
+	p=$(( $(grep -c '^ok ' "$f") - s ))
+	f_=$(grep -c '^not ok ' "$f")
+	echo "check: user tests ($2): $p passed, $f_ failed, $s skipped"
+	while read -r l; do fails+=("$2: $l"); done < <(grep '^not ok ' "$f")
+	passed=$((passed + p)) failed=$((failed + f_)) skipped=$((skipped + s))
+}
+
+# Merge the per-suite KTAP documents into one and parse it with the kernel's
+# own KUnit parser (tools/testing/kunit/kunit.py).
+count_kunit() {
+	local dir=$1 kdir=$2 n merged=$1/all.ktap summary p f s e c
+	n=$(ls "$dir"/*.ktap 2>/dev/null | grep -vc '/all.ktap$')
+	if [ "$n" = 0 ]; then
+		stage_fail "no KUnit results in $dir"; return
+	fi
+	{
+		echo "KTAP version 1"
+		echo "1..$n"
+		i=0
+		for f in "$dir"/hixl_*.ktap; do
+			i=$((i + 1))
+			# drop the document header, renumber the suite's own result line
+			awk -v i="$i" 'FNR <= 2 { next } /^(not )?ok 1 / { sub(/ok 1 /, "ok " i " ") } { print }' "$f"
+		done
+	} > "$merged"
+	summary=$(cd "$kdir" && python3 tools/testing/kunit/kunit.py parse "$merged" 2>&1 | tee "$dir/parse.log" | grep 'Testing complete')
+	echo "check: KUnit: $summary"
+	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<< "$summary"); p=${p:-0}
+	f=$(sed -n 's/.*failed: \([0-9]*\).*/\1/p' <<< "$summary"); f=${f:-0}
+	s=$(sed -n 's/.*skipped: \([0-9]*\).*/\1/p' <<< "$summary"); s=${s:-0}
+	c=$(sed -n 's/.*crashed: \([0-9]*\).*/\1/p' <<< "$summary"); c=${c:-0}
+	e=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' <<< "$summary"); e=${e:-0}
+	[ -n "$summary" ] || e=1
+	[ $((f + c + e)) = 0 ] || grep -E 'FAILED|CRASHED|ERROR|Expected' "$dir/parse.log" | head -30
+	passed=$((passed + p)) failed=$((failed + f + c + e)) skipped=$((skipped + s))
+}
+
+# The ioctl fuzzer in the debug VM; counts as one test.
+fuzz() {
+	local calls=$1 seed=$2 kdir
+	kdir=$(tests/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return; }
+	scripts/build-module.sh "$kdir" build/fuzz-debug W=1 || { stage_fail "module build"; return; }
+	HIXL_VM_TIMEOUT=$(( 600 + calls / 100 )) \
+	tests/vm/run.sh --kernel debug --module build/fuzz-debug/kmod/hixl.ko --name fuzz -- \
+		tests/fuzz/hixl-fuzz --calls "$calls" --seed "$seed" > build/vm/fuzz.log 2>&1
+	if [ $? = 0 ]; then
+		passed=$((passed + 1))
+		grep -E '^hixl-fuzz: seed|result' build/vm/fuzz.log
+	else
+		tail -30 build/vm/fuzz.log
+		stage_fail "fuzz: $calls calls, seed $seed"
+	fi
+}
+
+# The wire fuzzer in the debug VM (a hostile peer, tests/fuzz/README.md); one test.
+# Bounded by cases and by seconds of fuzzing, whichever ends first.
+fuzz_wire() {
+	local cases=$1 seed=$2 secs=$3 kdir rc
+	kdir=$(tests/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return; }
+	scripts/build-module.sh "$kdir" build/fuzz-debug W=1 || { stage_fail "module build"; return; }
+	HIXL_VM_TIMEOUT=$(( 900 + secs * 2 )) \
+	tests/vm/run.sh --kernel debug --module build/fuzz-debug/kmod/hixl.ko --name fuzz-wire -- \
+		tests/fuzz/hixl-wire-fuzz --cases "$cases" --seed "$seed" --time "$secs" \
+		> build/vm/fuzz-wire.log 2>&1
+	rc=$?
+	if [ $rc = 0 ] && grep -q '^result PASS' build/vm/fuzz-wire.log; then
+		passed=$((passed + 1))
+		grep -E '^hixl-wire-fuzz: seed .*cases \(|^well-formed|^result' build/vm/fuzz-wire.log
+	elif grep -q '^result SKIP' build/vm/fuzz-wire.log; then
+		skipped=$((skipped + 1))
+		grep 'SKIP' build/vm/fuzz-wire.log
+	else
+		grep -E '^VIOLATION|^FAIL' build/vm/fuzz-wire.log | head -20
+		tail -30 build/vm/fuzz-wire.log
+		stage_fail "wire fuzz: $cases cases / $secs s, seed $seed"
+	fi
+}
+
+if [ "${1:-}" = compat ]; then
+	compat
+	exit $?
+fi
+if [ "${1:-}" = fuzz-wire ]; then
+	make -s all || exit 1
+	mkdir -p build/vm
+	fuzz_wire "${2:-6000}" "${3:-1}" "${4:-1500}"
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" = 0 ]
+	exit
+fi
+if [ "${1:-}" = fuzz ]; then
+	make -s all || exit 1
+	mkdir -p build/vm
+	fuzz "${2:-1000000}" "${3:-1}"
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ]
+	exit
+fi
+
+stage "deps"
+scripts/deps.sh || { stage_fail "make deps"; echo "$passed passed, $failed failed"; exit 1; }
+
+stage "build (module for the running or the stock kernel, library, tools, tests)"
+make -s all || stage_fail "make"
+
+stage "install: make install into a scratch root, build and run against it"
+if scripts/check-install.sh; then
+	passed=$((passed + 1))
+else
+	stage_fail "install check"
+fi
+
+stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
+compat
+
+stage "debug kernel"
+if kdir=$(tests/vm/build-kernel.sh); then
+	stage "debug VM: KUnit + user tests (KASAN, lockdep, kmemleak)"
+	if scripts/build-module.sh "$kdir" build/debug W=1; then
+		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- \
+			tests/vm/guest-tests.sh build/debug/tests/kunit/hixl_kunit.ko \
+			|| vm_fail debug "debug VM run"
+		count_kunit "$repo/build/vm/debug/kunit" "$kdir"
+		count_tap build/vm/debug/user.tap "debug kernel"
+	else
+		stage_fail "module build against the debug kernel"
+	fi
+else
+	stage_fail "debug kernel build"
+fi
+
+for series in 6.1 6.12; do
+	stage "stock $series VM: user tests"
+	if [ -f "build/compat-$series/kmod/hixl.ko" ]; then
+		tests/vm/run.sh --kernel "$series" --module "build/compat-$series/kmod/hixl.ko" \
+			--name "stock-$series" -- tests/vm/guest-tests.sh \
+			|| vm_fail "stock-$series" "stock $series VM run"
+		count_tap "build/vm/stock-$series/user.tap" "stock $series kernel"
+	else
+		stage_fail "no hixl.ko for $series"
+	fi
+done
+
+stage "fuzz: 10000 random calls (ioctl and io_uring) in the debug VM (make fuzz runs 1,000,000)"
+fuzz 10000 "${HIXL_FUZZ_SEED:-1}"
+
+stage "wire fuzz: 60 s of hostile-peer cases in the debug VM (make fuzz-wire runs 25 min)"
+fuzz_wire 100000 "${HIXL_WIRE_SEED:-1}" 60
+
+stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"
+if [ -f build/compat-6.1/kmod/hixl.ko ] && [ -f build/compat-6.12/kmod/hixl.ko ]; then
+	tests/vm/run-pair.sh --kernel 6.1 --module build/compat-6.1/kmod/hixl.ko \
+		--kernel-b 6.12 --module-b build/compat-6.12/kmod/hixl.ko > build/vm/pair.log 2>&1 \
+		|| stage_fail "two-VM run"
+	cat build/vm/pair.log
+	cat build/vm/pair-a/output build/vm/pair-b/output 2>/dev/null | grep -E '^(ok|not ok|1\.\.)' \
+		> build/vm/pair.tap
+	# two plans in one file: count the results, require both plans
+	if [ "$(grep -c '^1\.\.' build/vm/pair.tap)" = 2 ]; then
+		count_tap build/vm/pair.tap "two VMs"
+	else
+		stage_fail "two-VM run produced no complete TAP"
+	fi
+else
+	stage_fail "no hixl.ko for the two-VM run"
+fi
+
+stage "done"
+echo "check: took $(( $(date +%s) - t0 )) s"
+for f in "${fails[@]}"; do echo "check: FAILED: $f"; done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
