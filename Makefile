@@ -54,7 +54,7 @@ BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
-.PHONY: all module lib tools tests deps check check-compat fuzz fuzz-wire demo bench bench-reg bench-xfer bench-submit clean install
+.PHONY: all module lib tools tests deps check check-compat fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
 .PHONY: install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests
 
@@ -125,6 +125,11 @@ fuzz: all
 # WIRE_TIME= seconds to change); make check runs 60 s of it
 fuzz-wire: all
 	scripts/check.sh fuzz-wire $(or $(WIRE_CASES),6000) $(or $(WIRE_SEED),1) $(or $(WIRE_TIME),1500)
+
+# The two-VM run (Debian 6.1 <-> 6.12) PAIR_RUNS times in a row (default 30),
+# stopping at the first failure; make check runs it once
+pair-soak: all
+	scripts/check.sh pair $(or $(PAIR_RUNS),30)
 
 # A 256 MiB KV cache between two engines (tools/hixl-bench) in one VM on
 # Debian's stock 6.12 kernel; exit status = the benchmark's

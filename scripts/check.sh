@@ -147,6 +147,49 @@ fuzz_wire() {
 	fi
 }
 
+# The two-VM run: Debian 6.1 (server) and 6.12 (client) over a QEMU socket
+# network; its TAP counts as tests.  Returns 1 when anything failed.
+pair() {
+	local f0=$failed
+	if [ -f build/compat-6.1/kmod/hixl.ko ] && [ -f build/compat-6.12/kmod/hixl.ko ]; then
+		tests/vm/run-pair.sh --kernel 6.1 --module build/compat-6.1/kmod/hixl.ko \
+			--kernel-b 6.12 --module-b build/compat-6.12/kmod/hixl.ko > build/vm/pair.log 2>&1 \
+			|| stage_fail "two-VM run"
+		cat build/vm/pair.log
+		cat build/vm/pair-a/output build/vm/pair-b/output 2>/dev/null | grep -E '^(ok|not ok|1\.\.)' \
+			> build/vm/pair.tap
+		# two plans in one file: count the results, require both plans
+		if [ "$(grep -c '^1\.\.' build/vm/pair.tap)" = 2 ]; then
+			count_tap build/vm/pair.tap "two VMs"
+		else
+			stage_fail "two-VM run produced no complete TAP"
+		fi
+	else
+		stage_fail "no hixl.ko for the two-VM run"
+	fi
+	[ "$failed" = "$f0" ]
+}
+
+# make pair-soak: the two-VM run N times in a row, stopping at the first
+# failure (the pair test once failed on a fresh clone; issue 12)
+if [ "${1:-}" = pair ]; then
+	runs=${2:-30}
+	make -s all && compat || exit 1
+	mkdir -p build/vm
+	for i in $(seq "$runs"); do
+		t1=$(date +%s)
+		if pair > "build/vm/pair-soak-$i.log" 2>&1; then
+			echo "pair-soak: run $i of $runs ok ($(( $(date +%s) - t1 )) s)"
+		else
+			echo "pair-soak: run $i of $runs FAILED ($(( $(date +%s) - t1 )) s); build/vm/pair-soak-$i.log:"
+			grep -E '^not ok|errno|FAIL' "build/vm/pair-soak-$i.log" | head -40
+			echo "$((i - 1)) passed, 1 failed"
+			exit 1
+		fi
+	done
+	echo "$runs passed, 0 failed"
+	exit 0
+fi
 if [ "${1:-}" = compat ]; then
 	compat
 	exit $?
@@ -219,22 +262,7 @@ stage "wire fuzz: 60 s of hostile-peer cases in the debug VM (make fuzz-wire run
 fuzz_wire 100000 "${HIXL_WIRE_SEED:-1}" 60
 
 stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"
-if [ -f build/compat-6.1/kmod/hixl.ko ] && [ -f build/compat-6.12/kmod/hixl.ko ]; then
-	tests/vm/run-pair.sh --kernel 6.1 --module build/compat-6.1/kmod/hixl.ko \
-		--kernel-b 6.12 --module-b build/compat-6.12/kmod/hixl.ko > build/vm/pair.log 2>&1 \
-		|| stage_fail "two-VM run"
-	cat build/vm/pair.log
-	cat build/vm/pair-a/output build/vm/pair-b/output 2>/dev/null | grep -E '^(ok|not ok|1\.\.)' \
-		> build/vm/pair.tap
-	# two plans in one file: count the results, require both plans
-	if [ "$(grep -c '^1\.\.' build/vm/pair.tap)" = 2 ]; then
-		count_tap build/vm/pair.tap "two VMs"
-	else
-		stage_fail "two-VM run produced no complete TAP"
-	fi
-else
-	stage_fail "no hixl.ko for the two-VM run"
-fi
+pair
 
 stage "done"
 echo "check: took $(( $(date +%s) - t0 )) s"
