@@ -33,6 +33,14 @@ kernel_b=${kernel_b:-$kernel} module_b=${module_b:-$module}
 # a free TCP port on loopback for the QEMU socket backend
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export HIXL_VM_MEM=${HIXL_VM_MEM:-2G} HIXL_VM_HUGEPAGES_1G=0 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-600}
+# Two VMs share the host's cores, so each runs its two vCPUs on one host
+# thread.  With a thread per vCPU (four on a two-core host) QEMU 7.2 once
+# ran stale code in the 6.12 guest while it booted: "Oops: int3" in
+# sched_clock_cpu right after "sched_clock: Marking stable" (the static key's
+# text_poke_bp), a crash of Debian's own kernel before hixl.ko was loaded
+# (make pair-soak, run 5 of 30).  Single-threaded TCG runs one vCPU at a
+# time, so code patched by one vCPU is never run stale by the other.
+export HIXL_VM_TCG_THREAD=${HIXL_VM_TCG_THREAD:-single}
 
 HIXL_VM_PAIR_IP=10.77.1.1 \
 HIXL_VM_NET="-netdev socket,id=n0,listen=127.0.0.1:$port -device virtio-net-pci,netdev=n0,host_mtu=9000,mac=52:54:00:77:01:01" \
