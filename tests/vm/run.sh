@@ -23,10 +23,11 @@
 # HIXL_VM_PAIR_IP puts rxe0 on that NIC with this address (run-pair.sh).
 # HIXL_VM_TCG_THREAD=single runs all vCPUs on one host thread (default multi).
 # A guest kernel that crashes while booting, before the command starts, is
-# booted again (twice at most; not in pair mode).  HIXL_VM_ACCEL=kvm uses KVM (it hangs on the build machines; TCG is
-# the default), HIXL_TEST_TIMEOUT bounds each user test in seconds (600,
-# tests/user/main.c), HIXL_VM_MEM sets the memory (default 6G:
-# the command line reserves one 1 GiB and 64 2 MiB huge pages for the tests).
+# booted again (twice at most; not in pair mode).  HIXL_VM_ACCEL=kvm uses
+# KVM (it hangs on the build machines; TCG is the default), HIXL_TEST_TIMEOUT
+# bounds each user test in seconds (600, tests/user/main.c), HIXL_VM_MEM sets
+# the memory (default 6G: the command line reserves one 1 GiB and 64 2 MiB
+# huge pages for the tests).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
