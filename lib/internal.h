@@ -74,7 +74,7 @@ void hixl_auth_opts_clear(struct hixl_auth_opts *o);
  * engine's lifetime (hixl_engine_async_path()):
  *  - io_uring (the normal one): one ring per engine, IORING_SETUP_SQE128 |
  *    IORING_SETUP_CQE32, through liburing (the SQE of a URING_CMD is filled
- *    by hixl_sqe_uring_cmd(): Debian 12's liburing 2.3 has no
+ *    by ring_cmd() in uring.c: Debian 12's liburing 2.3 has no
  *    io_uring_prep_uring_cmd()).  A request is one URING_CMD
  *    HIXL_IOC_TRANSFER per chunk of HIXL_MAX_DESCS descriptors, submitted
  *    under the lock by the caller (the first chunk) or by the reaper (the
@@ -97,41 +97,6 @@ void hixl_auth_opts_clear(struct hixl_auth_opts *o);
 #include <sys/ioctl.h>
 #include <time.h>
 #include <hixl/hixl.h>
-
-/*
- * hixl_sqe_uring_cmd() - fill one SQE of a ring set up with
- * IORING_SETUP_SQE128 with a hixl URING_CMD (uapi/hixl.h, "io_uring
- * passthrough").  liburing 2.3 (Debian 12) has no io_uring_prep_uring_cmd(),
- * so this is the one place that builds such an SQE, for the library and the
- * in-tree tools.  Available when <linux/io_uring.h> (or <liburing.h>) was
- * included before this header.
- * @sqe:       the SQE: all HIXL_SQE128_BYTES (128) bytes are written
- * @fd:        an open /dev/hixl (the engine)
- * @cmd_op:    HIXL_IOC_TRANSFER, HIXL_IOC_SEND_NOTIFY or HIXL_IOC_CANCEL
- * @arg:       the command's argument struct, copied into sqe->cmd; the
- *             kernel reads it at submission, so it may go right after
- * @len:       its size in bytes, at most HIXL_SQE_CMD_BYTES (80); the rest
- *             of sqe->cmd is zero
- * @user_data: returned in the command's CQE
- */
-#ifdef LINUX_IO_URING_H
-#include <stddef.h>
-#include <string.h>
-
-#define HIXL_SQE128_BYTES	128
-#define HIXL_SQE_CMD_BYTES	(HIXL_SQE128_BYTES - offsetof(struct io_uring_sqe, cmd))
-
-static inline void hixl_sqe_uring_cmd(struct io_uring_sqe *sqe, int fd, __u32 cmd_op,
-				      const void *arg, size_t len, __u64 user_data)
-{
-	memset(sqe, 0, HIXL_SQE128_BYTES);
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = cmd_op;
-	sqe->user_data = user_data;
-	memcpy(sqe->cmd, arg, len <= HIXL_SQE_CMD_BYTES ? len : HIXL_SQE_CMD_BYTES);
-}
-#endif /* LINUX_IO_URING_H */
 
 #define HIXL_ASYNC_WORKERS	4
 #define NSEC_PER_MSEC		1000000LL

@@ -5,6 +5,7 @@
  * as URING_CMDs, and the reaper thread that ends them.
  */
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,6 +19,9 @@
 #define HIXL_PROBE_TAG		UINT64_MAX	/* the probe's CANCEL tag: no request has it */
 
 #define HIXL_RING_WAIT_MS	100	/* the reaper looks at the SQ at least this often */
+
+#define HIXL_SQE128_BYTES	128	/* an SQE of an IORING_SETUP_SQE128 ring */
+#define HIXL_SQE_CMD_BYTES	(HIXL_SQE128_BYTES - offsetof(struct io_uring_sqe, cmd))
 
 /* Tear the ring down (finalize, once the reaper is gone; or a failed probe). */
 void hixl_ring_exit(struct hixl_ring *rg)
@@ -100,6 +104,32 @@ static int ring_wait(struct hixl_ring *rg)
 	return ret;
 }
 
+/*
+ * Put one hixl URING_CMD (uapi/hixl.h, "io_uring passthrough") in the SQ
+ * and submit it: the library's one place that builds such an SQE (liburing
+ * 2.3, Debian 12, has no io_uring_prep_uring_cmd()).  All HIXL_SQE128_BYTES
+ * of the SQE are written; @arg (@len bytes, at most HIXL_SQE_CMD_BYTES) is
+ * copied into sqe->cmd, the rest of it zero: the kernel reads it at
+ * submission, so it may go right after.  @user_data comes back in the CQE.
+ * Return: 0, or -EBUSY when the SQ is full.  Engine lock held.
+ */
+static int ring_cmd(struct hixl_ring *rg, int fd, __u32 cmd_op, const void *arg, size_t len,
+		    __u64 user_data)
+{
+	struct io_uring_sqe *sqe = ring_sqe(rg);
+
+	if (!sqe)
+		return -EBUSY;
+	memset(sqe, 0, HIXL_SQE128_BYTES);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = cmd_op;
+	sqe->user_data = user_data;
+	memcpy(sqe->cmd, arg, len <= HIXL_SQE_CMD_BYTES ? len : HIXL_SQE_CMD_BYTES);
+	ring_submit(rg);
+	return 0;
+}
+
 /* Once per process: why asynchronous transfers take the worker threads. */
 static void say_fallback(const char *why, int err)
 {
@@ -127,17 +157,15 @@ static bool uring_disabled(void)
  */
 static int uring_probe(struct hixl_engine *eng)
 {
-	struct io_uring_sqe *sqe = ring_sqe(&eng->ring);
 	struct hixl_cancel c;
 	uint64_t data, extra;
 	int ret, res;
 
-	if (!sqe)
-		return -EBUSY;
 	memset(&c, 0, sizeof(c));
 	c.tag = HIXL_PROBE_TAG;
-	hixl_sqe_uring_cmd(sqe, eng->fd, HIXL_IOC_CANCEL, &c, sizeof(c), HIXL_PROBE_DATA);
-	ring_submit(&eng->ring);
+	ret = ring_cmd(&eng->ring, eng->fd, HIXL_IOC_CANCEL, &c, sizeof(c), HIXL_PROBE_DATA);
+	if (ret)
+		return ret;
 	for (int waits = 0; !ring_cqe(&eng->ring, &data, &res, &extra); waits++) {
 		ret = ring_wait(&eng->ring);
 		if (ret == -ETIME && waits < 50) {
@@ -192,17 +220,15 @@ static int uring_issue(struct hixl_engine *eng, struct hixl_request *r)
 {
 	size_t n = hixl_chunk_len(r->count, r->off);
 	long long left = hixl_ms_left(r->deadline);
-	struct io_uring_sqe *sqe;
 	struct hixl_transfer t;
+	int ret;
 
 	if (left <= 0)
 		return -ETIMEDOUT;
-	sqe = ring_sqe(&eng->ring);
-	if (!sqe)
-		return -EBUSY;
 	hixl_transfer_fill(&t, &r->remote, r->op, r->descs + r->off, n, left, r->tag);
-	hixl_sqe_uring_cmd(sqe, eng->fd, HIXL_IOC_TRANSFER, &t, sizeof(t), (uintptr_t)r);
-	ring_submit(&eng->ring);
+	ret = ring_cmd(&eng->ring, eng->fd, HIXL_IOC_TRANSFER, &t, sizeof(t), (uintptr_t)r);
+	if (ret)
+		return ret;
 	r->chunk = (uint32_t)n;
 	r->running = true;
 	eng->running++;
