@@ -201,6 +201,13 @@ static inline long long hixl_ms_left(long long deadline)
 	return left <= 0 ? 0 : (left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
 }
 
+/* the CLOCK_MONOTONIC deadline (ns) ms milliseconds from now */
+static inline long long hixl_deadline(long long ms)
+{
+	return hixl_now_ns() + ms * NSEC_PER_MSEC;
+}
+
+/* the ioctl's -errno, errno untouched */
 static inline int hixl_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return HIXL_SYSCALL_RET(ioctl(fd, cmd, arg));

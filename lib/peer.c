@@ -218,7 +218,7 @@ HIXL_EXPORT int hixl_get_connect_status(struct hixl_engine *eng, const char *rem
 
 static int do_disconnect(struct hixl_engine *eng, const char *remote, int timeout_ms)
 {
-	long long deadline = hixl_now_ns() + timeout_ms * NSEC_PER_MSEC;
+	long long deadline = hixl_deadline(timeout_ms);
 	struct hixl_sockaddr addr;
 	struct hixl_connect c;
 	struct hixl_link *l;

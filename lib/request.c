@@ -100,7 +100,7 @@ void hixl_cancel_running(struct hixl_engine *eng)
 			cancel_tag(eng->fd, tags[i]);
 		free(tags);
 		pthread_mutex_lock(&eng->lock);
-		hixl_ns_to_ts(hixl_now_ns() + HIXL_CANCEL_EVERY_MS * NSEC_PER_MSEC, &ts);
+		hixl_ns_to_ts(hixl_deadline(HIXL_CANCEL_EVERY_MS), &ts);
 		while (eng->running &&
 		       pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) != ETIMEDOUT)
 			;
@@ -170,7 +170,7 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 				   enum hixl_op op, const struct hixl_op_desc *descs, size_t count,
 				   int timeout_ms, size_t *failed_index)
 {
-	long long deadline = hixl_now_ns() + timeout_ms * NSEC_PER_MSEC;
+	long long deadline = hixl_deadline(timeout_ms);
 	struct hixl_sockaddr addr;
 	int saved = errno, ret;
 	size_t failed = count;
@@ -256,7 +256,7 @@ static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum h
 	r->op = op;
 	r->count = count;
 	r->failed = count;
-	r->deadline = hixl_now_ns() + timeout_ms * NSEC_PER_MSEC;
+	r->deadline = hixl_deadline(timeout_ms);
 	r->user_data = user_data;
 	r->st = HIXL_TRANSFER_WAITING;
 	r->err = -EINPROGRESS;
@@ -329,7 +329,7 @@ HIXL_EXPORT int hixl_request_wait(struct hixl_engine *eng, struct hixl_request *
 
 	if (!eng || !req || req->eng != eng)
 		return -EINVAL;
-	hixl_ns_to_ts(hixl_now_ns() + (timeout_ms > 0 ? timeout_ms : 0) * NSEC_PER_MSEC, &ts);
+	hixl_ns_to_ts(hixl_deadline(timeout_ms > 0 ? timeout_ms : 0), &ts);
 	pthread_mutex_lock(&eng->lock);
 	while (req->st == HIXL_TRANSFER_WAITING) {
 		if (timeout_ms < 0) {
