@@ -30,24 +30,15 @@ static void link_remove(struct hixl_engine *eng, struct hixl_link *l)
 	}
 }
 
-static void disconnect_addr(int fd, const struct hixl_sockaddr *addr, int timeout_ms)
+/* CONNECT or DISCONNECT (cmd) of the link to addr; the ioctl's -errno. */
+static int link_ioctl(int fd, unsigned long cmd, const struct hixl_sockaddr *addr, int timeout_ms)
 {
 	struct hixl_connect c;
 
 	memset(&c, 0, sizeof(c));
 	c.remote = *addr;
 	c.timeout_ms = (uint32_t)timeout_ms;
-	hixl_ioctl(fd, HIXL_IOC_DISCONNECT, &c);
-}
-
-static int connect_ioctl(int fd, const struct hixl_sockaddr *addr, int timeout_ms)
-{
-	struct hixl_connect c;
-
-	memset(&c, 0, sizeof(c));
-	c.remote = *addr;
-	c.timeout_ms = (uint32_t)timeout_ms;
-	return hixl_ioctl(fd, HIXL_IOC_CONNECT, &c);
+	return hixl_ioctl(fd, cmd, &c);
 }
 
 /*
@@ -110,7 +101,7 @@ static int do_connect(struct hixl_engine *eng, const char *remote, int timeout_m
 	pthread_mutex_unlock(&eng->lock);
 	if (ret)
 		return ret;
-	ret = connect_ioctl(eng->fd, &addr, timeout_ms);
+	ret = link_ioctl(eng->fd, HIXL_IOC_CONNECT, &addr, timeout_ms);
 	pthread_mutex_lock(&eng->lock);
 	if (ret)
 		link_remove(eng, l);
@@ -139,7 +130,7 @@ static void *connect_thread(void *arg)
 	l->st = HIXL_CONNECTING;
 	pthread_cond_broadcast(&eng->cond);
 	pthread_mutex_unlock(&eng->lock);
-	ret = connect_ioctl(eng->fd, &l->addr, l->timeout_ms);
+	ret = link_ioctl(eng->fd, HIXL_IOC_CONNECT, &l->addr, l->timeout_ms);
 	pthread_mutex_lock(&eng->lock);
 	l->st = ret ? HIXL_CONNECT_FAILED : HIXL_CONNECTED;
 	l->err = ret;
@@ -220,7 +211,6 @@ static int do_disconnect(struct hixl_engine *eng, const char *remote, int timeou
 {
 	long long deadline = hixl_deadline(timeout_ms);
 	struct hixl_sockaddr addr;
-	struct hixl_connect c;
 	struct hixl_link *l;
 	struct timespec ts;
 	int ret;
@@ -230,15 +220,12 @@ static int do_disconnect(struct hixl_engine *eng, const char *remote, int timeou
 	ret = hixl_parse_name(remote, &addr);
 	if (ret)
 		return ret;
-	memset(&c, 0, sizeof(c));
-	c.remote = addr;
-	c.timeout_ms = (uint32_t)timeout_ms;
 	pthread_mutex_lock(&eng->lock);
 	l = link_find(eng, &addr);
 	if (!l) {
 		/* not ours: maybe a link a peer made to us; the module knows */
 		pthread_mutex_unlock(&eng->lock);
-		return hixl_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &c);
+		return link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &addr, timeout_ms);
 	}
 	if (l->disc_wait || l->st == HIXL_DISCONNECTING) {
 		ret = -EALREADY;
@@ -264,7 +251,7 @@ static int do_disconnect(struct hixl_engine *eng, const char *remote, int timeou
 	}
 	l->st = HIXL_DISCONNECTING;
 	pthread_mutex_unlock(&eng->lock);
-	ret = hixl_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &c);
+	ret = link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &addr, timeout_ms);
 	pthread_mutex_lock(&eng->lock);
 	if (!ret || ret == -ENOTCONN)
 		link_remove(eng, l);
@@ -292,7 +279,7 @@ void hixl_links_release(struct hixl_engine *eng)
 {
 	while (eng->links) {
 		if (eng->links->st == HIXL_CONNECTED)
-			disconnect_addr(eng->fd, &eng->links->addr, 1000);
+			link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &eng->links->addr, 1000);
 		link_remove(eng, eng->links);
 	}
 }

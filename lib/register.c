@@ -7,6 +7,16 @@
 
 #include "internal.h"
 
+/* DEREG_MEM of one handle; its -errno. */
+static int dereg(int fd, uint64_t handle)
+{
+	struct hixl_dereg_mem d;
+
+	memset(&d, 0, sizeof(d));
+	d.handle = handle;
+	return hixl_ioctl(fd, HIXL_IOC_DEREG_MEM, &d);
+}
+
 /* Room for one more handle in eng->handles.  eng->lock held. */
 static int handles_reserve(struct hixl_engine *eng)
 {
@@ -55,11 +65,7 @@ HIXL_EXPORT int hixl_register_mem(struct hixl_engine *eng, const struct hixl_mem
 		eng->handles[eng->nhandles++] = r.handle;
 	pthread_mutex_unlock(&eng->lock);
 	if (ret) {
-		struct hixl_dereg_mem d;
-
-		memset(&d, 0, sizeof(d));
-		d.handle = r.handle;
-		hixl_ioctl(eng->fd, HIXL_IOC_DEREG_MEM, &d);
+		dereg(eng->fd, r.handle);
 		goto out;
 	}
 	*handle = r.handle;
@@ -70,14 +76,11 @@ out:
 
 HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
 {
-	struct hixl_dereg_mem d;
 	int ret;
 
 	if (!eng)
 		return -EINVAL;
-	memset(&d, 0, sizeof(d));
-	d.handle = handle;
-	ret = hixl_ioctl(eng->fd, HIXL_IOC_DEREG_MEM, &d);
+	ret = dereg(eng->fd, handle);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&eng->lock);
@@ -94,12 +97,7 @@ HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
 /* Finalize: deregister what is still registered.  No other thread is left. */
 void hixl_handles_release(struct hixl_engine *eng)
 {
-	for (size_t i = 0; i < eng->nhandles; i++) {
-		struct hixl_dereg_mem d;
-
-		memset(&d, 0, sizeof(d));
-		d.handle = eng->handles[i];
-		hixl_ioctl(eng->fd, HIXL_IOC_DEREG_MEM, &d);
-	}
+	for (size_t i = 0; i < eng->nhandles; i++)
+		dereg(eng->fd, eng->handles[i]);
 	free(eng->handles);
 }
