@@ -93,8 +93,8 @@ bench/bench-submit: bench/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
 bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
-tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 # the wire fuzzer plays its hostile peer with the user tests' wire peer
 WIRE_FUZZ_SRCS := tests/fuzz/hixl-wire-fuzz.c tests/user/peer.c tests/user/util.c
 tests/fuzz/hixl-wire-fuzz: $(WIRE_FUZZ_SRCS) tests/user/peer.h tests/user/util.h tests/user/harness.h \
