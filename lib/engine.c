@@ -174,10 +174,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 HIXL_EXPORT int hixl_engine_init(struct hixl_engine **eng, const char *local_engine,
 				 const struct hixl_option *opts, size_t nopts)
 {
-	int saved = errno, ret = engine_init(eng, local_engine, opts, nopts);
-
-	errno = saved;
-	return ret;
+	return HIXL_KEEP_ERRNO(engine_init(eng, local_engine, opts, nopts));
 }
 
 HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)

@@ -27,6 +27,13 @@
 })
 #endif
 
+/* The value of expr, which may change errno, with errno as it was before. */
+#define HIXL_KEEP_ERRNO(expr) ({		\
+	int _saved = errno, _r = (expr);	\
+	errno = _saved;				\
+	_r;					\
+})
+
 /*
  * auth.c: the engine options that say who may connect.  Gathered by
  * engine_init() from its options (hixl_auth_option()) and the environment

@@ -91,10 +91,7 @@ int hixl_parse_name(const char *name, struct hixl_sockaddr *out)
 
 HIXL_EXPORT int hixl_parse_engine_name(const char *name, struct hixl_sockaddr *out)
 {
-	int saved = errno, ret = hixl_parse_name(name, out);
-
-	errno = saved;
-	return ret;
+	return HIXL_KEEP_ERRNO(hixl_parse_name(name, out));
 }
 
 HIXL_EXPORT int hixl_format_engine_name(const struct hixl_sockaddr *addr, char *buf, size_t len)

@@ -114,10 +114,7 @@ static int do_connect(struct hixl_engine *eng, const char *remote, int timeout_m
 
 HIXL_EXPORT int hixl_connect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms)
 {
-	int saved = errno, ret = do_connect(eng, remote_engine, timeout_ms);
-
-	errno = saved;
-	return ret;
+	return HIXL_KEEP_ERRNO(do_connect(eng, remote_engine, timeout_ms));
 }
 
 static void *connect_thread(void *arg)
@@ -173,10 +170,7 @@ out:
 HIXL_EXPORT int hixl_connect_async(struct hixl_engine *eng, const char *remote_engine,
 				   int timeout_ms)
 {
-	int saved = errno, ret = do_connect_async(eng, remote_engine, timeout_ms);
-
-	errno = saved;
-	return ret;
+	return HIXL_KEEP_ERRNO(do_connect_async(eng, remote_engine, timeout_ms));
 }
 
 HIXL_EXPORT int hixl_get_connect_status(struct hixl_engine *eng, const char *remote_engine,
@@ -265,10 +259,7 @@ out:
 
 HIXL_EXPORT int hixl_disconnect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms)
 {
-	int saved = errno, ret = do_disconnect(eng, remote_engine, timeout_ms);
-
-	errno = saved;
-	return ret;
+	return HIXL_KEEP_ERRNO(do_disconnect(eng, remote_engine, timeout_ms));
 }
 
 /*

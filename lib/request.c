@@ -282,12 +282,8 @@ HIXL_EXPORT int hixl_transfer_async(struct hixl_engine *eng, const char *remote_
 				    enum hixl_op op, const struct hixl_op_desc *descs, size_t count,
 				    int timeout_ms, void *user_data, struct hixl_request **req)
 {
-	int saved = errno;
-	int ret = do_transfer_async(eng, remote_engine, op, descs, count, timeout_ms,
-				    user_data, req);
-
-	errno = saved;
-	return ret;
+	return HIXL_KEEP_ERRNO(do_transfer_async(eng, remote_engine, op, descs, count, timeout_ms,
+						 user_data, req));
 }
 
 HIXL_EXPORT int hixl_get_transfer_status(struct hixl_engine *eng, struct hixl_request *req,
