@@ -42,7 +42,9 @@ RAW_H        := tests/include/raw.h
 LIB_SO       := lib/libhixl-user.so.$(VERSION)
 LIB_SONAME   := libhixl-user.so.$(SOVERSION)
 LIB_A        := lib/libhixl-user.a
-LIB_SRCS     := lib/hixl.c lib/physmem.c lib/prof.c lib/engine.c lib/auth.c
+LIB_SRCS     := lib/hixl.c lib/physmem.c lib/prof.c lib/auth.c lib/engine.c lib/status.c \
+		lib/name.c lib/register.c lib/peer.c lib/request.c lib/uring.c lib/workers.c \
+		lib/notify.c lib/allocator.c
 LIB_OBJS_PIC := $(LIB_SRCS:.c=.pic.o)
 LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
@@ -91,8 +93,8 @@ bench/bench-submit: bench/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
 bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
-tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 # the wire fuzzer plays its hostile peer with the user tests' wire peer
 WIRE_FUZZ_SRCS := tests/fuzz/hixl-wire-fuzz.c tests/user/peer.c tests/user/util.c
 tests/fuzz/hixl-wire-fuzz: $(WIRE_FUZZ_SRCS) tests/user/peer.h tests/user/util.h tests/user/harness.h \

@@ -10,22 +10,12 @@
 
 #include <hixl/hixl.h>
 #include "../uapi/hixl_layout.h"
-
-#define HIXL_EXPORT __attribute__((visibility("default")))
+#include "internal.h"
 
 HIXL_EXPORT const char *hixl_version(void)
 {
 	return HIXL_LIB_VERSION;
 }
-
-/* The library's functions return -errno and leave errno as they found it. */
-#define HIXL_SYSCALL_RET(expr) ({		\
-	int _saved = errno, _r = (expr);	\
-	if (_r < 0)				\
-		_r = -errno;			\
-	errno = _saved;				\
-	_r;					\
-})
 
 HIXL_EXPORT int hixl_dev_open(const char *path)
 {

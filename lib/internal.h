@@ -27,40 +27,12 @@
 })
 #endif
 
-/*
- * hixl_sqe_uring_cmd() - fill one SQE of a ring set up with
- * IORING_SETUP_SQE128 with a hixl URING_CMD (uapi/hixl.h, "io_uring
- * passthrough").  liburing 2.3 (Debian 12) has no io_uring_prep_uring_cmd(),
- * so this is the one place that builds such an SQE, for the library and the
- * in-tree tools.  Available when <linux/io_uring.h> (or <liburing.h>) was
- * included before this header.
- * @sqe:       the SQE: all HIXL_SQE128_BYTES (128) bytes are written
- * @fd:        an open /dev/hixl (the engine)
- * @cmd_op:    HIXL_IOC_TRANSFER, HIXL_IOC_SEND_NOTIFY or HIXL_IOC_CANCEL
- * @arg:       the command's argument struct, copied into sqe->cmd; the
- *             kernel reads it at submission, so it may go right after
- * @len:       its size in bytes, at most HIXL_SQE_CMD_BYTES (80); the rest
- *             of sqe->cmd is zero
- * @user_data: returned in the command's CQE
- */
-#ifdef LINUX_IO_URING_H
-#include <stddef.h>
-#include <string.h>
-
-#define HIXL_SQE128_BYTES	128
-#define HIXL_SQE_CMD_BYTES	(HIXL_SQE128_BYTES - offsetof(struct io_uring_sqe, cmd))
-
-static inline void hixl_sqe_uring_cmd(struct io_uring_sqe *sqe, int fd, __u32 cmd_op,
-				      const void *arg, size_t len, __u64 user_data)
-{
-	memset(sqe, 0, HIXL_SQE128_BYTES);
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = cmd_op;
-	sqe->user_data = user_data;
-	memcpy(sqe->cmd, arg, len <= HIXL_SQE_CMD_BYTES ? len : HIXL_SQE_CMD_BYTES);
-}
-#endif /* LINUX_IO_URING_H */
+/* The value of expr, which may change errno, with errno as it was before. */
+#define HIXL_KEEP_ERRNO(expr) ({		\
+	int _saved = errno, _r = (expr);	\
+	errno = _saved;				\
+	_r;					\
+})
 
 /*
  * auth.c: the engine options that say who may connect.  Gathered by
@@ -86,5 +58,205 @@ int hixl_auth_env(struct hixl_auth_opts *o);
 struct hixl_setup;
 void hixl_auth_apply(struct hixl_auth_opts *o, struct hixl_setup *s);
 void hixl_auth_opts_clear(struct hixl_auth_opts *o);
+
+/* ---- the engine ---------------------------------------------------------------- */
+/*
+ * The engine: the HIXL-style engine API (Initialize, Finalize, RegisterMem,
+ * Connect, TransferSync/Async, notifications) over /dev/hixl, one concern
+ * per file: engine.c (options, init, finalize), register.c (memory
+ * registration), peer.c (links), request.c (transfers and requests),
+ * uring.c (the io_uring path and its reaper), workers.c (the worker-thread
+ * path), notify.c, allocator.c, name.c (engine names), status.c.
+ *
+ * One struct hixl_engine owns one open /dev/hixl.  The library keeps, under
+ * one mutex per engine (hixl_engine.lock):
+ *  - the registration handles (finalize deregisters them);
+ *  - the link table: the state of every outgoing link (the module has no
+ *    asynchronous CONNECT yet: an asynchronous connect is a detached thread
+ *    issuing the blocking ioctl);
+ *  - every asynchronous transfer request not freed yet, and the queue of
+ *    those not issued yet.
+ *
+ * Asynchronous transfers take one of two paths, chosen at init for the
+ * engine's lifetime (hixl_engine_async_path()):
+ *  - io_uring (the normal one): one ring per engine, IORING_SETUP_SQE128 |
+ *    IORING_SETUP_CQE32, through liburing (the SQE of a URING_CMD is filled
+ *    by ring_cmd() in uring.c: Debian 12's liburing 2.3 has no
+ *    io_uring_prep_uring_cmd()).  A request is one URING_CMD
+ *    HIXL_IOC_TRANSFER per chunk of HIXL_MAX_DESCS descriptors, submitted
+ *    under the lock by the caller (the first chunk) or by the reaper (the
+ *    next ones); the reaper thread waits for CQEs (res = 0/-errno,
+ *    big_cqe[0] = the failed index) and ends requests.  Each request has a
+ *    unique non-zero tag; finalize cancels the running ones with
+ *    HIXL_IOC_CANCEL and waits for their CQEs before the ring goes.
+ *  - worker threads (the fallback): a pool of 4 threads issuing the
+ *    blocking TRANSFER ioctl, when the module lacks HIXL_FEAT_URING_CMD, no
+ *    ring can be made, the first URING_CMD (a CANCEL probe at init) fails,
+ *    or HIXL_NO_URING is set.
+ * A request's descriptor copy lives until the request ends: the kernel may
+ * read it late (io_uring's worker threads).
+ * No ioctl is ever issued with the mutex held (submitting to the ring is
+ * not an ioctl: it never sleeps on the transfer).
+ */
+#include <liburing.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <hixl/hixl.h>
+
+#define HIXL_ASYNC_WORKERS	4
+#define NSEC_PER_MSEC		1000000LL
+
+struct hixl_link {
+	struct hixl_link *next;
+	struct hixl_sockaddr addr;
+	enum hixl_connect_status st;	/* never DISCONNECT_PENDING: see disc_wait */
+	int err;			/* CONNECT_FAILED: the connect's -errno */
+	int timeout_ms;			/* of the pending asynchronous connect */
+	bool disc_wait;			/* a disconnect waits for the connect */
+	struct hixl_engine *eng;
+};
+
+/* The callbacks an allocation was made with (malloc when alloc is NULL). */
+struct hixl_alloc {
+	void *obj;
+	hixl_alloc_fn alloc;
+	hixl_free_fn free;
+	hixl_block_addr_fn addr;
+};
+
+struct hixl_allocator_desc {
+	struct hixl_alloc a;
+};
+
+struct hixl_request {
+	struct hixl_engine *eng;
+	struct hixl_alloc alloc;		/* what descs came from */
+	void *block;				/* the allocator's block, or descs */
+	struct hixl_request *qnext;		/* the queue, while queued */
+	struct hixl_request *prev, *next;	/* every request of the engine */
+	struct hixl_sockaddr remote;
+	uint32_t op;
+	struct hixl_op_desc *descs;		/* the library's copy */
+	size_t count;
+	long long deadline;			/* CLOCK_MONOTONIC, ns */
+	void *user_data;
+	uint64_t tag;				/* hixl_transfer.tag, unique, non-zero */
+	size_t off;				/* io_uring: descriptors done before the chunk */
+	uint32_t chunk;				/* io_uring: descriptors of the chunk in flight */
+	enum hixl_transfer_status st;		/* under eng->lock */
+	int err;
+	size_t failed;
+	bool running;				/* in the kernel: URING_CMD or ioctl */
+	bool detached;				/* freed by the library when done */
+};
+
+/*
+ * One io_uring: SQE128, CQE32.  Submitters hold the engine's lock; only the
+ * reaper takes CQEs (liburing: one submitter and one reaper at a time).
+ */
+struct hixl_ring {
+	struct io_uring r;
+	bool up;
+};
+
+struct hixl_engine {
+	int fd;
+	struct hixl_alloc alloc;	/* the submission queue's allocator, under lock */
+	struct hixl_sockaddr local;
+	char device[64];
+	pthread_mutex_t lock;		/* everything below */
+	pthread_cond_t cond;		/* link states, request ends, threads gone */
+	pthread_cond_t qcond;		/* queue non-empty, or stopping */
+	struct hixl_link *links;
+	uint64_t *handles;
+	size_t nhandles, cap;
+	struct hixl_request *qhead, *qtail;	/* not issued yet */
+	struct hixl_request *reqs;
+	uint64_t last_tag;
+	size_t running;			/* requests with running set */
+	pthread_t workers[HIXL_ASYNC_WORKERS];
+	int nworkers;
+	int connect_threads;		/* detached connect threads alive */
+	bool stopping;
+	bool uring;			/* the async path: io_uring, else the workers */
+	bool reaper_on;			/* the reaper thread was started */
+	pthread_t reaper;
+	struct hixl_ring ring;		/* when uring; submissions under lock */
+};
+
+static inline long long hixl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline void hixl_ns_to_ts(long long ns, struct timespec *ts)
+{
+	ts->tv_sec = ns / 1000000000LL;
+	ts->tv_nsec = ns % 1000000000LL;
+}
+
+/* whole milliseconds left until deadline, rounded up; <= 0 when past */
+static inline long long hixl_ms_left(long long deadline)
+{
+	long long left = deadline - hixl_now_ns();
+
+	return left <= 0 ? 0 : (left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+}
+
+/* the CLOCK_MONOTONIC deadline (ns) ms milliseconds from now */
+static inline long long hixl_deadline(long long ms)
+{
+	return hixl_now_ns() + ms * NSEC_PER_MSEC;
+}
+
+/* the ioctl's -errno, errno untouched */
+static inline int hixl_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return HIXL_SYSCALL_RET(ioctl(fd, cmd, arg));
+}
+
+/* descriptors of the chunk starting at off: at most HIXL_MAX_DESCS */
+static inline size_t hixl_chunk_len(size_t count, size_t off)
+{
+	return count - off < HIXL_MAX_DESCS ? count - off : HIXL_MAX_DESCS;
+}
+
+/* name.c */
+int hixl_parse_uint(const char *s, unsigned long max, unsigned long *out);
+int hixl_parse_name(const char *name, struct hixl_sockaddr *out);
+
+/* register.c */
+void hixl_handles_release(struct hixl_engine *eng);
+
+/* peer.c */
+void hixl_links_release(struct hixl_engine *eng);
+
+/* request.c */
+size_t hixl_req_not_done(const struct hixl_request *r, int err);
+void hixl_req_end(struct hixl_engine *eng, struct hixl_request *r, int err, size_t failed);
+void hixl_req_enqueue(struct hixl_engine *eng, struct hixl_request *r);
+struct hixl_request *hixl_req_dequeue(struct hixl_engine *eng);
+void hixl_transfer_fill(struct hixl_transfer *t, const struct hixl_sockaddr *remote,
+			uint32_t op, const struct hixl_op_desc *descs, size_t n,
+			long long left_ms, uint64_t tag);
+int hixl_transfer_chunks(int fd, const struct hixl_sockaddr *remote, uint32_t op,
+			 const struct hixl_op_desc *descs, size_t count, long long deadline,
+			 uint64_t tag, size_t *failed);
+void hixl_cancel_running(struct hixl_engine *eng);
+void hixl_requests_release(struct hixl_engine *eng);
+
+/* uring.c */
+void hixl_uring_setup(struct hixl_engine *eng);
+int hixl_uring_start(struct hixl_engine *eng, struct hixl_request *r);
+void hixl_reaper_stop(struct hixl_engine *eng);
+void hixl_ring_exit(struct hixl_ring *rg);
+
+/* workers.c */
+int hixl_workers_queue(struct hixl_engine *eng, struct hixl_request *r);
 
 #endif /* HIXL_LIB_INTERNAL_H */

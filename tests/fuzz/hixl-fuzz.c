@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "hixl.h"
+#include "raw.h"		/* hixl_raw_uring_cmd() */
 
 #define PAGE		4096UL
 #define MiB		(1024UL * 1024)
@@ -1041,6 +1042,8 @@ static bool uring_call(int fd, unsigned long nr, uint64_t argp, const void *arg,
 {
 	bool big = chance(60);
 	struct io_uring *r = big ? &ring_big : &ring_small;
+	uint64_t user_data = (uint64_t)cur_call << 1;
+	uint32_t cmd_flags = 0;
 	struct io_uring_sqe *sqe;
 
 	if (uring_inflight >= URING_MAX_INFLIGHT) {
@@ -1052,18 +1055,13 @@ static bool uring_call(int fd, unsigned long nr, uint64_t argp, const void *arg,
 	sqe = io_uring_get_sqe(r);
 	if (!sqe)
 		return false;
-	memset(sqe, 0, big ? 128 : 64);
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = (uint32_t)nr;
-	sqe->user_data = (uint64_t)cur_call << 1;
 	if (chance(2))
-		sqe->uring_cmd_flags = (uint32_t)rnd64();
+		cmd_flags = (uint32_t)rnd64();
 	else if (nr != HIXL_IOC_TRANSFER && nr != HIXL_IOC_SEND_NOTIFY && nr != HIXL_IOC_CANCEL &&
 		 is_ours(nr))
-		sqe->user_data |= 1;	/* expect -EOPNOTSUPP */
+		user_data |= 1;	/* expect -EOPNOTSUPP */
 	if (big) {
-		memcpy(sqe->cmd, arg, size < 80 ? size : 80);
+		hixl_raw_uring_cmd(sqe, 128, fd, (uint32_t)nr, arg, size, user_data);
 		if (chance(5))
 			sqe->cmd[rnd(80)] = (uint8_t)rnd(256);
 	} else {
@@ -1073,8 +1071,9 @@ static bool uring_call(int fd, unsigned long nr, uint64_t argp, const void *arg,
 			p.len = chance(50) ? boundary32() : (uint32_t)(size + rnd(17) - 8);
 		if (chance(3))
 			p.reserved = (uint32_t)rnd64() | 1;
-		memcpy(sqe->cmd, &p, sizeof(p));
+		hixl_raw_uring_cmd(sqe, 64, fd, (uint32_t)nr, &p, sizeof(p), user_data);
 	}
+	sqe->uring_cmd_flags = cmd_flags;	/* mangled at times: must be 0 */
 	if (io_uring_submit(r) != 1)
 		return false;
 	uring_inflight++;

@@ -111,13 +111,12 @@ static inline int hixl_raw_reg_host(int fd, void *p, size_t len)
 	return ioctl(fd, HIXL_IOC_REG_MEM, &r) ? -errno : 0;
 }
 
-
 /*
  * hixl_raw_uring_cmd() - fill one SQE with a hixl URING_CMD (uapi/hixl.h,
- * "io_uring passthrough"), the tests' and benchmarks' one copy: liburing
- * 2.3 (Debian 12) has no io_uring_prep_uring_cmd(), and the library's own
- * filler sits in its private header, which programs outside lib/ must not
- * include.  Available when <liburing.h> (or <linux/io_uring.h>) was
+ * "io_uring passthrough"), the one copy of the tests, the fuzzers and the
+ * benchmarks: liburing 2.3 (Debian 12) has no io_uring_prep_uring_cmd(),
+ * and the library's own filler (ring_cmd() in lib/uring.c) is private to
+ * it.  Available when <liburing.h> (or <linux/io_uring.h>) was
  * included before this header.
  * @sqe:       from io_uring_get_sqe(); @sqe_bytes of it are written
  * @sqe_bytes: 128 on an IORING_SETUP_SQE128 ring (the command's struct

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_lib.c - user tests of the HIXL-style engine API of libhixl-user
- * (lib/engine.c).  Engines live on 10.77.0.1 (rxe0 in the test VM), ports
- * 18000-18999. */
+ * (lib/engine.c, peer.c, request.c and their neighbours).  Engines live on
+ * 10.77.0.1 (rxe0 in the test VM), ports 18000-18999. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+/*
+ * peer.c - libhixl-user: links to peers: connect (blocking, or a detached
+ * thread per asynchronous connect), their state, disconnect.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+static struct hixl_link *link_find(struct hixl_engine *eng, const struct hixl_sockaddr *a)
+{
+	struct hixl_link *l;
+
+	for (l = eng->links; l; l = l->next)
+		if (!memcmp(&l->addr, a, sizeof(*a)))
+			return l;
+	return NULL;
+}
+
+static void link_remove(struct hixl_engine *eng, struct hixl_link *l)
+{
+	struct hixl_link **pp;
+
+	for (pp = &eng->links; *pp; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			free(l);
+			return;
+		}
+	}
+}
+
+/* CONNECT or DISCONNECT (cmd) of the link to addr; the ioctl's -errno. */
+static int link_ioctl(int fd, unsigned long cmd, const struct hixl_sockaddr *addr, int timeout_ms)
+{
+	struct hixl_connect c;
+
+	memset(&c, 0, sizeof(c));
+	c.remote = *addr;
+	c.timeout_ms = (uint32_t)timeout_ms;
+	return hixl_ioctl(fd, cmd, &c);
+}
+
+/*
+ * A new link entry for a connect to addr, or an error when one is in the
+ * way.  Called with eng->lock held.  A CONNECT_FAILED entry is reused.
+ */
+static int link_start(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
+		      enum hixl_connect_status st, struct hixl_link **out)
+{
+	struct hixl_link *l = link_find(eng, addr);
+
+	if (eng->stopping)
+		return -ESHUTDOWN;
+	if (l) {
+		if (l->st == HIXL_CONNECTED)
+			return -EISCONN;
+		if (l->st != HIXL_CONNECT_FAILED)
+			return -EALREADY;
+	} else {
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		l->addr = *addr;
+		l->eng = eng;
+		l->next = eng->links;
+		eng->links = l;
+	}
+	l->st = st;
+	l->err = 0;
+	l->disc_wait = false;
+	*out = l;
+	return 0;
+}
+
+/* The checks every connect makes: an engine, a timeout, a listening peer. */
+static int connect_args(struct hixl_engine *eng, const char *remote, int timeout_ms,
+			struct hixl_sockaddr *addr)
+{
+	int ret;
+
+	if (!eng || timeout_ms <= 0)
+		return -EINVAL;
+	ret = hixl_parse_name(remote, addr);
+	if (ret)
+		return ret;
+	return addr->port ? 0 : -EINVAL;
+}
+
+static int do_connect(struct hixl_engine *eng, const char *remote, int timeout_ms)
+{
+	struct hixl_sockaddr addr;
+	struct hixl_link *l;
+	int ret;
+
+	ret = connect_args(eng, remote, timeout_ms, &addr);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&eng->lock);
+	ret = link_start(eng, &addr, HIXL_CONNECTING, &l);
+	pthread_mutex_unlock(&eng->lock);
+	if (ret)
+		return ret;
+	ret = link_ioctl(eng->fd, HIXL_IOC_CONNECT, &addr, timeout_ms);
+	pthread_mutex_lock(&eng->lock);
+	if (ret)
+		link_remove(eng, l);
+	else
+		l->st = HIXL_CONNECTED;
+	pthread_cond_broadcast(&eng->cond);
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT int hixl_connect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms)
+{
+	return HIXL_KEEP_ERRNO(do_connect(eng, remote_engine, timeout_ms));
+}
+
+static void *connect_thread(void *arg)
+{
+	struct hixl_link *l = arg;
+	struct hixl_engine *eng = l->eng;
+	int ret;
+
+	pthread_mutex_lock(&eng->lock);
+	l->st = HIXL_CONNECTING;
+	pthread_cond_broadcast(&eng->cond);
+	pthread_mutex_unlock(&eng->lock);
+	ret = link_ioctl(eng->fd, HIXL_IOC_CONNECT, &l->addr, l->timeout_ms);
+	pthread_mutex_lock(&eng->lock);
+	l->st = ret ? HIXL_CONNECT_FAILED : HIXL_CONNECTED;
+	l->err = ret;
+	eng->connect_threads--;
+	pthread_cond_broadcast(&eng->cond);
+	pthread_mutex_unlock(&eng->lock);	/* eng may be freed from here on */
+	return NULL;
+}
+
+static int do_connect_async(struct hixl_engine *eng, const char *remote, int timeout_ms)
+{
+	struct hixl_sockaddr addr;
+	struct hixl_link *l;
+	pthread_attr_t attr;
+	pthread_t t;
+	int ret;
+
+	ret = connect_args(eng, remote, timeout_ms, &addr);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&eng->lock);
+	ret = link_start(eng, &addr, HIXL_CONNECT_PENDING, &l);
+	if (ret)
+		goto out;
+	l->timeout_ms = timeout_ms;
+	eng->connect_threads++;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = -pthread_create(&t, &attr, connect_thread, l);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		eng->connect_threads--;
+		link_remove(eng, l);
+	}
+out:
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT int hixl_connect_async(struct hixl_engine *eng, const char *remote_engine,
+				   int timeout_ms)
+{
+	return HIXL_KEEP_ERRNO(do_connect_async(eng, remote_engine, timeout_ms));
+}
+
+HIXL_EXPORT int hixl_get_connect_status(struct hixl_engine *eng, const char *remote_engine,
+					enum hixl_connect_status *st)
+{
+	struct hixl_sockaddr addr;
+	struct hixl_link *l;
+	int saved = errno, ret;
+
+	if (!eng || !st)
+		return -EINVAL;
+	ret = hixl_parse_name(remote_engine, &addr);
+	errno = saved;
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&eng->lock);
+	l = link_find(eng, &addr);
+	if (!l) {
+		*st = HIXL_NOT_CONNECT;
+	} else if (l->disc_wait) {
+		*st = HIXL_DISCONNECT_PENDING;
+	} else {
+		*st = l->st;
+		if (l->st == HIXL_CONNECT_FAILED)
+			ret = l->err;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+static int do_disconnect(struct hixl_engine *eng, const char *remote, int timeout_ms)
+{
+	long long deadline = hixl_deadline(timeout_ms);
+	struct hixl_sockaddr addr;
+	struct hixl_link *l;
+	struct timespec ts;
+	int ret;
+
+	if (!eng || timeout_ms <= 0)
+		return -EINVAL;
+	ret = hixl_parse_name(remote, &addr);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&eng->lock);
+	l = link_find(eng, &addr);
+	if (!l) {
+		/* not ours: maybe a link a peer made to us; the module knows */
+		pthread_mutex_unlock(&eng->lock);
+		return link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &addr, timeout_ms);
+	}
+	if (l->disc_wait || l->st == HIXL_DISCONNECTING) {
+		ret = -EALREADY;
+		goto out;
+	}
+	if (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING) {
+		l->disc_wait = true;
+		hixl_ns_to_ts(deadline, &ts);
+		while (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING) {
+			if (pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT &&
+			    (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING)) {
+				l->disc_wait = false;
+				ret = -ETIMEDOUT;
+				goto out;
+			}
+		}
+		l->disc_wait = false;
+	}
+	if (l->st != HIXL_CONNECTED) {		/* CONNECT_FAILED */
+		link_remove(eng, l);
+		ret = -ENOTCONN;
+		goto out;
+	}
+	l->st = HIXL_DISCONNECTING;
+	pthread_mutex_unlock(&eng->lock);
+	ret = link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &addr, timeout_ms);
+	pthread_mutex_lock(&eng->lock);
+	if (!ret || ret == -ENOTCONN)
+		link_remove(eng, l);
+	else
+		l->st = HIXL_CONNECTED;
+out:
+	pthread_cond_broadcast(&eng->cond);
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT int hixl_disconnect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms)
+{
+	return HIXL_KEEP_ERRNO(do_disconnect(eng, remote_engine, timeout_ms));
+}
+
+/*
+ * Finalize: disconnect the links that are up (1 s each) and forget them all.
+ * No other thread is left.
+ */
+void hixl_links_release(struct hixl_engine *eng)
+{
+	while (eng->links) {
+		if (eng->links->st == HIXL_CONNECTED)
+			link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &eng->links->addr, 1000);
+		link_remove(eng, eng->links);
+	}
+}

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: MIT
+/*
+ * request.c - libhixl-user: transfer requests: synchronous transfers
+ * (the TRANSFER ioctl), asynchronous requests (their descriptor copy,
+ * queue, state, end), and cancelling those running at finalize.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define HIXL_CANCEL_EVERY_MS	100	/* finalize repeats its CANCELs this often */
+
+/* A request's descriptor copy, from the engine's allocator of the moment. */
+static int req_descs_alloc(struct hixl_engine *eng, struct hixl_request *r, size_t count)
+{
+	size_t size = count * sizeof(*r->descs);
+
+	pthread_mutex_lock(&eng->lock);
+	r->alloc = eng->alloc;
+	pthread_mutex_unlock(&eng->lock);
+	if (!r->alloc.alloc) {
+		r->block = malloc(size);
+		r->descs = r->block;
+	} else {
+		r->block = r->alloc.alloc(r->alloc.obj, size);
+		r->descs = r->block ? r->alloc.addr(r->alloc.obj, r->block) : NULL;
+		if (r->block && !r->descs) {
+			r->alloc.free(r->alloc.obj, r->block);
+			r->block = NULL;
+		}
+	}
+	return r->descs ? 0 : -ENOMEM;
+}
+
+/* Give a request's descriptor copy back to the allocator it came from. */
+static void req_descs_free(struct hixl_request *r)
+{
+	if (!r->block)
+		return;
+	if (r->alloc.alloc)
+		r->alloc.free(r->alloc.obj, r->block);
+	else
+		free(r->block);
+	r->block = NULL;
+	r->descs = NULL;
+}
+
+/*
+ * The failed index of a request that ends with err in the library: on
+ * -ETIMEDOUT and -ECANCELED the first descriptor not known to be complete
+ * (what the kernel reports for them), otherwise no single one: count.
+ */
+size_t hixl_req_not_done(const struct hixl_request *r, int err)
+{
+	return err == -ETIMEDOUT || err == -ECANCELED ? r->off : r->count;
+}
+
+static void req_unlink(struct hixl_engine *eng, struct hixl_request *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		eng->reqs = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	req_descs_free(r);
+	free(r);
+}
+
+static void cancel_tag(int fd, uint64_t tag)
+{
+	struct hixl_cancel c;
+
+	memset(&c, 0, sizeof(c));
+	c.tag = tag;
+	hixl_ioctl(fd, HIXL_IOC_CANCEL, &c);	/* -ENOTTY from a module without CANCEL */
+}
+
+/*
+ * Cancel every request running in the kernel (either path) with
+ * HIXL_IOC_CANCEL and wait until none is left.  A CANCEL that arrives before
+ * its TRANSFER started misses it, so it is repeated every
+ * HIXL_CANCEL_EVERY_MS; without CANCEL each ends within its timeout.  Called
+ * with eng->lock held and eng->stopping set (nothing new starts); drops it
+ * around the ioctls.
+ */
+void hixl_cancel_running(struct hixl_engine *eng)
+{
+	while (eng->running) {
+		size_t n = 0, max = eng->running;
+		uint64_t *tags = malloc(max * sizeof(*tags));
+		struct hixl_request *r;
+		struct timespec ts;
+
+		for (r = eng->reqs; tags && r && n < max; r = r->next)
+			if (r->running)
+				tags[n++] = r->tag;
+		pthread_mutex_unlock(&eng->lock);
+		for (size_t i = 0; i < n; i++)
+			cancel_tag(eng->fd, tags[i]);
+		free(tags);
+		pthread_mutex_lock(&eng->lock);
+		hixl_ns_to_ts(hixl_deadline(HIXL_CANCEL_EVERY_MS), &ts);
+		while (eng->running &&
+		       pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) != ETIMEDOUT)
+			;
+	}
+}
+
+/* The TRANSFER argument of descriptors off..off+n of a batch. */
+void hixl_transfer_fill(struct hixl_transfer *t, const struct hixl_sockaddr *remote,
+			  uint32_t op, const struct hixl_op_desc *descs, size_t n,
+			  long long left_ms, uint64_t tag)
+{
+	memset(t, 0, sizeof(*t));
+	t->remote = *remote;
+	t->op = op;
+	t->descs = (uintptr_t)descs;
+	t->count = (uint32_t)n;
+	t->timeout_ms = left_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)left_ms;
+	t->tag = tag;
+}
+
+/* The batch in chunks of HIXL_MAX_DESCS under one deadline, with ioctls. */
+int hixl_transfer_chunks(int fd, const struct hixl_sockaddr *remote, uint32_t op,
+		    const struct hixl_op_desc *descs, size_t count, long long deadline,
+		    uint64_t tag, size_t *failed)
+{
+	size_t off = 0;
+
+	while (off < count) {
+		size_t n = hixl_chunk_len(count, off);
+		long long left = hixl_ms_left(deadline);
+		struct hixl_transfer t;
+		int ret;
+
+		if (left <= 0) {
+			*failed = off;	/* the first descriptor not known to be done */
+			return -ETIMEDOUT;
+		}
+		hixl_transfer_fill(&t, remote, op, descs + off, n, left, tag);
+		ret = hixl_ioctl(fd, HIXL_IOC_TRANSFER, &t);
+		if (ret) {
+			*failed = t.failed < n ? off + t.failed : count;
+			return ret;
+		}
+		off += n;
+	}
+	*failed = count;
+	return 0;
+}
+
+static int transfer_args(struct hixl_engine *eng, const char *remote, enum hixl_op op,
+			 const struct hixl_op_desc *descs, size_t count, int timeout_ms,
+			 struct hixl_sockaddr *addr)
+{
+	if (!eng || !descs || !count || timeout_ms <= 0)
+		return -EINVAL;
+	if (op != HIXL_READ && op != HIXL_WRITE)
+		return -EINVAL;
+	return hixl_parse_name(remote, addr);
+}
+
+/*
+ * Synchronous transfers stay on the ioctl on purpose: it is one syscall
+ * that returns when the batch ended, through the same kernel transfer
+ * queue (xq.c) as a URING_CMD; a ring would add a submission and a wait.
+ */
+HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_engine,
+				   enum hixl_op op, const struct hixl_op_desc *descs, size_t count,
+				   int timeout_ms, size_t *failed_index)
+{
+	long long deadline = hixl_deadline(timeout_ms);
+	struct hixl_sockaddr addr;
+	int saved = errno, ret;
+	size_t failed = count;
+
+	ret = transfer_args(eng, remote_engine, op, descs, count, timeout_ms, &addr);
+	if (!ret)
+		ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0, &failed);
+	if (failed_index)
+		*failed_index = failed;
+	errno = saved;
+	return ret;
+}
+
+/*
+ * A request has ended: its result, its state, and the library frees it
+ * when its owner already let it go.  Called with eng->lock held.
+ */
+void hixl_req_end(struct hixl_engine *eng, struct hixl_request *r, int err, size_t failed)
+{
+	r->err = err;
+	r->failed = failed;
+	r->st = !err ? HIXL_TRANSFER_COMPLETED :
+		err == -ETIMEDOUT ? HIXL_TRANSFER_TIMEOUT : HIXL_TRANSFER_FAILED;
+	if (r->detached)
+		req_unlink(eng, r);
+}
+
+/* Append a request to the queue of those not issued yet.  eng->lock held. */
+void hixl_req_enqueue(struct hixl_engine *eng, struct hixl_request *r)
+{
+	if (eng->qtail)
+		eng->qtail->qnext = r;
+	else
+		eng->qhead = r;
+	eng->qtail = r;
+}
+
+/* Take the first request of the queue, or NULL.  eng->lock held. */
+struct hixl_request *hixl_req_dequeue(struct hixl_engine *eng)
+{
+	struct hixl_request *r = eng->qhead;
+
+	if (r) {
+		eng->qhead = r->qnext;
+		if (!eng->qhead)
+			eng->qtail = NULL;
+		r->qnext = NULL;
+	}
+	return r;
+}
+
+/* Queue (workers) or issue (io_uring) a new request.  eng->lock held. */
+static int req_start(struct hixl_engine *eng, struct hixl_request *r)
+{
+	if (eng->stopping)
+		return -ESHUTDOWN;
+	return eng->uring ? hixl_uring_start(eng, r) : hixl_workers_queue(eng, r);
+}
+
+static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum hixl_op op,
+			     const struct hixl_op_desc *descs, size_t count, int timeout_ms,
+			     void *user_data, struct hixl_request **reqp)
+{
+	struct hixl_request *r;
+	int ret;
+
+	if (!reqp)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	ret = transfer_args(eng, remote, op, descs, count, timeout_ms, &r->remote);
+	if (ret) {
+		free(r);
+		return ret;
+	}
+	if (count > SIZE_MAX / sizeof(*descs) || req_descs_alloc(eng, r, count)) {
+		free(r);
+		return -ENOMEM;
+	}
+	memcpy(r->descs, descs, count * sizeof(*descs));
+	r->eng = eng;
+	r->op = op;
+	r->count = count;
+	r->failed = count;
+	r->deadline = hixl_deadline(timeout_ms);
+	r->user_data = user_data;
+	r->st = HIXL_TRANSFER_WAITING;
+	r->err = -EINPROGRESS;
+	pthread_mutex_lock(&eng->lock);
+	r->tag = ++eng->last_tag;
+	ret = req_start(eng, r);
+	if (ret) {
+		pthread_mutex_unlock(&eng->lock);
+		req_descs_free(r);
+		free(r);
+		return ret;
+	}
+	r->next = eng->reqs;
+	if (eng->reqs)
+		eng->reqs->prev = r;
+	eng->reqs = r;
+	pthread_mutex_unlock(&eng->lock);
+	*reqp = r;
+	return 0;
+}
+
+HIXL_EXPORT int hixl_transfer_async(struct hixl_engine *eng, const char *remote_engine,
+				    enum hixl_op op, const struct hixl_op_desc *descs, size_t count,
+				    int timeout_ms, void *user_data, struct hixl_request **req)
+{
+	return HIXL_KEEP_ERRNO(do_transfer_async(eng, remote_engine, op, descs, count, timeout_ms,
+						 user_data, req));
+}
+
+HIXL_EXPORT int hixl_get_transfer_status(struct hixl_engine *eng, struct hixl_request *req,
+					 enum hixl_transfer_status *st)
+{
+	if (!eng || !req || !st || req->eng != eng)
+		return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	*st = req->st;
+	pthread_mutex_unlock(&eng->lock);
+	return 0;
+}
+
+HIXL_EXPORT int hixl_get_transfer_statuses(struct hixl_engine *eng,
+					   struct hixl_request *const *reqs, size_t count,
+					   enum hixl_transfer_status *st)
+{
+	size_t done = 0;
+
+	if (!eng || (count && (!reqs || !st)))
+		return -EINVAL;
+	for (size_t i = 0; i < count; i++)
+		if (!reqs[i] || reqs[i]->eng != eng)
+			return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	for (size_t i = 0; i < count; i++) {
+		st[i] = reqs[i]->st;
+		done += st[i] != HIXL_TRANSFER_WAITING;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return done > INT32_MAX ? INT32_MAX : (int)done;
+}
+
+HIXL_EXPORT int hixl_request_wait(struct hixl_engine *eng, struct hixl_request *req,
+				  int timeout_ms, enum hixl_transfer_status *st)
+{
+	struct timespec ts;
+	int ret = 0;
+
+	if (!eng || !req || req->eng != eng)
+		return -EINVAL;
+	hixl_ns_to_ts(hixl_deadline(timeout_ms > 0 ? timeout_ms : 0), &ts);
+	pthread_mutex_lock(&eng->lock);
+	while (req->st == HIXL_TRANSFER_WAITING) {
+		if (timeout_ms < 0) {
+			pthread_cond_wait(&eng->cond, &eng->lock);
+		} else if (!timeout_ms ||
+			   pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT) {
+			if (req->st == HIXL_TRANSFER_WAITING)
+				ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	if (st)
+		*st = req->st;
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT int hixl_request_result(const struct hixl_request *req, size_t *failed_index)
+{
+	struct hixl_engine *eng;
+	int ret;
+
+	if (!req)
+		return -EINVAL;
+	eng = req->eng;
+	pthread_mutex_lock(&eng->lock);
+	ret = req->err;
+	if (failed_index)
+		*failed_index = req->failed;
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT void *hixl_request_user_data(const struct hixl_request *req)
+{
+	return req ? req->user_data : NULL;
+}
+
+HIXL_EXPORT void hixl_request_free(struct hixl_request *req)
+{
+	struct hixl_engine *eng;
+
+	if (!req)
+		return;
+	eng = req->eng;
+	pthread_mutex_lock(&eng->lock);
+	if (req->st == HIXL_TRANSFER_WAITING)
+		req->detached = true;
+	else
+		req_unlink(eng, req);
+	pthread_mutex_unlock(&eng->lock);
+}
+
+/* Finalize: free every request.  No other thread is left. */
+void hixl_requests_release(struct hixl_engine *eng)
+{
+	while (eng->reqs)
+		req_unlink(eng, eng->reqs);
+}
