@@ -750,6 +750,36 @@ void hixl_link_abort(struct hixl_link *l, int err);
 int hixl_link_state(struct hixl_link *l, int *err);
 int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r);
 int hixl_send_region(struct hixl_link *l, struct hixl_region *r);
+int hixl_link_publish(struct hixl_link *l);
+
+/* link.c: lifetime and state, used by cm.c */
+struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active);
+int hixl_link_create_qp(struct hixl_link *l);
+void hixl_link_destroy_qp(struct hixl_link *l);
+void hixl_link_destroy(struct hixl_link *l);
+bool hixl_link_unlist(struct hixl_link *l);
+void hixl_link_schedule_release(struct hixl_link *l);
+void hixl_link_cancel_release(struct hixl_link *l);
+void hixl_link_check_ready(struct hixl_link *l);
+void hixl_link_queue(struct hixl_link *l, struct workqueue_struct *wq, struct work_struct *w);
+
+/* msg.c: message buffers, wire names */
+struct hixl_wire_name;
+int hixl_link_msg_alloc(struct hixl_link *l);
+void hixl_link_msg_free(struct hixl_link *l);
+void hixl_name_to_wire(const struct hixl_sockaddr *a, struct hixl_wire_name *w);
+void hixl_name_from_wire(const struct hixl_wire_name *w, struct hixl_sockaddr *a);
+
+/* Receive handlers, one per message type (msg.c's hixl_rx_handlers[]). */
+int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_table_end(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_region_msg(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_region_del_msg(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_table_ack(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_notify(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_stage_req(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_stage_done(struct hixl_link *l, const void *buf, u32 len);
+void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* ---- table.c: table updates to the peers ----------------------------------- */
 
@@ -787,8 +817,8 @@ bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockad
 
 struct hixl_wire_region;
 struct hixl_wire_region_del;
-#if IS_ENABLED(CONFIG_KUNIT)
 void hixl_rtable_clear(struct hixl_link *l);
+#if IS_ENABLED(CONFIG_KUNIT)
 int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len);
 void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m);
 #endif
@@ -803,6 +833,8 @@ void hixl_stbuf_free(struct ib_device *ibdev, struct hixl_stbuf *b);
 void hixl_stage_work(struct work_struct *w);
 bool hixl_stage_usable(struct hixl_link *l);
 int hixl_stage_status(u32 wire);
+int hixl_stage_register(struct hixl_link *l);
+void hixl_link_stage_alloc(struct hixl_link *l);
 int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
 		   u32 n, unsigned long deadline, u32 *failed);
 

@@ -481,3 +481,91 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 	kvfree(owner);
 	return ret;
 }
+
+/* ---- a link's staging: buffers, their MRs, the peer's requests ----------------- */
+
+/* Activate the staging MRs; post_mutex held. */
+int hixl_stage_register(struct hixl_link *l)
+{
+	struct ib_reg_wr tx = {
+		.wr.opcode = IB_WR_REG_MR, .access = IB_ACCESS_LOCAL_WRITE,
+	};
+	struct ib_reg_wr rx = {
+		.wr.opcode = IB_WR_REG_MR,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE,
+	};
+	int ret;
+
+	if (!l->st_tx.mr)
+		return 0;
+	tx.mr = l->st_tx.mr;
+	tx.key = l->st_tx.mr->rkey;
+	rx.mr = l->st_rx.mr;
+	rx.key = l->st_rx.mr->rkey;
+	ret = hixl_post_wait(l, &tx.wr);
+	if (!ret)
+		ret = hixl_post_wait(l, &rx.wr);
+	return ret;
+}
+
+/*
+ * Staging buffers for a link, if the engine's pool has two credits left
+ * and 2 MiB blocks can be had; a link without them works unstaged.
+ */
+void hixl_link_stage_alloc(struct hixl_link *l)
+{
+	struct hixl_rdma *rd = l->eng->rdma;
+	size_t size = ALIGN((size_t)rd->pool_buffer_mb << 20, SZ_2M);
+
+	if (!rd->pool_buffers || !atomic_add_unless(&l->eng->pool_free, -1, 0))
+		return;
+	if (!atomic_add_unless(&l->eng->pool_free, -1, 0)) {
+		atomic_inc(&l->eng->pool_free);
+		return;
+	}
+	if (hixl_stbuf_alloc(l, &l->st_tx, size) || hixl_stbuf_alloc(l, &l->st_rx, size)) {
+		pr_info("engine %llu: no memory for a link's staging buffers; staging off on it\n",
+			l->eng->id);
+		hixl_stbuf_free(rd->ibdev, &l->st_tx);
+		atomic_add(2, &l->eng->pool_free);
+	}
+}
+
+/* The peer asks us to scatter or gather its staged entries (stage.c). */
+int hixl_rx_stage_req(struct hixl_link *l, const void *buf, u32 len)
+{
+	const struct hixl_wire_stage_req *q = buf;
+
+	if (!l->st_rx.mr ||
+	    le32_to_cpu(q->count) > HIXL_STAGE_MAX_ENTS ||
+	    le32_to_cpu(q->op) > HIXL_STAGE_GATHER)
+		return -EPROTO;
+	spin_lock(&l->lock);
+	if (l->stage_busy) {	/* one at a time: the work reads the fields */
+		spin_unlock(&l->lock);
+		return -EPROTO;
+	}
+	l->stage_busy = true;
+	l->req_op = le32_to_cpu(q->op);
+	l->req_count = le32_to_cpu(q->count);
+	l->req_seq = le64_to_cpu(q->seq);
+	spin_unlock(&l->lock);
+	hixl_link_queue(l, hixl_wq, &l->stage_work);
+	return 0;
+}
+
+/* The peer's answer to our STAGE_REQ; one for another sequence is ignored. */
+int hixl_rx_stage_done(struct hixl_link *l, const void *buf, u32 len)
+{
+	const struct hixl_wire_stage_done *a = buf;
+
+	spin_lock(&l->lock);
+	if (le64_to_cpu(a->seq) == l->stage_seq && !l->stage_answered) {
+		l->stage_status = hixl_stage_status(le32_to_cpu(a->status));
+		l->stage_failed = le32_to_cpu(a->failed);
+		l->stage_answered = true;
+	}
+	spin_unlock(&l->lock);
+	wake_up_all(&l->wq);
+	return 0;
+}

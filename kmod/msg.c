@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msg.c - a link's messages (proto.h): the message buffers, posting a SEND
+ * or REG_MR and waiting for it, and the receive side, which checks each
+ * message's header and hands it to the handler of its type.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/memcontrol.h>
+#include <linux/nospec.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <rdma/rdma_cm.h>
+
+#include "hixl_priv.h"
+#include "proto.h"
+
+#define HIXL_MSG_TIMEOUT_MS	10000	/* one SEND or REG_MR must complete within this */
+
+/* ---- sending ---------------------------------------------------------------------- */
+
+static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_link *l = cq->cq_context;
+
+	l->tx_status = wc->status;
+	complete(&l->tx_done);
+}
+
+/**
+ * hixl_post_wait() - post one signaled work request and wait for it
+ * @l:  the link; post_mutex held
+ * @wr: the request (its wr_cqe and send_flags are set here)
+ *
+ * The wait is HIXL_MSG_TIMEOUT_MS, or up to @l->tx_deadline when one is set
+ * (a table update's, table.c), but at least HIXL_TX_MIN_MS: a peer that
+ * stops posting receives holds our SEND (RNR retries never end) only that
+ * long.
+ *
+ * Return: 0; -ETIMEDOUT after that or -ECONNRESET on an error completion,
+ * both breaking the link.
+ */
+int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
+{
+	unsigned long tmo = msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS);
+	int ret;
+
+	lockdep_assert_held(&l->post_mutex);
+	if (l->tx_deadline)
+		tmo = clamp_t(long, (long)(l->tx_deadline - jiffies),
+			      (long)msecs_to_jiffies(HIXL_TX_MIN_MS), (long)tmo);
+	if (!hixl_link_usable(l))
+		return -ECONNRESET;
+	reinit_completion(&l->tx_done);
+	l->tx_cqe.done = hixl_tx_done;
+	wr->wr_cqe = &l->tx_cqe;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	ret = ib_post_send(l->qp, wr, NULL);
+	if (ret)
+		goto fail;
+	if (!wait_for_completion_timeout(&l->tx_done, tmo)) {
+		/* the QP is stuck: break it so the completion flushes, then wait */
+		ret = -ETIMEDOUT;
+		hixl_link_fail(l, ret);
+		rdma_disconnect(l->cm_id);
+		wait_for_completion(&l->tx_done);
+		return ret;
+	}
+	if (l->tx_status == IB_WC_SUCCESS)
+		return 0;
+	ret = -ECONNRESET;
+fail:
+	hixl_link_fail(l, ret);
+	return ret;
+}
+
+/**
+ * hixl_send_msg() - send the first @len bytes of the link's tx_buf
+ * @l:    the link; post_mutex held
+ * @type: enum hixl_wire_type; the header is filled here
+ * @len:  bytes of the whole message
+ *
+ * Return: as hixl_post_wait().
+ */
+int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
+{
+	struct hixl_wire_hdr *h = l->tx_buf;
+	struct ib_sge sge = { .length = len };
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
+	};
+
+	if (!hixl_link_usable(l))
+		return -ECONNRESET;
+	sge.addr = l->tx_dma;
+	sge.lkey = l->eng->rdma->pd->local_dma_lkey;
+	h->magic = cpu_to_le32(HIXL_WIRE_MAGIC);
+	h->type = cpu_to_le16(type);
+	h->version = cpu_to_le16(HIXL_WIRE_VERSION);
+	h->len = cpu_to_le32(len);
+	h->reserved = 0;
+	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->tx_dma, len, DMA_TO_DEVICE);
+	return hixl_post_wait(l, &wr);
+}
+
+void hixl_name_to_wire(const struct hixl_sockaddr *a, struct hixl_wire_name *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->family = cpu_to_le16(a->family);
+	w->port = cpu_to_le16(a->port);
+	memcpy(w->addr, a->addr, sizeof(w->addr));
+}
+
+void hixl_name_from_wire(const struct hixl_wire_name *w, struct hixl_sockaddr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = le16_to_cpu(w->family);
+	a->port = le16_to_cpu(w->port);
+	memcpy(a->addr, w->addr, sizeof(a->addr));
+}
+
+/* A zeroed message buffer, DMA-mapped for the device; *@buf stays NULL on error. */
+static int hixl_msg_buf_new(struct ib_device *ibdev, size_t size,
+			    enum dma_data_direction dir, void **buf, u64 *dma)
+{
+	void *p = kzalloc(size, GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	*dma = ib_dma_map_single(ibdev, p, size, dir);
+	if (ib_dma_mapping_error(ibdev, *dma)) {
+		kfree(p);
+		return -ENOMEM;
+	}
+	*buf = p;
+	return 0;
+}
+
+/* Undo hixl_msg_buf_new(); a NULL *@buf is ignored. */
+static void hixl_msg_buf_free(struct ib_device *ibdev, size_t size,
+			      enum dma_data_direction dir, void **buf, u64 dma)
+{
+	if (!*buf)
+		return;
+	ib_dma_unmap_single(ibdev, dma, size, dir);
+	kfree(*buf);
+	*buf = NULL;
+}
+
+static void hixl_reply_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_link *l = cq->cq_context;
+
+	complete(&l->reply_done);
+}
+
+/* ---- receiving -------------------------------------------------------------------- */
+
+static int hixl_post_recv(struct hixl_rx *rx)
+{
+	struct ib_sge sge = {
+		.addr = rx->dma, .length = HIXL_MSG_SIZE,
+		.lkey = rx->link->eng->rdma->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = { .wr_cqe = &rx->cqe, .sg_list = &sge, .num_sge = 1 };
+
+	return ib_post_recv(rx->link->qp, &wr, NULL);
+}
+
+/**
+ * struct hixl_rx_handler - how one message type is received
+ * @min_len: bytes the message has at least (shorter: -EPROTO)
+ * @fn:      the handler; gets the whole message, @min_len bytes or more
+ */
+struct hixl_rx_handler {
+	u32 min_len;
+	int (*fn)(struct hixl_link *l, const void *buf, u32 len);
+};
+
+/*
+ * Every message type a link takes once the secret exchange is over (AUTH_*
+ * messages are hixl_auth_rx()'s); a type without an entry is -EPROTO.
+ */
+static const struct hixl_rx_handler hixl_rx_handlers[] = {
+	[HIXL_MSG_HELLO]	= { sizeof(struct hixl_wire_hello), hixl_rx_hello },
+	[HIXL_MSG_REGION]	= { sizeof(struct hixl_wire_region), hixl_rx_region_msg },
+	[HIXL_MSG_REGION_DEL]	= { sizeof(struct hixl_wire_region_del), hixl_rx_region_del_msg },
+	[HIXL_MSG_TABLE_END]	= { sizeof(struct hixl_wire_hdr), hixl_rx_table_end },
+	[HIXL_MSG_NOTIFY]	= { sizeof(struct hixl_wire_notify), hixl_rx_notify },
+	[HIXL_MSG_STAGE_REQ]	= { sizeof(struct hixl_wire_stage_req), hixl_rx_stage_req },
+	[HIXL_MSG_STAGE_DONE]	= { sizeof(struct hixl_wire_stage_done), hixl_rx_stage_done },
+	[HIXL_MSG_TABLE_ACK]	= { sizeof(struct hixl_wire_ack), hixl_rx_table_ack },
+};
+
+/*
+ * One received message.  Every message type has one answer: carried out,
+ * ignored (a STAGE_DONE of another sequence, a REGION_DEL of an unknown
+ * range), or -errno, which closes the link (hixl_link_abort()).  Before the
+ * peer's HELLO only TABLE_ACK may come (the peer acks our table while its
+ * own setup work still runs); after it, no second HELLO.
+ */
+static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
+{
+	const struct hixl_rx_handler *hd;
+	const struct hixl_wire_hdr *h = buf;
+	u16 type;
+	int ret;
+
+	if (len < sizeof(*h) || le32_to_cpu(h->magic) != HIXL_WIRE_MAGIC ||
+	    le16_to_cpu(h->version) != HIXL_WIRE_VERSION || le32_to_cpu(h->len) != len)
+		return -EPROTO;
+	type = le16_to_cpu(h->type);
+	ret = hixl_auth_rx(l, type, buf, len);	/* nothing but AUTH_* before the proof */
+	if (ret == HIXL_AUTH_RX_STEP)
+		hixl_link_queue(l, system_wq, &l->setup_work);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (type != HIXL_MSG_HELLO && type != HIXL_MSG_TABLE_ACK && !READ_ONCE(l->hello_seen))
+		return -EPROTO;
+	if (type >= ARRAY_SIZE(hixl_rx_handlers))
+		return -EPROTO;
+	hd = &hixl_rx_handlers[array_index_nospec(type, ARRAY_SIZE(hixl_rx_handlers))];
+	if (!hd->fn || len < hd->min_len)
+		return -EPROTO;
+	return hd->fn(l, buf, len);
+}
+
+static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_rx *rx = container_of(wc->wr_cqe, struct hixl_rx, cqe);
+	struct hixl_link *l = rx->link;
+	struct mem_cgroup *old_memcg;
+	int ret, err;
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		/*
+		 * The QP went to error.  Whoever did that on our side said why
+		 * first (the link is broken already); on an accepted link not
+		 * broken yet, the peer did: its RDMA with a key or range we
+		 * never gave it (the responder NAKs it and moves our QP to
+		 * error, without an event).  Close the link, as when the peer
+		 * leaves, so that each wrong guess of a key costs a connection.
+		 */
+		if (!l->active && hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
+			pr_warn_ratelimited("engine %llu: closing a link whose QP failed (a remote access error?)\n",
+					    l->eng->id);
+			hixl_link_abort(l, -ECONNRESET);
+		}
+		return;
+	}
+	if (wc->status != IB_WC_SUCCESS) {
+		/*
+		 * The QP is in the error state: the link is dead.  A peer
+		 * causes this with a SEND longer than our receive buffer
+		 * (local length error), a malformed message like any other,
+		 * so the link is closed the same way - only marking it broken
+		 * left it on the list, holding its slot and staging buffers,
+		 * with the peer never disconnected.
+		 */
+		pr_warn_ratelimited("engine %llu: closing a link: receive failed: %s\n",
+				    l->eng->id, ib_wc_status_msg(wc->status));
+		hixl_link_abort(l, -ECONNRESET);
+		return;
+	}
+	if (hixl_link_state(l, &err) >= HIXL_LINK_ERROR)
+		return;		/* broken: nothing more is parsed */
+	ib_dma_sync_single_for_cpu(l->eng->rdma->ibdev, rx->dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
+	old_memcg = set_active_memcg(l->eng->memcg);	/* charge the engine's owner */
+	ret = hixl_rx_msg(l, rx->buf, wc->byte_len);
+	set_active_memcg(old_memcg);
+	if (ret) {
+		pr_warn_ratelimited("engine %llu: closing a link: bad message from the peer (%d)\n",
+				    l->eng->id, ret);
+		hixl_link_abort(l, ret);
+		return;
+	}
+	ret = hixl_post_recv(rx);
+	if (ret) {
+		pr_warn_ratelimited("engine %llu: receive repost failed: %d\n", l->eng->id, ret);
+		hixl_link_fail(l, ret);
+	}
+}
+
+/* ---- buffers ---------------------------------------------------------------------- */
+
+/**
+ * hixl_link_msg_alloc() - a link's message buffers, its receives posted
+ * @l: the link, its QP just created
+ *
+ * The send buffer, HIXL_RX_DEPTH receive buffers (each posted) and the
+ * STAGE_DONE reply buffer.  Whatever was made stays for
+ * hixl_link_msg_free() on error too.
+ *
+ * Context: process context (GFP_KERNEL).
+ * Return: 0, -ENOMEM or ib_post_recv()'s -errno.
+ */
+int hixl_link_msg_alloc(struct hixl_link *l)
+{
+	struct hixl_rdma *rd = l->eng->rdma;
+	int i, ret;
+
+	ret = hixl_msg_buf_new(rd->ibdev, HIXL_MSG_SIZE, DMA_TO_DEVICE, &l->tx_buf, &l->tx_dma);
+	if (ret)
+		return ret;
+	for (i = 0; i < HIXL_RX_DEPTH; i++) {
+		struct hixl_rx *rx = &l->rx[i];
+
+		rx->link = l;
+		rx->cqe.done = hixl_rx_done;
+		ret = hixl_msg_buf_new(rd->ibdev, HIXL_MSG_SIZE, DMA_FROM_DEVICE, &rx->buf,
+				       &rx->dma);
+		if (!ret)
+			ret = hixl_post_recv(rx);
+		if (ret)
+			return ret;
+	}
+
+	ret = hixl_msg_buf_new(rd->ibdev, sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE,
+			       &l->reply_buf, &l->reply_dma);
+	if (ret)
+		return ret;
+	l->reply_cqe.done = hixl_reply_done;
+	l->ack_cqe.done = hixl_ack_done;
+	return 0;
+}
+
+/**
+ * hixl_link_msg_free() - free what hixl_link_msg_alloc() made
+ * @l: the link, its QP and CQ gone
+ */
+void hixl_link_msg_free(struct hixl_link *l)
+{
+	struct ib_device *ibdev = l->eng->rdma->ibdev;
+	int i;
+
+	for (i = 0; i < HIXL_RX_DEPTH; i++)
+		hixl_msg_buf_free(ibdev, HIXL_MSG_SIZE, DMA_FROM_DEVICE, &l->rx[i].buf,
+				  l->rx[i].dma);
+	hixl_msg_buf_free(ibdev, HIXL_MSG_SIZE, DMA_TO_DEVICE, &l->tx_buf, l->tx_dma);
+	hixl_msg_buf_free(ibdev, sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE,
+			  &l->reply_buf, l->reply_dma);
+}
