@@ -449,7 +449,7 @@ static int hixl_auth_send(struct hixl_link *l, u16 type, const u8 *nonce, const 
 		mutex_unlock(&l->post_mutex);
 		return -ECONNRESET;
 	}
-	m = l->tx_buf;
+	m = l->tx.buf;
 	memset(m, 0, sizeof(*m));
 	if (nonce)
 		memcpy(m->nonce, nonce, HIXL_AUTH_NONCE_LEN);

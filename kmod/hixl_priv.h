@@ -523,11 +523,23 @@ struct hixl_rregion {
 
 struct hixl_link;
 
-struct hixl_rx {
+/**
+ * struct hixl_iu - one message buffer of a link: its send buffer, a receive
+ * buffer or the STAGE_DONE reply buffer (like rtrs's struct rtrs_iu; msg.c)
+ * @cqe:  completion of the work request that uses the buffer
+ * @link: the link
+ * @buf:  the bytes, DMA-mapped; NULL when not allocated
+ * @dma:  @buf's DMA address
+ * @size: bytes of @buf
+ * @dir:  DMA_TO_DEVICE (send, reply) or DMA_FROM_DEVICE (receive)
+ */
+struct hixl_iu {
 	struct ib_cqe cqe;
 	struct hixl_link *link;
 	void *buf;
 	u64 dma;
+	u32 size;
+	enum dma_data_direction dir;
 };
 
 /**
@@ -583,7 +595,7 @@ struct hixl_stbuf {
  * @hs_work:    closes an accepted link still CONNECTING hixl_handshake_ms
  *              after the peer's CONNECT_REQUEST
  * @post_mutex: one poster of messages, REG_MR and staging requests at a
- *              time on @qp, and owner of @tx_buf; a staged transfer holds
+ *              time on @qp, and owner of @tx; a staged transfer holds
  *              it for its whole batch
  * @xq_mutex, @xq_lock, @xq, @xq_credits, @xq_closed, @xq_work, @xq_wr: the
  *              transfer queue (xq.c): one pump posts at a time (@xq_mutex,
@@ -620,7 +632,7 @@ struct hixl_stbuf {
  * @stage_busy: a STAGE_REQ of the peer is being carried out; another one
  *              before our STAGE_DONE closes the link
  * @rx:         receive buffers
- * @tx_buf, @tx_dma, @tx_cqe, @tx_done, @tx_status: the message send buffer
+ * @tx, @tx_done, @tx_status: the message send buffer
  *              and the completion of its last SEND or REG_MR
  * @tx_deadline: 0, or jiffies by which a post must complete (a table
  *              update's deadline, table.c; at least HIXL_TX_MIN_MS from the
@@ -640,7 +652,7 @@ struct hixl_stbuf {
  * @tbl_acked:  how many of them the peer has applied (TABLE_ACK, under @lock)
  * @tbl_applied: the peer's REGION/REGION_DEL messages we applied (RX only)
  * @ack_cqe:    completion of our inline TABLE_ACK sends (nothing to do)
- * @reply_lock, @reply_buf, @reply_dma, @reply_cqe, @reply_done: the STAGE_DONE
+ * @reply_lock, @reply, @reply_done: the STAGE_DONE
  *              send path, apart from post_mutex so that two engines staging
  *              to each other cannot wait on each other
  */
@@ -678,10 +690,8 @@ struct hixl_link {
 	u8 auth_state;
 	u8 auth_nonce[2][HIXL_AUTH_NONCE];
 	bool stage_busy;
-	struct hixl_rx rx[HIXL_RX_DEPTH];
-	void *tx_buf;
-	u64 tx_dma;
-	struct ib_cqe tx_cqe;
+	struct hixl_iu rx[HIXL_RX_DEPTH];
+	struct hixl_iu tx;
 	struct completion tx_done;
 	int tx_status;
 	unsigned long tx_deadline;
@@ -700,9 +710,7 @@ struct hixl_link {
 	u64 req_seq;
 	struct work_struct stage_work;
 	struct mutex reply_lock;
-	void *reply_buf;
-	u64 reply_dma;
-	struct ib_cqe reply_cqe;
+	struct hixl_iu reply;
 	struct completion reply_done;
 	u64 tbl_sent;
 	u64 tbl_acked;

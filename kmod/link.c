@@ -121,7 +121,7 @@ bool hixl_link_usable(struct hixl_link *l)
 	int err;
 
 	lockdep_assert_held(&l->post_mutex);
-	return l->qp && l->tx_buf && hixl_link_state(l, &err) < HIXL_LINK_ERROR;
+	return l->qp && l->tx.buf && hixl_link_state(l, &err) < HIXL_LINK_ERROR;
 }
 
 /*

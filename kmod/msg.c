@@ -52,8 +52,8 @@ int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 	if (!hixl_link_usable(l))
 		return -ECONNRESET;
 	reinit_completion(&l->tx_done);
-	l->tx_cqe.done = hixl_tx_done;
-	wr->wr_cqe = &l->tx_cqe;
+	l->tx.cqe.done = hixl_tx_done;
+	wr->wr_cqe = &l->tx.cqe;
 	wr->send_flags |= IB_SEND_SIGNALED;
 	ret = ib_post_send(l->qp, wr, NULL);
 	if (ret)
@@ -75,7 +75,7 @@ fail:
 }
 
 /**
- * hixl_send_msg() - send the first @len bytes of the link's tx_buf
+ * hixl_send_msg() - send the first @len bytes of the link's send buffer
  * @l:    the link; post_mutex held
  * @type: enum hixl_wire_type; the header is filled here
  * @len:  bytes of the whole message
@@ -84,7 +84,7 @@ fail:
  */
 int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
 {
-	struct hixl_wire_hdr *h = l->tx_buf;
+	struct hixl_wire_hdr *h = l->tx.buf;
 	struct ib_sge sge = { .length = len };
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
@@ -92,14 +92,14 @@ int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
 
 	if (!hixl_link_usable(l))
 		return -ECONNRESET;
-	sge.addr = l->tx_dma;
+	sge.addr = l->tx.dma;
 	sge.lkey = l->eng->rdma->pd->local_dma_lkey;
 	h->magic = cpu_to_le32(HIXL_WIRE_MAGIC);
 	h->type = cpu_to_le16(type);
 	h->version = cpu_to_le16(HIXL_WIRE_VERSION);
 	h->len = cpu_to_le32(len);
 	h->reserved = 0;
-	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->tx_dma, len, DMA_TO_DEVICE);
+	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->tx.dma, len, DMA_TO_DEVICE);
 	return hixl_post_wait(l, &wr);
 }
 
@@ -119,32 +119,45 @@ void hixl_name_from_wire(const struct hixl_wire_name *w, struct hixl_sockaddr *a
 	memcpy(a->addr, w->addr, sizeof(a->addr));
 }
 
-/* A zeroed message buffer, DMA-mapped for the device; *@buf stays NULL on error. */
-static int hixl_msg_buf_new(struct ib_device *ibdev, size_t size,
-			    enum dma_data_direction dir, void **buf, u64 *dma)
+/**
+ * hixl_iu_alloc() - a zeroed message buffer, DMA-mapped for the device
+ * @l:    the link
+ * @iu:   the buffer's descriptor; @iu->buf stays NULL on error
+ * @size: bytes
+ * @dir:  DMA_TO_DEVICE (send, reply) or DMA_FROM_DEVICE (receive)
+ * @done: completion handler of the work requests that use it
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int hixl_iu_alloc(struct hixl_link *l, struct hixl_iu *iu, u32 size,
+			 enum dma_data_direction dir, void (*done)(struct ib_cq *, struct ib_wc *))
 {
+	struct ib_device *ibdev = l->eng->rdma->ibdev;
 	void *p = kzalloc(size, GFP_KERNEL);
 
+	iu->link = l;
+	iu->cqe.done = done;
+	iu->size = size;
+	iu->dir = dir;
 	if (!p)
 		return -ENOMEM;
-	*dma = ib_dma_map_single(ibdev, p, size, dir);
-	if (ib_dma_mapping_error(ibdev, *dma)) {
+	iu->dma = ib_dma_map_single(ibdev, p, size, dir);
+	if (ib_dma_mapping_error(ibdev, iu->dma)) {
 		kfree(p);
 		return -ENOMEM;
 	}
-	*buf = p;
+	iu->buf = p;
 	return 0;
 }
 
-/* Undo hixl_msg_buf_new(); a NULL *@buf is ignored. */
-static void hixl_msg_buf_free(struct ib_device *ibdev, size_t size,
-			      enum dma_data_direction dir, void **buf, u64 dma)
+/* Undo hixl_iu_alloc(); an unallocated buffer (NULL @iu->buf) is ignored. */
+static void hixl_iu_free(struct ib_device *ibdev, struct hixl_iu *iu)
 {
-	if (!*buf)
+	if (!iu->buf)
 		return;
-	ib_dma_unmap_single(ibdev, dma, size, dir);
-	kfree(*buf);
-	*buf = NULL;
+	ib_dma_unmap_single(ibdev, iu->dma, iu->size, iu->dir);
+	kfree(iu->buf);
+	iu->buf = NULL;
 }
 
 static void hixl_reply_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -156,10 +169,10 @@ static void hixl_reply_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /* ---- receiving -------------------------------------------------------------------- */
 
-static int hixl_post_recv(struct hixl_rx *rx)
+static int hixl_post_recv(struct hixl_iu *rx)
 {
 	struct ib_sge sge = {
-		.addr = rx->dma, .length = HIXL_MSG_SIZE,
+		.addr = rx->dma, .length = rx->size,
 		.lkey = rx->link->eng->rdma->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = { .wr_cqe = &rx->cqe, .sg_list = &sge, .num_sge = 1 };
@@ -227,7 +240,7 @@ static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 
 static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct hixl_rx *rx = container_of(wc->wr_cqe, struct hixl_rx, cqe);
+	struct hixl_iu *rx = container_of(wc->wr_cqe, struct hixl_iu, cqe);
 	struct hixl_link *l = rx->link;
 	struct mem_cgroup *old_memcg;
 	int ret, err;
@@ -296,30 +309,25 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 int hixl_link_msg_alloc(struct hixl_link *l)
 {
-	struct hixl_rdma *rd = l->eng->rdma;
 	int i, ret;
 
-	ret = hixl_msg_buf_new(rd->ibdev, HIXL_MSG_SIZE, DMA_TO_DEVICE, &l->tx_buf, &l->tx_dma);
+	ret = hixl_iu_alloc(l, &l->tx, HIXL_MSG_SIZE, DMA_TO_DEVICE, hixl_tx_done);
 	if (ret)
 		return ret;
 	for (i = 0; i < HIXL_RX_DEPTH; i++) {
-		struct hixl_rx *rx = &l->rx[i];
+		struct hixl_iu *rx = &l->rx[i];
 
-		rx->link = l;
-		rx->cqe.done = hixl_rx_done;
-		ret = hixl_msg_buf_new(rd->ibdev, HIXL_MSG_SIZE, DMA_FROM_DEVICE, &rx->buf,
-				       &rx->dma);
+		ret = hixl_iu_alloc(l, rx, HIXL_MSG_SIZE, DMA_FROM_DEVICE, hixl_rx_done);
 		if (!ret)
 			ret = hixl_post_recv(rx);
 		if (ret)
 			return ret;
 	}
 
-	ret = hixl_msg_buf_new(rd->ibdev, sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE,
-			       &l->reply_buf, &l->reply_dma);
+	ret = hixl_iu_alloc(l, &l->reply, sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE,
+			    hixl_reply_done);
 	if (ret)
 		return ret;
-	l->reply_cqe.done = hixl_reply_done;
 	l->ack_cqe.done = hixl_ack_done;
 	return 0;
 }
@@ -334,9 +342,7 @@ void hixl_link_msg_free(struct hixl_link *l)
 	int i;
 
 	for (i = 0; i < HIXL_RX_DEPTH; i++)
-		hixl_msg_buf_free(ibdev, HIXL_MSG_SIZE, DMA_FROM_DEVICE, &l->rx[i].buf,
-				  l->rx[i].dma);
-	hixl_msg_buf_free(ibdev, HIXL_MSG_SIZE, DMA_TO_DEVICE, &l->tx_buf, l->tx_dma);
-	hixl_msg_buf_free(ibdev, sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE,
-			  &l->reply_buf, l->reply_dma);
+		hixl_iu_free(ibdev, &l->rx[i]);
+	hixl_iu_free(ibdev, &l->tx);
+	hixl_iu_free(ibdev, &l->reply);
 }

@@ -139,7 +139,7 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 		ret = st == HIXL_LINK_CONNECTING ? -EAGAIN : err;
 		goto out;
 	}
-	m = l->tx_buf;
+	m = l->tx.buf;
 	m->name_len = cpu_to_le32(a->name_len);
 	m->msg_len = cpu_to_le32(a->msg_len);
 	memcpy(m->data, data, a->name_len + a->msg_len);

@@ -172,14 +172,14 @@ static void hixl_stbuf_region(struct hixl_stbuf *b, size_t off, struct hixl_regi
 
 static int hixl_stage_reply(struct hixl_link *l, u64 seq, int status, u32 failed)
 {
-	struct hixl_wire_stage_done *m = l->reply_buf;
+	struct hixl_wire_stage_done *m = l->reply.buf;
 	struct ib_sge sge = {
-		.addr = l->reply_dma, .length = sizeof(*m),
+		.addr = l->reply.dma, .length = sizeof(*m),
 		.lkey = l->eng->rdma->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
-		.wr_cqe = &l->reply_cqe, .send_flags = IB_SEND_SIGNALED,
+		.wr_cqe = &l->reply.cqe, .send_flags = IB_SEND_SIGNALED,
 	};
 	int ret;
 
@@ -192,7 +192,7 @@ static int hixl_stage_reply(struct hixl_link *l, u64 seq, int status, u32 failed
 	m->seq = cpu_to_le64(seq);
 	m->status = cpu_to_le32(-status);
 	m->failed = cpu_to_le32(failed);
-	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->reply_dma, sizeof(*m),
+	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->reply.dma, sizeof(*m),
 				      DMA_TO_DEVICE);
 	reinit_completion(&l->reply_done);
 	ret = ib_post_send(l->qp, &wr, NULL);
@@ -307,7 +307,7 @@ static bool hixl_stage_peer_get(struct hixl_link *l, struct hixl_stage_peer *pr)
 static int hixl_stage_request(struct hixl_link *l, u32 op, u32 count, unsigned long deadline,
 			      u32 *failed)
 {
-	struct hixl_wire_stage_req *m = l->tx_buf;
+	struct hixl_wire_stage_req *m = l->tx.buf;
 	long left;
 	int ret;
 

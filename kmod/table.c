@@ -321,7 +321,7 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 			hixl_link_put(l);
 			continue;
 		}
-		m = l->tx_buf;
+		m = l->tx.buf;
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
 		/*
@@ -400,7 +400,7 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
  */
 int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 {
-	struct hixl_wire_region *m = l->tx_buf;
+	struct hixl_wire_region *m = l->tx.buf;
 	u32 first = 0, i, n;
 	int ret;
 
@@ -469,7 +469,7 @@ int hixl_link_publish(struct hixl_link *l)
 		return -ECONNRESET;
 	}
 	ret = hixl_stage_register(l);
-	h = l->tx_buf;
+	h = l->tx.buf;
 	memset(h, 0, sizeof(*h));
 	hixl_name_to_wire(&eng->rdma->local, &h->engine);
 	if (l->st_rx.mr) {
