@@ -503,9 +503,7 @@ int hixl_auth_connect(struct hixl_link *l, unsigned long deadline)
 		return st >= HIXL_LINK_ERROR && err ? err : ret;
 	}
 
-	left = deadline - jiffies;
-	if (time_after_eq(jiffies, deadline))
-		left = 0;
+	left = hixl_jiffies_left(deadline);
 	left = wait_event_interruptible_timeout(l->wq,
 						READ_ONCE(l->auth_state) == HIXL_AUTH_VERIFIED ||
 						READ_ONCE(l->state) >= HIXL_LINK_ERROR,

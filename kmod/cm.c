@@ -209,9 +209,10 @@ int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 /* ---- CONNECT / DISCONNECT ------------------------------------------------------------------- */
 
-static long hixl_left(unsigned long deadline)
+/* Milliseconds left until @deadline, at least 1: RDMA CM's timeout argument. */
+static int hixl_ms_left(unsigned long deadline)
 {
-	return time_before(jiffies, deadline) ? (long)(deadline - jiffies) : 0;
+	return max_t(long, jiffies_to_msecs(hixl_jiffies_left(deadline)), 1);
 }
 
 /* Wait for the next CM event of an active link and check it is @want. */
@@ -223,7 +224,7 @@ static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadli
 	ret = wait_event_interruptible_timeout(l->wq,
 					       READ_ONCE(l->cm_pending) ||
 					       READ_ONCE(l->state) >= HIXL_LINK_ERROR,
-					       hixl_left(deadline));
+					       hixl_jiffies_left(deadline));
 	if (ret == 0)
 		return -ETIMEDOUT;
 	if (ret < 0)
@@ -287,13 +288,11 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 		return ret;
 	}
 	rdma_set_service_type(l->cm_id, eng->rdma->traffic_class);
-	ret = rdma_resolve_addr(l->cm_id, src, dst,
-				max_t(long, jiffies_to_msecs(hixl_left(deadline)), 1));
+	ret = rdma_resolve_addr(l->cm_id, src, dst, hixl_ms_left(deadline));
 	if (!ret)
 		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ADDR_RESOLVED, deadline);
 	if (!ret)
-		ret = rdma_resolve_route(l->cm_id,
-					 max_t(long, jiffies_to_msecs(hixl_left(deadline)), 1));
+		ret = rdma_resolve_route(l->cm_id, hixl_ms_left(deadline));
 	if (!ret)
 		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
 	if (!ret)
@@ -351,7 +350,7 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
 		return ret;
 	if (!a->remote.port)
 		return -EINVAL;		/* a peer that does not listen cannot be reached */
-	if (!eng->mm || current->mm != eng->mm)
+	if (!hixl_is_owner(eng))
 		return -EPERM;
 	if (!eng->rdma)
 		return hixl_engine_no_rdma(eng);
@@ -413,7 +412,7 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
 int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 {
 	struct sockaddr_storage dst, src;
-	struct hixl_link *l, *old = NULL;
+	struct hixl_link *l, *old;
 	unsigned long deadline;
 	int ret, st, err;
 
@@ -426,7 +425,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 	if (ret)
 		return ret;
 	((struct sockaddr_in *)&src)->sin_port = 0;	/* same offset in sin6 */
-	deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
+	deadline = hixl_deadline(a->timeout_ms);
 
 	l = hixl_link_alloc(eng, true);
 	if (!l)
@@ -435,21 +434,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 	l->named = true;
 
 	mutex_lock(&eng->links_lock);
-	{
-		struct hixl_link *it;
-
-		list_for_each_entry(it, &eng->links, node) {
-			bool same;
-
-			spin_lock(&it->lock);
-			same = it->named && hixl_sockaddr_equal(&it->peer, &a->remote);
-			spin_unlock(&it->lock);
-			if (same) {
-				old = it;
-				break;
-			}
-		}
-	}
+	old = hixl_link_lookup(eng, &a->remote);
 	if (old) {
 		st = hixl_link_state(old, &err);
 		if (st == HIXL_LINK_READY)
@@ -489,7 +474,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		mutex_unlock(&l->cm_mutex);
 		if (ret != -ECONNREFUSED)
 			break;
-		if (hixl_left(deadline) <= msecs_to_jiffies(HIXL_RETRY_MS)) {
+		if (hixl_jiffies_left(deadline) <= msecs_to_jiffies(HIXL_RETRY_MS)) {
 			ret = -ETIMEDOUT;
 			break;
 		}
@@ -507,7 +492,8 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		ret = hixl_link_publish(l);
 	if (!ret) {
 		long w = wait_event_interruptible_timeout(l->wq,
-				READ_ONCE(l->state) != HIXL_LINK_CONNECTING, hixl_left(deadline));
+				READ_ONCE(l->state) != HIXL_LINK_CONNECTING,
+				hixl_jiffies_left(deadline));
 
 		if (w == 0)
 			ret = -ETIMEDOUT;

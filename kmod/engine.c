@@ -168,7 +168,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	ret = hixl_sockaddr_to_kernel(&a->local, &ss);
 	if (ret)
 		return ret;
-	if (!eng->mm || current->mm != eng->mm)
+	if (!hixl_is_owner(eng))
 		return -EPERM;
 
 	/* eng->lock: one SETUP at a time, and no REG_MEM/DEREG_MEM meanwhile */

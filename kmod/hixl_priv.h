@@ -47,6 +47,7 @@
 #include <linux/xarray.h>
 #include <linux/sizes.h>
 #include <linux/iosys-map.h>
+#include <linux/jiffies.h>
 #include <linux/kref.h>
 #include <linux/completion.h>
 #include <linux/wait.h>
@@ -71,6 +72,19 @@ extern unsigned int hixl_max_setup_links;
 #define HIXL_NOTIFY_MSG_MAX	1024
 #define HIXL_NOTIFY_PENDING_MAX	4096
 #define HIXL_TX_MIN_MS		1000	/* a post under a passed @tx_deadline still gets this */
+#define HIXL_MSG_TIMEOUT_MS	10000	/* a SEND, REG_MR or STAGE_DONE completes within this */
+
+/* Deadlines are in jiffies: hixl_deadline() makes one @ms from now. */
+static inline unsigned long hixl_deadline(unsigned int ms)
+{
+	return jiffies + msecs_to_jiffies(ms);
+}
+
+/* Jiffies left until @deadline; 0 once it has passed. */
+static inline long hixl_jiffies_left(unsigned long deadline)
+{
+	return time_before(jiffies, deadline) ? (long)(deadline - jiffies) : 0;
+}
 
 struct ib_device;
 struct ib_pd;
@@ -443,6 +457,16 @@ struct hixl_engine {
 	u64 tbl_gen;
 };
 
+/*
+ * Is the caller the engine's process?  Commands that touch memory, the
+ * device or the links are the opener's alone (-EPERM for anyone else,
+ * and for an engine opened without an mm).
+ */
+static inline bool hixl_is_owner(const struct hixl_engine *eng)
+{
+	return eng->mm && current->mm == eng->mm;
+}
+
 struct hixl_engine *hixl_engine_create(void);
 void hixl_engine_destroy(struct hixl_engine *eng);
 void hixl_engine_put(struct hixl_engine *eng);
@@ -750,6 +774,7 @@ int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a);
 void hixl_engine_notifies_destroy(struct hixl_engine *eng);
 int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 void hixl_engine_links_destroy(struct hixl_engine *eng);
+struct hixl_link *hixl_link_lookup(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
 struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
 struct hixl_link *hixl_link_tryget(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
 void hixl_link_put(struct hixl_link *l);
@@ -773,6 +798,8 @@ void hixl_link_queue(struct hixl_link *l, struct workqueue_struct *wq, struct wo
 
 /* msg.c: message buffers, wire names */
 struct hixl_wire_name;
+struct hixl_wire_hdr;
+void hixl_wire_hdr_fill(struct hixl_wire_hdr *h, u16 type, u32 len);
 int hixl_link_msg_alloc(struct hixl_link *l);
 void hixl_link_msg_free(struct hixl_link *l);
 void hixl_name_to_wire(const struct hixl_sockaddr *a, struct hixl_wire_name *w);

@@ -506,8 +506,14 @@ void hixl_link_cancel_release(struct hixl_link *l)
 	}
 }
 
-/* The engine's link to @peer with a reference, or NULL; links_lock held. */
-static struct hixl_link *hixl_link_find(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
+/**
+ * hixl_link_lookup() - the engine's link to a peer, without a reference
+ * @eng:  the engine; its links_lock held (the link stays listed while it is)
+ * @peer: the peer engine's name
+ *
+ * Return: the link, or NULL when there is none.
+ */
+struct hixl_link *hixl_link_lookup(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
 {
 	struct hixl_link *l;
 
@@ -518,12 +524,20 @@ static struct hixl_link *hixl_link_find(struct hixl_engine *eng, const struct hi
 		spin_lock(&l->lock);
 		named = l->named && hixl_sockaddr_equal(&l->peer, peer);
 		spin_unlock(&l->lock);
-		if (named) {
-			kref_get(&l->ref);
+		if (named)
 			return l;
-		}
 	}
 	return NULL;
+}
+
+/* The engine's link to @peer with a reference, or NULL; links_lock held. */
+static struct hixl_link *hixl_link_find(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
+{
+	struct hixl_link *l = hixl_link_lookup(eng, peer);
+
+	if (l)
+		kref_get(&l->ref);
+	return l;
 }
 
 /**

@@ -15,8 +15,6 @@
 #include "hixl_priv.h"
 #include "proto.h"
 
-#define HIXL_MSG_TIMEOUT_MS	10000	/* one SEND or REG_MR must complete within this */
-
 /* ---- sending ---------------------------------------------------------------------- */
 
 static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -47,7 +45,7 @@ int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 
 	lockdep_assert_held(&l->post_mutex);
 	if (l->tx_deadline)
-		tmo = clamp_t(long, (long)(l->tx_deadline - jiffies),
+		tmo = clamp_t(long, hixl_jiffies_left(l->tx_deadline),
 			      (long)msecs_to_jiffies(HIXL_TX_MIN_MS), (long)tmo);
 	if (!hixl_link_usable(l))
 		return -ECONNRESET;
@@ -75,6 +73,21 @@ fail:
 }
 
 /**
+ * hixl_wire_hdr_fill() - fill the header of a message about to be sent
+ * @h:    the header, at the start of the message
+ * @type: enum hixl_wire_type
+ * @len:  bytes of the whole message
+ */
+void hixl_wire_hdr_fill(struct hixl_wire_hdr *h, u16 type, u32 len)
+{
+	h->magic = cpu_to_le32(HIXL_WIRE_MAGIC);
+	h->type = cpu_to_le16(type);
+	h->version = cpu_to_le16(HIXL_WIRE_VERSION);
+	h->len = cpu_to_le32(len);
+	h->reserved = 0;
+}
+
+/**
  * hixl_send_msg() - send the first @len bytes of the link's send buffer
  * @l:    the link; post_mutex held
  * @type: enum hixl_wire_type; the header is filled here
@@ -94,11 +107,7 @@ int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
 		return -ECONNRESET;
 	sge.addr = l->tx.dma;
 	sge.lkey = l->eng->rdma->pd->local_dma_lkey;
-	h->magic = cpu_to_le32(HIXL_WIRE_MAGIC);
-	h->type = cpu_to_le16(type);
-	h->version = cpu_to_le16(HIXL_WIRE_VERSION);
-	h->len = cpu_to_le32(len);
-	h->reserved = 0;
+	hixl_wire_hdr_fill(h, type, len);
 	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->tx.dma, len, DMA_TO_DEVICE);
 	return hixl_post_wait(l, &wr);
 }

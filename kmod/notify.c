@@ -112,7 +112,7 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 	if (!a->name_len || a->name_len > HIXL_NOTIFY_MAX_NAME ||
 	    a->msg_len > HIXL_NOTIFY_MAX_MSG)
 		return -EINVAL;
-	if (!eng->mm || current->mm != eng->mm)
+	if (!hixl_is_owner(eng))
 		return -EPERM;
 	if (!eng->rdma)
 		return hixl_engine_no_rdma(eng);
@@ -172,7 +172,7 @@ int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a)
 
 	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1] || !a->max)
 		return -EINVAL;
-	if (!eng->mm || current->mm != eng->mm)
+	if (!hixl_is_owner(eng))
 		return -EPERM;
 	a->count = 0;
 	while (a->count < a->max) {

@@ -558,7 +558,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	ret = hixl_reg_mem_validate(a);
 	if (ret)
 		return ret;
-	if (!eng->mm || current->mm != eng->mm)
+	if (!hixl_is_owner(eng))
 		return -EPERM;
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
@@ -682,7 +682,7 @@ int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *a)
 
 	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1])
 		return -EINVAL;
-	if (!eng->mm || current->mm != eng->mm)
+	if (!hixl_is_owner(eng))
 		return -EPERM;
 	if (!a->handle || a->handle > U32_MAX)
 		return -ENOENT;

@@ -152,12 +152,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region_del);
 /* Post one TABLE_ACK saying @applied; an inline SEND, so the stack buffer is fine. */
 static int hixl_ack_post(struct hixl_link *l, u64 applied)
 {
-	struct hixl_wire_ack a = {
-		.hdr.magic = cpu_to_le32(HIXL_WIRE_MAGIC),
-		.hdr.type = cpu_to_le16(HIXL_MSG_TABLE_ACK),
-		.hdr.version = cpu_to_le16(HIXL_WIRE_VERSION),
-		.hdr.len = cpu_to_le32(sizeof(a)),
-	};
+	struct hixl_wire_ack a = {};
 	struct ib_sge sge = { .addr = (uintptr_t)&a, .length = sizeof(a) };
 	/*
 	 * Fenced: it starts only once our earlier RDMA READs completed.  The
@@ -171,6 +166,7 @@ static int hixl_ack_post(struct hixl_link *l, u64 applied)
 		.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE | IB_SEND_FENCE,
 	};
 
+	hixl_wire_hdr_fill(&a.hdr, HIXL_MSG_TABLE_ACK, sizeof(a));
 	a.applied = cpu_to_le64(applied);
 	return ib_post_send(l->qp, &wr, NULL);
 }

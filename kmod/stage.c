@@ -173,6 +173,7 @@ static void hixl_stbuf_region(struct hixl_stbuf *b, size_t off, struct hixl_regi
 static int hixl_stage_reply(struct hixl_link *l, u64 seq, int status, u32 failed)
 {
 	struct hixl_wire_stage_done *m = l->reply.buf;
+	unsigned long tmo = msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS);
 	struct ib_sge sge = {
 		.addr = l->reply.dma, .length = sizeof(*m),
 		.lkey = l->eng->rdma->pd->local_dma_lkey,
@@ -184,11 +185,7 @@ static int hixl_stage_reply(struct hixl_link *l, u64 seq, int status, u32 failed
 	int ret;
 
 	mutex_lock(&l->reply_lock);
-	m->hdr.magic = cpu_to_le32(HIXL_WIRE_MAGIC);
-	m->hdr.type = cpu_to_le16(HIXL_MSG_STAGE_DONE);
-	m->hdr.version = cpu_to_le16(HIXL_WIRE_VERSION);
-	m->hdr.len = cpu_to_le32(sizeof(*m));
-	m->hdr.reserved = 0;
+	hixl_wire_hdr_fill(&m->hdr, HIXL_MSG_STAGE_DONE, sizeof(*m));
 	m->seq = cpu_to_le64(seq);
 	m->status = cpu_to_le32(-status);
 	m->failed = cpu_to_le32(failed);
@@ -196,7 +193,7 @@ static int hixl_stage_reply(struct hixl_link *l, u64 seq, int status, u32 failed
 				      DMA_TO_DEVICE);
 	reinit_completion(&l->reply_done);
 	ret = ib_post_send(l->qp, &wr, NULL);
-	if (!ret && !wait_for_completion_timeout(&l->reply_done, 10 * HZ))
+	if (!ret && !wait_for_completion_timeout(&l->reply_done, tmo))
 		ret = -ETIMEDOUT;
 	mutex_unlock(&l->reply_lock);
 	return ret;
@@ -322,7 +319,7 @@ static int hixl_stage_request(struct hixl_link *l, u32 op, u32 count, unsigned l
 		return ret;
 	left = wait_event_timeout(l->wq, READ_ONCE(l->stage_answered) ||
 				  READ_ONCE(l->state) >= HIXL_LINK_ERROR,
-				  time_before(jiffies, deadline) ? deadline - jiffies : 0);
+				  hixl_jiffies_left(deadline));
 	if (!left) {
 		hixl_link_fail(l, -ETIMEDOUT);
 		return -ETIMEDOUT;

@@ -146,7 +146,7 @@ static void hixl_tbl_wait_init(struct hixl_engine *eng, struct hixl_tbl_wait *w)
 
 	memset(w, 0, sizeof(*w));
 	w->eng = eng;
-	w->deadline = jiffies + msecs_to_jiffies(READ_ONCE(hixl_table_ack_ms));
+	w->deadline = hixl_deadline(READ_ONCE(hixl_table_ack_ms));
 	if (n) {
 		w->ents = kmalloc_array(n, sizeof(*w->ents), GFP_KERNEL | __GFP_NOWARN);
 		w->cap = w->ents ? n : 0;
@@ -160,7 +160,7 @@ static void hixl_tbl_wait_init(struct hixl_engine *eng, struct hixl_tbl_wait *w)
 static void hixl_tbl_wait_one(struct hixl_engine *eng, struct hixl_link *l, u64 want,
 			      unsigned long deadline)
 {
-	long left = time_before(jiffies, deadline) ? (long)(deadline - jiffies) : 0;
+	long left = hixl_jiffies_left(deadline);
 	int err;
 
 	wait_event_timeout(l->wq, READ_ONCE(l->tbl_acked) >= want ||
@@ -180,7 +180,7 @@ static void hixl_tbl_wait_one(struct hixl_engine *eng, struct hixl_link *l, u64 
 static void hixl_tbl_wait_add(struct hixl_tbl_wait *w, struct hixl_link *l, u64 want)
 {
 	/* sent after the deadline (sends to earlier links took it): a short grace */
-	unsigned long dl = jiffies + msecs_to_jiffies(HIXL_TX_MIN_MS);
+	unsigned long dl = hixl_deadline(HIXL_TX_MIN_MS);
 
 	if (time_after(w->deadline, dl))
 		dl = w->deadline;

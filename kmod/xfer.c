@@ -118,6 +118,23 @@ int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32
 EXPORT_SYMBOL_IF_KUNIT(hixl_split);
 
 /*
+ * The peer's region that holds [@ra, @ra + @len) whole, complete and, for
+ * a WRITE, writable; the link's rtable_lock held.  Return: the region;
+ * ERR_PTR(-ERANGE) when no complete region holds the range;
+ * ERR_PTR(-EACCES) for a WRITE to a region the peer registered read-only.
+ */
+static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 ra, u64 len)
+{
+	struct hixl_rregion *rr = mtree_load(&l->rtable, ra);
+
+	if (!rr || rr->got < rr->nr_mrs || ra + len > rr->addr + rr->len)
+		return ERR_PTR(-ERANGE);
+	if (op == HIXL_OP_WRITE && !rr->writable)
+		return ERR_PTR(-EACCES);
+	return rr;
+}
+
+/*
  * Check one descriptor and cut it into pieces; engine lock and the link's
  * rtable_lock held.  The local MRs were activated by hixl_activate_mrs().
  */
@@ -139,11 +156,9 @@ static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc
 		return -ENOENT;
 	if (op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY))
 		return -EACCES;
-	rr = mtree_load(&l->rtable, ra);
-	if (!rr || rr->got < rr->nr_mrs || ra + d->len > rr->addr + rr->len)
-		return -ERANGE;
-	if (op == HIXL_OP_WRITE && !rr->writable)
-		return -EACCES;
+	rr = hixl_remote_range(l, op, ra, d->len);
+	if (IS_ERR(rr))
+		return PTR_ERR(rr);
 
 	ret = hixl_split(r->spans, r->nr_mrs, rr->mrs, rr->nr_mrs, la, ra, left, idx, pl);
 	if (ret)
@@ -163,11 +178,9 @@ static int hixl_stage_check(struct hixl_link *l, u32 op, const struct hixl_op_de
 
 	if (hixl_range_check(d->local_addr, d->len) || hixl_range_check(d->remote_addr, d->len))
 		return -EOVERFLOW;
-	rr = mtree_load(&l->rtable, d->remote_addr);
-	if (!rr || rr->got < rr->nr_mrs || d->remote_addr + d->len > rr->addr + rr->len)
-		return -ERANGE;
-	if (op == HIXL_OP_WRITE && !rr->writable)
-		return -EACCES;
+	rr = hixl_remote_range(l, op, d->remote_addr, d->len);
+	if (IS_ERR(rr))
+		return PTR_ERR(rr);
 	if (!access_ok(u64_to_user_ptr(d->local_addr), d->len))
 		return -EFAULT;
 	return 0;
@@ -208,7 +221,7 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 	ret = hixl_sockaddr_to_kernel(&a->remote, &ss);
 	if (ret)
 		return ret;
-	if (!eng->mm || current->mm != eng->mm)
+	if (!hixl_is_owner(eng))
 		return -EPERM;
 	if (!eng->rdma)
 		return hixl_engine_no_rdma(eng);
@@ -494,7 +507,7 @@ static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
  */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
+	unsigned long deadline = hixl_deadline(a->timeout_ms);
 	struct hixl_xprep p;
 	int ret;
 
@@ -526,7 +539,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_transfer);
 int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
+	unsigned long deadline = hixl_deadline(a->timeout_ms);
 	struct hixl_xbatch *b;
 	struct hixl_xprep p;
 	int ret;

@@ -530,7 +530,7 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
 		list_add_tail(&b->q_node, &l->xq);
 		b->queued = true;
 		queue_delayed_work(hixl_wq, &b->tmo,
-				   time_before(jiffies, deadline) ? deadline - jiffies : 0);
+				   hixl_jiffies_left(deadline));
 	}
 	spin_unlock(&l->xq_lock);
 	if (end) {
@@ -647,7 +647,7 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonbloc
 	a->count = 0;
 	if (!a->tag || a->flags || a->reserved[0] || a->reserved[1])
 		return -EINVAL;
-	if (!eng->mm || current->mm != eng->mm)
+	if (!hixl_is_owner(eng))
 		return -EPERM;
 	if (nonblock) {
 		if (!mutex_trylock(&eng->cancel_mutex))
