@@ -357,6 +357,90 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
 	return 0;
 }
 
+/*
+ * Put a new active link @l on the engine's list, in place of a broken link
+ * to the same peer (*@old, to be torn down by the caller once it has
+ * unlisted it here); the list's reference and one for the caller.
+ * Return: 0; -EISCONN or -EALREADY when a link to the peer is READY or
+ * CONNECTING; -ENOSPC at max_links; -ENODEV when the device is going.
+ */
+static int hixl_connect_list(struct hixl_engine *eng, struct hixl_link *l,
+			     struct hixl_link **old)
+{
+	int ret = 0, st, err;
+
+	mutex_lock(&eng->links_lock);
+	*old = hixl_link_lookup(eng, &l->peer);
+	if (*old) {
+		st = hixl_link_state(*old, &err);
+		if (st == HIXL_LINK_READY)
+			ret = -EISCONN;
+		else if (st == HIXL_LINK_CONNECTING)
+			ret = -EALREADY;
+		else {		/* broken: replace it */
+			list_del_init(&(*old)->node);
+			eng->nr_links--;
+		}
+	}
+	if (!ret && eng->nr_links >= READ_ONCE(hixl_max_links))
+		ret = -ENOSPC;
+	if (!ret && eng->rdma_gone)
+		ret = -ENODEV;		/* the device is going away (engine.c) */
+	if (!ret) {
+		list_add_tail(&l->node, &eng->links);
+		eng->nr_links++;
+		kref_get(&l->ref);	/* ours, until we return: others can unlist it now */
+	}
+	mutex_unlock(&eng->links_lock);
+	return ret;
+}
+
+/*
+ * Connection attempts until one is ESTABLISHED: one refused because nobody
+ * listens yet is undone and tried again every HIXL_RETRY_MS until
+ * @deadline.  Return: as hixl_link_try_connect(); -ETIMEDOUT when the
+ * retries ran out; -ERESTARTSYS for a signal during a pause.
+ */
+static int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
+			      struct sockaddr *dst, unsigned long deadline)
+{
+	int ret;
+
+	for (;;) {
+		mutex_lock(&l->cm_mutex);
+		ret = hixl_link_try_connect(l, src, dst, deadline);
+		if (ret == -ECONNREFUSED)
+			hixl_link_reset_attempt(l);
+		mutex_unlock(&l->cm_mutex);
+		if (ret != -ECONNREFUSED)
+			return ret;
+		if (hixl_jiffies_left(deadline) <= msecs_to_jiffies(HIXL_RETRY_MS))
+			return -ETIMEDOUT;
+		/* the pause before the next attempt; a teardown cuts it short */
+		if (wait_event_interruptible_timeout(l->wq,
+						     READ_ONCE(l->state) >= HIXL_LINK_ERROR,
+						     msecs_to_jiffies(HIXL_RETRY_MS)) < 0)
+			return -ERESTARTSYS;
+	}
+}
+
+/* Wait, until @deadline, for the peer's table to make the link READY. */
+static int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline)
+{
+	long w = wait_event_interruptible_timeout(l->wq,
+			READ_ONCE(l->state) != HIXL_LINK_CONNECTING,
+			hixl_jiffies_left(deadline));
+	int err;
+
+	if (w == 0)
+		return -ETIMEDOUT;
+	if (w < 0)
+		return -ERESTARTSYS;
+	if (hixl_link_state(l, &err) != HIXL_LINK_READY)
+		return err ? err : -ECONNRESET;
+	return 0;
+}
+
 /**
  * hixl_cmd_connect() - HIXL_IOC_CONNECT: connect to a peer engine
  * @eng: the engine, set up
@@ -414,7 +498,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 	struct sockaddr_storage dst, src;
 	struct hixl_link *l, *old;
 	unsigned long deadline;
-	int ret, st, err;
+	int ret, err;
 
 	ret = hixl_connect_validate(eng, a, &dst);
 	if (ret)
@@ -432,30 +516,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		return -ENOMEM;
 	l->peer = a->remote;
 	l->named = true;
-
-	mutex_lock(&eng->links_lock);
-	old = hixl_link_lookup(eng, &a->remote);
-	if (old) {
-		st = hixl_link_state(old, &err);
-		if (st == HIXL_LINK_READY)
-			ret = -EISCONN;
-		else if (st == HIXL_LINK_CONNECTING)
-			ret = -EALREADY;
-		else {		/* broken: replace it */
-			list_del_init(&old->node);
-			eng->nr_links--;
-		}
-	}
-	if (!ret && eng->nr_links >= READ_ONCE(hixl_max_links))
-		ret = -ENOSPC;
-	if (!ret && eng->rdma_gone)
-		ret = -ENODEV;		/* the device is going away (engine.c) */
-	if (!ret) {
-		list_add_tail(&l->node, &eng->links);
-		eng->nr_links++;
-		kref_get(&l->ref);	/* ours, until we return: others can unlist it now */
-	}
-	mutex_unlock(&eng->links_lock);
+	ret = hixl_connect_list(eng, l, &old);
 	if (ret) {
 		hixl_link_put(l);	/* never listed: frees it */
 		return ret;
@@ -465,43 +526,13 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		hixl_link_destroy(old);
 	}
 
-	for (;;) {
-		mutex_lock(&l->cm_mutex);
-		ret = hixl_link_try_connect(l, (struct sockaddr *)&src,
-					    (struct sockaddr *)&dst, deadline);
-		if (ret == -ECONNREFUSED)
-			hixl_link_reset_attempt(l);
-		mutex_unlock(&l->cm_mutex);
-		if (ret != -ECONNREFUSED)
-			break;
-		if (hixl_jiffies_left(deadline) <= msecs_to_jiffies(HIXL_RETRY_MS)) {
-			ret = -ETIMEDOUT;
-			break;
-		}
-		/* the pause before the next attempt; a teardown cuts it short */
-		if (wait_event_interruptible_timeout(l->wq,
-						     READ_ONCE(l->state) >= HIXL_LINK_ERROR,
-						     msecs_to_jiffies(HIXL_RETRY_MS)) < 0) {
-			ret = -ERESTARTSYS;
-			break;
-		}
-	}
+	ret = hixl_connect_retry(l, (struct sockaddr *)&src, (struct sockaddr *)&dst, deadline);
 	if (!ret)
 		ret = hixl_auth_connect(l, deadline);	/* the secret exchange, if any */
 	if (!ret)
 		ret = hixl_link_publish(l);
-	if (!ret) {
-		long w = wait_event_interruptible_timeout(l->wq,
-				READ_ONCE(l->state) != HIXL_LINK_CONNECTING,
-				hixl_jiffies_left(deadline));
-
-		if (w == 0)
-			ret = -ETIMEDOUT;
-		else if (w < 0)
-			ret = -ERESTARTSYS;
-		else if (hixl_link_state(l, &err) != HIXL_LINK_READY)
-			ret = err ? err : -ECONNRESET;
-	}
+	if (!ret)
+		ret = hixl_connect_wait_ready(l, deadline);
 	if (ret) {
 		/* torn down under us rather than failed: say so (a refused proof closes it) */
 		if (hixl_link_state(l, &err) == HIXL_LINK_CLOSED && ret != -EACCES)

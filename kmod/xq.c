@@ -332,6 +332,64 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 		hixl_xq_kick(l);
 }
 
+/* The work requests of chain @c (c->n pieces of its batch from c->first) in @s. */
+static void hixl_xchain_build(struct hixl_xwr_scratch *s, struct hixl_xchain *c)
+{
+	const struct hixl_xbatch *b = c->b;
+	u32 i, n = c->n;
+
+	for (i = 0; i < n; i++) {
+		const struct hixl_piece *pc = &b->pl.p[c->first + i];
+		struct hixl_xwr_scratch *x = &s[i];
+		bool lastwr = i == n - 1;
+
+		c->w[i].c = c;
+		c->w[i].i = i;
+		c->w[i].cqe.done = hixl_xwr_done;
+		memset(x, 0, sizeof(*x));
+		x->sge.addr = pc->laddr;
+		x->sge.length = pc->len;
+		x->sge.lkey = pc->lkey;
+		x->wr.wr.wr_cqe = &c->w[i].cqe;
+		x->wr.wr.opcode = b->op == HIXL_OP_READ ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+		x->wr.wr.sg_list = &x->sge;
+		x->wr.wr.num_sge = 1;
+		x->wr.wr.send_flags = lastwr ? IB_SEND_SIGNALED : 0;
+		x->wr.wr.next = lastwr ? NULL : &s[i + 1].wr.wr;
+		x->wr.remote_addr = pc->raddr;
+		x->wr.rkey = pc->rkey;
+	}
+}
+
+/*
+ * ib_post_send() of chain @c failed at @bad: requests from @bad on did not
+ * go out.  Those before it have no signaled request to end them: break the
+ * link and drain, after which every posted request has completed or
+ * flushed (their handlers ran) and the chain can be ended by hand.
+ * xq_mutex held.
+ */
+static void hixl_xchain_post_failed(struct hixl_link *l, struct hixl_xchain *c,
+				    struct hixl_xwr_scratch *s, const struct ib_send_wr *bad)
+{
+	struct hixl_xbatch *b = c->b, *ended = NULL;
+	u32 i;
+
+	hixl_link_fail(l, -ECONNRESET);
+	if (bad != &s[0].wr.wr)
+		ib_drain_sq(l->qp);
+	i = bad ? container_of(bad, struct hixl_xwr_scratch, wr.wr) - s : 0;
+	spin_lock(&l->xq_lock);
+	hixl_xbatch_set_status(b, -ECONNRESET, b->pl.p[c->first + i].desc);
+	l->xq_credits += c->n;
+	b->chains--;
+	if (hixl_xbatch_settle(b))
+		ended = b;
+	spin_unlock(&l->xq_lock);
+	kfree(c);
+	if (ended)
+		hixl_xbatch_end(ended);
+}
+
 /*
  * Post what the window allows; xq_mutex held.  A batch is taken off the
  * queue when its last piece is posted or when it failed.
@@ -345,7 +403,7 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 		const struct ib_send_wr *bad = NULL;
 		struct hixl_xbatch *b, *ended = NULL;
 		struct hixl_xchain *c;
-		u32 want, n, i;
+		u32 want, n;
 		int ret, lerr, st;
 
 		st = hixl_link_state(l, &lerr);
@@ -390,54 +448,13 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 		l->xq_posting = true;	/* taken off the queue, not posted yet */
 		spin_unlock(&l->xq_lock);
 
-		for (i = 0; i < n; i++) {
-			const struct hixl_piece *pc = &b->pl.p[c->first + i];
-			struct hixl_xwr_scratch *x = &s[i];
-			bool lastwr = i == n - 1;
-
-			c->w[i].c = c;
-			c->w[i].i = i;
-			c->w[i].cqe.done = hixl_xwr_done;
-			memset(x, 0, sizeof(*x));
-			x->sge.addr = pc->laddr;
-			x->sge.length = pc->len;
-			x->sge.lkey = pc->lkey;
-			x->wr.wr.wr_cqe = &c->w[i].cqe;
-			x->wr.wr.opcode = b->op == HIXL_OP_READ ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
-			x->wr.wr.sg_list = &x->sge;
-			x->wr.wr.num_sge = 1;
-			x->wr.wr.send_flags = lastwr ? IB_SEND_SIGNALED : 0;
-			x->wr.wr.next = lastwr ? NULL : &s[i + 1].wr.wr;
-			x->wr.remote_addr = pc->raddr;
-			x->wr.rkey = pc->rkey;
-		}
+		hixl_xchain_build(s, c);
 		ret = ib_post_send(l->qp, &s[0].wr.wr, &bad);
 		spin_lock(&l->xq_lock);
 		l->xq_posting = false;
 		spin_unlock(&l->xq_lock);
-		if (!ret)
-			continue;
-
-		/*
-		 * Requests from @bad on did not go out.  Those before it have
-		 * no signaled request to end them: break the link and drain,
-		 * after which every posted request has completed or flushed
-		 * (their handlers ran) and the chain can be ended by hand.
-		 */
-		hixl_link_fail(l, -ECONNRESET);
-		if (bad != &s[0].wr.wr)
-			ib_drain_sq(l->qp);
-		i = bad ? container_of(bad, struct hixl_xwr_scratch, wr.wr) - s : 0;
-		spin_lock(&l->xq_lock);
-		hixl_xbatch_set_status(b, -ECONNRESET, b->pl.p[c->first + i].desc);
-		l->xq_credits += n;
-		b->chains--;
-		if (hixl_xbatch_settle(b))
-			ended = b;
-		spin_unlock(&l->xq_lock);
-		kfree(c);
-		if (ended)
-			hixl_xbatch_end(ended);
+		if (ret)
+			hixl_xchain_post_failed(l, c, s, bad);
 	}
 }
 
