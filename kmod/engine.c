@@ -2,7 +2,7 @@
 /*
  * engine.c - HIXL_IOC_SETUP: bind an engine to its local address, find the
  * RDMA device that owns it, and allocate the engine's protection domain
- * (HIXL Initialize, seeds/003_HIXL-api.md).
+ * (HIXL Initialize).
  *
  * The address is resolved by RDMA CM (rdma_create_id() in the caller's
  * network namespace, rdma_bind_addr()), so rxe, siw and hardware devices

@@ -24,9 +24,8 @@
 
 /*
  * Per-process limits.  Defaults are the vendor's published limits for HIXL
- * RegisterMem (seeds/000_RegisterMem-adxl.md): 256 registrations, 20 GiB
- * host memory, 50 GiB device memory; 512 links per engine
- * (seeds/003_HIXL-api.md, Connect).  Writable by root at run time; a new
+ * RegisterMem: 256 registrations, 20 GiB host memory, 50 GiB device
+ * memory; and HIXL Connect's 512 links per engine.  Writable by root at run time; a new
  * value applies to the next call that checks it.
  */
 unsigned int hixl_max_regions = 256;

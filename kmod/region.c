@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * region.c - HIXL_IOC_REG_MEM / HIXL_IOC_DEREG_MEM: pin, account and track
- * registered memory (HIXL RegisterMem/DeregisterMem,
- * seeds/000_RegisterMem-adxl.md, seeds/003_HIXL-api.md).
+ * registered memory (HIXL RegisterMem/DeregisterMem).
  *
  * Host memory is pinned like ib_umem_get() (drivers/infiniband/core/umem.c):
  * charged to RLIMIT_MEMLOCK through mm->pinned_vm before pinning (as RDMA

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stage.c - the staging pool (HIXL's BufferPool, seeds/003_HIXL-api.md):
+ * stage.c - the staging pool (HIXL's BufferPool):
  * small descriptors (< 256 KiB) and local addresses that are not
  * registered go through pre-registered kernel buffers instead of one RDMA
  * work request each.

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xfer.c - HIXL_IOC_TRANSFER: a batch of descriptors becomes chains of
- * RDMA READ or WRITE work requests on the link's RC QP (HIXL TransferSync,
- * seeds/003_HIXL-api.md).
+ * RDMA READ or WRITE work requests on the link's RC QP (HIXL TransferSync).
  *
  * Every descriptor is checked against the local registrations and the
  * peer's announced table before anything is posted.  Each is split at the
