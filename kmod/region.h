@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * region.h - registered memory: per-process accounting (acct.c), regions
- * (region.c), their fast-registration MRs (mr.c) and device memory
- * (dmabuf.c).  Locks: in the order of engine.h.
+ * (region.c), pinned host memory (pin.c), their fast-registration MRs
+ * (mr.c) and device memory (dmabuf.c).  Locks: in the order of engine.h.
  */
 #ifndef _HIXL_REGION_H
 #define _HIXL_REGION_H
@@ -20,6 +20,7 @@ struct hixl_engine;
 struct hixl_rdma;
 struct hixl_rmr;
 struct ib_mr;
+struct work_struct;
 
 /* Largest page size a region's MR page list uses: 1 GiB. */
 #define HIXL_MAX_PAGE_SHIFT	30
@@ -178,6 +179,12 @@ int hixl_region_make_mrs(struct hixl_region *r);
 void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);
 void hixl_region_free_mrs(struct hixl_region *r);
 
+/* pin.c: host memory */
+int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz);
+void hixl_region_release_pins(struct hixl_region *r);
+void hixl_inval_work(struct work_struct *work);
+
+/* region.c */
 void hixl_engine_regions_init(struct hixl_engine *eng);
 void hixl_engine_regions_destroy(struct hixl_engine *eng);
 struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len);
