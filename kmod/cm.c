@@ -373,11 +373,11 @@ static int hixl_connect_list(struct hixl_engine *eng, struct hixl_link *l,
 	*old = hixl_link_lookup(eng, &l->peer);
 	if (*old) {
 		st = hixl_link_state(*old, &err);
-		if (st == HIXL_LINK_READY)
+		if (st == HIXL_LINK_READY) {
 			ret = -EISCONN;
-		else if (st == HIXL_LINK_CONNECTING)
+		} else if (st == HIXL_LINK_CONNECTING) {
 			ret = -EALREADY;
-		else {		/* broken: replace it */
+		} else {	/* broken: replace it */
 			list_del_init(&(*old)->node);
 			eng->nr_links--;
 		}
