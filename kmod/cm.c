@@ -318,10 +318,10 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 static void hixl_link_reset_attempt(struct hixl_link *l)
 {
 	lockdep_assert_held(&l->cm_mutex);
-	cancel_work_sync(&l->stage_work);
-	mutex_lock(&l->post_mutex);
+	cancel_work_sync(&l->stage.work);
+	mutex_lock(&l->msg.post_mutex);
 	hixl_link_destroy_qp(l);
-	mutex_unlock(&l->post_mutex);
+	mutex_unlock(&l->msg.post_mutex);
 	if (l->cm_id) {
 		rdma_destroy_id(l->cm_id);
 		l->cm_id = NULL;
@@ -329,13 +329,13 @@ static void hixl_link_reset_attempt(struct hixl_link *l)
 	spin_lock(&l->lock);
 	l->cm_pending = false;
 	l->hello_seen = false;		/* the next connection's peer says HELLO anew */
-	l->stage_busy = false;
+	l->stage.busy = false;
 	spin_unlock(&l->lock);
-	spin_lock(&l->xq_lock);
+	spin_lock(&l->xq.lock);
 	l->ack_busy = false;
 	l->ack_next = 0;
 	l->ack_sent = 0;
-	spin_unlock(&l->xq_lock);
+	spin_unlock(&l->xq.lock);
 }
 
 static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_connect *a,

@@ -19,23 +19,24 @@
  *   hixl_procs_lock (acct.c)  >  hixl_proc.lock  >  hixl_region.lock
  * hixl_engines_lock (main.c) is held only to walk or change hixl_engines,
  * never while waiting for an engine: debugfs takes an engine's links_lock,
- * rtable_lock and spinlocks under it, and its lock only with
+ * its links' rt.lock and spinlocks under it, and its lock only with
  * mutex_trylock(); a device removal takes a reference on an engine and
  * drops hixl_engines_lock before it waits for that engine's rdma_sem.  So a
  * command that waits for user memory that never comes (a userfaultfd or
  * FUSE page) holds up its own engine, and the removal of its device, and
  * nobody else.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
- * and hixl_link.post_mutex (hixl_link_destroy() waits for the link's works,
- * which take them, under cm_mutex); hixl_engine.lock  >  hixl_engine.
- * links_lock, hixl_link.post_mutex and hixl_link.rtable_lock.
+ * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
+ * works, which take them, under cm_mutex); hixl_engine.lock  >
+ * hixl_engine.links_lock, hixl_link.msg.post_mutex and hixl_link.rt.lock.
  * mmu_interval_notifier_remove() is called with hixl_engine.lock held; the
  * notifier callback takes only hixl_region.lock, so that cannot deadlock.
- * Transfer queue: hixl_link.xq_mutex  >  hixl_link.xq_lock; hixl_engine.
- * xfer_lock is never held with xq_lock; hixl_link.post_mutex  >
- * hixl_link.xq_mutex (the QP is freed under both).  The CQ handler takes
- * only xq_lock and xfer_lock.  hixl_engine.cancel_mutex (one CANCEL at a
- * time)  >  hixl_engine.xfer_lock, then, dropped, hixl_link.xq_lock.
+ * Transfer queue: hixl_link.xq.mutex  >  hixl_link.xq.lock;
+ * hixl_engine.xfer_lock is never held with xq.lock;
+ * hixl_link.msg.post_mutex  >  hixl_link.xq.mutex (the QP is freed under
+ * both).  The CQ handler takes only xq.lock and xfer_lock.
+ * hixl_engine.cancel_mutex (one CANCEL at a time)  >  hixl_engine.xfer_lock,
+ * then, dropped, hixl_link.xq.lock.
  */
 #ifndef _HIXL_ENGINE_H
 #define _HIXL_ENGINE_H
@@ -84,7 +85,7 @@ extern unsigned int hixl_max_setup_links;
 #define HIXL_NOTIFY_NAME_MAX	1024
 #define HIXL_NOTIFY_MSG_MAX	1024
 #define HIXL_NOTIFY_PENDING_MAX	4096
-#define HIXL_TX_MIN_MS		1000	/* a post under a passed @tx_deadline still gets this */
+#define HIXL_TX_MIN_MS		1000	/* a post past its link's msg.tx_deadline still gets this */
 #define HIXL_MSG_TIMEOUT_MS	10000	/* a SEND, REG_MR or STAGE_DONE completes within this */
 
 /* Deadlines are in jiffies: hixl_deadline() makes one @ms from now. */
@@ -197,7 +198,7 @@ struct hixl_rdma {
  * @notify_total: notifications queued, of all links (hixl_max_engine_notifies)
  * @peer_mrs:   MR entries in the peer tables of all links
  *              (hixl_max_engine_peer_mrs; atomic, each link's share changes
- *              under its own rtable_lock)
+ *              under its own rt.lock)
  * @notifies:   received notifications (struct hixl_notify_ent), oldest first
  * @notify_dropped: dropped since the last GET_NOTIFIES
  * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link

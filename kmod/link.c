@@ -120,8 +120,8 @@ bool hixl_link_usable(struct hixl_link *l)
 {
 	int err;
 
-	lockdep_assert_held(&l->post_mutex);
-	return l->qp && l->tx.buf && hixl_link_state(l, &err) < HIXL_LINK_ERROR;
+	lockdep_assert_held(&l->msg.post_mutex);
+	return l->qp && l->msg.tx.buf && hixl_link_state(l, &err) < HIXL_LINK_ERROR;
 }
 
 /*
@@ -202,9 +202,9 @@ int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len)
 		l->peer = name;
 		l->named = true;
 	}
-	l->peer_stage_iova = le64_to_cpu(hm->stage_iova);
-	l->peer_stage_size = size;
-	l->peer_stage_rkey = le32_to_cpu(hm->stage_rkey);
+	l->stage.peer_iova = le64_to_cpu(hm->stage_iova);
+	l->stage.peer_size = size;
+	l->stage.peer_rkey = le32_to_cpu(hm->stage_rkey);
 	spin_unlock(&l->lock);
 	return 0;
 }
@@ -268,13 +268,13 @@ struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	INIT_WORK(&l->release_work, hixl_link_release_work);
 	INIT_DELAYED_WORK(&l->hs_work, hixl_link_hs_expire);
 	mutex_init(&l->cm_mutex);
-	mutex_init(&l->post_mutex);
-	mutex_init(&l->rtable_lock);
-	mutex_init(&l->reply_lock);
-	init_completion(&l->reply_done);
-	INIT_WORK(&l->stage_work, hixl_stage_work);
-	mt_init(&l->rtable);
-	init_completion(&l->tx_done);
+	mutex_init(&l->msg.post_mutex);
+	mutex_init(&l->rt.lock);
+	mutex_init(&l->stage.reply_lock);
+	init_completion(&l->stage.reply_done);
+	INIT_WORK(&l->stage.work, hixl_stage_work);
+	mt_init(&l->rt.tree);
+	init_completion(&l->msg.tx_done);
 	l->state = HIXL_LINK_CONNECTING;
 	hixl_auth_link_init(l);
 	return l;
@@ -292,9 +292,9 @@ static void hixl_link_free(struct kref *ref)
 
 	hixl_link_xq_free(l);
 	mutex_destroy(&l->cm_mutex);
-	mutex_destroy(&l->post_mutex);
-	mutex_destroy(&l->rtable_lock);
-	mutex_destroy(&l->reply_lock);
+	mutex_destroy(&l->msg.post_mutex);
+	mutex_destroy(&l->rt.lock);
+	mutex_destroy(&l->stage.reply_lock);
 	kfree(l);
 }
 
@@ -393,12 +393,12 @@ void hixl_link_destroy_qp(struct hixl_link *l)
 		l->cq = NULL;
 	}
 	hixl_link_msg_free(l);
-	if (l->st_tx.mr) {
-		hixl_stbuf_free(ibdev, &l->st_tx);
-		hixl_stbuf_free(ibdev, &l->st_rx);
+	if (l->stage.tx.mr) {
+		hixl_stbuf_free(ibdev, &l->stage.tx);
+		hixl_stbuf_free(ibdev, &l->stage.rx);
 		atomic_add(2, &l->eng->pool_free);
 	}
-	l->peer_stage_size = 0;
+	l->stage.peer_size = 0;
 }
 
 /**
@@ -428,12 +428,12 @@ void hixl_link_destroy(struct hixl_link *l)
 	if (l->cm_id && l->qp)
 		rdma_disconnect(l->cm_id);	/* QP to error: posted work flushes */
 	cancel_work_sync(&l->setup_work);
-	cancel_work_sync(&l->stage_work);
+	cancel_work_sync(&l->stage.work);
 	cancel_delayed_work_sync(&l->hs_work);
 	hixl_link_xq_close(l);			/* waiting batches end; posted ones flush */
-	mutex_lock(&l->post_mutex);		/* a staged transfer finishes */
+	mutex_lock(&l->msg.post_mutex);		/* a staged transfer finishes */
 	hixl_link_destroy_qp(l);
-	mutex_unlock(&l->post_mutex);
+	mutex_unlock(&l->msg.post_mutex);
 	if (l->cm_id) {
 		rdma_destroy_id(l->cm_id);	/* waits for a running handler */
 		l->cm_id = NULL;

@@ -112,6 +112,106 @@ struct hixl_stbuf {
 #define HIXL_STAGE_THRESHOLD	SZ_256K	/* descriptors below this are staged */
 
 /**
+ * struct hixl_link_msg - a link's message channel (msg.c)
+ * @post_mutex: one poster of messages, REG_MR and staging requests at a
+ *              time on the link's QP, and owner of @tx; a staged transfer
+ *              holds it for its whole batch
+ * @rx:         receive buffers
+ * @tx, @tx_done, @tx_status: the message send buffer and the completion of
+ *              its last SEND or REG_MR
+ * @tx_deadline: 0, or jiffies by which a post must complete (a table
+ *              update's deadline, table.c; at least HIXL_TX_MIN_MS from the
+ *              post) rather than HIXL_MSG_TIMEOUT_MS; under @post_mutex
+ */
+struct hixl_link_msg {
+	struct mutex post_mutex;
+	struct hixl_iu rx[HIXL_RX_DEPTH];
+	struct hixl_iu tx;
+	struct completion tx_done;
+	int tx_status;
+	unsigned long tx_deadline;
+};
+
+/**
+ * struct hixl_link_stage - a link's staging (stage.c)
+ * @tx, @rx:    our staging send and landing buffers (no MR: no staging)
+ * @peer_iova, @peer_rkey, @peer_size: the peer's landing buffer, from its
+ *              HELLO (size 0: the peer does not stage)
+ * @seq, @answered, @status, @failed: our STAGE_REQ in flight and the peer's
+ *              STAGE_DONE (under hixl_link.lock; msg.post_mutex serialises
+ *              requests)
+ * @busy:       a STAGE_REQ of the peer is being carried out; another one
+ *              before our STAGE_DONE closes the link
+ * @req_op, @req_count, @req_seq, @work: the peer's STAGE_REQ, carried out
+ *              by @work (written with @busy under hixl_link.lock, read
+ *              once by the work under hixl_link.lock)
+ * @reply_lock, @reply, @reply_done: the STAGE_DONE send path, apart from
+ *              msg.post_mutex so that two engines staging to each other
+ *              cannot wait on each other
+ */
+struct hixl_link_stage {
+	struct hixl_stbuf tx;
+	struct hixl_stbuf rx;
+	u64 peer_iova;
+	u64 peer_size;
+	u32 peer_rkey;
+	u64 seq;
+	bool answered;
+	int status;
+	u32 failed;
+	bool busy;
+	u32 req_op;
+	u32 req_count;
+	u64 req_seq;
+	struct work_struct work;
+	struct mutex reply_lock;
+	struct hixl_iu reply;
+	struct completion reply_done;
+};
+
+/**
+ * struct hixl_link_xq - a link's transfer queue (xq.c)
+ * @mutex:      one pump posts at a time (with @wr its scratch work requests)
+ * @lock:       protects @batches, @credits, @closed, @posting, the batches'
+ *              counters and, in struct hixl_link, @ack_held, @ack_busy,
+ *              @ack_sent, @ack_next and @tbl_applied
+ * @batches:    batches waiting to be posted (struct hixl_xbatch.q_node)
+ * @credits:    send queue entries left to transfers, of HIXL_CHAIN
+ * @closed:     the link is going away
+ * @work:       runs the pump when completions free entries
+ * @wr:         the pump's scratch work requests
+ * @planning:   TRANSFERs between reading the peer's table and queueing
+ *              (atomic, not under @lock)
+ * @posting:    the pump is between taking pieces and posting them
+ */
+struct hixl_link_xq {
+	struct mutex mutex;
+	spinlock_t lock;
+	struct list_head batches;
+	u32 credits;
+	bool closed;
+	struct work_struct work;
+	void *wr;
+	atomic_t planning;
+	bool posting;
+};
+
+/**
+ * struct hixl_rtable - the peer's region table on a link (rtable.c)
+ * @lock:       protects @tree, the hixl_rregion entries in it and the two
+ *              counts
+ * @tree:       [addr, addr + len - 1] -> struct hixl_rregion of the peer
+ * @regions, @mrs: regions and MR entries in @tree, bounded by
+ *              hixl_max_regions and hixl_max_peer_mrs
+ */
+struct hixl_rtable {
+	struct mutex lock;
+	struct maple_tree tree;
+	u32 regions;
+	u32 mrs;
+};
+
+/**
  * struct hixl_link - one RC connection to a peer engine
  * @cm_kind:    HIXL_CM_LINK (see struct hixl_rdma)
  * @eng:        the engine
@@ -143,23 +243,28 @@ struct hixl_stbuf {
  * @release_work: frees an accepted link whose peer left
  * @hs_work:    closes an accepted link still CONNECTING hixl_handshake_ms
  *              after the peer's CONNECT_REQUEST
- * @post_mutex: one poster of messages, REG_MR and staging requests at a
- *              time on @qp, and owner of @tx; a staged transfer holds
- *              it for its whole batch
- * @xq_mutex, @xq_lock, @xq, @xq_credits, @xq_closed, @xq_work, @xq_wr: the
- *              transfer queue (xq.c): one pump posts at a time (@xq_mutex,
- *              with @xq_wr its scratch work requests); @xq_lock protects
- *              the queue of batches waiting to be posted, the send queue
- *              entries left to transfers (@xq_credits, of HIXL_CHAIN) and
- *              the batches' counters; @xq_closed: the link is going away;
- *              @xq_work runs the pump when completions free entries;
- *              @xq_planning: TRANSFERs between reading @rtable and
- *              queueing; @xq_posting: the pump is between taking pieces
- *              and posting them; @ack_held: TABLE_ACKs wait (xq.c,
- *              hixl_xq_hold_ack()) - all under @xq_lock but @xq_planning
- * @tbl_applied is under @xq_lock too, and so are @ack_busy (a TABLE_ACK is
- *              on the send queue), @ack_sent (the count it or the last one
- *              said) and @ack_next (the highest count asked for since)
+ * @msg:        the message channel: buffers, posting (msg.c)
+ * @rt:         the peer's region table (rtable.c)
+ * @stage:      staging buffers and requests (stage.c)
+ * @xq:         the transfer queue (xq.c)
+ * @hello_seen: the peer's HELLO came in; its name and landing buffer are
+ *              fixed from then on (a second HELLO closes the link)
+ * @auth_state: enum hixl_auth_state (under @lock); with an engine secret,
+ *              only AUTH_* messages are taken before HIXL_AUTH_DONE
+ * @auth_nonce: the connector's [0] and the acceptor's [1] nonce of the
+ *              exchange (under @lock)
+ * @notify_pending: notifications of this link queued on the engine
+ *              (under the engine's notify_lock)
+ * @tbl_sent:   REGION/REGION_DEL messages we sent (msg.post_mutex)
+ * @tbl_acked:  how many of them the peer has applied (TABLE_ACK, under @lock)
+ * @tbl_applied: the peer's REGION/REGION_DEL messages we applied (RX only;
+ *              under xq.lock)
+ * @ack_cqe:    completion of our inline TABLE_ACK sends (nothing to do)
+ * @ack_held:   TABLE_ACKs wait for the transfer queue (xq.c,
+ *              hixl_xq_hold_ack()); under xq.lock, as are the next three
+ * @ack_busy:   a TABLE_ACK is on the send queue
+ * @ack_sent:   the count it or the last one said
+ * @ack_next:   the highest count asked for since
  * @walk:       the last table-update walk that visited this link (under the
  *              engine's links_lock; hixl_next_table_link())
  * @tbl_gen:    0 until our whole table went out on this link, then the
@@ -167,43 +272,6 @@ struct hixl_stbuf {
  *              table update of the engine reaches the link, READY or not
  *              (under the engine's lock, which hixl_link_publish() holds
  *              from the first region it reads to the TABLE_END it sends)
- * @rtable_lock: protects @rtable, the hixl_rregion entries in it and the
- *              two counts below
- * @rtable:     [addr, addr + len - 1] -> struct hixl_rregion of the peer
- * @rtable_regions, @rtable_mrs: regions and MR entries in @rtable, bounded
- *              by hixl_max_regions and hixl_max_peer_mrs
- * @hello_seen: the peer's HELLO came in; its name and landing buffer are
- *              fixed from then on (a second HELLO closes the link)
- * @auth_state: enum hixl_auth_state (under @lock); with an engine secret,
- *              only AUTH_* messages are taken before HIXL_AUTH_DONE
- * @auth_nonce: the connector's [0] and the acceptor's [1] nonce of the
- *              exchange (under @lock)
- * @stage_busy: a STAGE_REQ of the peer is being carried out; another one
- *              before our STAGE_DONE closes the link
- * @rx:         receive buffers
- * @tx, @tx_done, @tx_status: the message send buffer
- *              and the completion of its last SEND or REG_MR
- * @tx_deadline: 0, or jiffies by which a post must complete (a table
- *              update's deadline, table.c; at least HIXL_TX_MIN_MS from the
- *              post) rather than HIXL_MSG_TIMEOUT_MS; under post_mutex
- * @notify_pending: notifications of this link queued on the engine
- *              (under the engine's notify_lock)
- * @st_tx, @st_rx: our staging send and landing buffers (no MR: no staging)
- * @peer_stage_iova, @peer_stage_rkey, @peer_stage_size: the peer's landing
- *              buffer, from its HELLO (size 0: the peer does not stage)
- * @stage_seq, @stage_answered, @stage_status, @stage_failed: our STAGE_REQ in
- *              flight and the peer's STAGE_DONE (under @lock; post_mutex
- *              serialises requests)
- * @req_op, @req_count, @req_seq, @stage_work: the peer's STAGE_REQ, carried out
- *              by @stage_work (written with @stage_busy under @lock, read
- *              once by the work under @lock)
- * @tbl_sent:   REGION/REGION_DEL messages we sent (post_mutex)
- * @tbl_acked:  how many of them the peer has applied (TABLE_ACK, under @lock)
- * @tbl_applied: the peer's REGION/REGION_DEL messages we applied (RX only)
- * @ack_cqe:    completion of our inline TABLE_ACK sends (nothing to do)
- * @reply_lock, @reply, @reply_done: the STAGE_DONE
- *              send path, apart from post_mutex so that two engines staging
- *              to each other cannot wait on each other
  */
 struct hixl_link {
 	int cm_kind;
@@ -230,50 +298,18 @@ struct hixl_link {
 	struct work_struct setup_work;
 	struct work_struct release_work;
 	struct delayed_work hs_work;
-	struct mutex post_mutex;
-	struct mutex rtable_lock;
-	struct maple_tree rtable;
-	u32 rtable_regions;
-	u32 rtable_mrs;
+	struct hixl_link_msg msg;
+	struct hixl_rtable rt;
+	struct hixl_link_stage stage;
+	struct hixl_link_xq xq;
 	bool hello_seen;
 	u8 auth_state;
 	u8 auth_nonce[2][HIXL_AUTH_NONCE];
-	bool stage_busy;
-	struct hixl_iu rx[HIXL_RX_DEPTH];
-	struct hixl_iu tx;
-	struct completion tx_done;
-	int tx_status;
-	unsigned long tx_deadline;
 	u32 notify_pending;
-	struct hixl_stbuf st_tx;
-	struct hixl_stbuf st_rx;
-	u64 peer_stage_iova;
-	u64 peer_stage_size;
-	u32 peer_stage_rkey;
-	u64 stage_seq;
-	bool stage_answered;
-	int stage_status;
-	u32 stage_failed;
-	u32 req_op;
-	u32 req_count;
-	u64 req_seq;
-	struct work_struct stage_work;
-	struct mutex reply_lock;
-	struct hixl_iu reply;
-	struct completion reply_done;
 	u64 tbl_sent;
 	u64 tbl_acked;
 	u64 tbl_applied;
 	struct ib_cqe ack_cqe;
-	struct mutex xq_mutex;
-	spinlock_t xq_lock;
-	struct list_head xq;
-	u32 xq_credits;
-	bool xq_closed;
-	struct work_struct xq_work;
-	void *xq_wr;
-	atomic_t xq_planning;
-	bool xq_posting;
 	bool ack_held;
 	bool ack_busy;
 	u64 ack_sent;

@@ -21,8 +21,8 @@ static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct hixl_link *l = cq->cq_context;
 
-	l->tx_status = wc->status;
-	complete(&l->tx_done);
+	l->msg.tx_status = wc->status;
+	complete(&l->msg.tx_done);
 }
 
 /**
@@ -30,7 +30,7 @@ static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  * @l:  the link; post_mutex held
  * @wr: the request (its wr_cqe and send_flags are set here)
  *
- * The wait is HIXL_MSG_TIMEOUT_MS, or up to @l->tx_deadline when one is set
+ * The wait is HIXL_MSG_TIMEOUT_MS, or up to @l->msg.tx_deadline when one is set
  * (a table update's, table.c), but at least HIXL_TX_MIN_MS: a peer that
  * stops posting receives holds our SEND (RNR retries never end) only that
  * long.
@@ -43,28 +43,28 @@ int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 	unsigned long tmo = msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS);
 	int ret;
 
-	lockdep_assert_held(&l->post_mutex);
-	if (l->tx_deadline)
-		tmo = clamp_t(long, hixl_jiffies_left(l->tx_deadline),
+	lockdep_assert_held(&l->msg.post_mutex);
+	if (l->msg.tx_deadline)
+		tmo = clamp_t(long, hixl_jiffies_left(l->msg.tx_deadline),
 			      (long)msecs_to_jiffies(HIXL_TX_MIN_MS), (long)tmo);
 	if (!hixl_link_usable(l))
 		return -ECONNRESET;
-	reinit_completion(&l->tx_done);
-	l->tx.cqe.done = hixl_tx_done;
-	wr->wr_cqe = &l->tx.cqe;
+	reinit_completion(&l->msg.tx_done);
+	l->msg.tx.cqe.done = hixl_tx_done;
+	wr->wr_cqe = &l->msg.tx.cqe;
 	wr->send_flags |= IB_SEND_SIGNALED;
 	ret = ib_post_send(l->qp, wr, NULL);
 	if (ret)
 		goto fail;
-	if (!wait_for_completion_timeout(&l->tx_done, tmo)) {
+	if (!wait_for_completion_timeout(&l->msg.tx_done, tmo)) {
 		/* the QP is stuck: break it so the completion flushes, then wait */
 		ret = -ETIMEDOUT;
 		hixl_link_fail(l, ret);
 		rdma_disconnect(l->cm_id);
-		wait_for_completion(&l->tx_done);
+		wait_for_completion(&l->msg.tx_done);
 		return ret;
 	}
-	if (l->tx_status == IB_WC_SUCCESS)
+	if (l->msg.tx_status == IB_WC_SUCCESS)
 		return 0;
 	ret = -ECONNRESET;
 fail:
@@ -97,7 +97,7 @@ void hixl_wire_hdr_fill(struct hixl_wire_hdr *h, u16 type, u32 len)
  */
 int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
 {
-	struct hixl_wire_hdr *h = l->tx.buf;
+	struct hixl_wire_hdr *h = l->msg.tx.buf;
 	struct ib_sge sge = { .length = len };
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
@@ -105,10 +105,10 @@ int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
 
 	if (!hixl_link_usable(l))
 		return -ECONNRESET;
-	sge.addr = l->tx.dma;
+	sge.addr = l->msg.tx.dma;
 	sge.lkey = l->eng->rdma->pd->local_dma_lkey;
 	hixl_wire_hdr_fill(h, type, len);
-	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->tx.dma, len, DMA_TO_DEVICE);
+	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->msg.tx.dma, len, DMA_TO_DEVICE);
 	return hixl_post_wait(l, &wr);
 }
 
@@ -173,7 +173,7 @@ static void hixl_reply_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct hixl_link *l = cq->cq_context;
 
-	complete(&l->reply_done);
+	complete(&l->stage.reply_done);
 }
 
 /* ---- receiving -------------------------------------------------------------------- */
@@ -320,11 +320,11 @@ int hixl_link_msg_alloc(struct hixl_link *l)
 {
 	int i, ret;
 
-	ret = hixl_iu_alloc(l, &l->tx, HIXL_MSG_SIZE, DMA_TO_DEVICE, hixl_tx_done);
+	ret = hixl_iu_alloc(l, &l->msg.tx, HIXL_MSG_SIZE, DMA_TO_DEVICE, hixl_tx_done);
 	if (ret)
 		return ret;
 	for (i = 0; i < HIXL_RX_DEPTH; i++) {
-		struct hixl_iu *rx = &l->rx[i];
+		struct hixl_iu *rx = &l->msg.rx[i];
 
 		ret = hixl_iu_alloc(l, rx, HIXL_MSG_SIZE, DMA_FROM_DEVICE, hixl_rx_done);
 		if (!ret)
@@ -333,7 +333,7 @@ int hixl_link_msg_alloc(struct hixl_link *l)
 			return ret;
 	}
 
-	ret = hixl_iu_alloc(l, &l->reply, sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE,
+	ret = hixl_iu_alloc(l, &l->stage.reply, sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE,
 			    hixl_reply_done);
 	if (ret)
 		return ret;
@@ -351,7 +351,7 @@ void hixl_link_msg_free(struct hixl_link *l)
 	int i;
 
 	for (i = 0; i < HIXL_RX_DEPTH; i++)
-		hixl_iu_free(ibdev, &l->rx[i]);
-	hixl_iu_free(ibdev, &l->tx);
-	hixl_iu_free(ibdev, &l->reply);
+		hixl_iu_free(ibdev, &l->msg.rx[i]);
+	hixl_iu_free(ibdev, &l->msg.tx);
+	hixl_iu_free(ibdev, &l->stage.reply);
 }

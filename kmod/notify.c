@@ -133,19 +133,19 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 		ret = -ENOTCONN;
 		goto out_free;
 	}
-	mutex_lock(&l->post_mutex);
+	mutex_lock(&l->msg.post_mutex);
 	st = hixl_link_state(l, &err);
 	if (st != HIXL_LINK_READY) {
 		ret = st == HIXL_LINK_CONNECTING ? -EAGAIN : err;
 		goto out;
 	}
-	m = l->tx.buf;
+	m = l->msg.tx.buf;
 	m->name_len = cpu_to_le32(a->name_len);
 	m->msg_len = cpu_to_le32(a->msg_len);
 	memcpy(m->data, data, a->name_len + a->msg_len);
 	ret = hixl_send_msg(l, HIXL_MSG_NOTIFY, sizeof(*m) + a->name_len + a->msg_len);
 out:
-	mutex_unlock(&l->post_mutex);
+	mutex_unlock(&l->msg.post_mutex);
 	hixl_link_put(l);
 out_free:
 	kfree(data);

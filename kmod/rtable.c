@@ -22,24 +22,24 @@ void hixl_rtable_clear(struct hixl_link *l)
 	struct hixl_rregion *rr;
 	unsigned long idx = 0;
 
-	mutex_lock(&l->rtable_lock);
-	mt_for_each(&l->rtable, rr, idx, ULONG_MAX)
+	mutex_lock(&l->rt.lock);
+	mt_for_each(&l->rt.tree, rr, idx, ULONG_MAX)
 		kvfree(rr);
-	mtree_destroy(&l->rtable);
-	hixl_peer_mrs_uncharge(l->eng, l->rtable_mrs);
-	l->rtable_regions = 0;
-	l->rtable_mrs = 0;
-	mutex_unlock(&l->rtable_lock);
+	mtree_destroy(&l->rt.tree);
+	hixl_peer_mrs_uncharge(l->eng, l->rt.mrs);
+	l->rt.regions = 0;
+	l->rt.mrs = 0;
+	mutex_unlock(&l->rt.lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_rtable_clear);
 
-/* Take one region out of the peer's table and free it; rtable_lock held. */
+/* Take one region out of the peer's table and free it; rt.lock held. */
 static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
 {
-	lockdep_assert_held(&l->rtable_lock);
-	mtree_erase(&l->rtable, rr->addr);
-	l->rtable_regions--;
-	l->rtable_mrs -= rr->nr_mrs;
+	lockdep_assert_held(&l->rt.lock);
+	mtree_erase(&l->rt.tree, rr->addr);
+	l->rt.regions--;
+	l->rt.mrs -= rr->nr_mrs;
 	hixl_peer_mrs_uncharge(l->eng, rr->nr_mrs);
 	kvfree(rr);
 }
@@ -79,13 +79,13 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 	    len < struct_size(m, mrs, count) || !nr || first > nr || count > nr - first ||
 	    hixl_range_check(addr, rlen) || nr > hixl_pages_spanned(addr, rlen, 12))
 		return -EPROTO;
-	mutex_lock(&l->rtable_lock);
-	rr = mtree_load(&l->rtable, addr);
+	mutex_lock(&l->rt.lock);
+	rr = mtree_load(&l->rt.tree, addr);
 	if (!rr || rr->addr != addr || rr->len != rlen || rr->nr_mrs != nr) {
 		if (rr)		/* replaced by a new registration at the same place */
 			hixl_rtable_erase(l, rr);
-		if (l->rtable_regions >= READ_ONCE(hixl_max_regions) ||
-		    nr > READ_ONCE(hixl_max_peer_mrs) - min(l->rtable_mrs,
+		if (l->rt.regions >= READ_ONCE(hixl_max_regions) ||
+		    nr > READ_ONCE(hixl_max_peer_mrs) - min(l->rt.mrs,
 							     READ_ONCE(hixl_max_peer_mrs))) {
 			ret = -ENOSPC;
 			goto out;
@@ -104,15 +104,15 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 		rr->nr_mrs = nr;
 		rr->writable = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_WRITABLE;
 		rr->device = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_DEVICE;
-		ret = mtree_insert_range(&l->rtable, addr, addr + rlen - 1, rr,
+		ret = mtree_insert_range(&l->rt.tree, addr, addr + rlen - 1, rr,
 					 GFP_KERNEL_ACCOUNT);
 		if (ret) {
 			hixl_peer_mrs_uncharge(l->eng, nr);
 			kvfree(rr);
 			goto out;
 		}
-		l->rtable_regions++;
-		l->rtable_mrs += nr;
+		l->rt.regions++;
+		l->rt.mrs += nr;
 	}
 	for (i = 0; i < count; i++) {
 		struct hixl_rmr *d = &rr->mrs[first + i];
@@ -124,7 +124,7 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 	}
 	rr->got = max(rr->got, first + count);
 out:
-	mutex_unlock(&l->rtable_lock);
+	mutex_unlock(&l->rt.lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region);
@@ -141,11 +141,11 @@ VISIBLE_IF_KUNIT void hixl_rx_region_del(struct hixl_link *l, const struct hixl_
 	u64 addr = le64_to_cpu(m->addr);
 	struct hixl_rregion *rr;
 
-	mutex_lock(&l->rtable_lock);
-	rr = mtree_load(&l->rtable, addr);
+	mutex_lock(&l->rt.lock);
+	rr = mtree_load(&l->rt.tree, addr);
 	if (rr && rr->addr == addr)
 		hixl_rtable_erase(l, rr);
-	mutex_unlock(&l->rtable_lock);
+	mutex_unlock(&l->rt.lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region_del);
 
@@ -179,14 +179,14 @@ void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		return;		/* flushed: the link is going; nothing more is sent */
-	spin_lock(&l->xq_lock);
+	spin_lock(&l->xq.lock);
 	if (l->ack_next > l->ack_sent) {
 		next = l->ack_next;
 		l->ack_sent = next;
 	} else {
 		l->ack_busy = false;
 	}
-	spin_unlock(&l->xq_lock);
+	spin_unlock(&l->xq.lock);
 	if (next && hixl_ack_post(l, next))
 		hixl_link_fail(l, -ECONNRESET);
 }
@@ -203,7 +203,7 @@ void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
  * one is in flight is sent by hixl_ack_done() when that one completes,
  * with the highest count asked for meanwhile (ACKs are cumulative).
  *
- * Context: any; takes @l->xq_lock.
+ * Context: any; takes @l->xq.lock.
  * Return: 0 (sent or queued behind the one in flight), or ib_post_send()'s
  * -errno.
  */
@@ -211,20 +211,20 @@ int hixl_table_ack(struct hixl_link *l, u64 applied)
 {
 	int ret;
 
-	spin_lock(&l->xq_lock);
+	spin_lock(&l->xq.lock);
 	if (l->ack_busy) {
 		l->ack_next = max(l->ack_next, applied);
-		spin_unlock(&l->xq_lock);
+		spin_unlock(&l->xq.lock);
 		return 0;
 	}
 	l->ack_busy = true;
 	l->ack_sent = max(l->ack_sent, applied);
-	spin_unlock(&l->xq_lock);
+	spin_unlock(&l->xq.lock);
 	ret = hixl_ack_post(l, applied);
 	if (ret) {
-		spin_lock(&l->xq_lock);
+		spin_lock(&l->xq.lock);
 		l->ack_busy = false;
-		spin_unlock(&l->xq_lock);
+		spin_unlock(&l->xq.lock);
 	}
 	return ret;
 }

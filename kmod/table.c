@@ -258,19 +258,19 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 	}
 	walk = ++eng->link_walk;
 	while ((l = hixl_next_table_link(eng, walk, 0))) {
-		mutex_lock(&l->post_mutex);
+		mutex_lock(&l->msg.post_mutex);
 		if (!hixl_link_usable(l)) {	/* torn down since we looked */
-			mutex_unlock(&l->post_mutex);
+			mutex_unlock(&l->msg.post_mutex);
 			hixl_link_put(l);
 			continue;
 		}
-		l->tx_deadline = w->deadline;	/* the sends are in the bound too */
+		l->msg.tx_deadline = w->deadline;	/* the sends are in the bound too */
 		ret = hixl_link_reg_mrs(l, r);
 		if (!ret)
 			ret = hixl_send_region(l, r);
-		l->tx_deadline = 0;
+		l->msg.tx_deadline = 0;
 		want = l->tbl_sent;
-		mutex_unlock(&l->post_mutex);
+		mutex_unlock(&l->msg.post_mutex);
 		if (ret) {
 			hixl_link_fail(l, ret);
 			hixl_link_put(l);
@@ -315,26 +315,26 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 	hixl_tbl_wait_init(eng, &w);
 	walk = ++eng->link_walk;
 	while ((l = hixl_next_table_link(eng, walk, r->tbl_hidden))) {
-		mutex_lock(&l->post_mutex);
+		mutex_lock(&l->msg.post_mutex);
 		if (!hixl_link_usable(l)) {	/* torn down since we looked */
-			mutex_unlock(&l->post_mutex);
+			mutex_unlock(&l->msg.post_mutex);
 			hixl_link_put(l);
 			continue;
 		}
-		m = l->tx.buf;
+		m = l->msg.tx.buf;
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
 		/*
 		 * Out of the peer's table before the MRs go (a late rkey would
 		 * break the link); a link that cannot answer is closed.
 		 */
-		l->tx_deadline = w.deadline;
+		l->msg.tx_deadline = w.deadline;
 		ret = hixl_send_msg(l, HIXL_MSG_REGION_DEL, sizeof(*m));
-		l->tx_deadline = 0;
+		l->msg.tx_deadline = 0;
 		if (!ret)
 			l->tbl_sent++;
 		want = l->tbl_sent;
-		mutex_unlock(&l->post_mutex);
+		mutex_unlock(&l->msg.post_mutex);
 		if (ret) {
 			hixl_link_put(l);	/* the failed send broke it */
 			continue;
@@ -362,7 +362,7 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
 	int ret;
 
 	lockdep_assert_held(&r->eng->lock);
-	lockdep_assert_held(&l->post_mutex);
+	lockdep_assert_held(&l->msg.post_mutex);
 	if (r->mrs_registered)
 		return 0;
 	if (!(r->flags & HIXL_REG_READ_ONLY))
@@ -400,7 +400,7 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
  */
 int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 {
-	struct hixl_wire_region *m = l->tx.buf;
+	struct hixl_wire_region *m = l->msg.tx.buf;
 	u32 first = 0, i, n;
 	int ret;
 
@@ -462,20 +462,20 @@ int hixl_link_publish(struct hixl_link *l)
 	int ret;
 
 	mutex_lock(&eng->lock);
-	mutex_lock(&l->post_mutex);
+	mutex_lock(&l->msg.post_mutex);
 	if (!hixl_link_usable(l)) {
-		mutex_unlock(&l->post_mutex);
+		mutex_unlock(&l->msg.post_mutex);
 		mutex_unlock(&eng->lock);
 		return -ECONNRESET;
 	}
 	ret = hixl_stage_register(l);
-	h = l->tx.buf;
+	h = l->msg.tx.buf;
 	memset(h, 0, sizeof(*h));
 	hixl_name_to_wire(&eng->rdma->local, &h->engine);
-	if (l->st_rx.mr) {
-		h->stage_iova = cpu_to_le64(l->st_rx.mr->iova);
-		h->stage_size = cpu_to_le64(l->st_rx.size);
-		h->stage_rkey = cpu_to_le32(l->st_rx.mr->rkey);
+	if (l->stage.rx.mr) {
+		h->stage_iova = cpu_to_le64(l->stage.rx.mr->iova);
+		h->stage_size = cpu_to_le64(l->stage.rx.size);
+		h->stage_rkey = cpu_to_le32(l->stage.rx.mr->rkey);
 	}
 	if (!ret)
 		ret = hixl_send_msg(l, HIXL_MSG_HELLO, sizeof(*h));
@@ -498,7 +498,7 @@ int hixl_link_publish(struct hixl_link *l)
 		ret = hixl_send_msg(l, HIXL_MSG_TABLE_END, sizeof(struct hixl_wire_hdr));
 	if (!ret)
 		l->tbl_gen = gen;	/* table updates reach it from now on */
-	mutex_unlock(&l->post_mutex);
+	mutex_unlock(&l->msg.post_mutex);
 	mutex_unlock(&eng->lock);
 	if (ret)
 		return ret;

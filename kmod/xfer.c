@@ -118,13 +118,13 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_split);
 
 /*
  * The peer's region that holds [@ra, @ra + @len) whole, complete and, for
- * a WRITE, writable; the link's rtable_lock held.  Return: the region;
+ * a WRITE, writable; the link's rt.lock held.  Return: the region;
  * ERR_PTR(-ERANGE) when no complete region holds the range;
  * ERR_PTR(-EACCES) for a WRITE to a region the peer registered read-only.
  */
 static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 ra, u64 len)
 {
-	struct hixl_rregion *rr = mtree_load(&l->rtable, ra);
+	struct hixl_rregion *rr = mtree_load(&l->rt.tree, ra);
 
 	if (!rr || rr->got < rr->nr_mrs || ra + len > rr->addr + rr->len)
 		return ERR_PTR(-ERANGE);
@@ -135,7 +135,7 @@ static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 r
 
 /*
  * Check one descriptor and cut it into pieces; engine lock and the link's
- * rtable_lock held.  The local MRs were activated by hixl_activate_mrs().
+ * rt.lock held.  The local MRs were activated by hixl_activate_mrs().
  */
 static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 			  u32 idx, struct hixl_plan *pl)
@@ -268,7 +268,7 @@ static bool hixl_lock(struct mutex *m, bool nonblock)
  * it is posted directly; one from unregistered local memory then fails
  * planning with -ENOENT, as it does without staging.
  *
- * Return: 1 stage, 0 post directly, -EAGAIN (@nonblock, rtable_lock busy).
+ * Return: 1 stage, 0 post directly, -EAGAIN (@nonblock, rt.lock busy).
  */
 static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 			     const struct hixl_op_desc *d, bool nonblock)
@@ -280,11 +280,11 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 		return 0;
 	if (r && (r->type != HIXL_MEM_HOST || d->len >= HIXL_STAGE_THRESHOLD))
 		return 0;
-	if (!hixl_lock(&l->rtable_lock, nonblock))
+	if (!hixl_lock(&l->rt.lock, nonblock))
 		return -EAGAIN;
-	rr = mtree_load(&l->rtable, d->remote_addr);
+	rr = mtree_load(&l->rt.tree, d->remote_addr);
 	device = rr && rr->device;
-	mutex_unlock(&l->rtable_lock);
+	mutex_unlock(&l->rt.lock);
 	return !device;
 }
 
@@ -294,7 +294,7 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
  * @a:        the TRANSFER; out: failed, the descriptor to blame on error
  *            (@a->count when none is)
  * @nonblock: return -EAGAIN rather than wait for a busy links_lock, engine
- *            lock or rtable_lock, for the device (MR activation) or for
+ *            lock or rt.lock, for the device (MR activation) or for
  *            staging
  * @p:        out: the descriptors, the direct pieces and the staged ones
  *
@@ -306,7 +306,7 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
  * descriptors passed.
  *
  * Context: process context; takes the engine lock, post_mutex and the
- * link's rtable_lock (not with @nonblock where they are busy).
+ * link's rt.lock (not with @nonblock where they are busy).
  * Return: 0; the errors of hixl_transfer_validate(); -ENOTCONN (no link),
  * -EAGAIN (link connecting, or @nonblock), the link's error when broken;
  * -ENOMEM; -EFAULT (descriptor array unreadable); per descriptor, with
@@ -353,7 +353,7 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 
 	if (!hixl_lock(&eng->lock, nonblock))
 		return -EAGAIN;
-	/* activate local MRs first: no rtable_lock while waiting on the CQ */
+	/* activate local MRs first: no rt.lock while waiting on the CQ */
 	for (i = 0; i < a->count && !ret; i++) {
 		const struct hixl_op_desc *d = &p->d[i];
 		struct hixl_region *r = hixl_region_lookup(eng, d->local_addr, d->len ? d->len : 1);
@@ -385,9 +385,9 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 				ret = -EAGAIN;	/* REG_MR waits for the device */
 				break;
 			}
-			mutex_lock(&l->post_mutex);
+			mutex_lock(&l->msg.post_mutex);
 			ret = hixl_link_reg_mrs(l, r);
-			mutex_unlock(&l->post_mutex);
+			mutex_unlock(&l->msg.post_mutex);
 			if (ret)
 				a->failed = i;
 		}
@@ -398,7 +398,7 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 	}
 	hixl_xq_plan_begin(l);		/* a REGION_DEL's ACK waits for our pieces */
 	p->planning = true;
-	if (!hixl_lock(&l->rtable_lock, nonblock)) {
+	if (!hixl_lock(&l->rt.lock, nonblock)) {
 		mutex_unlock(&eng->lock);
 		return -EAGAIN;
 	}
@@ -410,7 +410,7 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 		if (ret)
 			a->failed = i;
 	}
-	mutex_unlock(&l->rtable_lock);
+	mutex_unlock(&l->rt.lock);
 	mutex_unlock(&eng->lock);
 	return ret;
 }
@@ -459,13 +459,13 @@ static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
 	}
 	if (ret || !p->ns)
 		return ret;
-	mutex_lock(&l->post_mutex);
+	mutex_lock(&l->msg.post_mutex);
 	st = hixl_link_state(l, &err);
 	if (st != HIXL_LINK_READY)
 		ret = err ? err : -ECONNRESET;
 	else
 		ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, deadline, &a->failed);
-	mutex_unlock(&l->post_mutex);
+	mutex_unlock(&l->msg.post_mutex);
 	return ret;
 }
 

@@ -52,9 +52,10 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
 /* xq.c: a link's transfer queue */
 /*
  * Transfer WRs in flight per link.  The send queue's other users each keep
- * at most one request on it: the post_mutex holder (a message, REG_MR or
- * staging RDMA, hixl_post_wait()), the STAGE_DONE reply (reply_lock) and
- * one TABLE_ACK (hixl_table_ack()): 248 + 3 <= HIXL_SQ_DEPTH.
+ * at most one request on it: the msg.post_mutex holder (a message, REG_MR
+ * or staging RDMA, hixl_post_wait()), the STAGE_DONE reply
+ * (stage.reply_lock) and one TABLE_ACK (hixl_table_ack()): 248 + 3 <=
+ * HIXL_SQ_DEPTH.
  */
 #define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)
 
@@ -64,7 +65,8 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
  * @eng:      the engine
  * @l:        the link (a reference, dropped when the batch is freed)
  * @eng_node: in @eng->xfers while the batch runs, under @eng->xfer_lock
- * @q_node:   in @l->xq while pieces wait to be posted, under @l->xq_lock
+ * @q_node:   in @l->xq.batches while pieces wait to be posted, under
+ *            @l->xq.lock
  * @cancel_node: on a CANCEL's list of batches to cancel, under
  *            @eng->cancel_mutex
  * @pl:       the pieces; its held regions are released when the batch ends
@@ -73,14 +75,14 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
  * @tag:      hixl_transfer.tag, for HIXL_IOC_CANCEL
  * @planning: the TRANSFER's hixl_xq_plan_begin() is still to be ended;
  *            hixl_xbatch_submit() ends it once the batch is queued
- * @next:     pieces posted so far                        (under @l->xq_lock)
- * @acked:    pieces known complete, in posting order     (under @l->xq_lock)
- * @chains:   chains of work requests on the send queue   (under @l->xq_lock)
- * @queued:   on @l->xq                                   (under @l->xq_lock)
+ * @next:     pieces posted so far                        (under @l->xq.lock)
+ * @acked:    pieces known complete, in posting order     (under @l->xq.lock)
+ * @chains:   chains of work requests on the send queue   (under @l->xq.lock)
+ * @queued:   on @l->xq.batches                           (under @l->xq.lock)
  * @submitted: hixl_xbatch_submit() queued or ended it; until then a
  *            cancel only sets @status, which submission honours
- *                                                        (under @l->xq_lock)
- * @ended:    @end_fn was called or is about to be        (under @l->xq_lock)
+ *                                                        (under @l->xq.lock)
+ * @ended:    @end_fn was called or is about to be        (under @l->xq.lock)
  * @status:   0 or the first error; once set nothing more is posted
  * @failed:   with @status, the descriptor to blame
  * @tmo:      the timeout
