@@ -350,11 +350,7 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
 		return ret;
 	if (!a->remote.port)
 		return -EINVAL;		/* a peer that does not listen cannot be reached */
-	if (!hixl_is_owner(eng))
-		return -EPERM;
-	if (!eng->rdma)
-		return hixl_engine_no_rdma(eng);
-	return 0;
+	return hixl_engine_usable(eng);
 }
 
 /*

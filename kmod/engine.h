@@ -318,7 +318,7 @@ void hixl_uring_engine_destroy(struct hixl_engine *eng);
 int hixl_setup_validate(const struct hixl_setup *a);
 int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss);
 void hixl_engine_rdma_stop(struct hixl_engine *eng);
-int hixl_engine_no_rdma(struct hixl_engine *eng);
+int hixl_engine_usable(struct hixl_engine *eng);
 int hixl_ib_client_register(void);
 void hixl_ib_client_unregister(void);
 void hixl_engine_rdma_destroy(struct hixl_engine *eng);

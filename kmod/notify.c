@@ -112,10 +112,9 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 	if (!a->name_len || a->name_len > HIXL_NOTIFY_MAX_NAME ||
 	    a->msg_len > HIXL_NOTIFY_MAX_MSG)
 		return -EINVAL;
-	if (!hixl_is_owner(eng))
-		return -EPERM;
-	if (!eng->rdma)
-		return hixl_engine_no_rdma(eng);
+	ret = hixl_engine_usable(eng);
+	if (ret)
+		return ret;
 	/*
 	 * Read the user's bytes before taking post_mutex: a page that never
 	 * arrives must not hold the link (its teardown takes post_mutex).

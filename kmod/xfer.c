@@ -220,11 +220,7 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 	ret = hixl_sockaddr_to_kernel(&a->remote, &ss);
 	if (ret)
 		return ret;
-	if (!hixl_is_owner(eng))
-		return -EPERM;
-	if (!eng->rdma)
-		return hixl_engine_no_rdma(eng);
-	return 0;
+	return hixl_engine_usable(eng);
 }
 
 /* A TRANSFER checked and planned: the direct pieces and the staged descriptors. */
