@@ -62,7 +62,7 @@ all: module lib tools tests
 
 module:
 	@echo "module: hixl.ko against $(KDIR)"
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_HIXL=m modules
 
 lib: $(LIB_SO) lib/libhixl-user.so $(LIB_A)
 

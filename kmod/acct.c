@@ -2,7 +2,7 @@
 /*
  * acct.c - per-process registration limits.
  *
- * HIXL limits a process, not an engine (seeds/000_RegisterMem-adxl.md: 256
+ * HIXL limits a process, not an engine (HIXL RegisterMem's limits: 256
  * registrations, 20 GiB host and 50 GiB device memory per process), so all
  * engines opened by one process share one struct hixl_proc, keyed by the
  * process's mm.  These limits count registrations; the pins themselves are

@@ -444,12 +444,12 @@ static int hixl_auth_send(struct hixl_link *l, u16 type, const u8 *nonce, const 
 	struct hixl_wire_auth *m;
 	int ret;
 
-	mutex_lock(&l->post_mutex);
+	mutex_lock(&l->msg.post_mutex);
 	if (!hixl_link_usable(l)) {
-		mutex_unlock(&l->post_mutex);
+		mutex_unlock(&l->msg.post_mutex);
 		return -ECONNRESET;
 	}
-	m = l->tx_buf;
+	m = l->msg.tx.buf;
 	memset(m, 0, sizeof(*m));
 	if (nonce)
 		memcpy(m->nonce, nonce, HIXL_AUTH_NONCE_LEN);
@@ -457,7 +457,7 @@ static int hixl_auth_send(struct hixl_link *l, u16 type, const u8 *nonce, const 
 		memcpy(m->mac, mac, HIXL_AUTH_MAC_LEN);
 	ret = hixl_send_msg(l, type, sizeof(*m));
 	memzero_explicit(m->mac, sizeof(m->mac));
-	mutex_unlock(&l->post_mutex);
+	mutex_unlock(&l->msg.post_mutex);
 	return ret;
 }
 
@@ -503,9 +503,7 @@ int hixl_auth_connect(struct hixl_link *l, unsigned long deadline)
 		return st >= HIXL_LINK_ERROR && err ? err : ret;
 	}
 
-	left = deadline - jiffies;
-	if (time_after_eq(jiffies, deadline))
-		left = 0;
+	left = hixl_jiffies_left(deadline);
 	left = wait_event_interruptible_timeout(l->wq,
 						READ_ONCE(l->auth_state) == HIXL_AUTH_VERIFIED ||
 						READ_ONCE(l->state) >= HIXL_LINK_ERROR,

@@ -111,10 +111,10 @@ static int hixl_links_show(struct seq_file *m, void *v)
 			peer = l->peer;
 			named = l->named;
 			spin_unlock(&l->lock);
-			mutex_lock(&l->rtable_lock);
-			mt_for_each(&l->rtable, rr, idx, ULONG_MAX)
+			mutex_lock(&l->rt.lock);
+			mt_for_each(&l->rt.tree, rr, idx, ULONG_MAX)
 				n++;
-			mutex_unlock(&l->rtable_lock);
+			mutex_unlock(&l->rt.lock);
 			seq_printf(m, "%llu ", eng->id);
 			if (!named)
 				seq_puts(m, "-");

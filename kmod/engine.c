@@ -2,7 +2,7 @@
 /*
  * engine.c - HIXL_IOC_SETUP: bind an engine to its local address, find the
  * RDMA device that owns it, and allocate the engine's protection domain
- * (HIXL Initialize, seeds/003_HIXL-api.md).
+ * (HIXL Initialize).
  *
  * The address is resolved by RDMA CM (rdma_create_id() in the caller's
  * network namespace, rdma_bind_addr()), so rxe, siw and hardware devices
@@ -168,7 +168,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	ret = hixl_sockaddr_to_kernel(&a->local, &ss);
 	if (ret)
 		return ret;
-	if (!eng->mm || current->mm != eng->mm)
+	if (!hixl_is_owner(eng))
 		return -EPERM;
 
 	/* eng->lock: one SETUP at a time, and no REG_MEM/DEREG_MEM meanwhile */
@@ -293,15 +293,23 @@ void hixl_engine_rdma_destroy(struct hixl_engine *eng)
 }
 
 /**
- * hixl_engine_no_rdma() - the error for a command that needs a set-up engine
- * @eng: an engine without RDMA state
+ * hixl_engine_usable() - may the caller run a command that needs the device?
+ * @eng: the engine
  *
- * Return: -ENODEV when its device was removed (hixl_ib_remove()), else
- * -EBADFD (never set up).
+ * The one check of CONNECT, DISCONNECT, TRANSFER and SEND_NOTIFY after
+ * their arguments: the caller's process and the engine's device side.
+ *
+ * Return: 0; -EPERM when the caller is not the engine's process
+ * (hixl_is_owner()); -ENODEV when its device was removed
+ * (hixl_ib_remove()); -EBADFD when it was never set up.
  */
-int hixl_engine_no_rdma(struct hixl_engine *eng)
+int hixl_engine_usable(struct hixl_engine *eng)
 {
-	return READ_ONCE(eng->rdma_gone) ? -ENODEV : -EBADFD;
+	if (!hixl_is_owner(eng))
+		return -EPERM;
+	if (!eng->rdma)
+		return READ_ONCE(eng->rdma_gone) ? -ENODEV : -EBADFD;
+	return 0;
 }
 
 /*

@@ -24,9 +24,8 @@
 
 /*
  * Per-process limits.  Defaults are the vendor's published limits for HIXL
- * RegisterMem (seeds/000_RegisterMem-adxl.md): 256 registrations, 20 GiB
- * host memory, 50 GiB device memory; 512 links per engine
- * (seeds/003_HIXL-api.md, Connect).  Writable by root at run time; a new
+ * RegisterMem: 256 registrations, 20 GiB host memory, 50 GiB device
+ * memory; and HIXL Connect's 512 links per engine.  Writable by root at run time; a new
  * value applies to the next call that checks it.
  */
 unsigned int hixl_max_regions = 256;
@@ -209,92 +208,31 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 EXPORT_SYMBOL_IF_KUNIT(hixl_engine_destroy);
 
 /**
- * struct hixl_cmd_desc - one entry of the command table
- * @cmd:  the full ioctl number, size and direction included
- * @fn:   handler; gets the argument copied in, fills the output in place
- * @name: for diagnostics
+ * struct hixl_cmd_desc - one entry of the command table, indexed by _IOC_NR()
+ * @cmd:  the full ioctl number, size and direction included; 0: no command
  * @out_on_error: copy the argument back on failure too (TRANSFER reports
  *        the failing descriptor)
  */
 struct hixl_cmd_desc {
 	unsigned int cmd;
-	int (*fn)(struct hixl_engine *eng, union hixl_cmd_arg *arg);
-	const char *name;
 	bool out_on_error;
 };
 
-static int hixl_do_get_info(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_get_info(eng, &arg->info);
-}
-
-static int hixl_do_reg_mem(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_reg_mem(eng, &arg->reg_mem);
-}
-
-static int hixl_do_dereg_mem(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_dereg_mem(eng, &arg->dereg_mem);
-}
-
-static int hixl_do_get_stats(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_get_stats(eng, &arg->stats);
-}
-
-static int hixl_do_setup(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_setup(eng, &arg->setup);
-}
-
-static int hixl_do_connect(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_connect(eng, &arg->connect);
-}
-
-static int hixl_do_disconnect(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_disconnect(eng, &arg->connect);
-}
-
-static int hixl_do_transfer(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_transfer(eng, &arg->transfer);
-}
-
-static int hixl_do_send_notify(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_send_notify(eng, &arg->send_notify);
-}
-
-static int hixl_do_get_notifies(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_get_notifies(eng, &arg->get_notifies);
-}
-
-static int hixl_do_cancel(struct hixl_engine *eng, union hixl_cmd_arg *arg)
-{
-	return hixl_cmd_cancel(eng, &arg->cancel, false);
-}
-
-#define HIXL_CMD(_nr, _cmd, _fn) \
-	[_nr] = { .cmd = _cmd, .fn = _fn, .name = #_cmd }
+#define HIXL_CMD(_nr, _out) \
+	[HIXL_IOC_NR_##_nr] = { .cmd = HIXL_IOC_##_nr, .out_on_error = _out }
 
 static const struct hixl_cmd_desc hixl_cmds[] = {
-	HIXL_CMD(HIXL_IOC_NR_GET_INFO, HIXL_IOC_GET_INFO, hixl_do_get_info),
-	HIXL_CMD(HIXL_IOC_NR_REG_MEM, HIXL_IOC_REG_MEM, hixl_do_reg_mem),
-	HIXL_CMD(HIXL_IOC_NR_DEREG_MEM, HIXL_IOC_DEREG_MEM, hixl_do_dereg_mem),
-	HIXL_CMD(HIXL_IOC_NR_GET_STATS, HIXL_IOC_GET_STATS, hixl_do_get_stats),
-	HIXL_CMD(HIXL_IOC_NR_SETUP, HIXL_IOC_SETUP, hixl_do_setup),
-	HIXL_CMD(HIXL_IOC_NR_CONNECT, HIXL_IOC_CONNECT, hixl_do_connect),
-	HIXL_CMD(HIXL_IOC_NR_DISCONNECT, HIXL_IOC_DISCONNECT, hixl_do_disconnect),
-	[HIXL_IOC_NR_TRANSFER] = { .cmd = HIXL_IOC_TRANSFER, .fn = hixl_do_transfer,
-				   .name = "HIXL_IOC_TRANSFER", .out_on_error = true },
-	HIXL_CMD(HIXL_IOC_NR_SEND_NOTIFY, HIXL_IOC_SEND_NOTIFY, hixl_do_send_notify),
-	[HIXL_IOC_NR_GET_NOTIFIES] = { .cmd = HIXL_IOC_GET_NOTIFIES, .fn = hixl_do_get_notifies,
-				       .name = "HIXL_IOC_GET_NOTIFIES", .out_on_error = true },
-	HIXL_CMD(HIXL_IOC_NR_CANCEL, HIXL_IOC_CANCEL, hixl_do_cancel),
+	HIXL_CMD(GET_INFO, false),
+	HIXL_CMD(REG_MEM, false),
+	HIXL_CMD(DEREG_MEM, false),
+	HIXL_CMD(GET_STATS, false),
+	HIXL_CMD(SETUP, false),
+	HIXL_CMD(CONNECT, false),
+	HIXL_CMD(DISCONNECT, false),
+	HIXL_CMD(TRANSFER, true),
+	HIXL_CMD(SEND_NOTIFY, false),
+	HIXL_CMD(GET_NOTIFIES, true),
+	HIXL_CMD(CANCEL, false),
 };
 
 /**
@@ -344,7 +282,7 @@ long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 	if (_IOC_TYPE(cmd) != HIXL_IOC_MAGIC || nr >= ARRAY_SIZE(hixl_cmds))
 		return -ENOTTY;
 	d = &hixl_cmds[array_index_nospec(nr, ARRAY_SIZE(hixl_cmds))];
-	if (!d->fn)
+	if (!d->cmd)
 		return -ENOTTY;
 	if (cmd != d->cmd)
 		return -EINVAL;
@@ -354,7 +292,44 @@ long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 	if (copy_from_user(&arg, uarg, size))
 		return -EFAULT;
 	down_read(&eng->rdma_sem);	/* the device cannot go away under a command */
-	ret = d->fn(eng, &arg);
+	switch (d->cmd) {
+	case HIXL_IOC_GET_INFO:
+		ret = hixl_cmd_get_info(eng, &arg.info);
+		break;
+	case HIXL_IOC_REG_MEM:
+		ret = hixl_cmd_reg_mem(eng, &arg.reg_mem);
+		break;
+	case HIXL_IOC_DEREG_MEM:
+		ret = hixl_cmd_dereg_mem(eng, &arg.dereg_mem);
+		break;
+	case HIXL_IOC_GET_STATS:
+		ret = hixl_cmd_get_stats(eng, &arg.stats);
+		break;
+	case HIXL_IOC_SETUP:
+		ret = hixl_cmd_setup(eng, &arg.setup);
+		break;
+	case HIXL_IOC_CONNECT:
+		ret = hixl_cmd_connect(eng, &arg.connect);
+		break;
+	case HIXL_IOC_DISCONNECT:
+		ret = hixl_cmd_disconnect(eng, &arg.connect);
+		break;
+	case HIXL_IOC_TRANSFER:
+		ret = hixl_cmd_transfer(eng, &arg.transfer);
+		break;
+	case HIXL_IOC_SEND_NOTIFY:
+		ret = hixl_cmd_send_notify(eng, &arg.send_notify);
+		break;
+	case HIXL_IOC_GET_NOTIFIES:
+		ret = hixl_cmd_get_notifies(eng, &arg.get_notifies);
+		break;
+	case HIXL_IOC_CANCEL:
+		ret = hixl_cmd_cancel(eng, &arg.cancel, false);
+		break;
+	default:
+		ret = -ENOTTY;	/* a table entry without a case: not reached */
+		break;
+	}
 	up_read(&eng->rdma_sem);
 	if (ret && !d->out_on_error)
 		return ret;
@@ -411,29 +386,30 @@ static int __init hixl_init(void)
 	if (!hixl_wq)
 		return -ENOMEM;
 	ret = hixl_ib_client_register();
-	if (ret) {
-		destroy_workqueue(hixl_wq);
-		return ret;
-	}
+	if (ret)
+		goto err_wq;
 	ret = misc_register(&hixl_misc);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", HIXL_DEVICE_NAME, ret);
-		hixl_ib_client_unregister();
-		destroy_workqueue(hixl_wq);
-		return ret;
+		goto err_ib_client;
 	}
 	hixl_dev = hixl_misc.this_device;
 	ret = dma_coerce_mask_and_coherent(hixl_dev, DMA_BIT_MASK(64));
 	if (ret) {
 		pr_err("cannot set a DMA mask: %d\n", ret);
-		misc_deregister(&hixl_misc);
-		hixl_ib_client_unregister();
-		destroy_workqueue(hixl_wq);
-		return ret;
+		goto err_misc;
 	}
 	hixl_debugfs_init();
 	pr_info("/dev/%s ready, ABI %u\n", HIXL_DEVICE_NAME, HIXL_ABI_VERSION);
 	return 0;
+
+err_misc:
+	misc_deregister(&hixl_misc);
+err_ib_client:
+	hixl_ib_client_unregister();
+err_wq:
+	destroy_workqueue(hixl_wq);
+	return ret;
 }
 
 static void __exit hixl_exit(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stage.c - the staging pool (HIXL's BufferPool, seeds/003_HIXL-api.md):
+ * stage.c - the staging pool (HIXL's BufferPool):
  * small descriptors (< 256 KiB) and local addresses that are not
  * registered go through pre-registered kernel buffers instead of one RDMA
  * work request each.
@@ -172,45 +172,42 @@ static void hixl_stbuf_region(struct hixl_stbuf *b, size_t off, struct hixl_regi
 
 static int hixl_stage_reply(struct hixl_link *l, u64 seq, int status, u32 failed)
 {
-	struct hixl_wire_stage_done *m = l->reply_buf;
+	struct hixl_wire_stage_done *m = l->stage.reply.buf;
+	unsigned long tmo = msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS);
 	struct ib_sge sge = {
-		.addr = l->reply_dma, .length = sizeof(*m),
+		.addr = l->stage.reply.dma, .length = sizeof(*m),
 		.lkey = l->eng->rdma->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
-		.wr_cqe = &l->reply_cqe, .send_flags = IB_SEND_SIGNALED,
+		.wr_cqe = &l->stage.reply.cqe, .send_flags = IB_SEND_SIGNALED,
 	};
 	int ret;
 
-	mutex_lock(&l->reply_lock);
-	m->hdr.magic = cpu_to_le32(HIXL_WIRE_MAGIC);
-	m->hdr.type = cpu_to_le16(HIXL_MSG_STAGE_DONE);
-	m->hdr.version = cpu_to_le16(HIXL_WIRE_VERSION);
-	m->hdr.len = cpu_to_le32(sizeof(*m));
-	m->hdr.reserved = 0;
+	mutex_lock(&l->stage.reply_lock);
+	hixl_wire_hdr_fill(&m->hdr, HIXL_MSG_STAGE_DONE, sizeof(*m));
 	m->seq = cpu_to_le64(seq);
 	m->status = cpu_to_le32(-status);
 	m->failed = cpu_to_le32(failed);
-	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->reply_dma, sizeof(*m),
+	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->stage.reply.dma, sizeof(*m),
 				      DMA_TO_DEVICE);
-	reinit_completion(&l->reply_done);
+	reinit_completion(&l->stage.reply_done);
 	ret = ib_post_send(l->qp, &wr, NULL);
-	if (!ret && !wait_for_completion_timeout(&l->reply_done, 10 * HZ))
+	if (!ret && !wait_for_completion_timeout(&l->stage.reply_done, tmo))
 		ret = -ETIMEDOUT;
-	mutex_unlock(&l->reply_lock);
+	mutex_unlock(&l->stage.reply_lock);
 	return ret;
 }
 
 /**
  * hixl_stage_work() - carry out the peer's STAGE_REQ on our landing buffer
- * @w: the link's stage_work
+ * @w: the link's stage.work
  */
 void hixl_stage_work(struct work_struct *w)
 {
-	struct hixl_link *l = container_of(w, struct hixl_link, stage_work);
+	struct hixl_link *l = container_of(w, struct hixl_link, stage.work);
 	struct hixl_engine *eng = l->eng;
-	struct hixl_stbuf *b = &l->st_rx;
+	struct hixl_stbuf *b = &l->stage.rx;
 	const struct hixl_wire_stage_ent *e;
 	size_t doff = HIXL_STAGE_LIST;
 	bool scatter;
@@ -219,9 +216,9 @@ void hixl_stage_work(struct work_struct *w)
 	u64 seq;
 
 	spin_lock(&l->lock);		/* the request, read once */
-	scatter = l->req_op == HIXL_STAGE_SCATTER;
-	count = l->req_count;
-	seq = l->req_seq;
+	scatter = l->stage.req_op == HIXL_STAGE_SCATTER;
+	count = l->stage.req_count;
+	seq = l->stage.req_seq;
 	spin_unlock(&l->lock);
 	hixl_sync_for_cpu(eng->rdma->ibdev, &b->sgt);
 	e = hixl_stbuf_ptr(b, 0);
@@ -252,7 +249,7 @@ void hixl_stage_work(struct work_struct *w)
 		hixl_sync_for_device(eng->rdma->ibdev, &b->sgt);
 	/* the peer may send its next request as soon as it has our answer */
 	spin_lock(&l->lock);
-	l->stage_busy = false;
+	l->stage.busy = false;
 	spin_unlock(&l->lock);
 	if (hixl_stage_reply(l, seq, status, failed))
 		hixl_link_fail(l, -ECONNRESET);
@@ -272,7 +269,7 @@ static int hixl_stage_rdma(struct hixl_link *l, const struct hixl_stage_peer *pr
 			   size_t off, size_t len)
 {
 	struct ib_sge sge = {
-		.addr = l->st_tx.mr->iova + off, .length = len, .lkey = l->st_tx.mr->lkey,
+		.addr = l->stage.tx.mr->iova + off, .length = len, .lkey = l->stage.tx.mr->lkey,
 	};
 	struct ib_rdma_wr wr = {
 		.wr.opcode = write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
@@ -294,11 +291,11 @@ static bool hixl_stage_peer_get(struct hixl_link *l, struct hixl_stage_peer *pr)
 	size_t room;
 
 	spin_lock(&l->lock);
-	pr->iova = l->peer_stage_iova;
-	pr->rkey = l->peer_stage_rkey;
-	room = min_t(u64, l->st_tx.size, l->peer_stage_size);
+	pr->iova = l->stage.peer_iova;
+	pr->rkey = l->stage.peer_rkey;
+	room = min_t(u64, l->stage.tx.size, l->stage.peer_size);
 	spin_unlock(&l->lock);
-	if (!l->st_tx.mr || room <= HIXL_STAGE_LIST)
+	if (!l->stage.tx.mr || room <= HIXL_STAGE_LIST)
 		return false;
 	pr->cap = room - HIXL_STAGE_LIST;
 	return true;
@@ -307,30 +304,30 @@ static bool hixl_stage_peer_get(struct hixl_link *l, struct hixl_stage_peer *pr)
 static int hixl_stage_request(struct hixl_link *l, u32 op, u32 count, unsigned long deadline,
 			      u32 *failed)
 {
-	struct hixl_wire_stage_req *m = l->tx_buf;
+	struct hixl_wire_stage_req *m = l->msg.tx.buf;
 	long left;
 	int ret;
 
 	m->op = cpu_to_le32(op);
 	m->count = cpu_to_le32(count);
-	m->seq = cpu_to_le64(++l->stage_seq);
+	m->seq = cpu_to_le64(++l->stage.seq);
 	spin_lock(&l->lock);
-	l->stage_answered = false;
+	l->stage.answered = false;
 	spin_unlock(&l->lock);
 	ret = hixl_send_msg(l, HIXL_MSG_STAGE_REQ, sizeof(*m));
 	if (ret)
 		return ret;
-	left = wait_event_timeout(l->wq, READ_ONCE(l->stage_answered) ||
+	left = wait_event_timeout(l->wq, READ_ONCE(l->stage.answered) ||
 				  READ_ONCE(l->state) >= HIXL_LINK_ERROR,
-				  time_before(jiffies, deadline) ? deadline - jiffies : 0);
+				  hixl_jiffies_left(deadline));
 	if (!left) {
 		hixl_link_fail(l, -ETIMEDOUT);
 		return -ETIMEDOUT;
 	}
-	if (!READ_ONCE(l->stage_answered))
+	if (!READ_ONCE(l->stage.answered))
 		return l->err ? l->err : -ECONNRESET;
-	*failed = l->stage_failed;
-	return l->stage_status;
+	*failed = l->stage.failed;
+	return l->stage.status;
 }
 
 /**
@@ -398,13 +395,13 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 	u64 done = 0;		/* bytes of d[idx[i]] already moved */
 	int ret = 0;
 
-	lockdep_assert_held(&l->post_mutex);
+	lockdep_assert_held(&l->msg.post_mutex);
 	if (!hixl_stage_peer_get(l, &pr)) {
 		*failed = idx[0];
 		return -EPROTO;
 	}
 	cap = pr.cap;
-	list = hixl_stbuf_ptr(&l->st_tx, 0);
+	list = hixl_stbuf_ptr(&l->stage.tx, 0);
 	owner = kvmalloc_array(HIXL_STAGE_MAX_ENTS, sizeof(*owner), GFP_KERNEL);
 	if (!owner)
 		return -ENOMEM;
@@ -423,7 +420,7 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 			list[k].len = cpu_to_le64(len);
 			owner[k] = idx[i];
 			if (op == HIXL_OP_WRITE &&
-			    hixl_stbuf_user(&l->st_tx, HIXL_STAGE_LIST + used,
+			    hixl_stbuf_user(&l->stage.tx, HIXL_STAGE_LIST + used,
 					    x->local_addr + done, len, true)) {
 				*failed = idx[i];
 				ret = -EFAULT;
@@ -439,7 +436,7 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 		}
 		if (ret)
 			break;
-		hixl_sync_for_device(l->eng->rdma->ibdev, &l->st_tx.sgt);
+		hixl_sync_for_device(l->eng->rdma->ibdev, &l->stage.tx.sgt);
 		ret = hixl_stage_rdma(l, &pr, true, 0, op == HIXL_OP_WRITE ? HIXL_STAGE_LIST + used :
 							       HIXL_STAGE_LIST);
 		if (!ret)
@@ -459,11 +456,11 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 				*failed = idx[first];
 				break;
 			}
-			hixl_sync_for_cpu(l->eng->rdma->ibdev, &l->st_tx.sgt);
+			hixl_sync_for_cpu(l->eng->rdma->ibdev, &l->stage.tx.sgt);
 			for (u32 e = 0; e < k; e++) {
 				u64 len = le64_to_cpu(list[e].len);
 
-				if (hixl_stbuf_user(&l->st_tx, off, d[owner[e]].local_addr + jd,
+				if (hixl_stbuf_user(&l->stage.tx, off, d[owner[e]].local_addr + jd,
 						    len, false)) {
 					*failed = owner[e];
 					ret = -EFAULT;
@@ -480,4 +477,92 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 	}
 	kvfree(owner);
 	return ret;
+}
+
+/* ---- a link's staging: buffers, their MRs, the peer's requests ----------------- */
+
+/* Activate the staging MRs; post_mutex held. */
+int hixl_stage_register(struct hixl_link *l)
+{
+	struct ib_reg_wr tx = {
+		.wr.opcode = IB_WR_REG_MR, .access = IB_ACCESS_LOCAL_WRITE,
+	};
+	struct ib_reg_wr rx = {
+		.wr.opcode = IB_WR_REG_MR,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE,
+	};
+	int ret;
+
+	if (!l->stage.tx.mr)
+		return 0;
+	tx.mr = l->stage.tx.mr;
+	tx.key = l->stage.tx.mr->rkey;
+	rx.mr = l->stage.rx.mr;
+	rx.key = l->stage.rx.mr->rkey;
+	ret = hixl_post_wait(l, &tx.wr);
+	if (!ret)
+		ret = hixl_post_wait(l, &rx.wr);
+	return ret;
+}
+
+/*
+ * Staging buffers for a link, if the engine's pool has two credits left
+ * and 2 MiB blocks can be had; a link without them works unstaged.
+ */
+void hixl_link_stage_alloc(struct hixl_link *l)
+{
+	struct hixl_rdma *rd = l->eng->rdma;
+	size_t size = ALIGN((size_t)rd->pool_buffer_mb << 20, SZ_2M);
+
+	if (!rd->pool_buffers || !atomic_add_unless(&l->eng->pool_free, -1, 0))
+		return;
+	if (!atomic_add_unless(&l->eng->pool_free, -1, 0)) {
+		atomic_inc(&l->eng->pool_free);
+		return;
+	}
+	if (hixl_stbuf_alloc(l, &l->stage.tx, size) || hixl_stbuf_alloc(l, &l->stage.rx, size)) {
+		pr_info("engine %llu: no memory for a link's staging buffers; staging off on it\n",
+			l->eng->id);
+		hixl_stbuf_free(rd->ibdev, &l->stage.tx);
+		atomic_add(2, &l->eng->pool_free);
+	}
+}
+
+/* The peer asks us to scatter or gather its staged entries (stage.c). */
+int hixl_rx_stage_req(struct hixl_link *l, const void *buf, u32 len)
+{
+	const struct hixl_wire_stage_req *q = buf;
+
+	if (!l->stage.rx.mr ||
+	    le32_to_cpu(q->count) > HIXL_STAGE_MAX_ENTS ||
+	    le32_to_cpu(q->op) > HIXL_STAGE_GATHER)
+		return -EPROTO;
+	spin_lock(&l->lock);
+	if (l->stage.busy) {	/* one at a time: the work reads the fields */
+		spin_unlock(&l->lock);
+		return -EPROTO;
+	}
+	l->stage.busy = true;
+	l->stage.req_op = le32_to_cpu(q->op);
+	l->stage.req_count = le32_to_cpu(q->count);
+	l->stage.req_seq = le64_to_cpu(q->seq);
+	spin_unlock(&l->lock);
+	hixl_link_queue(l, hixl_wq, &l->stage.work);
+	return 0;
+}
+
+/* The peer's answer to our STAGE_REQ; one for another sequence is ignored. */
+int hixl_rx_stage_done(struct hixl_link *l, const void *buf, u32 len)
+{
+	const struct hixl_wire_stage_done *a = buf;
+
+	spin_lock(&l->lock);
+	if (le64_to_cpu(a->seq) == l->stage.seq && !l->stage.answered) {
+		l->stage.status = hixl_stage_status(le32_to_cpu(a->status));
+		l->stage.failed = le32_to_cpu(a->failed);
+		l->stage.answered = true;
+	}
+	spin_unlock(&l->lock);
+	wake_up_all(&l->wq);
+	return 0;
 }

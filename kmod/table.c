@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * table.c - telling every link's peer about our registrations (REGION,
- * REGION_DEL) and waiting for its TABLE_ACK (docs/protocol.md, "The
- * exchange", step 4).
+ * table.c - our region table on the links: publishing it on a new link
+ * (HELLO, every region, TABLE_END), telling every link's peer about later
+ * registrations (REGION, REGION_DEL) and waiting for its TABLE_ACK
+ * (docs/protocol.md, "The exchange", step 4).  The peer's table, and our
+ * TABLE_ACKs, are rtable.c's.
  *
  * An update goes to every link whose table went out, under the engine
  * lock, so that it is ordered against the tables (hixl_link_publish()).
@@ -144,7 +146,7 @@ static void hixl_tbl_wait_init(struct hixl_engine *eng, struct hixl_tbl_wait *w)
 
 	memset(w, 0, sizeof(*w));
 	w->eng = eng;
-	w->deadline = jiffies + msecs_to_jiffies(READ_ONCE(hixl_table_ack_ms));
+	w->deadline = hixl_deadline(READ_ONCE(hixl_table_ack_ms));
 	if (n) {
 		w->ents = kmalloc_array(n, sizeof(*w->ents), GFP_KERNEL | __GFP_NOWARN);
 		w->cap = w->ents ? n : 0;
@@ -158,7 +160,7 @@ static void hixl_tbl_wait_init(struct hixl_engine *eng, struct hixl_tbl_wait *w)
 static void hixl_tbl_wait_one(struct hixl_engine *eng, struct hixl_link *l, u64 want,
 			      unsigned long deadline)
 {
-	long left = time_before(jiffies, deadline) ? (long)(deadline - jiffies) : 0;
+	long left = hixl_jiffies_left(deadline);
 	int err;
 
 	wait_event_timeout(l->wq, READ_ONCE(l->tbl_acked) >= want ||
@@ -178,7 +180,7 @@ static void hixl_tbl_wait_one(struct hixl_engine *eng, struct hixl_link *l, u64 
 static void hixl_tbl_wait_add(struct hixl_tbl_wait *w, struct hixl_link *l, u64 want)
 {
 	/* sent after the deadline (sends to earlier links took it): a short grace */
-	unsigned long dl = jiffies + msecs_to_jiffies(HIXL_TX_MIN_MS);
+	unsigned long dl = hixl_deadline(HIXL_TX_MIN_MS);
 
 	if (time_after(w->deadline, dl))
 		dl = w->deadline;
@@ -256,19 +258,19 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 	}
 	walk = ++eng->link_walk;
 	while ((l = hixl_next_table_link(eng, walk, 0))) {
-		mutex_lock(&l->post_mutex);
+		mutex_lock(&l->msg.post_mutex);
 		if (!hixl_link_usable(l)) {	/* torn down since we looked */
-			mutex_unlock(&l->post_mutex);
+			mutex_unlock(&l->msg.post_mutex);
 			hixl_link_put(l);
 			continue;
 		}
-		l->tx_deadline = w->deadline;	/* the sends are in the bound too */
+		l->msg.tx_deadline = w->deadline;	/* the sends are in the bound too */
 		ret = hixl_link_reg_mrs(l, r);
 		if (!ret)
 			ret = hixl_send_region(l, r);
-		l->tx_deadline = 0;
+		l->msg.tx_deadline = 0;
 		want = l->tbl_sent;
-		mutex_unlock(&l->post_mutex);
+		mutex_unlock(&l->msg.post_mutex);
 		if (ret) {
 			hixl_link_fail(l, ret);
 			hixl_link_put(l);
@@ -313,26 +315,26 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 	hixl_tbl_wait_init(eng, &w);
 	walk = ++eng->link_walk;
 	while ((l = hixl_next_table_link(eng, walk, r->tbl_hidden))) {
-		mutex_lock(&l->post_mutex);
+		mutex_lock(&l->msg.post_mutex);
 		if (!hixl_link_usable(l)) {	/* torn down since we looked */
-			mutex_unlock(&l->post_mutex);
+			mutex_unlock(&l->msg.post_mutex);
 			hixl_link_put(l);
 			continue;
 		}
-		m = l->tx_buf;
+		m = l->msg.tx.buf;
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
 		/*
 		 * Out of the peer's table before the MRs go (a late rkey would
 		 * break the link); a link that cannot answer is closed.
 		 */
-		l->tx_deadline = w.deadline;
+		l->msg.tx_deadline = w.deadline;
 		ret = hixl_send_msg(l, HIXL_MSG_REGION_DEL, sizeof(*m));
-		l->tx_deadline = 0;
+		l->msg.tx_deadline = 0;
 		if (!ret)
 			l->tbl_sent++;
 		want = l->tbl_sent;
-		mutex_unlock(&l->post_mutex);
+		mutex_unlock(&l->msg.post_mutex);
 		if (ret) {
 			hixl_link_put(l);	/* the failed send broke it */
 			continue;
@@ -341,4 +343,168 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 	}
 	hixl_tbl_wait_finish(&w);
 	r->tbl_hidden = 1;	/* out of every table */
+}
+
+/* ---- publishing our table on a new link ----------------------------------------- */
+
+/**
+ * hixl_link_reg_mrs() - activate a region's MRs with IB_WR_REG_MR
+ * @l: a connected link of the region's engine; post_mutex held
+ * @r: the region; the engine lock held
+ *
+ * An MR is registered once, on whichever link comes first; its keys are
+ * then valid on every QP of the engine's PD.
+ */
+int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
+{
+	int access = IB_ACCESS_REMOTE_READ;
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&r->eng->lock);
+	lockdep_assert_held(&l->msg.post_mutex);
+	if (r->mrs_registered)
+		return 0;
+	if (!(r->flags & HIXL_REG_READ_ONLY))
+		access |= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	for (i = 0; i < r->nr_mrs; i++) {
+		struct hixl_mr *m = &r->mrs[i];
+		struct ib_reg_wr wr = {
+			.wr.opcode = IB_WR_REG_MR,
+			.mr = m->mr,
+			.key = m->mr->rkey,
+			.access = access,
+		};
+
+		if (m->registered)
+			continue;
+		ret = hixl_post_wait(l, &wr.wr);
+		if (ret)
+			return ret;
+		m->registered = true;
+	}
+	r->mrs_registered = true;
+	return 0;
+}
+
+/**
+ * hixl_send_region() - announce one region (all its MRs) to a link's peer
+ * @l: the link; post_mutex held
+ * @r: the region, with its MRs; the engine lock held
+ *
+ * One REGION message per HIXL_WIRE_MRS_PER_MSG MRs, each counted in
+ * @l->tbl_sent (the peer acknowledges each).
+ *
+ * Return: 0; -ECONNRESET when the link is torn down or broken; the error of
+ * a send (hixl_post_wait(): the link is then broken).
+ */
+int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
+{
+	struct hixl_wire_region *m = l->msg.tx.buf;
+	u32 first = 0, i, n;
+	int ret;
+
+	if (!hixl_link_usable(l))
+		return -ECONNRESET;
+	do {
+		n = min_t(u32, r->nr_mrs - first, HIXL_WIRE_MRS_PER_MSG);
+		memset(m, 0, sizeof(*m));
+		m->addr = cpu_to_le64(r->addr);
+		m->len = cpu_to_le64(r->len);
+		m->flags = cpu_to_le32((r->flags & HIXL_REG_READ_ONLY ? 0 : HIXL_WIRE_REGION_WRITABLE) |
+				       (r->type == HIXL_MEM_DEVICE ? HIXL_WIRE_REGION_DEVICE : 0));
+		m->nr_mrs = cpu_to_le32(r->nr_mrs);
+		m->first = cpu_to_le32(first);
+		m->count = cpu_to_le32(n);
+		for (i = 0; i < n; i++) {
+			struct hixl_mr *mr = &r->mrs[first + i];
+
+			m->mrs[i].addr = cpu_to_le64(mr->addr);
+			m->mrs[i].len = cpu_to_le64(mr->len);
+			m->mrs[i].iova = cpu_to_le64(mr->mr->iova);
+			m->mrs[i].rkey = cpu_to_le32(mr->mr->rkey);
+			m->mrs[i].reserved = 0;
+		}
+		ret = hixl_send_msg(l, HIXL_MSG_REGION, struct_size(m, mrs, n));
+		if (ret)
+			return ret;
+		l->tbl_sent++;
+		first += n;
+	} while (first < r->nr_mrs);
+	return 0;
+}
+
+/**
+ * hixl_link_publish() - send our HELLO, every valid region and TABLE_END
+ * @l: a connected link (CONNECT's, or an accepted link's setup work)
+ *
+ * The engine lock is held from the first region read to the TABLE_END sent,
+ * and table updates (hixl_links_region_added()/removed()) hold it too: a
+ * registration or removal either comes before the table is read, which
+ * then has the region or no longer has it, or after @l->tbl_gen is set,
+ * which is before the lock is dropped, and then reaches this link, READY or
+ * not.  No update is missed or sent twice.  A region already invalid when
+ * the table is read is left out, and its @tbl_hidden records from which
+ * generation on links do not have it, so that its REGION_DEL does not go
+ * to them.
+ *
+ * Context: process context, may sleep; takes the engine lock and post_mutex.
+ * Return: 0; -ECONNRESET when the link is torn down or broken; the error of
+ * a send or REG_MR (hixl_post_wait(): the link is then broken).
+ */
+int hixl_link_publish(struct hixl_link *l)
+{
+	struct hixl_engine *eng = l->eng;
+	struct hixl_wire_hello *h;
+	struct hixl_region *r;
+	unsigned long idx;
+	u64 gen;
+	int ret;
+
+	mutex_lock(&eng->lock);
+	mutex_lock(&l->msg.post_mutex);
+	if (!hixl_link_usable(l)) {
+		mutex_unlock(&l->msg.post_mutex);
+		mutex_unlock(&eng->lock);
+		return -ECONNRESET;
+	}
+	ret = hixl_stage_register(l);
+	h = l->msg.tx.buf;
+	memset(h, 0, sizeof(*h));
+	hixl_name_to_wire(&eng->rdma->local, &h->engine);
+	if (l->stage.rx.mr) {
+		h->stage_iova = cpu_to_le64(l->stage.rx.mr->iova);
+		h->stage_size = cpu_to_le64(l->stage.rx.size);
+		h->stage_rkey = cpu_to_le32(l->stage.rx.mr->rkey);
+	}
+	if (!ret)
+		ret = hixl_send_msg(l, HIXL_MSG_HELLO, sizeof(*h));
+	gen = ++eng->tbl_gen;
+	xa_for_each(&eng->regions, idx, r) {
+		if (ret)
+			break;
+		if (!r->live || !r->nr_mrs)
+			continue;
+		if (r->tbl_hidden || READ_ONCE(r->invalid)) {
+			if (!r->tbl_hidden)
+				r->tbl_hidden = gen;	/* this and later tables lack it */
+			continue;
+		}
+		ret = hixl_link_reg_mrs(l, r);
+		if (!ret)
+			ret = hixl_send_region(l, r);
+	}
+	if (!ret)
+		ret = hixl_send_msg(l, HIXL_MSG_TABLE_END, sizeof(struct hixl_wire_hdr));
+	if (!ret)
+		l->tbl_gen = gen;	/* table updates reach it from now on */
+	mutex_unlock(&l->msg.post_mutex);
+	mutex_unlock(&eng->lock);
+	if (ret)
+		return ret;
+	spin_lock(&l->lock);
+	l->table_sent = true;
+	spin_unlock(&l->lock);
+	hixl_link_check_ready(l);
+	return 0;
 }

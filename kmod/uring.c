@@ -14,7 +14,7 @@
  * from task work.  SEND_NOTIFY waits for the device, so io_uring's inline
  * issue (IO_URING_F_NONBLOCK) hands it to its worker threads with -EAGAIN;
  * CANCEL never waits.  That inline issue takes no lock that sleeps: rdma_sem,
- * links_lock, the engine lock, a link's rtable_lock and xq_mutex, and
+ * links_lock, the engine lock, a link's rt.lock and xq.mutex, and
  * cancel_mutex are only tried, and a busy one punts the command the same way.
  *
  * A command is read from the SQE (and, on a 64-byte-SQE ring, from the user

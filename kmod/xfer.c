@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xfer.c - HIXL_IOC_TRANSFER: a batch of descriptors becomes chains of
- * RDMA READ or WRITE work requests on the link's RC QP (HIXL TransferSync,
- * seeds/003_HIXL-api.md).
+ * RDMA READ or WRITE work requests on the link's RC QP (HIXL TransferSync).
  *
  * Every descriptor is checked against the local registrations and the
  * peer's announced table before anything is posted.  Each is split at the
@@ -118,8 +117,25 @@ int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32
 EXPORT_SYMBOL_IF_KUNIT(hixl_split);
 
 /*
+ * The peer's region that holds [@ra, @ra + @len) whole, complete and, for
+ * a WRITE, writable; the link's rt.lock held.  Return: the region;
+ * ERR_PTR(-ERANGE) when no complete region holds the range;
+ * ERR_PTR(-EACCES) for a WRITE to a region the peer registered read-only.
+ */
+static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 ra, u64 len)
+{
+	struct hixl_rregion *rr = mtree_load(&l->rt.tree, ra);
+
+	if (!rr || rr->got < rr->nr_mrs || ra + len > rr->addr + rr->len)
+		return ERR_PTR(-ERANGE);
+	if (op == HIXL_OP_WRITE && !rr->writable)
+		return ERR_PTR(-EACCES);
+	return rr;
+}
+
+/*
  * Check one descriptor and cut it into pieces; engine lock and the link's
- * rtable_lock held.  The local MRs were activated by hixl_activate_mrs().
+ * rt.lock held.  The local MRs were activated by hixl_activate_mrs().
  */
 static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 			  u32 idx, struct hixl_plan *pl)
@@ -139,11 +155,9 @@ static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc
 		return -ENOENT;
 	if (op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY))
 		return -EACCES;
-	rr = mtree_load(&l->rtable, ra);
-	if (!rr || rr->got < rr->nr_mrs || ra + d->len > rr->addr + rr->len)
-		return -ERANGE;
-	if (op == HIXL_OP_WRITE && !rr->writable)
-		return -EACCES;
+	rr = hixl_remote_range(l, op, ra, d->len);
+	if (IS_ERR(rr))
+		return PTR_ERR(rr);
 
 	ret = hixl_split(r->spans, r->nr_mrs, rr->mrs, rr->nr_mrs, la, ra, left, idx, pl);
 	if (ret)
@@ -163,11 +177,9 @@ static int hixl_stage_check(struct hixl_link *l, u32 op, const struct hixl_op_de
 
 	if (hixl_range_check(d->local_addr, d->len) || hixl_range_check(d->remote_addr, d->len))
 		return -EOVERFLOW;
-	rr = mtree_load(&l->rtable, d->remote_addr);
-	if (!rr || rr->got < rr->nr_mrs || d->remote_addr + d->len > rr->addr + rr->len)
-		return -ERANGE;
-	if (op == HIXL_OP_WRITE && !rr->writable)
-		return -EACCES;
+	rr = hixl_remote_range(l, op, d->remote_addr, d->len);
+	if (IS_ERR(rr))
+		return PTR_ERR(rr);
 	if (!access_ok(u64_to_user_ptr(d->local_addr), d->len))
 		return -EFAULT;
 	return 0;
@@ -208,11 +220,7 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 	ret = hixl_sockaddr_to_kernel(&a->remote, &ss);
 	if (ret)
 		return ret;
-	if (!eng->mm || current->mm != eng->mm)
-		return -EPERM;
-	if (!eng->rdma)
-		return hixl_engine_no_rdma(eng);
-	return 0;
+	return hixl_engine_usable(eng);
 }
 
 /* A TRANSFER checked and planned: the direct pieces and the staged descriptors. */
@@ -256,7 +264,7 @@ static bool hixl_lock(struct mutex *m, bool nonblock)
  * it is posted directly; one from unregistered local memory then fails
  * planning with -ENOENT, as it does without staging.
  *
- * Return: 1 stage, 0 post directly, -EAGAIN (@nonblock, rtable_lock busy).
+ * Return: 1 stage, 0 post directly, -EAGAIN (@nonblock, rt.lock busy).
  */
 static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 			     const struct hixl_op_desc *d, bool nonblock)
@@ -268,11 +276,11 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 		return 0;
 	if (r && (r->type != HIXL_MEM_HOST || d->len >= HIXL_STAGE_THRESHOLD))
 		return 0;
-	if (!hixl_lock(&l->rtable_lock, nonblock))
+	if (!hixl_lock(&l->rt.lock, nonblock))
 		return -EAGAIN;
-	rr = mtree_load(&l->rtable, d->remote_addr);
+	rr = mtree_load(&l->rt.tree, d->remote_addr);
 	device = rr && rr->device;
-	mutex_unlock(&l->rtable_lock);
+	mutex_unlock(&l->rt.lock);
 	return !device;
 }
 
@@ -282,7 +290,7 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
  * @a:        the TRANSFER; out: failed, the descriptor to blame on error
  *            (@a->count when none is)
  * @nonblock: return -EAGAIN rather than wait for a busy links_lock, engine
- *            lock or rtable_lock, for the device (MR activation) or for
+ *            lock or rt.lock, for the device (MR activation) or for
  *            staging
  * @p:        out: the descriptors, the direct pieces and the staged ones
  *
@@ -294,7 +302,7 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
  * descriptors passed.
  *
  * Context: process context; takes the engine lock, post_mutex and the
- * link's rtable_lock (not with @nonblock where they are busy).
+ * link's rt.lock (not with @nonblock where they are busy).
  * Return: 0; the errors of hixl_transfer_validate(); -ENOTCONN (no link),
  * -EAGAIN (link connecting, or @nonblock), the link's error when broken;
  * -ENOMEM; -EFAULT (descriptor array unreadable); per descriptor, with
@@ -341,7 +349,7 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 
 	if (!hixl_lock(&eng->lock, nonblock))
 		return -EAGAIN;
-	/* activate local MRs first: no rtable_lock while waiting on the CQ */
+	/* activate local MRs first: no rt.lock while waiting on the CQ */
 	for (i = 0; i < a->count && !ret; i++) {
 		const struct hixl_op_desc *d = &p->d[i];
 		struct hixl_region *r = hixl_region_lookup(eng, d->local_addr, d->len ? d->len : 1);
@@ -373,9 +381,9 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 				ret = -EAGAIN;	/* REG_MR waits for the device */
 				break;
 			}
-			mutex_lock(&l->post_mutex);
+			mutex_lock(&l->msg.post_mutex);
 			ret = hixl_link_reg_mrs(l, r);
-			mutex_unlock(&l->post_mutex);
+			mutex_unlock(&l->msg.post_mutex);
 			if (ret)
 				a->failed = i;
 		}
@@ -386,7 +394,7 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 	}
 	hixl_xq_plan_begin(l);		/* a REGION_DEL's ACK waits for our pieces */
 	p->planning = true;
-	if (!hixl_lock(&l->rtable_lock, nonblock)) {
+	if (!hixl_lock(&l->rt.lock, nonblock)) {
 		mutex_unlock(&eng->lock);
 		return -EAGAIN;
 	}
@@ -398,7 +406,7 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 		if (ret)
 			a->failed = i;
 	}
-	mutex_unlock(&l->rtable_lock);
+	mutex_unlock(&l->rt.lock);
 	mutex_unlock(&eng->lock);
 	return ret;
 }
@@ -447,13 +455,13 @@ static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
 	}
 	if (ret || !p->ns)
 		return ret;
-	mutex_lock(&l->post_mutex);
+	mutex_lock(&l->msg.post_mutex);
 	st = hixl_link_state(l, &err);
 	if (st != HIXL_LINK_READY)
 		ret = err ? err : -ECONNRESET;
 	else
 		ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, deadline, &a->failed);
-	mutex_unlock(&l->post_mutex);
+	mutex_unlock(&l->msg.post_mutex);
 	return ret;
 }
 
@@ -494,7 +502,7 @@ static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
  */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
+	unsigned long deadline = hixl_deadline(a->timeout_ms);
 	struct hixl_xprep p;
 	int ret;
 
@@ -526,7 +534,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_transfer);
 int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
+	unsigned long deadline = hixl_deadline(a->timeout_ms);
 	struct hixl_xbatch *b;
 	struct hixl_xprep p;
 	int ret;

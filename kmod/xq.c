@@ -24,7 +24,7 @@
  * with -ECANCELED once what was posted has completed; the link stays up.
  *
  * The peer's table and our pieces: a piece carries the peer's rkey from the
- * moment it is planned (xfer.c, under rtable_lock).  When the peer removes
+ * moment it is planned (xfer.c, under rt.lock).  When the peer removes
  * a region (REGION_DEL) it waits for our TABLE_ACK before it frees the MRs,
  * so that ACK must not overtake a piece planned before the removal: while
  * any TRANSFER is being planned, waits on the queue or is being posted, the
@@ -55,7 +55,7 @@ struct hixl_xchain {
 	struct hixl_xwr w[];
 };
 
-/* the pump's scratch work requests (under xq_mutex) */
+/* the pump's scratch work requests (under xq.mutex) */
 struct hixl_xwr_scratch {
 	struct ib_rdma_wr wr;
 	struct ib_sge sge;
@@ -71,13 +71,13 @@ static void hixl_xq_work(struct work_struct *w);
  */
 int hixl_link_xq_init(struct hixl_link *l)
 {
-	mutex_init(&l->xq_mutex);
-	spin_lock_init(&l->xq_lock);
-	INIT_LIST_HEAD(&l->xq);
-	l->xq_credits = HIXL_CHAIN;
-	INIT_WORK(&l->xq_work, hixl_xq_work);
-	l->xq_wr = kvcalloc(HIXL_CHAIN, sizeof(struct hixl_xwr_scratch), GFP_KERNEL);
-	return l->xq_wr ? 0 : -ENOMEM;
+	mutex_init(&l->xq.mutex);
+	spin_lock_init(&l->xq.lock);
+	INIT_LIST_HEAD(&l->xq.batches);
+	l->xq.credits = HIXL_CHAIN;
+	INIT_WORK(&l->xq.work, hixl_xq_work);
+	l->xq.wr = kvcalloc(HIXL_CHAIN, sizeof(struct hixl_xwr_scratch), GFP_KERNEL);
+	return l->xq.wr ? 0 : -ENOMEM;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_link_xq_init);
 
@@ -87,18 +87,18 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_link_xq_init);
  */
 void hixl_link_xq_free(struct hixl_link *l)
 {
-	WARN_ON_ONCE(!list_empty(&l->xq));
-	kvfree(l->xq_wr);
-	mutex_destroy(&l->xq_mutex);
+	WARN_ON_ONCE(!list_empty(&l->xq.batches));
+	kvfree(l->xq.wr);
+	mutex_destroy(&l->xq.mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_link_xq_free);
 
 static void hixl_xq_kick(struct hixl_link *l);
 
-/* Pieces planned against the peer's table may still be unposted; xq_lock held. */
+/* Pieces planned against the peer's table may still be unposted; xq.lock held. */
 static bool hixl_xq_busy(struct hixl_link *l)
 {
-	return !list_empty(&l->xq) || l->xq_posting || atomic_read(&l->xq_planning);
+	return !list_empty(&l->xq.batches) || l->xq.posting || atomic_read(&l->xq.planning);
 }
 
 /**
@@ -116,30 +116,30 @@ bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied)
 {
 	bool hold;
 
-	spin_lock(&l->xq_lock);
+	spin_lock(&l->xq.lock);
 	*applied = ++l->tbl_applied;
 	hold = l->ack_held || (fence && hixl_xq_busy(l));
 	l->ack_held = hold;
-	spin_unlock(&l->xq_lock);
+	spin_unlock(&l->xq.lock);
 	if (hold)
 		hixl_xq_kick(l);	/* the queue may be idle already */
 	return hold;
 }
 
-/* Send a held TABLE_ACK once nothing planned is unposted; xq_mutex held. */
+/* Send a held TABLE_ACK once nothing planned is unposted; xq.mutex held. */
 static void hixl_xq_release_ack(struct hixl_link *l)
 {
 	bool send = false;
 	u64 applied = 0;
 
-	lockdep_assert_held(&l->xq_mutex);
-	spin_lock(&l->xq_lock);
-	if (l->ack_held && !l->xq_closed && !hixl_xq_busy(l)) {
+	lockdep_assert_held(&l->xq.mutex);
+	spin_lock(&l->xq.lock);
+	if (l->ack_held && !l->xq.closed && !hixl_xq_busy(l)) {
 		l->ack_held = false;
 		applied = l->tbl_applied;
 		send = true;
 	}
-	spin_unlock(&l->xq_lock);
+	spin_unlock(&l->xq.lock);
 	if (send && hixl_table_ack(l, applied))
 		hixl_link_fail(l, -ECONNRESET);
 }
@@ -152,7 +152,7 @@ static void hixl_xq_release_ack(struct hixl_link *l)
  */
 void hixl_xq_plan_begin(struct hixl_link *l)
 {
-	atomic_inc(&l->xq_planning);
+	atomic_inc(&l->xq.planning);
 }
 
 /**
@@ -161,17 +161,17 @@ void hixl_xq_plan_begin(struct hixl_link *l)
  */
 void hixl_xq_plan_end(struct hixl_link *l)
 {
-	if (atomic_dec_and_test(&l->xq_planning) && READ_ONCE(l->ack_held))
+	if (atomic_dec_and_test(&l->xq.planning) && READ_ONCE(l->ack_held))
 		hixl_xq_kick(l);
 }
 
-/* The first descriptor of @b not known to be complete; xq_lock held. */
+/* The first descriptor of @b not known to be complete; xq.lock held. */
 static u32 hixl_xbatch_first_open(const struct hixl_xbatch *b)
 {
 	return b->acked < b->pl.n ? b->pl.p[b->acked].desc : b->count;
 }
 
-/* Record @err as the batch's outcome unless it has one; xq_lock held. */
+/* Record @err as the batch's outcome unless it has one; xq.lock held. */
 static void hixl_xbatch_set_status(struct hixl_xbatch *b, int err, u32 failed)
 {
 	if (!b->status) {
@@ -182,7 +182,7 @@ static void hixl_xbatch_set_status(struct hixl_xbatch *b, int err, u32 failed)
 
 /*
  * Take a failed batch off the queue and say whether it has ended now (the
- * caller then calls hixl_xbatch_end()); xq_lock held.
+ * caller then calls hixl_xbatch_end()); xq.lock held.
  */
 static bool hixl_xbatch_settle(struct hixl_xbatch *b)
 {
@@ -216,7 +216,7 @@ void hixl_xbatch_put(struct hixl_xbatch *b)
 EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_put);
 
 /*
- * The batch has ended (settled under xq_lock): stop its timeout, give back
+ * The batch has ended (settled under xq.lock): stop its timeout, give back
  * the regions it held and tell its submitter.  No locks held.
  */
 static void hixl_xbatch_end(struct hixl_xbatch *b)
@@ -274,7 +274,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_new);
 static void hixl_xq_kick(struct hixl_link *l)
 {
 	kref_get(&l->ref);
-	if (!queue_work(hixl_wq, &l->xq_work))
+	if (!queue_work(hixl_wq, &l->xq.work))
 		hixl_link_put(l);
 }
 
@@ -285,10 +285,10 @@ static void hixl_xq_kick(struct hixl_link *l)
 static void hixl_xq_break(struct hixl_link *l, int err)
 {
 	hixl_link_fail(l, err);
-	mutex_lock(&l->post_mutex);
+	mutex_lock(&l->msg.post_mutex);
 	if (l->qp && l->cm_id)
 		rdma_disconnect(l->cm_id);	/* QP to error: posted work flushes */
-	mutex_unlock(&l->post_mutex);
+	mutex_unlock(&l->msg.post_mutex);
 }
 
 static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -306,7 +306,7 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 			pr_warn("transfer: descriptor %u: %s\n", b->pl.p[c->first + w->i].desc,
 				ib_wc_status_msg(wc->status));
 	}
-	spin_lock(&l->xq_lock);
+	spin_lock(&l->xq.lock);
 	if (err) {
 		/* a device error says more than the flushes it causes */
 		if (b->status == -ECONNRESET && err == -EIO)
@@ -314,14 +314,14 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 		hixl_xbatch_set_status(b, err, b->pl.p[c->first + w->i].desc);
 	}
 	if (last) {
-		l->xq_credits += c->n;
+		l->xq.credits += c->n;
 		b->chains--;
 		if (!err)
 			b->acked = c->first + c->n;
 		end = hixl_xbatch_settle(b);
-		kick = !list_empty(&l->xq) || l->ack_held;
+		kick = !list_empty(&l->xq.batches) || l->ack_held;
 	}
-	spin_unlock(&l->xq_lock);
+	spin_unlock(&l->xq.lock);
 	if (err == -EIO)
 		hixl_link_fail(l, err);	/* the RC QP is in the error state now */
 	if (last)
@@ -332,133 +332,150 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 		hixl_xq_kick(l);
 }
 
+/* The work requests of chain @c (c->n pieces of its batch from c->first) in @s. */
+static void hixl_xchain_build(struct hixl_xwr_scratch *s, struct hixl_xchain *c)
+{
+	const struct hixl_xbatch *b = c->b;
+	u32 i, n = c->n;
+
+	for (i = 0; i < n; i++) {
+		const struct hixl_piece *pc = &b->pl.p[c->first + i];
+		struct hixl_xwr_scratch *x = &s[i];
+		bool lastwr = i == n - 1;
+
+		c->w[i].c = c;
+		c->w[i].i = i;
+		c->w[i].cqe.done = hixl_xwr_done;
+		memset(x, 0, sizeof(*x));
+		x->sge.addr = pc->laddr;
+		x->sge.length = pc->len;
+		x->sge.lkey = pc->lkey;
+		x->wr.wr.wr_cqe = &c->w[i].cqe;
+		x->wr.wr.opcode = b->op == HIXL_OP_READ ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+		x->wr.wr.sg_list = &x->sge;
+		x->wr.wr.num_sge = 1;
+		x->wr.wr.send_flags = lastwr ? IB_SEND_SIGNALED : 0;
+		x->wr.wr.next = lastwr ? NULL : &s[i + 1].wr.wr;
+		x->wr.remote_addr = pc->raddr;
+		x->wr.rkey = pc->rkey;
+	}
+}
+
 /*
- * Post what the window allows; xq_mutex held.  A batch is taken off the
+ * ib_post_send() of chain @c failed at @bad: requests from @bad on did not
+ * go out.  Those before it have no signaled request to end them: break the
+ * link and drain, after which every posted request has completed or
+ * flushed (their handlers ran) and the chain can be ended by hand.
+ * xq.mutex held.
+ */
+static void hixl_xchain_post_failed(struct hixl_link *l, struct hixl_xchain *c,
+				    struct hixl_xwr_scratch *s, const struct ib_send_wr *bad)
+{
+	struct hixl_xbatch *b = c->b, *ended = NULL;
+	u32 i;
+
+	hixl_link_fail(l, -ECONNRESET);
+	if (bad != &s[0].wr.wr)
+		ib_drain_sq(l->qp);
+	i = bad ? container_of(bad, struct hixl_xwr_scratch, wr.wr) - s : 0;
+	spin_lock(&l->xq.lock);
+	hixl_xbatch_set_status(b, -ECONNRESET, b->pl.p[c->first + i].desc);
+	l->xq.credits += c->n;
+	b->chains--;
+	if (hixl_xbatch_settle(b))
+		ended = b;
+	spin_unlock(&l->xq.lock);
+	kfree(c);
+	if (ended)
+		hixl_xbatch_end(ended);
+}
+
+/*
+ * Post what the window allows; xq.mutex held.  A batch is taken off the
  * queue when its last piece is posted or when it failed.
  */
 static void hixl_xq_pump_locked(struct hixl_link *l)
 {
-	struct hixl_xwr_scratch *s = l->xq_wr;
+	struct hixl_xwr_scratch *s = l->xq.wr;
 
-	lockdep_assert_held(&l->xq_mutex);
+	lockdep_assert_held(&l->xq.mutex);
 	for (;;) {
 		const struct ib_send_wr *bad = NULL;
 		struct hixl_xbatch *b, *ended = NULL;
 		struct hixl_xchain *c;
-		u32 want, n, i;
+		u32 want, n;
 		int ret, lerr, st;
 
 		st = hixl_link_state(l, &lerr);
-		spin_lock(&l->xq_lock);
-		b = list_first_entry_or_null(&l->xq, struct hixl_xbatch, q_node);
-		want = b ? min(l->xq_credits, b->pl.n - b->next) : 0;
-		spin_unlock(&l->xq_lock);
+		spin_lock(&l->xq.lock);
+		b = list_first_entry_or_null(&l->xq.batches, struct hixl_xbatch, q_node);
+		want = b ? min(l->xq.credits, b->pl.n - b->next) : 0;
+		spin_unlock(&l->xq.lock);
 		if (!want) {
 			hixl_xq_release_ack(l);
 			return;
 		}
 		c = kmalloc(struct_size(c, w, want), GFP_KERNEL);
 
-		spin_lock(&l->xq_lock);
-		if (b != list_first_entry_or_null(&l->xq, struct hixl_xbatch, q_node)) {
-			spin_unlock(&l->xq_lock);	/* cancelled or timed out meanwhile */
+		spin_lock(&l->xq.lock);
+		if (b != list_first_entry_or_null(&l->xq.batches, struct hixl_xbatch, q_node)) {
+			spin_unlock(&l->xq.lock);	/* cancelled or timed out meanwhile */
 			kfree(c);
 			continue;
 		}
-		if (!c || l->xq_closed || st >= HIXL_LINK_ERROR) {
+		if (!c || l->xq.closed || st >= HIXL_LINK_ERROR) {
 			hixl_xbatch_set_status(b, !c ? -ENOMEM : lerr ? lerr : -ECONNRESET,
 					       b->pl.p[b->next].desc);
 			if (hixl_xbatch_settle(b))
 				ended = b;
-			spin_unlock(&l->xq_lock);
+			spin_unlock(&l->xq.lock);
 			kfree(c);
 			if (ended)
 				hixl_xbatch_end(ended);
 			continue;
 		}
-		n = min3(want, l->xq_credits, b->pl.n - b->next);
+		n = min3(want, l->xq.credits, b->pl.n - b->next);
 		c->b = b;
 		c->first = b->next;
 		c->n = n;
-		l->xq_credits -= n;
+		l->xq.credits -= n;
 		b->next += n;
 		b->chains++;
 		if (b->next == b->pl.n) {
 			list_del_init(&b->q_node);
 			b->queued = false;
 		}
-		l->xq_posting = true;	/* taken off the queue, not posted yet */
-		spin_unlock(&l->xq_lock);
+		l->xq.posting = true;	/* taken off the queue, not posted yet */
+		spin_unlock(&l->xq.lock);
 
-		for (i = 0; i < n; i++) {
-			const struct hixl_piece *pc = &b->pl.p[c->first + i];
-			struct hixl_xwr_scratch *x = &s[i];
-			bool lastwr = i == n - 1;
-
-			c->w[i].c = c;
-			c->w[i].i = i;
-			c->w[i].cqe.done = hixl_xwr_done;
-			memset(x, 0, sizeof(*x));
-			x->sge.addr = pc->laddr;
-			x->sge.length = pc->len;
-			x->sge.lkey = pc->lkey;
-			x->wr.wr.wr_cqe = &c->w[i].cqe;
-			x->wr.wr.opcode = b->op == HIXL_OP_READ ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
-			x->wr.wr.sg_list = &x->sge;
-			x->wr.wr.num_sge = 1;
-			x->wr.wr.send_flags = lastwr ? IB_SEND_SIGNALED : 0;
-			x->wr.wr.next = lastwr ? NULL : &s[i + 1].wr.wr;
-			x->wr.remote_addr = pc->raddr;
-			x->wr.rkey = pc->rkey;
-		}
+		hixl_xchain_build(s, c);
 		ret = ib_post_send(l->qp, &s[0].wr.wr, &bad);
-		spin_lock(&l->xq_lock);
-		l->xq_posting = false;
-		spin_unlock(&l->xq_lock);
-		if (!ret)
-			continue;
-
-		/*
-		 * Requests from @bad on did not go out.  Those before it have
-		 * no signaled request to end them: break the link and drain,
-		 * after which every posted request has completed or flushed
-		 * (their handlers ran) and the chain can be ended by hand.
-		 */
-		hixl_link_fail(l, -ECONNRESET);
-		if (bad != &s[0].wr.wr)
-			ib_drain_sq(l->qp);
-		i = bad ? container_of(bad, struct hixl_xwr_scratch, wr.wr) - s : 0;
-		spin_lock(&l->xq_lock);
-		hixl_xbatch_set_status(b, -ECONNRESET, b->pl.p[c->first + i].desc);
-		l->xq_credits += n;
-		b->chains--;
-		if (hixl_xbatch_settle(b))
-			ended = b;
-		spin_unlock(&l->xq_lock);
-		kfree(c);
-		if (ended)
-			hixl_xbatch_end(ended);
+		spin_lock(&l->xq.lock);
+		l->xq.posting = false;
+		spin_unlock(&l->xq.lock);
+		if (ret)
+			hixl_xchain_post_failed(l, c, s, bad);
 	}
 }
 
-/* Post from the queue; @nonblock: never sleep on xq_mutex, leave it to a worker. */
+/* Post from the queue; @nonblock: never sleep on xq.mutex, leave it to a worker. */
 static void hixl_xq_pump(struct hixl_link *l, bool nonblock)
 {
 	if (nonblock) {
-		if (!mutex_trylock(&l->xq_mutex)) {
+		if (!mutex_trylock(&l->xq.mutex)) {
 			hixl_xq_kick(l);
 			return;
 		}
 	} else {
-		mutex_lock(&l->xq_mutex);
+		mutex_lock(&l->xq.mutex);
 	}
 	hixl_xq_pump_locked(l);
-	mutex_unlock(&l->xq_mutex);
+	mutex_unlock(&l->xq.mutex);
 }
 
 static void hixl_xq_work(struct work_struct *w)
 {
-	struct hixl_link *l = container_of(w, struct hixl_link, xq_work);
+	struct hixl_link *l = container_of(w, struct hixl_link, xq.work);
 
 	hixl_xq_pump(l, false);
 	hixl_link_put(l);		/* hixl_xq_kick()'s */
@@ -470,13 +487,13 @@ static void hixl_xbatch_timeout(struct work_struct *w)
 	struct hixl_link *l = b->l;
 	bool end, wire = false;
 
-	spin_lock(&l->xq_lock);
+	spin_lock(&l->xq.lock);
 	if (!b->ended && !b->status) {
 		hixl_xbatch_set_status(b, -ETIMEDOUT, hixl_xbatch_first_open(b));
 		wire = b->chains > 0;
 	}
 	end = hixl_xbatch_settle(b);
-	spin_unlock(&l->xq_lock);
+	spin_unlock(&l->xq.lock);
 	if (end)
 		hixl_xbatch_end(b);
 	else if (wire)
@@ -515,24 +532,24 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
 
 	INIT_DELAYED_WORK(&b->tmo, hixl_xbatch_timeout);
 	kref_get(&b->ref);		/* the timeout's */
-	spin_lock(&l->xq_lock);
+	spin_lock(&l->xq.lock);
 	b->submitted = true;	/* a cancel from now on ends the batch itself */
 	if (b->planning) {	/* on the queue now: a held ACK waits for it there */
 		b->planning = false;
-		atomic_dec(&l->xq_planning);
+		atomic_dec(&l->xq.planning);
 	}
-	if (l->xq_closed || !b->pl.n || b->status) {	/* status: cancelled already */
-		if (l->xq_closed)
+	if (l->xq.closed || !b->pl.n || b->status) {	/* status: cancelled already */
+		if (l->xq.closed)
 			hixl_xbatch_set_status(b, -ECONNRESET, b->pl.n ? b->pl.p[0].desc : b->count);
 		b->ended = true;
 		end = true;
 	} else {
-		list_add_tail(&b->q_node, &l->xq);
+		list_add_tail(&b->q_node, &l->xq.batches);
 		b->queued = true;
 		queue_delayed_work(hixl_wq, &b->tmo,
-				   time_before(jiffies, deadline) ? deadline - jiffies : 0);
+				   hixl_jiffies_left(deadline));
 	}
-	spin_unlock(&l->xq_lock);
+	spin_unlock(&l->xq.lock);
 	if (end) {
 		hixl_xbatch_put(b);	/* no timeout armed */
 		hixl_xbatch_end(b);
@@ -560,11 +577,11 @@ void hixl_xbatch_cancel(struct hixl_xbatch *b)
 	struct hixl_link *l = b->l;
 	bool end;
 
-	spin_lock(&l->xq_lock);
+	spin_lock(&l->xq.lock);
 	if (!b->ended)
 		hixl_xbatch_set_status(b, -ECANCELED, hixl_xbatch_first_open(b));
 	end = b->submitted && hixl_xbatch_settle(b);
-	spin_unlock(&l->xq_lock);
+	spin_unlock(&l->xq.lock);
 	if (end)
 		hixl_xbatch_end(b);
 	if (READ_ONCE(l->ack_held))
@@ -605,22 +622,22 @@ void hixl_link_xq_close(struct hixl_link *l)
 	struct hixl_xbatch *b, *tmp;
 	LIST_HEAD(ended);
 
-	spin_lock(&l->xq_lock);
-	l->xq_closed = true;
-	list_for_each_entry_safe(b, tmp, &l->xq, q_node) {
+	spin_lock(&l->xq.lock);
+	l->xq.closed = true;
+	list_for_each_entry_safe(b, tmp, &l->xq.batches, q_node) {
 		hixl_xbatch_set_status(b, -ECONNRESET, hixl_xbatch_first_open(b));
 		list_del_init(&b->q_node);
 		b->queued = false;
 		if (hixl_xbatch_settle(b))
 			list_add_tail(&b->q_node, &ended);
 	}
-	spin_unlock(&l->xq_lock);
+	spin_unlock(&l->xq.lock);
 	list_for_each_entry_safe(b, tmp, &ended, q_node) {
 		list_del_init(&b->q_node);
 		hixl_xbatch_end(b);
 	}
-	mutex_lock(&l->xq_mutex);	/* a pump that reserved before the close has posted */
-	mutex_unlock(&l->xq_mutex);
+	mutex_lock(&l->xq.mutex);	/* a pump that reserved before the close has posted */
+	mutex_unlock(&l->xq.mutex);
 }
 
 /**
@@ -647,7 +664,7 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonbloc
 	a->count = 0;
 	if (!a->tag || a->flags || a->reserved[0] || a->reserved[1])
 		return -EINVAL;
-	if (!eng->mm || current->mm != eng->mm)
+	if (!hixl_is_owner(eng))
 		return -EPERM;
 	if (nonblock) {
 		if (!mutex_trylock(&eng->cancel_mutex))
@@ -665,10 +682,10 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonbloc
 	spin_unlock(&eng->xfer_lock);
 	list_for_each_entry_safe(b, tmp, &found, cancel_node) {
 		list_del_init(&b->cancel_node);
-		spin_lock(&b->l->xq_lock);
+		spin_lock(&b->l->xq.lock);
 		if (!b->ended && !b->status)
 			n++;
-		spin_unlock(&b->l->xq_lock);
+		spin_unlock(&b->l->xq.lock);
 		hixl_xbatch_cancel(b);
 		hixl_xbatch_put(b);
 	}

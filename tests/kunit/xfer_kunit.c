@@ -139,8 +139,8 @@ static struct hixl_link *hixl_test_link(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	l->eng = kunit_kzalloc(test, sizeof(*l->eng), GFP_KERNEL);	/* its peer_mrs count */
 	KUNIT_ASSERT_NOT_NULL(test, l->eng);
-	mutex_init(&l->rtable_lock);
-	mt_init(&l->rtable);
+	mutex_init(&l->rt.lock);
+	mt_init(&l->rt.tree);
 	return l;
 }
 
@@ -179,26 +179,26 @@ static void hixl_rtable_updates(struct kunit *test)
 	/* three MRs in two messages: usable only after the second */
 	len = hixl_mk_region(m, 0x10000, 0x3000, 3, 0, 2, true);
 	KUNIT_ASSERT_EQ(test, hixl_rx_region(l, m, len), 0);
-	rr = mtree_load(&l->rtable, 0x12fff);
+	rr = mtree_load(&l->rt.tree, 0x12fff);
 	KUNIT_ASSERT_NOT_NULL(test, rr);
 	KUNIT_EXPECT_EQ(test, rr->got, 2U);
 	KUNIT_EXPECT_LT(test, rr->got, rr->nr_mrs);
 	len = hixl_mk_region(m, 0x10000, 0x3000, 3, 2, 1, true);
 	KUNIT_ASSERT_EQ(test, hixl_rx_region(l, m, len), 0);
-	rr = mtree_load(&l->rtable, 0x10000);
+	rr = mtree_load(&l->rt.tree, 0x10000);
 	KUNIT_ASSERT_NOT_NULL(test, rr);
 	KUNIT_EXPECT_EQ(test, rr->got, 3U);
 	KUNIT_EXPECT_TRUE(test, rr->writable);
 	KUNIT_EXPECT_FALSE(test, rr->device);
 	KUNIT_EXPECT_EQ(test, rr->mrs[2].iova, 0x300000ULL);
 	KUNIT_EXPECT_EQ(test, rr->mrs[2].rkey, 102U);
-	KUNIT_EXPECT_NULL(test, mtree_load(&l->rtable, 0x13000));
+	KUNIT_EXPECT_NULL(test, mtree_load(&l->rt.tree, 0x13000));
 
 	/* a second, read-only device region next to it: never staged */
 	len = hixl_mk_region(m, 0x13000, 0x1000, 1, 0, 1, false);
 	m->flags = cpu_to_le32(HIXL_WIRE_REGION_DEVICE);
 	KUNIT_ASSERT_EQ(test, hixl_rx_region(l, m, len), 0);
-	rr = mtree_load(&l->rtable, 0x13000);
+	rr = mtree_load(&l->rt.tree, 0x13000);
 	KUNIT_ASSERT_NOT_NULL(test, rr);
 	KUNIT_EXPECT_FALSE(test, rr->writable);
 	KUNIT_EXPECT_TRUE(test, rr->device);
@@ -209,21 +209,21 @@ static void hixl_rtable_updates(struct kunit *test)
 	/* re-registered at the same address with another shape: replaced */
 	len = hixl_mk_region(m, 0x10000, 0x2000, 2, 0, 2, false);
 	KUNIT_ASSERT_EQ(test, hixl_rx_region(l, m, len), 0);
-	rr = mtree_load(&l->rtable, 0x10000);
+	rr = mtree_load(&l->rt.tree, 0x10000);
 	KUNIT_ASSERT_NOT_NULL(test, rr);
 	KUNIT_EXPECT_EQ(test, rr->len, 0x2000ULL);
-	KUNIT_EXPECT_NULL(test, mtree_load(&l->rtable, 0x12000));
+	KUNIT_EXPECT_NULL(test, mtree_load(&l->rt.tree, 0x12000));
 
 	/* deleted */
 	del.addr = cpu_to_le64(0x10000);
 	del.len = cpu_to_le64(0x2000);
 	hixl_rx_region_del(l, &del);
-	KUNIT_EXPECT_NULL(test, mtree_load(&l->rtable, 0x10000));
-	KUNIT_EXPECT_NOT_NULL(test, mtree_load(&l->rtable, 0x13000));
+	KUNIT_EXPECT_NULL(test, mtree_load(&l->rt.tree, 0x10000));
+	KUNIT_EXPECT_NOT_NULL(test, mtree_load(&l->rt.tree, 0x13000));
 	/* deleting what is not there is harmless */
 	hixl_rx_region_del(l, &del);
 	hixl_rtable_clear(l);
-	KUNIT_EXPECT_NULL(test, mtree_load(&l->rtable, 0x13000));
+	KUNIT_EXPECT_NULL(test, mtree_load(&l->rt.tree, 0x13000));
 }
 
 static void hixl_rtable_malformed(struct kunit *test)
@@ -248,7 +248,7 @@ static void hixl_rtable_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), -EPROTO);
 	len = hixl_mk_region(m, 0x10000, 0x1000, 0, 0, 0, true);	/* no MRs */
 	KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), -EPROTO);
-	KUNIT_EXPECT_NULL(test, mtree_load(&l->rtable, 0x10000));
+	KUNIT_EXPECT_NULL(test, mtree_load(&l->rt.tree, 0x10000));
 	hixl_rtable_clear(l);
 }
 
@@ -275,9 +275,9 @@ static void hixl_rtable_bounds(struct kunit *test)
 	/* as many as it has pages, unaligned: fine */
 	len = hixl_mk_region(m, 0x10800, 0x3000, 4, 0, 4, true);
 	KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), 0);
-	KUNIT_EXPECT_EQ(test, l->rtable_mrs, 4U);
+	KUNIT_EXPECT_EQ(test, l->rt.mrs, 4U);
 	hixl_rtable_clear(l);
-	KUNIT_EXPECT_EQ(test, l->rtable_mrs, 0U);
+	KUNIT_EXPECT_EQ(test, l->rt.mrs, 0U);
 
 	/* the link's budget of MRs: 8, so two regions of 4 fit and a third not */
 	hixl_max_peer_mrs = 8;
@@ -285,15 +285,15 @@ static void hixl_rtable_bounds(struct kunit *test)
 		len = hixl_mk_region(m, 0x100000 * (i + 1), 0x4000, 4, 0, 4, true);
 		KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), i < 2 ? 0 : -ENOSPC);
 	}
-	KUNIT_EXPECT_EQ(test, l->rtable_mrs, 8U);
+	KUNIT_EXPECT_EQ(test, l->rt.mrs, 8U);
 	/* replacing a region gives its MRs back first */
 	len = hixl_mk_region(m, 0x100000, 0x3000, 3, 0, 3, true);
 	KUNIT_EXPECT_EQ(test, hixl_rx_region(l, m, len), 0);
-	KUNIT_EXPECT_EQ(test, l->rtable_mrs, 7U);
+	KUNIT_EXPECT_EQ(test, l->rt.mrs, 7U);
 	hixl_max_peer_mrs = old_budget;
 	hixl_rtable_clear(l);
-	KUNIT_EXPECT_EQ(test, l->rtable_mrs, 0U);
-	KUNIT_EXPECT_EQ(test, l->rtable_regions, 0U);
+	KUNIT_EXPECT_EQ(test, l->rt.mrs, 0U);
+	KUNIT_EXPECT_EQ(test, l->rt.regions, 0U);
 }
 
 static struct kunit_case hixl_rtable_cases[] = {
@@ -423,7 +423,7 @@ static void hixl_xq_fix_init(struct kunit *test, struct hixl_xq_fix *f)
 	kref_init(&l->ref);
 	spin_lock_init(&l->lock);
 	init_waitqueue_head(&l->wq);
-	mutex_init(&l->post_mutex);
+	mutex_init(&l->msg.post_mutex);
 	l->state = HIXL_LINK_ERROR;
 	l->err = -ENETDOWN;
 	KUNIT_ASSERT_EQ(test, hixl_link_xq_init(l), 0);

@@ -1010,7 +1010,7 @@ static void test_fault_oom_setup(void)
 /*
  * B deregisters (or munmaps) the region A's batch is writing into while
  * the batch runs.  The region leaves A's table before B releases its MRs
- * (docs/abi.md, kmod/link.c: "a late rkey would break the link"), so whatever
+ * (docs/abi.md, kmod/table.c: "a late rkey would break the link"), so whatever
  * the batch itself returns, the link must survive it: a WRITE to another
  * region of B works afterwards, and the old range is -ERANGE.
  */

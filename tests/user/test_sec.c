@@ -640,8 +640,7 @@ static void test_sec_foreign_handles(void)
 /*
  * A forked child shares the parent's open file, not its engine: every
  * command that touches memory, the device or a link is EPERM, as the
- * kernel's current->mm check says (kmod/region.c, engine.c, link.c,
- * xfer.c), and nothing it tried moved a byte or changed a registration.
+ * kernel's current->mm check says (hixl_is_owner(), kmod/engine.h), and nothing it tried moved a byte or changed a registration.
  */
 static void test_sec_fork_refused(void)
 {

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cm.c - RDMA CM for links: the CM event handler of engine and link ids,
+ * accepting a connection on an engine's listener, CONNECT and DISCONNECT.
+ *
+ * Model: drivers/nvme/host/rdma.c and drivers/nvme/target/rdma.c (the
+ * active side drives address/route resolution and connect from the calling
+ * thread and waits for each CM event; the passive side creates the QP and
+ * accepts inside the CONNECT_REQUEST handler), drivers/infiniband/ulp/rtrs
+ * (one handler for listener and connection ids).
+ *
+ * A CONNECT to a port nobody listens on is refused at once by the peer's CM;
+ * like a server that is still starting, it is retried every 50 ms until the
+ * timeout, which then returns -ETIMEDOUT.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/nsproxy.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <rdma/rdma_cm.h>
+
+#include "hixl_priv.h"
+#include "proto.h"
+
+#define HIXL_RETRY_MS		50
+
+/* ---- RDMA CM events -------------------------------------------------------------------- */
+
+static void hixl_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p)
+{
+	struct ib_device_attr *attrs = &eng->rdma->ibdev->attrs;
+
+	memset(p, 0, sizeof(*p));
+	p->responder_resources = min_t(u32, attrs->max_qp_rd_atom, 16);
+	p->initiator_depth = min_t(u32, attrs->max_qp_init_rd_atom, 16);
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;		/* a full receive queue waits, never fails */
+}
+
+/* Accepted links of @eng still in their handshake; links_lock held. */
+static u32 hixl_links_in_setup(struct hixl_engine *eng)
+{
+	struct hixl_link *l;
+	u32 n = 0;
+	int err;
+
+	lockdep_assert_held(&eng->links_lock);
+	list_for_each_entry(l, &eng->links, node)
+		if (!l->active && hixl_link_state(l, &err) == HIXL_LINK_CONNECTING)
+			n++;
+	return n;
+}
+
+/*
+ * CONNECT_REQUEST on our listener: make the link and accept, in the
+ * handler.  Refused (the peer sees a reject): -EACCES by the engine's
+ * allowed peers or secret policy, before anything is allocated
+ * (hixl_auth_admit()); -ENOSPC at max_links,
+ * -EBUSY with max_setup_links accepted links still in their handshake,
+ * -ENODEV once the device is going.  An accepted link that has not
+ * finished its handshake hixl_handshake_ms later is closed (hs_work).
+ */
+static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rdma_conn_param param;
+	struct hixl_link *l;
+	bool broken;
+	int ret;
+
+	ret = hixl_auth_admit(eng, id, ev);	/* a refused peer costs no link, no QP */
+	if (ret)
+		return ret;
+	l = hixl_link_alloc(eng, false);
+	if (!l)
+		return -ENOMEM;
+	l->accepting = true;
+	l->cm_id = id;
+	id->context = l;
+	ret = hixl_link_create_qp(l);
+	if (ret)
+		goto err;
+	mutex_lock(&eng->links_lock);
+	if (eng->nr_links >= READ_ONCE(hixl_max_links)) {
+		ret = -ENOSPC;
+	} else if (hixl_links_in_setup(eng) >= READ_ONCE(hixl_max_setup_links)) {
+		ret = -EBUSY;
+	} else if (eng->rdma_gone) {
+		ret = -ENODEV;
+	} else {
+		list_add_tail(&l->node, &eng->links);
+		eng->nr_links++;
+	}
+	mutex_unlock(&eng->links_lock);
+	if (ret)
+		goto err;
+	hixl_conn_param(eng, &param);
+	ret = rdma_accept(id, &param);	/* on failure RDMA CM moves our QP to error */
+	if (ret) {
+		/*
+		 * Still accepting: the receives that error flushes make
+		 * hixl_rx_done() abort the link, which must leave it to us.
+		 * (Cleared first, a release work queued by that abort
+		 * unlisted and tore the link down while this path did too:
+		 * a WARNING in ib_drain_rq() and a NULL cm_id in
+		 * rdma_destroy_qp() on 6.1.)
+		 */
+		hixl_link_unlist(l);
+		goto err;
+	}
+	spin_lock(&l->lock);
+	l->accepting = false;
+	broken = l->state >= HIXL_LINK_ERROR;	/* hixl_link_abort() meanwhile */
+	spin_unlock(&l->lock);
+	if (broken) {
+		hixl_link_schedule_release(l);	/* runs once this handler returns */
+		return 0;
+	}
+	spin_lock(&l->lock);
+	if (l->state != HIXL_LINK_CLOSED)
+		queue_delayed_work(hixl_wq, &l->hs_work,
+				   msecs_to_jiffies(READ_ONCE(hixl_handshake_ms)));
+	spin_unlock(&l->lock);
+	return 0;
+err:
+	/* a non-zero return makes RDMA CM destroy (and reject) the id itself */
+	pr_warn_ratelimited("engine %llu: refusing a connection: %d\n", eng->id, ret);
+	hixl_link_destroy_qp(l);
+	l->cm_id = NULL;
+	hixl_rtable_clear(l);
+	hixl_link_put(l);
+	return ret;
+}
+
+static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (!l->active) {
+			hixl_link_queue(l, system_wq, &l->setup_work);
+			return 0;
+		}
+		fallthrough;
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		spin_lock(&l->lock);
+		l->cm_event = ev->event;
+		l->cm_status = ev->event == RDMA_CM_EVENT_REJECTED &&
+			       hixl_auth_rejected(l->cm_id, ev) ? -EACCES : ev->status;
+		l->cm_pending = true;
+		spin_unlock(&l->lock);
+		wake_up_all(&l->wq);
+		return 0;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		hixl_link_fail(l, -ECONNRESET);
+		/*
+		 * Our QP to the error state now (rdma_disconnect() takes the
+		 * id's qp_mutex, so it is safe against rdma_destroy_qp()):
+		 * whatever a transfer has outstanding flushes at once instead
+		 * of waiting for the transport's retries to run out.
+		 */
+		rdma_disconnect(l->cm_id);
+		if (!l->active)		/* the peer left: nobody else will free it */
+			hixl_link_schedule_release(l);
+		return 0;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		hixl_link_fail(l, -ENETDOWN);
+		hixl_link_schedule_release(l);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * hixl_cm_handler() - RDMA CM event handler of engine ids and link ids
+ * @id: the id; its context is a struct hixl_rdma (engine) or hixl_link
+ * @ev: the event
+ *
+ * Context: RDMA CM's handler context (may sleep); serialised per id.
+ * Return: 0, or -errno to make RDMA CM destroy a refused new connection:
+ * -EAGAIN for a request to an engine whose SETUP listens but has not
+ * published its device side yet (engine.c; the peer's CONNECT retries),
+ * or hixl_accept()'s error.
+ */
+int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	if (*(int *)id->context == HIXL_CM_LINK)
+		return hixl_link_cm_event(id->context, ev);
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		struct hixl_rdma *rd = id->context;
+
+		if (smp_load_acquire(&rd->eng->rdma) != rd)
+			return -EAGAIN;
+		return hixl_accept(rd->eng, id, ev);
+	}
+	pr_info("engine: RDMA CM %s (status %d)\n", rdma_event_msg(ev->event), ev->status);
+	return 0;
+}
+
+/* ---- CONNECT / DISCONNECT ------------------------------------------------------------------- */
+
+/* Milliseconds left until @deadline, at least 1: RDMA CM's timeout argument. */
+static int hixl_ms_left(unsigned long deadline)
+{
+	return max_t(long, jiffies_to_msecs(hixl_jiffies_left(deadline)), 1);
+}
+
+/* Wait for the next CM event of an active link and check it is @want. */
+static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadline)
+{
+	long ret;
+	int ev, status, st, err;
+
+	ret = wait_event_interruptible_timeout(l->wq,
+					       READ_ONCE(l->cm_pending) ||
+					       READ_ONCE(l->state) >= HIXL_LINK_ERROR,
+					       hixl_jiffies_left(deadline));
+	if (ret == 0)
+		return -ETIMEDOUT;
+	if (ret < 0)
+		return -ERESTARTSYS;	/* a signal, or io_uring's task-work notification */
+	spin_lock(&l->lock);
+	ev = l->cm_event;
+	status = l->cm_status;
+	l->cm_pending = false;
+	st = l->state;
+	err = l->err;
+	spin_unlock(&l->lock);
+	if (st >= HIXL_LINK_ERROR)
+		return err;
+	if (ev == want)
+		return 0;
+	if (ev == RDMA_CM_EVENT_REJECTED)	/* by the peer's policy, or nobody listens */
+		return status == -EACCES ? -EACCES : -ECONNREFUSED;
+	if (status == -ETIMEDOUT)
+		return -ETIMEDOUT;
+	return status < 0 ? status : -EHOSTUNREACH;
+}
+
+/**
+ * hixl_link_try_connect() - one connection attempt of an active link
+ * @l:        the link; its cm_mutex held, no cm_id (a new link, or one
+ *            undone by hixl_link_reset_attempt())
+ * @src:      our address, port 0
+ * @dst:      the peer's address
+ * @deadline: jiffies by which the attempt must be ESTABLISHED
+ *
+ * Creates the cm_id, resolves the address and the route, creates the QP and
+ * connects, waiting for each CM event.  Whatever it made stays on the link
+ * for hixl_link_reset_attempt() or hixl_link_destroy() to free.
+ *
+ * Context: process context, sleeps until @deadline at most.
+ * Return: 0 once ESTABLISHED; -ECONNABORTED when the link was torn down
+ * (CLOSED) before the attempt began; the link's error when it broke;
+ * -ECONNREFUSED when the peer rejected us (nobody listens); else as
+ * hixl_link_wait_cm(), rdma_create_id(), rdma_resolve_addr(),
+ * rdma_resolve_route(), hixl_link_create_qp() or rdma_connect().
+ */
+static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
+				 struct sockaddr *dst, unsigned long deadline)
+{
+	struct hixl_engine *eng = l->eng;
+	struct hixl_wire_cm_req req;
+	struct rdma_conn_param param;
+	int ret, st, err;
+
+	lockdep_assert_held(&l->cm_mutex);
+	st = hixl_link_state(l, &err);
+	if (st == HIXL_LINK_CLOSED)
+		return -ECONNABORTED;	/* hixl_link_destroy() has been and gone */
+	if (st == HIXL_LINK_ERROR)
+		return err;
+	l->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, l,
+				  RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(l->cm_id)) {
+		ret = PTR_ERR(l->cm_id);
+		l->cm_id = NULL;
+		return ret;
+	}
+	rdma_set_service_type(l->cm_id, eng->rdma->traffic_class);
+	ret = rdma_resolve_addr(l->cm_id, src, dst, hixl_ms_left(deadline));
+	if (!ret)
+		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ADDR_RESOLVED, deadline);
+	if (!ret)
+		ret = rdma_resolve_route(l->cm_id, hixl_ms_left(deadline));
+	if (!ret)
+		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
+	if (!ret)
+		ret = hixl_link_create_qp(l);
+	if (!ret) {
+		hixl_conn_param(eng, &param);
+		hixl_auth_conn_param(eng, &param, &req);
+		ret = rdma_connect(l->cm_id, &param);
+	}
+	if (!ret)
+		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ESTABLISHED, deadline);
+	return ret;
+}
+
+/**
+ * hixl_link_reset_attempt() - undo a refused attempt so the link can try again
+ * @l: the link; its cm_mutex held
+ *
+ * Frees the QP side and the cm_id hixl_link_try_connect() made.
+ *
+ * Context: process context, may sleep (waits for a running CM handler).
+ */
+static void hixl_link_reset_attempt(struct hixl_link *l)
+{
+	lockdep_assert_held(&l->cm_mutex);
+	cancel_work_sync(&l->stage.work);
+	mutex_lock(&l->msg.post_mutex);
+	hixl_link_destroy_qp(l);
+	mutex_unlock(&l->msg.post_mutex);
+	if (l->cm_id) {
+		rdma_destroy_id(l->cm_id);
+		l->cm_id = NULL;
+	}
+	spin_lock(&l->lock);
+	l->cm_pending = false;
+	l->hello_seen = false;		/* the next connection's peer says HELLO anew */
+	l->stage.busy = false;
+	spin_unlock(&l->lock);
+	spin_lock(&l->xq.lock);
+	l->ack_busy = false;
+	l->ack_next = 0;
+	l->ack_sent = 0;
+	spin_unlock(&l->xq.lock);
+}
+
+static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_connect *a,
+				 struct sockaddr_storage *dst)
+{
+	int ret;
+
+	if (a->flags || a->reserved[0] || a->reserved[1])
+		return -EINVAL;
+	ret = hixl_sockaddr_to_kernel(&a->remote, dst);
+	if (ret)
+		return ret;
+	if (!a->remote.port)
+		return -EINVAL;		/* a peer that does not listen cannot be reached */
+	return hixl_engine_usable(eng);
+}
+
+/*
+ * Put a new active link @l on the engine's list, in place of a broken link
+ * to the same peer (*@old, to be torn down by the caller once it has
+ * unlisted it here); the list's reference and one for the caller.
+ * Return: 0; -EISCONN or -EALREADY when a link to the peer is READY or
+ * CONNECTING; -ENOSPC at max_links; -ENODEV when the device is going.
+ */
+static int hixl_connect_list(struct hixl_engine *eng, struct hixl_link *l,
+			     struct hixl_link **old)
+{
+	int ret = 0, st, err;
+
+	mutex_lock(&eng->links_lock);
+	*old = hixl_link_lookup(eng, &l->peer);
+	if (*old) {
+		st = hixl_link_state(*old, &err);
+		if (st == HIXL_LINK_READY) {
+			ret = -EISCONN;
+		} else if (st == HIXL_LINK_CONNECTING) {
+			ret = -EALREADY;
+		} else {	/* broken: replace it */
+			list_del_init(&(*old)->node);
+			eng->nr_links--;
+		}
+	}
+	if (!ret && eng->nr_links >= READ_ONCE(hixl_max_links))
+		ret = -ENOSPC;
+	if (!ret && eng->rdma_gone)
+		ret = -ENODEV;		/* the device is going away (engine.c) */
+	if (!ret) {
+		list_add_tail(&l->node, &eng->links);
+		eng->nr_links++;
+		kref_get(&l->ref);	/* ours, until we return: others can unlist it now */
+	}
+	mutex_unlock(&eng->links_lock);
+	return ret;
+}
+
+/*
+ * Connection attempts until one is ESTABLISHED: one refused because nobody
+ * listens yet is undone and tried again every HIXL_RETRY_MS until
+ * @deadline.  Return: as hixl_link_try_connect(); -ETIMEDOUT when the
+ * retries ran out; -ERESTARTSYS for a signal during a pause.
+ */
+static int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
+			      struct sockaddr *dst, unsigned long deadline)
+{
+	int ret;
+
+	for (;;) {
+		mutex_lock(&l->cm_mutex);
+		ret = hixl_link_try_connect(l, src, dst, deadline);
+		if (ret == -ECONNREFUSED)
+			hixl_link_reset_attempt(l);
+		mutex_unlock(&l->cm_mutex);
+		if (ret != -ECONNREFUSED)
+			return ret;
+		if (hixl_jiffies_left(deadline) <= msecs_to_jiffies(HIXL_RETRY_MS))
+			return -ETIMEDOUT;
+		/* the pause before the next attempt; a teardown cuts it short */
+		if (wait_event_interruptible_timeout(l->wq,
+						     READ_ONCE(l->state) >= HIXL_LINK_ERROR,
+						     msecs_to_jiffies(HIXL_RETRY_MS)) < 0)
+			return -ERESTARTSYS;
+	}
+}
+
+/* Wait, until @deadline, for the peer's table to make the link READY. */
+static int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline)
+{
+	long w = wait_event_interruptible_timeout(l->wq,
+			READ_ONCE(l->state) != HIXL_LINK_CONNECTING,
+			hixl_jiffies_left(deadline));
+	int err;
+
+	if (w == 0)
+		return -ETIMEDOUT;
+	if (w < 0)
+		return -ERESTARTSYS;
+	if (hixl_link_state(l, &err) != HIXL_LINK_READY)
+		return err ? err : -ECONNRESET;
+	return 0;
+}
+
+/**
+ * hixl_cmd_connect() - HIXL_IOC_CONNECT: connect to a peer engine
+ * @eng: the engine, set up
+ * @a:   in: the peer's name, timeout_ms (> 0)
+ *
+ * Resolves the peer over RDMA CM, connects one RC QP, activates the MRs of
+ * every registration and exchanges region tables; returns when the link is
+ * ready or the timeout has passed.  A refused connection (no listener yet)
+ * is retried every 50 ms until then.
+ *
+ * The link is on the engine's list from the start, so a DISCONNECT of the
+ * same peer from another thread, a second CONNECT replacing it once it
+ * broke, the device's removal or an address change can tear it down while
+ * CONNECT runs: CONNECT holds its own reference on the link until it
+ * returns, makes and frees the link's cm_id and QP only under the link's
+ * cm_mutex after checking that the link is not CLOSED, and then fails with
+ * -ECONNABORTED (-ENODEV for the device's removal).
+ *
+ * Context: process context, sleeps up to @a->timeout_ms; takes the link's
+ * cm_mutex, then the engine lock and its post_mutex (hixl_link_publish()).
+ * Return: 0, or
+ *  -EINVAL       flags, reserved fields, timeout 0, port 0, a bad address;
+ *  -EAFNOSUPPORT the family is not AF_INET or AF_INET6;
+ *  -EPERM        the caller is not the engine's process;
+ *  -EBADFD       the engine was not set up (HIXL_IOC_SETUP);
+ *  -ENODEV       the engine's RDMA device was removed (SETUP again), before
+ *                or during the CONNECT;
+ *  -EISCONN      already connected to this peer (HIXL ALREADY_CONNECTED);
+ *  -EALREADY     a CONNECT to this peer is in progress;
+ *  -ENOSPC       the engine has max_links links;
+ *  -EACCES       refused by the peer's policy (docs/protocol.md, "Who may
+ *                connect"): our address is not among its allowed peers,
+ *                one of the two engines has a secret and the other not, or
+ *                the peer's proof of our secret was wrong (no region of
+ *                ours was announced to it); a CONNECT the peer's policy
+ *                refuses is not retried;
+ *  -ETIMEDOUT    not connected and exchanged within the timeout (also: a
+ *                peer that never answers our secret's challenge);
+ *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL: resolution failed;
+ *  -EXDEV        the route to the peer leaves the engine's RDMA device;
+ *  -ECONNRESET   the peer went away during the exchange;
+ *  -ECONNABORTED the link was torn down here while CONNECT ran: a DISCONNECT
+ *                of this peer from another thread, another CONNECT that
+ *                replaced it after it broke, or a change of its address;
+ *  -ENETDOWN     the link broke on a device or address event (before it
+ *                was torn down; then -ECONNABORTED or -ENODEV);
+ *  -EINTR        a signal with a handler arrived (the link attempt is undone;
+ *                with SA_RESTART, and after io_uring's task-work
+ *                notification (TIF_NOTIFY_SIGNAL), the call restarts instead:
+ *                -ERESTARTSYS inside the kernel);
+ *  -ENOMEM, or the device's -errno.
+ */
+int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
+{
+	struct sockaddr_storage dst, src;
+	struct hixl_link *l, *old;
+	unsigned long deadline;
+	int ret, err;
+
+	ret = hixl_connect_validate(eng, a, &dst);
+	if (ret)
+		return ret;
+	if (!a->timeout_ms)
+		return -EINVAL;
+	ret = hixl_sockaddr_to_kernel(&eng->rdma->local, &src);
+	if (ret)
+		return ret;
+	((struct sockaddr_in *)&src)->sin_port = 0;	/* same offset in sin6 */
+	deadline = hixl_deadline(a->timeout_ms);
+
+	l = hixl_link_alloc(eng, true);
+	if (!l)
+		return -ENOMEM;
+	l->peer = a->remote;
+	l->named = true;
+	ret = hixl_connect_list(eng, l, &old);
+	if (ret) {
+		hixl_link_put(l);	/* never listed: frees it */
+		return ret;
+	}
+	if (old && old->state >= HIXL_LINK_ERROR) {
+		hixl_link_cancel_release(old);
+		hixl_link_destroy(old);
+	}
+
+	ret = hixl_connect_retry(l, (struct sockaddr *)&src, (struct sockaddr *)&dst, deadline);
+	if (!ret)
+		ret = hixl_auth_connect(l, deadline);	/* the secret exchange, if any */
+	if (!ret)
+		ret = hixl_link_publish(l);
+	if (!ret)
+		ret = hixl_connect_wait_ready(l, deadline);
+	if (ret) {
+		/* torn down under us rather than failed: say so (a refused proof closes it) */
+		if (hixl_link_state(l, &err) == HIXL_LINK_CLOSED && ret != -EACCES)
+			ret = READ_ONCE(eng->rdma_gone) ? -ENODEV : -ECONNABORTED;
+		if (hixl_link_unlist(l))
+			hixl_link_destroy(l);
+	}
+	hixl_link_put(l);
+	return ret;
+}
+
+/**
+ * hixl_cmd_disconnect() - HIXL_IOC_DISCONNECT: tear down the link to a peer
+ * @eng: the engine
+ * @a:   in: the peer's name; timeout_ms is accepted for HIXL's signature
+ *       (the teardown does not wait for the peer)
+ *
+ * A CONNECT to that peer still running in another thread ends with
+ * -ECONNABORTED.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL, -EAFNOSUPPORT, -EPERM, -EBADFD, -ENODEV as for CONNECT;
+ * -ENOTCONN when there is no link to that peer (HIXL NOT_CONNECTED).
+ */
+int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a)
+{
+	struct sockaddr_storage dst;
+	struct hixl_link *l;
+	int ret;
+
+	ret = hixl_connect_validate(eng, a, &dst);
+	if (ret)
+		return ret;
+	l = hixl_link_get(eng, &a->remote);
+	if (!l)
+		return -ENOTCONN;
+	if (hixl_link_unlist(l)) {
+		hixl_link_cancel_release(l);
+		hixl_link_destroy(l);
+	}
+	hixl_link_put(l);
+	return 0;
+}

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * engine.h - an engine (one open file of /dev/hixl), its RDMA side, the
+ * commands, the module's limits and globals - and the locking order of
+ * hixl.ko, written here once.  Each lock's purpose is at its declaration:
+ * struct hixl_engine and struct hixl_rdma (here), struct hixl_link
+ * (link.h), struct hixl_proc and struct hixl_region (region.h),
+ * hixl_engines_lock (below), hixl_procs_lock (acct.c).
+ *
+ * One open file of /dev/hixl is one engine (struct hixl_engine).  Commands
+ * reach an engine through hixl_engine_ioctl() (the ioctl entry point) or
+ * hixl_uring_cmd() (io_uring's URING_CMD, uring.c); transfers from both end
+ * in a link's transfer queue (xq.c).
+ *
+ * Lock order (outer first):
+ *   hixl_engine.rdma_sem (read: every command, and a device removal while it
+ *   tears the engine's links down; write: the device going away, engine.c,
+ *   and the engine's own teardown, main.c)  >  hixl_engine.lock  >
+ *   hixl_procs_lock (acct.c)  >  hixl_proc.lock  >  hixl_region.lock
+ * hixl_engines_lock (main.c) is held only to walk or change hixl_engines,
+ * never while waiting for an engine: debugfs takes an engine's links_lock,
+ * its links' rt.lock and spinlocks under it, and its lock only with
+ * mutex_trylock(); a device removal takes a reference on an engine and
+ * drops hixl_engines_lock before it waits for that engine's rdma_sem.  So a
+ * command that waits for user memory that never comes (a userfaultfd or
+ * FUSE page) holds up its own engine, and the removal of its device, and
+ * nobody else.
+ * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
+ * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
+ * works, which take them, under cm_mutex); hixl_engine.lock  >
+ * hixl_engine.links_lock, hixl_link.msg.post_mutex and hixl_link.rt.lock.
+ * mmu_interval_notifier_remove() is called with hixl_engine.lock held; the
+ * notifier callback takes only hixl_region.lock, so that cannot deadlock.
+ * Transfer queue: hixl_link.xq.mutex  >  hixl_link.xq.lock;
+ * hixl_engine.xfer_lock is never held with xq.lock;
+ * hixl_link.msg.post_mutex  >  hixl_link.xq.mutex (the QP is freed under
+ * both).  The CQ handler takes only xq.lock and xfer_lock.
+ * hixl_engine.cancel_mutex (one CANCEL at a time)  >  hixl_engine.xfer_lock,
+ * then, dropped, hixl_link.xq.lock.
+ */
+#ifndef _HIXL_ENGINE_H
+#define _HIXL_ENGINE_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/maple_tree.h>
+#include <linux/mmu_notifier.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <linux/sizes.h>
+#include <linux/iosys-map.h>
+#include <linux/jiffies.h>
+#include <linux/kref.h>
+#include <linux/completion.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+#include <linux/socket.h>
+#include <linux/scatterlist.h>
+#include <kunit/visibility.h>
+
+#include "../uapi/hixl.h"
+#include "compat.h"
+
+#include "auth.h"
+
+struct hixl_proc;
+struct hixl_xbatch;
+struct io_uring_cmd;
+
+/* Limits, module parameters (main.c); read them with READ_ONCE(). */
+extern unsigned int hixl_max_regions;
+extern unsigned long hixl_max_host_bytes;
+extern unsigned long hixl_max_device_bytes;
+extern unsigned int hixl_max_links;
+extern unsigned int hixl_max_peer_mrs;
+extern unsigned int hixl_handshake_ms;
+extern unsigned int hixl_max_setup_links;
+
+#define HIXL_NOTIFY_NAME_MAX	1024
+#define HIXL_NOTIFY_MSG_MAX	1024
+#define HIXL_NOTIFY_PENDING_MAX	4096
+#define HIXL_TX_MIN_MS		1000	/* a post past its link's msg.tx_deadline still gets this */
+#define HIXL_MSG_TIMEOUT_MS	10000	/* a SEND, REG_MR or STAGE_DONE completes within this */
+
+/* Deadlines are in jiffies: hixl_deadline() makes one @ms from now. */
+static inline unsigned long hixl_deadline(unsigned int ms)
+{
+	return jiffies + msecs_to_jiffies(ms);
+}
+
+/* Jiffies left until @deadline; 0 once it has passed. */
+static inline long hixl_jiffies_left(unsigned long deadline)
+{
+	return time_before(jiffies, deadline) ? (long)(deadline - jiffies) : 0;
+}
+
+struct ib_device;
+struct ib_pd;
+struct ib_mr;
+struct rdma_cm_id;
+struct rdma_cm_event;
+
+/**
+ * struct hixl_rdma - the RDMA side of an engine, made by HIXL_IOC_SETUP
+ * @cm_kind:       HIXL_CM_ENGINE: tells hixl_cm_handler() what
+ *                 rdma_cm_id.context points to
+ * @eng:           the engine
+ * @cm_id:         RDMA CM id bound to the local address (net namespace of
+ *                 the caller of SETUP); listening when the port is not 0
+ * @ibdev:         the device that owns the local address
+ * @pd:            the engine's protection domain (no unsafe global rkey)
+ * @page_size_cap: MR page sizes the device supports
+ * @max_mr_pages:  pages per fast-registration MR
+ * @local:         the local address as SETUP gave it
+ * @traffic_class: RDMA traffic class for the engine's QPs
+ * @service_level: RDMA service level for the engine's QPs
+ * @pool_buffers:  staging pool size (buffers)
+ * @pool_buffer_mb: staging buffer size (MiB)
+ * @auth:          who may connect (SETUP's allowed peers and secret)
+ */
+struct hixl_rdma {
+	int cm_kind;
+	struct hixl_engine *eng;
+	struct rdma_cm_id *cm_id;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	u64 page_size_cap;
+	u32 max_mr_pages;
+	struct hixl_sockaddr local;
+	u32 traffic_class;
+	u32 service_level;
+	u32 pool_buffers;
+	u32 pool_buffer_mb;
+	struct hixl_auth auth;
+};
+
+/**
+ * struct hixl_engine - state of one open file of /dev/hixl
+ * @lock:       serialises REG_MEM/DEREG_MEM and the invalidation work;
+ *              protects @regions (writes) and the region fields that those
+ *              change (@pages, @npages, @in_tree)
+ * @ref:        the open file's reference, and one per device removal and
+ *              per queued link release that may still use the struct;
+ *              the last hixl_engine_put() frees it (hixl_engine_destroy()
+ *              has freed everything else by then)
+ * @node:       in hixl_engines (main.c), for debugfs and device removal
+ *              (engine.c), until its RDMA objects are freed
+ * @ibdev:      @rdma's device, for hixl_ib_remove() to find the engine
+ *              without its rdma_sem: set with @rdma, cleared when @rdma is
+ *              freed (WRITE_ONCE(); read with READ_ONCE() and only compared,
+ *              never dereferenced)
+ * @removal_seq: the last device removal that looked at this engine; under
+ *              hixl_engines_lock
+ * @releases:   link releases queued on hixl_wq and not yet finished
+ *              (hixl_link_schedule_release()); hixl_engine_links_destroy()
+ *              waits on @release_wq for it to reach zero, so a close waits
+ *              for its own links only
+ * @release_wq: woken when @releases reaches zero
+ * @id:         engine number, for debugfs and tracepoints
+ * @owner:      thread-group leader of the opener
+ * @mm:         the opener's mm (mmgrab()); memory commands from another mm
+ *              get -EPERM.  NULL for an engine opened without an mm.
+ * @proc:       the opener's per-process accounting
+ * @memcg:      the opener's memory cgroup (a reference, may be NULL): what a
+ *              peer's messages make the kernel allocate for this engine's
+ *              links (its region table, queued notifications) is charged
+ *              to it (hixl_rx_done(), set_active_memcg())
+ * @regions:    handle -> struct hixl_region (xa_alloc_cyclic, from 1)
+ * @next_handle: xa_alloc_cyclic() cursor, so a freed handle is not reused
+ *              at once
+ * @ranges:     [addr, addr + len - 1] -> valid struct hixl_region; no two
+ *              overlap (the maple tree's own lock serialises it)
+ * @inval_work: releases the pins of invalidated regions
+ * @rdma:       the device side, NULL until HIXL_IOC_SETUP succeeded; set
+ *              once under @lock (smp_store_release(), when SETUP can no
+ *              longer fail: the listener's CM handler refuses connections
+ *              until then) and never changed until destroy or the device's
+ *              removal
+ * @links_lock: protects @links and @nr_links (a mutex: RDMA CM handlers
+ *              that add accepted links may sleep); nests inside @lock
+ * @links:      struct hixl_link of this engine, connecting or connected
+ * @rdma_sem:   read: held by every command, so the device side (@rdma, the
+ *              links' QPs, the MRs) cannot go away under one; write: held
+ *              while that side is freed, by a device removal
+ *              (hixl_engine_detach(), which holds it for reading while it
+ *              tears the links down) and by hixl_engine_destroy(), which
+ *              holds it until the engine's RDMA objects are gone, so a
+ *              removal that finds the engine later sees @rdma NULL
+ * @rdma_gone:  the device was removed (commands get -ENODEV)
+ * @notify_lock: protects @notifies, @notify_dropped, @notify_total and
+ *              every link's @notify_pending
+ * @notify_total: notifications queued, of all links (hixl_max_engine_notifies)
+ * @peer_mrs:   MR entries in the peer tables of all links
+ *              (hixl_max_engine_peer_mrs; atomic, each link's share changes
+ *              under its own rt.lock)
+ * @notifies:   received notifications (struct hixl_notify_ent), oldest first
+ * @notify_dropped: dropped since the last GET_NOTIFIES
+ * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
+ *              with staging holds two)
+ * @st_*:       counters for GET_STATS and debugfs (@st_refused: connection
+ *              requests refused by the allowed peers; @st_auth_failed:
+ *              links refused or closed for the engine secret, auth.c)
+ * @link_walk:  the last table-update walk (hixl_next_table_link()); under @lock
+ * @tbl_gen:    tables that began to go out on links (hixl_link_publish());
+ *              under @lock
+ * @xfer_lock:  protects @xfers, @uring_saved, @nr_uring_saved and the
+ *              batch pointer of a URING_CMD's pdu (uring.c)
+ * @uring_saved: io_uring commands read at their first issue and kept for
+ *              io_uring's reissue of them (struct hixl_uring_saved, uring.c),
+ *              and those io_uring dropped without issuing them again; freed
+ *              at the reissue, the rest at destroy
+ * @nr_uring_saved: entries on @uring_saved, at most HIXL_URING_SAVED_MAX
+ * @cancel_mutex: one HIXL_IOC_CANCEL at a time: its holder owns every
+ *              batch's cancel_node (xq.c, hixl_cmd_cancel())
+ */
+struct hixl_engine {
+	struct mutex lock;
+	struct kref ref;
+	struct list_head node;
+	struct ib_device *ibdev;
+	u64 removal_seq;
+	atomic_t releases;
+	wait_queue_head_t release_wq;
+	u64 id;
+	struct pid *owner;
+	struct mm_struct *mm;
+	struct hixl_proc *proc;
+	struct mem_cgroup *memcg;
+	struct xarray regions;
+	u32 next_handle;
+	struct maple_tree ranges;
+	struct work_struct inval_work;
+	struct hixl_rdma *rdma;
+	struct mutex links_lock;
+	struct list_head links;
+	u32 nr_links;
+	spinlock_t notify_lock;
+	struct list_head notifies;
+	u64 notify_dropped;
+	u32 notify_total;
+	atomic64_t peer_mrs;
+	atomic64_t st_notify_dropped;
+	atomic_t pool_free;
+	atomic64_t st_regions;
+	atomic64_t st_invalid;
+	atomic64_t st_host_bytes;
+	atomic64_t st_device_bytes;
+	atomic64_t st_pinned_pages;
+	atomic64_t st_invalidations;
+	atomic64_t st_limit_hits;
+	atomic64_t st_mrs;
+	atomic64_t st_refused;
+	atomic64_t st_auth_failed;
+	spinlock_t xfer_lock;
+	struct list_head xfers;
+	struct list_head uring_saved;
+	u32 nr_uring_saved;
+	struct mutex cancel_mutex;
+	struct rw_semaphore rdma_sem;
+	bool rdma_gone;
+	u64 link_walk;
+	u64 tbl_gen;
+};
+
+/*
+ * Is the caller the engine's process?  Commands that touch memory, the
+ * device or the links are the opener's alone (-EPERM for anyone else,
+ * and for an engine opened without an mm).
+ */
+static inline bool hixl_is_owner(const struct hixl_engine *eng)
+{
+	return eng->mm && current->mm == eng->mm;
+}
+
+struct hixl_engine *hixl_engine_create(void);
+void hixl_engine_destroy(struct hixl_engine *eng);
+void hixl_engine_put(struct hixl_engine *eng);
+long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
+		       void __user *uarg);
+
+int hixl_cmd_get_info(struct hixl_engine *eng, struct hixl_info *info);
+int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *arg);
+int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
+int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *arg);
+int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *arg);
+
+/* uring.c: io_uring URING_CMD */
+union hixl_cmd_arg {
+	struct hixl_info info;
+	struct hixl_reg_mem reg_mem;
+	struct hixl_dereg_mem dereg_mem;
+	struct hixl_stats stats;
+	struct hixl_setup setup;
+	struct hixl_connect connect;
+	struct hixl_transfer transfer;
+	struct hixl_send_notify send_notify;
+	struct hixl_get_notifies get_notifies;
+	struct hixl_cancel cancel;
+};
+
+#define HIXL_URING_CMD_AREA	80	/* bytes of sqe->cmd on an SQE128 ring */
+#define HIXL_URING_CMD_AREA_SMALL 16	/* bytes of sqe->cmd on a 64-byte SQE ring */
+
+bool hixl_ioctl_known(unsigned int cmd);
+int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg);
+int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
+void hixl_uring_end(struct hixl_xbatch *b);
+void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned int issue_flags);
+void hixl_uring_engine_destroy(struct hixl_engine *eng);
+
+/* engine.c */
+int hixl_setup_validate(const struct hixl_setup *a);
+int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss);
+void hixl_engine_rdma_stop(struct hixl_engine *eng);
+int hixl_engine_usable(struct hixl_engine *eng);
+int hixl_ib_client_register(void);
+void hixl_ib_client_unregister(void);
+void hixl_engine_rdma_destroy(struct hixl_engine *eng);
+
+/* debugfs.c */
+void hixl_debugfs_init(void);
+void hixl_debugfs_exit(void);
+/* hixl_engines_lock protects hixl_engines, every open engine (main.c) */
+extern struct mutex hixl_engines_lock;
+extern struct list_head hixl_engines;
+extern struct device *hixl_dev;
+extern struct workqueue_struct *hixl_wq;
+
+#endif /* _HIXL_ENGINE_H */

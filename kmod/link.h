@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * link.h - a link: one RC connection to a peer engine, and the layers that
+ * use it (link.c lifetime and state, msg.c messages, cm.c RDMA CM,
+ * table.c/rtable.c the region tables, notify.c, stage.c; xq.c's transfer
+ * queue is xfer.h's).  Locks: in the order of engine.h; each lock's
+ * purpose at its field in struct hixl_link.
+ */
+#ifndef _HIXL_LINK_H
+#define _HIXL_LINK_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/maple_tree.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#include "../uapi/hixl.h"
+#include "auth.h"
+
+struct hixl_engine;
+struct hixl_region;
+struct rdma_cm_id;
+struct rdma_cm_event;
+
+#define HIXL_CM_ENGINE	1
+#define HIXL_CM_LINK	2
+
+#define HIXL_RX_DEPTH	32	/* RECVs posted per link */
+#define HIXL_SQ_DEPTH	256	/* send queue entries per link */
+
+enum hixl_link_state {
+	HIXL_LINK_CONNECTING,
+	HIXL_LINK_READY,
+	HIXL_LINK_ERROR,	/* broken: every call but DISCONNECT fails */
+	HIXL_LINK_CLOSED,	/* being torn down */
+};
+
+/*
+ * One MR as the transfer path sees it: the region bytes [addr, addr + len)
+ * are RDMA address iova under key.  A peer's MRs as it announced them
+ * (key = rkey), and our own (key = lkey, struct hixl_region.spans).
+ */
+struct hixl_rmr {
+	u64 addr;
+	u64 len;
+	u64 iova;
+	u32 rkey;
+};
+
+/*
+ * A peer's registration; usable once all @nr_mrs arrived (@got).  @device:
+ * dma-buf memory, which the peer cannot scatter into or gather from, so
+ * descriptors to it are never staged.
+ */
+struct hixl_rregion {
+	u64 addr;
+	u64 len;
+	bool writable;
+	bool device;
+	u32 nr_mrs;
+	u32 got;
+	struct hixl_rmr mrs[];
+};
+
+struct hixl_link;
+
+/**
+ * struct hixl_iu - one message buffer of a link: its send buffer, a receive
+ * buffer or the STAGE_DONE reply buffer (like rtrs's struct rtrs_iu; msg.c)
+ * @cqe:  completion of the work request that uses the buffer
+ * @link: the link
+ * @buf:  the bytes, DMA-mapped; NULL when not allocated
+ * @dma:  @buf's DMA address
+ * @size: bytes of @buf
+ * @dir:  DMA_TO_DEVICE (send, reply) or DMA_FROM_DEVICE (receive)
+ */
+struct hixl_iu {
+	struct ib_cqe cqe;
+	struct hixl_link *link;
+	void *buf;
+	u64 dma;
+	u32 size;
+	enum dma_data_direction dir;
+};
+
+/**
+ * struct hixl_stbuf - a staging buffer: 2 MiB blocks under one MR (stage.c)
+ * @chunk:   the blocks, @nchunks of them
+ * @nchunks: blocks allocated
+ * @size:    bytes
+ * @sgt:     the blocks, DMA-mapped when @mapped
+ * @mapped:  @sgt is DMA-mapped for the device
+ * @mr:      fast-registration MR over @sgt (2 MiB pages)
+ */
+struct hixl_stbuf {
+	struct page **chunk;
+	u32 nchunks;
+	size_t size;
+	struct sg_table sgt;
+	bool mapped;
+	struct ib_mr *mr;
+};
+
+#define HIXL_STAGE_THRESHOLD	SZ_256K	/* descriptors below this are staged */
+
+/**
+ * struct hixl_link_msg - a link's message channel (msg.c)
+ * @post_mutex: one poster of messages, REG_MR and staging requests at a
+ *              time on the link's QP, and owner of @tx; a staged transfer
+ *              holds it for its whole batch
+ * @rx:         receive buffers
+ * @tx, @tx_done, @tx_status: the message send buffer and the completion of
+ *              its last SEND or REG_MR
+ * @tx_deadline: 0, or jiffies by which a post must complete (a table
+ *              update's deadline, table.c; at least HIXL_TX_MIN_MS from the
+ *              post) rather than HIXL_MSG_TIMEOUT_MS; under @post_mutex
+ */
+struct hixl_link_msg {
+	struct mutex post_mutex;
+	struct hixl_iu rx[HIXL_RX_DEPTH];
+	struct hixl_iu tx;
+	struct completion tx_done;
+	int tx_status;
+	unsigned long tx_deadline;
+};
+
+/**
+ * struct hixl_link_stage - a link's staging (stage.c)
+ * @tx, @rx:    our staging send and landing buffers (no MR: no staging)
+ * @peer_iova, @peer_rkey, @peer_size: the peer's landing buffer, from its
+ *              HELLO (size 0: the peer does not stage)
+ * @seq, @answered, @status, @failed: our STAGE_REQ in flight and the peer's
+ *              STAGE_DONE (under hixl_link.lock; msg.post_mutex serialises
+ *              requests)
+ * @busy:       a STAGE_REQ of the peer is being carried out; another one
+ *              before our STAGE_DONE closes the link
+ * @req_op, @req_count, @req_seq, @work: the peer's STAGE_REQ, carried out
+ *              by @work (written with @busy under hixl_link.lock, read
+ *              once by the work under hixl_link.lock)
+ * @reply_lock, @reply, @reply_done: the STAGE_DONE send path, apart from
+ *              msg.post_mutex so that two engines staging to each other
+ *              cannot wait on each other
+ */
+struct hixl_link_stage {
+	struct hixl_stbuf tx;
+	struct hixl_stbuf rx;
+	u64 peer_iova;
+	u64 peer_size;
+	u32 peer_rkey;
+	u64 seq;
+	bool answered;
+	int status;
+	u32 failed;
+	bool busy;
+	u32 req_op;
+	u32 req_count;
+	u64 req_seq;
+	struct work_struct work;
+	struct mutex reply_lock;
+	struct hixl_iu reply;
+	struct completion reply_done;
+};
+
+/**
+ * struct hixl_link_xq - a link's transfer queue (xq.c)
+ * @mutex:      one pump posts at a time (with @wr its scratch work requests)
+ * @lock:       protects @batches, @credits, @closed, @posting, the batches'
+ *              counters and, in struct hixl_link, @ack_held, @ack_busy,
+ *              @ack_sent, @ack_next and @tbl_applied
+ * @batches:    batches waiting to be posted (struct hixl_xbatch.q_node)
+ * @credits:    send queue entries left to transfers, of HIXL_CHAIN
+ * @closed:     the link is going away
+ * @work:       runs the pump when completions free entries
+ * @wr:         the pump's scratch work requests
+ * @planning:   TRANSFERs between reading the peer's table and queueing
+ *              (atomic, not under @lock)
+ * @posting:    the pump is between taking pieces and posting them
+ */
+struct hixl_link_xq {
+	struct mutex mutex;
+	spinlock_t lock;
+	struct list_head batches;
+	u32 credits;
+	bool closed;
+	struct work_struct work;
+	void *wr;
+	atomic_t planning;
+	bool posting;
+};
+
+/**
+ * struct hixl_rtable - the peer's region table on a link (rtable.c)
+ * @lock:       protects @tree, the hixl_rregion entries in it and the two
+ *              counts
+ * @tree:       [addr, addr + len - 1] -> struct hixl_rregion of the peer
+ * @regions, @mrs: regions and MR entries in @tree, bounded by
+ *              hixl_max_regions and hixl_max_peer_mrs
+ */
+struct hixl_rtable {
+	struct mutex lock;
+	struct maple_tree tree;
+	u32 regions;
+	u32 mrs;
+};
+
+/**
+ * struct hixl_link - one RC connection to a peer engine
+ * @cm_kind:    HIXL_CM_LINK (see struct hixl_rdma)
+ * @eng:        the engine
+ * @node:       in @eng->links, under @eng->links_lock
+ * @ref:        the engine's list holds one; users (transfers, the CONNECT
+ *              that made the link, for its whole run) take one
+ * @active:     we connected (CONNECT); else accepted from our listener
+ * @accepting:  hixl_accept() is still running for this link and frees it
+ *              itself if rdma_accept() fails, so hixl_link_abort() only
+ *              marks it broken and hixl_accept() releases it afterwards
+ *              (under @lock)
+ * @peer:       the peer engine's name; set at CONNECT or by its HELLO
+ * @named:      @peer is known
+ * @cm_id, @cq, @qp: the connection
+ * @cm_mutex:   protects @cm_id and the making of the QP side of an active
+ *              link: CONNECT holds it over each attempt (it creates, uses
+ *              and, after a refusal, frees them) and starts none once the
+ *              link is CLOSED; hixl_link_destroy() holds it while it frees
+ *              them.  The CM handler does not take it.
+ * @lock:       protects @state, @err and the CM event slot below
+ * @state:      enum hixl_link_state
+ * @err:        why the link broke (-errno), for the next caller
+ * @cm_event, @cm_status, @cm_pending: the last RDMA CM event, for the
+ *              CONNECT caller that waits for it
+ * @table_sent: our HELLO, table and TABLE_END went out
+ * @peer_done:  the peer's TABLE_END came in
+ * @wq:         woken on every state or CM event change
+ * @setup_work: an accepted link's publishing of our table
+ * @release_work: frees an accepted link whose peer left
+ * @hs_work:    closes an accepted link still CONNECTING hixl_handshake_ms
+ *              after the peer's CONNECT_REQUEST
+ * @msg:        the message channel: buffers, posting (msg.c)
+ * @rt:         the peer's region table (rtable.c)
+ * @stage:      staging buffers and requests (stage.c)
+ * @xq:         the transfer queue (xq.c)
+ * @hello_seen: the peer's HELLO came in; its name and landing buffer are
+ *              fixed from then on (a second HELLO closes the link)
+ * @auth_state: enum hixl_auth_state (under @lock); with an engine secret,
+ *              only AUTH_* messages are taken before HIXL_AUTH_DONE
+ * @auth_nonce: the connector's [0] and the acceptor's [1] nonce of the
+ *              exchange (under @lock)
+ * @notify_pending: notifications of this link queued on the engine
+ *              (under the engine's notify_lock)
+ * @tbl_sent:   REGION/REGION_DEL messages we sent (msg.post_mutex)
+ * @tbl_acked:  how many of them the peer has applied (TABLE_ACK, under @lock)
+ * @tbl_applied: the peer's REGION/REGION_DEL messages we applied (RX only;
+ *              under xq.lock)
+ * @ack_cqe:    completion of our inline TABLE_ACK sends (nothing to do)
+ * @ack_held:   TABLE_ACKs wait for the transfer queue (xq.c,
+ *              hixl_xq_hold_ack()); under xq.lock, as are the next three
+ * @ack_busy:   a TABLE_ACK is on the send queue
+ * @ack_sent:   the count it or the last one said
+ * @ack_next:   the highest count asked for since
+ * @walk:       the last table-update walk that visited this link (under the
+ *              engine's links_lock; hixl_next_table_link())
+ * @tbl_gen:    0 until our whole table went out on this link, then the
+ *              engine's table generation it went out at; from then on every
+ *              table update of the engine reaches the link, READY or not
+ *              (under the engine's lock, which hixl_link_publish() holds
+ *              from the first region it reads to the TABLE_END it sends)
+ */
+struct hixl_link {
+	int cm_kind;
+	struct hixl_engine *eng;
+	struct list_head node;
+	struct kref ref;
+	bool active;
+	bool accepting;
+	struct hixl_sockaddr peer;
+	bool named;
+	struct rdma_cm_id *cm_id;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct mutex cm_mutex;
+	spinlock_t lock;
+	int state;
+	int err;
+	int cm_event;
+	int cm_status;
+	bool cm_pending;
+	bool table_sent;
+	bool peer_done;
+	wait_queue_head_t wq;
+	struct work_struct setup_work;
+	struct work_struct release_work;
+	struct delayed_work hs_work;
+	struct hixl_link_msg msg;
+	struct hixl_rtable rt;
+	struct hixl_link_stage stage;
+	struct hixl_link_xq xq;
+	bool hello_seen;
+	u8 auth_state;
+	u8 auth_nonce[2][HIXL_AUTH_NONCE];
+	u32 notify_pending;
+	u64 tbl_sent;
+	u64 tbl_acked;
+	u64 tbl_applied;
+	struct ib_cqe ack_cqe;
+	bool ack_held;
+	bool ack_busy;
+	u64 ack_sent;
+	u64 ack_next;
+	u64 walk;
+	u64 tbl_gen;
+};
+
+/* A received notification, queued on its engine (link.c). */
+struct hixl_notify_ent {
+	struct list_head node;
+	struct hixl_link *link;		/* a reference: pending counts are per link */
+	struct hixl_sockaddr from;
+	u32 name_len;
+	u32 msg_len;
+	u8 data[];
+};
+
+/* link.c: lifetime, state, the engine's list of links */
+bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b);
+int hixl_link_state(struct hixl_link *l, int *err);
+void hixl_link_fail(struct hixl_link *l, int err);
+void hixl_link_abort(struct hixl_link *l, int err);
+void hixl_link_check_ready(struct hixl_link *l);
+bool hixl_link_usable(struct hixl_link *l);
+void hixl_link_queue(struct hixl_link *l, struct workqueue_struct *wq, struct work_struct *w);
+struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active);
+int hixl_link_create_qp(struct hixl_link *l);
+void hixl_link_destroy_qp(struct hixl_link *l);
+void hixl_link_destroy(struct hixl_link *l);
+bool hixl_link_unlist(struct hixl_link *l);
+void hixl_link_schedule_release(struct hixl_link *l);
+void hixl_link_cancel_release(struct hixl_link *l);
+struct hixl_link *hixl_link_lookup(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
+struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
+struct hixl_link *hixl_link_tryget(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
+void hixl_link_put(struct hixl_link *l);
+void hixl_engine_links_destroy(struct hixl_engine *eng);
+
+/* msg.c: message buffers, posting, receive dispatch */
+struct hixl_wire_hdr;
+struct hixl_wire_name;
+int hixl_link_msg_alloc(struct hixl_link *l);
+void hixl_link_msg_free(struct hixl_link *l);
+int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr);
+void hixl_wire_hdr_fill(struct hixl_wire_hdr *h, u16 type, u32 len);
+int hixl_send_msg(struct hixl_link *l, u16 type, u32 len);
+void hixl_name_to_wire(const struct hixl_sockaddr *a, struct hixl_wire_name *w);
+void hixl_name_from_wire(const struct hixl_wire_name *w, struct hixl_sockaddr *a);
+
+/* Receive handlers, one per message type (msg.c's hixl_rx_handlers[]). */
+int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_table_end(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_region_msg(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_region_del_msg(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_table_ack(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_notify(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_stage_req(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_stage_done(struct hixl_link *l, const void *buf, u32 len);
+
+/* cm.c: RDMA CM, CONNECT, DISCONNECT */
+int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a);
+int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a);
+
+/* table.c: our table on the links; rtable.c: the peer's table, TABLE_ACK */
+
+/**
+ * struct hixl_tbl_wait - the acknowledgements one table update waits for
+ * @eng:      the engine
+ * @deadline: jiffies by which every peer must have acknowledged
+ * @ents:     each link sent the update (a reference), the count of its
+ *            table messages its peer must have applied, and by when
+ * @n:        entries used; @cap: entries allocated
+ *
+ * Owned by the one thread making the update; no lock.
+ */
+struct hixl_tbl_wait {
+	struct hixl_engine *eng;
+	unsigned long deadline;
+	struct hixl_tbl_wait_ent {
+		struct hixl_link *link;
+		u64 want;
+		unsigned long deadline;
+	} *ents;
+	u32 n, cap;
+};
+
+extern unsigned int hixl_table_ack_ms;
+extern unsigned int hixl_max_engine_peer_mrs;
+extern unsigned int hixl_max_engine_notifies;
+int hixl_peer_mrs_charge(struct hixl_engine *eng, u32 nr);
+void hixl_peer_mrs_uncharge(struct hixl_engine *eng, u32 nr);
+void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
+			     struct hixl_tbl_wait *w);
+void hixl_tbl_wait_finish(struct hixl_tbl_wait *w);
+void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r);
+
+int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r);
+int hixl_send_region(struct hixl_link *l, struct hixl_region *r);
+int hixl_link_publish(struct hixl_link *l);
+int hixl_table_ack(struct hixl_link *l, u64 applied);
+void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc);
+
+struct hixl_wire_region;
+struct hixl_wire_region_del;
+void hixl_rtable_clear(struct hixl_link *l);
+#if IS_ENABLED(CONFIG_KUNIT)
+int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len);
+void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m);
+#endif
+
+/* notify.c */
+int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a);
+int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a);
+void hixl_engine_notifies_destroy(struct hixl_engine *eng);
+
+/* stage.c */
+int hixl_stbuf_alloc(struct hixl_link *l, struct hixl_stbuf *b, size_t size);
+void hixl_stbuf_free(struct ib_device *ibdev, struct hixl_stbuf *b);
+void hixl_stage_work(struct work_struct *w);
+bool hixl_stage_usable(struct hixl_link *l);
+int hixl_stage_status(u32 wire);
+int hixl_stage_register(struct hixl_link *l);
+void hixl_link_stage_alloc(struct hixl_link *l);
+int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
+		   u32 n, unsigned long deadline, u32 *failed);
+
+#endif /* _HIXL_LINK_H */

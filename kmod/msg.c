@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msg.c - a link's messages (proto.h): the message buffers, posting a SEND
+ * or REG_MR and waiting for it, and the receive side, which checks each
+ * message's header and hands it to the handler of its type.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/memcontrol.h>
+#include <linux/nospec.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <rdma/rdma_cm.h>
+
+#include "hixl_priv.h"
+#include "proto.h"
+
+/* ---- sending ---------------------------------------------------------------------- */
+
+static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_link *l = cq->cq_context;
+
+	l->msg.tx_status = wc->status;
+	complete(&l->msg.tx_done);
+}
+
+/**
+ * hixl_post_wait() - post one signaled work request and wait for it
+ * @l:  the link; post_mutex held
+ * @wr: the request (its wr_cqe and send_flags are set here)
+ *
+ * The wait is HIXL_MSG_TIMEOUT_MS, or up to @l->msg.tx_deadline when one is set
+ * (a table update's, table.c), but at least HIXL_TX_MIN_MS: a peer that
+ * stops posting receives holds our SEND (RNR retries never end) only that
+ * long.
+ *
+ * Return: 0; -ETIMEDOUT after that or -ECONNRESET on an error completion,
+ * both breaking the link.
+ */
+int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
+{
+	unsigned long tmo = msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS);
+	int ret;
+
+	lockdep_assert_held(&l->msg.post_mutex);
+	if (l->msg.tx_deadline)
+		tmo = clamp_t(long, hixl_jiffies_left(l->msg.tx_deadline),
+			      (long)msecs_to_jiffies(HIXL_TX_MIN_MS), (long)tmo);
+	if (!hixl_link_usable(l))
+		return -ECONNRESET;
+	reinit_completion(&l->msg.tx_done);
+	l->msg.tx.cqe.done = hixl_tx_done;
+	wr->wr_cqe = &l->msg.tx.cqe;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	ret = ib_post_send(l->qp, wr, NULL);
+	if (ret)
+		goto fail;
+	if (!wait_for_completion_timeout(&l->msg.tx_done, tmo)) {
+		/* the QP is stuck: break it so the completion flushes, then wait */
+		ret = -ETIMEDOUT;
+		hixl_link_fail(l, ret);
+		rdma_disconnect(l->cm_id);
+		wait_for_completion(&l->msg.tx_done);
+		return ret;
+	}
+	if (l->msg.tx_status == IB_WC_SUCCESS)
+		return 0;
+	ret = -ECONNRESET;
+fail:
+	hixl_link_fail(l, ret);
+	return ret;
+}
+
+/**
+ * hixl_wire_hdr_fill() - fill the header of a message about to be sent
+ * @h:    the header, at the start of the message
+ * @type: enum hixl_wire_type
+ * @len:  bytes of the whole message
+ */
+void hixl_wire_hdr_fill(struct hixl_wire_hdr *h, u16 type, u32 len)
+{
+	h->magic = cpu_to_le32(HIXL_WIRE_MAGIC);
+	h->type = cpu_to_le16(type);
+	h->version = cpu_to_le16(HIXL_WIRE_VERSION);
+	h->len = cpu_to_le32(len);
+	h->reserved = 0;
+}
+
+/**
+ * hixl_send_msg() - send the first @len bytes of the link's send buffer
+ * @l:    the link; post_mutex held
+ * @type: enum hixl_wire_type; the header is filled here
+ * @len:  bytes of the whole message
+ *
+ * Return: as hixl_post_wait().
+ */
+int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
+{
+	struct hixl_wire_hdr *h = l->msg.tx.buf;
+	struct ib_sge sge = { .length = len };
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
+	};
+
+	if (!hixl_link_usable(l))
+		return -ECONNRESET;
+	sge.addr = l->msg.tx.dma;
+	sge.lkey = l->eng->rdma->pd->local_dma_lkey;
+	hixl_wire_hdr_fill(h, type, len);
+	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->msg.tx.dma, len, DMA_TO_DEVICE);
+	return hixl_post_wait(l, &wr);
+}
+
+void hixl_name_to_wire(const struct hixl_sockaddr *a, struct hixl_wire_name *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->family = cpu_to_le16(a->family);
+	w->port = cpu_to_le16(a->port);
+	memcpy(w->addr, a->addr, sizeof(w->addr));
+}
+
+void hixl_name_from_wire(const struct hixl_wire_name *w, struct hixl_sockaddr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = le16_to_cpu(w->family);
+	a->port = le16_to_cpu(w->port);
+	memcpy(a->addr, w->addr, sizeof(a->addr));
+}
+
+/**
+ * hixl_iu_alloc() - a zeroed message buffer, DMA-mapped for the device
+ * @l:    the link
+ * @iu:   the buffer's descriptor; @iu->buf stays NULL on error
+ * @size: bytes
+ * @dir:  DMA_TO_DEVICE (send, reply) or DMA_FROM_DEVICE (receive)
+ * @done: completion handler of the work requests that use it
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int hixl_iu_alloc(struct hixl_link *l, struct hixl_iu *iu, u32 size,
+			 enum dma_data_direction dir, void (*done)(struct ib_cq *, struct ib_wc *))
+{
+	struct ib_device *ibdev = l->eng->rdma->ibdev;
+	void *p = kzalloc(size, GFP_KERNEL);
+
+	iu->link = l;
+	iu->cqe.done = done;
+	iu->size = size;
+	iu->dir = dir;
+	if (!p)
+		return -ENOMEM;
+	iu->dma = ib_dma_map_single(ibdev, p, size, dir);
+	if (ib_dma_mapping_error(ibdev, iu->dma)) {
+		kfree(p);
+		return -ENOMEM;
+	}
+	iu->buf = p;
+	return 0;
+}
+
+/* Undo hixl_iu_alloc(); an unallocated buffer (NULL @iu->buf) is ignored. */
+static void hixl_iu_free(struct ib_device *ibdev, struct hixl_iu *iu)
+{
+	if (!iu->buf)
+		return;
+	ib_dma_unmap_single(ibdev, iu->dma, iu->size, iu->dir);
+	kfree(iu->buf);
+	iu->buf = NULL;
+}
+
+static void hixl_reply_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_link *l = cq->cq_context;
+
+	complete(&l->stage.reply_done);
+}
+
+/* ---- receiving -------------------------------------------------------------------- */
+
+static int hixl_post_recv(struct hixl_iu *rx)
+{
+	struct ib_sge sge = {
+		.addr = rx->dma, .length = rx->size,
+		.lkey = rx->link->eng->rdma->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = { .wr_cqe = &rx->cqe, .sg_list = &sge, .num_sge = 1 };
+
+	return ib_post_recv(rx->link->qp, &wr, NULL);
+}
+
+/**
+ * struct hixl_rx_handler - how one message type is received
+ * @min_len: bytes the message has at least (shorter: -EPROTO)
+ * @fn:      the handler; gets the whole message, @min_len bytes or more
+ */
+struct hixl_rx_handler {
+	u32 min_len;
+	int (*fn)(struct hixl_link *l, const void *buf, u32 len);
+};
+
+/*
+ * Every message type a link takes once the secret exchange is over (AUTH_*
+ * messages are hixl_auth_rx()'s); a type without an entry is -EPROTO.
+ */
+static const struct hixl_rx_handler hixl_rx_handlers[] = {
+	[HIXL_MSG_HELLO]	= { sizeof(struct hixl_wire_hello), hixl_rx_hello },
+	[HIXL_MSG_REGION]	= { sizeof(struct hixl_wire_region), hixl_rx_region_msg },
+	[HIXL_MSG_REGION_DEL]	= { sizeof(struct hixl_wire_region_del), hixl_rx_region_del_msg },
+	[HIXL_MSG_TABLE_END]	= { sizeof(struct hixl_wire_hdr), hixl_rx_table_end },
+	[HIXL_MSG_NOTIFY]	= { sizeof(struct hixl_wire_notify), hixl_rx_notify },
+	[HIXL_MSG_STAGE_REQ]	= { sizeof(struct hixl_wire_stage_req), hixl_rx_stage_req },
+	[HIXL_MSG_STAGE_DONE]	= { sizeof(struct hixl_wire_stage_done), hixl_rx_stage_done },
+	[HIXL_MSG_TABLE_ACK]	= { sizeof(struct hixl_wire_ack), hixl_rx_table_ack },
+};
+
+/*
+ * One received message.  Every message type has one answer: carried out,
+ * ignored (a STAGE_DONE of another sequence, a REGION_DEL of an unknown
+ * range), or -errno, which closes the link (hixl_link_abort()).  Before the
+ * peer's HELLO only TABLE_ACK may come (the peer acks our table while its
+ * own setup work still runs); after it, no second HELLO.
+ */
+static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
+{
+	const struct hixl_rx_handler *hd;
+	const struct hixl_wire_hdr *h = buf;
+	u16 type;
+	int ret;
+
+	if (len < sizeof(*h) || le32_to_cpu(h->magic) != HIXL_WIRE_MAGIC ||
+	    le16_to_cpu(h->version) != HIXL_WIRE_VERSION || le32_to_cpu(h->len) != len)
+		return -EPROTO;
+	type = le16_to_cpu(h->type);
+	ret = hixl_auth_rx(l, type, buf, len);	/* nothing but AUTH_* before the proof */
+	if (ret == HIXL_AUTH_RX_STEP)
+		hixl_link_queue(l, system_wq, &l->setup_work);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (type != HIXL_MSG_HELLO && type != HIXL_MSG_TABLE_ACK && !READ_ONCE(l->hello_seen))
+		return -EPROTO;
+	if (type >= ARRAY_SIZE(hixl_rx_handlers))
+		return -EPROTO;
+	hd = &hixl_rx_handlers[array_index_nospec(type, ARRAY_SIZE(hixl_rx_handlers))];
+	if (!hd->fn || len < hd->min_len)
+		return -EPROTO;
+	return hd->fn(l, buf, len);
+}
+
+static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_iu *rx = container_of(wc->wr_cqe, struct hixl_iu, cqe);
+	struct hixl_link *l = rx->link;
+	struct mem_cgroup *old_memcg;
+	int ret, err;
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		/*
+		 * The QP went to error.  Whoever did that on our side said why
+		 * first (the link is broken already); on an accepted link not
+		 * broken yet, the peer did: its RDMA with a key or range we
+		 * never gave it (the responder NAKs it and moves our QP to
+		 * error, without an event).  Close the link, as when the peer
+		 * leaves, so that each wrong guess of a key costs a connection.
+		 */
+		if (!l->active && hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
+			pr_warn_ratelimited("engine %llu: closing a link whose QP failed (a remote access error?)\n",
+					    l->eng->id);
+			hixl_link_abort(l, -ECONNRESET);
+		}
+		return;
+	}
+	if (wc->status != IB_WC_SUCCESS) {
+		/*
+		 * The QP is in the error state: the link is dead.  A peer
+		 * causes this with a SEND longer than our receive buffer
+		 * (local length error), a malformed message like any other,
+		 * so the link is closed the same way - only marking it broken
+		 * left it on the list, holding its slot and staging buffers,
+		 * with the peer never disconnected.
+		 */
+		pr_warn_ratelimited("engine %llu: closing a link: receive failed: %s\n",
+				    l->eng->id, ib_wc_status_msg(wc->status));
+		hixl_link_abort(l, -ECONNRESET);
+		return;
+	}
+	if (hixl_link_state(l, &err) >= HIXL_LINK_ERROR)
+		return;		/* broken: nothing more is parsed */
+	ib_dma_sync_single_for_cpu(l->eng->rdma->ibdev, rx->dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
+	old_memcg = set_active_memcg(l->eng->memcg);	/* charge the engine's owner */
+	ret = hixl_rx_msg(l, rx->buf, wc->byte_len);
+	set_active_memcg(old_memcg);
+	if (ret) {
+		pr_warn_ratelimited("engine %llu: closing a link: bad message from the peer (%d)\n",
+				    l->eng->id, ret);
+		hixl_link_abort(l, ret);
+		return;
+	}
+	ret = hixl_post_recv(rx);
+	if (ret) {
+		pr_warn_ratelimited("engine %llu: receive repost failed: %d\n", l->eng->id, ret);
+		hixl_link_fail(l, ret);
+	}
+}
+
+/* ---- buffers ---------------------------------------------------------------------- */
+
+/**
+ * hixl_link_msg_alloc() - a link's message buffers, its receives posted
+ * @l: the link, its QP just created
+ *
+ * The send buffer, HIXL_RX_DEPTH receive buffers (each posted) and the
+ * STAGE_DONE reply buffer.  Whatever was made stays for
+ * hixl_link_msg_free() on error too.
+ *
+ * Context: process context (GFP_KERNEL).
+ * Return: 0, -ENOMEM or ib_post_recv()'s -errno.
+ */
+int hixl_link_msg_alloc(struct hixl_link *l)
+{
+	int i, ret;
+
+	ret = hixl_iu_alloc(l, &l->msg.tx, HIXL_MSG_SIZE, DMA_TO_DEVICE, hixl_tx_done);
+	if (ret)
+		return ret;
+	for (i = 0; i < HIXL_RX_DEPTH; i++) {
+		struct hixl_iu *rx = &l->msg.rx[i];
+
+		ret = hixl_iu_alloc(l, rx, HIXL_MSG_SIZE, DMA_FROM_DEVICE, hixl_rx_done);
+		if (!ret)
+			ret = hixl_post_recv(rx);
+		if (ret)
+			return ret;
+	}
+
+	ret = hixl_iu_alloc(l, &l->stage.reply, sizeof(struct hixl_wire_stage_done), DMA_TO_DEVICE,
+			    hixl_reply_done);
+	if (ret)
+		return ret;
+	l->ack_cqe.done = hixl_ack_done;
+	return 0;
+}
+
+/**
+ * hixl_link_msg_free() - free what hixl_link_msg_alloc() made
+ * @l: the link, its QP and CQ gone
+ */
+void hixl_link_msg_free(struct hixl_link *l)
+{
+	struct ib_device *ibdev = l->eng->rdma->ibdev;
+	int i;
+
+	for (i = 0; i < HIXL_RX_DEPTH; i++)
+		hixl_iu_free(ibdev, &l->msg.rx[i]);
+	hixl_iu_free(ibdev, &l->msg.tx);
+	hixl_iu_free(ibdev, &l->stage.reply);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * notify.c - notifications: small two-sided messages between engines
+ * (SEND_NOTIFY), queued on the receiving engine until GET_NOTIFIES fetches
+ * them, bounded per link and per engine.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "hixl_priv.h"
+#include "proto.h"
+
+/*
+ * Queue a NOTIFY message on the engine, or count it dropped: beyond
+ * HIXL_NOTIFY_MAX_PENDING of the link's, or hixl_max_engine_notifies of
+ * all the engine's links, queued.
+ */
+int hixl_rx_notify(struct hixl_link *l, const void *buf, u32 len)
+{
+	const struct hixl_wire_notify *m = buf;
+	struct hixl_engine *eng = l->eng;
+	struct hixl_notify_ent *e;
+	u32 nl, ml;
+
+	nl = le32_to_cpu(m->name_len);
+	ml = le32_to_cpu(m->msg_len);
+	if (!nl || nl > HIXL_NOTIFY_MAX_NAME || ml > HIXL_NOTIFY_MAX_MSG ||
+	    len < sizeof(*m) + nl + ml)
+		return -EPROTO;
+	e = kmalloc(struct_size(e, data, nl + ml), GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return -ENOMEM;
+	spin_lock(&l->lock);
+	e->from = l->peer;
+	spin_unlock(&l->lock);
+	e->name_len = nl;
+	e->msg_len = ml;
+	memcpy(e->data, m->data, nl + ml);
+	e->link = l;
+
+	spin_lock(&eng->notify_lock);
+	if (l->notify_pending >= HIXL_NOTIFY_MAX_PENDING ||
+	    eng->notify_total >= READ_ONCE(hixl_max_engine_notifies)) {
+		eng->notify_dropped++;
+		atomic64_inc(&eng->st_notify_dropped);
+		spin_unlock(&eng->notify_lock);
+		kfree(e);
+		return 0;
+	}
+	l->notify_pending++;
+	eng->notify_total++;
+	kref_get(&l->ref);
+	list_add_tail(&e->node, &eng->notifies);
+	spin_unlock(&eng->notify_lock);
+	return 0;
+}
+
+static void hixl_notify_ent_free(struct hixl_engine *eng, struct hixl_notify_ent *e)
+{
+	spin_lock(&eng->notify_lock);
+	e->link->notify_pending--;
+	eng->notify_total--;
+	spin_unlock(&eng->notify_lock);
+	hixl_link_put(e->link);
+	kfree(e);
+}
+
+/**
+ * hixl_engine_notifies_destroy() - free the notifications nobody fetched
+ * @eng: the engine, being destroyed
+ */
+void hixl_engine_notifies_destroy(struct hixl_engine *eng)
+{
+	struct hixl_notify_ent *e, *tmp;
+	LIST_HEAD(all);
+
+	spin_lock(&eng->notify_lock);
+	list_splice_init(&eng->notifies, &all);
+	spin_unlock(&eng->notify_lock);
+	list_for_each_entry_safe(e, tmp, &all, node)
+		hixl_notify_ent_free(eng, e);
+}
+
+/**
+ * hixl_cmd_send_notify() - HIXL_IOC_SEND_NOTIFY: a small two-sided message
+ * @eng: the engine
+ * @a:   in: remote, name and msg pointers and lengths
+ *
+ * Context: process context; waits for the SEND to complete (up to 10 s).
+ * Return: 0; -EINVAL (flags, reserved, a length out of range, a malformed
+ * peer name); -EAFNOSUPPORT (not AF_INET/AF_INET6); -EFAULT
+ * (name or message unreadable); -EPERM; -EBADFD (not set up); -ENODEV (its
+ * RDMA device was removed: SETUP again); -ENOTCONN (no
+ * link, HIXL NOT_CONNECTED); -EAGAIN (still connecting); -ECONNRESET,
+ * -ENETDOWN, -ETIMEDOUT (the link broke: HIXL NOTIFY_FAILED); -ENOMEM.
+ */
+int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
+{
+	struct sockaddr_storage ss;
+	struct hixl_wire_notify *m;
+	struct hixl_link *l;
+	int ret, st, err;
+	u8 *data;
+
+	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1])
+		return -EINVAL;
+	ret = hixl_sockaddr_to_kernel(&a->remote, &ss);
+	if (ret)
+		return ret;
+	if (!a->name_len || a->name_len > HIXL_NOTIFY_MAX_NAME ||
+	    a->msg_len > HIXL_NOTIFY_MAX_MSG)
+		return -EINVAL;
+	ret = hixl_engine_usable(eng);
+	if (ret)
+		return ret;
+	/*
+	 * Read the user's bytes before taking post_mutex: a page that never
+	 * arrives must not hold the link (its teardown takes post_mutex).
+	 */
+	data = kmalloc(a->name_len + a->msg_len, GFP_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	if (copy_from_user(data, u64_to_user_ptr(a->name), a->name_len) ||
+	    copy_from_user(data + a->name_len, u64_to_user_ptr(a->msg), a->msg_len)) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	l = hixl_link_get(eng, &a->remote);
+	if (!l) {
+		ret = -ENOTCONN;
+		goto out_free;
+	}
+	mutex_lock(&l->msg.post_mutex);
+	st = hixl_link_state(l, &err);
+	if (st != HIXL_LINK_READY) {
+		ret = st == HIXL_LINK_CONNECTING ? -EAGAIN : err;
+		goto out;
+	}
+	m = l->msg.tx.buf;
+	m->name_len = cpu_to_le32(a->name_len);
+	m->msg_len = cpu_to_le32(a->msg_len);
+	memcpy(m->data, data, a->name_len + a->msg_len);
+	ret = hixl_send_msg(l, HIXL_MSG_NOTIFY, sizeof(*m) + a->name_len + a->msg_len);
+out:
+	mutex_unlock(&l->msg.post_mutex);
+	hixl_link_put(l);
+out_free:
+	kfree(data);
+	return ret;
+}
+
+/**
+ * hixl_cmd_get_notifies() - HIXL_IOC_GET_NOTIFIES: fetch received notifications
+ * @eng: the engine
+ * @a:   in: buf, max; out: count, dropped
+ *
+ * Oldest first; what does not fit stays queued; a notification that cannot
+ * be written to @a->buf stays queued too.
+ *
+ * Context: process context.
+ * Return: 0; -EINVAL (flags, reserved, max 0); -EPERM; -EFAULT (@a->buf not
+ * writable: nothing was lost).
+ */
+int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a)
+{
+	struct hixl_notify __user *out = u64_to_user_ptr(a->buf);
+	struct hixl_notify_ent *e;
+	int ret = 0;
+
+	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1] || !a->max)
+		return -EINVAL;
+	if (!hixl_is_owner(eng))
+		return -EPERM;
+	a->count = 0;
+	while (a->count < a->max) {
+		spin_lock(&eng->notify_lock);
+		e = list_first_entry_or_null(&eng->notifies, struct hixl_notify_ent, node);
+		if (e)
+			list_del(&e->node);
+		spin_unlock(&eng->notify_lock);
+		if (!e)
+			break;
+		if (copy_to_user(&out[a->count].from, &e->from, sizeof(e->from)) ||
+		    put_user(e->name_len, &out[a->count].name_len) ||
+		    put_user(e->msg_len, &out[a->count].msg_len) ||
+		    copy_to_user(out[a->count].name, e->data, e->name_len) ||
+		    copy_to_user(out[a->count].msg, e->data + e->name_len, e->msg_len)) {
+			spin_lock(&eng->notify_lock);
+			list_add(&e->node, &eng->notifies);	/* back at the head */
+			spin_unlock(&eng->notify_lock);
+			ret = -EFAULT;
+			break;
+		}
+		hixl_notify_ent_free(eng, e);
+		a->count++;
+	}
+	spin_lock(&eng->notify_lock);
+	a->dropped = eng->notify_dropped;
+	if (!ret)
+		eng->notify_dropped = 0;
+	spin_unlock(&eng->notify_lock);
+	return ret;
+}

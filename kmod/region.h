@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * region.h - registered memory: per-process accounting (acct.c), regions
+ * (region.c), pinned host memory (pin.c), their fast-registration MRs
+ * (mr.c) and device memory (dmabuf.c).  Locks: in the order of engine.h.
+ */
+#ifndef _HIXL_REGION_H
+#define _HIXL_REGION_H
+
+#include <linux/atomic.h>
+#include <linux/iosys-map.h>
+#include <linux/list.h>
+#include <linux/mmu_notifier.h>
+#include <linux/refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+struct hixl_engine;
+struct hixl_rdma;
+struct hixl_rmr;
+struct ib_mr;
+struct work_struct;
+
+/* Largest page size a region's MR page list uses: 1 GiB. */
+#define HIXL_MAX_PAGE_SHIFT	30
+
+/* ---- acct.c: per-process registration limits ------------------------------ */
+
+/**
+ * struct hixl_proc - the registrations of one process, over all its engines
+ * @node:         in hixl_procs, under hixl_procs_lock
+ * @mm:           the process's mm (the key); a counted mmgrab() reference
+ * @ref:          engines of this process that use this entry
+ * @lock:         protects the three counters
+ * @regions:      registrations, limit hixl_max_regions
+ * @host_bytes:   host bytes registered, limit hixl_max_host_bytes
+ * @device_bytes: device bytes registered, limit hixl_max_device_bytes
+ */
+struct hixl_proc {
+	struct list_head node;
+	struct mm_struct *mm;
+	refcount_t ref;
+	spinlock_t lock;
+	u32 regions;
+	u64 host_bytes;
+	u64 device_bytes;
+};
+
+struct hixl_proc *hixl_proc_get(struct mm_struct *mm);
+void hixl_proc_put(struct hixl_proc *proc);
+int hixl_limit_check(u32 regions, u64 bytes, u64 add, u32 max_regions, u64 max_bytes);
+int hixl_proc_charge(struct hixl_proc *proc, u32 type, u64 bytes);
+void hixl_proc_uncharge(struct hixl_proc *proc, u32 type, u64 bytes);
+
+/* ---- region.c: registered memory ------------------------------------------ */
+
+/**
+ * struct hixl_pgsz - accumulator for the largest page size a physical
+ * layout allows (the idea of ib_umem_find_best_pgsz())
+ * @va:      virtual address of the next piece
+ * @next_pa: physical address that would continue the current run
+ * @mask:    OR of every address whose low bits must be zero
+ * @started: a piece was added
+ */
+struct hixl_pgsz {
+	u64 va;
+	u64 next_pa;
+	u64 mask;
+	bool started;
+};
+
+void hixl_pgsz_init(struct hixl_pgsz *s, u64 va);
+void hixl_pgsz_add(struct hixl_pgsz *s, u64 pa, u64 len);
+unsigned int hixl_pgsz_shift(const struct hixl_pgsz *s, unsigned int max_shift);
+u64 hixl_pages_spanned(u64 addr, u64 len, unsigned int shift);
+int hixl_range_check(u64 addr, u64 len);
+
+/**
+ * struct hixl_region - one registration
+ * @eng:        owning engine
+ * @handle:     index in @eng->regions, never 0
+ * @addr:       first byte (user VA for host, caller's device VA for device)
+ * @len:        bytes
+ * @type:       HIXL_MEM_HOST or HIXL_MEM_DEVICE
+ * @flags:      HIXL_REG_* flags it was registered with
+ * @page_shift: log2 of the largest page size the physical layout allows
+ * @pages:      the region's pages, @npages of them, from the first page
+ *              holding @addr: host: pinned (and charged to mm->pinned_vm),
+ *              NULL once released; device: the exporter's pages seen through
+ *              @vmap, looked up when an MR needs them
+ * @npages:     PAGE_SIZE pages in @pages
+ * @notifier:   host: MMU interval notifier on [addr, addr + len)
+ * @lock:       orders the notifier callback against registration
+ *              (mmu_interval_set_seq()/mmu_interval_read_retry())
+ * @live:       set once registration completed; callbacks before that only
+ *              advance the sequence (registration retries)
+ * @suspect:    set by the notifier for an event that may leave the pages in
+ *              place (MMU_NOTIFY_CLEAR: a THP split, MADV_DONTNEED, ...);
+ *              the invalidation work looks at the range again and either
+ *              clears it or sets @invalid.  Transfers do not use a suspect
+ *              region.
+ * @event:      the mmu_notifier_event that made the region suspect or invalid
+ * @invalid:    the VA range no longer maps the pinned pages (munmap, mremap,
+ *              exit, or a suspect region found changed); transfers fail,
+ *              pins are released by the engine's invalidation work
+ * @in_tree:    the range is in @eng->ranges
+ * @users:      in-flight users (transfers); DEREG_MEM returns -EBUSY while
+ *              non-zero
+ * @dmabuf:     device: the dma-buf, its attachment and mapping
+ * @mrs:        fast-registration MRs covering the region on the engine's
+ *              device, in address order; @nr_mrs of them (0 before SETUP,
+ *              and after invalidation)
+ * @mr_shift:   log2 of the MRs' page size
+ * @mrs_registered: every MR went through IB_WR_REG_MR (engine lock)
+ * @spans:      the MRs as struct hixl_rmr (key = lkey), for hixl_split()
+ * @tbl_hidden: which peer tables hold the region (engine lock): 0, every
+ *              link whose table went out (hixl_link.tbl_gen != 0) has it;
+ *              else the table generation from which on links never got it
+ *              (a table that went out while the region was invalid leaves
+ *              it out; 1: no link has it, after its REGION_DEL or when it
+ *              was invalid before it could be announced)
+ */
+struct hixl_region {
+	struct hixl_engine *eng;
+	u32 handle;
+	u64 addr;
+	u64 len;
+	u32 type;
+	u32 flags;
+	unsigned int page_shift;
+	struct page **pages;
+	unsigned long npages;
+	struct mmu_interval_notifier notifier;
+	spinlock_t lock;
+	bool live;
+	bool suspect;
+	bool invalid;
+	int event;
+	bool in_tree;
+	atomic_t users;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	struct iosys_map vmap;
+	u64 dmabuf_offset;
+	struct hixl_mr *mrs;
+	u32 nr_mrs;
+	unsigned int mr_shift;
+	bool mrs_registered;
+	struct hixl_rmr *spans;
+	u64 tbl_hidden;
+};
+
+/**
+ * struct hixl_mr - one fast-registration MR of a region (mr.c)
+ * @mr:   from ib_alloc_mr(IB_MR_TYPE_MEM_REG), mapped with ib_map_mr_sg();
+ *        its lkey/rkey and iova are what the transfer path uses
+ * @addr: first byte of the region's address space the MR covers
+ * @len:  bytes covered
+ * @sgt:  the pages of [@addr, @addr + @len)
+ * @dma_mapped: @sgt is DMA-mapped for the device
+ */
+struct hixl_mr {
+	struct ib_mr *mr;
+	u64 addr;
+	u64 len;
+	struct sg_table sgt;
+	bool dma_mapped;
+	bool registered;	/* IB_WR_REG_MR completed: lkey/rkey usable */
+};
+
+/* mr.c */
+unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap);
+u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages);
+void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size);
+int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);
+int hixl_region_make_mrs(struct hixl_region *r);
+void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);
+void hixl_region_free_mrs(struct hixl_region *r);
+
+/* pin.c: host memory */
+int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz);
+void hixl_region_release_pins(struct hixl_region *r);
+void hixl_inval_work(struct work_struct *work);
+
+/* region.c */
+void hixl_engine_regions_init(struct hixl_engine *eng);
+void hixl_engine_regions_destroy(struct hixl_engine *eng);
+struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len);
+bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len);
+
+/* dmabuf.c */
+int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz);
+int hixl_dmabuf_pages(struct hixl_region *r);
+void hixl_dmabuf_unmap(struct hixl_region *r);
+
+#endif /* _HIXL_REGION_H */

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtable.c - the peer's region table on a link: applying its REGION and
+ * REGION_DEL messages, bounded by the table limits, and acknowledging them
+ * (TABLE_ACK) so that its table updates can complete (table.c is the
+ * sending side).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/maple_tree.h>
+#include <linux/slab.h>
+
+#include "hixl_priv.h"
+#include "proto.h"
+
+/**
+ * hixl_rtable_clear() - forget the peer's whole table
+ * @l: the link
+ */
+void hixl_rtable_clear(struct hixl_link *l)
+{
+	struct hixl_rregion *rr;
+	unsigned long idx = 0;
+
+	mutex_lock(&l->rt.lock);
+	mt_for_each(&l->rt.tree, rr, idx, ULONG_MAX)
+		kvfree(rr);
+	mtree_destroy(&l->rt.tree);
+	hixl_peer_mrs_uncharge(l->eng, l->rt.mrs);
+	l->rt.regions = 0;
+	l->rt.mrs = 0;
+	mutex_unlock(&l->rt.lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_rtable_clear);
+
+/* Take one region out of the peer's table and free it; rt.lock held. */
+static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
+{
+	lockdep_assert_held(&l->rt.lock);
+	mtree_erase(&l->rt.tree, rr->addr);
+	l->rt.regions--;
+	l->rt.mrs -= rr->nr_mrs;
+	hixl_peer_mrs_uncharge(l->eng, rr->nr_mrs);
+	kvfree(rr);
+}
+
+/**
+ * hixl_rx_region() - apply a REGION message to the peer's table
+ * @l:   the link
+ * @m:   the message
+ * @len: its length as received, bytes
+ *
+ * A region arrives in one or more messages (first/count of nr_mrs); it can
+ * be used once every MR arrived.  A region announced at an address where
+ * another with a different shape was replaces it.
+ *
+ * What the message may make us allocate is bounded by what a legitimate
+ * peer needs: an MR covers at least one page of at least 4 KiB (the
+ * smallest page size of any kernel), so a region has at most as many MRs as
+ * 4 KiB pages; the link's table holds at most hixl_max_regions
+ * regions and hixl_max_peer_mrs MR entries, and the tables of all the
+ * engine's links hixl_max_engine_peer_mrs entries together.  The entry array is allocated
+ * with __GFP_NOWARN and charged to the memory cgroup (GFP_KERNEL_ACCOUNT).
+ *
+ * Return: 0; -EPROTO for a malformed message (counts that do not fit the
+ * region or the message); -EEXIST when it overlaps another region of the
+ * table; -ENOSPC when the table, or the engine's tables together, would
+ * exceed their bounds; -ENOMEM.
+ */
+VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len)
+{
+	u64 addr = le64_to_cpu(m->addr), rlen = le64_to_cpu(m->len);
+	u32 nr = le32_to_cpu(m->nr_mrs), first = le32_to_cpu(m->first);
+	u32 count = le32_to_cpu(m->count), i;
+	struct hixl_rregion *rr;
+	int ret = 0;
+
+	if (len < sizeof(*m) || count > HIXL_WIRE_MRS_PER_MSG ||
+	    len < struct_size(m, mrs, count) || !nr || first > nr || count > nr - first ||
+	    hixl_range_check(addr, rlen) || nr > hixl_pages_spanned(addr, rlen, 12))
+		return -EPROTO;
+	mutex_lock(&l->rt.lock);
+	rr = mtree_load(&l->rt.tree, addr);
+	if (!rr || rr->addr != addr || rr->len != rlen || rr->nr_mrs != nr) {
+		if (rr)		/* replaced by a new registration at the same place */
+			hixl_rtable_erase(l, rr);
+		if (l->rt.regions >= READ_ONCE(hixl_max_regions) ||
+		    nr > READ_ONCE(hixl_max_peer_mrs) - min(l->rt.mrs,
+							     READ_ONCE(hixl_max_peer_mrs))) {
+			ret = -ENOSPC;
+			goto out;
+		}
+		ret = hixl_peer_mrs_charge(l->eng, nr);	/* the engine's links together */
+		if (ret)
+			goto out;
+		rr = kvzalloc(struct_size(rr, mrs, nr), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!rr) {
+			hixl_peer_mrs_uncharge(l->eng, nr);
+			ret = -ENOMEM;
+			goto out;
+		}
+		rr->addr = addr;
+		rr->len = rlen;
+		rr->nr_mrs = nr;
+		rr->writable = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_WRITABLE;
+		rr->device = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_DEVICE;
+		ret = mtree_insert_range(&l->rt.tree, addr, addr + rlen - 1, rr,
+					 GFP_KERNEL_ACCOUNT);
+		if (ret) {
+			hixl_peer_mrs_uncharge(l->eng, nr);
+			kvfree(rr);
+			goto out;
+		}
+		l->rt.regions++;
+		l->rt.mrs += nr;
+	}
+	for (i = 0; i < count; i++) {
+		struct hixl_rmr *d = &rr->mrs[first + i];
+
+		d->addr = le64_to_cpu(m->mrs[i].addr);
+		d->len = le64_to_cpu(m->mrs[i].len);
+		d->iova = le64_to_cpu(m->mrs[i].iova);
+		d->rkey = le32_to_cpu(m->mrs[i].rkey);
+	}
+	rr->got = max(rr->got, first + count);
+out:
+	mutex_unlock(&l->rt.lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region);
+
+/**
+ * hixl_rx_region_del() - apply a REGION_DEL message: forget one region
+ * @l: the link
+ * @m: the message
+ *
+ * A range that starts no region of the table is ignored.
+ */
+VISIBLE_IF_KUNIT void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m)
+{
+	u64 addr = le64_to_cpu(m->addr);
+	struct hixl_rregion *rr;
+
+	mutex_lock(&l->rt.lock);
+	rr = mtree_load(&l->rt.tree, addr);
+	if (rr && rr->addr == addr)
+		hixl_rtable_erase(l, rr);
+	mutex_unlock(&l->rt.lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region_del);
+
+/* Post one TABLE_ACK saying @applied; an inline SEND, so the stack buffer is fine. */
+static int hixl_ack_post(struct hixl_link *l, u64 applied)
+{
+	struct hixl_wire_ack a = {};
+	struct ib_sge sge = { .addr = (uintptr_t)&a, .length = sizeof(a) };
+	/*
+	 * Fenced: it starts only once our earlier RDMA READs completed.  The
+	 * peer frees a removed region's MRs on this ACK, and a READ of that
+	 * region still in flight may be re-executed by the peer's responder
+	 * (a lost response is retried), after the SEND behind it was taken.
+	 */
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
+		.wr_cqe = &l->ack_cqe,
+		.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE | IB_SEND_FENCE,
+	};
+
+	hixl_wire_hdr_fill(&a.hdr, HIXL_MSG_TABLE_ACK, sizeof(a));
+	a.applied = cpu_to_le64(applied);
+	return ib_post_send(l->qp, &wr, NULL);
+}
+
+/* A TABLE_ACK completed: send the count asked for meanwhile, if any. */
+void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct hixl_link *l = container_of(wc->wr_cqe, struct hixl_link, ack_cqe);
+	u64 next = 0;
+
+	if (wc->status != IB_WC_SUCCESS)
+		return;		/* flushed: the link is going; nothing more is sent */
+	spin_lock(&l->xq.lock);
+	if (l->ack_next > l->ack_sent) {
+		next = l->ack_next;
+		l->ack_sent = next;
+	} else {
+		l->ack_busy = false;
+	}
+	spin_unlock(&l->xq.lock);
+	if (next && hixl_ack_post(l, next))
+		hixl_link_fail(l, -ECONNRESET);
+}
+
+/**
+ * hixl_table_ack() - tell the peer how many of its table messages are applied
+ * @l:       the link
+ * @applied: the count of REGION/REGION_DEL messages applied (cumulative)
+ *
+ * Called from the receive completion handler, which may not wait for
+ * completions on its own CQ, and from the transfer queue's pump (a held
+ * ACK, xq.c).  At most one TABLE_ACK is on the send queue at a time (the
+ * send queue's budget, HIXL_SQ_DEPTH, counts one): an ACK asked for while
+ * one is in flight is sent by hixl_ack_done() when that one completes,
+ * with the highest count asked for meanwhile (ACKs are cumulative).
+ *
+ * Context: any; takes @l->xq.lock.
+ * Return: 0 (sent or queued behind the one in flight), or ib_post_send()'s
+ * -errno.
+ */
+int hixl_table_ack(struct hixl_link *l, u64 applied)
+{
+	int ret;
+
+	spin_lock(&l->xq.lock);
+	if (l->ack_busy) {
+		l->ack_next = max(l->ack_next, applied);
+		spin_unlock(&l->xq.lock);
+		return 0;
+	}
+	l->ack_busy = true;
+	l->ack_sent = max(l->ack_sent, applied);
+	spin_unlock(&l->xq.lock);
+	ret = hixl_ack_post(l, applied);
+	if (ret) {
+		spin_lock(&l->xq.lock);
+		l->ack_busy = false;
+		spin_unlock(&l->xq.lock);
+	}
+	return ret;
+}
+
+/* ---- the messages (msg.c's receive dispatch) ------------------------------------------ */
+
+/* REGION: apply it, then acknowledge (or let the transfer queue do it, xq.c). */
+int hixl_rx_region_msg(struct hixl_link *l, const void *buf, u32 len)
+{
+	u64 applied;
+	int ret;
+
+	ret = hixl_rx_region(l, buf, len);
+	if (!ret && !hixl_xq_hold_ack(l, false, &applied))
+		ret = hixl_table_ack(l, applied);
+	return ret;
+}
+
+/* REGION_DEL: forget the region, then acknowledge. */
+int hixl_rx_region_del_msg(struct hixl_link *l, const void *buf, u32 len)
+{
+	u64 applied;
+	int ret = 0;
+
+	hixl_rx_region_del(l, buf);
+	/* not before the pieces already planned against it are posted */
+	if (!hixl_xq_hold_ack(l, true, &applied))
+		ret = hixl_table_ack(l, applied);
+	return ret;
+}
+
+/* TABLE_ACK: the peer applied this many of our table messages. */
+int hixl_rx_table_ack(struct hixl_link *l, const void *buf, u32 len)
+{
+	const struct hixl_wire_ack *m = buf;
+
+	spin_lock(&l->lock);
+	l->tbl_acked = max(l->tbl_acked, le64_to_cpu(m->applied));
+	spin_unlock(&l->lock);
+	wake_up_all(&l->wq);
+	return 0;
+}

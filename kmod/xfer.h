@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xfer.h - transfers: a TRANSFER planned into pieces (xfer.c) and queued
+ * as a batch on its link's transfer queue (xq.c).  Locks: in the order of
+ * engine.h.
+ */
+#ifndef _HIXL_XFER_H
+#define _HIXL_XFER_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "../uapi/hixl.h"
+#include "link.h"
+
+struct io_uring_cmd;
+
+/* One work request's worth of a descriptor (xfer.c). */
+struct hixl_piece {
+	u64 laddr;		/* local RDMA address */
+	u64 raddr;		/* remote RDMA address */
+	u32 len;
+	u32 lkey;
+	u32 rkey;
+	u32 desc;
+};
+
+/* The pieces of a TRANSFER, and the regions it holds (users raised). */
+struct hixl_plan {
+	struct hixl_piece *p;
+	u32 n, cap;
+	struct hixl_region **held;
+	u32 nheld;
+};
+
+#define HIXL_MAX_SGE_LEN	SZ_1G	/* bytes one work request moves at most */
+
+int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32 nr,
+	       u64 la, u64 ra, u64 len, u32 desc, struct hixl_plan *pl);
+void hixl_plan_free(struct hixl_plan *pl);
+
+/* xfer.c */
+int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a);
+int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
+			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags);
+void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
+
+/* xq.c: a link's transfer queue */
+/*
+ * Transfer WRs in flight per link.  The send queue's other users each keep
+ * at most one request on it: the msg.post_mutex holder (a message, REG_MR
+ * or staging RDMA, hixl_post_wait()), the STAGE_DONE reply
+ * (stage.reply_lock) and one TABLE_ACK (hixl_table_ack()): 248 + 3 <=
+ * HIXL_SQ_DEPTH.
+ */
+#define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)
+
+/**
+ * struct hixl_xbatch - the RDMA part of one TRANSFER, queued on a link
+ * @ref:      the submitter holds one, an armed timeout one
+ * @eng:      the engine
+ * @l:        the link (a reference, dropped when the batch is freed)
+ * @eng_node: in @eng->xfers while the batch runs, under @eng->xfer_lock
+ * @q_node:   in @l->xq.batches while pieces wait to be posted, under
+ *            @l->xq.lock
+ * @cancel_node: on a CANCEL's list of batches to cancel, under
+ *            @eng->cancel_mutex
+ * @pl:       the pieces; its held regions are released when the batch ends
+ * @op:       HIXL_OP_READ or HIXL_OP_WRITE
+ * @count:    descriptors of the TRANSFER (what @failed says on success)
+ * @tag:      hixl_transfer.tag, for HIXL_IOC_CANCEL
+ * @planning: the TRANSFER's hixl_xq_plan_begin() is still to be ended;
+ *            hixl_xbatch_submit() ends it once the batch is queued
+ * @next:     pieces posted so far                        (under @l->xq.lock)
+ * @acked:    pieces known complete, in posting order     (under @l->xq.lock)
+ * @chains:   chains of work requests on the send queue   (under @l->xq.lock)
+ * @queued:   on @l->xq.batches                           (under @l->xq.lock)
+ * @submitted: hixl_xbatch_submit() queued or ended it; until then a
+ *            cancel only sets @status, which submission honours
+ *                                                        (under @l->xq.lock)
+ * @ended:    @end_fn was called or is about to be        (under @l->xq.lock)
+ * @status:   0 or the first error; once set nothing more is posted
+ * @failed:   with @status, the descriptor to blame
+ * @tmo:      the timeout
+ * @end_fn:   called once when the batch has ended, without locks, from the
+ *            CQ handler, the timeout, a cancel or the submitter
+ * @done:     completed by the ioctl's @end_fn
+ * @cmd:      the io_uring command (uring.c), or NULL
+ */
+struct hixl_xbatch {
+	struct kref ref;
+	struct hixl_engine *eng;
+	struct hixl_link *l;
+	struct list_head eng_node;
+	struct list_head q_node;
+	struct list_head cancel_node;
+	struct hixl_plan pl;
+	u32 op;
+	u32 count;
+	u64 tag;
+	bool planning;
+	u32 next;
+	u32 acked;
+	u32 chains;
+	bool queued;
+	bool submitted;
+	bool ended;
+	int status;
+	u32 failed;
+	struct delayed_work tmo;
+	void (*end_fn)(struct hixl_xbatch *b);
+	struct completion done;
+	struct io_uring_cmd *cmd;
+};
+
+int hixl_link_xq_init(struct hixl_link *l);
+void hixl_link_xq_close(struct hixl_link *l);
+void hixl_link_xq_free(struct hixl_link *l);
+struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l, u32 op,
+				    u32 count, u64 tag);
+void hixl_xbatch_put(struct hixl_xbatch *b);
+void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonblock);
+void hixl_xbatch_cancel(struct hixl_xbatch *b);
+int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed);
+int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonblock);
+void hixl_xq_plan_begin(struct hixl_link *l);
+void hixl_xq_plan_end(struct hixl_link *l);
+bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied);
+
+#endif /* _HIXL_XFER_H */
