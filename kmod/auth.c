@@ -292,14 +292,14 @@ int hixl_auth_admit(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_
 
 	if (!hixl_auth_allowed(auth, src)) {
 		atomic64_inc(&eng->st_refused);
-		pr_warn_ratelimited("engine %llu: refusing a connection from %pISc: not an allowed peer\n",
+		pr_warn_ratelimited("engine %llu: peer %pISpc: refusing the connection: not an allowed peer\n",
 				    eng->id, src);
 		hixl_auth_reject(id, HIXL_WIRE_REJ_NOT_ALLOWED);
 		return -EACCES;
 	}
 	if (!!auth->tfm != offered) {
 		atomic64_inc(&eng->st_auth_failed);
-		pr_warn_ratelimited("engine %llu: refusing a connection from %pISc: %s\n",
+		pr_warn_ratelimited("engine %llu: peer %pISpc: refusing the connection: %s\n",
 				    eng->id, src, auth->tfm ?
 				    "it offers no proof of the engine secret" :
 				    "it wants an engine secret and this engine has none");
@@ -422,8 +422,7 @@ static int hixl_auth_check(struct hixl_link *l, const char *label,
 static void hixl_auth_failed(struct hixl_link *l, const char *why)
 {
 	atomic64_inc(&l->eng->st_auth_failed);
-	pr_warn_ratelimited("engine %llu: closing a link to %pISc: %s\n", l->eng->id,
-			    &l->cm_id->route.addr.dst_addr, why);
+	hixl_link_warn(l, "closing the link: %s\n", why);
 }
 
 /**

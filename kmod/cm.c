@@ -77,6 +77,7 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	if (!l)
 		return -ENOMEM;
 	l->accepting = true;
+	l->raddr = id->route.addr.dst_addr;
 	l->cm_id = id;
 	id->context = l;
 	ret = hixl_link_create_qp(l);
@@ -126,7 +127,7 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	return 0;
 err:
 	/* a non-zero return makes RDMA CM destroy (and reject) the id itself */
-	pr_warn_ratelimited("engine %llu: refusing a connection: %d\n", eng->id, ret);
+	hixl_link_warn(l, "refusing the connection: %d\n", ret);
 	hixl_link_destroy_qp(l);
 	l->cm_id = NULL;
 	hixl_rtable_clear(l);
@@ -203,7 +204,8 @@ int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			return -EAGAIN;
 		return hixl_accept(rd->eng, id, ev);
 	}
-	pr_info("engine: RDMA CM %s (status %d)\n", rdma_event_msg(ev->event), ev->status);
+	pr_info_ratelimited("engine: RDMA CM %s (status %d)\n", rdma_event_msg(ev->event),
+			    ev->status);
 	return 0;
 }
 
@@ -512,6 +514,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		return -ENOMEM;
 	l->peer = a->remote;
 	l->named = true;
+	l->raddr = dst;
 	ret = hixl_connect_list(eng, l, &old);
 	if (ret) {
 		hixl_link_put(l);	/* never listed: frees it */

@@ -19,12 +19,39 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
 #include "proto.h"
+
+/**
+ * hixl_link_warn() - log what a link's peer did (or may have done)
+ * @l:   the link; its engine and the peer's address (@l->raddr) open the line
+ * @fmt: printf format of the rest, ending in a newline
+ *
+ * Every line a remote peer can trigger goes through here, after rtrs's
+ * rtrs_err_rl() (drivers/infiniband/ulp/rtrs/rtrs-log.h): rate-limited (one
+ * state for all links, the kernel's default 10 lines per 5 s, so a hostile
+ * peer cannot flood the log) and prefixed with "engine ID: peer ADDR:".
+ * Context: any; does not sleep.
+ */
+void hixl_link_warn(const struct hixl_link *l, const char *fmt, ...)
+{
+	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL, DEFAULT_RATELIMIT_BURST);
+	struct va_format vaf;
+	va_list args;
+
+	if (!__ratelimit(&rs))
+		return;
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_warn("engine %llu: peer %pISpc: %pV", l->eng->id, &l->raddr, &vaf);
+	va_end(args);
+}
 
 /**
  * hixl_sockaddr_equal() - do two engine names name the same engine?
@@ -231,8 +258,8 @@ static void hixl_link_hs_expire(struct work_struct *w)
 
 	if (hixl_link_state(l, &err) != HIXL_LINK_CONNECTING)
 		return;
-	pr_warn_ratelimited("engine %llu: closing a link whose peer did not finish the handshake in %u ms\n",
-			    l->eng->id, READ_ONCE(hixl_handshake_ms));
+	hixl_link_warn(l, "closing the link: no handshake within %u ms\n",
+		       READ_ONCE(hixl_handshake_ms));
 	hixl_auth_expired(l);
 	hixl_link_abort(l, -ETIMEDOUT);
 }
@@ -311,7 +338,7 @@ static void hixl_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct hixl_link *l = ctx;
 
-	pr_warn("link QP event: %s\n", ib_event_msg(ev->event));
+	hixl_link_warn(l, "QP event %s: closing the link\n", ib_event_msg(ev->event));
 	hixl_link_fail(l, -ECONNRESET);
 }
 

@@ -225,6 +225,9 @@ struct hixl_rtable {
  *              (under @lock)
  * @peer:       the peer engine's name; set at CONNECT or by its HELLO
  * @named:      @peer is known
+ * @raddr:      the peer's address as connected: CONNECT's destination or
+ *              an accepted connection's source; set before the link is
+ *              listed and never changed, so log lines read it unlocked
  * @cm_id, @cq, @qp: the connection
  * @cm_mutex:   protects @cm_id and the making of the QP side of an active
  *              link: CONNECT holds it over each attempt (it creates, uses
@@ -282,6 +285,7 @@ struct hixl_link {
 	bool accepting;
 	struct hixl_sockaddr peer;
 	bool named;
+	struct sockaddr_storage raddr;
 	struct rdma_cm_id *cm_id;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
@@ -347,6 +351,7 @@ struct hixl_link *hixl_link_lookup(struct hixl_engine *eng, const struct hixl_so
 struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
 struct hixl_link *hixl_link_tryget(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
 void hixl_link_put(struct hixl_link *l);
+__printf(2, 3) void hixl_link_warn(const struct hixl_link *l, const char *fmt, ...);
 void hixl_engine_links_destroy(struct hixl_engine *eng);
 
 /* msg.c: message buffers, posting, receive dispatch */

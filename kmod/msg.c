@@ -264,8 +264,7 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		 * leaves, so that each wrong guess of a key costs a connection.
 		 */
 		if (!l->active && hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
-			pr_warn_ratelimited("engine %llu: closing a link whose QP failed (a remote access error?)\n",
-					    l->eng->id);
+			hixl_link_warn(l, "closing the link: its QP failed (a remote access error?)\n");
 			hixl_link_abort(l, -ECONNRESET);
 		}
 		return;
@@ -279,8 +278,8 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		 * left it on the list, holding its slot and staging buffers,
 		 * with the peer never disconnected.
 		 */
-		pr_warn_ratelimited("engine %llu: closing a link: receive failed: %s\n",
-				    l->eng->id, ib_wc_status_msg(wc->status));
+		hixl_link_warn(l, "closing the link: receive failed: %s\n",
+			       ib_wc_status_msg(wc->status));
 		hixl_link_abort(l, -ECONNRESET);
 		return;
 	}
@@ -291,14 +290,13 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	ret = hixl_rx_msg(l, rx->buf, wc->byte_len);
 	set_active_memcg(old_memcg);
 	if (ret) {
-		pr_warn_ratelimited("engine %llu: closing a link: bad message from the peer (%d)\n",
-				    l->eng->id, ret);
+		hixl_link_warn(l, "closing the link: bad message (%d)\n", ret);
 		hixl_link_abort(l, ret);
 		return;
 	}
 	ret = hixl_post_recv(rx);
 	if (ret) {
-		pr_warn_ratelimited("engine %llu: receive repost failed: %d\n", l->eng->id, ret);
+		hixl_link_warn(l, "receive repost failed: %d\n", ret);
 		hixl_link_fail(l, ret);
 	}
 }

@@ -521,8 +521,7 @@ void hixl_link_stage_alloc(struct hixl_link *l)
 		return;
 	}
 	if (hixl_stbuf_alloc(l, &l->stage.tx, size) || hixl_stbuf_alloc(l, &l->stage.rx, size)) {
-		pr_info("engine %llu: no memory for a link's staging buffers; staging off on it\n",
-			l->eng->id);
+		hixl_link_warn(l, "no memory for the link's staging buffers; staging off on it\n");
 		hixl_stbuf_free(rd->ibdev, &l->stage.tx);
 		atomic_add(2, &l->eng->pool_free);
 	}

@@ -167,8 +167,8 @@ static void hixl_tbl_wait_one(struct hixl_engine *eng, struct hixl_link *l, u64 
 			   READ_ONCE(l->state) >= HIXL_LINK_ERROR, left);
 	if (hixl_link_state(l, &err) >= HIXL_LINK_ERROR || READ_ONCE(l->tbl_acked) >= want)
 		return;
-	pr_warn_ratelimited("engine %llu: closing a link whose peer did not acknowledge a table update within %u ms\n",
-			    eng->id, READ_ONCE(hixl_table_ack_ms));
+	hixl_link_warn(l, "closing the link: a table update not acknowledged within %u ms\n",
+		       READ_ONCE(hixl_table_ack_ms));
 	hixl_link_abort(l, -ETIMEDOUT);
 }
 

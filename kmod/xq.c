@@ -303,8 +303,8 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS) {
 		err = wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
 		if (err == -EIO)
-			pr_warn("transfer: descriptor %u: %s\n", b->pl.p[c->first + w->i].desc,
-				ib_wc_status_msg(wc->status));
+			hixl_link_warn(l, "transfer descriptor %u: %s\n",
+				       b->pl.p[c->first + w->i].desc, ib_wc_status_msg(wc->status));
 	}
 	spin_lock(&l->xq.lock);
 	if (err) {
