@@ -484,6 +484,9 @@ static int base_fill(void *a, size_t n)
 
 #define RES32(field) do { if (chance(5)) { (field) = (uint32_t)rnd64() | 1; bad = true; } } while (0)
 #define RES64(field) do { if (chance(5)) { (field) = rnd64() | 1; bad = true; } } while (0)
+/* one element of a reserved array, within the array (uapi sizes change) */
+#define NELEM(arr) (sizeof(arr) / sizeof((arr)[0]))
+#define RES64_ANY(arr) RES64((arr)[rnd(NELEM(arr))])
 #define FLAGS32(field, all) do { if (chance(5)) { (field) = (uint32_t)rnd64(); \
 		if ((field) & ~(uint32_t)(all)) bad = true; } } while (0)
 
@@ -496,7 +499,7 @@ static bool build_info(struct hixl_info *a)
 	FLAGS32(a->flags, 0);
 	RES32(a->reserved0);
 	RES32(a->reserved1);
-	RES64(a->reserved[rnd(8)]);
+	RES64_ANY(a->reserved);
 	if (chance(10))
 		rnd_fill(&a->abi_version, 4);	/* out field */
 	return bad;
@@ -623,7 +626,7 @@ static bool build_dereg(struct hixl_dereg_mem *a, int e)
 		a->handle = chance(50) ? boundary64() : rnd64();
 	FLAGS32(a->flags, 0);
 	RES32(a->reserved0);
-	RES64(a->reserved[rnd(2)]);
+	RES64_ANY(a->reserved);
 	return bad;
 }
 
@@ -677,7 +680,7 @@ static bool build_setup(struct hixl_setup *a, int e)
 	FLAGS32(a->flags, 0);
 	RES32(a->reserved0);
 	RES32(a->reserved1);
-	RES64(a->reserved[rnd(4)]);
+	RES64_ANY(a->reserved);
 	if (chance(10))
 		rnd_fill(a->device, sizeof(a->device));	/* out */
 	return bad;
@@ -697,7 +700,7 @@ static bool build_connect(struct hixl_connect *a)
 	gen_remote(&a->remote, &bad);
 	a->timeout_ms = gen_timeout();
 	FLAGS32(a->flags, 0);
-	RES64(a->reserved[rnd(2)]);
+	RES64_ANY(a->reserved);
 	return bad;
 }
 
@@ -859,7 +862,7 @@ static bool build_send(struct hixl_send_notify *a)
 		a->name = (uint64_t)(uintptr_t)tail_page + PAGE - rnd(a->name_len + 1);
 	FLAGS32(a->flags, 0);
 	RES32(a->reserved0);
-	RES64(a->reserved[rnd(2)]);
+	RES64_ANY(a->reserved);
 	return bad;
 }
 
@@ -874,7 +877,7 @@ static bool build_cancel(struct hixl_cancel *a)
 	if (!a->tag)
 		bad = true;
 	FLAGS32(a->flags, 0);
-	RES64(a->reserved[rnd(2)]);
+	RES64_ANY(a->reserved);
 	if (chance(10))
 		a->count = (uint32_t)rnd64();	/* out */
 	return bad;
@@ -899,7 +902,7 @@ static bool build_getn(struct hixl_get_notifies *a)
 	}
 	FLAGS32(a->flags, 0);
 	RES32(a->reserved0);
-	RES64(a->reserved[rnd(2)]);
+	RES64_ANY(a->reserved);
 	return bad;
 }
 
@@ -1187,8 +1190,9 @@ static void do_call(int e, int fd, bool in_child)
 	case 3: {
 		struct hixl_stats *a = (void *)arg;
 
-		if (a->reserved[0] || a->reserved[1] || a->reserved[2])
-			violation("GET_STATS reserved out not 0", cur_call, cmd, ret);
+		for (size_t i = 0; i < NELEM(a->reserved); i++)
+			if (a->reserved[i])
+				violation("GET_STATS reserved out not 0", cur_call, cmd, ret);
 		break;
 	}
 	case 4: {
