@@ -48,7 +48,7 @@ LIB_SRCS     := lib/hixl.c lib/physmem.c lib/prof.c lib/auth.c lib/engine.c lib/
 LIB_OBJS_PIC := $(LIB_SRCS:.c=.pic.o)
 LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
-		lib/internal.h uapi/hixl.h uapi/hixl_layout.h
+		lib/internal.h uapi/rdma/hixl.h uapi/rdma/hixl_layout.h
 
 # the installed tools, and the benchmark programs beside their results
 TOOLS        := tools/hixlctl tools/hixl-bench
@@ -91,7 +91,7 @@ bench/bench-reg: bench/bench-reg.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -libverbs $(LDFLAGS)
 bench/bench-submit: bench/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
-bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/hixl.h
+bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
 tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
@@ -197,7 +197,7 @@ install: lib $(INST_TOOLS) build/hixl-user.pc
 	for h in $(INST_HDRS); do \
 		install -D -m 0644 $$h $(DESTDIR)$(INCLUDEDIR)/hixl/$${h##*/} || exit; \
 	done
-	install -D -m 0644 uapi/hixl.h $(DESTDIR)$(INCLUDEDIR)/hixl/uapi.h
+	install -D -m 0644 uapi/rdma/hixl.h $(DESTDIR)$(INCLUDEDIR)/hixl/uapi.h
 	install -D -m 0644 build/hixl-user.pc $(DESTDIR)$(PKGCONFIGDIR)/hixl-user.pc
 	for p in $(MAN3_PAGES); do \
 		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man3/$${p##*/} || exit; \
@@ -223,8 +223,8 @@ install-module: module
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KDIR_KVER)"; depmod -a $(KDIR_KVER); fi
 
 # the sources dkms.conf builds: dkms install hixl/$(VERSION)
-DKMS_SRCS     = dkms.conf Kbuild kmod/Kbuild tests/kunit/Kbuild $(wildcard uapi/*.h) \
-		$(filter-out %.mod.c,$(wildcard kmod/*.[ch] tests/kunit/*.[ch]))
+DKMS_SRCS     = dkms.conf Kbuild kmod/Kbuild kmod/tests/Kbuild $(wildcard uapi/rdma/*.h) \
+		$(filter-out %.mod.c,$(wildcard kmod/*.[ch] kmod/tests/*.[ch]))
 install-dkms:
 	for f in $(DKMS_SRCS); do \
 		install -D -m 0644 $$f $(DESTDIR)$(DKMSSRCDIR)/$$f || exit; \

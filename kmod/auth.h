@@ -9,7 +9,7 @@
 #include <linux/types.h>
 #include <kunit/visibility.h>
 
-#include "../uapi/hixl.h"
+#include <rdma/hixl.h>
 
 struct hixl_engine;
 struct rdma_cm_id;

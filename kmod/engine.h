@@ -64,7 +64,7 @@
 #include <linux/scatterlist.h>
 #include <kunit/visibility.h>
 
-#include "../uapi/hixl.h"
+#include <rdma/hixl.h>
 #include "compat.h"
 
 #include "auth.h"

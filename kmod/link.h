@@ -22,7 +22,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
-#include "../uapi/hixl.h"
+#include <rdma/hixl.h>
 #include "auth.h"
 
 struct hixl_engine;

@@ -18,9 +18,9 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <rdma/hixl_layout.h>
 
 #include "hixl_priv.h"
-#include "../uapi/hixl_layout.h"
 
 /*
  * Per-process limits.  Defaults are the vendor's published limits for HIXL

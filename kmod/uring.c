@@ -2,7 +2,7 @@
 /*
  * uring.c - /dev/hixl's file_operations.uring_cmd: the data path through
  * io_uring passthrough (IORING_OP_URING_CMD).  The contract is in
- * uapi/hixl.h ("io_uring passthrough").
+ * uapi/rdma/hixl.h ("io_uring passthrough").
  *
  * Model: drivers/nvme/host/ioctl.c (nvme_uring_cmd: the command struct in
  * the SQE128 cmd area, completion through io_uring_cmd_complete_in_task())
@@ -22,8 +22,8 @@
  * that issue returns -EAGAIN the command as read is kept (struct
  * hixl_uring_saved) and the reissue from io_uring's worker runs it, not what
  * the SQE or the user memory say by then: both may be reused as soon as
- * io_uring_submit() returned (uapi/hixl.h), and 6.12's io_uring even reissues
- * a command from its SQ ring slot, not from the copy it made (its
+ * io_uring_submit() returned (uapi/rdma/hixl.h), and 6.12's io_uring even
+ * reissues a command from its SQ ring slot, not from the copy it made (its
  * io_uring_cmd() copies the SQE on -EAGAIN but leaves cmd->sqe on the slot).
  * The model is io_uring's own opcodes, which import what they need before
  * they go async (io_req_prep_async() in 6.1), and btrfs's encoded-read
@@ -284,7 +284,7 @@ static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
  * Context: io_uring issue: the submitting task (IO_URING_F_NONBLOCK), one
  * of io_uring's worker threads, or io_uring's cancelation (IO_URING_F_CANCEL).
  * Return: -EIOCBQUEUED (the CQE comes from io_uring_cmd_done(): res as
- * documented in uapi/hixl.h, and -ENOMEM or -EBUSY from hixl_uring_save()
+ * documented in uapi/rdma/hixl.h, and -ENOMEM or -EBUSY from hixl_uring_save()
  * when a command that must wait cannot be kept), -EAGAIN to be issued again
  * from a worker, or 0 for a cancelation.
  */

@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-#include "../uapi/hixl.h"
+#include <rdma/hixl.h>
 #include "link.h"
 
 struct io_uring_cmd;

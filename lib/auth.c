@@ -3,7 +3,7 @@
  * auth.c - libhixl-user: the engine options that say who may connect
  * ("AllowedPeers", "AuthSecret", "AuthSecretFile" and their environment
  * variables), turned into SETUP's HIXL_SETUP_ALLOWED_PEERS and
- * HIXL_SETUP_SECRET (uapi/hixl.h).  The secret is held only until SETUP
+ * HIXL_SETUP_SECRET (uapi/rdma/hixl.h).  The secret is held only until SETUP
  * returns and is wiped then (hixl_auth_opts_clear()).
  */
 #include <arpa/inet.h>

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include <hixl/hixl.h>
-#include "../uapi/hixl_layout.h"
+#include <rdma/hixl_layout.h>
 #include "internal.h"
 
 HIXL_EXPORT const char *hixl_version(void)

@@ -105,7 +105,7 @@ static int ring_wait(struct hixl_ring *rg)
 }
 
 /*
- * Put one hixl URING_CMD (uapi/hixl.h, "io_uring passthrough") in the SQ
+ * Put one hixl URING_CMD (uapi/rdma/hixl.h, "io_uring passthrough") in the SQ
  * and submit it: the library's one place that builds such an SQE (liburing
  * 2.3, Debian 12, has no io_uring_prep_uring_cmd()).  All HIXL_SQE128_BYTES
  * of the SQE are written; @arg (@len bytes, at most HIXL_SQE_CMD_BYTES) is

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build hixl.ko (and, against a kernel with CONFIG_KUNIT, hixl_kunit.ko) in a
-# private copy of the module sources, so builds against several kernels do
-# not overwrite each other's objects.
+# Build kmod/hixl.ko (and, against a kernel with CONFIG_KUNIT,
+# kmod/tests/hixl_kunit.ko) in a private copy of the module sources, so
+# builds against several kernels do not overwrite each other's objects.
 #
 # Usage: scripts/build-module.sh KDIR OUTDIR [W=1]
 # With W=1 any compiler warning fails the build.
@@ -13,9 +13,8 @@ out=$(cd "$2" && pwd)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 [ -d "$kdir" ] || { echo "build-module: no kernel tree at $kdir (make deps?)" >&2; exit 1; }
 rm -rf "$out"
-mkdir -p "$out/tests"
+mkdir -p "$out"
 cp -r "$repo/Kbuild" "$repo/kmod" "$repo/uapi" "$out/"
-cp -r "$repo/tests/kunit" "$out/tests/"
 find "$out" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
 log=$out/build.log
 # kmod/Kbuild is in-tree style: say what its Kconfig symbol would (the

@@ -33,7 +33,7 @@ done
 [ -L "$dest$prefix/include/hixl/uapi.h" ] && fail "hixl/uapi.h is a symlink"
 [ "$(readlink "$libdir/$soname")" = "libhixl-user.so.$version" ] || fail "$soname symlink"
 [ "$(readlink "$libdir/libhixl-user.so")" = "$soname" ] || fail "libhixl-user.so symlink"
-cmp -s uapi/hixl.h "$dest$prefix/include/hixl/uapi.h" || fail "hixl/uapi.h differs from uapi/hixl.h"
+cmp -s uapi/rdma/hixl.h "$dest$prefix/include/hixl/uapi.h" || fail "hixl/uapi.h differs from uapi/rdma/hixl.h"
 
 # -- soname and exported symbols
 objdump -p "$libdir/libhixl-user.so.$version" | grep -Eq "SONAME +$soname\$" ||

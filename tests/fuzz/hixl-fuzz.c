@@ -6,7 +6,7 @@
  * Usage: hixl-fuzz [--calls N] [--seed S] [--addr IP] [--trace]
  *
  * Opens 2-4 engines and issues N calls picked uniformly from every command
- * of uapi/hixl.h (10% with a mangled command number); a quarter of them go
+ * of uapi/rdma/hixl.h (10% with a mangled command number); a quarter of them go
  * through io_uring instead of ioctl (an SQE128 ring with the struct in the
  * SQE, or a 64-byte SQE ring with a struct hixl_uring_ptr, both mangled at
  * times), left in flight - up to 64 at once - and reaped later, with
@@ -52,7 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hixl.h"
+#include <hixl/uapi.h>
 #include "raw.h"		/* hixl_raw_uring_cmd() */
 
 #define PAGE		4096UL

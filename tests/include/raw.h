@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * raw.h - the raw /dev/hixl calls that the benchmarks, the pair test and the
- * user tests share.  They drive the ioctls of uapi/hixl.h directly, below
+ * user tests share.  They drive the ioctls of uapi/rdma/hixl.h directly, below
  * libhixl-user's engine API, so each used to carry its own copy of these.
  * Header-only (static inline), so that programs which do not link the library
  * (bench/bench-matrix) can use it too.  A test-only header: found through
@@ -48,10 +48,10 @@ static inline struct hixl_sockaddr hixl_raw_name(const char *ip, uint16_t port)
  *           every descriptor a direct RDMA operation)
  * @pool_mb: size of each staging buffer, MiB
  *
- * The default traffic class and service level (uapi/hixl.h).
+ * The default traffic class and service level (uapi/rdma/hixl.h).
  *
  * Return: 0, or SETUP's -errno (-EADDRNOTAVAIL or -ENODEV: no RDMA device on
- * @ip; see uapi/hixl.h for the rest).
+ * @ip; see uapi/rdma/hixl.h for the rest).
  */
 static inline int hixl_raw_setup(int fd, const char *ip, uint16_t port, uint32_t pool_n,
 				 uint32_t pool_mb)
@@ -97,7 +97,7 @@ static inline int hixl_raw_engine(const char *ip, uint16_t port, uint32_t pool_n
  * @p:   first byte
  * @len: bytes
  *
- * Return: 0, or REG_MEM's -errno (uapi/hixl.h).
+ * Return: 0, or REG_MEM's -errno (uapi/rdma/hixl.h).
  */
 static inline int hixl_raw_reg_host(int fd, void *p, size_t len)
 {
@@ -112,7 +112,7 @@ static inline int hixl_raw_reg_host(int fd, void *p, size_t len)
 }
 
 /*
- * hixl_raw_uring_cmd() - fill one SQE with a hixl URING_CMD (uapi/hixl.h,
+ * hixl_raw_uring_cmd() - fill one SQE with a hixl URING_CMD (uapi/rdma/hixl.h,
  * "io_uring passthrough"), the one copy of the tests, the fuzzers and the
  * benchmarks: liburing 2.3 (Debian 12) has no io_uring_prep_uring_cmd(),
  * and the library's own filler (ring_cmd() in lib/uring.c) is private to

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_dev.c - /dev/hixl as a device: the node, GET_INFO, and the ioctl
- * decoding rules of uapi/hixl.h (-ENOTTY for numbers that are not ours,
+ * decoding rules of uapi/rdma/hixl.h (-ENOTTY for numbers that are not ours,
  * -EINVAL for ours with a wrong size or direction, unknown flags or
  * non-zero reserved fields, -EFAULT for bad pointers).
  */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_uring.c - the io_uring URING_CMD contract of /dev/hixl (uapi/hixl.h,
- * "io_uring passthrough"), driven with raw SQEs through liburing: decoding
- * errors, 1/8/32/256 batches in flight verified byte for byte, the ioctl
- * and the uring path agreeing on the same inputs, CANCEL (also racing
- * submission), timeouts, a ring closed and a process killed with work in
- * flight.
+ * test_uring.c - the io_uring URING_CMD contract of /dev/hixl
+ * (uapi/rdma/hixl.h, "io_uring passthrough"), driven with raw SQEs through
+ * liburing: decoding errors, 1/8/32/256 batches in flight verified byte for
+ * byte, the ioctl and the uring path agreeing on the same inputs, CANCEL
+ * (also racing submission), timeouts, a ring closed and a process killed
+ * with work in flight.
  *
  * Debian 12's liburing (2.3) has no io_uring_prep_uring_cmd(): prep_cmd()
  * fills the SQE with hixl_raw_uring_cmd() (tests/include/raw.h).
@@ -989,7 +989,7 @@ static int still_waiting(struct io_uring *r)
  * process makes the command it submitted invalid (count 0) where the
  * kernel could read it again: the struct behind the hixl_uring_ptr on a
  * 64-byte-SQE ring, the SQE's slot in the SQ ring on an SQE128 ring (both
- * may be reused once io_uring_submit() returned, uapi/hixl.h).  The
+ * may be reused once io_uring_submit() returned, uapi/rdma/hixl.h).  The
  * command as submitted must be the one that runs: CQE 0 and the bytes at
  * the peer.
  */

@@ -45,7 +45,7 @@ int hixl_dev_open(const char *path);
  * @fd:   descriptor from hixl_dev_open()
  * @info: filled on success; its previous contents are ignored
  *
- * Wraps HIXL_IOC_GET_INFO (uapi/hixl.h).
+ * Wraps HIXL_IOC_GET_INFO (uapi/rdma/hixl.h).
  *
  * Return: 0 on success;
  *  -EBADF if @fd is not open; -ENOTTY if @fd is not /dev/hixl;

@@ -1,1 +1,1 @@
-../../../uapi/hixl.h
+../../../uapi/rdma/hixl.h

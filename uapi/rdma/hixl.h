@@ -15,8 +15,8 @@
  *  - an ioctl number of ours ('H' type, known nr) with a different size or
  *    direction is -EINVAL; any other number is -ENOTTY.
  *
- * The layout is checked at build time by uapi/hixl_layout.h, which both the
- * module and the library compile.
+ * The layout is checked at build time by uapi/rdma/hixl_layout.h, which both
+ * the module and the library compile.
  */
 #ifndef _UAPI_HIXL_H
 #define _UAPI_HIXL_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR MIT) */
 /*
- * hixl_layout.h - compile-time check of the uapi/hixl.h layout.
+ * hixl_layout.h - compile-time check of the uapi/rdma/hixl.h layout.
  *
  * Included by the module (kmod/main.c) and by the library (lib/hixl.c), so
  * an ABI change that moves a field breaks both builds, on any compiler or
@@ -10,7 +10,7 @@
 #ifndef _HIXL_LAYOUT_H
 #define _HIXL_LAYOUT_H
 
-#include "hixl.h"
+#include <rdma/hixl.h>
 
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
