@@ -320,6 +320,19 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 static void hixl_link_reset_attempt(struct hixl_link *l)
 {
 	lockdep_assert_held(&l->cm_mutex);
+	/*
+	 * The attempt may have ended (deadline, signal) while RDMA CM takes
+	 * the peer's REP on its own thread and moves our QP to RTR and RTS.
+	 * rdma_disconnect() moves the QP to ERR under the CM's qp_mutex: it
+	 * waits out a transition in progress, and the CM's later ones fail
+	 * (ERR to RTR is no transition).  Without it, our drain and RESET
+	 * in hixl_link_destroy_qp() could run beside the CM's RTR, two
+	 * ib_modify_qp() at once on one QP, which rxe does not serialize:
+	 * both disable and re-enable the responder task (WARNING in rxe's
+	 * do_task(), make fuzz).  Before rdma_connect() it does nothing.
+	 */
+	if (l->cm_id && l->qp)
+		rdma_disconnect(l->cm_id);
 	cancel_work_sync(&l->stage.work);
 	mutex_lock(&l->msg.post_mutex);
 	hixl_link_destroy_qp(l);
