@@ -704,6 +704,47 @@ static bool build_connect(struct hixl_connect *a)
 	return bad;
 }
 
+/* the mapped slot that holds addr, or NULL */
+static struct slot *slot_at(uint64_t addr)
+{
+	for (int i = 0; i < NSLOT; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)slots[i].addr;
+
+		if (slots[i].mapped && addr >= a && addr - a < slots[i].len)
+			return &slots[i];
+	}
+	return NULL;
+}
+
+/*
+ * The kernel writes a READ's local range wherever it is user memory: a
+ * staged READ copies out like read(2) (docs/abi.md, "The staging pool").
+ * So keep it inside one slot, or where writing fails before a byte lands
+ * (the unmapped hole's page, the read-only page, kernel addresses): the
+ * fuzzer otherwise overwrote its own memory past a slot's end (libc, the
+ * TLS canary) and died of "stack smashing detected" (make fuzz, seed 1,
+ * about call 850,000).
+ */
+static void confine_read_local(struct hixl_op_desc *d)
+{
+	struct slot *s = slot_at(d->local_addr);
+
+	if (s) {
+		uint64_t room = (uint64_t)(uintptr_t)s->addr + s->len - d->local_addr;
+
+		if (d->len > room)
+			d->len = room;
+		return;
+	}
+	switch (rnd(3)) {
+	case 0: d->local_addr = (uint64_t)(uintptr_t)hole + rnd(PAGE); break;
+	case 1: d->local_addr = (uint64_t)(uintptr_t)ro_page + rnd(PAGE); break;
+	default: d->local_addr = chance(50) ? 0xffff888000000000ULL : boundary64() | (1ULL << 63); break;
+	}
+	if (d->local_addr < (1ULL << 47) && d->len > PAGE - (d->local_addr & (PAGE - 1)))
+		d->len = PAGE - (d->local_addr & (PAGE - 1));
+}
+
 static void fill_descs(struct hixl_op_desc *d, unsigned n, int e, int peer)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -813,6 +854,9 @@ static bool build_transfer(struct hixl_transfer *a, int e, bool *wellformed)
 	n = chance(80) ? rnd(8) + 1 : rnd(NDESC_BUF) + 1;
 	a->count = n;
 	fill_descs(desc_buf, n, e, peer);
+	if (a->op != HIXL_OP_WRITE)	/* READ, or a bad op the kernel refuses */
+		for (unsigned i = 0; i < n; i++)
+			confine_read_local(&desc_buf[i]);
 	a->descs = (uint64_t)(uintptr_t)desc_buf;
 	if (chance(10)) {	/* descriptors ending at the end of the buffer */
 		a->descs = (uint64_t)(uintptr_t)(desc_buf + NDESC_BUF - n);
