@@ -552,18 +552,38 @@ static int count_fds(void)
 	return n;
 }
 
+/*
+ * The process's threads but io_uring's own: io-wq workers ("iou-wrk-PID",
+ * made by the kernel when a URING_CMD is punted from the non-blocking
+ * issue) belong to the task, not to a ring, and leave after seconds of
+ * idling, whenever the kernel likes.  The library's threads (reaper,
+ * workers, connect threads) are what finalize must end.
+ */
 static int count_threads(void)
 {
-	char line[256];
-	int n = -1;
-	FILE *f = fopen("/proc/self/status", "r");
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
 
-	if (!f)
+	if (!d)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	fclose(f);
+	while ((e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* the thread has just gone */
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+		if (strncmp(comm, "iou-", 4))
+			n++;
+	}
+	closedir(d);
 	return n;
 }
 
