@@ -669,6 +669,14 @@ static void finalize_case(enum path path, int port)
 	       now_s() - t0);
 	p.a = NULL;
 	CHECK_EQ(ca.frees, 16);
+	/*
+	 * pthread_join() returns once the kernel cleared the thread's tid
+	 * (exit_mm()), before the thread leaves the thread group
+	 * (release_task()), so /proc lags a joined thread by a moment: wait
+	 * up to 2 s for the count; a thread left running still fails.
+	 */
+	for (int i = 0; i < 200 && count_threads() > thr0; i++)
+		usleep(10000);
 	CHECK_EQ(count_threads(), thr0);
 	pair_down(&p);
 	do {
