@@ -45,11 +45,12 @@
 #define HIXL_FEAT_CANCEL	(1ULL << 8)	/* CANCEL, hixl_transfer.tag */
 #define HIXL_FEAT_URING_CMD	(1ULL << 9)	/* io_uring URING_CMD submission */
 #define HIXL_FEAT_AUTH		(1ULL << 10)	/* SETUP's allowed peers and secret */
+#define HIXL_FEAT_LOCAL_ONLY	(1ULL << 11)	/* REG_MEM's HIXL_REG_LOCAL_ONLY */
 #define HIXL_FEAT_ALL		(HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST | \
 				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | \
 				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
 				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
-				 HIXL_FEAT_AUTH)
+				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY)
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -96,10 +97,14 @@ struct hixl_info {
  * locally and by peers.  HIXL_REG_READ_ONLY registers it for reading only:
  * a source of local RDMA WRITEs and of peers' RDMA READs, never written.
  * Read-only mappings (PROT_READ) must be registered with it (-EACCES
- * otherwise).
+ * otherwise).  HIXL_REG_LOCAL_ONLY (HIXL's MemDesc.local_only) keeps the
+ * region out of the table sent to peers: it serves as the local side of
+ * this engine's transfers only, and a peer's descriptor naming it fails
+ * as any unregistered range does (-ERANGE).
  */
 #define HIXL_REG_READ_ONLY	(1U << 0)
-#define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY)
+#define HIXL_REG_LOCAL_ONLY	(1U << 1)
+#define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
 
 /**
  * struct hixl_reg_mem - HIXL_IOC_REG_MEM argument (HIXL RegisterMem)

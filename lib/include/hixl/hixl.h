@@ -166,6 +166,7 @@ int hixl_format_engine_name(const struct hixl_sockaddr *addr, char *buf, size_t 
 #define HIXL_OPTION_BUFFER_POOL		"BufferPool"
 #define HIXL_OPTION_RDMA_TRAFFIC_CLASS	"RdmaTrafficClass"
 #define HIXL_OPTION_RDMA_SERVICE_LEVEL	"RdmaServiceLevel"
+#define HIXL_OPTION_AUTO_CONNECT	"AutoConnect"
 /* hixl's own (HIXL has no such options): who may connect, see hixl_engine_init() */
 #define HIXL_OPTION_ALLOWED_PEERS	"AllowedPeers"
 #define HIXL_OPTION_AUTH_SECRET		"AuthSecret"
@@ -213,6 +214,12 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  *                      trailing newline left out: `head -c 32 /dev/urandom
  *                      > key`, or `openssl rand -hex 32 > key`); keep it
  *                      mode 0600.  With both, the last one given wins
+ *   "AutoConnect"      "1" (or "true"): hixl_transfer_sync(),
+ *                      hixl_transfer_async() and hixl_send_notify() to a
+ *                      peer without a link connect to it first, within the
+ *                      call's own timeout (HIXL's AutoConnect); "0" (or
+ *                      "false", the default): they fail with -ENOTCONN.
+ *                      Env: HIXL_AUTO_CONNECT
  *                Values are decimal.  A key given twice: the last one wins.
  * @nopts:        number of options
  *
@@ -339,7 +346,9 @@ enum hixl_mem_type {
  *                 the device address transfer descriptors will use (it
  *                 names the region; any value)
  * @len:           bytes, > 0
- * @flags:         HIXL_REG_* bits (HIXL_REG_READ_ONLY)
+ * @flags:         HIXL_REG_* bits: HIXL_REG_READ_ONLY, HIXL_REG_LOCAL_ONLY
+ *                 (HIXL's MemDesc.local_only: registered for this engine's
+ *                 own side of transfers, never announced to peers)
  * @dmabuf_fd:     DEVICE: the dma-buf file descriptor (the library does not
  *                 keep or close it); ignored for HOST
  * @dmabuf_offset: DEVICE: offset of the region in the dma-buf, bytes, page
@@ -481,6 +490,55 @@ int hixl_get_connect_status(struct hixl_engine *eng, const char *remote_engine,
  * running; -ETIMEDOUT a pending connect did not end within @timeout_ms.
  */
 int hixl_disconnect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms);
+
+/**
+ * hixl_disconnect_async() - start a disconnect (HIXL DisconnectAsync)
+ * @eng:           the engine
+ * @remote_engine: the peer's name
+ * @timeout_ms:    as for hixl_disconnect(), ms, > 0
+ *
+ * Runs hixl_disconnect() on a library thread and returns at once; the
+ * peer's state (hixl_get_connect_status()) is DISCONNECT_PENDING while a
+ * connect to it is still pending, DISCONNECTING while the teardown runs,
+ * then NOT_CONNECT, whatever the teardown returned (HIXL does the same).
+ *
+ * Return: 0 when the disconnect was started; -EINVAL as hixl_disconnect();
+ * -ENOTCONN no link and no connect pending (HIXL NOT_CONNECTED);
+ * -EALREADY a disconnect to this peer is already running; -ENOMEM,
+ * -EAGAIN (no thread could be made).
+ */
+int hixl_disconnect_async(struct hixl_engine *eng, const char *remote_engine, int timeout_ms);
+
+/**
+ * struct hixl_connect_entry - one peer of hixl_get_all_connect_status()
+ * @remote_engine: the peer's name, as hixl_format_engine_name() prints it
+ * @status:        its enum hixl_connect_status
+ * @err:           CONNECT_FAILED: the connect's -errno; else 0
+ */
+struct hixl_connect_entry {
+	char remote_engine[HIXL_ENGINE_NAME_MAX];
+	int32_t status;
+	int32_t err;
+};
+
+/**
+ * hixl_get_all_connect_status() - the state of every peer the engine knows
+ * (HIXL GetAsyncConnectStatus(std::map&))
+ * @eng: the engine
+ * @out: array of @max entries, may be NULL when @max is 0
+ * @max: entries @out holds
+ *
+ * Lists each peer with a link, a connect or disconnect in progress, or a
+ * failed asynchronous connect not cleared yet, most recent first; peers
+ * never connected and links torn down are not listed (their state is
+ * NOT_CONNECT).
+ *
+ * Return: the number of such peers (may exceed @max: only @max are
+ * written; call with @max 0 to size @out); -EINVAL for NULL @eng, or NULL
+ * @out with @max > 0.
+ */
+int hixl_get_all_connect_status(struct hixl_engine *eng, struct hixl_connect_entry *out,
+				size_t max);
 
 /* ---- transfers ---- */
 
@@ -650,6 +708,49 @@ void *hixl_request_user_data(const struct hixl_request *req);
  */
 void hixl_request_free(struct hixl_request *req);
 
+/* hixl_get_all_transfer_status() flags */
+#define HIXL_QUERY_SKIP_WAITING	(1U << 0)	/* list only requests that ended */
+
+/**
+ * struct hixl_transfer_result - one request of hixl_get_all_transfer_status()
+ * (HIXL TransferResult)
+ * @req:       the request (still the caller's to hixl_request_free())
+ * @user_data: its hixl_transfer_async() user_data
+ * @status:    its enum hixl_transfer_status
+ * @err:       hixl_request_result()'s value: 0, or the -errno it ended with
+ *             (-EINPROGRESS while WAITING)
+ */
+struct hixl_transfer_result {
+	struct hixl_request *req;
+	void *user_data;
+	int32_t status;
+	int32_t err;
+};
+
+/**
+ * hixl_get_all_transfer_status() - the engine's asynchronous requests and
+ * their states (HIXL GetTransferStatus(GetTransferStatusArgs, results))
+ * @eng:   the engine
+ * @flags: HIXL_QUERY_* bits
+ * @out:   array of @max entries, may be NULL when @max is 0
+ * @max:   entries to write at most (HIXL's max_query_count)
+ *
+ * Walks the requests of @eng not freed yet, oldest first.  A request that
+ * has ended (COMPLETED, TIMEOUT, FAILED) is listed once: after a call has
+ * written it, later calls leave it out (HIXL erases it; here it stays
+ * valid until hixl_request_free()).  WAITING requests are listed each time
+ * unless @flags has HIXL_QUERY_SKIP_WAITING.  Requests freed while WAITING
+ * (detached) are not listed.
+ *
+ * With @max 0 nothing is written or marked, and the call counts the
+ * requests it would list: the size to give @out.
+ *
+ * Return: entries written (0..@max), or with @max 0 the count; -EINVAL
+ * for NULL @eng, NULL @out with @max > 0, or an unknown flag.
+ */
+int hixl_get_all_transfer_status(struct hixl_engine *eng, uint32_t flags,
+				 struct hixl_transfer_result *out, size_t max);
+
 /* ---- notifications ---- */
 
 /**
@@ -696,6 +797,40 @@ int hixl_send_notify(struct hixl_engine *eng, const char *remote_engine, const c
  */
 int hixl_get_notifies(struct hixl_engine *eng, struct hixl_notify *out, size_t max,
 		      size_t *count, uint64_t *dropped);
+
+/* ---- capabilities and errors ---------------------------------------------------- */
+
+/* hixl_get_capability() features: HIXL's FeatureType, the same values */
+enum hixl_feature {
+	HIXL_FEATURE_AUTO_CONNECT = 0,		/* the "AutoConnect" option */
+	HIXL_FEATURE_CLIENT_SERVER_COMM = 1,	/* either end of a link may transfer
+						 * and notify: the accepting engine
+						 * too, not only the connecting one */
+};
+
+/**
+ * hixl_get_capability() - whether the library has a feature (HIXL
+ * GetCapability)
+ * @feature: an enum hixl_feature value (any int32_t)
+ * @value:   out: 1 supported, 0 not (an unknown feature is 0, as in HIXL)
+ *
+ * Return: 0; -EINVAL for NULL @value.
+ */
+int hixl_get_capability(int32_t feature, int32_t *value);
+
+/**
+ * hixl_last_error() - what the last failing call of this thread said
+ * (HIXL GetRecentErrMsg)
+ *
+ * Each engine function that fails records, per thread, one line naming the
+ * call, its object (the peer, the handle) and the error, e.g.
+ * "hixl_connect(10.77.0.2:16000): Connection refused (-ECONNREFUSED)".
+ * A successful call does not clear it.
+ *
+ * Return: the thread's last message, "" when none; valid until the thread's
+ * next failing call.  Never NULL.
+ */
+const char *hixl_last_error(void);
 
 /* ---- user allocators (aclrtAllocatorRegister) ------------------------------------ */
 
