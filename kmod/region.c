@@ -225,6 +225,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	r->len = a->len;
 	r->type = a->type;
 	r->flags = a->flags;
+	r->tbl_hidden = hixl_region_local_only(r);	/* 1: in no peer's table */
 	spin_lock_init(&r->lock);
 	atomic_set(&r->users, 0);
 

@@ -119,7 +119,8 @@ int hixl_range_check(u64 addr, u64 len);
  *              else the table generation from which on links never got it
  *              (a table that went out while the region was invalid leaves
  *              it out; 1: no link has it, after its REGION_DEL or when it
- *              was invalid before it could be announced)
+ *              was invalid before it could be announced, or a
+ *              HIXL_REG_LOCAL_ONLY region, which no table ever has)
  */
 struct hixl_region {
 	struct hixl_engine *eng;
@@ -169,6 +170,12 @@ struct hixl_mr {
 	bool dma_mapped;
 	bool registered;	/* IB_WR_REG_MR completed: lkey/rkey usable */
 };
+
+/* HIXL_REG_LOCAL_ONLY: MRs without remote access, in no peer's table */
+static inline bool hixl_region_local_only(const struct hixl_region *r)
+{
+	return r->flags & HIXL_REG_LOCAL_ONLY;
+}
 
 /* mr.c */
 unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap);

@@ -266,7 +266,7 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 		}
 		l->msg.tx_deadline = w->deadline;	/* the sends are in the bound too */
 		ret = hixl_link_reg_mrs(l, r);
-		if (!ret)
+		if (!ret && !hixl_region_local_only(r))
 			ret = hixl_send_region(l, r);
 		l->msg.tx_deadline = 0;
 		want = l->tbl_sent;
@@ -275,6 +275,10 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 			hixl_link_fail(l, ret);
 			hixl_link_put(l);
 			continue;
+		}
+		if (hixl_region_local_only(r)) {
+			hixl_link_put(l);
+			break;		/* its MRs are registered: one link is enough */
 		}
 		hixl_tbl_wait_add(w, l, want);
 	}
@@ -367,6 +371,8 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
 		return 0;
 	if (!(r->flags & HIXL_REG_READ_ONLY))
 		access |= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	if (hixl_region_local_only(r))	/* no peer may use its keys */
+		access &= ~(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE);
 	for (i = 0; i < r->nr_mrs; i++) {
 		struct hixl_mr *m = &r->mrs[i];
 		struct ib_reg_wr wr = {
@@ -485,6 +491,10 @@ int hixl_link_publish(struct hixl_link *l)
 			break;
 		if (!r->live || !r->nr_mrs)
 			continue;
+		if (hixl_region_local_only(r) && !READ_ONCE(r->invalid)) {
+			ret = hixl_link_reg_mrs(l, r);	/* for our own side only */
+			continue;
+		}
 		if (r->tbl_hidden || READ_ONCE(r->invalid)) {
 			if (!r->tbl_hidden)
 				r->tbl_hidden = gen;	/* this and later tables lack it */

@@ -57,10 +57,24 @@ static const char *env2(const char *ours, const char *hccl)
 	return v ? v : getenv(hccl);
 }
 
-static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao,
+/* "AutoConnect": "1"/"true" or "0"/"false" */
+static int parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "1") || !strcmp(v, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(v, "0") || !strcmp(v, "false")) {
+		*out = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *auto_connect,
 			 const struct hixl_option *opts, size_t nopts)
 {
-	bool have_tc = false, have_sl = false;
+	bool have_tc = false, have_sl = false, have_ac = false;
 	const char *v;
 	int ret;
 
@@ -86,6 +100,10 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao,
 			if (parse_sl(opts[i].value, &s->service_level))
 				return -EINVAL;
 			have_sl = true;
+		} else if (!strcmp(k, HIXL_OPTION_AUTO_CONNECT)) {
+			if (parse_bool(opts[i].value, auto_connect))
+				return -EINVAL;
+			have_ac = true;
 		} else {
 			ret = hixl_auth_option(ao, k, opts[i].value);
 			if (ret <= 0)
@@ -95,6 +113,8 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao,
 	if (!have_tc && (v = env2("HIXL_RDMA_TC", "HCCL_RDMA_TC")) && parse_tc(v, &s->traffic_class))
 		return -EINVAL;
 	if (!have_sl && (v = env2("HIXL_RDMA_SL", "HCCL_RDMA_SL")) && parse_sl(v, &s->service_level))
+		return -EINVAL;
+	if (!have_ac && (v = getenv("HIXL_AUTO_CONNECT")) && parse_bool(v, auto_connect))
 		return -EINVAL;
 	ret = hixl_auth_env(ao);
 	if (!ret)
@@ -123,6 +143,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 	struct hixl_engine *eng;
 	struct hixl_setup s;
 	pthread_condattr_t ca;
+	bool auto_connect = false;
 	int ret, fd;
 
 	if (!engp)
@@ -131,7 +152,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 	ret = hixl_parse_name(local_engine, &s.local);
 	if (ret)
 		return ret;
-	ret = setup_options(&s, &ao, opts, nopts);
+	ret = setup_options(&s, &ao, &auto_connect, opts, nopts);
 	if (ret) {
 		hixl_auth_opts_clear(&ao);
 		return ret;
@@ -157,6 +178,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 		return ret;
 	}
 	eng->fd = fd;
+	eng->auto_connect = auto_connect;
 	eng->local = s.local;
 	memcpy(eng->device, s.device, sizeof(eng->device));
 	eng->device[sizeof(eng->device) - 1] = '\0';
@@ -174,7 +196,8 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 HIXL_EXPORT int hixl_engine_init(struct hixl_engine **eng, const char *local_engine,
 				 const struct hixl_option *opts, size_t nopts)
 {
-	return HIXL_KEEP_ERRNO(engine_init(eng, local_engine, opts, nopts));
+	return hixl_fail("hixl_engine_init", local_engine,
+			 HIXL_KEEP_ERRNO(engine_init(eng, local_engine, opts, nopts)));
 }
 
 HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)

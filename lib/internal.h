@@ -115,6 +115,7 @@ struct hixl_link {
 	int err;			/* CONNECT_FAILED: the connect's -errno */
 	int timeout_ms;			/* of the pending asynchronous connect */
 	bool disc_wait;			/* a disconnect waits for the connect */
+	bool disc_async;		/* a hixl_disconnect_async() thread owns it */
 	struct hixl_engine *eng;
 };
 
@@ -150,6 +151,8 @@ struct hixl_request {
 	size_t failed;
 	bool running;				/* in the kernel: URING_CMD or ioctl */
 	bool detached;				/* freed by the library when done */
+	bool listed;				/* ended, and hixl_get_all_transfer_status()
+						 * listed it once */
 };
 
 /*
@@ -180,6 +183,7 @@ struct hixl_engine {
 	int nworkers;
 	int connect_threads;		/* detached connect threads alive */
 	bool stopping;
+	bool auto_connect;		/* the "AutoConnect" option, set at init */
 	bool uring;			/* the async path: io_uring, else the workers */
 	bool reaper_on;			/* the reaper thread was started */
 	pthread_t reaper;
@@ -235,6 +239,13 @@ void hixl_handles_release(struct hixl_engine *eng);
 
 /* peer.c */
 void hixl_links_release(struct hixl_engine *eng);
+int hixl_auto_connect(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
+		      long long deadline, bool stale);
+void hixl_link_forget(struct hixl_engine *eng, const struct hixl_sockaddr *addr);
+
+/* status.c: hixl_last_error() */
+int hixl_fail(const char *fn, const char *obj, int err);
+int hixl_failf(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* request.c */
 size_t hixl_req_not_done(const struct hixl_request *r, int err);

@@ -5,8 +5,8 @@
  */
 #include "internal.h"
 
-HIXL_EXPORT int hixl_send_notify(struct hixl_engine *eng, const char *remote_engine,
-				 const char *name, const void *msg, size_t msg_len, int timeout_ms)
+static int send_notify(struct hixl_engine *eng, const char *remote_engine, const char *name,
+		       const void *msg, size_t msg_len, int timeout_ms)
 {
 	struct hixl_send_notify n;
 	size_t name_len;
@@ -25,10 +25,21 @@ HIXL_EXPORT int hixl_send_notify(struct hixl_engine *eng, const char *remote_eng
 	n.msg = (uintptr_t)msg;
 	n.name_len = (uint32_t)name_len;
 	n.msg_len = (uint32_t)msg_len;
-	ret = hixl_ioctl(eng->fd, HIXL_IOC_SEND_NOTIFY, &n);
+	if (eng->auto_connect)
+		ret = hixl_auto_connect(eng, &n.remote, hixl_deadline(timeout_ms), false);
+	if (!ret)
+		ret = hixl_ioctl(eng->fd, HIXL_IOC_SEND_NOTIFY, &n);
 	if (ret == -ECONNRESET || ret == -ENETDOWN || ret == -ETIMEDOUT || ret == -EIO)
 		ret = -ECOMM;
 	return ret;
+}
+
+HIXL_EXPORT int hixl_send_notify(struct hixl_engine *eng, const char *remote_engine,
+				 const char *name, const void *msg, size_t msg_len, int timeout_ms)
+{
+	return hixl_fail("hixl_send_notify", remote_engine,
+			 HIXL_KEEP_ERRNO(send_notify(eng, remote_engine, name, msg, msg_len,
+						     timeout_ms)));
 }
 
 HIXL_EXPORT int hixl_get_notifies(struct hixl_engine *eng, struct hixl_notify *out, size_t max,

@@ -17,6 +17,16 @@ static struct hixl_link *link_find(struct hixl_engine *eng, const struct hixl_so
 	return NULL;
 }
 
+/* The state a caller sees for a link entry.  eng->lock held. */
+static enum hixl_connect_status link_state(const struct hixl_link *l)
+{
+	if (l->disc_wait)
+		return HIXL_DISCONNECT_PENDING;
+	if (l->disc_async)
+		return HIXL_DISCONNECTING;
+	return l->st;
+}
+
 static void link_remove(struct hixl_engine *eng, struct hixl_link *l)
 {
 	struct hixl_link **pp;
@@ -53,6 +63,8 @@ static int link_start(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
 	if (eng->stopping)
 		return -ESHUTDOWN;
 	if (l) {
+		if (l->disc_async)	/* its thread holds the entry */
+			return -EALREADY;
 		if (l->st == HIXL_CONNECTED)
 			return -EISCONN;
 		if (l->st != HIXL_CONNECT_FAILED)
@@ -87,21 +99,19 @@ static int connect_args(struct hixl_engine *eng, const char *remote, int timeout
 	return addr->port ? 0 : -EINVAL;
 }
 
-static int do_connect(struct hixl_engine *eng, const char *remote, int timeout_ms)
+/* A blocking connect to addr (a listening peer), timeout_ms > 0. */
+static int connect_addr(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
+			int timeout_ms)
 {
-	struct hixl_sockaddr addr;
 	struct hixl_link *l;
 	int ret;
 
-	ret = connect_args(eng, remote, timeout_ms, &addr);
-	if (ret)
-		return ret;
 	pthread_mutex_lock(&eng->lock);
-	ret = link_start(eng, &addr, HIXL_CONNECTING, &l);
+	ret = link_start(eng, addr, HIXL_CONNECTING, &l);
 	pthread_mutex_unlock(&eng->lock);
 	if (ret)
 		return ret;
-	ret = link_ioctl(eng->fd, HIXL_IOC_CONNECT, &addr, timeout_ms);
+	ret = link_ioctl(eng->fd, HIXL_IOC_CONNECT, addr, timeout_ms);
 	pthread_mutex_lock(&eng->lock);
 	if (ret)
 		link_remove(eng, l);
@@ -112,9 +122,19 @@ static int do_connect(struct hixl_engine *eng, const char *remote, int timeout_m
 	return ret;
 }
 
+static int do_connect(struct hixl_engine *eng, const char *remote, int timeout_ms)
+{
+	struct hixl_sockaddr addr;
+	int ret;
+
+	ret = connect_args(eng, remote, timeout_ms, &addr);
+	return ret ? ret : connect_addr(eng, &addr, timeout_ms);
+}
+
 HIXL_EXPORT int hixl_connect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms)
 {
-	return HIXL_KEEP_ERRNO(do_connect(eng, remote_engine, timeout_ms));
+	return hixl_fail("hixl_connect", remote_engine,
+			 HIXL_KEEP_ERRNO(do_connect(eng, remote_engine, timeout_ms)));
 }
 
 static void *connect_thread(void *arg)
@@ -170,7 +190,8 @@ out:
 HIXL_EXPORT int hixl_connect_async(struct hixl_engine *eng, const char *remote_engine,
 				   int timeout_ms)
 {
-	return HIXL_KEEP_ERRNO(do_connect_async(eng, remote_engine, timeout_ms));
+	return hixl_fail("hixl_connect_async", remote_engine,
+			 HIXL_KEEP_ERRNO(do_connect_async(eng, remote_engine, timeout_ms)));
 }
 
 HIXL_EXPORT int hixl_get_connect_status(struct hixl_engine *eng, const char *remote_engine,
@@ -190,11 +211,9 @@ HIXL_EXPORT int hixl_get_connect_status(struct hixl_engine *eng, const char *rem
 	l = link_find(eng, &addr);
 	if (!l) {
 		*st = HIXL_NOT_CONNECT;
-	} else if (l->disc_wait) {
-		*st = HIXL_DISCONNECT_PENDING;
 	} else {
-		*st = l->st;
-		if (l->st == HIXL_CONNECT_FAILED)
+		*st = link_state(l);
+		if (*st == HIXL_CONNECT_FAILED)
 			ret = l->err;
 	}
 	pthread_mutex_unlock(&eng->lock);
@@ -221,7 +240,7 @@ static int do_disconnect(struct hixl_engine *eng, const char *remote, int timeou
 		pthread_mutex_unlock(&eng->lock);
 		return link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &addr, timeout_ms);
 	}
-	if (l->disc_wait || l->st == HIXL_DISCONNECTING) {
+	if (l->disc_wait || l->disc_async || l->st == HIXL_DISCONNECTING) {
 		ret = -EALREADY;
 		goto out;
 	}
@@ -259,7 +278,188 @@ out:
 
 HIXL_EXPORT int hixl_disconnect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms)
 {
-	return HIXL_KEEP_ERRNO(do_disconnect(eng, remote_engine, timeout_ms));
+	return hixl_fail("hixl_disconnect", remote_engine,
+			 HIXL_KEEP_ERRNO(do_disconnect(eng, remote_engine, timeout_ms)));
+}
+
+/*
+ * The detached thread of hixl_disconnect_async(): wait for a pending connect
+ * to end (disc_wait), then tear the link down like hixl_disconnect().
+ */
+static void *disconnect_thread(void *arg)
+{
+	struct hixl_link *l = arg;
+	struct hixl_engine *eng = l->eng;
+	long long deadline = hixl_deadline(l->timeout_ms);
+	struct timespec ts;
+	int ret;
+
+	pthread_mutex_lock(&eng->lock);
+	hixl_ns_to_ts(deadline, &ts);
+	while (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING)
+		if (pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT)
+			break;
+	l->disc_wait = false;
+	l->disc_async = false;
+	if (l->st == HIXL_CONNECTED) {
+		l->st = HIXL_DISCONNECTING;
+		pthread_mutex_unlock(&eng->lock);
+		ret = link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &l->addr, l->timeout_ms);
+		pthread_mutex_lock(&eng->lock);
+		if (!ret || ret == -ENOTCONN)
+			link_remove(eng, l);
+		else
+			l->st = HIXL_CONNECTED;	/* as hixl_disconnect() leaves it */
+	} else if (l->st == HIXL_CONNECT_FAILED) {
+		link_remove(eng, l);
+	}
+	/* still connecting after the timeout: the connect's thread owns it */
+	eng->connect_threads--;
+	pthread_cond_broadcast(&eng->cond);
+	pthread_mutex_unlock(&eng->lock);	/* eng may be freed from here on */
+	return NULL;
+}
+
+static int do_disconnect_async(struct hixl_engine *eng, const char *remote, int timeout_ms)
+{
+	struct hixl_sockaddr addr;
+	struct hixl_link *l;
+	pthread_attr_t attr;
+	pthread_t t;
+	int ret;
+
+	if (!eng || timeout_ms <= 0)
+		return -EINVAL;
+	ret = hixl_parse_name(remote, &addr);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&eng->lock);
+	l = link_find(eng, &addr);
+	if (eng->stopping) {
+		ret = -ESHUTDOWN;
+	} else if (!l) {
+		ret = -ENOTCONN;
+	} else if (l->disc_wait || l->disc_async || l->st == HIXL_DISCONNECTING) {
+		ret = -EALREADY;
+	} else if (l->st == HIXL_CONNECT_FAILED) {
+		link_remove(eng, l);		/* as hixl_disconnect() clears it */
+		ret = -ENOTCONN;
+	}
+	if (ret)
+		goto out;
+	/* seen at once: DISCONNECT_PENDING behind a connect, else DISCONNECTING */
+	l->disc_wait = l->st != HIXL_CONNECTED;
+	l->disc_async = true;
+	l->timeout_ms = timeout_ms;
+	eng->connect_threads++;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = -pthread_create(&t, &attr, disconnect_thread, l);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		eng->connect_threads--;
+		l->disc_wait = false;
+		l->disc_async = false;
+	}
+out:
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
+}
+
+HIXL_EXPORT int hixl_disconnect_async(struct hixl_engine *eng, const char *remote_engine,
+				      int timeout_ms)
+{
+	return hixl_fail("hixl_disconnect_async", remote_engine,
+			 HIXL_KEEP_ERRNO(do_disconnect_async(eng, remote_engine, timeout_ms)));
+}
+
+HIXL_EXPORT int hixl_get_all_connect_status(struct hixl_engine *eng,
+					    struct hixl_connect_entry *out, size_t max)
+{
+	struct hixl_link *l;
+	size_t n = 0;
+	int saved = errno;
+
+	if (!eng || (max && !out))
+		return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	for (l = eng->links; l; l = l->next, n++) {
+		if (n >= max)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		hixl_format_engine_name(&l->addr, out[n].remote_engine,
+					sizeof(out[n].remote_engine));
+		out[n].status = link_state(l);
+		out[n].err = l->st == HIXL_CONNECT_FAILED ? l->err : 0;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	errno = saved;
+	return n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
+/*
+ * AutoConnect: make sure a link to addr exists before a transfer or a
+ * notification, within deadline.  stale: the module just said -ENOTCONN
+ * for a link the library still lists (the peer went away): forget it and
+ * connect again.  0 when the link is up (ours, or one the peer made to
+ * us: -EISCONN from the module); -ENOTCONN without AutoConnect; else the
+ * connect's error.
+ */
+int hixl_auto_connect(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
+		      long long deadline, bool stale)
+{
+	struct hixl_link *l;
+	struct timespec ts;
+	long long left;
+	int ret;
+
+	if (!eng->auto_connect)
+		return -ENOTCONN;
+	if (!addr->port)
+		return -ENOTCONN;	/* a client-only peer cannot be connected to */
+	pthread_mutex_lock(&eng->lock);
+	hixl_ns_to_ts(deadline, &ts);
+	while ((l = link_find(eng, addr)) &&
+	       (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING ||
+		l->st == HIXL_DISCONNECTING || l->disc_wait || l->disc_async)) {
+		if (pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT) {
+			pthread_mutex_unlock(&eng->lock);
+			return -ETIMEDOUT;
+		}
+	}
+	if (l && l->st == HIXL_CONNECTED && !stale) {
+		pthread_mutex_unlock(&eng->lock);
+		return 0;
+	}
+	if (l)
+		link_remove(eng, l);	/* failed, or gone under us: start again */
+	pthread_mutex_unlock(&eng->lock);
+	left = hixl_ms_left(deadline);
+	if (left <= 0)
+		return -ETIMEDOUT;
+	ret = connect_addr(eng, addr, left > INT32_MAX ? INT32_MAX : (int)left);
+	if (ret == -EISCONN) {
+		/* the peer made the link to us: list it, so the next call is free */
+		pthread_mutex_lock(&eng->lock);
+		if (!link_start(eng, addr, HIXL_CONNECTED, &l))
+			pthread_cond_broadcast(&eng->cond);
+		pthread_mutex_unlock(&eng->lock);
+		ret = 0;
+	}
+	return ret;
+}
+
+/*
+ * A request to addr ended -ENOTCONN: the library's CONNECTED entry is
+ * stale (the peer went away); drop it so that AutoConnect connects again.
+ * eng->lock held.
+ */
+void hixl_link_forget(struct hixl_engine *eng, const struct hixl_sockaddr *addr)
+{
+	struct hixl_link *l = link_find(eng, addr);
+
+	if (l && l->st == HIXL_CONNECTED && !l->disc_async)
+		link_remove(eng, l);
 }
 
 /*

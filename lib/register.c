@@ -34,8 +34,8 @@ static int handles_reserve(struct hixl_engine *eng)
 	return 0;
 }
 
-HIXL_EXPORT int hixl_register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
-				  enum hixl_mem_type type, uint64_t *handle)
+static int register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
+			enum hixl_mem_type type, uint64_t *handle)
 {
 	struct hixl_reg_mem r;
 	int saved = errno, ret;
@@ -74,6 +74,15 @@ out:
 	return ret;
 }
 
+HIXL_EXPORT int hixl_register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
+				  enum hixl_mem_type type, uint64_t *handle)
+{
+	return hixl_failf(register_mem(eng, desc, type, handle), "hixl_register_mem(addr 0x%llx, len %llu, type %d, flags 0x%x)",
+			  desc ? (unsigned long long)desc->addr : 0ULL,
+			  desc ? (unsigned long long)desc->len : 0ULL, (int)type,
+			  desc ? desc->flags : 0U);
+}
+
 HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
 {
 	int ret;
@@ -82,7 +91,8 @@ HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
 		return -EINVAL;
 	ret = dereg(eng->fd, handle);
 	if (ret)
-		return ret;
+		return hixl_failf(ret, "hixl_deregister_mem(handle %llu)",
+				  (unsigned long long)handle);
 	pthread_mutex_lock(&eng->lock);
 	for (size_t i = 0; i < eng->nhandles; i++) {
 		if (eng->handles[i] == handle) {

@@ -178,10 +178,21 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 	ret = transfer_args(eng, remote_engine, op, descs, count, timeout_ms, &addr);
 	if (!ret)
 		ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0, &failed);
+	/*
+	 * AutoConnect: no link (never made, or gone with its peer): connect
+	 * and run the batch again, all of it (READ and WRITE of the same
+	 * bytes are idempotent), under the same deadline.
+	 */
+	if (ret == -ENOTCONN && eng->auto_connect) {
+		ret = hixl_auto_connect(eng, &addr, deadline, true);
+		if (!ret)
+			ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0,
+						   &failed);
+	}
 	if (failed_index)
 		*failed_index = failed;
 	errno = saved;
-	return ret;
+	return hixl_fail("hixl_transfer_sync", remote_engine, ret);
 }
 
 /*
@@ -194,6 +205,8 @@ void hixl_req_end(struct hixl_engine *eng, struct hixl_request *r, int err, size
 	r->failed = failed;
 	r->st = !err ? HIXL_TRANSFER_COMPLETED :
 		err == -ETIMEDOUT ? HIXL_TRANSFER_TIMEOUT : HIXL_TRANSFER_FAILED;
+	if (err == -ENOTCONN && eng->auto_connect)
+		hixl_link_forget(eng, &r->remote);	/* the next call connects again */
 	if (r->detached)
 		req_unlink(eng, r);
 }
@@ -243,6 +256,8 @@ static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum h
 	if (!r)
 		return -ENOMEM;
 	ret = transfer_args(eng, remote, op, descs, count, timeout_ms, &r->remote);
+	if (!ret && eng->auto_connect)	/* the link first, in the caller's time */
+		ret = hixl_auto_connect(eng, &r->remote, hixl_deadline(timeout_ms), false);
 	if (ret) {
 		free(r);
 		return ret;
@@ -282,8 +297,39 @@ HIXL_EXPORT int hixl_transfer_async(struct hixl_engine *eng, const char *remote_
 				    enum hixl_op op, const struct hixl_op_desc *descs, size_t count,
 				    int timeout_ms, void *user_data, struct hixl_request **req)
 {
-	return HIXL_KEEP_ERRNO(do_transfer_async(eng, remote_engine, op, descs, count, timeout_ms,
-						 user_data, req));
+	return hixl_fail("hixl_transfer_async", remote_engine,
+			 HIXL_KEEP_ERRNO(do_transfer_async(eng, remote_engine, op, descs, count,
+							   timeout_ms, user_data, req)));
+}
+
+HIXL_EXPORT int hixl_get_all_transfer_status(struct hixl_engine *eng, uint32_t flags,
+					     struct hixl_transfer_result *out, size_t max)
+{
+	struct hixl_request *r, *last = NULL;
+	size_t n = 0;
+
+	if (!eng || (max && !out) || (flags & ~HIXL_QUERY_SKIP_WAITING))
+		return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	/* eng->reqs is newest first: walk from the oldest */
+	for (r = eng->reqs; r; r = r->next)
+		last = r;
+	for (r = last; r && (!max || n < max); r = r->prev) {
+		bool waiting = r->st == HIXL_TRANSFER_WAITING;
+
+		if (r->detached || r->listed || (waiting && (flags & HIXL_QUERY_SKIP_WAITING)))
+			continue;
+		if (max) {
+			out[n].req = r;
+			out[n].user_data = r->user_data;
+			out[n].status = r->st;
+			out[n].err = r->err;
+			r->listed = !waiting;
+		}
+		n++;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
 HIXL_EXPORT int hixl_get_transfer_status(struct hixl_engine *eng, struct hixl_request *req,

@@ -1,9 +1,72 @@
 // SPDX-License-Identifier: MIT
 /*
  * status.c - libhixl-user: the status codes of the HIXL API
- * (hixl_status_from_errno(), hixl_status_str()).
+ * (hixl_status_from_errno(), hixl_status_str()), the per-thread last
+ * error message (hixl_last_error(), HIXL's GetRecentErrMsg) and the
+ * capability query (hixl_get_capability(), HIXL's GetCapability).
  */
+/* strerrorname_np(): glibc 2.32, _GNU_SOURCE (set by the Makefile) */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "internal.h"
+
+#define HIXL_ERRMSG_MAX	256
+
+static __thread char last_error[HIXL_ERRMSG_MAX];
+
+/*
+ * Record "<what>: strerror (-ENAME)" as this thread's last error when err
+ * is negative, what being printf(fmt, ...) ("hixl_connect(10.0.0.2:16000)"),
+ * and return err: the public functions end with "return hixl_failf(ret,
+ * ...)" or hixl_fail().
+ */
+int hixl_failf(int err, const char *fmt, ...)
+{
+	int saved = errno, n;
+	const char *name;
+	char buf[128];
+	va_list ap;
+
+	if (err >= 0)
+		return err;
+	va_start(ap, fmt);
+	n = vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(last_error))
+		n = 0;
+	name = strerrorname_np(-err);
+	snprintf(last_error + n, sizeof(last_error) - n, ": %s (-%s)",
+		 strerror_r(-err, buf, sizeof(buf)), name ? name : "E?");
+	errno = saved;
+	return err;
+}
+
+int hixl_fail(const char *fn, const char *obj, int err)
+{
+	return err < 0 ? hixl_failf(err, "%s(%.*s)", fn, HIXL_ENGINE_NAME_MAX, obj ? obj : "") : err;
+}
+
+HIXL_EXPORT const char *hixl_last_error(void)
+{
+	return last_error;
+}
+
+HIXL_EXPORT int hixl_get_capability(int32_t feature, int32_t *value)
+{
+	if (!value)
+		return -EINVAL;
+	switch (feature) {
+	case HIXL_FEATURE_AUTO_CONNECT:
+	case HIXL_FEATURE_CLIENT_SERVER_COMM:
+		*value = 1;
+		break;
+	default:
+		*value = 0;
+		break;
+	}
+	return 0;
+}
 
 HIXL_EXPORT enum hixl_status hixl_status_from_errno(int err)
 {

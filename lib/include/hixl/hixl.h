@@ -497,10 +497,13 @@ int hixl_disconnect(struct hixl_engine *eng, const char *remote_engine, int time
  * @remote_engine: the peer's name
  * @timeout_ms:    as for hixl_disconnect(), ms, > 0
  *
- * Runs hixl_disconnect() on a library thread and returns at once; the
- * peer's state (hixl_get_connect_status()) is DISCONNECT_PENDING while a
- * connect to it is still pending, DISCONNECTING while the teardown runs,
- * then NOT_CONNECT, whatever the teardown returned (HIXL does the same).
+ * Runs the teardown of hixl_disconnect() on a library thread and returns
+ * at once; the peer's state (hixl_get_connect_status()) is then
+ * DISCONNECT_PENDING while a connect to it is still pending (the thread
+ * waits up to @timeout_ms for it to end), DISCONNECTING while the teardown
+ * runs, then NOT_CONNECT; CONNECTED again when the module's DISCONNECT
+ * failed (as hixl_disconnect() leaves it).  A connect to the peer meanwhile
+ * gets -EALREADY.  hixl_engine_finalize() waits for the thread.
  *
  * Return: 0 when the disconnect was started; -EINVAL as hixl_disconnect();
  * -ENOTCONN no link and no connect pending (HIXL NOT_CONNECTED);
