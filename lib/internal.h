@@ -116,6 +116,7 @@ struct hixl_link {
 	int timeout_ms;			/* of the pending asynchronous connect */
 	bool disc_wait;			/* a disconnect waits for the connect */
 	bool disc_async;		/* a hixl_disconnect_async() thread owns it */
+	bool stale;			/* CONNECTED, but a request saw the link broken */
 	struct hixl_engine *eng;
 };
 
@@ -242,6 +243,7 @@ void hixl_links_release(struct hixl_engine *eng);
 int hixl_auto_connect(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
 		      long long deadline, bool stale);
 void hixl_link_forget(struct hixl_engine *eng, const struct hixl_sockaddr *addr);
+bool hixl_link_error(int err);
 
 /* status.c: hixl_last_error() */
 int hixl_fail(const char *fn, const char *obj, int err);

@@ -81,6 +81,7 @@ static int link_start(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
 	l->st = st;
 	l->err = 0;
 	l->disc_wait = false;
+	l->stale = false;
 	*out = l;
 	return 0;
 }
@@ -399,9 +400,9 @@ HIXL_EXPORT int hixl_get_all_connect_status(struct hixl_engine *eng,
 
 /*
  * AutoConnect: make sure a link to addr exists before a transfer or a
- * notification, within deadline.  stale: the module just said -ENOTCONN
- * for a link the library still lists (the peer went away): forget it and
- * connect again.  0 when the link is up (ours, or one the peer made to
+ * notification, within deadline.  stale: the module just said the link is
+ * gone or broken (hixl_link_error(): the peer went away or restarted):
+ * take it down and connect again.  0 when the link is up (ours, or one the peer made to
  * us: -EISCONN from the module); -ENOTCONN without AutoConnect; else the
  * connect's error.
  */
@@ -427,13 +428,20 @@ int hixl_auto_connect(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
 			return -ETIMEDOUT;
 		}
 	}
-	if (l && l->st == HIXL_CONNECTED && !stale) {
+	if (l && l->st == HIXL_CONNECTED && !stale && !l->stale) {
 		pthread_mutex_unlock(&eng->lock);
 		return 0;
 	}
-	if (l)
+	if (l) {
+		stale |= l->stale;
 		link_remove(eng, l);	/* failed, or gone under us: start again */
+	}
 	pthread_mutex_unlock(&eng->lock);
+	left = hixl_ms_left(deadline);
+	if (left <= 0)
+		return -ETIMEDOUT;
+	if (stale)	/* the module may keep the broken link: take it down first */
+		link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, addr, (int)(left < 1000 ? left : 1000));
 	left = hixl_ms_left(deadline);
 	if (left <= 0)
 		return -ETIMEDOUT;
@@ -450,16 +458,22 @@ int hixl_auto_connect(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
 }
 
 /*
- * A request to addr ended -ENOTCONN: the library's CONNECTED entry is
- * stale (the peer went away); drop it so that AutoConnect connects again.
- * eng->lock held.
+ * A request to addr ended with a link error: the link is gone or broken
+ * (the peer went away); mark the library's entry so that AutoConnect takes
+ * it down and connects again.  eng->lock held.
  */
 void hixl_link_forget(struct hixl_engine *eng, const struct hixl_sockaddr *addr)
 {
 	struct hixl_link *l = link_find(eng, addr);
 
-	if (l && l->st == HIXL_CONNECTED && !l->disc_async)
-		link_remove(eng, l);
+	if (l && l->st == HIXL_CONNECTED)
+		l->stale = true;
+}
+
+/* An error that says the link to the peer is gone or broken. */
+bool hixl_link_error(int err)
+{
+	return err == -ENOTCONN || err == -ECONNRESET || err == -ENETDOWN || err == -EIO;
 }
 
 /*

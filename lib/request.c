@@ -179,11 +179,11 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 	if (!ret)
 		ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0, &failed);
 	/*
-	 * AutoConnect: no link (never made, or gone with its peer): connect
-	 * and run the batch again, all of it (READ and WRITE of the same
+	 * AutoConnect: no link (never made), or a broken one (its peer went
+	 * away or restarted): connect and run the batch again, all of it (READ and WRITE of the same
 	 * bytes are idempotent), under the same deadline.
 	 */
-	if (ret == -ENOTCONN && eng->auto_connect) {
+	if (hixl_link_error(ret) && eng->auto_connect) {
 		ret = hixl_auto_connect(eng, &addr, deadline, true);
 		if (!ret)
 			ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0,
@@ -205,7 +205,7 @@ void hixl_req_end(struct hixl_engine *eng, struct hixl_request *r, int err, size
 	r->failed = failed;
 	r->st = !err ? HIXL_TRANSFER_COMPLETED :
 		err == -ETIMEDOUT ? HIXL_TRANSFER_TIMEOUT : HIXL_TRANSFER_FAILED;
-	if (err == -ENOTCONN && eng->auto_connect)
+	if (hixl_link_error(err) && eng->auto_connect)
 		hixl_link_forget(eng, &r->remote);	/* the next call connects again */
 	if (r->detached)
 		req_unlink(eng, r);
