@@ -94,6 +94,8 @@ int hixl_setup_validate(const struct hixl_setup *a)
 	} else if (a->secret || a->secret_len) {
 		return -EINVAL;
 	}
+	if ((a->flags & HIXL_SETUP_LISTEN_ANY) && a->local.port)
+		return -EINVAL;
 	if (a->traffic_class > 255 || a->traffic_class % 4)
 		return -EINVAL;
 	if (a->service_level > 7)
@@ -228,10 +230,14 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		if (ret)
 			goto err_free_mrs;
 	}
-	if (a->local.port) {
+	if (a->local.port || (a->flags & HIXL_SETUP_LISTEN_ANY)) {
 		ret = rdma_listen(rd->cm_id, 128);
 		if (ret)
 			goto err_free_mrs;
+		/* port 0: the one RDMA CM bound, which peers and HELLO name */
+		rd->local.port = ntohs(((struct sockaddr_in *)
+					&rd->cm_id->route.addr.src_addr)->sin_port);	/* sin6 too */
+		a->local.port = rd->local.port;
 	}
 
 	/* nothing fails from here on: publish (the CM handler reads it unlocked) */

@@ -122,18 +122,46 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *
 	return ret;
 }
 
-/* Does the module take SETUP's allowed peers and secret?  (An older one: -EINVAL.) */
-static int auth_supported(int fd, const struct hixl_setup *s)
+/*
+ * Does the module take SETUP's flags: allowed peers and secret, any port?
+ * (An older one: -EINVAL.)
+ */
+static int setup_supported(int fd, const struct hixl_setup *s)
 {
 	struct hixl_info info;
 	int ret;
 
-	if (!(s->flags & HIXL_SETUP_FLAGS_ALL))
+	if (!s->flags)
 		return 0;
 	ret = hixl_dev_get_info(fd, &info);
 	if (ret)
 		return ret;
-	return info.features & HIXL_FEAT_AUTH ? 0 : -EOPNOTSUPP;
+	if ((s->flags & (HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET)) &&
+	    !(info.features & HIXL_FEAT_AUTH))
+		return -EOPNOTSUPP;
+	if ((s->flags & HIXL_SETUP_LISTEN_ANY) && !(info.features & HIXL_FEAT_LISTEN_ANY))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* 127.0.0.0/8 or ::1 */
+static bool is_loopback(const struct hixl_sockaddr *a)
+{
+	static const uint8_t v6_lo[16] = { [15] = 1 };
+
+	if (a->family == AF_INET)
+		return a->addr[0] == 127;
+	return a->family == AF_INET6 && !memcmp(a->addr, v6_lo, 16);
+}
+
+/* "ip:0" / "[ipv6]:0": listen on any port (a name without a port: client only) */
+static bool any_port(const char *name)
+{
+	const char *c = strrchr(name, ':');
+
+	if (!c || strcmp(c, ":0"))
+		return false;
+	return name[0] == '[' ? c > name && c[-1] == ']' : strchr(name, ':') == c;
 }
 
 static int engine_init(struct hixl_engine **engp, const char *local_engine,
@@ -152,6 +180,8 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 	ret = hixl_parse_name(local_engine, &s.local);
 	if (ret)
 		return ret;
+	if (any_port(local_engine))
+		s.flags |= HIXL_SETUP_LISTEN_ANY;
 	ret = setup_options(&s, &ao, &auto_connect, opts, nopts);
 	if (ret) {
 		hixl_auth_opts_clear(&ao);
@@ -168,7 +198,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 		free(eng);
 		return fd;
 	}
-	ret = auth_supported(fd, &s);
+	ret = setup_supported(fd, &s);
 	if (!ret)
 		ret = hixl_ioctl(fd, HIXL_IOC_SETUP, &s);
 	hixl_auth_opts_clear(&ao);	/* the kernel has its keyed hash: wipe ours */
@@ -196,8 +226,16 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 HIXL_EXPORT int hixl_engine_init(struct hixl_engine **eng, const char *local_engine,
 				 const struct hixl_option *opts, size_t nopts)
 {
-	return hixl_fail("hixl_engine_init", local_engine,
-			 HIXL_KEEP_ERRNO(engine_init(eng, local_engine, opts, nopts)));
+	int ret = HIXL_KEEP_ERRNO(engine_init(eng, local_engine, opts, nopts));
+	struct hixl_sockaddr a;
+
+	if ((ret == -ENODEV || ret == -EADDRNOTAVAIL) && !hixl_parse_name(local_engine, &a))
+		return hixl_failf(ret, "hixl_engine_init(%.*s): no RDMA device has this address%s",
+				  HIXL_ENGINE_NAME_MAX, local_engine,
+				  is_loopback(&a) ? " (a loopback address: hixl moves data over "
+				  "RDMA; name the engine by an address of an RDMA device, e.g. "
+				  "the IP of a NIC or of an rxe link)" : "");
+	return hixl_fail("hixl_engine_init", local_engine, ret);
 }
 
 HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)
@@ -239,6 +277,13 @@ HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)
 	pthread_mutex_destroy(&eng->lock);
 	free(eng);
 	errno = saved;
+}
+
+HIXL_EXPORT int hixl_engine_name(const struct hixl_engine *eng, char *buf, size_t len)
+{
+	if (!eng)
+		return -EINVAL;
+	return hixl_format_engine_name(&eng->local, buf, len);
 }
 
 HIXL_EXPORT int hixl_engine_caps(struct hixl_engine *eng, struct hixl_info *info)

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -497,7 +498,67 @@ static void test_api_last_error(void)
 	hixl_engine_finalize(cli);
 }
 
+/* "ip:0": the kernel picks the port, hixl_engine_name() tells; loopback refused clearly */
+static void test_api_any_port(void)
+{
+	struct hixl_engine *srv = eng(IP ":0"), *cli, *lo = NULL;
+	char name[HIXL_ENGINE_NAME_MAX], small[4];
+	struct hixl_sockaddr a;
+	struct hixl_setup su;
+	size_t len = 1 << 16;
+	unsigned char *s = abuf(len), *c = abuf(len);
+	int fd, ret;
+
+	REQUIRE(srv && s && c);
+	CHECK_EQ(hixl_engine_name(srv, name, sizeof(name)), 0);
+	printf("#   %s: %s\n", IP ":0", name);
+	REQUIRE(hixl_parse_engine_name(name, &a) == 0);
+	CHECK(a.port != 0);
+	CHECK_EQ(hixl_engine_name(srv, small, sizeof(small)), -ENOSPC);
+	CHECK_EQ(hixl_engine_name(NULL, name, sizeof(name)), -EINVAL);
+	cli = eng(IP);
+	REQUIRE(cli);
+	CHECK_EQ(hixl_engine_name(cli, name + 32, 32), 0);
+	CHECK(!strcmp(name + 32, IP));		/* client only: no port */
+	REQUIRE(reg_flags(srv, s, len, 0, NULL) == 0);
+	REQUIRE(reg_flags(cli, c, len, 0, NULL) == 0);
+	CHECK_EQ(hixl_connect(cli, name, 5000), 0);
+	afill(c, len, 12);
+	CHECK_EQ(hixl_transfer_sync(cli, name, HIXL_WRITE,
+				    &(struct hixl_op_desc){ (uintptr_t)c, (uintptr_t)s, len }, 1,
+				    5000, NULL), 0);
+	CHECK_EQ(memcmp(c, s, len), 0);
+	/* two engines on port 0 of one address get two ports */
+	{
+		struct hixl_engine *two = eng(IP ":0");
+		char n2[HIXL_ENGINE_NAME_MAX];
+
+		REQUIRE(two);
+		CHECK_EQ(hixl_engine_name(two, n2, sizeof(n2)), 0);
+		CHECK(strcmp(n2, name) != 0);
+		hixl_engine_finalize(two);
+	}
+	/* the raw flag: only with port 0 */
+	fd = hixl_dev_open(NULL);
+	REQUIRE(fd >= 0);
+	memset(&su, 0, sizeof(su));
+	su.local = a;
+	su.flags = HIXL_SETUP_LISTEN_ANY;
+	su.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
+	su.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	CHECK_EQ(ioctl(fd, HIXL_IOC_SETUP, &su) < 0 ? -errno : 0, -EINVAL);
+	close(fd);
+	/* a loopback address has no RDMA device: said clearly */
+	ret = hixl_engine_init(&lo, "127.0.0.1:0", NULL, 0);
+	CHECK(ret == -ENODEV || ret == -EADDRNOTAVAIL);
+	printf("#   %s\n", hixl_last_error());
+	CHECK(strstr(hixl_last_error(), "loopback") != NULL);
+	hixl_engine_finalize(cli);
+	hixl_engine_finalize(srv);
+}
+
 const struct ht_test api_tests[] = {
+	{ "api_any_port", test_api_any_port },
 	{ "api_disconnect_async", test_api_disconnect_async },
 	{ "api_all_connect_status", test_api_all_connect_status },
 	{ "api_all_transfer_status", test_api_all_transfer_status },

@@ -46,11 +46,12 @@
 #define HIXL_FEAT_URING_CMD	(1ULL << 9)	/* io_uring URING_CMD submission */
 #define HIXL_FEAT_AUTH		(1ULL << 10)	/* SETUP's allowed peers and secret */
 #define HIXL_FEAT_LOCAL_ONLY	(1ULL << 11)	/* REG_MEM's HIXL_REG_LOCAL_ONLY */
+#define HIXL_FEAT_LISTEN_ANY	(1ULL << 12)	/* SETUP's HIXL_SETUP_LISTEN_ANY */
 #define HIXL_FEAT_ALL		(HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST | \
 				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | \
 				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
 				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
-				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY)
+				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY)
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -236,7 +237,10 @@ struct hixl_sockaddr {
 /* hixl_setup.flags */
 #define HIXL_SETUP_ALLOWED_PEERS (1U << 0)	/* @allowed, @nr_allowed are given */
 #define HIXL_SETUP_SECRET	(1U << 1)	/* @secret, @secret_len are given */
-#define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET)
+#define HIXL_SETUP_LISTEN_ANY	(1U << 2)	/* @local.port 0: listen on a port the
+						 * kernel picks, returned in @local.port */
+#define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
+				 HIXL_SETUP_LISTEN_ANY)
 
 #define HIXL_MAX_ALLOWED_PEERS	256	/* prefixes in hixl_setup.allowed */
 #define HIXL_SECRET_MIN		16	/* bytes of hixl_setup.secret */
@@ -270,7 +274,10 @@ struct hixl_peer_prefix {
  *                  for peers.  Its RDMA device (found with RDMA CM in the
  *                  caller's network namespace) is the device every MR and QP
  *                  of the engine lives on.  Port 0: client only; port > 0:
- *                  the engine also listens there for peers' CONNECTs
+ *                  the engine also listens there for peers' CONNECTs.  With
+ *                  HIXL_SETUP_LISTEN_ANY (port must be 0): the engine listens
+ *                  on a free port RDMA CM picks, and @local.port is set to it
+ *                  on return (out)
  * @flags:          in: HIXL_SETUP_* bits; others must be 0
  * @traffic_class:  in: RDMA traffic class, 0..255, a multiple of 4 (132)
  * @service_level:  in: RDMA service level, 0..7 (4)

@@ -190,8 +190,12 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  * @eng:          out: the engine; set only on success
  * @local_engine: the engine's name, see hixl_parse_engine_name().  With a
  *                port > 0 the engine listens there for peers' connects;
- *                without one it is a client only.  The address must be local
- *                and owned by an RDMA device.
+ *                with port 0 ("10.0.0.1:0", as upstream HIXL's tests name
+ *                engines) it listens on a free port the kernel picks
+ *                (hixl_engine_name() tells which); without a port it is a
+ *                client only.  The address must be local and owned by an
+ *                RDMA device (a loopback address has none: -ENODEV or
+ *                -EADDRNOTAVAIL, and hixl_last_error() says so).
  * @opts:         @nopts options, may be NULL when @nopts is 0.  Keys:
  *   "BufferPool"       "N:SIZE_MB": N staging buffers of SIZE_MB MiB each,
  *                      N 0..256, SIZE_MB 0..1024, both 0 ("0:0") or both
@@ -250,7 +254,7 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  *           (a secret outside 16..128 bytes, an allowed-peers entry with
  *           host bits set, more than 256 entries);
  *  -EOPNOTSUPP "AllowedPeers" or a secret, and hixl.ko predates them
- *           (no HIXL_FEAT_AUTH);
+ *           (no HIXL_FEAT_AUTH); port 0 and no HIXL_FEAT_LISTEN_ANY;
  *  -ENOPKG  a secret, and the kernel has no hmac(sha256)
  *           (CONFIG_CRYPTO_HMAC, CONFIG_CRYPTO_SHA256);
  *  -ENOENT, -EACCES, ...: the key file could not be read;
@@ -262,6 +266,18 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  */
 int hixl_engine_init(struct hixl_engine **eng, const char *local_engine,
 		     const struct hixl_option *opts, size_t nopts);
+
+/**
+ * hixl_engine_name() - the engine's name, with the port it listens on
+ * @eng: the engine
+ * @buf: out: "ip:port", "[ipv6]:port", or without ":port" for a client-only
+ *       engine (hixl_format_engine_name()); for an engine made with port 0,
+ *       the port the kernel picked: the name peers connect to
+ * @len: bytes @buf holds (HIXL_ENGINE_NAME_MAX is always enough)
+ *
+ * Return: 0; -EINVAL for NULL @eng or @buf; -ENOSPC when @buf is too small.
+ */
+int hixl_engine_name(const struct hixl_engine *eng, char *buf, size_t len);
 
 /**
  * hixl_engine_finalize() - tear an engine down (HIXL Finalize)
