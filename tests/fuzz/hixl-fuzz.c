@@ -140,6 +140,7 @@ struct rec {
 	bool live;
 	bool device;
 	bool ro;		/* registered HIXL_REG_READ_ONLY */
+	bool local_only;	/* registered HIXL_REG_LOCAL_ONLY: no peer may name it */
 	int slot;		/* the slot it lies in, or -1 */
 	unsigned slot_gen;	/* that slot's gen at registration */
 };
@@ -163,6 +164,8 @@ static unsigned long calls_per_cmd[NCMD + 1], ok_per_cmd[NCMD + 1];
  * broke meanwhile stays marked, which only makes a "well-formed" transfer
  * fail with a link error */
 static bool linked[NENG_MAX][NENG_MAX];
+static bool must_fail;	/* this call's TRANSFER names a peer's local-only region */
+static unsigned long lo_aimed;	/* such TRANSFERs issued (all must fail) */
 static unsigned long wf_transfers, wf_ok;	/* well-formed TRANSFERs (ioctl) */
 static unsigned long wf_errno[200];		/* and how the others failed */
 static unsigned long errno_hist[200];
@@ -521,26 +524,27 @@ static struct rec *pick_rec(int e, bool live_only)
 }
 
 /* a live registration of engine e whose memory has not been touched by a
- * mem_op since (and writable, when rw), or not */
-static bool usable(const struct rec *r, int e, bool rw)
+ * mem_op since (and writable, when rw; announced to peers, when remote),
+ * or not */
+static bool usable(const struct rec *r, int e, bool rw, bool remote)
 {
-	if (!r->live || r->eng != e || (rw && r->ro))
+	if (!r->live || r->eng != e || (rw && r->ro) || (remote && r->local_only))
 		return false;
 	return r->slot < 0 || slots[r->slot].gen == r->slot_gen;
 }
 
 /* a uniformly chosen usable() registration, or NULL */
-static struct rec *pick_live(int e, bool rw)
+static struct rec *pick_live(int e, bool rw, bool remote)
 {
 	unsigned n = 0, k;
 
 	for (unsigned i = 0; i < nrec; i++)
-		n += usable(&recs[i], e, rw);
+		n += usable(&recs[i], e, rw, remote);
 	if (!n)
 		return NULL;
 	k = rnd(n);
 	for (unsigned i = 0; i < nrec; i++)
-		if (usable(&recs[i], e, rw) && !k--)
+		if (usable(&recs[i], e, rw, remote) && !k--)
 			return &recs[i];
 	return NULL;
 }
@@ -599,6 +603,8 @@ static bool build_reg(struct hixl_reg_mem *a, int *slot_out)
 	}
 	if (chance(10))
 		a->flags ^= HIXL_REG_READ_ONLY;
+	if (chance(10))
+		a->flags |= HIXL_REG_LOCAL_ONLY;
 	FLAGS32(a->flags, HIXL_REG_FLAGS_ALL);
 	RES32(a->reserved0);
 	RES32(a->reserved1);
@@ -792,9 +798,9 @@ static bool build_wellformed(struct hixl_transfer *a, int e)
 	unsigned n;
 
 	for (int p = 0; p < neng; p++)
-		if (linked[e][p] && pick_live(p, rrw))
+		if (linked[e][p] && pick_live(p, rrw, true))
 			peers[np++] = p;
-	if (!np || !pick_live(e, lrw))
+	if (!np || !pick_live(e, lrw, false))
 		return false;
 	peer = peers[rnd((uint32_t)np)];
 	memset(a, 0, sizeof(*a));
@@ -804,7 +810,7 @@ static bool build_wellformed(struct hixl_transfer *a, int e)
 	a->op = op;
 	n = chance(80) ? rnd(8) + 1 : rnd(NDESC_BUF) + 1;
 	for (unsigned i = 0; i < n; i++) {
-		struct rec *l = pick_live(e, lrw), *r = pick_live(peer, rrw);
+		struct rec *l = pick_live(e, lrw, false), *r = pick_live(peer, rrw, true);
 		uint64_t lo = rnd((uint32_t)l->len), ro = rnd((uint32_t)r->len);
 		/* at most 1 MiB a batch: the debug kernel's rxe moves ~3 MB/s */
 		uint64_t len = rnd((uint32_t)(chance(80) ? 4096 : MiB / n)) + 1;
@@ -827,6 +833,29 @@ static bool build_wellformed(struct hixl_transfer *a, int e)
 	return true;
 }
 
+/*
+ * Aim one descriptor of a well-formed TRANSFER at a local-only region of
+ * its peer, which was never announced: the TRANSFER must fail.  False
+ * when the peer has none.
+ */
+static bool aim_local_only(struct hixl_transfer *a)
+{
+	int peer = eng_of_name(&a->remote);
+	unsigned i = rnd(a->count);
+
+	for (unsigned k = 0; peer >= 0 && k < nrec; k++) {
+		struct rec *r = &recs[k];
+
+		if (!r->live || r->eng != peer || !r->local_only || r->device)
+			continue;
+		desc_buf[i].remote_addr = r->addr + rnd((uint32_t)r->len);
+		if (desc_buf[i].len > r->addr + r->len - desc_buf[i].remote_addr)
+			desc_buf[i].len = r->addr + r->len - desc_buf[i].remote_addr;
+		return true;
+	}
+	return false;
+}
+
 static bool build_transfer(struct hixl_transfer *a, int e, bool *wellformed)
 {
 	bool bad = false;
@@ -835,7 +864,11 @@ static bool build_transfer(struct hixl_transfer *a, int e, bool *wellformed)
 	unsigned n;
 
 	*wellformed = chance(40) && build_wellformed(a, e);
-	if (*wellformed)
+	if (*wellformed && chance(10) && aim_local_only(a)) {
+		*wellformed = false;
+		must_fail = true;
+	}
+	if (*wellformed || must_fail)
 		return false;
 	m = base_fill(a, sizeof(*a));
 
@@ -1032,6 +1065,7 @@ static void record_reg(int e, struct hixl_reg_mem *a, int slot)
 	r->live = true;
 	r->device = a->type == HIXL_MEM_DEVICE;
 	r->ro = a->flags & HIXL_REG_READ_ONLY;
+	r->local_only = a->flags & HIXL_REG_LOCAL_ONLY;
 	r->slot = -1;
 	if (slot >= 0 && !r->device && slots[slot].mapped &&
 	    a->addr >= (uintptr_t)slots[slot].addr &&
@@ -1142,6 +1176,7 @@ static void do_call(int e, int fd, bool in_child)
 	uint64_t argp;
 
 	memset(argbuf, 0, ARGBUF_SZ);
+	must_fail = false;
 	switch (cmd) {
 	case 0: bad = build_info((void *)arg); break;
 	case 1: bad = build_reg((void *)arg, &reg_slot); break;
@@ -1212,6 +1247,10 @@ static void do_call(int e, int fd, bool in_child)
 	}
 	if (ret == 0 && bad && argp == (uint64_t)(uintptr_t)arg)
 		violation("call with nonzero reserved/unknown flags/bad field succeeded", cur_call, cmd, ret);
+	if (must_fail && argp == (uint64_t)(uintptr_t)arg)
+		lo_aimed++;
+	if (ret == 0 && must_fail && argp == (uint64_t)(uintptr_t)arg)
+		violation("TRANSFER naming a peer's local-only region succeeded", cur_call, cmd, ret);
 	if (ret != 0 || argp != (uint64_t)(uintptr_t)arg)
 		return;
 
@@ -1566,6 +1605,7 @@ int main(int argc, char **argv)
 	       "%lu forks, %lu child crashes, %lu contract violations\n", seed, ncalls, secs,
 	       secs > 0 ? (double)ncalls / secs : 0.0, mem_ops, reopens, forks, child_crashes,
 	       violations);
+	printf("TRANSFERs naming a peer's local-only region (all must fail): %lu\n", lo_aimed);
 	printf("well-formed TRANSFERs (ioctl): %lu, %lu succeeded; the others:", wf_transfers, wf_ok);
 	hist_print(wf_errno, 1);
 	printf("\n");
