@@ -255,9 +255,10 @@ static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum h
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	r->deadline = hixl_deadline(timeout_ms);	/* counted from this call */
 	ret = transfer_args(eng, remote, op, descs, count, timeout_ms, &r->remote);
-	if (!ret && eng->auto_connect)	/* the link first, in the caller's time */
-		ret = hixl_auto_connect(eng, &r->remote, hixl_deadline(timeout_ms), false);
+	if (!ret && eng->auto_connect)	/* the link first, in the request's time */
+		ret = hixl_auto_connect(eng, &r->remote, r->deadline, false);
 	if (ret) {
 		free(r);
 		return ret;
@@ -271,7 +272,6 @@ static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum h
 	r->op = op;
 	r->count = count;
 	r->failed = count;
-	r->deadline = hixl_deadline(timeout_ms);
 	r->user_data = user_data;
 	r->st = HIXL_TRANSFER_WAITING;
 	r->err = -EINPROGRESS;

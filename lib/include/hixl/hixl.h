@@ -521,10 +521,15 @@ int hixl_disconnect(struct hixl_engine *eng, const char *remote_engine, int time
  * failed (as hixl_disconnect() leaves it).  A connect to the peer meanwhile
  * gets -EALREADY.  hixl_engine_finalize() waits for the thread.
  *
+ * Only links the library made (hixl_connect(), hixl_connect_async(),
+ * AutoConnect) are known to it; a link a peer made to this engine gets
+ * -ENOTCONN here (hixl_disconnect() takes it down).  When a pending
+ * connect outlasts @timeout_ms, the thread leaves the link to it.
+ *
  * Return: 0 when the disconnect was started; -EINVAL as hixl_disconnect();
  * -ENOTCONN no link and no connect pending (HIXL NOT_CONNECTED);
- * -EALREADY a disconnect to this peer is already running; -ENOMEM,
- * -EAGAIN (no thread could be made).
+ * -EALREADY a disconnect to this peer is already running; -ESHUTDOWN the
+ * engine is being finalized; -ENOMEM, -EAGAIN (no thread could be made).
  */
 int hixl_disconnect_async(struct hixl_engine *eng, const char *remote_engine, int timeout_ms);
 
@@ -841,10 +846,16 @@ int hixl_get_capability(int32_t feature, int32_t *value);
  * hixl_last_error() - what the last failing call of this thread said
  * (HIXL GetRecentErrMsg)
  *
- * Each engine function that fails records, per thread, one line naming the
- * call, its object (the peer, the handle) and the error, e.g.
- * "hixl_connect(10.77.0.2:16000): Connection refused (-ECONNREFUSED)".
- * A successful call does not clear it.
+ * These calls record, when they fail, one line per thread naming the call,
+ * its object (the peer, the region, the handle) and the error, e.g.
+ * "hixl_connect(10.77.0.2:16000): Connection refused (-ECONNREFUSED)":
+ * hixl_engine_init(), hixl_register_mem(), hixl_deregister_mem(),
+ * hixl_connect(), hixl_connect_async(), hixl_disconnect(),
+ * hixl_disconnect_async(), hixl_transfer_sync(), hixl_transfer_async() and
+ * hixl_send_notify() (at most 255 characters).  Errors met later on
+ * library threads (an asynchronous connect's, a request's) are not
+ * recorded: hixl_get_connect_status() and hixl_request_result() return
+ * them.  A successful call does not clear it.
  *
  * Return: the thread's last message, "" when none; valid until the thread's
  * next failing call.  Never NULL.
