@@ -1,0 +1,780 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * <hixl/hixl.hpp> - HIXL's C++ API (class hixl::Hixl and its types) over the
+ * C API of libhixl-user (<hixl/hixl.h>).  Header-only: link with
+ * -lhixl-user (pkg-config hixl-user) as a C program would.  C++11 or later.
+ *
+ * The names, signatures, values and struct layouts are those of HIXL's
+ * include/hixl/hixl.h and hixl_types.h, so HIXL code builds against this
+ * header with at most its ACL calls (aclrtSetDevice, aclrtMalloc, ...)
+ * replaced; docs/cpp.md lists each member as same / different / missing.
+ * hixl's own additions are marked "hixl extension".
+ *
+ * Conventions: every method returns a Status (SUCCESS, or one of the codes
+ * below) and never throws, except std::bad_alloc from the standard
+ * containers it fills.  Lengths are bytes, timeouts milliseconds (> 0).
+ * A method that fails leaves a one-line reason for GetRecentErrMsg().
+ * Engines are named "ip", "ip:port", "[ipv6]" or "[ipv6]:port"; see
+ * hixl_parse_engine_name().  Thread safety: as HIXL, every method of one
+ * Hixl may be called from several threads at once, except Initialize()
+ * and Finalize() (and the destructor), which must not race with any other
+ * call on the object.  A Hixl belongs to the process that initialized it.
+ */
+#ifndef HIXL_HIXL_HPP
+#define HIXL_HIXL_HPP
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <hixl/hixl.h>
+
+namespace hixl {
+
+/* ==== types (HIXL hixl_types.h) ========================================== */
+
+/** Status: a method's result, HIXL's values. */
+typedef uint32_t Status;
+
+constexpr Status SUCCESS = 0U;                  /**< success */
+constexpr Status PARAM_INVALID = 103900U;       /**< a bad argument */
+constexpr Status TIMEOUT = 103901U;             /**< not done in time */
+constexpr Status NOT_CONNECTED = 103902U;       /**< no link to that engine */
+constexpr Status ALREADY_CONNECTED = 103903U;   /**< a link or connect exists */
+constexpr Status NOTIFY_FAILED = 103904U;       /**< notification not delivered */
+constexpr Status UNSUPPORTED = 103905U;         /**< not supported by hixl */
+constexpr Status RESOURCE_EXHAUSTED = 203900U;  /**< a limit or memory ran out */
+constexpr Status FAILED = 503900U;              /**< anything else; not initialized */
+
+/*
+ * Initialize() option keys.  Supported by hixl: BufferPool, RdmaTrafficClass,
+ * RdmaServiceLevel, AutoConnect (values: <hixl/hixl.h> hixl_engine_init()).
+ * HIXL's others (Ascend device and HCCL resources) make Initialize() return
+ * UNSUPPORTED; any other unknown key PARAM_INVALID.
+ */
+constexpr const char OPTION_BUFFER_POOL[] = "BufferPool";
+constexpr const char OPTION_RDMA_TRAFFIC_CLASS[] = "RdmaTrafficClass";
+constexpr const char OPTION_RDMA_SERVICE_LEVEL[] = "RdmaServiceLevel";
+constexpr const char OPTION_AUTO_CONNECT[] = "AutoConnect";
+constexpr const char OPTION_ENABLE_USE_FABRIC_MEM[] = "EnableUseFabricMem";    /* UNSUPPORTED */
+constexpr const char OPTION_GLOBAL_RESOURCE_CONFIG[] = "GlobalResourceConfig"; /* UNSUPPORTED */
+constexpr const char OPTION_LOCAL_COMM_RES[] = "LocalCommRes";                 /* UNSUPPORTED */
+/* hixl extension: who may connect (see hixl_engine_init()) */
+constexpr const char OPTION_ALLOWED_PEERS[] = "AllowedPeers";
+constexpr const char OPTION_AUTH_SECRET[] = "AuthSecret";
+constexpr const char OPTION_AUTH_SECRET_FILE[] = "AuthSecretFile";
+
+/** FeatureType: GetCapability()'s features (HIXL's values; append only). */
+enum FeatureType : int32_t {
+  AUTO_CONNECT = 0,       /**< the AutoConnect option */
+  CLIENT_SERVER_COMM = 1, /**< the accepting engine may transfer and notify too */
+};
+constexpr int32_t FEATURE_SUPPORTED = 1;
+constexpr int32_t FEATURE_NOT_SUPPORTED = 0;
+
+/** A registration, from RegisterMem(); never nullptr. */
+typedef void *MemHandle;
+/** An asynchronous transfer, from TransferAsync(): a struct hixl_request *. */
+typedef void *TransferReq;
+
+/** MemType: MEM_DEVICE is a dma-buf in hixl (see RegisterDmaBuf()). */
+enum MemType { MEM_DEVICE, MEM_HOST };
+
+/** TransferOp: READ remote -> local, WRITE local -> remote. */
+enum TransferOp { READ, WRITE };
+
+enum class TransferStatus { WAITING, COMPLETED, TIMEOUT, FAILED };
+
+enum class AsyncConnectStatus {
+  NOT_CONNECT,        /**< no link, nothing pending */
+  CONNECT_PENDING,    /**< ConnectAsync() accepted, not started */
+  CONNECTING,         /**< the connect runs */
+  CONNECTED,          /**< the link is up */
+  CONNECT_FAILED,     /**< the last ConnectAsync() failed (GetRecentErrMsg()) */
+  DISCONNECT_PENDING, /**< a disconnect waits for a pending connect */
+  DISCONNECTING       /**< the disconnect runs */
+};
+
+/*
+ * The structs below keep HIXL's layout and defaults.  HIXL gives them
+ * default member initializers (C++14 aggregates); under C++11 they get
+ * constructors with the same defaults instead, so that both `MemDesc d{};`
+ * and `MemDesc d{addr, len};` compile in either language version.
+ */
+#if __cplusplus >= 201402L
+#define HIXL_CXX14_AGGREGATES 1
+#endif
+
+/** MemDesc: a region to register: @addr, @len bytes; @local_only: used by
+ * this engine's own side of transfers only, never offered to peers. */
+struct MemDesc {
+#ifdef HIXL_CXX14_AGGREGATES
+  uintptr_t addr;
+  size_t len;
+  bool local_only = false;
+  uint8_t reserved[127] = {};
+#else
+  MemDesc() : addr(0), len(0), local_only(false), reserved() {}
+  MemDesc(uintptr_t a, size_t l, bool lo = false) : addr(a), len(l), local_only(lo), reserved() {}
+  uintptr_t addr;
+  size_t len;
+  bool local_only;
+  uint8_t reserved[127];
+#endif
+};
+
+/** TransferOpDesc: @len bytes between @local_addr (this engine's
+ * registration) and @remote_addr (the peer's). */
+struct TransferOpDesc {
+  uintptr_t local_addr;
+  uintptr_t remote_addr;
+  size_t len;
+};
+
+/** TransferArgs: TransferAsync()'s options; @user_data comes back in
+ * TransferResult. */
+struct TransferArgs {
+#ifdef HIXL_CXX14_AGGREGATES
+  const void *user_data = nullptr;
+  uint8_t reserved[120] = {};
+#else
+  TransferArgs(const void *ud = nullptr) : user_data(ud), reserved() {}
+  const void *user_data;
+  uint8_t reserved[120];
+#endif
+};
+
+/** GetTransferStatusArgs: list at most @max_query_count requests; without
+ * the WAITING ones when @skip_waiting. */
+struct GetTransferStatusArgs {
+#ifdef HIXL_CXX14_AGGREGATES
+  uint32_t max_query_count = UINT32_MAX;
+  bool skip_waiting = false;
+  uint8_t reserved[123] = {};
+#else
+  GetTransferStatusArgs(uint32_t max = UINT32_MAX, bool skip = false)
+      : max_query_count(max), skip_waiting(skip), reserved() {}
+  uint32_t max_query_count;
+  bool skip_waiting;
+  uint8_t reserved[123];
+#endif
+};
+
+/** TransferResult: one request of GetTransferStatus(args, results). */
+struct TransferResult {
+#ifdef HIXL_CXX14_AGGREGATES
+  TransferReq req = nullptr;
+  const void *user_data = nullptr;
+  TransferStatus status = TransferStatus::WAITING;
+  uint8_t reserved[108] = {};
+#else
+  TransferResult(TransferReq r = nullptr, const void *ud = nullptr,
+                 TransferStatus st = TransferStatus::WAITING)
+      : req(r), user_data(ud), status(st), reserved() {}
+  TransferReq req;
+  const void *user_data;
+  TransferStatus status;
+  uint8_t reserved[108];
+#endif
+};
+
+/**
+ * AscendString - the string class of HIXL's API (ge::AscendString's
+ * surface): an owned, immutable byte string that may hold NULs.  A
+ * default-constructed or nullptr-constructed one is empty.  Defined in
+ * namespace hixl, not ge, so a program may also include CANN's own
+ * graph/ascend_string.h; code spelling ge::AscendString may add
+ * `namespace ge { using hixl::AscendString; }`.
+ */
+class AscendString {
+ public:
+  AscendString() {}
+  /** @name: NUL-terminated, copied; nullptr: empty */
+  AscendString(const char *name) : s_(name != nullptr ? name : "") {}
+  /** @length bytes of @name, copied (NULs included); nullptr: empty */
+  AscendString(const char *name, size_t length) : s_(name != nullptr ? std::string(name, length) : "") {}
+  /** NUL-terminated bytes, valid while the object lives; "" when empty */
+  const char *GetString() const { return s_.c_str(); }
+  /** bytes, NULs included, the terminator not */
+  size_t GetLength() const { return s_.size(); }
+  /** the first offset of @sub, or std::string::npos */
+  size_t Find(const AscendString &sub) const { return s_.find(sub.s_); }
+  size_t Hash() const { return std::hash<std::string>()(s_); }
+  bool operator<(const AscendString &d) const { return s_ < d.s_; }
+  bool operator>(const AscendString &d) const { return s_ > d.s_; }
+  bool operator<=(const AscendString &d) const { return s_ <= d.s_; }
+  bool operator>=(const AscendString &d) const { return s_ >= d.s_; }
+  bool operator==(const AscendString &d) const { return s_ == d.s_; }
+  bool operator!=(const AscendString &d) const { return s_ != d.s_; }
+  bool operator==(const char *d) const { return s_ == (d != nullptr ? d : ""); }
+  bool operator!=(const char *d) const { return !(*this == d); }
+
+ private:
+  std::string s_;
+};
+
+/** NotifyDesc: a notification: @name 1..1024 bytes, no NUL; @notify_msg
+ * 0..1024 bytes, any. */
+struct NotifyDesc {
+  AscendString name;
+  AscendString notify_msg;
+};
+
+/* ==== errors =============================================================== */
+
+namespace detail {
+inline std::string &ErrMsg() {
+  static thread_local std::string msg;
+  return msg;
+}
+}  // namespace detail
+
+/**
+ * GetRecentErrMsg() - why this thread's last failing Hixl method failed
+ * (hixl extension; HIXL samples use ACL's aclGetRecentErrMsg()).
+ *
+ * E.g. "Hixl::Connect(10.77.0.1:19001): TIMEOUT: hixl_connect(...): ...",
+ * naming the method, its object, the Status and the C library's
+ * hixl_last_error().  Failing calls of the C API made directly are not
+ * seen here: read hixl_last_error() for those.
+ *
+ * Return: the message, "" when none; valid until this thread's next failing
+ * method.  Never nullptr.
+ */
+inline const char *GetRecentErrMsg() { return detail::ErrMsg().c_str(); }
+
+/**
+ * StatusFromErrno() - the Status of a C API return value (hixl extension)
+ * @err: 0 or -errno (or errno), as libhixl-user's functions return
+ *
+ * Through hixl_status_from_errno(): e.g. -EINVAL PARAM_INVALID, -ETIMEDOUT
+ * TIMEOUT, -ENOTCONN NOT_CONNECTED, -EISCONN ALREADY_CONNECTED, -ECOMM
+ * NOTIFY_FAILED, -EOPNOTSUPP UNSUPPORTED, -ENOSPC RESOURCE_EXHAUSTED,
+ * anything unlisted FAILED.
+ */
+inline Status StatusFromErrno(int err) {
+  static const Status table[] = {SUCCESS,      PARAM_INVALID,      TIMEOUT,
+                                 NOT_CONNECTED, ALREADY_CONNECTED, NOTIFY_FAILED,
+                                 UNSUPPORTED,  RESOURCE_EXHAUSTED, FAILED};
+  const unsigned st = static_cast<unsigned>(hixl_status_from_errno(err));
+  return st < sizeof(table) / sizeof(table[0]) ? table[st] : FAILED;
+}
+
+/* ==== the engine =========================================================== */
+
+/** TransferAsync()'s timeout until SetTransferAsyncTimeout(), ms (hixl extension) */
+constexpr int32_t kDefaultTransferAsyncTimeoutMs = 10000;
+
+/**
+ * class Hixl - one transfer engine (a struct hixl_engine of the C API).
+ * Not copyable.  Every method but GetCapability() returns FAILED before
+ * Initialize() and after Finalize().
+ */
+class Hixl {
+ public:
+  Hixl() : eng_(nullptr), auto_connect_(false), async_timeout_ms_(kDefaultTransferAsyncTimeoutMs) {}
+  /** Finalize()s. */
+  ~Hixl() { Finalize(); }
+  Hixl(const Hixl &) = delete;
+  Hixl &operator=(const Hixl &) = delete;
+
+  /**
+   * Initialize() - set the engine up on @local_engine (hixl_engine_init())
+   * @local_engine: "ip[:port]" / "[ipv6][:port]"; with a port > 0 the
+   *                engine accepts connects there, without one it only
+   *                connects out.  The address must be local and owned by
+   *                an RDMA device.
+   * @options:      OPTION_* keys and string values (see above)
+   *
+   * Return: SUCCESS; FAILED already initialized (Finalize() first), no
+   * RDMA device on the address, the address not local, the port in use;
+   * PARAM_INVALID a malformed name, an unknown key, a bad value, no
+   * /dev/hixl (hixl.ko not loaded) or no permission to open it;
+   * UNSUPPORTED one of HIXL's Ascend-only options, or a hixl.ko without
+   * AllowedPeers/AuthSecret; RESOURCE_EXHAUSTED memory.
+   */
+  Status Initialize(const AscendString &local_engine, const std::map<AscendString, AscendString> &options) {
+    if (eng_ != nullptr) return Fail("Initialize", local_engine.GetString(), FAILED, "already initialized");
+    std::vector<hixl_option> opts;
+    bool auto_connect = EnvFlag("HIXL_AUTO_CONNECT");
+    for (std::map<AscendString, AscendString>::const_iterator it = options.begin(); it != options.end(); ++it) {
+      if (it->first == OPTION_ENABLE_USE_FABRIC_MEM || it->first == OPTION_GLOBAL_RESOURCE_CONFIG ||
+          it->first == OPTION_LOCAL_COMM_RES)
+        return Fail("Initialize", it->first.GetString(), UNSUPPORTED, "an Ascend (HCCL) option hixl does not have");
+      if (it->first == OPTION_AUTO_CONNECT) auto_connect = Flag(it->second.GetString());
+      hixl_option o = {it->first.GetString(), it->second.GetString()};
+      opts.push_back(o);
+    }
+    hixl_engine *eng = nullptr;
+    const int ret = hixl_engine_init(&eng, local_engine.GetString(), opts.empty() ? nullptr : &opts[0], opts.size());
+    if (ret < 0) return FailErrno("Initialize", local_engine.GetString(), ret);
+    eng_ = eng;
+    auto_connect_ = auto_connect;
+    return SUCCESS;
+  }
+
+  /**
+   * Finalize() - tear the engine down (hixl_engine_finalize()): waits for
+   * pending connects, cancels queued and running transfers, disconnects
+   * every link, drops every registration and frees every TransferReq not
+   * freed yet.  Nothing happens when not initialized.  Initialize() may
+   * be called again afterwards.
+   */
+  void Finalize() {
+    if (eng_ == nullptr) return;
+    hixl_engine_finalize(eng_);
+    eng_ = nullptr;
+    std::lock_guard<std::mutex> lk(mu_);
+    reqs_.clear();
+  }
+
+  /**
+   * RegisterMem() - register host memory for transfers (hixl_register_mem())
+   * @mem:        @mem.addr, @mem.len bytes of this process; @mem.local_only
+   *              -> HIXL_REG_LOCAL_ONLY (peers never see the region)
+   * @type:       MEM_HOST.  MEM_DEVICE returns UNSUPPORTED: hixl's device
+   *              memory is a dma-buf, which a MemDesc cannot name; use
+   *              RegisterDmaBuf().
+   * @mem_handle: out: the registration, set on SUCCESS only
+   *
+   * Unlike HIXL, registering while links are up is allowed (peers learn the
+   * region).  Return: SUCCESS; PARAM_INVALID addr 0, len 0, an unknown
+   * type, a range that wraps, is not mapped, or overlaps a registration,
+   * a read-only mapping; RESOURCE_EXHAUSTED 256 registrations or 20 GiB
+   * per process, RLIMIT_MEMLOCK, memory; UNSUPPORTED MEM_DEVICE; FAILED
+   * not initialized.
+   */
+  Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle) {
+    if (type == MEM_DEVICE) return Fail("RegisterMem", "MEM_DEVICE", UNSUPPORTED, "device memory is a dma-buf: use RegisterDmaBuf()");
+    if (type != MEM_HOST) return Fail("RegisterMem", "type", PARAM_INVALID, "unknown MemType");
+    return Register(mem, HIXL_MEM_TYPE_HOST, -1, 0, mem_handle);
+  }
+
+  /**
+   * RegisterDmaBuf() - register device memory, a dma-buf (hixl extension:
+   * HIXL's RegisterMem(MEM_DEVICE))
+   * @mem:        @mem.addr: the device address transfer descriptors use
+   *              for it (any value but 0); @mem.len bytes; @mem.local_only
+   * @dmabuf_fd:  the dma-buf (not kept, not closed)
+   * @offset:     of the region in the dma-buf, bytes, page aligned
+   * @mem_handle: out, on SUCCESS
+   *
+   * Return: as RegisterMem(); PARAM_INVALID also for a descriptor that is
+   * not a dma-buf, a misaligned offset; RESOURCE_EXHAUSTED 50 GiB per
+   * process; UNSUPPORTED the device cannot map it.
+   */
+  Status RegisterDmaBuf(const MemDesc &mem, int dmabuf_fd, uint64_t offset, MemHandle &mem_handle) {
+    return Register(mem, HIXL_MEM_TYPE_DEVICE, dmabuf_fd, offset, mem_handle);
+  }
+
+  /**
+   * DeregisterMem() - drop a registration (hixl_deregister_mem()); links
+   * may stay up (peers are told).
+   * Return: SUCCESS; PARAM_INVALID nullptr or not a live registration of
+   * this engine (HIXL: SUCCESS for an unknown one); FAILED not initialized.
+   */
+  Status DeregisterMem(MemHandle mem_handle) {
+    if (eng_ == nullptr) return NotInitialized("DeregisterMem");
+    if (mem_handle == nullptr) return Fail("DeregisterMem", "nullptr", PARAM_INVALID, "null handle");
+    const int ret = hixl_deregister_mem(eng_, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(mem_handle)));
+    return ret < 0 ? FailErrno("DeregisterMem", HandleName(mem_handle), ret) : SUCCESS;
+  }
+
+  /**
+   * Connect() - connect to @remote_engine ("ip:port"), blocking
+   * (hixl_connect()); at most 512 links.  @timeout_in_millis > 0.
+   * Return: SUCCESS; PARAM_INVALID a malformed name, no port, timeout <= 0;
+   * ALREADY_CONNECTED a link or a connect to it exists; TIMEOUT not up in
+   * time (nobody listening counts: refused attempts are retried);
+   * RESOURCE_EXHAUSTED 512 links, memory; FAILED unreachable, not
+   * initialized; PARAM_INVALID also when the peer's AllowedPeers or
+   * AuthSecret refuses this engine.
+   */
+  Status Connect(const AscendString &remote_engine, int32_t timeout_in_millis = 1000) {
+    if (eng_ == nullptr) return NotInitialized("Connect");
+    const int ret = hixl_connect(eng_, remote_engine.GetString(), timeout_in_millis);
+    return ret < 0 ? FailErrno("Connect", remote_engine.GetString(), ret) : SUCCESS;
+  }
+
+  /**
+   * Disconnect() - tear the link down (hixl_disconnect()); waits up to
+   * @timeout_in_millis (> 0) for a pending ConnectAsync() to it first.
+   * Return: SUCCESS; PARAM_INVALID malformed name, timeout <= 0;
+   * NOT_CONNECTED no link (also clears CONNECT_FAILED); ALREADY_CONNECTED
+   * (EALREADY) a disconnect runs; TIMEOUT; FAILED not initialized.
+   */
+  Status Disconnect(const AscendString &remote_engine, int32_t timeout_in_millis = 1000) {
+    if (eng_ == nullptr) return NotInitialized("Disconnect");
+    const int ret = hixl_disconnect(eng_, remote_engine.GetString(), timeout_in_millis);
+    return ret < 0 ? FailErrno("Disconnect", remote_engine.GetString(), ret) : SUCCESS;
+  }
+
+  /**
+   * ConnectAsync() - start a connect (hixl_connect_async()); follow it with
+   * GetAsyncConnectStatus().  @timeout_in_millis > 0 bounds the connect.
+   * Return: SUCCESS started; PARAM_INVALID as Connect(); ALREADY_CONNECTED
+   * connected, or a connect/disconnect to it in progress; FAILED no
+   * thread could be started, not initialized; RESOURCE_EXHAUSTED memory.
+   */
+  Status ConnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis = 1000) {
+    if (eng_ == nullptr) return NotInitialized("ConnectAsync");
+    const int ret = hixl_connect_async(eng_, remote_engine.GetString(), timeout_in_millis);
+    return ret < 0 ? FailErrno("ConnectAsync", remote_engine.GetString(), ret) : SUCCESS;
+  }
+
+  /**
+   * DisconnectAsync() - start a disconnect (hixl_disconnect_async()): the
+   * peer is DISCONNECT_PENDING / DISCONNECTING, then NOT_CONNECT.
+   * Return: SUCCESS started; PARAM_INVALID as Disconnect(); NOT_CONNECTED
+   * no link and no connect pending; ALREADY_CONNECTED (EALREADY) a
+   * disconnect runs; FAILED no thread, not initialized.
+   */
+  Status DisconnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis = 1000) {
+    if (eng_ == nullptr) return NotInitialized("DisconnectAsync");
+    const int ret = hixl_disconnect_async(eng_, remote_engine.GetString(), timeout_in_millis);
+    return ret < 0 ? FailErrno("DisconnectAsync", remote_engine.GetString(), ret) : SUCCESS;
+  }
+
+  /**
+   * GetAsyncConnectStatus() - the link state to one peer
+   * (hixl_get_connect_status()): NOT_CONNECT for a peer never connected.
+   * CONNECT_FAILED comes with SUCCESS; GetRecentErrMsg() then says why.
+   * Return: SUCCESS; PARAM_INVALID a malformed name; FAILED not initialized.
+   */
+  Status GetAsyncConnectStatus(const AscendString &remote_engine, AsyncConnectStatus &status) {
+    if (eng_ == nullptr) return NotInitialized("GetAsyncConnectStatus");
+    hixl_connect_status st = HIXL_NOT_CONNECT;
+    const int ret = hixl_get_connect_status(eng_, remote_engine.GetString(), &st);
+    if (ret < 0 && st != HIXL_CONNECT_FAILED) return FailErrno("GetAsyncConnectStatus", remote_engine.GetString(), ret);
+    if (ret < 0) FailErrno("GetAsyncConnectStatus", remote_engine.GetString(), ret);  /* the reason, kept */
+    status = static_cast<AsyncConnectStatus>(st);
+    return SUCCESS;
+  }
+
+  /**
+   * GetAsyncConnectStatus() - every peer with a link, a connect or
+   * disconnect in progress, or a failed ConnectAsync() not cleared
+   * (hixl_get_all_connect_status()).  @statuses is replaced; keys are
+   * names as hixl_format_engine_name() prints them ("ip:port",
+   * "[ipv6]:port").  Return: SUCCESS; FAILED not initialized.
+   */
+  Status GetAsyncConnectStatus(std::map<AscendString, AsyncConnectStatus> &statuses) {
+    statuses.clear();
+    if (eng_ == nullptr) return NotInitialized("GetAsyncConnectStatus");
+    std::vector<hixl_connect_entry> v;
+    int n = hixl_get_all_connect_status(eng_, nullptr, 0);
+    while (n > 0 && static_cast<size_t>(n) > v.size()) {  /* peers may come meanwhile */
+      v.resize(static_cast<size_t>(n) + 4);
+      n = hixl_get_all_connect_status(eng_, &v[0], v.size());
+    }
+    if (n < 0) return FailErrno("GetAsyncConnectStatus", "all", n);
+    for (int i = 0; i < n; i++)
+      statuses[AscendString(v[i].remote_engine)] = static_cast<AsyncConnectStatus>(v[i].status);
+    return SUCCESS;
+  }
+
+  /**
+   * TransferSync() - one READ or WRITE batch, blocking (hixl_transfer_sync())
+   * @op_descs:          >= 1 descriptors, none with a 0 address or len;
+   *                     each range inside one registration
+   * @timeout_in_millis: the whole batch, ms, > 0
+   * Return: SUCCESS every byte moved; PARAM_INVALID empty, a 0 address or
+   * len, an unknown op, timeout <= 0, a range not registered (locally or
+   * by the peer), a read-only region written; NOT_CONNECTED no link (and
+   * no AutoConnect); TIMEOUT (the link is broken then); FAILED the link
+   * broke, still connecting, not initialized; RESOURCE_EXHAUSTED memory.
+   */
+  Status TransferSync(const AscendString &remote_engine, TransferOp operation,
+                      const std::vector<TransferOpDesc> &op_descs, int32_t timeout_in_millis = 1000) {
+    if (eng_ == nullptr) return NotInitialized("TransferSync");
+    std::vector<hixl_op_desc> d;
+    const Status st = Convert("TransferSync", remote_engine, operation, op_descs, d);
+    if (st != SUCCESS) return st;
+    size_t failed = 0;
+    const int ret = hixl_transfer_sync(eng_, remote_engine.GetString(), Op(operation), &d[0], d.size(),
+                                       timeout_in_millis, &failed);
+    if (ret < 0) return FailErrno("TransferSync", remote_engine.GetString(), ret, failed, d.size());
+    return SUCCESS;
+  }
+
+  /**
+   * TransferAsync() - queue a READ or WRITE batch (hixl_transfer_async())
+   * @op_descs:      as TransferSync(), copied
+   * @optional_args: @user_data, returned by GetTransferStatus(args, ...)
+   * @req:           out: the request, set on SUCCESS only; query it with
+   *                 GetTransferStatus() until it is not WAITING (it is
+   *                 freed then) or leave it to Finalize()
+   *
+   * The request must end within SetTransferAsyncTimeout()'s time (default
+   * kDefaultTransferAsyncTimeoutMs) or it ends TIMEOUT.  Return: SUCCESS;
+   * PARAM_INVALID as TransferSync()'s argument checks; NOT_CONNECTED no
+   * link and AutoConnect off (a link that breaks later makes the request
+   * FAILED); FAILED not initialized, or the library could not queue it;
+   * RESOURCE_EXHAUSTED memory.
+   */
+  Status TransferAsync(const AscendString &remote_engine, TransferOp operation,
+                       const std::vector<TransferOpDesc> &op_descs, const TransferArgs &optional_args,
+                       TransferReq &req) {
+    if (eng_ == nullptr) return NotInitialized("TransferAsync");
+    std::vector<hixl_op_desc> d;
+    Status st = Convert("TransferAsync", remote_engine, operation, op_descs, d);
+    if (st != SUCCESS) return st;
+    if (!auto_connect_) {  /* HIXL refuses at once; hixl_transfer_async() would end the request FAILED */
+      hixl_connect_status cs = HIXL_NOT_CONNECT;
+      int ret = hixl_get_connect_status(eng_, remote_engine.GetString(), &cs);
+      if (ret == -EINVAL) return FailErrno("TransferAsync", remote_engine.GetString(), ret);
+      if (cs != HIXL_CONNECTED)
+        return Fail("TransferAsync", remote_engine.GetString(), NOT_CONNECTED, "no link (and AutoConnect is off)");
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    hixl_request *r = nullptr;
+    const int ret = hixl_transfer_async(eng_, remote_engine.GetString(), Op(operation), &d[0], d.size(),
+                                        async_timeout_ms_, const_cast<void *>(optional_args.user_data), &r);
+    if (ret < 0) return FailErrno("TransferAsync", remote_engine.GetString(), ret);
+    reqs_.insert(r);
+    req = r;
+    return SUCCESS;
+  }
+
+  /**
+   * GetTransferStatus() - one request's state (hixl_get_transfer_status())
+   * @req:    from TransferAsync() on this object
+   * @status: out: its state.  Once it is not WAITING the request is freed,
+   *          as HIXL erases it: querying it again is PARAM_INVALID.
+   * Return: SUCCESS; PARAM_INVALID @req unknown: ended and already
+   * reported (here or by GetTransferStatus(args, ...)), of another
+   * engine, or never a request (@status is FAILED then, as in HIXL);
+   * FAILED nullptr @req (as HIXL), not initialized.
+   */
+  Status GetTransferStatus(const TransferReq &req, TransferStatus &status) {
+    if (eng_ == nullptr) return NotInitialized("GetTransferStatus");
+    if (req == nullptr) return Fail("GetTransferStatus", "nullptr", FAILED, "null request");
+    std::lock_guard<std::mutex> lk(mu_);
+    hixl_request *r = static_cast<hixl_request *>(req);
+    if (reqs_.find(r) == reqs_.end()) {
+      status = TransferStatus::FAILED;
+      return Fail("GetTransferStatus", HandleName(req), PARAM_INVALID,
+                  "unknown request: ended and reported already, or not of this engine");
+    }
+    hixl_transfer_status st = HIXL_TRANSFER_WAITING;
+    const int ret = hixl_get_transfer_status(eng_, r, &st);
+    if (ret < 0) return FailErrno("GetTransferStatus", HandleName(req), ret);
+    status = static_cast<TransferStatus>(st);
+    if (st != HIXL_TRANSFER_WAITING) Release(r);
+    return SUCCESS;
+  }
+
+  /**
+   * GetTransferStatus() - the engine's requests, oldest first
+   * (hixl_get_all_transfer_status())
+   * @args:    at most @args.max_query_count (0: none); @args.skip_waiting
+   *           leaves WAITING ones out
+   * @results: replaced.  Each request that ended is reported once and freed
+   *           (its req is only a value to compare with then); WAITING ones
+   *           every time.  Requests reported ended by GetTransferStatus(req,
+   *           ...) are not listed.
+   * Return: SUCCESS; FAILED not initialized.
+   */
+  Status GetTransferStatus(const GetTransferStatusArgs &args, std::vector<TransferResult> &results) {
+    results.clear();
+    if (eng_ == nullptr) return NotInitialized("GetTransferStatus");
+    if (args.max_query_count == 0) return SUCCESS;
+    const uint32_t flags = args.skip_waiting ? HIXL_QUERY_SKIP_WAITING : 0U;
+    std::lock_guard<std::mutex> lk(mu_);
+    int n = hixl_get_all_transfer_status(eng_, flags, nullptr, 0);
+    if (n <= 0) return n < 0 ? FailErrno("GetTransferStatus", "all", n) : SUCCESS;
+    std::vector<hixl_transfer_result> v(std::min(static_cast<size_t>(n), static_cast<size_t>(args.max_query_count)));
+    n = hixl_get_all_transfer_status(eng_, flags, &v[0], v.size());
+    if (n < 0) return FailErrno("GetTransferStatus", "all", n);
+    for (int i = 0; i < n; i++) {
+      TransferResult r;
+      r.req = v[i].req;
+      r.user_data = v[i].user_data;
+      r.status = static_cast<TransferStatus>(v[i].status);
+      results.push_back(r);
+      if (v[i].status != HIXL_TRANSFER_WAITING) Release(v[i].req);
+    }
+    return SUCCESS;
+  }
+
+  /**
+   * SendNotify() - send @notify to a connected peer (hixl_send_notify());
+   * returns once the peer's adapter holds it.  A peer whose queue is full
+   * (4096) drops it.  @timeout_in_millis > 0 (checked; the module bounds
+   * the send itself, 10 s).
+   * Return: SUCCESS; PARAM_INVALID a name empty, over 1024 bytes or with a
+   * NUL, a message over 1024 bytes, timeout <= 0, a malformed engine name;
+   * NOT_CONNECTED no link; NOTIFY_FAILED the link broke; FAILED still
+   * connecting, not initialized.
+   */
+  Status SendNotify(const AscendString &remote_engine, const NotifyDesc &notify, int32_t timeout_in_millis = 1000) {
+    if (eng_ == nullptr) return NotInitialized("SendNotify");
+    if (std::strlen(notify.name.GetString()) != notify.name.GetLength())
+      return Fail("SendNotify", remote_engine.GetString(), PARAM_INVALID, "a NUL in the notification's name");
+    const int ret = hixl_send_notify(eng_, remote_engine.GetString(), notify.name.GetString(),
+                                     notify.notify_msg.GetString(), notify.notify_msg.GetLength(), timeout_in_millis);
+    return ret < 0 ? FailErrno("SendNotify", remote_engine.GetString(), ret) : SUCCESS;
+  }
+
+  /**
+   * GetNotifies() - take every notification received so far, oldest first
+   * (hixl_get_notifies()); does not wait.  @notifies is replaced.
+   * Return: SUCCESS (maybe none); FAILED not initialized.
+   */
+  Status GetNotifies(std::vector<NotifyDesc> &notifies) {
+    notifies.clear();
+    if (eng_ == nullptr) return NotInitialized("GetNotifies");
+    std::vector<hixl_notify> buf(16);
+    for (;;) {
+      size_t count = 0;
+      const int ret = hixl_get_notifies(eng_, &buf[0], buf.size(), &count, nullptr);
+      if (ret < 0) return FailErrno("GetNotifies", "", ret);
+      for (size_t i = 0; i < count; i++) {
+        NotifyDesc d;
+        d.name = AscendString(reinterpret_cast<const char *>(buf[i].name), buf[i].name_len);
+        d.notify_msg = AscendString(reinterpret_cast<const char *>(buf[i].msg), buf[i].msg_len);
+        notifies.push_back(d);
+      }
+      if (count < buf.size()) return SUCCESS;
+    }
+  }
+
+  /**
+   * GetCapability() - whether hixl has @feature_type (hixl_get_capability())
+   * @value: out: FEATURE_SUPPORTED or FEATURE_NOT_SUPPORTED (an unknown
+   *         feature too, as HIXL's documentation says)
+   * Return: SUCCESS; PARAM_INVALID a negative feature.  No engine needed.
+   */
+  static Status GetCapability(FeatureType feature_type, int32_t &value) {
+    if (static_cast<int32_t>(feature_type) < 0) return Fail("GetCapability", "feature", PARAM_INVALID, "negative");
+    int32_t v = FEATURE_NOT_SUPPORTED;
+    const int ret = hixl_get_capability(static_cast<int32_t>(feature_type), &v);
+    if (ret < 0) return FailErrno("GetCapability", "feature", ret);
+    value = v;
+    return SUCCESS;
+  }
+
+  /**
+   * SetTransferAsyncTimeout() - the time each later TransferAsync() request
+   * has to end, counted from TransferAsync(), ms (hixl extension: HIXL's
+   * TransferAsync has no timeout argument).
+   * Return: SUCCESS; PARAM_INVALID @timeout_in_millis <= 0.
+   */
+  Status SetTransferAsyncTimeout(int32_t timeout_in_millis) {
+    if (timeout_in_millis <= 0) return Fail("SetTransferAsyncTimeout", "", PARAM_INVALID, "timeout <= 0");
+    std::lock_guard<std::mutex> lk(mu_);
+    async_timeout_ms_ = timeout_in_millis;
+    return SUCCESS;
+  }
+
+  /** NativeHandle() - the C engine, for the C API (hixl_engine_caps(), ...);
+   * nullptr when not initialized.  Owned by this object (hixl extension). */
+  hixl_engine *NativeHandle() const { return eng_; }
+
+ private:
+  hixl_engine *eng_;
+  bool auto_connect_;
+  int32_t async_timeout_ms_;
+  std::mutex mu_;                 /* reqs_, async_timeout_ms_ */
+  std::set<hixl_request *> reqs_; /* requests not reported ended yet */
+
+  static bool Flag(const char *v) { return std::strcmp(v, "1") == 0 || std::strcmp(v, "true") == 0; }
+  static bool EnvFlag(const char *name) {
+    const char *v = std::getenv(name);
+    return v != nullptr && Flag(v);
+  }
+  static hixl_op Op(TransferOp op) { return op == READ ? HIXL_READ : HIXL_WRITE; }
+  static std::string HandleName(const void *p) {
+    char b[32];
+    std::snprintf(b, sizeof(b), "%p", p);
+    return b;
+  }
+
+  /* free a request reported ended (mu_ held) */
+  void Release(hixl_request *r) {
+    if (reqs_.erase(r) != 0) hixl_request_free(r);
+  }
+
+  static Status Fail(const char *method, const std::string &obj, Status st, const std::string &why) {
+    detail::ErrMsg() = std::string("Hixl::") + method + "(" + obj + "): " + hixl_status_str(Cst(st)) + ": " + why;
+    return st;
+  }
+  static Status FailErrno(const char *method, const std::string &obj, int err, size_t failed = 0, size_t count = 0) {
+    std::string why = hixl_last_error();
+    if (failed < count) {
+      char b[48];
+      std::snprintf(b, sizeof(b), " (descriptor %zu)", failed);
+      why += b;
+    }
+    return Fail(method, obj, StatusFromErrno(err), why);
+  }
+  static Status NotInitialized(const char *method) { return Fail(method, "", FAILED, "not initialized"); }
+  static hixl_status Cst(Status st) {
+    switch (st) {
+      case SUCCESS: return HIXL_SUCCESS;
+      case PARAM_INVALID: return HIXL_PARAM_INVALID;
+      case TIMEOUT: return HIXL_TIMEOUT;
+      case NOT_CONNECTED: return HIXL_NOT_CONNECTED;
+      case ALREADY_CONNECTED: return HIXL_ALREADY_CONNECTED;
+      case NOTIFY_FAILED: return HIXL_NOTIFY_FAILED;
+      case UNSUPPORTED: return HIXL_UNSUPPORTED;
+      case RESOURCE_EXHAUSTED: return HIXL_RESOURCE_EXHAUSTED;
+      default: return HIXL_FAILED;
+    }
+  }
+
+  Status Register(const MemDesc &mem, hixl_mem_type type, int fd, uint64_t offset, MemHandle &mem_handle) {
+    if (eng_ == nullptr) return NotInitialized("RegisterMem");
+    if (mem.addr == 0) return Fail("RegisterMem", "0", PARAM_INVALID, "addr 0");
+    hixl_mem_desc d;
+    std::memset(&d, 0, sizeof(d));
+    d.addr = mem.addr;
+    d.len = mem.len;
+    d.flags = mem.local_only ? HIXL_REG_LOCAL_ONLY : 0U;
+    d.dmabuf_fd = fd;
+    d.dmabuf_offset = offset;
+    uint64_t h = 0;
+    const int ret = hixl_register_mem(eng_, &d, type, &h);
+    if (ret < 0) return FailErrno("RegisterMem", HandleName(reinterpret_cast<const void *>(mem.addr)), ret);
+    mem_handle = reinterpret_cast<MemHandle>(static_cast<uintptr_t>(h));
+    return SUCCESS;
+  }
+
+  /* HIXL's checks, then the C descriptors */
+  static Status Convert(const char *method, const AscendString &remote, TransferOp op,
+                        const std::vector<TransferOpDesc> &in, std::vector<hixl_op_desc> &out) {
+    if (op != READ && op != WRITE) return Fail(method, remote.GetString(), PARAM_INVALID, "unknown TransferOp");
+    if (in.empty()) return Fail(method, remote.GetString(), PARAM_INVALID, "no descriptors");
+    out.resize(in.size());
+    for (size_t i = 0; i < in.size(); i++) {
+      if (in[i].local_addr == 0 || in[i].remote_addr == 0)
+        return Fail(method, remote.GetString(), PARAM_INVALID, "a descriptor with address 0");
+      out[i].local_addr = in[i].local_addr;
+      out[i].remote_addr = in[i].remote_addr;
+      out[i].len = in[i].len;
+    }
+    return SUCCESS;
+  }
+};
+
+}  // namespace hixl
+
+namespace std {
+/** std::hash for AscendString keys (std::unordered_map), as ge's. */
+template <>
+struct hash<hixl::AscendString> {
+  size_t operator()(const hixl::AscendString &s) const { return s.Hash(); }
+};
+}  // namespace std
+
+#endif /* HIXL_HIXL_HPP */
