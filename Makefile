@@ -34,6 +34,15 @@ WARN         := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-pro
 		-Wno-unused-parameter -Wformat=2
 HIXL_CPPFLAGS := -Ilib/include -Iuapi -D_GNU_SOURCE -DHIXL_LIB_VERSION='"$(VERSION)"'
 ALL_CFLAGS   := -std=gnu11 $(WARN) $(CFLAGS) $(HIXL_CPPFLAGS)
+# C++: <hixl/hixl.hpp> is header-only over the library; its test and sample
+# are built with these, the test as C++11 (the oldest the header supports)
+CXX          ?= g++
+CXXFLAGS     ?= -O2 -g
+CXX_WARN     := -Wall -Wextra -pedantic -Werror
+HPP          := lib/include/hixl/hixl.hpp
+CPP_PROGS    := tests/cpp/hixl-cpp-test examples/cpp/hixl_sample
+# header hygiene: hixl.hpp alone in a translation unit, as C++11 and C++17
+HPP_CHECKS   := build/hpp-check-c++11.o build/hpp-check-c++17.o
 # test-only headers (tests/include/raw.h: raw /dev/hixl calls) for the tests
 # and benchmarks; never installed, never seen by the library
 TEST_CPPFLAGS := -Itests/include
@@ -81,7 +90,7 @@ $(LIB_A): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 tools: $(TOOLS) $(BENCH_PROGS)
-tests: $(USER_TESTS)
+tests: $(USER_TESTS) $(CPP_PROGS) $(HPP_CHECKS)
 
 tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
@@ -106,6 +115,14 @@ tests/user/hixl-test: tests/user/*.c tests/user/*.h $(RAW_H) kmod/proto.h $(LIB_
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -Itests/user -o $@ tests/user/*.c $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
 examples/%: examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+tests/cpp/hixl-cpp-test: tests/cpp/hixl-cpp-test.cpp $(HPP) $(LIB_A) $(LIB_HDRS)
+	$(CXX) -std=c++11 $(CXX_WARN) $(CXXFLAGS) -Ilib/include -Iuapi -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+examples/cpp/%: examples/cpp/%.cpp $(HPP) $(LIB_A) $(LIB_HDRS)
+	$(CXX) -std=c++17 $(CXX_WARN) $(CXXFLAGS) -Ilib/include -Iuapi -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+build/hpp-check-%.o: $(HPP) $(LIB_HDRS)
+	@mkdir -p build
+	printf '#include <hixl/hixl.hpp>\n#include <hixl/hixl.hpp>\n' | \
+		$(CXX) -std=$* $(CXX_WARN) -Ilib/include -Iuapi -x c++ -c -o $@ -
 
 deps:
 	scripts/deps.sh
@@ -161,18 +178,19 @@ bench-submit: all
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(BENCH_PROGS) $(USER_TESTS)
+	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(BENCH_PROGS) $(USER_TESTS) $(CPP_PROGS)
 	rm -rf build
 
 # ---- installation ----------------------------------------------------------
 # make install [PREFIX=/usr/local] [DESTDIR=] [LIBDIR=] [INCLUDEDIR=] [MANDIR=]
 # installs the library (shared, with its soname and development symlinks,
-# and static), the headers as <hixl/*.h>, hixl-user.pc, the man pages (with
+# and static), the headers as <hixl/*.h> and the C++ API <hixl/hixl.hpp>, hixl-user.pc, the man pages (with
 # one symlink per function named in a page's NAME section) and the tools
 # hixl-bench and hixlctl.  `make install-module` installs hixl.ko for KDIR's
 # kernel (extra/hixl.ko, then depmod) and the udev rule; `make install-dkms`
 # the module sources for DKMS.
-INST_HDRS    := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h
+INST_HDRS    := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
+		lib/include/hixl/hixl.hpp
 INST_TOOLS   := tools/hixl-bench tools/hixlctl
 MAN3_PAGES   := $(wildcard man/*.3)
 # the function names a page documents: its NAME line up to " \-"
