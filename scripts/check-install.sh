@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # check-install.sh - `make install` into a scratch DESTDIR, then build
 # examples/kv_transfer.c against the installed tree with pkg-config, shared
-# and static, and check the installed library (soname, exported symbols and
+# and static, and the C++ sample examples/cpp/hixl_sample.cpp (<hixl/hixl.hpp>,
+# C++11 and C++17), and check the installed library (soname, exported symbols and
 # their version), the man pages, install-module (when kmod/hixl.ko is
 # built) and dkms.conf.  Exit status 0 and "install check: ok" when all is
-# well.  Run from anywhere; needs cc, pkg-config, objdump, nm, man
+# well.  Run from anywhere; needs cc, g++, pkg-config, objdump, nm, man
 # (man-db), groff and modinfo.
 set -eu
 
@@ -26,7 +27,7 @@ make -s install DESTDIR="$dest" PREFIX=$prefix >"$dest/install.log" 2>&1 ||
 
 # -- the installed files
 for f in lib/libhixl-user.so.$version lib/$soname lib/libhixl-user.so lib/libhixl-user.a \
-	 lib/pkgconfig/hixl-user.pc include/hixl/hixl.h include/hixl/physmem.h \
+	 lib/pkgconfig/hixl-user.pc include/hixl/hixl.h include/hixl/hixl.hpp include/hixl/physmem.h \
 	 include/hixl/prof.h include/hixl/uapi.h bin/hixl-bench bin/hixlctl; do
 	[ -e "$dest$prefix/$f" ] || fail "$prefix/$f not installed"
 done
@@ -62,6 +63,17 @@ cc -Wall -Werror -o "$dest/kv_shared" "$src" $cflags $libs ||
 cc -Wall -Werror -o "$dest/kv_static" "$src" $cflags \
 	$(printf '%s\n' "$slibs" | sed 's/-lhixl-user/-l:libhixl-user.a/') ||
 	fail "static build against the installed tree"
+
+# the C++ API: header-only, the same pkg-config flags
+cxx=${CXX:-g++}
+for std in c++11 c++17; do
+	$cxx -std=$std -Wall -Wextra -pedantic -Werror -o "$dest/cpp_$std" examples/cpp/hixl_sample.cpp \
+		$cflags $libs || fail "C++ ($std) build against the installed tree"
+done
+$cxx -std=c++17 -Wall -Werror -o "$dest/cpp_static" examples/cpp/hixl_sample.cpp $cflags \
+	$(printf '%s\n' "$slibs" | sed 's/-lhixl-user/-l:libhixl-user.a/') ||
+	fail "C++ static build against the installed tree"
+cmp -s lib/include/hixl/hixl.hpp "$dest$prefix/include/hixl/hixl.hpp" || fail "hixl/hixl.hpp differs"
 
 resolved=$(LD_LIBRARY_PATH=$libdir ldd "$dest/kv_shared" | awk '$1 == "'$soname'" { print $3 }')
 [ "$resolved" = "$libdir/$soname" ] || fail "kv_shared resolves $soname to '$resolved'"

@@ -6,8 +6,8 @@
 set -euo pipefail
 
 pkgs=(
-	# build: compiler, Kbuild needs, both Debian kernels' headers
-	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod xz-utils pkg-config
+	# build: compilers (g++: the C++ API's test and sample), Kbuild needs, both Debian kernels' headers
+	build-essential g++ bc bison flex libelf-dev libssl-dev dwarves cpio kmod xz-utils pkg-config
 	linux-headers-amd64 linux-headers-6.12-amd64
 	# the debug test kernel's source, and the stock kernel the VM boots
 	linux-source-6.12 linux-image-amd64
