@@ -39,9 +39,10 @@ ALL_CFLAGS   := -std=gnu11 $(WARN) $(CFLAGS) $(HIXL_CPPFLAGS)
 CXX          ?= g++
 CXXFLAGS     ?= -O2 -g
 CXX_WARN     := -Wall -Wextra -pedantic -Werror
-HPP          := lib/include/hixl/hixl.hpp
+HPP          := lib/include/hixl/hixl.hpp lib/include/hixl/hixl_types.hpp
 CPP_PROGS    := tests/cpp/hixl-cpp-test examples/cpp/hixl_sample
-# header hygiene: hixl.hpp alone in a translation unit, as C++11 and C++17
+# header hygiene: each C++ header alone in a translation unit (twice: its
+# include guard), as C++11 and C++17, warnings as errors
 HPP_CHECKS   := build/hpp-check-c++11.o build/hpp-check-c++17.o
 # test-only headers (tests/include/raw.h: raw /dev/hixl calls) for the tests
 # and benchmarks; never installed, never seen by the library
@@ -115,14 +116,17 @@ tests/user/hixl-test: tests/user/*.c tests/user/*.h $(RAW_H) kmod/proto.h $(LIB_
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -Itests/user -o $@ tests/user/*.c $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
 examples/%: examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
-tests/cpp/hixl-cpp-test: tests/cpp/hixl-cpp-test.cpp $(HPP) $(LIB_A) $(LIB_HDRS)
-	$(CXX) -std=c++11 $(CXX_WARN) $(CXXFLAGS) -Ilib/include -Iuapi -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+tests/cpp/hixl-cpp-test: tests/cpp/*.cpp tests/cpp/*.hpp $(HPP) $(LIB_A) $(LIB_HDRS)
+	$(CXX) -std=c++11 $(CXX_WARN) $(CXXFLAGS) -Ilib/include -Iuapi -o $@ tests/cpp/*.cpp $(LIB_A) \
+		-luring -pthread $(LDFLAGS)
 examples/cpp/%: examples/cpp/%.cpp $(HPP) $(LIB_A) $(LIB_HDRS)
 	$(CXX) -std=c++17 $(CXX_WARN) $(CXXFLAGS) -Ilib/include -Iuapi -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 build/hpp-check-%.o: $(HPP) $(LIB_HDRS)
 	@mkdir -p build
-	printf '#include <hixl/hixl.hpp>\n#include <hixl/hixl.hpp>\n' | \
-		$(CXX) -std=$* $(CXX_WARN) -Ilib/include -Iuapi -x c++ -c -o $@ -
+	for h in $(notdir $(HPP)); do \
+		printf '#include <hixl/%s>\n#include <hixl/%s>\n' $$h $$h | \
+		$(CXX) -std=$* $(CXX_WARN) -Ilib/include -Iuapi -x c++ -c -o $@ - || exit; \
+	done
 
 deps:
 	scripts/deps.sh
@@ -184,13 +188,14 @@ clean:
 # ---- installation ----------------------------------------------------------
 # make install [PREFIX=/usr/local] [DESTDIR=] [LIBDIR=] [INCLUDEDIR=] [MANDIR=]
 # installs the library (shared, with its soname and development symlinks,
-# and static), the headers as <hixl/*.h> and the C++ API <hixl/hixl.hpp>, hixl-user.pc, the man pages (with
+# and static), the headers as <hixl/*.h>, the header-only C++ API as
+# <hixl/hixl.hpp> and <hixl/hixl_types.hpp>, hixl-user.pc, the man pages (with
 # one symlink per function named in a page's NAME section) and the tools
 # hixl-bench and hixlctl.  `make install-module` installs hixl.ko for KDIR's
 # kernel (extra/hixl.ko, then depmod) and the udev rule; `make install-dkms`
 # the module sources for DKMS.
 INST_HDRS    := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
-		lib/include/hixl/hixl.hpp
+		lib/include/hixl/hixl.hpp lib/include/hixl/hixl_types.hpp
 INST_TOOLS   := tools/hixl-bench tools/hixlctl
 MAN3_PAGES   := $(wildcard man/*.3)
 # the function names a page documents: its NAME line up to " \-"

@@ -27,7 +27,8 @@ make -s install DESTDIR="$dest" PREFIX=$prefix >"$dest/install.log" 2>&1 ||
 
 # -- the installed files
 for f in lib/libhixl-user.so.$version lib/$soname lib/libhixl-user.so lib/libhixl-user.a \
-	 lib/pkgconfig/hixl-user.pc include/hixl/hixl.h include/hixl/hixl.hpp include/hixl/physmem.h \
+	 lib/pkgconfig/hixl-user.pc include/hixl/hixl.h include/hixl/hixl.hpp include/hixl/hixl_types.hpp \
+	 include/hixl/physmem.h \
 	 include/hixl/prof.h include/hixl/uapi.h bin/hixl-bench bin/hixlctl; do
 	[ -e "$dest$prefix/$f" ] || fail "$prefix/$f not installed"
 done
@@ -73,7 +74,9 @@ done
 $cxx -std=c++17 -Wall -Werror -o "$dest/cpp_static" examples/cpp/hixl_sample.cpp $cflags \
 	$(printf '%s\n' "$slibs" | sed 's/-lhixl-user/-l:libhixl-user.a/') ||
 	fail "C++ static build against the installed tree"
-cmp -s lib/include/hixl/hixl.hpp "$dest$prefix/include/hixl/hixl.hpp" || fail "hixl/hixl.hpp differs"
+for h in hixl.hpp hixl_types.hpp; do
+	cmp -s lib/include/hixl/$h "$dest$prefix/include/hixl/$h" || fail "hixl/$h differs"
+done
 
 resolved=$(LD_LIBRARY_PATH=$libdir ldd "$dest/kv_shared" | awk '$1 == "'$soname'" { print $3 }')
 [ "$resolved" = "$libdir/$soname" ] || fail "kv_shared resolves $soname to '$resolved'"

@@ -11,7 +11,7 @@
  * hixl's own additions are marked "hixl extension".
  *
  * Conventions: every method returns a Status (SUCCESS, or one of the codes
- * below) and never throws, except std::bad_alloc from the standard
+ * of <hixl/hixl_types.hpp>) and never throws, except std::bad_alloc from the standard
  * containers it fills.  Lengths are bytes, timeouts milliseconds (> 0).
  * A method that fails leaves a one-line reason for GetRecentErrMsg().
  * Engines are named "ip", "ip:port", "[ipv6]" or "[ipv6]:port"; see
@@ -30,7 +30,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -38,237 +37,9 @@
 #include <vector>
 
 #include <hixl/hixl.h>
+#include <hixl/hixl_types.hpp>
 
 namespace hixl {
-
-/* ==== types (HIXL hixl_types.h) ========================================== */
-
-/** Status: a method's result, HIXL's values. */
-typedef uint32_t Status;
-
-constexpr Status SUCCESS = 0U;                  /**< success */
-constexpr Status PARAM_INVALID = 103900U;       /**< a bad argument */
-constexpr Status TIMEOUT = 103901U;             /**< not done in time */
-constexpr Status NOT_CONNECTED = 103902U;       /**< no link to that engine */
-constexpr Status ALREADY_CONNECTED = 103903U;   /**< a link or connect exists */
-constexpr Status NOTIFY_FAILED = 103904U;       /**< notification not delivered */
-constexpr Status UNSUPPORTED = 103905U;         /**< not supported by hixl */
-constexpr Status RESOURCE_EXHAUSTED = 203900U;  /**< a limit or memory ran out */
-constexpr Status FAILED = 503900U;              /**< anything else; not initialized */
-
-/*
- * Initialize() option keys.  Supported by hixl: BufferPool, RdmaTrafficClass,
- * RdmaServiceLevel, AutoConnect (values: <hixl/hixl.h> hixl_engine_init()).
- * HIXL's others (Ascend device and HCCL resources) make Initialize() return
- * UNSUPPORTED; any other unknown key PARAM_INVALID.
- */
-constexpr const char OPTION_BUFFER_POOL[] = "BufferPool";
-constexpr const char OPTION_RDMA_TRAFFIC_CLASS[] = "RdmaTrafficClass";
-constexpr const char OPTION_RDMA_SERVICE_LEVEL[] = "RdmaServiceLevel";
-constexpr const char OPTION_AUTO_CONNECT[] = "AutoConnect";
-constexpr const char OPTION_ENABLE_USE_FABRIC_MEM[] = "EnableUseFabricMem";    /* UNSUPPORTED */
-constexpr const char OPTION_GLOBAL_RESOURCE_CONFIG[] = "GlobalResourceConfig"; /* UNSUPPORTED */
-constexpr const char OPTION_LOCAL_COMM_RES[] = "LocalCommRes";                 /* UNSUPPORTED */
-/* hixl extension: who may connect (see hixl_engine_init()) */
-constexpr const char OPTION_ALLOWED_PEERS[] = "AllowedPeers";
-constexpr const char OPTION_AUTH_SECRET[] = "AuthSecret";
-constexpr const char OPTION_AUTH_SECRET_FILE[] = "AuthSecretFile";
-
-/** FeatureType: GetCapability()'s features (HIXL's values; append only). */
-enum FeatureType : int32_t {
-  AUTO_CONNECT = 0,       /**< the AutoConnect option */
-  CLIENT_SERVER_COMM = 1, /**< the accepting engine may transfer and notify too */
-};
-constexpr int32_t FEATURE_SUPPORTED = 1;
-constexpr int32_t FEATURE_NOT_SUPPORTED = 0;
-
-/** A registration, from RegisterMem(); never nullptr. */
-typedef void *MemHandle;
-/** An asynchronous transfer, from TransferAsync(): a struct hixl_request *. */
-typedef void *TransferReq;
-
-/** MemType: MEM_DEVICE is a dma-buf in hixl (see RegisterDmaBuf()). */
-enum MemType { MEM_DEVICE, MEM_HOST };
-
-/** TransferOp: READ remote -> local, WRITE local -> remote. */
-enum TransferOp { READ, WRITE };
-
-enum class TransferStatus { WAITING, COMPLETED, TIMEOUT, FAILED };
-
-enum class AsyncConnectStatus {
-  NOT_CONNECT,        /**< no link, nothing pending */
-  CONNECT_PENDING,    /**< ConnectAsync() accepted, not started */
-  CONNECTING,         /**< the connect runs */
-  CONNECTED,          /**< the link is up */
-  CONNECT_FAILED,     /**< the last ConnectAsync() failed (GetRecentErrMsg()) */
-  DISCONNECT_PENDING, /**< a disconnect waits for a pending connect */
-  DISCONNECTING       /**< the disconnect runs */
-};
-
-/*
- * The structs below keep HIXL's layout and defaults.  HIXL gives them
- * default member initializers (C++14 aggregates); under C++11 they get
- * constructors with the same defaults instead, so that both `MemDesc d{};`
- * and `MemDesc d{addr, len};` compile in either language version.
- */
-#if __cplusplus >= 201402L
-#define HIXL_CXX14_AGGREGATES 1
-#endif
-
-/** MemDesc: a region to register: @addr, @len bytes; @local_only: used by
- * this engine's own side of transfers only, never offered to peers. */
-struct MemDesc {
-#ifdef HIXL_CXX14_AGGREGATES
-  uintptr_t addr;
-  size_t len;
-  bool local_only = false;
-  uint8_t reserved[127] = {};
-#else
-  MemDesc() : addr(0), len(0), local_only(false), reserved() {}
-  MemDesc(uintptr_t a, size_t l, bool lo = false) : addr(a), len(l), local_only(lo), reserved() {}
-  uintptr_t addr;
-  size_t len;
-  bool local_only;
-  uint8_t reserved[127];
-#endif
-};
-
-/** TransferOpDesc: @len bytes between @local_addr (this engine's
- * registration) and @remote_addr (the peer's). */
-struct TransferOpDesc {
-  uintptr_t local_addr;
-  uintptr_t remote_addr;
-  size_t len;
-};
-
-/** TransferArgs: TransferAsync()'s options; @user_data comes back in
- * TransferResult. */
-struct TransferArgs {
-#ifdef HIXL_CXX14_AGGREGATES
-  const void *user_data = nullptr;
-  uint8_t reserved[120] = {};
-#else
-  TransferArgs(const void *ud = nullptr) : user_data(ud), reserved() {}
-  const void *user_data;
-  uint8_t reserved[120];
-#endif
-};
-
-/** GetTransferStatusArgs: list at most @max_query_count requests; without
- * the WAITING ones when @skip_waiting. */
-struct GetTransferStatusArgs {
-#ifdef HIXL_CXX14_AGGREGATES
-  uint32_t max_query_count = UINT32_MAX;
-  bool skip_waiting = false;
-  uint8_t reserved[123] = {};
-#else
-  GetTransferStatusArgs(uint32_t max = UINT32_MAX, bool skip = false)
-      : max_query_count(max), skip_waiting(skip), reserved() {}
-  uint32_t max_query_count;
-  bool skip_waiting;
-  uint8_t reserved[123];
-#endif
-};
-
-/** TransferResult: one request of GetTransferStatus(args, results). */
-struct TransferResult {
-#ifdef HIXL_CXX14_AGGREGATES
-  TransferReq req = nullptr;
-  const void *user_data = nullptr;
-  TransferStatus status = TransferStatus::WAITING;
-  uint8_t reserved[108] = {};
-#else
-  TransferResult(TransferReq r = nullptr, const void *ud = nullptr,
-                 TransferStatus st = TransferStatus::WAITING)
-      : req(r), user_data(ud), status(st), reserved() {}
-  TransferReq req;
-  const void *user_data;
-  TransferStatus status;
-  uint8_t reserved[108];
-#endif
-};
-
-/**
- * AscendString - the string class of HIXL's API (ge::AscendString's
- * surface): an owned, immutable byte string that may hold NULs.  A
- * default-constructed or nullptr-constructed one is empty.  Defined in
- * namespace hixl, not ge, so a program may also include CANN's own
- * graph/ascend_string.h; code spelling ge::AscendString may add
- * `namespace ge { using hixl::AscendString; }`.
- */
-class AscendString {
- public:
-  AscendString() {}
-  /** @name: NUL-terminated, copied; nullptr: empty */
-  AscendString(const char *name) : s_(name != nullptr ? name : "") {}
-  /** @length bytes of @name, copied (NULs included); nullptr: empty */
-  AscendString(const char *name, size_t length) : s_(name != nullptr ? std::string(name, length) : "") {}
-  /** NUL-terminated bytes, valid while the object lives; "" when empty */
-  const char *GetString() const { return s_.c_str(); }
-  /** bytes, NULs included, the terminator not */
-  size_t GetLength() const { return s_.size(); }
-  /** the first offset of @sub, or std::string::npos */
-  size_t Find(const AscendString &sub) const { return s_.find(sub.s_); }
-  size_t Hash() const { return std::hash<std::string>()(s_); }
-  bool operator<(const AscendString &d) const { return s_ < d.s_; }
-  bool operator>(const AscendString &d) const { return s_ > d.s_; }
-  bool operator<=(const AscendString &d) const { return s_ <= d.s_; }
-  bool operator>=(const AscendString &d) const { return s_ >= d.s_; }
-  bool operator==(const AscendString &d) const { return s_ == d.s_; }
-  bool operator!=(const AscendString &d) const { return s_ != d.s_; }
-  bool operator==(const char *d) const { return s_ == (d != nullptr ? d : ""); }
-  bool operator!=(const char *d) const { return !(*this == d); }
-
- private:
-  std::string s_;
-};
-
-/** NotifyDesc: a notification: @name 1..1024 bytes, no NUL; @notify_msg
- * 0..1024 bytes, any. */
-struct NotifyDesc {
-  AscendString name;
-  AscendString notify_msg;
-};
-
-/* ==== errors =============================================================== */
-
-namespace detail {
-inline std::string &ErrMsg() {
-  static thread_local std::string msg;
-  return msg;
-}
-}  // namespace detail
-
-/**
- * GetRecentErrMsg() - why this thread's last failing Hixl method failed
- * (hixl extension; HIXL samples use ACL's aclGetRecentErrMsg()).
- *
- * E.g. "Hixl::Connect(10.77.0.1:19001): TIMEOUT: hixl_connect(...): ...",
- * naming the method, its object, the Status and the C library's
- * hixl_last_error().  Failing calls of the C API made directly are not
- * seen here: read hixl_last_error() for those.
- *
- * Return: the message, "" when none; valid until this thread's next failing
- * method.  Never nullptr.
- */
-inline const char *GetRecentErrMsg() { return detail::ErrMsg().c_str(); }
-
-/**
- * StatusFromErrno() - the Status of a C API return value (hixl extension)
- * @err: 0 or -errno (or errno), as libhixl-user's functions return
- *
- * Through hixl_status_from_errno(): e.g. -EINVAL PARAM_INVALID, -ETIMEDOUT
- * TIMEOUT, -ENOTCONN NOT_CONNECTED, -EISCONN ALREADY_CONNECTED, -ECOMM
- * NOTIFY_FAILED, -EOPNOTSUPP UNSUPPORTED, -ENOSPC RESOURCE_EXHAUSTED,
- * anything unlisted FAILED.
- */
-inline Status StatusFromErrno(int err) {
-  static const Status table[] = {SUCCESS,      PARAM_INVALID,      TIMEOUT,
-                                 NOT_CONNECTED, ALREADY_CONNECTED, NOTIFY_FAILED,
-                                 UNSUPPORTED,  RESOURCE_EXHAUSTED, FAILED};
-  const unsigned st = static_cast<unsigned>(hixl_status_from_errno(err));
-  return st < sizeof(table) / sizeof(table[0]) ? table[st] : FAILED;
-}
 
 /* ==== the engine =========================================================== */
 
@@ -317,7 +88,7 @@ class Hixl {
     }
     hixl_engine *eng = nullptr;
     const int ret = hixl_engine_init(&eng, local_engine.GetString(), opts.empty() ? nullptr : &opts[0], opts.size());
-    if (ret < 0) return FailErrno("Initialize", local_engine.GetString(), ret);
+    if (ret < 0) return FailErrno("Initialize", "hixl_engine_init", local_engine.GetString(), ret);
     eng_ = eng;
     auto_connect_ = auto_connect;
     return SUCCESS;
@@ -355,7 +126,8 @@ class Hixl {
    * not initialized.
    */
   Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle) {
-    if (type == MEM_DEVICE) return Fail("RegisterMem", "MEM_DEVICE", UNSUPPORTED, "device memory is a dma-buf: use RegisterDmaBuf()");
+    if (type == MEM_DEVICE)
+      return Fail("RegisterMem", "MEM_DEVICE", UNSUPPORTED, "device memory is a dma-buf: use RegisterDmaBuf()");
     if (type != MEM_HOST) return Fail("RegisterMem", "type", PARAM_INVALID, "unknown MemType");
     return Register(mem, HIXL_MEM_TYPE_HOST, -1, 0, mem_handle);
   }
@@ -387,7 +159,7 @@ class Hixl {
     if (eng_ == nullptr) return NotInitialized("DeregisterMem");
     if (mem_handle == nullptr) return Fail("DeregisterMem", "nullptr", PARAM_INVALID, "null handle");
     const int ret = hixl_deregister_mem(eng_, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(mem_handle)));
-    return ret < 0 ? FailErrno("DeregisterMem", HandleName(mem_handle), ret) : SUCCESS;
+    return ret < 0 ? FailErrno("DeregisterMem", "hixl_deregister_mem", HandleName(mem_handle), ret) : SUCCESS;
   }
 
   /**
@@ -403,7 +175,7 @@ class Hixl {
   Status Connect(const AscendString &remote_engine, int32_t timeout_in_millis = 1000) {
     if (eng_ == nullptr) return NotInitialized("Connect");
     const int ret = hixl_connect(eng_, remote_engine.GetString(), timeout_in_millis);
-    return ret < 0 ? FailErrno("Connect", remote_engine.GetString(), ret) : SUCCESS;
+    return ret < 0 ? FailErrno("Connect", "hixl_connect", remote_engine.GetString(), ret) : SUCCESS;
   }
 
   /**
@@ -416,7 +188,7 @@ class Hixl {
   Status Disconnect(const AscendString &remote_engine, int32_t timeout_in_millis = 1000) {
     if (eng_ == nullptr) return NotInitialized("Disconnect");
     const int ret = hixl_disconnect(eng_, remote_engine.GetString(), timeout_in_millis);
-    return ret < 0 ? FailErrno("Disconnect", remote_engine.GetString(), ret) : SUCCESS;
+    return ret < 0 ? FailErrno("Disconnect", "hixl_disconnect", remote_engine.GetString(), ret) : SUCCESS;
   }
 
   /**
@@ -429,7 +201,7 @@ class Hixl {
   Status ConnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis = 1000) {
     if (eng_ == nullptr) return NotInitialized("ConnectAsync");
     const int ret = hixl_connect_async(eng_, remote_engine.GetString(), timeout_in_millis);
-    return ret < 0 ? FailErrno("ConnectAsync", remote_engine.GetString(), ret) : SUCCESS;
+    return ret < 0 ? FailErrno("ConnectAsync", "hixl_connect_async", remote_engine.GetString(), ret) : SUCCESS;
   }
 
   /**
@@ -442,7 +214,7 @@ class Hixl {
   Status DisconnectAsync(const AscendString &remote_engine, int32_t timeout_in_millis = 1000) {
     if (eng_ == nullptr) return NotInitialized("DisconnectAsync");
     const int ret = hixl_disconnect_async(eng_, remote_engine.GetString(), timeout_in_millis);
-    return ret < 0 ? FailErrno("DisconnectAsync", remote_engine.GetString(), ret) : SUCCESS;
+    return ret < 0 ? FailErrno("DisconnectAsync", "hixl_disconnect_async", remote_engine.GetString(), ret) : SUCCESS;
   }
 
   /**
@@ -455,8 +227,11 @@ class Hixl {
     if (eng_ == nullptr) return NotInitialized("GetAsyncConnectStatus");
     hixl_connect_status st = HIXL_NOT_CONNECT;
     const int ret = hixl_get_connect_status(eng_, remote_engine.GetString(), &st);
-    if (ret < 0 && st != HIXL_CONNECT_FAILED) return FailErrno("GetAsyncConnectStatus", remote_engine.GetString(), ret);
-    if (ret < 0) FailErrno("GetAsyncConnectStatus", remote_engine.GetString(), ret);  /* the reason, kept */
+    if (ret < 0 && st != HIXL_CONNECT_FAILED)
+      return FailErrno("GetAsyncConnectStatus", "hixl_get_connect_status", remote_engine.GetString(), ret);
+    if (ret < 0)  /* the reason, for GetRecentErrMsg() */
+      Fail("GetAsyncConnectStatus", remote_engine.GetString(), StatusFromErrno(ret),
+           std::string("CONNECT_FAILED: ") + std::strerror(-ret));
     status = static_cast<AsyncConnectStatus>(st);
     return SUCCESS;
   }
@@ -477,7 +252,7 @@ class Hixl {
       v.resize(static_cast<size_t>(n) + 4);
       n = hixl_get_all_connect_status(eng_, &v[0], v.size());
     }
-    if (n < 0) return FailErrno("GetAsyncConnectStatus", "all", n);
+    if (n < 0) return FailErrno("GetAsyncConnectStatus", "hixl_get_all_connect_status", "all", n);
     for (int i = 0; i < n; i++)
       statuses[AscendString(v[i].remote_engine)] = static_cast<AsyncConnectStatus>(v[i].status);
     return SUCCESS;
@@ -503,7 +278,8 @@ class Hixl {
     size_t failed = 0;
     const int ret = hixl_transfer_sync(eng_, remote_engine.GetString(), Op(operation), &d[0], d.size(),
                                        timeout_in_millis, &failed);
-    if (ret < 0) return FailErrno("TransferSync", remote_engine.GetString(), ret, failed, d.size());
+    if (ret < 0)
+      return FailErrno("TransferSync", "hixl_transfer_sync", remote_engine.GetString(), ret, failed, d.size());
     return SUCCESS;
   }
 
@@ -532,7 +308,7 @@ class Hixl {
     if (!auto_connect_) {  /* HIXL refuses at once; hixl_transfer_async() would end the request FAILED */
       hixl_connect_status cs = HIXL_NOT_CONNECT;
       int ret = hixl_get_connect_status(eng_, remote_engine.GetString(), &cs);
-      if (ret == -EINVAL) return FailErrno("TransferAsync", remote_engine.GetString(), ret);
+      if (ret == -EINVAL) return FailErrno("TransferAsync", "hixl_get_connect_status", remote_engine.GetString(), ret);
       if (cs != HIXL_CONNECTED)
         return Fail("TransferAsync", remote_engine.GetString(), NOT_CONNECTED, "no link (and AutoConnect is off)");
     }
@@ -540,7 +316,7 @@ class Hixl {
     hixl_request *r = nullptr;
     const int ret = hixl_transfer_async(eng_, remote_engine.GetString(), Op(operation), &d[0], d.size(),
                                         async_timeout_ms_, const_cast<void *>(optional_args.user_data), &r);
-    if (ret < 0) return FailErrno("TransferAsync", remote_engine.GetString(), ret);
+    if (ret < 0) return FailErrno("TransferAsync", "hixl_transfer_async", remote_engine.GetString(), ret);
     reqs_.insert(r);
     req = r;
     return SUCCESS;
@@ -568,7 +344,7 @@ class Hixl {
     }
     hixl_transfer_status st = HIXL_TRANSFER_WAITING;
     const int ret = hixl_get_transfer_status(eng_, r, &st);
-    if (ret < 0) return FailErrno("GetTransferStatus", HandleName(req), ret);
+    if (ret < 0) return FailErrno("GetTransferStatus", "hixl_get_transfer_status", HandleName(req), ret);
     status = static_cast<TransferStatus>(st);
     if (st != HIXL_TRANSFER_WAITING) Release(r);
     return SUCCESS;
@@ -592,10 +368,10 @@ class Hixl {
     const uint32_t flags = args.skip_waiting ? HIXL_QUERY_SKIP_WAITING : 0U;
     std::lock_guard<std::mutex> lk(mu_);
     int n = hixl_get_all_transfer_status(eng_, flags, nullptr, 0);
-    if (n <= 0) return n < 0 ? FailErrno("GetTransferStatus", "all", n) : SUCCESS;
+    if (n <= 0) return n < 0 ? FailErrno("GetTransferStatus", "hixl_get_all_transfer_status", "all", n) : SUCCESS;
     std::vector<hixl_transfer_result> v(std::min(static_cast<size_t>(n), static_cast<size_t>(args.max_query_count)));
     n = hixl_get_all_transfer_status(eng_, flags, &v[0], v.size());
-    if (n < 0) return FailErrno("GetTransferStatus", "all", n);
+    if (n < 0) return FailErrno("GetTransferStatus", "hixl_get_all_transfer_status", "all", n);
     for (int i = 0; i < n; i++) {
       TransferResult r;
       r.req = v[i].req;
@@ -623,7 +399,7 @@ class Hixl {
       return Fail("SendNotify", remote_engine.GetString(), PARAM_INVALID, "a NUL in the notification's name");
     const int ret = hixl_send_notify(eng_, remote_engine.GetString(), notify.name.GetString(),
                                      notify.notify_msg.GetString(), notify.notify_msg.GetLength(), timeout_in_millis);
-    return ret < 0 ? FailErrno("SendNotify", remote_engine.GetString(), ret) : SUCCESS;
+    return ret < 0 ? FailErrno("SendNotify", "hixl_send_notify", remote_engine.GetString(), ret) : SUCCESS;
   }
 
   /**
@@ -638,7 +414,7 @@ class Hixl {
     for (;;) {
       size_t count = 0;
       const int ret = hixl_get_notifies(eng_, &buf[0], buf.size(), &count, nullptr);
-      if (ret < 0) return FailErrno("GetNotifies", "", ret);
+      if (ret < 0) return FailErrno("GetNotifies", "hixl_get_notifies", "", ret);
       for (size_t i = 0; i < count; i++) {
         NotifyDesc d;
         d.name = AscendString(reinterpret_cast<const char *>(buf[i].name), buf[i].name_len);
@@ -659,7 +435,7 @@ class Hixl {
     if (static_cast<int32_t>(feature_type) < 0) return Fail("GetCapability", "feature", PARAM_INVALID, "negative");
     int32_t v = FEATURE_NOT_SUPPORTED;
     const int ret = hixl_get_capability(static_cast<int32_t>(feature_type), &v);
-    if (ret < 0) return FailErrno("GetCapability", "feature", ret);
+    if (ret < 0) return FailErrno("GetCapability", "hixl_get_capability", "feature", ret);
     value = v;
     return SUCCESS;
   }
@@ -709,8 +485,14 @@ class Hixl {
     detail::ErrMsg() = std::string("Hixl::") + method + "(" + obj + "): " + hixl_status_str(Cst(st)) + ": " + why;
     return st;
   }
-  static Status FailErrno(const char *method, const std::string &obj, int err, size_t failed = 0, size_t count = 0) {
-    std::string why = hixl_last_error();
+  /* @cfn's message when it is this failure's (the C library records one per
+   * failing call), else @cfn and the error's text */
+  static Status FailErrno(const char *method, const char *cfn, const std::string &obj, int err, size_t failed = 0,
+                          size_t count = 0) {
+    const char *last = hixl_last_error();
+    const size_t n = std::strlen(cfn);
+    std::string why = std::strncmp(last, cfn, n) == 0 && last[n] == '(' ? std::string(last)
+                                                                        : std::string(cfn) + ": " + std::strerror(-err);
     if (failed < count) {
       char b[48];
       std::snprintf(b, sizeof(b), " (descriptor %zu)", failed);
@@ -745,7 +527,8 @@ class Hixl {
     d.dmabuf_offset = offset;
     uint64_t h = 0;
     const int ret = hixl_register_mem(eng_, &d, type, &h);
-    if (ret < 0) return FailErrno("RegisterMem", HandleName(reinterpret_cast<const void *>(mem.addr)), ret);
+    if (ret < 0)
+      return FailErrno("RegisterMem", "hixl_register_mem", HandleName(reinterpret_cast<const void *>(mem.addr)), ret);
     mem_handle = reinterpret_cast<MemHandle>(static_cast<uintptr_t>(h));
     return SUCCESS;
   }
@@ -768,13 +551,5 @@ class Hixl {
 };
 
 }  // namespace hixl
-
-namespace std {
-/** std::hash for AscendString keys (std::unordered_map), as ge's. */
-template <>
-struct hash<hixl::AscendString> {
-  size_t operator()(const hixl::AscendString &s) const { return s.Hash(); }
-};
-}  // namespace std
 
 #endif /* HIXL_HIXL_HPP */
