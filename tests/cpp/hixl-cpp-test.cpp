@@ -20,6 +20,13 @@
 
 #include "cpp_test.hpp"
 
+#ifdef __SANITIZE_ADDRESS__  /* an -fsanitize=address build: leaks fail the test */
+#include <sanitizer/lsan_interface.h>
+#define LEAK_CHECK() __lsan_do_leak_check()
+#else
+#define LEAK_CHECK() do {} while (0)
+#endif
+
 int g_failures;
 static int g_skip_fd = -1;
 
@@ -223,6 +230,7 @@ int Run(const Test &t, std::string &why) {
     g_skip_fd = pfd[1];
     alarm(120);
     t.fn();
+    LEAK_CHECK();
     std::fflush(stdout);
     _exit(g_failures ? 1 : 0);
   }
