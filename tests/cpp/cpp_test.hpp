@@ -121,15 +121,26 @@ struct Pair {
   Hixl a, b;
   uint8_t *la = nullptr, *lb = nullptr;
   size_t len = 0;
-  std::string bname;
+  std::string aname, bname;
   bool Up(int port, size_t l, const std::map<AscendString, AscendString> &opts = {}) {
     len = l;
     la = Buf(len);
     lb = Buf(len);
+    aname = IP ":" + std::to_string(port);
     bname = IP ":" + std::to_string(port + 1);
-    return la && lb && Init(a, (IP ":" + std::to_string(port)).c_str(), opts) == SUCCESS &&
-           Init(b, bname.c_str(), opts) == SUCCESS && Reg(a, la, len) == SUCCESS && Reg(b, lb, len) == SUCCESS &&
-           a.Connect(bname.c_str(), 5000) == SUCCESS;
+    if (!la || !lb || Init(a, aname.c_str(), opts) != SUCCESS || Init(b, bname.c_str(), opts) != SUCCESS ||
+        Reg(a, la, len) != SUCCESS || Reg(b, lb, len) != SUCCESS || a.Connect(bname.c_str(), 5000) != SUCCESS)
+      return false;
+    if (opts.count(OPTION_AUTO_CONNECT)) return true;  /* b would connect to a itself */
+    /* b's side of the link is READY once a's table arrived, a moment after
+     * Connect() returned; until then b's transfers fail (-EAGAIN) */
+    for (int i = 0; i < 1000; i++) {
+      if (b.TransferSync(aname.c_str(), READ, {{U(lb), U(la), 1}}, 5000) == SUCCESS) return true;
+      if (!strstr(GetRecentErrMsg(), "(-EAGAIN)")) break;
+      Sleep(10);
+    }
+    std::printf("#   %s's side of the link: %s\n", bname.c_str(), GetRecentErrMsg());
+    return false;
   }
 };
 

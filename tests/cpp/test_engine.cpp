@@ -156,6 +156,9 @@ void TestConnectAsync() {
   CHECK_EQ(all.size(), 2);
   CHECK(all.count(IP ":19125") && all[IP ":19125"] == AsyncConnectStatus::CONNECTED);
   CHECK(all.count(IP ":19126") && all[IP ":19126"] == AsyncConnectStatus::CONNECT_FAILED);
+  TransferReq req = reinterpret_cast<TransferReq>(3);  /* refused at once: its connect failed */
+  CHECK_ST(cli.TransferAsync(IP ":19126", WRITE, {{4096, 4096, 1}}, TransferArgs(), req), NOT_CONNECTED);
+  CHECK(req == reinterpret_cast<TransferReq>(3));
   CHECK_ST(cli.Disconnect(IP ":19126"), NOT_CONNECTED);  /* clears CONNECT_FAILED */
   CHECK_ST(cli.DisconnectAsync(IP ":19125", 1000), SUCCESS);
   CHECK(WaitConn(cli, IP ":19125", AsyncConnectStatus::DISCONNECT_PENDING, AsyncConnectStatus::DISCONNECTING) ==

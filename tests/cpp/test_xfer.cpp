@@ -26,8 +26,8 @@ void TestTransferSync() {
   CHECK_ST(p.a.TransferSync(b, WRITE, {{U(p.la), U(p.lb), 0}}, 1000), PARAM_INVALID);
   CHECK_ST(p.a.TransferSync(b, WRITE, {{U(p.la), U(p.lb), 1}}, 0), PARAM_INVALID);
   CHECK_ST(p.a.TransferSync(b, static_cast<TransferOp>(5), {{U(p.la), U(p.lb), 1}}, 1000), PARAM_INVALID);
-  /* ranges not registered: local, remote (the second descriptor is named) */
-  CHECK_ST(p.a.TransferSync(b, WRITE, {{U(p.la) + p.len - 1, U(p.lb), 2}}, 1000), PARAM_INVALID);
+  /* a remote range not registered (the second descriptor is named); the
+   * staging pool takes any mapped local memory: the local check is below */
   CHECK_ST(p.a.TransferSync(b, WRITE, {{U(p.la), U(p.lb), 1}, {U(p.la), U(p.lb) + p.len, 1}}, 1000),
            PARAM_INVALID);
   std::printf("#   %s\n", GetRecentErrMsg());
@@ -51,6 +51,11 @@ void TestLocalOnly() {
   CHECK_ST(p.b.TransferSync(IP ":19132", WRITE, {{U(mine), U(p.la), 1 << 16}}, 5000), SUCCESS);
   CHECK_EQ(memcmp(mine, p.la, 1 << 16), 0);
   CHECK_ST(p.b.DeregisterMem(h), SUCCESS);
+  /* without a staging pool the local range must be registered */
+  uint8_t *unreg = Buf(4096);
+  REQUIRE(unreg);
+  CHECK_ST(p.a.TransferSync(b, WRITE, {{U(unreg), U(p.lb), 4096}}, 5000), PARAM_INVALID);
+  CHECK_ST(p.a.TransferSync(b, WRITE, {{U(p.la) + p.len - 1, U(p.lb), 2}}, 5000), PARAM_INVALID);
 }
 
 void TestTransferAsync() {
@@ -83,9 +88,18 @@ void TestTransferAsync() {
   /* errors at submission; req untouched */
   CHECK_ST(p.a.TransferAsync(b, WRITE, {}, TransferArgs(), kept), PARAM_INVALID);
   CHECK_ST(p.a.TransferAsync(b, WRITE, {{0, U(p.lb), 1}}, TransferArgs(), kept), PARAM_INVALID);
-  CHECK_ST(p.a.TransferAsync(IP ":19139", WRITE, {{U(p.la), U(p.lb), 1}}, TransferArgs(), kept), NOT_CONNECTED);
   CHECK_ST(p.a.TransferAsync("bad name", WRITE, {{U(p.la), U(p.lb), 1}}, TransferArgs(), kept), PARAM_INVALID);
   CHECK(kept == reinterpret_cast<TransferReq>(3));
+  /* no link at all: found when it runs */
+  CHECK_ST(p.a.TransferAsync(IP ":19139", WRITE, {{U(p.la), U(p.lb), 1}}, TransferArgs(), req), SUCCESS);
+  CHECK_ST(Wait(p.a, req, st), SUCCESS);
+  CHECK(st == TransferStatus::FAILED);
+  /* the accepting engine uses the link a made (CLIENT_SERVER_COMM) */
+  Fill(p.lb, p.len, 7);
+  CHECK_ST(p.b.TransferAsync(IP ":19135", WRITE, {{U(p.lb), U(p.la), p.len}}, TransferArgs(), req), SUCCESS);
+  CHECK_ST(Wait(p.b, req, st), SUCCESS);
+  CHECK(st == TransferStatus::COMPLETED);
+  CHECK_EQ(memcmp(p.la, p.lb, p.len), 0);
   /* a descriptor error ends the request FAILED */
   CHECK_ST(p.a.TransferAsync(b, WRITE, {{U(p.la), U(p.lb) + p.len, 1}}, TransferArgs(), req), SUCCESS);
   CHECK_ST(Wait(p.a, req, st), SUCCESS);

@@ -292,11 +292,14 @@ class Hixl {
    *                 freed then) or leave it to Finalize()
    *
    * The request must end within SetTransferAsyncTimeout()'s time (default
-   * kDefaultTransferAsyncTimeoutMs) or it ends TIMEOUT.  Return: SUCCESS;
-   * PARAM_INVALID as TransferSync()'s argument checks; NOT_CONNECTED no
-   * link and AutoConnect off (a link that breaks later makes the request
-   * FAILED); FAILED not initialized, or the library could not queue it;
-   * RESOURCE_EXHAUSTED memory.
+   * kDefaultTransferAsyncTimeoutMs) or it ends TIMEOUT.  A peer with no
+   * link at all is found when the request runs: it ends FAILED (this
+   * engine's own connects are known at once, but a link a peer made to it,
+   * which it may use too, is known to the kernel only).  Return: SUCCESS;
+   * PARAM_INVALID as TransferSync()'s argument checks; NOT_CONNECTED this
+   * engine's connect to the peer is pending, failed or being torn down
+   * (AutoConnect off); FAILED not initialized, or the library could not
+   * queue it; RESOURCE_EXHAUSTED memory.
    */
   Status TransferAsync(const AscendString &remote_engine, TransferOp operation,
                        const std::vector<TransferOpDesc> &op_descs, const TransferArgs &optional_args,
@@ -305,12 +308,12 @@ class Hixl {
     std::vector<hixl_op_desc> d;
     Status st = Convert("TransferAsync", remote_engine, operation, op_descs, d);
     if (st != SUCCESS) return st;
-    if (!auto_connect_) {  /* HIXL refuses at once; hixl_transfer_async() would end the request FAILED */
+    if (!auto_connect_) {  /* HIXL refuses at once; the request would end FAILED */
       hixl_connect_status cs = HIXL_NOT_CONNECT;
       int ret = hixl_get_connect_status(eng_, remote_engine.GetString(), &cs);
       if (ret == -EINVAL) return FailErrno("TransferAsync", "hixl_get_connect_status", remote_engine.GetString(), ret);
-      if (cs != HIXL_CONNECTED)
-        return Fail("TransferAsync", remote_engine.GetString(), NOT_CONNECTED, "no link (and AutoConnect is off)");
+      if (cs != HIXL_CONNECTED && cs != HIXL_NOT_CONNECT)  /* NOT_CONNECT: maybe the peer's link */
+        return Fail("TransferAsync", remote_engine.GetString(), NOT_CONNECTED, "the connect to it is not up");
     }
     std::lock_guard<std::mutex> lk(mu_);
     hixl_request *r = nullptr;
