@@ -62,9 +62,10 @@ class Hixl {
   /**
    * Initialize() - set the engine up on @local_engine (hixl_engine_init())
    * @local_engine: "ip[:port]" / "[ipv6][:port]"; with a port > 0 the
-   *                engine accepts connects there, without one it only
-   *                connects out.  The address must be local and owned by
-   *                an RDMA device.
+   *                engine accepts connects there, with port 0 on a port the
+   *                kernel picks (hixl_engine_name(NativeHandle()) says
+   *                which), without one it only connects out.  The address
+   *                must be local and owned by an RDMA device.
    * @options:      OPTION_* keys and string values (see above)
    *
    * Return: SUCCESS; FAILED already initialized (Finalize() first), no
