@@ -170,6 +170,7 @@ void TestUninitialized() {
   CHECK_ST(h.RegisterMem(m, MEM_HOST, mh), FAILED);
   CHECK(!strcmp(GetRecentErrMsg(), "Hixl::RegisterMem(): FAILED: not initialized"));
   CHECK(mh == reinterpret_cast<MemHandle>(1));
+  CHECK_ST(h.RegisterMem(m, MEM_DEVICE, mh), FAILED);
   CHECK_ST(h.RegisterDmaBuf(m, 0, 0, mh), FAILED);
   CHECK_ST(h.DeregisterMem(mh), FAILED);
   CHECK_ST(h.Connect(IP ":19199"), FAILED);

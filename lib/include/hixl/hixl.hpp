@@ -66,7 +66,7 @@ class Hixl {
    *                kernel picks (hixl_engine_name(NativeHandle()) says
    *                which), without one it only connects out.  The address
    *                must be local and owned by an RDMA device.
-   * @options:      OPTION_* keys and string values (see above)
+   * @options:      OPTION_* keys and string values (<hixl/hixl_types.hpp>)
    *
    * Return: SUCCESS; FAILED already initialized (Finalize() first), no
    * RDMA device on the address, the address not local, the port in use;
@@ -127,6 +127,7 @@ class Hixl {
    * not initialized.
    */
   Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle) {
+    if (eng_ == nullptr) return NotInitialized("RegisterMem");
     if (type == MEM_DEVICE)
       return Fail("RegisterMem", "MEM_DEVICE", UNSUPPORTED, "device memory is a dma-buf: use RegisterDmaBuf()");
     if (type != MEM_HOST) return Fail("RegisterMem", "type", PARAM_INVALID, "unknown MemType");
