@@ -338,7 +338,12 @@ int hixl_uring_start(struct hixl_engine *eng, struct hixl_request *r)
 		hixl_req_enqueue(eng, r);	/* the CQ is full: issued as room comes */
 		return 0;
 	}
-	return uring_issue(eng, r);
+	ret = uring_issue(eng, r);
+	if (ret == -ETIMEDOUT) {	/* expired before it was issued: it ends TIMEOUT */
+		hixl_req_end(eng, r, ret, hixl_req_not_done(r, ret));
+		return 0;
+	}
+	return ret;
 }
 
 /* Stop the reaper: a NOP whose CQE it reads as "exit".  eng->lock held. */
