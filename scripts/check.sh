@@ -9,8 +9,8 @@
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers
 #   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash)
-#   5. debug VM                   KUnit suites + user tests, KASAN/lockdep/kmemleak
-#   6. stock VMs                  user tests on Debian's 6.1 and 6.12 kernels
+#   5. debug VM                   KUnit suites + user tests + C++ tests, KASAN/lockdep/kmemleak
+#   6. stock VMs                  user tests + C++ tests on Debian's 6.1 and 6.12 kernels
 #   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
 #                                 and pins back to zero (make fuzz: 1,000,000)
 #   8. wire fuzz                  60 s of hostile-peer cases against a victim engine in the
@@ -37,7 +37,7 @@ stage_fail() { echo "check: FAILED: $*"; failed=$((failed + 1)); fails+=("$*"); 
 # tests, the end of the guest's console: a hang's blocked tasks, a splat).
 vm_fail() {	# NAME WHAT
 	stage_fail "$2"
-	grep -h -B3 '^not ok' "build/vm/$1/user.tap" 2>/dev/null | tail -40
+	grep -h -B3 '^not ok' "build/vm/$1"/*.tap 2>/dev/null | tail -40
 	echo "check: the end of build/vm/$1/console.log:"
 	tail -40 "build/vm/$1/console.log" 2>/dev/null
 }
@@ -74,6 +74,12 @@ count_tap() {
 	echo "check: user tests ($2): $p passed, $f_ failed, $s skipped"
 	while read -r l; do fails+=("$2: $l"); done < <(grep '^not ok ' "$f")
 	passed=$((passed + p)) failed=$((failed + f_)) skipped=$((skipped + s))
+}
+
+# The TAP files of one guest-tests.sh run: the user tests, the C++ API.
+count_guest() {	# NAME LABEL
+	count_tap "build/vm/$1/user.tap" "$2"
+	count_tap "build/vm/$1/cpp.tap" "$2, C++"
 }
 
 # Merge the per-suite KTAP documents into one and parse it with the kernel's
@@ -235,7 +241,7 @@ if kdir=$(tests/vm/build-kernel.sh); then
 			tests/vm/guest-tests.sh build/debug/kmod/tests/hixl_kunit.ko \
 			|| vm_fail debug "debug VM run"
 		count_kunit "$repo/build/vm/debug/kunit" "$kdir"
-		count_tap build/vm/debug/user.tap "debug kernel"
+		count_guest debug "debug kernel"
 	else
 		stage_fail "module build against the debug kernel"
 	fi
@@ -249,7 +255,7 @@ for series in 6.1 6.12; do
 		tests/vm/run.sh --kernel "$series" --module "build/compat-$series/kmod/hixl.ko" \
 			--name "stock-$series" -- tests/vm/guest-tests.sh \
 			|| vm_fail "stock-$series" "stock $series VM run"
-		count_tap "build/vm/stock-$series/user.tap" "stock $series kernel"
+		count_guest "stock-$series" "stock $series kernel"
 	else
 		stage_fail "no hixl.ko for $series"
 	fi

@@ -5,7 +5,8 @@
 #
 # Usage: guest-tests.sh [HIXL_KUNIT_KO]
 # Writes $HIXL_WORK/kunit/<suite>.ktap (one KTAP document per suite, from
-# /sys/kernel/debug/kunit/<suite>/results) and $HIXL_WORK/user.tap.
+# /sys/kernel/debug/kunit/<suite>/results), $HIXL_WORK/user.tap (the C
+# library and the module) and $HIXL_WORK/cpp.tap (the C++ API).
 set -u
 rc=0
 if [ -n "${1:-}" ]; then
@@ -19,4 +20,7 @@ if [ -n "${1:-}" ]; then
 fi
 tests/user/hixl-test > "$HIXL_WORK/user.tap" 2>&1 || rc=1
 cat "$HIXL_WORK/user.tap"
+# the C++ API (hixl.hpp): every method, and HIXL's sample flow (its last test)
+tests/cpp/hixl-cpp-test > "$HIXL_WORK/cpp.tap" 2>&1 || rc=1
+cat "$HIXL_WORK/cpp.tap"
 exit $rc
