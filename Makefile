@@ -14,6 +14,8 @@ INCLUDEDIR   ?= $(PREFIX)/include
 MANDIR       ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 UDEVRULESDIR ?= /etc/udev/rules.d
+# the Python package (Debian's layout: not under PREFIX)
+PYTHONDIR    ?= /usr/lib/python3/dist-packages
 DKMSSRCDIR   ?= /usr/src/hixl-$(VERSION)
 
 # The kernel hixl.ko is built for (`make module`, `make install-module`):
@@ -66,9 +68,27 @@ BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
-.PHONY: all module lib tools tests deps check check-compat fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
-.PHONY: install-module install-dkms uninstall uninstall-module uninstall-dkms
-all: module lib tools tests
+# `make python` builds the extension in the tree, python/hixl/_hixl*.so,
+# linked against lib/libhixl-user.so with an rpath of $ORIGIN/../../lib (the
+# tree's library); `make install` links another copy whose rpath is LIBDIR.
+# `make all` builds it when the Python headers (python3-dev) are there, and
+# says it skipped it otherwise; `make python` needs them.  PYTHON: Debian's
+# interpreter, whose numpy and pytest the tests use.
+PYTHON       ?= /usr/bin/python3
+PY_CONFIG    := $(shell $(PYTHON) -c 'import sysconfig as s; print(s.get_paths()["include"], s.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+PY_INC       := $(if $(wildcard $(word 1,$(PY_CONFIG))/Python.h),$(word 1,$(PY_CONFIG)))
+PY_EXT       := python/hixl/_hixl$(or $(word 2,$(PY_CONFIG)),.so)
+PY_EXT_INST  := build/python/$(notdir $(PY_EXT))
+PY_SRCS      := python/hixl/_hixl.c
+PY_FILES     := $(wildcard python/hixl/*.py)
+PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
+		-Wno-cast-function-type
+
+.PHONY: all module lib tools tests python deps check check-compat fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
+.PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
+all: module lib tools tests $(if $(PY_INC),python,python-skip)
+python-skip:
+	@echo "python: skipped, no Python.h for $(PYTHON) (apt-get install python3-dev)"
 
 module:
 	@echo "module: hixl.ko against $(KDIR)"
@@ -92,6 +112,18 @@ $(LIB_A): $(LIB_OBJS)
 
 tools: $(TOOLS) $(BENCH_PROGS)
 tests: $(USER_TESTS) $(CPP_PROGS) $(HPP_CHECKS)
+
+python: $(PY_EXT)
+$(PY_EXT): $(PY_SRCS) lib/libhixl-user.so $(LIB_HDRS)
+	@[ -n "$(PY_INC)" ] || { echo "python: no Python.h for $(PYTHON) (apt-get install python3-dev)" >&2; exit 1; }
+	$(CC) $(PY_CFLAGS) -shared -o $@ $(PY_SRCS) -Llib -lhixl-user -pthread \
+		-Wl,-rpath,'$$ORIGIN/../../lib' $(LDFLAGS)
+$(PY_EXT_INST): $(PY_SRCS) lib/libhixl-user.so $(LIB_HDRS)
+	@mkdir -p build/python
+	$(CC) $(PY_CFLAGS) -shared -o $@ $(PY_SRCS) -Llib -lhixl-user -pthread \
+		-Wl,-rpath,$(LIBDIR) $(LDFLAGS)
+# the directories may differ from the last run's: always relink
+.PHONY: $(PY_EXT_INST)
 
 tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
@@ -182,7 +214,7 @@ bench-submit: all
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(BENCH_PROGS) $(USER_TESTS) $(CPP_PROGS)
+	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(BENCH_PROGS) $(USER_TESTS) $(CPP_PROGS) python/hixl/_hixl*.so
 	rm -rf build
 
 # ---- installation ----------------------------------------------------------
@@ -212,7 +244,7 @@ build/hixl-user.pc: lib/hixl-user.pc.in Makefile
 # the directories may differ from the last run's: always regenerate
 .PHONY: build/hixl-user.pc
 
-install: lib $(INST_TOOLS) build/hixl-user.pc
+install: lib $(INST_TOOLS) build/hixl-user.pc $(if $(PY_INC),install-python)
 	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO))
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libhixl-user.so
@@ -253,7 +285,15 @@ install-dkms:
 		install -D -m 0644 $$f $(DESTDIR)$(DKMSSRCDIR)/$$f || exit; \
 	done
 
+# the package into PYTHONDIR/hixl (DESTDIR honoured), without byte code
+install-python: $(PY_EXT_INST)
+	for f in $(PY_FILES); do \
+		install -D -m 0644 $$f $(DESTDIR)$(PYTHONDIR)/hixl/$${f##*/} || exit; \
+	done
+	install -D -m 0755 $(PY_EXT_INST) $(DESTDIR)$(PYTHONDIR)/hixl/$(notdir $(PY_EXT))
+
 uninstall:
+	rm -rf $(DESTDIR)$(PYTHONDIR)/hixl
 	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME) \
 	      $(DESTDIR)$(LIBDIR)/libhixl-user.so $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_A)) \
 	      $(DESTDIR)$(PKGCONFIGDIR)/hixl-user.pc

@@ -13,6 +13,8 @@ pkgs=(
 	linux-source-6.12 linux-image-amd64
 	# the VM
 	qemu-system-x86 busybox-static iproute2 python3
+	# the Python package (make python) and its tests
+	python3-dev python3-setuptools python3-pytest python3-numpy
 	# RDMA userspace: verbs, RDMA CM, Soft-RoCE provider, peers for benchmarks
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	libibverbs-dev librdmacm-dev
