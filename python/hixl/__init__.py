@@ -278,12 +278,12 @@ class Hixl:
         that are neither MemDesc nor buffers, BufferError for
         non-contiguous buffers.
         """
-        eng = self._engine("register_mem")
-        if eng is None:
-            return self._ret(FAILED), 0
         if not isinstance(mem_desc, MemDesc):
             mem_desc = MemDesc(mem_desc)
         mtype = _int(mem_type, "mem_type")
+        eng = self._engine("register_mem")
+        if eng is None:
+            return self._ret(FAILED), 0
         if mtype not in (MEM_HOST, MEM_DEVICE):
             return self._ret(_fail(PARAM_INVALID, "register_mem: mem_type %d" % mtype)), 0
         flags = _hixl.REG_LOCAL_ONLY if mem_desc.local_only else 0

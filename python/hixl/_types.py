@@ -110,6 +110,8 @@ def _address(value, name):
     except TypeError:
         raise TypeError("%s must be an int or a buffer object, got %s"
                         % (name, type(value).__name__)) from None
+    except ValueError as e:	# numpy's word for a non-contiguous array
+        raise BufferError("%s: %s" % (name, e)) from None
     try:
         return buf.addr, buf.nbytes, value
     finally:

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: MIT
+"""pytest setup of the hixl Python tests: the package from the tree
+(python/, built by `make python`) unless HIXL_PY_INSTALLED=1, fixtures for
+engines on the test VM's rxe0, and a TAP report in $HIXL_WORK/python.tap
+("1..N", "ok N - name", "not ok N - name", "ok N - name # SKIP reason")."""
+
+import itertools
+import os
+import sys
+
+import pytest
+
+sys.dont_write_bytecode = True
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if os.environ.get("HIXL_PY_INSTALLED") != "1":
+    sys.path.insert(0, os.path.join(REPO, "python"))
+
+import hixl  # noqa: E402
+
+#: the test VM's rxe0 addresses (tests/vm/run.sh, tests/user/util.h HX_IP)
+IP = "10.77.0.1"
+IP6 = "fd77::1"
+DEV = "/dev/hixl"
+# ports of their own (the C tests use 16000..): a new one per engine
+_ports = itertools.count(18100)
+
+
+def next_port():
+    """A port no engine of this run used yet."""
+    return next(_ports)
+
+
+def name(port, ip=IP):
+    """The engine name of ip:port ("[ipv6]:port" for IPv6)."""
+    return "[%s]:%d" % (ip, port) if ":" in ip else "%s:%d" % (ip, port)
+
+
+@pytest.fixture
+def dev():
+    """Skip unless the machine has /dev/hixl (hixl.ko loaded): the test VM."""
+    if not os.path.exists(DEV):
+        pytest.skip("no %s (hixl.ko not loaded): runs in the test VM (tests/vm/run.sh)" % DEV)
+
+
+class Engine:
+    """An initialized hixl.Hixl with its name."""
+
+    def __init__(self, options=None, ip=IP, port=None, **kw):
+        self.port = next_port() if port is None else port
+        self.name = name(self.port, ip)
+        self.h = hixl.Hixl(**kw)
+        ret = self.h.initialize(self.name, options or {})
+        assert ret == hixl.SUCCESS, "initialize(%s): %d %s" % (self.name, ret, hixl.last_error())
+
+    def __getattr__(self, attr):
+        return getattr(self.h, attr)
+
+
+@pytest.fixture
+def engines(dev):
+    """engines(n, **kw) makes n engines, finalized at the end of the test."""
+    made = []
+
+    def make(n=2, **kw):
+        new = [Engine(**kw) for _ in range(n)]
+        made.extend(new)
+        return new
+
+    yield make
+    for e in made:
+        e.h.finalize()
+
+
+@pytest.fixture
+def pair(engines):
+    """Two engines, the first connected to the second."""
+    a, b = engines(2)
+    assert a.connect(b.name, timeout_in_millis=5000) == hixl.SUCCESS, hixl.last_error()
+    return a, b
+
+
+# ---- TAP ----------------------------------------------------------------------
+
+_order = []
+_results = {}
+
+
+def pytest_runtest_logreport(report):
+    nodeid = report.nodeid
+    if nodeid not in _results:
+        _order.append(nodeid)
+        _results[nodeid] = ("ok", "")
+    if report.failed:
+        _results[nodeid] = ("not ok", report.when)
+    elif report.skipped and _results[nodeid][0] == "ok":
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        if reason.startswith("Skipped: "):
+            reason = reason[len("Skipped: "):]
+        _results[nodeid] = ("skip", reason)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    work = os.environ.get("HIXL_WORK")
+    if not work:
+        return
+    lines = ["1..%d" % len(_order)]
+    for i, nodeid in enumerate(_order, 1):
+        state, why = _results[nodeid]
+        label = nodeid.split("/")[-1].replace("#", "")
+        if state == "skip":
+            lines.append("ok %d - %s # SKIP %s" % (i, label, why.replace("\n", " ")))
+        elif state == "ok":
+            lines.append("ok %d - %s" % (i, label))
+        else:
+            lines.append("not ok %d - %s (%s)" % (i, label, why))
+    with open(os.path.join(work, "python.tap"), "w") as f:
+        f.write("\n".join(lines) + "\n")
