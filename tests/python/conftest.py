@@ -21,8 +21,8 @@ import hixl  # noqa: E402
 IP = "10.77.0.1"
 IP6 = "fd77::1"
 DEV = "/dev/hixl"
-# ports of their own (the C tests use 16000..): a new one per engine
-_ports = itertools.count(18100)
+# ports of their own (the C tests use 16000..18399): a new one per engine
+_ports = itertools.count(19100)
 
 
 def next_port():

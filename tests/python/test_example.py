@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: MIT
+"""examples/kv_transfer.py runs and reports an intact KV cache."""
+
+import os
+import subprocess
+import sys
+
+from conftest import IP, REPO, next_port
+
+
+def test_kv_transfer_example(dev):
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    if os.environ.get("HIXL_PY_INSTALLED") != "1":
+        env["PYTHONPATH"] = os.path.join(REPO, "python")
+    port = next_port()
+    next_port()				# the decode engine's
+    p = subprocess.run([sys.executable, os.path.join(REPO, "examples", "kv_transfer.py"),
+                        IP, str(port)], env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "data intact" in p.stdout and "notify kv_ready/layers=4" in p.stdout
+    print(p.stdout)
