@@ -7,7 +7,7 @@
 # their version), the man pages, install-module (when kmod/hixl.ko is
 # built) and dkms.conf.  Exit status 0 and "install check: ok" when all is
 # well.  Run from anywhere; needs cc, g++, pkg-config, objdump, nm, man
-# (man-db), groff and modinfo.
+# (man-db), groff, modinfo and, when python3-dev is there, readelf.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -95,6 +95,22 @@ for f in man/*.3; do
 done
 w=$(LC_ALL=C.UTF-8 MANWIDTH=80 MANPATH=$dest$prefix/share/man man -Tutf8 hixl_connect 2>&1 >/dev/null) ||
 	fail "man hixl_connect: $w"
+
+# -- the Python package: installed when Python's headers are (make install),
+# importable from the installed tree, its extension finding the library in LIBDIR
+pyinc=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null || true)
+pydir=$dest/usr/lib/python3/dist-packages
+if [ -n "$pyinc" ] && [ -f "$pyinc/Python.h" ]; then
+	[ -f "$pydir/hixl/__init__.py" ] || fail "no /usr/lib/python3/dist-packages/hixl"
+	PYTHONPATH=$pydir LD_LIBRARY_PATH=$libdir PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c '
+import sys, hixl
+assert hixl._hixl.__file__.startswith(sys.argv[1]), hixl._hixl.__file__
+assert hixl.get_capability(hixl.AUTO_CONNECT) == (hixl.SUCCESS, hixl.FEATURE_SUPPORTED)' "$pydir" ||
+		fail "import hixl from the installed tree"
+	readelf -d "$pydir"/hixl/_hixl*.so | grep -q "RUNPATH.*\[$prefix/lib\]" ||
+		fail "hixl/_hixl*.so: RUNPATH is not $prefix/lib"
+	[ -z "$(find "$pydir" -name __pycache__)" ] || fail "byte code installed"
+fi
 
 # -- uninstall leaves nothing behind (but directories)
 make -s uninstall DESTDIR="$dest" PREFIX=$prefix >"$dest/install.log" 2>&1 ||

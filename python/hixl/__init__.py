@@ -451,9 +451,12 @@ class Hixl:
                            range inside one registration (local: of this
                            engine; remote: of the peer)
         timeout_in_millis  ms, > 0 (default 1000), for the whole batch
+        Local memory that is not registered goes through the engine's
+        staging pool (OPTION_BUFFER_POOL, HIXL's relay).
         Returns SUCCESS when every descriptor completed; PARAM_INVALID an
-        empty list, len 0, a bad op, a range not registered (locally or by
-        the peer), a read-only region written; NOT_CONNECTED no link (and
+        empty list, len 0, a bad op, a remote range the peer did not
+        register, unregistered local memory without a staging pool, a
+        read-only region written; NOT_CONNECTED no link (and
         OPTION_AUTO_CONNECT off); TIMEOUT (the link is then broken);
         RESOURCE_EXHAUSTED; FAILED a broken link, still connecting, not
         initialized.  Raises TypeError for a descriptor field that is not an

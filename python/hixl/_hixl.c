@@ -233,6 +233,7 @@ static PyObject *mod_engine_init(PyObject *mod, PyObject *args)
 	PyObject *name_o, *opts_o, *opts = NULL, *ret = NULL;
 	struct hixl_option *opts_c = NULL;
 	struct hixl_engine *eng = NULL;
+	pthread_rwlockattr_t attr;
 	EngineObject *self;
 	const char *name;
 	Py_ssize_t i, n;
@@ -284,7 +285,12 @@ static PyObject *mod_engine_init(PyObject *mod, PyObject *args)
 		goto out;
 	}
 	self->eng = NULL;
-	pthread_rwlock_init(&self->lock, NULL);	/* NULL attributes: cannot fail */
+	/* writers first: callers in a loop cannot starve finalize; no thread
+	 * ever takes the read lock twice (Request dealloc only tries it) */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&self->lock, &attr);	/* cannot fail on Linux */
+	pthread_rwlockattr_destroy(&attr);
 	self->bufs = PyDict_New();
 	if (!self->bufs) {
 		hixl_engine_finalize(eng);

@@ -282,9 +282,6 @@ def test_transfer_sync_errors(pair, engines):
     unreg = hixl.TransferOpDesc(src, 0x1000)			# remote not registered
     assert a.transfer_sync(b.name, hixl.WRITE, [ok, unreg], T) == hixl.PARAM_INVALID
     assert "ERANGE" in hixl.last_error()
-    local = np.zeros(4096, dtype=np.uint8)			# local not registered
-    assert a.transfer_sync(b.name, hixl.READ, [hixl.TransferOpDesc(local, dst.ctypes.data)],
-                           T) == hixl.PARAM_INVALID
     into_ro = hixl.TransferOpDesc(src, ro.ctypes.data)
     assert a.transfer_sync(b.name, hixl.WRITE, [into_ro], T) == hixl.PARAM_INVALID
     assert "EACCES" in hixl.last_error()
@@ -293,6 +290,26 @@ def test_transfer_sync_errors(pair, engines):
     with pytest.raises(TypeError):
         a.transfer_sync(b.name, hixl.WRITE, ok, T)		# not a sequence
     assert not dst.any()					# nothing was written
+
+
+def test_unregistered_local(engines):
+    """Local memory that is not registered goes through the staging pool
+    (BufferPool, HIXL's relay); without a pool it is PARAM_INVALID."""
+    a, b = engines(2)
+    c, d = engines(2, options={hixl.OPTION_BUFFER_POOL: "0:0"})
+    for x, y in ((a, b), (c, d)):
+        remote = kv(6, 1, 2, 4096)
+        assert y.register_mem(remote, hixl.MEM_HOST)[0] == S
+        assert x.connect(y.name, T) == S
+        local = np.zeros_like(remote)			# not registered
+        op = [hixl.TransferOpDesc(local, remote.ctypes.data)]
+        if x is a:
+            assert x.transfer_sync(y.name, hixl.READ, op, T) == S, hixl.last_error()
+            assert np.array_equal(local, remote)
+        else:
+            assert x.transfer_sync(y.name, hixl.READ, op, T) == hixl.PARAM_INVALID
+            assert "ENOENT" in hixl.last_error()
+            assert not local.any()
 
 
 def test_auto_connect(engines):
@@ -419,6 +436,32 @@ def test_finalize_with_requests(engines):
         assert a.get_transfer_status(r) == (hixl.FAILED, hixl.TransferStatus.FAILED)
     del reqs
     gc.collect()				# no double free
+
+
+def test_finalize_races_calls(engines):
+    """finalize() waits for a transfer_sync running in another thread; that
+    thread's next call returns FAILED."""
+    a, b = engines(2)
+    src, dst = kv(16, 1, 64, 16384), np.zeros((1, 64, 16384), dtype=np.uint8)
+    assert a.register_mem(src, hixl.MEM_HOST)[0] == S
+    assert b.register_mem(dst, hixl.MEM_HOST)[0] == S
+    assert a.connect(b.name, T) == S
+    op = block_descs(src, dst.ctypes.data, range(64))
+    results = []
+
+    def worker():
+        while True:
+            results.append(a.transfer_sync(b.name, hixl.WRITE, op, T))
+            if results[-1] != S or len(results) > 10000:
+                return
+    t = threading.Thread(target=worker)
+    t.start()
+    poll(lambda: len(results), lambda n: n >= 3)
+    a.finalize()
+    t.join(60)
+    assert not t.is_alive()
+    assert len(results) >= 4 and set(results[:-1]) == {S} and results[-1] == hixl.FAILED
+    assert np.array_equal(src, dst)
 
 
 def test_gil_released(pair):
