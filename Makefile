@@ -79,7 +79,7 @@ PY_CONFIG    := $(shell $(PYTHON) -c 'import sysconfig as s; print(s.get_paths()
 PY_INC       := $(if $(wildcard $(word 1,$(PY_CONFIG))/Python.h),$(word 1,$(PY_CONFIG)))
 PY_EXT       := python/hixl/_hixl$(or $(word 2,$(PY_CONFIG)),.so)
 PY_EXT_INST  := build/python/$(notdir $(PY_EXT))
-PY_SRCS      := python/hixl/_hixl.c
+PY_SRCS      := python/hixl/_hixl.c python/hixl/_engine.c python/hixl/_request.c
 PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
@@ -114,11 +114,11 @@ tools: $(TOOLS) $(BENCH_PROGS)
 tests: $(USER_TESTS) $(CPP_PROGS) $(HPP_CHECKS)
 
 python: $(PY_EXT)
-$(PY_EXT): $(PY_SRCS) lib/libhixl-user.so $(LIB_HDRS)
+$(PY_EXT): $(PY_SRCS) python/hixl/_hixl.h lib/libhixl-user.so $(LIB_HDRS)
 	@[ -n "$(PY_INC)" ] || { echo "python: no Python.h for $(PYTHON) (apt-get install python3-dev)" >&2; exit 1; }
 	$(CC) $(PY_CFLAGS) -shared -o $@ $(PY_SRCS) -Llib -lhixl-user -pthread \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(LDFLAGS)
-$(PY_EXT_INST): $(PY_SRCS) lib/libhixl-user.so $(LIB_HDRS)
+$(PY_EXT_INST): $(PY_SRCS) python/hixl/_hixl.h lib/libhixl-user.so $(LIB_HDRS)
 	@mkdir -p build/python
 	$(CC) $(PY_CFLAGS) -shared -o $@ $(PY_SRCS) -Llib -lhixl-user -pthread \
 		-Wl,-rpath,$(LIBDIR) $(LDFLAGS)
