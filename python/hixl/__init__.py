@@ -24,6 +24,7 @@ Timeouts are in milliseconds, lengths in bytes.  docs/python.md compares the
 module with HIXL's member by member.
 """
 
+import os
 import threading
 import weakref
 
@@ -122,13 +123,18 @@ def _fail(status, message):
     return status
 
 
-def _status(err, what):
-    """HIXL's status for a C return value (0 or -errno)"""
+def _status(err, what, cfn=None):
+    """HIXL's status for a C return value (0 or -errno) of a call described
+    by what; the library's own message is kept when it names cfn, the C
+    function that records failures (not every one does)"""
     if err == 0:
         return SUCCESS
     if err == -_ESHUTDOWN:
         return _fail(FAILED, "%s: the engine was finalized" % what)
-    _tls.msg = None if _hixl.last_error() else "%s: %s" % (what, _hixl.errno_name(err))
+    if cfn and _hixl.last_error().startswith(cfn + "("):
+        _tls.msg = None
+    else:
+        _tls.msg = "%s: %s (-%s)" % (what, os.strerror(-err), _hixl.errno_name(err))
     return _hixl.status_code(err)
 
 
@@ -211,7 +217,9 @@ class Hixl:
         """Set the engine up (HIXL Initialize).
 
         local_engine  str, its name: "ip", "ip:port", "[ipv6]" or
-                      "[ipv6]:port"; with a port > 0 it listens there
+                      "[ipv6]:port"; with a port > 0 it listens there,
+                      with port 0 on a free port (see local_engine),
+                      without a port it is a client only
         options       dict str -> str of OPTION_* keys (default none):
                       OPTION_BUFFER_POOL "N:SIZE_MB" (default "4:8"),
                       OPTION_RDMA_TRAFFIC_CLASS, OPTION_RDMA_SERVICE_LEVEL,
@@ -235,7 +243,7 @@ class Hixl:
             err, eng = _hixl.engine_init(local_engine, opts)
             if err == 0:
                 self._eng = eng
-        return self._ret(_status(err, "initialize(%s)" % local_engine))
+        return self._ret(_status(err, "initialize(%s)" % local_engine, "hixl_engine_init"))
 
     def finalize(self):
         """Tear the engine down (HIXL Finalize): waits for pending connects,
@@ -249,6 +257,14 @@ class Hixl:
             self._ranges.clear()
         if eng is not None:
             eng.finalize()
+
+    @property
+    def local_engine(self):
+        """hixl's: the engine's name as peers connect to it, a str: the
+        initialize() name, with the port the kernel picked when it was 0
+        ("10.77.0.1:0" -> "10.77.0.1:40123"); "" when not initialized."""
+        eng = self._eng
+        return eng.name() if eng is not None else ""
 
     @property
     def device(self):
@@ -313,7 +329,7 @@ class Hixl:
         if err:
             if buf is not None:
                 buf.release()
-            return self._ret(_status(err, "register_mem")), 0
+            return self._ret(_status(err, "register_mem", "hixl_register_mem")), 0
         return SUCCESS, handle
 
     def deregister_mem(self, mem_handle):
@@ -340,7 +356,7 @@ class Hixl:
             if err == 0:
                 del self._regs[handle]
                 self._ranges.pop(key, None)
-        return self._ret(_status(err, "deregister_mem(%#x)" % handle))
+        return self._ret(_status(err, "deregister_mem(%#x)" % handle, "hixl_deregister_mem"))
 
     # ---- links ---------------------------------------------------------------
 
@@ -350,7 +366,8 @@ class Hixl:
         eng = self._engine(what)
         if eng is None:
             return self._ret(FAILED)
-        return self._ret(_status(getattr(eng, fn)(remote, timeout), "%s(%s)" % (what, remote)))
+        return self._ret(_status(getattr(eng, fn)(remote, timeout), "%s(%s)" % (what, remote),
+                                 "hixl_" + fn))
 
     def connect(self, remote_engine, timeout_in_millis=1000):
         """Connect to a peer and exchange region tables (HIXL Connect); blocks
@@ -419,7 +436,8 @@ class Hixl:
         err, st = eng.get_connect_status(remote)
         st = AsyncConnectStatus(st)
         if err and st == AsyncConnectStatus.CONNECT_FAILED:
-            _fail(SUCCESS, "connect_async(%s): %s" % (remote, _hixl.errno_name(err)))
+            _fail(SUCCESS, "connect_async(%s) failed: %s (-%s)"
+                  % (remote, os.strerror(-err), _hixl.errno_name(err)))
             err = 0
         return self._ret(_status(err, "get_async_connect_status(%s)" % remote)), st
 
@@ -469,7 +487,7 @@ class Hixl:
         if eng is None:
             return self._ret(FAILED)
         err, _failed = eng.transfer_sync(remote, opv, op_descs, timeout)
-        return self._ret(_status(err, "transfer_sync(%s)" % remote))
+        return self._ret(_status(err, "transfer_sync(%s)" % remote, "hixl_transfer_sync"))
 
     def transfer_async(self, remote_engine, op, op_descs, args=None):
         """Queue a READ or WRITE batch and return at once (HIXL
@@ -498,7 +516,8 @@ class Hixl:
             return self._ret(FAILED), 0
         err, req = eng.transfer_async(remote, opv, op_descs, timeout, args.user_data)
         if err:
-            return self._ret(_status(err, "transfer_async(%s)" % remote)), 0
+            return self._ret(_status(err, "transfer_async(%s)" % remote,
+                                         "hixl_transfer_async")), 0
         self._reqs[int(req)] = req
         return SUCCESS, req
 
@@ -578,7 +597,7 @@ class Hixl:
         if eng is None:
             return self._ret(FAILED)
         return self._ret(_status(eng.send_notify(remote, name, msg, timeout),
-                                 "send_notify(%s)" % remote))
+                                 "send_notify(%s)" % remote, "hixl_send_notify"))
 
     def get_notifies(self):
         """Fetch every notification received so far, oldest first, without

@@ -451,6 +451,18 @@ static PyObject *engine_device(EngineObject *self, PyObject *unused)
 	return r;
 }
 
+static PyObject *engine_name(EngineObject *self, PyObject *unused)
+{
+	char buf[HIXL_ENGINE_NAME_MAX];
+	int err = eng_enter(self);
+
+	if (!err) {
+		err = hixl_engine_name(self->eng, buf, sizeof(buf));
+		eng_leave(self);
+	}
+	return err ? PyUnicode_FromString("") : PyUnicode_FromString(buf);
+}
+
 static PyObject *engine_async_path(EngineObject *self, PyObject *unused)
 {
 	int r = eng_enter(self);
@@ -492,6 +504,8 @@ static PyMethodDef engine_methods[] = {
 	  "get_notifies() -> (err, [(from, name, msg)], dropped)" },
 	{ "device", (PyCFunction)engine_device, METH_NOARGS,
 	  "device() -> str: the RDMA device's name, '' once finalized" },
+	{ "name", (PyCFunction)engine_name, METH_NOARGS,
+	  "name() -> str: hixl_engine_name(), the port picked for port 0; '' once finalized" },
 	{ "async_path", (PyCFunction)engine_async_path, METH_NOARGS,
 	  "async_path() -> int: 1 io_uring, 0 worker threads, -errno" },
 	{ NULL }

@@ -43,14 +43,16 @@ def dev():
 
 
 class Engine:
-    """An initialized hixl.Hixl with its name."""
+    """An initialized hixl.Hixl with its name: on a new port, on port 0 (a
+    free port the kernel picks), or a client only (client=True, no port)."""
 
-    def __init__(self, options=None, ip=IP, port=None, **kw):
+    def __init__(self, options=None, ip=IP, port=None, client=False, **kw):
         self.port = next_port() if port is None else port
-        self.name = name(self.port, ip)
+        given = (("[%s]" % ip if ":" in ip else ip) if client else name(self.port, ip))
         self.h = hixl.Hixl(**kw)
-        ret = self.h.initialize(self.name, options or {})
-        assert ret == hixl.SUCCESS, "initialize(%s): %d %s" % (self.name, ret, hixl.last_error())
+        ret = self.h.initialize(given, options or {})
+        assert ret == hixl.SUCCESS, "initialize(%s): %d %s" % (given, ret, hixl.last_error())
+        self.name = self.h.local_engine
 
     def __getattr__(self, attr):
         return getattr(self.h, attr)

@@ -199,7 +199,7 @@ def test_not_initialized():
     assert h.get_all_transfer_status() == (hixl.FAILED, [])
     assert h.send_notify("10.77.0.1:16001", hixl.NotifyDesc("n", "m")) == hixl.FAILED
     assert h.get_notifies() == (hixl.FAILED, [])
-    assert h.device == ""
+    assert h.device == "" and h.local_engine == ""
     assert h.finalize() is None
     assert h.finalize() is None
 

@@ -65,8 +65,20 @@ def test_initialize_finalize(engines):
     assert a.connect(name(1)) == hixl.FAILED
     assert "not initialized" in hixl.last_error()
     assert a.initialize(a.name) == S		# the port is free again
-    (client,) = engines(1, port=0)		# client only: no port
-    assert client.name.endswith(":0")
+    assert a.local_engine == a.name
+    (client,) = engines(1, client=True)		# no port: a client only
+    assert client.local_engine == IP
+    (any_port,) = engines(1, port=0)		# port 0: one the kernel picks
+    host, port = any_port.local_engine.rsplit(":", 1)
+    assert host == IP and int(port) > 0
+    src, dst = kv(2, 1, 1, 4096), np.zeros((1, 1, 4096), dtype=np.uint8)
+    assert client.register_mem(src, hixl.MEM_HOST)[0] == S
+    assert any_port.register_mem(dst, hixl.MEM_HOST)[0] == S
+    assert client.connect(any_port.local_engine, T) == S, hixl.last_error()
+    op = [hixl.TransferOpDesc(src, dst.ctypes.data)]
+    assert client.transfer_sync(any_port.local_engine, hixl.WRITE, op, T) == S
+    assert np.array_equal(src, dst)
+    assert client.connect(IP, T) == hixl.PARAM_INVALID		# a peer needs a port
 
 
 def test_initialize_errors(engines):
