@@ -432,6 +432,17 @@ def test_request_lifetime(pair):
     assert np.array_equal(src, dst)
     ret, results = a.get_all_transfer_status()
     assert [r.req for r in results] == [req]		# the dropped one is not listed
+    ud = object()				# user_data references go with their requests
+    base = sys.getrefcount(ud)
+    reqs = [a.transfer_async(b.name, hixl.WRITE, block_descs(src, dst.ctypes.data, [1]),
+                             hixl.TransferArgs(user_data=ud))[1] for _ in range(16)]
+    assert sys.getrefcount(ud) == base + 16
+    for r in reqs:
+        assert r.wait(T)[1] == hixl.TransferStatus.COMPLETED
+    assert len(a.get_all_transfer_status()[1]) == 16	# results hold the requests too
+    del reqs, r
+    gc.collect()
+    assert sys.getrefcount(ud) == base
 
 
 def test_finalize_with_requests(engines):
