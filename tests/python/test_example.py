@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""examples/kv_transfer.py runs and reports an intact KV cache."""
+"""examples/kv_transfer.py runs and reports an intact KV cache; the README's
+Python example runs."""
 
 import os
 import subprocess
@@ -19,3 +20,18 @@ def test_kv_transfer_example(dev):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "data intact" in p.stdout and "notify kv_ready/layers=4" in p.stdout
     print(p.stdout)
+
+
+def test_readme_snippet(dev):
+    """README.md's Python example runs (in a child: its engine goes with it)."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        text = f.read()
+    start = text.index("```python\n", text.index("**Python.**")) + len("```python\n")
+    code = text[start:text.index("```", start)]
+    code += "assert ret == hixl.SUCCESS and handle != 0, hixl.last_error()\n"
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    if os.environ.get("HIXL_PY_INSTALLED") != "1":
+        env["PYTHONPATH"] = os.path.join(REPO, "python")
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, code + p.stdout + p.stderr
