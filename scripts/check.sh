@@ -9,8 +9,8 @@
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers
 #   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash)
-#   5. debug VM                   KUnit suites + user tests + C++ tests, KASAN/lockdep/kmemleak
-#   6. stock VMs                  user tests + C++ tests on Debian's 6.1 and 6.12 kernels
+#   5. debug VM                   KUnit + user + C++ + Python tests, KASAN/lockdep/kmemleak
+#   6. stock VMs                  user + C++ + Python tests on Debian's 6.1 and 6.12 kernels
 #   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
 #                                 and pins back to zero (make fuzz: 1,000,000)
 #   8. wire fuzz                  60 s of hostile-peer cases against a victim engine in the
@@ -76,10 +76,12 @@ count_tap() {
 	passed=$((passed + p)) failed=$((failed + f_)) skipped=$((skipped + s))
 }
 
-# The TAP files of one guest-tests.sh run: the user tests, the C++ API.
+# The TAP files of one guest-tests.sh run: the user tests, the C++ API, the
+# Python package.
 count_guest() {	# NAME LABEL
 	count_tap "build/vm/$1/user.tap" "$2"
 	count_tap "build/vm/$1/cpp.tap" "$2, C++"
+	count_tap "build/vm/$1/python.tap" "$2, Python"
 }
 
 # Merge the per-suite KTAP documents into one and parse it with the kernel's

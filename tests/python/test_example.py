@@ -26,7 +26,7 @@ def test_readme_snippet(dev):
     """README.md's Python example runs (in a child: its engine goes with it)."""
     with open(os.path.join(REPO, "README.md")) as f:
         text = f.read()
-    start = text.index("```python\n", text.index("**Python.**")) + len("```python\n")
+    start = text.index("```python\n", text.index("## From HIXL")) + len("```python\n")
     code = text[start:text.index("```", start)]
     code += "assert ret == hixl.SUCCESS and handle != 0, hixl.last_error()\n"
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")

@@ -6,7 +6,8 @@
 # Usage: guest-tests.sh [HIXL_KUNIT_KO]
 # Writes $HIXL_WORK/kunit/<suite>.ktap (one KTAP document per suite, from
 # /sys/kernel/debug/kunit/<suite>/results), $HIXL_WORK/user.tap (the C
-# library and the module) and $HIXL_WORK/cpp.tap (the C++ API).
+# library and the module), $HIXL_WORK/cpp.tap (the C++ API) and
+# $HIXL_WORK/python.tap (the Python package).
 set -u
 rc=0
 if [ -n "${1:-}" ]; then
@@ -23,4 +24,9 @@ cat "$HIXL_WORK/user.tap"
 # the C++ API (hixl.hpp): every method, and HIXL's sample flow (its last test)
 tests/cpp/hixl-cpp-test > "$HIXL_WORK/cpp.tap" 2>&1 || rc=1
 cat "$HIXL_WORK/cpp.tap"
+# the Python package: pytest writes $HIXL_WORK/python.tap (tests/python/conftest.py);
+# the repo is read-only in the guest: no bytecode, no cache
+PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python \
+	> "$HIXL_WORK/python.log" 2>&1 || rc=1
+tail -5 "$HIXL_WORK/python.log"
 exit $rc

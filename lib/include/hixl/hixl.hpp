@@ -44,7 +44,7 @@ namespace hixl {
 /* ==== the engine =========================================================== */
 
 /** TransferAsync()'s timeout until SetTransferAsyncTimeout(), ms (hixl extension) */
-constexpr int32_t kDefaultTransferAsyncTimeoutMs = 10000;
+constexpr int32_t kDefaultTransferAsyncTimeoutMs = 60000;
 
 /**
  * class Hixl - one transfer engine (a struct hixl_engine of the C API).
