@@ -21,8 +21,9 @@ import hixl  # noqa: E402
 IP = "10.77.0.1"
 IP6 = "fd77::1"
 DEV = "/dev/hixl"
-# ports of their own (the C tests use 16000..18399): a new one per engine
-_ports = itertools.count(19100)
+# ports of their own, 19200..19499 (the C tests use 16000..18399, 19005..19015
+# and 19500..22040, the C++ tests 19100..19199): a new one per engine
+_ports = itertools.count(19200)
 
 
 def next_port():

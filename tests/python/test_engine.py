@@ -414,6 +414,26 @@ def test_transfer_async_errors(pair, engines):
         assert ret == hixl.NOT_CONNECTED
 
 
+def test_timeouts(engines):
+    """A batch that cannot end in its time: the request ends TIMEOUT
+    (async), the call returns TIMEOUT (sync).  Each on a link of its own:
+    a batch timed out on the wire breaks its link."""
+    a, b, c, d = engines(4)
+    big = 32 << 20
+    src, dst = np.ones(big, dtype=np.uint8), np.zeros(big, dtype=np.uint8)
+    for e, buf in ((a, src), (b, dst), (c, src), (d, dst)):
+        assert e.register_mem(buf, hixl.MEM_HOST)[0] == S
+    assert a.connect(b.name, timeout_in_millis=5000) == S
+    assert c.connect(d.name, timeout_in_millis=5000) == S
+    one = [hixl.TransferOpDesc(src.ctypes.data, dst.ctypes.data, big)]
+    ret, req = a.transfer_async(b.name, hixl.WRITE, one, hixl.TransferArgs(timeout_in_millis=1))
+    assert ret == S, hixl.last_error()
+    assert req.wait(T)[1] == hixl.TransferStatus.TIMEOUT
+    assert hixl._hixl.status_code(req.result()[0]) == hixl.TIMEOUT
+    assert c.transfer_sync(d.name, hixl.WRITE, one, timeout_in_millis=1) == hixl.TIMEOUT
+    assert "ETIMEDOUT" in hixl.last_error()
+
+
 def test_request_lifetime(pair):
     a, b = pair
     src, dst = kv(14, 1, 8, 16384), np.zeros((1, 8, 16384), dtype=np.uint8)
