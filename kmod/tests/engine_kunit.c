@@ -47,7 +47,14 @@ static void e_flags(struct hixl_setup *a) { a->flags = 1; }
 static void e_res0(struct hixl_setup *a) { a->reserved0 = 1; }
 static void e_res1(struct hixl_setup *a) { a->reserved1 = 1; }
 static void e_res3(struct hixl_setup *a) { a->reserved[0] = 1; }
-static void e_flag_unknown(struct hixl_setup *a) { a->flags = 1U << 2; }
+/* the first bit past the known ones (HIXL_SETUP_FLAGS_ALL is contiguous) */
+static void e_flag_unknown(struct hixl_setup *a) { a->flags = HIXL_SETUP_FLAGS_ALL + 1; }
+static void e_any_port(struct hixl_setup *a) { a->flags = HIXL_SETUP_LISTEN_ANY; }
+static void e_any_port_given(struct hixl_setup *a)
+{
+	a->flags = HIXL_SETUP_LISTEN_ANY;
+	a->local.port = 16000;
+}
 static void e_allow_1(struct hixl_setup *a)
 {
 	a->flags = HIXL_SETUP_ALLOWED_PEERS;
@@ -92,6 +99,7 @@ static const struct hixl_setup_case hixl_setup_cases[] = {
 	{ "allowed-peers flag without a list", e_flags, -EINVAL }, { "reserved0", e_res0, -EINVAL },
 	{ "reserved1", e_res1, -EINVAL }, { "reserved[0]", e_res3, -EINVAL },
 	{ "unknown flag", e_flag_unknown, -EINVAL },
+	{ "any port, port 0", e_any_port, 0 }, { "any port with a port", e_any_port_given, -EINVAL },
 	{ "allowed peers 1", e_allow_1, 0 }, { "allowed peers 256", e_allow_max, 0 },
 	{ "allowed peers 257", e_allow_over, -EINVAL }, { "allowed peers 0", e_allow_0, -EINVAL },
 	{ "allowed peers NULL", e_allow_null, -EINVAL },

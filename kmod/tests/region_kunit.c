@@ -306,7 +306,9 @@ struct hixl_reg_bad_case {
 
 static const struct hixl_reg_bad_case hixl_reg_bad_cases[] = {
 	{ "zero length", { .len = 0, .dmabuf_fd = -1 }, false, -EINVAL },
-	{ "unknown flag", { .len = 4096, .flags = 2, .dmabuf_fd = -1 }, false, -EINVAL },
+	/* the first bit past the known ones (HIXL_REG_FLAGS_ALL is contiguous) */
+	{ "unknown flag", { .len = 4096, .flags = HIXL_REG_FLAGS_ALL + 1, .dmabuf_fd = -1 },
+	  false, -EINVAL },
 	{ "flag bit 31", { .len = 4096, .flags = 1U << 31, .dmabuf_fd = -1 }, false, -EINVAL },
 	{ "unknown type", { .len = 4096, .type = 2, .dmabuf_fd = -1 }, false, -EINVAL },
 	{ "type ~0", { .len = 4096, .type = ~0U, .dmabuf_fd = -1 }, false, -EINVAL },
