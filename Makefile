@@ -125,6 +125,9 @@ $(PY_EXT_INST): $(PY_SRCS) python/hixl/_hixl.h lib/libhixl-user.so $(LIB_HDRS)
 # the directories may differ from the last run's: always relink
 .PHONY: $(PY_EXT_INST)
 
+HIXLCTL_SRCS := tools/hixlctl.c tools/hixlctl-check.c tools/hixlctl-sys.c
+tools/hixlctl: $(HIXLCTL_SRCS) tools/hixlctl.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(HIXLCTL_SRCS) $(LIB_A) -luring -pthread $(LDFLAGS)
 tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 bench/bench-xfer: bench/bench-xfer.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
