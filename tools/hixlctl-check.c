@@ -50,6 +50,7 @@ static size_t nchecks;
 
 static const char *const status_str[] = { "PASS", "WARN", "FAIL" };
 
+/* documented in hixlctl.h */
 void check_add(const char *name, enum check_status status, const char *fix,
 	       const char *fmt, ...)
 {
@@ -76,6 +77,7 @@ void check_add(const char *name, enum check_status status, const char *fix,
 	}
 }
 
+/* documented in hixlctl.h */
 int parse_size(const char *s, unsigned long long *bytes)
 {
 	static const char units[] = "KMGT";
@@ -107,6 +109,7 @@ int parse_size(const char *s, unsigned long long *bytes)
 	return 0;
 }
 
+/* documented in hixlctl.h */
 const char *fmt_bytes(unsigned long long b, char *buf, size_t len)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
@@ -124,8 +127,8 @@ const char *fmt_bytes(unsigned long long b, char *buf, size_t len)
 	return buf;
 }
 
-/* Read a one-line file into @buf without its newline; -1 when it cannot be read. */
-static int read_line(const char *path, char *buf, size_t len)
+/* documented in hixlctl.h */
+int read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 	char *ok;
@@ -560,6 +563,7 @@ static int report(bool json)
 	return ok ? 0 : 1;
 }
 
+/* documented in hixlctl.h */
 int cmd_check(int argc, char **argv)
 {
 	unsigned long long size = 0;

@@ -31,22 +31,6 @@ struct rdma_dev {
 	bool has_ip;
 };
 
-/* Read the first line of @path (newline dropped) into @buf; -1 when unreadable. */
-static int read_first(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	char *ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(buf, (int)len, f);
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 /* Append @s to the list @buf (@len bytes), space-separated. */
 static void list_add(char *buf, size_t len, const char *sep, const char *s)
 {
@@ -73,7 +57,7 @@ static void port_ndevs(struct rdma_dev *d, const char *port)
 			continue;
 		snprintf(path, sizeof(path), IB_CLASS "/%s/ports/%s/gid_attrs/ndevs/%s", d->name,
 			 port, e->d_name);
-		if (read_first(path, ndev, sizeof(ndev)) || !*ndev)
+		if (read_line(path, ndev, sizeof(ndev)) || !*ndev)
 			continue;	/* an unused GID entry: EINVAL */
 		for (int i = 0; i < d->nndev; i++)
 			dup |= !strcmp(d->ndev[i], ndev);
@@ -100,12 +84,12 @@ static void dev_ports(struct rdma_dev *d)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), IB_CLASS "/%s/ports/%s/state", d->name, e->d_name);
-		if (read_first(path, state, sizeof(state)))
+		if (read_line(path, state, sizeof(state)))
 			snprintf(state, sizeof(state), "?");
 		s = strchr(state, ':') ? strchr(state, ':') + 1 : state;
 		s += strspn(s, " ");
 		snprintf(path, sizeof(path), IB_CLASS "/%s/ports/%s/link_layer", d->name, e->d_name);
-		if (read_first(path, ll, sizeof(ll)))
+		if (read_line(path, ll, sizeof(ll)))
 			snprintf(ll, sizeof(ll), "?");
 		snprintf(item, sizeof(item), "port %s %s (%s)", e->d_name, s, ll);
 		list_add(d->ports, sizeof(d->ports), ", ", item);
@@ -179,6 +163,7 @@ static void dev_report(const struct rdma_dev *d, enum check_status bad)
 	check_add(name, CHECK_PASS, NULL, "%s; netdev %s: %s", d->ports, ndevs, d->ips);
 }
 
+/* documented in hixlctl.h */
 void check_rdma(void)
 {
 	struct rdma_dev *devs = NULL, *d;
@@ -230,16 +215,17 @@ static int hp_counts(const char *dir, unsigned long *nfree, unsigned long *total
 	char path[256], buf[32];
 
 	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/nr_hugepages", dir);
-	if (read_first(path, buf, sizeof(buf)))
+	if (read_line(path, buf, sizeof(buf)))
 		return -1;
 	*total = strtoul(buf, NULL, 10);
 	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages", dir);
-	if (read_first(path, buf, sizeof(buf)))
+	if (read_line(path, buf, sizeof(buf)))
 		return -1;
 	*nfree = strtoul(buf, NULL, 10);
 	return 0;
 }
 
+/* documented in hixlctl.h */
 void check_hugepages(void)
 {
 	unsigned long f2 = 0, t2 = 0, f1 = 0, t1 = 0;
@@ -255,7 +241,7 @@ void check_hugepages(void)
 	check_add("hugepages", CHECK_PASS, NULL, "%s; %s (hugetlbfs and hixl_malloc_physical; "
 		  "more: sysctl vm.nr_hugepages)", d2, d1);
 
-	if (read_first("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp))) {
+	if (read_line("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp))) {
 		check_add("thp", CHECK_WARN, "a kernel with CONFIG_TRANSPARENT_HUGEPAGE",
 			  "no transparent huge pages: anonymous KV caches are pinned and "
 			  "registered in 4 KiB pages");

@@ -67,9 +67,10 @@ static void help(void)
 	       "check FAILed; 2 a usage error.  See hixlctl(8).\n");
 }
 
-#define MAX_COLS 16
-#define MAX_ROWS 4096
+#define MAX_COLS 16	/* columns of a debugfs table hixlctl shows */
+#define MAX_ROWS 4096	/* rows, header included; more are left out */
 
+/* Is @s a decimal integer (printed unquoted in JSON)? */
 static int is_number(const char *s)
 {
 	if (*s == '-')
@@ -179,6 +180,7 @@ static int cmd_info(int json)
 	return 0;
 }
 
+/* Dispatch on the command (argv[1]); see the top of the file and help(). */
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "check"))

@@ -46,6 +46,13 @@ int parse_size(const char *s, unsigned long long *bytes);
 /* fmt_bytes() - @b as "64 GiB", "1.5 MiB", "512 B" in @buf (@len bytes); returns @buf */
 const char *fmt_bytes(unsigned long long b, char *buf, size_t len);
 
+/*
+ * read_line() - the first line of the file @path, without its newline, in
+ * @buf (@len bytes)
+ * Return: 0, or -1 when the file cannot be opened or is empty.
+ */
+int read_line(const char *path, char *buf, size_t len);
+
 /* cmd_check() - `hixlctl check [--size BYTES] [--json]`: argv after "check" */
 int cmd_check(int argc, char **argv);
 
