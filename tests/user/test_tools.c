@@ -3,8 +3,9 @@
  * test_tools.c - user tests of the installed tools on a good setup (the test
  * VM: hixl.ko loaded, rxe0 on veth0 with 10.77.0.1, run as root from the
  * repo): `tools/hixlctl check --json` and what it finds, --size against
- * RLIMIT_MEMLOCK and the module's max_host_bytes, and the library call it
- * is built on, hixl_dev_uring_probe().  The host side (no module: the
+ * RLIMIT_MEMLOCK and the module's max_host_bytes, who may open /dev/hixl
+ * (as nobody, through setpriv), and the library call the uring_cmd check is
+ * built on, hixl_dev_uring_probe().  The host side (no module: the
  * module check FAILs) is tests/tools/hixlctl.sh, run by
  * scripts/check-install.sh.
  */
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,8 +38,11 @@ struct ctl_run {
 	int status;		/* the exit status, or -1 when it did not exit */
 };
 
-/* Run "tools/hixlctl ARGS", its stdout into r->out; SKIPs when it is not built. */
-static void ctl(struct ctl_run *r, const char *args)
+/*
+ * Run "PREFIX tools/hixlctl ARGS" (PREFIX: e.g. a setpriv command line, or
+ * ""), its stdout into r->out; SKIPs when hixlctl is not built.
+ */
+static void ctl_as(struct ctl_run *r, const char *prefix, const char *args)
 {
 	char cmd[512];
 	size_t n = 0, got;
@@ -46,7 +51,7 @@ static void ctl(struct ctl_run *r, const char *args)
 
 	if (access(HIXLCTL, X_OK))
 		SKIP(HIXLCTL " not built (run from the repo after make tools)");
-	snprintf(cmd, sizeof(cmd), HIXLCTL " %s", args);
+	snprintf(cmd, sizeof(cmd), "%s" HIXLCTL " %s", prefix, args);
 	p = popen(cmd, "r");
 	r->out[0] = '\0';
 	r->status = -1;
@@ -57,7 +62,13 @@ static void ctl(struct ctl_run *r, const char *args)
 	r->out[n] = '\0';
 	st = pclose(p);
 	r->status = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	printf("#   hixlctl %s: exit status %d\n", args, r->status);
+	printf("#   %shixlctl %s: exit status %d\n", prefix, args, r->status);
+}
+
+/* Run "tools/hixlctl ARGS" as the caller. */
+static void ctl(struct ctl_run *r, const char *args)
+{
+	ctl_as(r, "", args);
 }
 
 /*
@@ -265,10 +276,62 @@ static void test_tools_check_memlock(void)
 	CHECK(!strcmp(status_of(r.out, "limits", &c), "PASS"));	/* 2 GiB < 20 GiB */
 }
 
+#define AS_NOBODY(gid)	"setpriv --reuid=65534 --regid=" gid " --clear-groups "
+
+/*
+ * access for a caller who is not root (nobody, uid 65534): the node as the
+ * module makes it (root:root, no udev rule in the VM) FAILs with the udev
+ * rule and the group as the fix; given to nobody's group it PASSes; given
+ * to that group while the session lacks it, the fix says to log in again.
+ * The node's group is restored at the end.
+ */
+static void test_tools_check_access(void)
+{
+	static struct ctl_run r;
+	struct check_line c;
+	struct stat st;
+
+	if (stat(HIXL_DEVICE_PATH, &st))
+		SKIP("no /dev/hixl: hixl.ko not loaded");
+	if (access("/usr/bin/setpriv", X_OK))
+		SKIP("no setpriv (util-linux)");
+	if (geteuid() != 0)
+		SKIP("not root");
+	REQUIRE(chown(HIXL_DEVICE_PATH, 0, 0) == 0);
+
+	ctl_as(&r, AS_NOBODY("65534"), "check --json");
+	CHECK_EQ(r.status, 1);
+	CHECK(!strcmp(status_of(r.out, "device", &c), "PASS"));
+	CHECK(strstr(c.detail, "root root") != NULL);
+	CHECK(strstr(c.detail, "no udev rule") != NULL);
+	CHECK(!strcmp(status_of(r.out, "access", &c), "FAIL"));
+	CHECK(strstr(c.detail, "Permission denied") != NULL);
+	CHECK(strstr(c.fix, "groupadd --system hixl") != NULL);
+	CHECK(strstr(c.fix, "make install-module") != NULL);
+	CHECK(!strcmp(status_of(r.out, "abi", &c), "WARN"));	/* not checked */
+
+	REQUIRE(chown(HIXL_DEVICE_PATH, 0, 65534) == 0);
+	ctl_as(&r, AS_NOBODY("65534"), "check --json");	/* in the node's group */
+	CHECK_EQ(r.status, 0);
+	CHECK(!strcmp(status_of(r.out, "access", &c), "PASS"));
+	CHECK(strstr(c.detail, "(group ") != NULL);
+	CHECK(!strcmp(status_of(r.out, "abi", &c), "PASS"));
+	CHECK(!strcmp(status_of(r.out, "uring_cmd", &c), "PASS"));
+
+	/* nobody's primary group in /etc/passwd is 65534, but not this session's */
+	ctl_as(&r, AS_NOBODY("100"), "check --json");
+	CHECK_EQ(r.status, 1);
+	CHECK(!strcmp(status_of(r.out, "access", &c), "FAIL"));
+	CHECK(strstr(c.fix, "log in again (or newgrp ") != NULL);
+
+	CHECK(chown(HIXL_DEVICE_PATH, st.st_uid, st.st_gid) == 0);
+}
+
 const struct ht_test tools_tests[] = {
 	{ "tools_check", test_tools_check },
 	{ "tools_uring_probe", test_tools_uring_probe },
 	{ "tools_check_limits", test_tools_check_limits },
 	{ "tools_check_memlock", test_tools_check_memlock },
+	{ "tools_check_access", test_tools_check_access },
 	{ NULL, NULL },
 };
