@@ -24,6 +24,8 @@
 
 #define HIXLCTL		"tools/hixlctl"
 #define CAP_IPC_LOCK_NR	14	/* <linux/capability.h> */
+/* does the string @s start with the string literal @lit? */
+#define STARTS(s, lit)	(!strncmp((s), lit, sizeof(lit) - 1))
 
 /* what one check of `hixlctl check --json` said */
 struct check_line {
@@ -105,10 +107,10 @@ static int find_check(const char *json, const char *name, struct check_line *c)
 	if (!s)
 		return -1;
 	s = json_string(s + strlen(key), c->status, sizeof(c->status));
-	if (!s || strncmp(s, ", \"detail\": \"", 13))
+	if (!s || !STARTS(s, ", \"detail\": \""))
 		return -1;
 	s = json_string(s + 13, c->detail, sizeof(c->detail));
-	if (!s || strncmp(s, ", \"fix\": \"", 10))
+	if (!s || !STARTS(s, ", \"fix\": \""))
 		return -1;
 	s = json_string(s + 10, c->fix, sizeof(c->fix));
 	return s && *s == '}' ? 0 : -1;
@@ -154,7 +156,7 @@ static void test_tools_check(void)
 		SKIP("no /dev/hixl: hixl.ko not loaded");
 	ctl(&r, "check --json");
 	CHECK_EQ(r.status, 0);
-	CHECK(!strncmp(r.out, "{\"ok\": true, \"checks\": [", 25));
+	CHECK(STARTS(r.out, "{\"ok\": true, \"checks\": ["));
 	CHECK(python_parses(r.out) != 0);
 	CHECK(!strcmp(status_of(r.out, "module", &c), "PASS"));
 	CHECK(strstr(c.detail, "hixl.ko 0.1 loaded") != NULL);	/* MODULE_VERSION("0.1") */
@@ -181,7 +183,7 @@ static void test_tools_check(void)
 	/* the text form: the same verdict, one line per check */
 	ctl(&r, "check");
 	CHECK_EQ(r.status, 0);
-	CHECK(!strncmp(r.out, "PASS  module ", 13));
+	CHECK(STARTS(r.out, "PASS  module "));
 	CHECK(strstr(r.out, "\nPASS  rdma:rxe0 ") != NULL);
 	CHECK(strstr(r.out, "\nFAIL") == NULL);
 }
@@ -222,7 +224,7 @@ static void test_tools_check_limits(void)
 	snprintf(args, sizeof(args), "check --json --size %llu", max + 4096);
 	ctl(&r, args);
 	CHECK_EQ(r.status, 1);
-	CHECK(!strncmp(r.out, "{\"ok\": false, ", 14));
+	CHECK(STARTS(r.out, "{\"ok\": false, \"checks\": ["));
 	CHECK(!strcmp(status_of(r.out, "limits", &c), "FAIL"));
 	CHECK(strstr(c.fix, "max_host_bytes") != NULL);
 	CHECK(strstr(c.fix, "/sys/module/hixl/parameters/max_host_bytes") != NULL);
@@ -269,7 +271,7 @@ static void test_tools_check_memlock(void)
 
 	ctl(&r, "check --json --size 2G");	/* beyond the hard limit: root must */
 	CHECK_EQ(r.status, 1);
-	CHECK(!strncmp(r.out, "{\"ok\": false, ", 14));
+	CHECK(STARTS(r.out, "{\"ok\": false, \"checks\": ["));
 	CHECK(!strcmp(status_of(r.out, "memlock", &c), "FAIL"));
 	CHECK(strstr(c.fix, "memlock unlimited") != NULL);
 	CHECK(strstr(c.fix, "/etc/security/limits.d/hixl.conf") != NULL);
