@@ -14,6 +14,9 @@ INCLUDEDIR   ?= $(PREFIX)/include
 MANDIR       ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 UDEVRULESDIR ?= /etc/udev/rules.d
+# bash-completion loads completions/CMD from $XDG_DATA_DIRS (/usr/local/share
+# and /usr/share): /usr/share/bash-completion/completions with PREFIX=/usr
+BASHCOMPDIR  ?= $(PREFIX)/share/bash-completion/completions
 # the Python package (Debian's layout: not under PREFIX)
 PYTHONDIR    ?= /usr/lib/python3/dist-packages
 DKMSSRCDIR   ?= /usr/src/hixl-$(VERSION)
@@ -125,6 +128,9 @@ $(PY_EXT_INST): $(PY_SRCS) python/hixl/_hixl.h lib/libhixl-user.so $(LIB_HDRS)
 # the directories may differ from the last run's: always relink
 .PHONY: $(PY_EXT_INST)
 
+HIXLCTL_SRCS := tools/hixlctl.c tools/hixlctl-check.c tools/hixlctl-sys.c
+tools/hixlctl: $(HIXLCTL_SRCS) tools/hixlctl.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(HIXLCTL_SRCS) $(LIB_A) -luring -pthread $(LDFLAGS)
 tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 bench/bench-xfer: bench/bench-xfer.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
@@ -223,13 +229,17 @@ clean:
 # and static), the headers as <hixl/*.h>, the header-only C++ API as
 # <hixl/hixl.hpp> and <hixl/hixl_types.hpp>, hixl-user.pc, the man pages (with
 # one symlink per function named in a page's NAME section) and the tools
-# hixl-bench and hixlctl.  `make install-module` installs hixl.ko for KDIR's
+# hixl-bench and hixlctl with their man pages (hixl-bench.1, hixlctl.8) and
+# bash completions.  `make install-module` installs hixl.ko for KDIR's
 # kernel (extra/hixl.ko, then depmod) and the udev rule; `make install-dkms`
 # the module sources for DKMS.
 INST_HDRS    := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
 		lib/include/hixl/hixl.hpp lib/include/hixl/hixl_types.hpp
 INST_TOOLS   := tools/hixl-bench tools/hixlctl
 MAN3_PAGES   := $(wildcard man/*.3)
+# the tools' pages, man/NAME.SECTION -> MANDIR/manSECTION/
+TOOL_PAGES   := man/hixl-bench.1 man/hixlctl.8
+BASH_COMPS   := contrib/bash-completion/hixl-bench contrib/bash-completion/hixlctl
 # the function names a page documents: its NAME line up to " \-"
 MAN_NAME_SED := /^\.SH NAME/{n;s/ *\\-.*//;s/,/ /g;p;q;}
 man_names     = $(shell sed -n '$(MAN_NAME_SED)' $(1))
@@ -263,6 +273,12 @@ install: lib $(INST_TOOLS) build/hixl-user.pc $(if $(PY_INC),install-python)
 	done
 	for t in $(INST_TOOLS); do \
 		install -D -m 0755 $$t $(DESTDIR)$(BINDIR)/$${t##*/} || exit; \
+	done
+	for p in $(TOOL_PAGES); do \
+		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit; \
+	done
+	for c in $(BASH_COMPS); do \
+		install -D -m 0644 $$c $(DESTDIR)$(BASHCOMPDIR)/$${c##*/} || exit; \
 	done
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
@@ -302,6 +318,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES)) \
 	      $(foreach p,$(MAN3_PAGES),$(addsuffix .3,$(call man_names,$(p)))))
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(INST_TOOLS)))
+	rm -f $(foreach p,$(TOOL_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(notdir $(p)))
+	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(notdir $(BASH_COMPS)))
 
 # the kernel release of KDIR: from its /lib/modules/RELEASE/build path, else
 # the release hixl.ko was built for (its vermagic), else the tree's own

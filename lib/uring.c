@@ -150,12 +150,13 @@ static bool uring_disabled(void)
 }
 
 /*
- * The first URING_CMD of the ring: a CANCEL of a tag no request has.  It
- * completes at once with the number cancelled (0) where the module takes
+ * The first URING_CMD of a ring on @fd: a CANCEL of a tag no request has.
+ * It completes at once with the number cancelled (0) where the module takes
  * URING_CMDs; -EOPNOTSUPP (no uring_cmd in the kernel or the module),
- * -EINVAL (an io_uring without URING_CMD) or -ENOTTY otherwise.
+ * -EINVAL (an io_uring without URING_CMD) or -ENOTTY otherwise.  The caller
+ * owns @rg alone (the engine's reaper is not running yet).
  */
-static int uring_probe(struct hixl_engine *eng)
+static int ring_probe(struct hixl_ring *rg, int fd)
 {
 	struct hixl_cancel c;
 	uint64_t data, extra;
@@ -163,19 +164,43 @@ static int uring_probe(struct hixl_engine *eng)
 
 	memset(&c, 0, sizeof(c));
 	c.tag = HIXL_PROBE_TAG;
-	ret = ring_cmd(&eng->ring, eng->fd, HIXL_IOC_CANCEL, &c, sizeof(c), HIXL_PROBE_DATA);
+	ret = ring_cmd(rg, fd, HIXL_IOC_CANCEL, &c, sizeof(c), HIXL_PROBE_DATA);
 	if (ret)
 		return ret;
-	for (int waits = 0; !ring_cqe(&eng->ring, &data, &res, &extra); waits++) {
-		ret = ring_wait(&eng->ring);
+	for (int waits = 0; !ring_cqe(rg, &data, &res, &extra); waits++) {
+		ret = ring_wait(rg);
 		if (ret == -ETIME && waits < 50) {
-			ring_flush(&eng->ring);
+			ring_flush(rg);
 			continue;
 		}
 		if (ret)
 			return ret;	/* the ring goes: io_uring reaps the probe itself */
 	}
 	return data != HIXL_PROBE_DATA ? -EPROTO : res < 0 ? res : 0;
+}
+
+/*
+ * What hixl_uring_setup() does to choose io_uring, on a ring of its own that
+ * it tears down again: GET_INFO's HIXL_FEAT_URING_CMD, an SQE128/CQE32 ring,
+ * the CANCEL probe (<hixl/hixl.h> documents the results).
+ */
+HIXL_EXPORT int hixl_dev_uring_probe(int fd)
+{
+	struct hixl_ring rg = { .up = false };
+	struct hixl_info info;
+	int ret;
+
+	ret = hixl_dev_get_info(fd, &info);
+	if (ret)
+		return ret;
+	if (!(info.features & HIXL_FEAT_URING_CMD))
+		return -EOPNOTSUPP;
+	ret = ring_init(&rg);
+	if (ret)
+		return ret;
+	ret = ring_probe(&rg, fd);
+	hixl_ring_exit(&rg);
+	return ret;
 }
 
 /* Choose the engine's asynchronous path (both are described in internal.h). */
@@ -201,7 +226,7 @@ void hixl_uring_setup(struct hixl_engine *eng)
 		say_fallback("io_uring_setup(SQE128 | CQE32) failed", ret);
 		return;
 	}
-	ret = uring_probe(eng);
+	ret = ring_probe(&eng->ring, eng->fd);
 	if (ret) {
 		hixl_ring_exit(&eng->ring);
 		say_fallback("the first URING_CMD failed", ret);

@@ -4,8 +4,10 @@
 # examples/kv_transfer.c against the installed tree with pkg-config, shared
 # and static, and the C++ sample examples/cpp/hixl_sample.cpp (<hixl/hixl.hpp>,
 # C++11 and C++17), and check the installed library (soname, exported symbols and
-# their version), the man pages, install-module (when kmod/hixl.ko is
-# built) and dkms.conf.  Exit status 0 and "install check: ok" when all is
+# their version), the man pages, the installed tools (tests/tools/hixlctl.sh:
+# --version, --help, `hixlctl check` on this host, which has no hixl.ko
+# loaded) and their bash completions (tests/tools/completion.sh),
+# install-module (when kmod/hixl.ko is built) and dkms.conf.  Exit status 0 and "install check: ok" when all is
 # well.  Run from anywhere; needs cc, g++, pkg-config, objdump, nm, man
 # (man-db), groff, modinfo and, when python3-dev is there, readelf.
 set -eu
@@ -29,7 +31,9 @@ make -s install DESTDIR="$dest" PREFIX=$prefix >"$dest/install.log" 2>&1 ||
 for f in lib/libhixl-user.so.$version lib/$soname lib/libhixl-user.so lib/libhixl-user.a \
 	 lib/pkgconfig/hixl-user.pc include/hixl/hixl.h include/hixl/hixl.hpp include/hixl/hixl_types.hpp \
 	 include/hixl/physmem.h \
-	 include/hixl/prof.h include/hixl/uapi.h bin/hixl-bench bin/hixlctl; do
+	 include/hixl/prof.h include/hixl/uapi.h bin/hixl-bench bin/hixlctl \
+	 share/man/man1/hixl-bench.1 share/man/man8/hixlctl.8 \
+	 share/bash-completion/completions/hixlctl share/bash-completion/completions/hixl-bench; do
 	[ -e "$dest$prefix/$f" ] || fail "$prefix/$f not installed"
 done
 [ -L "$dest$prefix/include/hixl/uapi.h" ] && fail "hixl/uapi.h is a symlink"
@@ -88,13 +92,21 @@ nm "$dest/kv_static" | grep -q ' T hixl_engine_init$' || fail "kv_static lacks h
 for f in $mapped; do
 	[ -e "$dest$prefix/share/man/man3/$f.3" ] || fail "no man page for $f"
 done
-for f in man/*.3; do
+for f in man/*.3 man/*.1 man/*.8; do
 	w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=all -l -Tutf8 "$f" 2>&1 >/dev/null) ||
 		fail "man $f"
 	[ -z "$w" ] || fail "man $f: $w"
 done
-w=$(LC_ALL=C.UTF-8 MANWIDTH=80 MANPATH=$dest$prefix/share/man man -Tutf8 hixl_connect 2>&1 >/dev/null) ||
-	fail "man hixl_connect: $w"
+for p in hixl_connect hixl_dev_uring_probe hixlctl hixl-bench; do
+	w=$(LC_ALL=C.UTF-8 MANWIDTH=80 MANPATH=$dest$prefix/share/man man -Tutf8 $p 2>&1 >/dev/null) ||
+		fail "man $p: $w"
+done
+
+# -- the installed tools and their bash completions
+tests/tools/hixlctl.sh "$dest$prefix/bin/hixlctl" "$dest$prefix/bin/hixl-bench" ||
+	fail "the installed hixlctl and hixl-bench (tests/tools/hixlctl.sh)"
+tests/tools/completion.sh "$dest$prefix/share/bash-completion/completions" ||
+	fail "the installed bash completions (tests/tools/completion.sh)"
 
 # -- the Python package: installed when Python's headers are (make install),
 # importable from the installed tree, its extension finding the library in LIBDIR

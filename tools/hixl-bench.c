@@ -179,7 +179,11 @@ static int usage(int rc)
 		"                    4:8: blocks < 256 KiB are staged; 0:0 posts every\n"
 		"                    block as its own RDMA work request)\n"
 		"  --json            one JSON object on stdout, nothing else\n"
-		"  --no-progress     no progress bar (it is drawn only on a tty)\n");
+		"  --no-progress     no progress bar (it is drawn only on a tty)\n"
+		"  -h, --help        this help\n"
+		"  -V, --version     the version (the library's, hixl_version())\n"
+		"exit status: 0 success; 1 a failure or a verification mismatch; 2 usage;\n"
+		"77 no /dev/hixl or no RDMA device on the address.  See hixl-bench(1).\n");
 	return rc;
 }
 
@@ -195,13 +199,13 @@ static int parse_args(int argc, char **argv)
 		{ "remote", 1, NULL, 'r' }, { "json", 0, NULL, 'j' },
 		{ "no-progress", 0, NULL, 'P' }, { "help", 0, NULL, 'h' },
 		{ "procs", 1, NULL, 'p' }, { "pool", 1, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
+		{ "version", 0, NULL, 'V' }, { NULL, 0, NULL, 0 },
 	};
 	unsigned long *num;
 	int c;
 
 	C.progress = isatty(STDERR_FILENO);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		num = NULL;
 		switch (c) {
 		case 'L': num = &C.layers; break;
@@ -222,6 +226,7 @@ static int parse_args(int argc, char **argv)
 		case 'j': C.json = true; break;
 		case 'P': C.progress = false; break;
 		case 'h': exit(usage(0));
+		case 'V': printf("hixl-bench (hixl) %s\n", hixl_version()); exit(0);
 		default: return usage(2);
 		}
 		if (num) {

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hixlctl - inspect the hixl module.
+ * hixlctl - inspect the hixl module, and check that a machine is ready for it.
  *
+ *   hixlctl check [--size BYTES] [--json]  a preflight: PASS/WARN/FAIL lines
+ *                                          (hixlctl-check.c, hixlctl-sys.c)
  *   hixlctl info [--json]     ABI version, features and limits (GET_INFO)
  *   hixlctl engines [--json]  every open engine and its counters
  *   hixlctl regions [--json]  every registration of every engine
  *   hixlctl links [--json]    every link of every engine
+ *   hixlctl --help | --version
  *
  * engines, regions and links read /sys/kernel/debug/hixl/ (root, debugfs
  * mounted); each prints an aligned table, or with --json an array of
  * objects keyed by the file's header.
  *
- * Exit status: 0 on success, 1 when the device cannot be opened or queried,
- * 2 on a usage error.
+ * Exit status: 0 on success (check: nothing FAILed); 1 when the device
+ * cannot be opened or queried (check: something FAILed); 2 on a usage error.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -20,15 +23,54 @@
 #include <string.h>
 
 #include <hixl/hixl.h>
+#include "hixlctl.h"
 
+/* The short usage, for errors. */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hixlctl info|engines|regions|links [--json]\n");
+	fprintf(f, "usage: hixlctl check [--size BYTES] [--json]\n"
+		"       hixlctl info|engines|regions|links [--json]\n"
+		"       hixlctl --help | --version\n");
 }
 
-#define MAX_COLS 16
-#define MAX_ROWS 4096
+/* --help: every subcommand and option. */
+static void help(void)
+{
+	printf("usage: hixlctl COMMAND [OPTIONS]\n"
+	       "\n"
+	       "Inspect the hixl module (hixl.ko, /dev/hixl) and check that this machine is\n"
+	       "ready for hixl engines.\n"
+	       "\n"
+	       "Commands:\n"
+	       "  check [--size BYTES] [--json]\n"
+	       "      a preflight, one line per check, each PASS, WARN or FAIL with the fix\n"
+	       "      to apply: hixl.ko and its version, /dev/hixl and who may open it, the\n"
+	       "      ABI version, the module's per-process limits, RLIMIT_MEMLOCK, each RDMA\n"
+	       "      device (netdevs, addresses, port state), huge pages, THP, io_uring\n"
+	       "      and URING_CMD on /dev/hixl.  Exit status 1 when a check FAILs.\n"
+	       "      --size BYTES  the memory the program will register (e.g. 64G; K, M,\n"
+	       "                    G, T are powers of 1024): checked against RLIMIT_MEMLOCK\n"
+	       "                    and the module's max_host_bytes\n"
+	       "  info [--json]      library version, ABI version, features, limits (GET_INFO)\n"
+	       "  engines [--json]   every open engine and its counters (root, debugfs)\n"
+	       "  regions [--json]   every registration of every engine (root, debugfs)\n"
+	       "  links [--json]     every link of every engine (root, debugfs)\n"
+	       "\n"
+	       "Options:\n"
+	       "  --json         machine-readable output: check prints {\"ok\": bool,\n"
+	       "                 \"checks\": [{\"name\", \"status\", \"detail\", \"fix\"}]}, info\n"
+	       "                 an object, engines, regions and links an array of objects\n"
+	       "  -h, --help     this help\n"
+	       "  -V, --version  the version (the library's, hixl_version())\n"
+	       "\n"
+	       "Exit status: 0 success; 1 the device cannot be opened or queried, or a\n"
+	       "check FAILed; 2 a usage error.  See hixlctl(8).\n");
+}
 
+#define MAX_COLS 16	/* columns of a debugfs table hixlctl shows */
+#define MAX_ROWS 4096	/* rows, header included; more are left out */
+
+/* Is @s a decimal integer (printed unquoted in JSON)? */
 static int is_number(const char *s)
 {
 	if (*s == '-')
@@ -94,6 +136,7 @@ static int cmd_table(const char *file, int json)
 	return 0;
 }
 
+/* info: GET_INFO, aligned or as one JSON object. */
 static int cmd_info(int json)
 {
 	struct hixl_info info;
@@ -137,8 +180,11 @@ static int cmd_info(int json)
 	return 0;
 }
 
+/* Dispatch on the command (argv[1]); see the top of the file and help(). */
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "check"))
+		return cmd_check(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "info")) {
 		int json = argc == 3 && !strcmp(argv[2], "--json");
 
@@ -159,7 +205,11 @@ int main(int argc, char **argv)
 		return cmd_table(argv[1], json);
 	}
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
+		help();
+		return 0;
+	}
+	if (argc == 2 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
+		printf("hixlctl (hixl) %s\n", hixl_version());
 		return 0;
 	}
 	usage(stderr);

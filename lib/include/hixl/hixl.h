@@ -55,6 +55,27 @@ int hixl_dev_open(const char *path);
  */
 int hixl_dev_get_info(int fd, struct hixl_info *info);
 
+/**
+ * hixl_dev_uring_probe() - whether io_uring URING_CMDs work on a descriptor
+ * @fd: descriptor from hixl_dev_open() (it need not be set up as an engine)
+ *
+ * Makes the check hixl_engine_init() makes to choose the io_uring path of
+ * asynchronous transfers, on a ring of its own that it closes again:
+ * HIXL_FEAT_URING_CMD in GET_INFO's features, an IORING_SETUP_SQE128 |
+ * IORING_SETUP_CQE32 ring, and a first URING_CMD (a CANCEL of a tag no
+ * request has).  For preflight tools (hixlctl check); engines need not call it.
+ *
+ * Return: 0 when URING_CMDs work on @fd;
+ *  -EOPNOTSUPP when the module does not offer them (no HIXL_FEAT_URING_CMD),
+ *  or the kernel or module rejects the command;
+ *  a -errno of hixl_dev_get_info() (-EPROTO: another ABI version);
+ *  a -errno of io_uring_setup(2): -ENOSYS (no io_uring in the kernel),
+ *  -EPERM (kernel.io_uring_disabled), -EINVAL (a kernel without SQE128),
+ *  -ENOMEM;
+ *  -EINVAL or -ENOTTY from a kernel whose io_uring lacks URING_CMD.
+ */
+int hixl_dev_uring_probe(int fd);
+
 
 /* ==== the engine API (HIXL's Hixl class, in C) ========================== */
 /*
