@@ -32,20 +32,41 @@ KDIR         ?= /lib/modules/$(KVER)/build
 
 CC           ?= cc
 CFLAGS       ?= -O2 -g
-WARN         := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+# WERROR=1 makes every warning of the library, tools, tests and Python
+# extension an error (make check and CI set it: scripts/check.sh); by
+# default warnings are printed and the build goes on, so a newer compiler's
+# new warning does not stop a user's or a distribution's build.  The
+# module's own W=1 checks (make check-compat) do not depend on it.
+WERROR       ?=
+WERROR_FLAG  := $(if $(filter 1,$(WERROR)),-Werror)
+WARN         := -Wall -Wextra $(WERROR_FLAG) -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 		-Wno-unused-parameter -Wformat=2
 HIXL_CPPFLAGS := -Ilib/include -Iuapi -D_GNU_SOURCE -DHIXL_LIB_VERSION='"$(VERSION)"'
-ALL_CFLAGS   := -std=gnu11 $(WARN) $(CFLAGS) $(HIXL_CPPFLAGS)
+# CPPFLAGS (yours or the distribution's, e.g. -D_FORTIFY_SOURCE=2) in every
+# C and C++ compile, after the tree's own -I (so an installed <hixl/*.h>
+# never shadows the tree's) and before CFLAGS/CXXFLAGS, which come last so
+# they can override the rest
+ALL_CFLAGS   := $(HIXL_CPPFLAGS) $(CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS)
 # C++: <hixl/hixl.hpp> is header-only over the library; its test and sample
 # are built with these, the test as C++11 (the oldest the header supports)
 CXX          ?= g++
 CXXFLAGS     ?= -O2 -g
-CXX_WARN     := -Wall -Wextra -pedantic -Werror
+CXX_WARN     := -Wall -Wextra -pedantic $(WERROR_FLAG)
+# the preprocessor flags of the C++ test and sample
+CXX_CPPFLAGS := -Ilib/include -Iuapi $(CPPFLAGS)
 HPP          := lib/include/hixl/hixl.hpp lib/include/hixl/hixl_types.hpp
 CPP_PROGS    := tests/cpp/hixl-cpp-test examples/cpp/hixl_sample
-# header hygiene: each C++ header alone in a translation unit (twice: its
-# include guard), as C++11 and C++17, warnings as errors
-HPP_CHECKS   := build/hpp-check-c++11.o build/hpp-check-c++17.o
+# Header hygiene: every installed header alone in a translation unit
+# (twice: its include guard), with only lib/include on the path (the
+# installed layout: <hixl/uapi.h> is the ABI header), -pedantic -Wall
+# -Wextra: the C headers (HDR_C) as C99, C++11 and C++17, the C++ headers
+# (HDR_CXX) as C++11 and C++17.  `make tests` builds one object per
+# standard (HDR_CHECKS; warnings errors only with WERROR=1); `make
+# check-headers` runs the same with -Werror always.
+HDR_C        := hixl.h physmem.h prof.h uapi.h
+HDR_CXX      := hixl.hpp hixl_types.hpp
+HDR_STDS     := c99 c++11 c++17
+HDR_CHECKS   := $(HDR_STDS:%=build/hdr-check-%.o)
 # test-only headers (tests/include/raw.h: raw /dev/hixl calls) for the tests
 # and benchmarks; never installed, never seen by the library
 TEST_CPPFLAGS := -Itests/include
@@ -84,7 +105,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all module lib tools tests python deps check check-compat fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
+.PHONY: all module lib tools tests python deps check check-compat check-headers fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:
@@ -111,7 +132,7 @@ $(LIB_A): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 tools: $(TOOLS) $(BENCH_PROGS)
-tests: $(USER_TESTS) $(CPP_PROGS) $(HPP_CHECKS)
+tests: $(USER_TESTS) $(CPP_PROGS) $(HDR_CHECKS)
 
 python: $(PY_EXT)
 $(PY_EXT): $(PY_SRCS) python/hixl/_hixl.h lib/libhixl-user.so $(LIB_HDRS)
@@ -149,16 +170,26 @@ tests/user/hixl-test: tests/user/*.c tests/user/*.h $(RAW_H) kmod/proto.h $(LIB_
 examples/%: examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 tests/cpp/hixl-cpp-test: tests/cpp/*.cpp tests/cpp/*.hpp $(HPP) $(LIB_A) $(LIB_HDRS)
-	$(CXX) -std=c++11 $(CXX_WARN) $(CXXFLAGS) -Ilib/include -Iuapi -o $@ tests/cpp/*.cpp $(LIB_A) \
+	$(CXX) $(CXX_CPPFLAGS) -std=c++11 $(CXX_WARN) $(CXXFLAGS) -o $@ tests/cpp/*.cpp $(LIB_A) \
 		-luring -pthread $(LDFLAGS)
 examples/cpp/%: examples/cpp/%.cpp $(HPP) $(LIB_A) $(LIB_HDRS)
-	$(CXX) -std=c++17 $(CXX_WARN) $(CXXFLAGS) -Ilib/include -Iuapi -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
-build/hpp-check-%.o: $(HPP) $(LIB_HDRS)
+	$(CXX) $(CXX_CPPFLAGS) -std=c++17 $(CXX_WARN) $(CXXFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+# $(call hdr_check,STD,EXTRA,OUT): the header hygiene of standard STD
+# (c99, c++NN) with the flags EXTRA, into the object OUT; the standard and
+# the warnings after CFLAGS/CXXFLAGS, which must not change what is checked
+hdr_list      = $(HDR_C) $(if $(filter c++%,$(1)),$(HDR_CXX))
+hdr_cc        = $(if $(filter c++%,$(1)),$(CXX) -x c++ -Ilib/include $(CPPFLAGS) $(CXXFLAGS),$(CC) -x c \
+		-Ilib/include $(CPPFLAGS) $(CFLAGS)) -std=$(1) -pedantic -Wall -Wextra
+hdr_check     = for h in $(call hdr_list,$(1)); do \
+		printf '\043include <hixl/%s>\n\043include <hixl/%s>\n' $$h $$h | \
+		$(call hdr_cc,$(1)) $(2) -c -o $(3) - || exit; done
+$(HDR_CHECKS): build/hdr-check-%.o: $(addprefix lib/include/hixl/,$(HDR_C) $(HDR_CXX)) uapi/rdma/hixl.h
 	@mkdir -p build
-	for h in $(notdir $(HPP)); do \
-		printf '#include <hixl/%s>\n#include <hixl/%s>\n' $$h $$h | \
-		$(CXX) -std=$* $(CXX_WARN) -Ilib/include -Iuapi -x c++ -c -o $@ - || exit; \
-	done
+	$(call hdr_check,$*,$(WERROR_FLAG),$@)
+
+# the header hygiene above, warnings as errors whatever WERROR says
+check-headers:
+	$(foreach std,$(HDR_STDS),$(call hdr_check,$(std),-Werror,/dev/null) &&) true
 
 deps:
 	scripts/deps.sh
