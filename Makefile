@@ -111,7 +111,13 @@ all: module lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:
 	@echo "python: skipped, no Python.h for $(PYTHON) (apt-get install python3-dev)"
 
+# Without a kernel build tree at KDIR (no headers for KVER), say so and how
+# to go on, instead of Kbuild's "No such file or directory"
+KDIR_MISSING  = $(strip module: no kernel build tree at $(KDIR)$(if $(filter /lib/modules/$(KVER)/build,$(KDIR)), \
+		(no headers for kernel $(KVER): apt-get install linux-headers-$(KVER))); \
+		KVER=RELEASE or KDIR=DIR picks another kernel.  Without the module: make lib tools)
 module:
+	@[ -f "$(KDIR)/Makefile" ] || { echo "$(KDIR_MISSING)" >&2; exit 1; }
 	@echo "module: hixl.ko against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_HIXL=m modules
 
@@ -244,7 +250,7 @@ bench-submit: all
 	bench/bench.sh submit
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	-[ ! -f "$(KDIR)/Makefile" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(BENCH_PROGS) $(USER_TESTS) $(CPP_PROGS) python/hixl/_hixl*.so
 	rm -rf build
 
