@@ -13,7 +13,13 @@ LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 MANDIR       ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-UDEVRULESDIR ?= /etc/udev/rules.d
+# the module's udev rule, group (sysusers.d) and loading at boot
+# (modules-load.d), where udev, systemd-sysusers and systemd-modules-load
+# look for a package's files: not under PREFIX (they do not search it), and
+# not /etc, which is the administrator's and overrides them
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+SYSUSERSDIR  ?= /usr/lib/sysusers.d
+MODULESLOADDIR ?= /usr/lib/modules-load.d
 # the Python package (Debian's layout: not under PREFIX)
 PYTHONDIR    ?= /usr/lib/python3/dist-packages
 DKMSSRCDIR   ?= /usr/src/hixl-$(VERSION)
@@ -303,6 +309,43 @@ install: lib $(INST_TOOLS) build/hixl-user.pc $(if $(PY_INC),install-python)
 	done
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
+# What the installed module needs beside it, SOURCE:DEST: the udev rule
+# (/dev/hixl to the group hixl), the group (sysusers.d) and loading at boot
+# (modules-load.d).  install-module and install-dkms install them,
+# uninstall-module and uninstall-dkms remove them; the group itself stays
+# (a package never deletes a system group).
+MODULE_FILES  = udev/60-hixl.rules:$(UDEVRULESDIR)/60-hixl.rules \
+		systemd/sysusers.d/hixl.conf:$(SYSUSERSDIR)/hixl.conf \
+		systemd/modules-load.d/hixl.conf:$(MODULESLOADDIR)/hixl.conf
+# Before 0.1.0 install-module put the udev rule in /etc/udev/rules.d, where
+# it shadows the new one: removed when it is that file unchanged (its
+# sha256), never when the administrator edited it
+OLD_UDEV_RULE = $(DESTDIR)/etc/udev/rules.d/60-hixl.rules
+OLD_UDEV_SUM  = 54f8f500b85bab0eb22d53a2333cfc39ef649b0577dabc79ba68d9cdf045e3f5
+rm_old_udev_rule = if [ -f $(OLD_UDEV_RULE) ] && \
+		[ "$$(sha256sum < $(OLD_UDEV_RULE))" = "$(OLD_UDEV_SUM)  -" ]; then rm -f $(OLD_UDEV_RULE); fi
+# the recipe lines of install-module and install-dkms: the files; with no
+# DESTDIR, as root, the group (systemd-sysusers, else groupadd) and udev's
+# rules reloaded (udevd may not run, in a container: not an error)
+define install_module_files
+	for f in $(MODULE_FILES); do \
+		install -D -m 0644 $${f%%:*} $(DESTDIR)$${f#*:} || exit; \
+	done
+	$(rm_old_udev_rule)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+		if command -v systemd-sysusers >/dev/null; then \
+			echo "systemd-sysusers $(SYSUSERSDIR)/hixl.conf"; \
+			systemd-sysusers $(SYSUSERSDIR)/hixl.conf || exit; \
+		elif ! getent group hixl >/dev/null; then \
+			echo "groupadd --system hixl"; groupadd --system hixl || exit; \
+		fi; \
+		udevadm control --reload 2>/dev/null || :; \
+	fi
+endef
+# the recipe line of uninstall-module and uninstall-dkms
+uninstall_module_files = rm -f $(foreach f,$(MODULE_FILES),$(DESTDIR)$(lastword $(subst :, ,$(f)))); \
+		$(rm_old_udev_rule)
+
 # hixl.ko goes to /lib/modules/RELEASE/extra/ of the kernel it was built for
 # (KDIR_KVER), and depmod runs for that release (not under DESTDIR: a
 # package runs it when installed).  Not `make modules_install`: Debian's
@@ -311,7 +354,7 @@ install: lib $(INST_TOOLS) build/hixl-user.pc $(if $(PY_INC),install-python)
 install-module: module
 	@[ -n "$(KDIR_KVER)" ] || { echo "install-module: no kernel release for $(KDIR)" >&2; exit 1; }
 	install -D -m 0644 kmod/hixl.ko $(DESTDIR)/lib/modules/$(KDIR_KVER)/extra/hixl.ko
-	install -D -m 0644 udev/60-hixl.rules $(DESTDIR)$(UDEVRULESDIR)/60-hixl.rules
+	$(install_module_files)
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KDIR_KVER)"; depmod -a $(KDIR_KVER); fi
 
 # the sources dkms.conf builds: dkms install hixl/$(VERSION)
@@ -321,6 +364,7 @@ install-dkms:
 	for f in $(DKMS_SRCS); do \
 		install -D -m 0644 $$f $(DESTDIR)$(DKMSSRCDIR)/$$f || exit; \
 	done
+	$(install_module_files)
 
 # the package into PYTHONDIR/hixl (DESTDIR honoured), without byte code
 install-python: $(PY_EXT_INST)
@@ -349,9 +393,10 @@ KDIR_KVER     = $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/b
 # also the path install-module used before 0.1.0 (updates/kmod/)
 uninstall-module:
 	rm -f $(DESTDIR)/lib/modules/$(KDIR_KVER)/extra/hixl.ko \
-	      $(DESTDIR)/lib/modules/$(KDIR_KVER)/updates/kmod/hixl.ko \
-	      $(DESTDIR)$(UDEVRULESDIR)/60-hixl.rules
+	      $(DESTDIR)/lib/modules/$(KDIR_KVER)/updates/kmod/hixl.ko
+	$(uninstall_module_files)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then depmod -a $(KDIR_KVER); fi
 
 uninstall-dkms:
 	rm -rf $(DESTDIR)$(DKMSSRCDIR)
+	$(uninstall_module_files)
