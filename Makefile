@@ -111,7 +111,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all module lib tools tests python deps check check-compat check-headers fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
+.PHONY: all module lib tools tests python deps check check-compat check-headers check-host fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:
@@ -198,6 +198,12 @@ hdr_check     = for h in $(call hdr_list,$(1)); do \
 $(HDR_CHECKS): build/hdr-check-%.o: $(addprefix lib/include/hixl/,$(HDR_C) $(HDR_CXX)) uapi/rdma/hixl.h
 	@mkdir -p build
 	$(call hdr_check,$*,$(WERROR_FLAG),$@)
+
+# The checks of the build host itself, no root, VM or /dev/hixl, in well
+# under a minute once built: header hygiene, the device-less user, C++ and
+# Python tests, the install check (scripts/check-host.sh says which)
+check-host: lib tools tests $(if $(PY_INC),python)
+	scripts/check-host.sh
 
 # the header hygiene above, warnings as errors whatever WERROR says
 check-headers:
