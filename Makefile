@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # hixl: top-level build.  `make` builds kmod/hixl.ko (against KDIR), the
-# library and the tools; `make check` runs everything CI runs; `make deps`
-# installs what that needs (root, Debian 12).
+# library and the tools; `make lib tools` the library and tools alone (no
+# kernel headers needed); `make check-host` checks what needs no root, VM
+# or /dev/hixl; `make check` runs everything CI runs; `make deps` installs
+# what that needs (root, Debian 12).
 
 VERSION      := 0.1.0
 SOVERSION    := 0
@@ -273,8 +275,9 @@ clean:
 # <hixl/hixl.hpp> and <hixl/hixl_types.hpp>, hixl-user.pc, the man pages (with
 # one symlink per function named in a page's NAME section) and the tools
 # hixl-bench and hixlctl.  `make install-module` installs hixl.ko for KDIR's
-# kernel (extra/hixl.ko, then depmod) and the udev rule; `make install-dkms`
-# the module sources for DKMS.
+# kernel (extra/hixl.ko, then depmod), `make install-dkms` the module sources
+# for DKMS; both the MODULE_FILES below (udev rule, sysusers.d,
+# modules-load.d).
 INST_HDRS    := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
 		lib/include/hixl/hixl.hpp lib/include/hixl/hixl_types.hpp
 INST_TOOLS   := tools/hixl-bench tools/hixlctl

@@ -18,7 +18,7 @@
 # N skipped" over the test results, each other part counting as one; exit
 # status 0 when nothing failed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 t0=$(date +%s)
 passed=0 failed=0 skipped=0 fails=""
 
@@ -63,7 +63,7 @@ else
 fi
 
 part "user tests without a device"
-set -- $HOST_TESTS
+set -- $HOST_TESTS	# one word a name
 if [ -x tests/user/hixl-test ]; then
 	tests/user/hixl-test "$@" > "$out/user.tap" 2>&1 || cat "$out/user.tap"
 	count_tap "$out/user.tap" "user tests" $#
