@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # hixl: top-level build.  `make` builds kmod/hixl.ko (against KDIR), the
-# library and the tools; `make check` runs everything CI runs; `make deps`
-# installs what that needs (root, Debian 12).
+# library and the tools; `make lib tools` the library and tools alone (no
+# kernel headers needed); `make check-host` checks what needs no root, VM
+# or /dev/hixl; `make check` runs everything CI runs; `make deps` installs
+# what that needs (root, Debian 12).
 
 VERSION      := 0.1.0
 SOVERSION    := 0
@@ -13,7 +15,13 @@ LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 MANDIR       ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-UDEVRULESDIR ?= /etc/udev/rules.d
+# the module's udev rule, group (sysusers.d) and loading at boot
+# (modules-load.d), where udev, systemd-sysusers and systemd-modules-load
+# look for a package's files: not under PREFIX (they do not search it), and
+# not /etc, which is the administrator's and overrides them
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+SYSUSERSDIR  ?= /usr/lib/sysusers.d
+MODULESLOADDIR ?= /usr/lib/modules-load.d
 # bash-completion loads completions/CMD from $XDG_DATA_DIRS (/usr/local/share
 # and /usr/share): /usr/share/bash-completion/completions with PREFIX=/usr
 BASHCOMPDIR  ?= $(PREFIX)/share/bash-completion/completions
@@ -35,20 +43,41 @@ KDIR         ?= /lib/modules/$(KVER)/build
 
 CC           ?= cc
 CFLAGS       ?= -O2 -g
-WARN         := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+# WERROR=1 makes every warning of the library, tools, tests and Python
+# extension an error (make check and CI set it: scripts/check.sh); by
+# default warnings are printed and the build goes on, so a newer compiler's
+# new warning does not stop a user's or a distribution's build.  The
+# module's own W=1 checks (make check-compat) do not depend on it.
+WERROR       ?=
+WERROR_FLAG  := $(if $(filter 1,$(WERROR)),-Werror)
+WARN         := -Wall -Wextra $(WERROR_FLAG) -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 		-Wno-unused-parameter -Wformat=2
 HIXL_CPPFLAGS := -Ilib/include -Iuapi -D_GNU_SOURCE -DHIXL_LIB_VERSION='"$(VERSION)"'
-ALL_CFLAGS   := -std=gnu11 $(WARN) $(CFLAGS) $(HIXL_CPPFLAGS)
+# CPPFLAGS (yours or the distribution's, e.g. -D_FORTIFY_SOURCE=2) in every
+# C and C++ compile, after the tree's own -I (so an installed <hixl/*.h>
+# never shadows the tree's) and before CFLAGS/CXXFLAGS, which come last so
+# they can override the rest
+ALL_CFLAGS   := $(HIXL_CPPFLAGS) $(CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS)
 # C++: <hixl/hixl.hpp> is header-only over the library; its test and sample
 # are built with these, the test as C++11 (the oldest the header supports)
 CXX          ?= g++
 CXXFLAGS     ?= -O2 -g
-CXX_WARN     := -Wall -Wextra -pedantic -Werror
+CXX_WARN     := -Wall -Wextra -pedantic $(WERROR_FLAG)
+# the preprocessor flags of the C++ test and sample
+CXX_CPPFLAGS := -Ilib/include -Iuapi $(CPPFLAGS)
 HPP          := lib/include/hixl/hixl.hpp lib/include/hixl/hixl_types.hpp
 CPP_PROGS    := tests/cpp/hixl-cpp-test examples/cpp/hixl_sample
-# header hygiene: each C++ header alone in a translation unit (twice: its
-# include guard), as C++11 and C++17, warnings as errors
-HPP_CHECKS   := build/hpp-check-c++11.o build/hpp-check-c++17.o
+# Header hygiene: every installed header alone in a translation unit
+# (twice: its include guard), with only lib/include on the path (the
+# installed layout: <hixl/uapi.h> is the ABI header), -pedantic -Wall
+# -Wextra: the C headers (HDR_C) as C99, C++11 and C++17, the C++ headers
+# (HDR_CXX) as C++11 and C++17.  `make tests` builds one object per
+# standard (HDR_CHECKS; warnings errors only with WERROR=1); `make
+# check-headers` runs the same with -Werror always.
+HDR_C        := hixl.h physmem.h prof.h uapi.h
+HDR_CXX      := hixl.hpp hixl_types.hpp
+HDR_STDS     := c99 c++11 c++17
+HDR_CHECKS   := $(HDR_STDS:%=build/hdr-check-%.o)
 # test-only headers (tests/include/raw.h: raw /dev/hixl calls) for the tests
 # and benchmarks; never installed, never seen by the library
 TEST_CPPFLAGS := -Itests/include
@@ -87,13 +116,19 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all module lib tools tests python deps check check-compat fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
+.PHONY: all module lib tools tests python deps check check-compat check-headers check-host fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:
 	@echo "python: skipped, no Python.h for $(PYTHON) (apt-get install python3-dev)"
 
+# Without a kernel build tree at KDIR (no headers for KVER), say so and how
+# to go on, instead of Kbuild's "No such file or directory"
+KDIR_MISSING  = $(strip module: no kernel build tree at $(KDIR)$(if $(filter /lib/modules/$(KVER)/build,$(KDIR)), \
+		(no headers for kernel $(KVER): apt-get install linux-headers-$(KVER))); \
+		KVER=RELEASE or KDIR=DIR picks another kernel.  Without the module: make lib tools)
 module:
+	@[ -f "$(KDIR)/Makefile" ] || { echo "$(KDIR_MISSING)" >&2; exit 1; }
 	@echo "module: hixl.ko against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_HIXL=m modules
 
@@ -114,7 +149,7 @@ $(LIB_A): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 tools: $(TOOLS) $(BENCH_PROGS)
-tests: $(USER_TESTS) $(CPP_PROGS) $(HPP_CHECKS)
+tests: $(USER_TESTS) $(CPP_PROGS) $(HDR_CHECKS)
 
 python: $(PY_EXT)
 $(PY_EXT): $(PY_SRCS) python/hixl/_hixl.h lib/libhixl-user.so $(LIB_HDRS)
@@ -155,16 +190,32 @@ tests/user/hixl-test: tests/user/*.c tests/user/*.h $(RAW_H) kmod/proto.h $(LIB_
 examples/%: examples/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 tests/cpp/hixl-cpp-test: tests/cpp/*.cpp tests/cpp/*.hpp $(HPP) $(LIB_A) $(LIB_HDRS)
-	$(CXX) -std=c++11 $(CXX_WARN) $(CXXFLAGS) -Ilib/include -Iuapi -o $@ tests/cpp/*.cpp $(LIB_A) \
+	$(CXX) $(CXX_CPPFLAGS) -std=c++11 $(CXX_WARN) $(CXXFLAGS) -o $@ tests/cpp/*.cpp $(LIB_A) \
 		-luring -pthread $(LDFLAGS)
 examples/cpp/%: examples/cpp/%.cpp $(HPP) $(LIB_A) $(LIB_HDRS)
-	$(CXX) -std=c++17 $(CXX_WARN) $(CXXFLAGS) -Ilib/include -Iuapi -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
-build/hpp-check-%.o: $(HPP) $(LIB_HDRS)
+	$(CXX) $(CXX_CPPFLAGS) -std=c++17 $(CXX_WARN) $(CXXFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+# $(call hdr_check,STD,EXTRA,OUT): the header hygiene of standard STD
+# (c99, c++NN) with the flags EXTRA, into the object OUT; the standard and
+# the warnings after CFLAGS/CXXFLAGS, which must not change what is checked
+hdr_list      = $(HDR_C) $(if $(filter c++%,$(1)),$(HDR_CXX))
+hdr_cc        = $(if $(filter c++%,$(1)),$(CXX) -x c++ -Ilib/include $(CPPFLAGS) $(CXXFLAGS),$(CC) -x c \
+		-Ilib/include $(CPPFLAGS) $(CFLAGS)) -std=$(1) -pedantic -Wall -Wextra
+hdr_check     = for h in $(call hdr_list,$(1)); do \
+		printf '\043include <hixl/%s>\n\043include <hixl/%s>\n' $$h $$h | \
+		$(call hdr_cc,$(1)) $(2) -c -o $(3) - || exit; done
+$(HDR_CHECKS): build/hdr-check-%.o: $(addprefix lib/include/hixl/,$(HDR_C) $(HDR_CXX)) uapi/rdma/hixl.h
 	@mkdir -p build
-	for h in $(notdir $(HPP)); do \
-		printf '#include <hixl/%s>\n#include <hixl/%s>\n' $$h $$h | \
-		$(CXX) -std=$* $(CXX_WARN) -Ilib/include -Iuapi -x c++ -c -o $@ - || exit; \
-	done
+	$(call hdr_check,$*,$(WERROR_FLAG),$@)
+
+# The checks of the build host itself, no root, VM or /dev/hixl, in well
+# under a minute once built: header hygiene, the device-less user, C++ and
+# Python tests, the install check (scripts/check-host.sh says which)
+check-host: lib tools tests $(if $(PY_INC),python)
+	scripts/check-host.sh
+
+# the header hygiene above, warnings as errors whatever WERROR says
+check-headers:
+	$(foreach std,$(HDR_STDS),$(call hdr_check,$(std),-Werror,/dev/null) &&) true
 
 deps:
 	scripts/deps.sh
@@ -219,7 +270,7 @@ bench-submit: all
 	bench/bench.sh submit
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	-[ ! -f "$(KDIR)/Makefile" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(BENCH_PROGS) $(USER_TESTS) $(CPP_PROGS) python/hixl/_hixl*.so
 	rm -rf build
 
@@ -231,8 +282,9 @@ clean:
 # one symlink per function named in a page's NAME section) and the tools
 # hixl-bench and hixlctl with their man pages (hixl-bench.1, hixlctl.8) and
 # bash completions.  `make install-module` installs hixl.ko for KDIR's
-# kernel (extra/hixl.ko, then depmod) and the udev rule; `make install-dkms`
-# the module sources for DKMS.
+# kernel (extra/hixl.ko, then depmod), `make install-dkms` the module sources
+# for DKMS; both the MODULE_FILES below (udev rule, sysusers.d,
+# modules-load.d).
 INST_HDRS    := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
 		lib/include/hixl/hixl.hpp lib/include/hixl/hixl_types.hpp
 INST_TOOLS   := tools/hixl-bench tools/hixlctl
@@ -282,6 +334,43 @@ install: lib $(INST_TOOLS) build/hixl-user.pc $(if $(PY_INC),install-python)
 	done
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
+# What the installed module needs beside it, SOURCE:DEST: the udev rule
+# (/dev/hixl to the group hixl), the group (sysusers.d) and loading at boot
+# (modules-load.d).  install-module and install-dkms install them,
+# uninstall-module and uninstall-dkms remove them; the group itself stays
+# (a package never deletes a system group).
+MODULE_FILES  = udev/60-hixl.rules:$(UDEVRULESDIR)/60-hixl.rules \
+		systemd/sysusers.d/hixl.conf:$(SYSUSERSDIR)/hixl.conf \
+		systemd/modules-load.d/hixl.conf:$(MODULESLOADDIR)/hixl.conf
+# Before 0.1.0 install-module put the udev rule in /etc/udev/rules.d, where
+# it shadows the new one: removed when it is that file unchanged (its
+# sha256), never when the administrator edited it
+OLD_UDEV_RULE = $(DESTDIR)/etc/udev/rules.d/60-hixl.rules
+OLD_UDEV_SUM  = 54f8f500b85bab0eb22d53a2333cfc39ef649b0577dabc79ba68d9cdf045e3f5
+rm_old_udev_rule = if [ -f $(OLD_UDEV_RULE) ] && \
+		[ "$$(sha256sum < $(OLD_UDEV_RULE))" = "$(OLD_UDEV_SUM)  -" ]; then rm -f $(OLD_UDEV_RULE); fi
+# the recipe lines of install-module and install-dkms: the files; with no
+# DESTDIR, as root, the group (systemd-sysusers, else groupadd) and udev's
+# rules reloaded (udevd may not run, in a container: not an error)
+define install_module_files
+	for f in $(MODULE_FILES); do \
+		install -D -m 0644 $${f%%:*} $(DESTDIR)$${f#*:} || exit; \
+	done
+	$(rm_old_udev_rule)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+		if command -v systemd-sysusers >/dev/null; then \
+			echo "systemd-sysusers $(SYSUSERSDIR)/hixl.conf"; \
+			systemd-sysusers $(SYSUSERSDIR)/hixl.conf || exit; \
+		elif ! getent group hixl >/dev/null; then \
+			echo "groupadd --system hixl"; groupadd --system hixl || exit; \
+		fi; \
+		udevadm control --reload 2>/dev/null || :; \
+	fi
+endef
+# the recipe line of uninstall-module and uninstall-dkms
+uninstall_module_files = rm -f $(foreach f,$(MODULE_FILES),$(DESTDIR)$(lastword $(subst :, ,$(f)))); \
+		$(rm_old_udev_rule)
+
 # hixl.ko goes to /lib/modules/RELEASE/extra/ of the kernel it was built for
 # (KDIR_KVER), and depmod runs for that release (not under DESTDIR: a
 # package runs it when installed).  Not `make modules_install`: Debian's
@@ -290,7 +379,7 @@ install: lib $(INST_TOOLS) build/hixl-user.pc $(if $(PY_INC),install-python)
 install-module: module
 	@[ -n "$(KDIR_KVER)" ] || { echo "install-module: no kernel release for $(KDIR)" >&2; exit 1; }
 	install -D -m 0644 kmod/hixl.ko $(DESTDIR)/lib/modules/$(KDIR_KVER)/extra/hixl.ko
-	install -D -m 0644 udev/60-hixl.rules $(DESTDIR)$(UDEVRULESDIR)/60-hixl.rules
+	$(install_module_files)
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KDIR_KVER)"; depmod -a $(KDIR_KVER); fi
 
 # the sources dkms.conf builds: dkms install hixl/$(VERSION)
@@ -300,6 +389,7 @@ install-dkms:
 	for f in $(DKMS_SRCS); do \
 		install -D -m 0644 $$f $(DESTDIR)$(DKMSSRCDIR)/$$f || exit; \
 	done
+	$(install_module_files)
 
 # the package into PYTHONDIR/hixl (DESTDIR honoured), without byte code
 install-python: $(PY_EXT_INST)
@@ -330,9 +420,10 @@ KDIR_KVER     = $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/b
 # also the path install-module used before 0.1.0 (updates/kmod/)
 uninstall-module:
 	rm -f $(DESTDIR)/lib/modules/$(KDIR_KVER)/extra/hixl.ko \
-	      $(DESTDIR)/lib/modules/$(KDIR_KVER)/updates/kmod/hixl.ko \
-	      $(DESTDIR)$(UDEVRULESDIR)/60-hixl.rules
+	      $(DESTDIR)/lib/modules/$(KDIR_KVER)/updates/kmod/hixl.ko
+	$(uninstall_module_files)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then depmod -a $(KDIR_KVER); fi
 
 uninstall-dkms:
 	rm -rf $(DESTDIR)$(DKMSSRCDIR)
+	$(uninstall_module_files)

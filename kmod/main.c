@@ -371,8 +371,23 @@ static const struct file_operations hixl_fops = {
 	.llseek		= noop_llseek,
 };
 
+/*
+ * /dev/hixl is misc device 10:HIXL_MISC_MINOR, a fixed minor, so that the
+ * node can exist before the module is loaded and opening it loads the
+ * module: depmod turns the aliases below into modules.devname, kmod's
+ * static-nodes creates the node at boot, and misc_open() asks for
+ * "char-major-10-MINOR" (it does so only for minors below
+ * MISC_DYNAMIC_MINOR).  248 is in 243-254, "reserved for local use" in
+ * Documentation/admin-guide/devices.txt: no in-tree misc driver has a
+ * minor there, and dynamic minors are never handed out there (0-127, or
+ * 256 and up since 6.x).  Should another out-of-tree driver hold it, hixl
+ * takes a dynamic minor instead (and says so): /dev/hixl still appears,
+ * only the load on first open is lost.
+ */
+#define HIXL_MISC_MINOR	248
+
 static struct miscdevice hixl_misc = {
-	.minor	= MISC_DYNAMIC_MINOR,
+	.minor	= HIXL_MISC_MINOR,
 	.name	= HIXL_DEVICE_NAME,
 	.fops	= &hixl_fops,
 	.mode	= 0660,
@@ -389,6 +404,12 @@ static int __init hixl_init(void)
 	if (ret)
 		goto err_wq;
 	ret = misc_register(&hixl_misc);
+	if (ret == -EBUSY) {
+		pr_warn("misc minor %d is taken: /dev/%s gets a dynamic one (no load on first open)\n",
+			HIXL_MISC_MINOR, HIXL_DEVICE_NAME);
+		hixl_misc.minor = MISC_DYNAMIC_MINOR;
+		ret = misc_register(&hixl_misc);
+	}
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", HIXL_DEVICE_NAME, ret);
 		goto err_ib_client;
@@ -426,4 +447,7 @@ module_exit(hixl_exit);
 MODULE_DESCRIPTION("hixl: RDMA memory transfer engine for LLM KV-cache serving");
 MODULE_AUTHOR("hixl developers");
 MODULE_LICENSE("GPL");
+/* modules.devname: /dev/hixl, char 10:HIXL_MISC_MINOR (above) */
+MODULE_ALIAS_MISCDEV(HIXL_MISC_MINOR);
+MODULE_ALIAS("devname:" HIXL_DEVICE_NAME);
 MODULE_VERSION("0.1");

@@ -7,9 +7,13 @@
 # their version), the man pages, the installed tools (tests/tools/hixlctl.sh:
 # --version, --help, `hixlctl check` on this host, which has no hixl.ko
 # loaded) and their bash completions (tests/tools/completion.sh),
-# install-module (when kmod/hixl.ko is built) and dkms.conf.  Exit status 0 and "install check: ok" when all is
-# well.  Run from anywhere; needs cc, g++, pkg-config, objdump, nm, man
-# (man-db), groff, modinfo and, when python3-dev is there, readelf.
+# install-dkms, install-module (when kmod/hixl.ko is built: with depmod's
+# modules.devname) and the udev rule, sysusers.d and modules-load.d files
+# they install, and dkms.conf.  Exit status 0 and "install check: ok" when
+# all is well.  Run from anywhere; needs cc, g++, pkg-config, objdump, nm,
+# man (man-db), groff, modinfo, depmod, sha256sum, python3, git (the old udev
+# rule) and, when python3-dev is there, readelf; systemd-sysusers when it is
+# there.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -130,17 +134,85 @@ make -s uninstall DESTDIR="$dest" PREFIX=$prefix >"$dest/install.log" 2>&1 ||
 left=$(find "$dest$prefix" ! -type d)
 [ -z "$left" ] || fail "left after uninstall: $left"
 
-# -- install-module: hixl.ko under the release it was built for (its vermagic), extra/
+# -- the files beside the module (install-module and install-dkms install
+# them): the udev rule, the group it names (sysusers.d), loading at boot
+# (modules-load.d); an older install's unchanged /etc/udev/rules.d rule,
+# which would shadow the new one, goes; the module's own ones are checked
+# by check_module_files WHAT
+module_files="usr/lib/udev/rules.d/60-hixl.rules usr/lib/sysusers.d/hixl.conf usr/lib/modules-load.d/hixl.conf"
+check_module_files() {
+	for f in $module_files; do
+		[ -f "$dest/$f" ] || fail "$1: no /$f"
+	done
+	[ -e "$dest/etc/udev/rules.d/60-hixl.rules" ] && fail "$1: the old /etc/udev/rules.d/60-hixl.rules stays"
+	rule=$(grep '^KERNEL=="hixl"' "$dest/usr/lib/udev/rules.d/60-hixl.rules")
+	group=$(sed -n 's/^g \([^ ]*\) .*/\1/p' "$dest/usr/lib/sysusers.d/hixl.conf")
+	[ -n "$group" ] || fail "$1: sysusers.d/hixl.conf creates no group"
+	case "$rule" in *"GROUP=\"$group\""*'MODE="0660"'*'OPTIONS+="static_node=hixl"'*) ;;
+	*) fail "$1: the udev rule '$rule' does not give /dev/hixl (and its static node) to group $group, 0660" ;;
+	esac
+	[ "$(grep -Ev '^[#;]|^$' "$dest/usr/lib/modules-load.d/hixl.conf")" = hixl ] ||
+		fail "$1: modules-load.d/hixl.conf does not load hixl alone"
+	if command -v systemd-sysusers >/dev/null; then
+		systemd-sysusers --root="$dest" --dry-run 2>&1 | grep -q "Creating group '$group'" ||
+			fail "$1: systemd-sysusers does not create group $group from it"
+	fi
+}
+# files left in the scratch root's /usr, /etc and /lib
+leftovers() {
+	for d in usr etc lib; do
+		[ ! -d "$dest/$d" ] || find "$dest/$d" ! -type d
+	done
+}
+# the unchanged rule install-module put in /etc before 0.1.0 (Makefile OLD_UDEV_SUM)
+old_rule() {
+	mkdir -p "$dest/etc/udev/rules.d"
+	if git show 06ffe48:udev/60-hixl.rules > "$dest/etc/udev/rules.d/60-hixl.rules" 2>/dev/null; then
+		sum=$(sed -n 's/^OLD_UDEV_SUM *= *//p' Makefile)
+		[ "$(sha256sum < "$dest/etc/udev/rules.d/60-hixl.rules")" = "$sum  -" ] ||
+			fail "OLD_UDEV_SUM in the Makefile is not the old rule's sha256"
+	else
+		rm -rf "$dest/etc"	# not a git checkout with history: not checked
+	fi
+}
+
+# -- install-dkms: the sources dkms.conf builds, and the files beside the module
+old_rule
+make -s install-dkms DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
+	{ cat "$dest/install.log" >&2; fail "make install-dkms"; }
+for f in dkms.conf Kbuild kmod/Kbuild kmod/main.c uapi/rdma/hixl.h; do
+	[ -f "$dest/usr/src/hixl-$version/$f" ] || fail "install-dkms: no /usr/src/hixl-$version/$f"
+done
+check_module_files install-dkms
+make -s uninstall-dkms DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
+	{ cat "$dest/install.log" >&2; fail "make uninstall-dkms"; }
+left=$(leftovers)
+[ -z "$left" ] || fail "left after uninstall-dkms: $left"
+
+# -- install-module: hixl.ko under the release it was built for (its vermagic),
+# extra/, with its devname: and char-major- aliases in modules.devname (depmod)
 if [ -f kmod/hixl.ko ]; then
+	old_rule
 	make -s install-module DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
 		{ cat "$dest/install.log" >&2; fail "make install-module"; }
 	kver=$(modinfo -F vermagic kmod/hixl.ko | cut -d' ' -f1)
 	[ -f "$dest/lib/modules/$kver/extra/hixl.ko" ] ||
 		fail "install-module: no /lib/modules/$kver/extra/hixl.ko"
-	[ -f "$dest/etc/udev/rules.d/60-hixl.rules" ] || fail "install-module: no udev rule"
+	check_module_files install-module
+	minor=$(modinfo -F alias kmod/hixl.ko | sed -n 's/^char-major-10-\([0-9]*\)$/\1/p')
+	[ -n "$minor" ] && [ "$minor" -lt 255 ] ||
+		fail "install-module: hixl.ko has no fixed misc minor alias (char-major-10-N)"
+	# depmod in a root of its own: what it writes is not install-module's
+	droot=$(mktemp -d "$dest/depmod.XXXXXX")
+	install -D -m 0644 "$dest/lib/modules/$kver/extra/hixl.ko" "$droot/lib/modules/$kver/extra/hixl.ko"
+	PATH=$PATH:/sbin:/usr/sbin depmod -b "$droot" "$kver" 2>/dev/null ||
+		fail "depmod of the installed hixl.ko"
+	grep -qx "hixl hixl c10:$minor" "$droot/lib/modules/$kver/modules.devname" ||
+		fail "modules.devname lacks 'hixl hixl c10:$minor': $(cat "$droot/lib/modules/$kver/modules.devname")"
+	rm -rf "$droot"
 	make -s uninstall-module DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
 		{ cat "$dest/install.log" >&2; fail "make uninstall-module"; }
-	left=$(find "$dest/lib/modules" "$dest/etc" ! -type d)
+	left=$(leftovers)
 	[ -z "$left" ] || fail "left after uninstall-module: $left"
 fi
 

@@ -23,6 +23,10 @@
 # together; a stage that fails before producing test results counts as one
 # failure.  `scripts/check.sh compat` runs stage 3 alone.
 set -uo pipefail
+# every make below, and scripts/check-install.sh's: a compiler warning in the
+# library, tools, tests or Python extension fails the build (the Makefile's
+# default only prints it)
+export WERROR=1
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 out=$repo/build/check

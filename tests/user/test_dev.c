@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -44,6 +45,10 @@ void test_dev_node(void)
 	CHECK(S_ISCHR(st.st_mode));
 	CHECK_EQ(st.st_mode & 07777, 0660);
 	CHECK_EQ(st.st_uid, 0);
+	/* misc 10:248, the fixed minor of its devname: alias (kmod/main.c
+	 * HIXL_MISC_MINOR): the node systemd creates from modules.devname */
+	CHECK_EQ(major(st.st_rdev), 10);
+	CHECK_EQ(minor(st.st_rdev), 248);
 	close(fd);
 }
 

@@ -830,6 +830,7 @@ static void test_sec_dev_perms(void)
 	gr = getgrnam(group);
 	udevd = access("/run/udev/control", F_OK) == 0;
 	if (gr && udevd && (access("/etc/udev/rules.d/60-hixl.rules", F_OK) == 0 ||
+			    access("/usr/lib/udev/rules.d/60-hixl.rules", F_OK) == 0 ||
 			    access("/lib/udev/rules.d/60-hixl.rules", F_OK) == 0)) {
 		printf("#   udev and group %s present: expecting gid %u\n", group, gr->gr_gid);
 		CHECK_EQ(st.st_gid, gr->gr_gid);
