@@ -864,7 +864,7 @@ static bool build_transfer(struct hixl_transfer *a, int e, bool *wellformed)
 	unsigned n;
 
 	*wellformed = chance(40) && build_wellformed(a, e);
-	if (*wellformed && chance(10) && aim_local_only(a)) {
+	if (*wellformed && chance(30) && aim_local_only(a)) {
 		*wellformed = false;
 		must_fail = true;
 	}
