@@ -19,44 +19,15 @@
 
 #include "harness.h"
 #include "tests.h"
+#include "util.h"
 
-#define IP "10.77.0.1"
+#define IP HX_IP
 #define POLL_MS 10
 #define POLLS 1000	/* 10 s */
 
-static void *abuf(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void afill(unsigned char *p, size_t len, unsigned int seed)
-{
-	for (size_t i = 0; i < len; i++) {
-		seed = seed * 1103515245 + 12345;
-		p[i] = seed >> 16;
-	}
-}
-
-/* an engine; SKIPs without /dev/hixl or rxe0 */
-static struct hixl_engine *eng_opts(const char *name, const struct hixl_option *o, size_t n)
-{
-	struct hixl_engine *e = NULL;
-	int ret = hixl_engine_init(&e, name, o, n);
-
-	if (ret == -ENOENT)
-		SKIP("no /dev/hixl");
-	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
-		SKIP("no RDMA device on " IP " (rxe0 in the test VM)");
-	if (ret)
-		printf("#   init %s: %s\n", name, strerror(-ret));
-	return ret ? NULL : e;
-}
-
 static struct hixl_engine *eng(const char *name)
 {
-	return eng_opts(name, NULL, 0);
+	return hx_lib_engine(name, NULL, 0);
 }
 
 static int reg_flags(struct hixl_engine *e, void *p, size_t len, uint32_t flags, uint64_t *h)
@@ -209,17 +180,17 @@ static void test_api_all_transfer_status(void)
 	struct hixl_transfer_result res[8];
 	struct hixl_request *r[3];
 	size_t len = 1 << 20;
-	unsigned char *l = abuf(len), *rb = abuf(len);
+	unsigned char *l = hx_map(len), *rb = hx_map(len);
 	struct hixl_op_desc d;
 	int n, tags[3];
 
 	REQUIRE(srv && l && rb);
-	cli = eng_opts(IP, no_pool, 1);
+	cli = hx_lib_engine(IP, no_pool, 1);
 	REQUIRE(cli);
 	REQUIRE(reg_flags(srv, rb, len, 0, NULL) == 0);
 	REQUIRE(reg_flags(cli, l, len, 0, NULL) == 0);
 	REQUIRE(hixl_connect(cli, IP ":18320", 5000) == 0);
-	afill(l, len, 7);
+	hx_fill(l, len, 7);
 	CHECK_EQ(hixl_get_all_transfer_status(cli, 0, NULL, 0), 0);
 	CHECK_EQ(hixl_get_all_transfer_status(NULL, 0, res, 8), -EINVAL);
 	CHECK_EQ(hixl_get_all_transfer_status(cli, 0, NULL, 8), -EINVAL);
@@ -287,7 +258,7 @@ static void test_api_auto_connect(void)
 	struct hixl_request *req;
 	struct hixl_notify *nt = calloc(4, sizeof(*nt));
 	size_t len = 1 << 16, count = 0;
-	unsigned char *l = abuf(len), *rb = abuf(len);
+	unsigned char *l = hx_map(len), *rb = hx_map(len);
 	struct hixl_op_desc d = { 0, 0, len };
 	int polls = 0;
 
@@ -295,7 +266,7 @@ static void test_api_auto_connect(void)
 	d.local_addr = (uintptr_t)l;
 	d.remote_addr = (uintptr_t)rb;
 	CHECK_EQ(hixl_engine_init(&e, IP, bad, 1), -EINVAL);
-	cli = eng_opts(IP ":18331", ac, 1);
+	cli = hx_lib_engine(IP ":18331", ac, 1);
 	REQUIRE(cli);
 	plain = eng(IP);
 	REQUIRE(plain);
@@ -305,7 +276,7 @@ static void test_api_auto_connect(void)
 	/* without the option: not connected */
 	CHECK_EQ(hixl_transfer_sync(plain, IP ":18330", HIXL_WRITE, &d, 1, 5000, NULL), -ENOTCONN);
 	/* with it: the transfer makes the link */
-	afill(l, len, 3);
+	hx_fill(l, len, 3);
 	CHECK_EQ(hixl_transfer_sync(cli, IP ":18330", HIXL_WRITE, &d, 1, 10000, NULL), 0);
 	CHECK_EQ(memcmp(l, rb, len), 0);
 	CHECK_EQ(hixl_get_connect_status(cli, IP ":18330", &cs), 0);
@@ -319,13 +290,13 @@ static void test_api_auto_connect(void)
 	REQUIRE(srv);
 	REQUIRE(reg_flags(srv, rb, len, 0, NULL) == 0);
 	memset(rb, 0, len);
-	afill(l, len, 4);
+	hx_fill(l, len, 4);
 	CHECK_EQ(hixl_transfer_sync(cli, IP ":18330", HIXL_WRITE, &d, 1, 10000, NULL), 0);
 	CHECK_EQ(memcmp(l, rb, len), 0);
 
 	/* asynchronous, after a disconnect */
 	CHECK_EQ(hixl_disconnect(cli, IP ":18330", 1000), 0);
-	afill(l, len, 5);
+	hx_fill(l, len, 5);
 	CHECK_EQ(hixl_transfer_async(cli, IP ":18330", HIXL_WRITE, &d, 1, 10000, NULL, &req), 0);
 	CHECK_EQ(hixl_request_wait(cli, req, 10000, NULL), 0);
 	CHECK_EQ(hixl_request_result(req, NULL), 0);
@@ -347,7 +318,7 @@ static void test_api_auto_connect(void)
 	       strerror(-hixl_request_result(req, NULL)));
 	hixl_request_free(req);
 	memset(rb, 0, len);
-	afill(l, len, 6);
+	hx_fill(l, len, 6);
 	CHECK_EQ(hixl_transfer_async(cli, IP ":18330", HIXL_WRITE, &d, 1, 10000, NULL, &req), 0);
 	CHECK_EQ(hixl_request_wait(cli, req, 10000, NULL), 0);
 	CHECK_EQ(hixl_request_result(req, NULL), 0);
@@ -380,9 +351,9 @@ static void test_api_auto_connect(void)
 static void test_api_local_only(void)
 {
 	static const struct hixl_option no_pool[] = { { HIXL_OPTION_BUFFER_POOL, "0:0" } };
-	struct hixl_engine *srv = eng_opts(IP ":18340", no_pool, 1), *cli;
+	struct hixl_engine *srv = hx_lib_engine(IP ":18340", no_pool, 1), *cli;
 	size_t len = 1 << 16;
-	unsigned char *shared = abuf(len), *mine = abuf(len), *cl = abuf(len);
+	unsigned char *shared = hx_map(len), *mine = hx_map(len), *cl = hx_map(len);
 	struct hixl_info info;
 	uint64_t h;
 	size_t failed = 99;
@@ -390,7 +361,7 @@ static void test_api_local_only(void)
 	REQUIRE(srv && shared && mine && cl);
 	CHECK_EQ(hixl_engine_caps(srv, &info), 0);
 	CHECK(info.features & HIXL_FEAT_LOCAL_ONLY);
-	cli = eng_opts(IP ":18341", no_pool, 1);
+	cli = hx_lib_engine(IP ":18341", no_pool, 1);
 	REQUIRE(cli);
 	REQUIRE(reg_flags(srv, shared, len, 0, NULL) == 0);
 	REQUIRE(reg_flags(srv, mine, len, HIXL_REG_LOCAL_ONLY, &h) == 0);
@@ -406,13 +377,13 @@ static void test_api_local_only(void)
 				    &(struct hixl_op_desc){ (uintptr_t)cl, (uintptr_t)mine, 4096 },
 				    1, 5000, NULL), -ERANGE);
 	/* the shared one it does */
-	afill(cl, len, 9);
+	hx_fill(cl, len, 9);
 	CHECK_EQ(hixl_transfer_sync(cli, IP ":18340", HIXL_WRITE,
 				    &(struct hixl_op_desc){ (uintptr_t)cl, (uintptr_t)shared, len },
 				    1, 5000, NULL), 0);
 	CHECK_EQ(memcmp(cl, shared, len), 0);
 	/* the owner uses it as the local side, over the link the peer made */
-	afill(mine, len, 10);
+	hx_fill(mine, len, 10);
 	CHECK_EQ(accepted_xfer(srv, IP ":18341", HIXL_WRITE, mine, cl, len), 0);
 	CHECK_EQ(memcmp(mine, cl, len), 0);
 	memset(mine, 0, len);
@@ -432,7 +403,7 @@ static void test_api_capability(void)
 	struct hixl_engine *srv = eng(IP ":18350"), *cli;
 	struct hixl_notify *nt = calloc(4, sizeof(*nt));
 	size_t len = 1 << 16, count = 0;
-	unsigned char *s = abuf(len), *c = abuf(len);
+	unsigned char *s = hx_map(len), *c = hx_map(len);
 	int32_t v = 7;
 	int polls = 0;
 
@@ -451,7 +422,7 @@ static void test_api_capability(void)
 	REQUIRE(reg_flags(srv, s, len, 0, NULL) == 0);
 	REQUIRE(reg_flags(cli, c, len, 0, NULL) == 0);
 	REQUIRE(hixl_connect(cli, IP ":18350", 5000) == 0);
-	afill(s, len, 11);
+	hx_fill(s, len, 11);
 	CHECK_EQ(accepted_xfer(srv, IP ":18351", HIXL_WRITE, s, c, len), 0);
 	CHECK_EQ(memcmp(s, c, len), 0);
 	CHECK_EQ(hixl_send_notify(srv, IP ":18351", "from-server", "ok", 2, 5000), 0);
@@ -506,7 +477,7 @@ static void test_api_any_port(void)
 	struct hixl_sockaddr a;
 	struct hixl_setup su;
 	size_t len = 1 << 16;
-	unsigned char *s = abuf(len), *c = abuf(len);
+	unsigned char *s = hx_map(len), *c = hx_map(len);
 	int fd, ret;
 
 	REQUIRE(srv && s && c);
@@ -523,7 +494,7 @@ static void test_api_any_port(void)
 	REQUIRE(reg_flags(srv, s, len, 0, NULL) == 0);
 	REQUIRE(reg_flags(cli, c, len, 0, NULL) == 0);
 	CHECK_EQ(hixl_connect(cli, name, 5000), 0);
-	afill(c, len, 12);
+	hx_fill(c, len, 12);
 	CHECK_EQ(hixl_transfer_sync(cli, name, HIXL_WRITE,
 				    &(struct hixl_op_desc){ (uintptr_t)c, (uintptr_t)s, len }, 1,
 				    5000, NULL), 0);

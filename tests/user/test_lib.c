@@ -18,7 +18,7 @@
 #include "util.h"
 
 #define MiB (1024ULL * 1024)
-#define IP "10.77.0.1"
+#define IP HX_IP
 
 static void *lbuf(size_t len)
 {
@@ -30,32 +30,9 @@ static void *lbuf(size_t len)
 	return p;
 }
 
-static void lfill(unsigned char *p, size_t len, unsigned int seed)
-{
-	for (size_t i = 0; i < len; i++) {
-		seed = seed * 1103515245 + 12345;
-		p[i] = seed >> 16;
-	}
-}
-
-/* an engine on name with options; SKIPs without /dev/hixl or rxe0 */
-static struct hixl_engine *eng_new_opts(const char *name, const struct hixl_option *o, size_t n)
-{
-	struct hixl_engine *e = NULL;
-	int ret = hixl_engine_init(&e, name, o, n);
-
-	if (ret == -ENOENT)
-		SKIP("no /dev/hixl");
-	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
-		SKIP("no RDMA device on " IP " (rxe0 in the test VM)");
-	if (ret)
-		printf("#   init %s: %s\n", name, strerror(-ret));
-	return ret ? NULL : e;
-}
-
 static struct hixl_engine *eng_new(const char *name)
 {
-	return eng_new_opts(name, NULL, 0);
+	return hx_lib_engine(name, NULL, 0);
 }
 
 /* without a staging pool, unregistered local memory is refused (ENOENT) */
@@ -473,7 +450,7 @@ void test_lib_connect(void)
 void test_lib_xfer_sync(void)
 {
 	size_t len = 4 * MiB;
-	struct hixl_engine *a = eng_new_opts(IP ":18030", no_pool, 1), *b;
+	struct hixl_engine *a = hx_lib_engine(IP ":18030", no_pool, 1), *b;
 	unsigned char *la = lbuf(len), *lb = lbuf(len), *rb = lbuf(len), *un = lbuf(65536);
 	struct hixl_op_desc d[64];
 	size_t failed = 999;
@@ -486,7 +463,7 @@ void test_lib_xfer_sync(void)
 	REQUIRE(reg(a, lb, len, NULL) == 0);
 	REQUIRE(reg(b, rb, len, NULL) == 0);
 	REQUIRE(hixl_connect(a, IP ":18031", 5000) == 0);
-	lfill(la, len, 1);
+	hx_fill(la, len, 1);
 	/* 64 scattered 64 KiB pieces: local piece i -> remote piece 63 - i */
 	for (int i = 0; i < 64; i++) {
 		d[i].local_addr = (uintptr_t)(la + i * 65536);
@@ -552,7 +529,7 @@ void test_lib_xfer_sync(void)
 void test_lib_xfer_async(void)
 {
 	size_t len = 16 * MiB, piece = len / 8;
-	struct hixl_engine *a = eng_new_opts(IP ":18040", no_pool, 1), *b, *c;
+	struct hixl_engine *a = hx_lib_engine(IP ":18040", no_pool, 1), *b, *c;
 	unsigned char *la = lbuf(len), *rb = lbuf(len), *rc = lbuf(len), *un = lbuf(65536);
 	struct hixl_request *reqs[8], *r;
 	enum hixl_transfer_status st[8], s;
@@ -568,7 +545,7 @@ void test_lib_xfer_async(void)
 	REQUIRE(reg(c, rc, len, NULL) == 0);
 	REQUIRE(hixl_connect(a, IP ":18041", 5000) == 0);
 	REQUIRE(hixl_connect(a, IP ":18042", 5000) == 0);
-	lfill(la, len, 7);
+	hx_fill(la, len, 7);
 	/* eight in flight, 2 MiB each; each descriptor array freed at once */
 	for (int i = 0; i < 8; i++) {
 		struct hixl_op_desc *d = malloc(2 * sizeof(*d));
@@ -997,7 +974,7 @@ void test_lib_allocator(void)
 	hixl_allocator_desc_destroy(empty);
 	hixl_allocator_desc_destroy(NULL);
 
-	lfill(src, len, 5);
+	hx_fill(src, len, 5);
 	REQUIRE(reg(a, src, len, NULL) == 0);
 	REQUIRE(reg(b, dst, len, NULL) == 0);
 	REQUIRE(hixl_connect(a, IP ":18081", 5000) == 0);

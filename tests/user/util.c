@@ -264,6 +264,20 @@ long hx_xfer(int fd, uint16_t port, uint32_t op, const struct hixl_op_desc *d, u
 	return ret;
 }
 
+struct hixl_engine *hx_lib_engine(const char *name, const struct hixl_option *o, size_t n)
+{
+	struct hixl_engine *e = NULL;
+	int ret = hixl_engine_init(&e, name, o, n);
+
+	if (ret == -ENOENT)
+		SKIP("no /dev/hixl");
+	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
+		SKIP("no RDMA device on " HX_IP " (rxe0 in the test VM)");
+	if (ret)
+		printf("#   init %s: %s\n", name, strerror(-ret));
+	return ret ? NULL : e;
+}
+
 void *hx_map(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -41,6 +41,10 @@ long hx_disconnect(int fd, uint16_t port);
 /* one TRANSFER to HX_IP:port; *failed gets hixl_transfer.failed */
 long hx_xfer(int fd, uint16_t port, uint32_t op, const struct hixl_op_desc *d, uint32_t n,
 	     uint32_t timeout_ms, uint32_t *failed);
+/* a library engine (hixl_engine_init()) named name with n options; SKIPs
+ * without /dev/hixl or an RDMA device on the address; NULL (and the error
+ * printed) on another error */
+struct hixl_engine *hx_lib_engine(const char *name, const struct hixl_option *o, size_t n);
 void *hx_map(size_t len);		/* anonymous read-write mapping, or NULL */
 void hx_fill(void *p, size_t len, unsigned int seed);	/* pseudo-random bytes */
 long hx_first_diff(const void *a, const void *b, size_t len);	/* index, or -1 */
