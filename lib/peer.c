@@ -138,6 +138,70 @@ HIXL_EXPORT int hixl_connect(struct hixl_engine *eng, const char *remote_engine,
 			 HIXL_KEEP_ERRNO(do_connect(eng, remote_engine, timeout_ms)));
 }
 
+/*
+ * Start fn(l) on a detached library thread, counted in
+ * eng->connect_threads (finalize waits for them); the thread drops the
+ * count when done.  eng->lock held.  0, or -errno with nothing started.
+ */
+static int link_thread(struct hixl_engine *eng, void *(*fn)(void *), struct hixl_link *l)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int ret;
+
+	eng->connect_threads++;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = -pthread_create(&t, &attr, fn, l);
+	pthread_attr_destroy(&attr);
+	if (ret)
+		eng->connect_threads--;
+	return ret;
+}
+
+/* A connect to l is pending or running. */
+static bool link_connecting(const struct hixl_link *l)
+{
+	return l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING;
+}
+
+/*
+ * Wait until the connect to l has ended, at most until deadline
+ * (CLOCK_MONOTONIC ns).  eng->lock held.  0, or -ETIMEDOUT when it still
+ * runs.
+ */
+static int link_wait_connect(struct hixl_engine *eng, struct hixl_link *l, long long deadline)
+{
+	struct timespec ts;
+
+	hixl_ns_to_ts(deadline, &ts);
+	while (link_connecting(l))
+		if (pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT &&
+		    link_connecting(l))
+			return -ETIMEDOUT;
+	return 0;
+}
+
+/*
+ * Take the CONNECTED link l down with the module's DISCONNECT: the entry
+ * goes when the module has no link left, else it is CONNECTED again.
+ * eng->lock held, dropped around the ioctl.  The ioctl's -errno.
+ */
+static int link_teardown(struct hixl_engine *eng, struct hixl_link *l, int timeout_ms)
+{
+	int ret;
+
+	l->st = HIXL_DISCONNECTING;
+	pthread_mutex_unlock(&eng->lock);
+	ret = link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &l->addr, timeout_ms);
+	pthread_mutex_lock(&eng->lock);
+	if (!ret || ret == -ENOTCONN)
+		link_remove(eng, l);
+	else
+		l->st = HIXL_CONNECTED;
+	return ret;
+}
+
 static void *connect_thread(void *arg)
 {
 	struct hixl_link *l = arg;
@@ -162,8 +226,6 @@ static int do_connect_async(struct hixl_engine *eng, const char *remote, int tim
 {
 	struct hixl_sockaddr addr;
 	struct hixl_link *l;
-	pthread_attr_t attr;
-	pthread_t t;
 	int ret;
 
 	ret = connect_args(eng, remote, timeout_ms, &addr);
@@ -174,15 +236,9 @@ static int do_connect_async(struct hixl_engine *eng, const char *remote, int tim
 	if (ret)
 		goto out;
 	l->timeout_ms = timeout_ms;
-	eng->connect_threads++;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	ret = -pthread_create(&t, &attr, connect_thread, l);
-	pthread_attr_destroy(&attr);
-	if (ret) {
-		eng->connect_threads--;
+	ret = link_thread(eng, connect_thread, l);
+	if (ret)
 		link_remove(eng, l);
-	}
 out:
 	pthread_mutex_unlock(&eng->lock);
 	return ret;
@@ -226,7 +282,6 @@ static int do_disconnect(struct hixl_engine *eng, const char *remote, int timeou
 	long long deadline = hixl_deadline(timeout_ms);
 	struct hixl_sockaddr addr;
 	struct hixl_link *l;
-	struct timespec ts;
 	int ret;
 
 	if (!eng || timeout_ms <= 0)
@@ -245,32 +300,19 @@ static int do_disconnect(struct hixl_engine *eng, const char *remote, int timeou
 		ret = -EALREADY;
 		goto out;
 	}
-	if (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING) {
+	if (link_connecting(l)) {
 		l->disc_wait = true;
-		hixl_ns_to_ts(deadline, &ts);
-		while (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING) {
-			if (pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT &&
-			    (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING)) {
-				l->disc_wait = false;
-				ret = -ETIMEDOUT;
-				goto out;
-			}
-		}
+		ret = link_wait_connect(eng, l, deadline);
 		l->disc_wait = false;
+		if (ret)
+			goto out;
 	}
 	if (l->st != HIXL_CONNECTED) {		/* CONNECT_FAILED */
 		link_remove(eng, l);
 		ret = -ENOTCONN;
 		goto out;
 	}
-	l->st = HIXL_DISCONNECTING;
-	pthread_mutex_unlock(&eng->lock);
-	ret = link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &addr, timeout_ms);
-	pthread_mutex_lock(&eng->lock);
-	if (!ret || ret == -ENOTCONN)
-		link_remove(eng, l);
-	else
-		l->st = HIXL_CONNECTED;
+	ret = link_teardown(eng, l, timeout_ms);
 out:
 	pthread_cond_broadcast(&eng->cond);
 	pthread_mutex_unlock(&eng->lock);
@@ -292,25 +334,13 @@ static void *disconnect_thread(void *arg)
 	struct hixl_link *l = arg;
 	struct hixl_engine *eng = l->eng;
 	long long deadline = hixl_deadline(l->timeout_ms);
-	struct timespec ts;
-	int ret;
 
 	pthread_mutex_lock(&eng->lock);
-	hixl_ns_to_ts(deadline, &ts);
-	while (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING)
-		if (pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT)
-			break;
+	link_wait_connect(eng, l, deadline);	/* still connecting: left below */
 	l->disc_wait = false;
 	l->disc_async = false;
 	if (l->st == HIXL_CONNECTED) {
-		l->st = HIXL_DISCONNECTING;
-		pthread_mutex_unlock(&eng->lock);
-		ret = link_ioctl(eng->fd, HIXL_IOC_DISCONNECT, &l->addr, l->timeout_ms);
-		pthread_mutex_lock(&eng->lock);
-		if (!ret || ret == -ENOTCONN)
-			link_remove(eng, l);
-		else
-			l->st = HIXL_CONNECTED;	/* as hixl_disconnect() leaves it */
+		link_teardown(eng, l, l->timeout_ms);	/* as hixl_disconnect() leaves it */
 	} else if (l->st == HIXL_CONNECT_FAILED) {
 		link_remove(eng, l);
 	}
@@ -325,8 +355,6 @@ static int do_disconnect_async(struct hixl_engine *eng, const char *remote, int 
 {
 	struct hixl_sockaddr addr;
 	struct hixl_link *l;
-	pthread_attr_t attr;
-	pthread_t t;
 	int ret;
 
 	if (!eng || timeout_ms <= 0)
@@ -352,13 +380,8 @@ static int do_disconnect_async(struct hixl_engine *eng, const char *remote, int 
 	l->disc_wait = l->st != HIXL_CONNECTED;
 	l->disc_async = true;
 	l->timeout_ms = timeout_ms;
-	eng->connect_threads++;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	ret = -pthread_create(&t, &attr, disconnect_thread, l);
-	pthread_attr_destroy(&attr);
+	ret = link_thread(eng, disconnect_thread, l);
 	if (ret) {
-		eng->connect_threads--;
 		l->disc_wait = false;
 		l->disc_async = false;
 	}
@@ -421,8 +444,8 @@ int hixl_auto_connect(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
 	pthread_mutex_lock(&eng->lock);
 	hixl_ns_to_ts(deadline, &ts);
 	while ((l = link_find(eng, addr)) &&
-	       (l->st == HIXL_CONNECT_PENDING || l->st == HIXL_CONNECTING ||
-		l->st == HIXL_DISCONNECTING || l->disc_wait || l->disc_async)) {
+	       (link_connecting(l) || l->st == HIXL_DISCONNECTING || l->disc_wait ||
+		l->disc_async)) {
 		if (pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT) {
 			pthread_mutex_unlock(&eng->lock);
 			return -ETIMEDOUT;
