@@ -27,6 +27,20 @@
 
 #define HIXL_RETRY_MS		50
 
+/*
+ * The RC transport's limits, the same on both sides of a link, which bound
+ * how long a silent peer goes unnoticed (keepalive.c, docs/protocol.md
+ * "Keep-alive"): a request unanswered for HIXL_ACK_TIMEOUT (4.096 us *
+ * 2^17 = 537 ms, what RDMA CM gives RoCE by default, set explicitly so
+ * that an InfiniBand path record's packet lifetime does not change it) is
+ * resent HIXL_RETRY_COUNT times, then the QP fails (IB_WC_RETRY_EXC_ERR):
+ * 7 * 537 ms = 3.8 s.  Not 7: rxe takes a retry count of 7 as "retry
+ * forever" (rxe_comp.c, as IBTA does only for the RNR retry count), which
+ * left a link to a silent peer hanging.
+ */
+#define HIXL_ACK_TIMEOUT	17
+#define HIXL_RETRY_COUNT	6
+
 /* ---- RDMA CM events -------------------------------------------------------------------- */
 
 static void hixl_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p)
@@ -36,7 +50,7 @@ static void hixl_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p)
 	memset(p, 0, sizeof(*p));
 	p->responder_resources = min_t(u32, attrs->max_qp_rd_atom, 16);
 	p->initiator_depth = min_t(u32, attrs->max_qp_init_rd_atom, 16);
-	p->retry_count = 7;
+	p->retry_count = HIXL_RETRY_COUNT;
 	p->rnr_retry_count = 7;		/* a full receive queue waits, never fails */
 }
 
@@ -98,7 +112,9 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	if (ret)
 		goto err;
 	hixl_conn_param(eng, &param);
-	ret = rdma_accept(id, &param);	/* on failure RDMA CM moves our QP to error */
+	ret = rdma_set_ack_timeout(id, HIXL_ACK_TIMEOUT);
+	if (!ret)
+		ret = rdma_accept(id, &param);	/* on failure RDMA CM moves our QP to error */
 	if (ret) {
 		/*
 		 * Still accepting: the receives that error flushes make
@@ -290,7 +306,9 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 		return ret;
 	}
 	rdma_set_service_type(l->cm_id, eng->rdma->traffic_class);
-	ret = rdma_resolve_addr(l->cm_id, src, dst, hixl_ms_left(deadline));
+	ret = rdma_set_ack_timeout(l->cm_id, HIXL_ACK_TIMEOUT);	/* before the route */
+	if (!ret)
+		ret = rdma_resolve_addr(l->cm_id, src, dst, hixl_ms_left(deadline));
 	if (!ret)
 		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ADDR_RESOLVED, deadline);
 	if (!ret)

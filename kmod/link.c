@@ -129,8 +129,10 @@ void hixl_link_abort(struct hixl_link *l, int err)
 void hixl_link_check_ready(struct hixl_link *l)
 {
 	spin_lock(&l->lock);
-	if (l->state == HIXL_LINK_CONNECTING && l->table_sent && l->peer_done)
+	if (l->state == HIXL_LINK_CONNECTING && l->table_sent && l->peer_done) {
 		l->state = HIXL_LINK_READY;
+		hixl_link_ka_start(l);
+	}
 	spin_unlock(&l->lock);
 	wake_up_all(&l->wq);
 }
@@ -294,6 +296,7 @@ struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	INIT_WORK(&l->setup_work, hixl_link_setup_work);
 	INIT_WORK(&l->release_work, hixl_link_release_work);
 	INIT_DELAYED_WORK(&l->hs_work, hixl_link_hs_expire);
+	hixl_link_ka_init(l);
 	mutex_init(&l->cm_mutex);
 	mutex_init(&l->msg.post_mutex);
 	mutex_init(&l->rt.lock);
@@ -457,6 +460,7 @@ void hixl_link_destroy(struct hixl_link *l)
 	cancel_work_sync(&l->setup_work);
 	cancel_work_sync(&l->stage.work);
 	cancel_delayed_work_sync(&l->hs_work);
+	hixl_link_ka_stop(l);
 	hixl_link_xq_close(l);			/* waiting batches end; posted ones flush */
 	mutex_lock(&l->msg.post_mutex);		/* a staged transfer finishes */
 	hixl_link_destroy_qp(l);
@@ -538,23 +542,35 @@ void hixl_link_cancel_release(struct hixl_link *l)
  * @eng:  the engine; its links_lock held (the link stays listed while it is)
  * @peer: the peer engine's name
  *
- * Return: the link, or NULL when there is none.
+ * An engine may hold two links named @peer: one it connected and one the
+ * peer connected to it, or a broken one beside a new one, after the peer
+ * restarted and connected to us before we noticed (a silent peer's link
+ * breaks only at its keep-alive).  A link that is not broken wins, so a
+ * restarted peer's new link, and its new table, are used at once; the
+ * broken one stays until a DISCONNECT or CONNECT replaces it (ours) or
+ * its release (accepted).
+ *
+ * Return: the first link to @peer that is not broken, else the first
+ * broken one, or NULL when there is none.
  */
 struct hixl_link *hixl_link_lookup(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
 {
-	struct hixl_link *l;
+	struct hixl_link *l, *broken = NULL;
 
 	lockdep_assert_held(&eng->links_lock);
 	list_for_each_entry(l, &eng->links, node) {
-		bool named;
+		bool named, ok;
 
 		spin_lock(&l->lock);
 		named = l->named && hixl_sockaddr_equal(&l->peer, peer);
+		ok = l->state < HIXL_LINK_ERROR;
 		spin_unlock(&l->lock);
-		if (named)
+		if (named && ok)
 			return l;
+		if (named && !broken)
+			broken = l;
 	}
-	return NULL;
+	return broken;
 }
 
 /* The engine's link to @peer with a reference, or NULL; links_lock held. */

@@ -212,6 +212,24 @@ struct hixl_rtable {
 };
 
 /**
+ * struct hixl_link_ka - a link's keep-alive (keepalive.c)
+ * @work: the tick, every hixl_keepalive_ms while the link is READY; queued
+ *        only under hixl_link.lock with the state READY, so none is queued
+ *        after hixl_link_destroy() marked the link CLOSED
+ * @cqe:  completion of the keep-alive WRITE
+ * @last: jiffies of the last sign of life: a successful completion of ours
+ *        or a message of the peer (hixl_link_alive(); WRITE_ONCE, no lock)
+ * @busy: a keep-alive WRITE is on the send queue (WRITE_ONCE, no lock: set
+ *        by the tick under msg.post_mutex, cleared by its completion)
+ */
+struct hixl_link_ka {
+	struct delayed_work work;
+	struct ib_cqe cqe;
+	unsigned long last;
+	bool busy;
+};
+
+/**
  * struct hixl_link - one RC connection to a peer engine
  * @cm_kind:    HIXL_CM_LINK (see struct hixl_rdma)
  * @eng:        the engine
@@ -250,6 +268,7 @@ struct hixl_rtable {
  * @rt:         the peer's region table (rtable.c)
  * @stage:      staging buffers and requests (stage.c)
  * @xq:         the transfer queue (xq.c)
+ * @ka:         the keep-alive (keepalive.c)
  * @hello_seen: the peer's HELLO came in; its name and landing buffer are
  *              fixed from then on (a second HELLO closes the link)
  * @auth_state: enum hixl_auth_state (under @lock); with an engine secret,
@@ -306,6 +325,7 @@ struct hixl_link {
 	struct hixl_rtable rt;
 	struct hixl_link_stage stage;
 	struct hixl_link_xq xq;
+	struct hixl_link_ka ka;
 	bool hello_seen;
 	u8 auth_state;
 	u8 auth_nonce[2][HIXL_AUTH_NONCE];
@@ -353,6 +373,28 @@ struct hixl_link *hixl_link_tryget(struct hixl_engine *eng, const struct hixl_so
 void hixl_link_put(struct hixl_link *l);
 __printf(2, 3) void hixl_link_warn(const struct hixl_link *l, const char *fmt, ...);
 void hixl_engine_links_destroy(struct hixl_engine *eng);
+
+/* keepalive.c: silent peers */
+enum hixl_ka_action {
+	HIXL_KA_OFF,
+	HIXL_KA_WAIT,
+	HIXL_KA_POST,
+};
+
+extern unsigned int hixl_keepalive_ms;
+enum hixl_ka_action hixl_ka_decide(unsigned long now, unsigned long last,
+				   unsigned long interval, bool busy, unsigned long *next);
+int hixl_wc_errno(const struct ib_wc *wc);
+void hixl_link_lost(struct hixl_link *l, const char *what);
+void hixl_link_ka_init(struct hixl_link *l);
+void hixl_link_ka_start(struct hixl_link *l);
+void hixl_link_ka_stop(struct hixl_link *l);
+
+/* A sign of life from the peer: the keep-alive waits a full interval again. */
+static inline void hixl_link_alive(struct hixl_link *l)
+{
+	WRITE_ONCE(l->ka.last, jiffies);
+}
 
 /* msg.c: message buffers, posting, receive dispatch */
 struct hixl_wire_hdr;

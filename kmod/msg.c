@@ -22,6 +22,10 @@ static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct hixl_link *l = cq->cq_context;
 
 	l->msg.tx_status = wc->status;
+	if (wc->status == IB_WC_SUCCESS)
+		hixl_link_alive(l);
+	else if (wc->status == IB_WC_RETRY_EXC_ERR)
+		hixl_link_lost(l, "message");
 	complete(&l->msg.tx_done);
 }
 
@@ -35,8 +39,9 @@ static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  * stops posting receives holds our SEND (RNR retries never end) only that
  * long.
  *
- * Return: 0; -ETIMEDOUT after that or -ECONNRESET on an error completion,
- * both breaking the link.
+ * Return: 0; -ETIMEDOUT after that, -EHOSTDOWN when the transport's retries
+ * ran out (keepalive.c) or -ECONNRESET on another error completion, all
+ * breaking the link.
  */
 int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 {
@@ -66,7 +71,8 @@ int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 	}
 	if (l->msg.tx_status == IB_WC_SUCCESS)
 		return 0;
-	ret = -ECONNRESET;
+	/* the peer does not answer (hixl_tx_done() closed the link), or else */
+	ret = l->msg.tx_status == IB_WC_RETRY_EXC_ERR ? -EHOSTDOWN : -ECONNRESET;
 fail:
 	hixl_link_fail(l, ret);
 	return ret;
@@ -285,6 +291,7 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (hixl_link_state(l, &err) >= HIXL_LINK_ERROR)
 		return;		/* broken: nothing more is parsed */
+	hixl_link_alive(l);
 	ib_dma_sync_single_for_cpu(l->eng->rdma->ibdev, rx->dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
 	old_memcg = set_active_memcg(l->eng->memcg);	/* charge the engine's owner */
 	ret = hixl_rx_msg(l, rx->buf, wc->byte_len);

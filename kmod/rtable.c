@@ -177,8 +177,11 @@ void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct hixl_link *l = container_of(wc->wr_cqe, struct hixl_link, ack_cqe);
 	u64 next = 0;
 
+	if (wc->status == IB_WC_RETRY_EXC_ERR)
+		hixl_link_lost(l, "table acknowledgement");
 	if (wc->status != IB_WC_SUCCESS)
 		return;		/* flushed: the link is going; nothing more is sent */
+	hixl_link_alive(l);
 	spin_lock(&l->xq.lock);
 	if (l->ack_next > l->ack_sent) {
 		next = l->ack_next;

@@ -54,8 +54,8 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
  * Transfer WRs in flight per link.  The send queue's other users each keep
  * at most one request on it: the msg.post_mutex holder (a message, REG_MR
  * or staging RDMA, hixl_post_wait()), the STAGE_DONE reply
- * (stage.reply_lock) and one TABLE_ACK (hixl_table_ack()): 248 + 3 <=
- * HIXL_SQ_DEPTH.
+ * (stage.reply_lock), one TABLE_ACK (hixl_table_ack()) and one keep-alive
+ * (keepalive.c): 248 + 4 <= HIXL_SQ_DEPTH.
  */
 #define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)
 

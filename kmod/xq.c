@@ -298,18 +298,24 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct hixl_xbatch *b = c->b;
 	struct hixl_link *l = b->l;	/* alive: its CQ is running us */
 	bool last = w->i == c->n - 1, end = false, kick = false;
-	int err = 0;
+	int err = 0, lerr = 0;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		err = wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
-		if (err == -EIO)
+		err = hixl_wc_errno(wc);
+		/* flushed because the peer went silent: say that */
+		if (err == -ECONNRESET && hixl_link_state(l, &lerr) >= HIXL_LINK_ERROR &&
+		    lerr == -EHOSTDOWN)
+			err = lerr;
+		if (err != -ECONNRESET && err != lerr)
 			hixl_link_warn(l, "transfer descriptor %u: %s\n",
 				       b->pl.p[c->first + w->i].desc, ib_wc_status_msg(wc->status));
+	} else {
+		hixl_link_alive(l);
 	}
 	spin_lock(&l->xq.lock);
 	if (err) {
 		/* a device error says more than the flushes it causes */
-		if (b->status == -ECONNRESET && err == -EIO)
+		if (b->status == -ECONNRESET && err != -ECONNRESET)
 			b->status = 0;
 		hixl_xbatch_set_status(b, err, b->pl.p[c->first + w->i].desc);
 	}
@@ -324,6 +330,8 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock(&l->xq.lock);
 	if (err == -EIO)
 		hixl_link_fail(l, err);	/* the RC QP is in the error state now */
+	else if (err == -EHOSTDOWN)
+		hixl_link_lost(l, "transfer");	/* the same, the peer silent */
 	if (last)
 		kfree(c);
 	if (end)
