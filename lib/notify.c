@@ -29,7 +29,8 @@ static int send_notify(struct hixl_engine *eng, const char *remote_engine, const
 		ret = hixl_auto_connect(eng, &n.remote, hixl_deadline(timeout_ms), false);
 	if (!ret)
 		ret = hixl_ioctl(eng->fd, HIXL_IOC_SEND_NOTIFY, &n);
-	if (ret == -ECONNRESET || ret == -ENETDOWN || ret == -ETIMEDOUT || ret == -EIO)
+	if (ret == -ECONNRESET || ret == -ENETDOWN || ret == -ETIMEDOUT || ret == -EIO ||
+	    ret == -EHOSTDOWN)
 		ret = -ECOMM;
 	return ret;
 }

@@ -493,10 +493,14 @@ void hixl_link_forget(struct hixl_engine *eng, const struct hixl_sockaddr *addr)
 		l->stale = true;
 }
 
-/* An error that says the link to the peer is gone or broken. */
+/*
+ * An error that says the link to the peer is gone or broken; -EHOSTDOWN:
+ * the peer stopped answering (the module's keep-alive).
+ */
 bool hixl_link_error(int err)
 {
-	return err == -ENOTCONN || err == -ECONNRESET || err == -ENETDOWN || err == -EIO;
+	return err == -ENOTCONN || err == -ECONNRESET || err == -ENETDOWN || err == -EIO ||
+	       err == -EHOSTDOWN;
 }
 
 /*
