@@ -31,7 +31,7 @@
 
 static int is_link_error(long e)
 {
-	return e == -ECONNRESET || e == -ENETDOWN || e == -EIO;
+	return e == -ECONNRESET || e == -ENETDOWN || e == -EIO || e == -EHOSTDOWN;
 }
 
 static int put(int fd, const void *p, size_t n)
@@ -282,9 +282,13 @@ static int link_works(uint16_t port)
 	if (a >= 0 && b >= 0 && s && r) {
 		hx_fill(s, len, port);
 		memset(r, 0, len);
+		long c = -1, x = -1;
+
 		ok = !reg_mem(a, s, len, 0, NULL) && !reg_mem(b, r, len, 0, NULL) &&
-		     !hx_connect(a, port, 5000) &&
-		     !hx_xfer(a, port, HIXL_OP_WRITE, &d, 1, 10000, NULL) && !memcmp(s, r, len);
+		     !(c = hx_connect(a, port, 5000)) &&
+		     !(x = hx_xfer(a, port, HIXL_OP_WRITE, &d, 1, 10000, NULL)) && !memcmp(s, r, len);
+		if (!ok)
+			printf("#   link check on port %u: CONNECT %ld, TRANSFER %ld\n", port, c, x);
 	}
 	if (a >= 0)
 		close(a);

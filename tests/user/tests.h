@@ -20,6 +20,7 @@ extern const struct ht_test auth_tests[];	/* test_auth.c: who may connect */
 extern const struct ht_test keys_tests[];	/* test_keys.c: keys and addresses on the wire */
 extern const struct ht_test vanish_tests[];	/* test_vanish.c: peers that vanish mid-handshake */
 extern const struct ht_test sec_tests[];	/* test_sec.c: bounds, read-only, handles, the node */
+extern const struct ht_test alive_tests[];	/* test_alive.c: silent peers, peer restarts */
 extern const struct ht_test fault_tests[];	/* test_fault.c: peer closed, netdev down, OOM, threads */
 extern const struct ht_test hotplug_tests[];	/* test_hotplug.c: the device goes away (last) */
 extern const struct ht_test lib_tests[];	/* test_lib.c: the engine API */
@@ -31,7 +32,7 @@ extern const struct ht_test abi_tests[];	/* test_abi.c: versions, reserved field
 static const struct ht_test *const hixl_test_tables[] = {
 	dev_tests, reg_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests,
 	lib_tests, liburing_tests, api_tests, abi_tests, tools_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests,
-	fault_tests,
+	fault_tests, alive_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */
 	NULL,
 };
