@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench.h - hixl-bench's shared declarations: the options, a side (one
+ * engine with its KV cache and block table), a mode's result, and the
+ * functions each file of tools/bench/ gives the others.
+ *
+ *   main.c    main(): the one-host modes (one process or two)
+ *   opts.c    the command line: parsing, validation, --help
+ *   kv.c      the KV-cache model: layout, data, block tables, verification,
+ *             the engines, one mode's transfers (run_mode())
+ *   report.c  the text and JSON reports, the early-failure JSON
+ *   net.c     --server / --client: the side TCP socket and its messages
+ */
+#ifndef HIXL_BENCH_H
+#define HIXL_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hixl/hixl.h>
+
+/* Exit statuses (documented in --help and hixl-bench(1)) */
+#define EXIT_USAGE	2
+#define EXIT_SKIP	77	/* no /dev/hixl, no module, no RDMA device on the address */
+
+struct cfg {
+	unsigned long layers, kv_heads, head_dim, dtype_bytes, block_tokens, tokens, iters;
+	unsigned long inflight, timeout_ms, seed, procs;
+	const char *local, *remote, *mode;
+	const char *pool;	/* BufferPool option, "N:SIZE_MB"; NULL: the library's default */
+	bool json, progress;
+};
+
+struct side {
+	struct hixl_engine *eng;
+	const char *name;
+	unsigned char *base;
+	size_t bytes;
+	uint32_t *table;	/* logical block -> physical block */
+	uint64_t handle;
+};
+
+struct result {
+	const char *mode;
+	int err;		/* -errno of the first failure, 0 */
+	size_t bad_blocks;
+	double seconds;
+	size_t bytes, descs, transfers;
+	double *lat_ms;		/* one per transfer */
+};
+
+extern struct cfg C;
+extern size_t block_bytes, nblocks;	/* per block; blocks per layer per K/V */
+extern char device[64];			/* the RDMA device, for the report */
+
+/* opts.c */
+int parse_args(int argc, char **argv);
+
+/* kv.c */
+double now_s(void);
+void progress(const char *mode, size_t done, size_t total);
+int side_map(struct side *s, const char *name, uint64_t seed);
+int side_engine(struct side *s);
+void side_engine_end(struct side *s);
+void prefill_fill(struct side *p, uint64_t *sums);
+void prefill_fill_sums(uint64_t *sums);
+size_t decode_verify(const struct side *d, const uint64_t *sums);
+void run_mode(struct result *res, struct side *init, struct side *peer, enum hixl_op op,
+	      struct side *decode, const uint64_t *sums, const int *verify_fd);
+
+/* report.c */
+void report(const struct result *r, size_t nres, const struct side *s);
+
+#endif
