@@ -44,10 +44,21 @@ struct side {
 struct result {
 	const char *mode;
 	int err;		/* -errno of the first failure, 0 */
+	char why[256];		/* what failed, when strerror(-err) does not say it all */
 	size_t bad_blocks;
 	double seconds;
 	size_t bytes, descs, transfers;
 	double *lat_ms;		/* one per transfer */
+};
+
+/*
+ * The decode side's check when it lives elsewhere (another process, another
+ * host): verify() asks it and sets *bad to the number of blocks that differ;
+ * returns 0, or -errno with @why (of @len bytes) saying what failed.
+ */
+struct verifier {
+	int (*verify)(void *ctx, size_t *bad, char *why, size_t len);
+	void *ctx;
 };
 
 extern struct cfg C;
@@ -55,21 +66,30 @@ extern size_t block_bytes, nblocks;	/* per block; blocks per layer per K/V */
 extern char device[64];			/* the RDMA device, for the report */
 
 /* opts.c */
-int parse_args(int argc, char **argv);
+int parse_args(int argc, char **argv);	/* 0; EXIT_USAGE; -1: --help/--version done */
 
 /* kv.c */
 double now_s(void);
 void progress(const char *mode, size_t done, size_t total);
 int side_map(struct side *s, const char *name, uint64_t seed);
+void side_unmap(struct side *s);
+int side_engine_init(struct side *s);
+int side_register(struct side *s);
 int side_engine(struct side *s);
 void side_engine_end(struct side *s);
 void prefill_fill(struct side *p, uint64_t *sums);
 void prefill_fill_sums(uint64_t *sums);
 size_t decode_verify(const struct side *d, const uint64_t *sums);
+bool err_is_skip(int err);
 void run_mode(struct result *res, struct side *init, struct side *peer, enum hixl_op op,
-	      struct side *decode, const uint64_t *sums, const int *verify_fd);
+	      struct side *decode, const uint64_t *sums, const struct verifier *v);
+
+extern char last_err[256];		/* what the last failing side_*() call said */
 
 /* report.c */
+int fail_early(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool result_ok(const struct result *r);
+const char *result_error(const struct result *r);
 void report(const struct result *r, size_t nres, const struct side *s);
 
 #endif

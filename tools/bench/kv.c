@@ -27,6 +27,7 @@
 
 size_t block_bytes, nblocks;
 char device[64];
+char last_err[256];
 
 double now_s(void)
 {
@@ -93,6 +94,34 @@ void progress(const char *mode, size_t done, size_t total)
 	fflush(stderr);
 }
 
+/*
+ * Does @err (a -errno of side_engine()) mean there is nothing to run on:
+ * no /dev/hixl (no module: -ENOENT, or a node without its driver: -ENODEV,
+ * -ENXIO) or no RDMA device on the engine's address (-EADDRNOTAVAIL)?
+ * hixl-bench then exits EXIT_SKIP.
+ */
+bool err_is_skip(int err)
+{
+	return err == -ENOENT || err == -ENODEV || err == -ENXIO || err == -EADDRNOTAVAIL;
+}
+
+/* Set last_err from the library's own message, or strerror(-err). */
+static void side_err(const struct side *s, const char *what, int err)
+{
+	const char *lib = hixl_last_error();
+	const char *hint = err == -ENOENT || err == -ENODEV || err == -ENXIO ?
+		" (is hixl.ko loaded? modprobe hixl)" :
+		err == -EADDRNOTAVAIL ? " (no RDMA device has this address: hixlctl check)" :
+		err == -EACCES ? " (may this user open /dev/hixl? hixlctl check)" :
+		err == -ENOMEM ? " (ulimit -l, or the module's limits: hixlctl check)" : "";
+
+	if (lib && *lib)	/* names the call and its object already */
+		snprintf(last_err, sizeof(last_err), "%s%s", lib, hint);
+	else
+		snprintf(last_err, sizeof(last_err), "%s %s: %s%s", what, s->name,
+			 strerror(-err), hint);
+}
+
 /* The side's cache memory and block table (before any fork: same VA in both). */
 int side_map(struct side *s, const char *name, uint64_t seed)
 {
@@ -100,42 +129,69 @@ int side_map(struct side *s, const char *name, uint64_t seed)
 	s->base = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (s->base == MAP_FAILED) {
 		s->base = NULL;
+		snprintf(last_err, sizeof(last_err), "mapping %zu bytes for %s: %s", s->bytes,
+			 name, strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	madvise(s->base, s->bytes, MADV_HUGEPAGE);
 	s->table = malloc(nblocks * sizeof(*s->table));
-	if (!s->table)
+	if (!s->table) {
+		snprintf(last_err, sizeof(last_err), "block table: %s", strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	shuffle(s->table, nblocks, seed);
 	return 0;
 }
 
-/* The side's engine, with its cache registered; in the process that owns it. */
-int side_engine(struct side *s)
+/* Undo side_map() (and side_engine(): finalizing deregisters). */
+void side_unmap(struct side *s)
+{
+	side_engine_end(s);
+	if (s->base)
+		munmap(s->base, s->bytes);
+	s->base = NULL;
+	free(s->table);
+	s->table = NULL;
+}
+
+/* The side's engine, named s->name, with --pool; 0 or -errno (last_err says why). */
+int side_engine_init(struct side *s)
+{
+	const struct hixl_option pool = { HIXL_OPTION_BUFFER_POOL, C.pool };
+	int ret = hixl_engine_init(&s->eng, s->name, &pool, C.pool ? 1 : 0);
+
+	if (ret) {
+		s->eng = NULL;
+		side_err(s, "engine", ret);
+		return ret;
+	}
+	if (!device[0])
+		snprintf(device, sizeof(device), "%s", hixl_engine_device(s->eng));
+	return 0;
+}
+
+/* The side's cache registered with its engine; 0 or -errno (last_err says why). */
+int side_register(struct side *s)
 {
 	struct hixl_mem_desc d;
 	int ret;
 
 	memset(s->base, 0, s->bytes);	/* fault in before pinning */
-	{
-		const struct hixl_option pool = { HIXL_OPTION_BUFFER_POOL, C.pool };
-
-		ret = hixl_engine_init(&s->eng, s->name, &pool, C.pool ? 1 : 0);
-	}
-	if (ret) {
-		fprintf(stderr, "hixl-bench: engine %s: %s\n", s->name, strerror(-ret));
-		return ret;
-	}
-	if (!device[0])
-		snprintf(device, sizeof(device), "%s", hixl_engine_device(s->eng));
 	memset(&d, 0, sizeof(d));
 	d.addr = (uintptr_t)s->base;
 	d.len = s->bytes;
 	ret = hixl_register_mem(s->eng, &d, HIXL_MEM_TYPE_HOST, &s->handle);
 	if (ret)
-		fprintf(stderr, "hixl-bench: register %zu bytes on %s: %s\n", s->bytes, s->name,
-			strerror(-ret));
+		side_err(s, "registering the cache on", ret);
 	return ret;
+}
+
+/* The side's engine, with its cache registered; in the process that owns it. */
+int side_engine(struct side *s)
+{
+	int ret = side_engine_init(s);
+
+	return ret ? ret : side_register(s);
 }
 
 /* The prefill cache: each logical block's own pseudo-random bytes, and sums. */
@@ -183,8 +239,9 @@ void prefill_fill_sums(uint64_t *sums)
 
 void side_engine_end(struct side *s)
 {
-	hixl_engine_finalize(s->eng);
+	hixl_engine_finalize(s->eng);	/* NULL: nothing */
 	s->eng = NULL;
+	s->handle = 0;
 }
 
 /* Blocks of the decode cache that differ from the prefill sums. */
@@ -218,7 +275,7 @@ static void layer_descs(struct hixl_op_desc *d, const struct side *local,
  * op against peer, then decode's blocks are checked against sums[].
  */
 void run_mode(struct result *res, struct side *init, struct side *peer, enum hixl_op op,
-	      struct side *decode, const uint64_t *sums, const int *verify_fd)
+	      struct side *decode, const uint64_t *sums, const struct verifier *v)
 {
 	size_t per = 2 * nblocks, total = C.iters * C.layers, done = 0, next = 0;
 	struct hixl_op_desc *descs = malloc(C.layers * per * sizeof(*descs));
@@ -234,12 +291,13 @@ void run_mode(struct result *res, struct side *init, struct side *peer, enum hix
 	}
 	for (size_t l = 0; l < C.layers; l++)
 		layer_descs(descs + l * per, init, peer, l);
-	if (!verify_fd)		/* the decode side is ours: start from zeroes */
+	if (!v)		/* the decode side is ours: start from zeroes */
 		memset(decode->base, 0, decode->bytes);
 	ret = hixl_connect(init->eng, peer->name, 5000);
 	if (ret) {
-		fprintf(stderr, "hixl-bench: connect %s -> %s: %s\n", init->name, peer->name,
-			strerror(-ret));
+		snprintf(res->why, sizeof(res->why), "connect %s -> %s: %s", init->name,
+			 peer->name, hixl_last_error()[0] ? hixl_last_error() : strerror(-ret));
+		fprintf(stderr, "hixl-bench: %s\n", res->why);
 		goto out;
 	}
 	progress(res->mode, 0, total);
@@ -254,8 +312,10 @@ void run_mode(struct result *res, struct side *init, struct side *peer, enum hix
 						 (int)C.timeout_ms, &failed);
 			res->lat_ms[done] = (now_s() - t) * 1e3;
 			if (ret) {
-				fprintf(stderr, "hixl-bench: %s layer %zu: %s (descriptor %zu)\n",
-					res->mode, done % C.layers, strerror(-ret), failed);
+				snprintf(res->why, sizeof(res->why),
+					 "%s of layer %zu: %s (descriptor %zu)", res->mode,
+					 done % C.layers, strerror(-ret), failed);
+				fprintf(stderr, "hixl-bench: %s\n", res->why);
 				break;
 			}
 			progress(res->mode, done + 1, total);
@@ -270,8 +330,13 @@ void run_mode(struct result *res, struct side *init, struct side *peer, enum hix
 				ret = hixl_transfer_async(init->eng, peer->name, op,
 							  descs + (next % C.layers) * per, per,
 							  (int)C.timeout_ms, NULL, &reqs[slot]);
-				if (ret)
+				if (ret) {
+					snprintf(res->why, sizeof(res->why),
+						 "submitting the %s of layer %zu: %s", res->mode,
+						 next % C.layers, strerror(-ret));
+					fprintf(stderr, "hixl-bench: %s\n", res->why);
 					goto drain;
+				}
 				next++;
 			}
 			{
@@ -284,8 +349,10 @@ void run_mode(struct result *res, struct side *init, struct side *peer, enum hix
 				hixl_request_free(reqs[slot]);
 				reqs[slot] = NULL;
 				if (ret) {
-					fprintf(stderr, "hixl-bench: %s layer %zu: %s\n", res->mode,
-						done % C.layers, strerror(-ret));
+					snprintf(res->why, sizeof(res->why),
+						 "%s of layer %zu: %s", res->mode,
+						 done % C.layers, strerror(-ret));
+					fprintf(stderr, "hixl-bench: %s\n", res->why);
 					goto drain;
 				}
 				done++;
@@ -309,14 +376,16 @@ drain:
 	if (ret)
 		goto out;
 	/* verify: logical block b of (layer, kv) on decode == prefill's sum,
-	 * here or, when decode lives in the peer process, there */
-	if (!verify_fd) {
+	 * here or, when decode lives in the peer process or host, there */
+	if (!v) {
 		res->bad_blocks = decode_verify(decode, sums);
-	} else if (write(verify_fd[1], "V", 1) != 1 ||
-		   read(verify_fd[0], &res->bad_blocks, sizeof(res->bad_blocks)) !=
-		   sizeof(res->bad_blocks)) {
-		ret = -EPIPE;
-		goto out;
+	} else {
+		ret = v->verify(v->ctx, &res->bad_blocks, res->why, sizeof(res->why));
+		if (ret) {
+			fprintf(stderr, "hixl-bench: %s: verifying on the peer: %s\n", res->mode,
+				res->why[0] ? res->why : strerror(-ret));
+			goto out;
+		}
 	}
 	if (res->bad_blocks)
 		fprintf(stderr, "hixl-bench: %s: %zu blocks differ after the transfer\n",

@@ -16,10 +16,15 @@
  * over one RDMA device's loopback path in the test VM (or over a real fabric
  * with --local/--remote on two hosts' addresses... of one host here).
  *
- * Exit status: 0 success; 1 a failure or a verification mismatch; 2 usage;
- * 77 no /dev/hixl or no RDMA device on the address.
+ * --server and --client HOST put the two engines on two hosts (net.c).
+ *
+ * Exit status: 0 success; 1 a failure or a verification mismatch; 2 usage
+ * (checked before anything runs); 77 skipped: no /dev/hixl or no RDMA device
+ * on the address.  A failure before any transfer prints, with --json,
+ * {"ok":false,"error":"...","errno":N} (report.c: fail_early()).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +34,62 @@
 
 #include "bench.h"
 
+/* what the passive side's process says once its engine is up, or why not */
+struct child_hello {
+	int32_t err;		/* 0: ready; else side_engine()'s -errno */
+	char why[256];		/* err != 0: last_err */
+};
+
+/* read exactly @len bytes; false on EOF or an error */
+static bool read_full(int fd, void *buf, size_t len)
+{
+	for (size_t got = 0; got < len;) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		got += (size_t)n;
+	}
+	return true;
+}
+
+/* how the child @pid ended, as "exited with status N" / "was killed by signal N (NAME)" */
+static void child_status(char *buf, size_t len, pid_t pid, int status)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "the passive side's process %d exited with status %d", (int)pid,
+			 WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "the passive side's process %d was killed by signal %d (%s)",
+			 (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, len, "the passive side's process %d ended with wait status %#x",
+			 (int)pid, status);
+}
+
+/* the write mode's verifier: the child verifies its decode side (a pipe each way) */
+struct pipe_pair {
+	int rd, wr;
+};
+
+static int pipe_verify(void *ctx, size_t *bad, char *why, size_t len)
+{
+	const struct pipe_pair *p = ctx;
+
+	if (write(p->wr, "V", 1) != 1 || !read_full(p->rd, bad, sizeof(*bad))) {
+		snprintf(why, len, "the passive side's process did not answer");
+		return -EPIPE;
+	}
+	return 0;
+}
+
 /*
  * One mode with the engines in two processes: a child owns the passive side
- * (decode for write, prefill for read) and the parent initiates.  Returns 77
- * when there is no device, else 0 (errors are in @res).
+ * (decode for write, prefill for read) and the parent initiates.  Returns 0
+ * (the mode's outcome in @res), or the exit status of a failure to set an
+ * engine up, in either process, already reported with fail_early().
  */
 static int run_two_procs(struct result *res, bool write_mode, struct side *prefill,
 			 struct side *decode, uint64_t *sums)
@@ -40,32 +97,43 @@ static int run_two_procs(struct result *res, bool write_mode, struct side *prefi
 	struct side *mine = write_mode ? prefill : decode;
 	struct side *peer = write_mode ? decode : prefill;
 	int to_child[2], from_child[2], status, ret;
-	char c = 0;
+	struct child_hello hello;
 	pid_t pid;
 
-	if (pipe(to_child) || pipe(from_child)) {
-		res->err = -errno;
-		return 0;
+	if (pipe(to_child))
+		return fail_early(-errno, "pipe: %s", strerror(errno));
+	if (pipe(from_child)) {
+		ret = -errno;
+		close(to_child[0]);
+		close(to_child[1]);
+		return fail_early(ret, "pipe: %s", strerror(-ret));
 	}
 	prefill_fill_sums(sums);	/* both processes need them */
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		res->err = -errno;
-		return 0;
+		ret = -errno;
+		close(to_child[0]);
+		close(to_child[1]);
+		close(from_child[0]);
+		close(from_child[1]);
+		return fail_early(ret, "fork: %s", strerror(-ret));
 	}
 	if (pid == 0) {		/* the passive side */
 		size_t bad;
+		char c;
 
 		close(to_child[1]);
 		close(from_child[0]);
-		ret = side_engine(peer);
-		if (!ret && !write_mode)
+		memset(&hello, 0, sizeof(hello));
+		hello.err = side_engine(peer);
+		if (hello.err)
+			snprintf(hello.why, sizeof(hello.why), "%s", last_err);
+		else if (!write_mode)
 			prefill_fill(prefill, sums);
-		c = ret ? (ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV ? 'S' : 'E')
-			: 'R';
-		if (write(from_child[1], &c, 1) != 1 || c != 'R')
-			_exit(1);
+		/* one write of < PIPE_BUF bytes: all of it or nothing */
+		if (write(from_child[1], &hello, sizeof(hello)) != sizeof(hello) || hello.err)
+			_exit(hello.err ? 0 : 1);
 		/* serve until the parent asks to verify (write) or closes (read) */
 		while (read(to_child[0], &c, 1) == 1) {
 			if (c != 'V')
@@ -79,28 +147,41 @@ static int run_two_procs(struct result *res, bool write_mode, struct side *prefi
 	}
 	close(to_child[0]);
 	close(from_child[1]);
-	if (read(from_child[0], &c, 1) != 1 || c != 'R') {
+	if (!read_full(from_child[0], &hello, sizeof(hello))) {
+		char why[160];
+
+		close(to_child[1]);
+		close(from_child[0]);
 		waitpid(pid, &status, 0);
-		if (c == 'S')
-			return 77;
-		res->err = -ECHILD;
-		return 0;
+		child_status(why, sizeof(why), pid, status);
+		return fail_early(0, "%s before its engine was up", why);
+	}
+	if (hello.err) {
+		close(to_child[1]);
+		close(from_child[0]);
+		waitpid(pid, &status, 0);
+		hello.why[sizeof(hello.why) - 1] = '\0';
+		return fail_early(hello.err, "%s", hello.why);
 	}
 	ret = side_engine(mine);
-	if (ret) {
-		res->err = ret;
-	} else {
+	if (!ret) {
+		struct pipe_pair pp = { from_child[0], to_child[1] };
+		struct verifier v = { pipe_verify, &pp };
+
 		if (write_mode)
 			prefill_fill(prefill, sums);
 		run_mode(res, mine, peer, write_mode ? HIXL_WRITE : HIXL_READ, decode, sums,
-			 write_mode ? (int[2]){ from_child[0], to_child[1] } : NULL);
+			 write_mode ? &v : NULL);
 	}
 	side_engine_end(mine);
 	close(to_child[1]);
 	close(from_child[0]);
-	waitpid(pid, &status, 0);
-	if (!res->err && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-		res->err = -ECHILD;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (ret)
+		return fail_early(ret, "%s", last_err);
+	if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && !res->why[0])
+		child_status(res->why, sizeof(res->why), pid, status);
 	return 0;
 }
 
@@ -114,33 +195,26 @@ int main(int argc, char **argv)
 
 	ret = parse_args(argc, argv);
 	if (ret)
-		return ret;
-	block_bytes = C.block_tokens * C.kv_heads * C.head_dim * C.dtype_bytes;
-	nblocks = C.tokens / C.block_tokens;
-	if (block_bytes / C.dtype_bytes / C.head_dim / C.kv_heads != C.block_tokens ||
-	    nblocks > UINT32_MAX || 2 * nblocks > HIXL_MAX_DESCS ||
-	    C.layers * 2 * nblocks > SIZE_MAX / block_bytes) {
-		fprintf(stderr, "hixl-bench: layout too large (at most %d descriptors per layer)\n",
-			HIXL_MAX_DESCS);
-		return 2;
-	}
+		return ret < 0 ? 0 : ret;
 	prefill.bytes = decode.bytes = C.layers * 2 * nblocks * block_bytes;
 	sums = malloc(C.layers * 2 * nblocks * sizeof(*sums));
 	if (!sums)
-		return 1;
+		return fail_early(-ENOMEM, "block sums: %s", strerror(ENOMEM));
 
 	ret = side_map(&prefill, C.local, C.seed);
 	if (!ret)
 		ret = side_map(&decode, C.remote, C.seed ^ 0x5eed);
-	if (ret)
+	if (ret) {
+		rc = fail_early(ret, "%s", last_err);
 		goto out;
+	}
 
 	if (C.procs == 1) {
 		ret = side_engine(&prefill);
 		if (!ret)
 			ret = side_engine(&decode);
 		if (ret) {
-			rc = ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV ? 77 : 1;
+			rc = fail_early(ret, "%s", last_err);
 			goto out;
 		}
 		prefill_fill(&prefill, sums);
@@ -160,8 +234,8 @@ int main(int argc, char **argv)
 				continue;
 			res[nres].mode = write_mode ? "write" : "read";
 			ret = run_two_procs(&res[nres++], write_mode, &prefill, &decode, sums);
-			if (ret == 77) {
-				rc = 77;
+			if (ret) {
+				rc = ret;
 				goto out;
 			}
 		}
@@ -169,19 +243,13 @@ int main(int argc, char **argv)
 	report(res, nres, &prefill);
 	rc = 0;
 	for (size_t i = 0; i < nres; i++)
-		if (res[i].err || res[i].bad_blocks)
+		if (!result_ok(&res[i]))
 			rc = 1;
 out:
-	hixl_engine_finalize(prefill.eng);
-	hixl_engine_finalize(decode.eng);
+	side_unmap(&prefill);
+	side_unmap(&decode);
 	for (size_t i = 0; i < nres; i++)
 		free(res[i].lat_ms);
-	if (prefill.base)
-		munmap(prefill.base, prefill.bytes);
-	if (decode.base)
-		munmap(decode.base, decode.bytes);
-	free(prefill.table);
-	free(decode.table);
 	free(sums);
 	return rc;
 }

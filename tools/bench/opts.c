@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,24 +33,94 @@ static int usage(int rc)
 		"  --mode M          write | read | both (both)\n"
 		"  --iters N         transfers of the whole cache per mode (3)\n"
 		"  --inflight N      layer transfers in flight (1: synchronous;\n"
-		"                    > 1: hixl_transfer_async)\n"
+		"                    > 1: hixl_transfer_async; at most 1024)\n"
 		"  --timeout-ms N    per-transfer timeout, ms (30000)\n"
 		"  --seed N          block-table shuffle and data seed (42)\n"
 		"  --procs N         2: each engine in its own process (default); 1: one process\n"
 		"  --local NAME      prefill engine name (10.77.0.1:18100)\n"
 		"  --remote NAME     decode engine name (10.77.0.1:18101)\n"
-		"  --pool N:MB       staging pool of both engines (HIXL BufferPool; default\n"
-		"                    4:8: blocks < 256 KiB are staged; 0:0 posts every\n"
-		"                    block as its own RDMA work request)\n"
-		"  --json            one JSON object on stdout, nothing else\n"
+		"  --pool N:MB       staging pool of both engines (HIXL BufferPool; N 0..256,\n"
+		"                    MB 0..1024, both 0 or neither; default 4:8: blocks\n"
+		"                    < 256 KiB are staged; 0:0 posts every block as its own\n"
+		"                    RDMA work request)\n"
+		"  --json            one JSON object on stdout, nothing else (on a failure\n"
+		"                    before any transfer: {\"ok\":false,\"error\":...,\"errno\":N})\n"
 		"  --no-progress     no progress bar (it is drawn only on a tty)\n"
 		"  -h, --help        this help\n"
 		"  -V, --version     the version (the library's, hixl_version())\n"
-		"exit status: 0 success; 1 a failure or a verification mismatch; 2 usage;\n"
-		"77 no /dev/hixl or no RDMA device on the address.  See hixl-bench(1).\n");
+		"exit status:\n"
+		"  0   every mode moved and verified the cache\n"
+		"  1   a failure or a verification mismatch\n"
+		"  2   usage: a bad option (nothing was run)\n"
+		"  77  skipped: no /dev/hixl (hixl.ko not loaded) or no RDMA device on the\n"
+		"      engine's address\n"
+		"See hixl-bench(1).\n");
 	return rc;
 }
 
+/*
+ * A usage error: the message on stderr (and, with --json, the early-failure
+ * object on stdout); returns EXIT_USAGE.
+ */
+static int bad_usage(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fail_early(-EINVAL, "%s", msg);
+	fprintf(stderr, "Try 'hixl-bench --help'.\n");
+	return EXIT_USAGE;
+}
+
+/* "N:MB" as the library's BufferPool option takes it (lib/engine.c) */
+static bool pool_ok(const char *s)
+{
+	unsigned long n, mb;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end != ':' || end[1] < '0' || end[1] > '9')
+		return false;
+	mb = strtoul(end + 1, &end, 10);
+	return !errno && !*end && n <= HIXL_MAX_POOL_BUFFERS && mb <= HIXL_MAX_POOL_BUFFER_MB &&
+	       !n == !mb;
+}
+
+/* an engine name as hixl_engine_init() and hixl_connect() parse it */
+static bool name_ok(const char *s, bool need_port)
+{
+	struct hixl_sockaddr a;
+
+	return !hixl_parse_engine_name(s, &a) && (!need_port || a.port);
+}
+
+/*
+ * The KV layout's sizes from the options: block_bytes, nblocks.  0, or a
+ * usage error when it overflows or a layer needs too many descriptors.
+ */
+static int layout_init(void)
+{
+	block_bytes = C.block_tokens * C.kv_heads * C.head_dim * C.dtype_bytes;
+	nblocks = C.tokens / C.block_tokens;
+	if (block_bytes / C.dtype_bytes / C.head_dim / C.kv_heads != C.block_tokens ||
+	    nblocks > UINT32_MAX || 2 * nblocks > HIXL_MAX_DESCS ||
+	    C.layers * 2 * nblocks > SIZE_MAX / block_bytes / 2)
+		return bad_usage("layout too large (at most %d descriptors per layer: "
+				 "2 * --tokens / --block-tokens)", HIXL_MAX_DESCS);
+	return 0;
+}
+
+/*
+ * Parse and check every option before anything runs.  Returns 0, or the
+ * exit status of a usage error (EXIT_USAGE; the message is printed) or of
+ * --help/--version (-1 meaning exit 0).
+ */
 int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -66,8 +138,13 @@ int parse_args(int argc, char **argv)
 	unsigned long *num;
 	int c;
 
+	/* --json anywhere makes even an error about an earlier option JSON */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json"))
+			C.json = true;
 	C.progress = isatty(STDERR_FILENO);
-	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
+	opterr = 0;	/* getopt's own messages would not be JSON: ours below */
+	while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
 		num = NULL;
 		switch (c) {
 		case 'L': num = &C.layers; break;
@@ -87,36 +164,50 @@ int parse_args(int argc, char **argv)
 		case 'o': C.pool = optarg; break;
 		case 'j': C.json = true; break;
 		case 'P': C.progress = false; break;
-		case 'h': exit(usage(0));
-		case 'V': printf("hixl-bench (hixl) %s\n", hixl_version()); exit(0);
-		default: return usage(2);
+		case 'h': usage(0); return -1;
+		case 'V': printf("hixl-bench (hixl) %s\n", hixl_version()); return -1;
+		case ':': return bad_usage("%s needs an argument", argv[optind - 1]);
+		default:
+			return bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
 		if (num) {
 			char *end;
 
 			errno = 0;
 			*num = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || optarg[0] == '-') {
-				fprintf(stderr, "hixl-bench: bad number '%s'\n", optarg);
-				return 2;
-			}
+			if (errno || *end || !*optarg || optarg[0] < '0' || optarg[0] > '9')
+				return bad_usage("bad number '%s' for %s", optarg, argv[optind - 2]);
 		}
 	}
 	if (optind != argc)
-		return usage(2);
-	if (strcmp(C.mode, "write") && strcmp(C.mode, "read") && strcmp(C.mode, "both")) {
-		fprintf(stderr, "hixl-bench: --mode write|read|both\n");
-		return 2;
-	}
+		return bad_usage("unexpected argument '%s'", argv[optind]);
+	if (strcmp(C.mode, "write") && strcmp(C.mode, "read") && strcmp(C.mode, "both"))
+		return bad_usage("--mode is write, read or both, not '%s'", C.mode);
 	if (!C.layers || !C.kv_heads || !C.head_dim || !C.dtype_bytes || !C.block_tokens ||
-	    !C.tokens || !C.iters || !C.inflight || !C.timeout_ms || C.timeout_ms > INT32_MAX ||
-	    C.tokens % C.block_tokens || C.inflight > 1024 || C.procs > 2) {
-		fprintf(stderr, "hixl-bench: every number must be > 0, --tokens a multiple of "
-			"--block-tokens, --inflight <= 1024, --procs 1 or 2\n");
-		return 2;
-	}
+	    !C.tokens || !C.iters || !C.inflight || !C.timeout_ms)
+		return bad_usage("every number must be > 0");
+	if (C.timeout_ms > INT32_MAX)
+		return bad_usage("--timeout-ms at most %d", INT32_MAX);
+	if (C.tokens % C.block_tokens)
+		return bad_usage("--tokens (%lu) must be a multiple of --block-tokens (%lu)",
+				 C.tokens, C.block_tokens);
+	if (C.inflight > 1024)
+		return bad_usage("--inflight at most 1024");
+	if (C.procs != 1 && C.procs != 2)
+		return bad_usage("--procs is 1 or 2");
+	if (C.pool && !pool_ok(C.pool))
+		return bad_usage("--pool is N:MB (N 0..%d, MB 0..%d, both 0 or neither), not '%s'",
+				 HIXL_MAX_POOL_BUFFERS, HIXL_MAX_POOL_BUFFER_MB, C.pool);
+	/* the prefill engine listens when the decode engine reads from it */
+	if (!name_ok(C.local, strcmp(C.mode, "write")))
+		return bad_usage("--local: not an engine name (IP:PORT; IP alone for "
+				 "--mode write): '%s'", C.local);
+	if (!name_ok(C.remote, true))
+		return bad_usage("--remote: not an engine name with a port (IP:PORT): '%s'",
+				 C.remote);
+	if (!strcmp(C.local, C.remote))
+		return bad_usage("--local and --remote are the same engine '%s'", C.local);
 	if (C.json)
 		C.progress = false;
-	return 0;
+	return layout_init();
 }
-

@@ -4,11 +4,62 @@
  * object and nothing else.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+
+/* @s as the body of a JSON string: quotes, backslashes, control characters escaped */
+static void json_str(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+}
+
+bool result_ok(const struct result *r)
+{
+	return !r->err && !r->why[0] && !r->bad_blocks;
+}
+
+const char *result_error(const struct result *r)
+{
+	return r->why[0] ? r->why : r->err ? strerror(-r->err) : "";
+}
+
+/*
+ * A failure before any transfer: "hixl-bench: MESSAGE" on stderr and, with
+ * --json, {"ok":false,"error":"MESSAGE","errno":N} on stdout (N: -@err, the
+ * errno of the cause, 0 when there is none).  Returns the exit status it
+ * stands for: EXIT_SKIP when @err means no device (err_is_skip()), else 1
+ * (a usage error's caller returns EXIT_USAGE instead).
+ */
+int fail_early(int err, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "hixl-bench: %s\n", msg);
+	if (C.json) {
+		printf("{\"ok\":false,\"error\":\"");
+		json_str(msg);
+		printf("\",\"errno\":%d}\n", -err);
+		fflush(stdout);
+	}
+	return err_is_skip(err) ? EXIT_SKIP : 1;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -27,15 +78,18 @@ static double pct(const double *sorted, size_t n, double p)
 void report(const struct result *r, size_t nres, const struct side *s)
 {
 	double gb = 1e9;
+	bool ok = true;
 
+	for (size_t i = 0; i < nres; i++)
+		ok &= result_ok(&r[i]);
 	if (C.json) {
-		printf("{\"tool\":\"hixl-bench\",\"version\":\"%s\",\"device\":\"%s\","
+		printf("{\"tool\":\"hixl-bench\",\"ok\":%s,\"version\":\"%s\",\"device\":\"%s\","
 		       "\"model\":{\"layers\":%lu,\"kv_heads\":%lu,\"head_dim\":%lu,"
 		       "\"dtype_bytes\":%lu,\"block_tokens\":%lu,\"tokens\":%lu},"
 		       "\"block_bytes\":%zu,\"descs_per_transfer\":%zu,\"bytes_per_iter\":%zu,"
 		       "\"iters\":%lu,\"inflight\":%lu,\"procs\":%lu,\"pool\":\"%s\","
 		       "\"results\":[",
-		       hixl_version(), device, C.layers, C.kv_heads,
+		       ok ? "true" : "false", hixl_version(), device, C.layers, C.kv_heads,
 		       C.head_dim, C.dtype_bytes, C.block_tokens, C.tokens, block_bytes,
 		       2 * nblocks, s->bytes, C.iters, C.inflight, C.procs,
 		       C.pool ? C.pool : "default");
@@ -55,18 +109,20 @@ void report(const struct result *r, size_t nres, const struct side *s)
 	for (size_t i = 0; i < nres; i++) {
 		double *lat = r[i].lat_ms, secs = r[i].seconds > 0 ? r[i].seconds : 1e-9;
 		size_t n = r[i].transfers;
-		const char *verdict = r[i].err ? "error" : r[i].bad_blocks ? "MISMATCH" : "ok";
+		const char *verdict = r[i].err || r[i].why[0] ? "error" :
+				      r[i].bad_blocks ? "MISMATCH" : "ok";
 
 		if (lat && n)
 			qsort(lat, n, sizeof(*lat), cmp_double);
 		if (C.json) {
-			printf("%s{\"mode\":\"%s\",\"ok\":%s,\"error\":\"%s\",\"bad_blocks\":%zu,"
+			printf("%s{\"mode\":\"%s\",\"ok\":%s,\"error\":\"", i ? "," : "", r[i].mode,
+			       result_ok(&r[i]) ? "true" : "false");
+			json_str(result_error(&r[i]));
+			printf("\",\"errno\":%d,\"bad_blocks\":%zu,"
 			       "\"transfers\":%zu,\"bytes\":%zu,\"descs\":%zu,\"seconds\":%.6f,"
 			       "\"gb_per_s\":%.6f,\"mib_per_s\":%.3f,\"descs_per_s\":%.1f,"
 			       "\"latency_ms\":{\"min\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
-			       "\"max\":%.3f}}", i ? "," : "", r[i].mode,
-			       !r[i].err && !r[i].bad_blocks ? "true" : "false",
-			       r[i].err ? strerror(-r[i].err) : "", r[i].bad_blocks, n, r[i].bytes,
+			       "\"max\":%.3f}}", -r[i].err, r[i].bad_blocks, n, r[i].bytes,
 			       r[i].descs, r[i].seconds, r[i].bytes / secs / gb,
 			       r[i].bytes / secs / 1048576.0, r[i].descs / secs,
 			       n ? lat[0] : 0, pct(lat, n, 50), pct(lat, n, 90), pct(lat, n, 99),
@@ -76,6 +132,10 @@ void report(const struct result *r, size_t nres, const struct side *s)
 			       r[i].mode, r[i].bytes / 1048576.0, r[i].seconds,
 			       r[i].bytes / secs / gb, r[i].descs / secs, pct(lat, n, 50),
 			       pct(lat, n, 90), pct(lat, n, 99), verdict);
+			if (!result_ok(&r[i]))
+				printf("        %s: %s\n", r[i].mode,
+				       r[i].bad_blocks && !r[i].err && !r[i].why[0] ?
+				       "blocks differ after the transfer" : result_error(&r[i]));
 		}
 	}
 	if (C.json)
