@@ -167,7 +167,8 @@ HIXLCTL_SRCS := tools/hixlctl.c tools/hixlctl-check.c tools/hixlctl-sys.c
 tools/hixlctl: $(HIXLCTL_SRCS) tools/hixlctl.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(HIXLCTL_SRCS) $(LIB_A) -luring -pthread $(LDFLAGS)
 # hixl-bench, one concern a file (tools/bench/bench.h lists them)
-BENCH_SRCS   := tools/bench/main.c tools/bench/opts.c tools/bench/kv.c tools/bench/report.c
+BENCH_SRCS   := tools/bench/main.c tools/bench/opts.c tools/bench/kv.c tools/bench/report.c \
+		tools/bench/net.c
 tools/hixl-bench: $(BENCH_SRCS) tools/bench/bench.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A) -luring -pthread $(LDFLAGS)
 tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)

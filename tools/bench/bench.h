@@ -30,7 +30,16 @@ struct cfg {
 	const char *local, *remote, *mode;
 	const char *pool;	/* BufferPool option, "N:SIZE_MB"; NULL: the library's default */
 	bool json, progress;
+	/* two hosts (net.c): --server, or --client HOST[:PORT] */
+	bool server;
+	const char *client;		/* the server's host as given */
+	char host[256];			/* --client's host, without the port */
+	unsigned long port;		/* the side TCP port */
+	unsigned long connect_wait;	/* --client: seconds to retry the TCP connect */
 };
+
+/* the side socket's TCP port when --port and --client HOST:PORT give none */
+#define BENCH_PORT	18515	/* perftest's (ib_write_bw) default, so firewalls know it */
 
 struct side {
 	struct hixl_engine *eng;
@@ -66,7 +75,8 @@ extern size_t block_bytes, nblocks;	/* per block; blocks per layer per K/V */
 extern char device[64];			/* the RDMA device, for the report */
 
 /* opts.c */
-int parse_args(int argc, char **argv);	/* 0; EXIT_USAGE; -1: --help/--version done */
+int parse_args(int argc, char **argv);
+int layout_check(char *why, size_t len);	/* 0; EXIT_USAGE; -1: --help/--version done */
 
 /* kv.c */
 double now_s(void);
@@ -85,6 +95,10 @@ void run_mode(struct result *res, struct side *init, struct side *peer, enum hix
 	      struct side *decode, const uint64_t *sums, const struct verifier *v);
 
 extern char last_err[256];		/* what the last failing side_*() call said */
+
+/* net.c */
+int net_server(void);
+int net_client(void);
 
 /* report.c */
 int fail_early(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

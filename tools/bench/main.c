@@ -196,6 +196,10 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (C.server)
+		return net_server();
+	if (C.client)
+		return net_client();
 	prefill.bytes = decode.bytes = C.layers * 2 * nblocks * block_bytes;
 	sums = malloc(C.layers * 2 * nblocks * sizeof(*sums));
 	if (!sums)

@@ -87,22 +87,31 @@ void report(const struct result *r, size_t nres, const struct side *s)
 		       "\"model\":{\"layers\":%lu,\"kv_heads\":%lu,\"head_dim\":%lu,"
 		       "\"dtype_bytes\":%lu,\"block_tokens\":%lu,\"tokens\":%lu},"
 		       "\"block_bytes\":%zu,\"descs_per_transfer\":%zu,\"bytes_per_iter\":%zu,"
-		       "\"iters\":%lu,\"inflight\":%lu,\"procs\":%lu,\"pool\":\"%s\","
-		       "\"results\":[",
+		       "\"iters\":%lu,\"inflight\":%lu,\"procs\":%lu,\"pool\":\"%s\",",
 		       ok ? "true" : "false", hixl_version(), device, C.layers, C.kv_heads,
 		       C.head_dim, C.dtype_bytes, C.block_tokens, C.tokens, block_bytes,
 		       2 * nblocks, s->bytes, C.iters, C.inflight, C.procs,
 		       C.pool ? C.pool : "default");
+		if (C.client) {		/* two hosts: the server we ran against */
+			printf("\"server\":\"");
+			json_str(C.client);
+			printf("\",\"server_port\":%lu,", C.port);
+		}
+		printf("\"results\":[");
 	} else {
 		printf("hixl-bench %s on %s: %lu layers x K,V x %lu tokens x %lu heads x %lu dim x "
 		       "%lu B = %.1f MiB per pass\n", hixl_version(), device,
 		       C.layers, C.tokens, C.kv_heads, C.head_dim, C.dtype_bytes,
 		       s->bytes / 1048576.0);
 		printf("  %zu-byte blocks (%lu tokens), %zu scattered descriptors per layer "
-		       "transfer, %lu iterations, %lu in flight, engines in %s, staging pool %s\n",
+		       "transfer, %lu iterations, %lu in flight, engines %s, staging pool %s\n",
 		       block_bytes, C.block_tokens, 2 * nblocks, C.iters, C.inflight,
-		       C.procs == 2 ? "two processes" : "one process",
+		       C.client ? "on two hosts" : C.procs == 2 ? "in two processes" :
+		       "in one process",
 		       C.pool ? C.pool : "default (4:8)");
+		if (C.client)
+			printf("  this host %s, the server %s (side socket port %lu)\n", C.local,
+			       C.client, C.port);
 		printf("  %-5s %10s %9s %10s %12s %9s %9s %9s  %s\n", "mode", "MiB", "s", "GB/s",
 		       "descs/s", "p50 ms", "p90 ms", "p99 ms", "verify");
 	}
