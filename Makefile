@@ -97,7 +97,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 # the installed tools, and the benchmark programs beside their results
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix
-USER_TESTS   := tests/user/hixl-test examples/kv_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
+USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
 # `make python` builds the extension in the tree, python/hixl/_hixl*.so,
