@@ -111,7 +111,7 @@ static void side_err(const struct side *s, const char *what, int err)
 	const char *lib = hixl_last_error();
 	const char *hint = err == -ENOENT || err == -ENODEV || err == -ENXIO ?
 		" (is hixl.ko loaded? modprobe hixl)" :
-		err == -EADDRNOTAVAIL ? " (no RDMA device has this address: hixlctl check)" :
+		err == -EADDRNOTAVAIL ? " (hixlctl check lists the RDMA devices' addresses)" :
 		err == -EACCES ? " (may this user open /dev/hixl? hixlctl check)" :
 		err == -ENOMEM ? " (ulimit -l, or the module's limits: hixlctl check)" : "";
 

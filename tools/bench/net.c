@@ -383,7 +383,7 @@ static int serve(int fd, struct side *srv, long long *write_bad, char *why, size
 	n = recv_msg(fd, BIT(NET_HELLO), &type, &hello, sizeof(hello), why, wlen);
 	if (n < 0) {
 		ret = (int)n;
-		if (ret == -EBADMSG)
+		if (ret == -EBADMSG || ret == -EPROTO)	/* tell the client why */
 			goto refuse;
 		return ret;
 	}
@@ -440,7 +440,7 @@ static int serve(int fd, struct side *srv, long long *write_bad, char *why, size
 			     &type, &u, sizeof(u), why, wlen);
 		if (n < 0) {
 			ret = (int)n;
-			if (ret == -EBADMSG)
+			if (ret == -EBADMSG || ret == -EPROTO)
 				goto refuse;
 			goto out;
 		}
