@@ -109,7 +109,7 @@ static int serve(const char *engine_name, const char *tcp_port)
 	 * address the table does not hold yet.
 	 */
 	ret = hixl_register_mem(eng, &(struct hixl_mem_desc){ .addr = (uintptr_t)buf, .len = LEN },
-				HIXL_MEM_TYPE_HOST, &handle);
+				HIXL_MEM_HOST, &handle);
 	if (ret) {
 		rc = fail("register", ret);
 		goto out;
@@ -241,7 +241,7 @@ static int write_to(const char *local_ip, const char *host, const char *tcp_port
 	}
 	/* 4. Register the source: RDMA reads it from our memory. */
 	ret = hixl_register_mem(eng, &(struct hixl_mem_desc){ .addr = (uintptr_t)src, .len = LEN },
-				HIXL_MEM_TYPE_HOST, &handle);
+				HIXL_MEM_HOST, &handle);
 	if (ret) {
 		rc = fail("register", ret);
 		goto out;
@@ -253,7 +253,7 @@ static int write_to(const char *local_ip, const char *host, const char *tcp_port
 		goto out;
 	}
 	/* 6. One WRITE: our src -> A's buffer, at the address A published. */
-	ret = hixl_transfer_sync(eng, name, HIXL_WRITE,
+	ret = hixl_transfer_sync(eng, name, HIXL_OP_WRITE,
 				 &(struct hixl_op_desc){ (uintptr_t)src, addr, len }, 1, 5000, NULL);
 	if (ret) {
 		rc = fail("write", ret);

@@ -173,14 +173,13 @@ int side_engine_init(struct side *s)
 /* The side's cache registered with its engine; 0 or -errno (last_err says why). */
 int side_register(struct side *s)
 {
-	struct hixl_mem_desc d;
+	struct hixl_mem_desc d = { 0 };	/* reserved fields must be 0 */
 	int ret;
 
 	memset(s->base, 0, s->bytes);	/* fault in before pinning */
-	memset(&d, 0, sizeof(d));
 	d.addr = (uintptr_t)s->base;
 	d.len = s->bytes;
-	ret = hixl_register_mem(s->eng, &d, HIXL_MEM_TYPE_HOST, &s->handle);
+	ret = hixl_register_mem(s->eng, &d, HIXL_MEM_HOST, &s->handle);
 	if (ret)
 		side_err(s, "registering the cache on", ret);
 	return ret;
@@ -324,12 +323,13 @@ void run_mode(struct result *res, struct side *init, struct side *peer, enum hix
 		/* a ring of C.inflight requests; the oldest is waited for first */
 		while (done < total) {
 			while (next < total && next - done < C.inflight) {
+				struct hixl_transfer_args ta = HIXL_TRANSFER_ARGS_INIT((int)C.timeout_ms);
 				size_t slot = next % C.inflight;
 
 				t0[slot] = now_s();
 				ret = hixl_transfer_async(init->eng, peer->name, op,
 							  descs + (next % C.layers) * per, per,
-							  (int)C.timeout_ms, NULL, &reqs[slot]);
+							  &ta, &reqs[slot]);
 				if (ret) {
 					snprintf(res->why, sizeof(res->why),
 						 "submitting the %s of layer %zu: %s", res->mode,

@@ -170,7 +170,7 @@ static int run_two_procs(struct result *res, bool write_mode, struct side *prefi
 
 		if (write_mode)
 			prefill_fill(prefill, sums);
-		run_mode(res, mine, peer, write_mode ? HIXL_WRITE : HIXL_READ, decode, sums,
+		run_mode(res, mine, peer, write_mode ? HIXL_OP_WRITE : HIXL_OP_READ, decode, sums,
 			 write_mode ? &v : NULL);
 	}
 	side_engine_end(mine);
@@ -224,11 +224,11 @@ int main(int argc, char **argv)
 		prefill_fill(&prefill, sums);
 		if (strcmp(C.mode, "read")) {
 			res[nres].mode = "write";
-			run_mode(&res[nres++], &prefill, &decode, HIXL_WRITE, &decode, sums, NULL);
+			run_mode(&res[nres++], &prefill, &decode, HIXL_OP_WRITE, &decode, sums, NULL);
 		}
 		if (strcmp(C.mode, "write")) {
 			res[nres].mode = "read";
-			run_mode(&res[nres++], &decode, &prefill, HIXL_READ, &decode, sums, NULL);
+			run_mode(&res[nres++], &decode, &prefill, HIXL_OP_READ, &decode, sums, NULL);
 		}
 	} else {
 		for (int m = 0; m < 2; m++) {

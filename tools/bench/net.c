@@ -89,7 +89,7 @@ struct net_table {
 } __attribute__((packed));
 
 struct net_mode {
-	uint32_t op;		/* HIXL_READ or HIXL_WRITE, the client's */
+	uint32_t op;		/* HIXL_OP_READ or HIXL_OP_WRITE, the client's */
 	uint32_t reserved;	/* 0 */
 } __attribute__((packed));
 
@@ -451,13 +451,13 @@ static int serve(int fd, struct side *srv, long long *write_bad, char *why, size
 		if (type == NET_MODE) {
 			uint32_t op = be32toh(u.m.op);
 
-			if (u.m.reserved || (op != HIXL_READ && op != HIXL_WRITE)) {
+			if (u.m.reserved || (op != HIXL_OP_READ && op != HIXL_OP_WRITE)) {
 				ret = -EBADMSG;
 				snprintf(why, wlen, "garbled message: MODE op %u, reserved %u", op,
 					 be32toh(u.m.reserved));
 				goto refuse;
 			}
-			wrote = op == HIXL_WRITE;
+			wrote = op == HIXL_OP_WRITE;
 			if (wrote)	/* we are the decode side: start from zeroes */
 				memset(srv->base, 0, srv->bytes);
 			else		/* the prefill side: its blocks */
@@ -717,7 +717,7 @@ int net_client(void)
 	}
 	for (int m = 0; m < 2; m++) {
 		bool write_mode = m == 0;
-		struct net_mode mode = { htobe32(write_mode ? HIXL_WRITE : HIXL_READ), 0 };
+		struct net_mode mode = { htobe32(write_mode ? HIXL_OP_WRITE : HIXL_OP_READ), 0 };
 		struct result *r = &res[nres];
 
 		if (!strcmp(C.mode, write_mode ? "read" : "write"))
@@ -735,10 +735,10 @@ int net_client(void)
 		}
 		if (write_mode) {	/* we are prefill, the server decode */
 			prefill_fill(&mine, sums);
-			run_mode(r, &mine, &remote, HIXL_WRITE, &remote, sums, &v);
+			run_mode(r, &mine, &remote, HIXL_OP_WRITE, &remote, sums, &v);
 		} else {		/* we are decode, the server prefill */
 			prefill_fill_sums(sums);
-			run_mode(r, &mine, &remote, HIXL_READ, &mine, sums, NULL);
+			run_mode(r, &mine, &remote, HIXL_OP_READ, &mine, sums, NULL);
 		}
 		if (r->err == -ECONNRESET || r->err == -EPIPE || r->err == -ETIMEDOUT ||
 		    r->err == -EBADMSG || r->err == -EPROTO)
