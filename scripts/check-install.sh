@@ -49,11 +49,17 @@ cmp -s uapi/rdma/hixl.h "$dest$prefix/include/hixl/uapi.h" || fail "hixl/uapi.h 
 objdump -p "$libdir/libhixl-user.so.$version" | grep -Eq "SONAME +$soname\$" ||
 	fail "SONAME is not $soname"
 syms=$(nm -D --defined-only "$libdir/libhixl-user.so.$version")
-bad=$(printf '%s\n' "$syms" | awk '$3 !~ /^hixl_[a-z0-9_]+@@HIXL_0\.1$/ && $3 != "HIXL_0.1"')
+nodes=$(sed -n 's/^\(HIXL_[0-9.]*\) {.*/\1/p' lib/libhixl-user.map)
+bad=$(printf '%s\n' "$syms" | awk -v nodes=" $(echo $nodes) " \
+	'!($3 ~ /^hixl_[a-z0-9_]+@@HIXL_[0-9.]+$/ || index(nodes, " " $3 " "))')
 [ -z "$bad" ] || fail "unexpected exports: $bad"
-exported=$(printf '%s\n' "$syms" | awk '$3 ~ /^hixl_/ { sub(/@.*/, "", $3); print $3 }' | sort)
-mapped=$(sed -n 's/^[[:space:]]*\(hixl_[a-z0-9_]*\);.*/\1/p' lib/libhixl-user.map | sort)
-[ "$exported" = "$mapped" ] || fail "exports differ from lib/libhixl-user.map"
+# every symbol in the version node the map lists it in ("name@@NODE")
+exported=$(printf '%s\n' "$syms" | awk '$3 ~ /^hixl_/ { print $3 }' | sort)
+mapped=$(awk '/^HIXL_[0-9.]+ \{/ { node = $1 }
+	/^[[:space:]]*hixl_[a-z0-9_]*;/ { sub(/;.*/, ""); print $1 "@@" node }' \
+	lib/libhixl-user.map | sort)
+[ "$exported" = "$mapped" ] || fail "exports differ from lib/libhixl-user.map (name@@node)"
+mapped=$(printf '%s\n' "$mapped" | sed 's/@@.*//')
 
 # -- pkg-config, both through the sysroot and through --define-prefix
 export PKG_CONFIG_PATH="$libdir/pkgconfig" PKG_CONFIG_LIBDIR="$libdir/pkgconfig"
@@ -109,6 +115,14 @@ done
 # -- the installed tools and their bash completions
 tests/tools/hixlctl.sh "$dest$prefix/bin/hixlctl" "$dest$prefix/bin/hixl-bench" ||
 	fail "the installed hixlctl and hixl-bench (tests/tools/hixlctl.sh)"
+sed -n '/<!-- readme-example:begin -->/,/<!-- readme-example:end -->/p' README.md |
+	sed '1,/^```c$/d; /^```$/,$d' >"$dest/readme_example.c"
+cc -Wall -Werror -o "$dest/readme_static" "$dest/readme_example.c" $cflags \
+	$(printf '%s\n' "$slibs" | sed 's/-lhixl-user/-l:libhixl-user.a/') ||
+	fail "the README's example against the installed tree"
+tests/tools/no-module.sh "$dest$prefix/bin/hixlctl" "$dest$prefix/bin/hixl-bench" \
+	"$dest/kv_static" "$dest/readme_static" ||
+	fail "a host without hixl.ko: the README's example and the tools name it (tests/tools/no-module.sh)"
 tests/tools/completion.sh "$dest$prefix/share/bash-completion/completions" ||
 	fail "the installed bash completions (tests/tools/completion.sh)"
 
