@@ -311,8 +311,8 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 			goto done;
 	} else {
 		hixl_pdu(cmd)->saved = NULL;
-		if (cmd->flags & IORING_URING_CMD_FIXED) {
-			ret = -EINVAL;		/* no registered buffers here */
+		if (cmd->flags & IORING_URING_CMD_FIXED) {	/* no registered buffers here */
+			ret = hixl_einval("URING_CMD: IORING_URING_CMD_FIXED");
 			goto done;
 		}
 		ret = hixl_uring_decode(cmd->cmd_op, hixl_uring_sqe_cmd(cmd),

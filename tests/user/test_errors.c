@@ -7,7 +7,8 @@
  * not exist; hixl_engine_init() on a host without /dev/hixl) and a caller
  * who may not open it (nobody, with the node root:root 0660, in the VM):
  * the library's answer, hixl_last_error() and what the README's example
- * (examples/kv_transfer) prints.  No engine listens: no ports used.
+ * (examples/kv_transfer) prints; the module's dynamic debug line for a
+ * refused argument (errors_dyndbg).  No engine listens: no ports used.
  * errors_status, errors_strerror and errors_no_module run on the build host
  * (make check-host); errors_no_module skips where /dev/hixl exists, and
  * errors_no_permission needs it (the VM).
@@ -271,10 +272,94 @@ static void test_errors_no_permission(void)
 	CHECK(chown(HIXL_DEVICE_PATH, st.st_uid, st.st_gid) == 0);
 }
 
+#define DDEBUG_CONTROL	"/sys/kernel/debug/dynamic_debug/control"
+
+/* write @cmd to dynamic debug's control file: 0, or -1 */
+static int ddebug(const char *cmd)
+{
+	int fd = open(DDEBUG_CONTROL, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* the kernel log written after @fd was opened at its end, into @buf */
+static void kmsg_read(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t got;
+
+	buf[0] = '\0';
+	while (n + 1024 < len && (got = read(fd, buf + n, len - 1 - n)) > 0) {
+		n += got;
+		buf[n] = '\0';
+	}
+}
+
+/*
+ * The module says why it refuses an argument: with "module hixl +p" in
+ * dynamic debug, REG_MEM with an unknown flag, GET_INFO with a reserved
+ * field, CANCEL of tag 0 and TRANSFER of count 0 each log one line naming
+ * the command and the field; without it, none.  Dynamic debug is turned
+ * off again at the end.
+ */
+static void test_errors_dyndbg(void)
+{
+	static char log[1 << 16];
+	struct hixl_reg_mem r;
+	struct hixl_info info;
+	struct hixl_cancel c;
+	struct hixl_transfer t;
+	int fd = open_dev(), k;
+
+	if (access(DDEBUG_CONTROL, W_OK))
+		SKIP("no " DDEBUG_CONTROL " (no CONFIG_DYNAMIC_DEBUG, or debugfs not mounted)");
+	k = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	REQUIRE(fd >= 0 && k >= 0);
+	REQUIRE(lseek(k, 0, SEEK_END) >= 0);
+	REQUIRE(ddebug("module hixl +p") == 0);
+
+	memset(&r, 0, sizeof(r));
+	r.addr = 4096;
+	r.len = 4096;
+	r.type = HIXL_MEM_HOST;
+	r.dmabuf_fd = -1;
+	r.flags = 0x40000000;
+	CHECK_EQ(xioctl(fd, HIXL_IOC_REG_MEM, &r), -EINVAL);
+	memset(&info, 0, sizeof(info));
+	info.reserved0 = 1;
+	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, &info), -EINVAL);
+	memset(&c, 0, sizeof(c));
+	CHECK_EQ(xioctl(fd, HIXL_IOC_CANCEL, &c), -EINVAL);
+	memset(&t, 0, sizeof(t));
+	t.op = HIXL_OP_WRITE;
+	t.timeout_ms = 1000;
+	CHECK_EQ(xioctl(fd, HIXL_IOC_TRANSFER, &t), -EINVAL);
+	CHECK(ddebug("module hixl -p") == 0);
+	kmsg_read(k, log, sizeof(log));
+	printf("%s", log);
+	CHECK(strstr(log, "hixl: REG_MEM: flags 0x40000000 has unknown bits") != NULL);
+	CHECK(strstr(log, "hixl: GET_INFO: reserved is not zero") != NULL);
+	CHECK(strstr(log, "hixl: CANCEL: tag 0") != NULL);
+	CHECK(strstr(log, "hixl: TRANSFER: count 0 (1..") != NULL);
+
+	/* off again: the same refusal says nothing */
+	REQUIRE(lseek(k, 0, SEEK_END) >= 0);
+	CHECK_EQ(xioctl(fd, HIXL_IOC_REG_MEM, &r), -EINVAL);
+	kmsg_read(k, log, sizeof(log));
+	CHECK(strstr(log, "REG_MEM: flags") == NULL);
+	close(k);
+	close(fd);
+}
+
 const struct ht_test errors_tests[] = {
 	{ "errors_status", test_errors_status },
 	{ "errors_strerror", test_errors_strerror },
 	{ "errors_no_module", test_errors_no_module },
 	{ "errors_no_permission", test_errors_no_permission },
+	{ "errors_dyndbg", test_errors_dyndbg },
 	{ NULL, NULL },
 };
