@@ -19,9 +19,11 @@ set -eu
 cd "$(dirname "$0")/.."
 fail() { echo "install check: FAIL: $*" >&2; exit 1; }
 
-version=$(sed -n 's/^VERSION *:= *//p' Makefile)
-[ -n "$version" ] || fail "no VERSION in Makefile"
-soname=libhixl-user.so.0
+# <hixl/hixl.h>'s HIXL_VERSION_{MAJOR,MINOR,PATCH}, as the Makefile's VERSION
+ver() { sed -n "s/^#define HIXL_VERSION_$1[[:space:]]*\([0-9]*\)\$/\1/p" lib/include/hixl/hixl.h; }
+version=$(ver MAJOR).$(ver MINOR).$(ver PATCH)
+[ -n "$(ver MAJOR)" ] || fail "no HIXL_VERSION_MAJOR in lib/include/hixl/hixl.h"
+soname=libhixl-user.so.$(sed -n 's/^SOVERSION *:= *//p' Makefile)
 
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT INT TERM
