@@ -170,13 +170,17 @@ static const struct hixl_errmsg {
 	  "fast-registration MRs, a feature an older hixl.ko lacks)", NULL },
 	{ ENOTTY, "not a hixl device, or a command this module does not know (an older "
 	  "hixl.ko)", NULL },
-	{ EPROTO, "the module speaks another ABI version than this library, or the peer "
-	  "broke the wire protocol",
+	{ EPROTO, "another version: the module speaks another ABI version than this "
+	  "library, the library is older than the program was built for "
+	  "(hixl_version_check()), or the peer broke the wire protocol",
 	  "install hixl.ko and libhixl-user of the same release (hixlctl check)" },
 	{ ENOSPC, "a count limit reached: registrations per process (max_regions) or links "
 	  "per engine (max_links)", NULL },
-	{ E2BIG, "a byte limit reached: max_host_bytes or max_device_bytes per process",
-	  "raise the module parameter (hixlctl info shows the limits in force)" },
+	{ E2BIG, "a byte limit reached (max_host_bytes or max_device_bytes per process), "
+	  "or an argument with fields this module does not know (a library newer than "
+	  "hixl.ko)",
+	  "raise the module parameter (hixlctl info shows the limits in force); or "
+	  "install hixl.ko and libhixl-user of the same release" },
 	{ ENOMEM, "out of memory, or the locked-memory limit (RLIMIT_MEMLOCK) is too small "
 	  "for the registration",
 	  "raise the memlock limit: ulimit -l (limits.conf, systemd LimitMEMLOCK=); "
