@@ -51,10 +51,14 @@
 #define TCP_PORT	"18600"
 #define NOTE		"written"	/* B's notification: "the data is there" */
 
+/* say what failed, what hixl means by it, and the fix when it is outside the program */
 static int fail(const char *what, int err)
 {
-	fprintf(stderr, "exchange: %s: %s (%s)\n", what, strerror(-err), hixl_last_error());
-	return err == -ENOENT || err == -EADDRNOTAVAIL || err == -ENODEV ? 77 : 1;
+	fprintf(stderr, "exchange: %s: %s\n", what, hixl_strerror(err));
+	fprintf(stderr, "exchange: %s\n", hixl_last_error());	/* the call, its object */
+	if (*hixl_error_hint(err))
+		fprintf(stderr, "hint: %s\n", hixl_error_hint(err));
+	return err == -ENOPKG || err == -EADDRNOTAVAIL || err == -ENODEV ? 77 : 1;
 }
 
 /* the byte B writes at offset i (A checks the same) */

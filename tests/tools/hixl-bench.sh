@@ -85,13 +85,13 @@ stray
 ARGS
 
 if [ ! -e /dev/hixl ]; then
-	# no module: a run is skipped (77), and says why, in JSON too
+	# no module: a run is skipped (77), and says why (ENOPKG, 65), in JSON too
 	for args in "" "--procs 1" "--server --local 10.77.0.1:18100"; do
 		# shellcheck disable=SC2086
 		"$bench" --json $args >"$out" 2>"$err"
 		rc=$?
 		[ $rc = 77 ] || fail "hixl-bench --json $args without /dev/hixl: exit status $rc, not 77"
-		json_fail "$out" 2 || fail "hixl-bench --json $args: $(cat "$out")"
+		json_fail "$out" 65 || fail "hixl-bench --json $args: $(cat "$out")"
 		grep -q "modprobe hixl" "$out" || fail "hixl-bench --json $args: no hint: $(cat "$out")"
 		grep -q "modprobe hixl" "$err" || fail "hixl-bench $args: no hint on stderr"
 	done

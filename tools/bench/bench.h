@@ -94,7 +94,7 @@ bool err_is_skip(int err);
 void run_mode(struct result *res, struct side *init, struct side *peer, enum hixl_op op,
 	      struct side *decode, const uint64_t *sums, const struct verifier *v);
 
-extern char last_err[256];		/* what the last failing side_*() call said */
+extern char last_err[512];		/* what the last failing side_*() call said */
 
 /* net.c */
 int net_server(void);

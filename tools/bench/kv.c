@@ -27,7 +27,7 @@
 
 size_t block_bytes, nblocks;
 char device[64];
-char last_err[256];
+char last_err[512];
 
 double now_s(void)
 {
@@ -96,30 +96,29 @@ void progress(const char *mode, size_t done, size_t total)
 
 /*
  * Does @err (a -errno of side_engine()) mean there is nothing to run on:
- * no /dev/hixl (no module: -ENOENT, or a node without its driver: -ENODEV,
- * -ENXIO) or no RDMA device on the engine's address (-EADDRNOTAVAIL)?
- * hixl-bench then exits EXIT_SKIP.
+ * no /dev/hixl (-ENOPKG: hixl.ko not loaded; -ENODEV, -ENXIO: a node
+ * without its driver) or no RDMA device on the engine's address
+ * (-EADDRNOTAVAIL)?  hixl-bench then exits EXIT_SKIP.
  */
 bool err_is_skip(int err)
 {
-	return err == -ENOENT || err == -ENODEV || err == -ENXIO || err == -EADDRNOTAVAIL;
+	return err == -ENOPKG || err == -ENODEV || err == -ENXIO || err == -EADDRNOTAVAIL;
 }
 
-/* Set last_err from the library's own message, or strerror(-err). */
+/*
+ * Set last_err from the library's own message (or hixl's meaning of @err)
+ * and its hint, when the fix lies outside the program.
+ */
 static void side_err(const struct side *s, const char *what, int err)
 {
-	const char *lib = hixl_last_error();
-	const char *hint = err == -ENOENT || err == -ENODEV || err == -ENXIO ?
-		" (is hixl.ko loaded? modprobe hixl)" :
-		err == -EADDRNOTAVAIL ? " (hixlctl check lists the RDMA devices' addresses)" :
-		err == -EACCES ? " (may this user open /dev/hixl? hixlctl check)" :
-		err == -ENOMEM ? " (ulimit -l, or the module's limits: hixlctl check)" : "";
+	const char *lib = hixl_last_error(), *hint = hixl_error_hint(err);
 
 	if (lib && *lib)	/* names the call and its object already */
-		snprintf(last_err, sizeof(last_err), "%s%s", lib, hint);
+		snprintf(last_err, sizeof(last_err), "%s%s%s", lib, *hint ? "; hint: " : "",
+			 hint);
 	else
-		snprintf(last_err, sizeof(last_err), "%s %s: %s%s", what, s->name,
-			 strerror(-err), hint);
+		snprintf(last_err, sizeof(last_err), "%s %s: %s%s%s", what, s->name,
+			 hixl_strerror(err), *hint ? "; hint: " : "", hint);
 }
 
 /* The side's cache memory and block table (before any fork: same VA in both). */

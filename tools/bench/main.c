@@ -37,7 +37,7 @@
 /* what the passive side's process says once its engine is up, or why not */
 struct child_hello {
 	int32_t err;		/* 0: ready; else side_engine()'s -errno */
-	char why[256];		/* err != 0: last_err */
+	char why[512];		/* err != 0: last_err */
 };
 
 /* read exactly @len bytes; false on EOF or an error */

@@ -45,7 +45,7 @@ const char *result_error(const struct result *r)
  */
 int fail_early(int err, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[768];
 	va_list ap;
 
 	va_start(ap, fmt);
