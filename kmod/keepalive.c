@@ -153,10 +153,12 @@ static void hixl_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 /*
  * Is our port up?  A keep-alive on a port that is down fails locally, not
  * for want of an answer, and that is a local event, not a silent peer.
- * Worse, on rxe a failed send moves the QP to error, and a link torn down
- * meanwhile sends its DREQ on the GSI QP, whose failure there would end
- * RDMA CM on the device until it is re-created; so nothing is posted
- * while the port is down.
+ * Worse, on rxe: a send that fails moves its QP to error (rxe_requester(),
+ * the GSI QP's too), and with keep-alives posted while the netdev was down
+ * (the accepted link then failed and was torn down, sending its DREQ) no
+ * CONNECT on the device worked after it came back (test_fault.c's
+ * fault_netdev_down, 3 runs of 4 on the debug kernel).  So nothing is
+ * posted while the port is down.
  */
 static bool hixl_ka_port_up(struct hixl_link *l)
 {
