@@ -7,7 +7,9 @@
  * Usage: bench-reg [--size MiB] [--reps N] [--addr IP] [--out FILE.md]
  *
  * Buffers: 4 KiB pages (MADV_NOHUGEPAGE), 2 MiB THP (MADV_HUGEPAGE), 2 MiB
- * hugetlb (MAP_HUGETLB; needs free huge pages).  Each is registered and
+ * hugetlb (MAP_HUGETLB; needs free huge pages), a shmem memfd and a 2 MiB
+ * hugetlb memfd (memfd_create(MFD_HUGETLB), MAP_SHARED: the files that
+ * memfd_pin_folios() pins on 6.11+).  Each is registered and
  * deregistered --reps times by both, alternating; the table gives medians,
  * min..max, and the hixl/ibv ratio of the medians (below 1: hixl faster).
  * A kind that cannot be allocated is reported as such, not timed.
@@ -24,6 +26,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/memfd.h>
 #include <linux/mman.h>
 
 #include <hixl/hixl.h>
@@ -55,11 +58,29 @@ struct series {
 	double reg[MAX_REPS], dereg[MAX_REPS];
 };
 
-static void *alloc_kind(int kind, size_t len)
+#define NKINDS 5
+
+/* @kind's buffer of @len bytes; *@mfd: the memfd behind it (or -1) */
+static void *alloc_kind(int kind, size_t len, int *mfd)
 {
 	size_t align = 2UL << 20;
 	char *p, *a;
 
+	*mfd = -1;
+	if (kind == 3 || kind == 4) {
+		*mfd = memfd_create("bench-reg", kind == 4 ? MFD_HUGETLB | MFD_HUGE_2MB : 0);
+		if (*mfd < 0)
+			return NULL;
+		if (ftruncate(*mfd, len))
+			goto err_fd;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, *mfd, 0);
+		if (p != MAP_FAILED)
+			return p;
+err_fd:
+		close(*mfd);
+		*mfd = -1;
+		return NULL;
+	}
 	if (kind == 2) {
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
@@ -76,7 +97,8 @@ static void *alloc_kind(int kind, size_t len)
 
 int main(int argc, char **argv)
 {
-	static const char *kinds[] = { "4 KiB pages", "2 MiB THP", "2 MiB hugetlb" };
+	static const char *kinds[NKINDS] = { "4 KiB pages", "2 MiB THP", "2 MiB hugetlb",
+					     "shmem memfd", "2 MiB hugetlb memfd" };
 	const char *addr = "10.77.0.1", *out = NULL;
 	size_t size_mb = 1024, len;
 	int reps = 5, fd, ndev;
@@ -154,14 +176,15 @@ int main(int argc, char **argv)
 	fprintf(f, "| buffer | page size found | hixl MRs | hixl reg | ibv_reg_mr | reg ratio | hixl dereg | ibv_dereg_mr | dereg ratio |\n");
 	fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
 
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < NKINDS; k++) {
 		struct series h, v;
 		struct hixl_reg_mem r;
 		struct ibv_mr *mr;
 		double t, hm, vm, hd, vd, hmin, hmax, vmin, vmax, hdmin, hdmax, vdmin, vdmax;
 		unsigned int nr_mrs = 0;
 		unsigned long long page_size = 0;
-		char *p = alloc_kind(k, len);
+		int mfd;
+		char *p = alloc_kind(k, len, &mfd);
 
 		if (!p) {
 			fprintf(f, "| %s | - | - | not available | | | | | |\n", kinds[k]);
@@ -222,6 +245,8 @@ int main(int argc, char **argv)
 			hd, hdmin, hdmax, vd, vdmin, vdmax, hd / vd);
 		fflush(f);
 		munmap(p, len);
+		if (mfd >= 0)
+			close(mfd);
 	}
 	if (out)
 		fclose(f);
