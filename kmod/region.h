@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * region.h - registered memory: per-process accounting (acct.c), regions
- * (region.c), pinned host memory (pin.c), their fast-registration MRs
- * (mr.c) and device memory (dmabuf.c).  Locks: in the order of engine.h.
+ * (region.c), their pages as physically contiguous runs (runs.c), pinned
+ * host memory (pin.c), their fast-registration MRs (mr.c) and device
+ * memory (dmabuf.c).  Locks: in the order of engine.h.
  */
 #ifndef _HIXL_REGION_H
 #define _HIXL_REGION_H
