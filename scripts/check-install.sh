@@ -120,6 +120,14 @@ done
 # -- the installed tools and their bash completions
 tests/tools/hixlctl.sh "$dest$prefix/bin/hixlctl" "$dest$prefix/bin/hixl-bench" ||
 	fail "the installed hixlctl and hixl-bench (tests/tools/hixlctl.sh)"
+sed -n '/<!-- readme-example:begin -->/,/<!-- readme-example:end -->/p' README.md |
+	sed '1,/^```c$/d; /^```$/,$d' >"$dest/readme_example.c"
+cc -Wall -Werror -o "$dest/readme_static" "$dest/readme_example.c" $cflags \
+	$(printf '%s\n' "$slibs" | sed 's/-lhixl-user/-l:libhixl-user.a/') ||
+	fail "the README's example against the installed tree"
+tests/tools/no-module.sh "$dest$prefix/bin/hixlctl" "$dest$prefix/bin/hixl-bench" \
+	"$dest/kv_static" "$dest/readme_static" ||
+	fail "a host without hixl.ko: the README's example and the tools name it (tests/tools/no-module.sh)"
 tests/tools/completion.sh "$dest$prefix/share/bash-completion/completions" ||
 	fail "the installed bash completions (tests/tools/completion.sh)"
 

@@ -288,7 +288,7 @@ static int side_engine(struct side *s)
 		ret = hixl_engine_init(&s->eng, s->name, &pool, C.pool ? 1 : 0);
 	}
 	if (ret) {
-		fprintf(stderr, "hixl-bench: engine %s: %s\n", s->name, strerror(-ret));
+		fprintf(stderr, "hixl-bench: %s\n", hixl_last_error());
 		return ret;
 	}
 	if (!device[0])
@@ -587,7 +587,7 @@ static int run_two_procs(struct result *res, bool write_mode, struct side *prefi
 		ret = side_engine(peer);
 		if (!ret && !write_mode)
 			prefill_fill(prefill, sums);
-		c = ret ? (ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV ? 'S' : 'E')
+		c = ret ? (ret == -ENOPKG || ret == -EADDRNOTAVAIL || ret == -ENODEV ? 'S' : 'E')
 			: 'R';
 		if (write(from_child[1], &c, 1) != 1 || c != 'R')
 			_exit(1);
@@ -665,7 +665,7 @@ int main(int argc, char **argv)
 		if (!ret)
 			ret = side_engine(&decode);
 		if (ret) {
-			rc = ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV ? 77 : 1;
+			rc = ret == -ENOPKG || ret == -EADDRNOTAVAIL || ret == -ENODEV ? 77 : 1;
 			goto out;
 		}
 		prefill_fill(&prefill, sums);
