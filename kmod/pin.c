@@ -168,8 +168,9 @@ undo:
 /*
  * The file behind [@start, @end) when one shared mapping of it covers the
  * range and the file is that long (a memfd, shmem or hugetlbfs file:
- * memfd_pin_folios() refuses the others); NULL otherwise.  *@pos: the file offset of @start.  The caller
- * holds a reference on the result (fput()).
+ * memfd_pin_folios() refuses the others); NULL otherwise.  *@pos: the
+ * file offset of @start.  The caller holds a reference on the result
+ * (fput()).
  */
 static struct file *hixl_shared_file(struct mm_struct *mm, unsigned long start,
 				     unsigned long end, loff_t *pos)
