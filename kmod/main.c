@@ -233,6 +233,8 @@ static const struct hixl_cmd_desc hixl_cmds[] = {
 	HIXL_CMD(SEND_NOTIFY, false),
 	HIXL_CMD(GET_NOTIFIES, true),
 	HIXL_CMD(CANCEL, false),
+	HIXL_CMD(LINK_STATS, false),
+	HIXL_CMD(ENGINES, false),
 };
 
 /**
@@ -325,6 +327,12 @@ long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 		break;
 	case HIXL_IOC_CANCEL:
 		ret = hixl_cmd_cancel(eng, &arg.cancel, false);
+		break;
+	case HIXL_IOC_LINK_STATS:
+		ret = hixl_cmd_link_stats(eng, &arg.link_stats);
+		break;
+	case HIXL_IOC_ENGINES:
+		ret = hixl_cmd_engines(eng, &arg.engines);
 		break;
 	default:
 		ret = -ENOTTY;	/* a table entry without a case: not reached */
