@@ -533,6 +533,17 @@ static void test_stats_bad_args(void)
 	CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en), -EFAULT);
 	en.buf = 8;				/* nor a bad pointer */
 	CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en), -EFAULT);
+	/* a caller of the first version (128 bytes) gets those as before */
+	{
+		unsigned char old[HIXL_STATS_SIZE_VER0];
+
+		memset(old, 0, sizeof(old));
+		CHECK_EQ(xioctl(fd, _IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_STATS,
+					  unsigned char[HIXL_STATS_SIZE_VER0]), old), 0);
+		old[0] = 1;		/* flags */
+		CHECK_EQ(xioctl(fd, _IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_STATS,
+					  unsigned char[HIXL_STATS_SIZE_VER0]), old), -EINVAL);
+	}
 	munmap(ro, 4096);
 	close(fd);
 }
