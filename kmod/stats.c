@@ -127,12 +127,17 @@ void hixl_link_count_connect(struct hixl_link *l, int ret, u64 ns)
 }
 
 /* Checks shared by LINK_STATS and ENGINES: flags, reserved, count and buf. */
-static int hixl_stat_args(u32 flags, u32 reserved0, const u64 *reserved, u32 count, u64 buf)
+static int hixl_stat_args(const char *cmd, u32 flags, u32 reserved0, const u64 *reserved,
+			  u32 count, u64 buf)
 {
-	if (flags || reserved0 || reserved[0] || reserved[1])
-		return -EINVAL;
-	if (count > HIXL_MAX_STAT_ENTRIES || (count && !buf) || (!count && buf))
-		return -EINVAL;
+	if (flags)
+		return hixl_einval("%s: flags 0x%x has unknown bits", cmd, flags);
+	if (reserved0 || reserved[0] || reserved[1])
+		return hixl_einval("%s: reserved is not zero", cmd);
+	if (count > HIXL_MAX_STAT_ENTRIES)
+		return hixl_einval("%s: count %u is above %u", cmd, count, HIXL_MAX_STAT_ENTRIES);
+	if ((count && !buf) || (!count && buf))
+		return hixl_einval("%s: buf and count must be both set or both 0", cmd);
 	return 0;
 }
 
@@ -183,7 +188,7 @@ int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 	u32 n = 0, total = 0;
 	int ret;
 
-	ret = hixl_stat_args(a->flags, a->reserved0, a->reserved, a->count, a->buf);
+	ret = hixl_stat_args("LINK_STATS", a->flags, a->reserved0, a->reserved, a->count, a->buf);
 	if (ret)
 		return ret;
 	mutex_lock(&hixl_engines_lock);
@@ -282,7 +287,7 @@ int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 	u32 n, total = 0;
 	int ret;
 
-	ret = hixl_stat_args(a->flags, a->reserved0, a->reserved, a->count, a->buf);
+	ret = hixl_stat_args("ENGINES", a->flags, a->reserved0, a->reserved, a->count, a->buf);
 	if (ret)
 		return ret;
 	mutex_lock(&hixl_engines_lock);
