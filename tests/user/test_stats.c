@@ -5,7 +5,8 @@
  * WRITE, direct and staged; errors, timeouts, cancels and link resets are
  * counted when provoked; LINK_STATS's entries match; ENGINES lists every
  * engine without SETUP; hixlctl stats --json and --prometheus agree with
- * GET_STATS and parse; the tracepoints fire with the right fields; bad
+ * GET_STATS and parse, also for a member of the node's group who is not
+ * root; the tracepoints fire with the right fields; bad
  * arguments are refused.
  *
  * Ports: 23700-23719 (no other test file uses them).
@@ -552,8 +553,8 @@ static void test_stats_bad_args(void)
 
 #define HIXLCTL "tools/hixlctl"
 
-/* Run "tools/hixlctl ARGS"; its stdout in @out; the exit status, or -1. */
-static int hixlctl(const char *args, char *out, size_t len)
+/* Run "PREFIX tools/hixlctl ARGS"; its stdout in @out; the exit status, or -1. */
+static int hixlctl_as(const char *prefix, const char *args, char *out, size_t len)
 {
 	char cmd[256];
 	size_t n = 0, got;
@@ -562,7 +563,7 @@ static int hixlctl(const char *args, char *out, size_t len)
 
 	if (access(HIXLCTL, X_OK))
 		SKIP(HIXLCTL " not built (run from the repo after make tools)");
-	snprintf(cmd, sizeof(cmd), HIXLCTL " %s", args);
+	snprintf(cmd, sizeof(cmd), "%s" HIXLCTL " %s 2>/dev/null", prefix, args);
 	p = popen(cmd, "r");
 	if (!p)
 		return -1;
@@ -571,6 +572,11 @@ static int hixlctl(const char *args, char *out, size_t len)
 	out[n] = '\0';
 	st = pclose(p);
 	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int hixlctl(const char *args, char *out, size_t len)
+{
+	return hixlctl_as("", args, out, len);
 }
 
 /* The number after "@key": in the JSON object of engine @id, or -1. */
@@ -787,6 +793,60 @@ static void test_stats_hixlctl(void)
 	close(b);
 }
 
+/*
+ * hixlctl stats as a member of the node's group, not root, without
+ * debugfs: it sees root's engines and their counters; a user outside the
+ * group cannot open the node (exit status 1).
+ */
+static void test_stats_group(void)
+{
+	const uint16_t pa = ST_PORT + 12, pb = ST_PORT + 13;
+	static char out[1 << 20];
+	unsigned char *la = map(MiB), *rb = map(MiB);
+	struct hixl_op_desc d;
+	struct stat st;
+	uint64_t ida;
+	int a, b;
+
+	if (stat(HIXL_DEVICE_PATH, &st))
+		SKIP("no /dev/hixl: hixl.ko not loaded");
+	if (access("/usr/bin/setpriv", X_OK))
+		SKIP("no setpriv (util-linux)");
+	if (geteuid() != 0)
+		SKIP("not root");
+	if (access(HIXLCTL, X_OK))	/* before the chown below: a SKIP would leave it */
+		SKIP(HIXLCTL " not built (run from the repo after make tools)");
+	a = hx_engine(pa, 0, 0);
+	REQUIRE(a >= 0);
+	b = hx_engine(pb, 0, 0);
+	REQUIRE(b >= 0 && la && rb);
+	REQUIRE(reg_mem(a, la, MiB, 0, NULL) == 0);
+	REQUIRE(reg_mem(b, rb, MiB, 0, NULL) == 0);
+	REQUIRE(hx_connect(a, pb, 5000) == 0);
+	d = (struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, 512 * KiB };
+	CHECK_EQ(xfer_tag(a, pb, HIXL_OP_WRITE, &d, 1, 10000, 0), 0);
+	ida = self_id(a);
+	REQUIRE(ida);
+
+	REQUIRE(chown(HIXL_DEVICE_PATH, 0, 65534) == 0);
+	{
+		/* nobody, in the node's group */
+		int rc = hixlctl_as("setpriv --reuid=65534 --regid=65534 --clear-groups ",
+				    "stats --json", out, sizeof(out));
+
+		CHECK_EQ(rc, 0);
+		CHECK_EQ(json_engine_field(out, ida, "pid"), getpid());
+		CHECK_EQ(json_engine_field(out, ida, "write_direct_bytes"), 512 * KiB);
+		CHECK_EQ(json_engine_field(out, ida, "connects"), 1);
+		rc = hixlctl_as("setpriv --reuid=65534 --regid=100 --clear-groups ", "stats",
+				out, sizeof(out));
+		CHECK_EQ(rc, 1);	/* not in the group: /dev/hixl is 0660 */
+	}
+	CHECK(chown(HIXL_DEVICE_PATH, st.st_uid, st.st_gid) == 0);
+	close(a);
+	close(b);
+}
+
 /* ---- tracepoints ---- */
 
 static const char *tracefs(void)
@@ -914,6 +974,7 @@ const struct ht_test stats_tests[] = {
 	{ "stats_engines", test_stats_engines },
 	{ "stats_bad_args", test_stats_bad_args },
 	{ "stats_hixlctl", test_stats_hixlctl },
+	{ "stats_group", test_stats_group },
 	{ "stats_trace", test_stats_trace },
 	{ NULL, NULL },
 };
