@@ -6,7 +6,9 @@
  * hixl_dev_link_stats()).  Needs only permission to open /dev/hixl (the
  * group hixl), not root or debugfs.
  *
- * Text: one line per engine, then one indented line per link, key=value.
+ * hixlctl's own descriptor (an engine of nobody's, flagged SELF) is left
+ * out.  Text: one line per engine, then one indented line per link,
+ * key=value.
  * --json: {"engines": [{..., "links": [{...}]}]}, every counter a number.
  * --prometheus: the text exposition format 0.0.4: hixl_engine_* families
  * (an engine's totals, closed links included) and hixl_link_* families (a
@@ -66,7 +68,7 @@ static int collect(struct eng_rec **out, uint32_t *n)
 {
 	struct hixl_engine_stat *es = NULL;
 	struct eng_rec *r;
-	uint32_t total = 0, cnt = 0;
+	uint32_t total = 0, cnt = 0, n_out = 0;
 	int fd, ret;
 
 	fd = hixl_dev_open(NULL);
@@ -104,27 +106,30 @@ static int collect(struct eng_rec **out, uint32_t *n)
 		close(fd);
 		return -1;
 	}
-	for (uint32_t i = 0; i < cnt; i++) {
+	for (uint32_t j = 0, i = 0; j < cnt; j++) {
 		uint32_t lt = 0, lc;
 
-		r[i].e = es[i];
-		if (!(es[i].flags & HIXL_ENGINE_STAT_SETUP) ||
-		    hixl_format_engine_name(&es[i].local, r[i].name, sizeof(r[i].name)))
+		if (es[j].flags & HIXL_ENGINE_STAT_SELF)
+			continue;	/* hixlctl's own descriptor: no engine of anyone's */
+		i = n_out++;
+		r[i].e = es[j];
+		if (!(r[i].e.flags & HIXL_ENGINE_STAT_SETUP) ||
+		    hixl_format_engine_name(&r[i].e.local, r[i].name, sizeof(r[i].name)))
 			snprintf(r[i].name, sizeof(r[i].name), "-");
-		ret = hixl_dev_link_stats(fd, es[i].id, NULL, 0, &lt);
+		ret = hixl_dev_link_stats(fd, r[i].e.id, NULL, 0, &lt);
 		if (ret < 0)
 			continue;	/* closed meanwhile: no links shown */
 		lc = lt + 8;
 		r[i].links = calloc(lc, sizeof(*r[i].links));
 		if (!r[i].links)
 			continue;
-		ret = hixl_dev_link_stats(fd, es[i].id, r[i].links, lc, &lt);
+		ret = hixl_dev_link_stats(fd, r[i].e.id, r[i].links, lc, &lt);
 		r[i].nlinks = ret < 0 ? 0 : (uint32_t)ret;
 	}
 	free(es);
 	close(fd);
 	*out = r;
-	*n = cnt;
+	*n = n_out;
 	return 0;
 }
 
@@ -185,9 +190,8 @@ static void print_json(const struct eng_rec *r, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct hixl_engine_stat *e = &r[i].e;
 
-		printf("%s{\"engine\": %llu, \"pid\": %u, \"self\": %s, \"name\": ", i ? ", " : "",
-		       (unsigned long long)e->id, e->pid,
-		       e->flags & HIXL_ENGINE_STAT_SELF ? "true" : "false");
+		printf("%s{\"engine\": %llu, \"pid\": %u, \"name\": ", i ? ", " : "",
+		       (unsigned long long)e->id, e->pid);
 		json_str(r[i].name);
 		printf(", \"device\": ");
 		json_str(e->device);
