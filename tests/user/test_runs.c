@@ -9,7 +9,7 @@
  * by page ("pages"); the MMU notifier rules stay those of the page path
  * (MADV_DONTNEED keeps the registration, a hole punched in the file
  * invalidates it), and transfers on folio-pinned memory move the right
- * bytes.  Ports 23700..23709.
+ * bytes.  Ports 23800..23809.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -264,15 +264,15 @@ static void test_runs_xfer_memfd(void)
 	unsigned char *want = malloc(len);
 
 	REQUIRE(pa && pb && want);
-	a = hx_engine(23701, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
+	a = hx_engine(23801, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	REQUIRE(a >= 0);
-	b = hx_engine(23702, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
+	b = hx_engine(23802, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	REQUIRE(b >= 0);
 	memset(pa, 0, len);
 	memset(pb, 0, len);
 	REQUIRE(reg_mem(a, pa, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, pb, len, 0, NULL) == 0);
-	REQUIRE(hx_connect(a, 23702, 5000) == 0);
+	REQUIRE(hx_connect(a, 23802, 5000) == 0);
 	/* 0: 1 MiB at 0 -> 1 MiB + 4 KiB + 100; 1..16: 4 KiB scattered */
 	memset(d, 0, sizeof(d));
 	d[0].local_addr = (uintptr_t)pa;
@@ -284,13 +284,13 @@ static void test_runs_xfer_memfd(void)
 		d[i].len = small;
 	}
 	hx_fill(pa, len, 71);
-	CHECK_EQ(hx_xfer(a, 23702, HIXL_OP_WRITE, d, n, 20000, NULL), 0);
+	CHECK_EQ(hx_xfer(a, 23802, HIXL_OP_WRITE, d, n, 20000, NULL), 0);
 	for (uint32_t i = 0; i < n; i++)
 		CHECK_EQ(hx_first_diff((void *)(uintptr_t)d[i].local_addr,
 				       (void *)(uintptr_t)d[i].remote_addr, d[i].len), -1);
 	hx_fill(pb, len, 72);
 	memcpy(want, pb, len);
-	CHECK_EQ(hx_xfer(a, 23702, HIXL_OP_READ, d, n, 20000, NULL), 0);
+	CHECK_EQ(hx_xfer(a, 23802, HIXL_OP_READ, d, n, 20000, NULL), 0);
 	for (uint32_t i = 0; i < n; i++)
 		CHECK_EQ(hx_first_diff((void *)(uintptr_t)d[i].local_addr,
 				       want + (d[i].remote_addr - (uintptr_t)pb), d[i].len), -1);
