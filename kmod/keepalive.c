@@ -141,6 +141,8 @@ static void hixl_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 		WRITE_ONCE(l->ka.busy, false);
 		return;
 	}
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		hixl_link_count(l, HIXL_CTR_WC_ERRORS, 1);	/* the reset counts itself */
 	if (wc->status == IB_WC_RETRY_EXC_ERR) {
 		hixl_link_lost(l, "keep-alive");
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
