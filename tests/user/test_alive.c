@@ -161,6 +161,7 @@ static void silent_peer(const char *ndev)
 	char peer[64], st[16] = "";
 	unsigned char *la = hx_map(LEN), *rb = hx_map(LEN);
 	long pin0 = vm_pin_kb(), ret;
+	struct hixl_xfer_stats xs;
 	struct timespec t0;
 	int a, b, err = 0;
 	double ms = 0;
@@ -199,6 +200,10 @@ static void silent_peer(const char *ndev)
 	CHECK(!strcmp(st, "error"));
 	CHECK_EQ(err, -EHOSTDOWN);
 	CHECK(ms <= KA_MS + RETRY_MS + 10000);	/* the bound, and slack for TCG */
+	/* counted: one link reset, the keep-alive's failed completion */
+	xs = get_stats(a).xfer;
+	CHECK_EQ(xs.link_resets, 1);
+	CHECK_EQ(xs.wc_errors, 1);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = write_to(a, PEER_IP, 18600, la, (uintptr_t)rb, 10000);
 	printf("#   next TRANSFER: %ld after %.0f ms\n", ret, hx_ms_since(&t0));
