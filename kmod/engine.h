@@ -201,6 +201,8 @@ struct hixl_rdma {
  *              under its own rt.lock)
  * @notifies:   received notifications (struct hixl_notify_ent), oldest first
  * @notify_dropped: dropped since the last GET_NOTIFIES
+ * @notify_wq:  poll(2) waiters of the engine's file (hixl_notify_poll()):
+ *              woken each time a notification is queued on @notifies
  * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
  *              with staging holds two)
  * @st_*:       counters for GET_STATS and debugfs (@st_refused: connection
@@ -243,6 +245,7 @@ struct hixl_engine {
 	spinlock_t notify_lock;
 	struct list_head notifies;
 	u64 notify_dropped;
+	wait_queue_head_t notify_wq;
 	u32 notify_total;
 	atomic64_t peer_mrs;
 	atomic64_t st_notify_dropped;
