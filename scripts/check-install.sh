@@ -49,7 +49,7 @@ cmp -s uapi/rdma/hixl.h "$dest$prefix/include/hixl/uapi.h" || fail "hixl/uapi.h 
 objdump -p "$libdir/libhixl-user.so.$version" | grep -Eq "SONAME +$soname\$" ||
 	fail "SONAME is not $soname"
 syms=$(nm -D --defined-only "$libdir/libhixl-user.so.$version")
-bad=$(printf '%s\n' "$syms" | awk '$3 !~ /^hixl_[a-z0-9_]+@@HIXL_0\.1$/ && $3 != "HIXL_0.1"')
+bad=$(printf '%s\n' "$syms" | awk '$3 !~ /^hixl_[a-z0-9_]+@@HIXL_0\.[12]$/ && $3 !~ /^HIXL_0\.[12]$/')
 [ -z "$bad" ] || fail "unexpected exports: $bad"
 exported=$(printf '%s\n' "$syms" | awk '$3 ~ /^hixl_/ { sub(/@.*/, "", $3); print $3 }' | sort)
 mapped=$(sed -n 's/^[[:space:]]*\(hixl_[a-z0-9_]*\);.*/\1/p' lib/libhixl-user.map | sort)
