@@ -836,7 +836,8 @@ int hixl_send_notify(struct hixl_engine *eng, const char *remote_engine, const c
  * @dropped: out, may be NULL: notifications dropped (a full queue) since
  *           the last call
  *
- * Does not wait: @count is 0 when nothing arrived.
+ * Does not wait: @count is 0 when nothing arrived (hixl_get_notifies_timeout()
+ * waits; hixl_engine_event_fd() tells an event loop when to call).
  *
  * Return: 0; -EINVAL for NULL @eng, @out or @count, or @max 0; -EFAULT.
  */
