@@ -58,6 +58,7 @@ int hixl_rx_notify(struct hixl_link *l, const void *buf, u32 len)
 	wake_up_interruptible_poll(&eng->notify_wq, EPOLLIN | EPOLLRDNORM);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_rx_notify);
 
 /**
  * hixl_notify_poll() - f_op->poll of /dev/hixl: are notifications queued?
@@ -86,6 +87,7 @@ __poll_t hixl_notify_poll(struct hixl_engine *eng, struct file *file, poll_table
 	spin_unlock(&eng->notify_lock);
 	return mask;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_notify_poll);
 
 static void hixl_notify_ent_free(struct hixl_engine *eng, struct hixl_notify_ent *e)
 {
@@ -112,6 +114,7 @@ void hixl_engine_notifies_destroy(struct hixl_engine *eng)
 	list_for_each_entry_safe(e, tmp, &all, node)
 		hixl_notify_ent_free(eng, e);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_engine_notifies_destroy);
 
 /**
  * hixl_cmd_send_notify() - HIXL_IOC_SEND_NOTIFY: a small two-sided message
