@@ -731,8 +731,8 @@ int hixl_request_wait(struct hixl_engine *eng, struct hixl_request *req, int tim
  *
  * Return: 0 when COMPLETED; -EINPROGRESS while WAITING; the -errno that
  * made it TIMEOUT (-ETIMEDOUT) or FAILED (as hixl_transfer_sync(), or
- * -ECANCELED when it was cancelled: the engine was finalized, or a
- * HIXL_IOC_CANCEL of its tag); -EINVAL for NULL @req.
+ * -ECANCELED when it was cancelled: hixl_request_cancel(), the engine was
+ * finalized, or a HIXL_IOC_CANCEL of its tag); -EINVAL for NULL @req.
  */
 int hixl_request_result(const struct hixl_request *req, size_t *failed_index);
 
