@@ -5,8 +5,11 @@
 # or /dev/hixl; `make check` runs everything CI runs; `make deps` installs
 # what that needs (root, Debian 12).
 
-VERSION      := 0.1.0
-SOVERSION    := 0
+# the version is <hixl/hixl.h>'s HIXL_VERSION_{MAJOR,MINOR,PATCH}; the soname
+# changes with an incompatible library ABI (docs/abi.md, "Library ABI")
+hixl_ver = $(shell sed -n 's/^\#define HIXL_VERSION_$(1)[[:space:]]*\([0-9]*\)$$/\1/p' lib/include/hixl/hixl.h)
+VERSION      := $(call hixl_ver,MAJOR).$(call hixl_ver,MINOR).$(call hixl_ver,PATCH)
+SOVERSION    := 1
 
 # `make install` directories (GNU conventions; DESTDIR is prepended to each)
 PREFIX       ?= /usr/local
@@ -116,7 +119,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all module lib tools tests python deps check check-compat check-headers check-host fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
+.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:
@@ -212,6 +215,13 @@ $(HDR_CHECKS): build/hdr-check-%.o: $(addprefix lib/include/hixl/,$(HDR_C) $(HDR
 # Python tests, the install check (scripts/check-host.sh says which)
 check-host: lib tools tests $(if $(PY_INC),python)
 	scripts/check-host.sh
+
+# the library's ABI against lib/libhixl-user.abi (libabigail); abi-update
+# rewrites the baseline after an intended change (commit it)
+check-abi: lib
+	scripts/check-abi.sh
+abi-update: lib
+	scripts/check-abi.sh --update
 
 # the header hygiene above, warnings as errors whatever WERROR says
 check-headers:

@@ -53,10 +53,10 @@ int main(int argc, char **argv)
 	}
 	/* 2. register the memory each side transfers (HIXL RegisterMem) */
 	ret = hixl_register_mem(prefill, &(struct hixl_mem_desc){ .addr = (uintptr_t)src, .len = LEN },
-				HIXL_MEM_TYPE_HOST, &hs);
+				HIXL_MEM_HOST, &hs);
 	if (!ret)
 		ret = hixl_register_mem(decode, &(struct hixl_mem_desc){ .addr = (uintptr_t)dst, .len = LEN },
-					HIXL_MEM_TYPE_HOST, &hd);
+					HIXL_MEM_HOST, &hd);
 	if (ret) {
 		rc = fail("register", ret);
 		goto out;
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* 4. write the block (HIXL TransferSync) */
-	ret = hixl_transfer_sync(prefill, decode_name, HIXL_WRITE,
+	ret = hixl_transfer_sync(prefill, decode_name, HIXL_OP_WRITE,
 				 &(struct hixl_op_desc){ (uintptr_t)src, (uintptr_t)dst, LEN }, 1,
 				 5000, NULL);
 	if (ret) {

@@ -53,12 +53,13 @@ static int start_next(struct app *a)
 	struct hixl_op_desc d;
 	struct hixl_request *r;
 	int b = a->next, ret;
+	struct hixl_transfer_args args = HIXL_TRANSFER_ARGS_INIT(10000);
 
 	d.local_addr = (uintptr_t)(a->src + (size_t)b * BLOCK);
 	d.remote_addr = (uintptr_t)(a->dst + (size_t)b * BLOCK);
 	d.len = BLOCK;
-	ret = hixl_transfer_async(a->prefill, a->decode_name, HIXL_WRITE, &d, 1, 10000,
-				  (void *)(uintptr_t)b, &r);
+	args.user_data = (void *)(uintptr_t)b;
+	ret = hixl_transfer_async(a->prefill, a->decode_name, HIXL_OP_WRITE, &d, 1, &args, &r);
 	if (ret)
 		return ret;
 	/* r is found again through hixl_get_all_transfer_status() */
@@ -181,10 +182,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = hixl_register_mem(a.prefill, &(struct hixl_mem_desc){ .addr = (uintptr_t)a.src,
-				.len = len }, HIXL_MEM_TYPE_HOST, &h);
+				.len = len }, HIXL_MEM_HOST, &h);
 	if (!ret)
 		ret = hixl_register_mem(a.decode, &(struct hixl_mem_desc){ .addr = (uintptr_t)a.dst,
-					.len = len }, HIXL_MEM_TYPE_HOST, &h);
+					.len = len }, HIXL_MEM_HOST, &h);
 	if (!ret)
 		ret = hixl_connect(a.prefill, a.decode_name, 5000);
 	if (ret) {

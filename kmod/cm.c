@@ -452,6 +452,25 @@ static int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline)
 	return 0;
 }
 
+/*
+ * A CONNECT that a signal interrupted gives the time it has left back in
+ * @a->timeout_ms (hixl_engine_ioctl() copies CONNECT's struct out on
+ * failure too), so that the restarted call (SA_RESTART, io_uring's task-work
+ * notification) or the caller's retry after -EINTR waits only for the rest
+ * of the original deadline, not for a new full timeout: a relative timeout
+ * must not restart (Documentation/process/botching-up-ioctls.rst).  Once
+ * nothing is left, the call ends -ETIMEDOUT instead of restarting.
+ */
+static int hixl_connect_time_left(struct hixl_connect *a, unsigned long deadline)
+{
+	long left = (long)(deadline - jiffies);
+
+	if (left <= 0)
+		return -ETIMEDOUT;
+	a->timeout_ms = max(1U, jiffies_to_msecs(left));
+	return -ERESTARTSYS;
+}
+
 /**
  * hixl_cmd_connect() - HIXL_IOC_CONNECT: connect to a peer engine
  * @eng: the engine, set up
@@ -501,7 +520,10 @@ static int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline)
  *  -EINTR        a signal with a handler arrived (the link attempt is undone;
  *                with SA_RESTART, and after io_uring's task-work
  *                notification (TIF_NOTIFY_SIGNAL), the call restarts instead:
- *                -ERESTARTSYS inside the kernel);
+ *                -ERESTARTSYS inside the kernel); either way @a->timeout_ms
+ *                is set to the time left of the original timeout, so the
+ *                restart (or a retry with the same struct) keeps the
+ *                deadline; with no time left: -ETIMEDOUT;
  *  -ENOMEM, or the device's -errno.
  */
 int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
@@ -553,6 +575,8 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 			hixl_link_destroy(l);
 	}
 	hixl_link_put(l);
+	if (ret == -ERESTARTSYS)
+		ret = hixl_connect_time_left(a, deadline);
 	return ret;
 }
 

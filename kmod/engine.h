@@ -69,6 +69,22 @@
 
 #include "auth.h"
 
+/*
+ * What this module knows: the hixl_info.features it reports and the flag
+ * bits each command accepts (anything else is -EINVAL).  Kept here, not in
+ * the uapi header, as ublk keeps UBLK_F_ALL in its driver: user space asks
+ * the running module (GET_INFO) instead of trusting a header's mask.
+ */
+#define HIXL_FEAT_ALL		(HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST | \
+				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | \
+				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
+				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
+				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | \
+				 HIXL_FEAT_POLL)
+#define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
+#define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
+				 HIXL_SETUP_LISTEN_ANY)
+
 struct hixl_proc;
 struct hixl_xbatch;
 struct io_uring_cmd;
@@ -310,8 +326,9 @@ union hixl_cmd_arg {
 #define HIXL_URING_CMD_AREA	80	/* bytes of sqe->cmd on an SQE128 ring */
 #define HIXL_URING_CMD_AREA_SMALL 16	/* bytes of sqe->cmd on a 64-byte SQE ring */
 
-bool hixl_ioctl_known(unsigned int cmd);
-int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg);
+int hixl_ioctl_canon(unsigned int cmd, unsigned int *canon, size_t *usize);
+int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg,
+		      unsigned int *canon);
 int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 void hixl_uring_end(struct hixl_xbatch *b);
 void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned int issue_flags);

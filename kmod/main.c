@@ -210,90 +210,128 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_engine_destroy);
 
 /**
  * struct hixl_cmd_desc - one entry of the command table, indexed by _IOC_NR()
- * @cmd:  the full ioctl number, size and direction included; 0: no command
+ * @cmd:        the canonical ioctl number: HIXL_IOC_*, whose size is the
+ *              kernel's struct; 0: no command
+ * @size_ver0:  the size of the command's struct in its first ABI
+ *              (HIXL_*_SIZE_VER0): a smaller one is refused
  * @out_on_error: copy the argument back on failure too (TRANSFER reports
- *        the failing descriptor)
+ *              the failing descriptor; CONNECT the time left when a signal
+ *              interrupted it)
  */
 struct hixl_cmd_desc {
 	unsigned int cmd;
+	unsigned int size_ver0;
 	bool out_on_error;
 };
 
-#define HIXL_CMD(_nr, _out) \
-	[HIXL_IOC_NR_##_nr] = { .cmd = HIXL_IOC_##_nr, .out_on_error = _out }
+#define HIXL_CMD(_nr, _ver0, _out) \
+	[HIXL_IOC_NR_##_nr] = { .cmd = HIXL_IOC_##_nr, .size_ver0 = _ver0, .out_on_error = _out }
 
 static const struct hixl_cmd_desc hixl_cmds[] = {
-	HIXL_CMD(GET_INFO, false),
-	HIXL_CMD(REG_MEM, false),
-	HIXL_CMD(DEREG_MEM, false),
-	HIXL_CMD(GET_STATS, false),
-	HIXL_CMD(SETUP, false),
-	HIXL_CMD(CONNECT, false),
-	HIXL_CMD(DISCONNECT, false),
-	HIXL_CMD(TRANSFER, true),
-	HIXL_CMD(SEND_NOTIFY, false),
-	HIXL_CMD(GET_NOTIFIES, true),
-	HIXL_CMD(CANCEL, false),
+	HIXL_CMD(GET_INFO, HIXL_INFO_SIZE_VER0, false),
+	HIXL_CMD(REG_MEM, HIXL_REG_MEM_SIZE_VER0, false),
+	HIXL_CMD(DEREG_MEM, HIXL_DEREG_MEM_SIZE_VER0, false),
+	HIXL_CMD(GET_STATS, HIXL_STATS_SIZE_VER0, false),
+	HIXL_CMD(SETUP, HIXL_SETUP_SIZE_VER0, false),
+	HIXL_CMD(CONNECT, HIXL_CONNECT_SIZE_VER0, true),
+	HIXL_CMD(DISCONNECT, HIXL_CONNECT_SIZE_VER0, false),
+	HIXL_CMD(TRANSFER, HIXL_TRANSFER_SIZE_VER0, true),
+	HIXL_CMD(SEND_NOTIFY, HIXL_SEND_NOTIFY_SIZE_VER0, false),
+	HIXL_CMD(GET_NOTIFIES, HIXL_GET_NOTIFIES_SIZE_VER0, true),
+	HIXL_CMD(CANCEL, HIXL_CANCEL_SIZE_VER0, false),
 };
 
 /**
- * hixl_ioctl_known() - is @cmd one of our command numbers?
- * @cmd: an ioctl number or URING_CMD cmd_op
+ * hixl_ioctl_canon() - decode an ioctl number or URING_CMD cmd_op
+ * @cmd:   as user space encoded it: our type, a command's nr, _IOC_READ |
+ *         _IOC_WRITE, and the size of the caller's struct
+ * @canon: out: the command's canonical number (HIXL_IOC_*, the size of the
+ *         kernel's struct)
+ * @usize: out: the size of the caller's struct, bytes
  *
- * Return: true when @cmd is exactly a HIXL_IOC_* number (size and
- * direction included).
+ * The size in @cmd may differ from the kernel's: a struct grows only at its
+ * end, an older caller's smaller struct is read zero-extended and a newer
+ * caller's larger one is accepted when the bytes the kernel does not know
+ * are zero (copy_struct_from_user(), as openat2 and clone3;
+ * Documentation/process/botching-up-ioctls.rst).  What it may not be is
+ * smaller than the command's first version.
+ *
+ * Return: 0; -ENOTTY when @cmd is not of our type or names no command;
+ * -EINVAL when it names one with another direction or a struct smaller
+ * than the command's HIXL_*_SIZE_VER0.
  */
-bool hixl_ioctl_known(unsigned int cmd)
-{
-	unsigned int nr = _IOC_NR(cmd);
-
-	if (_IOC_TYPE(cmd) != HIXL_IOC_MAGIC || nr >= ARRAY_SIZE(hixl_cmds))
-		return false;
-	return hixl_cmds[array_index_nospec(nr, ARRAY_SIZE(hixl_cmds))].cmd == cmd;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_ioctl_known);
-
-/**
- * hixl_engine_ioctl() - decode, copy in, run and copy out one command
- * @eng:  the engine the command is for
- * @cmd:  ioctl number (HIXL_IOC_*)
- * @uarg: user pointer to the command's argument struct
- *
- * The argument is copied in whole (_IOC_SIZE(@cmd) bytes), handed to the
- * command's handler, and copied back when the command has an output and
- * the handler succeeded.
- *
- * Context: process context, may sleep.
- * Return: 0 on success;
- *  -ENOTTY if @cmd is not of type 'H' or names no hixl command;
- *  -EINVAL if @cmd names a hixl command with another size or direction, or
- *  the handler rejects a field (unknown flag, non-zero reserved field, ...);
- *  -EFAULT if the argument cannot be read or written;
- *  any other -errno the handler documents.
- */
-long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
-		       void __user *uarg)
+int hixl_ioctl_canon(unsigned int cmd, unsigned int *canon, size_t *usize)
 {
 	const struct hixl_cmd_desc *d;
-	union hixl_cmd_arg arg;
 	unsigned int nr = _IOC_NR(cmd);
-	size_t size = _IOC_SIZE(cmd);
-	int ret;
 
 	if (_IOC_TYPE(cmd) != HIXL_IOC_MAGIC || nr >= ARRAY_SIZE(hixl_cmds))
 		return -ENOTTY;
 	d = &hixl_cmds[array_index_nospec(nr, ARRAY_SIZE(hixl_cmds))];
 	if (!d->cmd)
 		return -ENOTTY;
-	if (cmd != d->cmd)
+	if (_IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE)) {
+		pr_debug("ioctl 0x%x: direction %u, not read/write\n", cmd, _IOC_DIR(cmd));
 		return -EINVAL;
-	if (WARN_ON_ONCE(size > sizeof(arg)))
+	}
+	if (_IOC_SIZE(cmd) < d->size_ver0) {
+		pr_debug("ioctl 0x%x: a %u-byte struct, smaller than the first ABI's %u\n",
+			 cmd, _IOC_SIZE(cmd), d->size_ver0);
 		return -EINVAL;
+	}
+	*canon = d->cmd;
+	*usize = _IOC_SIZE(cmd);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_ioctl_canon);
 
-	if (copy_from_user(&arg, uarg, size))
-		return -EFAULT;
+/**
+ * hixl_engine_ioctl() - decode, copy in, run and copy out one command
+ * @eng:  the engine the command is for
+ * @cmd:  ioctl number (HIXL_IOC_*, or one with another struct size: see
+ *        hixl_ioctl_canon())
+ * @uarg: user pointer to the command's argument struct
+ *
+ * The caller's struct is read with copy_struct_from_user() into the
+ * kernel's (zero-extended when smaller), handed to the command's handler,
+ * and the first min(caller's, kernel's) bytes are copied back when the
+ * handler succeeded (or failed, for commands whose out fields report the
+ * failure: TRANSFER, GET_NOTIFIES, CONNECT).
+ *
+ * Context: process context, may sleep.
+ * Return: 0 on success;
+ *  -ENOTTY if @cmd is not of our type or names no hixl command;
+ *  -EINVAL if @cmd names a hixl command with another direction or a
+ *  struct smaller than its first version, or the handler rejects a field
+ *  (unknown flag, non-zero reserved field, ...);
+ *  -E2BIG if the caller's struct is larger than the kernel's and a byte
+ *  past the kernel's is not zero (a field this module does not know);
+ *  -EFAULT if the argument cannot be read or written;
+ *  any other -errno the handler documents.
+ */
+long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
+		       void __user *uarg)
+{
+	union hixl_cmd_arg arg;
+	unsigned int canon;
+	size_t usize, ksize;
+	int ret;
+
+	ret = hixl_ioctl_canon(cmd, &canon, &usize);
+	if (ret)
+		return ret;
+	ksize = _IOC_SIZE(canon);
+	if (WARN_ON_ONCE(ksize > sizeof(arg)))
+		return -EINVAL;
+	ret = copy_struct_from_user(&arg, ksize, uarg, usize);
+	if (ret) {
+		if (ret == -E2BIG)
+			pr_debug("ioctl 0x%x: non-zero bytes past the kernel's %zu-byte struct\n",
+				 cmd, ksize);
+		return ret;
+	}
 	down_read(&eng->rdma_sem);	/* the device cannot go away under a command */
-	switch (d->cmd) {
+	switch (canon) {
 	case HIXL_IOC_GET_INFO:
 		ret = hixl_cmd_get_info(eng, &arg.info);
 		break;
@@ -332,9 +370,9 @@ long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 		break;
 	}
 	up_read(&eng->rdma_sem);
-	if (ret && !d->out_on_error)
+	if (ret && !hixl_cmds[_IOC_NR(canon)].out_on_error)
 		return ret;
-	if ((_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &arg, size))
+	if (copy_to_user(uarg, &arg, min(usize, ksize)))
 		return ret ? ret : -EFAULT;
 	return ret;
 }
@@ -457,4 +495,4 @@ MODULE_LICENSE("GPL");
 /* modules.devname: /dev/hixl, char 10:HIXL_MISC_MINOR (above) */
 MODULE_ALIAS_MISCDEV(HIXL_MISC_MINOR);
 MODULE_ALIAS("devname:" HIXL_DEVICE_NAME);
-MODULE_VERSION("0.1");
+MODULE_VERSION("0.2");

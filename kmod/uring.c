@@ -76,26 +76,39 @@ static struct hixl_uring_pdu *hixl_pdu(struct io_uring_cmd *cmd)
  * @area:   the SQE's cmd area: HIXL_URING_CMD_AREA bytes when @sqe128,
  *          else HIXL_URING_CMD_AREA_SMALL bytes (a struct hixl_uring_ptr)
  * @sqe128: the ring has 128-byte SQEs
- * @arg:    out: the argument struct, _IOC_SIZE(@cmd_op) bytes
+ * @arg:    out: the kernel's argument struct, read as hixl_engine_ioctl()
+ *          reads it: zero-extended when the caller's (_IOC_SIZE(@cmd_op))
+ *          is smaller
+ * @canon:  out: the canonical command number (hixl_ioctl_canon())
  *
  * Context: process context (a user pointer may be read).
  * Return: 0;
  *  -ENOTTY     @cmd_op is not a hixl command number;
  *  -EOPNOTSUPP a hixl command that is not offered through io_uring (only
  *              TRANSFER, SEND_NOTIFY and CANCEL are; the rest are ioctls);
- *  -EINVAL     bytes after the struct in the SQE128 area are not zero; a
- *              hixl_uring_ptr whose len is not the struct's size or whose
+ *  -EINVAL     @cmd_op names a command with another direction or a struct
+ *              smaller than its first version; on SQE128 a struct larger
+ *              than the area or bytes after it in the area not zero; a
+ *              hixl_uring_ptr whose len is not _IOC_SIZE(@cmd_op) or whose
  *              reserved field is not zero;
+ *  -E2BIG      the caller's struct is larger than the kernel's and a byte
+ *              past the kernel's is not zero;
  *  -EFAULT     the struct a hixl_uring_ptr points to cannot be read.
  */
-int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg)
+int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg,
+		      unsigned int *canon)
 {
-	size_t size = _IOC_SIZE(cmd_op);
 	struct hixl_uring_ptr ptr;
+	size_t usize, ksize;
+	int ret;
 
-	if (cmd_op != HIXL_IOC_TRANSFER && cmd_op != HIXL_IOC_SEND_NOTIFY &&
-	    cmd_op != HIXL_IOC_CANCEL)
-		return hixl_ioctl_known(cmd_op) ? -EOPNOTSUPP : -ENOTTY;
+	ret = hixl_ioctl_canon(cmd_op, canon, &usize);
+	if (ret)
+		return ret;
+	if (*canon != HIXL_IOC_TRANSFER && *canon != HIXL_IOC_SEND_NOTIFY &&
+	    *canon != HIXL_IOC_CANCEL)
+		return -EOPNOTSUPP;
+	ksize = _IOC_SIZE(*canon);
 	BUILD_BUG_ON(sizeof(struct hixl_transfer) > HIXL_URING_CMD_AREA);
 	BUILD_BUG_ON(sizeof(struct hixl_send_notify) > HIXL_URING_CMD_AREA);
 	BUILD_BUG_ON(sizeof(struct hixl_cancel) > HIXL_URING_CMD_AREA);
@@ -103,17 +116,18 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 
 	memset(arg, 0, sizeof(*arg));
 	if (sqe128) {
-		if (memchr_inv((const u8 *)area + size, 0, HIXL_URING_CMD_AREA - size))
+		if (usize > HIXL_URING_CMD_AREA ||
+		    memchr_inv((const u8 *)area + usize, 0, HIXL_URING_CMD_AREA - usize))
 			return -EINVAL;
-		memcpy(arg, area, size);
+		if (usize > ksize && memchr_inv((const u8 *)area + ksize, 0, usize - ksize))
+			return -E2BIG;
+		memcpy(arg, area, min(usize, ksize));
 		return 0;
 	}
 	memcpy(&ptr, area, sizeof(ptr));
-	if (ptr.len != size || ptr.reserved)
+	if (ptr.len != usize || ptr.reserved)
 		return -EINVAL;
-	if (copy_from_user(arg, u64_to_user_ptr(ptr.addr), size))
-		return -EFAULT;
-	return 0;
+	return copy_struct_from_user(arg, ksize, u64_to_user_ptr(ptr.addr), usize);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_uring_decode);
 
@@ -293,6 +307,8 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	struct hixl_engine *eng = cmd->file->private_data;
 	bool nonblock = issue_flags & IO_URING_F_NONBLOCK;
 	union hixl_cmd_arg arg;
+	unsigned int op = 0;
+	size_t usize;
 	u64 res2 = 0;
 	int ret;
 
@@ -309,6 +325,11 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		ret = hixl_uring_restore(eng, cmd, &arg);
 		if (ret)
 			goto done;
+		/* decoded by the first issue: cannot fail */
+		if (WARN_ON_ONCE(hixl_ioctl_canon(cmd->cmd_op, &op, &usize))) {
+			ret = -EINVAL;
+			goto done;
+		}
 	} else {
 		hixl_pdu(cmd)->saved = NULL;
 		if (cmd->flags & IORING_URING_CMD_FIXED) {
@@ -316,11 +337,11 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 			goto done;
 		}
 		ret = hixl_uring_decode(cmd->cmd_op, hixl_uring_sqe_cmd(cmd),
-					issue_flags & IO_URING_F_SQE128, &arg);
+					issue_flags & IO_URING_F_SQE128, &arg, &op);
 		if (ret)
 			goto done;
 	}
-	if (cmd->cmd_op == HIXL_IOC_SEND_NOTIFY && nonblock)
+	if (op == HIXL_IOC_SEND_NOTIFY && nonblock)
 		goto punt;		/* waits for the device: from a worker */
 	if (nonblock) {
 		if (!down_read_trylock(&eng->rdma_sem))
@@ -328,7 +349,7 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	} else {
 		down_read(&eng->rdma_sem);
 	}
-	switch (cmd->cmd_op) {
+	switch (op) {
 	case HIXL_IOC_TRANSFER:
 		ret = hixl_transfer_async(eng, &arg.transfer, cmd, nonblock, issue_flags);
 		res2 = arg.transfer.failed;
@@ -354,7 +375,7 @@ punt:
 	/* out fields (TRANSFER's failed) are set again by the reissue */
 	ret = hixl_uring_save(eng, cmd, &arg);
 	if (ret) {
-		if (cmd->cmd_op == HIXL_IOC_TRANSFER)
+		if (op == HIXL_IOC_TRANSFER)
 			res2 = arg.transfer.count;	/* no descriptor to blame */
 		goto done;
 	}

@@ -17,6 +17,12 @@ HIXL_EXPORT const char *hixl_version(void)
 	return HIXL_LIB_VERSION;
 }
 
+HIXL_EXPORT int hixl_version_check(int major, int minor)
+{
+	return major == HIXL_VERSION_MAJOR && minor >= 0 && minor <= HIXL_VERSION_MINOR ?
+	       0 : -EPROTO;
+}
+
 HIXL_EXPORT int hixl_dev_open(const char *path)
 {
 	return HIXL_SYSCALL_RET(open(path ? path : HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC));

@@ -145,7 +145,7 @@ struct hixl_request {
 	size_t count;
 	long long deadline;			/* CLOCK_MONOTONIC, ns */
 	void *user_data;
-	uint64_t tag;				/* hixl_transfer.tag, unique, non-zero */
+	uint64_t tag;				/* hixl_transfer.tag, non-zero: the library's (bit 63, unique) or the caller's */
 	size_t off;				/* io_uring: descriptors done before the chunk */
 	uint32_t chunk;				/* io_uring: descriptors of the chunk in flight */
 	enum hixl_transfer_status st;		/* under eng->lock */

@@ -42,15 +42,18 @@ static int register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *des
 
 	if (!eng || !desc || !handle)
 		return -EINVAL;
-	if (type != HIXL_MEM_TYPE_HOST && type != HIXL_MEM_TYPE_DEVICE)
+	if (type != HIXL_MEM_HOST && type != HIXL_MEM_DEVICE)
 		return -EINVAL;
+	for (size_t i = 0; i < sizeof(desc->reserved) / sizeof(desc->reserved[0]); i++)
+		if (desc->reserved[i])
+			return -EINVAL;	/* a field of a later version */
 	memset(&r, 0, sizeof(r));
 	r.addr = desc->addr;
 	r.len = desc->len;
 	r.type = type;
 	r.flags = desc->flags;
-	r.dmabuf_fd = type == HIXL_MEM_TYPE_DEVICE ? desc->dmabuf_fd : -1;
-	r.dmabuf_offset = type == HIXL_MEM_TYPE_DEVICE ? desc->dmabuf_offset : 0;
+	r.dmabuf_fd = type == HIXL_MEM_DEVICE ? desc->dmabuf_fd : -1;
+	r.dmabuf_offset = type == HIXL_MEM_DEVICE ? desc->dmabuf_offset : 0;
 	pthread_mutex_lock(&eng->lock);
 	ret = handles_reserve(eng);
 	pthread_mutex_unlock(&eng->lock);

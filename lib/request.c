@@ -164,7 +164,7 @@ static int transfer_args(struct hixl_engine *eng, const char *remote, enum hixl_
 {
 	if (!eng || !descs || !count || timeout_ms <= 0)
 		return -EINVAL;
-	if (op != HIXL_READ && op != HIXL_WRITE)
+	if (op != HIXL_OP_READ && op != HIXL_OP_WRITE)
 		return -EINVAL;
 	return hixl_parse_name(remote, addr);
 }
@@ -253,15 +253,29 @@ static int req_start(struct hixl_engine *eng, struct hixl_request *r)
 	return eng->uring ? hixl_uring_start(eng, r) : hixl_workers_queue(eng, r);
 }
 
+/* the library's own tags have bit 63 set: they never meet a caller's */
+#define HIXL_TAG_LIBRARY	HIXL_TAG_CALLER_MAX
+
+static bool zero_u64s(const uint64_t *v, size_t n)
+{
+	while (n--)
+		if (*v++)
+			return false;
+	return true;
+}
+
 static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum hixl_op op,
-			     const struct hixl_op_desc *descs, size_t count, int timeout_ms,
-			     void *user_data, struct hixl_request **reqp)
+			     const struct hixl_op_desc *descs, size_t count,
+			     const struct hixl_transfer_args *args, struct hixl_request **reqp)
 {
 	struct hixl_request *r;
+	int timeout_ms;
 	int ret;
 
-	if (!reqp)
+	if (!reqp || !args || args->flags || args->tag >= HIXL_TAG_CALLER_MAX ||
+	    !zero_u64s(args->reserved, sizeof(args->reserved) / sizeof(args->reserved[0])))
 		return -EINVAL;
+	timeout_ms = args->timeout_ms;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -282,11 +296,11 @@ static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum h
 	r->op = op;
 	r->count = count;
 	r->failed = count;
-	r->user_data = user_data;
+	r->user_data = args->user_data;
 	r->st = HIXL_TRANSFER_WAITING;
 	r->err = -EINPROGRESS;
 	pthread_mutex_lock(&eng->lock);
-	r->tag = ++eng->last_tag;
+	r->tag = args->tag ? args->tag : HIXL_TAG_LIBRARY | ++eng->last_tag;
 	ret = req_start(eng, r);
 	if (ret) {
 		pthread_mutex_unlock(&eng->lock);
@@ -305,11 +319,11 @@ static int do_transfer_async(struct hixl_engine *eng, const char *remote, enum h
 
 HIXL_EXPORT int hixl_transfer_async(struct hixl_engine *eng, const char *remote_engine,
 				    enum hixl_op op, const struct hixl_op_desc *descs, size_t count,
-				    int timeout_ms, void *user_data, struct hixl_request **req)
+				    const struct hixl_transfer_args *args, struct hixl_request **req)
 {
 	return hixl_fail("hixl_transfer_async", remote_engine,
 			 HIXL_KEEP_ERRNO(do_transfer_async(eng, remote_engine, op, descs, count,
-							   timeout_ms, user_data, req)));
+							   args, req)));
 }
 
 HIXL_EXPORT int hixl_get_all_transfer_status(struct hixl_engine *eng, uint32_t flags,

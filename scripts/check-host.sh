@@ -6,6 +6,7 @@
 #
 #   headers   every installed header alone, C99 / C++11 / C++17, -pedantic
 #             -Werror (make check-headers)
+#   ABI       the library against lib/libhixl-user.abi (scripts/check-abi.sh)
 #   user      the user tests that need no device (HOST_TESTS below: names,
 #             status codes, options, physical memory, profiler hooks)
 #   C++       tests/cpp/hixl-cpp-test (its device tests skip without /dev/hixl)
@@ -29,7 +30,7 @@ check-host: FAILED: $*"; }
 # The user tests that run without /dev/hixl (each passes, or skips for a
 # reason of the machine, e.g. no huge pages): every other test of
 # tests/user needs the module and runs in the VMs.
-HOST_TESTS="lib_names lib_status lib_options
+HOST_TESTS="lib_names lib_status lib_options lib_version
 	physmem_granularity physmem_malloc_errors physmem_normal_lifecycle physmem_numa_node
 	physmem_huge_exhausted physmem_huge_2m physmem_huge_1g physmem_reserve physmem_map_errors
 	physmem_export_import physmem_share_scm_rights physmem_share_scm_rights_huge
@@ -61,6 +62,14 @@ if make -s check-headers; then
 else
 	fail "header hygiene (make check-headers)"
 fi
+
+part "library ABI (abidiff against lib/libhixl-user.abi)"
+scripts/check-abi.sh
+case $? in
+0) passed=$((passed + 1)) ;;
+77) skipped=$((skipped + 1)) ;;
+*) fail "library ABI (scripts/check-abi.sh)" ;;
+esac
 
 part "user tests without a device"
 set -- $HOST_TESTS	# one word a name

@@ -19,9 +19,13 @@ set -eu
 cd "$(dirname "$0")/.."
 fail() { echo "install check: FAIL: $*" >&2; exit 1; }
 
-version=$(sed -n 's/^VERSION *:= *//p' Makefile)
-[ -n "$version" ] || fail "no VERSION in Makefile"
-soname=libhixl-user.so.0
+# the version is <hixl/hixl.h>'s HIXL_VERSION_* (the Makefile reads it there)
+version=$(for f in MAJOR MINOR PATCH; do
+	sed -n "s/^#define HIXL_VERSION_$f[[:space:]]*\([0-9]*\)\$/\1/p" lib/include/hixl/hixl.h
+done | paste -sd.)
+case $version in [0-9]*.[0-9]*.[0-9]*) ;; *) fail "no HIXL_VERSION_* in <hixl/hixl.h>" ;; esac
+soname=libhixl-user.so.$(sed -n 's/^SOVERSION *:= *//p' Makefile)
+[ "$soname" != libhixl-user.so. ] || fail "no SOVERSION in the Makefile"
 
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT INT TERM
@@ -49,11 +53,18 @@ cmp -s uapi/rdma/hixl.h "$dest$prefix/include/hixl/uapi.h" || fail "hixl/uapi.h 
 objdump -p "$libdir/libhixl-user.so.$version" | grep -Eq "SONAME +$soname\$" ||
 	fail "SONAME is not $soname"
 syms=$(nm -D --defined-only "$libdir/libhixl-user.so.$version")
-bad=$(printf '%s\n' "$syms" | awk '$3 !~ /^hixl_[a-z0-9_]+@@HIXL_0\.[12]$/ && $3 !~ /^HIXL_0\.[12]$/')
+# every export is a hixl_ function in the version node the map gives it
+# (HIXL_0.1, HIXL_0.2, ...), or the node itself
+nodes=$(sed -n 's/^\(HIXL_[0-9.]*\) {.*/\1/p' lib/libhixl-user.map)
+bad=$(printf '%s\n' "$syms" | awk -v nodes="$nodes" '
+	BEGIN { n = split(nodes, a, "\n"); for (i = 1; i <= n; i++) ok[a[i]] = 1 }
+	!(($3 in ok) || ($3 ~ /^hixl_[a-z0-9_]+@@HIXL_[0-9.]+$/ && (substr($3, index($3, "@@") + 2) in ok)))')
 [ -z "$bad" ] || fail "unexpected exports: $bad"
-exported=$(printf '%s\n' "$syms" | awk '$3 ~ /^hixl_/ { sub(/@.*/, "", $3); print $3 }' | sort)
-mapped=$(sed -n 's/^[[:space:]]*\(hixl_[a-z0-9_]*\);.*/\1/p' lib/libhixl-user.map | sort)
-[ "$exported" = "$mapped" ] || fail "exports differ from lib/libhixl-user.map"
+exported=$(printf '%s\n' "$syms" | awk '$3 ~ /^hixl_/ { sub(/@@/, " ", $3); print $3 }' | sort)
+mapped=$(awk '/^HIXL_[0-9.]* {/ { node = $1 }
+	      /^[[:space:]]*hixl_[a-z0-9_]*;/ { sub(/;.*/, ""); print $1, node }' \
+	 lib/libhixl-user.map | sort)
+[ "$exported" = "$mapped" ] || fail "exports (name and node) differ from lib/libhixl-user.map"
 
 # -- pkg-config, both through the sysroot and through --define-prefix
 export PKG_CONFIG_PATH="$libdir/pkgconfig" PKG_CONFIG_LIBDIR="$libdir/pkgconfig"
@@ -93,7 +104,7 @@ LD_LIBRARY_PATH=$libdir ldd "$dest/kv_static" | grep -q libhixl-user &&
 nm "$dest/kv_static" | grep -q ' T hixl_engine_init$' || fail "kv_static lacks hixl_engine_init"
 
 # -- man pages: every exported function has one, and they render cleanly
-for f in $mapped; do
+for f in $(printf '%s\n' "$mapped" | cut -d' ' -f1); do
 	[ -e "$dest$prefix/share/man/man3/$f.3" ] || fail "no man page for $f"
 done
 for f in man/*.3 man/*.1 man/*.8; do

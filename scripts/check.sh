@@ -229,6 +229,13 @@ scripts/deps.sh || { stage_fail "make deps"; echo "$passed passed, $failed faile
 stage "build (module for the running or the stock kernel, library, tools, tests)"
 make -s all || stage_fail "make"
 
+stage "library ABI against lib/libhixl-user.abi (abidiff)"
+if scripts/check-abi.sh; then
+	passed=$((passed + 1))
+else
+	stage_fail "library ABI check"
+fi
+
 stage "install: make install into a scratch root, build and run against it"
 if scripts/check-install.sh; then
 	passed=$((passed + 1))

@@ -20,6 +20,8 @@ pkgs=(
 	libibverbs-dev librdmacm-dev
 	# the library, and checking its installed form (man pages, pkg-config)
 	liburing-dev systemtap-sdt-dev man-db groff-base
+	# the library's ABI against its baseline (scripts/check-abi.sh)
+	abigail-tools
 	# make bench: the UCX peer (ucx_perftest) and the plot
 	ucx-utils python3-matplotlib
 )

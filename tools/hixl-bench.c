@@ -278,7 +278,7 @@ static int side_map(struct side *s, const char *name, uint64_t seed)
 /* The side's engine, with its cache registered; in the process that owns it. */
 static int side_engine(struct side *s)
 {
-	struct hixl_mem_desc d;
+	struct hixl_mem_desc d = { 0 };
 	int ret;
 
 	memset(s->base, 0, s->bytes);	/* fault in before pinning */
@@ -296,7 +296,7 @@ static int side_engine(struct side *s)
 	memset(&d, 0, sizeof(d));
 	d.addr = (uintptr_t)s->base;
 	d.len = s->bytes;
-	ret = hixl_register_mem(s->eng, &d, HIXL_MEM_TYPE_HOST, &s->handle);
+	ret = hixl_register_mem(s->eng, &d, HIXL_MEM_HOST, &s->handle);
 	if (ret)
 		fprintf(stderr, "hixl-bench: register %zu bytes on %s: %s\n", s->bytes, s->name,
 			strerror(-ret));
@@ -432,9 +432,12 @@ static void run_mode(struct result *res, struct side *init, struct side *peer, e
 				size_t slot = next % C.inflight;
 
 				t0[slot] = now_s();
+				struct hixl_transfer_args ta =
+					HIXL_TRANSFER_ARGS_INIT((int)C.timeout_ms);
+
 				ret = hixl_transfer_async(init->eng, peer->name, op,
 							  descs + (next % C.layers) * per, per,
-							  (int)C.timeout_ms, NULL, &reqs[slot]);
+							  &ta, &reqs[slot]);
 				if (ret)
 					goto drain;
 				next++;
@@ -614,7 +617,7 @@ static int run_two_procs(struct result *res, bool write_mode, struct side *prefi
 	} else {
 		if (write_mode)
 			prefill_fill(prefill, sums);
-		run_mode(res, mine, peer, write_mode ? HIXL_WRITE : HIXL_READ, decode, sums,
+		run_mode(res, mine, peer, write_mode ? HIXL_OP_WRITE : HIXL_OP_READ, decode, sums,
 			 write_mode ? (int[2]){ from_child[0], to_child[1] } : NULL);
 	}
 	side_engine_end(mine);
@@ -668,11 +671,11 @@ int main(int argc, char **argv)
 		prefill_fill(&prefill, sums);
 		if (strcmp(C.mode, "read")) {
 			res[nres].mode = "write";
-			run_mode(&res[nres++], &prefill, &decode, HIXL_WRITE, &decode, sums, NULL);
+			run_mode(&res[nres++], &prefill, &decode, HIXL_OP_WRITE, &decode, sums, NULL);
 		}
 		if (strcmp(C.mode, "write")) {
 			res[nres].mode = "read";
-			run_mode(&res[nres++], &decode, &prefill, HIXL_READ, &decode, sums, NULL);
+			run_mode(&res[nres++], &decode, &prefill, HIXL_OP_READ, &decode, sums, NULL);
 		}
 	} else {
 		for (int m = 0; m < 2; m++) {

@@ -208,10 +208,12 @@ static const struct hixl_ioctl_decode_case hixl_ioctl_decode_cases[] = {
 	{ "write only", _IOW(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info), -EINVAL },
 	{ "size - 8", _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO,
 			   sizeof(struct hixl_info) - 8), -EINVAL },
+	/* a newer caller's larger struct, zero past ours (the page is fresh) */
 	{ "size + 8", _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO,
-			   sizeof(struct hixl_info) + 8), -EINVAL },
+			   sizeof(struct hixl_info) + 8), 0 },
+	/* larger than the test's one-page mapping */
 	{ "size max", _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO,
-			   _IOC_SIZEMASK), -EINVAL },
+			   _IOC_SIZEMASK), -EFAULT },
 	{ "tty ioctl", 0x5401 /* TCGETS */, -ENOTTY },
 };
 
@@ -242,7 +244,38 @@ static void hixl_ioctl_bad_pointer(struct kunit *test)
 						ctx->uarg + PAGE_SIZE - 8), -EFAULT);
 }
 
+/*
+ * The caller's struct is larger than the module's: the module's part is
+ * read and written back, nothing past min(sizes) is written, and a byte
+ * the module does not know that is not zero is -E2BIG, nothing written.
+ */
+static void hixl_ioctl_grown_struct(struct kunit *test)
+{
+	struct hixl_ioctl_ctx *ctx = test->priv;
+	unsigned int big = _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO,
+				sizeof(struct hixl_info) + 16);
+	u8 buf[sizeof(struct hixl_info) + 24] = {};
+	struct hixl_info info;
+
+	buf[sizeof(buf) - 1] = 0xa5;	/* a canary past the caller's struct */
+	KUNIT_ASSERT_EQ(test, copy_to_user(ctx->uarg, buf, sizeof(buf)), 0UL);
+	KUNIT_EXPECT_EQ(test, hixl_engine_ioctl(ctx->eng, big, ctx->uarg), 0L);
+	KUNIT_ASSERT_EQ(test, copy_from_user(buf, ctx->uarg, sizeof(buf)), 0UL);
+	memcpy(&info, buf, sizeof(info));
+	KUNIT_EXPECT_EQ(test, info.abi_version, (u32)HIXL_ABI_VERSION);
+	KUNIT_EXPECT_EQ(test, buf[sizeof(buf) - 1], 0xa5);
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + sizeof(info), 0, 16));
+
+	memset(buf, 0, sizeof(buf));
+	buf[sizeof(info) + 15] = 1;	/* a field this module does not know */
+	KUNIT_ASSERT_EQ(test, copy_to_user(ctx->uarg, buf, sizeof(buf)), 0UL);
+	KUNIT_EXPECT_EQ(test, hixl_engine_ioctl(ctx->eng, big, ctx->uarg), -E2BIG);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&info, ctx->uarg, sizeof(info)), 0UL);
+	KUNIT_EXPECT_EQ(test, info.abi_version, 0U);	/* nothing written */
+}
+
 static struct kunit_case hixl_ioctl_cases[] = {
+	KUNIT_CASE(hixl_ioctl_grown_struct),
 	KUNIT_CASE(hixl_ioctl_get_info_roundtrip),
 	KUNIT_CASE(hixl_ioctl_bad_flags_not_written),
 	KUNIT_CASE_PARAM(hixl_ioctl_decode, hixl_ioctl_decode_gen_params),

@@ -23,10 +23,11 @@ static void hixl_uring_transfer_inline(struct kunit *test)
 		.op = HIXL_OP_WRITE, .descs = 0x1000, .count = 3, .timeout_ms = 9, .tag = 5,
 	};
 	union hixl_cmd_arg arg;
+	unsigned int op;
 
 	BUILD_BUG_ON(sizeof(t) != HIXL_URING_CMD_AREA);
 	memcpy(area, &t, sizeof(t));
-	KUNIT_ASSERT_EQ(test, hixl_uring_decode(HIXL_IOC_TRANSFER, area, true, &arg), 0);
+	KUNIT_ASSERT_EQ(test, hixl_uring_decode(HIXL_IOC_TRANSFER, area, true, &arg, &op), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(&arg.transfer, &t, sizeof(t)), 0);
 }
 
@@ -35,17 +36,54 @@ static void hixl_uring_tail_must_be_zero(struct kunit *test)
 	u8 area[HIXL_URING_CMD_AREA] = {};
 	struct hixl_cancel c = { .tag = 1 };
 	union hixl_cmd_arg arg;
+	unsigned int op;
 	size_t i;
 
 	memcpy(area, &c, sizeof(c));
-	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_CANCEL, area, true, &arg), 0);
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_CANCEL, area, true, &arg, &op), 0);
 	KUNIT_EXPECT_EQ(test, arg.cancel.tag, 1ULL);
+	KUNIT_EXPECT_EQ(test, op, (unsigned int)HIXL_IOC_CANCEL);
 	for (i = sizeof(c); i < sizeof(area); i++) {
 		area[i] = 0xff;
-		KUNIT_EXPECT_EQ_MSG(test, hixl_uring_decode(HIXL_IOC_CANCEL, area, true, &arg),
+		KUNIT_EXPECT_EQ_MSG(test, hixl_uring_decode(HIXL_IOC_CANCEL, area, true, &arg, &op),
 				    -EINVAL, "byte %zu", i);
 		area[i] = 0;
 	}
+}
+
+/*
+ * A caller's struct of another size (SQE128): a newer caller's larger one
+ * is read when the bytes the module does not know are zero (-E2BIG
+ * otherwise), and the number it gives is the canonical one.
+ */
+static void hixl_uring_sqe128_grown(struct kunit *test)
+{
+	u32 big = _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC, HIXL_IOC_NR_CANCEL,
+		       sizeof(struct hixl_cancel) + 16);
+	struct hixl_cancel c = { .tag = 3 };
+	u8 area[HIXL_URING_CMD_AREA] = {};
+	union hixl_cmd_arg arg;
+	unsigned int op = 0;
+	size_t i;
+
+	memcpy(area, &c, sizeof(c));
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(big, area, true, &arg, &op), 0);
+	KUNIT_EXPECT_EQ(test, op, (unsigned int)HIXL_IOC_CANCEL);
+	KUNIT_EXPECT_EQ(test, arg.cancel.tag, 3ULL);
+	for (i = sizeof(c); i < sizeof(c) + 16; i++) {
+		area[i] = 1;
+		KUNIT_EXPECT_EQ_MSG(test, hixl_uring_decode(big, area, true, &arg, &op), -E2BIG,
+				    "byte %zu", i);
+		area[i] = 0;
+	}
+	/* past the caller's struct the area must still be zero */
+	area[sizeof(c) + 16] = 1;
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(big, area, true, &arg, &op), -EINVAL);
+	area[sizeof(c) + 16] = 0;
+	/* larger than the area */
+	big = _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC, HIXL_IOC_NR_CANCEL,
+		   HIXL_URING_CMD_AREA + 8);
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(big, area, true, &arg, &op), -EINVAL);
 }
 
 struct hixl_uring_op_case {
@@ -69,10 +107,16 @@ static const struct hixl_uring_op_case hixl_uring_op_cases[] = {
 	{ "0", 0, -ENOTTY },
 	{ "TRANSFER's nr, another type", _IOWR('N', HIXL_IOC_NR_TRANSFER, struct hixl_transfer),
 	  -ENOTTY },
-	{ "TRANSFER's nr, another size", _IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_TRANSFER, __u64),
-	  -ENOTTY },
+	{ "TRANSFER's nr, smaller than its first version",
+	  _IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_TRANSFER, __u64), -EINVAL },
 	{ "TRANSFER's nr, write only", _IOW(HIXL_IOC_MAGIC, HIXL_IOC_NR_TRANSFER,
-					    struct hixl_transfer), -ENOTTY },
+					    struct hixl_transfer), -EINVAL },
+	{ "CANCEL's nr, 8 bytes larger (zero)", _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC,
+						     HIXL_IOC_NR_CANCEL,
+						     sizeof(struct hixl_cancel) + 8), 0 },
+	{ "REG_MEM's nr, 8 bytes larger", _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC,
+					       HIXL_IOC_NR_REG_MEM,
+					       sizeof(struct hixl_reg_mem) + 8), -EOPNOTSUPP },
 	{ "nr past the table", _IOWR(HIXL_IOC_MAGIC, 0x40, struct hixl_cancel), -ENOTTY },
 	{ "all ones", 0xffffffff, -ENOTTY },
 };
@@ -89,8 +133,9 @@ static void hixl_uring_ops(struct kunit *test)
 	const struct hixl_uring_op_case *c = test->param_value;
 	u8 area[HIXL_URING_CMD_AREA] = {};
 	union hixl_cmd_arg arg;
+	unsigned int op;
 
-	KUNIT_EXPECT_EQ(test, hixl_uring_decode(c->op, area, true, &arg), c->want);
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(c->op, area, true, &arg, &op), c->want);
 }
 
 /* 64-byte SQEs: the area holds a struct hixl_uring_ptr to user memory */
@@ -99,6 +144,7 @@ static void hixl_uring_ptr_user(struct kunit *test)
 	struct hixl_send_notify n = { .name_len = 3, .msg_len = 4, .name = 0x1234 };
 	struct hixl_uring_ptr p = {};
 	union hixl_cmd_arg arg;
+	unsigned int op;
 	unsigned long u;
 
 	u = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
@@ -108,27 +154,42 @@ static void hixl_uring_ptr_user(struct kunit *test)
 
 	p.addr = u;
 	p.len = sizeof(n);
-	KUNIT_ASSERT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), 0);
+	KUNIT_ASSERT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg, &op), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(&arg.send_notify, &n, sizeof(n)), 0);
 
+	/* len must be the size cmd_op gives */
 	p.len = sizeof(n) - 8;
-	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg, &op), -EINVAL);
 	p.len = 0;
-	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg, &op), -EINVAL);
 	p.len = sizeof(n);
 	p.reserved = 1;
-	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg, &op), -EINVAL);
 	p.reserved = 0;
 	/* the struct runs off the end of the mapping */
 	p.addr = u + PAGE_SIZE - sizeof(n) / 2;
-	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EFAULT);
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg, &op), -EFAULT);
 	p.addr = 0;
-	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EFAULT);
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg, &op), -EFAULT);
 	/* a kernel address is not user memory */
 	p.addr = (unsigned long)&n;
-	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg), -EFAULT);
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_SEND_NOTIFY, &p, false, &arg, &op), -EFAULT);
+	/* a newer caller's larger struct: zero past ours is fine, else -E2BIG */
+	{
+		u32 big = _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC, HIXL_IOC_NR_SEND_NOTIFY,
+			       sizeof(n) + 8);
+		u8 one = 1;
+
+		p.addr = u;
+		p.len = sizeof(n) + 8;
+		KUNIT_EXPECT_EQ(test, hixl_uring_decode(big, &p, false, &arg, &op), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(&arg.send_notify, &n, sizeof(n)), 0);
+		KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)(u + sizeof(n) + 3), &one, 1), 0UL);
+		KUNIT_EXPECT_EQ(test, hixl_uring_decode(big, &p, false, &arg, &op), -E2BIG);
+		p.len = sizeof(n);
+	}
 	/* unknown ops fail before the pointer is looked at */
-	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_REG_MEM, &p, false, &arg), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, hixl_uring_decode(HIXL_IOC_REG_MEM, &p, false, &arg, &op), -EOPNOTSUPP);
 }
 
 /* CANCEL's own fields, on an engine with nothing running */
@@ -286,6 +347,7 @@ static void hixl_uring_nonblock_cancel_mutex(struct kunit *test)
 static struct kunit_case hixl_uring_cases[] = {
 	KUNIT_CASE(hixl_uring_transfer_inline),
 	KUNIT_CASE(hixl_uring_tail_must_be_zero),
+	KUNIT_CASE(hixl_uring_sqe128_grown),
 	KUNIT_CASE_PARAM(hixl_uring_ops, hixl_uring_op_gen_params),
 	KUNIT_CASE(hixl_uring_ptr_user),
 	KUNIT_CASE(hixl_uring_cancel_fields),

@@ -320,8 +320,8 @@ PyMODINIT_FUNC PyInit__hixl(void)
 	    PyModule_AddIntConstant(m, "REG_READ_ONLY", HIXL_REG_READ_ONLY) ||
 	    PyModule_AddIntConstant(m, "REG_LOCAL_ONLY", HIXL_REG_LOCAL_ONLY) ||
 	    PyModule_AddIntConstant(m, "QUERY_SKIP_WAITING", HIXL_QUERY_SKIP_WAITING) ||
-	    PyModule_AddIntConstant(m, "C_MEM_HOST", HIXL_MEM_TYPE_HOST) ||
-	    PyModule_AddIntConstant(m, "C_MEM_DEVICE", HIXL_MEM_TYPE_DEVICE) ||
+	    PyModule_AddIntConstant(m, "C_MEM_HOST", HIXL_MEM_HOST) ||
+	    PyModule_AddIntConstant(m, "C_MEM_DEVICE", HIXL_MEM_DEVICE) ||
 	    PyModule_AddIntConstant(m, "ESHUTDOWN", ESHUTDOWN) ||
 	    PyModule_AddIntConstant(m, "EINPROGRESS", EINPROGRESS)) {
 		Py_DECREF(m);

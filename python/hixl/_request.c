@@ -73,9 +73,12 @@ PyObject *engine_transfer_async(EngineObject *self, PyObject *args)
 	PyObject_GC_Track(r);
 	err = eng_enter(self);
 	if (!err) {
+		struct hixl_transfer_args ta = HIXL_TRANSFER_ARGS_INIT(timeout);
+
+		ta.user_data = r;
 		Py_BEGIN_ALLOW_THREADS
-		err = hixl_transfer_async(self->eng, name, (enum hixl_op)op, d, (size_t)n, timeout,
-					  r, &req);
+		err = hixl_transfer_async(self->eng, name, (enum hixl_op)op, d, (size_t)n, &ta,
+					  &req);
 		Py_END_ALLOW_THREADS
 		r->req = err ? NULL : req;
 		eng_leave(self);

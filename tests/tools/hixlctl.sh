@@ -15,7 +15,10 @@ set -u
 cd "$(dirname "$0")/../.."
 ctl=${1:-tools/hixlctl}
 bench=${2:-tools/hixl-bench}
-version=$(sed -n 's/^VERSION *:= *//p' Makefile)
+# the version is <hixl/hixl.h>'s HIXL_VERSION_*
+version=$(for f in MAJOR MINOR PATCH; do
+	sed -n "s/^#define HIXL_VERSION_$f[[:space:]]*\([0-9]*\)\$/\1/p" lib/include/hixl/hixl.h
+done | paste -sd.)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT INT TERM
 fail() { echo "hixlctl: FAIL: $*" >&2; exit 1; }

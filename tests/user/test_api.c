@@ -35,7 +35,7 @@ static int reg_flags(struct hixl_engine *e, void *p, size_t len, uint32_t flags,
 	struct hixl_mem_desc d = { .addr = (uintptr_t)p, .len = len, .flags = flags };
 	uint64_t tmp;
 
-	return hixl_register_mem(e, &d, HIXL_MEM_TYPE_HOST, h ? h : &tmp);
+	return hixl_register_mem(e, &d, HIXL_MEM_HOST, h ? h : &tmp);
 }
 
 /*
@@ -100,7 +100,7 @@ static void test_api_disconnect_async(void)
 	CHECK_EQ(wait_state(cli, IP ":18300", HIXL_DISCONNECTING, HIXL_DISCONNECTING),
 		 HIXL_NOT_CONNECT);
 	/* the link is gone in the module too: a transfer says so */
-	CHECK_EQ(hixl_transfer_sync(cli, IP ":18300", HIXL_WRITE,
+	CHECK_EQ(hixl_transfer_sync(cli, IP ":18300", HIXL_OP_WRITE,
 				    &(struct hixl_op_desc){ 4096, 4096, 1 }, 1, 1000, NULL),
 		 -ENOTCONN);
 	/* and a new connect works */
@@ -198,7 +198,7 @@ static void test_api_all_transfer_status(void)
 	for (int i = 0; i < 3; i++) {
 		tags[i] = i;
 		d = (struct hixl_op_desc){ (uintptr_t)l + i * 4096, (uintptr_t)rb + i * 4096, 4096 };
-		REQUIRE(hixl_transfer_async(cli, IP ":18320", HIXL_WRITE, &d, 1, 10000, &tags[i],
+		REQUIRE(hixl_transfer_async(cli, IP ":18320", HIXL_OP_WRITE, &d, 1, &HX_TARGS(10000, &tags[i]),
 					    &r[i]) == 0);
 	}
 	/* all three are listed (WAITING or ended), oldest first */
@@ -231,10 +231,10 @@ static void test_api_all_transfer_status(void)
 	}
 	/* a failing one is listed with its error; freed ones are not listed */
 	d = (struct hixl_op_desc){ (uintptr_t)l, (uintptr_t)rb + len, 4096 };	/* past rb */
-	REQUIRE(hixl_transfer_async(cli, IP ":18320", HIXL_WRITE, &d, 1, 10000, NULL, &r[0]) == 0);
+	REQUIRE(hixl_transfer_async(cli, IP ":18320", HIXL_OP_WRITE, &d, 1, &HX_TARGS(10000, NULL), &r[0]) == 0);
 	CHECK_EQ(hixl_request_wait(cli, r[0], 10000, NULL), 0);
 	d = (struct hixl_op_desc){ (uintptr_t)l, (uintptr_t)rb, 4096 };
-	REQUIRE(hixl_transfer_async(cli, IP ":18320", HIXL_WRITE, &d, 1, 10000, NULL, &r[1]) == 0);
+	REQUIRE(hixl_transfer_async(cli, IP ":18320", HIXL_OP_WRITE, &d, 1, &HX_TARGS(10000, NULL), &r[1]) == 0);
 	CHECK_EQ(hixl_request_wait(cli, r[1], 10000, NULL), 0);
 	hixl_request_free(r[1]);
 	n = hixl_get_all_transfer_status(cli, 0, res, 8);
@@ -274,15 +274,15 @@ static void test_api_auto_connect(void)
 	REQUIRE(reg_flags(cli, l, len, 0, NULL) == 0);
 	REQUIRE(reg_flags(plain, l, len, 0, NULL) == 0);
 	/* without the option: not connected */
-	CHECK_EQ(hixl_transfer_sync(plain, IP ":18330", HIXL_WRITE, &d, 1, 5000, NULL), -ENOTCONN);
+	CHECK_EQ(hixl_transfer_sync(plain, IP ":18330", HIXL_OP_WRITE, &d, 1, 5000, NULL), -ENOTCONN);
 	/* with it: the transfer makes the link */
 	hx_fill(l, len, 3);
-	CHECK_EQ(hixl_transfer_sync(cli, IP ":18330", HIXL_WRITE, &d, 1, 10000, NULL), 0);
+	CHECK_EQ(hixl_transfer_sync(cli, IP ":18330", HIXL_OP_WRITE, &d, 1, 10000, NULL), 0);
 	CHECK_EQ(memcmp(l, rb, len), 0);
 	CHECK_EQ(hixl_get_connect_status(cli, IP ":18330", &cs), 0);
 	CHECK_EQ(cs, HIXL_CONNECTED);
 	/* a peer that cannot be reached: the connect's error, in the call's time */
-	CHECK(hixl_transfer_sync(cli, IP ":18339", HIXL_WRITE, &d, 1, 1000, NULL) < 0);
+	CHECK(hixl_transfer_sync(cli, IP ":18339", HIXL_OP_WRITE, &d, 1, 1000, NULL) < 0);
 
 	/* the peer restarts under the same name: the next transfer reconnects */
 	hixl_engine_finalize(srv);
@@ -291,13 +291,13 @@ static void test_api_auto_connect(void)
 	REQUIRE(reg_flags(srv, rb, len, 0, NULL) == 0);
 	memset(rb, 0, len);
 	hx_fill(l, len, 4);
-	CHECK_EQ(hixl_transfer_sync(cli, IP ":18330", HIXL_WRITE, &d, 1, 10000, NULL), 0);
+	CHECK_EQ(hixl_transfer_sync(cli, IP ":18330", HIXL_OP_WRITE, &d, 1, 10000, NULL), 0);
 	CHECK_EQ(memcmp(l, rb, len), 0);
 
 	/* asynchronous, after a disconnect */
 	CHECK_EQ(hixl_disconnect(cli, IP ":18330", 1000), 0);
 	hx_fill(l, len, 5);
-	CHECK_EQ(hixl_transfer_async(cli, IP ":18330", HIXL_WRITE, &d, 1, 10000, NULL, &req), 0);
+	CHECK_EQ(hixl_transfer_async(cli, IP ":18330", HIXL_OP_WRITE, &d, 1, &HX_TARGS(10000, NULL), &req), 0);
 	CHECK_EQ(hixl_request_wait(cli, req, 10000, NULL), 0);
 	CHECK_EQ(hixl_request_result(req, NULL), 0);
 	hixl_request_free(req);
@@ -312,14 +312,14 @@ static void test_api_auto_connect(void)
 	srv = eng(IP ":18330");
 	REQUIRE(srv);
 	REQUIRE(reg_flags(srv, rb, len, 0, NULL) == 0);
-	CHECK_EQ(hixl_transfer_async(cli, IP ":18330", HIXL_WRITE, &d, 1, 10000, NULL, &req), 0);
+	CHECK_EQ(hixl_transfer_async(cli, IP ":18330", HIXL_OP_WRITE, &d, 1, &HX_TARGS(10000, NULL), &req), 0);
 	CHECK_EQ(hixl_request_wait(cli, req, 10000, NULL), 0);
 	printf("#   the first request after the restart: %s\n",
 	       strerror(-hixl_request_result(req, NULL)));
 	hixl_request_free(req);
 	memset(rb, 0, len);
 	hx_fill(l, len, 6);
-	CHECK_EQ(hixl_transfer_async(cli, IP ":18330", HIXL_WRITE, &d, 1, 10000, NULL, &req), 0);
+	CHECK_EQ(hixl_transfer_async(cli, IP ":18330", HIXL_OP_WRITE, &d, 1, &HX_TARGS(10000, NULL), &req), 0);
 	CHECK_EQ(hixl_request_wait(cli, req, 10000, NULL), 0);
 	CHECK_EQ(hixl_request_result(req, NULL), 0);
 	hixl_request_free(req);
@@ -341,7 +341,7 @@ static void test_api_auto_connect(void)
 	unsetenv("HIXL_AUTO_CONNECT");
 	REQUIRE(plain);
 	REQUIRE(reg_flags(plain, l, len, 0, NULL) == 0);
-	CHECK_EQ(hixl_transfer_sync(plain, IP ":18330", HIXL_READ, &d, 1, 10000, NULL), 0);
+	CHECK_EQ(hixl_transfer_sync(plain, IP ":18330", HIXL_OP_READ, &d, 1, 10000, NULL), 0);
 	hixl_engine_finalize(plain);
 	hixl_engine_finalize(cli);
 	hixl_engine_finalize(srv);
@@ -369,25 +369,25 @@ static void test_api_local_only(void)
 	CHECK_EQ(reg_flags(srv, mine, len, 1U << 9, NULL), -EINVAL);	/* unknown flag */
 	REQUIRE(hixl_connect(cli, IP ":18340", 5000) == 0);
 	/* the peer does not know the local-only region */
-	CHECK_EQ(hixl_transfer_sync(cli, IP ":18340", HIXL_WRITE,
+	CHECK_EQ(hixl_transfer_sync(cli, IP ":18340", HIXL_OP_WRITE,
 				    &(struct hixl_op_desc){ (uintptr_t)cl, (uintptr_t)mine, 4096 },
 				    1, 5000, &failed), -ERANGE);
 	CHECK_EQ(failed, 0);
-	CHECK_EQ(hixl_transfer_sync(cli, IP ":18340", HIXL_READ,
+	CHECK_EQ(hixl_transfer_sync(cli, IP ":18340", HIXL_OP_READ,
 				    &(struct hixl_op_desc){ (uintptr_t)cl, (uintptr_t)mine, 4096 },
 				    1, 5000, NULL), -ERANGE);
 	/* the shared one it does */
 	hx_fill(cl, len, 9);
-	CHECK_EQ(hixl_transfer_sync(cli, IP ":18340", HIXL_WRITE,
+	CHECK_EQ(hixl_transfer_sync(cli, IP ":18340", HIXL_OP_WRITE,
 				    &(struct hixl_op_desc){ (uintptr_t)cl, (uintptr_t)shared, len },
 				    1, 5000, NULL), 0);
 	CHECK_EQ(memcmp(cl, shared, len), 0);
 	/* the owner uses it as the local side, over the link the peer made */
 	hx_fill(mine, len, 10);
-	CHECK_EQ(accepted_xfer(srv, IP ":18341", HIXL_WRITE, mine, cl, len), 0);
+	CHECK_EQ(accepted_xfer(srv, IP ":18341", HIXL_OP_WRITE, mine, cl, len), 0);
 	CHECK_EQ(memcmp(mine, cl, len), 0);
 	memset(mine, 0, len);
-	CHECK_EQ(hixl_transfer_sync(srv, IP ":18341", HIXL_READ,
+	CHECK_EQ(hixl_transfer_sync(srv, IP ":18341", HIXL_OP_READ,
 				    &(struct hixl_op_desc){ (uintptr_t)mine, (uintptr_t)cl, len },
 				    1, 5000, NULL), 0);
 	CHECK_EQ(memcmp(mine, cl, len), 0);
@@ -423,7 +423,7 @@ static void test_api_capability(void)
 	REQUIRE(reg_flags(cli, c, len, 0, NULL) == 0);
 	REQUIRE(hixl_connect(cli, IP ":18350", 5000) == 0);
 	hx_fill(s, len, 11);
-	CHECK_EQ(accepted_xfer(srv, IP ":18351", HIXL_WRITE, s, c, len), 0);
+	CHECK_EQ(accepted_xfer(srv, IP ":18351", HIXL_OP_WRITE, s, c, len), 0);
 	CHECK_EQ(memcmp(s, c, len), 0);
 	CHECK_EQ(hixl_send_notify(srv, IP ":18351", "from-server", "ok", 2, 5000), 0);
 	do {
@@ -495,7 +495,7 @@ static void test_api_any_port(void)
 	REQUIRE(reg_flags(cli, c, len, 0, NULL) == 0);
 	CHECK_EQ(hixl_connect(cli, name, 5000), 0);
 	hx_fill(c, len, 12);
-	CHECK_EQ(hixl_transfer_sync(cli, name, HIXL_WRITE,
+	CHECK_EQ(hixl_transfer_sync(cli, name, HIXL_OP_WRITE,
 				    &(struct hixl_op_desc){ (uintptr_t)c, (uintptr_t)s, len }, 1,
 				    5000, NULL), 0);
 	CHECK_EQ(memcmp(c, s, len), 0);

@@ -62,7 +62,16 @@ void test_get_info(void)
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_INFO, &info), 0);
 	CHECK_EQ(info.abi_version, HIXL_ABI_VERSION);
 	CHECK(info.features & HIXL_FEAT_GET_INFO);
-	CHECK_EQ(info.features & ~HIXL_FEAT_ALL, 0);
+	/* every feature this tree's header names (the module is of the same tree) */
+	{
+		const uint64_t named = HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST |
+			HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | HIXL_FEAT_SETUP |
+			HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | HIXL_FEAT_NOTIFY |
+			HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | HIXL_FEAT_AUTH |
+			HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | HIXL_FEAT_POLL;
+
+		CHECK_EQ(info.features & named, named);
+	}
 	/* the limits are the module parameters in force */
 	CHECK_EQ(info.max_regions, read_param("max_regions"));
 	CHECK_EQ(info.max_host_bytes, read_param("max_host_bytes"));
@@ -128,24 +137,46 @@ void test_bad_ioctl_numbers(void)
 	close(fd);
 }
 
+/*
+ * The size in the ioctl number is the caller's struct (uapi/rdma/hixl.h):
+ * smaller than the command's first version is -EINVAL; larger is read when
+ * the bytes the module does not know are zero (-E2BIG otherwise), and only
+ * the module's part is written back.
+ */
 void test_bad_sizes(void)
 {
 	unsigned char big[sizeof(struct hixl_info) + 64];
 	int fd = open_dev();
 
 	REQUIRE(fd >= 0);
-	memset(big, 0, sizeof(big));
-	for (unsigned int size = 0; size <= sizeof(big); size += 8) {
+	for (unsigned int size = 0; size < sizeof(big); size += 8) {	/* the last byte is the canary */
 		unsigned long cmd = _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC,
 					 HIXL_IOC_NR_GET_INFO, size);
+		struct hixl_info info;
 
-		if (size == sizeof(struct hixl_info))
+		memset(big, 0, sizeof(big));
+		if (size < HIXL_INFO_SIZE_VER0) {
+			CHECK_EQ(xioctl(fd, cmd, big), -EINVAL);
 			continue;
-		CHECK_EQ(xioctl(fd, cmd, big), -EINVAL);
+		}
+		big[sizeof(big) - 1] = 0x5a;	/* past every size tried: never written */
+		CHECK_EQ(xioctl(fd, cmd, big), 0);
+		memcpy(&info, big, sizeof(info));
+		CHECK_EQ(info.abi_version, HIXL_ABI_VERSION);
+		CHECK_EQ(big[sizeof(big) - 1], 0x5a);
+		if (size > sizeof(struct hixl_info)) {
+			memset(big, 0, sizeof(big));
+			big[size - 1] = 1;	/* a field this module does not know */
+			CHECK_EQ(xioctl(fd, cmd, big), -E2BIG);
+			memcpy(&info, big, sizeof(info));
+			CHECK_EQ(info.abi_version, 0);	/* nothing written */
+		}
 	}
 	CHECK_EQ(xioctl(fd, _IOR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info), big), -EINVAL);
 	CHECK_EQ(xioctl(fd, _IOW(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info), big), -EINVAL);
 	CHECK_EQ(xioctl(fd, _IO(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO), big), -EINVAL);
+	/* hixl's numbers before ABI 2 ('H'): another driver's type now */
+	CHECK_EQ(xioctl(fd, _IOWR('H', HIXL_IOC_NR_GET_INFO, struct hixl_info), big), -ENOTTY);
 	close(fd);
 }
 

@@ -43,7 +43,7 @@ static int reg(struct hixl_engine *e, void *p, size_t len, uint64_t *h)
 	struct hixl_mem_desc d = { .addr = (uintptr_t)p, .len = len };
 	uint64_t tmp;
 
-	return hixl_register_mem(e, &d, HIXL_MEM_TYPE_HOST, h ? h : &tmp);
+	return hixl_register_mem(e, &d, HIXL_MEM_HOST, h ? h : &tmp);
 }
 
 void test_lib_names(void);
@@ -330,28 +330,28 @@ void test_lib_register(void)
 
 	REQUIRE(e && p);
 	fd = hixl_engine_fd(e);
-	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_TYPE_HOST, &h1), 0);
+	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_HOST, &h1), 0);
 	CHECK(h1 != 0);
 	st = get_stats(fd);
 	CHECK_EQ(st.regions, 1);
 	CHECK_EQ(st.host_bytes, len);
 	/* overlapping */
-	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_TYPE_HOST, &h), -EEXIST);
+	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_HOST, &h), -EEXIST);
 	CHECK_EQ(h, 77);
 	/* argument errors */
-	CHECK_EQ(hixl_register_mem(NULL, &d, HIXL_MEM_TYPE_HOST, &h), -EINVAL);
-	CHECK_EQ(hixl_register_mem(e, NULL, HIXL_MEM_TYPE_HOST, &h), -EINVAL);
-	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_TYPE_HOST, NULL), -EINVAL);
+	CHECK_EQ(hixl_register_mem(NULL, &d, HIXL_MEM_HOST, &h), -EINVAL);
+	CHECK_EQ(hixl_register_mem(e, NULL, HIXL_MEM_HOST, &h), -EINVAL);
+	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_HOST, NULL), -EINVAL);
 	CHECK_EQ(hixl_register_mem(e, &d, (enum hixl_mem_type)5, &h), -EINVAL);
 	d.len = 0;
-	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_TYPE_HOST, &h), -EINVAL);
+	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_HOST, &h), -EINVAL);
 	d.addr = UINT64_MAX - 4095;
 	d.len = 8192;
-	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_TYPE_HOST, &h), -EOVERFLOW);
+	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_HOST, &h), -EOVERFLOW);
 	d.flags = 0x80;
 	d.addr = (uintptr_t)p;
 	d.len = len;
-	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_TYPE_HOST, &h), -EINVAL);
+	CHECK_EQ(hixl_register_mem(e, &d, HIXL_MEM_HOST, &h), -EINVAL);
 	d.flags = 0;
 	CHECK_EQ(h, 77);
 	/* a read-only mapping needs HIXL_REG_READ_ONLY */
@@ -360,9 +360,9 @@ void test_lib_register(void)
 		struct hixl_mem_desc r = { .addr = (uintptr_t)ro, .len = 65536 };
 
 		REQUIRE(ro != MAP_FAILED);
-		CHECK_EQ(hixl_register_mem(e, &r, HIXL_MEM_TYPE_HOST, &h), -EACCES);
+		CHECK_EQ(hixl_register_mem(e, &r, HIXL_MEM_HOST, &h), -EACCES);
 		r.flags = HIXL_REG_READ_ONLY;
-		CHECK_EQ(hixl_register_mem(e, &r, HIXL_MEM_TYPE_HOST, &h2), 0);
+		CHECK_EQ(hixl_register_mem(e, &r, HIXL_MEM_HOST, &h2), 0);
 		CHECK_EQ(hixl_deregister_mem(e, h2), 0);
 	}
 	/* device memory: a udmabuf stands in for a GPU exporter */
@@ -373,14 +373,14 @@ void test_lib_register(void)
 			struct hixl_mem_desc dv = { .addr = 0x7000000000ULL, .len = 2 * MiB,
 						    .dmabuf_fd = dfd };
 
-			CHECK_EQ(hixl_register_mem(e, &dv, HIXL_MEM_TYPE_DEVICE, &h2), 0);
+			CHECK_EQ(hixl_register_mem(e, &dv, HIXL_MEM_DEVICE, &h2), 0);
 			CHECK_EQ(get_stats(fd).device_bytes, 2 * MiB);
 			CHECK_EQ(hixl_deregister_mem(e, h2), 0);
 			dv.dmabuf_fd = memfd;	/* not a dma-buf */
-			CHECK_EQ(hixl_register_mem(e, &dv, HIXL_MEM_TYPE_DEVICE, &h2), -EBADF);
+			CHECK_EQ(hixl_register_mem(e, &dv, HIXL_MEM_DEVICE, &h2), -EBADF);
 			dv.dmabuf_fd = dfd;
 			dv.dmabuf_offset = 100;	/* not page aligned */
-			CHECK_EQ(hixl_register_mem(e, &dv, HIXL_MEM_TYPE_DEVICE, &h2), -EINVAL);
+			CHECK_EQ(hixl_register_mem(e, &dv, HIXL_MEM_DEVICE, &h2), -EINVAL);
 			close(dfd);
 			close(memfd);
 		} else {
@@ -412,7 +412,7 @@ void test_lib_connect(void)
 	ret = hixl_disconnect(cli, IP ":18020", 1000);
 	CHECK_EQ(ret, -ENOTCONN);
 	CHECK_EQ(hixl_status_from_errno(ret), HIXL_NOT_CONNECTED);
-	CHECK_EQ(hixl_transfer_sync(cli, IP ":18020", HIXL_WRITE,
+	CHECK_EQ(hixl_transfer_sync(cli, IP ":18020", HIXL_OP_WRITE,
 				    &(struct hixl_op_desc){ 4096, 4096, 1 }, 1, 100, NULL), -ENOTCONN);
 	/* argument errors */
 	CHECK_EQ(hixl_connect(cli, IP, 1000), -EINVAL);		/* port 0 */
@@ -470,7 +470,7 @@ void test_lib_xfer_sync(void)
 		d[i].remote_addr = (uintptr_t)(rb + (63 - i) * 65536);
 		d[i].len = 65536;
 	}
-	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_WRITE, d, 64, 5000, &failed), 0);
+	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, d, 64, 5000, &failed), 0);
 	CHECK_EQ(failed, 64);
 	for (int i = 0; i < 64; i++)
 		if (memcmp(la + i * 65536, rb + (63 - i) * 65536, 65536)) {
@@ -481,25 +481,25 @@ void test_lib_xfer_sync(void)
 	/* read back into lb */
 	for (int i = 0; i < 64; i++)
 		d[i].local_addr = (uintptr_t)(lb + i * 65536);
-	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_READ, d, 64, 5000, NULL), 0);
+	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_READ, d, 64, 5000, NULL), 0);
 	CHECK(!memcmp(la, lb, len));
 	/* descriptor errors: index 2 local unregistered; index 1 remote outside */
 	d[2].local_addr = (uintptr_t)un;
-	ret = hixl_transfer_sync(a, IP ":18031", HIXL_WRITE, d, 4, 5000, &failed);
+	ret = hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, d, 4, 5000, &failed);
 	CHECK_EQ(ret, -ENOENT);
 	CHECK_EQ(failed, 2);
 	CHECK_EQ(hixl_status_from_errno(ret), HIXL_PARAM_INVALID);
 	d[1].remote_addr = (uintptr_t)un;
-	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_WRITE, d, 4, 5000, &failed), -ERANGE);
+	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, d, 4, 5000, &failed), -ERANGE);
 	CHECK_EQ(failed, 1);
 	/* argument errors */
-	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_WRITE, d, 0, 5000, &failed), -EINVAL);
+	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, d, 0, 5000, &failed), -EINVAL);
 	CHECK_EQ(failed, 0);
 	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", (enum hixl_op)7, d, 1, 5000, NULL), -EINVAL);
-	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_WRITE, NULL, 1, 5000, NULL), -EINVAL);
-	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_WRITE, d, 1, 0, NULL), -EINVAL);
-	CHECK_EQ(hixl_transfer_sync(a, "x", HIXL_WRITE, d, 1, 100, NULL), -EINVAL);
-	CHECK_EQ(hixl_transfer_sync(NULL, IP ":18031", HIXL_WRITE, d, 1, 100, NULL), -EINVAL);
+	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, NULL, 1, 5000, NULL), -EINVAL);
+	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, d, 1, 0, NULL), -EINVAL);
+	CHECK_EQ(hixl_transfer_sync(a, "x", HIXL_OP_WRITE, d, 1, 100, NULL), -EINVAL);
+	CHECK_EQ(hixl_transfer_sync(NULL, IP ":18031", HIXL_OP_WRITE, d, 1, 100, NULL), -EINVAL);
 	/* more than HIXL_MAX_DESCS: split in two ioctls */
 	{
 		size_t n = HIXL_MAX_DESCS + 100;
@@ -513,11 +513,11 @@ void test_lib_xfer_sync(void)
 			m[i].len = 64;
 		}
 		/* a bound, not a speed: under TCG + KASAN on a busy host 60 s moved 39,680 of them */
-		CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_WRITE, m, n, 300000, &failed), 0);
+		CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, m, n, 300000, &failed), 0);
 		CHECK_EQ(failed, n);
 		CHECK(!memcmp(la, rb, len));
 		m[HIXL_MAX_DESCS + 7].local_addr = (uintptr_t)un;
-		CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_WRITE, m, n, 300000, &failed),
+		CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, m, n, 300000, &failed),
 			 -ENOENT);
 		CHECK_EQ(failed, HIXL_MAX_DESCS + 7);
 		free(m);
@@ -557,7 +557,7 @@ void test_lib_xfer_async(void)
 			d[k].len = piece / 2;
 		}
 		tags[i] = i;
-		CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_WRITE, d, 2, 30000, &tags[i],
+		CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_OP_WRITE, d, 2, &HX_TARGS(30000, &tags[i]),
 					     &reqs[i]), 0);
 		memset(d, 0xff, 2 * sizeof(*d));	/* the library holds a copy */
 		free(d);
@@ -599,7 +599,7 @@ void test_lib_xfer_async(void)
 			{ (uintptr_t)la, (uintptr_t)rb, 4096 },
 		};
 
-		CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_READ, d, 3, 5000, NULL, &r), 0);
+		CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_OP_READ, d, 3, &HX_TARGS(5000, NULL), &r), 0);
 		CHECK_EQ(hixl_request_wait(a, r, 10000, &s), 0);
 		CHECK_EQ(s, HIXL_TRANSFER_FAILED);
 		CHECK_EQ(hixl_request_result(r, &failed), -ENOENT);
@@ -609,23 +609,23 @@ void test_lib_xfer_async(void)
 	}
 	/* argument errors: nothing queued */
 	r = (struct hixl_request *)1;
-	CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_WRITE,
+	CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_OP_WRITE,
 				     &(struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, 1 }, 0,
-				     100, NULL, &r), -EINVAL);
+				     &HX_TARGS(100, NULL), &r), -EINVAL);
 	CHECK_EQ(hixl_transfer_async(a, IP ":18041", (enum hixl_op)3,
 				     &(struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, 1 }, 1,
-				     100, NULL, &r), -EINVAL);
-	CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_WRITE,
+				     &HX_TARGS(100, NULL), &r), -EINVAL);
+	CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_OP_WRITE,
 				     &(struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, 1 }, 1,
-				     0, NULL, &r), -EINVAL);
-	CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_WRITE,
+				     &HX_TARGS(0, NULL), &r), -EINVAL);
+	CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_OP_WRITE,
 				     &(struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, 1 }, 1,
-				     100, NULL, NULL), -EINVAL);
+				     &HX_TARGS(100, NULL), NULL), -EINVAL);
 	CHECK(r == (struct hixl_request *)1);
 	/* a not-connected peer: FAILED with -ENOTCONN */
-	CHECK_EQ(hixl_transfer_async(a, IP ":18049", HIXL_WRITE,
+	CHECK_EQ(hixl_transfer_async(a, IP ":18049", HIXL_OP_WRITE,
 				     &(struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, 1 }, 1,
-				     1000, NULL, &r), 0);
+				     &HX_TARGS(1000, NULL), &r), 0);
 	CHECK_EQ(hixl_request_wait(a, r, 5000, &s), 0);
 	CHECK_EQ(s, HIXL_TRANSFER_FAILED);
 	CHECK_EQ(hixl_request_result(r, NULL), -ENOTCONN);
@@ -643,12 +643,11 @@ void test_lib_xfer_async(void)
 		struct hixl_request *bigs[4];
 
 		for (int i = 0; i < 4; i++)
-			CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_WRITE, &big, 1, 60000,
-						     NULL, &bigs[i]), 0);
+			CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_OP_WRITE, &big, 1, &HX_TARGS(60000, NULL), &bigs[i]), 0);
 		CHECK_EQ(hixl_request_wait(a, bigs[3], 0, &s), -ETIMEDOUT);	/* 64 MiB ahead */
 		CHECK_EQ(s, HIXL_TRANSFER_WAITING);
 		CHECK_EQ(hixl_request_result(bigs[3], NULL), -EINPROGRESS);
-		CHECK_EQ(hixl_transfer_async(a, IP ":18042", HIXL_WRITE, &tobig, 1, 1, NULL, &r), 0);
+		CHECK_EQ(hixl_transfer_async(a, IP ":18042", HIXL_OP_WRITE, &tobig, 1, &HX_TARGS(1, NULL), &r), 0);
 		if (hixl_engine_async_path(a) == HIXL_ASYNC_THREADS) {
 			/* deterministic here: only a free worker looks at it */
 			CHECK_EQ(hixl_request_wait(a, r, 0, &s), -ETIMEDOUT);	/* still queued */
@@ -669,14 +668,14 @@ void test_lib_xfer_async(void)
 		hixl_request_free(bigs[0]);
 		hixl_request_free(bigs[1]);
 		/* detached while waiting: the library frees it */
-		CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_WRITE, &big, 1, 60000, NULL,
+		CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_OP_WRITE, &big, 1, &HX_TARGS(60000, NULL),
 					     &bigs[0]), 0);
 		hixl_request_free(bigs[0]);
 		hixl_request_free(bigs[2]);
 		hixl_request_free(bigs[3]);
 	}
 	/* the link still works */
-	CHECK_EQ(hixl_transfer_sync(a, IP ":18041", HIXL_WRITE,
+	CHECK_EQ(hixl_transfer_sync(a, IP ":18041", HIXL_OP_WRITE,
 				    &(struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, 4096 }, 1,
 				    60000, NULL), 0);
 	/* a request left queued or running at finalize is cancelled / freed */
@@ -684,8 +683,7 @@ void test_lib_xfer_async(void)
 		struct hixl_op_desc big = { (uintptr_t)la, (uintptr_t)rb, len };
 
 		for (int i = 0; i < 6; i++)
-			CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_WRITE, &big, 1, 60000,
-						     NULL, &r), 0);
+			CHECK_EQ(hixl_transfer_async(a, IP ":18041", HIXL_OP_WRITE, &big, 1, &HX_TARGS(60000, NULL), &r), 0);
 	}
 	hixl_engine_finalize(a);
 	hixl_engine_finalize(b);
@@ -846,9 +844,9 @@ void test_lib_finalize(void)
 
 		CHECK(rc == -EISCONN || rc == -EALREADY);
 	}
-	CHECK_EQ(hixl_transfer_async(a, IP ":18071", HIXL_WRITE,
+	CHECK_EQ(hixl_transfer_async(a, IP ":18071", HIXL_OP_WRITE,
 				     &(struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, 4096 }, 1,
-				     10000, NULL, &r), 0);	/* never freed by us */
+				     &HX_TARGS(10000, NULL), &r), 0);	/* never freed by us */
 	hixl_engine_finalize(a);
 	hixl_engine_finalize(b);
 	do {
@@ -986,13 +984,13 @@ void test_lib_allocator(void)
 	CHECK_EQ(hixl_allocator_register(a, da), 0);
 	hixl_allocator_desc_destroy(da);	/* the engine keeps its copy */
 	for (int i = 0; i < 4; i++)
-		CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_WRITE, d, 4, 10000, NULL, &r[i]), 0);
+		CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_OP_WRITE, d, 4, &HX_TARGS(10000, NULL), &r[i]), 0);
 	CHECK_EQ(ca.allocs, 4);
 	CHECK(ca.last_size >= 4 * sizeof(struct hixl_op_desc));
 	/* the last registration wins; earlier requests still free to A */
 	CHECK_EQ(hixl_allocator_register(a, db), 0);
 	for (int i = 4; i < 8; i++)
-		CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_WRITE, d, 4, 10000, NULL, &r[i]), 0);
+		CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_OP_WRITE, d, 4, &HX_TARGS(10000, NULL), &r[i]), 0);
 	CHECK_EQ(cb.allocs, 4);
 	CHECK_EQ(ca.allocs, 4);
 	for (int i = 0; i < 8; i++) {
@@ -1005,13 +1003,13 @@ void test_lib_allocator(void)
 	CHECK(!memcmp(src, dst, len));
 	/* an allocator that fails: -ENOMEM, nothing queued */
 	cb.fail = 1;
-	CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_WRITE, d, 4, 10000, NULL, &r[0]), -ENOMEM);
+	CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_OP_WRITE, d, 4, &HX_TARGS(10000, NULL), &r[0]), -ENOMEM);
 	cb.fail = 0;
 	/* requests never freed by us go back to their allocator at finalize */
-	CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_WRITE, d, 4, 10000, NULL, &r[0]), 0);
+	CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_OP_WRITE, d, 4, &HX_TARGS(10000, NULL), &r[0]), 0);
 	/* back to the library's malloc */
 	CHECK_EQ(hixl_allocator_register(a, NULL), 0);
-	CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_WRITE, d, 4, 10000, NULL, &r[1]), 0);
+	CHECK_EQ(hixl_transfer_async(a, IP ":18081", HIXL_OP_WRITE, d, 4, &HX_TARGS(10000, NULL), &r[1]), 0);
 	CHECK_EQ(cb.allocs, 5);
 	hixl_engine_finalize(a);
 	CHECK_EQ(cb.frees, 5);

@@ -148,13 +148,13 @@ static int pair_up(struct pair *p, enum path path, int port, size_t len)
 	if (!p->b || !p->la || !p->lb || !p->rb || !p->un)
 		return -1;
 	d.addr = (uintptr_t)p->la;
-	if (hixl_register_mem(p->a, &d, HIXL_MEM_TYPE_HOST, &h))
+	if (hixl_register_mem(p->a, &d, HIXL_MEM_HOST, &h))
 		return -1;
 	d.addr = (uintptr_t)p->lb;
-	if (hixl_register_mem(p->a, &d, HIXL_MEM_TYPE_HOST, &h))
+	if (hixl_register_mem(p->a, &d, HIXL_MEM_HOST, &h))
 		return -1;
 	d.addr = (uintptr_t)p->rb;
-	if (hixl_register_mem(p->b, &d, HIXL_MEM_TYPE_HOST, &h))
+	if (hixl_register_mem(p->b, &d, HIXL_MEM_HOST, &h))
 		return -1;
 	return hixl_connect(p->a, p->peer, 5000);
 }
@@ -192,7 +192,7 @@ static void inflight_round(struct pair *p, int n, unsigned int seed)
 	memset(p->rb, 0, bytes);
 	memset(p->lb, 0, bytes);
 	for (int op = 0; op < 2; op++) {
-		enum hixl_op o = op ? HIXL_READ : HIXL_WRITE;
+		enum hixl_op o = op ? HIXL_OP_READ : HIXL_OP_WRITE;
 		unsigned char *local = op ? p->lb : p->la;
 		int done = 0;
 
@@ -207,8 +207,7 @@ static void inflight_round(struct pair *p, int n, unsigned int seed)
 				d[k].remote_addr = (uintptr_t)(p->rb + (total - 1 - idx) * PIECE);
 				d[k].len = PIECE;
 			}
-			CHECK_EQ(hixl_transfer_async(p->a, p->peer, o, d, PER_REQ, 60000,
-						     &reqs[i], &reqs[i]), 0);
+			CHECK_EQ(hixl_transfer_async(p->a, p->peer, o, d, PER_REQ, &HX_TARGS(60000, &reqs[i]), &reqs[i]), 0);
 			memset(d, 0xff, PER_REQ * sizeof(*d));
 			free(d);
 		}
@@ -245,7 +244,7 @@ static void *submit_and_exit(void *arg)
 {
 	struct submitter *s = arg;
 
-	s->ret = hixl_transfer_async(s->p->a, s->p->peer, HIXL_WRITE, &s->d, 1, 60000, NULL,
+	s->ret = hixl_transfer_async(s->p->a, s->p->peer, HIXL_OP_WRITE, &s->d, 1, &HX_TARGS(60000, NULL),
 				     &s->r);
 	return NULL;
 }
@@ -363,7 +362,7 @@ static struct outcome run_case(struct pair *p, const char *peer, enum hixl_op op
 	struct hixl_request *r = NULL;
 
 	o.sync_err = hixl_transfer_sync(p->a, peer, op, d, n, 60000, &o.sync_failed);
-	if (hixl_transfer_async(p->a, peer, op, d, n, 60000, NULL, &r)) {
+	if (hixl_transfer_async(p->a, peer, op, d, n, &HX_TARGS(60000, NULL), &r)) {
 		ht_failures++;
 		return o;
 	}
@@ -403,18 +402,18 @@ static void error_cases(enum path path, int port, struct outcome *out)
 		d[k].remote_addr = (uintptr_t)(p.rb + (3 - k) * 65536);
 		d[k].len = 65536;
 	}
-	out[0] = run_case(&p, p.peer, HIXL_WRITE, d, 4);
+	out[0] = run_case(&p, p.peer, HIXL_OP_WRITE, d, 4);
 	CHECK(!memcmp(p.la, p.rb + 3 * 65536, 65536));
 	d[1].remote_addr = (uintptr_t)p.un;
-	out[1] = run_case(&p, p.peer, HIXL_WRITE, d, 4);
+	out[1] = run_case(&p, p.peer, HIXL_OP_WRITE, d, 4);
 	d[1].remote_addr = (uintptr_t)p.rb;
 	d[2].local_addr = (uintptr_t)p.un;
-	out[2] = run_case(&p, p.peer, HIXL_READ, d, 4);
+	out[2] = run_case(&p, p.peer, HIXL_OP_READ, d, 4);
 	d[2].local_addr = (uintptr_t)p.la;
 	d[3].len = 0;
-	out[3] = run_case(&p, p.peer, HIXL_WRITE, d, 4);
+	out[3] = run_case(&p, p.peer, HIXL_OP_WRITE, d, 4);
 	d[3].len = 65536;
-	out[4] = run_case(&p, nolink, HIXL_WRITE, d, 4);
+	out[4] = run_case(&p, nolink, HIXL_OP_WRITE, d, 4);
 	/* more than HIXL_MAX_DESCS: two TRANSFERs in order (two URING_CMDs) */
 	memset(p.rb, 0, p.len);
 	for (size_t i = 0; i < big; i++) {
@@ -422,10 +421,10 @@ static void error_cases(enum path path, int port, struct outcome *out)
 		m[i].remote_addr = (uintptr_t)(p.rb + (i * 64) % p.len);
 		m[i].len = 64;
 	}
-	out[5] = run_case(&p, p.peer, HIXL_WRITE, m, big);
+	out[5] = run_case(&p, p.peer, HIXL_OP_WRITE, m, big);
 	CHECK(!memcmp(p.la, p.rb, p.len));
 	m[HIXL_MAX_DESCS + 7].local_addr = (uintptr_t)p.un;
-	out[6] = run_case(&p, p.peer, HIXL_WRITE, m, big);
+	out[6] = run_case(&p, p.peer, HIXL_OP_WRITE, m, big);
 	free(m);
 	pair_down(&p);
 }
@@ -491,7 +490,7 @@ static void timeout_case(enum path path, int port)
 	snprintf(cname, sizeof(cname), IP ":%d", port + 2);
 	c = eng_path(cname, path, true);
 	if (!c || !rc || pair_up(&p, path, port, len) ||
-	    hixl_register_mem(c, &md, HIXL_MEM_TYPE_HOST, &h) || hixl_connect(p.a, cname, 5000)) {
+	    hixl_register_mem(c, &md, HIXL_MEM_HOST, &h) || hixl_connect(p.a, cname, 5000)) {
 		ht_failures++;
 		return;
 	}
@@ -499,9 +498,9 @@ static void timeout_case(enum path path, int port)
 	big = (struct hixl_op_desc){ (uintptr_t)p.la, (uintptr_t)p.rb, len };
 	tobig = (struct hixl_op_desc){ (uintptr_t)p.la, (uintptr_t)rc, len };
 	for (int i = 0; i < 4; i++)
-		CHECK_EQ(hixl_transfer_async(p.a, p.peer, HIXL_WRITE, &big, 1, 60000, NULL,
+		CHECK_EQ(hixl_transfer_async(p.a, p.peer, HIXL_OP_WRITE, &big, 1, &HX_TARGS(60000, NULL),
 					     &bigs[i]), 0);
-	CHECK_EQ(hixl_transfer_async(p.a, cname, HIXL_WRITE, &tobig, 1, 1, NULL, &r), 0);
+	CHECK_EQ(hixl_transfer_async(p.a, cname, HIXL_OP_WRITE, &tobig, 1, &HX_TARGS(1, NULL), &r), 0);
 	CHECK_EQ(hixl_request_wait(p.a, r, 60000, &st), 0);
 	CHECK_EQ(st, HIXL_TRANSFER_TIMEOUT);
 	CHECK_EQ(hixl_request_result(r, &failed), -ETIMEDOUT);
@@ -515,11 +514,11 @@ static void timeout_case(enum path path, int port)
 	}
 	CHECK(!memcmp(p.la, p.rb, len));
 	/* b's link works; c's is broken where the kernel timed it out on the wire */
-	CHECK_EQ(hixl_transfer_sync(p.a, p.peer, HIXL_READ,
+	CHECK_EQ(hixl_transfer_sync(p.a, p.peer, HIXL_OP_READ,
 				    &(struct hixl_op_desc){ (uintptr_t)p.lb, (uintptr_t)p.rb, len }, 1,
 				    60000, NULL), 0);
 	CHECK(!memcmp(p.la, p.lb, len));
-	ret = hixl_transfer_sync(p.a, cname, HIXL_WRITE,
+	ret = hixl_transfer_sync(p.a, cname, HIXL_OP_WRITE,
 				 &(struct hixl_op_desc){ (uintptr_t)p.la, (uintptr_t)rc, 4096 }, 1,
 				 60000, NULL);
 	printf("#   %s: a transfer on the timed-out request's link afterwards: %d\n",
@@ -654,9 +653,9 @@ static void finalize_case(enum path path, int port)
 	big = (struct hixl_op_desc){ (uintptr_t)p.la, (uintptr_t)p.rb, len };
 	small = (struct hixl_op_desc){ (uintptr_t)p.la, (uintptr_t)p.rb, 4096 };
 	for (int i = 0; i < 8; i++)	/* 128 MiB: running, or queued behind */
-		CHECK_EQ(hixl_transfer_async(p.a, p.peer, HIXL_WRITE, &big, 1, 120000, NULL, &r), 0);
+		CHECK_EQ(hixl_transfer_async(p.a, p.peer, HIXL_OP_WRITE, &big, 1, &HX_TARGS(120000, NULL), &r), 0);
 	for (int i = 0; i < 8; i++) {
-		CHECK_EQ(hixl_transfer_async(p.a, p.peer, HIXL_READ, &small, 1, 120000, NULL, &r),
+		CHECK_EQ(hixl_transfer_async(p.a, p.peer, HIXL_OP_READ, &small, 1, &HX_TARGS(120000, NULL), &r),
 			 0);
 		if (i % 2)
 			hixl_request_free(r);	/* detached while waiting */

@@ -81,7 +81,7 @@ static int reg(struct hixl_engine *e, void *p, size_t len)
 	struct hixl_mem_desc d = { .addr = (uintptr_t)p, .len = len };
 	uint64_t h;
 
-	return hixl_register_mem(e, &d, HIXL_MEM_TYPE_HOST, &h);
+	return hixl_register_mem(e, &d, HIXL_MEM_HOST, &h);
 }
 
 static int trio_up(struct trio *t, enum path path, int port, size_t len, bool with_c)
@@ -149,7 +149,7 @@ static int xfer_async(struct hixl_engine *e, const char *peer, enum hixl_op op,
 		d[i].remote_addr = (uintptr_t)(remote + i * piece);
 		d[i].len = piece;
 	}
-	ret = hixl_transfer_async(e, peer, op, d, n, 120000, NULL, r);
+	ret = hixl_transfer_async(e, peer, op, d, n, &HX_TARGS(120000, NULL), r);
 	free(d);
 	return ret;
 }
@@ -207,7 +207,7 @@ void test_poll_args(void)
 
 		REQUIRE(p && !reg(a, p, 4 * KiB) && !reg(b, p, 4 * KiB));
 		REQUIRE(hixl_connect(a, IP ":22401", 5000) == 0);
-		REQUIRE(xfer_async(a, IP ":22401", HIXL_WRITE, p, p, 1, 4 * KiB, &r) == 0);
+		REQUIRE(xfer_async(a, IP ":22401", HIXL_OP_WRITE, p, p, 1, 4 * KiB, &r) == 0);
 		rs[0] = r;
 		CHECK_EQ(hixl_request_wait_any(b, rs, 1, 0, &idx), -EINVAL);
 		CHECK_EQ(hixl_request_cancel(b, r), -EINVAL);
@@ -244,8 +244,8 @@ static void completion(enum path path, int port)
 	REQUIRE(fd >= 0);
 	CHECK_EQ(readable(fd, 0), 0);
 	hx_fill(t.la, t.len, 3);
-	REQUIRE(xfer_async(t.a, t.bn, HIXL_WRITE, t.la, t.rb, 4, 64 * KiB, &r[0]) == 0);
-	REQUIRE(xfer_async(t.a, t.bn, HIXL_WRITE, t.la + 256 * KiB, t.rb + 256 * KiB, 4,
+	REQUIRE(xfer_async(t.a, t.bn, HIXL_OP_WRITE, t.la, t.rb, 4, 64 * KiB, &r[0]) == 0);
+	REQUIRE(xfer_async(t.a, t.bn, HIXL_OP_WRITE, t.la + 256 * KiB, t.rb + 256 * KiB, 4,
 			   64 * KiB, &r[1]) == 0);
 	/* readable once one has ended; reporting it clears the fd until the
 	 * other ends: wake up on the fd alone until both have */
@@ -260,8 +260,8 @@ static void completion(enum path path, int port)
 	CHECK_EQ(readable(fd, 0), 0);	/* both reported */
 
 	/* two end; reporting one keeps the fd readable, the other clears it */
-	REQUIRE(xfer_async(t.a, t.bn, HIXL_READ, t.la, t.rb, 1, 4 * KiB, &r[0]) == 0);
-	REQUIRE(xfer_async(t.a, t.bn, HIXL_READ, t.la, t.rb, 1, 4 * KiB, &r[1]) == 0);
+	REQUIRE(xfer_async(t.a, t.bn, HIXL_OP_READ, t.la, t.rb, 1, 4 * KiB, &r[0]) == 0);
+	REQUIRE(xfer_async(t.a, t.bn, HIXL_OP_READ, t.la, t.rb, 1, 4 * KiB, &r[1]) == 0);
 	/* hixl_request_result() only reads: it must not clear the fd */
 	for (int i = 0; i < 3000 && (hixl_request_result(r[0], NULL) == -EINPROGRESS ||
 				     hixl_request_result(r[1], NULL) == -EINPROGRESS); i++)
@@ -278,12 +278,12 @@ static void completion(enum path path, int port)
 	}
 	CHECK_EQ(readable(fd, 0), 0);
 	/* freeing an ended, unreported request clears it too */
-	REQUIRE(xfer_async(t.a, t.bn, HIXL_WRITE, t.la, t.rb, 1, 4 * KiB, &r[2]) == 0);
+	REQUIRE(xfer_async(t.a, t.bn, HIXL_OP_WRITE, t.la, t.rb, 1, 4 * KiB, &r[2]) == 0);
 	CHECK_EQ(readable(fd, 30000), 1);
 	hixl_request_free(r[2]);
 	CHECK_EQ(readable(fd, 0), 0);
 	/* a request freed while WAITING never makes it readable */
-	REQUIRE(xfer_async(t.a, t.bn, HIXL_WRITE, t.la, t.rb, 1, 4 * KiB, &r[2]) == 0);
+	REQUIRE(xfer_async(t.a, t.bn, HIXL_OP_WRITE, t.la, t.rb, 1, 4 * KiB, &r[2]) == 0);
 	hixl_request_free(r[2]);
 	CHECK_EQ(readable(fd, 300), 0);
 	hixl_request_free(r[0]);
@@ -371,8 +371,8 @@ static void wait_any(enum path path, int port)
 		return;
 	}
 	hx_fill(t.la, 64 * KiB, 9);
-	REQUIRE(xfer_async(t.a, t.bn, HIXL_WRITE, t.la, t.rb, BIG / MiB, MiB, &r[0]) == 0);
-	REQUIRE(xfer_async(t.a, t.cn, HIXL_WRITE, t.la, t.rc, 1, 4 * KiB, &r[1]) == 0);
+	REQUIRE(xfer_async(t.a, t.bn, HIXL_OP_WRITE, t.la, t.rb, BIG / MiB, MiB, &r[0]) == 0);
+	REQUIRE(xfer_async(t.a, t.cn, HIXL_OP_WRITE, t.la, t.rc, 1, 4 * KiB, &r[1]) == 0);
 	CHECK_EQ(hixl_request_wait_any(t.a, r, 2, 60000, &idx), 0);
 	CHECK_EQ(idx, 1);
 	CHECK_EQ(hixl_get_transfer_status(t.a, r[0], &st), 0);
@@ -389,7 +389,7 @@ static void wait_any(enum path path, int port)
 	CHECK(ms >= 190 && ms < 5000);
 	CHECK_EQ(hixl_request_wait_any(t.a, r, 1, 0, &idx), -ETIMEDOUT);
 	/* a third, small, to b: queued behind the big one on the link */
-	REQUIRE(xfer_async(t.a, t.bn, HIXL_READ, t.la + BIG / 2, t.rb, 1, 4 * KiB, &r[2]) == 0);
+	REQUIRE(xfer_async(t.a, t.bn, HIXL_OP_READ, t.la + BIG / 2, t.rb, 1, 4 * KiB, &r[2]) == 0);
 	CHECK_EQ(hixl_request_cancel(t.a, r[0]), 0);
 	CHECK_EQ(hixl_request_wait_any(t.a, r, 1, 0, &idx), 0);
 	CHECK_EQ(idx, 0);
@@ -430,7 +430,7 @@ static void cancel(enum path path, int port)
 	fd = hixl_engine_event_fd(t.a);
 	REQUIRE(fd >= 0);
 	for (int op = 0; op < 2; op++) {
-		enum hixl_op o = op ? HIXL_READ : HIXL_WRITE;
+		enum hixl_op o = op ? HIXL_OP_READ : HIXL_OP_WRITE;
 		unsigned char *src = op ? t.rb : t.la, *dst = op ? t.la : t.rb;
 		struct hixl_request *small1, *big, *small2;
 		enum hixl_transfer_status st;

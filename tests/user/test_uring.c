@@ -170,10 +170,29 @@ void test_uring_decode(void)
 	c.tag = 7;
 	/* CANCEL of an unknown tag: 0 cancelled */
 	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), 0);
-	/* not a hixl number, a hixl number of the wrong size, a control-path command */
+	/*
+	 * not a hixl number; hixl's number before ABI 2; CANCEL's number with a
+	 * struct smaller than its first version; a larger one (a newer
+	 * caller's) whose extra bytes are zero, then not zero
+	 */
 	CHECK_EQ(submit_one(&big, fd, 0x1234, &c, sizeof(c), NULL), -ENOTTY);
-	CHECK_EQ(submit_one(&big, fd, _IOWR('H', HIXL_IOC_NR_CANCEL, struct hixl_transfer), &c,
+	CHECK_EQ(submit_one(&big, fd, _IOWR('H', HIXL_IOC_NR_CANCEL, struct hixl_cancel), &c,
 			    sizeof(c), NULL), -ENOTTY);
+	CHECK_EQ(submit_one(&big, fd, _IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_CANCEL, uint64_t), &c,
+			    sizeof(uint64_t), NULL), -EINVAL);
+	{
+		unsigned char grown[sizeof(c) + 8];
+
+		memset(grown, 0, sizeof(grown));
+		memcpy(grown, &c, sizeof(c));
+		CHECK_EQ(submit_one(&big, fd, _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC,
+						   HIXL_IOC_NR_CANCEL, sizeof(grown)),
+				    grown, sizeof(grown), NULL), 0);
+		grown[sizeof(c)] = 1;
+		CHECK_EQ(submit_one(&big, fd, _IOC(_IOC_READ | _IOC_WRITE, HIXL_IOC_MAGIC,
+						   HIXL_IOC_NR_CANCEL, sizeof(grown)),
+				    grown, sizeof(grown), NULL), -E2BIG);
+	}
 	memset(&rm, 0, sizeof(rm));
 	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_REG_MEM, &rm, 0, NULL), -EOPNOTSUPP);
 	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_GET_INFO, &rm, 0, NULL), -EOPNOTSUPP);

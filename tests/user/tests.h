@@ -27,10 +27,11 @@ extern const struct ht_test liburing_tests[];	/* test_liburing.c: async transfer
 extern const struct ht_test poll_tests[];	/* test_poll.c: event fd, wait-any, cancel, notify wait */
 extern const struct ht_test api_tests[];	/* test_api.c: HIXL API members for the bindings */
 extern const struct ht_test tools_tests[];	/* test_tools.c: hixlctl check on a good setup */
+extern const struct ht_test abi_tests[];	/* test_abi.c: versions, reserved fields, CONNECT's deadline */
 
 static const struct ht_test *const hixl_test_tables[] = {
 	dev_tests, reg_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests,
-	lib_tests, liburing_tests, poll_tests, api_tests, tools_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests,
+	lib_tests, liburing_tests, poll_tests, api_tests, abi_tests, tools_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests,
 	fault_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */
 	NULL,

@@ -45,6 +45,8 @@ long hx_xfer(int fd, uint16_t port, uint32_t op, const struct hixl_op_desc *d, u
  * without /dev/hixl or an RDMA device on the address; NULL (and the error
  * printed) on another error */
 struct hixl_engine *hx_lib_engine(const char *name, const struct hixl_option *o, size_t n);
+/* hixl_transfer_async()'s args: a timeout (ms) and user data, the rest 0 */
+#define HX_TARGS(ms, ud) ((struct hixl_transfer_args){ .timeout_ms = (ms), .user_data = (ud) })
 void *hx_map(size_t len);		/* anonymous read-write mapping, or NULL */
 void hx_fill(void *p, size_t len, unsigned int seed);	/* pseudo-random bytes */
 long hx_first_diff(const void *a, const void *b, size_t len);	/* index, or -1 */

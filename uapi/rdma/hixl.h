@@ -3,8 +3,8 @@
  * hixl.h - the one ABI header shared by hixl.ko and libhixl-user.
  *
  * /dev/hixl is a misc character device.  One open file is one engine.  Every
- * command is an ioctl encoded with _IOWR('H', nr, struct); the same numbers
- * will be accepted as io_uring URING_CMD cmd_op values.
+ * command is an ioctl encoded with _IOWR(HIXL_IOC_MAGIC, nr, struct); the
+ * same numbers are accepted as io_uring URING_CMD cmd_op values.
  *
  * Conventions (Documentation/process/botching-up-ioctls.rst, ublk_cmd.h):
  *  - fixed-width __u32/__u64 fields only, user pointers carried as __u64;
@@ -12,8 +12,17 @@
  *  - every "flags" field rejects unknown bits with -EINVAL;
  *  - every "reserved"/"pad" field must be zero on input (-EINVAL otherwise)
  *    and is written as zero on output;
- *  - an ioctl number of ours ('H' type, known nr) with a different size or
- *    direction is -EINVAL; any other number is -ENOTTY.
+ *  - argument structs grow only at their end.  The size encoded in the
+ *    ioctl number is the caller's struct: the module reads a smaller one
+ *    (an older caller's) zero-extended, and a larger one (a newer caller's)
+ *    when every byte past the module's struct is zero, -E2BIG otherwise
+ *    (copy_struct_from_user(), as openat2 and clone3).  Out fields are
+ *    written up to the smaller of the two sizes.  A struct smaller than
+ *    the command's first version (HIXL_*_SIZE_VER0) or another direction
+ *    than _IOC_READ | _IOC_WRITE is -EINVAL; a number of another type, or
+ *    of our type with an unknown nr, is -ENOTTY;
+ *  - which flag bits and features a module knows is told at run time
+ *    (hixl_info.features), not by masks in this header.
  *
  * The layout is checked at build time by uapi/rdma/hixl_layout.h, which both
  * the module and the library compile.
@@ -31,7 +40,7 @@
  * ABI version: bumped on any incompatible change.  Compatible additions are
  * announced through hixl_info.features instead.
  */
-#define HIXL_ABI_VERSION	1
+#define HIXL_ABI_VERSION	2
 
 /* hixl_info.features bits: one per command family the module implements */
 #define HIXL_FEAT_GET_INFO	(1ULL << 0)
@@ -48,12 +57,6 @@
 #define HIXL_FEAT_LOCAL_ONLY	(1ULL << 11)	/* REG_MEM's HIXL_REG_LOCAL_ONLY */
 #define HIXL_FEAT_LISTEN_ANY	(1ULL << 12)	/* SETUP's HIXL_SETUP_LISTEN_ANY */
 #define HIXL_FEAT_POLL		(1ULL << 13)	/* poll(2): EPOLLIN while notifications wait */
-#define HIXL_FEAT_ALL		(HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST | \
-				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | \
-				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
-				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
-				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | \
-				 HIXL_FEAT_POLL)
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -91,9 +94,15 @@ struct hixl_info {
 
 /* ---- memory registration ------------------------------------------------ */
 
-/* hixl_reg_mem.type: HIXL's MemType */
-#define HIXL_MEM_HOST		0	/* user virtual memory of the calling process */
-#define HIXL_MEM_DEVICE		1	/* a dma-buf (GPU/NPU memory; udmabuf in tests) */
+/*
+ * hixl_reg_mem.type: HIXL's MemType.  An enum, not macros, so that
+ * libhixl-user's API uses these very names and types (one spelling for C
+ * and C++ callers); the struct field stays a __u32.
+ */
+enum hixl_mem_type {
+	HIXL_MEM_HOST = 0,	/* user virtual memory of the calling process */
+	HIXL_MEM_DEVICE = 1,	/* a dma-buf (GPU/NPU memory; udmabuf in tests) */
+};
 
 /*
  * hixl_reg_mem.flags.  With no flag a region is readable and writable both
@@ -107,7 +116,6 @@ struct hixl_info {
  */
 #define HIXL_REG_READ_ONLY	(1U << 0)
 #define HIXL_REG_LOCAL_ONLY	(1U << 1)
-#define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
 
 /**
  * struct hixl_reg_mem - HIXL_IOC_REG_MEM argument (HIXL RegisterMem)
@@ -241,8 +249,6 @@ struct hixl_sockaddr {
 #define HIXL_SETUP_SECRET	(1U << 1)	/* @secret, @secret_len are given */
 #define HIXL_SETUP_LISTEN_ANY	(1U << 2)	/* @local.port 0: listen on a port the
 						 * kernel picks, returned in @local.port */
-#define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
-				 HIXL_SETUP_LISTEN_ANY)
 
 #define HIXL_MAX_ALLOWED_PEERS	256	/* prefixes in hixl_setup.allowed */
 #define HIXL_SECRET_MIN		16	/* bytes of hixl_setup.secret */
@@ -355,8 +361,11 @@ struct hixl_connect {
 
 /* ---- transfers ---------------------------------------------------------------- */
 
-#define HIXL_OP_READ		0	/* remote -> local (RDMA READ) */
-#define HIXL_OP_WRITE		1	/* local -> remote (RDMA WRITE) */
+/* hixl_transfer.op: HIXL's TransferOp (an enum for the reason above) */
+enum hixl_op {
+	HIXL_OP_READ = 0,	/* remote -> local (RDMA READ) */
+	HIXL_OP_WRITE = 1,	/* local -> remote (RDMA WRITE) */
+};
 
 /**
  * struct hixl_op_desc - one transfer descriptor (HIXL TransferOpDesc)
@@ -499,7 +508,12 @@ struct hixl_get_notifies {
  * default mask (always readable and writable): check the bit first.
  */
 
-#define HIXL_IOC_MAGIC		'H'
+/*
+ * 0xB9: a type Documentation/userspace-api/ioctl/ioctl-number.rst lists for
+ * no driver (0xB8 is mshv and Marvell DPI, 0xBA liveupdate); 'H', which
+ * hixl used before ABI 2, is hiddev, hidraw, mei and ALSA's.
+ */
+#define HIXL_IOC_MAGIC		0xB9
 #define HIXL_IOC_NR_GET_INFO	0x00
 #define HIXL_IOC_NR_REG_MEM	0x01
 #define HIXL_IOC_NR_DEREG_MEM	0x02
@@ -511,6 +525,22 @@ struct hixl_get_notifies {
 #define HIXL_IOC_NR_SEND_NOTIFY	0x08
 #define HIXL_IOC_NR_GET_NOTIFIES	0x09
 #define HIXL_IOC_NR_CANCEL	0x0a
+
+/*
+ * The size of each command's struct in its first ABI: a caller's struct may
+ * be larger (newer) or smaller (older) than the module's, never smaller
+ * than this.
+ */
+#define HIXL_INFO_SIZE_VER0		128
+#define HIXL_REG_MEM_SIZE_VER0		80
+#define HIXL_DEREG_MEM_SIZE_VER0	32
+#define HIXL_STATS_SIZE_VER0		128
+#define HIXL_SETUP_SIZE_VER0		168
+#define HIXL_CONNECT_SIZE_VER0		56
+#define HIXL_TRANSFER_SIZE_VER0		80
+#define HIXL_SEND_NOTIFY_SIZE_VER0	80
+#define HIXL_GET_NOTIFIES_SIZE_VER0	48
+#define HIXL_CANCEL_SIZE_VER0		32
 
 #define HIXL_IOC_GET_INFO	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info)
 #define HIXL_IOC_REG_MEM	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_REG_MEM, struct hixl_reg_mem)
@@ -564,7 +594,8 @@ struct hixl_get_notifies {
 /**
  * struct hixl_uring_ptr - sqe->cmd on a ring with 64-byte SQEs
  * @addr:     user pointer to the command's argument struct
- * @len:      its size in bytes, exactly _IOC_SIZE(cmd_op)
+ * @len:      its size in bytes, exactly _IOC_SIZE(cmd_op) (the caller's
+ *            struct: see the size rule at the top of this file)
  * @reserved: must be 0
  */
 struct hixl_uring_ptr {

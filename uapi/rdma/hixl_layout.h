@@ -4,8 +4,9 @@
  *
  * Included by the module (kmod/main.c) and by the library (lib/hixl.c), so
  * an ABI change that moves a field breaks both builds, on any compiler or
- * architecture, instead of breaking users at run time.  The numbers are the
- * ABI: change them only together with HIXL_ABI_VERSION.
+ * architecture, instead of breaking users at run time.  The offsets are the
+ * ABI: a struct may grow at its end (its size here then grows, its
+ * HIXL_*_SIZE_VER0 never), a field never moves unless HIXL_ABI_VERSION does.
  */
 #ifndef _HIXL_LAYOUT_H
 #define _HIXL_LAYOUT_H
@@ -32,7 +33,7 @@ HIXL_LAYOUT(offsetof(struct hixl_info, max_links) == 40);
 HIXL_LAYOUT(offsetof(struct hixl_info, max_notify_pending) == 52);
 HIXL_LAYOUT(offsetof(struct hixl_info, reserved0) == 56);
 HIXL_LAYOUT(offsetof(struct hixl_info, reserved) == 64);
-HIXL_LAYOUT(HIXL_IOC_GET_INFO == 0xc0804800);
+HIXL_LAYOUT(HIXL_IOC_GET_INFO == 0xc080b900);
 
 HIXL_LAYOUT(sizeof(struct hixl_reg_mem) == 80);
 HIXL_LAYOUT(offsetof(struct hixl_reg_mem, type) == 16);
@@ -82,5 +83,17 @@ HIXL_LAYOUT(offsetof(struct hixl_transfer, reserved) == 72);
 HIXL_LAYOUT(sizeof(struct hixl_cancel) == 32);
 HIXL_LAYOUT(sizeof(struct hixl_uring_ptr) == 16);
 HIXL_LAYOUT(sizeof(struct hixl_send_notify) <= 80);	/* fits an SQE128 */
+
+/* a struct may grow, never below its first version */
+HIXL_LAYOUT(sizeof(struct hixl_info) >= HIXL_INFO_SIZE_VER0);
+HIXL_LAYOUT(sizeof(struct hixl_reg_mem) >= HIXL_REG_MEM_SIZE_VER0);
+HIXL_LAYOUT(sizeof(struct hixl_dereg_mem) >= HIXL_DEREG_MEM_SIZE_VER0);
+HIXL_LAYOUT(sizeof(struct hixl_stats) >= HIXL_STATS_SIZE_VER0);
+HIXL_LAYOUT(sizeof(struct hixl_setup) >= HIXL_SETUP_SIZE_VER0);
+HIXL_LAYOUT(sizeof(struct hixl_connect) >= HIXL_CONNECT_SIZE_VER0);
+HIXL_LAYOUT(sizeof(struct hixl_transfer) >= HIXL_TRANSFER_SIZE_VER0);
+HIXL_LAYOUT(sizeof(struct hixl_send_notify) >= HIXL_SEND_NOTIFY_SIZE_VER0);
+HIXL_LAYOUT(sizeof(struct hixl_get_notifies) >= HIXL_GET_NOTIFIES_SIZE_VER0);
+HIXL_LAYOUT(sizeof(struct hixl_cancel) >= HIXL_CANCEL_SIZE_VER0);
 
 #endif /* _HIXL_LAYOUT_H */

@@ -19,12 +19,43 @@
 extern "C" {
 #endif
 
+/*
+ * The version of this header: the library it was released with.  The
+ * Makefile reads them from here (one place).  The library's soname changes
+ * with an incompatible ABI change (libhixl-user.so.1 since 0.2.0); within
+ * one soname symbols are versioned (HIXL_0.1, HIXL_0.2, ...).
+ */
+#define HIXL_VERSION_MAJOR	0
+#define HIXL_VERSION_MINOR	2
+#define HIXL_VERSION_PATCH	0
+/* one number to compare: HIXL_VERSION_NUM(0, 2, 0) == 0x000200 */
+#define HIXL_VERSION_NUM(major, minor, patch)	(((major) << 16) | ((minor) << 8) | (patch))
+#define HIXL_VERSION	HIXL_VERSION_NUM(HIXL_VERSION_MAJOR, HIXL_VERSION_MINOR, \
+					 HIXL_VERSION_PATCH)
+
 /**
- * hixl_version() - the library's version string, e.g. "0.1.0"
+ * hixl_version() - the running library's version string, e.g. "0.2.0"
  *
  * Return: a static string; never NULL.
  */
 const char *hixl_version(void);
+
+/**
+ * hixl_version_check() - may a program built against @major.@minor use the
+ * running library?
+ * @major: HIXL_VERSION_MAJOR the program was built with
+ * @minor: HIXL_VERSION_MINOR the program was built with
+ *
+ * HIXL_VERSION_CHECK() passes the header's values: call it once at start
+ * to fail clearly instead of at the first missing behaviour.  As liburing's
+ * io_uring_check_version(), but returning 0/-errno like the rest of the API.
+ *
+ * Return: 0 when the running library has the same major version and a
+ * minor version >= @minor; -EPROTO otherwise (an older library, or another
+ * major version: the soname should have prevented that).
+ */
+int hixl_version_check(int major, int minor);
+#define HIXL_VERSION_CHECK()	hixl_version_check(HIXL_VERSION_MAJOR, HIXL_VERSION_MINOR)
 
 /**
  * hixl_dev_open() - open the hixl device
@@ -371,11 +402,11 @@ const char *hixl_engine_device(const struct hixl_engine *eng);
 
 /* ---- memory ---- */
 
-/* hixl_register_mem() types: HIXL's MemType (values of uapi HIXL_MEM_*) */
-enum hixl_mem_type {
-	HIXL_MEM_TYPE_HOST = HIXL_MEM_HOST,	/* memory of this process */
-	HIXL_MEM_TYPE_DEVICE = HIXL_MEM_DEVICE,	/* a dma-buf */
-};
+/*
+ * hixl_register_mem() types: HIXL's MemType is <hixl/uapi.h>'s enum
+ * hixl_mem_type: HIXL_MEM_HOST (memory of this process), HIXL_MEM_DEVICE
+ * (a dma-buf).
+ */
 
 /**
  * struct hixl_mem_desc - a region to register (HIXL MemDesc)
@@ -390,6 +421,13 @@ enum hixl_mem_type {
  *                 keep or close it); ignored for HOST
  * @dmabuf_offset: DEVICE: offset of the region in the dma-buf, bytes, page
  *                 aligned; ignored for HOST
+ * @reserved:      must be 0 (-EINVAL otherwise): room for the fields of
+ *                 later versions, as HIXL's MemDesc has reserved[128].
+ *                 Initialize the whole struct (= {0}, memset, or a
+ *                 designated initializer) and a later library reads the
+ *                 fields it added as their defaults.
+ *
+ * 128 bytes on every ABI (checked at build time).
  */
 struct hixl_mem_desc {
 	uint64_t addr;
@@ -397,20 +435,21 @@ struct hixl_mem_desc {
 	uint32_t flags;
 	int32_t dmabuf_fd;
 	uint64_t dmabuf_offset;
+	uint64_t reserved[12];
 };
 
 /**
  * hixl_register_mem() - register memory for transfers (HIXL RegisterMem)
  * @eng:    the engine
  * @desc:   the region
- * @type:   HIXL_MEM_TYPE_HOST or HIXL_MEM_TYPE_DEVICE
+ * @type:   HIXL_MEM_HOST or HIXL_MEM_DEVICE
  * @handle: out: the registration's handle (never 0), set only on success
  *
  * Unlike HIXL, registering after hixl_connect() is allowed: peers are sent
  * the new region.  Wraps HIXL_IOC_REG_MEM.
  *
  * Return: 0;
- *  -EINVAL  NULL arguments, an unknown type or flag, len 0, a misaligned
+ *  -EINVAL  NULL arguments, an unknown type or flag, reserved not 0, len 0, a misaligned
  *           dma-buf offset;
  *  -EOVERFLOW addr + len wraps;  -EFAULT (HOST) the range is not mapped;
  *  -EACCES  (HOST) a read-only mapping without HIXL_REG_READ_ONLY;
@@ -587,11 +626,10 @@ int hixl_get_all_connect_status(struct hixl_engine *eng, struct hixl_connect_ent
 
 /* ---- transfers ---- */
 
-/* hixl_transfer_*() operations: HIXL's TransferOp (values of uapi HIXL_OP_*) */
-enum hixl_op {
-	HIXL_READ = HIXL_OP_READ,	/* remote -> local */
-	HIXL_WRITE = HIXL_OP_WRITE,	/* local -> remote */
-};
+/*
+ * hixl_transfer_*() operations: HIXL's TransferOp is <hixl/uapi.h>'s enum
+ * hixl_op: HIXL_OP_READ (remote -> local), HIXL_OP_WRITE (local -> remote).
+ */
 
 /**
  * enum hixl_transfer_status - an asynchronous transfer's state (HIXL
@@ -612,7 +650,7 @@ enum hixl_transfer_status {
  * hixl_transfer_sync() - one READ or WRITE batch (HIXL TransferSync)
  * @eng:           the engine
  * @remote_engine: a connected peer's name
- * @op:            HIXL_READ or HIXL_WRITE
+ * @op:            HIXL_OP_READ or HIXL_OP_WRITE
  * @descs:         @count descriptors {local_addr, remote_addr, len (bytes)};
  *                 each range inside one registration (local: of @eng;
  *                 remote: of the peer)
@@ -645,18 +683,46 @@ int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_engine, enum 
 		       size_t *failed_index);
 
 /**
+ * struct hixl_transfer_args - how hixl_transfer_async() runs a request
+ * @timeout_ms: ms, > 0, counted from the call: the kernel is given the
+ *              time left when the request (or its next chunk of
+ *              HIXL_MAX_DESCS) is issued; a request not issued yet when it
+ *              expires ends TIMEOUT without being issued
+ * @flags:      none defined yet: 0 (-EINVAL otherwise)
+ * @tag:        the request's hixl_transfer.tag, as the kernel's CANCEL and
+ *              the tracepoints see it: 0 (the usual): the library gives the
+ *              request a unique one (bit 63 set); else the caller's, below
+ *              HIXL_TAG_CALLER_MAX (bit 63 clear, -EINVAL otherwise).
+ *              Requests that share a caller's tag are one group for the
+ *              kernel: a CANCEL of the tag stops them all.
+ * @user_data:  any pointer, returned by hixl_request_user_data() and in
+ *              hixl_get_all_transfer_status()
+ * @reserved:   must be 0 (-EINVAL otherwise): room for later fields
+ *
+ * HIXL_TRANSFER_ARGS_INIT(timeout_ms) gives the defaults.  64 bytes on
+ * every LP64 ABI (checked at build time).
+ */
+struct hixl_transfer_args {
+	int32_t timeout_ms;
+	uint32_t flags;
+	uint64_t tag;
+	void *user_data;
+	uint64_t reserved[5];
+};
+
+#define HIXL_TAG_CALLER_MAX	(1ULL << 63)	/* caller's tags are below this */
+#define HIXL_TRANSFER_ARGS_INIT(ms)	{ (ms), 0, 0, NULL, { 0, 0, 0, 0, 0 } }
+
+/**
  * hixl_transfer_async() - queue a READ or WRITE batch (HIXL TransferAsync)
  * @eng, @remote_engine, @op, @descs, @count: as for hixl_transfer_sync();
  *                 @descs is copied: the caller may free it on return
- * @timeout_ms:    ms, > 0, counted from this call: the kernel is given the
- *                 time left when the request (or its next chunk of
- *                 HIXL_MAX_DESCS) is issued; a request not issued yet when
- *                 it expires ends TIMEOUT without being issued
- * @user_data:     any pointer, returned by hixl_request_user_data()
+ * @args:          timeout, flags, tag and user data (struct
+ *                 hixl_transfer_args); read during the call only
  * @req:           out: the request, set only on success; free it with
  *                 hixl_request_free()
  *
- * Each request gets a unique non-zero hixl_transfer.tag.  Two paths, one
+ * Two paths, one
  * per engine (hixl_engine_async_path(), chosen at hixl_engine_init()):
  *  - io_uring: the call submits a URING_CMD TRANSFER (the first chunk) on
  *    the engine's ring and returns; one library thread per engine (started
@@ -674,14 +740,15 @@ int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_engine, enum 
  *
  * Return: 0 (the request is WAITING or already done); -EINVAL as
  * hixl_transfer_sync() for the arguments it checks before queueing (NULL,
- * op, count, timeout, a malformed name); -ENOMEM; -EAGAIN no library thread
+ * op, count, timeout, a malformed name), and for @args: NULL, unknown
+ * flags, a tag with bit 63 set, reserved not 0; -ENOMEM; -EAGAIN no library thread
  * could be started; io_uring only: -EAGAIN, -EBUSY, -ENOMEM or another
  * -errno of io_uring_enter(2) when the ring did not take the submission;
  * -ESHUTDOWN the engine is being finalized.
  */
 int hixl_transfer_async(struct hixl_engine *eng, const char *remote_engine, enum hixl_op op,
-			const struct hixl_op_desc *descs, size_t count, int timeout_ms,
-			void *user_data, struct hixl_request **req);
+			const struct hixl_op_desc *descs, size_t count,
+			const struct hixl_transfer_args *args, struct hixl_request **req);
 
 /**
  * hixl_get_transfer_status() - an asynchronous transfer's state (HIXL
@@ -930,6 +997,11 @@ int hixl_request_wait_any(struct hixl_engine *eng, struct hixl_request *const *r
  * until a status call (hixl_engine_event_fd()), and its buffers are free
  * to reuse.
  *
+ * The kernel cancels by tag: requests given the same caller's tag
+ * (hixl_transfer_args.tag) are one group, and those of them running in
+ * the kernel end -ECANCELED too (the call waits for @req only).  With the
+ * library's own tags (tag 0 in the args) it is @req alone.
+ *
  * Return: 0 (the request has ended: its status says how); -EALREADY when
  * it had ended before the call; -EINVAL for NULL arguments or a request
  * of another engine.
@@ -1094,6 +1166,38 @@ int hixl_allocator_set_block_addr_func(struct hixl_allocator_desc *desc, hixl_bl
  * Return: 0; -EINVAL for NULL @eng, or a descriptor missing a callback.
  */
 int hixl_allocator_register(struct hixl_engine *eng, const struct hixl_allocator_desc *desc);
+
+/*
+ * The layout of the public structs, checked by every caller's compiler: a
+ * program built with other packing or alignment fails to compile instead
+ * of handing the library structs it reads differently.  (The library's
+ * own side is checked by abidiff against lib/libhixl-user.abi in make
+ * check; the kernel ABI by uapi/rdma/hixl_layout.h.)
+ */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define HIXL_LAYOUT_ASSERT(e, name)	static_assert(e, #name)
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define HIXL_LAYOUT_ASSERT(e, name)	_Static_assert(e, #name)
+#else
+#define HIXL_LAYOUT_ASSERT(e, name)	typedef char hixl_layout_##name[(e) ? 1 : -1]
+#endif
+HIXL_LAYOUT_ASSERT(sizeof(struct hixl_mem_desc) == 128, mem_desc_size);
+HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, flags) == 16, mem_desc_flags);
+HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, dmabuf_fd) == 20, mem_desc_dmabuf_fd);
+HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, dmabuf_offset) == 24, mem_desc_dmabuf_offset);
+HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, reserved) == 32, mem_desc_reserved);
+HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_args, flags) == 4, transfer_args_flags);
+HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_args, tag) == 8, transfer_args_tag);
+HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_args, user_data) == 16, transfer_args_user_data);
+#if UINTPTR_MAX == UINT64_MAX
+HIXL_LAYOUT_ASSERT(sizeof(struct hixl_transfer_args) == 64, transfer_args_size);
+#endif
+HIXL_LAYOUT_ASSERT(sizeof(struct hixl_option) == 2 * sizeof(void *), option_size);
+HIXL_LAYOUT_ASSERT(sizeof(struct hixl_connect_entry) == HIXL_ENGINE_NAME_MAX + 8, connect_entry_size);
+HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_result, status) == 2 * sizeof(void *),
+		   transfer_result_status);
+HIXL_LAYOUT_ASSERT(sizeof(struct hixl_transfer_result) == 2 * sizeof(void *) + 8,
+		   transfer_result_size);
 
 #ifdef __cplusplus
 }

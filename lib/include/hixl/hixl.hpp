@@ -131,7 +131,7 @@ class Hixl {
     if (type == MEM_DEVICE)
       return Fail("RegisterMem", "MEM_DEVICE", UNSUPPORTED, "device memory is a dma-buf: use RegisterDmaBuf()");
     if (type != MEM_HOST) return Fail("RegisterMem", "type", PARAM_INVALID, "unknown MemType");
-    return Register(mem, HIXL_MEM_TYPE_HOST, -1, 0, mem_handle);
+    return Register(mem, HIXL_MEM_HOST, -1, 0, mem_handle);
   }
 
   /**
@@ -148,7 +148,7 @@ class Hixl {
    * process; UNSUPPORTED the device cannot map it.
    */
   Status RegisterDmaBuf(const MemDesc &mem, int dmabuf_fd, uint64_t offset, MemHandle &mem_handle) {
-    return Register(mem, HIXL_MEM_TYPE_DEVICE, dmabuf_fd, offset, mem_handle);
+    return Register(mem, HIXL_MEM_DEVICE, dmabuf_fd, offset, mem_handle);
   }
 
   /**
@@ -319,8 +319,9 @@ class Hixl {
     }
     std::lock_guard<std::mutex> lk(mu_);
     hixl_request *r = nullptr;
-    const int ret = hixl_transfer_async(eng_, remote_engine.GetString(), Op(operation), &d[0], d.size(),
-                                        async_timeout_ms_, const_cast<void *>(optional_args.user_data), &r);
+    hixl_transfer_args ta = HIXL_TRANSFER_ARGS_INIT(async_timeout_ms_);
+    ta.user_data = const_cast<void *>(optional_args.user_data);
+    const int ret = hixl_transfer_async(eng_, remote_engine.GetString(), Op(operation), &d[0], d.size(), &ta, &r);
     if (ret < 0) return FailErrno("TransferAsync", "hixl_transfer_async", remote_engine.GetString(), ret);
     reqs_.insert(r);
     req = r;
@@ -474,7 +475,7 @@ class Hixl {
     const char *v = std::getenv(name);
     return v != nullptr && Flag(v);
   }
-  static hixl_op Op(TransferOp op) { return op == READ ? HIXL_READ : HIXL_WRITE; }
+  static hixl_op Op(TransferOp op) { return op == READ ? HIXL_OP_READ : HIXL_OP_WRITE; }
   static std::string HandleName(const void *p) {
     char b[32];
     std::snprintf(b, sizeof(b), "%p", p);

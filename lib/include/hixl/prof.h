@@ -17,19 +17,19 @@
  * heap is the opaque handle (a pointer), domain and name are NUL-terminated
  * strings (valid while the probe fires), addr a pointer and size bytes
  * (64-bit).  The probes are in libhixl-user.so (and in any program linked
- * with libhixl-user.a); list them with `readelf -n libhixl-user.so.0` (the
- * stapsdt notes) or `bpftrace -l 'usdt:/path/to/libhixl-user.so.0:*'`.
+ * with libhixl-user.a); list them with `readelf -n libhixl-user.so.1` (the
+ * stapsdt notes) or `bpftrace -l 'usdt:/path/to/libhixl-user.so.1:*'`.
  * Watch them, for a program using the shared library, with e.g.
  *
- *	bpftrace -e 'usdt:/path/to/libhixl-user.so.0:hixl:heap_register {
+ *	bpftrace -e 'usdt:/path/to/libhixl-user.so.1:hixl:heap_register {
  *		printf("%s %s %p %d\n", str(arg1), str(arg2), arg3, arg4); }'
- *	bpftrace -e 'usdt:/path/to/libhixl-user.so.0:hixl:region_* {
+ *	bpftrace -e 'usdt:/path/to/libhixl-user.so.1:hixl:region_* {
  *		printf("%s heap %p addr %p\n", probe, arg0, arg1); }'
  *
  * or with perf (as root, tracefs mounted):
  *
- *	perf buildid-cache --add /path/to/libhixl-user.so.0
- *	perf probe -x /path/to/libhixl-user.so.0 sdt_hixl:heap_register
+ *	perf buildid-cache --add /path/to/libhixl-user.so.1
+ *	perf probe -x /path/to/libhixl-user.so.1 sdt_hixl:heap_register
  *	perf record -e 'sdt_hixl:*' -- PROGRAM && perf script
  *
  * (for a program linked with libhixl-user.a, name the program instead of
