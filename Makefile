@@ -100,7 +100,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 # the installed tools, and the benchmark programs beside their results
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix
-USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
+USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
 # `make python` builds the extension in the tree, python/hixl/_hixl*.so,
@@ -169,6 +169,11 @@ $(PY_EXT_INST): $(PY_SRCS) python/hixl/_hixl.h lib/libhixl-user.so $(LIB_HDRS)
 HIXLCTL_SRCS := tools/hixlctl.c tools/hixlctl-check.c tools/hixlctl-sys.c
 tools/hixlctl: $(HIXLCTL_SRCS) tools/hixlctl.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(HIXLCTL_SRCS) $(LIB_A) -luring -pthread $(LDFLAGS)
+# hixl-bench, one concern a file (tools/bench/bench.h lists them)
+BENCH_SRCS   := tools/bench/main.c tools/bench/opts.c tools/bench/kv.c tools/bench/report.c \
+		tools/bench/net.c
+tools/hixl-bench: $(BENCH_SRCS) tools/bench/bench.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A) -luring -pthread $(LDFLAGS)
 tools/%: tools/%.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 bench/bench-xfer: bench/bench-xfer.c $(RAW_H) $(LIB_A) $(LIB_HDRS)

@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 
 	fd = hixl_dev_open(NULL);
 	if (fd < 0) {
-		fprintf(stderr, "bench-reg: /dev/hixl: %s\n", strerror(-fd));
+		fprintf(stderr, "bench-reg: /dev/hixl: %s\n", hixl_strerror(fd));
 		return 1;
 	}
 	memset(&s, 0, sizeof(s));

@@ -7,7 +7,7 @@
  *
  * Usage: kv_transfer [IP [PORT]]   (default 10.77.0.1 18999)
  * Exit status: 0 when the data arrived intact, 77 when there is no hixl
- * device or no RDMA device on IP, 1 otherwise.
+ * device (hixl.ko not loaded) or no RDMA device on IP, 1 otherwise.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,11 +18,15 @@
 
 #define LEN (1 << 20)	/* one 1 MiB block */
 
+/* what failed, what hixl means by the error, and what to do about it */
 static int fail(const char *what, int err)
 {
-	fprintf(stderr, "kv_transfer: %s: %s (%s)\n", what, strerror(-err),
-		hixl_status_str(hixl_status_from_errno(err)));
-	return err == -ENOENT || err == -EADDRNOTAVAIL || err == -ENODEV ? 77 : 1;
+	fprintf(stderr, "kv_transfer: %s: %s: %s\n", what,
+		hixl_status_str(hixl_status_from_errno(err)), hixl_strerror(err));
+	fprintf(stderr, "kv_transfer: %s\n", hixl_last_error());	/* the call, its object */
+	if (*hixl_error_hint(err))
+		fprintf(stderr, "hint: %s\n", hixl_error_hint(err));
+	return err == -ENOPKG || err == -EADDRNOTAVAIL || err == -ENODEV ? 77 : 1;
 }
 
 int main(int argc, char **argv)

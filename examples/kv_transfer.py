@@ -12,6 +12,7 @@ Exit status: 0 when the cache arrived intact, 77 when there is no hixl
 device (hixl.ko not loaded), 1 otherwise.
 """
 
+import errno
 import os
 import sys
 import time
@@ -31,7 +32,8 @@ def main():
     ip = sys.argv[1] if len(sys.argv) > 1 else "10.77.0.1"
     port = int(sys.argv[2]) if len(sys.argv) > 2 else 19000
     if not os.path.exists("/dev/hixl"):
-        print("kv_transfer: no /dev/hixl (hixl.ko not loaded)", file=sys.stderr)
+        print("kv_transfer: no /dev/hixl (hixl.ko not loaded)\nhint: %s"
+              % hixl.error_hint(-errno.ENOPKG), file=sys.stderr)
         return 77
     prefill, decode = hixl.Hixl(raise_on_error=True), hixl.Hixl(raise_on_error=True)
     p_name, d_name = name(ip, port), name(ip, port + 1)

@@ -358,13 +358,15 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
 {
 	int ret;
 
-	if (a->flags || a->reserved[0] || a->reserved[1])
-		return -EINVAL;
+	if (a->flags)
+		return hixl_einval("CONNECT: flags 0x%x has unknown bits", a->flags);
+	if (a->reserved[0] || a->reserved[1])
+		return hixl_einval("CONNECT: reserved is not zero");
 	ret = hixl_sockaddr_to_kernel(&a->remote, dst);
 	if (ret)
 		return ret;
-	if (!a->remote.port)
-		return -EINVAL;		/* a peer that does not listen cannot be reached */
+	if (!a->remote.port)	/* a peer that does not listen cannot be reached */
+		return hixl_einval("CONNECT: remote.port 0");
 	return hixl_engine_usable(eng);
 }
 
@@ -537,7 +539,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 	if (ret)
 		return ret;
 	if (!a->timeout_ms)
-		return -EINVAL;
+		return hixl_einval("CONNECT: timeout_ms 0");
 	ret = hixl_sockaddr_to_kernel(&eng->rdma->local, &src);
 	if (ret)
 		return ret;

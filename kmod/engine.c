@@ -33,14 +33,17 @@
 int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
-	if (a->reserved)
-		return -EINVAL;
+	if (a->reserved)	/* SETUP, CONNECT, TRANSFER, SEND_NOTIFY: the address */
+		return hixl_einval("address: reserved is not zero");
 	switch (a->family) {
 	case AF_INET: {
 		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 
-		if (a->scope_id || memchr_inv(a->addr + 4, 0, sizeof(a->addr) - 4))
-			return -EINVAL;
+		if (a->scope_id)
+			return hixl_einval("address: an IPv4 address with scope_id %u",
+					   a->scope_id);
+		if (memchr_inv(a->addr + 4, 0, sizeof(a->addr) - 4))
+			return hixl_einval("address: an IPv4 address with bytes past the fourth");
 		sin->sin_family = AF_INET;
 		sin->sin_port = htons(a->port);
 		memcpy(&sin->sin_addr, a->addr, 4);
@@ -78,33 +81,42 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_sockaddr_to_kernel);
  */
 int hixl_setup_validate(const struct hixl_setup *a)
 {
-	if ((a->flags & ~HIXL_SETUP_FLAGS_ALL) || a->reserved0 || a->reserved1 ||
-	    memchr_inv(a->reserved, 0, sizeof(a->reserved)))
-		return -EINVAL;
+	if (a->flags & ~HIXL_SETUP_FLAGS_ALL)
+		return hixl_einval("SETUP: flags 0x%x has unknown bits", a->flags);
+	if (a->reserved0 || a->reserved1 || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
+		return hixl_einval("SETUP: reserved is not zero");
 	if (a->flags & HIXL_SETUP_ALLOWED_PEERS) {
 		if (!a->allowed || !a->nr_allowed || a->nr_allowed > HIXL_MAX_ALLOWED_PEERS)
-			return -EINVAL;
+			return hixl_einval("SETUP: ALLOWED_PEERS: allowed %s, nr_allowed %u "
+					   "(1..%u)", a->allowed ? "set" : "NULL", a->nr_allowed,
+					   HIXL_MAX_ALLOWED_PEERS);
 	} else if (a->allowed || a->nr_allowed) {
-		return -EINVAL;
+		return hixl_einval("SETUP: allowed or nr_allowed set without ALLOWED_PEERS");
 	}
 	if (a->flags & HIXL_SETUP_SECRET) {
 		if (!a->secret || a->secret_len < HIXL_SECRET_MIN ||
 		    a->secret_len > HIXL_SECRET_MAX)
-			return -EINVAL;
+			return hixl_einval("SETUP: SECRET: secret %s, secret_len %u (%u..%u)",
+					   a->secret ? "set" : "NULL", a->secret_len,
+					   HIXL_SECRET_MIN, HIXL_SECRET_MAX);
 	} else if (a->secret || a->secret_len) {
-		return -EINVAL;
+		return hixl_einval("SETUP: secret or secret_len set without SECRET");
 	}
 	if ((a->flags & HIXL_SETUP_LISTEN_ANY) && a->local.port)
-		return -EINVAL;
+		return hixl_einval("SETUP: LISTEN_ANY with local.port %u", a->local.port);
 	if (a->traffic_class > 255 || a->traffic_class % 4)
-		return -EINVAL;
+		return hixl_einval("SETUP: traffic_class %u (0..255, a multiple of 4)",
+				   a->traffic_class);
 	if (a->service_level > 7)
-		return -EINVAL;
+		return hixl_einval("SETUP: service_level %u (0..7)", a->service_level);
 	if (!a->pool_buffers != !a->pool_buffer_mb)
-		return -EINVAL;
+		return hixl_einval("SETUP: pool %u:%u: only one of the two is 0",
+				   a->pool_buffers, a->pool_buffer_mb);
 	if (a->pool_buffers > HIXL_MAX_POOL_BUFFERS ||
 	    a->pool_buffer_mb > HIXL_MAX_POOL_BUFFER_MB)
-		return -EINVAL;
+		return hixl_einval("SETUP: pool %u:%u (at most %u:%u)", a->pool_buffers,
+				   a->pool_buffer_mb, HIXL_MAX_POOL_BUFFERS,
+				   HIXL_MAX_POOL_BUFFER_MB);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_setup_validate);

@@ -22,4 +22,19 @@
 #include "link.h"
 #include "xfer.h"
 
+#include <linux/printk.h>
+
+/*
+ * hixl_einval() - -EINVAL for an argument the module refuses, after saying
+ * why in one line naming the command and the field, e.g.
+ * "return hixl_einval("REG_MEM: flags 0x%x has unknown bits", a->flags);".
+ * The line goes through pr_debug_ratelimited(): dynamic debug, off until
+ * "echo 'module hixl +p' > /sys/kernel/debug/dynamic_debug/control", and
+ * rate-limited per site when on, so a caller cannot flood the log.
+ */
+#define hixl_einval(fmt, ...)	({					\
+	pr_debug_ratelimited(fmt "\n", ##__VA_ARGS__);			\
+	-EINVAL;							\
+})
+
 #endif /* _HIXL_PRIV_H */

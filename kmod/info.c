@@ -3,6 +3,8 @@
  * info.c - HIXL_IOC_GET_INFO: the ABI version, the feature mask and the
  * limits in force.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/string.h>
 
 #include "hixl_priv.h"
@@ -24,10 +26,10 @@
 int hixl_cmd_get_info(struct hixl_engine *eng, struct hixl_info *info)
 {
 	if (info->flags)
-		return -EINVAL;
+		return hixl_einval("GET_INFO: flags 0x%x has unknown bits", info->flags);
 	if (info->reserved0 || info->reserved1 ||
 	    memchr_inv(info->reserved, 0, sizeof(info->reserved)))
-		return -EINVAL;
+		return hixl_einval("GET_INFO: reserved is not zero");
 
 	memset(info, 0, sizeof(*info));
 	info->abi_version = HIXL_ABI_VERSION;

@@ -137,14 +137,18 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 	int ret, st, err;
 	u8 *data;
 
-	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1])
-		return -EINVAL;
+	if (a->flags)
+		return hixl_einval("SEND_NOTIFY: flags 0x%x has unknown bits", a->flags);
+	if (a->reserved0 || a->reserved[0] || a->reserved[1])
+		return hixl_einval("SEND_NOTIFY: reserved is not zero");
 	ret = hixl_sockaddr_to_kernel(&a->remote, &ss);
 	if (ret)
 		return ret;
 	if (!a->name_len || a->name_len > HIXL_NOTIFY_MAX_NAME ||
 	    a->msg_len > HIXL_NOTIFY_MAX_MSG)
-		return -EINVAL;
+		return hixl_einval("SEND_NOTIFY: name_len %u (1..%u), msg_len %u (0..%u)",
+				   a->name_len, HIXL_NOTIFY_MAX_NAME, a->msg_len,
+				   HIXL_NOTIFY_MAX_MSG);
 	ret = hixl_engine_usable(eng);
 	if (ret)
 		return ret;
@@ -202,8 +206,12 @@ int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a)
 	struct hixl_notify_ent *e;
 	int ret = 0;
 
-	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1] || !a->max)
-		return -EINVAL;
+	if (a->flags)
+		return hixl_einval("GET_NOTIFIES: flags 0x%x has unknown bits", a->flags);
+	if (a->reserved0 || a->reserved[0] || a->reserved[1])
+		return hixl_einval("GET_NOTIFIES: reserved is not zero");
+	if (!a->max)
+		return hixl_einval("GET_NOTIFIES: max 0");
 	if (!hixl_is_owner(eng))
 		return -EPERM;
 	a->count = 0;

@@ -146,23 +146,27 @@ static void hixl_region_free(struct hixl_region *r)
 static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
 {
 	if (a->flags & ~HIXL_REG_FLAGS_ALL)
-		return -EINVAL;
+		return hixl_einval("REG_MEM: flags 0x%x has unknown bits", a->flags);
 	if (a->reserved0 || a->reserved1)
-		return -EINVAL;
+		return hixl_einval("REG_MEM: reserved is not zero");
 	switch (a->type) {
 	case HIXL_MEM_HOST:
 		if (a->dmabuf_fd != -1 || a->dmabuf_offset)
-			return -EINVAL;
+			return hixl_einval("REG_MEM: HOST with dmabuf_fd %d (not -1) or "
+					   "dmabuf_offset 0x%llx", a->dmabuf_fd, a->dmabuf_offset);
 		break;
 	case HIXL_MEM_DEVICE:
 		if (a->dmabuf_fd < 0)
 			return -EBADF;
 		if (!PAGE_ALIGNED(a->dmabuf_offset) || !PAGE_ALIGNED(a->addr))
-			return -EINVAL;
+			return hixl_einval("REG_MEM: DEVICE addr 0x%llx or dmabuf_offset 0x%llx "
+					   "not page-aligned", a->addr, a->dmabuf_offset);
 		break;
 	default:
-		return -EINVAL;
+		return hixl_einval("REG_MEM: type %u unknown", a->type);
 	}
+	if (!a->len)
+		return hixl_einval("REG_MEM: len 0");
 	return hixl_range_check(a->addr, a->len);
 }
 
@@ -337,8 +341,10 @@ int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *a)
 	struct hixl_region *r;
 	int ret = 0;
 
-	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1])
-		return -EINVAL;
+	if (a->flags)
+		return hixl_einval("DEREG_MEM: flags 0x%x has unknown bits", a->flags);
+	if (a->reserved0 || a->reserved[0] || a->reserved[1])
+		return hixl_einval("DEREG_MEM: reserved is not zero");
 	if (!hixl_is_owner(eng))
 		return -EPERM;
 	if (!a->handle || a->handle > U32_MAX)
@@ -429,8 +435,10 @@ bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len)
  */
 int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
 {
-	if (a->flags || a->reserved0 || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
-		return -EINVAL;
+	if (a->flags)
+		return hixl_einval("GET_STATS: flags 0x%x has unknown bits", a->flags);
+	if (a->reserved0 || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
+		return hixl_einval("GET_STATS: reserved is not zero");
 	memset(a, 0, sizeof(*a));
 	a->regions = atomic64_read(&eng->st_regions);
 	a->invalid_regions = atomic64_read(&eng->st_invalid);

@@ -118,7 +118,9 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 	if (sqe128) {
 		if (usize > HIXL_URING_CMD_AREA ||
 		    memchr_inv((const u8 *)area + usize, 0, HIXL_URING_CMD_AREA - usize))
-			return -EINVAL;
+			return hixl_einval("URING_CMD 0x%x: a %zu-byte struct, larger than the "
+					   "SQE128 area or with non-zero bytes after it",
+					   cmd_op, usize);
 		if (usize > ksize && memchr_inv((const u8 *)area + ksize, 0, usize - ksize))
 			return -E2BIG;
 		memcpy(arg, area, min(usize, ksize));
@@ -126,7 +128,8 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 	}
 	memcpy(&ptr, area, sizeof(ptr));
 	if (ptr.len != usize || ptr.reserved)
-		return -EINVAL;
+		return hixl_einval("URING_CMD 0x%x: hixl_uring_ptr len %u, not the command's "
+				   "%zu, or reserved not zero", cmd_op, ptr.len, usize);
 	return copy_struct_from_user(arg, ksize, u64_to_user_ptr(ptr.addr), usize);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_uring_decode);
@@ -332,8 +335,8 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		}
 	} else {
 		hixl_pdu(cmd)->saved = NULL;
-		if (cmd->flags & IORING_URING_CMD_FIXED) {
-			ret = -EINVAL;		/* no registered buffers here */
+		if (cmd->flags & IORING_URING_CMD_FIXED) {	/* no registered buffers here */
+			ret = hixl_einval("URING_CMD: IORING_URING_CMD_FIXED");
 			goto done;
 		}
 		ret = hixl_uring_decode(cmd->cmd_op, hixl_uring_sqe_cmd(cmd),

@@ -147,7 +147,7 @@ static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc
 	int ret;
 
 	if (!d->len)
-		return -EINVAL;
+		return hixl_einval("TRANSFER: descriptor %u: len 0", idx);
 	if (hixl_range_check(la, d->len) || hixl_range_check(ra, d->len))
 		return -EOVERFLOW;
 	r = hixl_region_lookup(eng, la, d->len);
@@ -211,12 +211,17 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 	struct sockaddr_storage ss;
 	int ret;
 
-	if (a->flags || a->reserved0 || a->reserved)
-		return -EINVAL;
+	if (a->flags)
+		return hixl_einval("TRANSFER: flags 0x%x has unknown bits", a->flags);
+	if (a->reserved0 || a->reserved)
+		return hixl_einval("TRANSFER: reserved is not zero");
 	if (a->op != HIXL_OP_READ && a->op != HIXL_OP_WRITE)
-		return -EINVAL;
-	if (!a->count || a->count > HIXL_MAX_DESCS || !a->timeout_ms)
-		return -EINVAL;
+		return hixl_einval("TRANSFER: op %u (READ %u, WRITE %u)", a->op, HIXL_OP_READ,
+				   HIXL_OP_WRITE);
+	if (!a->count || a->count > HIXL_MAX_DESCS)
+		return hixl_einval("TRANSFER: count %u (1..%u)", a->count, HIXL_MAX_DESCS);
+	if (!a->timeout_ms)
+		return hixl_einval("TRANSFER: timeout_ms 0");
 	ret = hixl_sockaddr_to_kernel(&a->remote, &ss);
 	if (ret)
 		return ret;

@@ -662,8 +662,12 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonbloc
 	u32 n = 0;
 
 	a->count = 0;
-	if (!a->tag || a->flags || a->reserved[0] || a->reserved[1])
-		return -EINVAL;
+	if (!a->tag)
+		return hixl_einval("CANCEL: tag 0");
+	if (a->flags)
+		return hixl_einval("CANCEL: flags 0x%x has unknown bits", a->flags);
+	if (a->reserved[0] || a->reserved[1])
+		return hixl_einval("CANCEL: reserved is not zero");
 	if (!hixl_is_owner(eng))
 		return -EPERM;
 	if (nonblock) {

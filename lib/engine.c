@@ -165,7 +165,7 @@ static bool any_port(const char *name)
 }
 
 static int engine_init(struct hixl_engine **engp, const char *local_engine,
-		       const struct hixl_option *opts, size_t nopts)
+		       const struct hixl_option *opts, size_t nopts, bool *at_open)
 {
 	struct hixl_auth_opts ao = { 0 };
 	struct hixl_info info;
@@ -195,6 +195,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 	}
 	fd = hixl_dev_open(NULL);
 	if (fd < 0) {
+		*at_open = true;
 		hixl_auth_opts_clear(&ao);
 		free(eng);
 		return fd;
@@ -230,8 +231,17 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 HIXL_EXPORT int hixl_engine_init(struct hixl_engine **eng, const char *local_engine,
 				 const struct hixl_option *opts, size_t nopts)
 {
-	int ret = HIXL_KEEP_ERRNO(engine_init(eng, local_engine, opts, nopts));
+	bool at_open = false;
+	int ret = HIXL_KEEP_ERRNO(engine_init(eng, local_engine, opts, nopts, &at_open));
 	struct hixl_sockaddr a;
+
+	if (at_open && (ret == -ENOPKG || ret == -EPERM))
+		return hixl_failf(ret, "hixl_engine_init(%.*s): %s", HIXL_ENGINE_NAME_MAX,
+				  local_engine, ret == -ENOPKG ?
+				  "no " HIXL_DEVICE_PATH ": the kernel module hixl.ko is not loaded "
+				  "(sudo modprobe hixl; install it with sudo make install-module)" :
+				  HIXL_DEVICE_PATH ": not in its group hixl (sudo usermod -aG hixl "
+				  "$USER, then log in again)");
 
 	if ((ret == -ENODEV || ret == -EADDRNOTAVAIL) && !hixl_parse_name(local_engine, &a))
 		return hixl_failf(ret, "hixl_engine_init(%.*s): no RDMA device has this address%s",

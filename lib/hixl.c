@@ -25,7 +25,19 @@ HIXL_EXPORT int hixl_version_check(int major, int minor)
 
 HIXL_EXPORT int hixl_dev_open(const char *path)
 {
-	return HIXL_SYSCALL_RET(open(path ? path : HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC));
+	int fd = HIXL_SYSCALL_RET(open(path ? path : HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC));
+
+	/* say which cause, not which syscall errno: see hixl_dev_open() in hixl.h */
+	switch (fd) {
+	case -ENOENT:	/* no node: hixl.ko not loaded, or udev has not made it */
+	case -ENXIO:	/* a node, but no driver behind its number */
+	case -ENODEV:
+		return -ENOPKG;
+	case -EACCES:	/* the mode or group of the node keeps the caller out */
+		return -EPERM;
+	default:
+		return fd;
+	}
 }
 
 HIXL_EXPORT int hixl_dev_get_info(int fd, struct hixl_info *info)

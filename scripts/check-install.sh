@@ -6,7 +6,9 @@
 # C++11 and C++17), and check the installed library (soname, exported symbols and
 # their version), the man pages, the installed tools (tests/tools/hixlctl.sh:
 # --version, --help, `hixlctl check` on this host, which has no hixl.ko
-# loaded) and their bash completions (tests/tools/completion.sh),
+# loaded; tests/tools/hixl-bench.sh: hixl-bench's usage errors, exit
+# statuses and early-failure JSON, and a garbled --server against its client)
+# and their bash completions (tests/tools/completion.sh),
 # install-dkms, install-module (when kmod/hixl.ko is built: with depmod's
 # modules.devname) and the udev rule, sysusers.d and modules-load.d files
 # they install, and dkms.conf.  Exit status 0 and "install check: ok" when
@@ -120,6 +122,16 @@ done
 # -- the installed tools and their bash completions
 tests/tools/hixlctl.sh "$dest$prefix/bin/hixlctl" "$dest$prefix/bin/hixl-bench" ||
 	fail "the installed hixlctl and hixl-bench (tests/tools/hixlctl.sh)"
+tests/tools/hixl-bench.sh "$dest$prefix/bin/hixl-bench" ||
+	fail "the installed hixl-bench's command line (tests/tools/hixl-bench.sh)"
+sed -n '/<!-- readme-example:begin -->/,/<!-- readme-example:end -->/p' README.md |
+	sed '1,/^```c$/d; /^```$/,$d' >"$dest/readme_example.c"
+cc -Wall -Werror -o "$dest/readme_static" "$dest/readme_example.c" $cflags \
+	$(printf '%s\n' "$slibs" | sed 's/-lhixl-user/-l:libhixl-user.a/') ||
+	fail "the README's example against the installed tree"
+tests/tools/no-module.sh "$dest$prefix/bin/hixlctl" "$dest$prefix/bin/hixl-bench" \
+	"$dest/kv_static" "$dest/readme_static" ||
+	fail "a host without hixl.ko: the README's example and the tools name it (tests/tools/no-module.sh)"
 tests/tools/completion.sh "$dest$prefix/share/bash-completion/completions" ||
 	fail "the installed bash completions (tests/tools/completion.sh)"
 

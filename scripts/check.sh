@@ -16,7 +16,8 @@
 #   8. wire fuzz                  60 s of hostile-peer cases against a victim engine in the
 #                                 debug VM (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min)
 #   9. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
-#                                 READ/WRITE between two kernels
+#                                 READ/WRITE between two kernels, hixl-bench
+#                                 --server/--client, examples/exchange
 #
 # Each VM run fails on any BUG/WARNING/KASAN/lockdep/kmemleak/oops line in the
 # guest log.  Closing line: "N passed, N failed" over KUnit and user tests
@@ -160,7 +161,9 @@ fuzz_wire() {
 }
 
 # The two-VM run: Debian 6.1 (server) and 6.12 (client) over a QEMU socket
-# network; its TAP counts as tests.  Returns 1 when anything failed.
+# network (tests/pair/guest.sh on each: hixl-pair, hixl-bench --server and
+# --client, examples/exchange); its TAP counts as tests.  Returns 1 when
+# anything failed.
 pair() {
 	local f0=$failed
 	if [ -f build/compat-6.1/kmod/hixl.ko ] && [ -f build/compat-6.12/kmod/hixl.ko ]; then

@@ -294,9 +294,9 @@ static int check_access(bool have_dev, const struct stat *st)
 			check_add("access", CHECK_PASS, NULL, "%s can open it", user);
 		return fd;
 	}
-	if (fd != -EACCES && fd != -EPERM) {
+	if (fd != -EPERM) {	/* hixl_dev_open(): EACCES and EPERM of open(2) */
 		check_add("access", CHECK_FAIL, "see module and device", "%s: %s",
-			  HIXL_DEVICE_PATH, strerror(-fd));
+			  HIXL_DEVICE_PATH, hixl_strerror(fd));
 		return -1;
 	}
 	gr = getgrgid(st->st_gid);
@@ -312,8 +312,8 @@ static int check_access(bool have_dev, const struct stat *st)
 	else
 		snprintf(fix, sizeof(fix), "sudo usermod -aG %s %s, then log in again",
 			 gr ? gr->gr_name : "hixl", user);
-	check_add("access", CHECK_FAIL, fix, "%s (uid %u) cannot open %s: %s", user,
-		  (unsigned)geteuid(), HIXL_DEVICE_PATH, strerror(-fd));
+	check_add("access", CHECK_FAIL, fix, "%s (uid %u) cannot open %s: Permission denied",
+		  user, (unsigned)geteuid(), HIXL_DEVICE_PATH);
 	return -1;
 }
 

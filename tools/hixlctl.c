@@ -18,9 +18,11 @@
  * cannot be opened or queried (check: something FAILed); 2 on a usage error.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hixl/hixl.h>
 #include "hixlctl.h"
@@ -83,6 +85,14 @@ static int is_number(const char *s)
 	return 1;
 }
 
+void tool_error(const char *what, int err)
+{
+	fprintf(stderr, "hixlctl: %s: %s (%s)\n", what, hixl_strerror(err),
+		strerrorname_np(err < 0 ? -err : err) ?: "E?");
+	if (*hixl_error_hint(err))
+		fprintf(stderr, "hint: %s\n", hixl_error_hint(err));
+}
+
 /* Print a debugfs table (header line, then rows) aligned or as JSON. */
 static int cmd_table(const char *file, int json)
 {
@@ -95,7 +105,10 @@ static int cmd_table(const char *file, int json)
 	f = fopen(path, "r");
 	if (!f) {
 		perror(path);
-		fprintf(stderr, "hixlctl: needs root, hixl.ko loaded and debugfs mounted\n");
+		if (access("/sys/module/hixl", F_OK))
+			tool_error("hixl.ko", -ENOPKG);		/* not loaded: no table */
+		else
+			fprintf(stderr, "hixlctl: needs root and debugfs mounted\n");
 		return 1;
 	}
 	while (nrows < MAX_ROWS && fgets(line, sizeof(line), f)) {
@@ -144,12 +157,12 @@ static int cmd_info(int json)
 
 	fd = hixl_dev_open(NULL);
 	if (fd < 0) {
-		fprintf(stderr, "hixlctl: %s: %s\n", HIXL_DEVICE_PATH, strerror(-fd));
+		tool_error(HIXL_DEVICE_PATH, fd);
 		return 1;
 	}
 	ret = hixl_dev_get_info(fd, &info);
 	if (ret) {
-		fprintf(stderr, "hixlctl: GET_INFO: %s\n", strerror(-ret));
+		tool_error("GET_INFO", ret);
 		return 1;
 	}
 	if (json) {

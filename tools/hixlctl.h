@@ -53,6 +53,14 @@ const char *fmt_bytes(unsigned long long b, char *buf, size_t len);
  */
 int read_line(const char *path, char *buf, size_t len);
 
+/*
+ * tool_error() - print "hixlctl: WHAT: <hixl's meaning of @err>" and, when
+ * the library has one (hixl_error_hint()), a "hint: ..." line, on stderr
+ * @what: what failed, e.g. "/dev/hixl"
+ * @err:  the -errno a library call returned
+ */
+void tool_error(const char *what, int err);
+
 /* cmd_check() - `hixlctl check [--size BYTES] [--json]`: argv after "check" */
 int cmd_check(int argc, char **argv);
 

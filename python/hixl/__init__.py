@@ -80,6 +80,21 @@ def last_error():
     return msg if msg is not None else _hixl.last_error()
 
 
+def strerror(err):
+    """What an errno value (negative, as the C library returns it, or
+    positive) means in hixl, one line: libhixl-user's hixl_strerror(), e.g.
+    strerror(-errno.ERANGE) "the remote range is not inside a region the peer
+    registered"."""
+    return _hixl.strerror(_int(err, "err"))
+
+
+def error_hint(err):
+    """What to do about an errno value when the fix lies outside the program
+    (hixl_error_hint()): e.g. error_hint(-errno.ENOPKG) says how to load
+    hixl.ko; "" when there is none."""
+    return _hixl.error_hint(_int(err, "err"))
+
+
 def check(result):
     """Raise HixlError unless a call succeeded; else return its value.
 
@@ -134,7 +149,7 @@ def _status(err, what, cfn=None):
     if cfn and _hixl.last_error().startswith(cfn + "("):
         _tls.msg = None
     else:
-        _tls.msg = "%s: %s (-%s)" % (what, os.strerror(-err), _hixl.errno_name(err))
+        _tls.msg = "%s: %s (-%s)" % (what, _hixl.strerror(err), _hixl.errno_name(err))
     return _hixl.status_code(err)
 
 
@@ -631,4 +646,5 @@ __all__ = [
     # hixl's own
     "OPTION_ALLOWED_PEERS", "OPTION_AUTH_SECRET", "OPTION_AUTH_SECRET_FILE", "STATUS_NAMES",
     "ASYNC_TIMEOUT_MS", "Request", "HixlError", "check", "last_error", "status_name", "version",
+    "strerror", "error_hint",
 ]

@@ -214,6 +214,9 @@ static const unsigned int status_codes[] = {
 	[HIXL_UNSUPPORTED] = 103905,
 	[HIXL_RESOURCE_EXHAUSTED] = 203900,
 	[HIXL_FAILED] = 503900,
+	/* hixl's own two: FAILED, as HIXL's initialize fails; last_error() says why */
+	[HIXL_NO_MODULE] = 503900,
+	[HIXL_NO_PERMISSION] = 503900,
 };
 
 /* an int argument that fits a C int: 0, or -1 with an exception set */
@@ -275,6 +278,24 @@ static PyObject *mod_errno_name(PyObject *mod, PyObject *arg)
 	return PyUnicode_FromString(strerrorname_np(err < 0 ? -err : err) ?: "E?");
 }
 
+static PyObject *mod_strerror(PyObject *mod, PyObject *arg)
+{
+	int err;
+
+	if (as_int(arg, &err))
+		return NULL;
+	return PyUnicode_FromString(hixl_strerror(err));
+}
+
+static PyObject *mod_error_hint(PyObject *mod, PyObject *arg)
+{
+	int err;
+
+	if (as_int(arg, &err))
+		return NULL;
+	return PyUnicode_FromString(hixl_error_hint(err));
+}
+
 static PyMethodDef mod_methods[] = {
 	{ "engine_init", mod_engine_init, METH_VARARGS,
 	  "engine_init(local_engine, options) -> (err, Engine | None): hixl_engine_init()\n"
@@ -287,6 +308,8 @@ static PyMethodDef mod_methods[] = {
 	{ "get_capability", mod_get_capability, METH_O,
 	  "get_capability(feature) -> (err, value): hixl_get_capability()" },
 	{ "errno_name", mod_errno_name, METH_O, "errno_name(err) -> str, e.g. 'ENOTCONN'" },
+	{ "strerror", mod_strerror, METH_O, "strerror(err) -> str: hixl_strerror()" },
+	{ "error_hint", mod_error_hint, METH_O, "error_hint(err) -> str: hixl_error_hint(), '' if none" },
 	{ NULL }
 };
 

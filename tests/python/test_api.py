@@ -78,6 +78,7 @@ def test_option_strings():
     (-errno.ENOTTY, hixl.UNSUPPORTED), (-errno.ENOSPC, hixl.RESOURCE_EXHAUSTED),
     (-errno.ENOMEM, hixl.RESOURCE_EXHAUSTED), (-errno.E2BIG, hixl.RESOURCE_EXHAUSTED),
     (-errno.EIO, hixl.FAILED), (-errno.ECONNREFUSED, hixl.FAILED), (-errno.ESHUTDOWN, hixl.FAILED),
+    (-errno.ENOPKG, hixl.FAILED), (-errno.EPERM, hixl.FAILED),
 ])
 def test_status_from_errno(err, status):
     assert _hixl.status_code(err) == status
@@ -237,15 +238,31 @@ def test_check_and_errors():
 
 
 def test_initialize_without_device(tmp_path):
-    """Outside the VM: initialize says PARAM_INVALID (ENOENT, no /dev/hixl)."""
+    """Outside the VM: initialize says FAILED (the C library's HIXL_NO_MODULE,
+    -ENOPKG: no /dev/hixl), and last_error() names the module to load."""
     import os
     if os.path.exists("/dev/hixl"):
         pytest.skip("/dev/hixl exists: the device tests cover initialize")
     h = hixl.Hixl()
-    assert h.initialize("10.77.0.1:16000") == hixl.PARAM_INVALID
+    assert h.initialize("10.77.0.1:16000") == hixl.FAILED
+    assert "hixl.ko is not loaded" in hixl.last_error(), hixl.last_error()
+    assert "modprobe hixl" in hixl.last_error()
     assert h.register_mem(bytearray(10), hixl.MEM_HOST) == (hixl.FAILED, 0)
 
 
 def test_version():
     assert hixl.version().count(".") == 2
     assert sys.modules["hixl._hixl"].__file__.endswith(".so")
+
+
+def test_strerror_and_hint():
+    """hixl.strerror() and hixl.error_hint(): the C library's hixl_strerror()
+    and hixl_error_hint() (tests/user test_errors.c checks their tables)."""
+    assert "remote range" in hixl.strerror(-errno.ERANGE)
+    assert hixl.strerror(errno.ERANGE) == hixl.strerror(-errno.ERANGE)
+    assert "hixl.ko is not loaded" in hixl.strerror(-errno.ENOPKG)
+    assert "modprobe hixl" in hixl.error_hint(-errno.ENOPKG)
+    assert "usermod -aG hixl" in hixl.error_hint(-errno.EPERM)
+    assert hixl.error_hint(-errno.ERANGE) == ""
+    with pytest.raises(TypeError):
+        hixl.strerror("x")

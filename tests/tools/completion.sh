@@ -65,6 +65,9 @@ expect "hixl-bench --pool " "0:0 4:8"
 expect "hixl-bench --layers " ""
 expect "hixl-bench --layers 4 --in" "--inflight"
 expect "hixl-bench --j" "--json"
+expect "hixl-bench --se" "--seed --server"
+expect "hixl-bench --client " ""
+expect "hixl-bench --server --po" "--pool --port"
 expect "hixl-bench --ver" "--version"
 
 [ "$fails" = 0 ] || exit 1

@@ -32,7 +32,7 @@ done
 "$bench" --help >"$out" || fail "hixl-bench --help"
 for w in --layers --kv-heads --head-dim --dtype-bytes --block-tokens --tokens --mode \
 	 --iters --inflight --timeout-ms --seed --procs --local --remote --pool --json \
-	 --no-progress --help --version; do
+	 --no-progress --help --version --server --client --port --connect-wait; do
 	grep -q -- "$w" "$out" || fail "hixl-bench --help does not mention $w"
 done
 for args in "" "bogus" "check --bogus" "check --size" "check --size 0" "check --size 12Q" \

@@ -536,7 +536,7 @@ static int lib_init(struct hixl_engine **e, const char *name, const struct hixl_
 {
 	int ret = hixl_engine_init(e, name, o, n);
 
-	if (ret == -ENOENT && !o)
+	if (ret == -ENOPKG && !o)
 		SKIP("no /dev/hixl");
 	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
 		SKIP("no RDMA device on " HX_IP);

@@ -166,7 +166,7 @@ void test_lib_status(void)
 		{ ENOTTY, HIXL_UNSUPPORTED }, { EPROTO, HIXL_UNSUPPORTED },
 		{ ENOSPC, HIXL_RESOURCE_EXHAUSTED }, { E2BIG, HIXL_RESOURCE_EXHAUSTED },
 		{ ENOMEM, HIXL_RESOURCE_EXHAUSTED }, { EMFILE, HIXL_RESOURCE_EXHAUSTED },
-		{ ENFILE, HIXL_RESOURCE_EXHAUSTED }, { EPERM, HIXL_FAILED },
+		{ ENFILE, HIXL_RESOURCE_EXHAUSTED }, { EPERM, HIXL_NO_PERMISSION },
 		{ EIO, HIXL_FAILED }, { ECONNRESET, HIXL_FAILED }, { EAGAIN, HIXL_FAILED },
 		{ ECANCELED, HIXL_FAILED }, { 4095, HIXL_FAILED },
 	};
@@ -191,7 +191,7 @@ void test_lib_status(void)
 /* init's answer once option parsing passed: 0, or the device's error */
 static int opt_ok(int ret)
 {
-	return ret == 0 || ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV;
+	return ret == 0 || ret == -ENOPKG || ret == -EADDRNOTAVAIL || ret == -ENODEV;
 }
 
 static int init_opts(const struct hixl_option *o, size_t n)

@@ -92,7 +92,7 @@ static struct hixl_engine *eng_path(const char *name, enum path path, bool pool)
 		unsetenv("HIXL_NO_URING");
 	ret = hixl_engine_init(&e, name, pool ? NULL : no_pool, pool ? 0 : 1);
 	unsetenv("HIXL_NO_URING");
-	if (ret == -ENOENT)
+	if (ret == -ENOPKG)
 		SKIP("no /dev/hixl");
 	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
 		SKIP("no RDMA device on " IP " (rxe0 in the test VM)");
@@ -314,7 +314,7 @@ void test_liburing_path(void)
 		else
 			unsetenv("HIXL_NO_URING");
 		ret = hixl_engine_init(&e, IP, NULL, 0);
-		if (ret == -ENOENT)
+		if (ret == -ENOPKG)
 			SKIP("no /dev/hixl");
 		if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
 			SKIP("no RDMA device on " IP " (rxe0 in the test VM)");

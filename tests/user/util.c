@@ -269,7 +269,7 @@ struct hixl_engine *hx_lib_engine(const char *name, const struct hixl_option *o,
 	struct hixl_engine *e = NULL;
 	int ret = hixl_engine_init(&e, name, o, n);
 
-	if (ret == -ENOENT)
+	if (ret == -ENOPKG)
 		SKIP("no /dev/hixl");
 	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
 		SKIP("no RDMA device on " HX_IP " (rxe0 in the test VM)");

@@ -4,20 +4,26 @@
 # transfer tests between two kernels.
 #
 # Usage: tests/vm/run-pair.sh [--kernel K] --module KO [--kernel-b K --module-b KO] [--secret S]
+#                             [--name NAME]
 #
 # K is stock, 6.1, 6.12 or debug as for run.sh (default 6.12); VM B boots the
 # same kernel as A unless --kernel-b/--module-b give another (say 6.1 against
 # 6.12, to test two kernel versions against each other).
-# VM "pair-a" (10.77.1.1) runs `tests/pair/hixl-pair server`, VM "pair-b"
-# (10.77.1.2) runs `tests/pair/hixl-pair client`, which connects to A, reads
-# what A registered, writes into it, reads it back, verifies every byte and
-# tells A, which verifies too.  With --secret, both engines are set up with
-# that engine secret (16..128 bytes), so the two kernels also run the HMAC
-# challenge against each other.  Exit status 0 when both VMs pass.  Each VM's
-# log and output are in build/vm/pair-{a,b}/.
+# VM "NAME-a" (10.77.1.1; NAME is "pair" unless --name says otherwise) runs
+# `tests/pair/guest.sh server`, VM "NAME-b" (10.77.1.2) `tests/pair/guest.sh
+# client`, one TAP stream each, three steps in order: tests/pair/hixl-pair
+# (the client connects to A, reads what A registered, writes into it, reads
+# it back, verifies every byte and tells A, which verifies too),
+# `hixl-bench --server`/`--client` on a small model (block table over a side
+# TCP socket, WRITE verified by A, READ by B), and examples/exchange (A
+# publishes a buffer over TCP, B writes into it and notifies, A verifies).
+# With --secret, hixl-pair's engines are set up with that engine secret
+# (16..128 bytes), so the two kernels also run the HMAC challenge against
+# each other.  Exit status 0 when both VMs pass.  Each VM's log and output
+# are in build/vm/NAME-{a,b}/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-kernel=6.12 module= kernel_b= module_b= secret=
+kernel=6.12 module= kernel_b= module_b= secret= name=pair
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -25,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--kernel-b) kernel_b=$2; shift 2 ;;
 	--module-b) module_b=$2; shift 2 ;;
 	--secret) secret=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
 	*) echo "run-pair.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -44,8 +51,8 @@ export HIXL_VM_TCG_THREAD=${HIXL_VM_TCG_THREAD:-single}
 
 HIXL_VM_PAIR_IP=10.77.1.1 \
 HIXL_VM_NET="-netdev socket,id=n0,listen=127.0.0.1:$port -device virtio-net-pci,netdev=n0,host_mtu=9000,mac=52:54:00:77:01:01" \
-	"$here/run.sh" --kernel "$kernel" --module "$module" --name pair-a -- \
-	env HIXL_PAIR_SECRET="$secret" tests/pair/hixl-pair server 10.77.1.1 16100 120 > "$here/../../build/vm/pair-a.out" 2>&1 &
+	"$here/run.sh" --kernel "$kernel" --module "$module" --name "$name-a" -- \
+	env HIXL_PAIR_SECRET="$secret" tests/pair/guest.sh server 10.77.1.1 > "$here/../../build/vm/$name-a.out" 2>&1 &
 a=$!
 # the listening QEMU must be up before the connecting one starts; look with
 # ss rather than connecting (the socket backend takes one connection only)
@@ -56,13 +63,13 @@ done
 set +e
 HIXL_VM_PAIR_IP=10.77.1.2 \
 HIXL_VM_NET="-netdev socket,id=n0,connect=127.0.0.1:$port -device virtio-net-pci,netdev=n0,host_mtu=9000,mac=52:54:00:77:01:02" \
-	"$here/run.sh" --kernel "$kernel_b" --module "$module_b" --name pair-b -- \
-	env HIXL_PAIR_SECRET="$secret" tests/pair/hixl-pair client 10.77.1.2 0 10.77.1.1 16100
+	"$here/run.sh" --kernel "$kernel_b" --module "$module_b" --name "$name-b" -- \
+	env HIXL_PAIR_SECRET="$secret" tests/pair/guest.sh client 10.77.1.2 10.77.1.1
 rb=$?
 wait $a
 ra=$?
 set -e
-echo "--- pair-a (server) ---"
-cat "$here/../../build/vm/pair-a.out"
+echo "--- $name-a (server) ---"
+cat "$here/../../build/vm/$name-a.out"
 echo "run-pair.sh: server ($kernel) exit $ra, client ($kernel_b) exit $rb"
 [ "$ra" = 0 ] && [ "$rb" = 0 ]

@@ -64,9 +64,18 @@ int hixl_version_check(int major, int minor);
  * The descriptor is opened O_RDWR | O_CLOEXEC.  One open descriptor is one
  * engine in the kernel.
  *
+ * open(2)'s errors are turned into the cause, so that
+ * hixl_status_from_errno() can tell them from a bad argument (the module
+ * returns ENOENT and EACCES for other things: a range not registered, a
+ * write into a read-only region):
+ *
  * Return: a file descriptor (>= 0) on success;
- *  -ENOENT if the node does not exist (hixl.ko not loaded);
- *  -EACCES if the caller may not open it (see the udev rule in the README);
+ *  -ENOPKG  open(2) said ENOENT, ENXIO or ENODEV: no node, or no driver
+ *           behind it - hixl.ko is not loaded (or udev has not made the
+ *           node yet) (HIXL_NO_MODULE);
+ *  -EPERM   open(2) said EACCES or EPERM: the caller may not open it - not
+ *           in the group hixl, which the udev rule gives the node (see the
+ *           README) (HIXL_NO_PERMISSION);
  *  any other -errno of open(2).
  */
 int hixl_dev_open(const char *path);
@@ -136,6 +145,16 @@ int hixl_dev_uring_probe(int fd);
  * @HIXL_UNSUPPORTED:        the module or device lacks the feature
  * @HIXL_RESOURCE_EXHAUSTED: a limit or memory ran out
  * @HIXL_FAILED:             any other failure
+ * @HIXL_NO_MODULE:          (hixl extension) a kernel module is missing:
+ *                           hixl.ko is not loaded (no /dev/hixl), or the
+ *                           kernel lacks hmac(sha256) for an engine secret
+ * @HIXL_NO_PERMISSION:      (hixl extension) the caller may not use the
+ *                           device (not in the group hixl) or the engine
+ *                           (another process's)
+ *
+ * Upstream HIXL's Status has the first nine; the last two are hixl's, after
+ * HIXL_FAILED so that no value moves.  The C++ and Python bindings report
+ * both as FAILED (upstream's values) and name the cause in their messages.
  */
 enum hixl_status {
 	HIXL_SUCCESS = 0,
@@ -147,6 +166,8 @@ enum hixl_status {
 	HIXL_UNSUPPORTED,
 	HIXL_RESOURCE_EXHAUSTED,
 	HIXL_FAILED,
+	HIXL_NO_MODULE,
+	HIXL_NO_PERMISSION,
 };
 
 /**
@@ -164,8 +185,17 @@ enum hixl_status {
  *  EOPNOTSUPP (= ENOTSUP), ENOTTY (no such command: an older module),
  *  EPROTO (another ABI version)                  -> HIXL_UNSUPPORTED
  *  ENOSPC, E2BIG, ENOMEM, EMFILE, ENFILE         -> HIXL_RESOURCE_EXHAUSTED
- *  anything else (EPERM, EAGAIN, EIO, ECONNRESET, ENETDOWN, EHOSTUNREACH,
+ *  ENOPKG (hixl_dev_open(): no /dev/hixl; SETUP: no hmac(sha256))
+ *                                                -> HIXL_NO_MODULE
+ *  EPERM (hixl_dev_open(): not in the device's group; the module: the
+ *  engine is another process's; io_uring disabled) -> HIXL_NO_PERMISSION
+ *  anything else (EAGAIN, EIO, ECONNRESET, ENETDOWN, EHOSTUNREACH,
  *  ECANCELED, EADDRINUSE, ENODEV, ...)           -> HIXL_FAILED
+ *
+ * The mapping is by errno alone: the library chooses the errno by where the
+ * error came from (hixl_dev_open() turns open(2)'s ENOENT into ENOPKG and
+ * its EACCES into EPERM), so EACCES (a read-only region, a peer refusing
+ * the link) and ENOENT (a range not registered) stay HIXL_PARAM_INVALID.
  *
  * Return: the status code.
  */
@@ -179,6 +209,40 @@ enum hixl_status hixl_status_from_errno(int err);
  * spelling); "UNKNOWN" for a value outside the enum.  Never NULL.
  */
 const char *hixl_status_str(enum hixl_status st);
+
+/**
+ * hixl_strerror() - what an errno value means when hixl returns it
+ * @err: an errno value, negative (as the library returns it) or positive
+ *
+ * One line (no newline) of hixl's meaning of @err, as the library and the
+ * module return it, e.g. -ERANGE "the remote range is not inside a region
+ * the peer registered", -EXDEV "the route to the peer leaves the engine's
+ * RDMA device", -EBADFD "the engine is not set up", -ENOPKG "a kernel
+ * module is missing: hixl.ko is not loaded ...".  Every errno this header,
+ * physmem.h, prof.h and docs/abi.md name has one; any other falls back to
+ * the C library's description (strerrordesc_np()), an unknown number to
+ * "unknown error"; 0 is "success".  The errno's name is strerrorname_np().
+ * Thread-safe.
+ *
+ * Return: a static string; never NULL.
+ */
+const char *hixl_strerror(int err);
+
+/**
+ * hixl_error_hint() - what to do about an errno value hixl returned
+ * @err: an errno value, negative or positive
+ *
+ * For the errors whose fix lies outside the program - a module not loaded
+ * (-ENOPKG: "sudo modprobe hixl"), a group (-EPERM: "sudo usermod -aG hixl
+ * $USER"), the locked-memory limit (-ENOMEM: "ulimit -l"), an address no
+ * RDMA device has (-EADDRNOTAVAIL, -ENODEV: "rdma link add ..."), a bad
+ * argument the module explains in dynamic debug (-EINVAL), another ABI
+ * version (-EPROTO), a byte limit (-E2BIG) - one line to print after the
+ * error, e.g. as "hint: %s".  Thread-safe.
+ *
+ * Return: a static string; "" when there is no hint for @err.  Never NULL.
+ */
+const char *hixl_error_hint(int err);
 
 /* Longest engine name hixl_format_engine_name() writes, NUL included */
 #define HIXL_ENGINE_NAME_MAX	64
@@ -310,7 +374,8 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  *  -ENOPKG  a secret, and the kernel has no hmac(sha256)
  *           (CONFIG_CRYPTO_HMAC, CONFIG_CRYPTO_SHA256);
  *  -ENOENT, -EACCES, ...: the key file could not be read;
- *  -ENOENT  /dev/hixl does not exist (hixl.ko not loaded); -EACCES;
+ *  -ENOPKG  /dev/hixl does not exist (hixl.ko not loaded: hixl_dev_open());
+ *  -EPERM   the caller may not open /dev/hixl (not in the group hixl);
  *  -EADDRNOTAVAIL the address is not local; -ENODEV no RDMA device owns it;
  *  -EADDRINUSE another engine listens on that address and port;
  *  -EOPNOTSUPP the device has no fast-registration MRs;

@@ -498,7 +498,7 @@ class Hixl {
     const char *last = hixl_last_error();
     const size_t n = std::strlen(cfn);
     std::string why = std::strncmp(last, cfn, n) == 0 && last[n] == '(' ? std::string(last)
-                                                                        : std::string(cfn) + ": " + std::strerror(-err);
+                                                                        : std::string(cfn) + ": " + hixl_strerror(err);
     if (failed < count) {
       char b[48];
       std::snprintf(b, sizeof(b), " (descriptor %zu)", failed);

@@ -235,15 +235,28 @@ inline const char *GetRecentErrMsg() { return detail::ErrMsg().c_str(); }
  * Through hixl_status_from_errno(): e.g. -EINVAL PARAM_INVALID, -ETIMEDOUT
  * TIMEOUT, -ENOTCONN NOT_CONNECTED, -EISCONN ALREADY_CONNECTED, -ECOMM
  * NOTIFY_FAILED, -EOPNOTSUPP UNSUPPORTED, -ENOSPC RESOURCE_EXHAUSTED,
- * anything unlisted FAILED.
+ * anything unlisted FAILED.  The C library's two statuses beyond HIXL's,
+ * HIXL_NO_MODULE (-ENOPKG: hixl.ko not loaded) and HIXL_NO_PERMISSION
+ * (-EPERM: not in the group hixl), are FAILED here, as HIXL's Initialize
+ * fails; the message (GetRecentErrMsg(), StrError()) names the cause.
  */
 inline Status StatusFromErrno(int err) {
   static const Status table[] = {SUCCESS,      PARAM_INVALID,      TIMEOUT,
                                  NOT_CONNECTED, ALREADY_CONNECTED, NOTIFY_FAILED,
-                                 UNSUPPORTED,  RESOURCE_EXHAUSTED, FAILED};
+                                 UNSUPPORTED,  RESOURCE_EXHAUSTED, FAILED,
+                                 FAILED /* HIXL_NO_MODULE */, FAILED /* HIXL_NO_PERMISSION */};
   const unsigned st = static_cast<unsigned>(hixl_status_from_errno(err));
   return st < sizeof(table) / sizeof(table[0]) ? table[st] : FAILED;
 }
+
+/**
+ * StrError() - what a C API return value means in hixl (hixl extension)
+ * @err: -errno (or errno), as libhixl-user's functions return
+ *
+ * hixl_strerror(): one line, e.g. -ERANGE "the remote range is not inside a
+ * region the peer registered".  Never nullptr.
+ */
+inline const char *StrError(int err) { return hixl_strerror(err); }
 
 }  // namespace hixl
 

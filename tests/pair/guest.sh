@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# guest.sh server MY_IP | client MY_IP PEER_IP - one VM's side of the two-VM
+# run (tests/vm/run-pair.sh), as one TAP stream:
+#
+#   1. tests/pair/hixl-pair (engine port 16100): READ/WRITE between the two
+#      kernels through the raw ioctls, verified on both sides
+#   2. tools/hixl-bench --server (engine port 16101, side TCP port 16102) and
+#      --client on a small model, both modes: the block table over the side
+#      socket, the data verified by the client (read) and the server (write)
+#   3. examples/exchange serve (engine port 16103, TCP port 16104) and
+#      write: the address exchange of the example, verified by its owner
+#
+# The server VM runs each step's passive side and the client VM its active
+# one, in the same order; each client step retries its connection while the
+# server VM finishes the step before.  Every step's output is kept as TAP
+# comments; exit status 0 when every check passed.
+set -u
+role=$1 me=$2 peer=${3:-}
+n=0 fails=0
+out=$(mktemp)
+ok() {	# STATUS(0 = ok) DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+}
+comment() { sed 's/^/#   /' "$out"; }
+echo "TAP version 13"
+
+# 1. hixl-pair: its checks, renumbered into this stream
+if [ "$role" = server ]; then
+	tests/pair/hixl-pair server "$me" 16100 120 >"$out" 2>&1
+else
+	tests/pair/hixl-pair client "$me" 0 "$peer" 16100 >"$out" 2>&1
+fi
+rc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok "*) ok 0 "${line#ok [0-9]* - }" ;;
+	"not ok "*) ok 1 "${line#not ok [0-9]* - }" ;;
+	"1.."* | "TAP version"*) ;;
+	*) echo "$line" ;;
+	esac
+done <"$out"
+ok "$rc" "$role: hixl-pair exit status $rc"
+
+# 2. hixl-bench on two hosts: a small model (TCG is slow), both modes
+if [ "$role" = server ]; then
+	timeout 180 tools/hixl-bench --server --local "$me:16101" --port 16102 --json >"$out" 2>&1
+	rc=$?
+	comment
+	ok "$rc" "server: hixl-bench --server served the client, exit status $rc"
+	python3 -c '
+import json, sys
+doc = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
+assert doc["role"] == "server" and doc["ok"] is True and doc["write_bad_blocks"] == 0, doc
+' "$out" 2>/dev/null
+	ok $? "server: the client's WRITE verified byte for byte on the server"
+else
+	timeout 180 tools/hixl-bench --client "$peer:16102" --local "$me" --connect-wait 120 \
+		--layers 2 --tokens 256 --iters 2 --inflight 2 --json --no-progress >"$out" 2>&1
+	rc=$?
+	comment
+	ok "$rc" "client: hixl-bench --client $peer:16102, exit status $rc"
+	python3 -c '
+import json, sys
+doc = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
+res = {r["mode"]: r for r in doc["results"]}
+assert doc["ok"] is True and set(res) == {"write", "read"}, doc
+for r in res.values():
+    assert r["ok"] and r["bad_blocks"] == 0 and r["bytes"] == 2 * doc["bytes_per_iter"], r
+' "$out" 2>/dev/null
+	ok $? "client: WRITE and READ across the VMs, each 2 x 2 MiB, verified"
+fi
+
+# 3. the address-exchange example
+if [ "$role" = server ]; then
+	timeout 120 examples/exchange serve "$me:16103" 16104 >"$out" 2>&1
+	rc=$?
+	comment
+	ok "$rc" "server: examples/exchange serve verified what the other VM wrote"
+else
+	timeout 120 examples/exchange write "$me" "$peer" 16104 >"$out" 2>&1
+	rc=$?
+	comment
+	ok "$rc" "client: examples/exchange write into the other VM's published buffer"
+fi
+rm -f "$out"
+echo "1..$n"
+[ "$fails" = 0 ]
