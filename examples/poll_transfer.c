@@ -13,7 +13,8 @@
  * Usage: poll_transfer [IP [PORT]]   (default 10.77.0.1 22460; PORT + 1
  * is used too).  HIXL_NO_URING=1 runs it on the library's worker threads.
  * Exit status: 0 when every block arrived intact and was announced, 77
- * when there is no hixl device or no RDMA device on IP, 1 otherwise.
+ * when there is no hixl module (-ENOPKG) or no RDMA device on IP, 1
+ * otherwise.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,11 +30,14 @@
 #define DEPTH	4		/* WRITEs in flight at most */
 #define IDLE_MS	30000		/* no event for this long: give up */
 
+/* what failed, what hixl means by the error, and what to do about it */
 static int fail(const char *what, int err)
 {
-	fprintf(stderr, "poll_transfer: %s: %s (%s)\n", what, strerror(-err),
-		hixl_status_str(hixl_status_from_errno(err)));
-	return err == -ENOENT || err == -EADDRNOTAVAIL || err == -ENODEV ? 77 : 1;
+	fprintf(stderr, "poll_transfer: %s: %s: %s\n", what,
+		hixl_status_str(hixl_status_from_errno(err)), hixl_strerror(err));
+	if (*hixl_error_hint(err))
+		fprintf(stderr, "hint: %s\n", hixl_error_hint(err));
+	return err == -ENOPKG || err == -EADDRNOTAVAIL || err == -ENODEV ? 77 : 1;
 }
 
 struct app {

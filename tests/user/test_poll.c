@@ -49,7 +49,7 @@ static struct hixl_engine *eng_on(int port, enum path path)
 		unsetenv("HIXL_NO_URING");
 	ret = hixl_engine_init(&e, name, no_pool, 1);
 	unsetenv("HIXL_NO_URING");
-	if (ret == -ENOENT)
+	if (ret == -ENOPKG)
 		SKIP("no /dev/hixl");
 	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
 		SKIP("no RDMA device on " IP " (rxe0 in the test VM)");
