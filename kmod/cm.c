@@ -23,6 +23,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
+#include "trace.h"
 #include "proto.h"
 
 #define HIXL_RETRY_MS		50
@@ -534,6 +535,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 	struct hixl_link *l, *old;
 	unsigned long deadline;
 	int ret, err;
+	u64 ns;
 
 	ret = hixl_connect_validate(eng, a, &dst);
 	if (ret)
@@ -549,6 +551,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 	l = hixl_link_alloc(eng, true);
 	if (!l)
 		return -ENOMEM;
+	l->connect_ns = ktime_get_ns();
 	l->peer = a->remote;
 	l->named = true;
 	l->raddr = dst;
@@ -569,6 +572,9 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		ret = hixl_link_publish(l);
 	if (!ret)
 		ret = hixl_connect_wait_ready(l, deadline);
+	ns = ktime_get_ns() - l->connect_ns;
+	hixl_link_count_connect(l, ret, ns);
+	trace_hixl_connect(eng->id, &l->raddr, ret, ns);
 	if (ret) {
 		/* torn down under us rather than failed: say so (a refused proof closes it) */
 		if (hixl_link_state(l, &err) == HIXL_LINK_CLOSED && ret != -EACCES)

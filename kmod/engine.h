@@ -68,6 +68,7 @@
 #include "compat.h"
 
 #include "auth.h"
+#include "stats.h"
 
 /*
  * What this module knows: the hixl_info.features it reports and the flag
@@ -80,7 +81,7 @@
 				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
 				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
 				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | \
-				 HIXL_FEAT_POLL)
+				 HIXL_FEAT_POLL | HIXL_FEAT_XFER_STATS)
 #define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
 #define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
 				 HIXL_SETUP_LISTEN_ANY)
@@ -224,6 +225,8 @@ struct hixl_rdma {
  * @st_*:       counters for GET_STATS and debugfs (@st_refused: connection
  *              requests refused by the allowed peers; @st_auth_failed:
  *              links refused or closed for the engine secret, auth.c)
+ * @ctrs:       data-path counters, its links' included, closed ones too
+ *              (stats.c; atomic, no lock)
  * @link_walk:  the last table-update walk (hixl_next_table_link()); under @lock
  * @tbl_gen:    tables that began to go out on links (hixl_link_publish());
  *              under @lock
@@ -276,6 +279,7 @@ struct hixl_engine {
 	atomic64_t st_mrs;
 	atomic64_t st_refused;
 	atomic64_t st_auth_failed;
+	struct hixl_ctrs ctrs;
 	spinlock_t xfer_lock;
 	struct list_head xfers;
 	struct list_head uring_saved;
@@ -321,6 +325,8 @@ union hixl_cmd_arg {
 	struct hixl_send_notify send_notify;
 	struct hixl_get_notifies get_notifies;
 	struct hixl_cancel cancel;
+	struct hixl_link_stats link_stats;
+	struct hixl_engines engines;
 };
 
 #define HIXL_URING_CMD_AREA	80	/* bytes of sqe->cmd on an SQE128 ring */

@@ -9,6 +9,7 @@
  *   link.h    a link to a peer engine and its layers (messages, RDMA CM,
  *             region tables, notifications, staging)
  *   xfer.h    transfers: plans, batches, the transfer queue
+ *   stats.h   data-path counters of engines and links
  *
  * proto.h (the wire format) and trace.h (tracepoints) are included only
  * where they are used.
@@ -21,6 +22,7 @@
 #include "region.h"
 #include "link.h"
 #include "xfer.h"
+#include "stats.h"
 
 #include <linux/printk.h>
 

@@ -25,6 +25,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
+#include "trace.h"
 #include "proto.h"
 
 /**
@@ -91,13 +92,21 @@ int hixl_link_state(struct hixl_link *l, int *err)
  */
 void hixl_link_fail(struct hixl_link *l, int err)
 {
+	int was;
+
 	spin_lock(&l->lock);
+	was = l->state;
 	if (l->state < HIXL_LINK_ERROR) {
 		l->state = HIXL_LINK_ERROR;
 		l->err = err;
 	}
 	spin_unlock(&l->lock);
 	wake_up_all(&l->wq);
+	if (was >= HIXL_LINK_ERROR)
+		return;
+	if (was == HIXL_LINK_READY)	/* a working link broke */
+		hixl_link_count(l, HIXL_CTR_LINK_RESETS, 1);
+	trace_hixl_link_error(l->eng->id, &l->raddr, l->active, err, was);
 }
 
 /**
@@ -128,11 +137,17 @@ void hixl_link_abort(struct hixl_link *l, int err)
 
 void hixl_link_check_ready(struct hixl_link *l)
 {
+	bool ready = false;
+
 	spin_lock(&l->lock);
-	if (l->state == HIXL_LINK_CONNECTING && l->table_sent && l->peer_done)
+	if (l->state == HIXL_LINK_CONNECTING && l->table_sent && l->peer_done) {
 		l->state = HIXL_LINK_READY;
+		ready = true;
+	}
 	spin_unlock(&l->lock);
 	wake_up_all(&l->wq);
+	if (ready && !l->active)	/* CONNECT counts its own (cm.c) */
+		hixl_link_count(l, HIXL_CTR_ACCEPTS, 1);
 }
 
 /**

@@ -25,6 +25,7 @@
 
 #include <rdma/hixl.h>
 #include "auth.h"
+#include "stats.h"
 
 struct hixl_engine;
 struct hixl_region;
@@ -276,6 +277,9 @@ struct hixl_rtable {
  *              table update of the engine reaches the link, READY or not
  *              (under the engine's lock, which hixl_link_publish() holds
  *              from the first region it reads to the TABLE_END it sends)
+ * @ctrs:       the link's data-path counters (stats.c; atomic, no lock)
+ * @connect_ns: ktime_get_ns() when CONNECT began (active links), for the
+ *              connect latency; written once before the link is listed
  */
 struct hixl_link {
 	int cm_kind;
@@ -321,6 +325,8 @@ struct hixl_link {
 	u64 ack_next;
 	u64 walk;
 	u64 tbl_gen;
+	struct hixl_ctrs ctrs;
+	u64 connect_ns;
 };
 
 /* A received notification, queued on its engine (link.c). */

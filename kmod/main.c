@@ -239,6 +239,8 @@ static const struct hixl_cmd_desc hixl_cmds[] = {
 	HIXL_CMD(SEND_NOTIFY, HIXL_SEND_NOTIFY_SIZE_VER0, false),
 	HIXL_CMD(GET_NOTIFIES, HIXL_GET_NOTIFIES_SIZE_VER0, true),
 	HIXL_CMD(CANCEL, HIXL_CANCEL_SIZE_VER0, false),
+	HIXL_CMD(LINK_STATS, HIXL_LINK_STATS_SIZE_VER0, false),
+	HIXL_CMD(ENGINES, HIXL_ENGINES_SIZE_VER0, false),
 };
 
 /**
@@ -364,6 +366,12 @@ long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 		break;
 	case HIXL_IOC_CANCEL:
 		ret = hixl_cmd_cancel(eng, &arg.cancel, false);
+		break;
+	case HIXL_IOC_LINK_STATS:
+		ret = hixl_cmd_link_stats(eng, &arg.link_stats);
+		break;
+	case HIXL_IOC_ENGINES:
+		ret = hixl_cmd_engines(eng, &arg.engines);
 		break;
 	default:
 		ret = -ENOTTY;	/* a table entry without a case: not reached */

@@ -426,9 +426,9 @@ bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len)
 
 /**
  * hixl_cmd_get_stats() - HIXL_IOC_GET_STATS: the engine's and its process's
- * registration counters
+ * registration counters, and the engine's data-path counters (@a->xfer)
  * @eng: the engine
- * @a:   in: flags (0), reserved (0); out: the counters
+ * @a:   in: flags (0), reserved and xfer.reserved (0); out: the counters
  *
  * Context: any; takes the process accounting spinlock.
  * Return: 0, or -EINVAL for a non-zero flag or reserved field.
@@ -439,7 +439,10 @@ int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
 		return hixl_einval("GET_STATS: flags 0x%x has unknown bits", a->flags);
 	if (a->reserved0 || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
 		return hixl_einval("GET_STATS: reserved is not zero");
+	if (memchr_inv(a->xfer.reserved, 0, sizeof(a->xfer.reserved)))
+		return hixl_einval("GET_STATS: xfer.reserved is not zero");
 	memset(a, 0, sizeof(*a));
+	hixl_ctrs_read(&eng->ctrs, &a->xfer);
 	a->regions = atomic64_read(&eng->st_regions);
 	a->invalid_regions = atomic64_read(&eng->st_invalid);
 	a->host_bytes = atomic64_read(&eng->st_host_bytes);

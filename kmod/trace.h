@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * trace.h - hixl tracepoints (events/hixl/ in tracefs):
- *   hixl_reg_mem, hixl_dereg_mem, hixl_invalidate, hixl_limit_hit
+ *   hixl_reg_mem, hixl_dereg_mem, hixl_invalidate, hixl_limit_hit;
+ *   the data path: hixl_xfer_submit, hixl_xfer_complete (one of each per
+ *   TRANSFER, ioctl or io_uring), hixl_connect (one per CONNECT),
+ *   hixl_link_error (a link's first error: it is broken from then on)
+ *
+ * Peers are printed as address:port (%pISpc of the link's address as
+ * connected); @engine is the engine's number (debugfs, hixlctl stats).
  *
  *   echo 1 > /sys/kernel/tracing/events/hixl/enable
  *   bpftrace -e 'tracepoint:hixl:hixl_reg_mem { @[args->page_shift] = count(); }'
@@ -13,6 +19,14 @@
 #define _HIXL_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <linux/in6.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+
+/* the peer's address in an event: a sockaddr_in or sockaddr_in6, %pISpc */
+#define HIXL_TP_ADDR_SIZE	sizeof(struct sockaddr_in6)
+#define hixl_tp_addr_copy(dst, ss)						\
+	memcpy(dst, ss, min_t(size_t, HIXL_TP_ADDR_SIZE, sizeof(*(ss))))
 
 TRACE_EVENT(hixl_reg_mem,
 	TP_PROTO(u64 engine, u32 handle, u32 type, u64 addr, u64 len,
@@ -105,6 +119,103 @@ TRACE_EVENT(hixl_limit_hit,
 	TP_printk("engine=%llu type=%s len=%llu err=%d",
 		  __entry->engine, __entry->type ? "device" : "host", __entry->len,
 		  __entry->err)
+);
+
+TRACE_EVENT(hixl_xfer_submit,
+	TP_PROTO(u64 engine, const struct sockaddr_storage *peer, u32 op, u32 descs,
+		 u32 staged, u64 bytes, u64 tag),
+	TP_ARGS(engine, peer, op, descs, staged, bytes, tag),
+	TP_STRUCT__entry(
+		__field(u64, engine)
+		__array(u8, peer, HIXL_TP_ADDR_SIZE)
+		__field(u32, op)
+		__field(u32, descs)
+		__field(u32, staged)
+		__field(u64, bytes)
+		__field(u64, tag)
+	),
+	TP_fast_assign(
+		__entry->engine = engine;
+		hixl_tp_addr_copy(__entry->peer, peer);
+		__entry->op = op;
+		__entry->descs = descs;
+		__entry->staged = staged;
+		__entry->bytes = bytes;
+		__entry->tag = tag;
+	),
+	TP_printk("engine=%llu peer=%pISpc op=%s descs=%u staged=%u bytes=%llu tag=%llu",
+		  __entry->engine, __entry->peer, __entry->op ? "write" : "read",
+		  __entry->descs, __entry->staged, __entry->bytes, __entry->tag)
+);
+
+TRACE_EVENT(hixl_xfer_complete,
+	TP_PROTO(u64 engine, const struct sockaddr_storage *peer, u32 op, int status,
+		 u64 bytes, u64 tag, u64 latency_ns),
+	TP_ARGS(engine, peer, op, status, bytes, tag, latency_ns),
+	TP_STRUCT__entry(
+		__field(u64, engine)
+		__array(u8, peer, HIXL_TP_ADDR_SIZE)
+		__field(u32, op)
+		__field(int, status)
+		__field(u64, bytes)
+		__field(u64, tag)
+		__field(u64, latency_ns)
+	),
+	TP_fast_assign(
+		__entry->engine = engine;
+		hixl_tp_addr_copy(__entry->peer, peer);
+		__entry->op = op;
+		__entry->status = status;
+		__entry->bytes = bytes;
+		__entry->tag = tag;
+		__entry->latency_ns = latency_ns;
+	),
+	TP_printk("engine=%llu peer=%pISpc op=%s status=%d bytes=%llu tag=%llu latency_ns=%llu",
+		  __entry->engine, __entry->peer, __entry->op ? "write" : "read",
+		  __entry->status, __entry->bytes, __entry->tag, __entry->latency_ns)
+);
+
+TRACE_EVENT(hixl_connect,
+	TP_PROTO(u64 engine, const struct sockaddr_storage *peer, int result, u64 latency_ns),
+	TP_ARGS(engine, peer, result, latency_ns),
+	TP_STRUCT__entry(
+		__field(u64, engine)
+		__array(u8, peer, HIXL_TP_ADDR_SIZE)
+		__field(int, result)
+		__field(u64, latency_ns)
+	),
+	TP_fast_assign(
+		__entry->engine = engine;
+		hixl_tp_addr_copy(__entry->peer, peer);
+		__entry->result = result;
+		__entry->latency_ns = latency_ns;
+	),
+	TP_printk("engine=%llu peer=%pISpc result=%d latency_ns=%llu",
+		  __entry->engine, __entry->peer, __entry->result, __entry->latency_ns)
+);
+
+TRACE_EVENT(hixl_link_error,
+	TP_PROTO(u64 engine, const struct sockaddr_storage *peer, bool active, int err,
+		 int state),
+	TP_ARGS(engine, peer, active, err, state),
+	TP_STRUCT__entry(
+		__field(u64, engine)
+		__array(u8, peer, HIXL_TP_ADDR_SIZE)
+		__field(bool, active)
+		__field(int, err)
+		__field(int, state)
+	),
+	TP_fast_assign(
+		__entry->engine = engine;
+		hixl_tp_addr_copy(__entry->peer, peer);
+		__entry->active = active;
+		__entry->err = err;
+		__entry->state = state;
+	),
+	TP_printk("engine=%llu peer=%pISpc side=%s err=%d was=%s",
+		  __entry->engine, __entry->peer, __entry->active ? "active" : "passive",
+		  __entry->err, __print_symbolic(__entry->state, { 0, "connecting" },
+						 { 1, "ready" }, { 2, "error" }, { 3, "closed" }))
 );
 
 #endif /* _HIXL_TRACE_H */

@@ -19,6 +19,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
+#include "trace.h"
 
 /* Index of the span that holds @addr (spans are in address order, n > 0). */
 static u32 hixl_find_span(const struct hixl_rmr *s, u32 n, u64 addr)
@@ -63,6 +64,7 @@ static int hixl_plan_add(struct hixl_plan *pl, const struct hixl_piece *pc)
 		pl->cap = cap;
 	}
 	pl->p[pl->n++] = *pc;
+	pl->bytes += pc->len;
 	return 0;
 }
 
@@ -236,6 +238,7 @@ struct hixl_xprep {
 	unsigned long *smap;
 	u32 *sidx;
 	u32 ns;
+	u64 sbytes;		/* bytes of the staged descriptors */
 	bool planning;		/* hixl_xq_plan_begin() done, not ended */
 };
 
@@ -379,6 +382,7 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 			}
 			__set_bit(i, p->smap);
 			p->sidx[p->ns++] = i;
+			p->sbytes += d->len;
 			continue;
 		}
 		if (r && !r->mrs_registered) {
@@ -430,8 +434,11 @@ static int hixl_xprep_run_direct(struct hixl_engine *eng, struct hixl_transfer *
 	int ret;
 
 	b = hixl_xbatch_new(eng, p->l, a->op, a->count, a->tag);
-	if (!b)
+	if (!b) {
+		hixl_link_count_result(p->l, -ENOMEM);
 		return -ENOMEM;
+	}
+	b->ndesc = a->count - p->ns;
 	b->pl = p->pl;
 	memset(&p->pl, 0, sizeof(p->pl));
 	b->planning = p->planning;	/* hixl_xbatch_submit() ends it */
@@ -467,7 +474,26 @@ static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
 	else
 		ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, deadline, &a->failed);
 	mutex_unlock(&l->msg.post_mutex);
+	if (ret)
+		hixl_link_count_result(l, ret);
+	else
+		hixl_link_count_xfer(l, a->op, true, p->sbytes, p->ns);
 	return ret;
+}
+
+/* The TRANSFER was checked and planned: say what will move. */
+static void hixl_xprep_trace(struct hixl_engine *eng, const struct hixl_transfer *a,
+			     const struct hixl_xprep *p)
+{
+	trace_hixl_xfer_submit(eng->id, &p->l->raddr, a->op, a->count, p->ns,
+			       p->pl.bytes + p->sbytes, a->tag);
+}
+
+/* A TRANSFER planning refused: count it on its link, when it has one. */
+static void hixl_xprep_failed(const struct hixl_xprep *p, int ret)
+{
+	if (p->l)
+		hixl_link_count_result(p->l, ret);
 }
 
 /**
@@ -508,12 +534,21 @@ static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 {
 	unsigned long deadline = hixl_deadline(a->timeout_ms);
+	u64 start = ktime_get_ns();
 	struct hixl_xprep p;
+	u64 bytes;
 	int ret;
 
 	ret = hixl_xprep_init(eng, a, false, &p);
-	if (!ret)
+	if (ret) {
+		hixl_xprep_failed(&p, ret);
+	} else {
+		hixl_xprep_trace(eng, a, &p);
+		bytes = p.pl.bytes + p.sbytes;
 		ret = hixl_xprep_run_sync(eng, a, &p, deadline);
+		trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret, ret ? 0 : bytes,
+					 a->tag, ktime_get_ns() - start);
+	}
 	hixl_xprep_free(eng, &p);
 	return ret;
 }
@@ -540,22 +575,32 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags)
 {
 	unsigned long deadline = hixl_deadline(a->timeout_ms);
+	u64 start = ktime_get_ns(), bytes;
 	struct hixl_xbatch *b;
 	struct hixl_xprep p;
 	int ret;
 
 	ret = hixl_xprep_init(eng, a, nonblock, &p);
-	if (ret)
+	if (ret) {
+		hixl_xprep_failed(&p, ret);
 		goto out;
+	}
+	hixl_xprep_trace(eng, a, &p);
 	if (p.ns || !p.pl.n) {
+		bytes = p.pl.bytes + p.sbytes;
 		ret = hixl_xprep_run_sync(eng, a, &p, deadline);
+		trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret, ret ? 0 : bytes,
+					 a->tag, ktime_get_ns() - start);
 		goto out;
 	}
 	b = hixl_xbatch_new(eng, p.l, a->op, a->count, a->tag);
 	if (!b) {
+		hixl_link_count_result(p.l, -ENOMEM);
 		ret = -ENOMEM;
 		goto out;
 	}
+	b->ndesc = a->count;
+	b->start_ns = start;
 	b->pl = p.pl;
 	memset(&p.pl, 0, sizeof(p.pl));
 	b->planning = p.planning;	/* hixl_xbatch_submit() ends it */

@@ -29,10 +29,11 @@ struct hixl_piece {
 	u32 desc;
 };
 
-/* The pieces of a TRANSFER, and the regions it holds (users raised). */
+/* The pieces of a TRANSFER (@bytes: their sum), and the regions it holds (users raised). */
 struct hixl_plan {
 	struct hixl_piece *p;
 	u32 n, cap;
+	u64 bytes;
 	struct hixl_region **held;
 	u32 nheld;
 };
@@ -90,6 +91,9 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
  *            CQ handler, the timeout, a cancel or the submitter
  * @done:     completed by the ioctl's @end_fn
  * @cmd:      the io_uring command (uring.c), or NULL
+ * @ndesc:    descriptors of the TRANSFER in @pl (its direct ones), for the
+ *            counters (stats.c)
+ * @start_ns: ktime_get_ns() at the TRANSFER's start (hixl_xfer_complete)
  */
 struct hixl_xbatch {
 	struct kref ref;
@@ -115,6 +119,8 @@ struct hixl_xbatch {
 	void (*end_fn)(struct hixl_xbatch *b);
 	struct completion done;
 	struct io_uring_cmd *cmd;
+	u32 ndesc;
+	u64 start_ns;
 };
 
 int hixl_link_xq_init(struct hixl_link *l);

@@ -39,6 +39,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
+#include "trace.h"
 
 /* one work request of a chain: what its completion needs */
 struct hixl_xwr {
@@ -225,8 +226,16 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
 
 	if (cancel_delayed_work(&b->tmo))
 		hixl_xbatch_put(b);		/* the timeout's reference */
-	if (!b->status)
+	if (!b->status) {
 		b->failed = b->count;
+		hixl_link_count_xfer(b->l, b->op, false, b->pl.bytes, b->ndesc);
+	} else {
+		hixl_link_count_result(b->l, b->status);
+	}
+	if (b->cmd)			/* io_uring: the TRANSFER ends here */
+		trace_hixl_xfer_complete(eng->id, &b->l->raddr, b->op, b->status,
+					 b->status ? 0 : b->pl.bytes, b->tag,
+					 ktime_get_ns() - b->start_ns);
 	hixl_plan_release(eng, &b->pl);
 	spin_lock(&eng->xfer_lock);
 	list_del_init(&b->eng_node);
@@ -302,9 +311,11 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS) {
 		err = wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
-		if (err == -EIO)
+		if (err == -EIO) {
 			hixl_link_warn(l, "transfer descriptor %u: %s\n",
 				       b->pl.p[c->first + w->i].desc, ib_wc_status_msg(wc->status));
+			hixl_link_count(l, HIXL_CTR_WC_ERRORS, 1);
+		}
 	}
 	spin_lock(&l->xq.lock);
 	if (err) {

@@ -324,3 +324,18 @@ HIXL_EXPORT const char *hixl_engine_device(const struct hixl_engine *eng)
 {
 	return eng ? eng->device : "";
 }
+
+HIXL_EXPORT int hixl_engine_stats(const struct hixl_engine *eng, struct hixl_stats *st)
+{
+	if (!eng || !st)
+		return -EINVAL;
+	return hixl_dev_get_stats(eng->fd, st);
+}
+
+HIXL_EXPORT int hixl_engine_link_stats(const struct hixl_engine *eng, struct hixl_link_stat *buf,
+				       uint32_t count, uint32_t *total)
+{
+	if (!eng)
+		return -EINVAL;
+	return hixl_dev_link_stats(eng->fd, 0, buf, count, total);
+}

@@ -50,3 +50,50 @@ HIXL_EXPORT int hixl_dev_get_info(int fd, struct hixl_info *info)
 		return ret;
 	return info->abi_version == HIXL_ABI_VERSION ? 0 : -EPROTO;
 }
+
+HIXL_EXPORT int hixl_dev_get_stats(int fd, struct hixl_stats *st)
+{
+	if (!st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	return HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_GET_STATS, st));
+}
+
+HIXL_EXPORT int hixl_dev_link_stats(int fd, uint64_t engine, struct hixl_link_stat *buf,
+				    uint32_t count, uint32_t *total)
+{
+	struct hixl_link_stats a;
+	int ret;
+
+	if (count && !buf)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.engine = engine;
+	a.buf = count ? (uint64_t)(uintptr_t)buf : 0;
+	a.count = count;
+	ret = HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_LINK_STATS, &a));
+	if (ret)
+		return ret;
+	if (total)
+		*total = a.total;
+	return (int)(a.total < count ? a.total : count);
+}
+
+HIXL_EXPORT int hixl_dev_engines(int fd, struct hixl_engine_stat *buf, uint32_t count,
+				 uint32_t *total)
+{
+	struct hixl_engines a;
+	int ret;
+
+	if (count && !buf)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.buf = count ? (uint64_t)(uintptr_t)buf : 0;
+	a.count = count;
+	ret = HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_ENGINES, &a));
+	if (ret)
+		return ret;
+	if (total)
+		*total = a.total;
+	return (int)(a.total < count ? a.total : count);
+}

@@ -8,10 +8,12 @@
  *   hixlctl engines [--json]  every open engine and its counters
  *   hixlctl regions [--json]  every registration of every engine
  *   hixlctl links [--json]    every link of every engine
+ *   hixlctl stats [--json|--prometheus]  every engine and link with its
+ *                             data-path counters (hixlctl-stats.c)
  *   hixlctl --help | --version
  *
  * engines, regions and links read /sys/kernel/debug/hixl/ (root, debugfs
- * mounted); each prints an aligned table, or with --json an array of
+ * mounted; stats needs only the group hixl); each prints an aligned table, or with --json an array of
  * objects keyed by the file's header.
  *
  * Exit status: 0 on success (check: nothing FAILed); 1 when the device
@@ -32,6 +34,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: hixlctl check [--size BYTES] [--json]\n"
 		"       hixlctl info|engines|regions|links [--json]\n"
+		"       hixlctl stats [--json|--prometheus]\n"
 		"       hixlctl --help | --version\n");
 }
 
@@ -57,11 +60,18 @@ static void help(void)
 	       "  engines [--json]   every open engine and its counters (root, debugfs)\n"
 	       "  regions [--json]   every registration of every engine (root, debugfs)\n"
 	       "  links [--json]     every link of every engine (root, debugfs)\n"
+	       "  stats [--json|--prometheus]\n"
+	       "      every engine on the host and each of its links: bytes and descriptors\n"
+	       "      moved by READ and WRITE, direct and staged, errors, timeouts, cancels,\n"
+	       "      link resets, connects and their latency.  Needs only /dev/hixl (the\n"
+	       "      group hixl), no root or debugfs.  --prometheus: the Prometheus text\n"
+	       "      exposition format (hixl_engine_* and hixl_link_* families)\n"
 	       "\n"
 	       "Options:\n"
 	       "  --json         machine-readable output: check prints {\"ok\": bool,\n"
 	       "                 \"checks\": [{\"name\", \"status\", \"detail\", \"fix\"}]}, info\n"
-	       "                 an object, engines, regions and links an array of objects\n"
+	       "                 an object, engines, regions and links an array of objects,\n"
+	       "                 stats {\"engines\": [{..., \"links\": [...]}]}\n"
 	       "  -h, --help     this help\n"
 	       "  -V, --version  the version (the library's, hixl_version())\n"
 	       "\n"
@@ -216,6 +226,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		return cmd_table(argv[1], json);
+	}
+	if (argc >= 2 && !strcmp(argv[1], "stats")) {
+		int ret = cmd_stats(argc - 2, argv + 2);
+
+		if (ret == 2)
+			usage(stderr);
+		return ret;
 	}
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		help();

@@ -3,7 +3,8 @@
  * hixlctl.h - what the parts of hixlctl share: hixlctl.c (the command line,
  * info and the debugfs tables), hixlctl-check.c (`hixlctl check`: the
  * checks of hixl itself and the report) and hixlctl-sys.c (the checks of
- * the machine: RDMA devices, huge pages, THP).
+ * the machine: RDMA devices, huge pages, THP) and hixlctl-stats.c
+ * (`hixlctl stats`: every engine's and link's data-path counters).
  */
 #ifndef HIXLCTL_H
 #define HIXLCTL_H
@@ -63,5 +64,12 @@ void tool_error(const char *what, int err);
 
 /* cmd_check() - `hixlctl check [--size BYTES] [--json]`: argv after "check" */
 int cmd_check(int argc, char **argv);
+
+/*
+ * cmd_stats() - `hixlctl stats [--json|--prometheus]`: argv after "stats"
+ * (hixlctl-stats.c).  Return: the exit status; 2 for a usage error (the
+ * caller prints the usage).
+ */
+int cmd_stats(int argc, char **argv);
 
 #endif

@@ -33,6 +33,7 @@ static void hixl_split_inside_one_mr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pl.p[0].lkey, 11U);
 	KUNIT_EXPECT_EQ(test, pl.p[0].rkey, 22U);
 	KUNIT_EXPECT_EQ(test, pl.p[0].desc, 5U);
+	KUNIT_EXPECT_EQ(test, pl.bytes, 0x100ULL);	/* the counters' direct bytes */
 	hixl_plan_free(&pl);
 }
 

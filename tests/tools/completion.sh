@@ -47,7 +47,7 @@ for t in hixlctl hixl-bench; do
 	. "$dir/$t" || { echo "completion: FAIL: sourcing $dir/$t" >&2; exit 1; }
 done
 
-expect "hixlctl " "--help --version check engines info links regions"
+expect "hixlctl " "--help --version check engines info links regions stats"
 expect "hixlctl c" "check"
 expect "hixlctl --v" "--version"
 expect "hixlctl check " "--json --size"
@@ -55,6 +55,7 @@ expect "hixlctl check --s" "--size"
 expect "hixlctl check --size " ""
 expect "hixlctl check --size 64G --j" "--json"
 expect "hixlctl info " "--json"
+expect "hixlctl stats " "--json --prometheus"
 expect "hixlctl links --json " ""
 expect "hixlctl bogus " ""
 expect "hixl-bench --mo" "--mode"

@@ -159,7 +159,7 @@ static void test_tools_check(void)
 	CHECK(STARTS(r.out, "{\"ok\": true, \"checks\": ["));
 	CHECK(python_parses(r.out) != 0);
 	CHECK(!strcmp(status_of(r.out, "module", &c), "PASS"));
-	CHECK(strstr(c.detail, "hixl.ko 0.1 loaded") != NULL);	/* MODULE_VERSION("0.1") */
+	CHECK(strstr(c.detail, "hixl.ko 0.2 loaded") != NULL);	/* MODULE_VERSION("0.2") */
 	CHECK(strstr(c.detail, "srcversion ") != NULL);
 	CHECK(!strcmp(status_of(r.out, "device", &c), "PASS"));
 	CHECK(strstr(c.detail, "/dev/hixl crw-rw----") != NULL);

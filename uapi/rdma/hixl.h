@@ -57,6 +57,7 @@
 #define HIXL_FEAT_LOCAL_ONLY	(1ULL << 11)	/* REG_MEM's HIXL_REG_LOCAL_ONLY */
 #define HIXL_FEAT_LISTEN_ANY	(1ULL << 12)	/* SETUP's HIXL_SETUP_LISTEN_ANY */
 #define HIXL_FEAT_POLL		(1ULL << 13)	/* poll(2): EPOLLIN while notifications wait */
+#define HIXL_FEAT_XFER_STATS	(1ULL << 16)	/* hixl_stats.xfer, LINK_STATS, ENGINES */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -171,6 +172,67 @@ struct hixl_dereg_mem {
 };
 
 /**
+ * struct hixl_xfer_stats - data-path counters of an engine or of one link
+ * @read_direct_bytes:  bytes of READ descriptors that completed, posted
+ *                      directly (RDMA READ into a registration)
+ * @read_direct_ops:    those descriptors
+ * @read_staged_bytes:  bytes of READ descriptors that completed through the
+ *                      staging buffers (small or unregistered local memory)
+ * @read_staged_ops:    those descriptors
+ * @write_direct_bytes: as @read_direct_bytes, for WRITE
+ * @write_direct_ops:   as @read_direct_ops, for WRITE
+ * @write_staged_bytes: as @read_staged_bytes, for WRITE
+ * @write_staged_ops:   as @read_staged_ops, for WRITE
+ * @errors:        TRANSFERs that failed other than by @timeouts or @cancels:
+ *                 a descriptor refused (-ERANGE, -ENOENT, -EACCES, ...), a
+ *                 work-completion error, a broken link; counted once per
+ *                 TRANSFER (a failed half, direct or staged, of one)
+ * @wc_errors:     work completions of transfer requests with an error
+ *                 status other than a flush (the device's verdict, -EIO)
+ * @timeouts:      TRANSFERs that ended with -ETIMEDOUT
+ * @cancels:       TRANSFERs that ended with -ECANCELED (HIXL_IOC_CANCEL,
+ *                 io_uring's cancelation, a fatal signal)
+ * @link_resets:   links that broke while READY (peer gone, QP error,
+ *                 timeout on the wire; not a local DISCONNECT)
+ * @connects:      links made by CONNECT that became READY
+ * @connect_failures: CONNECTs that failed after their link was made
+ * @accepts:       links accepted from the listener that became READY
+ * @connect_us_last: duration of the last successful CONNECT, microseconds
+ *                 (from the call to the link being READY)
+ * @connect_us_sum: sum of the durations of all @connects, microseconds:
+ *                 the mean is @connect_us_sum / @connects
+ * @reserved:      0
+ *
+ * Counters only grow (except @connect_us_last).  An engine's counters
+ * include those of its links, open and closed; a link's are its own.
+ * "Ops" are descriptors: a TRANSFER of 8 descriptors that all completed
+ * directly adds 8 to @read_direct_ops or @write_direct_ops.  Bytes and ops
+ * count descriptors of successful parts only: a TRANSFER's direct part is
+ * counted when it completed, its staged part likewise.
+ */
+struct hixl_xfer_stats {
+	__u64 read_direct_bytes;
+	__u64 read_direct_ops;
+	__u64 read_staged_bytes;
+	__u64 read_staged_ops;
+	__u64 write_direct_bytes;
+	__u64 write_direct_ops;
+	__u64 write_staged_bytes;
+	__u64 write_staged_ops;
+	__u64 errors;
+	__u64 wc_errors;
+	__u64 timeouts;
+	__u64 cancels;
+	__u64 link_resets;
+	__u64 connects;
+	__u64 connect_failures;
+	__u64 accepts;
+	__u64 connect_us_last;
+	__u64 connect_us_sum;
+	__u64 reserved[6];
+};
+
+/**
  * struct hixl_stats - HIXL_IOC_GET_STATS argument: counters of the engine
  * and of the process that owns it
  * @flags:          in: must be 0
@@ -196,6 +258,9 @@ struct hixl_dereg_mem {
  *                  the proof, or no proof by the handshake deadline; on the
  *                  connecting side, an acceptor whose proof was wrong
  * @reserved:       in: must be 0; out: 0
+ * @xfer:           out: the engine's data-path counters (hixl_info.features
+ *                  has HIXL_FEAT_XFER_STATS); in: ignored, but
+ *                  @xfer.reserved must be 0
  */
 struct hixl_stats {
 	__u32 flags;
@@ -215,6 +280,7 @@ struct hixl_stats {
 	__u64 refused_peers;
 	__u64 auth_failures;
 	__u64 reserved[1];
+	struct hixl_xfer_stats xfer;
 };
 
 /* ---- engine setup ------------------------------------------------------------- */
@@ -497,6 +563,128 @@ struct hixl_get_notifies {
 	__u64 reserved[2];
 };
 
+/* ---- counters of links and of every engine ------------------------------------- */
+
+/* hixl_link_stat.state */
+#define HIXL_LINK_STATE_CONNECTING	0
+#define HIXL_LINK_STATE_READY		1
+#define HIXL_LINK_STATE_ERROR		2	/* broken: only DISCONNECT is left */
+#define HIXL_LINK_STATE_CLOSED		3	/* being torn down */
+
+/* hixl_link_stat.flags */
+#define HIXL_LINK_STAT_ACTIVE	(1U << 0)	/* made by our CONNECT (else accepted) */
+#define HIXL_LINK_STAT_NAMED	(1U << 1)	/* @peer is known (an accepted link
+						 * learns it from the peer's HELLO) */
+
+/**
+ * struct hixl_link_stat - one link, as HIXL_IOC_LINK_STATS writes it
+ * @peer:  the peer engine's name (0s until known, see @flags)
+ * @state: HIXL_LINK_STATE_*
+ * @flags: HIXL_LINK_STAT_* bits
+ * @err:   why the link broke (-errno), or 0
+ * @reserved0: 0
+ * @xfer:  the link's counters
+ */
+struct hixl_link_stat {
+	struct hixl_sockaddr peer;
+	__u32 state;
+	__u32 flags;
+	__s32 err;
+	__u32 reserved0;
+	struct hixl_xfer_stats xfer;
+};
+
+#define HIXL_MAX_STAT_ENTRIES	65536	/* entries of one LINK_STATS or ENGINES */
+
+/**
+ * struct hixl_link_stats - HIXL_IOC_LINK_STATS argument: the links of an engine
+ * @engine:    in: 0: this engine; else an engine's id from HIXL_IOC_ENGINES
+ *             (-ENOENT when it is gone or not visible to the caller)
+ * @buf:       in: user pointer to @count struct hixl_link_stat (0 when
+ *             @count is 0)
+ * @count:     in: entries @buf holds, 0..HIXL_MAX_STAT_ENTRIES
+ * @total:     out: links the engine has; min(@count, @total) entries are
+ *             written, in the engine's link order (oldest first)
+ * @flags:     in: must be 0
+ * @reserved0: in: must be 0
+ * @reserved:  in: must be 0
+ *
+ * Needs no SETUP: any open /dev/hixl may ask (an engine without links has
+ * @total 0).  Peers' names are shown for any visible engine; nothing of
+ * its memory is.
+ */
+struct hixl_link_stats {
+	__u64 engine;
+	__u64 buf;
+	__u32 count;
+	__u32 total;
+	__u32 flags;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/* hixl_engine_stat.flags */
+#define HIXL_ENGINE_STAT_SETUP	(1U << 0)	/* SETUP done: @local and @device are set */
+#define HIXL_ENGINE_STAT_SELF	(1U << 1)	/* the engine of the file that asked */
+#define HIXL_ENGINE_STAT_BUSY	(1U << 2)	/* its device side was being changed:
+						 * @local and @device are left 0 */
+
+/**
+ * struct hixl_engine_stat - one engine, as HIXL_IOC_ENGINES writes it
+ * @id:         the engine's number (debugfs, tracepoints, LINK_STATS)
+ * @pid:        its owner's process id in the caller's pid namespace
+ * @flags:      HIXL_ENGINE_STAT_* bits
+ * @nr_links:   its links
+ * @local:      its name: SETUP's local address and port
+ * @device:     its RDMA device, NUL-terminated
+ * @regions:    its live registrations
+ * @host_bytes: host bytes they cover
+ * @device_bytes: device bytes they cover
+ * @reserved:   0
+ * @xfer:       its data-path counters, as GET_STATS's @xfer
+ *
+ * Counters, names and sizes only: no address of the engine's memory.
+ */
+struct hixl_engine_stat {
+	__u64 id;
+	__u32 pid;
+	__u32 flags;
+	__u32 nr_links;
+	__u32 reserved0;
+	struct hixl_sockaddr local;
+	char device[64];
+	__u64 regions;
+	__u64 host_bytes;
+	__u64 device_bytes;
+	__u64 reserved[3];
+	struct hixl_xfer_stats xfer;
+};
+
+/**
+ * struct hixl_engines - HIXL_IOC_ENGINES argument: every engine on the host
+ * @buf:       in: user pointer to @count struct hixl_engine_stat (0 when
+ *             @count is 0)
+ * @count:     in: entries @buf holds, 0..HIXL_MAX_STAT_ENTRIES
+ * @total:     out: engines visible to the caller; min(@count, @total)
+ *             entries are written, oldest engine first
+ * @flags:     in: must be 0
+ * @reserved0: in: must be 0
+ * @reserved:  in: must be 0
+ *
+ * Any open /dev/hixl may ask, without SETUP: the device node is mode 0660,
+ * group hixl, so this is what a member of that group sees of every engine
+ * (hixlctl stats).  An engine is visible when its owner's process is
+ * visible in the caller's pid namespace (a container sees its own).
+ */
+struct hixl_engines {
+	__u64 buf;
+	__u32 count;
+	__u32 total;
+	__u32 flags;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
 /*
  * Waiting for notifications (HIXL_FEAT_POLL): /dev/hixl is pollable.
  * poll(2), select(2), epoll(7) and io_uring's IORING_OP_POLL_ADD report
@@ -525,6 +713,8 @@ struct hixl_get_notifies {
 #define HIXL_IOC_NR_SEND_NOTIFY	0x08
 #define HIXL_IOC_NR_GET_NOTIFIES	0x09
 #define HIXL_IOC_NR_CANCEL	0x0a
+#define HIXL_IOC_NR_LINK_STATS	0x10
+#define HIXL_IOC_NR_ENGINES	0x11
 
 /*
  * The size of each command's struct in its first ABI: a caller's struct may
@@ -541,6 +731,8 @@ struct hixl_get_notifies {
 #define HIXL_SEND_NOTIFY_SIZE_VER0	80
 #define HIXL_GET_NOTIFIES_SIZE_VER0	48
 #define HIXL_CANCEL_SIZE_VER0		32
+#define HIXL_LINK_STATS_SIZE_VER0	48
+#define HIXL_ENGINES_SIZE_VER0		40
 
 #define HIXL_IOC_GET_INFO	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info)
 #define HIXL_IOC_REG_MEM	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_REG_MEM, struct hixl_reg_mem)
@@ -553,6 +745,8 @@ struct hixl_get_notifies {
 #define HIXL_IOC_SEND_NOTIFY	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_SEND_NOTIFY, struct hixl_send_notify)
 #define HIXL_IOC_GET_NOTIFIES	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_NOTIFIES, struct hixl_get_notifies)
 #define HIXL_IOC_CANCEL		_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_CANCEL, struct hixl_cancel)
+#define HIXL_IOC_LINK_STATS	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_LINK_STATS, struct hixl_link_stats)
+#define HIXL_IOC_ENGINES	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_ENGINES, struct hixl_engines)
 
 /* ---- io_uring passthrough (IORING_OP_URING_CMD) ---------------------------------- */
 

@@ -116,6 +116,57 @@ int hixl_dev_get_info(int fd, struct hixl_info *info);
  */
 int hixl_dev_uring_probe(int fd);
 
+/* ---- counters (HIXL_0.2; hixl_info.features has HIXL_FEAT_XFER_STATS) ---- */
+
+/**
+ * hixl_dev_get_stats() - the counters of the engine of a descriptor
+ * @fd: descriptor from hixl_dev_open()
+ * @st: filled on success (registration counters and, in @st->xfer, the
+ *      data-path counters); its previous contents are ignored
+ *
+ * Wraps HIXL_IOC_GET_STATS.
+ *
+ * A module older than HIXL_FEAT_XFER_STATS takes the larger struct (its
+ * tail is zero) and leaves @st->xfer zero.
+ *
+ * Return: 0; -EINVAL for NULL @st; -EBADF, -ENOTTY.
+ */
+int hixl_dev_get_stats(int fd, struct hixl_stats *st);
+
+/**
+ * hixl_dev_link_stats() - the links of an engine and their counters
+ * @fd:     descriptor from hixl_dev_open() (need not be set up)
+ * @engine: 0: @fd's own engine; else an engine id from hixl_dev_engines()
+ * @buf:    room for @count records (may be NULL when @count is 0)
+ * @count:  records @buf holds, 0..HIXL_MAX_STAT_ENTRIES
+ * @total:  out (may be NULL): links the engine has now
+ *
+ * Wraps HIXL_IOC_LINK_STATS.
+ *
+ * Return: records written (min(@count, links)); -EINVAL (NULL @buf with a
+ * count, @count too large); -ENOENT (no visible engine @engine); -EFAULT;
+ * -ENOMEM; -ENOTTY (a module without HIXL_FEAT_XFER_STATS).
+ */
+int hixl_dev_link_stats(int fd, uint64_t engine, struct hixl_link_stat *buf,
+			uint32_t count, uint32_t *total);
+
+/**
+ * hixl_dev_engines() - every engine on the host the caller may see
+ * @fd:    descriptor from hixl_dev_open() (need not be set up)
+ * @buf:   room for @count records (may be NULL when @count is 0)
+ * @count: records @buf holds, 0..HIXL_MAX_STAT_ENTRIES
+ * @total: out (may be NULL): engines visible now
+ *
+ * Wraps HIXL_IOC_ENGINES: owner pid, name, device and counters of each
+ * engine whose process is visible in the caller's pid namespace; any
+ * member of the group hixl may ask.
+ *
+ * Return: records written (min(@count, engines)); -EINVAL, -EFAULT,
+ * -ENOMEM, -ENOTTY as hixl_dev_link_stats().
+ */
+int hixl_dev_engines(int fd, struct hixl_engine_stat *buf, uint32_t count,
+		     uint32_t *total);
+
 
 /* ==== the engine API (HIXL's Hixl class, in C) ========================== */
 /*
@@ -464,6 +515,29 @@ int hixl_engine_fd(const struct hixl_engine *eng);
  * hixl_engine_finalize(); "" for NULL.
  */
 const char *hixl_engine_device(const struct hixl_engine *eng);
+
+/**
+ * hixl_engine_stats() - the engine's counters (HIXL_0.2)
+ * @eng: the engine
+ * @st:  filled on success, as hixl_dev_get_stats() fills it
+ *
+ * Return: 0, or -EINVAL for NULL arguments, or a -errno of
+ * hixl_dev_get_stats().
+ */
+int hixl_engine_stats(const struct hixl_engine *eng, struct hixl_stats *st);
+
+/**
+ * hixl_engine_link_stats() - the engine's links and their counters (HIXL_0.2)
+ * @eng:   the engine
+ * @buf:   room for @count records (may be NULL when @count is 0)
+ * @count: records @buf holds
+ * @total: out (may be NULL): links the engine has
+ *
+ * Return: records written, or -EINVAL for NULL @eng, or a -errno of
+ * hixl_dev_link_stats().
+ */
+int hixl_engine_link_stats(const struct hixl_engine *eng, struct hixl_link_stat *buf,
+			   uint32_t count, uint32_t *total);
 
 /* ---- memory ---- */
 

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stats.c - the data-path counters (stats.h says why atomic64_t), and the
+ * two commands that read them beyond GET_STATS (region.c):
+ *
+ *   HIXL_IOC_LINK_STATS  the links of this engine, or of another visible
+ *                        one, with their counters
+ *   HIXL_IOC_ENGINES     every engine visible to the caller, with its
+ *                        name, owner and counters
+ *
+ * Neither needs SETUP nor being the engine's owner: /dev/hixl is mode 0660
+ * for the group hixl, and this is what hixlctl stats shows to a member of
+ * it without debugfs.  What another user's engine shows: its number, its
+ * owner's pid, its name (local address), RDMA device, peers' names, link
+ * states, registration sizes and counters.  Never an address of its memory,
+ * a key, a region or its secret.  An engine is visible when its owner is
+ * visible in the caller's pid namespace, so a container sees its own
+ * engines only.  Why an ioctl and not sysfs attributes: the records are
+ * per engine and per link, which come and go by the thousand; one call
+ * returns a consistent array of fixed-size records, with no text to parse,
+ * and the library and hixlctl already speak ioctls.
+ */
+#include <linux/pid_namespace.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "hixl_priv.h"
+
+static_assert(offsetof(struct hixl_xfer_stats, reserved) == HIXL_CTR_NR * sizeof(__u64));
+
+/**
+ * hixl_ctrs_read() - copy counters out
+ * @c: the counters
+ * @s: out: struct hixl_xfer_stats, reserved fields 0
+ */
+void hixl_ctrs_read(struct hixl_ctrs *c, struct hixl_xfer_stats *s)
+{
+	u64 *o = (u64 *)s;
+
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < HIXL_CTR_NR; i++)
+		o[i] = atomic64_read(&c->v[i]);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_ctrs_read);
+
+/**
+ * hixl_link_count() - add to a counter of a link and of its engine
+ * @l: the link
+ * @i: the counter
+ * @n: how much
+ *
+ * Context: any (atomic adds only).
+ */
+void hixl_link_count(struct hixl_link *l, enum hixl_ctr i, u64 n)
+{
+	atomic64_add(n, &l->ctrs.v[i]);
+	atomic64_add(n, &l->eng->ctrs.v[i]);
+}
+
+/**
+ * hixl_link_count_xfer() - descriptors of a TRANSFER that completed
+ * @l:      the link
+ * @op:     HIXL_OP_READ or HIXL_OP_WRITE
+ * @staged: they went through the staging buffers
+ * @bytes:  their bytes
+ * @ops:    how many descriptors
+ *
+ * Context: any.
+ */
+void hixl_link_count_xfer(struct hixl_link *l, u32 op, bool staged, u64 bytes, u64 ops)
+{
+	enum hixl_ctr i = op == HIXL_OP_WRITE ? HIXL_CTR_WRITE_DIRECT_BYTES :
+						HIXL_CTR_READ_DIRECT_BYTES;
+
+	if (staged)
+		i += HIXL_CTR_READ_STAGED_BYTES - HIXL_CTR_READ_DIRECT_BYTES;
+	hixl_link_count(l, i, bytes);
+	hixl_link_count(l, i + 1, ops);	/* the _OPS counter follows its _BYTES */
+}
+
+/**
+ * hixl_link_count_result() - the end of a failed TRANSFER (or half of one)
+ * @l:   the link
+ * @ret: its -errno: -ETIMEDOUT counts a timeout, -ECANCELED a cancel,
+ *       -EAGAIN nothing (retried: the link was connecting or the caller
+ *       must not block), any other an error; 0 nothing
+ *
+ * Context: any.
+ */
+void hixl_link_count_result(struct hixl_link *l, int ret)
+{
+	switch (ret) {
+	case 0:
+	case -EAGAIN:
+		return;
+	case -ETIMEDOUT:
+		hixl_link_count(l, HIXL_CTR_TIMEOUTS, 1);
+		return;
+	case -ECANCELED:
+		hixl_link_count(l, HIXL_CTR_CANCELS, 1);
+		return;
+	default:
+		hixl_link_count(l, HIXL_CTR_ERRORS, 1);
+	}
+}
+
+/**
+ * hixl_link_count_connect() - the end of a CONNECT whose link was made
+ * @l:   the link
+ * @ret: 0 (the link is READY) or the CONNECT's -errno
+ * @ns:  how long it took, nanoseconds
+ *
+ * Context: any.
+ */
+void hixl_link_count_connect(struct hixl_link *l, int ret, u64 ns)
+{
+	u64 us = div_u64(ns, NSEC_PER_USEC);
+
+	if (ret) {
+		hixl_link_count(l, HIXL_CTR_CONNECT_FAILURES, 1);
+		return;
+	}
+	hixl_link_count(l, HIXL_CTR_CONNECTS, 1);
+	hixl_link_count(l, HIXL_CTR_CONNECT_US_SUM, us);
+	atomic64_set(&l->ctrs.v[HIXL_CTR_CONNECT_US_LAST], us);
+	atomic64_set(&l->eng->ctrs.v[HIXL_CTR_CONNECT_US_LAST], us);
+}
+
+/* Checks shared by LINK_STATS and ENGINES: flags, reserved, count and buf. */
+static int hixl_stat_args(const char *cmd, u32 flags, u32 reserved0, const u64 *reserved,
+			  u32 count, u64 buf)
+{
+	if (flags)
+		return hixl_einval("%s: flags 0x%x has unknown bits", cmd, flags);
+	if (reserved0 || reserved[0] || reserved[1])
+		return hixl_einval("%s: reserved is not zero", cmd);
+	if (count > HIXL_MAX_STAT_ENTRIES)
+		return hixl_einval("%s: count %u is above %u", cmd, count, HIXL_MAX_STAT_ENTRIES);
+	if ((count && !buf) || (!count && buf))
+		return hixl_einval("%s: buf and count must be both set or both 0", cmd);
+	return 0;
+}
+
+/* The owner's pid as the caller sees it; 0: not visible to the caller. */
+static pid_t hixl_engine_pid(const struct hixl_engine *eng)
+{
+	return pid_nr_ns(eng->owner, task_active_pid_ns(current));
+}
+
+/* One link's record; the engine's links_lock held. */
+static void hixl_link_stat_fill(struct hixl_link *l, struct hixl_link_stat *o)
+{
+	int err;
+
+	o->state = hixl_link_state(l, &err);
+	o->err = err;
+	spin_lock(&l->lock);
+	if (l->named) {
+		o->peer = l->peer;
+		o->flags |= HIXL_LINK_STAT_NAMED;
+	}
+	spin_unlock(&l->lock);
+	if (l->active)
+		o->flags |= HIXL_LINK_STAT_ACTIVE;
+	hixl_ctrs_read(&l->ctrs, &o->xfer);
+}
+
+/**
+ * hixl_cmd_link_stats() - HIXL_IOC_LINK_STATS: the links of an engine
+ * @eng: the engine of the calling file (any caller, set up or not)
+ * @a:   in: engine (0: @eng), buf, count, flags 0, reserved 0; out: total
+ *
+ * Copies min(@a->count, links) records to @a->buf.  Another engine is
+ * found by its id under hixl_engines_lock and its links read under its
+ * links_lock (the order debugfs uses).
+ *
+ * Context: process context, sleeps.
+ * Return: 0; -EINVAL (flags, reserved, @a->count above
+ * HIXL_MAX_STAT_ENTRIES, @a->buf 0 with a count or set without one);
+ * -ENOENT (no visible engine has that id); -ENOMEM; -EFAULT (@a->buf
+ * cannot be written).
+ */
+int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
+{
+	struct hixl_link_stat *out = NULL;
+	struct hixl_engine *e = NULL, *it;
+	struct hixl_link *l;
+	u32 n = 0, total = 0;
+	int ret;
+
+	ret = hixl_stat_args("LINK_STATS", a->flags, a->reserved0, a->reserved, a->count, a->buf);
+	if (ret)
+		return ret;
+	mutex_lock(&hixl_engines_lock);
+	list_for_each_entry(it, &hixl_engines, node) {
+		if (a->engine ? it->id == a->engine && hixl_engine_pid(it) : it == eng) {
+			e = it;
+			break;
+		}
+	}
+	if (!e) {
+		mutex_unlock(&hixl_engines_lock);
+		return -ENOENT;
+	}
+	mutex_lock(&e->links_lock);
+	total = e->nr_links;
+	n = min(a->count, total);
+	if (n) {
+		out = kvcalloc(n, sizeof(*out), GFP_KERNEL);
+		if (!out) {
+			ret = -ENOMEM;
+			goto unlock;
+		}
+	}
+	total = 0;
+	list_for_each_entry(l, &e->links, node) {
+		if (total < n)
+			hixl_link_stat_fill(l, &out[total]);
+		total++;
+	}
+unlock:
+	mutex_unlock(&e->links_lock);
+	mutex_unlock(&hixl_engines_lock);
+	if (ret)
+		return ret;
+	a->total = total;
+	n = min(n, total);
+	if (n && copy_to_user(u64_to_user_ptr(a->buf), out, array_size(n, sizeof(*out))))
+		ret = -EFAULT;
+	kvfree(out);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_link_stats);
+
+/* One engine's record; hixl_engines_lock held. */
+static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *self,
+				  pid_t pid, struct hixl_engine_stat *o)
+{
+	o->id = eng->id;
+	o->pid = pid;
+	if (eng == self)
+		o->flags |= HIXL_ENGINE_STAT_SELF;
+	/*
+	 * The device side is freed under rdma_sem held for writing (a device
+	 * removal, the engine's close): read it only when that is not
+	 * happening, and never wait for it under hixl_engines_lock.
+	 */
+	if (eng == self || down_read_trylock(&eng->rdma_sem)) {
+		struct hixl_rdma *rd = smp_load_acquire(&eng->rdma);
+
+		if (rd) {
+			o->flags |= HIXL_ENGINE_STAT_SETUP;
+			o->local = rd->local;
+			strscpy(o->device, dev_name(&rd->ibdev->dev), sizeof(o->device));
+		}
+		if (eng != self)
+			up_read(&eng->rdma_sem);
+	} else {
+		o->flags |= HIXL_ENGINE_STAT_BUSY;
+	}
+	mutex_lock(&eng->links_lock);
+	o->nr_links = eng->nr_links;
+	mutex_unlock(&eng->links_lock);
+	o->regions = atomic64_read(&eng->st_regions);
+	o->host_bytes = atomic64_read(&eng->st_host_bytes);
+	o->device_bytes = atomic64_read(&eng->st_device_bytes);
+	hixl_ctrs_read(&eng->ctrs, &o->xfer);
+}
+
+/**
+ * hixl_cmd_engines() - HIXL_IOC_ENGINES: every engine the caller may see
+ * @eng: the engine of the calling file (any caller, set up or not; its
+ *       rdma_sem held for reading by the ioctl)
+ * @a:   in: buf, count, flags 0, reserved 0; out: total
+ *
+ * Copies min(@a->count, engines) records to @a->buf, oldest engine first.
+ *
+ * Context: process context, sleeps.
+ * Return: 0; -EINVAL (flags, reserved, @a->count above
+ * HIXL_MAX_STAT_ENTRIES, @a->buf 0 with a count or set without one);
+ * -ENOMEM; -EFAULT (@a->buf cannot be written).
+ */
+int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
+{
+	struct hixl_engine_stat *out = NULL;
+	struct hixl_engine *it;
+	u32 n, total = 0;
+	int ret;
+
+	ret = hixl_stat_args("ENGINES", a->flags, a->reserved0, a->reserved, a->count, a->buf);
+	if (ret)
+		return ret;
+	mutex_lock(&hixl_engines_lock);
+	list_for_each_entry(it, &hixl_engines, node)
+		total++;
+	n = min(a->count, total);
+	if (n) {
+		out = kvcalloc(n, sizeof(*out), GFP_KERNEL);
+		if (!out) {
+			mutex_unlock(&hixl_engines_lock);
+			return -ENOMEM;
+		}
+	}
+	total = 0;
+	list_for_each_entry(it, &hixl_engines, node) {
+		pid_t pid = hixl_engine_pid(it);
+
+		if (!pid && it != eng)
+			continue;
+		if (total < n)
+			hixl_engine_stat_fill(it, eng, pid, &out[total]);
+		total++;
+	}
+	mutex_unlock(&hixl_engines_lock);
+	a->total = total;
+	n = min(n, total);
+	if (n && copy_to_user(u64_to_user_ptr(a->buf), out, array_size(n, sizeof(*out))))
+		ret = -EFAULT;
+	kvfree(out);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_engines);

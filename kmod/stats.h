@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stats.h - the data-path counters of engines and links (stats.c): bytes
+ * and descriptors moved by READ and WRITE, direct and staged, failures,
+ * link resets, connects and their latency (struct hixl_xfer_stats in the
+ * ABI).
+ *
+ * Why atomic64_t and not per-CPU counters: they move once per TRANSFER (or
+ * once per direct or staged half of one), per failure and per connect -
+ * never per work request - so an atomic add is a few nanoseconds against
+ * a batch that takes microseconds at least; the completions of one link
+ * already serialise on its xq.lock, so there is no wider contention to
+ * spread; and a link's counters must be readable as its own (LINK_STATS)
+ * while the engine keeps totals that survive closed links, which per-CPU
+ * copies would multiply by the CPUs times the links (up to 512 per
+ * engine).  Every update goes to the link and to its engine
+ * (hixl_link_count()): two atomics, no lock, no walk of the links when the
+ * counters are read.
+ */
+#ifndef _HIXL_STATS_H
+#define _HIXL_STATS_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+#include <rdma/hixl.h>
+
+struct hixl_engine;
+struct hixl_link;
+
+/* One per field of struct hixl_xfer_stats, in its order. */
+enum hixl_ctr {
+	HIXL_CTR_READ_DIRECT_BYTES,
+	HIXL_CTR_READ_DIRECT_OPS,
+	HIXL_CTR_READ_STAGED_BYTES,
+	HIXL_CTR_READ_STAGED_OPS,
+	HIXL_CTR_WRITE_DIRECT_BYTES,
+	HIXL_CTR_WRITE_DIRECT_OPS,
+	HIXL_CTR_WRITE_STAGED_BYTES,
+	HIXL_CTR_WRITE_STAGED_OPS,
+	HIXL_CTR_ERRORS,
+	HIXL_CTR_WC_ERRORS,
+	HIXL_CTR_TIMEOUTS,
+	HIXL_CTR_CANCELS,
+	HIXL_CTR_LINK_RESETS,
+	HIXL_CTR_CONNECTS,
+	HIXL_CTR_CONNECT_FAILURES,
+	HIXL_CTR_ACCEPTS,
+	HIXL_CTR_CONNECT_US_LAST,	/* set, not added */
+	HIXL_CTR_CONNECT_US_SUM,
+	HIXL_CTR_NR
+};
+
+/* struct hixl_xfer_stats's counters, atomic: no lock protects them. */
+struct hixl_ctrs {
+	atomic64_t v[HIXL_CTR_NR];
+};
+
+void hixl_ctrs_read(struct hixl_ctrs *c, struct hixl_xfer_stats *s);
+void hixl_link_count(struct hixl_link *l, enum hixl_ctr i, u64 n);
+void hixl_link_count_xfer(struct hixl_link *l, u32 op, bool staged, u64 bytes, u64 ops);
+void hixl_link_count_result(struct hixl_link *l, int ret);
+void hixl_link_count_connect(struct hixl_link *l, int ret, u64 ns);
+
+int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a);
+int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a);
+
+#endif /* _HIXL_STATS_H */

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hixlctl-stats.c - `hixlctl stats [--json|--prometheus]`: every engine on
+ * the host and each of its links, with the data-path counters
+ * (HIXL_IOC_ENGINES and HIXL_IOC_LINK_STATS through hixl_dev_engines() and
+ * hixl_dev_link_stats()).  Needs only permission to open /dev/hixl (the
+ * group hixl), not root or debugfs.
+ *
+ * hixlctl's own descriptor (an engine of nobody's, flagged SELF) is left
+ * out.  Text: one line per engine, then one indented line per link,
+ * key=value.
+ * --json: {"engines": [{..., "links": [{...}]}]}, every counter a number.
+ * --prometheus: the text exposition format 0.0.4: hixl_engine_* families
+ * (an engine's totals, closed links included) and hixl_link_* families (a
+ * live link's own), each with # HELP and # TYPE, counters ending in _total;
+ * labels pid, engine (its number), name (its address), peer, op, path.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hixl/hixl.h>
+#include "hixlctl.h"
+
+struct eng_rec {
+	struct hixl_engine_stat e;
+	char name[HIXL_ENGINE_NAME_MAX];
+	struct hixl_link_stat *links;
+	uint32_t nlinks;
+};
+
+static const char *const state_names[] = { "connecting", "ready", "error", "closed" };
+
+static const char *link_state(uint32_t s)
+{
+	return s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "unknown";
+}
+
+/* A counter of struct hixl_xfer_stats by its index (the struct is all __u64). */
+static unsigned long long ctr(const struct hixl_xfer_stats *x, int i)
+{
+	return (unsigned long long)((const __u64 *)x)[i];
+}
+
+/* Fields of struct hixl_xfer_stats, in order, as text and JSON keys. */
+static const char *const ctr_names[] = {
+	"read_direct_bytes", "read_direct_ops", "read_staged_bytes", "read_staged_ops",
+	"write_direct_bytes", "write_direct_ops", "write_staged_bytes", "write_staged_ops",
+	"errors", "wc_errors", "timeouts", "cancels", "link_resets", "connects",
+	"connect_failures", "accepts", "connect_us_last", "connect_us_sum",
+};
+#define NCTR ((int)(sizeof(ctr_names) / sizeof(ctr_names[0])))
+_Static_assert(sizeof(ctr_names) / sizeof(ctr_names[0]) * 8 ==
+	       offsetof(struct hixl_xfer_stats, reserved), "ctr_names covers hixl_xfer_stats");
+
+static void peer_name(const struct hixl_link_stat *l, char *buf, size_t len)
+{
+	if (!(l->flags & HIXL_LINK_STAT_NAMED) ||
+	    hixl_format_engine_name(&l->peer, buf, len))
+		snprintf(buf, len, "-");
+}
+
+/* Read every engine and its links; *@out is an array of *@n records. */
+static int collect(struct eng_rec **out, uint32_t *n)
+{
+	struct hixl_engine_stat *es = NULL;
+	struct eng_rec *r;
+	uint32_t total = 0, cnt = 0, n_out = 0;
+	int fd, ret;
+
+	fd = hixl_dev_open(NULL);
+	if (fd < 0) {
+		fprintf(stderr, "hixlctl: %s: %s\n", HIXL_DEVICE_PATH, strerror(-fd));
+		return -1;
+	}
+	/* engines come and go between the calls: ask until the room was enough */
+	for (int tries = 0; tries < 8; tries++) {
+		ret = hixl_dev_engines(fd, NULL, 0, &total);
+		if (ret < 0)
+			break;
+		free(es);
+		cnt = total + 8;
+		es = calloc(cnt, sizeof(*es));
+		if (!es) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = hixl_dev_engines(fd, es, cnt, &total);
+		if (ret < 0 || total <= cnt)
+			break;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "hixlctl: ENGINES: %s%s\n", strerror(-ret),
+			ret == -ENOTTY || ret == -EINVAL ? " (hixl.ko without HIXL_FEAT_XFER_STATS?)" : "");
+		free(es);
+		close(fd);
+		return -1;
+	}
+	cnt = (uint32_t)ret;
+	r = calloc(cnt ? cnt : 1, sizeof(*r));
+	if (!r) {
+		free(es);
+		close(fd);
+		return -1;
+	}
+	for (uint32_t j = 0, i = 0; j < cnt; j++) {
+		uint32_t lt = 0, lc;
+
+		if (es[j].flags & HIXL_ENGINE_STAT_SELF)
+			continue;	/* hixlctl's own descriptor: no engine of anyone's */
+		i = n_out++;
+		r[i].e = es[j];
+		if (!(r[i].e.flags & HIXL_ENGINE_STAT_SETUP) ||
+		    hixl_format_engine_name(&r[i].e.local, r[i].name, sizeof(r[i].name)))
+			snprintf(r[i].name, sizeof(r[i].name), "-");
+		ret = hixl_dev_link_stats(fd, r[i].e.id, NULL, 0, &lt);
+		if (ret < 0)
+			continue;	/* closed meanwhile: no links shown */
+		lc = lt + 8;
+		r[i].links = calloc(lc, sizeof(*r[i].links));
+		if (!r[i].links)
+			continue;
+		ret = hixl_dev_link_stats(fd, r[i].e.id, r[i].links, lc, &lt);
+		r[i].nlinks = ret < 0 ? 0 : (uint32_t)ret;
+	}
+	free(es);
+	close(fd);
+	*out = r;
+	*n = n_out;
+	return 0;
+}
+
+static void print_text(const struct eng_rec *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct hixl_engine_stat *e = &r[i].e;
+
+		printf("engine=%llu pid=%u name=%s device=%s links=%u regions=%llu",
+		       (unsigned long long)e->id, e->pid, r[i].name,
+		       e->device[0] ? e->device : "-", e->nr_links,
+		       (unsigned long long)e->regions);
+		for (int c = 0; c < NCTR; c++)
+			printf(" %s=%llu", ctr_names[c], ctr(&e->xfer, c));
+		printf("\n");
+		for (uint32_t k = 0; k < r[i].nlinks; k++) {
+			const struct hixl_link_stat *l = &r[i].links[k];
+			char peer[HIXL_ENGINE_NAME_MAX];
+
+			peer_name(l, peer, sizeof(peer));
+			printf("  link engine=%llu peer=%s side=%s state=%s err=%d",
+			       (unsigned long long)e->id, peer,
+			       l->flags & HIXL_LINK_STAT_ACTIVE ? "active" : "passive",
+			       link_state(l->state), l->err);
+			for (int c = 0; c < NCTR; c++)
+				printf(" %s=%llu", ctr_names[c], ctr(&l->xfer, c));
+			printf("\n");
+		}
+	}
+}
+
+/* @s as a JSON string (names and device names: escape what must be). */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void json_ctrs(const struct hixl_xfer_stats *x)
+{
+	for (int c = 0; c < NCTR; c++)
+		printf(", \"%s\": %llu", ctr_names[c], ctr(x, c));
+}
+
+static void print_json(const struct eng_rec *r, uint32_t n)
+{
+	printf("{\"engines\": [");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct hixl_engine_stat *e = &r[i].e;
+
+		printf("%s{\"engine\": %llu, \"pid\": %u, \"name\": ", i ? ", " : "",
+		       (unsigned long long)e->id, e->pid);
+		json_str(r[i].name);
+		printf(", \"device\": ");
+		json_str(e->device);
+		printf(", \"nr_links\": %u, \"regions\": %llu, \"host_bytes\": %llu, "
+		       "\"device_bytes\": %llu", e->nr_links, (unsigned long long)e->regions,
+		       (unsigned long long)e->host_bytes, (unsigned long long)e->device_bytes);
+		json_ctrs(&e->xfer);
+		printf(", \"links\": [");
+		for (uint32_t k = 0; k < r[i].nlinks; k++) {
+			const struct hixl_link_stat *l = &r[i].links[k];
+			char peer[HIXL_ENGINE_NAME_MAX];
+
+			peer_name(l, peer, sizeof(peer));
+			printf("%s{\"peer\": ", k ? ", " : "");
+			json_str(peer);
+			printf(", \"side\": \"%s\", \"state\": \"%s\", \"err\": %d",
+			       l->flags & HIXL_LINK_STAT_ACTIVE ? "active" : "passive",
+			       link_state(l->state), l->err);
+			json_ctrs(&l->xfer);
+			printf("}");
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
+/* A Prometheus label value: \, " and newline escaped. */
+static void prom_val(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			printf("\\%c", *s);
+		else if (*s == '\n')
+			printf("\\n");
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* A metric family: its name after hixl_engine_/hixl_link_, and its samples. */
+struct prom_family {
+	const char *name;	/* e.g. "transfer_bytes_total" */
+	const char *type;	/* counter, gauge, summary */
+	const char *help;
+	int ctr;		/* first counter index; -1: special */
+	int split;		/* 1: four samples by op and path from @ctr */
+};
+
+static const struct prom_family families[] = {
+	{ "transfer_bytes_total", "counter",
+	  "Bytes of transfer descriptors that completed, by op (read, write) and path (direct, staged).",
+	  0, 1 },
+	{ "transfer_descriptors_total", "counter",
+	  "Transfer descriptors that completed, by op and path.", 1, 1 },
+	{ "transfer_errors_total", "counter",
+	  "TRANSFERs that failed other than by timeout or cancel.", 8, 0 },
+	{ "work_completion_errors_total", "counter",
+	  "Transfer work completions with an error status (not flushes).", 9, 0 },
+	{ "transfer_timeouts_total", "counter", "TRANSFERs that timed out.", 10, 0 },
+	{ "transfer_cancels_total", "counter", "TRANSFERs that were cancelled.", 11, 0 },
+	{ "link_resets_total", "counter", "Links that broke while ready.", 12, 0 },
+	{ "connects_total", "counter", "CONNECTs whose link became ready.", 13, 0 },
+	{ "connect_failures_total", "counter", "CONNECTs that failed after their link was made.",
+	  14, 0 },
+	{ "accepts_total", "counter", "Accepted links that became ready.", 15, 0 },
+	{ "connect_last_seconds", "gauge", "Duration of the last successful CONNECT.", 16, 0 },
+	{ "connect_seconds", "summary", "Durations of the successful CONNECTs.", -1, 0 },
+};
+
+static void prom_labels(const struct eng_rec *r, const char *peer, const char *op,
+			const char *path)
+{
+	char id[24];
+
+	printf("{pid=\"%u\",engine=\"", r->e.pid);
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)r->e.id);
+	printf("%s\",name=", id);
+	prom_val(r->name);
+	if (peer) {
+		printf(",peer=");
+		prom_val(peer);
+	}
+	if (op)
+		printf(",op=\"%s\",path=\"%s\"", op, path);
+	printf("}");
+}
+
+/* The samples of family @f for one engine or link (@x), @peer NULL for an engine. */
+static void prom_samples(const char *prefix, const struct prom_family *f,
+			 const struct eng_rec *r, const char *peer,
+			 const struct hixl_xfer_stats *x)
+{
+	static const char *const ops[] = { "read", "write" }, *const paths[] = { "direct", "staged" };
+
+	if (f->split) {
+		for (int o = 0; o < 2; o++)
+			for (int p = 0; p < 2; p++) {
+				printf("hixl_%s_%s", prefix, f->name);
+				prom_labels(r, peer, ops[o], paths[p]);
+				printf(" %llu\n", ctr(x, f->ctr + 4 * o + 2 * p));
+			}
+	} else if (f->ctr == 16) {
+		printf("hixl_%s_%s", prefix, f->name);
+		prom_labels(r, peer, NULL, NULL);
+		printf(" %.6f\n", ctr(x, 16) / 1e6);
+	} else if (f->ctr < 0) {
+		printf("hixl_%s_%s_sum", prefix, f->name);
+		prom_labels(r, peer, NULL, NULL);
+		printf(" %.6f\n", ctr(x, 17) / 1e6);
+		printf("hixl_%s_%s_count", prefix, f->name);
+		prom_labels(r, peer, NULL, NULL);
+		printf(" %llu\n", ctr(x, 13));
+	} else {
+		printf("hixl_%s_%s", prefix, f->name);
+		prom_labels(r, peer, NULL, NULL);
+		printf(" %llu\n", ctr(x, f->ctr));
+	}
+}
+
+static void prom_head(const char *prefix, const char *name, const char *type, const char *help)
+{
+	printf("# HELP hixl_%s_%s %s\n# TYPE hixl_%s_%s %s\n", prefix, name, help, prefix, name,
+	       type);
+}
+
+static void print_prometheus(const struct eng_rec *r, uint32_t n)
+{
+	const size_t nf = sizeof(families) / sizeof(families[0]);
+
+	prom_head("engine", "links", "gauge", "Links of the engine.");
+	for (uint32_t i = 0; i < n; i++) {
+		printf("hixl_engine_links");
+		prom_labels(&r[i], NULL, NULL, NULL);
+		printf(" %u\n", r[i].e.nr_links);
+	}
+	prom_head("engine", "registered_bytes", "gauge",
+		  "Bytes the engine has registered, host and device memory.");
+	for (uint32_t i = 0; i < n; i++) {
+		printf("hixl_engine_registered_bytes");
+		prom_labels(&r[i], NULL, NULL, NULL);
+		printf(" %llu\n",
+		       (unsigned long long)(r[i].e.host_bytes + r[i].e.device_bytes));
+	}
+	for (size_t f = 0; f < nf; f++) {
+		prom_head("engine", families[f].name, families[f].type, families[f].help);
+		for (uint32_t i = 0; i < n; i++)
+			prom_samples("engine", &families[f], &r[i], NULL, &r[i].e.xfer);
+	}
+	prom_head("link", "up", "gauge", "1 when the link is ready, else 0.");
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < r[i].nlinks; k++) {
+			char peer[HIXL_ENGINE_NAME_MAX];
+
+			peer_name(&r[i].links[k], peer, sizeof(peer));
+			printf("hixl_link_up");
+			prom_labels(&r[i], peer, NULL, NULL);
+			printf(" %d\n", r[i].links[k].state == HIXL_LINK_STATE_READY);
+		}
+	for (size_t f = 0; f < nf; f++) {
+		prom_head("link", families[f].name, families[f].type, families[f].help);
+		for (uint32_t i = 0; i < n; i++)
+			for (uint32_t k = 0; k < r[i].nlinks; k++) {
+				char peer[HIXL_ENGINE_NAME_MAX];
+
+				peer_name(&r[i].links[k], peer, sizeof(peer));
+				prom_samples("link", &families[f], &r[i], peer,
+					     &r[i].links[k].xfer);
+			}
+	}
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct eng_rec *r = NULL;
+	int json = 0, prom = 0;
+	uint32_t n = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "--prometheus"))
+			prom = 1;
+		else
+			return 2;
+	}
+	if (json && prom)
+		return 2;
+	if (collect(&r, &n))
+		return 1;
+	if (json)
+		print_json(r, n);
+	else if (prom)
+		print_prometheus(r, n);
+	else
+		print_text(r, n);
+	for (uint32_t i = 0; i < n; i++)
+		free(r[i].links);
+	free(r);
+	return 0;
+}
