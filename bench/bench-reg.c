@@ -7,7 +7,9 @@
  * Usage: bench-reg [--size MiB] [--reps N] [--addr IP] [--out FILE.md]
  *
  * Buffers: 4 KiB pages (MADV_NOHUGEPAGE), 2 MiB THP (MADV_HUGEPAGE), 2 MiB
- * hugetlb (MAP_HUGETLB; needs free huge pages).  Each is registered and
+ * hugetlb (MAP_HUGETLB; needs free huge pages), a shmem memfd and a 2 MiB
+ * hugetlb memfd (memfd_create(MFD_HUGETLB), MAP_SHARED: the files that
+ * memfd_pin_folios() pins on 6.11+).  Each is registered and
  * deregistered --reps times by both, alternating; the table gives medians,
  * min..max, and the hixl/ibv ratio of the medians (below 1: hixl faster).
  * A kind that cannot be allocated is reported as such, not timed.
@@ -24,6 +26,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/memfd.h>
 #include <linux/mman.h>
 
 #include <hixl/hixl.h>
@@ -55,11 +58,52 @@ struct series {
 	double reg[MAX_REPS], dereg[MAX_REPS];
 };
 
-static void *alloc_kind(int kind, size_t len)
+#define NKINDS 5
+
+/*
+ * The registration at @addr as debugfs regions shows it: runs, bytes of
+ * runs, how it was pinned.  0, or -1 without debugfs or the line.
+ */
+static int dbg_runs(unsigned long addr, unsigned long *runs, unsigned long *bytes, char pin[16])
+{
+	char line[512];
+	int ret = -1;
+	FILE *f = fopen("/sys/kernel/debug/hixl/regions", "r");
+
+	if (!f)
+		return -1;
+	while (ret && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+
+		if (sscanf(line, "%*u %*u %*s 0x%llx %*u %*u %*u %*s %lu %lu %15s", &a, runs,
+			   bytes, pin) == 4 && a == addr)
+			ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* @kind's buffer of @len bytes; *@mfd: the memfd behind it (or -1) */
+static void *alloc_kind(int kind, size_t len, int *mfd)
 {
 	size_t align = 2UL << 20;
 	char *p, *a;
 
+	*mfd = -1;
+	if (kind == 3 || kind == 4) {
+		*mfd = memfd_create("bench-reg", kind == 4 ? MFD_HUGETLB | MFD_HUGE_2MB : 0);
+		if (*mfd < 0)
+			return NULL;
+		if (ftruncate(*mfd, len))
+			goto err_fd;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, *mfd, 0);
+		if (p != MAP_FAILED)
+			return p;
+err_fd:
+		close(*mfd);
+		*mfd = -1;
+		return NULL;
+	}
 	if (kind == 2) {
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
@@ -76,7 +120,8 @@ static void *alloc_kind(int kind, size_t len)
 
 int main(int argc, char **argv)
 {
-	static const char *kinds[] = { "4 KiB pages", "2 MiB THP", "2 MiB hugetlb" };
+	static const char *kinds[NKINDS] = { "4 KiB pages", "2 MiB THP", "2 MiB hugetlb",
+					     "shmem memfd", "2 MiB hugetlb memfd" };
 	const char *addr = "10.77.0.1", *out = NULL;
 	size_t size_mb = 1024, len;
 	int reps = 5, fd, ndev;
@@ -150,21 +195,28 @@ int main(int argc, char **argv)
 		"accounting, MMU notifier, fast-registration MRs); ibv: ibv_reg_mr() with "
 		"LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE. Times in ms, median (min..max); "
 		"ratio = hixl median / ibv median (below 1: hixl faster). Under QEMU/TCG only "
-		"the ratios mean anything.\n\n", un.release, s.device, size_mb, reps);
-	fprintf(f, "| buffer | page size found | hixl MRs | hixl reg | ibv_reg_mr | reg ratio | hixl dereg | ibv_dereg_mr | dereg ratio |\n");
-	fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
+		"the ratios mean anything. hixl runs: the physically contiguous runs hixl keeps "
+		"the pins as (debugfs regions), their memory per GiB registered (16 bytes a run; "
+		"a flat array of page pointers took 2 MiB per GiB), and how the pages were "
+		"pinned (pages: pin_user_pages_fast(); folios: memfd_pin_folios(), 6.11+).\n\n",
+		un.release, s.device, size_mb, reps);
+	fprintf(f, "| buffer | page size found | hixl MRs | hixl runs | run bytes per GiB | pinned by | hixl reg | ibv_reg_mr | reg ratio | hixl dereg | ibv_dereg_mr | dereg ratio |\n");
+	fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < NKINDS; k++) {
 		struct series h, v;
 		struct hixl_reg_mem r;
 		struct ibv_mr *mr;
 		double t, hm, vm, hd, vd, hmin, hmax, vmin, vmax, hdmin, hdmax, vdmin, vdmax;
 		unsigned int nr_mrs = 0;
 		unsigned long long page_size = 0;
-		char *p = alloc_kind(k, len);
+		unsigned long runs = 0, run_bytes = 0;
+		char pin[16] = "-", runs_s[32] = "-", bytes_s[32] = "-";
+		int mfd;
+		char *p = alloc_kind(k, len, &mfd);
 
 		if (!p) {
-			fprintf(f, "| %s | - | - | not available | | | | | |\n", kinds[k]);
+			fprintf(f, "| %s | - | - | - | - | - | not available | | | | | |\n", kinds[k]);
 			continue;
 		}
 		memset(p, 1, len);
@@ -182,6 +234,11 @@ int main(int argc, char **argv)
 			h.reg[i] = now_ms() - t;
 			nr_mrs = r.nr_mrs;
 			page_size = r.page_size;
+			if (i == 0 && !dbg_runs(r.addr, &runs, &run_bytes, pin)) {
+				snprintf(runs_s, sizeof(runs_s), "%lu", runs);
+				snprintf(bytes_s, sizeof(bytes_s), "%.0f",
+					 run_bytes * (1024.0 / size_mb));
+			}
 			{
 				struct hixl_dereg_mem d = { .handle = r.handle };
 
@@ -216,12 +273,15 @@ int main(int argc, char **argv)
 		vd = median(v.dereg, reps);
 		vdmin = v.dereg[0];
 		vdmax = v.dereg[reps - 1];
-		fprintf(f, "| %s | %llu KiB | %u | %.1f (%.1f..%.1f) | %.1f (%.1f..%.1f) | %.2f | "
-			"%.1f (%.1f..%.1f) | %.1f (%.1f..%.1f) | %.2f |\n",
-			kinds[k], page_size >> 10, nr_mrs, hm, hmin, hmax, vm, vmin, vmax, hm / vm,
+		fprintf(f, "| %s | %llu KiB | %u | %s | %s | %s | %.1f (%.1f..%.1f) | "
+			"%.1f (%.1f..%.1f) | %.2f | %.1f (%.1f..%.1f) | %.1f (%.1f..%.1f) | %.2f |\n",
+			kinds[k], page_size >> 10, nr_mrs, runs_s, bytes_s, pin,
+			hm, hmin, hmax, vm, vmin, vmax, hm / vm,
 			hd, hdmin, hdmax, vd, vdmin, vdmax, hd / vd);
 		fflush(f);
 		munmap(p, len);
+		if (mfd >= 0)
+			close(mfd);
 	}
 	if (out)
 		fclose(f);

@@ -103,4 +103,36 @@ static inline const void *hixl_uring_sqe_cmd(const struct io_uring_cmd *cmd)
 #define HIXL_URING_CMD_REISSUE	(1U << 31)
 #endif
 
+/*
+ * memfd_pin_folios() (6.11, "mm/gup: introduce memfd_pin_folios() for
+ * pinning memfd folios") pins a shmem or hugetlbfs
+ * file's folios, one pin per folio, without walking page tables; they are
+ * dropped with unpin_folio().  Before 6.11 registrations of such mappings
+ * take the page path (pin_user_pages_fast()).
+ * hixl_unpin_folio_range() drops the folio pins behind @n pages from @pfn,
+ * each folio once, marking them dirty first when @dirty (as
+ * unpin_user_page_range_dirty_lock() does for page pins).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define HIXL_HAVE_MEMFD_PIN_FOLIOS	1
+#include <linux/memfd.h>
+#include <linux/pagemap.h>
+static inline void hixl_unpin_folio_range(unsigned long pfn, unsigned long n, bool dirty)
+{
+	while (n) {
+		struct folio *folio = page_folio(pfn_to_page(pfn));
+		unsigned long k = min(n, folio_nr_pages(folio) - (pfn - folio_pfn(folio)));
+
+		if (dirty && !folio_test_dirty(folio)) {
+			folio_lock(folio);
+			folio_mark_dirty(folio);
+			folio_unlock(folio);
+		}
+		unpin_folio(folio);
+		pfn += k;
+		n -= k;
+	}
+}
+#endif
+
 #endif /* _HIXL_COMPAT_H */

@@ -62,20 +62,24 @@ static int hixl_regions_show(struct seq_file *m, void *v)
 	struct hixl_region *r;
 	unsigned long idx;
 
-	seq_puts(m, "engine handle type addr len page_size pinned_pages state\n");
+	seq_puts(m, "engine handle type addr len page_size pinned_pages state runs run_bytes pin\n");
 	mutex_lock(&hixl_engines_lock);
 	list_for_each_entry(eng, &hixl_engines, node) {
 		if (!hixl_debugfs_trylock(&eng->lock)) {
-			seq_printf(m, "%llu - - - - - - busy\n", eng->id);
+			seq_printf(m, "%llu - - - - - - busy - - -\n", eng->id);
 			continue;
 		}
 		xa_for_each(&eng->regions, idx, r)
-			seq_printf(m, "%llu %u %s 0x%llx %llu %llu %lu %s\n", eng->id,
+			seq_printf(m, "%llu %u %s 0x%llx %llu %llu %lu %s %lu %zu %s\n", eng->id,
 				   r->handle, r->type == HIXL_MEM_HOST ? "host" : "device",
 				   r->addr, r->len, 1ULL << r->page_shift,
-				   r->type == HIXL_MEM_HOST && r->pages ? r->npages : 0,
+				   r->type == HIXL_MEM_HOST && hixl_region_has_pages(r) ?
+				   r->npages : 0,
 				   READ_ONCE(r->invalid) ? "invalid" :
-				   READ_ONCE(r->suspect) ? "suspect" : "valid");
+				   READ_ONCE(r->suspect) ? "suspect" : "valid",
+				   r->runs.nr, hixl_runs_bytes(&r->runs),
+				   r->type != HIXL_MEM_HOST ? "-" :
+				   r->folio_pins ? "folios" : "pages");
 		mutex_unlock(&eng->lock);
 	}
 	mutex_unlock(&hixl_engines_lock);

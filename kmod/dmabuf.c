@@ -111,7 +111,8 @@ err_put:
  * @r: a device region mapped by hixl_dmabuf_map(); its engine's lock held
  *
  * Maps the buffer into the kernel (dma_buf_vmap()) for the region's
- * lifetime and fills @r->pages from that mapping.
+ * lifetime and fills @r->runs from that mapping (vmalloc_to_page() per
+ * page, coalesced into physically contiguous runs).
  *
  * Context: process context, may sleep.
  * Return: 0; -EOPNOTSUPP when the exporter has no kernel mapping, or maps
@@ -124,7 +125,7 @@ int hixl_dmabuf_pages(struct hixl_region *r)
 	int ret;
 
 	lockdep_assert_held(&r->eng->lock);
-	if (r->pages)
+	if (hixl_region_has_pages(r))
 		return 0;
 	ret = hixl_dma_buf_vmap(r->dmabuf, &r->vmap);
 	if (ret)
@@ -133,25 +134,23 @@ int hixl_dmabuf_pages(struct hixl_region *r)
 		ret = -EOPNOTSUPP;
 		goto err_vunmap;
 	}
-	r->pages = kvmalloc_array(npages, sizeof(*r->pages), GFP_KERNEL_ACCOUNT);
-	if (!r->pages) {
-		ret = -ENOMEM;
-		goto err_vunmap;
-	}
 	base = r->vmap.vaddr + r->dmabuf_offset;
 	for (i = 0; i < npages; i++) {
-		r->pages[i] = vmalloc_to_page(base + i * PAGE_SIZE);
-		if (!r->pages[i]) {
+		struct page *page = vmalloc_to_page(base + i * PAGE_SIZE);
+
+		if (!page) {
 			ret = -EOPNOTSUPP;
 			goto err_free;
 		}
+		ret = hixl_runs_add(&r->runs, page_to_pfn(page), 1);
+		if (ret)
+			goto err_free;
 	}
 	r->npages = npages;
 	return 0;
 
 err_free:
-	kvfree(r->pages);
-	r->pages = NULL;
+	hixl_runs_free(&r->runs);
 err_vunmap:
 	hixl_dma_buf_vunmap(r->dmabuf, &r->vmap);
 	iosys_map_clear(&r->vmap);
@@ -169,9 +168,8 @@ void hixl_dmabuf_unmap(struct hixl_region *r)
 {
 	if (!r->dmabuf)
 		return;
-	if (r->pages) {
-		kvfree(r->pages);
-		r->pages = NULL;
+	if (hixl_region_has_pages(r)) {
+		hixl_runs_free(&r->runs);
 		r->npages = 0;
 	}
 	if (!iosys_map_is_null(&r->vmap)) {

@@ -161,7 +161,7 @@ struct hixl_rdma {
  * struct hixl_engine - state of one open file of /dev/hixl
  * @lock:       serialises REG_MEM/DEREG_MEM and the invalidation work;
  *              protects @regions (writes) and the region fields that those
- *              change (@pages, @npages, @in_tree)
+ *              change (@runs, @npages, @folio_pins, @in_tree)
  * @ref:        the open file's reference, and one per device removal and
  *              per queued link release that may still use the struct;
  *              the last hixl_engine_put() frees it (hixl_engine_destroy()

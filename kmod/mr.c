@@ -89,19 +89,14 @@ static int hixl_mr_make(struct hixl_rdma *rd, struct hixl_region *r, struct hixl
 			u64 start, u64 end, unsigned int shift)
 {
 	u64 first4k = ALIGN_DOWN(r->addr, PAGE_SIZE);
-	unsigned long first = (start - first4k) >> PAGE_SHIFT;
-	unsigned long last = (end - 1 - first4k) >> PAGE_SHIFT;
 	int ret, mapped;
 
 	m->addr = start;
 	m->len = end - start;
-	ret = sg_alloc_table_from_pages_segment(&m->sgt, r->pages + first, last - first + 1,
-						offset_in_page(start), end - start, SZ_1G,
-						GFP_KERNEL);
-	if (ret) {
-		m->sgt.sgl = NULL;
+	/* one entry per physically contiguous run (at most 1 GiB each) */
+	ret = hixl_runs_sg_table(&r->runs, &m->sgt, start - first4k, end - start, SZ_1G);
+	if (ret)
 		return ret;
-	}
 	ret = ib_dma_map_sgtable_attrs(rd->ibdev, &m->sgt, DMA_BIDIRECTIONAL, 0);
 	if (ret)
 		return ret;
@@ -208,7 +203,7 @@ int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 		if (ret)
 			return ret;
 	}
-	if (!r->pages)
+	if (!hixl_region_has_pages(r))
 		return 0;	/* invalidated: no pages, no MRs */
 	shift = hixl_mr_shift(r->page_shift, rd->page_size_cap);
 	if (shift < PAGE_SHIFT)

@@ -7,7 +7,19 @@
  * does since commit 70f8a3ca68d3 "mm: make mm->pinned_vm an atomic64
  * counter": pins are not mlock, and a per-mm count keeps a forked child's
  * budget its own), pinned with FOLL_LONGTERM in chunks with cond_resched(),
- * uncharged exactly once when the pins are dropped.
+ * uncharged exactly once when the pins are dropped.  The pins are kept as
+ * physically contiguous runs (runs.c), built 512 pages at a time while
+ * pinning and dropped run by run.
+ *
+ * On 6.11+ a range that one shared mapping of a shmem or hugetlbfs file
+ * covers (a memfd, MAP_SHARED) is pinned through the file instead:
+ * memfd_pin_folios() takes one pin per folio (one per 2 MiB huge page)
+ * from the page cache without walking the page tables, and the pins are
+ * dropped folio by folio.  The pages are the ones the mapping maps (a
+ * shared file mapping maps the page cache), so the notifier rules below
+ * are the same; the differences: the pages need not be mapped yet (the
+ * page path faults them in, this one does not), and a hole in the file is
+ * filled by memfd_pin_folios() as a fault would fill it.
  *
  * Every host registration carries an MMU interval notifier.  When the
  * process unmaps or remaps any part of the range (munmap, mremap, exit) the
@@ -22,6 +34,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/pfn.h>
@@ -88,19 +102,54 @@ static int hixl_charge_pinned(struct mm_struct *mm, unsigned long npages)
 	return 0;
 }
 
-/* Pin @r->npages pages from @start into @r->pages, 512 at a time. */
-static int hixl_pin_pages(struct hixl_region *r, unsigned long start, unsigned int gup)
+/* Pages pinned per pin_user_pages_fast()/memfd_pin_folios() call */
+#define HIXL_PIN_BATCH	(PAGE_SIZE / sizeof(void *))
+
+/*
+ * Unpin in physically contiguous runs: unpin_user_page_range_dirty_lock()
+ * walks each run folio by folio, so a huge page costs one step rather than
+ * one per 4 KiB page (as ib_umem_release() does through its scatterlist).
+ * Folio pins (memfd_pin_folios(): one pin per folio) are dropped folio by
+ * folio.
+ */
+static void hixl_unpin_runs(struct hixl_region *r, bool dirty)
 {
-	unsigned long done = 0;
+	const struct hixl_runs *rs = &r->runs;
+	unsigned long i;
+
+	for (i = 0; i < rs->nr; i++) {
+		unsigned long n = rs->run[i].end - hixl_run_first(rs, i);
+
+		if (!r->folio_pins) {
+			unpin_user_page_range_dirty_lock(pfn_to_page(rs->run[i].pfn), n, dirty);
+			continue;
+		}
+#ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
+		hixl_unpin_folio_range(rs->run[i].pfn, n, dirty);
+#endif
+	}
+}
+
+/* Pin @r->npages pages from @start into @r->runs, HIXL_PIN_BATCH at a time. */
+static int hixl_pin_pages(struct hixl_region *r, unsigned long start, unsigned int gup,
+			  struct page **tmp)
+{
+	unsigned long done = 0, added;
 	long ret;
 
 	while (done < r->npages) {
 		ret = pin_user_pages_fast(start + (done << PAGE_SHIFT),
-					  min_t(unsigned long, r->npages - done,
-						PAGE_SIZE / sizeof(struct page *)),
-					  gup, r->pages + done);
+					  min_t(unsigned long, r->npages - done, HIXL_PIN_BATCH),
+					  gup, tmp);
 		if (ret <= 0)
 			goto undo;
+		if (hixl_runs_add_pages(&r->runs, tmp, ret)) {
+			/* the pages that did not make it into a run */
+			added = r->runs.npages - done;
+			unpin_user_pages(tmp + added, ret - added);
+			ret = -ENOMEM;
+			goto undo;
+		}
 		done += ret;
 		cond_resched();
 		if (fatal_signal_pending(current)) {
@@ -110,26 +159,113 @@ static int hixl_pin_pages(struct hixl_region *r, unsigned long start, unsigned i
 	}
 	return 0;
 undo:
-	unpin_user_pages(r->pages, done);
+	hixl_unpin_runs(r, false);
+	hixl_runs_reset(&r->runs);
 	return ret ? ret : -EFAULT;
 }
 
+#ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
 /*
- * Unpin in physically contiguous runs: unpin_user_page_range_dirty_lock()
- * walks each run folio by folio, so a huge page costs one step rather than
- * one per 4 KiB page (as ib_umem_release() does through its scatterlist).
+ * The file behind [@start, @end) when one shared mapping of it covers the
+ * range and the file is that long (a memfd, shmem or hugetlbfs file:
+ * memfd_pin_folios() refuses the others); NULL otherwise.  *@pos: the
+ * file offset of @start.  The caller holds a reference on the result
+ * (fput()).
  */
-static void hixl_unpin_runs(struct page **pages, unsigned long npages, bool dirty)
+static struct file *hixl_shared_file(struct mm_struct *mm, unsigned long start,
+				     unsigned long end, loff_t *pos)
 {
-	unsigned long i = 0, j;
+	struct vm_area_struct *vma;
+	struct file *file = NULL;
 
-	while (i < npages) {
-		for (j = i + 1; j < npages &&
-		     page_to_pfn(pages[j]) == page_to_pfn(pages[j - 1]) + 1; j++)
-			;
-		unpin_user_page_range_dirty_lock(pages[i], j - i, dirty);
-		i = j;
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, start);
+	if (vma && end <= vma->vm_end && vma->vm_file && (vma->vm_flags & VM_SHARED)) {
+		*pos = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (start - vma->vm_start);
+		/*
+		 * Within the file's size only: memfd_pin_folios() would add
+		 * pages past it to the page cache; past it the page path
+		 * fails like a fault does (-EFAULT).
+		 */
+		if (*pos + (loff_t)(end - start) <= i_size_read(file_inode(vma->vm_file)))
+			file = get_file(vma->vm_file);
 	}
+	mmap_read_unlock(mm);
+	return file;
+}
+
+/*
+ * Pin the file's folios behind the region with memfd_pin_folios(), one pin
+ * per folio, HIXL_PIN_BATCH folios at a time, into @r->runs.
+ * Return: 0; -EINVAL when the file is neither shmem nor hugetlbfs (nothing
+ * pinned: the caller takes the page path); memfd_pin_folios()'s -errno
+ * (-ENOMEM: no page for a hole; -EFAULT...); -ENOMEM; -EINTR.
+ */
+static int hixl_pin_folios(struct hixl_region *r, struct file *file, loff_t pos,
+			   struct folio **tmp)
+{
+	unsigned long done = 0;
+	long got, i, ret;
+
+	while (done < r->npages) {
+		loff_t last = pos + ((loff_t)(r->npages - done) << PAGE_SHIFT) - 1;
+		pgoff_t off = 0;
+
+		got = memfd_pin_folios(file, pos, last, tmp, HIXL_PIN_BATCH, &off);
+		if (got <= 0) {
+			ret = got ? got : -EFAULT;
+			goto undo;
+		}
+		for (i = 0; i < got; i++) {
+			unsigned long first = i ? 0 : off >> PAGE_SHIFT;
+			unsigned long n = min(folio_nr_pages(tmp[i]) - first, r->npages - done);
+
+			if (hixl_runs_add(&r->runs, folio_pfn(tmp[i]) + first, n)) {
+				unpin_folios(tmp + i, got - i);
+				ret = -ENOMEM;
+				goto undo;
+			}
+			done += n;
+			pos += (loff_t)n << PAGE_SHIFT;
+		}
+		cond_resched();
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto undo;
+		}
+	}
+	return 0;
+undo:
+	hixl_unpin_runs(r, false);
+	hixl_runs_reset(&r->runs);
+	return ret;
+}
+#endif
+
+/*
+ * Pin the region's pages into @r->runs: the file's folios when a shared
+ * file mapping covers it and the kernel can pin those (6.11+), else the
+ * pages the page tables map.  @tmp: room for HIXL_PIN_BATCH pointers.
+ */
+static int hixl_pin(struct hixl_region *r, unsigned long start, unsigned int gup, void **tmp)
+{
+#ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
+	unsigned long end = start + (r->npages << PAGE_SHIFT);
+	struct file *file;
+	loff_t pos;
+	int ret;
+
+	file = hixl_shared_file(r->eng->mm, start, end, &pos);
+	if (file) {
+		r->folio_pins = true;
+		ret = hixl_pin_folios(r, file, pos, (struct folio **)tmp);
+		fput(file);
+		if (ret != -EINVAL)
+			return ret;
+	}
+#endif
+	r->folio_pins = false;
+	return hixl_pin_pages(r, start, gup, (struct page **)tmp);
 }
 
 /* Drop the pins (if still held) and the range; engine lock held. */
@@ -143,13 +279,12 @@ void hixl_region_release_pins(struct hixl_region *r)
 		r->in_tree = false;
 	}
 	hixl_region_free_mrs(r);	/* the MRs point at the pages */
-	if (!r->pages || r->type != HIXL_MEM_HOST)
+	if (!hixl_region_has_pages(r) || r->type != HIXL_MEM_HOST)
 		return;		/* device pages belong to the exporter */
-	hixl_unpin_runs(r->pages, r->npages, hixl_region_writable(r));
+	hixl_unpin_runs(r, hixl_region_writable(r));
 	atomic64_sub(r->npages, &eng->mm->pinned_vm);
 	atomic64_sub(r->npages, &eng->st_pinned_pages);
-	kvfree(r->pages);
-	r->pages = NULL;
+	hixl_runs_free(&r->runs);
 }
 
 /* Count and trace a region that became invalid; called once per region. */
@@ -211,7 +346,8 @@ static const struct mmu_interval_notifier_ops hixl_mn_ops = {
 static bool hixl_region_still_mapped(struct hixl_region *r)
 {
 	struct mm_struct *mm = r->eng->mm;
-	unsigned long start = ALIGN_DOWN(r->addr, PAGE_SIZE), done = 0, i;
+	unsigned long start = ALIGN_DOWN(r->addr, PAGE_SIZE), done = 0, i, ri = 0;
+	const struct hixl_runs *rs = &r->runs;
 	struct page **tmp;
 	bool same = true;
 	long got;
@@ -233,7 +369,11 @@ static bool hixl_region_still_mapped(struct hixl_region *r)
 			break;
 		}
 		for (i = 0; i < got; i++) {
-			if (tmp[i] != r->pages[done + i])
+			unsigned long idx = done + i;
+
+			while (rs->run[ri].end <= idx)
+				ri++;
+			if (page_to_pfn(tmp[i]) != rs->run[ri].pfn + (idx - hixl_run_first(rs, ri)))
 				same = false;
 			put_page(tmp[i]);
 		}
@@ -249,7 +389,7 @@ static bool hixl_region_still_mapped(struct hixl_region *r)
 static void hixl_region_revalidate(struct hixl_region *r)
 {
 	unsigned long seq = mmu_interval_read_begin(&r->notifier);
-	bool same = r->pages && hixl_region_still_mapped(r);
+	bool same = hixl_region_has_pages(r) && hixl_region_still_mapped(r);
 	bool newly_invalid = false;
 
 	spin_lock(&r->lock);
@@ -280,7 +420,8 @@ void hixl_inval_work(struct work_struct *work)
 		if (READ_ONCE(r->suspect))
 			hixl_region_revalidate(r);
 		/* a transfer in flight still uses the pins: it requeues us */
-		if (READ_ONCE(r->invalid) && r->pages && !atomic_read(&r->users)) {
+		if (READ_ONCE(r->invalid) && hixl_region_has_pages(r) &&
+		    !atomic_read(&r->users)) {
 			hixl_links_region_removed(eng, r);
 			hixl_region_release_pins(r);
 		}
@@ -288,13 +429,34 @@ void hixl_inval_work(struct work_struct *work)
 	mutex_unlock(&eng->lock);
 }
 
+/**
+ * hixl_reg_host() - pin a host registration's pages and watch its range
+ * @r:     the region (addr, len, flags set; in the engine's range tree);
+ *         its engine's lock held
+ * @pgsz:  out: the page-size accumulator fed with the pinned layout
+ *
+ * Checks the VMAs, charges RLIMIT_MEMLOCK, inserts the MMU interval
+ * notifier and pins the range into @r->runs: on 6.11+ a range that one
+ * shared mapping of a shmem or hugetlbfs file (a memfd) covers is pinned
+ * folio by folio with memfd_pin_folios(), anything else page by page with
+ * pin_user_pages_fast(FOLL_LONGTERM); both coalesce into physically
+ * contiguous runs as they go.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EFAULT for a range that is not user memory, has holes, or
+ * VM_IO/VM_PFNMAP mappings; -EACCES for an unreadable mapping or a
+ * read-only one registered writable; -ENOMEM over RLIMIT_MEMLOCK or out of
+ * memory; -EAGAIN when the range kept changing while it was pinned;
+ * -EINTR on a fatal signal; the -errno of the pinning call.
+ */
 int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz)
 {
 	struct hixl_engine *eng = r->eng;
 	unsigned long start = ALIGN_DOWN(r->addr, PAGE_SIZE);
 	unsigned long end = ALIGN(r->addr + r->len, PAGE_SIZE);
 	unsigned int gup = FOLL_LONGTERM;
-	unsigned long seq, i;
+	unsigned long seq;
+	void **tmp;
 	int tries, ret;
 
 	if (!access_ok(u64_to_user_ptr(r->addr), r->len))
@@ -309,8 +471,9 @@ int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz)
 	ret = hixl_charge_pinned(eng->mm, r->npages);
 	if (ret)
 		return ret;
-	r->pages = kvmalloc_array(r->npages, sizeof(*r->pages), GFP_KERNEL_ACCOUNT);
-	if (!r->pages) {
+	/* one batch of page or folio pointers; the runs grow as they fill */
+	tmp = kmalloc_array(HIXL_PIN_BATCH, sizeof(*tmp), GFP_KERNEL);
+	if (!tmp) {
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
@@ -326,7 +489,7 @@ int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz)
 	 */
 	for (tries = 0;; tries++) {
 		seq = mmu_interval_read_begin(&r->notifier);
-		ret = hixl_pin_pages(r, start, gup);
+		ret = hixl_pin(r, start, gup, tmp);
 		if (ret)
 			goto err_notifier;
 		spin_lock(&r->lock);
@@ -336,24 +499,25 @@ int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz)
 			break;
 		}
 		spin_unlock(&r->lock);
-		unpin_user_pages(r->pages, r->npages);
+		hixl_unpin_runs(r, false);
+		hixl_runs_reset(&r->runs);
 		if (tries == 3) {
 			ret = -EAGAIN;
 			goto err_notifier;
 		}
 	}
+	kfree(tmp);
 	atomic64_add(r->npages, &eng->st_pinned_pages);
 
 	hixl_pgsz_init(pgsz, start);
-	for (i = 0; i < r->npages; i++)
-		hixl_pgsz_add(pgsz, PFN_PHYS(page_to_pfn(r->pages[i])), PAGE_SIZE);
+	hixl_runs_pgsz(&r->runs, pgsz);
 	return 0;
 
 err_notifier:
 	mmu_interval_notifier_remove(&r->notifier);
 err_free:
-	kvfree(r->pages);
-	r->pages = NULL;
+	kfree(tmp);
+	hixl_runs_free(&r->runs);
 err_uncharge:
 	atomic64_sub(r->npages, &eng->mm->pinned_vm);
 	r->npages = 0;

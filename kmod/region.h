@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * region.h - registered memory: per-process accounting (acct.c), regions
- * (region.c), pinned host memory (pin.c), their fast-registration MRs
- * (mr.c) and device memory (dmabuf.c).  Locks: in the order of engine.h.
+ * (region.c), their pages as physically contiguous runs (runs.c), pinned
+ * host memory (pin.c), their fast-registration MRs (mr.c) and device
+ * memory (dmabuf.c).  Locks: in the order of engine.h.
  */
 #ifndef _HIXL_REGION_H
 #define _HIXL_REGION_H
@@ -76,6 +77,50 @@ unsigned int hixl_pgsz_shift(const struct hixl_pgsz *s, unsigned int max_shift);
 u64 hixl_pages_spanned(u64 addr, u64 len, unsigned int shift);
 int hixl_range_check(u64 addr, u64 len);
 
+/* ---- runs.c: a region's pages as physically contiguous runs --------------- */
+
+/**
+ * struct hixl_run - physically contiguous pages of a region
+ * @pfn: page frame of the run's first page
+ * @end: page index one past the run's last page, counted from the region's
+ *       first page (the run starts where the previous one ends, or at 0)
+ */
+struct hixl_run {
+	unsigned long pfn;
+	unsigned long end;
+};
+
+/**
+ * struct hixl_runs - pages as runs, in address order
+ * @run:    @nr runs, room for @cap; NULL when empty and never allocated
+ * @nr:     runs
+ * @cap:    runs allocated
+ * @npages: PAGE_SIZE pages covered: @run[@nr - 1].end, 0 when empty
+ */
+struct hixl_runs {
+	struct hixl_run *run;
+	unsigned long nr;
+	unsigned long cap;
+	unsigned long npages;
+};
+
+/* page index of the first page of run @i */
+static inline unsigned long hixl_run_first(const struct hixl_runs *rs, unsigned long i)
+{
+	return i ? rs->run[i - 1].end : 0;
+}
+
+int hixl_runs_add(struct hixl_runs *rs, unsigned long pfn, unsigned long n);
+int hixl_runs_add_pages(struct hixl_runs *rs, struct page **pages, unsigned long n);
+void hixl_runs_reset(struct hixl_runs *rs);
+void hixl_runs_free(struct hixl_runs *rs);
+unsigned long hixl_runs_find(const struct hixl_runs *rs, unsigned long idx);
+unsigned long hixl_runs_pfn(const struct hixl_runs *rs, unsigned long idx);
+void hixl_runs_pgsz(const struct hixl_runs *rs, struct hixl_pgsz *s);
+int hixl_runs_sg_table(const struct hixl_runs *rs, struct sg_table *sgt, u64 off, u64 len,
+		       unsigned int max_seg);
+size_t hixl_runs_bytes(const struct hixl_runs *rs);
+
 /**
  * struct hixl_region - one registration
  * @eng:        owning engine
@@ -85,11 +130,15 @@ int hixl_range_check(u64 addr, u64 len);
  * @type:       HIXL_MEM_HOST or HIXL_MEM_DEVICE
  * @flags:      HIXL_REG_* flags it was registered with
  * @page_shift: log2 of the largest page size the physical layout allows
- * @pages:      the region's pages, @npages of them, from the first page
- *              holding @addr: host: pinned (and charged to mm->pinned_vm),
- *              NULL once released; device: the exporter's pages seen through
- *              @vmap, looked up when an MR needs them
- * @npages:     PAGE_SIZE pages in @pages
+ * @runs:       the region's pages as physically contiguous runs, from the
+ *              first page holding @addr: host: pinned (and charged to
+ *              mm->pinned_vm), empty (@runs.nr 0) once released; device: the
+ *              exporter's pages seen through @vmap, looked up when an MR
+ *              needs them
+ * @npages:     PAGE_SIZE pages the region spans (host: charged and pinned
+ *              while @runs holds them)
+ * @folio_pins: host: pinned with memfd_pin_folios() (one pin per folio,
+ *              dropped with unpin_folio()), not one pin per page
  * @notifier:   host: MMU interval notifier on [addr, addr + len)
  * @lock:       orders the notifier callback against registration
  *              (mmu_interval_set_seq()/mmu_interval_read_retry())
@@ -130,8 +179,9 @@ struct hixl_region {
 	u32 type;
 	u32 flags;
 	unsigned int page_shift;
-	struct page **pages;
+	struct hixl_runs runs;
 	unsigned long npages;
+	bool folio_pins;
 	struct mmu_interval_notifier notifier;
 	spinlock_t lock;
 	bool live;
@@ -170,6 +220,12 @@ struct hixl_mr {
 	bool dma_mapped;
 	bool registered;	/* IB_WR_REG_MR completed: lkey/rkey usable */
 };
+
+/* the region holds its pages (host: pinned; device: looked up) */
+static inline bool hixl_region_has_pages(const struct hixl_region *r)
+{
+	return r->runs.nr != 0;
+}
 
 /* HIXL_REG_LOCAL_ONLY: MRs without remote access, in no peer's table */
 static inline bool hixl_region_local_only(const struct hixl_region *r)

@@ -144,18 +144,28 @@ static int hixl_stbuf_user(struct hixl_stbuf *b, size_t off, u64 uaddr, u64 len,
 	return 0;
 }
 
-/* Copy between a region's pinned pages and a staging buffer. */
+/*
+ * Copy between a region's pinned pages and a staging buffer: the run
+ * holding the first page is found once (binary search), then followed.
+ */
 static void hixl_stbuf_region(struct hixl_stbuf *b, size_t off, struct hixl_region *r,
 			      u64 addr, u64 len, bool to_region)
 {
+	const struct hixl_runs *rs = &r->runs;
 	u64 rel = addr - ALIGN_DOWN(r->addr, PAGE_SIZE);
+	unsigned long ri = hixl_runs_find(rs, rel >> PAGE_SHIFT);
 
 	while (len) {
+		unsigned long idx = rel >> PAGE_SHIFT;
 		size_t in_page = offset_in_page(rel);
 		size_t n = min3((u64)PAGE_SIZE - in_page, len,
 				(u64)(HIXL_STAGE_CHUNK - off % HIXL_STAGE_CHUNK));
 		void *k = hixl_stbuf_ptr(b, off);
-		void *p = kmap_local_page(r->pages[rel >> PAGE_SHIFT]);
+		void *p;
+
+		while (rs->run[ri].end <= idx)
+			ri++;
+		p = kmap_local_page(pfn_to_page(rs->run[ri].pfn + (idx - hixl_run_first(rs, ri))));
 
 		if (to_region)
 			memcpy(p + in_page, k, n);
@@ -232,7 +242,7 @@ void hixl_stage_work(struct work_struct *w)
 			break;
 		}
 		r = hixl_region_lookup(eng, addr, len);
-		if (!r || r->type != HIXL_MEM_HOST || !r->pages) {
+		if (!r || r->type != HIXL_MEM_HOST || !hixl_region_has_pages(r)) {
 			status = -ERANGE;
 			break;
 		}

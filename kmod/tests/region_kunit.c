@@ -2,6 +2,8 @@
 /*
  * region_kunit.c - KUnit suites for memory registration:
  *   hixl_pgsz    page-size choice for 4 KiB, 2 MiB, 1 GiB and mixed layouts
+ *   hixl_runs    pages as physically contiguous runs: coalescing, growth,
+ *                lookup by page index, page size, scatterlists of a range
  *   hixl_limits  limit arithmetic at the boundaries, range overflow
  *   hixl_region  REG_MEM/DEREG_MEM on real user memory (kunit_vm_mmap()):
  *                lookup, overlap rule, limits, bad input
@@ -93,6 +95,165 @@ static struct kunit_case hixl_pgsz_test_cases[] = {
 static struct kunit_suite hixl_pgsz_suite = {
 	.name = "hixl_pgsz",
 	.test_cases = hixl_pgsz_test_cases,
+};
+
+/* ---- hixl_runs ------------------------------------------------------------------ */
+
+static void hixl_runs_free_action(void *rs)
+{
+	hixl_runs_free(rs);
+}
+
+static struct hixl_runs *hixl_runs_new(struct kunit *test)
+{
+	struct hixl_runs *rs = kunit_kzalloc(test, sizeof(*rs), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rs);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hixl_runs_free_action, rs), 0);
+	return rs;
+}
+
+/* contiguous additions extend the last run; anything else starts one */
+static void hixl_runs_coalesce(struct kunit *test)
+{
+	struct hixl_runs *rs = hixl_runs_new(test);
+
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 100, 1), 0);
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 101, 1), 0);
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 102, 510), 0);	/* 100..611 */
+	KUNIT_EXPECT_EQ(test, rs->nr, 1UL);
+	KUNIT_EXPECT_EQ(test, rs->npages, 512UL);
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 2000, 3), 0);	/* a gap */
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 50, 2), 0);	/* backwards */
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 51, 1), 0);	/* overlaps: not a continuation */
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 52, 1), 0);	/* continues 51 */
+	KUNIT_EXPECT_EQ(test, rs->nr, 4UL);
+	KUNIT_EXPECT_EQ(test, rs->npages, 519UL);
+	KUNIT_EXPECT_EQ(test, rs->run[0].end, 512UL);
+	KUNIT_EXPECT_EQ(test, rs->run[1].pfn, 2000UL);
+	KUNIT_EXPECT_EQ(test, rs->run[1].end, 515UL);
+	KUNIT_EXPECT_EQ(test, rs->run[2].pfn, 50UL);
+	KUNIT_EXPECT_EQ(test, rs->run[2].end, 517UL);
+	KUNIT_EXPECT_EQ(test, rs->run[3].pfn, 51UL);
+	KUNIT_EXPECT_EQ(test, rs->run[3].end, 519UL);
+	KUNIT_EXPECT_EQ(test, hixl_runs_bytes(rs), 64 * sizeof(struct hixl_run));
+	hixl_runs_reset(rs);
+	KUNIT_EXPECT_EQ(test, rs->nr, 0UL);
+	KUNIT_EXPECT_EQ(test, rs->npages, 0UL);
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 7, 1), 0);
+	KUNIT_EXPECT_EQ(test, rs->run[0].end, 1UL);
+}
+
+/* page index -> run and page frame, at every run's edges, after growth */
+static void hixl_runs_lookup(struct kunit *test)
+{
+	struct hixl_runs *rs = hixl_runs_new(test);
+	unsigned long i, idx = 0;
+
+	/* 1000 runs of i % 7 + 1 pages, never adjacent: the array grows to 1024 */
+	for (i = 0; i < 1000; i++)
+		KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 1000000 - i * 16, i % 7 + 1), 0);
+	KUNIT_ASSERT_EQ(test, rs->nr, 1000UL);
+	KUNIT_EXPECT_EQ(test, hixl_runs_bytes(rs), 1024 * sizeof(struct hixl_run));
+	for (i = 0; i < 1000; i++) {
+		unsigned long n = i % 7 + 1;
+
+		KUNIT_EXPECT_EQ(test, hixl_runs_find(rs, idx), i);
+		KUNIT_EXPECT_EQ(test, hixl_runs_find(rs, idx + n - 1), i);
+		KUNIT_EXPECT_EQ(test, hixl_runs_pfn(rs, idx), 1000000 - i * 16);
+		KUNIT_EXPECT_EQ(test, hixl_runs_pfn(rs, idx + n - 1), 1000000 - i * 16 + n - 1);
+		idx += n;
+	}
+	KUNIT_EXPECT_EQ(test, idx, rs->npages);
+}
+
+/* the page size of runs equals that of the same pages added one by one */
+static void hixl_runs_page_size(struct kunit *test)
+{
+	struct hixl_runs *rs = hixl_runs_new(test);
+	struct hixl_pgsz s;
+
+	/* two 2 MiB pages, not adjacent, at a 2 MiB aligned address */
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 0x40000, 512), 0);
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 0x80000, 512), 0);
+	hixl_pgsz_init(&s, 0x7f0000200000ULL);
+	hixl_runs_pgsz(rs, &s);
+	KUNIT_EXPECT_EQ(test, hixl_pgsz_shift(&s, 30), 21U);
+	/* then a 4 KiB page that does not continue: 4 KiB */
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, 0x1235, 1), 0);
+	hixl_pgsz_init(&s, 0x7f0000200000ULL);
+	hixl_runs_pgsz(rs, &s);
+	KUNIT_EXPECT_EQ(test, hixl_pgsz_shift(&s, 30), 12U);
+}
+
+static void hixl_runs_free_pages_action(void *page)
+{
+	__free_pages(page, 2);
+}
+
+/* a byte range of the runs as a scatterlist: one entry per run touched */
+static void hixl_runs_sg(struct kunit *test)
+{
+	struct hixl_runs *rs = hixl_runs_new(test);
+	struct page *a = alloc_pages(GFP_KERNEL, 2), *b = alloc_pages(GFP_KERNEL, 2);
+	struct scatterlist *sg;
+	struct sg_table sgt;
+	u64 total = 0;
+	int i;
+
+	KUNIT_ASSERT_TRUE(test, a && b);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hixl_runs_free_pages_action, a), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hixl_runs_free_pages_action, b), 0);
+	/* 4 pages of a, then 4 of b: two runs unless the buddy put b right after a */
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, page_to_pfn(a), 4), 0);
+	KUNIT_ASSERT_EQ(test, hixl_runs_add(rs, page_to_pfn(b), 4), 0);
+
+	/* from byte 100 of page 1 to byte 99 of page 6 */
+	KUNIT_ASSERT_EQ(test, hixl_runs_sg_table(rs, &sgt, SZ_4K + 100, 5 * SZ_4K, SZ_1G), 0);
+	KUNIT_EXPECT_EQ(test, sgt.orig_nents, rs->nr);
+	for_each_sgtable_sg(&sgt, sg, i) {
+		if (i == 0) {
+			KUNIT_EXPECT_PTR_EQ(test, sg_page(sg), a + 1);
+			KUNIT_EXPECT_EQ(test, sg->offset, 100U);
+		}
+		total += sg->length;
+	}
+	KUNIT_EXPECT_EQ(test, total, 5ULL * SZ_4K);
+	if (rs->nr == 2) {
+		sg = sg_next(sgt.sgl);
+		KUNIT_EXPECT_EQ(test, sgt.sgl->length, 3U * SZ_4K - 100);
+		KUNIT_EXPECT_PTR_EQ(test, sg_page(sg), b);
+		KUNIT_EXPECT_EQ(test, sg->offset, 0U);
+		KUNIT_EXPECT_EQ(test, sg->length, 2U * SZ_4K + 100);
+	}
+	sg_free_table(&sgt);
+
+	/* a segment limit splits a run */
+	KUNIT_ASSERT_EQ(test, hixl_runs_sg_table(rs, &sgt, 0, 4 * SZ_4K, SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, sgt.orig_nents, 4U);
+	for_each_sgtable_sg(&sgt, sg, i)
+		KUNIT_EXPECT_PTR_EQ(test, sg_page(sg), a + i);
+	sg_free_table(&sgt);
+
+	/* outside the runs */
+	KUNIT_EXPECT_EQ(test, hixl_runs_sg_table(rs, &sgt, 0, 8 * SZ_4K + 1, SZ_1G), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_runs_sg_table(rs, &sgt, 8 * SZ_4K, 1, SZ_1G), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_runs_sg_table(rs, &sgt, 0, 0, SZ_1G), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_runs_sg_table(rs, &sgt, U64_MAX, 2, SZ_1G), -EINVAL);
+	KUNIT_EXPECT_NULL(test, sgt.sgl);
+}
+
+static struct kunit_case hixl_runs_test_cases[] = {
+	KUNIT_CASE(hixl_runs_coalesce),
+	KUNIT_CASE(hixl_runs_lookup),
+	KUNIT_CASE(hixl_runs_page_size),
+	KUNIT_CASE(hixl_runs_sg),
+	{}
+};
+
+static struct kunit_suite hixl_runs_suite = {
+	.name = "hixl_runs",
+	.test_cases = hixl_runs_test_cases,
 };
 
 /* ---- hixl_limits ---------------------------------------------------------------- */
@@ -385,4 +546,4 @@ static struct kunit_suite hixl_region_suite = {
 	.test_cases = hixl_region_test_cases,
 };
 
-kunit_test_suites(&hixl_pgsz_suite, &hixl_limits_suite, &hixl_region_suite);
+kunit_test_suites(&hixl_pgsz_suite, &hixl_runs_suite, &hixl_limits_suite, &hixl_region_suite);

@@ -10,6 +10,7 @@
 
 extern const struct ht_test dev_tests[];	/* test_dev.c: /dev/hixl, GET_INFO, ioctl decoding */
 extern const struct ht_test reg_tests[];	/* test_reg.c: memory registration */
+extern const struct ht_test runs_tests[];	/* test_runs.c: pins kept as runs, folio pins */
 extern const struct ht_test setup_tests[];	/* test_setup.c: SETUP and MRs */
 extern const struct ht_test xfer_tests[];	/* test_xfer.c: links and transfers */
 extern const struct ht_test uring_tests[];	/* test_uring.c: io_uring URING_CMD */
@@ -33,7 +34,7 @@ extern const struct ht_test bench_tests[];	/* test_bench.c: hixl-bench --server/
 extern const struct ht_test stats_tests[];	/* test_stats.c: data-path counters, hixlctl stats, tracepoints */
 
 static const struct ht_test *const hixl_test_tables[] = {
-	dev_tests, reg_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests,
+	dev_tests, reg_tests, runs_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests,
 	lib_tests, liburing_tests, poll_tests, api_tests, abi_tests, errors_tests, tools_tests, bench_tests,
 	stats_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests,
 	fault_tests,
