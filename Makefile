@@ -91,7 +91,7 @@ LIB_SONAME   := libhixl-user.so.$(SOVERSION)
 LIB_A        := lib/libhixl-user.a
 LIB_SRCS     := lib/hixl.c lib/physmem.c lib/prof.c lib/auth.c lib/engine.c lib/status.c \
 		lib/name.c lib/register.c lib/peer.c lib/request.c lib/uring.c lib/workers.c \
-		lib/notify.c lib/allocator.c
+		lib/notify.c lib/event.c lib/allocator.c
 LIB_OBJS_PIC := $(LIB_SRCS:.c=.pic.o)
 LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
@@ -100,7 +100,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 # the installed tools, and the benchmark programs beside their results
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix
-USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
+USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
 # `make python` builds the extension in the tree, python/hixl/_hixl*.so,

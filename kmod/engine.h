@@ -81,7 +81,7 @@
 				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
 				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
 				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | \
-				 HIXL_FEAT_XFER_STATS)
+				 HIXL_FEAT_POLL | HIXL_FEAT_XFER_STATS)
 #define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
 #define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
 				 HIXL_SETUP_LISTEN_ANY)
@@ -218,6 +218,8 @@ struct hixl_rdma {
  *              under its own rt.lock)
  * @notifies:   received notifications (struct hixl_notify_ent), oldest first
  * @notify_dropped: dropped since the last GET_NOTIFIES
+ * @notify_wq:  poll(2) waiters of the engine's file (hixl_notify_poll()):
+ *              woken each time a notification is queued on @notifies
  * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
  *              with staging holds two)
  * @st_*:       counters for GET_STATS and debugfs (@st_refused: connection
@@ -262,6 +264,7 @@ struct hixl_engine {
 	spinlock_t notify_lock;
 	struct list_head notifies;
 	u64 notify_dropped;
+	wait_queue_head_t notify_wq;
 	u32 notify_total;
 	atomic64_t peer_mrs;
 	atomic64_t st_notify_dropped;

@@ -14,6 +14,7 @@
 #include <linux/list.h>
 #include <linux/maple_tree.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
@@ -479,6 +480,7 @@ void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *
 int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a);
 int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a);
 void hixl_engine_notifies_destroy(struct hixl_engine *eng);
+__poll_t hixl_notify_poll(struct hixl_engine *eng, struct file *file, poll_table *wait);
 
 /* stage.c */
 int hixl_stbuf_alloc(struct hixl_link *l, struct hixl_stbuf *b, size_t size);

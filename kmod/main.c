@@ -114,6 +114,7 @@ struct hixl_engine *hixl_engine_create(void)
 	INIT_LIST_HEAD(&eng->links);
 	spin_lock_init(&eng->notify_lock);
 	INIT_LIST_HEAD(&eng->notifies);
+	init_waitqueue_head(&eng->notify_wq);
 	hixl_engine_regions_init(eng);
 	spin_lock_init(&eng->xfer_lock);
 	INIT_LIST_HEAD(&eng->xfers);
@@ -401,6 +402,11 @@ static int hixl_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static __poll_t hixl_poll(struct file *file, poll_table *wait)
+{
+	return hixl_notify_poll(file->private_data, file, wait);
+}
+
 static long hixl_unlocked_ioctl(struct file *file, unsigned int cmd,
 				unsigned long arg)
 {
@@ -414,6 +420,7 @@ static const struct file_operations hixl_fops = {
 	.unlocked_ioctl	= hixl_unlocked_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.uring_cmd	= hixl_uring_cmd,
+	.poll		= hixl_poll,
 	.llseek		= noop_llseek,
 };
 

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -54,8 +55,39 @@ int hixl_rx_notify(struct hixl_link *l, const void *buf, u32 len)
 	kref_get(&l->ref);
 	list_add_tail(&e->node, &eng->notifies);
 	spin_unlock(&eng->notify_lock);
+	wake_up_interruptible_poll(&eng->notify_wq, EPOLLIN | EPOLLRDNORM);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_rx_notify);
+
+/**
+ * hixl_notify_poll() - f_op->poll of /dev/hixl: are notifications queued?
+ * @eng:  the engine of @file
+ * @file: the open /dev/hixl
+ * @wait: the poll table
+ *
+ * Level-triggered: EPOLLIN | EPOLLRDNORM while @eng->notifies is not empty,
+ * else 0; hixl_rx_notify() wakes @eng->notify_wq for each notification it
+ * queues.  Nothing is taken: GET_NOTIFIES does that.  Open to any holder
+ * of the file (GET_NOTIFIES itself is the owner's): it tells nothing but
+ * "something waits".  The wait queue lives as long as the engine, which
+ * outlives every poller (epoll drops its entries before ->release).
+ *
+ * Context: any process context (poll, select, epoll, io_uring's poll).
+ * Return: the mask.
+ */
+__poll_t hixl_notify_poll(struct hixl_engine *eng, struct file *file, poll_table *wait)
+{
+	__poll_t mask = 0;
+
+	poll_wait(file, &eng->notify_wq, wait);
+	spin_lock(&eng->notify_lock);
+	if (!list_empty(&eng->notifies))
+		mask = EPOLLIN | EPOLLRDNORM;
+	spin_unlock(&eng->notify_lock);
+	return mask;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_notify_poll);
 
 static void hixl_notify_ent_free(struct hixl_engine *eng, struct hixl_notify_ent *e)
 {
@@ -82,6 +114,7 @@ void hixl_engine_notifies_destroy(struct hixl_engine *eng)
 	list_for_each_entry_safe(e, tmp, &all, node)
 		hixl_notify_ent_free(eng, e);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_engine_notifies_destroy);
 
 /**
  * hixl_cmd_send_notify() - HIXL_IOC_SEND_NOTIFY: a small two-sided message

@@ -168,6 +168,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 		       const struct hixl_option *opts, size_t nopts, bool *at_open)
 {
 	struct hixl_auth_opts ao = { 0 };
+	struct hixl_info info;
 	struct hixl_engine *eng;
 	struct hixl_setup s;
 	pthread_condattr_t ca;
@@ -209,6 +210,9 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 		return ret;
 	}
 	eng->fd = fd;
+	eng->evfd = eng->epfd = -1;
+	if (hixl_dev_get_info(fd, &info) == 0)
+		eng->features = info.features;	/* else 0: nothing optional is used */
 	eng->auto_connect = auto_connect;
 	eng->local = s.local;
 	memcpy(eng->device, s.device, sizeof(eng->device));
@@ -281,6 +285,7 @@ HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)
 	hixl_links_release(eng);
 	hixl_handles_release(eng);
 	hixl_requests_release(eng);
+	hixl_event_release(eng);
 	close(eng->fd);
 	pthread_cond_destroy(&eng->qcond);
 	pthread_cond_destroy(&eng->cond);

@@ -88,7 +88,8 @@ void hixl_auth_opts_clear(struct hixl_auth_opts *o);
  *    next ones); the reaper thread waits for CQEs (res = 0/-errno,
  *    big_cqe[0] = the failed index) and ends requests.  Each request has a
  *    unique non-zero tag; finalize cancels the running ones with
- *    HIXL_IOC_CANCEL and waits for their CQEs before the ring goes.
+ *    HIXL_IOC_CANCEL and waits for their CQEs before the ring goes;
+ *    hixl_request_cancel() does the same for one.
  *  - worker threads (the fallback): a pool of 4 threads issuing the
  *    blocking TRANSFER ioctl, when the module lacks HIXL_FEAT_URING_CMD, no
  *    ring can be made, the first URING_CMD (a CANCEL probe at init) fails,
@@ -151,6 +152,10 @@ struct hixl_request {
 	int err;
 	size_t failed;
 	bool running;				/* in the kernel: URING_CMD or ioctl */
+	bool cancel;				/* hixl_request_cancel(): issue no more
+						 * chunks (read without the lock by
+						 * its worker: __atomic) */
+	bool unseen;				/* ended, counted in eng->unseen */
 	bool detached;				/* freed by the library when done */
 	bool listed;				/* ended, and hixl_get_all_transfer_status()
 						 * listed it once */
@@ -189,6 +194,19 @@ struct hixl_engine {
 	bool reaper_on;			/* the reaper thread was started */
 	pthread_t reaper;
 	struct hixl_ring ring;		/* when uring; submissions under lock */
+	/*
+	 * The event fd (event.c): made by the first hixl_engine_event_fd().
+	 * evfd is an eventfd that holds 1 while unseen > 0 (ended requests
+	 * whose end no status call reported yet and that are not freed), else
+	 * 0: written and read only under lock, on unseen's 0 <-> 1 changes.
+	 * epfd is an epoll set of evfd and, when the module has
+	 * HIXL_FEAT_POLL, fd (readable while notifications are queued): the
+	 * fd the caller polls.  -1 until made.
+	 */
+	size_t unseen;
+	int evfd;
+	int epfd;
+	uint64_t features;		/* GET_INFO's, read at init */
 };
 
 static inline long long hixl_now_ns(void)
@@ -259,7 +277,7 @@ void hixl_transfer_fill(struct hixl_transfer *t, const struct hixl_sockaddr *rem
 			long long left_ms, uint64_t tag);
 int hixl_transfer_chunks(int fd, const struct hixl_sockaddr *remote, uint32_t op,
 			 const struct hixl_op_desc *descs, size_t count, long long deadline,
-			 uint64_t tag, size_t *failed);
+			 uint64_t tag, const bool *cancel, size_t *failed);
 void hixl_cancel_running(struct hixl_engine *eng);
 void hixl_requests_release(struct hixl_engine *eng);
 
@@ -268,6 +286,13 @@ void hixl_uring_setup(struct hixl_engine *eng);
 int hixl_uring_start(struct hixl_engine *eng, struct hixl_request *r);
 void hixl_reaper_stop(struct hixl_engine *eng);
 void hixl_ring_exit(struct hixl_ring *rg);
+
+/* event.c */
+void hixl_req_unseen(struct hixl_engine *eng, struct hixl_request *r);
+void hixl_req_seen(struct hixl_engine *eng, struct hixl_request *r);
+void hixl_event_release(struct hixl_engine *eng);
+int hixl_do_get_notifies(struct hixl_engine *eng, struct hixl_notify *out, size_t max,
+			 size_t *count, uint64_t *dropped);
 
 /* workers.c */
 int hixl_workers_queue(struct hixl_engine *eng, struct hixl_request *r);

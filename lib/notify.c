@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * notify.c - libhixl-user: notifications: sending one to a peer and
- * taking those received (HIXL_IOC_SEND_NOTIFY, HIXL_IOC_GET_NOTIFIES).
+ * taking those received (HIXL_IOC_SEND_NOTIFY, HIXL_IOC_GET_NOTIFIES; the
+ * waiting form, hixl_get_notifies_timeout(), is event.c's).
  */
 #include "internal.h"
 
@@ -46,19 +47,5 @@ HIXL_EXPORT int hixl_send_notify(struct hixl_engine *eng, const char *remote_eng
 HIXL_EXPORT int hixl_get_notifies(struct hixl_engine *eng, struct hixl_notify *out, size_t max,
 				  size_t *count, uint64_t *dropped)
 {
-	struct hixl_get_notifies g;
-	int ret;
-
-	if (!eng || !out || !max || !count)
-		return -EINVAL;
-	memset(&g, 0, sizeof(g));
-	g.buf = (uintptr_t)out;
-	g.max = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
-	ret = hixl_ioctl(eng->fd, HIXL_IOC_GET_NOTIFIES, &g);
-	if (ret)
-		return ret;
-	*count = g.count;
-	if (dropped)
-		*dropped = g.dropped;
-	return 0;
+	return HIXL_KEEP_ERRNO(hixl_do_get_notifies(eng, out, max, count, dropped));
 }

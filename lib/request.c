@@ -63,6 +63,7 @@ static void req_unlink(struct hixl_engine *eng, struct hixl_request *r)
 		eng->reqs = r->next;
 	if (r->next)
 		r->next->prev = r->prev;
+	hixl_req_seen(eng, r);		/* a freed request no longer holds the event fd */
 	req_descs_free(r);
 	free(r);
 }
@@ -121,10 +122,13 @@ void hixl_transfer_fill(struct hixl_transfer *t, const struct hixl_sockaddr *rem
 	t->tag = tag;
 }
 
-/* The batch in chunks of HIXL_MAX_DESCS under one deadline, with ioctls. */
+/*
+ * The batch in chunks of HIXL_MAX_DESCS under one deadline, with ioctls;
+ * -ECANCELED before the next chunk once *cancel (may be NULL) is set.
+ */
 int hixl_transfer_chunks(int fd, const struct hixl_sockaddr *remote, uint32_t op,
 		    const struct hixl_op_desc *descs, size_t count, long long deadline,
-		    uint64_t tag, size_t *failed)
+		    uint64_t tag, const bool *cancel, size_t *failed)
 {
 	size_t off = 0;
 
@@ -137,6 +141,10 @@ int hixl_transfer_chunks(int fd, const struct hixl_sockaddr *remote, uint32_t op
 		if (left <= 0) {
 			*failed = off;	/* the first descriptor not known to be done */
 			return -ETIMEDOUT;
+		}
+		if (cancel && __atomic_load_n(cancel, __ATOMIC_ACQUIRE)) {
+			*failed = off;	/* hixl_request_cancel(): no next chunk */
+			return -ECANCELED;
 		}
 		hixl_transfer_fill(&t, remote, op, descs + off, n, left, tag);
 		ret = hixl_ioctl(fd, HIXL_IOC_TRANSFER, &t);
@@ -177,7 +185,7 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 
 	ret = transfer_args(eng, remote_engine, op, descs, count, timeout_ms, &addr);
 	if (!ret)
-		ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0, &failed);
+		ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0, NULL, &failed);
 	/*
 	 * AutoConnect: no link (never made), or a broken one (its peer went
 	 * away or restarted): connect and run the batch again, all of it (READ and WRITE of the same
@@ -187,7 +195,7 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 		ret = hixl_auto_connect(eng, &addr, deadline, true);
 		if (!ret)
 			ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0,
-						   &failed);
+						   NULL, &failed);
 	}
 	if (failed_index)
 		*failed_index = failed;
@@ -209,6 +217,8 @@ void hixl_req_end(struct hixl_engine *eng, struct hixl_request *r, int err, size
 		hixl_link_forget(eng, &r->remote);	/* the next call connects again */
 	if (r->detached)
 		req_unlink(eng, r);
+	else
+		hixl_req_unseen(eng, r);	/* the event fd becomes readable */
 }
 
 /* Append a request to the queue of those not issued yet.  eng->lock held. */
@@ -339,6 +349,8 @@ HIXL_EXPORT int hixl_get_all_transfer_status(struct hixl_engine *eng, uint32_t f
 			out[n].status = r->st;
 			out[n].err = r->err;
 			r->listed = !waiting;
+			if (!waiting)
+				hixl_req_seen(eng, r);
 		}
 		n++;
 	}
@@ -353,6 +365,8 @@ HIXL_EXPORT int hixl_get_transfer_status(struct hixl_engine *eng, struct hixl_re
 		return -EINVAL;
 	pthread_mutex_lock(&eng->lock);
 	*st = req->st;
+	if (req->st != HIXL_TRANSFER_WAITING)
+		hixl_req_seen(eng, req);
 	pthread_mutex_unlock(&eng->lock);
 	return 0;
 }
@@ -371,7 +385,10 @@ HIXL_EXPORT int hixl_get_transfer_statuses(struct hixl_engine *eng,
 	pthread_mutex_lock(&eng->lock);
 	for (size_t i = 0; i < count; i++) {
 		st[i] = reqs[i]->st;
-		done += st[i] != HIXL_TRANSFER_WAITING;
+		if (st[i] != HIXL_TRANSFER_WAITING) {
+			hixl_req_seen(eng, reqs[i]);
+			done++;
+		}
 	}
 	pthread_mutex_unlock(&eng->lock);
 	return done > INT32_MAX ? INT32_MAX : (int)done;
@@ -397,10 +414,121 @@ HIXL_EXPORT int hixl_request_wait(struct hixl_engine *eng, struct hixl_request *
 			break;
 		}
 	}
+	if (!ret)
+		hixl_req_seen(eng, req);
 	if (st)
 		*st = req->st;
 	pthread_mutex_unlock(&eng->lock);
 	return ret;
+}
+
+/*
+ * hixl_request_wait() for several: the lowest index among reqs that is no
+ * longer WAITING, sleeping on eng->cond (both paths broadcast it when they
+ * end requests).
+ */
+static int wait_any(struct hixl_engine *eng, struct hixl_request *const *reqs, size_t n,
+		    int timeout_ms, size_t *index)
+{
+	struct timespec ts;
+	bool timed_out = false;
+
+	if (!eng || !reqs || !n || !index)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!reqs[i] || reqs[i]->eng != eng)
+			return -EINVAL;
+	hixl_ns_to_ts(hixl_deadline(timeout_ms > 0 ? timeout_ms : 0), &ts);
+	pthread_mutex_lock(&eng->lock);
+	for (;;) {
+		for (size_t i = 0; i < n; i++) {
+			if (reqs[i]->st != HIXL_TRANSFER_WAITING) {
+				hixl_req_seen(eng, reqs[i]);
+				pthread_mutex_unlock(&eng->lock);
+				*index = i;
+				return 0;
+			}
+		}
+		if (timed_out || !timeout_ms)
+			break;
+		if (timeout_ms < 0)
+			pthread_cond_wait(&eng->cond, &eng->lock);
+		else if (pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT)
+			timed_out = true;	/* one more look, then -ETIMEDOUT */
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return -ETIMEDOUT;
+}
+
+HIXL_EXPORT int hixl_request_wait_any(struct hixl_engine *eng, struct hixl_request *const *reqs,
+				      size_t n, int timeout_ms, size_t *index)
+{
+	return HIXL_KEEP_ERRNO(wait_any(eng, reqs, n, timeout_ms, index));
+}
+
+/* Take a request that was never issued out of the queue.  eng->lock held. */
+static bool req_unqueue(struct hixl_engine *eng, struct hixl_request *r)
+{
+	struct hixl_request **pp, *prev = NULL;
+
+	for (pp = &eng->qhead; *pp; prev = *pp, pp = &(*pp)->qnext) {
+		if (*pp != r)
+			continue;
+		*pp = r->qnext;
+		if (eng->qtail == r)
+			eng->qtail = prev;
+		r->qnext = NULL;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * One request's cancel: a queued one ends here; a running one gets
+ * HIXL_IOC_CANCEL of its tag (which both paths' batches answer to), again
+ * every HIXL_CANCEL_EVERY_MS, since a CANCEL that arrives before its
+ * TRANSFER reached the kernel's transfer queue misses it, until it ended.
+ * r->cancel stops the next chunk of a request longer than HIXL_MAX_DESCS.
+ */
+static int request_cancel(struct hixl_engine *eng, struct hixl_request *r)
+{
+	struct timespec ts;
+
+	if (!eng || !r || r->eng != eng)
+		return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	if (r->st != HIXL_TRANSFER_WAITING) {
+		pthread_mutex_unlock(&eng->lock);
+		return -EALREADY;
+	}
+	__atomic_store_n(&r->cancel, true, __ATOMIC_RELEASE);
+	if (!r->running && req_unqueue(eng, r)) {
+		hixl_req_end(eng, r, -ECANCELED, hixl_req_not_done(r, -ECANCELED));
+		pthread_cond_broadcast(&eng->cond);
+		pthread_mutex_unlock(&eng->lock);
+		return 0;
+	}
+	while (r->st == HIXL_TRANSFER_WAITING) {
+		uint64_t tag = r->tag;
+
+		if (r->running) {
+			pthread_mutex_unlock(&eng->lock);
+			cancel_tag(eng->fd, tag);
+			pthread_mutex_lock(&eng->lock);
+		}
+		hixl_ns_to_ts(hixl_deadline(HIXL_CANCEL_EVERY_MS), &ts);
+		while (r->st == HIXL_TRANSFER_WAITING &&
+		       pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return 0;
+}
+
+HIXL_EXPORT int hixl_request_cancel(struct hixl_engine *eng, struct hixl_request *req)
+{
+	return hixl_fail("hixl_request_cancel", NULL,
+			 HIXL_KEEP_ERRNO(request_cancel(eng, req)));
 }
 
 HIXL_EXPORT int hixl_request_result(const struct hixl_request *req, size_t *failed_index)

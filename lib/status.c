@@ -163,8 +163,8 @@ static const struct hixl_errmsg {
 	  "within its timeout", NULL },
 	{ ENOTCONN, "not connected to that remote engine", NULL },
 	{ EISCONN, "already connected to that remote engine", NULL },
-	{ EALREADY, "already in progress: a connect to that engine is running, or the "
-	  "engine is already set up", NULL },
+	{ EALREADY, "already in progress: a connect to that engine is running, the "
+	  "engine is already set up, or the request to cancel had already ended", NULL },
 	{ ECOMM, "the notification could not be delivered: the link broke", NULL },
 	{ EOPNOTSUPP, "not supported by this module or RDMA device (e.g. no "
 	  "fast-registration MRs, a feature an older hixl.ko lacks)", NULL },
@@ -210,8 +210,8 @@ static const struct hixl_errmsg {
 	  "is noticed" },
 	{ EIO, "an RDMA work request failed: the link is broken until disconnected", NULL },
 	{ EREMOTEIO, "the peer failed a staged descriptor with an error of its own", NULL },
-	{ ECANCELED, "cancelled (a CANCEL of its tag, the engine finalized, or a fatal "
-	  "signal)", NULL },
+	{ ECANCELED, "cancelled (hixl_request_cancel(), a CANCEL of its tag, the engine "
+	  "finalized, or a fatal signal)", NULL },
 	{ EBUSY, "busy: a transfer is using the region, or the object is in use", NULL },
 	{ EAGAIN, "try again: the range kept changing while being pinned, or a resource "
 	  "was briefly unavailable", NULL },

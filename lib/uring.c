@@ -292,7 +292,7 @@ static void uring_done(struct hixl_engine *eng, struct hixl_request *r, int res,
 		hixl_req_end(eng, r, 0, r->count);
 		return;
 	}
-	res = eng->stopping ? -ECANCELED : uring_issue(eng, r);
+	res = eng->stopping || r->cancel ? -ECANCELED : uring_issue(eng, r);
 	if (res)
 		hixl_req_end(eng, r, res, hixl_req_not_done(r, res));
 }

@@ -30,7 +30,7 @@ static void *worker(void *arg)
 			ret = -ETIMEDOUT;
 		else
 			ret = hixl_transfer_chunks(eng->fd, &r->remote, r->op, r->descs, r->count,
-				       r->deadline, r->tag, &failed);
+				       r->deadline, r->tag, &r->cancel, &failed);
 
 		pthread_mutex_lock(&eng->lock);
 		r->running = false;

@@ -9,8 +9,10 @@
 #
 # libabigail (Debian: abigail-tools, installed by make deps): abidw writes
 # the exported functions and variables with their types, as the public
-# headers declare them (--headers-dir: types only the library uses are
-# left out), abidiff compares two of them.  Any difference fails: an
+# headers declare them (--headers-dir with --drop-private-types: a type
+# defined only inside the library, such as struct hixl_engine behind its
+# opaque pointer, is left out, so its fields may change), abidiff compares
+# two of them.  Any difference fails: an
 # addition too, so that the baseline always describes the library and every
 # ABI change shows up in review as a diff of lib/libhixl-user.abi.  An
 # incompatible change also needs the soname bumped (Makefile SOVERSION,
@@ -25,7 +27,7 @@ if ! command -v abidw >/dev/null 2>&1 || ! command -v abidiff >/dev/null 2>&1; t
 fi
 [ -n "$so" ] && [ -f "$so" ] || { echo "check-abi: no lib/libhixl-user.so: make lib first" >&2; exit 1; }
 abi() {
-	abidw --no-corpus-path --no-comp-dir-path --headers-dir lib/include/hixl \
+	abidw --no-corpus-path --no-comp-dir-path --drop-private-types --headers-dir lib/include/hixl \
 		--headers-dir uapi/rdma "$so"
 }
 if [ "${1:-}" = --update ]; then

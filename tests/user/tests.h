@@ -26,6 +26,7 @@ extern const struct ht_test fault_tests[];	/* test_fault.c: peer closed, netdev 
 extern const struct ht_test hotplug_tests[];	/* test_hotplug.c: the device goes away (last) */
 extern const struct ht_test lib_tests[];	/* test_lib.c: the engine API */
 extern const struct ht_test liburing_tests[];	/* test_liburing.c: async transfers, io_uring and threads */
+extern const struct ht_test poll_tests[];	/* test_poll.c: event fd, wait-any, cancel, notify wait */
 extern const struct ht_test api_tests[];	/* test_api.c: HIXL API members for the bindings */
 extern const struct ht_test errors_tests[];	/* test_errors.c: errors that name their cause */
 extern const struct ht_test tools_tests[];	/* test_tools.c: hixlctl check on a good setup */
@@ -35,7 +36,7 @@ extern const struct ht_test stats_tests[];	/* test_stats.c: data-path counters, 
 
 static const struct ht_test *const hixl_test_tables[] = {
 	dev_tests, reg_tests, runs_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests,
-	lib_tests, liburing_tests, api_tests, abi_tests, errors_tests, tools_tests, bench_tests,
+	lib_tests, liburing_tests, poll_tests, api_tests, abi_tests, errors_tests, tools_tests, bench_tests,
 	stats_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests,
 	fault_tests, alive_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */

@@ -56,6 +56,7 @@
 #define HIXL_FEAT_AUTH		(1ULL << 10)	/* SETUP's allowed peers and secret */
 #define HIXL_FEAT_LOCAL_ONLY	(1ULL << 11)	/* REG_MEM's HIXL_REG_LOCAL_ONLY */
 #define HIXL_FEAT_LISTEN_ANY	(1ULL << 12)	/* SETUP's HIXL_SETUP_LISTEN_ANY */
+#define HIXL_FEAT_POLL		(1ULL << 13)	/* poll(2): EPOLLIN while notifications wait */
 #define HIXL_FEAT_XFER_STATS	(1ULL << 16)	/* hixl_stats.xfer, LINK_STATS, ENGINES */
 
 /**
@@ -683,6 +684,17 @@ struct hixl_engines {
 	__u32 reserved0;
 	__u64 reserved[2];
 };
+
+/*
+ * Waiting for notifications (HIXL_FEAT_POLL): /dev/hixl is pollable.
+ * poll(2), select(2), epoll(7) and io_uring's IORING_OP_POLL_ADD report
+ * EPOLLIN | EPOLLRDNORM on an engine's file while at least one received
+ * notification is queued on it, and nothing else (no EPOLLOUT: commands
+ * never wait for room).  Level-triggered: it stays readable until
+ * GET_NOTIFIES has taken every queued notification; each notification
+ * queued wakes the waiters.  A module without HIXL_FEAT_POLL reports the
+ * default mask (always readable and writable): check the bit first.
+ */
 
 /*
  * 0xB9: a type Documentation/userspace-api/ioctl/ioctl-number.rst lists for

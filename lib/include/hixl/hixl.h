@@ -937,8 +937,8 @@ int hixl_request_wait(struct hixl_engine *eng, struct hixl_request *req, int tim
  *
  * Return: 0 when COMPLETED; -EINPROGRESS while WAITING; the -errno that
  * made it TIMEOUT (-ETIMEDOUT) or FAILED (as hixl_transfer_sync(), or
- * -ECANCELED when it was cancelled: the engine was finalized, or a
- * HIXL_IOC_CANCEL of its tag); -EINVAL for NULL @req.
+ * -ECANCELED when it was cancelled: hixl_request_cancel(), the engine was
+ * finalized, or a HIXL_IOC_CANCEL of its tag); -EINVAL for NULL @req.
  */
 int hixl_request_result(const struct hixl_request *req, size_t *failed_index);
 
@@ -1042,12 +1042,133 @@ int hixl_send_notify(struct hixl_engine *eng, const char *remote_engine, const c
  * @dropped: out, may be NULL: notifications dropped (a full queue) since
  *           the last call
  *
- * Does not wait: @count is 0 when nothing arrived.
+ * Does not wait: @count is 0 when nothing arrived (hixl_get_notifies_timeout()
+ * waits; hixl_engine_event_fd() tells an event loop when to call).
  *
  * Return: 0; -EINVAL for NULL @eng, @out or @count, or @max 0; -EFAULT.
  */
 int hixl_get_notifies(struct hixl_engine *eng, struct hixl_notify *out, size_t max,
 		      size_t *count, uint64_t *dropped);
+
+/* ---- event loops (HIXL_0.2) ------------------------------------------------------- */
+
+/**
+ * hixl_engine_event_fd() - a descriptor an event loop polls for the engine
+ * @eng: the engine
+ *
+ * For poll(2), select(2), epoll(7) or io_uring's IORING_OP_POLL_ADD: the
+ * descriptor is readable (POLLIN / EPOLLIN) while
+ *  - an asynchronous request of @eng has ended and no status call has
+ *    reported that end yet: hixl_get_transfer_status(),
+ *    hixl_get_transfer_statuses(), hixl_request_wait(),
+ *    hixl_request_wait_any() returning it, hixl_get_all_transfer_status()
+ *    writing it (hixl_request_result() does not count: it only reads), or
+ *    hixl_request_free() of it.  Requests freed while WAITING never
+ *    count.  Both asynchronous paths (hixl_engine_async_path()) signal
+ *    it, after the request's state changed: a status call made on the
+ *    wake-up finds it ended;
+ *  - notifications are queued on the engine, until hixl_get_notifies()
+ *    or hixl_get_notifies_timeout() took them all - with a module that
+ *    offers HIXL_FEAT_POLL (hixl_engine_caps()); without it the
+ *    descriptor reports request ends only.
+ * Level-triggered: it stays readable until the calls above have consumed
+ * what made it so, so a loop that handles everything it finds never
+ * misses an event and never needs EPOLLET.  The library resets it itself
+ * in those calls: the caller never reads, writes or closes it.
+ *
+ * It is an epoll(7) descriptor (an eventfd the library keeps and the
+ * engine's /dev/hixl in one set), made by the first call; later calls
+ * return the same one.  Owned by the engine: valid until
+ * hixl_engine_finalize(), close-on-exec.
+ *
+ * Return: the descriptor (>= 0); -EINVAL for NULL @eng; -EMFILE,
+ * -ENFILE, -ENOMEM when it cannot be made.
+ */
+int hixl_engine_event_fd(struct hixl_engine *eng);
+
+/**
+ * hixl_request_wait_any() - wait until one of several requests has ended
+ * @eng:        the engine
+ * @reqs:       @n requests of @eng (a request may appear twice)
+ * @n:          >= 1
+ * @timeout_ms: ms to wait; < 0: until one ends (each ends within its own
+ *              timeout); 0: do not wait
+ * @index:      out: on success, the lowest i whose @reqs[i] is no longer
+ *              WAITING
+ *
+ * Sleeps on the engine's condition variable, which both asynchronous
+ * paths signal when they end a request (no polling).  Reports only
+ * @reqs[*@index]'s end (hixl_engine_event_fd()); call again, or
+ * hixl_get_transfer_statuses(), for the others.  @reqs must not be
+ * freed by another thread meanwhile.
+ *
+ * Return: 0; -ETIMEDOUT when all are still WAITING after @timeout_ms;
+ * -EINVAL for NULL @eng, @reqs or @index, @n 0, a NULL request or one of
+ * another engine.
+ */
+int hixl_request_wait_any(struct hixl_engine *eng, struct hixl_request *const *reqs, size_t n,
+			  int timeout_ms, size_t *index);
+
+/**
+ * hixl_request_cancel() - cancel one asynchronous transfer
+ * @eng: the engine
+ * @req: a request of @eng, not freed (nor freed by another thread during
+ *       the call)
+ *
+ * A request still queued in the library ends at once.  A running one gets
+ * the kernel's HIXL_IOC_CANCEL of its tag (on either path: it finds the
+ * request's batch however it was submitted; io_uring's own
+ * IORING_OP_ASYNC_CANCEL does not reach a hixl URING_CMD once issued),
+ * repeated every 100 ms until the request has ended, since a CANCEL that
+ * arrives before the TRANSFER reached the kernel's transfer queue misses
+ * it; and no further chunk of a request longer than HIXL_MAX_DESCS is
+ * issued.  The kernel posts nothing more of the batch and ends it once
+ * the work requests already on the wire have completed, so the call
+ * returns within one such round trip; the link stays up.
+ *
+ * The request then is FAILED, hixl_request_result() -ECANCELED, its
+ * failed index the first descriptor not known to be complete: those
+ * before it were transferred whole; from it on, a descriptor may be
+ * untouched, partly or wholly transferred (RDMA writes already posted
+ * reach the remote memory).  A request that ended before the cancel took
+ * effect keeps its own outcome (COMPLETED, TIMEOUT, FAILED): look at its
+ * status.  Either way it is ended when the call returns, its end unseen
+ * until a status call (hixl_engine_event_fd()), and its buffers are free
+ * to reuse.
+ *
+ * The kernel cancels by tag: requests given the same caller's tag
+ * (hixl_transfer_args.tag) are one group, and those of them running in
+ * the kernel end -ECANCELED too (the call waits for @req only).  With the
+ * library's own tags (tag 0 in the args) it is @req alone.
+ *
+ * Return: 0 (the request has ended: its status says how); -EALREADY when
+ * it had ended before the call; -EINVAL for NULL arguments or a request
+ * of another engine.
+ */
+int hixl_request_cancel(struct hixl_engine *eng, struct hixl_request *req);
+
+/**
+ * hixl_get_notifies_timeout() - hixl_get_notifies() that waits for one
+ * @eng, @out, @max, @count: as for hixl_get_notifies()
+ * @dropped:    out, may be NULL: notifications dropped since the last
+ *              call, also on -ETIMEDOUT
+ * @timeout_ms: ms to wait for at least one notification; < 0: until one
+ *              arrives; 0: do not wait (hixl_get_notifies() with
+ *              -ETIMEDOUT for none)
+ *
+ * Takes what is queued at once; with nothing queued, sleeps in poll(2) on
+ * the engine's /dev/hixl (HIXL_FEAT_POLL: readable while notifications are
+ * queued) and takes them when they come.  A notification another thread
+ * takes first is no wake-up: the wait goes on for the time left.
+ *
+ * Return: 0 with @count >= 1; -ETIMEDOUT (@count 0) when none came within
+ * @timeout_ms; -EOPNOTSUPP (@count 0) when none is queued and the module
+ * lacks HIXL_FEAT_POLL, so waiting is impossible; -EINVAL as
+ * hixl_get_notifies(); -EFAULT; -EINTR is not returned (a signal
+ * restarts the wait with the time left).
+ */
+int hixl_get_notifies_timeout(struct hixl_engine *eng, struct hixl_notify *out, size_t max,
+			      size_t *count, uint64_t *dropped, int timeout_ms);
 
 /* ---- capabilities and errors ---------------------------------------------------- */
 
