@@ -55,21 +55,6 @@ static int sh(const char *fmt, ...)
 	return system(cmd);
 }
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 /* Is PEER_GID in rxe0's GID table? */
 static int peer_gid_present(void)
 {
@@ -77,7 +62,7 @@ static int peer_gid_present(void)
 
 	for (int i = 0; i < 64; i++) {
 		snprintf(path, sizeof(path), "/sys/class/infiniband/rxe0/ports/1/gids/%d", i);
-		if (!read_line(path, gid, sizeof(gid)) && !strcmp(gid, PEER_GID))
+		if (!hx_read_line(path, gid, sizeof(gid)) && !strcmp(gid, PEER_GID))
 			return 1;
 	}
 	return 0;
@@ -233,7 +218,7 @@ static void test_alive_silent_peer(void)
 
 	if (geteuid() != 0)
 		SKIP("needs root to add and remove an address");
-	if (read_line("/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", ndev, sizeof(ndev)))
+	if (hx_read_line("/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", ndev, sizeof(ndev)))
 		SKIP("no rxe0 with a netdev (the test VM's Soft-RoCE)");
 	if (system("command -v ip >/dev/null 2>&1"))
 		SKIP("no ip(8)");

@@ -222,21 +222,6 @@ static void test_fault_peer_closed_passive(void)
 
 /* ---- the netdev under rxe0 set down mid-batch ------------------------------- */
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 static int write_str(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), ret;
@@ -263,7 +248,7 @@ static int wait_rxe_active(int ms)
 	char st[64];
 
 	for (int waited = 0; waited <= ms; waited += 50) {
-		if (!read_line("/sys/class/infiniband/rxe0/ports/1/state", st, sizeof(st)) &&
+		if (!hx_read_line("/sys/class/infiniband/rxe0/ports/1/state", st, sizeof(st)) &&
 		    strstr(st, "ACTIVE"))
 			return 0;
 		usleep(50000);
@@ -321,7 +306,7 @@ static void test_fault_netdev_down(void)
 
 	if (geteuid() != 0)
 		SKIP("needs root to set the netdev down");
-	if (read_line("/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", ndev, sizeof(ndev)))
+	if (hx_read_line("/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", ndev, sizeof(ndev)))
 		SKIP("no rxe0 with a netdev (the test VM's Soft-RoCE)");
 	if (ip_link("show", ndev, ">/dev/null 2>&1"))
 		SKIP("no ip(8) or no such netdev");
@@ -338,7 +323,7 @@ static void test_fault_netdev_down(void)
 	REQUIRE(d);
 
 	snprintf(sysctl, sizeof(sysctl), "/proc/sys/net/ipv6/conf/%s/keep_addr_on_down", ndev);
-	if (read_line(sysctl, keep, sizeof(keep)) == 0)
+	if (hx_read_line(sysctl, keep, sizeof(keep)) == 0)
 		REQUIRE(write_str(sysctl, "1") == 0);	/* fd77::1 must survive */
 	snprintf(addrs0, sizeof(addrs0), "ip -o addr show dev %s | awk '{print $4}' | sort", ndev);
 	p = popen(addrs0, "r");
@@ -428,7 +413,7 @@ struct knobs {
 static void knobs_save(struct knobs *k)
 {
 	for (unsigned int i = 0; i < NKNOBS; i++)
-		if (read_line(fs_knobs[i], k->v[i], sizeof(k->v[i])))
+		if (hx_read_line(fs_knobs[i], k->v[i], sizeof(k->v[i])))
 			k->v[i][0] = 0;
 }
 
@@ -490,7 +475,7 @@ static int inj_disarm(struct inj *j)
 			return -1;
 		return atoi(s) == 0;
 	}
-	if (pwrite(j->mif, "0", 1, 0) != 1 || read_line(FS "times", s, sizeof(s)))
+	if (pwrite(j->mif, "0", 1, 0) != 1 || hx_read_line(FS "times", s, sizeof(s)))
 		return -1;
 	return atoi(s) == 0;
 }

@@ -126,26 +126,6 @@ void test_reg_anon_shared(void)
 	close(fd);
 }
 
-static int thp_backed(void *p, size_t len)
-{
-	char line[256];
-	long kb, total = 0;
-	unsigned long start, end;
-	int in = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
-			in = start <= (uintptr_t)p && (uintptr_t)p < end;
-		else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
-			total += kb;
-	}
-	fclose(f);
-	return (size_t)total * 1024 >= len;
-}
-
 void test_reg_thp(void)
 {
 	size_t len = 8 * MiB;
@@ -156,7 +136,7 @@ void test_reg_thp(void)
 	if (madvise(p, len, MADV_HUGEPAGE))
 		SKIP("madvise(MADV_HUGEPAGE) failed: no THP");
 	memset(p, 1, len);
-	if (!thp_backed(p, len))
+	if (!hx_thp_backed(p, len))
 		SKIP("the kernel did not back the range with THP");
 	reg_cycle(fd, p, len, 2 * MiB);
 	close(fd);
@@ -471,7 +451,7 @@ void test_inval_thp_split_neighbour(void)
 	if (madvise(p, len, MADV_HUGEPAGE))
 		SKIP("madvise(MADV_HUGEPAGE) failed: no THP");
 	memset(p, 1, len);
-	if (!thp_backed(p, len))
+	if (!hx_thp_backed(p, len))
 		SKIP("the kernel did not back the range with THP");
 	if (!region_state(0) && access("/sys/kernel/debug/hixl/regions", R_OK))
 		SKIP("debugfs not mounted");

@@ -110,26 +110,6 @@ static void test_runs_4k(void)
 	munmap(p, len);
 }
 
-static int thp_backed(void *p, size_t len)
-{
-	char line[256];
-	unsigned long start, end;
-	long kb, total = 0;
-	int in = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
-			in = start <= (uintptr_t)p && (uintptr_t)p < end;
-		else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
-			total += kb;
-	}
-	fclose(f);
-	return (size_t)total * 1024 >= len;
-}
-
 static void test_runs_thp(void)
 {
 	size_t len = 32 * MiB;
@@ -141,7 +121,7 @@ static void test_runs_thp(void)
 	if (madvise(p, len, MADV_HUGEPAGE))
 		SKIP("madvise(MADV_HUGEPAGE) failed: no THP");
 	memset(p, 1, len);
-	if (!thp_backed(p, len))
+	if (!hx_thp_backed(p, len))
 		SKIP("the kernel did not back the range with THP");
 	check_runs("2 MiB THP", p, len, len / (2 * MiB), "pages");
 	munmap(m, len + 2 * MiB);

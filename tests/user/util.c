@@ -334,3 +334,38 @@ double hx_ms_since(const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
+
+int hx_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+int hx_thp_backed(void *p, size_t len)
+{
+	char line[256];
+	unsigned long start, end;
+	long kb, total = 0;
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			in = start <= (uintptr_t)p && (uintptr_t)p < end;
+		else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			total += kb;
+	}
+	fclose(f);
+	return (size_t)total * 1024 >= len;
+}

@@ -53,5 +53,9 @@ long hx_first_diff(const void *a, const void *b, size_t len);	/* index, or -1 */
 long vm_pin_kb_pid(pid_t pid);		/* VmPin of /proc/PID/status, kB */
 int hx_debug_kernel(void);		/* the KASAN/kmemleak test kernel? */
 double hx_ms_since(const struct timespec *t0);	/* CLOCK_MONOTONIC ms since t0 */
+/* the first line of a file, without its newline: 0, or -1 */
+int hx_read_line(const char *path, char *buf, size_t len);
+/* is [p, p + len) backed by transparent huge pages (AnonHugePages in smaps)? */
+int hx_thp_backed(void *p, size_t len);
 
 #endif
