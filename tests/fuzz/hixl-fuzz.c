@@ -20,7 +20,12 @@
  * well-formed (to a peer the engine is linked to, every descriptor inside
  * live registrations on both sides), so that the success path - chains,
  * completions, region lookups racing teardown - is fuzzed too; a run in
- * which 20 or more of them were made and none succeeded fails.
+ * which 20 or more of them were made and none succeeded fails.  LINK_STATS
+ * and ENGINES write into a buffer filled with a canary: what they return is
+ * checked (states, flags, -errno, reserved fields 0, one SELF record with
+ * our pid, ids oldest first) and nothing may be written past min(count,
+ * total) records; the ids ENGINES returned become LINK_STATS's engine
+ * argument.
  *
  * The sequence of decisions is a function of the seed (and of the results
  * the kernel returns, which feed the handle table).  Any errno is fine; the
@@ -62,10 +67,13 @@
 #define NSLOT		12
 #define MAXREC		1024
 #define PORT_BASE	19200
-#define NCMD		11
+#define NCMD		13
 #define URING_MAX_INFLIGHT 64
 #define NDESC_BUF	256
 #define NNOTIFY_BUF	8
+#define NSTAT_BUF	8	/* entries of the LINK_STATS / ENGINES buffer */
+#define STAT_CANARY	0xa5
+#define STAT_BUF_SZ	((NSTAT_BUF * sizeof(struct hixl_engine_stat) + PAGE - 1) / PAGE * PAGE + PAGE)
 #define ARGBUF_SZ	(64 * 1024)
 
 /* ---- PRNG ------------------------------------------------------------------ */
@@ -109,19 +117,22 @@ static void rnd_fill(void *p, size_t n)
 
 static const char *cmd_name[NCMD + 1] = {
 	"GET_INFO", "REG_MEM", "DEREG_MEM", "GET_STATS", "SETUP", "CONNECT",
-	"DISCONNECT", "TRANSFER", "SEND_NOTIFY", "GET_NOTIFIES", "CANCEL", "mangled",
+	"DISCONNECT", "TRANSFER", "SEND_NOTIFY", "GET_NOTIFIES", "CANCEL", "LINK_STATS",
+	"ENGINES", "mangled",
 };
 static const unsigned long cmd_nr[NCMD] = {
 	HIXL_IOC_GET_INFO, HIXL_IOC_REG_MEM, HIXL_IOC_DEREG_MEM, HIXL_IOC_GET_STATS,
 	HIXL_IOC_SETUP, HIXL_IOC_CONNECT, HIXL_IOC_DISCONNECT, HIXL_IOC_TRANSFER,
-	HIXL_IOC_SEND_NOTIFY, HIXL_IOC_GET_NOTIFIES, HIXL_IOC_CANCEL,
+	HIXL_IOC_SEND_NOTIFY, HIXL_IOC_GET_NOTIFIES, HIXL_IOC_CANCEL, HIXL_IOC_LINK_STATS,
+	HIXL_IOC_ENGINES,
 };
 /* each command's first struct size: a smaller one must be -EINVAL */
 static const unsigned int cmd_size_ver0[NCMD] = {
 	HIXL_INFO_SIZE_VER0, HIXL_REG_MEM_SIZE_VER0, HIXL_DEREG_MEM_SIZE_VER0,
 	HIXL_STATS_SIZE_VER0, HIXL_SETUP_SIZE_VER0, HIXL_CONNECT_SIZE_VER0,
 	HIXL_CONNECT_SIZE_VER0, HIXL_TRANSFER_SIZE_VER0, HIXL_SEND_NOTIFY_SIZE_VER0,
-	HIXL_GET_NOTIFIES_SIZE_VER0, HIXL_CANCEL_SIZE_VER0,
+	HIXL_GET_NOTIFIES_SIZE_VER0, HIXL_CANCEL_SIZE_VER0, HIXL_LINK_STATS_SIZE_VER0,
+	HIXL_ENGINES_SIZE_VER0,
 };
 /* REG_MEM's flag bits (the module keeps its masks to itself) */
 #define FUZZ_REG_FLAGS	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
@@ -162,6 +173,8 @@ static unsigned nrec;
 static uint8_t *ro_page, *ro_zero_page, *hole, *tail_page, *argbuf, *text_buf;
 static struct hixl_op_desc *desc_buf;
 static struct hixl_notify *notify_buf;
+static uint8_t *stat_buf;	/* NSTAT_BUF engine records, then a canary page */
+static uint64_t ids_seen[8];	/* engine ids ENGINES returned, for LINK_STATS */
 static int dmabufs[2] = { -1, -1 };
 static size_t dmabuf_len = 64 * 1024;
 static uint8_t ipaddr[4] = { 10, 77, 0, 1 };
@@ -993,6 +1006,83 @@ static bool build_getn(struct hixl_get_notifies *a)
 	return bad;
 }
 
+/*
+ * LINK_STATS and ENGINES write min(count, total) records to buf: the
+ * buffer is stat_buf (NSTAT_BUF engine records and a canary page after
+ * them), filled with STAT_CANARY first, so a record written past that
+ * shows (stat_check_tail()).  Returns true when the arguments must be
+ * refused (-EINVAL): count above HIXL_MAX_STAT_ENTRIES, or buf and count
+ * not both 0 or both set.
+ */
+static bool build_stat_buf(__u64 *buf, __u32 *count)
+{
+	memset(stat_buf, STAT_CANARY, STAT_BUF_SZ);
+	switch (rnd(10)) {
+	case 0:				/* the total only */
+		*count = 0;
+		*buf = 0;
+		break;
+	case 1:
+		*count = boundary32();
+		*buf = (uint64_t)(uintptr_t)stat_buf;
+		break;
+	case 2:
+		*count = rnd(NSTAT_BUF) + 1;
+		*buf = gen_ptr(stat_buf, STAT_BUF_SZ);
+		break;
+	default:
+		*count = rnd(NSTAT_BUF) + 1;
+		*buf = (uint64_t)(uintptr_t)stat_buf;
+		break;
+	}
+	if (chance(3))			/* buf and count disagree, at times */
+		*buf = *buf ? 0 : (uint64_t)(uintptr_t)stat_buf;
+	return *count > HIXL_MAX_STAT_ENTRIES || !*count != !*buf;
+}
+
+static bool build_link_stats(struct hixl_link_stats *a)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+
+	if (m == 2)
+		return true;
+	switch (rnd(10)) {
+	case 0: case 1: case 2: case 3: case 4: case 5:
+		a->engine = 0;		/* this engine */
+		break;
+	case 6: case 7: case 8:
+		a->engine = ids_seen[rnd(8)];
+		break;
+	default:
+		a->engine = boundary64();
+		break;
+	}
+	bad = build_stat_buf(&a->buf, &a->count);
+	FLAGS32(a->flags, 0);
+	RES32(a->reserved0);
+	RES64_ANY(a->reserved);
+	if (chance(10))
+		a->total = (uint32_t)rnd64();	/* out */
+	return bad;
+}
+
+static bool build_engines(struct hixl_engines *a)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+
+	if (m == 2)
+		return true;
+	bad = build_stat_buf(&a->buf, &a->count);
+	FLAGS32(a->flags, 0);
+	RES32(a->reserved0);
+	RES64_ANY(a->reserved);
+	if (chance(10))
+		a->total = (uint32_t)rnd64();	/* out */
+	return bad;
+}
+
 /* ---- calls ------------------------------------------------------------------------ */
 
 static unsigned long mangle(unsigned long nr)
@@ -1033,6 +1123,17 @@ static unsigned long mangle(unsigned long nr)
 			continue;
 		return v;
 	}
+}
+
+/* The command whose type and nr fields @v has (any size, direction), or -1. */
+static int cmd_of_nr(unsigned long v)
+{
+	if (_IOC_TYPE(v) != HIXL_IOC_MAGIC)
+		return -1;
+	for (int i = 0; i < NCMD; i++)
+		if (_IOC_NR(v) == _IOC_NR(cmd_nr[i]))
+			return i;
+	return -1;
 }
 
 static bool is_ours(unsigned long v)
@@ -1172,6 +1273,85 @@ static bool uring_call(int fd, unsigned long nr, uint64_t argp, const void *arg,
 	return true;
 }
 
+/* The bytes of stat_buf after the first @used: still the canary? */
+static bool stat_tail_ok(size_t used)
+{
+	for (size_t i = used; i < STAT_BUF_SZ; i++)
+		if (stat_buf[i] != STAT_CANARY)
+			return false;
+	return true;
+}
+
+static bool all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* A LINK_STATS that succeeded: the records it wrote, and nothing more. */
+static void check_link_stats(const struct hixl_link_stats *a, int cmd)
+{
+	const struct hixl_link_stat *o = (const void *)stat_buf;
+	uint32_t n = a->count < a->total ? a->count : a->total;
+
+	if (a->buf != (uint64_t)(uintptr_t)stat_buf)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		if (o[i].state > HIXL_LINK_STATE_CLOSED)
+			violation("LINK_STATS state out of range", cur_call, cmd, 0);
+		if (o[i].flags & ~(HIXL_LINK_STAT_ACTIVE | HIXL_LINK_STAT_NAMED))
+			violation("LINK_STATS unknown flags", cur_call, cmd, 0);
+		if (o[i].err > 0 || o[i].err < -4095 || o[i].reserved0)
+			violation("LINK_STATS err not -errno or reserved0 not 0", cur_call, cmd, 0);
+		if (!(o[i].flags & HIXL_LINK_STAT_NAMED) && !all_zero(&o[i].peer, sizeof(o[i].peer)))
+			violation("LINK_STATS peer of an unnamed link not 0", cur_call, cmd, 0);
+	}
+	if (!stat_tail_ok(n * sizeof(*o)))
+		violation("LINK_STATS wrote past min(count, total) records", cur_call, cmd, 0);
+}
+
+/* An ENGINES that succeeded: its records are sane; their ids feed LINK_STATS. */
+static void check_engines(const struct hixl_engines *a, int cmd)
+{
+	const struct hixl_engine_stat *o = (const void *)stat_buf;
+	uint32_t n = a->count < a->total ? a->count : a->total, self = 0;
+
+	if (!a->total)
+		violation("ENGINES total 0: the caller's own engine is always visible", cur_call,
+			  cmd, 0);
+	if (a->buf != (uint64_t)(uintptr_t)stat_buf)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!o[i].id || (i && o[i].id <= o[i - 1].id))
+			violation("ENGINES ids not non-zero and oldest first", cur_call, cmd, 0);
+		if (o[i].flags & ~(HIXL_ENGINE_STAT_SETUP | HIXL_ENGINE_STAT_SELF |
+				   HIXL_ENGINE_STAT_BUSY))
+			violation("ENGINES unknown flags", cur_call, cmd, 0);
+		if (o[i].reserved0 || !all_zero(o[i].reserved, sizeof(o[i].reserved)))
+			violation("ENGINES reserved out not 0", cur_call, cmd, 0);
+		if (!memchr(o[i].device, 0, sizeof(o[i].device)))
+			violation("ENGINES device not NUL-terminated", cur_call, cmd, 0);
+		if (!(o[i].flags & HIXL_ENGINE_STAT_SETUP) &&
+		    (!all_zero(&o[i].local, sizeof(o[i].local)) || o[i].device[0]))
+			violation("ENGINES name or device of an engine without SETUP", cur_call,
+				  cmd, 0);
+		if (o[i].flags & HIXL_ENGINE_STAT_SELF) {
+			self++;
+			if (o[i].pid != (uint32_t)getpid())
+				violation("ENGINES SELF record with another pid", cur_call, cmd, 0);
+		}
+		ids_seen[rnd(8)] = o[i].id;
+	}
+	if (self > 1)
+		violation("ENGINES more than one SELF record", cur_call, cmd, 0);
+	if (!stat_tail_ok(n * sizeof(*o)))
+		violation("ENGINES wrote past min(count, total) records", cur_call, cmd, 0);
+}
+
 /* One call on engine e (fd).  in_child: do not count or record. */
 static void do_call(int e, int fd, bool in_child)
 {
@@ -1197,6 +1377,8 @@ static void do_call(int e, int fd, bool in_child)
 	case 8: bad = build_send((void *)arg); break;
 	case 9: bad = build_getn((void *)arg); break;
 	case 10: bad = build_cancel((void *)arg); break;
+	case 11: bad = build_link_stats((void *)arg); break;
+	case 12: bad = build_engines((void *)arg); break;
 	}
 	if (mangled)
 		nr = mangle(nr);
@@ -1244,12 +1426,9 @@ static void do_call(int e, int fd, bool in_child)
 
 	/* contract checks (reported, not fatal) */
 	if (mangled) {
-		if (nr == HIXL_IOC_LINK_STATS || nr == HIXL_IOC_ENGINES)
-			return;		/* a mangled number that is a real command */
 		if (!is_ours(nr)) {
-			bool our_type_nr = _IOC_TYPE(nr) == HIXL_IOC_MAGIC &&
-					   (_IOC_NR(nr) < NCMD || _IOC_NR(nr) == HIXL_IOC_NR_LINK_STATS ||
-					    _IOC_NR(nr) == HIXL_IOC_NR_ENGINES);
+			int c = cmd_of_nr(nr);
+			bool our_type_nr = c >= 0;
 
 			/*
 			 * our type/nr: another direction, or a struct smaller than the
@@ -1258,7 +1437,7 @@ static void do_call(int e, int fd, bool in_child)
 			 * non-zero bytes the module does not know): no contract here
 			 */
 			if (our_type_nr && (_IOC_DIR(nr) != (_IOC_READ | _IOC_WRITE) ||
-					    _IOC_SIZE(nr) < cmd_size_ver0[_IOC_NR(nr)]) &&
+					    _IOC_SIZE(nr) < cmd_size_ver0[c]) &&
 			    ret != -EINVAL)
 				violation("our type/nr with another dir or a size < VER0 not -EINVAL",
 					  cur_call, NCMD, ret);
@@ -1316,6 +1495,12 @@ static void do_call(int e, int fd, bool in_child)
 			linked[e][p] = cmd == 5;
 		break;
 	}
+	case 11:
+		check_link_stats((void *)arg, cmd);
+		break;
+	case 12:
+		check_engines((void *)arg, cmd);
+		break;
 	}
 }
 
@@ -1542,6 +1727,7 @@ int main(int argc, char **argv)
 	rnd_fill(text_buf, 2 * PAGE);
 	desc_buf = (void *)map_or_die(NDESC_BUF * sizeof(struct hixl_op_desc), PROT_READ | PROT_WRITE);
 	notify_buf = (void *)map_or_die(NNOTIFY_BUF * sizeof(struct hixl_notify), PROT_READ | PROT_WRITE);
+	stat_buf = map_or_die(STAT_BUF_SZ, PROT_READ | PROT_WRITE);
 	ro_page = map_or_die(PAGE, PROT_READ | PROT_WRITE);
 	memset(ro_page, 0xa5, PAGE);
 	mprotect(ro_page, PAGE, PROT_READ);
