@@ -37,8 +37,9 @@ def label(table, pt):
     out = []
     for k in table["key"]:
         v = pt[k]
-        if k == "block":
-            v = f"{v >> 20} MiB" if v >= 1 << 20 else f"{v >> 10} KiB"
+        if k in ("block", "size") and isinstance(v, int):
+            v = (f"{v >> 20} MiB" if v >= 1 << 20 and not v & ((1 << 20) - 1) else
+                 f"{v >> 10} KiB" if v >= 1 << 10 and not v & 1023 else f"{v} B")
         elif k == "batch":
             v = f"batch {v}"
         elif k == "op":

@@ -170,7 +170,15 @@ def table_submit(run):
 
 # Latency (issue 15 item 4) and the main job's default vs best configuration
 # vs perftest (item 2) append their functions here; a table whose raw lines
-# a run lacks returns None and is left out.
+# a run lacks returns None and is left out.  The shapes they fit, e.g.:
+#   "latency": unit "us", better "lower", key ["op", "size", "stat"] (stat
+#     "p50"/"p99", size in bytes), tools ["hixl-sync", "perftest"], pairs
+#     [["hixl-sync", "perftest"]]: each value the median/min/max over the
+#     repetitions of that percentile;
+#   "main_job": unit "MiB/s", better "higher", key ["op", "block"], tools
+#     ["default", "best", "perftest"], pairs [["default", "best"],
+#     ["default", "perftest"]], each point's "info" naming the best
+#     configuration.
 TABLES = [
     ("throughput", table_throughput),
     ("cpu", table_cpu),
