@@ -20,7 +20,7 @@ of ratios (two runs on the same machine): worse when B's min..max lies
 wholly on the worse side of A's.
 
 Prints one line per point and pair (--flagged: only the flagged ones), each
-table's geometric means A -> B, and "N worse beyond their spread of M
+table's geometric means A -> B over the points both runs have, and "N worse beyond their spread of M
 compared".  Exit status: 0 nothing flagged, 1 some point flagged, 2 usage
 or schema error.
 """
@@ -106,13 +106,21 @@ def compare(name, ta, tb, args, out):
     if only_b:
         out(f"  points only in B: {', '.join(only_b)}")
     if not args.absolute:
-        for g, sa in ta.get("summary", {}).items():
-            sb = tb.get("summary", {}).get(g, {})
-            for pair, s in sa.items():
-                if pair in sb and s["geomean"] and sb[pair]["geomean"]:
-                    out(f"  geomean {g:14} {pair:22} {s['geomean']:8.2f} -> "
-                        f"{sb[pair]['geomean']:8.2f} x{sb[pair]['geomean'] / s['geomean']:.2f}"
-                        f" ({s['points']} -> {sb[pair]['points']} points)")
+        # the summary's geometric means, over the points both runs have
+        common = {}
+        for k, a in pa.items():
+            if k not in pb:
+                continue
+            for h, p in ta["pairs"]:
+                name = results_json.pair_name(h, p)
+                ra, rb = a["ratios"].get(name), pb[k]["ratios"].get(name)
+                if ra and rb:
+                    common.setdefault((str(a[ta["key"][0]]), name), []).append((ra, rb))
+        for (g, name), v in sorted(common.items()):
+            ga = results_json.geomean([x for x, _ in v])
+            gb = results_json.geomean([y for _, y in v])
+            out(f"  geomean {g:20} {name:22} {ga:8.2f} -> {gb:8.2f}  x{gb / ga:.2f}"
+                f" ({len(v)} points in both)")
     return flagged, compared
 
 

@@ -178,6 +178,9 @@ def main():
        and "1 worse beyond their spread of" in p.stdout,
        "bench-diff A B flags exactly the point slower beyond its spread (exit 1)",
        f"exit {p.returncode}\n{p.stdout}{p.stderr}")
+    gm = [l.split() for l in p.stdout.splitlines() if l.split()[:3] == ["geomean", "write", "hixl-sync/perftest"]]
+    ok(gm and gm[0][3:6] == ["0.74", "->", "0.62"] and "(2 points in both)" in " ".join(gm[0]),
+       "bench-diff A B: the geometric mean of WRITE sync/perftest A -> B", p.stdout)
     ok("READ 64 KiB batch 1" in p.stdout and "== submit: only in A" in p.stdout,
        "bench-diff A B lists the point slower within its spread, unflagged, and the "
        "section only A has", p.stdout)
