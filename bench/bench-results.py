@@ -15,7 +15,8 @@ Usage:
   bench-results.py --raw RAW --machine M --kernel K --out results.md [--png results.png]
                    [--json results.json] [--reg results-reg.md]
                    [--submit results-submit.md] [--vm-seconds N] [--host-load L]
-  bench-results.py --from-md results.md --json results.json
+                   [--note TEXT]
+  bench-results.py --from-md results.md --json results.json [--note TEXT]
       (results.json from a results.md written before the JSON existed)
 """
 import argparse
@@ -167,6 +168,7 @@ def main():
     ap.add_argument("--png")
     ap.add_argument("--json", help="write the summary ratios of every table here")
     ap.add_argument("--from-md", help="import this results.md into --json (no raw lines)")
+    ap.add_argument("--note", help="a sentence about the run, kept in --json as \"note\"")
     ap.add_argument("--reg")
     ap.add_argument("--submit")
     ap.add_argument("--vm-seconds", type=int)
@@ -176,6 +178,8 @@ def main():
         if not a.json:
             ap.error("--from-md needs --json")
         run, meta = results_json.import_md(a.from_md, os.path.basename(a.from_md))
+        if a.note:
+            meta["note"] = a.note
         write_json(a.json, results_json.build(run, meta))
         return
     if not (a.raw and a.machine and a.kernel and a.out):
@@ -362,7 +366,10 @@ def main():
         run = {"info": info, "memcpy": memcpy, "res": res, "na": na,
                "reg_md": open(reg).read() if reg else None,
                "submit_md": open(sub).read() if sub else None}
-        write_json(a.json, results_json.build(run, json_meta(a, info, conf)))
+        meta = json_meta(a, info, conf)
+        if a.note:
+            meta["note"] = a.note
+        write_json(a.json, results_json.build(run, meta))
     if a.png:
         plot(res, mc, ops, blocks, batches,
              f"hixl vs perftest vs UCX, rxe0 under QEMU/TCG, kernel {info.get('kernel', a.kernel)}",
