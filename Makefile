@@ -265,7 +265,7 @@ demo:
 
 # Everything side by side in one VM run on Debian's stock 6.12 kernel: hixl
 # (ioctl and io_uring) vs perftest and UCX, CPU per GiB, memcpy ceiling,
-# registration; writes bench/results.md and bench/results.png
+# registration; writes bench/results.md, bench/results.png and bench/results.json
 bench: all
 	bench/bench.sh all
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Turn the raw lines of `make bench` (bench/bench-all-guest.sh, written by
-bench/bench-matrix) into bench/results.md and the plot bench/results.png.
+bench/bench-matrix) into bench/results.md, the plot bench/results.png and
+the summary ratios of every table, bench/results.json (bench/results_json.py;
+compare two with bench/bench-diff.py).
 
 Raw lines:
   memcpy BYTES SECONDS
@@ -10,13 +12,21 @@ Raw lines:
   info KEY VALUE...
 
 Usage:
-  bench-results.py --raw RAW --machine M --kernel K --out results.md --png results.png
-                   [--reg results-reg.md] [--submit results-submit.md] [--vm-seconds N]
+  bench-results.py --raw RAW --machine M --kernel K --out results.md [--png results.png]
+                   [--json results.json] [--reg results-reg.md]
+                   [--submit results-submit.md] [--vm-seconds N] [--host-load L]
+                   [--note TEXT]
+  bench-results.py --from-md results.md --json results.json [--note TEXT]
+      (results.json from a results.md written before the JSON existed)
 """
 import argparse
+import json
 import math
 import os
 import statistics
+import sys
+
+import results_json
 
 TOOLS = ["hixl-sync", "hixl-async", "perftest", "ucx"]
 LABEL = {"hixl-sync": "hixl sync (ioctl)", "hixl-async": "hixl async (io_uring)",
@@ -151,16 +161,29 @@ def plot(res, memcpy_mib, ops, blocks, batches, title, png):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--raw", required=True)
-    ap.add_argument("--machine", required=True)
-    ap.add_argument("--kernel", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--png", required=True)
+    ap.add_argument("--raw")
+    ap.add_argument("--machine")
+    ap.add_argument("--kernel")
+    ap.add_argument("--out")
+    ap.add_argument("--png")
+    ap.add_argument("--json", help="write the summary ratios of every table here")
+    ap.add_argument("--from-md", help="import this results.md into --json (no raw lines)")
+    ap.add_argument("--note", help="a sentence about the run, kept in --json as \"note\"")
     ap.add_argument("--reg")
     ap.add_argument("--submit")
     ap.add_argument("--vm-seconds", type=int)
     ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
     a = ap.parse_args()
+    if a.from_md:
+        if not a.json:
+            ap.error("--from-md needs --json")
+        run, meta = results_json.import_md(a.from_md, os.path.basename(a.from_md))
+        if a.note:
+            meta["note"] = a.note
+        write_json(a.json, results_json.build(run, meta))
+        return
+    if not (a.raw and a.machine and a.kernel and a.out):
+        ap.error("--raw, --machine, --kernel and --out are required")
 
     info, memcpy, res, na = parse(a.raw)
     keys = sorted(set(res) | set(na), key=lambda k: (k[0] != "write", k[1], k[2]))
@@ -230,7 +253,9 @@ def main():
       "result line appears), minus the sampler's own CPU; setup and teardown are left "
       "out for every tool alike. Resolution: 10 ms ticks.")
     w("- Raw lines of the run: `build/vm/bench-all/raw.txt`; tables and plot: "
-      "`bench/bench-results.py`.")
+      "`bench/bench-results.py`, which also writes every table's medians, min..max and "
+      "hixl/peer ratios with their geometric means to `bench/results.json` (compare two "
+      "runs with `bench/bench-diff.py A.json B.json`).")
     if mc:
         w(f"- **memcpy**: single thread, 256 MiB buffers, {len(memcpy)} copies: "
           f"{fmt_spread(memcpy)} MiB/s, the physical ceiling for a software RDMA device, "
@@ -337,9 +362,52 @@ def main():
           "`make bench-submit` (bench/bench-submit.c).\n")
 
     open(a.out, "w").write("\n".join(out))
-    plot(res, mc, ops, blocks, batches,
-         f"hixl vs perftest vs UCX, rxe0 under QEMU/TCG, kernel {info.get('kernel', a.kernel)}",
-         a.png)
+    if a.json:
+        run = {"info": info, "memcpy": memcpy, "res": res, "na": na,
+               "reg_md": open(reg).read() if reg else None,
+               "submit_md": open(sub).read() if sub else None}
+        meta = json_meta(a, info, conf)
+        if a.note:
+            meta["note"] = a.note
+        write_json(a.json, results_json.build(run, meta))
+    if a.png:
+        plot(res, mc, ops, blocks, batches,
+             f"hixl vs perftest vs UCX, rxe0 under QEMU/TCG, kernel {info.get('kernel', a.kernel)}",
+             a.png)
+
+
+def json_meta(a, info, conf):
+    """results.json's description of the run (bench/results_json.py)."""
+    def intish(v):
+        try:
+            return int(v)
+        except (TypeError, ValueError):
+            return None
+    meta = {"source": "raw", "generated_by": "bench/bench-results.py",
+            "machine": {"arch": a.machine, "host_cpu": host_cpu(), "host_cores": os.cpu_count(),
+                        "guest_cpu": info.get("cpu"), "guest_vcpus": intish(info.get("ncpu")),
+                        "guest_memory": info.get("memory")},
+            "kernel": info.get("kernel", a.kernel),
+            "tools": {"perftest": info.get("perftest"), "ucx": info.get("ucx"),
+                      "ucx_transports": (info.get("ucx_transports") or "").strip() or None,
+                      "ucx_env": info.get("env")},
+            "repetitions": intish(conf.get("reps")),
+            "inflight": intish(conf.get("inflight")),
+            "min_bytes": intish(conf.get("min_bytes"))}
+    if a.vm_seconds:
+        meta["vm_seconds"] = a.vm_seconds
+    if a.host_load:
+        meta["host_load"] = a.host_load
+    return meta
+
+
+def write_json(path, doc):
+    errs = results_json.check(doc)
+    if errs:
+        sys.exit("bench-results: results.json fails its own schema: " + "; ".join(errs))
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1, sort_keys=True)
+        f.write("\n")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ submit)
 all)
 	# `make bench`: everything side by side in one VM run
 	# (bench/bench-all-guest.sh), then bench/results.md and
-	# bench/results.png on the host.  BENCH_REPS (3), BENCH_MIN_MIB (32),
+	# bench/results.png and bench/results.json on the host.  BENCH_REPS (3), BENCH_MIN_MIB (32),
 	# BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1)
 	# reach the guest on its command line.
 	t0=$(date +%s)
@@ -57,7 +57,7 @@ all)
 		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \
-		--out bench/results.md --png bench/results.png
+		--out bench/results.md --png bench/results.png --json bench/results.json
 	cat bench/results.md
 	;;
 *)

@@ -11,6 +11,7 @@
 #             status codes, options, physical memory, profiler hooks)
 #   C++       tests/cpp/hixl-cpp-test (its device tests skip without /dev/hixl)
 #   Python    tests/python with pytest (its engine tests skip without /dev/hixl)
+#   bench     tests/bench: bench/results.json and bench/bench-diff.py on fixtures
 #   install   scripts/check-install.sh
 #
 # Everything here also runs in make check (headers in its build, which
@@ -114,6 +115,11 @@ else
 		fail "Python: pytest tests/python (exit $rc)"
 	fi
 fi
+
+part "bench scripts: results.json and bench-diff on fixtures (tests/bench)"
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+"$py" tests/bench/test-results-json.py > "$out/bench.tap" 2>&1 || cat "$out/bench.tap"
+count_tap "$out/bench.tap" "bench scripts"
 
 part "install check"
 if scripts/check-install.sh; then

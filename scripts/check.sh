@@ -5,7 +5,8 @@
 #   1. make deps                  packages (idempotent)
 #   2. make                       hixl.ko (the running kernel's headers, else the
 #                                 stock ones), libhixl-user, tools, tests;
-#                                 make install into a scratch root (scripts/check-install.sh)
+#                                 make install into a scratch root (scripts/check-install.sh);
+#                                 bench/results.json and bench-diff on fixtures (tests/bench)
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers
 #   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash)
@@ -245,6 +246,10 @@ if scripts/check-install.sh; then
 else
 	stage_fail "install check"
 fi
+
+stage "bench scripts: results.json and bench-diff on fixtures (tests/bench)"
+/usr/bin/python3 tests/bench/test-results-json.py > "$out/bench.tap" 2>&1 || cat "$out/bench.tap"
+count_tap "$out/bench.tap" "bench scripts"
 
 stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
 compat

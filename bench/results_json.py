@@ -1,0 +1,381 @@
+# SPDX-License-Identifier: GPL-2.0
+"""bench/results.json: the numbers of bench/results.md in a stable shape
+(schema "hixl-bench-results", version 1; docs/developing.md, "Benchmarks",
+describes it), so two runs can be compared (bench/bench-diff.py).
+
+bench/bench-results.py writes it beside results.md (--json), from the same
+parsed raw lines; `bench-results.py --from-md results.md --json out.json`
+imports a results.md written before the JSON existed.
+
+Every table is one function in TABLES taking the parsed run (a dict: info,
+memcpy, res, na, reg_md, submit_md, n, and whatever a later parser adds) and
+returning the table's dict, or None when its raw lines are absent: the
+section is then left out of "tables".  A new table (latency, the main job's
+configurations) is one more function appended to TABLES.
+
+A table:
+  title, unit, better ("higher" or "lower": which way of the tool's value
+  is an improvement), key (the fields naming a point), tools, pairs
+  ([hixl, peer], ...: the ratio "hixl/peer" = median / median),
+  points: [{<key fields>, "values": {tool: {median, min, max, n}},
+            "ratios": {"hixl/peer": x}, "na": {tool: reason}, "info": {...}}],
+  summary: {<value of key[0]>: {"hixl/peer": {"geomean": x, "points": n}}}
+"""
+import math
+import re
+import statistics
+
+SCHEMA = "hixl-bench-results"
+SCHEMA_VERSION = 1
+MIB = 1 << 20
+
+MATRIX_TOOLS = ["hixl-sync", "hixl-async", "perftest", "ucx"]
+MATRIX_PAIRS = [["hixl-sync", "perftest"], ["hixl-async", "perftest"],
+                ["hixl-sync", "ucx"], ["hixl-async", "ucx"]]
+
+
+def rnd(x, digits=4):
+    return None if x is None else round(float(x), digits)
+
+
+def spread(vals, n=None):
+    """{median, min, max, n} of the repetitions of one tool at one point."""
+    return {"median": rnd(statistics.median(vals)), "min": rnd(min(vals)),
+            "max": rnd(max(vals)), "n": n if n is not None else len(vals)}
+
+
+def geomean(v):
+    v = [x for x in v if x and x > 0]
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
+
+
+def pair_name(h, p):
+    return f"{h}/{p}"
+
+
+def summarize(points, pairs, group):
+    """Geometric mean of every pair's ratios over the points of each value of
+    the field `group` (the op, the registration step)."""
+    out = {}
+    for pt in points:
+        g = out.setdefault(str(pt[group]), {})
+        for h, p in pairs:
+            r = pt["ratios"].get(pair_name(h, p))
+            if r:
+                g.setdefault(pair_name(h, p), []).append(r)
+    return {g: {k: {"geomean": rnd(geomean(v)), "points": len(v)} for k, v in d.items()}
+            for g, d in out.items()}
+
+
+def ratios_of(values, pairs, printed=None):
+    """hixl median / peer median for each pair with both medians; `printed`
+    (pair name -> ratio) overrides: the ratio a table printed from medians
+    it did not print unrounded."""
+    out = {}
+    for h, p in pairs:
+        name = pair_name(h, p)
+        if printed and printed.get(name) is not None:
+            out[name] = rnd(printed[name])
+        elif h in values and p in values and values[p]["median"]:
+            out[name] = rnd(values[h]["median"] / values[p]["median"])
+    return out
+
+
+# ---------------------------------------------------------------- tables
+
+def _matrix(run, idx, title, unit, better):
+    res, na = run.get("res") or {}, run.get("na") or {}
+    keys = sorted(set(res) | set(na), key=lambda k: (k[0] != "write", k[1], k[2]))
+    if not keys:
+        return None
+    printed = run.get("printed", {}).get("throughput" if idx == 0 else "cpu", {})
+    points = []
+    for k in keys:
+        values = {}
+        for t in MATRIX_TOOLS:
+            v = [x[idx] for x in res.get(k, {}).get(t, [])]
+            if v:
+                values[t] = spread(v, run.get("n"))
+        pt = {"op": k[0], "block": k[1], "batch": k[2], "values": values,
+              "ratios": ratios_of(values, MATRIX_PAIRS, printed.get(k))}
+        reasons = {t: max(set(r), key=r.count).strip() for t, r in na.get(k, {}).items() if r}
+        if reasons:
+            pt["na"] = reasons
+        points.append(pt)
+    return {"title": title, "unit": unit, "better": better, "key": ["op", "block", "batch"],
+            "tools": MATRIX_TOOLS, "pairs": MATRIX_PAIRS, "points": points,
+            "summary": summarize(points, MATRIX_PAIRS, "op")}
+
+
+def table_throughput(run):
+    """WRITE/READ throughput matrix (bench-matrix res lines), MiB/s."""
+    return _matrix(run, 0, "throughput, hixl sync/async vs perftest and UCX", "MiB/s", "higher")
+
+
+def table_cpu(run):
+    """Whole-VM CPU seconds per GiB moved, same points."""
+    return _matrix(run, 1, "CPU seconds per GiB moved (whole VM)", "s/GiB", "lower")
+
+
+def table_registration(run):
+    """hixl vs ibv_reg_mr (bench-reg's markdown table: its only output)."""
+    rows = md_table(run.get("reg_md"), "buffer")
+    if not rows:
+        return None
+    steps = [("reg", "hixl reg", "ibv_reg_mr", "reg ratio"),
+             ("dereg", "hixl dereg", "ibv_dereg_mr", "dereg ratio")]
+    used = {c for s in steps for c in s[1:]} | {"buffer"}
+    pairs = [["hixl", "ibv"]]
+    m = re.search(r"(\d+) repetitions each", run["reg_md"])
+    n = int(m[1]) if m else None
+    points = []
+    for step, hc, pc, rc in steps:
+        for row in rows:
+            h, p = parse_cell(row.get(hc, ""), n), parse_cell(row.get(pc, ""), n)
+            if not h or not p:
+                continue
+            values = {"hixl": h, "ibv": p}
+            pt = {"step": step, "buffer": row["buffer"], "values": values,
+                  "ratios": ratios_of(values, pairs, {"hixl/ibv": num(row.get(rc))})}
+            info = {c: v for c, v in row.items() if c not in used}
+            if info:
+                pt["info"] = info
+            points.append(pt)
+    return {"title": "registration of 1 GiB, hixl vs ibv_reg_mr", "unit": "ms",
+            "better": "lower", "key": ["step", "buffer"], "tools": ["hixl", "ibv"],
+            "pairs": pairs, "points": points, "summary": summarize(points, pairs, "step")}
+
+
+def table_submit(run):
+    """Submission rate, io_uring URING_CMD vs TRANSFER ioctl (bench-submit)."""
+    rows = md_table(run.get("submit_md"), "op")
+    if not rows:
+        return None
+    pairs = [["uring", "ioctl"]]
+    points = []
+    for row in rows:
+        n = int(num(row.get("runs")) or 0) or None
+        h = parse_cell(row.get("uring desc/s", ""), n)
+        p = parse_cell(row.get("ioctl desc/s", ""), n)
+        if not h or not p:
+            continue
+        values = {"ioctl": p, "uring": h}
+        points.append({"op": row["op"].lower(), "batch": int(row["batch"]), "values": values,
+                       "ratios": ratios_of(values, pairs, {"uring/ioctl": num(row.get("ratio"))})})
+    return {"title": "submission rate of 4 KiB descriptors, URING_CMD vs ioctl",
+            "unit": "descriptors/s", "better": "higher", "key": ["op", "batch"],
+            "tools": ["ioctl", "uring"], "pairs": pairs, "points": points,
+            "summary": summarize(points, pairs, "op")}
+
+
+# Latency (issue 15 item 4) and the main job's default vs best configuration
+# vs perftest (item 2) append their functions here; a table whose raw lines
+# a run lacks returns None and is left out.  The shapes they fit, e.g.:
+#   "latency": unit "us", better "lower", key ["op", "size", "stat"] (stat
+#     "p50"/"p99", size in bytes), tools ["hixl-sync", "perftest"], pairs
+#     [["hixl-sync", "perftest"]]: each value the median/min/max over the
+#     repetitions of that percentile;
+#   "main_job": unit "MiB/s", better "higher", key ["op", "block"], tools
+#     ["default", "best", "perftest"], pairs [["default", "best"],
+#     ["default", "perftest"]], each point's "info" naming the best
+#     configuration.
+TABLES = [
+    ("throughput", table_throughput),
+    ("cpu", table_cpu),
+    ("registration", table_registration),
+    ("submit", table_submit),
+]
+
+
+def build(run, meta):
+    """The whole document: meta (machine, kernel, tools, repetitions, ...)
+    and every table the run has."""
+    doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION}
+    doc.update(meta)
+    mc = run.get("memcpy")
+    if mc:
+        doc["memcpy_mib_s"] = spread(mc, run.get("memcpy_n"))
+    tables = {}
+    for name, fn in TABLES:
+        t = fn(run)
+        if t:
+            tables[name] = t
+    doc["tables"] = tables
+    return doc
+
+
+# ---------------------------------------------------------------- markdown
+
+def num(s):
+    try:
+        return float(str(s).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+CELL = re.compile(r"^\s*(-?[0-9.]+)\s*\(\s*(-?[0-9.]+)\.\.(-?[0-9.]+)\s*\)")
+
+
+def parse_cell(s, n=None):
+    """"18.6 (17.2..19.3)" (maybe followed by "n/a [1]") -> spread dict."""
+    m = CELL.match(s or "")
+    if not m:
+        return None
+    med, lo, hi = (float(x) for x in m.groups())
+    return {"median": rnd(med), "min": rnd(lo), "max": rnd(hi), "n": n}
+
+
+def md_table(text, first=None, after=None):
+    """Rows (dicts by header) of the first markdown table in text (after the
+    line starting with `after`, when given) whose first column is `first`."""
+    if not text:
+        return []
+    lines = text.splitlines()
+    if after:
+        idx = [i for i, l in enumerate(lines) if l.startswith(after)]
+        if not idx:
+            return []
+        lines = lines[idx[0] + 1:]
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|"):
+            head = [c.strip() for c in lines[i].strip().strip("|").split("|")]
+            j = i + 2
+            rows = []
+            while j < len(lines) and lines[j].startswith("|"):
+                cells = [c.strip() for c in lines[j].strip().strip("|").split("|")]
+                rows.append(dict(zip(head, cells)))
+                j += 1
+            if first is None or head[0] == first:
+                return rows
+            i = j
+        else:
+            i += 1
+    return []
+
+
+def section(text, heading):
+    """The lines of a "## heading" section up to the next "## "."""
+    out, on = [], False
+    for l in text.splitlines():
+        if l.startswith("## "):
+            on = l.startswith(heading)
+            continue
+        if on:
+            out.append(l)
+    return "\n".join(out)
+
+
+def size_bytes(s):
+    n, unit = s.split()
+    return int(float(n) * {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit])
+
+
+def import_md(path, source_name=None):
+    """Parse a results.md written by bench-results.py (before results.json
+    existed) back into the run dict and meta build() takes.  A cell gives
+    median (min..max) only: the repetitions are rebuilt as [min, median,
+    max], n from the header's repetition count; ratios are the printed ones
+    (2 digits, from the unrounded medians)."""
+    text = open(path).read()
+    meta = {"source": "results.md", "imported_from": source_name or path,
+            "generated_by": "bench/bench-results.py --from-md"}
+    m = re.search(r"Machine: (\S+) host \((.*), (\d+) cores\), running one QEMU/TCG guest "
+                  r"\((.*), (\d+) vCPUs, ([^)]*)\) on Debian kernel (\S+)", text)
+    if m:
+        meta["machine"] = {"arch": m[1], "host_cpu": m[2], "host_cores": int(m[3]),
+                           "guest_cpu": m[4], "guest_vcpus": int(m[5]), "guest_memory": m[6]}
+        meta["kernel"] = m[7]
+    m = re.search(r"which took (\d+) min (\d+) s", text)
+    if m:
+        meta["vm_seconds"] = int(m[1]) * 60 + int(m[2])
+    m = re.search(r"perftest (\S+), UCX (\S+?)\.?\n", text)
+    if m:
+        meta["tools"] = {"perftest": m[1], "ucx": m[2]}
+    m = re.search(r"Host load average \(1 min\) when the VM started / ended: ([^.]*\.?[0-9]*"
+                  r" / [0-9.]+)", text)
+    if m:
+        meta["host_load"] = m[1]
+    m = re.search(r"^- (\d+) repetitions", text, re.M)
+    reps = int(m[1]) if m else None
+    meta["repetitions"] = reps
+    m = re.search(r"- \*\*hixl async\*\*:.*?(\d+) batches in flight", text)
+    if m:
+        meta["inflight"] = int(m[1])
+    run = {"res": {}, "na": {}, "n": reps, "printed": {"throughput": {}, "cpu": {}}}
+    m = re.search(r"\*\*memcpy\*\*: .*?(\d+) copies: ([0-9.]+ \([0-9.]+\.\.[0-9.]+\)) MiB/s", text)
+    if m:
+        c = parse_cell(m[2])
+        run["memcpy"] = [c["min"], c["median"], c["max"]]
+        run["memcpy_n"] = int(m[1])
+    notes = {}
+    for m in re.finditer(r"^(\d+)\. `(.*)`$", text, re.M):
+        notes[m[1]] = m[2]
+    short = {"sync": "hixl-sync", "async": "hixl-async", "perftest": "perftest", "UCX": "ucx"}
+    col = {"hixl sync": "hixl-sync", "hixl async": "hixl-async", "perftest": "perftest",
+           "UCX": "ucx"}
+
+    def take(key, row, idx, table):
+        for c, tool in col.items():
+            s = row.get(c, "")
+            cell = parse_cell(s)
+            if cell:
+                slot = run["res"].setdefault(key, {}).setdefault(tool, [(0, 0)] * 3)
+                for i, v in enumerate((cell["min"], cell["median"], cell["max"])):
+                    t = list(slot[i])
+                    t[idx] = v
+                    slot[i] = tuple(t)
+            m = re.search(r"n/a \[(\d+)\]", s)
+            if m and idx == 0:
+                run["na"].setdefault(key, {}).setdefault(tool, []).append(notes.get(m[1], "n/a"))
+        pr = {}
+        for c, v in row.items():
+            if " / " in c and num(v) is not None:
+                h, p = c.split(" / ")
+                pr[pair_name(short[h], short[p])] = num(v)
+        run["printed"][table][key] = pr
+
+    for op in ("WRITE", "READ"):
+        for row in md_table(section(text, f"## {op} throughput"), "block"):
+            take((op.lower(), size_bytes(row["block"]), int(row["batch"])), row, 0, "throughput")
+    for row in md_table(section(text, "## CPU seconds per GiB"), "op"):
+        take((row["op"].lower(), size_bytes(row["block"]), int(row["batch"])), row, 1, "cpu")
+    run["reg_md"] = section(text, "## Registration")
+    run["submit_md"] = section(text, "## Submission rate")
+    return run, meta
+
+
+# ---------------------------------------------------------------- checks
+
+def check(doc):
+    """Problems with a document against schema 1 (an empty list: none)."""
+    errs = []
+    if doc.get("schema") != SCHEMA or doc.get("schema_version") != SCHEMA_VERSION:
+        errs.append(f"schema {doc.get('schema')!r} version {doc.get('schema_version')!r}")
+    tables = doc.get("tables")
+    if not isinstance(tables, dict):
+        return errs + ["no tables"]
+    for name, t in tables.items():
+        for f in ("title", "unit", "better", "key", "tools", "pairs", "points", "summary"):
+            if f not in t:
+                errs.append(f"{name}: no {f}")
+        if t.get("better") not in ("higher", "lower"):
+            errs.append(f"{name}: better is {t.get('better')!r}")
+        seen = set()
+        for pt in t.get("points", []):
+            k = tuple(pt.get(f) for f in t.get("key", []))
+            if None in k or k in seen:
+                errs.append(f"{name}: point key {k} missing or repeated")
+            seen.add(k)
+            for tool, v in pt.get("values", {}).items():
+                if tool not in t.get("tools", []):
+                    errs.append(f"{name} {k}: unknown tool {tool}")
+                if not v["min"] <= v["median"] <= v["max"]:
+                    errs.append(f"{name} {k} {tool}: not min <= median <= max")
+            for h, p in t.get("pairs", []):
+                r = pt.get("ratios", {}).get(pair_name(h, p))
+                vals = pt.get("values", {})
+                if (h in vals and p in vals) != (r is not None):
+                    errs.append(f"{name} {k}: ratio {h}/{p} present without both medians "
+                                "or missing with both")
+    return errs
