@@ -4,7 +4,8 @@
  * (hixl_engine_event_fd()) readable after a request ends on either
  * asynchronous path and while notifications wait, and not when idle;
  * hixl_request_wait_any(); hixl_request_cancel() of one in-flight WRITE or
- * READ with the others and the link unaffected; hixl_get_notifies_timeout();
+ * READ with the others and the link unaffected, and of one longer than
+ * HIXL_MAX_DESCS (stopped between chunks); hixl_get_notifies_timeout();
  * examples/poll_transfer.  Each test runs in its own child process, so
  * HIXL_NO_URING set here stays here.  Engines on 10.77.0.1 (rxe0 in the
  * test VM), ports 22400-22499.
@@ -167,6 +168,8 @@ void test_poll_wait_any(void);
 void test_poll_wait_any_threads(void);
 void test_poll_cancel(void);
 void test_poll_cancel_threads(void);
+void test_poll_cancel_chunked(void);
+void test_poll_cancel_chunked_threads(void);
 void test_poll_notify_timeout(void);
 void test_poll_example(void);
 
@@ -497,6 +500,78 @@ void test_poll_cancel_threads(void)
 	cancel(THREADS, 22445);
 }
 
+/*
+ * Cancel of a request longer than HIXL_MAX_DESCS: the library issues it
+ * as one TRANSFER per chunk of HIXL_MAX_DESCS descriptors, one after the
+ * other, on both paths, and a cancel stops it between chunks (or inside
+ * the running one, through the kernel's CANCEL).  CHUNKS chunks of 64-byte
+ * WRITEs, cancelled as soon as submitted: the request ends FAILED with
+ * -ECANCELED; the descriptors before the failed index arrived whole; no
+ * descriptor of a chunk after the failed index's chunk moved a byte (they
+ * were never issued); the link still works.  A request that ended before
+ * the cancel reached it (a machine too fast for 524,288 descriptors to
+ * outlast one call) leaves no later chunk to check: SKIP then.
+ */
+#define CHUNKS	8
+static void cancel_chunked(enum path path, int port)
+{
+	const size_t piece = 64, n = (size_t)CHUNKS * HIXL_MAX_DESCS;
+	enum hixl_transfer_status st;
+	struct hixl_request *r;
+	struct hixl_op_desc d;
+	size_t failed = n, first_unrun, i;
+	struct trio t;
+	bool late;
+
+	if (trio_up(&t, path, port, n * piece + 64 * KiB, false)) {
+		ht_failures++;
+		trio_down(&t);
+		return;
+	}
+	hx_fill(t.la, t.len, 77);
+	memset(t.rb, 0, t.len);
+	REQUIRE(xfer_async(t.a, t.bn, HIXL_OP_WRITE, t.la, t.rb, n, piece, &r) == 0);
+	CHECK_EQ(hixl_request_cancel(t.a, r), 0);
+	CHECK_EQ(hixl_get_transfer_status(t.a, r, &st), 0);
+	late = st == HIXL_TRANSFER_COMPLETED;
+	if (!late) {
+		CHECK_EQ(st, HIXL_TRANSFER_FAILED);
+		CHECK_EQ(hixl_request_result(r, &failed), -ECANCELED);
+	}
+	first_unrun = (failed / HIXL_MAX_DESCS + 1) * HIXL_MAX_DESCS;
+	printf("#   %s: %zu descriptors in %d chunks, failed index %zu (chunk %zu)\n",
+	       path_name[path], n, CHUNKS, failed, failed / HIXL_MAX_DESCS);
+	CHECK(failed <= n);
+	CHECK(!memcmp(t.la, t.rb, failed * piece));	/* done before the index: whole */
+	for (i = first_unrun * piece; i < n * piece; i++)
+		if (t.rb[i])
+			break;
+	CHECK_EQ(i >= n * piece, 1);		/* later chunks never ran */
+	if (i < n * piece)
+		printf("#   byte %zu (descriptor %zu) of a chunk after the failed one moved\n",
+		       i, i / piece);
+	/* the link still works */
+	d.local_addr = (uintptr_t)(t.la + n * piece);
+	d.remote_addr = (uintptr_t)(t.rb + n * piece);
+	d.len = 64 * KiB;
+	CHECK_EQ(hixl_transfer_sync(t.a, t.bn, HIXL_OP_WRITE, &d, 1, 30000, NULL), 0);
+	CHECK(!memcmp(t.la + n * piece, t.rb + n * piece, 64 * KiB));
+	hixl_request_free(r);
+	trio_down(&t);
+	if (late || first_unrun >= n)
+		SKIP("the request ended before the cancel reached it: no later chunk to check");
+}
+
+void test_poll_cancel_chunked(void)
+{
+	cancel_chunked(URING, 22470);
+}
+
+void test_poll_cancel_chunked_threads(void)
+{
+	cancel_chunked(THREADS, 22475);
+}
+
 struct late_notify {
 	struct hixl_engine *a;
 	int ms, ret;
@@ -612,6 +687,8 @@ const struct ht_test poll_tests[] = {
 	{ "poll_wait_any_threads", test_poll_wait_any_threads },
 	{ "poll_cancel", test_poll_cancel },
 	{ "poll_cancel_threads", test_poll_cancel_threads },
+	{ "poll_cancel_chunked", test_poll_cancel_chunked },
+	{ "poll_cancel_chunked_threads", test_poll_cancel_chunked_threads },
 	{ "poll_notify_timeout", test_poll_notify_timeout },
 	{ "poll_example", test_poll_example },
 	{ NULL, NULL },
