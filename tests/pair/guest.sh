@@ -10,6 +10,12 @@
 #      socket, the data verified by the client (read) and the server (write)
 #   3. examples/exchange serve (engine port 16103, TCP port 16104) and
 #      write: the address exchange of the example, verified by its owner
+#   4. tests/pair/hixl-pair silent-server / silent-client (engine port
+#      16105): the server's engine restarts under the same name with its
+#      region elsewhere, and the client's CONNECT replaces the broken link
+#      and the stale table; then the server VM takes its NIC down (a pulled
+#      cable: no CM event reaches the client) and the client's keep-alive
+#      must fail the idle link with EHOSTDOWN within the bound
 #
 # The server VM runs each step's passive side and the client VM its active
 # one, in the same order; each client step retries its connection while the
@@ -24,6 +30,16 @@ ok() {	# STATUS(0 = ok) DESCRIPTION
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
 }
 comment() { sed 's/^/#   /' "$out"; }
+renumber() {	# a program's TAP in $out, its checks numbered into this stream
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok 0 "${line#ok [0-9]* - }" ;;
+		"not ok "*) ok 1 "${line#not ok [0-9]* - }" ;;
+		"1.."* | "TAP version"*) ;;
+		*) echo "$line" ;;
+		esac
+	done <"$out"
+}
 echo "TAP version 13"
 
 # 1. hixl-pair: its checks, renumbered into this stream
@@ -33,14 +49,7 @@ else
 	tests/pair/hixl-pair client "$me" 0 "$peer" 16100 >"$out" 2>&1
 fi
 rc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok "*) ok 0 "${line#ok [0-9]* - }" ;;
-	"not ok "*) ok 1 "${line#not ok [0-9]* - }" ;;
-	"1.."* | "TAP version"*) ;;
-	*) echo "$line" ;;
-	esac
-done <"$out"
+renumber
 ok "$rc" "$role: hixl-pair exit status $rc"
 
 # 2. hixl-bench on two hosts: a small model (TCG is slow), both modes
@@ -84,6 +93,15 @@ else
 	comment
 	ok "$rc" "client: examples/exchange write into the other VM's published buffer"
 fi
+# 4. a silent peer that restarts (hixl-pair's checks, renumbered)
+if [ "$role" = server ]; then
+	tests/pair/hixl-pair silent-server "$me" 16105 120 >"$out" 2>&1
+else
+	tests/pair/hixl-pair silent-client "$me" 0 "$peer" 16105 >"$out" 2>&1
+fi
+rc=$?
+renumber
+ok "$rc" "$role: hixl-pair silent-$role exit status $rc"
 rm -f "$out"
 echo "1..$n"
 [ "$fails" = 0 ]

@@ -14,6 +14,24 @@
  *                                      second half, READs it back, checks,
  *                                      notifies "done"
  *
+ *   hixl-pair silent-server IP PORT SECONDS
+ *   hixl-pair silent-client IP PORT PEER PEER_PORT
+ *                                      a peer that restarts, then falls
+ *                                      silent: the client READs and says
+ *                                      "ready"; the server closes its engine
+ *                                      and sets up a new one of the same name
+ *                                      with its region elsewhere (REGION_ADDR2,
+ *                                      pattern 3); the client's CONNECT
+ *                                      replaces the broken link and the stale
+ *                                      table (the new region READs byte for
+ *                                      byte, the old address is ERANGE) and it
+ *                                      says "restarted"; the server takes its
+ *                                      NIC down for SILENT_S (a pulled cable:
+ *                                      no CM event reaches the client), and
+ *                                      the client's keep-alive must fail the
+ *                                      idle link with EHOSTDOWN within the
+ *                                      bound (docs/protocol.md "Keep-alive")
+ *
  * Both print TAP; exit status 0 when every check passed.
  */
 #include <arpa/inet.h>
@@ -34,6 +52,8 @@
 #define REGION_ADDR	0x200000000000ULL	/* the same on both sides */
 #define REGION_LEN	(8ULL << 20)
 #define HALF		(REGION_LEN / 2)
+#define REGION_ADDR2	0x210000000000ULL	/* the restarted server's region */
+#define SILENT_S	10	/* the server's NIC stays down this long */
 
 static int checks, fails;
 
@@ -112,6 +132,23 @@ static int pair_setup(int fd, const char *ip, int port)
 	return ioctl(fd, HIXL_IOC_SETUP, &s) ? -errno : 0;
 }
 
+/* Wait up to @seconds for a notification named @name; 1 when it came. */
+static int wait_note(int fd, const char *name, int seconds, struct hixl_notify *n)
+{
+	size_t len = strlen(name);
+
+	for (int i = 0; i < seconds * 10; i++) {
+		struct hixl_get_notifies g = { .buf = (uintptr_t)n, .max = 8 };
+
+		if (!ioctl(fd, HIXL_IOC_GET_NOTIFIES, &g))
+			for (uint32_t k = 0; k < g.count; k++)
+				if (n[k].name_len == len && !memcmp(n[k].name, name, len))
+					return 1;
+		usleep(100000);
+	}
+	return 0;
+}
+
 static int server(const char *ip, int port, int seconds)
 {
 	struct hixl_notify *n = calloc(8, sizeof(*n));
@@ -132,20 +169,28 @@ static int server(const char *ip, int port, int seconds)
 	check(p != NULL, "server: 8 MiB registered at the agreed address");
 	if (fd < 0 || !p || !n || !want)
 		return 1;
-	for (int i = 0; i < seconds * 10 && !done; i++) {
-		struct hixl_get_notifies g = { .buf = (uintptr_t)n, .max = 8 };
-
-		if (!ioctl(fd, HIXL_IOC_GET_NOTIFIES, &g))
-			for (uint32_t k = 0; k < g.count; k++)
-				done |= n[k].name_len == 4 && !memcmp(n[k].name, "done", 4);
-		usleep(100000);
-	}
+	done = wait_note(fd, "done", seconds, n);
 	check(done, "server: the client said done");
 	pattern(want, HALF, 2);
 	check(!memcmp(p + HALF, want, HALF), "server: the client's WRITE arrived byte for byte");
 	printf("1..%d\n", checks);
 	close(fd);
 	return fails ? 1 : 0;
+}
+
+/* CONNECT to @peer, retrying for up to @seconds; 0 or the last -errno */
+static int connect_retry(int fd, struct hixl_connect *c, int seconds)
+{
+	int ret = -1;
+
+	for (int i = 0; i < seconds && ret; i++) {
+		ret = ioctl(fd, HIXL_IOC_CONNECT, c) ? -errno : 0;
+		if (ret)
+			sleep(1);
+	}
+	if (ret)
+		printf("#   CONNECT: %s\n", strerror(-ret));
+	return ret;
 }
 
 static int client(const char *ip, int port, const char *peer_ip, int peer_port)
@@ -167,11 +212,7 @@ static int client(const char *ip, int port, const char *peer_ip, int peer_port)
 	check(p != NULL, "client: 8 MiB registered");
 	if (!p)
 		return 1;
-	for (int i = 0; i < 60 && ret; i++) {	/* the server VM may still boot */
-		ret = ioctl(fd, HIXL_IOC_CONNECT, &c) ? -errno : 0;
-		if (ret)
-			sleep(1);
-	}
+	ret = connect_retry(fd, &c, 60);	/* the server VM may still boot */
 	check(ret == 0, "client: connected to the server in the other VM");
 	if (ret)
 		return 1;
@@ -193,6 +234,170 @@ static int client(const char *ip, int port, const char *peer_ip, int peer_port)
 	return fails ? 1 : 0;
 }
 
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* `ip link set dev DEV up|down` for the device that holds @ip; 0 or -1 */
+static int nic_set(const char *ip, const char *updown)
+{
+	char cmd[256], dev[64] = "";
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ip -o -4 addr show to %s | awk '{print $2}'", ip);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (!fgets(dev, sizeof(dev), f))
+		dev[0] = 0;
+	pclose(f);
+	dev[strcspn(dev, "\n")] = 0;
+	if (!dev[0])
+		return -1;
+	snprintf(cmd, sizeof(cmd), "ip link set dev %s %s", dev, updown);
+	printf("# %s\n", cmd);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int silent_server(const char *ip, int port, int seconds)
+{
+	struct hixl_notify *n = calloc(8, sizeof(*n));
+	unsigned char *p;
+	int fd = open(HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	double t0;
+
+	p = fd >= 0 ? region(fd, REGION_ADDR) : NULL;	/* before SETUP: see server() */
+	if (p)
+		pattern(p, HALF, 1);
+	check(fd >= 0 && p && !pair_setup(fd, ip, port), "silent-server: engine set up");
+	if (fd < 0 || !p || !n)
+		return 1;
+	check(wait_note(fd, "ready", seconds, n), "silent-server: the client READ and said ready");
+	/* a restart: the engine goes, a new one of the same name comes, its region elsewhere */
+	close(fd);
+	munmap(p, REGION_LEN);
+	fd = open(HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	p = fd >= 0 ? region(fd, REGION_ADDR2) : NULL;
+	if (p)
+		pattern(p, HALF, 3);
+	check(fd >= 0 && p && !pair_setup(fd, ip, port), "silent-server: restarted under the same name");
+	if (fd < 0 || !p)
+		return 1;
+	check(wait_note(fd, "restarted", seconds, n),
+	      "silent-server: the client reconnected, READ the new region and said so");
+	/* a pulled cable: nothing reaches the client, no CM event either */
+	check(nic_set(ip, "down") == 0, "silent-server: NIC down");
+	t0 = now_ms();
+	while (now_ms() - t0 < SILENT_S * 1000.0)
+		usleep(100000);
+	check(nic_set(ip, "up") == 0, "silent-server: NIC up again");
+	printf("1..%d\n", checks);
+	close(fd);
+	return fails ? 1 : 0;
+}
+
+/* The state and error of this engine's link to @peer (LINK_STATS); -1 when none. */
+static int link_state(int fd, const struct hixl_sockaddr *peer, int *err)
+{
+	struct hixl_link_stat st[16];
+	struct hixl_link_stats a = { .buf = (uintptr_t)st, .count = 16 };
+
+	if (ioctl(fd, HIXL_IOC_LINK_STATS, &a))
+		return -1;
+	for (uint32_t i = 0; i < a.total && i < 16; i++) {
+		if (memcmp(&st[i].peer, peer, sizeof(*peer)))
+			continue;
+		*err = st[i].err;
+		return (int)st[i].state;
+	}
+	return -1;
+}
+
+static unsigned int keepalive_ms(void)
+{
+	FILE *f = fopen("/sys/module/hixl/parameters/keepalive_ms", "r");
+	unsigned int ms = 1000;
+
+	if (f) {
+		if (fscanf(f, "%u", &ms) != 1)
+			ms = 1000;
+		fclose(f);
+	}
+	return ms;
+}
+
+static int silent_client(const char *ip, int port, const char *peer_ip, int peer_port)
+{
+	struct hixl_sockaddr peer = hixl_raw_name(peer_ip, peer_port);
+	struct hixl_connect c = { .remote = peer, .timeout_ms = 2000 };
+	struct hixl_send_notify sn = { .remote = peer, .name = (uintptr_t)"ready", .name_len = 5 };
+	/* keepalive_ms, then 7 x 537 ms of RC retries (docs/protocol.md) */
+	double bound = keepalive_ms() + 7 * 537.0, t0, ms = -1;
+	unsigned char *p, *want = malloc(HALF);
+	int fd = open(HIXL_DEVICE_PATH, O_RDWR | O_CLOEXEC), ret = -1, st = -1, err = 0;
+
+	if (fd >= 0 && pair_setup(fd, ip, port)) {
+		close(fd);
+		fd = -1;
+	}
+	p = fd >= 0 ? region(fd, REGION_ADDR) : NULL;
+	check(fd >= 0 && p != NULL && want != NULL, "silent-client: engine set up, 8 MiB registered");
+	if (fd < 0 || !p || !want)
+		return 1;
+	check(connect_retry(fd, &c, 60) == 0 &&
+	      xfer(fd, peer, HIXL_OP_READ, REGION_ADDR, REGION_ADDR, HALF) == 0,
+	      "silent-client: connected (the server VM may still be busy), READ 4 MiB");
+	pattern(want, HALF, 1);
+	check(!memcmp(p, want, HALF), "silent-client: READ data byte for byte");
+	check(ioctl(fd, HIXL_IOC_SEND_NOTIFY, &sn) == 0, "silent-client: said ready");
+	/* the server restarts: its link breaks; a new CONNECT replaces it */
+	for (int i = 0; i < 600; i++) {
+		st = link_state(fd, &peer, &err);
+		if (st != HIXL_LINK_STATE_READY)
+			break;
+		usleep(100000);
+	}
+	printf("#   the link to the restarting server: state %d err %d\n", st, err);
+	check(st != HIXL_LINK_STATE_READY, "silent-client: the server's restart broke the link");
+	ret = connect_retry(fd, &c, 60);
+	check(ret == 0, "silent-client: CONNECT to the restarted server replaced the broken link");
+	memset(p, 0, HALF);
+	check(!ret && xfer(fd, peer, HIXL_OP_READ, REGION_ADDR, REGION_ADDR2, HALF) == 0,
+	      "silent-client: READ 4 MiB from the restarted server's new region");
+	pattern(want, HALF, 3);
+	check(!memcmp(p, want, HALF), "silent-client: its data byte for byte");
+	check(xfer(fd, peer, HIXL_OP_READ, REGION_ADDR, REGION_ADDR, 4096) == -ERANGE,
+	      "silent-client: the old engine's region is gone from the table (ERANGE)");
+	sn.name = (uintptr_t)"restarted";
+	sn.name_len = 9;
+	check(ioctl(fd, HIXL_IOC_SEND_NOTIFY, &sn) == 0, "silent-client: said so");
+	t0 = now_ms();
+	/* idle: only the keep-alive can tell that the server went silent */
+	while (now_ms() - t0 < 4 * bound + 20000) {
+		st = link_state(fd, &peer, &err);
+		if (st == HIXL_LINK_STATE_ERROR) {
+			ms = now_ms() - t0;
+			break;
+		}
+		usleep(50000);
+	}
+	printf("#   link state %d err %d after %.0f ms; bound %.0f ms after the server's NIC went down\n",
+	       st, err, ms, bound);
+	check(st == HIXL_LINK_STATE_ERROR && err == -EHOSTDOWN,
+	      "silent-client: the keep-alive failed the link with EHOSTDOWN");
+	/* from "restarted" to the NIC down is the server's reaction, not ours: 2 s for it */
+	check(ms >= 0 && ms < bound + 2000, "silent-client: detected within the keep-alive bound");
+	check(xfer(fd, peer, HIXL_OP_READ, REGION_ADDR, REGION_ADDR2, 4096) == -EHOSTDOWN,
+	      "silent-client: a transfer on the broken link fails EHOSTDOWN at once");
+	printf("1..%d\n", checks);
+	close(fd);
+	return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -201,6 +406,11 @@ int main(int argc, char **argv)
 		return server(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 6 && !strcmp(argv[1], "client"))
 		return client(argv[2], atoi(argv[3]), argv[4], atoi(argv[5]));
-	fprintf(stderr, "usage: hixl-pair server IP PORT SECONDS | client IP PORT PEER PEER_PORT\n");
+	if (argc == 5 && !strcmp(argv[1], "silent-server"))
+		return silent_server(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 6 && !strcmp(argv[1], "silent-client"))
+		return silent_client(argv[2], atoi(argv[3]), argv[4], atoi(argv[5]));
+	fprintf(stderr, "usage: hixl-pair server|silent-server IP PORT SECONDS\n"
+		"       hixl-pair client|silent-client IP PORT PEER PEER_PORT\n");
 	return 2;
 }
