@@ -18,7 +18,8 @@
 #                                 debug VM (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min)
 #   9. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
 #                                 READ/WRITE between two kernels, hixl-bench
-#                                 --server/--client, examples/exchange
+#                                 --server/--client, examples/exchange, a peer
+#                                 restart and a silent peer (keep-alive)
 #
 # Each VM run fails on any BUG/WARNING/KASAN/lockdep/kmemleak/oops line in the
 # guest log.  Closing line: "N passed, N failed" over KUnit and user tests
@@ -163,7 +164,8 @@ fuzz_wire() {
 
 # The two-VM run: Debian 6.1 (server) and 6.12 (client) over a QEMU socket
 # network (tests/pair/guest.sh on each: hixl-pair, hixl-bench --server and
-# --client, examples/exchange); its TAP counts as tests.  Returns 1 when
+# --client, examples/exchange, a peer restart and a silent peer); its TAP
+# counts as tests.  Returns 1 when
 # anything failed.
 pair() {
 	local f0=$failed
