@@ -117,7 +117,8 @@ static void check_xfer_eq(const struct hixl_xfer_stats *a, const struct hixl_xfe
 /*
  * The counters move by exactly the bytes and descriptors moved: direct
  * WRITE and READ (registered, >= 256 KiB), staged WRITE and READ (small
- * registered descriptors and unregistered memory); the passive side counts
+ * registered descriptors, staged by size with stage_policy=1, and
+ * unregistered memory); the passive side counts
  * its accept and nothing else; LINK_STATS of both sides matches.
  */
 static void test_stats_bytes(void)
@@ -135,6 +136,7 @@ static void test_stats_bytes(void)
 	REQUIRE(a >= 0);
 	b = hx_engine(pb, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	REQUIRE(b >= 0 && la && rb && unreg);
+	REQUIRE(hx_stage_by_size() == 0);
 	hx_fill(la, len, 1);
 	hx_fill(unreg, 64 * KiB, 2);
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
