@@ -121,10 +121,17 @@ enum {
 	HIXL_STAGE_MUST = 2,	/* none: only unregistered local memory */
 };
 
-/* the cost model's defaults (stage.c; fitted in bench/results-default.md) */
-#define HIXL_STAGE_WR_NS	20000
-#define HIXL_STAGE_ROUND_NS	1000000
-#define HIXL_STAGE_COPY_PS	3000
+/*
+ * The cost model's defaults (stage.c), fitted to the crossover measured on
+ * rxe under QEMU/TCG (bench/results-crossover.md): a direct work request
+ * costs about 40 us beyond its bytes and a staged entry about 5 us (35 us
+ * saved per descriptor), a staging round about 3.5 ms, and a staged byte
+ * about 12 ns more than a direct one.  So descriptors below about 2.9 KiB
+ * are candidates, and tiny ones pay for a round from about 100 in a batch.
+ */
+#define HIXL_STAGE_WR_NS	35000
+#define HIXL_STAGE_ROUND_NS	3500000
+#define HIXL_STAGE_COPY_PS	12000
 
 /**
  * struct hixl_stage_cost - the staging cost model's constants (stage.c)

@@ -108,8 +108,12 @@ static const struct hixl_stage_default_case hixl_stage_default_cases[] = {
 	{ "one 64 B descriptor direct", 64, 1, false },
 	{ "one 4 KiB descriptor direct", SZ_4K, 1, false },
 	{ "256 KiB direct", SZ_256K, 256, false },
+	{ "32 x 64 B direct: a round costs more", 64, 32, false },
+	{ "256 x 2 KiB direct: the copies cost more", SZ_2K, 256, false },
+	{ "256 x 4 KiB direct: no candidate", SZ_4K, 256, false },
 	{ "256 x 64 B staged", 64, 256, true },
 	{ "256 x 512 B staged", 512, 256, true },
+	{ "4096 x 64 B staged", 64, 4096, true },
 };
 
 static void hixl_stage_default_case_desc(const struct hixl_stage_default_case *c, char *desc)
