@@ -29,10 +29,11 @@ bench() {	# CONFIG POLICY ARGS...: one hixl-bench run, both modes
 import json, sys
 rep, cfg, j = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 for r in j["results"]:
+    mode, mib, err = r["mode"], r["mib_per_s"], r["error"]
     if r["ok"]:
-        print(f"mainjob {rep} {cfg} {r[\"mode\"]} {r[\"mib_per_s\"]:.3f}")
+        print(f"mainjob {rep} {cfg} {mode} {mib:.3f}")
     else:
-        print(f"na {rep} {cfg} {r[\"mode\"]} {r[\"error\"]}")
+        print(f"na {rep} {cfg} {mode} {err}")
 ' "$rep" "$cfg" "$json" >> "$out" || { echo "hixl-bench $cfg: $json"; cat "$HIXL_WORK/bench.err"; }
 }
 

@@ -16,6 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/rdma_cm.h>
@@ -321,7 +322,8 @@ static bool hixl_stage_batch(struct hixl_engine *eng, const struct hixl_op_desc 
 		r = hixl_region_lookup(eng, d[i].local_addr, d[i].len);
 		if (r && r->type == HIXL_MEM_HOST) {
 			n++;
-			bytes += d[i].len;
+			if (check_add_overflow(bytes, d[i].len, &bytes))
+				bytes = U64_MAX;	/* too much to stage */
 		}
 	}
 	return hixl_stage_pays(cost, n, bytes, cap);
