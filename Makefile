@@ -119,7 +119,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit clean install
+.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:
@@ -283,6 +283,18 @@ bench-xfer: all
 # same VM run; writes bench/results-submit.md
 bench-submit: all
 	bench/bench.sh submit
+
+# the main job's defaults (tools/hixl-bench) beside its best configuration,
+# 0.2's defaults and ib_write_bw/ib_read_bw at 32 KiB, interleaved in one VM
+# run; writes bench/results-default.md (and its raw lines)
+bench-default: all
+	bench/bench.sh default
+
+# staging vs direct work requests over descriptor sizes and batches (the
+# crossover the staging cost model is fitted to); writes
+# bench/results-crossover.md
+bench-crossover: all
+	bench/bench.sh crossover
 
 clean:
 	-[ ! -f "$(KDIR)/Makefile" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

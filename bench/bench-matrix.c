@@ -12,7 +12,10 @@
  *   bench-matrix run [--ops write,read] [--blocks KiB,...] [--batches N,...]
  *                    [--tools hixl-sync,hixl-async,perftest,ucx] [--reps N]
  *                    [--min-mib N] [--inflight N] [--ip ADDR] [--dev RDMADEV]
- *                    [--verbose 1]
+ *                    [--pool N:MB] [--max-msgs N] [--verbose 1]
+ *
+ * --blocks: KiB, or bytes with a B suffix (64B,512B,4,32).  --max-msgs caps
+ * the messages of a point (tiny blocks would take minutes to reach --min-mib).
  *
  * The tools, per point (op, block, batch B); every tool moves the same
  * bytes, max(--min-mib, B blocks, 8 blocks), from one block-sized buffer on
@@ -27,6 +30,11 @@
  *               IORING_OP_URING_CMD on an IORING_SETUP_SQE128 | CQE32 ring
  *               (liburing 2.3 has no helper: the SQE is filled by hand),
  *               --inflight batches (4) in flight, refilled as CQEs arrive.
+ *   hixl-sync-pool, hixl-async-pool
+ *               as hixl-sync and hixl-async, on a second pair of engines
+ *               whose SETUP has the staging pool of --pool (default 4:8,
+ *               HIXL's): the module decides per batch which descriptors
+ *               are staged (kmod/xfer.c); not in the default tool list.
  *   perftest    ib_write_bw / ib_read_bw -R (RDMA CM) -d DEV -s BLOCK
  *               -n MESSAGES -t B -l B: B work requests posted with one
  *               ibv_post_send, one completion (CQ moderation = post list),
@@ -91,10 +99,13 @@
 #define MiB		(1024 * KiB)
 #define MAX_LIST	16
 #define HIXL_PORT	17102
+#define HIXL_POOL_PORT	17104
 #define UCX_PORT	13337
 
-enum { T_SYNC, T_ASYNC, T_PERFTEST, T_UCX, T_NR };
-static const char *const tool_name[T_NR] = { "hixl-sync", "hixl-async", "perftest", "ucx" };
+enum { T_SYNC, T_ASYNC, T_PERFTEST, T_UCX, T_SYNC_POOL, T_ASYNC_POOL, T_NR };
+static const char *const tool_name[T_NR] = {
+	"hixl-sync", "hixl-async", "perftest", "ucx", "hixl-sync-pool", "hixl-async-pool",
+};
 
 static struct {
 	const char *ip, *dev;
@@ -106,15 +117,17 @@ static struct {
 	int tools[T_NR], ntools;
 	int reps;
 	size_t min_bytes;
+	unsigned long max_msgs;		/* 0: no cap on messages per point */
 	unsigned int inflight;
+	unsigned int pool_n, pool_mb;	/* the -pool tools' staging pool */
 	int verbose;			/* log the peers' output with times to stderr */
 } cfg = {
 	.ip = "10.77.0.1", .dev = "rxe0",
 	.ops = { HIXL_OP_WRITE, HIXL_OP_READ }, .nops = 2,
 	.blocks = { 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB }, .nblocks = 6,
 	.batches = { 1, 8, 32, 256 }, .nbatches = 4,
-	.tools = { T_SYNC, T_ASYNC, T_PERFTEST, T_UCX }, .ntools = T_NR,
-	.reps = 3, .min_bytes = 32 * MiB, .inflight = 4,
+	.tools = { T_SYNC, T_ASYNC, T_PERFTEST, T_UCX }, .ntools = 4,
+	.reps = 3, .min_bytes = 32 * MiB, .inflight = 4, .pool_n = 4, .pool_mb = 8,
 };
 
 static const char *op_name(int op)
@@ -254,7 +267,9 @@ static int cmd_memcpy(size_t len, int reps)
 /* ---- hixl ---------------------------------------------------------------------- */
 
 struct hx {
-	int a, b;			/* engine a initiates; b listens on HIXL_PORT */
+	int a, b;			/* engine a initiates; b listens on port */
+	uint16_t port;
+	uint32_t pool_n, pool_mb;	/* both engines' staging pool */
 	unsigned char *abuf, *bbuf;
 	size_t buflen;
 	struct hixl_sockaddr bname;
@@ -296,11 +311,11 @@ static int hx_open(struct hx *h, size_t buflen, unsigned int maxbatch)
 		memset(h->abuf, 1, buflen);
 		memset(h->bbuf, 2, buflen);
 	}
-	h->bname = hixl_raw_name(cfg.ip, HIXL_PORT);
-	h->b = hixl_raw_engine(cfg.ip, HIXL_PORT, 0, 0);	/* staging off */
+	h->bname = hixl_raw_name(cfg.ip, h->port);
+	h->b = hixl_raw_engine(cfg.ip, h->port, h->pool_n, h->pool_mb);
 	if (h->b < 0)
 		return h->b;
-	h->a = hixl_raw_engine(cfg.ip, 0, 0, 0);
+	h->a = hixl_raw_engine(cfg.ip, 0, h->pool_n, h->pool_mb);
 	if (h->a < 0)
 		return h->a;
 	ret = hixl_raw_reg_host(h->a, h->abuf, h->buflen);
@@ -810,7 +825,8 @@ static void run_hixl(struct hx *h, int rep, int tool, int op, size_t block, unsi
 	fill_descs(h, block, batch);
 	b0 = busy_now();
 	t0 = now_s();
-	ret = tool == T_SYNC ? hx_sync(h, op, batch, nb) : hx_async(h, op, batch, nb);
+	ret = tool == T_SYNC || tool == T_SYNC_POOL ? hx_sync(h, op, batch, nb) :
+						    hx_async(h, op, batch, nb);
 	t1 = now_s();
 	b1 = busy_now();
 	if (ret) {
@@ -829,10 +845,17 @@ static void run_hixl(struct hx *h, int rep, int tool, int op, size_t block, unsi
 static int cmd_run(void)
 {
 	size_t maxblock = 0;
-	struct hx h;
-	int ret;
+	struct hx h, hp;
+	int ret, want_pool = 0;
 
 	memset(&h, 0, sizeof(h));
+	memset(&hp, 0, sizeof(hp));
+	h.port = HIXL_PORT;		/* staging off: every descriptor direct */
+	hp.port = HIXL_POOL_PORT;
+	hp.pool_n = cfg.pool_n;
+	hp.pool_mb = cfg.pool_mb;
+	for (int k = 0; k < cfg.ntools; k++)
+		want_pool |= cfg.tools[k] == T_SYNC_POOL || cfg.tools[k] == T_ASYNC_POOL;
 	for (int i = 0; i < cfg.nblocks; i++)
 		if (cfg.blocks[i] > maxblock)
 			maxblock = cfg.blocks[i];
@@ -850,8 +873,8 @@ static int cmd_run(void)
 	printf("info env UCX_TLS=%s UCX_NET_DEVICES=%s UCX_IB_GID_INDEX=%s UCX_MODULES=%s\n",
 	       getenv("UCX_TLS"), getenv("UCX_NET_DEVICES"), getenv("UCX_IB_GID_INDEX"),
 	       getenv("UCX_MODULES"));
-	printf("info config reps %d min_bytes %zu inflight %u\n", cfg.reps, cfg.min_bytes,
-	       cfg.inflight);
+	printf("info config reps %d min_bytes %zu inflight %u pool %u:%u\n", cfg.reps,
+	       cfg.min_bytes, cfg.inflight, cfg.pool_n, cfg.pool_mb);
 	ret = hx_open(&h, maxblock, 256);
 	if (!ret)
 		ret = hx_verify(&h);
@@ -860,6 +883,15 @@ static int cmd_run(void)
 		hx_close(&h);
 	} else {
 		printf("info hixl verify ok\n");
+	}
+	if (want_pool) {
+		ret = hx_open(&hp, maxblock, 256);
+		if (!ret)
+			ret = hx_verify(&hp);
+		printf("info hixl-pool %s%s\n", ret ? "setup failed: " : "verify ok",
+		       ret ? strerror(-ret) : "");
+		if (ret)
+			hx_close(&hp);
 	}
 	fflush(stdout);
 	for (int rep = 1; rep <= cfg.reps; rep++) {
@@ -876,14 +908,19 @@ static int cmd_run(void)
 					if (bytes < 8 * block)
 						bytes = 8 * block;
 					msgs = (bytes + block - 1) / block;
+					if (cfg.max_msgs && msgs > cfg.max_msgs)
+						msgs = cfg.max_msgs > batch ? cfg.max_msgs : batch;
 					msgs = (msgs + batch - 1) / batch * batch;
-					progress("[rep %d/%d] %s %zu KiB x %u:", rep, cfg.reps,
-						 op_name(cfg.ops[o]), block / KiB, batch);
+					progress("[rep %d/%d] %s %zu B x %u:", rep, cfg.reps,
+						 op_name(cfg.ops[o]), block, batch);
 					for (int k = 0; k < cfg.ntools; k++) {
 						int tool = cfg.tools[(k + rep - 1) % cfg.ntools];
 
 						if (tool == T_SYNC || tool == T_ASYNC)
 							run_hixl(&h, rep, tool, cfg.ops[o], block,
+								 batch, msgs);
+						else if (tool == T_SYNC_POOL || tool == T_ASYNC_POOL)
+							run_hixl(&hp, rep, tool, cfg.ops[o], block,
 								 batch, msgs);
 						else
 							run_peer(rep, tool, cfg.ops[o], block, batch,
@@ -895,6 +932,7 @@ static int cmd_run(void)
 		}
 	}
 	hx_close(&h);
+	hx_close(&hp);
 	return 0;
 }
 
@@ -907,6 +945,10 @@ static int parse_list(const char *s, size_t *out, size_t mult)
 
 	while (*s && n < MAX_LIST) {
 		out[n++] = strtoull(s, &end, 0) * mult;
+		if (mult > 1 && end != s && *end == 'B') {	/* bytes */
+			out[n - 1] /= mult;
+			end++;
+		}
 		if (end == s || out[n - 1] == 0)
 			return -1;
 		s = *end == ',' ? end + 1 : end;
@@ -923,7 +965,9 @@ static void usage(void)
 		"       bench-matrix run [--ops write,read] [--blocks KiB,...] [--batches N,...]\n"
 		"                        [--tools hixl-sync,hixl-async,perftest,ucx] [--reps N]\n"
 		"                        [--min-mib N] [--inflight N] [--ip ADDR] [--dev RDMADEV]\n"
-		"                        [--verbose 1]\n");
+		"                        [--pool N:MB] [--max-msgs N] [--verbose 1]\n"
+		"  --blocks: KiB, or bytes with a B suffix; tools also hixl-sync-pool,\n"
+		"  hixl-async-pool (engines with the --pool staging pool, default 4:8)\n");
 	exit(2);
 }
 
@@ -949,6 +993,11 @@ int main(int argc, char **argv)
 			cfg.min_bytes = strtoul(v, NULL, 0) * MiB;
 		} else if (!strcmp(o, "--inflight")) {
 			cfg.inflight = strtoul(v, NULL, 0);
+		} else if (!strcmp(o, "--max-msgs")) {
+			cfg.max_msgs = strtoul(v, NULL, 0);
+		} else if (!strcmp(o, "--pool")) {
+			if (sscanf(v, "%u:%u", &cfg.pool_n, &cfg.pool_mb) != 2)
+				usage();
 		} else if (!strcmp(o, "--verbose")) {
 			cfg.verbose = atoi(v);
 		} else if (!strcmp(o, "--ip")) {

@@ -4,7 +4,7 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: bench/bench.sh reg|xfer|submit
+# Usage: bench/bench.sh reg|xfer|submit|default|crossover|all
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -36,6 +36,27 @@ submit)
 		sh -c "bench/bench-submit --reps ${REPS:-5} --seconds ${SECONDS_PER_RUN:-1} --out \"\$HIXL_WORK/results-submit.md\""
 	cp build/vm/bench-submit/results-submit.md bench/results-submit.md
 	cat bench/results-submit.md
+	;;
+default)
+	# `make bench-default`: REPS (7) repetitions, LAYERS (8) per pass
+	HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} tests/vm/run.sh --kernel 6.12 \
+		--module build/compat-6.12/kmod/hixl.ko --name bench-default -- \
+		env REPS="${REPS:-7}" LAYERS="${LAYERS:-8}" bench/bench-default-guest.sh
+	cp build/vm/bench-default/raw.txt bench/results-default.txt
+	python3 bench/bench-default.py default bench/results-default.txt "$kver" \
+		--json bench/results-default.json \
+		> bench/results-default.md
+	cat bench/results-default.md
+	;;
+crossover)
+	# `make bench-crossover`: staging (stage_policy=1) vs direct; REPS (3)
+	HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} tests/vm/run.sh --kernel 6.12 \
+		--module build/compat-6.12/kmod/hixl.ko --name bench-crossover -- \
+		env REPS="${REPS:-3}" STAGE_POLICY=1 bench/bench-crossover-guest.sh
+	cp build/vm/bench-crossover/raw.txt bench/results-crossover.txt
+	python3 bench/bench-default.py crossover bench/results-crossover.txt "$kver" \
+		> bench/results-crossover.md
+	cat bench/results-crossover.md
 	;;
 all)
 	# `make bench`: everything side by side in one VM run

@@ -9,11 +9,14 @@
  * piece.  The pieces go to the link's transfer queue (xq.c), which posts
  * them in chains with selective signaling and ends the batch; the ioctl
  * waits for that, io_uring's URING_CMD (uring.c) does not.  Descriptors
- * that are small or not registered are staged (stage.c), synchronously.
+ * whose local range is not registered, and small ones when the batch's
+ * cost model says staging is faster (hixl_stage_batch()), are staged
+ * (stage.c), synchronously.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/rdma_cm.h>
@@ -264,25 +267,26 @@ static bool hixl_lock(struct mutex *m, bool nonblock)
 }
 
 /*
- * Whether descriptor @d goes through the staging buffers (stage.c): when it
- * is small or its local range is unregistered (@r NULL), but only between
- * host memory on both sides.  Device (dma-buf) memory is not CPU memory of
- * this process (a local device address is no user address to copy from) nor
- * pages the peer can scatter into or gather from, so a descriptor touching
- * it is posted directly; one from unregistered local memory then fails
- * planning with -ENOENT, as it does without staging.
+ * Whether descriptor @d goes through the staging buffers (stage.c): when its
+ * local range is unregistered (@r NULL), or when it is registered and
+ * @small (the batch's staging decision, hixl_stage_batch(), picked it), but
+ * only between host memory on both sides.  Device (dma-buf) memory is not
+ * CPU memory of this process (a local device address is no user address to
+ * copy from) nor pages the peer can scatter into or gather from, so a
+ * descriptor touching it is posted directly; one from unregistered local
+ * memory then fails planning with -ENOENT, as it does without staging.
  *
  * Return: 1 stage, 0 post directly, -EAGAIN (@nonblock, rt.lock busy).
  */
 static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
-			     const struct hixl_op_desc *d, bool nonblock)
+			     const struct hixl_op_desc *d, bool small, bool nonblock)
 {
 	struct hixl_rregion *rr;
 	bool device;
 
 	if (!d->len)
 		return 0;
-	if (r && (r->type != HIXL_MEM_HOST || d->len >= HIXL_STAGE_THRESHOLD))
+	if (r && (r->type != HIXL_MEM_HOST || !small))
 		return 0;
 	if (!hixl_lock(&l->rt.lock, nonblock))
 		return -EAGAIN;
@@ -290,6 +294,50 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 	device = rr && rr->device;
 	mutex_unlock(&l->rt.lock);
 	return !device;
+}
+
+/*
+ * The staging decision for a batch's registered host descriptors
+ * (stage_policy, stage.c): by cost, the candidates hixl_stage_small()
+ * picks are staged together when hixl_stage_pays() says so; by size, those
+ * below HIXL_STAGE_THRESHOLD.  Sets @cost and returns whether a candidate
+ * is staged at all (hixl_stage_is_small() says which).  eng->lock held.
+ */
+static bool hixl_stage_batch(struct hixl_engine *eng, const struct hixl_op_desc *d, u32 count,
+			     size_t cap, u32 *policy, struct hixl_stage_cost *cost)
+{
+	u64 n = 0, bytes = 0;
+	u32 i;
+
+	lockdep_assert_held(&eng->lock);
+	*policy = READ_ONCE(hixl_stage_policy);
+	hixl_stage_cost_get(cost);
+	if (*policy != HIXL_STAGE_BY_COST)
+		return *policy == HIXL_STAGE_BY_SIZE;
+	for (i = 0; i < count; i++) {
+		const struct hixl_region *r;
+
+		if (!hixl_stage_small(cost, d[i].len))
+			continue;
+		r = hixl_region_lookup(eng, d[i].local_addr, d[i].len);
+		if (r && r->type == HIXL_MEM_HOST) {
+			n++;
+			if (check_add_overflow(bytes, d[i].len, &bytes))
+				bytes = U64_MAX;	/* too much to stage */
+		}
+	}
+	return hixl_stage_pays(cost, n, bytes, cap);
+}
+
+/* Is registered descriptor @len one the batch decided to stage? */
+static bool hixl_stage_is_small(bool batch, u32 policy, const struct hixl_stage_cost *cost,
+				u64 len)
+{
+	if (!batch)
+		return false;
+	if (policy == HIXL_STAGE_BY_SIZE)
+		return len < HIXL_STAGE_THRESHOLD;
+	return hixl_stage_small(cost, len);
 }
 
 /**
@@ -302,7 +350,8 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
  *            staging
  * @p:        out: the descriptors, the direct pieces and the staged ones
  *
- * Copies the descriptors, sorts them into staged and direct, activates the
+ * Copies the descriptors, decides which registered ones staging pays for
+ * (hixl_stage_batch()), sorts them into staged and direct, activates the
  * local MRs of direct ones and plans their pieces; the staged ones are
  * checked (hixl_stage_check()).  A staged READ whose local range touches a
  * read-only registration, wholly or partly, is refused here: the staging
@@ -321,10 +370,12 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, bool nonblock,
 			   struct hixl_xprep *p)
 {
+	struct hixl_stage_cost cost = {};
 	struct hixl_link *l;
-	bool stage;
+	bool small = false;
+	size_t cap;
+	u32 i, policy = 0;
 	int ret, st, err;
-	u32 i;
 
 	memset(p, 0, sizeof(*p));
 	a->failed = a->count;
@@ -347,8 +398,8 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 	if (copy_from_user(p->d, u64_to_user_ptr(a->descs), array_size(a->count, sizeof(*p->d))))
 		return -EFAULT;
 
-	stage = hixl_stage_usable(l);
-	if (stage) {
+	cap = hixl_stage_cap(l);
+	if (cap) {
 		p->sidx = kvmalloc_array(a->count, sizeof(*p->sidx), GFP_KERNEL);
 		p->smap = bitmap_zalloc(a->count, GFP_KERNEL);
 		if (!p->sidx || !p->smap)
@@ -357,17 +408,21 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 
 	if (!hixl_lock(&eng->lock, nonblock))
 		return -EAGAIN;
+	if (cap)
+		small = hixl_stage_batch(eng, p->d, a->count, cap, &policy, &cost);
 	/* activate local MRs first: no rt.lock while waiting on the CQ */
 	for (i = 0; i < a->count && !ret; i++) {
 		const struct hixl_op_desc *d = &p->d[i];
 		struct hixl_region *r = hixl_region_lookup(eng, d->local_addr, d->len ? d->len : 1);
-		int want = stage ? hixl_stage_wanted(l, r, d, nonblock) : 0;
+		int want = cap ? hixl_stage_wanted(l, r, d, hixl_stage_is_small(small, policy, &cost,
+										 d->len),
+						   nonblock) : 0;
 
 		if (want < 0) {
 			ret = want;
 			break;
 		}
-		/* small host descriptors and unregistered local memory are staged */
+		/* unregistered local memory, and small host descriptors when it pays */
 		if (want) {
 			/* registered read-only, wholly or partly: never written */
 			if (a->op == HIXL_OP_READ &&

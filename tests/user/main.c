@@ -22,6 +22,7 @@
 
 #include "harness.h"
 #include "tests.h"
+#include "util.h"
 
 int ht_failures;
 
@@ -101,9 +102,13 @@ int main(int argc, char **argv)
 		long long deadline;
 		pid_t pid;
 
+		unsigned long long policy;
+
 		if (!selected(argc, argv, t->name))
 			continue;
 		n++;
+		/* a test may force staging (hx_stage_by_size()): undone after it */
+		policy = read_param("stage_policy");
 		if (pipe(pfd) < 0) {
 			perror("pipe");
 			return 2;
@@ -151,6 +156,8 @@ int main(int argc, char **argv)
 		}
 		buf[got] = 0;
 		close(pfd[0]);
+		if (policy != ~0ULL && read_param("stage_policy") != policy)
+			write_param("stage_policy", policy);
 		if (timed_out)
 			dump_blocked_tasks();
 		if (reap(pid, timed_out, &status) < 0) {

@@ -1164,6 +1164,7 @@ static void test_fault_threads(void)
 	REQUIRE(a >= 0);
 	b = hx_engine(19509, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	REQUIRE(b >= 0);
+	REQUIRE(hx_stage_by_size() == 0);	/* the 4 KiB descriptors staged */
 	REQUIRE(hx_connect(a, 19509, 5000) == 0);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (int i = 0; i < NTHREADS; i++) {

@@ -231,7 +231,8 @@ static void test_runs_memfd_hugetlb(void)
 /*
  * Transfers between two memfd registrations (folio-pinned on 6.11+):
  * a 1 MiB descriptor goes directly through the MRs built from the runs,
- * 4 KiB ones through the staging pool (the peer copies by run lookup);
+ * 4 KiB ones through the staging pool (staged by size, stage_policy=1: the
+ * peer copies by run lookup);
  * WRITE and READ, byte for byte.
  */
 static void test_runs_xfer_memfd(void)
@@ -248,6 +249,7 @@ static void test_runs_xfer_memfd(void)
 	REQUIRE(a >= 0);
 	b = hx_engine(23802, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	REQUIRE(b >= 0);
+	REQUIRE(hx_stage_by_size() == 0);
 	memset(pa, 0, len);
 	memset(pb, 0, len);
 	REQUIRE(reg_mem(a, pa, len, 0, NULL) == 0);

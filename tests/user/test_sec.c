@@ -101,6 +101,8 @@ static void remote_bounds(uint16_t a_port, uint16_t b_port, int staged)
 	REQUIRE(a >= 0);
 	b = hx_engine(b_port, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	REQUIRE(b >= 0 && map && saved && src && dst && dsaved);
+	if (staged)	/* every small registered descriptor staged, whatever it costs */
+		REQUIRE(hx_stage_by_size() == 0);
 	r1 = map + R1_OFF;
 	r2 = map + R2_OFF;
 	hx_fill(map, MAP_LEN, 0x6a4d);		/* the guard pattern, and r1/r2 bytes */
@@ -219,6 +221,7 @@ static void test_sec_readonly_peer(void)
 	REQUIRE(a >= 0);
 	b = hx_engine(19006, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	REQUIRE(b >= 0 && src && lro && ro && rw && ro_saved && rw_saved && lro_saved);
+	REQUIRE(hx_stage_by_size() == 0);	/* 1 B and 4 KiB staged */
 	hx_fill(src, len, 1);
 	hx_fill(ro, len, 2);
 	hx_fill(rw, len, 3);
@@ -305,6 +308,7 @@ static void test_sec_readonly_straddle(void)
 	REQUIRE(a >= 0);
 	b = hx_engine(19015, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	REQUIRE(b >= 0 && map && pmap && src && saved && psaved);
+	REQUIRE(hx_stage_by_size() == 0);
 	ro = map + 8 * KiB;
 	rw = map + 16 * KiB;
 	pro = pmap + 8 * KiB;
@@ -656,6 +660,7 @@ static void test_sec_fork_refused(void)
 	b = hx_engine(19012, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	n = open_dev();		/* not set up: SETUP from the child */
 	REQUIRE(b >= 0 && n >= 0 && src && dst && rb && src_saved && rb_saved);
+	REQUIRE(hx_stage_by_size() == 0);	/* the 4 KiB descriptor staged */
 	hx_fill(src, len, 31);
 	hx_fill(rb, len, 32);
 	memcpy(src_saved, src, len);

@@ -117,7 +117,8 @@ static void check_xfer_eq(const struct hixl_xfer_stats *a, const struct hixl_xfe
 /*
  * The counters move by exactly the bytes and descriptors moved: direct
  * WRITE and READ (registered, >= 256 KiB), staged WRITE and READ (small
- * registered descriptors and unregistered memory); the passive side counts
+ * registered descriptors, staged by size with stage_policy=1, and
+ * unregistered memory); the passive side counts
  * its accept and nothing else; LINK_STATS of both sides matches.
  */
 static void test_stats_bytes(void)
@@ -135,6 +136,7 @@ static void test_stats_bytes(void)
 	REQUIRE(a >= 0);
 	b = hx_engine(pb, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	REQUIRE(b >= 0 && la && rb && unreg);
+	REQUIRE(hx_stage_by_size() == 0);
 	hx_fill(la, len, 1);
 	hx_fill(unreg, 64 * KiB, 2);
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
@@ -967,8 +969,90 @@ static void test_stats_trace(void)
 	close(a);
 }
 
+/*
+ * Issue 15, item 2: which registered descriptors are staged, by the module
+ * parameter stage_policy, seen in the counters.  By cost (0, the default):
+ * 256 descriptors of 64 B in one TRANSFER are staged (one round instead of
+ * 256 work requests), 32 of them and a lone 4 KiB one go directly, and so
+ * do 8 blocks of 32 KiB (the main job's size); by size (1, 0.2's rule)
+ * every one of them is staged (all are below 256 KiB); with 2 none is, but
+ * unregistered memory still is.  A policy above 2 is
+ * refused.  The bytes arrive in every case.
+ */
+static void test_stats_stage_policy(void)
+{
+	const uint16_t pa = 24102, pb = 24103;
+	size_t len = 1 * MiB;
+	unsigned char *la = map(len), *rb = map(len), *unreg = map(64 * KiB);
+	struct hixl_op_desc *d = calloc(256, sizeof(*d));
+	struct hixl_xfer_stats s0, s;
+	int a, b;
+
+	a = hx_engine(pa, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
+	REQUIRE(a >= 0);
+	b = hx_engine(pb, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
+	REQUIRE(b >= 0 && la && rb && unreg && d);
+	REQUIRE(read_param("stage_policy") == 0);	/* the default: by cost */
+	hx_fill(la, len, 7);
+	hx_fill(unreg, 64 * KiB, 8);
+	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
+	REQUIRE(hx_connect(a, pb, 5000) == 0);
+	CHECK_EQ(write_param("stage_policy", 3), -EINVAL);
+	CHECK_EQ(read_param("stage_policy"), 0);
+
+	for (int policy = 0; policy <= 2; policy++) {
+		static const struct { uint32_t n, len; } shape[] = {
+			{ 256, 64 }, { 32, 64 }, { 1, 4096 }, { 8, 32 * KiB },
+		};
+		/* staged descriptors of each shape under policies 0, 1, 2 */
+		static const uint32_t want[3][4] = {
+			{ 256, 0, 0, 0 }, { 256, 32, 1, 8 }, { 0, 0, 0, 0 },
+		};
+
+		REQUIRE(write_param("stage_policy", policy) == 0);
+		for (int k = 0; k < 4; k++) {
+			uint32_t n = shape[k].n, l = shape[k].len;
+
+			memset(rb, 0, len);
+			for (uint32_t i = 0; i < n; i++)	/* scattered: every other slot */
+				d[i] = (struct hixl_op_desc){ (uintptr_t)la + i * l,
+							      (uintptr_t)rb + (n - 1 - i) * 2 * l, l };
+			s0 = xstats(a);
+			CHECK_EQ(xfer_tag(a, pb, HIXL_OP_WRITE, d, n, 20000, 0), 0);
+			s = xstats(a);
+			for (uint32_t i = 0; i < n; i++)
+				if (memcmp(la + i * l, rb + (n - 1 - i) * 2 * l, l)) {
+					printf("#   policy %d, %u x %u B: descriptor %u differs\n",
+					       policy, n, l, i);
+					ht_failures++;
+					break;
+				}
+			if (s.write_staged_ops - s0.write_staged_ops != want[policy][k] ||
+			    s.write_direct_ops - s0.write_direct_ops != n - want[policy][k]) {
+				printf("#   policy %d, %u x %u B: %llu staged, %llu direct, want %u staged\n",
+				       policy, n, l,
+				       (unsigned long long)(s.write_staged_ops - s0.write_staged_ops),
+				       (unsigned long long)(s.write_direct_ops - s0.write_direct_ops),
+				       want[policy][k]);
+				ht_failures++;
+			}
+		}
+		/* unregistered local memory is staged under every policy */
+		d[0] = (struct hixl_op_desc){ (uintptr_t)unreg, (uintptr_t)rb, 1000 };
+		s0 = xstats(a);
+		CHECK_EQ(xfer_tag(a, pb, HIXL_OP_WRITE, d, 1, 10000, 0), 0);
+		CHECK(!memcmp(unreg, rb, 1000));
+		CHECK_EQ(xstats(a).write_staged_ops - s0.write_staged_ops, 1);
+	}
+	close(a);
+	close(b);
+	free(d);
+}
+
 const struct ht_test stats_tests[] = {
 	{ "stats_bytes", test_stats_bytes },
+	{ "stats_stage_policy", test_stats_stage_policy },
 	{ "stats_errors", test_stats_errors },
 	{ "stats_link_reset", test_stats_link_reset },
 	{ "stats_engines", test_stats_engines },

@@ -347,11 +347,15 @@ void test_uring_inflight(void)
 	REQUIRE(ring_init(&r, 256, 1) == 0);
 	for (unsigned int i = 0; i < sizeof(depths) / sizeof(depths[0]); i++)
 		inflight(a, 16202, &r, depths[i], src, dst, rb, blk);
-	/* and with staging on: small descriptors take the staged path (io_uring's worker) */
+	/*
+	 * and with staging on and by size (stage_policy=1): small descriptors
+	 * take the staged path (io_uring's worker)
+	 */
 	{
 		int c = hx_engine(16203, 4, 8);
 
 		REQUIRE(c >= 0);
+		REQUIRE(hx_stage_by_size() == 0);
 		REQUIRE(reg_mem(c, src, len, 0, NULL) == 0);
 		REQUIRE(reg_mem(c, dst, len, 0, NULL) == 0);
 		REQUIRE(hx_connect(c, 16202, 5000) == 0);

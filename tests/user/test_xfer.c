@@ -797,8 +797,10 @@ void test_hixlctl(void)
 /*
  * tools/hixl-bench, the main job, on a small model (2 layers x 256 tokens:
  * 2 MiB of 32 KiB blocks), engines in two processes, WRITE and READ each
- * verified by checksum: with the default staging pool (every block staged)
- * and with --pool 0:0 (every block direct); a malformed pool is refused.
+ * verified by checksum: with the default staging pool (the cost model posts
+ * 32 KiB blocks directly), with it and stage_policy=1 (every block staged:
+ * the staging path of the main job) and with --pool 0:0 (every block
+ * direct); a malformed pool is refused.
  */
 void test_hixl_bench(void);
 void test_hixl_bench(void)
@@ -814,6 +816,11 @@ void test_hixl_bench(void)
 	REQUIRE(probe >= 0);
 	close(probe);
 	snprintf(cmd, sizeof(cmd), "%s --local " HX_IP ":16041 --remote " HX_IP ":16042", common);
+	CHECK(run_contains(cmd, "\"pool\":\"default\""));
+	CHECK(run_contains(cmd, "{\"mode\":\"write\",\"ok\":true"));
+	CHECK(run_contains(cmd, "{\"mode\":\"read\",\"ok\":true"));
+	REQUIRE(hx_stage_by_size() == 0);
+	snprintf(cmd, sizeof(cmd), "%s --local " HX_IP ":24100 --remote " HX_IP ":24101", common);
 	CHECK(run_contains(cmd, "\"pool\":\"default\""));
 	CHECK(run_contains(cmd, "{\"mode\":\"write\",\"ok\":true"));
 	CHECK(run_contains(cmd, "{\"mode\":\"read\",\"ok\":true"));
@@ -957,6 +964,7 @@ void test_xfer_device(void)
 	REQUIRE(a >= 0);
 	b = engine(16032);
 	REQUIRE(b >= 0);
+	REQUIRE(hx_stage_by_size() == 0);	/* 4 KiB host descriptors would stage */
 	REQUIRE(reg_mem(a, host, len, 0, NULL) == 0);
 	REQUIRE(reg_dev(b, dva, len, dbuf, 0, NULL) == 0);
 	REQUIRE(hx_connect(a, 16032, 5000) == 0);

@@ -62,6 +62,15 @@ int write_param(const char *name, unsigned long long v)
 	return ret;
 }
 
+int hx_stage_by_size(void)
+{
+	int ret = write_param("stage_policy", 1);
+
+	if (ret)
+		printf("#   stage_policy=1: %s\n", strerror(-ret));
+	return ret;
+}
+
 long reg_mem(int fd, void *addr, uint64_t len, uint32_t flags, struct hixl_reg_mem *out)
 {
 	struct hixl_reg_mem a;

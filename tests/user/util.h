@@ -13,6 +13,14 @@ int open_dev(void);			/* SKIPs when /dev/hixl is missing */
 long xioctl(int fd, unsigned long cmd, void *arg);	/* 0 or -errno */
 unsigned long long read_param(const char *name);
 int write_param(const char *name, unsigned long long v);	/* 0 or -errno */
+/*
+ * Stage every registered host descriptor below 256 KiB (the module's
+ * stage_policy=1, the fixed rule of 0.2) for the rest of the test, so that
+ * a test of the staging path does not depend on the cost model's choice
+ * (the runner restores the parameter after the test).  0 or -errno:
+ * REQUIRE(hx_stage_by_size() == 0).
+ */
+int hx_stage_by_size(void);
 long reg_mem(int fd, void *addr, uint64_t len, uint32_t flags, struct hixl_reg_mem *out);
 long reg_dev(int fd, uint64_t addr, uint64_t len, int dmabuf_fd, uint64_t off,
 	     struct hixl_reg_mem *out);

@@ -15,7 +15,7 @@
 
 struct cfg C = {
 	.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2,
-	.block_tokens = 16, .tokens = 2048, .iters = 3, .inflight = 1,
+	.block_tokens = 16, .tokens = 2048, .iters = 3, .inflight = 8,
 	.timeout_ms = 30000, .seed = 42, .procs = 2,
 	.local = "10.77.0.1:18100", .remote = "10.77.0.1:18101", .mode = "both",
 	.port = BENCH_PORT, .connect_wait = 10,
@@ -35,17 +35,20 @@ static int usage(int rc)
 		"  --tokens N        prefill length in tokens (2048)\n"
 		"  --mode M          write | read | both (both)\n"
 		"  --iters N         transfers of the whole cache per mode (3)\n"
-		"  --inflight N      layer transfers in flight (1: synchronous;\n"
-		"                    > 1: hixl_transfer_async; at most 1024)\n"
+		"  --inflight N      layer transfers in flight (8: each layer submitted\n"
+		"                    with hixl_transfer_async while the ones before it\n"
+		"                    are on the wire, as a serving engine does; 1:\n"
+		"                    synchronous, hixl_transfer_sync; at most 1024)\n"
 		"  --timeout-ms N    per-transfer timeout, ms (30000)\n"
 		"  --seed N          block-table shuffle and data seed (42)\n"
 		"  --procs N         2: each engine in its own process (default); 1: one process\n"
 		"  --local NAME      prefill engine name (10.77.0.1:18100)\n"
 		"  --remote NAME     decode engine name (10.77.0.1:18101)\n"
 		"  --pool N:MB       staging pool of both engines (HIXL BufferPool; N 0..256,\n"
-		"                    MB 0..1024, both 0 or neither; default 4:8: blocks\n"
-		"                    < 256 KiB are staged; 0:0 posts every block as its own\n"
-		"                    RDMA work request)\n"
+		"                    MB 0..1024, both 0 or neither; default 4:8; the module\n"
+		"                    stages a batch's blocks only when its cost model finds\n"
+		"                    that faster, never the default 32 KiB ones; 0:0: no\n"
+		"                    pool, every block its own RDMA work request)\n"
 		"two hosts (like perftest): the server sets up its engine (--local, with a\n"
 		"port) and waits on TCP port P for one client; the client sends its model,\n"
 		"the server registers a cache for it and sends back its engine name, cache\n"

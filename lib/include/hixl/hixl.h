@@ -366,7 +366,10 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  * @opts:         @nopts options, may be NULL when @nopts is 0.  Keys:
  *   "BufferPool"       "N:SIZE_MB": N staging buffers of SIZE_MB MiB each,
  *                      N 0..256, SIZE_MB 0..1024, both 0 ("0:0") or both
- *                      non-zero; default "4:8"
+ *                      non-zero; default "4:8".  Unregistered
+ *                      local memory always goes through the pool; registered
+ *                      descriptors only when the module's cost model finds a
+ *                      batch faster staged (docs/abi.md)
  *   "RdmaTrafficClass" 0..255, a multiple of 4; default 132
  *   "RdmaServiceLevel" 0..7; default 4
  *   "AllowedPeers"     only peers whose address is in this comma-separated
