@@ -185,6 +185,9 @@ struct hixl_link_stage {
  * @planning:   TRANSFERs between reading the peer's table and queueing
  *              (atomic, not under @lock)
  * @posting:    the pump is between taking pieces and posting them
+ * @lat_ewma_ns: EWMA of the post-to-completion time of the link's small
+ *              synchronous batches, 0 before the first (poll.c; READ_ONCE/
+ *              WRITE_ONCE, no lock)
  */
 struct hixl_link_xq {
 	struct mutex mutex;
@@ -196,6 +199,7 @@ struct hixl_link_xq {
 	void *wr;
 	atomic_t planning;
 	bool posting;
+	u64 lat_ewma_ns;
 };
 
 /**

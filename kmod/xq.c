@@ -614,12 +614,16 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_cancel);
  * @failed: out: the descriptor to blame, or @b->count on success
  *
  * A fatal signal cancels the batch and the wait goes on until it ended
- * (its posted requests must not outlive the pages they point into).
+ * (its posted requests must not outlive the pages they point into).  A
+ * small batch (@b->poll) is first spun on briefly (hybrid polling,
+ * poll.c); the wait after the spin is the same.
  *
  * Return: 0, -ETIMEDOUT, -ECANCELED, or the link error (-ECONNRESET, -EIO).
  */
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed)
 {
+	if (b->poll)
+		hixl_poll_spin(b->l, &b->done, b->post_ns);
 	if (wait_for_completion_killable(&b->done)) {
 		hixl_xbatch_cancel(b);
 		wait_for_completion(&b->done);

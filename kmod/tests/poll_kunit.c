@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poll_kunit.c - KUnit suite hixl_poll: the hybrid polling decision of
+ * poll.c - the spin budget (hixl_poll_budget_ns()) off, before the first
+ * sample, inside and beyond the cap; the EWMA of completion times
+ * (hixl_poll_ewma()) converging both ways and never reading as "no
+ * sample"; and which batches may spin (hixl_poll_small()).
+ */
+#include <kunit/test.h>
+
+#include "../hixl_priv.h"
+
+static void hixl_poll_off_never_spins(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(0, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(5000, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(U64_MAX, 0), 0ULL);
+}
+
+static void hixl_poll_first_batch_spins_the_cap(struct kunit *test)
+{
+	/* nothing learned yet: one batch's worth of CPU to learn it */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(0, 200000), 200000ULL);
+}
+
+static void hixl_poll_budget_follows_the_ewma(struct kunit *test)
+{
+	/* 1.5 times the mean completion time, inside the cap */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 200000), 15000ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(1, 200000), 1ULL);
+	/* 1.5x passes the cap: the cap */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(150000, 200000), 200000ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(200000, 200000), 200000ULL);
+	/* usually slower than the cap: sleep at once, no CPU spent */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(200001, 200000), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(U64_MAX, 200000), 0ULL);
+	/* the largest cap the parameter allows does not overflow */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(1000, (u64)UINT_MAX * NSEC_PER_USEC), 1500ULL);
+}
+
+static void hixl_poll_ewma_converges(struct kunit *test)
+{
+	u64 e = hixl_poll_ewma(0, 80000);
+	int i;
+
+	KUNIT_EXPECT_EQ(test, e, 80000ULL);	/* the first sample as it is */
+	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(e, 0), 70000ULL);	/* weight 1/8 */
+	/* the link got fast: within 32 samples the budget spins again */
+	for (i = 0; i < 32; i++)
+		e = hixl_poll_ewma(e, 10000);
+	KUNIT_EXPECT_LT(test, e, 11000ULL);
+	KUNIT_EXPECT_GT(test, hixl_poll_budget_ns(e, 50000), 0ULL);
+	/* and slow again: the spin stops */
+	for (i = 0; i < 32; i++)
+		e = hixl_poll_ewma(e, 1000000);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(e, 200000), 0ULL);
+}
+
+static void hixl_poll_ewma_edges(struct kunit *test)
+{
+	/* a 0 ns sample never reads back as "no sample" */
+	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(0, 0), 1ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(1, 0), 1ULL);
+	/* a huge sample (a batch that waited out a timeout) is clamped */
+	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(0, U64_MAX), HIXL_POLL_EWMA_MAX_NS);
+	KUNIT_EXPECT_LE(test, hixl_poll_ewma(HIXL_POLL_EWMA_MAX_NS, U64_MAX),
+			HIXL_POLL_EWMA_MAX_NS);
+}
+
+static void hixl_poll_small_batches(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, hixl_poll_small(64, 1));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_small(4096, 1));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_small(HIXL_POLL_MAX_BYTES, 16));
+	KUNIT_EXPECT_FALSE(test, hixl_poll_small(HIXL_POLL_MAX_BYTES + 1, 1));
+	KUNIT_EXPECT_FALSE(test, hixl_poll_small(0, 0));
+	/* more than one chain: more than one completion, never spun on */
+	KUNIT_EXPECT_FALSE(test, hixl_poll_small(HIXL_CHAIN + 1, HIXL_CHAIN + 1));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_small(HIXL_CHAIN, HIXL_CHAIN));
+}
+
+static struct kunit_case hixl_hybrid_poll_cases[] = {
+	KUNIT_CASE(hixl_poll_off_never_spins),
+	KUNIT_CASE(hixl_poll_first_batch_spins_the_cap),
+	KUNIT_CASE(hixl_poll_budget_follows_the_ewma),
+	KUNIT_CASE(hixl_poll_ewma_converges),
+	KUNIT_CASE(hixl_poll_ewma_edges),
+	KUNIT_CASE(hixl_poll_small_batches),
+	{}
+};
+
+static struct kunit_suite hixl_hybrid_poll_suite = {
+	.name = "hixl_poll",
+	.test_cases = hixl_hybrid_poll_cases,
+};
+
+kunit_test_suite(hixl_hybrid_poll_suite);
