@@ -120,15 +120,40 @@ void hixl_poll_record(struct hixl_link *l, u64 post_ns)
 }
 
 /**
+ * hixl_poll_spin_until() - spin on a completion until a deadline
+ * @done:   the completion
+ * @end_ns: ktime_get_ns() after which to give up
+ *
+ * Spins until @done is completed, @end_ns has passed or a fatal signal is
+ * pending; yields the CPU whenever the scheduler asks for it.  Consumes
+ * nothing of @done.
+ *
+ * Context: process context, may sleep (cond_resched()).
+ * Return: true when @done was completed.
+ */
+bool hixl_poll_spin_until(struct completion *done, u64 end_ns)
+{
+	while (!completion_done(done)) {
+		if (fatal_signal_pending(current) || ktime_get_ns() >= end_ns)
+			return false;
+		if (need_resched())
+			cond_resched();
+		else
+			cpu_relax();
+	}
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_poll_spin_until);
+
+/**
  * hixl_poll_spin() - spin briefly on a small batch's completion
  * @l:       the batch's link
  * @done:    the completion its end completes
  * @post_ns: ktime_get_ns() before the batch was submitted
  *
- * Spins until @done is completed, the budget (hixl_poll_budget_ns(), from
- * @post_ns) is spent, or a fatal signal is pending; yields the CPU whenever
- * the scheduler asks for it.  Consumes nothing of @done: the caller waits
- * for it as it would without the spin.
+ * Spins (hixl_poll_spin_until()) for the budget hixl_poll_budget_ns()
+ * gives, counted from @post_ns; not at all with one online CPU.  The
+ * caller then waits for @done as it would without the spin.
  *
  * Context: process context, may sleep (cond_resched()).
  * Return: true when @done was completed during the spin.
@@ -137,17 +162,8 @@ bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns)
 {
 	u64 budget = hixl_poll_budget_ns(READ_ONCE(l->xq.lat_ewma_ns),
 					 (u64)READ_ONCE(hixl_poll_us) * NSEC_PER_USEC);
-	u64 end = post_ns + budget;
 
 	if (!budget || num_online_cpus() < 2)
 		return false;
-	while (!completion_done(done)) {
-		if (fatal_signal_pending(current) || ktime_get_ns() >= end)
-			return false;
-		if (need_resched())
-			cond_resched();
-		else
-			cpu_relax();
-	}
-	return true;
+	return hixl_poll_spin_until(done, post_ns + budget);
 }

@@ -7,6 +7,9 @@
  * sample"; and which batches may spin (hixl_poll_small()).
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
 
 #include "../hixl_priv.h"
 
@@ -79,6 +82,54 @@ static void hixl_poll_small_batches(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, hixl_poll_small(HIXL_CHAIN, HIXL_CHAIN));
 }
 
+static void hixl_poll_spin_done_returns_at_once(struct kunit *test)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+
+	complete(&done);
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(&done, ktime_get_ns() + NSEC_PER_SEC));
+	/* the spin consumed nothing: the wait after it returns at once */
+	KUNIT_EXPECT_TRUE(test, completion_done(&done));
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&done, 1), 0UL);
+}
+
+static void hixl_poll_spin_gives_up_at_the_deadline(struct kunit *test)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	u64 t0 = ktime_get_ns();
+
+	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(&done, t0 + 200 * NSEC_PER_USEC));
+	KUNIT_EXPECT_GE(test, ktime_get_ns() - t0, 200 * NSEC_PER_USEC);
+	/* a deadline already past: no spin */
+	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(&done, t0));
+}
+
+struct hixl_poll_timer {
+	struct hrtimer t;
+	struct completion done;
+};
+
+static enum hrtimer_restart hixl_poll_timer_fn(struct hrtimer *t)
+{
+	complete(&container_of(t, struct hixl_poll_timer, t)->done);
+	return HRTIMER_NORESTART;
+}
+
+static void hixl_poll_spin_sees_a_completion(struct kunit *test)
+{
+	struct hixl_poll_timer *pt = kunit_kzalloc(test, sizeof(*pt), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pt);
+	init_completion(&pt->done);
+	hrtimer_init(&pt->t, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	pt->t.function = hixl_poll_timer_fn;
+	hrtimer_start(&pt->t, ns_to_ktime(50 * NSEC_PER_USEC), HRTIMER_MODE_REL);
+	/* completed from hard interrupt context well before the deadline */
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(&pt->done, ktime_get_ns() + 5 * NSEC_PER_SEC));
+	hrtimer_cancel(&pt->t);
+	wait_for_completion(&pt->done);
+}
+
 static struct kunit_case hixl_hybrid_poll_cases[] = {
 	KUNIT_CASE(hixl_poll_off_never_spins),
 	KUNIT_CASE(hixl_poll_first_batch_spins_the_cap),
@@ -86,6 +137,9 @@ static struct kunit_case hixl_hybrid_poll_cases[] = {
 	KUNIT_CASE(hixl_poll_ewma_converges),
 	KUNIT_CASE(hixl_poll_ewma_edges),
 	KUNIT_CASE(hixl_poll_small_batches),
+	KUNIT_CASE(hixl_poll_spin_done_returns_at_once),
+	KUNIT_CASE(hixl_poll_spin_gives_up_at_the_deadline),
+	KUNIT_CASE(hixl_poll_spin_sees_a_completion),
 	{}
 };
 
