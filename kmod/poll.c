@@ -1,34 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * poll.c - hybrid polling of small synchronous transfers: the TRANSFER
- * ioctl spins briefly on its batch's completion before it sleeps, so that a
- * small batch that completes within microseconds does not pay a sleep and a
- * wake-up per call.
+ * ioctl may spin briefly on its batch's completion before it sleeps, so
+ * that a small batch that completes within microseconds does not pay a
+ * sleep and a wake-up per call.
  *
  * The link's CQ is IB_POLL_WORKQUEUE (link.c): the core's worker polls it
  * and runs hixl_xwr_done(), which ends the batch.  Polling that CQ from the
  * waiter as well would race with the core's poller (ib_poll_cq() is not
  * serialized against it), so the waiter spins on the batch's completion
  * (completion_done()) instead: the same work runs in the worker, only the
- * waiter's sleep and wake-up are saved.  Each spin is bounded
- * (hixl_poll_budget_ns()): by the poll_us module parameter (0: off), and,
- * like the block layer's hybrid polling (blk_mq_poll_nsecs(): sleep half
- * the mean completion time, then poll), by what recent batches took: the
- * link keeps an EWMA of the post-to-completion time of its small
- * synchronous batches, and the waiter spins until 1.5 times that after
- * posting (a completion is rarely much later than the mean; when it is,
- * the waiter sleeps as before).  A link whose small batches usually take
- * longer than poll_us is not spun on at all, so slow links (a software
- * device on a busy machine, large work requests) cost no CPU; their
- * completions still feed the EWMA, and spinning comes back when they get
- * fast.
+ * waiter's sleep and wake-up are saved.
  *
- * The spinner stays a good citizen: it yields at need_resched() (on a
- * software device such as rxe the completion itself needs a CPU: its
- * kernel threads and the CQ's worker), stops at a fatal signal, and does
- * not spin at all on a single online CPU, where the completion can only
- * run once the waiter gives the CPU up.  What follows the spin is the wait
- * it replaces, unchanged (hixl_xbatch_wait()).
+ * Whether spinning pays depends on the machine: with a hardware RNIC the
+ * completion comes from another CPU's interrupt and the spinner only saves
+ * the wake-up; with a software device (rxe) on few CPUs the completion
+ * itself needs a CPU (rxe's tasks, the CQ's worker), and a spinner can
+ * delay the very completion it waits for - measured under QEMU/TCG with 2
+ * vCPUs, spinning made a 64 B WRITE slower (bench/results-lat.md).  So the
+ * decision is measured per link, not assumed: each small synchronous batch
+ * records the time its caller waited (post to return, what the caller
+ * sees) in one of two EWMAs, the spinning one or the sleeping one, and a
+ * batch spins when spinning has been the faster (hixl_poll_budget_ns()).
+ * One batch in HIXL_POLL_EXPLORE takes the other way, so that both stay
+ * current when the load changes.  A spin is bounded, like the block
+ * layer's hybrid polling bounds its sleep by the mean completion time
+ * (blk_mq_poll_nsecs()): by 1.5 times the spinning EWMA (a completion is
+ * rarely much later than the mean; when it is, the waiter sleeps as
+ * before), and always by the poll_us module parameter (0: off).
+ *
+ * The spinner stays a good citizen: it yields at need_resched(), stops at
+ * a fatal signal, and does not spin at all on a single online CPU, where
+ * the completion can only run once the waiter gives the CPU up.  What
+ * follows the spin is the wait it replaces, unchanged (hixl_xbatch_wait()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,28 +48,41 @@
 unsigned int hixl_poll_us = 200;
 module_param_named(poll_us, hixl_poll_us, uint, 0644);
 MODULE_PARM_DESC(poll_us,
-		 "a synchronous TRANSFER of at most 64 KiB spins up to this many microseconds on its completion before it sleeps, adaptively (1.5x the link's recent completion time; not when that exceeds poll_us); 0: off (default 200)");
+		 "a synchronous TRANSFER of at most 64 KiB may spin up to this many microseconds on its completion before it sleeps, when spinning has been faster than sleeping on its link (measured per link); 0: off (default 200)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_poll_us);
 
 /**
- * hixl_poll_budget_ns() - how long a waiter spins before it sleeps
- * @ewma_ns: the link's EWMA of small batch completion times (0: none yet)
- * @cap_ns:  the poll_us module parameter in ns (0: hybrid polling off)
+ * hixl_poll_budget_ns() - does a waiter spin, and for how long?
+ * @spin_ns:  the link's EWMA of the wait of small batches that spun (0: none yet)
+ * @sleep_ns: the same of those that slept at once (0: none yet)
+ * @cap_ns:   the poll_us module parameter in ns (0: hybrid polling off)
+ * @seq:      the link's count of small synchronous batches so far
  *
- * Return: the time after posting until which the waiter may spin, in ns:
- * 0 when polling is off or completions usually take longer than @cap_ns;
- * @cap_ns before the link has a sample; otherwise 1.5 times @ewma_ns, at
- * most @cap_ns.
+ * A way without a sample is tried first (spinning, then sleeping); then
+ * the faster way is taken, except that every HIXL_POLL_EXPLORE-th batch
+ * takes the other, to keep both averages current.
+ *
+ * Return: 0 to sleep at once; otherwise the time after posting until which
+ * the waiter may spin, in ns: 1.5 times @spin_ns (@cap_ns before the first
+ * sample), at most @cap_ns.
  */
-u64 hixl_poll_budget_ns(u64 ewma_ns, u64 cap_ns)
+u64 hixl_poll_budget_ns(u64 spin_ns, u64 sleep_ns, u64 cap_ns, u32 seq)
 {
+	bool spin;
+
 	if (!cap_ns)
 		return 0;
-	if (!ewma_ns)
-		return cap_ns;
-	if (ewma_ns > cap_ns)
+	if (!spin_ns)
+		spin = true;
+	else if (!sleep_ns)
+		spin = false;
+	else
+		spin = (spin_ns <= sleep_ns) != !(seq % HIXL_POLL_EXPLORE);
+	if (!spin)
 		return 0;
-	return min(cap_ns, ewma_ns + ewma_ns / 2);
+	if (!spin_ns)
+		return cap_ns;
+	return min(cap_ns, spin_ns + spin_ns / 2);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_poll_budget_ns);
 
@@ -105,18 +122,19 @@ bool hixl_poll_small(u64 bytes, u32 pieces)
 EXPORT_SYMBOL_IF_KUNIT(hixl_poll_small);
 
 /**
- * hixl_poll_record() - a small batch completed: feed the link's EWMA
+ * hixl_poll_record() - a small batch ended well: feed the link's EWMAs
  * @l:       the link
+ * @spun:    the waiter spun (hixl_poll_spin() returned a budget)
  * @post_ns: ktime_get_ns() before the batch was submitted
  *
- * Called from the batch's end (the CQ's worker, or the submitter); racing
- * updates may lose a sample, which an average can afford.
+ * Called by the waiter once its wait returned; racing updates from two
+ * waiters on one link may lose a sample, which an average can afford.
  */
-void hixl_poll_record(struct hixl_link *l, u64 post_ns)
+void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns)
 {
-	u64 old = READ_ONCE(l->xq.lat_ewma_ns);
+	u64 *avg = spun ? &l->xq.poll_spin_ns : &l->xq.poll_sleep_ns;
 
-	WRITE_ONCE(l->xq.lat_ewma_ns, hixl_poll_ewma(old, ktime_get_ns() - post_ns));
+	WRITE_ONCE(*avg, hixl_poll_ewma(READ_ONCE(*avg), ktime_get_ns() - post_ns));
 }
 
 /**
@@ -146,24 +164,28 @@ bool hixl_poll_spin_until(struct completion *done, u64 end_ns)
 EXPORT_SYMBOL_IF_KUNIT(hixl_poll_spin_until);
 
 /**
- * hixl_poll_spin() - spin briefly on a small batch's completion
+ * hixl_poll_spin() - spin briefly on a small batch's completion, or not
  * @l:       the batch's link
  * @done:    the completion its end completes
  * @post_ns: ktime_get_ns() before the batch was submitted
  *
  * Spins (hixl_poll_spin_until()) for the budget hixl_poll_budget_ns()
  * gives, counted from @post_ns; not at all with one online CPU.  The
- * caller then waits for @done as it would without the spin.
+ * caller then waits for @done as it would without the spin, and passes
+ * the return value to hixl_poll_record().
  *
  * Context: process context, may sleep (cond_resched()).
- * Return: true when @done was completed during the spin.
+ * Return: true when the waiter spun (whether or not @done came meanwhile).
  */
 bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns)
 {
-	u64 budget = hixl_poll_budget_ns(READ_ONCE(l->xq.lat_ewma_ns),
-					 (u64)READ_ONCE(hixl_poll_us) * NSEC_PER_USEC);
+	u32 seq = atomic_inc_return(&l->xq.poll_seq);
+	u64 budget = hixl_poll_budget_ns(READ_ONCE(l->xq.poll_spin_ns),
+					 READ_ONCE(l->xq.poll_sleep_ns),
+					 (u64)READ_ONCE(hixl_poll_us) * NSEC_PER_USEC, seq);
 
 	if (!budget || num_online_cpus() < 2)
 		return false;
-	return hixl_poll_spin_until(done, post_ns + budget);
+	hixl_poll_spin_until(done, post_ns + budget);
+	return true;
 }

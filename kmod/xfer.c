@@ -422,8 +422,6 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 
 static void hixl_xbatch_end_sync(struct hixl_xbatch *b)
 {
-	if (b->poll && !b->status)
-		hixl_poll_record(b->l, b->post_ns);
 	complete(&b->done);
 }
 

@@ -96,7 +96,7 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
  *            counters (stats.c)
  * @start_ns: ktime_get_ns() at the TRANSFER's start (hixl_xfer_complete)
  * @poll:     a small synchronous batch: its waiter may spin (poll.c) and
- *            its completion time feeds the link's EWMA
+ *            its wait feeds the link's EWMAs
  * @post_ns:  with @poll, ktime_get_ns() just before hixl_xbatch_submit()
  */
 struct hixl_xbatch {
@@ -146,12 +146,13 @@ bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied);
 /* poll.c: hybrid polling of small synchronous batches */
 #define HIXL_POLL_MAX_BYTES	SZ_64K		/* larger batches never spin */
 #define HIXL_POLL_EWMA_MAX_NS	(10ULL * NSEC_PER_SEC)	/* a sample counts at most this */
+#define HIXL_POLL_EXPLORE	16	/* one batch in this many tries the other way */
 
 extern unsigned int hixl_poll_us;
-u64 hixl_poll_budget_ns(u64 ewma_ns, u64 cap_ns);
+u64 hixl_poll_budget_ns(u64 spin_ns, u64 sleep_ns, u64 cap_ns, u32 seq);
 u64 hixl_poll_ewma(u64 ewma_ns, u64 sample_ns);
 bool hixl_poll_small(u64 bytes, u32 pieces);
-void hixl_poll_record(struct hixl_link *l, u64 post_ns);
+void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns);
 bool hixl_poll_spin_until(struct completion *done, u64 end_ns);
 bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns);
 

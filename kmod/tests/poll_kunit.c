@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * poll_kunit.c - KUnit suite hixl_poll: the hybrid polling decision of
- * poll.c - the spin budget (hixl_poll_budget_ns()) off, before the first
- * sample, inside and beyond the cap; the EWMA of completion times
+ * poll.c - the choice and budget of a spin (hixl_poll_budget_ns()): off,
+ * learning both ways first, the faster way taken, one batch in
+ * HIXL_POLL_EXPLORE the other, the cap; the EWMA of completion times
  * (hixl_poll_ewma()) converging both ways and never reading as "no
  * sample"; and which batches may spin (hixl_poll_small()).
  */
@@ -15,30 +16,51 @@
 
 static void hixl_poll_off_never_spins(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(0, 0), 0ULL);
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(5000, 0), 0ULL);
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(U64_MAX, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(0, 0, 0, 1), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(5000, 90000, 0, 1), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(5000, 90000, 0, HIXL_POLL_EXPLORE), 0ULL);
 }
 
-static void hixl_poll_first_batch_spins_the_cap(struct kunit *test)
+static void hixl_poll_learns_both_ways_first(struct kunit *test)
 {
-	/* nothing learned yet: one batch's worth of CPU to learn it */
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(0, 200000), 200000ULL);
+	/* nothing learned: spin, up to the cap */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(0, 0, 200000, 1), 200000ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(0, 30000, 200000, 1), 200000ULL);
+	/* spinning measured, sleeping not yet: sleep once */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(30000, 0, 200000, 1), 0ULL);
 }
 
-static void hixl_poll_budget_follows_the_ewma(struct kunit *test)
+static void hixl_poll_takes_the_faster_way(struct kunit *test)
 {
-	/* 1.5 times the mean completion time, inside the cap */
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 200000), 15000ULL);
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(1, 200000), 1ULL);
-	/* 1.5x passes the cap: the cap */
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(150000, 200000), 200000ULL);
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(200000, 200000), 200000ULL);
-	/* usually slower than the cap: sleep at once, no CPU spent */
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(200001, 200000), 0ULL);
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(U64_MAX, 200000), 0ULL);
+	/* spinning faster: spin 1.5 times its average */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 40000, 200000, 1), 15000ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 10000, 200000, 1), 15000ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(1, 2, 200000, 1), 1ULL);
+	/* at most the cap */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(150000, 400000, 200000, 1), 200000ULL);
 	/* the largest cap the parameter allows does not overflow */
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(1000, (u64)UINT_MAX * NSEC_PER_USEC), 1500ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(1000, 2000, (u64)UINT_MAX * NSEC_PER_USEC, 1),
+			1500ULL);
+	/* sleeping faster (a spinner delays a software device): sleep */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(115000, 71000, 200000, 1), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10001, 10000, 200000, 7), 0ULL);
+}
+
+static void hixl_poll_explores_the_other_way(struct kunit *test)
+{
+	u32 spins = 0, seq;
+
+	/* one in HIXL_POLL_EXPLORE takes the slower way */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(115000, 71000, 200000, HIXL_POLL_EXPLORE),
+			172500ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 40000, 200000, 2 * HIXL_POLL_EXPLORE),
+			0ULL);
+	for (seq = 1; seq <= 10 * HIXL_POLL_EXPLORE; seq++)
+		spins += hixl_poll_budget_ns(115000, 71000, 200000, seq) > 0;
+	KUNIT_EXPECT_EQ(test, spins, 10U);
+	/* the sequence count wrapping is just another batch */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 40000, 200000, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 40000, 200000, U32_MAX), 15000ULL);
 }
 
 static void hixl_poll_ewma_converges(struct kunit *test)
@@ -48,15 +70,14 @@ static void hixl_poll_ewma_converges(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, e, 80000ULL);	/* the first sample as it is */
 	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(e, 0), 70000ULL);	/* weight 1/8 */
-	/* the link got fast: within 32 samples the budget spins again */
+	/* the link got fast: within 32 samples the average follows */
 	for (i = 0; i < 32; i++)
 		e = hixl_poll_ewma(e, 10000);
 	KUNIT_EXPECT_LT(test, e, 11000ULL);
-	KUNIT_EXPECT_GT(test, hixl_poll_budget_ns(e, 50000), 0ULL);
-	/* and slow again: the spin stops */
+	/* and slow again */
 	for (i = 0; i < 32; i++)
 		e = hixl_poll_ewma(e, 1000000);
-	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(e, 200000), 0ULL);
+	KUNIT_EXPECT_GT(test, e, 900000ULL);
 }
 
 static void hixl_poll_ewma_edges(struct kunit *test)
@@ -132,8 +153,9 @@ static void hixl_poll_spin_sees_a_completion(struct kunit *test)
 
 static struct kunit_case hixl_hybrid_poll_cases[] = {
 	KUNIT_CASE(hixl_poll_off_never_spins),
-	KUNIT_CASE(hixl_poll_first_batch_spins_the_cap),
-	KUNIT_CASE(hixl_poll_budget_follows_the_ewma),
+	KUNIT_CASE(hixl_poll_learns_both_ways_first),
+	KUNIT_CASE(hixl_poll_takes_the_faster_way),
+	KUNIT_CASE(hixl_poll_explores_the_other_way),
 	KUNIT_CASE(hixl_poll_ewma_converges),
 	KUNIT_CASE(hixl_poll_ewma_edges),
 	KUNIT_CASE(hixl_poll_small_batches),
