@@ -44,12 +44,12 @@ run_hixl() {	# REP TOOL POLL OP SIZE
 
 run_perftest() {	# REP OP SIZE
 	local log=$HIXL_WORK/lat-client.log try
-	timeout 900 ib_"$2"_lat -d rxe0 -R -F -s "$3" -n "$iters" > "$HIXL_WORK/lat-server.log" 2>&1 &
+	timeout 180 ib_"$2"_lat -d rxe0 -R -F -s "$3" -n "$iters" > "$HIXL_WORK/lat-server.log" 2>&1 &
 	local srv=$!
 	# a client that finds no listener yet (the CM rejects it) starts again
 	for try in 1 2 3 4 5; do
 		sleep 1
-		timeout 600 ib_"$2"_lat -d rxe0 -R -F -s "$3" -n "$iters" 10.77.0.1 > "$log" 2>&1 && break
+		timeout 60 ib_"$2"_lat -d rxe0 -R -F -s "$3" -n "$iters" 10.77.0.1 > "$log" 2>&1 && break
 	done
 	sleep 1
 	kill $srv 2>/dev/null
