@@ -17,12 +17,22 @@ As a module: parse(path) -> data; section(data) -> markdown lines;
 summary(data) -> {name: ratio} (for results.json).
 """
 import argparse
+import math
 import statistics
 
 GIB = 1 << 30
 MIB = 1 << 20
 LAT_TOOLS = ["hixl-poll", "hixl-nopoll", "perftest"]
 BW_TOOLS = ["hixl-sync-poll", "hixl-sync-nopoll", "perftest"]
+
+
+def num(x):
+    """a finite float, or None (perftest prints "inf" when its timing failed)"""
+    try:
+        v = float(x)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
 
 
 def parse(path):
@@ -37,9 +47,12 @@ def parse(path):
             d["info"][f[1]] = " ".join(f[2:])
         elif f[0] == "lat" and len(f) == 13:
             _, rep, tool, op, size, n, p50, p99, mean, lo, hi, cpu, secs = f
-            cpu_op = float(cpu) / int(n) * 1e6 if cpu != "-" else None
+            cpu_op = num(cpu) / int(n) * 1e6 if num(cpu) is not None else None
+            if num(p50) is None or num(p99) is None:
+                d["na"].append(line.strip() + " (not finite: left out)")
+                continue
             d["lat"].setdefault((op, int(size)), {}).setdefault(tool, []).append(
-                (float(p50), float(p99), cpu_op))
+                (num(p50), num(p99), cpu_op))
         elif f[0] == "res" and len(f) == 9:
             _, rep, tool, op, block, batch, nbytes, secs, cpu = f
             d["bw"].setdefault(op, {}).setdefault(tool, []).append(
@@ -203,11 +216,16 @@ def main():
            "Raw lines: `build/vm/bench-lat/raw-lat.txt`.\n"]
     out += section(data)
     s = summary(data)
+    raw = [l.rstrip("\n") for l in open(a.raw, errors="replace") if l.split()[:1] in (["lat"], ["res"], ["na"], ["info"])]
     if s:
         out.append("Summary ratios (hixl / perftest; the names are results.json's):\n")
         out.append("```")
         out += [f"{k} {v}" for k, v in s.items()]
         out.append("```\n")
+    out.append("Raw lines of the run (bench/bench-lat-guest.sh's format):\n")
+    out.append("```")
+    out += raw
+    out.append("```\n")
     open(a.out, "w").write("\n".join(out))
 
 

@@ -92,7 +92,11 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_poll_budget_ns);
  * @sample_ns: a batch's post-to-completion time
  *
  * Weight 1/8 for the new sample (as the TCP RTT estimator); the first
- * sample is taken as it is; the result is never 0 (0 means "no sample").
+ * sample is taken as it is, later ones count at most twice the average,
+ * so that one stall of the machine (milliseconds, under a loaded
+ * hypervisor) does not make one way look slow for dozens of batches,
+ * while a real change is still followed (by up to 1/8 per sample); the
+ * result is never 0 (0 means "no sample").
  *
  * Return: the new average.
  */
@@ -102,6 +106,8 @@ u64 hixl_poll_ewma(u64 ewma_ns, u64 sample_ns)
 
 	if (sample_ns > HIXL_POLL_EWMA_MAX_NS)
 		sample_ns = HIXL_POLL_EWMA_MAX_NS;
+	if (ewma_ns && sample_ns / 2 > ewma_ns)
+		sample_ns = 2 * ewma_ns;
 	avg = ewma_ns ? ewma_ns - ewma_ns / 8 + sample_ns / 8 : sample_ns;
 	return avg ?: 1;
 }

@@ -4,8 +4,8 @@
  * poll.c - the choice and budget of a spin (hixl_poll_budget_ns()): off,
  * learning both ways first, the faster way taken, one batch in
  * HIXL_POLL_EXPLORE the other, the cap; the EWMA of completion times
- * (hixl_poll_ewma()) converging both ways and never reading as "no
- * sample"; and which batches may spin (hixl_poll_small()).
+ * (hixl_poll_ewma()) converging both ways, a stall clamped, never
+ * reading as "no sample"; and which batches may spin (hixl_poll_small()).
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -74,8 +74,10 @@ static void hixl_poll_ewma_converges(struct kunit *test)
 	for (i = 0; i < 32; i++)
 		e = hixl_poll_ewma(e, 10000);
 	KUNIT_EXPECT_LT(test, e, 11000ULL);
-	/* and slow again */
-	for (i = 0; i < 32; i++)
+	/* one stall counts twice the average, no more */
+	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(8000, 4000000), 9000ULL);
+	/* and slow again: followed, up to 1/8 per sample */
+	for (i = 0; i < 64; i++)
 		e = hixl_poll_ewma(e, 1000000);
 	KUNIT_EXPECT_GT(test, e, 900000ULL);
 }
