@@ -99,7 +99,8 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 
 # the installed tools, and the benchmark programs beside their results
 TOOLS        := tools/hixlctl tools/hixl-bench
-BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix
+BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix \
+		bench/bench-lat
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
@@ -119,7 +120,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover clean install
+.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:
@@ -184,6 +185,8 @@ bench/bench-submit: bench/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
 bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
+bench/bench-lat: bench/bench-lat.c $(RAW_H) uapi/rdma/hixl.h
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
 tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 # the wire fuzzer plays its hostile peer with the user tests' wire peer
@@ -295,6 +298,13 @@ bench-default: all
 # bench/results-crossover.md
 bench-crossover: all
 	bench/bench.sh crossover
+
+# 64 B and 4 KiB round trips, hixl sync (hybrid polling on and off) vs
+# perftest (ib_write_lat/ib_read_lat), p50 and p99, and the sync 4 KiB
+# batch-1 throughput and CPU per GiB with polling on and off, same VM run;
+# writes bench/results-lat.md
+bench-lat: all
+	bench/bench.sh lat
 
 clean:
 	-[ ! -f "$(KDIR)/Makefile" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

@@ -9,7 +9,9 @@
 #
 # Settings (environment): BENCH_REPS (3), BENCH_MIN_MIB (32: bytes per
 # point at least), BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS,
-# BENCH_REG (1: run bench/bench-reg).
+# BENCH_REG (1: run bench/bench-reg), BENCH_LAT (1: run
+# bench/bench-lat-guest.sh, latency and hybrid polling on/off, into
+# $HIXL_WORK/raw-lat.txt; LAT_REPS, LAT_ITERS).
 set -u
 out=$HIXL_WORK/raw.txt
 : > "$out"
@@ -41,6 +43,10 @@ info matrix_seconds "$(( $(date +%s) - start ))"
 if [ "${BENCH_REG:-1}" = 1 ]; then
 	echo "bench: registration"
 	bench/bench-reg --size 1024 --reps 5 --out "$HIXL_WORK/results-reg.md" || exit 1
+fi
+if [ "${BENCH_LAT:-1}" = 1 ]; then
+	echo "bench: latency"
+	bench/bench-lat-guest.sh "$HIXL_WORK/raw-lat.txt" > /dev/null || exit 1
 fi
 info guest_seconds "$(( $(date +%s) - start ))"
 exit 0

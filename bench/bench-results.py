@@ -15,7 +15,7 @@ Usage:
   bench-results.py --raw RAW --machine M --kernel K --out results.md [--png results.png]
                    [--json results.json] [--reg results-reg.md]
                    [--submit results-submit.md] [--vm-seconds N] [--host-load L]
-                   [--note TEXT]
+                   [--lat raw-lat.txt] [--note TEXT]
   bench-results.py --from-md results.md --json results.json [--note TEXT]
       (results.json from a results.md written before the JSON existed)
 """
@@ -26,7 +26,9 @@ import os
 import statistics
 import sys
 
-import results_json
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results_json  # noqa: E402  (bench/results_json.py: results.json)
+import latreport  # noqa: E402  (bench/latreport.py: the latency section)
 
 TOOLS = ["hixl-sync", "hixl-async", "perftest", "ucx"]
 LABEL = {"hixl-sync": "hixl sync (ioctl)", "hixl-async": "hixl async (io_uring)",
@@ -172,6 +174,7 @@ def main():
     ap.add_argument("--reg")
     ap.add_argument("--submit")
     ap.add_argument("--vm-seconds", type=int)
+    ap.add_argument("--lat", help="bench/bench-lat-guest.sh's raw lines (latency section)")
     ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
     a = ap.parse_args()
     if a.from_md:
@@ -347,6 +350,14 @@ def main():
     else:
         w("Not measured in this run (BENCH_REG=0): see "
           "[results-reg.md](results-reg.md) (`make bench-reg`).\n")
+
+    # ---- latency (bench/latreport.py, the same tables as results-lat.md)
+    if a.lat and os.path.exists(a.lat):
+        out.extend(latreport.section(latreport.parse(a.lat)))
+    else:
+        w("## Latency\n")
+        w("Not measured in this run (BENCH_LAT=0): see [results-lat.md](results-lat.md) "
+          "(`make bench-lat`).\n")
 
     # ---- submission
     w("## Submission rate: TRANSFER ioctl vs io_uring URING_CMD\n")

@@ -217,6 +217,10 @@ struct hixl_link_stage {
  * @planning:   TRANSFERs between reading the peer's table and queueing
  *              (atomic, not under @lock)
  * @posting:    the pump is between taking pieces and posting them
+ * @poll_spin_ns, @poll_sleep_ns: EWMAs of the wait of the link's small
+ *              synchronous batches that spun and that slept at once, 0
+ *              before the first (poll.c; READ_ONCE/WRITE_ONCE, no lock)
+ * @poll_seq:   small synchronous batches so far (poll.c)
  */
 struct hixl_link_xq {
 	struct mutex mutex;
@@ -228,6 +232,9 @@ struct hixl_link_xq {
 	void *wr;
 	atomic_t planning;
 	bool posting;
+	u64 poll_spin_ns;
+	u64 poll_sleep_ns;
+	atomic_t poll_seq;
 };
 
 /**

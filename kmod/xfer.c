@@ -499,6 +499,9 @@ static int hixl_xprep_run_direct(struct hixl_engine *eng, struct hixl_transfer *
 	b->planning = p->planning;	/* hixl_xbatch_submit() ends it */
 	p->planning = false;
 	b->end_fn = hixl_xbatch_end_sync;
+	b->poll = hixl_poll_small(b->pl.bytes, b->pl.n);
+	if (b->poll)
+		b->post_ns = ktime_get_ns();
 	hixl_xbatch_submit(b, deadline, false);
 	ret = hixl_xbatch_wait(b, &failed);
 	if (ret)

@@ -11,6 +11,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/sizes.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -94,6 +95,9 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
  * @ndesc:    descriptors of the TRANSFER in @pl (its direct ones), for the
  *            counters (stats.c)
  * @start_ns: ktime_get_ns() at the TRANSFER's start (hixl_xfer_complete)
+ * @poll:     a small synchronous batch: its waiter may spin (poll.c) and
+ *            its wait feeds the link's EWMAs
+ * @post_ns:  with @poll, ktime_get_ns() just before hixl_xbatch_submit()
  */
 struct hixl_xbatch {
 	struct kref ref;
@@ -121,6 +125,8 @@ struct hixl_xbatch {
 	struct io_uring_cmd *cmd;
 	u32 ndesc;
 	u64 start_ns;
+	bool poll;
+	u64 post_ns;
 };
 
 int hixl_link_xq_init(struct hixl_link *l);
@@ -136,5 +142,18 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonbloc
 void hixl_xq_plan_begin(struct hixl_link *l);
 void hixl_xq_plan_end(struct hixl_link *l);
 bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied);
+
+/* poll.c: hybrid polling of small synchronous batches */
+#define HIXL_POLL_MAX_BYTES	SZ_64K		/* larger batches never spin */
+#define HIXL_POLL_EWMA_MAX_NS	(10ULL * NSEC_PER_SEC)	/* a sample counts at most this */
+#define HIXL_POLL_EXPLORE	16	/* one batch in this many tries the other way */
+
+extern unsigned int hixl_poll_us;
+u64 hixl_poll_budget_ns(u64 spin_ns, u64 sleep_ns, u64 cap_ns, u32 seq);
+u64 hixl_poll_ewma(u64 ewma_ns, u64 sample_ns);
+bool hixl_poll_small(u64 bytes, u32 pieces);
+void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns);
+bool hixl_poll_spin_until(struct completion *done, u64 end_ns);
+bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns);
 
 #endif /* _HIXL_XFER_H */

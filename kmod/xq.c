@@ -614,16 +614,23 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_cancel);
  * @failed: out: the descriptor to blame, or @b->count on success
  *
  * A fatal signal cancels the batch and the wait goes on until it ended
- * (its posted requests must not outlive the pages they point into).
+ * (its posted requests must not outlive the pages they point into).  A
+ * small batch (@b->poll) may first be spun on briefly (hybrid polling,
+ * poll.c); the wait after the spin is the same, and its duration feeds the
+ * link's choice between spinning and sleeping.
  *
  * Return: 0, -ETIMEDOUT, -ECANCELED, or the link error (-ECONNRESET, -EIO).
  */
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed)
 {
+	bool spun = b->poll && hixl_poll_spin(b->l, &b->done, b->post_ns);
+
 	if (wait_for_completion_killable(&b->done)) {
 		hixl_xbatch_cancel(b);
 		wait_for_completion(&b->done);
 	}
+	if (b->poll && !b->status)
+		hixl_poll_record(b->l, spun, b->post_ns);
 	*failed = b->failed;
 	return b->status;
 }

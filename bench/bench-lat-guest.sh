@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the bench VM (bench/bench.sh lat, `make bench-lat`, and
+# bench/bench-all-guest.sh for `make bench`): the latency of one synchronous
+# 1-descriptor transfer, 64 B and 4 KiB, WRITE and READ - hixl
+# (bench/bench-lat) with hybrid polling on (the module's poll_us as loaded)
+# and off (poll_us=0, through /sys/module/hixl/parameters) beside perftest's
+# ib_write_lat / ib_read_lat - interleaved, their order rotating with the
+# repetition; then the sync 4 KiB batch-1 throughput and CPU per GiB with
+# polling on and off beside ib_write_bw / ib_read_bw (bench/bench-matrix
+# run, one point).
+#
+# Output: $1 (default $HIXL_WORK/raw-lat.txt), lines
+#   lat REP TOOL OP SIZE N P50_US P99_US MEAN_US MIN_US MAX_US CPU_SECONDS SECONDS
+#       (perftest: CPU_SECONDS and SECONDS are "-"; its P50 is t_typical,
+#        its P99 the "99% percentile", MIN/MAX t_min/t_max, as it prints them)
+#   res REP TOOL OP BLOCK BATCH BYTES SECONDS CPU_SECONDS   (bench-matrix's)
+#   info KEY VALUE...
+# TOOL: hixl-poll, hixl-nopoll, perftest; in res lines hixl-sync-poll,
+# hixl-sync-nopoll, perftest.
+# Settings (environment): LAT_REPS (3), LAT_ITERS (2000 ops per run),
+# LAT_SIZES ("64 4096"), LAT_MIN_MIB (16: bytes per throughput point).
+set -u
+out=${1:-$HIXL_WORK/raw-lat.txt}
+reps=${LAT_REPS:-3} iters=${LAT_ITERS:-2000} sizes=${LAT_SIZES:-64 4096}
+param=/sys/module/hixl/parameters/poll_us
+: > "$out"
+[ -w "$param" ] || { echo "bench-lat: no $param (module without hybrid polling?)" >&2; exit 1; }
+on=$(cat "$param")
+[ "$on" != 0 ] || on=200
+info() { echo "info $*" >> "$out"; }
+info kernel "$(uname -r)"
+info ncpu "$(nproc)"
+info perftest "$(dpkg-query -W -f='${Version}' perftest 2>/dev/null)"
+info poll_us "$on"
+info lat_iters "$iters"
+start=$(date +%s)
+
+run_hixl() {	# REP TOOL POLL OP SIZE
+	echo "$3" > "$param"
+	bench/bench-lat --rep "$1" --tool "$2" --op "$4" --size "$5" --iters "$iters" >> "$out" ||
+		{ echo "bench-lat: hixl $4 $5 failed" >&2; return 1; }
+}
+
+run_perftest() {	# REP OP SIZE
+	local log=$HIXL_WORK/lat-client.log try
+	timeout 180 ib_"$2"_lat -d rxe0 -R -F -s "$3" -n "$iters" > "$HIXL_WORK/lat-server.log" 2>&1 &
+	local srv=$!
+	# a client that finds no listener yet (the CM rejects it) starts again
+	for try in 1 2 3 4 5; do
+		sleep 1
+		timeout 60 ib_"$2"_lat -d rxe0 -R -F -s "$3" -n "$iters" 10.77.0.1 > "$log" 2>&1 && break
+	done
+	sleep 1
+	kill $srv 2>/dev/null
+	wait $srv 2>/dev/null
+	# bytes iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+	awk -v rep="$1" -v op="$2" -v sz="$3" \
+		'$1 == sz && NF >= 9 { printf "lat %s perftest %s %s %s %s %s %s %s %s - -\n", rep, op, sz, $2, $5, $8, $6, $3, $4 }' \
+		"$log" >> "$out"
+	grep -q "^lat $1 perftest $2 $3 " "$out" ||
+		{ echo "bench-lat: ib_$2_lat $3 failed:"; cat "$log" "$HIXL_WORK/lat-server.log"; } >&2
+	return 0
+}
+
+tools=(hixl-poll hixl-nopoll perftest)
+for rep in $(seq "$reps"); do
+	for size in $sizes; do
+		for op in write read; do
+			for i in 0 1 2; do
+				t=${tools[$(( (i + rep) % 3 ))]}
+				echo "bench-lat: rep $rep $op $size $t" >&2
+				case $t in
+				hixl-poll) run_hixl "$rep" "$t" "$on" "$op" "$size" || exit 1 ;;
+				hixl-nopoll) run_hixl "$rep" "$t" 0 "$op" "$size" || exit 1 ;;
+				perftest) run_perftest "$rep" "$op" "$size" || exit 1 ;;
+				esac
+			done
+		done
+	done
+done
+
+# the sync 4 KiB batch-1 throughput, polling on and off, beside perftest
+for rep in $(seq "$reps"); do
+	for p in "$on" 0; do
+		[ "$p" = 0 ] && name=hixl-sync-nopoll || name=hixl-sync-poll
+		echo "$p" > "$param"
+		echo "bench-lat: rep $rep throughput poll_us=$p" >&2
+		bench/bench-matrix run --blocks 4 --batches 1 --tools hixl-sync,perftest --reps 1 \
+			--min-mib "${LAT_MIN_MIB:-16}" |
+			sed -n "s/^res 1 hixl-sync /res $rep $name /p; s/^res 1 perftest /res $rep perftest /p; s/^na 1 /na $rep /p" \
+			>> "$out"
+	done
+done
+echo "$on" > "$param"
+info lat_seconds "$(( $(date +%s) - start ))"
+cat "$out"

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-lat - the latency of one synchronous hixl transfer: N TRANSFER
+ * ioctls of one descriptor, one after the other, between two engines of
+ * this process over rxe's loopback path (staging pool off: every
+ * descriptor a direct RDMA READ or WRITE), each timed on its own.  For
+ * `make bench-lat` (bench/bench-lat-guest.sh), beside perftest's
+ * ib_write_lat / ib_read_lat in the same boot.
+ *
+ * Usage: bench-lat [--op write|read] [--size BYTES] [--iters N] [--warmup N]
+ *                  [--rep N] [--tool NAME] [--ip ADDR] [--port PORT]
+ *
+ * Prints one line:
+ *   lat REP TOOL OP SIZE N P50_US P99_US MEAN_US MIN_US MAX_US CPU_SECONDS SECONDS
+ * TOOL is --tool (default "hixl"; the guest script names the module's
+ * poll_us setting in it).  The latency of one op is from just before the
+ * ioctl to just after it returned (what a caller of hixl_transfer_sync()
+ * waits).  CPU_SECONDS: whole-machine busy time (user + nice + system +
+ * irq + softirq + steal of /proc/stat's "cpu" line: rxe works in softirq
+ * and kernel threads) over the N timed ops; SECONDS: their wall time.
+ * The first --warmup ops (100) are not timed.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hixl/uapi.h>
+
+#include "raw.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* whole-machine busy seconds so far (see the top) */
+static double busy_s(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	long hz = sysconf(_SC_CLK_TCK);
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 8)
+		return 0;
+	/* user nice system idle iowait irq softirq steal: all but idle, iowait */
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the nearest-rank percentile of sorted @v */
+static double pct(const double *v, size_t n, double p)
+{
+	size_t i = (size_t)(p / 100.0 * n + 0.999999);
+
+	if (i < 1)
+		i = 1;
+	if (i > n)
+		i = n;
+	return v[i - 1];
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: bench-lat [--op write|read] [--size BYTES] [--iters N] [--warmup N]\n"
+		"                 [--rep N] [--tool NAME] [--ip ADDR] [--port PORT]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *ip = "10.77.0.1", *opname = "write", *tool = "hixl";
+	size_t size = 4096, iters = 2000, warmup = 100, len;
+	unsigned int port = 17201;
+	int rep = 1, a, b, op;
+	double *lat, sum = 0, t0, c0, wall, cpu;
+	unsigned char *src, *dst;
+	struct hixl_op_desc d;
+	struct hixl_connect c;
+	struct hixl_transfer t;
+
+	for (int i = 1; i < argc; i++) {
+		if (i + 1 >= argc)
+			return usage();
+		if (!strcmp(argv[i], "--op"))
+			opname = argv[++i];
+		else if (!strcmp(argv[i], "--size"))
+			size = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--iters"))
+			iters = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--warmup"))
+			warmup = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--rep"))
+			rep = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tool"))
+			tool = argv[++i];
+		else if (!strcmp(argv[i], "--ip"))
+			ip = argv[++i];
+		else if (!strcmp(argv[i], "--port"))
+			port = strtoul(argv[++i], NULL, 0);
+		else
+			return usage();
+	}
+	if (strcmp(opname, "write") && strcmp(opname, "read"))
+		return usage();
+	if (!size || !iters || port < 1 || port > 65534)
+		return usage();
+	op = strcmp(opname, "read") ? HIXL_OP_WRITE : HIXL_OP_READ;
+	a = hixl_raw_engine(ip, port, 0, 0);
+	b = hixl_raw_engine(ip, port + 1, 0, 0);
+	if (a < 0 || b < 0) {
+		fprintf(stderr, "bench-lat: engine setup failed: %s\n", strerror(-(a < 0 ? a : b)));
+		return 1;
+	}
+	len = (size + 4095) & ~4095UL;
+	src = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	dst = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	lat = calloc(iters, sizeof(*lat));
+	if (src == MAP_FAILED || dst == MAP_FAILED || !lat)
+		return 1;
+	for (size_t i = 0; i < len; i++)
+		src[i] = (unsigned char)(i * 131 + 7);
+	memset(dst, 0, len);
+	/* WRITE: a's src -> b's dst; READ: a's dst <- b's src */
+	if (hixl_raw_reg_host(a, op == HIXL_OP_WRITE ? src : dst, len) ||
+	    hixl_raw_reg_host(b, op == HIXL_OP_WRITE ? dst : src, len)) {
+		perror("bench-lat: REG_MEM");
+		return 1;
+	}
+	memset(&c, 0, sizeof(c));
+	c.remote = hixl_raw_name(ip, port + 1);
+	c.timeout_ms = 10000;
+	if (ioctl(a, HIXL_IOC_CONNECT, &c)) {
+		perror("bench-lat: CONNECT");
+		return 1;
+	}
+	memset(&d, 0, sizeof(d));
+	d.local_addr = (uintptr_t)(op == HIXL_OP_WRITE ? src : dst);
+	d.remote_addr = (uintptr_t)(op == HIXL_OP_WRITE ? dst : src);
+	d.len = size;
+	memset(&t, 0, sizeof(t));
+	t.remote = c.remote;
+	t.op = op;
+	t.descs = (uintptr_t)&d;
+	t.count = 1;
+	t.timeout_ms = 10000;
+	for (size_t i = 0; i < warmup; i++) {
+		if (ioctl(a, HIXL_IOC_TRANSFER, &t)) {
+			perror("bench-lat: TRANSFER");
+			return 1;
+		}
+	}
+	c0 = busy_s();
+	t0 = now_s();
+	for (size_t i = 0; i < iters; i++) {
+		double s = now_s();
+
+		if (ioctl(a, HIXL_IOC_TRANSFER, &t)) {
+			perror("bench-lat: TRANSFER");
+			return 1;
+		}
+		lat[i] = (now_s() - s) * 1e6;
+		sum += lat[i];
+	}
+	wall = now_s() - t0;
+	cpu = busy_s() - c0;
+	if (memcmp(src, dst, size)) {
+		fprintf(stderr, "bench-lat: data differs after the transfers\n");
+		return 1;
+	}
+	qsort(lat, iters, sizeof(*lat), cmp_double);
+	printf("lat %d %s %s %zu %zu %.2f %.2f %.2f %.2f %.2f %.4f %.4f\n", rep, tool, opname, size,
+	       iters, pct(lat, iters, 50), pct(lat, iters, 99), sum / iters, lat[0],
+	       lat[iters - 1], cpu, wall);
+	close(a);
+	close(b);
+	return 0;
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poll.c - hybrid polling of small synchronous transfers: the TRANSFER
+ * ioctl may spin briefly on its batch's completion before it sleeps, so
+ * that a small batch that completes within microseconds does not pay a
+ * sleep and a wake-up per call.
+ *
+ * The link's CQ is IB_POLL_WORKQUEUE (link.c): the core's worker polls it
+ * and runs hixl_xwr_done(), which ends the batch.  Polling that CQ from the
+ * waiter as well would race with the core's poller (ib_poll_cq() is not
+ * serialized against it), so the waiter spins on the batch's completion
+ * (completion_done()) instead: the same work runs in the worker, only the
+ * waiter's sleep and wake-up are saved.
+ *
+ * Whether spinning pays depends on the machine: with a hardware RNIC the
+ * completion comes from another CPU's interrupt and the spinner only saves
+ * the wake-up; with a software device (rxe) on few CPUs the completion
+ * itself needs a CPU (rxe's tasks, the CQ's worker), and a spinner can
+ * delay the very completion it waits for - measured under QEMU/TCG with 2
+ * vCPUs, spinning made a 64 B WRITE slower (bench/results-lat.md).  So the
+ * decision is measured per link, not assumed: each small synchronous batch
+ * records the time its caller waited (post to return, what the caller
+ * sees) in one of two EWMAs, the spinning one or the sleeping one, and a
+ * batch spins when spinning has been the faster (hixl_poll_budget_ns()).
+ * One batch in HIXL_POLL_EXPLORE takes the other way, so that both stay
+ * current when the load changes.  A spin is bounded, like the block
+ * layer's hybrid polling bounds its sleep by the mean completion time
+ * (blk_mq_poll_nsecs()): by 1.5 times the spinning EWMA (a completion is
+ * rarely much later than the mean; when it is, the waiter sleeps as
+ * before), and always by the poll_us module parameter (0: off).
+ *
+ * The spinner stays a good citizen: it yields at need_resched(), stops at
+ * a fatal signal, and does not spin at all on a single online CPU, where
+ * the completion can only run once the waiter gives the CPU up.  What
+ * follows the spin is the wait it replaces, unchanged (hixl_xbatch_wait()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/timekeeping.h>
+
+#include "hixl_priv.h"
+
+unsigned int hixl_poll_us = 200;
+module_param_named(poll_us, hixl_poll_us, uint, 0644);
+MODULE_PARM_DESC(poll_us,
+		 "a synchronous TRANSFER of at most 64 KiB may spin up to this many microseconds on its completion before it sleeps, when spinning has been faster than sleeping on its link (measured per link); 0: off (default 200)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_poll_us);
+
+/**
+ * hixl_poll_budget_ns() - does a waiter spin, and for how long?
+ * @spin_ns:  the link's EWMA of the wait of small batches that spun (0: none yet)
+ * @sleep_ns: the same of those that slept at once (0: none yet)
+ * @cap_ns:   the poll_us module parameter in ns (0: hybrid polling off)
+ * @seq:      the link's count of small synchronous batches so far
+ *
+ * A way without a sample is tried first (spinning, then sleeping); then
+ * the faster way is taken, except that every HIXL_POLL_EXPLORE-th batch
+ * takes the other, to keep both averages current.
+ *
+ * Return: 0 to sleep at once; otherwise the time after posting until which
+ * the waiter may spin, in ns: 1.5 times @spin_ns (@cap_ns before the first
+ * sample), at most @cap_ns.
+ */
+u64 hixl_poll_budget_ns(u64 spin_ns, u64 sleep_ns, u64 cap_ns, u32 seq)
+{
+	bool spin;
+
+	if (!cap_ns)
+		return 0;
+	if (!spin_ns)
+		spin = true;
+	else if (!sleep_ns)
+		spin = false;
+	else
+		spin = (spin_ns <= sleep_ns) != !(seq % HIXL_POLL_EXPLORE);
+	if (!spin)
+		return 0;
+	if (!spin_ns)
+		return cap_ns;
+	return min(cap_ns, spin_ns + spin_ns / 2);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_poll_budget_ns);
+
+/**
+ * hixl_poll_ewma() - add a completion time to an EWMA
+ * @ewma_ns:   the average so far (0: no sample yet)
+ * @sample_ns: a batch's post-to-completion time
+ *
+ * Weight 1/8 for the new sample (as the TCP RTT estimator); the first
+ * sample is taken as it is, later ones count at most twice the average,
+ * so that one stall of the machine (milliseconds, under a loaded
+ * hypervisor) does not make one way look slow for dozens of batches,
+ * while a real change is still followed (by up to 1/8 per sample); the
+ * result is never 0 (0 means "no sample").
+ *
+ * Return: the new average.
+ */
+u64 hixl_poll_ewma(u64 ewma_ns, u64 sample_ns)
+{
+	u64 avg;
+
+	if (sample_ns > HIXL_POLL_EWMA_MAX_NS)
+		sample_ns = HIXL_POLL_EWMA_MAX_NS;
+	if (ewma_ns && sample_ns / 2 > ewma_ns)
+		sample_ns = 2 * ewma_ns;
+	avg = ewma_ns ? ewma_ns - ewma_ns / 8 + sample_ns / 8 : sample_ns;
+	return avg ?: 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_poll_ewma);
+
+/**
+ * hixl_poll_small() - is a batch one whose waiter may spin?
+ * @bytes:  the bytes its direct pieces move
+ * @pieces: their count
+ *
+ * Return: true for at most HIXL_POLL_MAX_BYTES in one chain of work
+ * requests (one completion ends it).
+ */
+bool hixl_poll_small(u64 bytes, u32 pieces)
+{
+	return pieces && pieces <= HIXL_CHAIN && bytes <= HIXL_POLL_MAX_BYTES;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_poll_small);
+
+/**
+ * hixl_poll_record() - a small batch ended well: feed the link's EWMAs
+ * @l:       the link
+ * @spun:    the waiter spun (hixl_poll_spin() returned a budget)
+ * @post_ns: ktime_get_ns() before the batch was submitted
+ *
+ * Called by the waiter once its wait returned; racing updates from two
+ * waiters on one link may lose a sample, which an average can afford.
+ */
+void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns)
+{
+	u64 *avg = spun ? &l->xq.poll_spin_ns : &l->xq.poll_sleep_ns;
+
+	WRITE_ONCE(*avg, hixl_poll_ewma(READ_ONCE(*avg), ktime_get_ns() - post_ns));
+}
+
+/**
+ * hixl_poll_spin_until() - spin on a completion until a deadline
+ * @done:   the completion
+ * @end_ns: ktime_get_ns() after which to give up
+ *
+ * Spins until @done is completed, @end_ns has passed or a fatal signal is
+ * pending; yields the CPU whenever the scheduler asks for it.  Consumes
+ * nothing of @done.
+ *
+ * Context: process context, may sleep (cond_resched()).
+ * Return: true when @done was completed.
+ */
+bool hixl_poll_spin_until(struct completion *done, u64 end_ns)
+{
+	while (!completion_done(done)) {
+		if (fatal_signal_pending(current) || ktime_get_ns() >= end_ns)
+			return false;
+		if (need_resched())
+			cond_resched();
+		else
+			cpu_relax();
+	}
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_poll_spin_until);
+
+/**
+ * hixl_poll_spin() - spin briefly on a small batch's completion, or not
+ * @l:       the batch's link
+ * @done:    the completion its end completes
+ * @post_ns: ktime_get_ns() before the batch was submitted
+ *
+ * Spins (hixl_poll_spin_until()) for the budget hixl_poll_budget_ns()
+ * gives, counted from @post_ns; not at all with one online CPU.  The
+ * caller then waits for @done as it would without the spin, and passes
+ * the return value to hixl_poll_record().
+ *
+ * Context: process context, may sleep (cond_resched()).
+ * Return: true when the waiter spun (whether or not @done came meanwhile).
+ */
+bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns)
+{
+	u32 seq = atomic_inc_return(&l->xq.poll_seq);
+	u64 budget = hixl_poll_budget_ns(READ_ONCE(l->xq.poll_spin_ns),
+					 READ_ONCE(l->xq.poll_sleep_ns),
+					 (u64)READ_ONCE(hixl_poll_us) * NSEC_PER_USEC, seq);
+
+	if (!budget || num_online_cpus() < 2)
+		return false;
+	hixl_poll_spin_until(done, post_ns + budget);
+	return true;
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poll_kunit.c - KUnit suite hixl_poll: the hybrid polling decision of
+ * poll.c - the choice and budget of a spin (hixl_poll_budget_ns()): off,
+ * learning both ways first, the faster way taken, one batch in
+ * HIXL_POLL_EXPLORE the other, the cap; the EWMA of completion times
+ * (hixl_poll_ewma()) converging both ways, a stall clamped, never
+ * reading as "no sample"; and which batches may spin (hixl_poll_small()).
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+
+#include "../hixl_priv.h"
+
+static void hixl_poll_off_never_spins(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(0, 0, 0, 1), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(5000, 90000, 0, 1), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(5000, 90000, 0, HIXL_POLL_EXPLORE), 0ULL);
+}
+
+static void hixl_poll_learns_both_ways_first(struct kunit *test)
+{
+	/* nothing learned: spin, up to the cap */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(0, 0, 200000, 1), 200000ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(0, 30000, 200000, 1), 200000ULL);
+	/* spinning measured, sleeping not yet: sleep once */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(30000, 0, 200000, 1), 0ULL);
+}
+
+static void hixl_poll_takes_the_faster_way(struct kunit *test)
+{
+	/* spinning faster: spin 1.5 times its average */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 40000, 200000, 1), 15000ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 10000, 200000, 1), 15000ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(1, 2, 200000, 1), 1ULL);
+	/* at most the cap */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(150000, 400000, 200000, 1), 200000ULL);
+	/* the largest cap the parameter allows does not overflow */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(1000, 2000, (u64)UINT_MAX * NSEC_PER_USEC, 1),
+			1500ULL);
+	/* sleeping faster (a spinner delays a software device): sleep */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(115000, 71000, 200000, 1), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10001, 10000, 200000, 7), 0ULL);
+}
+
+static void hixl_poll_explores_the_other_way(struct kunit *test)
+{
+	u32 spins = 0, seq;
+
+	/* one in HIXL_POLL_EXPLORE takes the slower way */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(115000, 71000, 200000, HIXL_POLL_EXPLORE),
+			172500ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 40000, 200000, 2 * HIXL_POLL_EXPLORE),
+			0ULL);
+	for (seq = 1; seq <= 10 * HIXL_POLL_EXPLORE; seq++)
+		spins += hixl_poll_budget_ns(115000, 71000, 200000, seq) > 0;
+	KUNIT_EXPECT_EQ(test, spins, 10U);
+	/* the sequence count wrapping is just another batch */
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 40000, 200000, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_budget_ns(10000, 40000, 200000, U32_MAX), 15000ULL);
+}
+
+static void hixl_poll_ewma_converges(struct kunit *test)
+{
+	u64 e = hixl_poll_ewma(0, 80000);
+	int i;
+
+	KUNIT_EXPECT_EQ(test, e, 80000ULL);	/* the first sample as it is */
+	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(e, 0), 70000ULL);	/* weight 1/8 */
+	/* the link got fast: within 32 samples the average follows */
+	for (i = 0; i < 32; i++)
+		e = hixl_poll_ewma(e, 10000);
+	KUNIT_EXPECT_LT(test, e, 11000ULL);
+	/* one stall counts twice the average, no more */
+	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(8000, 4000000), 9000ULL);
+	/* and slow again: followed, up to 1/8 per sample */
+	for (i = 0; i < 64; i++)
+		e = hixl_poll_ewma(e, 1000000);
+	KUNIT_EXPECT_GT(test, e, 900000ULL);
+}
+
+static void hixl_poll_ewma_edges(struct kunit *test)
+{
+	/* a 0 ns sample never reads back as "no sample" */
+	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(0, 0), 1ULL);
+	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(1, 0), 1ULL);
+	/* a huge sample (a batch that waited out a timeout) is clamped */
+	KUNIT_EXPECT_EQ(test, hixl_poll_ewma(0, U64_MAX), HIXL_POLL_EWMA_MAX_NS);
+	KUNIT_EXPECT_LE(test, hixl_poll_ewma(HIXL_POLL_EWMA_MAX_NS, U64_MAX),
+			HIXL_POLL_EWMA_MAX_NS);
+}
+
+static void hixl_poll_small_batches(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, hixl_poll_small(64, 1));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_small(4096, 1));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_small(HIXL_POLL_MAX_BYTES, 16));
+	KUNIT_EXPECT_FALSE(test, hixl_poll_small(HIXL_POLL_MAX_BYTES + 1, 1));
+	KUNIT_EXPECT_FALSE(test, hixl_poll_small(0, 0));
+	/* more than one chain: more than one completion, never spun on */
+	KUNIT_EXPECT_FALSE(test, hixl_poll_small(HIXL_CHAIN + 1, HIXL_CHAIN + 1));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_small(HIXL_CHAIN, HIXL_CHAIN));
+}
+
+static void hixl_poll_spin_done_returns_at_once(struct kunit *test)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+
+	complete(&done);
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(&done, ktime_get_ns() + NSEC_PER_SEC));
+	/* the spin consumed nothing: the wait after it returns at once */
+	KUNIT_EXPECT_TRUE(test, completion_done(&done));
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&done, 1), 0UL);
+}
+
+static void hixl_poll_spin_gives_up_at_the_deadline(struct kunit *test)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	u64 t0 = ktime_get_ns();
+
+	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(&done, t0 + 200 * NSEC_PER_USEC));
+	KUNIT_EXPECT_GE(test, ktime_get_ns() - t0, 200 * NSEC_PER_USEC);
+	/* a deadline already past: no spin */
+	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(&done, t0));
+}
+
+struct hixl_poll_timer {
+	struct hrtimer t;
+	struct completion done;
+};
+
+static enum hrtimer_restart hixl_poll_timer_fn(struct hrtimer *t)
+{
+	complete(&container_of(t, struct hixl_poll_timer, t)->done);
+	return HRTIMER_NORESTART;
+}
+
+static void hixl_poll_spin_sees_a_completion(struct kunit *test)
+{
+	struct hixl_poll_timer *pt = kunit_kzalloc(test, sizeof(*pt), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pt);
+	init_completion(&pt->done);
+	hrtimer_init(&pt->t, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	pt->t.function = hixl_poll_timer_fn;
+	hrtimer_start(&pt->t, ns_to_ktime(50 * NSEC_PER_USEC), HRTIMER_MODE_REL);
+	/* completed from hard interrupt context well before the deadline */
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(&pt->done, ktime_get_ns() + 5 * NSEC_PER_SEC));
+	hrtimer_cancel(&pt->t);
+	wait_for_completion(&pt->done);
+}
+
+static struct kunit_case hixl_hybrid_poll_cases[] = {
+	KUNIT_CASE(hixl_poll_off_never_spins),
+	KUNIT_CASE(hixl_poll_learns_both_ways_first),
+	KUNIT_CASE(hixl_poll_takes_the_faster_way),
+	KUNIT_CASE(hixl_poll_explores_the_other_way),
+	KUNIT_CASE(hixl_poll_ewma_converges),
+	KUNIT_CASE(hixl_poll_ewma_edges),
+	KUNIT_CASE(hixl_poll_small_batches),
+	KUNIT_CASE(hixl_poll_spin_done_returns_at_once),
+	KUNIT_CASE(hixl_poll_spin_gives_up_at_the_deadline),
+	KUNIT_CASE(hixl_poll_spin_sees_a_completion),
+	{}
+};
+
+static struct kunit_suite hixl_hybrid_poll_suite = {
+	.name = "hixl_poll",
+	.test_cases = hixl_hybrid_poll_cases,
+};
+
+kunit_test_suite(hixl_hybrid_poll_suite);
