@@ -15,7 +15,7 @@ Usage:
   bench-results.py --raw RAW --machine M --kernel K --out results.md [--png results.png]
                    [--json results.json] [--reg results-reg.md]
                    [--submit results-submit.md] [--vm-seconds N] [--host-load L]
-                   [--lat raw-lat.txt] [--note TEXT]
+                   [--lat raw-lat.txt] [--mainjob results-default.txt] [--note TEXT]
   bench-results.py --from-md results.md --json results.json [--note TEXT]
       (results.json from a results.md written before the JSON existed)
 """
@@ -175,6 +175,8 @@ def main():
     ap.add_argument("--submit")
     ap.add_argument("--vm-seconds", type=int)
     ap.add_argument("--lat", help="bench/bench-lat-guest.sh's raw lines (latency section)")
+    ap.add_argument("--mainjob", help="bench/results-default.txt (make bench-default): the "
+                    "main job's table in --json")
     ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
     a = ap.parse_args()
     if a.from_md:
@@ -377,6 +379,10 @@ def main():
         run = {"info": info, "memcpy": memcpy, "res": res, "na": na,
                "reg_md": open(reg).read() if reg else None,
                "submit_md": open(sub).read() if sub else None}
+        if a.lat and os.path.exists(a.lat):
+            run["lat"] = latreport.parse(a.lat)
+        if a.mainjob and os.path.exists(a.mainjob):
+            run["mainjob"], run["mainjob_info"] = results_json.parse_mainjob(a.mainjob)
         meta = json_meta(a, info, conf)
         if a.note:
             meta["note"] = a.note

@@ -93,7 +93,7 @@ all)
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
 	"$py" bench/bench-results.py --raw build/vm/bench-all/raw.txt \
 		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
-		--lat build/vm/bench-all/raw-lat.txt \
+		--lat build/vm/bench-all/raw-lat.txt --mainjob bench/results-default.txt \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \
 		--out bench/results.md --png bench/results.png --json bench/results.json

@@ -168,22 +168,81 @@ def table_submit(run):
             "summary": summarize(points, pairs, "op")}
 
 
-# Latency (issue 15 item 4) and the main job's default vs best configuration
-# vs perftest (item 2) append their functions here; a table whose raw lines
-# a run lacks returns None and is left out.  The shapes they fit, e.g.:
-#   "latency": unit "us", better "lower", key ["op", "size", "stat"] (stat
-#     "p50"/"p99", size in bytes), tools ["hixl-sync", "perftest"], pairs
-#     [["hixl-sync", "perftest"]]: each value the median/min/max over the
-#     repetitions of that percentile;
-#   "main_job": unit "MiB/s", better "higher", key ["op", "block"], tools
-#     ["default", "best", "perftest"], pairs [["default", "best"],
-#     ["default", "perftest"]], each point's "info" naming the best
-#     configuration.
+def table_latency(run):
+    """Sync 1-descriptor latency, hixl (hybrid polling on and off) vs
+    ib_write_lat/ib_read_lat (bench/latreport.py's parse() of
+    bench-lat-guest.sh's lines), us; each value the median/min/max over the
+    repetitions of that percentile.  ib_write_lat prints half its ping-pong:
+    a point's info says so, the ratio is of the printed figures."""
+    lat = (run.get("lat") or {}).get("lat")
+    if not lat:
+        return None
+    tools = ["hixl-poll", "hixl-nopoll", "perftest"]
+    pairs = [["hixl-poll", "perftest"], ["hixl-nopoll", "perftest"], ["hixl-poll", "hixl-nopoll"]]
+    points = []
+    for (op, size) in sorted(lat, key=lambda k: (k[0] != "write", k[1])):
+        for i, stat in ((0, "p50"), (1, "p99")):
+            values = {}
+            for t in tools:
+                v = [x[i] for x in lat[(op, size)].get(t, []) if x[i] is not None]
+                if v:
+                    values[t] = spread(v)
+            if not values:
+                continue
+            pt = {"op": op, "size": size, "stat": stat, "values": values,
+                  "ratios": ratios_of(values, pairs)}
+            if op == "write":
+                pt["info"] = {"perftest": "ib_write_lat prints half of its round trip"}
+            points.append(pt)
+    return {"title": "sync 1-descriptor latency, hixl vs ib_write_lat/ib_read_lat", "unit": "us",
+            "better": "lower", "key": ["op", "size", "stat"], "tools": tools, "pairs": pairs,
+            "points": points, "summary": summarize(points, pairs, "stat")}
+
+
+def table_main_job(run):
+    """The main job (tools/hixl-bench) with its defaults vs its best known
+    configuration, 0.2's defaults and ib_write_bw/ib_read_bw at its block size
+    (bench-default-guest.sh's "mainjob REP CONFIG OP MIB_PER_S" lines,
+    `make bench-default`), MiB/s."""
+    mj = run.get("mainjob")
+    if not mj:
+        return None
+    tools = ["defaults", "best", "v0.2", "perftest"]
+    pairs = [["defaults", "best"], ["defaults", "perftest"], ["defaults", "v0.2"]]
+    block = int((run.get("mainjob_info") or {}).get("block", 32768))
+    points = []
+    for op in ("write", "read"):
+        values = {t: spread(mj[(t, op)]) for t in tools if mj.get((t, op))}
+        if values:
+            points.append({"op": op, "block": block, "values": values,
+                           "ratios": ratios_of(values, pairs),
+                           "info": {"best": "hixl-bench --pool 0:0 --inflight 8"}})
+    if not points:
+        return None
+    return {"title": "main job (hixl-bench): defaults vs best configuration vs perftest",
+            "unit": "MiB/s", "better": "higher", "key": ["op", "block"], "tools": tools,
+            "pairs": pairs, "points": points, "summary": summarize(points, pairs, "op")}
+
+
+def parse_mainjob(path):
+    """(run["mainjob"], run["mainjob_info"]) from bench/results-default.txt."""
+    mj, conf = {}, {}
+    for line in open(path, errors="replace"):
+        f = line.split()
+        if len(f) == 5 and f[0] == "mainjob":
+            mj.setdefault((f[2], f[3]), []).append(float(f[4]))
+        elif len(f) >= 3 and f[:2] == ["info", "config"]:
+            conf = dict(zip(f[2::2], f[3::2]))
+    return mj, conf
+
+
 TABLES = [
     ("throughput", table_throughput),
     ("cpu", table_cpu),
     ("registration", table_registration),
     ("submit", table_submit),
+    ("latency", table_latency),
+    ("main_job", table_main_job),
 ]
 
 

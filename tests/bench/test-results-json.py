@@ -156,6 +156,32 @@ def main():
     md = open(os.path.join(tmp, "a.md")).read()
     ok("bench/results.json" in md, "results.md names results.json")
 
+    # latency (bench-lat's lines) and the main job (make bench-default's)
+    d = results(tmp, "d", "raw-b.txt", "--lat", os.path.join(FIX, "raw-lat.txt"),
+                "--mainjob", os.path.join(FIX, "mainjob.txt"))
+    ok(not results_json.check(d) and {"latency", "main_job"} <= set(d["tables"]),
+       "D: --lat and --mainjob give the latency and main_job tables, valid",
+       results_json.check(d) or sorted(d["tables"]))
+    t = d["tables"].get("latency", {"points": []})
+    p50 = [p for p in t["points"] if (p["op"], p["size"], p["stat"]) == ("write", 64, "p50")]
+    ok(p50 and p50[0]["values"]["hixl-poll"] == {"median": 100.0, "min": 90.0, "max": 110.0, "n": 3}
+       and p50[0]["values"]["perftest"] == {"median": 45.0, "min": 40.0, "max": 50.0, "n": 2}
+       and close(p50[0]["ratios"]["hixl-poll/perftest"], 100.0 / 45.0)
+       and close(p50[0]["ratios"]["hixl-poll/hixl-nopoll"], 100.0 / 125.0),
+       "D: latency p50 medians over the repetitions, perftest's 'inf' left out, ratios "
+       "of medians", t["points"])
+    ok(set(t.get("summary", {})) == {"p50", "p99"}, "D: latency summary per percentile",
+       t.get("summary"))
+    t = d["tables"].get("main_job", {"points": []})
+    w = [p for p in t["points"] if p["op"] == "write"]
+    r = [p for p in t["points"] if p["op"] == "read"]
+    ok(w and w[0]["block"] == 32768 and w[0]["values"]["defaults"]["median"] == 55.0
+       and close(w[0]["ratios"]["defaults/best"], 55.0 / 58.0)
+       and close(w[0]["ratios"]["defaults/perftest"], 55.0 / 40.0)
+       and close(w[0]["ratios"]["defaults/v0.2"], 55.0 / 33.0)
+       and r and r[0]["ratios"] == {"defaults/perftest": 2.0},
+       "D: main job medians and ratios; a pair without both medians is left out", t["points"])
+
     b = results(tmp, "b", "raw-b.txt", "--reg", reg)
     check_doc(b, "raw-b.txt", "B")
     ok("submit" not in b["tables"], "B: no --submit, no submit section", sorted(b["tables"]))
