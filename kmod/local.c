@@ -416,32 +416,64 @@ out:
 }
 
 /*
- * Copy @n bytes between our region @lr at @la and the peer's @rr at @ra,
- * page by page (both hold their pins: users raised).  @write: ours to
- * theirs.
+ * Bytes from @addr to the end of the physically contiguous run of @r that
+ * holds it, and that run's page for @addr; @r's pins are held.
+ */
+static u64 hixl_local_span(const struct hixl_region *r, u64 addr, struct page **page)
+{
+	unsigned long idx = (addr >> PAGE_SHIFT) - (r->addr >> PAGE_SHIFT);
+	unsigned long i = hixl_runs_find(&r->runs, idx);
+	const struct hixl_run *run = &r->runs.run[i];
+
+	*page = pfn_to_page(run->pfn + (idx - hixl_run_first(&r->runs, i)));
+	return ((u64)(run->end - idx) << PAGE_SHIFT) - offset_in_page(addr);
+}
+
+/* After the CPU wrote [@off, @off + @len) of the pages from @page: flush them. */
+static void hixl_local_flush(struct page *page, u32 off, u64 len)
+{
+	unsigned long i, n = DIV_ROUND_UP(off + len, PAGE_SIZE);
+
+	for (i = 0; i < n; i++)
+		flush_dcache_page(nth_page(page, i));
+}
+
+/*
+ * Copy @n bytes between our region @lr at @la and the peer's @rr at @ra
+ * (both hold their pins: users raised).  @write: ours to theirs.  Without
+ * highmem a physically contiguous run is contiguous in the direct map too,
+ * so each piece is one memcpy() over the overlap of the two sides' runs
+ * (a whole huge page, for THP or hugetlb on both sides); with highmem, one
+ * page at a time through kmap_local_page().
  */
 static void hixl_local_copy(const struct hixl_region *lr, u64 la, const struct hixl_region *rr,
 			    u64 ra, u64 n, bool write)
 {
-	unsigned long lbase = lr->addr >> PAGE_SHIFT, rbase = rr->addr >> PAGE_SHIFT;
-
 	while (n) {
 		u32 lo = offset_in_page(la), ro = offset_in_page(ra);
-		u32 c = min_t(u64, n, PAGE_SIZE - max(lo, ro));
-		struct page *lp = pfn_to_page(hixl_runs_pfn(&lr->runs, (la >> PAGE_SHIFT) - lbase));
-		struct page *rp = pfn_to_page(hixl_runs_pfn(&rr->runs, (ra >> PAGE_SHIFT) - rbase));
-		u8 *lv = kmap_local_page(lp);
-		u8 *rv = kmap_local_page(rp);
+		struct page *lp, *rp;
+		u64 c = min3(n, hixl_local_span(lr, la, &lp), hixl_local_span(rr, ra, &rp));
+		u8 *lv, *rv;
 
+		if (IS_ENABLED(CONFIG_HIGHMEM)) {
+			c = min_t(u64, c, PAGE_SIZE - max(lo, ro));
+			lv = kmap_local_page(lp);
+			rv = kmap_local_page(rp);
+		} else {
+			lv = page_address(lp);
+			rv = page_address(rp);
+		}
 		if (write) {
 			memcpy(rv + ro, lv + lo, c);
-			flush_dcache_page(rp);
+			hixl_local_flush(rp, ro, c);
 		} else {
 			memcpy(lv + lo, rv + ro, c);
-			flush_dcache_page(lp);
+			hixl_local_flush(lp, lo, c);
 		}
-		kunmap_local(rv);
-		kunmap_local(lv);
+		if (IS_ENABLED(CONFIG_HIGHMEM)) {
+			kunmap_local(rv);
+			kunmap_local(lv);
+		}
 		la += c;
 		ra += c;
 		n -= c;

@@ -21,8 +21,9 @@
  *   local_dereg_mid     the peer deregisters / munmaps its region while a
  *                       batch copies into it: the batch ends cleanly (0 or
  *                       ERANGE), pins are released afterwards
- *   local_peer_killed   the peer's process is killed mid-batch: the batch
- *                       ends with an error or completes; no crash (KASAN)
+ *   local_peer_killed   the peer's process is killed, or closes its engine,
+ *                       mid-batch: the batch ends with ERANGE/ECONNRESET
+ *                       (or completes); no use after free (KASAN)
  *   local_cancel        CANCEL and the timeout stop a long local batch
  *   local_forged_token  a wire peer (peer.c) presenting a forged same-host
  *                       block in its HELLO is not paired
@@ -34,6 +35,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,42 +445,61 @@ static void local_dereg_mid(void)
 	close(b);
 }
 
-static void local_peer_killed(void)
+/*
+ * The peer's process: engine b on port with len bytes registered; tells the
+ * parent the address, then, on a byte from the parent, closes its engine
+ * (close_first) and waits to be killed.
+ */
+static void peer_child(uint16_t port, size_t len, int wfd, int rfd, bool close_first)
+{
+	uint8_t *bbuf = hx_map(len);
+	struct hixl_reg_mem rb;
+	uint64_t baddr;
+	char c;
+	int b = eng_t(port, HIXL_TRANSPORT_AUTO);
+
+	if (b < 0 || !bbuf || reg_mem(b, bbuf, len, 0, &rb))
+		_exit(1);
+	baddr = (uintptr_t)bbuf;
+	if (write(wfd, &baddr, sizeof(baddr)) != sizeof(baddr))
+		_exit(1);
+	if (close_first && read(rfd, &c, 1) == 1)
+		close(b);		/* the engine goes, its memory stays mapped */
+	pause();
+	_exit(0);
+}
+
+/*
+ * A long WRITE into a peer process's engine; mid-batch the peer closes its
+ * engine (close_first: the copy must stop with ECONNRESET, the engine's
+ * close waits for it) or is killed (its mm goes first: ERANGE, or the close:
+ * ECONNRESET).
+ */
+static void killed_case(uint16_t pa, uint16_t pb, bool close_first)
 {
 	size_t len = big_len(), chunk = 1 * MiB;
 	uint32_t n = len / chunk;
 	uint8_t *abuf = hx_map(len);
 	struct hixl_reg_mem ra;
 	struct bg_xfer x = { 0 };
-	int pfd[2], a, status;
+	int up[2], down[2], a, status;
 	uint64_t baddr = 0;
 	pthread_t th;
 	pid_t pid;
 
-	REQUIRE(abuf && pipe(pfd) == 0);
+	REQUIRE(abuf && pipe(up) == 0 && pipe(down) == 0);
 	pid = fork();
 	REQUIRE(pid >= 0);
-	if (pid == 0) {
-		uint8_t *bbuf = hx_map(len);
-		struct hixl_reg_mem rb;
-		int b = eng_t(24215, HIXL_TRANSPORT_AUTO);
-
-		if (b < 0 || !bbuf || reg_mem(b, bbuf, len, 0, &rb))
-			_exit(1);
-		baddr = (uintptr_t)bbuf;
-		if (write(pfd[1], &baddr, sizeof(baddr)) != sizeof(baddr))
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(pfd[1]);
-	REQUIRE(read(pfd[0], &baddr, sizeof(baddr)) == sizeof(baddr));
-	a = eng_t(24214, HIXL_TRANSPORT_AUTO);
+	if (pid == 0)
+		peer_child(pb, len, up[1], down[0], close_first);
+	close(up[1]);
+	REQUIRE(read(up[0], &baddr, sizeof(baddr)) == sizeof(baddr));
+	a = eng_t(pa, HIXL_TRANSPORT_AUTO);
 	REQUIRE(a >= 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &ra) == 0);
-	REQUIRE(hx_connect(a, 24215, 5000) == 0);
+	REQUIRE(hx_connect(a, pb, 5000) == 0);
 	CHECK(link_flags(a) & HIXL_LINK_STAT_LOCAL);
-	x = (struct bg_xfer){ .fd = a, .port = 24215, .op = HIXL_OP_WRITE,
+	x = (struct bg_xfer){ .fd = a, .port = pb, .op = HIXL_OP_WRITE,
 			      .d = descs(abuf, (uint8_t *)(uintptr_t)baddr, chunk, n), .n = n,
 			      .timeout_ms = 60000 };
 	REQUIRE(x.d);
@@ -486,18 +507,33 @@ static void local_peer_killed(void)
 	while (!x.started)
 		usleep(100);
 	usleep(2000);
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
+	if (close_first)
+		CHECK_EQ(write(down[1], "c", 1), 1);
+	else
+		kill(pid, SIGKILL);
 	pthread_join(th, NULL);
-	printf("#   WRITE while the peer died: %ld (failed %u of %u)\n", x.ret, x.failed, n);
-	CHECK(x.ret == 0 || x.ret == -ECONNRESET || x.ret == -ERANGE || x.ret == -ENETRESET ||
-	      x.ret == -ECONNABORTED);
-	/* whatever it said, the next one fails: the peer is gone */
+	printf("#   WRITE while the peer %s: %ld (failed %u of %u)\n",
+	       close_first ? "closed its engine" : "was killed", x.ret, x.failed, n);
+	if (close_first)
+		CHECK(x.ret == 0 || x.ret == -ECONNRESET);
+	else
+		CHECK(x.ret == 0 || x.ret == -ECONNRESET || x.ret == -ERANGE);
+	if (x.ret)
+		CHECK(x.failed < n);
+	/* whatever it said, the next one fails: the peer engine is gone */
 	x.n = 1;
 	bg_run(&x);
 	CHECK(x.ret != 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
 	free(x.d);
 	close(a);
+}
+
+static void local_peer_killed(void)
+{
+	killed_case(24214, 24215, false);
+	killed_case(24214, 24215, true);
 }
 
 static void local_cancel(void)
