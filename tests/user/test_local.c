@@ -27,6 +27,8 @@
  *   local_cancel        CANCEL and the timeout stop a long local batch
  *   local_forged_token  a wire peer (peer.c) presenting a forged same-host
  *                       block in its HELLO is not paired
+ *   local_lib_async     the library's Transport option; async transfers
+ *                       (io_uring) on a paired link, an async ERANGE
  *
  * Engines on 10.77.0.1 (rxe0 in the test VM), ports 24200-24219.
  */
@@ -630,6 +632,62 @@ static void local_forged_token(void)
 	close(b);
 }
 
+/* The library: Transport option, async transfers (io_uring's worker runs the copy). */
+static void local_lib_async(void)
+{
+	static const struct hixl_option auto_o[] = { { HIXL_OPTION_TRANSPORT, "auto" },
+						     { HIXL_OPTION_BUFFER_POOL, "0:0" } };
+	static const struct hixl_option bad_o[] = { { HIXL_OPTION_TRANSPORT, "shm" } };
+	size_t len = 2 * MiB;
+	uint8_t *abuf = hx_map(len), *bbuf = hx_map(len);
+	struct hixl_engine *a, *b, *bad = NULL;
+	struct hixl_mem_desc md = { 0 };
+	struct hixl_request *req[4];
+	struct hixl_op_desc d[4];
+	enum hixl_transfer_status st;
+	uint64_t h;
+	size_t failed;
+
+	REQUIRE(abuf && bbuf);
+	CHECK_EQ(hixl_engine_init(&bad, HX_IP ":24219", bad_o, 1), -EINVAL);
+	b = hx_lib_engine(HX_IP ":24219", auto_o, 2);
+	a = hx_lib_engine(HX_IP ":24218", auto_o, 2);
+	REQUIRE(a && b);
+	md.addr = (uintptr_t)abuf;
+	md.len = len;
+	REQUIRE(hixl_register_mem(a, &md, HIXL_MEM_HOST, &h) == 0);
+	md.addr = (uintptr_t)bbuf;
+	REQUIRE(hixl_register_mem(b, &md, HIXL_MEM_HOST, &h) == 0);
+	REQUIRE(hixl_connect(a, HX_IP ":24219", 5000) == 0);
+	printf("#   async path: %s\n", hixl_engine_async_path(a) == HIXL_ASYNC_URING ? "io_uring" :
+	       "threads");
+	hx_fill(abuf, len, 5);
+	memset(bbuf, 0, len);
+	for (int i = 0; i < 4; i++) {
+		d[i] = (struct hixl_op_desc){ (uintptr_t)abuf + i * (len / 4) + 5,
+					      (uintptr_t)bbuf + i * (len / 4) + 5, len / 4 - 5 };
+		CHECK_EQ(hixl_transfer_async(a, HX_IP ":24219", HIXL_OP_WRITE, &d[i], 1,
+					     &HX_TARGS(10000, NULL), &req[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ(hixl_request_wait(a, req[i], -1, &st), 0);
+		CHECK_EQ(st, HIXL_TRANSFER_COMPLETED);
+		CHECK_EQ(hixl_request_result(req[i], &failed), 0);
+		hixl_request_free(req[i]);
+		CHECK_EQ(hx_first_diff(abuf + d[i].local_addr - (uintptr_t)abuf,
+				       bbuf + d[i].remote_addr - (uintptr_t)bbuf, d[i].len), -1);
+	}
+	/* an async error: out of b's range */
+	d[0] = (struct hixl_op_desc){ (uintptr_t)abuf, (uintptr_t)bbuf + len - 8, 16 };
+	CHECK_EQ(hixl_transfer_async(a, HX_IP ":24219", HIXL_OP_READ, d, 1, &HX_TARGS(10000, NULL),
+				     &req[0]), 0);
+	CHECK_EQ(hixl_request_wait(a, req[0], -1, &st), 0);
+	CHECK_EQ(hixl_request_result(req[0], &failed), -ERANGE);
+	hixl_request_free(req[0]);
+	hixl_engine_finalize(a);
+	hixl_engine_finalize(b);
+}
+
 const struct ht_test local_tests[] = {
 	{ "local_rw_4k", local_rw_4k },
 	{ "local_rw_thp", local_rw_thp },
@@ -641,5 +699,6 @@ const struct ht_test local_tests[] = {
 	{ "local_peer_killed", local_peer_killed },
 	{ "local_cancel", local_cancel },
 	{ "local_forged_token", local_forged_token },
+	{ "local_lib_async", local_lib_async },
 	{ NULL, NULL },
 };
