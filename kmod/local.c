@@ -350,8 +350,8 @@ int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tr
 {
 	bool must = eng->rdma->transport == HIXL_TRANSPORT_LOCAL;
 	struct hixl_engine *peer;
-	int ret = 0;
-	u32 i;
+	int lerr = 0, rerr = 0;
+	u32 i, lidx = a->count;
 
 	if (eng->rdma->transport == HIXL_TRANSPORT_RDMA)
 		return 1;
@@ -359,60 +359,68 @@ int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tr
 	if (!peer)
 		return must ? -EOPNOTSUPP : 1;
 	if (nonblock) {
-		ret = -EAGAIN;
+		rerr = -EAGAIN;
 		goto out;
 	}
-	/* the peer's side first: a device region there means RDMA */
+	/*
+	 * Our side first, each descriptor checked in the order the RDMA path
+	 * checks it (len, wrap, local range, read-only, then the peer's side),
+	 * so that a batch gets the same error and index on either path.
+	 */
+	mutex_lock(&eng->lock);
+	for (i = 0; i < a->count && !lerr; i++) {
+		struct hixl_region *r;
+
+		if (!d[i].len) {
+			lerr = hixl_einval("TRANSFER: descriptor %u: len 0", i);
+		} else if (hixl_range_check(d[i].local_addr, d[i].len) ||
+			   hixl_range_check(d[i].remote_addr, d[i].len)) {
+			lerr = -EOVERFLOW;
+		} else {
+			r = hixl_region_lookup(eng, d[i].local_addr, d[i].len);
+			if (!r || r->type != HIXL_MEM_HOST || !hixl_region_has_pages(r)) {
+				lerr = !must ? 1 : r ? -EOPNOTSUPP : -ENOENT;
+			} else if (a->op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY)) {
+				lerr = -EACCES;
+			} else {
+				atomic_inc(&r->users);
+				pl->held[pl->nheld++] = r;
+				pl->bytes += d[i].len;
+			}
+		}
+		if (lerr)
+			lidx = i;
+	}
+	mutex_unlock(&eng->lock);
+	if (lerr == 1)
+		goto out;	/* RDMA (or staging) plans the batch */
+
+	/* the peer's side of the descriptors before the first local error */
 	if (mutex_lock_killable(&peer->lock)) {
-		ret = -EINTR;
+		rerr = -EINTR;
 		goto out;
 	}
 	if (READ_ONCE(peer->local_dead))
-		ret = -ECONNRESET;
-	for (i = 0; i < a->count && !ret; i++) {
-		struct hixl_region *rr;
+		rerr = -ECONNRESET;
+	for (i = 0; i < lidx && !rerr; i++) {
+		struct hixl_region *rr = hixl_local_peer_region(peer, a->op, d[i].remote_addr,
+							       d[i].len);
 
-		if (!d[i].len) {
-			ret = hixl_einval("TRANSFER: descriptor %u: len 0", i);
-		} else if (hixl_range_check(d[i].local_addr, d[i].len) ||
-			   hixl_range_check(d[i].remote_addr, d[i].len)) {
-			ret = -EOVERFLOW;
-		} else {
-			rr = hixl_local_peer_region(peer, a->op, d[i].remote_addr, d[i].len);
-			if (IS_ERR(rr))
-				ret = PTR_ERR(rr);
-			else if (!rr)
-				ret = must ? -EOPNOTSUPP : 1;
-		}
-		if (ret < 0)
+		if (IS_ERR(rr))
+			rerr = PTR_ERR(rr);
+		else if (!rr)
+			rerr = must ? -EOPNOTSUPP : 1;	/* device memory: RDMA's */
+		if (rerr < 0)
 			a->failed = i;
 	}
 	mutex_unlock(&peer->lock);
-	if (ret)
-		goto out;
-
-	mutex_lock(&eng->lock);
-	for (i = 0; i < a->count && !ret; i++) {
-		struct hixl_region *r = hixl_region_lookup(eng, d[i].local_addr, d[i].len);
-
-		if (!r || r->type != HIXL_MEM_HOST || !hixl_region_has_pages(r)) {
-			ret = !must ? 1 : r ? -EOPNOTSUPP : -ENOENT;
-		} else if (a->op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY)) {
-			ret = -EACCES;
-		} else {
-			atomic_inc(&r->users);
-			pl->held[pl->nheld++] = r;
-			pl->bytes += d[i].len;
-		}
-		if (ret < 0)
-			a->failed = i;
-	}
-	mutex_unlock(&eng->lock);
-	if (ret)
-		hixl_local_unhold(eng, pl);
+	if (!rerr && lerr)
+		a->failed = lidx;
 out:
+	if (rerr || lerr)
+		hixl_local_unhold(eng, pl);
 	hixl_engine_put(peer);
-	return ret;
+	return rerr ? rerr : lerr;
 }
 
 /*
