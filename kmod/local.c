@@ -21,10 +21,13 @@
  *
  * The copy.  Each descriptor is checked like an RDMA one, but against the
  * peer engine's own live registrations (its range tree, under its lock),
- * never against the table it sent us; the peer region is held (its users
- * count, so its pins stay) for one chunk at a time and looked up again for
- * the next, so a deregistration or munmap in the middle of a batch fails
- * the rest of it with -ERANGE, as a new RDMA TRANSFER would.  A peer
+ * never against the table it sent us; for one chunk at a time the pages of
+ * the peer's region under the chunk are referenced (get_page(): they
+ * outlive an unpin) and the region is looked up again for the next chunk,
+ * so a deregistration or munmap in the middle of a batch goes ahead (no
+ * EBUSY for the peer; DEREG_MEM waits for the one chunk under way, so no
+ * byte lands after it returns) and fails the rest of it with -ERANGE, as a
+ * new RDMA TRANSFER would.  A peer
  * engine that closes sets local_dead under its lock and waits for the
  * copies in it (local_users) to leave: they stop at the next chunk with
  * -ECONNRESET.  Between chunks: CANCEL, the timeout, fatal signals.
@@ -447,20 +450,43 @@ static void hixl_local_flush(struct page *page, u32 off, u64 len)
 }
 
 /*
- * Copy @n bytes between our region @lr at @la and the peer's @rr at @ra
- * (both hold their pins: users raised).  @write: ours to theirs.  Without
- * highmem a physically contiguous run is contiguous in the direct map too,
- * so each piece is one memcpy() over the overlap of the two sides' runs
- * (a whole huge page, for THP or hugetlb on both sides); with highmem, one
- * page at a time through kmap_local_page().
+ * One physically contiguous piece of the peer's memory in a chunk: @len
+ * bytes from byte @off of @page on, each of its pages referenced
+ * (get_page()) while the chunk is copied.
  */
-static void hixl_local_copy(const struct hixl_region *lr, u64 la, const struct hixl_region *rr,
-			    u64 ra, u64 n, bool write)
+struct hixl_local_seg {
+	struct page *page;
+	u32 off;
+	u32 len;
+};
+
+/* Segments a chunk may need: HIXL_LOCAL_CHUNK of 4 KiB pages, misaligned. */
+#define HIXL_LOCAL_SEGS		(HIXL_LOCAL_CHUNK / PAGE_SIZE + 1)
+
+/* Pages from byte @off of @page on that hold @len bytes. */
+static unsigned long hixl_local_npages(u32 off, u64 len)
 {
+	return DIV_ROUND_UP(off + len, PAGE_SIZE);
+}
+
+/*
+ * Copy @n bytes between our region @lr at @la (its pins held: users
+ * raised) and the peer's segments @seg (their pages referenced).  @write:
+ * ours to theirs.  Without highmem a physically contiguous run is
+ * contiguous in the direct map too, so each piece is one memcpy() over the
+ * overlap of our run and the peer's segment (a whole huge page, for THP or
+ * hugetlb on both sides); with highmem, one page at a time through
+ * kmap_local_page().
+ */
+static void hixl_local_copy(const struct hixl_region *lr, u64 la,
+			    const struct hixl_local_seg *seg, u64 n, bool write)
+{
+	u32 done = 0;		/* bytes of *seg copied */
+
 	while (n) {
-		u32 lo = offset_in_page(la), ro = offset_in_page(ra);
-		struct page *lp, *rp;
-		u64 c = min3(n, hixl_local_span(lr, la, &lp), hixl_local_span(rr, ra, &rp));
+		u32 lo = offset_in_page(la), ro = (seg->off + done) % PAGE_SIZE;
+		struct page *lp, *rp = nth_page(seg->page, (seg->off + done) / PAGE_SIZE);
+		u64 c = min3(n, hixl_local_span(lr, la, &lp), (u64)(seg->len - done));
 		u8 *lv, *rv;
 
 		if (IS_ENABLED(CONFIG_HIGHMEM)) {
@@ -483,8 +509,12 @@ static void hixl_local_copy(const struct hixl_region *lr, u64 la, const struct h
 			kunmap_local(lv);
 		}
 		la += c;
-		ra += c;
 		n -= c;
+		done += c;
+		if (done == seg->len) {
+			seg++;
+			done = 0;
+		}
 	}
 }
 
@@ -508,12 +538,20 @@ static int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned 
 	return 0;
 }
 
-/* One chunk of one descriptor into the peer engine, the region looked up anew. */
+/*
+ * One chunk of one descriptor into the peer engine, its region looked up
+ * anew under the peer's lock.  The peer's pages of the chunk are
+ * referenced for the copy (not its region: a DEREG_MEM or munmap of the
+ * peer's goes ahead and fails the next chunk; the pages live until we put
+ * them), and the engine's local_users is raised so that its close waits.
+ * @seg: room for HIXL_LOCAL_SEGS segments.
+ */
 static int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
-			    u64 la, u64 ra, u64 n)
+			    u64 la, u64 ra, u64 n, struct hixl_local_seg *seg)
 {
 	struct hixl_region *rr;
-	bool kick;
+	u32 nseg = 0, k;
+	u64 a, left;
 
 	if (mutex_lock_killable(&peer->lock))
 		return -ECANCELED;
@@ -526,18 +564,36 @@ static int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_
 		mutex_unlock(&peer->lock);
 		return rr ? PTR_ERR(rr) : -ERANGE;
 	}
-	atomic_inc(&rr->users);		/* its pins stay until we are done */
-	atomic_inc(&peer->local_users);	/* and the engine's regions */
+	for (a = ra, left = n; left && nseg < HIXL_LOCAL_SEGS; nseg++) {
+		struct hixl_local_seg *sg = &seg[nseg];
+		unsigned long i;
+		u64 c = min(left, hixl_local_span(rr, a, &sg->page));
+
+		sg->off = offset_in_page(a);
+		sg->len = c;
+		for (i = 0; i < hixl_local_npages(sg->off, c); i++)
+			get_page(nth_page(sg->page, i));
+		a += c;
+		left -= c;
+	}
+	atomic_inc(&rr->local_chunks);	/* its DEREG_MEM waits for us */
+	atomic_inc(&peer->local_users);	/* its close too */
 	mutex_unlock(&peer->lock);
 
-	hixl_local_copy(lr, la, rr, ra, n, op == HIXL_OP_WRITE);
+	if (!WARN_ON_ONCE(left))
+		hixl_local_copy(lr, la, seg, n, op == HIXL_OP_WRITE);
 
-	kick = atomic_dec_and_test(&rr->users) && READ_ONCE(rr->invalid);
-	if (kick)	/* invalidated meanwhile: its pins wait for us */
-		queue_work(system_wq, &peer->inval_work);
-	if (atomic_dec_and_test(&peer->local_users))
+	for (k = 0; k < nseg; k++) {
+		unsigned long i;
+
+		for (i = 0; i < hixl_local_npages(seg[k].off, seg[k].len); i++)
+			put_page(nth_page(seg[k].page, i));
+	}
+	if (atomic_dec_and_test(&rr->local_chunks))
+		wake_up_var(&rr->local_chunks);
+	if (atomic_dec_and_test(&peer->local_users))	/* rr may go after this */
 		wake_up_all(&peer->local_wq);
-	return 0;
+	return left ? -EIO : 0;
 }
 
 /**
@@ -563,6 +619,7 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 		   const struct hixl_op_desc *d, const struct hixl_plan *pl, unsigned long deadline)
 {
 	struct hixl_engine *peer = hixl_local_peer_get(l);
+	struct hixl_local_seg *seg = NULL;
 	struct hixl_xbatch *b;
 	u64 bytes = 0;
 	int ret = 0;
@@ -575,8 +632,10 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 		a->failed = a->count;
 		goto count;
 	}
-	b = hixl_xbatch_new(eng, l, a->op, a->count, a->tag);
+	seg = kmalloc_array(HIXL_LOCAL_SEGS, sizeof(*seg), GFP_KERNEL);
+	b = seg ? hixl_xbatch_new(eng, l, a->op, a->count, a->tag) : NULL;
 	if (!b) {
+		kfree(seg);
 		hixl_engine_put(peer);
 		ret = -ENOMEM;
 		goto count;
@@ -594,7 +653,7 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 
 			ret = hixl_local_stop(b, l, deadline);
 			if (!ret)
-				ret = hixl_local_chunk(peer, a->op, lr, la, ra, n);
+				ret = hixl_local_chunk(peer, a->op, lr, la, ra, n, seg);
 			if (ret)
 				break;
 			la += n;
@@ -611,6 +670,7 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 	list_del_init(&b->eng_node);
 	spin_unlock(&eng->xfer_lock);
 	hixl_xbatch_put(b);
+	kfree(seg);
 	hixl_engine_put(peer);
 count:
 	if (ret) {

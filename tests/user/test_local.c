@@ -224,6 +224,12 @@ static void local_refused(void)
 	int a, b;
 
 	REQUIRE(abuf && aro && bbuf && bro && blo);
+	/* filled before registering: a read-only pin is of the pages there then */
+	memset(bbuf, 0x11, len);
+	memset(bro, 0x22, len);
+	memset(blo, 0x33, len);
+	memset(aro, 0x44, len);
+	hx_fill(abuf, len, 3);
 	REQUIRE(pair_up(24206, HIXL_TRANSPORT_AUTO, 24207, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
 	REQUIRE(reg_mem(a, aro, len, HIXL_REG_READ_ONLY, &r) == 0);
@@ -231,10 +237,6 @@ static void local_refused(void)
 	REQUIRE(reg_mem(b, bro, len, HIXL_REG_READ_ONLY, &r) == 0);
 	REQUIRE(reg_mem(b, blo, len, HIXL_REG_LOCAL_ONLY, &r) == 0);
 	CHECK(link_flags(a) & HIXL_LINK_STAT_LOCAL);
-	memset(bbuf, 0x11, len);
-	memset(bro, 0x22, len);
-	memset(blo, 0x33, len);
-	hx_fill(abuf, len, 3);
 
 	/* straddles b's region end */
 	d = (struct hixl_op_desc){ (uintptr_t)abuf, (uintptr_t)bbuf + len - 100, 200 };
