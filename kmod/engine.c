@@ -83,7 +83,7 @@ int hixl_setup_validate(const struct hixl_setup *a)
 {
 	if (a->flags & ~HIXL_SETUP_FLAGS_ALL)
 		return hixl_einval("SETUP: flags 0x%x has unknown bits", a->flags);
-	if (a->reserved0 || a->reserved1 || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
+	if (a->reserved1 || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
 		return hixl_einval("SETUP: reserved is not zero");
 	if (a->flags & HIXL_SETUP_ALLOWED_PEERS) {
 		if (!a->allowed || !a->nr_allowed || a->nr_allowed > HIXL_MAX_ALLOWED_PEERS)
@@ -107,6 +107,9 @@ int hixl_setup_validate(const struct hixl_setup *a)
 	if (a->traffic_class > 255 || a->traffic_class % 4)
 		return hixl_einval("SETUP: traffic_class %u (0..255, a multiple of 4)",
 				   a->traffic_class);
+	if (a->transport > HIXL_TRANSPORT_LOCAL)
+		return hixl_einval("SETUP: transport %u (AUTO %u, RDMA %u, LOCAL %u)", a->transport,
+				   HIXL_TRANSPORT_AUTO, HIXL_TRANSPORT_RDMA, HIXL_TRANSPORT_LOCAL);
 	if (a->service_level > 7)
 		return hixl_einval("SETUP: service_level %u (0..7)", a->service_level);
 	if (!a->pool_buffers != !a->pool_buffer_mb)
@@ -203,6 +206,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	rd->service_level = a->service_level;
 	rd->pool_buffers = a->pool_buffers;
 	rd->pool_buffer_mb = a->pool_buffer_mb;
+	rd->transport = a->transport;
 	ret = hixl_auth_setup(&rd->auth, a);	/* before the listener can see a request */
 	if (ret)
 		goto err_free_rd;

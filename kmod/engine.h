@@ -37,6 +37,11 @@
  * both).  The CQ handler takes only xq.lock and xfer_lock.
  * hixl_engine.cancel_mutex (one CANCEL at a time)  >  hixl_engine.xfer_lock,
  * then, dropped, hixl_link.xq.lock.
+ * Same-host copies (local.c): a TRANSFER takes its own engine's lock and
+ * the peer engine's lock one after the other, never both; the peer's
+ * regions are held by their users count and the peer's local_users, which
+ * its close waits for before anything of it is freed.  hixl_local_lock (a
+ * spinlock) is innermost.
  */
 #ifndef _HIXL_ENGINE_H
 #define _HIXL_ENGINE_H
@@ -81,7 +86,7 @@
 				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
 				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
 				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | \
-				 HIXL_FEAT_POLL | HIXL_FEAT_XFER_STATS)
+				 HIXL_FEAT_POLL | HIXL_FEAT_XFER_STATS | HIXL_FEAT_LOCAL)
 #define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
 #define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
 				 HIXL_SETUP_LISTEN_ANY)
@@ -140,6 +145,8 @@ struct rdma_cm_event;
  * @pool_buffers:  staging pool size (buffers)
  * @pool_buffer_mb: staging buffer size (MiB)
  * @auth:          who may connect (SETUP's allowed peers and secret)
+ * @transport:     SETUP's HIXL_TRANSPORT_*: may links pair for the
+ *                 same-host copy (local.c)
  */
 struct hixl_rdma {
 	int cm_kind;
@@ -155,6 +162,7 @@ struct hixl_rdma {
 	u32 pool_buffers;
 	u32 pool_buffer_mb;
 	struct hixl_auth auth;
+	u32 transport;
 };
 
 /**
@@ -239,6 +247,11 @@ struct hixl_rdma {
  * @nr_uring_saved: entries on @uring_saved, at most HIXL_URING_SAVED_MAX
  * @cancel_mutex: one HIXL_IOC_CANCEL at a time: its holder owns every
  *              batch's cancel_node (xq.c, hixl_cmd_cancel())
+ * @local_dead: the engine closes: no same-host copy of another engine
+ *              enters its regions any more (set under @lock, local.c)
+ * @local_users: same-host copies of other engines inside one of its regions
+ *              now (raised under @lock while @local_dead is clear)
+ * @local_wq:   woken when @local_users reaches zero
  */
 struct hixl_engine {
 	struct mutex lock;
@@ -289,6 +302,9 @@ struct hixl_engine {
 	bool rdma_gone;
 	u64 link_walk;
 	u64 tbl_gen;
+	bool local_dead;
+	atomic_t local_users;
+	wait_queue_head_t local_wq;
 };
 
 /*

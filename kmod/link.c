@@ -249,6 +249,8 @@ int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len)
 	l->stage.peer_size = size;
 	l->stage.peer_rkey = le32_to_cpu(hm->stage_rkey);
 	spin_unlock(&l->lock);
+	if (!l->active && len >= sizeof(*hm) + sizeof(struct hixl_wire_hello_local))
+		hixl_local_accept(l, (const struct hixl_wire_hello_local *)(hm + 1), &name);
 	return 0;
 }
 
@@ -334,6 +336,7 @@ static void hixl_link_free(struct kref *ref)
 {
 	struct hixl_link *l = container_of(ref, struct hixl_link, ref);
 
+	hixl_local_link_free(l);
 	hixl_link_xq_free(l);
 	mutex_destroy(&l->cm_mutex);
 	mutex_destroy(&l->msg.post_mutex);
@@ -467,6 +470,7 @@ void hixl_link_destroy(struct hixl_link *l)
 	l->state = HIXL_LINK_CLOSED;
 	spin_unlock(&l->lock);
 	wake_up_all(&l->wq);
+	hixl_local_link_gone(l);		/* the partner copies no more */
 
 	mutex_lock(&l->cm_mutex);		/* a CONNECT attempt ends first */
 	if (l->cm_id && l->qp)

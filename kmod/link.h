@@ -26,6 +26,7 @@
 #include <rdma/hixl.h>
 #include "auth.h"
 #include "stats.h"
+#include "local.h"
 
 struct hixl_engine;
 struct hixl_region;
@@ -338,6 +339,7 @@ struct hixl_link_ka {
  * @ctrs:       the link's data-path counters (stats.c; atomic, no lock)
  * @connect_ns: ktime_get_ns() when CONNECT began (active links), for the
  *              connect latency; written once before the link is listed
+ * @loc:        its same-host pairing (local.c; under hixl_local_lock)
  */
 struct hixl_link {
 	int cm_kind;
@@ -386,6 +388,7 @@ struct hixl_link {
 	u64 tbl_gen;
 	struct hixl_ctrs ctrs;
 	u64 connect_ns;
+	struct hixl_link_local loc;
 };
 
 /* A received notification, queued on its engine (link.c). */

@@ -120,6 +120,7 @@ struct hixl_engine *hixl_engine_create(void)
 	INIT_LIST_HEAD(&eng->xfers);
 	INIT_LIST_HEAD(&eng->uring_saved);
 	mutex_init(&eng->cancel_mutex);
+	init_waitqueue_head(&eng->local_wq);
 	init_rwsem(&eng->rdma_sem);
 	if (current->mm) {
 		eng->proc = hixl_proc_get(current->mm);
@@ -187,6 +188,7 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 {
 	if (!eng)
 		return;
+	hixl_local_engine_close(eng);		/* other engines' copies leave */
 	down_write(&eng->rdma_sem);
 	hixl_engine_rdma_stop(eng);		/* no new links */
 	hixl_engine_links_destroy(eng);
@@ -450,6 +452,7 @@ static int __init hixl_init(void)
 {
 	int ret;
 
+	hixl_local_init();
 	hixl_wq = alloc_workqueue("hixl", WQ_UNBOUND, 0);
 	if (!hixl_wq)
 		return -ENOMEM;

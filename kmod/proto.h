@@ -75,6 +75,30 @@ struct hixl_wire_hello {
 	__le32 reserved;
 };
 
+/*
+ * A HELLO may carry more than struct hixl_wire_hello: a receiver reads
+ * what it knows and ignores the rest (every version-1 hixl, and
+ * tests/user/peer.c, take a HELLO of sizeof(struct hixl_wire_hello) or
+ * more).  A connecting engine that allows the same-host path appends this
+ * block (local.c; docs/protocol.md, "Same-host links"): its module's boot
+ * id and a random token of this link.  An acceptor in the same kernel
+ * pairs the two links only if it holds an offered link with that token
+ * whose CONNECT target is the acceptor itself.  A block with another magic,
+ * version or length is ignored (the link uses RDMA).
+ */
+#define HIXL_WIRE_LOCAL_MAGIC	0x434c4858	/* "XHLC" */
+#define HIXL_WIRE_LOCAL_VERSION	1
+
+struct hixl_wire_hello_local {
+	__le32 magic;
+	__le16 version;
+	__le16 len;		/* sizeof(struct hixl_wire_hello_local) */
+	__le32 flags;		/* 0; unknown bits are ignored */
+	__le32 reserved;
+	__u8 boot_id[16];
+	__u8 token[16];
+};
+
 struct hixl_wire_mr {
 	__le64 addr;		/* first byte of the region covered */
 	__le64 len;

@@ -357,6 +357,8 @@ int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *a)
 	else if (atomic_read(&r->users))
 		ret = -EBUSY;
 	if (!ret) {
+		/* a same-host copy's chunk under way ends first; none starts (lock) */
+		wait_var_event(&r->local_chunks, !atomic_read(&r->local_chunks));
 		xa_erase(&eng->regions, a->handle);
 		hixl_region_free(r);
 	}

@@ -156,6 +156,9 @@ size_t hixl_runs_bytes(const struct hixl_runs *rs);
  * @in_tree:    the range is in @eng->ranges
  * @users:      in-flight users (transfers); DEREG_MEM returns -EBUSY while
  *              non-zero
+ * @local_chunks: chunks of other engines' same-host copies in the region
+ *              now (local.c; raised under the engine lock); DEREG_MEM waits
+ *              for them, holding the lock, so no byte lands after it returns
  * @dmabuf:     device: the dma-buf, its attachment and mapping
  * @mrs:        fast-registration MRs covering the region on the engine's
  *              device, in address order; @nr_mrs of them (0 before SETUP,
@@ -190,6 +193,7 @@ struct hixl_region {
 	int event;
 	bool in_tree;
 	atomic_t users;
+	atomic_t local_chunks;
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;

@@ -162,6 +162,8 @@ static void hixl_link_stat_fill(struct hixl_link *l, struct hixl_link_stat *o)
 	spin_unlock(&l->lock);
 	if (l->active)
 		o->flags |= HIXL_LINK_STAT_ACTIVE;
+	if (hixl_local_paired(l))
+		o->flags |= HIXL_LINK_STAT_LOCAL;
 	hixl_ctrs_read(&l->ctrs, &o->xfer);
 }
 

@@ -464,6 +464,7 @@ int hixl_link_publish(struct hixl_link *l)
 	struct hixl_wire_hello *h;
 	struct hixl_region *r;
 	unsigned long idx;
+	u32 ext;
 	u64 gen;
 	int ret;
 
@@ -483,8 +484,9 @@ int hixl_link_publish(struct hixl_link *l)
 		h->stage_size = cpu_to_le64(l->stage.rx.size);
 		h->stage_rkey = cpu_to_le32(l->stage.rx.mr->rkey);
 	}
+	ext = hixl_local_offer(l, (struct hixl_wire_hello_local *)(h + 1));
 	if (!ret)
-		ret = hixl_send_msg(l, HIXL_MSG_HELLO, sizeof(*h));
+		ret = hixl_send_msg(l, HIXL_MSG_HELLO, sizeof(*h) + ext);
 	gen = ++eng->tbl_gen;
 	xa_for_each(&eng->regions, idx, r) {
 		if (ret)

@@ -243,6 +243,7 @@ struct hixl_xprep {
 	u32 ns;
 	u64 sbytes;		/* bytes of the staged descriptors */
 	bool planning;		/* hixl_xq_plan_begin() done, not ended */
+	bool local;		/* the same-host copy carries it (local.c) */
 };
 
 static void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p)
@@ -397,6 +398,12 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 		return -ENOMEM;
 	if (copy_from_user(p->d, u64_to_user_ptr(a->descs), array_size(a->count, sizeof(*p->d))))
 		return -EFAULT;
+	ret = hixl_local_prep(eng, l, a, p->d, nonblock, &p->pl);
+	if (ret <= 0) {			/* planned for the same-host copy, or refused */
+		p->local = !ret;
+		return ret;
+	}
+	ret = 0;
 
 	cap = hixl_stage_cap(l);
 	if (cap) {
@@ -517,6 +524,8 @@ static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
 	struct hixl_link *l = p->l;
 	int ret = 0, st, err;
 
+	if (p->local)
+		return hixl_local_run(eng, l, a, p->d, &p->pl, deadline);
 	if (p->pl.n)
 		ret = hixl_xprep_run_direct(eng, a, p, deadline);
 	if (p->planning) {		/* staged pieces carry no rkey of the peer */

@@ -49,6 +49,20 @@ static int parse_pool(const char *s, uint32_t *n, uint32_t *mb)
 	return 0;
 }
 
+/* "Transport": "auto", "rdma" or "local" (HIXL_TRANSPORT_*) */
+static int parse_transport(const char *v, uint32_t *out)
+{
+	if (!strcmp(v, "auto"))
+		*out = HIXL_TRANSPORT_AUTO;
+	else if (!strcmp(v, "rdma"))
+		*out = HIXL_TRANSPORT_RDMA;
+	else if (!strcmp(v, "local"))
+		*out = HIXL_TRANSPORT_LOCAL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 /* the first of two environment variables that is set, or NULL */
 static const char *env2(const char *ours, const char *hccl)
 {
@@ -74,7 +88,7 @@ static int parse_bool(const char *v, bool *out)
 static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *auto_connect,
 			 const struct hixl_option *opts, size_t nopts)
 {
-	bool have_tc = false, have_sl = false, have_ac = false;
+	bool have_tc = false, have_sl = false, have_ac = false, have_tr = false;
 	const char *v;
 	int ret;
 
@@ -100,6 +114,10 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *
 			if (parse_sl(opts[i].value, &s->service_level))
 				return -EINVAL;
 			have_sl = true;
+		} else if (!strcmp(k, HIXL_OPTION_TRANSPORT)) {
+			if (parse_transport(opts[i].value, &s->transport))
+				return -EINVAL;
+			have_tr = true;
 		} else if (!strcmp(k, HIXL_OPTION_AUTO_CONNECT)) {
 			if (parse_bool(opts[i].value, auto_connect))
 				return -EINVAL;
@@ -116,6 +134,8 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *
 		return -EINVAL;
 	if (!have_ac && (v = getenv("HIXL_AUTO_CONNECT")) && parse_bool(v, auto_connect))
 		return -EINVAL;
+	if (!have_tr && (v = getenv("HIXL_TRANSPORT")) && parse_transport(v, &s->transport))
+		return -EINVAL;
 	ret = hixl_auth_env(ao);
 	if (!ret)
 		hixl_auth_apply(ao, s);
@@ -126,16 +146,22 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *
  * Does the module take SETUP's flags: allowed peers and secret, any port?
  * (An older one: -EINVAL.)
  */
-static int setup_supported(int fd, const struct hixl_setup *s)
+static int setup_supported(int fd, struct hixl_setup *s)
 {
 	struct hixl_info info;
 	int ret;
 
-	if (!s->flags)
+	if (!s->flags && !s->transport)
 		return 0;
 	ret = hixl_dev_get_info(fd, &info);
 	if (ret)
 		return ret;
+	if (s->transport && !(info.features & HIXL_FEAT_LOCAL)) {
+		/* an older module: RDMA is all it does, and it refuses the field */
+		if (s->transport != HIXL_TRANSPORT_RDMA)
+			return -EOPNOTSUPP;
+		s->transport = HIXL_TRANSPORT_AUTO;
+	}
 	if ((s->flags & (HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET)) &&
 	    !(info.features & HIXL_FEAT_AUTH))
 		return -EOPNOTSUPP;

@@ -51,6 +51,7 @@ static const char *const ctr_names[] = {
 	"write_direct_bytes", "write_direct_ops", "write_staged_bytes", "write_staged_ops",
 	"errors", "wc_errors", "timeouts", "cancels", "link_resets", "connects",
 	"connect_failures", "accepts", "connect_us_last", "connect_us_sum",
+	"local_bytes", "local_ops",
 };
 #define NCTR ((int)(sizeof(ctr_names) / sizeof(ctr_names[0])))
 _Static_assert(sizeof(ctr_names) / sizeof(ctr_names[0]) * 8 ==
@@ -150,10 +151,11 @@ static void print_text(const struct eng_rec *r, uint32_t n)
 			char peer[HIXL_ENGINE_NAME_MAX];
 
 			peer_name(l, peer, sizeof(peer));
-			printf("  link engine=%llu peer=%s side=%s state=%s err=%d",
+			printf("  link engine=%llu peer=%s side=%s state=%s err=%d transport=%s",
 			       (unsigned long long)e->id, peer,
 			       l->flags & HIXL_LINK_STAT_ACTIVE ? "active" : "passive",
-			       link_state(l->state), l->err);
+			       link_state(l->state), l->err,
+			       l->flags & HIXL_LINK_STAT_LOCAL ? "local" : "rdma");
 			for (int c = 0; c < NCTR; c++)
 				printf(" %s=%llu", ctr_names[c], ctr(&l->xfer, c));
 			printf("\n");
@@ -207,9 +209,11 @@ static void print_json(const struct eng_rec *r, uint32_t n)
 			peer_name(l, peer, sizeof(peer));
 			printf("%s{\"peer\": ", k ? ", " : "");
 			json_str(peer);
-			printf(", \"side\": \"%s\", \"state\": \"%s\", \"err\": %d",
+			printf(", \"side\": \"%s\", \"state\": \"%s\", \"err\": %d, "
+			       "\"transport\": \"%s\"",
 			       l->flags & HIXL_LINK_STAT_ACTIVE ? "active" : "passive",
-			       link_state(l->state), l->err);
+			       link_state(l->state), l->err,
+			       l->flags & HIXL_LINK_STAT_LOCAL ? "local" : "rdma");
 			json_ctrs(&l->xfer);
 			printf("}");
 		}

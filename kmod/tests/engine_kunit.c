@@ -44,7 +44,7 @@ static void e_pool_max(struct hixl_setup *a) { a->pool_buffers = 256; a->pool_bu
 static void e_pool_n257(struct hixl_setup *a) { a->pool_buffers = 257; }
 static void e_pool_mb1025(struct hixl_setup *a) { a->pool_buffer_mb = 1025; }
 static void e_flags(struct hixl_setup *a) { a->flags = 1; }
-static void e_res0(struct hixl_setup *a) { a->reserved0 = 1; }
+static void e_res0(struct hixl_setup *a) { a->transport = HIXL_TRANSPORT_LOCAL + 1; }
 static void e_res1(struct hixl_setup *a) { a->reserved1 = 1; }
 static void e_res3(struct hixl_setup *a) { a->reserved[0] = 1; }
 /* the first bit past the known ones (HIXL_SETUP_FLAGS_ALL is contiguous) */
@@ -96,7 +96,7 @@ static const struct hixl_setup_case hixl_setup_cases[] = {
 	{ "pool 0:0 off", e_pool_off, 0 }, { "pool 0:8", e_pool_n0, -EINVAL },
 	{ "pool 4:0", e_pool_mb0, -EINVAL }, { "pool 256:1024", e_pool_max, 0 },
 	{ "pool 257:8", e_pool_n257, -EINVAL }, { "pool 4:1025", e_pool_mb1025, -EINVAL },
-	{ "allowed-peers flag without a list", e_flags, -EINVAL }, { "reserved0", e_res0, -EINVAL },
+	{ "allowed-peers flag without a list", e_flags, -EINVAL }, { "transport unknown", e_res0, -EINVAL },
 	{ "reserved1", e_res1, -EINVAL }, { "reserved[0]", e_res3, -EINVAL },
 	{ "unknown flag", e_flag_unknown, -EINVAL },
 	{ "any port, port 0", e_any_port, 0 }, { "any port with a port", e_any_port_given, -EINVAL },

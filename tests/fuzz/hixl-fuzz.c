@@ -707,7 +707,10 @@ static bool build_setup(struct hixl_setup *a, int e)
 			a->pool_buffer_mb = bm[rnd(4)];
 	}
 	FLAGS32(a->flags, 0);
-	RES32(a->reserved0);
+	if (chance(10)) {		/* AUTO, RDMA, LOCAL, or unknown */
+		a->transport = rnd(5);
+		bad |= a->transport > HIXL_TRANSPORT_LOCAL;
+	}
 	RES32(a->reserved1);
 	RES64_ANY(a->reserved);
 	if (chance(10))

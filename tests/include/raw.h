@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -40,6 +41,25 @@ static inline struct hixl_sockaddr hixl_raw_name(const char *ip, uint16_t port)
 }
 
 /**
+ * hixl_raw_transport() - hixl_setup.transport from HIXL_TRANSPORT
+ *
+ * "rdma" and "local" as the library takes them; unset or anything else:
+ * HIXL_TRANSPORT_AUTO.  The user test runner sets HIXL_TRANSPORT=rdma, so
+ * the tests about RDMA keep using rxe between two engines of one host;
+ * tests/user/test_local.c sets each engine's transport itself.
+ */
+static inline uint32_t hixl_raw_transport(void)
+{
+	const char *v = getenv("HIXL_TRANSPORT");
+
+	if (v && !strcmp(v, "rdma"))
+		return HIXL_TRANSPORT_RDMA;
+	if (v && !strcmp(v, "local"))
+		return HIXL_TRANSPORT_LOCAL;
+	return HIXL_TRANSPORT_AUTO;
+}
+
+/**
  * hixl_raw_setup() - HIXL_IOC_SETUP on an open engine
  * @fd:      an open /dev/hixl file
  * @ip:      local IPv4 address (see hixl_raw_name())
@@ -48,7 +68,8 @@ static inline struct hixl_sockaddr hixl_raw_name(const char *ip, uint16_t port)
  *           every descriptor a direct RDMA operation)
  * @pool_mb: size of each staging buffer, MiB
  *
- * The default traffic class and service level (uapi/rdma/hixl.h).
+ * The default traffic class and service level (uapi/rdma/hixl.h), the
+ * transport of hixl_raw_transport().
  *
  * Return: 0, or SETUP's -errno (-EADDRNOTAVAIL or -ENODEV: no RDMA device on
  * @ip; see uapi/rdma/hixl.h for the rest).
@@ -64,6 +85,7 @@ static inline int hixl_raw_setup(int fd, const char *ip, uint16_t port, uint32_t
 	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
 	s.pool_buffers = pool_n;
 	s.pool_buffer_mb = pool_mb;
+	s.transport = hixl_raw_transport();
 	return ioctl(fd, HIXL_IOC_SETUP, &s) ? -errno : 0;
 }
 

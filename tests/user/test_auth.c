@@ -38,6 +38,7 @@
 
 #include "peer.h"
 #include "tests.h"
+#include "raw.h"
 #include "util.h"
 
 #define KEY1 "0123456789abcdef-first-secret"
@@ -76,6 +77,7 @@ static struct hixl_setup setup_at(const char *ip, uint16_t port)
 	s.local.port = port;
 	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
 	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	s.transport = hixl_raw_transport();	/* RDMA in the runner */
 	return s;	/* no staging pool: every descriptor one RDMA op */
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "tests.h"
+#include "raw.h"
 #include "util.h"
 
 #define KiB 1024ULL
@@ -823,6 +824,7 @@ static long setup_on(int fd, uint16_t port)
 	a.local = hx_name(port);
 	a.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
 	a.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	a.transport = hixl_raw_transport();	/* RDMA in the runner */
 	return xioctl(fd, HIXL_IOC_SETUP, &a);
 }
 

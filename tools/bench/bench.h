@@ -29,6 +29,7 @@ struct cfg {
 	unsigned long inflight, timeout_ms, seed, procs;
 	const char *local, *remote, *mode;
 	const char *pool;	/* BufferPool option, "N:SIZE_MB"; NULL: the library's default */
+	const char *transport;	/* Transport option: auto, rdma, local; NULL: the library's */
 	bool json, progress;
 	/* two hosts (net.c): --server, or --client HOST[:PORT] */
 	bool server;

@@ -153,11 +153,18 @@ void side_unmap(struct side *s)
 	s->table = NULL;
 }
 
-/* The side's engine, named s->name, with --pool; 0 or -errno (last_err says why). */
+/* The side's engine, named s->name, with --pool and --transport; 0 or -errno (last_err says why). */
 int side_engine_init(struct side *s)
 {
-	const struct hixl_option pool = { HIXL_OPTION_BUFFER_POOL, C.pool };
-	int ret = hixl_engine_init(&s->eng, s->name, &pool, C.pool ? 1 : 0);
+	struct hixl_option o[2];
+	size_t n = 0;
+	int ret;
+
+	if (C.pool)
+		o[n++] = (struct hixl_option){ HIXL_OPTION_BUFFER_POOL, C.pool };
+	if (C.transport)
+		o[n++] = (struct hixl_option){ HIXL_OPTION_TRANSPORT, C.transport };
+	ret = hixl_engine_init(&s->eng, s->name, o, n);
 
 	if (ret) {
 		s->eng = NULL;

@@ -49,6 +49,8 @@ static int usage(int rc)
 		"                    stages a batch's blocks only when its cost model finds\n"
 		"                    that faster, never the default 32 KiB ones; 0:0: no\n"
 		"                    pool, every block its own RDMA work request)\n"
+		"  --transport T     auto (default: engines of this host copy in the kernel),\n"
+		"                    rdma (always through the RDMA device) or local\n"
 		"two hosts (like perftest): the server sets up its engine (--local, with a\n"
 		"port) and waits on TCP port P for one client; the client sends its model,\n"
 		"the server registers a cache for it and sends back its engine name, cache\n"
@@ -224,7 +226,8 @@ int parse_args(int argc, char **argv)
 		{ "procs", 1, NULL, 'p' }, { "pool", 1, NULL, 'o' },
 		{ "version", 0, NULL, 'V' }, { "server", 0, NULL, 'S' },
 		{ "client", 1, NULL, 'c' }, { "port", 1, NULL, 'O' },
-		{ "connect-wait", 1, NULL, 'w' }, { NULL, 0, NULL, 0 },
+		{ "connect-wait", 1, NULL, 'w' }, { "transport", 1, NULL, 'x' },
+		{ NULL, 0, NULL, 0 },
 	};
 	bool given[128] = { false };
 	unsigned long *num;
@@ -260,6 +263,7 @@ int parse_args(int argc, char **argv)
 		case 'l': C.local = optarg; break;
 		case 'r': C.remote = optarg; break;
 		case 'o': C.pool = optarg; break;
+		case 'x': C.transport = optarg; break;
 		case 'j': C.json = true; break;
 		case 'P': C.progress = false; break;
 		case 'h': usage(0); return -1;
@@ -301,6 +305,9 @@ int parse_args(int argc, char **argv)
 		return bad_usage("--inflight at most 1024");
 	if (C.procs != 1 && C.procs != 2)
 		return bad_usage("--procs is 1 or 2");
+	if (C.transport && strcmp(C.transport, "auto") && strcmp(C.transport, "rdma") &&
+	    strcmp(C.transport, "local"))
+		return bad_usage("--transport is auto, rdma or local, not '%s'", C.transport);
 	if (C.pool && !pool_ok(C.pool))
 		return bad_usage("--pool is N:MB (N 0..%d, MB 0..%d, both 0 or neither), not '%s'",
 				 HIXL_MAX_POOL_BUFFERS, HIXL_MAX_POOL_BUFFER_MB, C.pool);

@@ -58,6 +58,9 @@
 #define HIXL_FEAT_LISTEN_ANY	(1ULL << 12)	/* SETUP's HIXL_SETUP_LISTEN_ANY */
 #define HIXL_FEAT_POLL		(1ULL << 13)	/* poll(2): EPOLLIN while notifications wait */
 #define HIXL_FEAT_XFER_STATS	(1ULL << 16)	/* hixl_stats.xfer, LINK_STATS, ENGINES */
+#define HIXL_FEAT_LOCAL		(1ULL << 17)	/* same-host links copy in the kernel:
+						 * hixl_setup.transport, HIXL_LINK_STAT_LOCAL,
+						 * hixl_xfer_stats.local_bytes */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -201,6 +204,9 @@ struct hixl_dereg_mem {
  *                 (from the call to the link being READY)
  * @connect_us_sum: sum of the durations of all @connects, microseconds:
  *                 the mean is @connect_us_sum / @connects
+ * @local_bytes:   of the direct bytes above (READ and WRITE), those the
+ *                 same-host path copied with the CPU instead of RDMA
+ * @local_ops:     those descriptors
  * @reserved:      0
  *
  * Counters only grow (except @connect_us_last).  An engine's counters
@@ -229,7 +235,9 @@ struct hixl_xfer_stats {
 	__u64 accepts;
 	__u64 connect_us_last;
 	__u64 connect_us_sum;
-	__u64 reserved[6];
+	__u64 local_bytes;
+	__u64 local_ops;
+	__u64 reserved[4];
 };
 
 /**
@@ -358,7 +366,15 @@ struct hixl_peer_prefix {
  * @pool_buffers:   in: staging pool, number of buffers (4); 0 with
  *                  @pool_buffer_mb 0 turns the pool off
  * @pool_buffer_mb: in: staging buffer size, MiB (8)
- * @reserved0:      in: must be 0
+ * @transport:      in: HIXL_TRANSPORT_AUTO (0: a link whose two ends are
+ *                  engines of this same kernel copies host registrations
+ *                  with the CPU, anything else over RDMA),
+ *                  HIXL_TRANSPORT_RDMA (always RDMA: this engine neither
+ *                  offers nor accepts the same-host pairing) or
+ *                  HIXL_TRANSPORT_LOCAL (as AUTO, but a TRANSFER that
+ *                  cannot take the local copy fails with -EOPNOTSUPP);
+ *                  anything else is -EINVAL (docs/protocol.md, "Same-host
+ *                  links")
  * @device:         out: name of the RDMA device, NUL-terminated
  * @page_size_cap:  out: MR page sizes the device supports (bit n: 2^n bytes)
  * @max_mr_pages:   out: pages one fast-registration MR can hold
@@ -387,6 +403,11 @@ struct hixl_peer_prefix {
  * Both options are off by default; hixl_info.features has HIXL_FEAT_AUTH
  * when the module knows them (an older one refuses them: -EINVAL).
  */
+/* hixl_setup.transport */
+#define HIXL_TRANSPORT_AUTO	0
+#define HIXL_TRANSPORT_RDMA	1
+#define HIXL_TRANSPORT_LOCAL	2
+
 struct hixl_setup {
 	struct hixl_sockaddr local;
 	__u32 flags;
@@ -394,7 +415,7 @@ struct hixl_setup {
 	__u32 service_level;
 	__u32 pool_buffers;
 	__u32 pool_buffer_mb;
-	__u32 reserved0;
+	__u32 transport;
 	char device[64];
 	__u64 page_size_cap;
 	__u32 max_mr_pages;
@@ -575,6 +596,8 @@ struct hixl_get_notifies {
 #define HIXL_LINK_STAT_ACTIVE	(1U << 0)	/* made by our CONNECT (else accepted) */
 #define HIXL_LINK_STAT_NAMED	(1U << 1)	/* @peer is known (an accepted link
 						 * learns it from the peer's HELLO) */
+#define HIXL_LINK_STAT_LOCAL	(1U << 2)	/* paired with an engine of this
+						 * kernel: host transfers are CPU copies */
 
 /**
  * struct hixl_link_stat - one link, as HIXL_IOC_LINK_STATS writes it

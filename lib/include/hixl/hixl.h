@@ -334,6 +334,8 @@ int hixl_format_engine_name(const struct hixl_sockaddr *addr, char *buf, size_t 
 #define HIXL_OPTION_RDMA_TRAFFIC_CLASS	"RdmaTrafficClass"
 #define HIXL_OPTION_RDMA_SERVICE_LEVEL	"RdmaServiceLevel"
 #define HIXL_OPTION_AUTO_CONNECT	"AutoConnect"
+/* hixl's own: how links to engines of the same host move bytes */
+#define HIXL_OPTION_TRANSPORT		"Transport"
 /* hixl's own (HIXL has no such options): who may connect, see hixl_engine_init() */
 #define HIXL_OPTION_ALLOWED_PEERS	"AllowedPeers"
 #define HIXL_OPTION_AUTH_SECRET		"AuthSecret"
@@ -394,6 +396,14 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  *                      call's own timeout (HIXL's AutoConnect); "0" (or
  *                      "false", the default): they fail with -ENOTCONN.
  *                      Env: HIXL_AUTO_CONNECT
+ *   "Transport"        "auto" (default): a link whose peer is an engine of
+ *                      this same kernel (proved in the handshake) copies
+ *                      host registrations with the CPU, one kernel copy,
+ *                      instead of going through the RDMA device; anything
+ *                      else (device memory, remote peers) uses RDMA.
+ *                      "rdma": always RDMA.  "local": as "auto", but a
+ *                      transfer that cannot take the local copy fails
+ *                      with -EOPNOTSUPP.  Env: HIXL_TRANSPORT
  *                Values are decimal.  A key given twice: the last one wins.
  * @nopts:        number of options
  *

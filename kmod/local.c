@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * local.c - same-host links: when both ends of a link are engines of this
+ * kernel, a TRANSFER between host registrations is one CPU copy between
+ * the two engines' pinned pages instead of RDMA READ/WRITE through the
+ * device (KNEM's idea, with hixl's registrations).
+ *
+ * Pairing (docs/protocol.md, "Same-host links").  A connecting engine that
+ * allows it appends to its HELLO this module's boot id and a fresh random
+ * 128-bit token of the link, and lists the link under the token.  The
+ * accepting side pairs its link with that offer only when the boot id is
+ * ours, a listed, unpaired offer has exactly that token, the offer's
+ * CONNECT target is exactly the accepting engine's name, the name the peer
+ * claims (already checked to be the connection's source address) is the
+ * offering engine's, and both engines are alive and allow the local path.
+ * The pairing is written into both link objects at once, under
+ * hixl_local_lock, so both sides agree from that moment on; the offer is
+ * taken off the list (a token pairs once).  A remote peer never saw a token
+ * of a link that connects to another engine of this host, so it cannot
+ * present one; the boot id alone pairs nothing.
+ *
+ * The copy.  Each descriptor is checked like an RDMA one, but against the
+ * peer engine's own live registrations (its range tree, under its lock),
+ * never against the table it sent us; for one chunk at a time the pages of
+ * the peer's region under the chunk are referenced (get_page(): they
+ * outlive an unpin) and the region is looked up again for the next chunk,
+ * so a deregistration or munmap in the middle of a batch goes ahead (no
+ * EBUSY for the peer; DEREG_MEM waits for the one chunk under way, so no
+ * byte lands after it returns) and fails the rest of it with -ERANGE, as a
+ * new RDMA TRANSFER would.  A peer
+ * engine that closes sets local_dead under its lock and waits for the
+ * copies in it (local_users) to leave: they stop at the next chunk with
+ * -ECONNRESET.  Between chunks: CANCEL, the timeout, fatal signals.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <crypto/algapi.h>
+
+#include "hixl_priv.h"
+#include "proto.h"
+
+#define HIXL_LOCAL_CHUNK	SZ_1M	/* bytes copied between checks */
+
+static u8 hixl_local_boot_id[HIXL_LOCAL_ID_LEN];
+static DEFINE_SPINLOCK(hixl_local_lock);
+static LIST_HEAD(hixl_local_offers);
+
+/**
+ * hixl_local_init() - draw this module's boot id
+ *
+ * Context: module init.
+ */
+void hixl_local_init(void)
+{
+	get_random_bytes(hixl_local_boot_id, sizeof(hixl_local_boot_id));
+}
+
+/**
+ * hixl_local_match() - may an accepted link pair with an offer?
+ * @o:       the offer (an active link of this kernel)
+ * @c:       what the accepting side received and is
+ * @boot_id: this module's boot id
+ *
+ * The decision alone, without locks, for KUnit.  Tokens and boot ids are
+ * compared in constant time.
+ *
+ * Return: 0 pair; -ENODEV another kernel (boot id); -ENOKEY the token is
+ * not this offer's; -EALREADY the offer paired already; -EXDEV the offer's
+ * CONNECT target is not the accepting engine, or the claimed name not the
+ * offering engine; -ESHUTDOWN the offering engine closes or refuses.
+ */
+int hixl_local_match(const struct hixl_local_offer *o, const struct hixl_local_claim *c,
+		     const u8 *boot_id)
+{
+	if (crypto_memneq(c->boot_id, boot_id, HIXL_LOCAL_ID_LEN))
+		return -ENODEV;
+	if (crypto_memneq(c->token, o->token, HIXL_LOCAL_ID_LEN))
+		return -ENOKEY;
+	if (o->paired)
+		return -EALREADY;
+	if (!hixl_sockaddr_equal(o->target, c->acceptor) ||
+	    !hixl_sockaddr_equal(o->self, c->claimed))
+		return -EXDEV;
+	if (!o->alive)
+		return -ESHUTDOWN;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_local_match);
+
+/* The engine allows the local path (SETUP's transport); its rdma is set. */
+static bool hixl_local_allowed(const struct hixl_engine *eng)
+{
+	return eng->rdma && eng->rdma->transport != HIXL_TRANSPORT_RDMA;
+}
+
+/**
+ * hixl_local_offer() - fill the same-host block of an active link's HELLO
+ * @l: the link; its engine's lock and post_mutex held (hixl_link_publish())
+ * @x: out: the block, right after struct hixl_wire_hello
+ *
+ * Draws the link's token and lists the offer.  A passive link, an engine
+ * with transport RDMA, or a second call offers nothing.
+ *
+ * Return: bytes of the block to send, or 0 (none).
+ */
+u32 hixl_local_offer(struct hixl_link *l, struct hixl_wire_hello_local *x)
+{
+	struct hixl_engine *eng = l->eng;
+	unsigned long flags;
+	u32 n = 0;
+
+	lockdep_assert_held(&eng->lock);
+	if (!l->active || !hixl_local_allowed(eng))
+		return 0;
+	memset(x, 0, sizeof(*x));
+	spin_lock_irqsave(&hixl_local_lock, flags);
+	if (!l->loc.offered && !l->loc.paired && !l->loc.broken) {
+		get_random_bytes(l->loc.token, sizeof(l->loc.token));
+		l->loc.self = eng->rdma->local;
+		list_add_tail(&l->loc.node, &hixl_local_offers);
+		l->loc.offered = true;
+		x->magic = cpu_to_le32(HIXL_WIRE_LOCAL_MAGIC);
+		x->version = cpu_to_le16(HIXL_WIRE_LOCAL_VERSION);
+		x->len = cpu_to_le16(sizeof(*x));
+		memcpy(x->boot_id, hixl_local_boot_id, sizeof(x->boot_id));
+		memcpy(x->token, l->loc.token, sizeof(x->token));
+		n = sizeof(*x);
+	}
+	spin_unlock_irqrestore(&hixl_local_lock, flags);
+	return n;
+}
+
+/**
+ * hixl_local_accept() - pair an accepted link with the offer its HELLO names
+ * @l:       the accepted link, its peer's HELLO just checked (receive
+ *           context, process context)
+ * @x:       the HELLO's same-host block (its length checked by the caller)
+ * @claimed: the engine name in the HELLO, checked to be the source address
+ *
+ * Pairs when hixl_local_match() says so for the one listed offer with the
+ * token; anything else leaves the link on RDMA, silently (an old or remote
+ * peer, a stale or forged token).
+ */
+void hixl_local_accept(struct hixl_link *l, const struct hixl_wire_hello_local *x,
+		       const struct hixl_sockaddr *claimed)
+{
+	struct hixl_engine *eng = l->eng;
+	struct hixl_link_local *o;
+	struct hixl_link *a = NULL;
+	unsigned long flags;
+
+	if (l->active || le32_to_cpu(x->magic) != HIXL_WIRE_LOCAL_MAGIC ||
+	    le16_to_cpu(x->version) != HIXL_WIRE_LOCAL_VERSION ||
+	    le16_to_cpu(x->len) != sizeof(*x) || !hixl_local_allowed(eng))
+		return;
+	if (crypto_memneq(x->boot_id, hixl_local_boot_id, HIXL_LOCAL_ID_LEN))
+		return;		/* another kernel: the common case, no lock */
+	spin_lock_irqsave(&hixl_local_lock, flags);
+	list_for_each_entry(o, &hixl_local_offers, node) {
+		struct hixl_link *cand = container_of(o, struct hixl_link, loc);
+		struct hixl_local_offer of = {
+			.token = o->token, .target = &cand->peer, .self = &o->self,
+			.paired = o->paired || o->broken,
+			.alive = !READ_ONCE(cand->eng->local_dead),
+		};
+		struct hixl_local_claim cl = {
+			.boot_id = x->boot_id, .token = x->token, .claimed = claimed,
+			.acceptor = &eng->rdma->local,
+		};
+
+		if (!hixl_local_match(&of, &cl, hixl_local_boot_id)) {
+			a = cand;
+			break;
+		}
+	}
+	if (a && !l->loc.paired && !l->loc.broken && !READ_ONCE(eng->local_dead)) {
+		list_del_init(&a->loc.node);
+		a->loc.offered = false;
+		a->loc.partner = l;
+		l->loc.partner = a;
+		kref_get(&eng->ref);
+		a->loc.peer_eng = eng;
+		kref_get(&a->eng->ref);
+		l->loc.peer_eng = a->eng;
+		a->loc.paired = true;
+		l->loc.paired = true;
+	}
+	spin_unlock_irqrestore(&hixl_local_lock, flags);
+}
+
+/**
+ * hixl_local_link_gone() - a link is being torn down: end its pairing
+ * @l: the link
+ *
+ * Takes its offer off the list and unpairs both ends (the partner's
+ * transfers stop with -ECONNRESET).  Idempotent.
+ *
+ * Context: any.
+ */
+void hixl_local_link_gone(struct hixl_link *l)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&hixl_local_lock, flags);
+	if (l->loc.offered) {
+		list_del_init(&l->loc.node);
+		l->loc.offered = false;
+	}
+	if (l->loc.partner) {
+		l->loc.partner->loc.partner = NULL;
+		l->loc.partner->loc.broken = true;
+		l->loc.partner = NULL;
+	}
+	l->loc.broken = true;
+	spin_unlock_irqrestore(&hixl_local_lock, flags);
+}
+
+/**
+ * hixl_local_link_free() - the link's last reference went: drop the peer engine
+ * @l: the link
+ *
+ * Context: any (hixl_engine_put() only frees).
+ */
+void hixl_local_link_free(struct hixl_link *l)
+{
+	hixl_local_link_gone(l);
+	if (l->loc.peer_eng)
+		hixl_engine_put(l->loc.peer_eng);
+	l->loc.peer_eng = NULL;
+}
+
+/*
+ * The engine at the other end of a paired link, with a reference, or NULL
+ * (not paired, or no more).
+ */
+static struct hixl_engine *hixl_local_peer_get(struct hixl_link *l)
+{
+	struct hixl_engine *peer = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&hixl_local_lock, flags);
+	if (l->loc.paired && !l->loc.broken && l->loc.peer_eng) {
+		peer = l->loc.peer_eng;
+		kref_get(&peer->ref);
+	}
+	spin_unlock_irqrestore(&hixl_local_lock, flags);
+	return peer;
+}
+
+/**
+ * hixl_local_paired() - is the link paired now (LINK_STATS's flag)?
+ * @l: the link
+ */
+bool hixl_local_paired(struct hixl_link *l)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&hixl_local_lock, flags);
+	ret = l->loc.paired && !l->loc.broken;
+	spin_unlock_irqrestore(&hixl_local_lock, flags);
+	return ret;
+}
+
+/**
+ * hixl_local_engine_close() - an engine closes: no copy into it from now on
+ * @eng: the engine, being destroyed (no command of its own runs)
+ *
+ * Marks it under its lock and waits for the copies of other engines that
+ * are inside one of its regions: each notices at its next chunk.
+ *
+ * Context: process context, sleeps; no lock held.
+ */
+void hixl_local_engine_close(struct hixl_engine *eng)
+{
+	mutex_lock(&eng->lock);
+	WRITE_ONCE(eng->local_dead, true);
+	mutex_unlock(&eng->lock);
+	wait_event(eng->local_wq, !atomic_read(&eng->local_users));
+}
+
+/* Give back regions held by a local plan, keeping the arrays (fallback to RDMA). */
+static void hixl_local_unhold(struct hixl_engine *eng, struct hixl_plan *pl)
+{
+	bool kick = false;
+
+	while (pl->nheld) {
+		struct hixl_region *r = pl->held[--pl->nheld];
+
+		if (atomic_dec_and_test(&r->users) && READ_ONCE(r->invalid))
+			kick = true;
+	}
+	pl->bytes = 0;
+	if (kick)
+		queue_work(system_wq, &eng->inval_work);
+}
+
+/*
+ * The peer's region for [@ra, @ra + @len): a live host registration the
+ * peer may be reached in, writable for a WRITE; the peer's lock held.
+ * Return: the region, NULL for a device region (RDMA's), or ERR_PTR:
+ * -ERANGE, -EACCES.
+ */
+static struct hixl_region *hixl_local_peer_region(struct hixl_engine *peer, u32 op, u64 ra,
+						  u64 len)
+{
+	struct hixl_region *rr;
+
+	lockdep_assert_held(&peer->lock);
+	rr = hixl_region_lookup(peer, ra, len);
+	if (!rr || hixl_region_local_only(rr))
+		return ERR_PTR(-ERANGE);
+	if (rr->type != HIXL_MEM_HOST)
+		return NULL;
+	if (!hixl_region_has_pages(rr))
+		return ERR_PTR(-ERANGE);
+	if (op == HIXL_OP_WRITE && (rr->flags & HIXL_REG_READ_ONLY))
+		return ERR_PTR(-EACCES);
+	return rr;
+}
+
+/**
+ * hixl_local_prep() - plan a TRANSFER on the same-host path, if it takes it
+ * @eng:      the engine
+ * @l:        the link, READY, referenced
+ * @a:        the TRANSFER; out: failed on a descriptor's error
+ * @d:        its descriptors, copied in
+ * @nonblock: io_uring's inline issue: the copy sleeps, so -EAGAIN
+ * @pl:       out: our regions held (@pl->held has room for @a->count),
+ *            @pl->bytes the bytes to copy; no pieces
+ *
+ * Every descriptor must have its local range in one of our host
+ * registrations and its remote range in a live host registration of the
+ * peer engine; a descriptor touching device memory on either side, or
+ * unregistered local memory, sends the whole batch to RDMA (staging)
+ * unless the engine's transport is LOCAL.
+ *
+ * Context: process context; takes our engine's lock, then (after dropping
+ * it) the peer engine's lock: never both.
+ * Return: 0 planned here; 1 not local (nothing held: RDMA plans it); -EAGAIN
+ * (@nonblock); -EOPNOTSUPP (transport LOCAL and not possible); with
+ * @a->failed set: -EINVAL (len 0), -EOVERFLOW, -ENOENT (local range not
+ * registered, transport LOCAL), -EACCES (READ into our read-only region,
+ * WRITE to the peer's), -ERANGE (not inside a live registration of the
+ * peer that it lets peers reach); -ECONNRESET (the peer engine closes);
+ * -EINTR (fatal signal while waiting for the peer's lock).
+ */
+int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
+		    const struct hixl_op_desc *d, bool nonblock, struct hixl_plan *pl)
+{
+	bool must = eng->rdma->transport == HIXL_TRANSPORT_LOCAL;
+	struct hixl_engine *peer;
+	int lerr = 0, rerr = 0;
+	u32 i, lidx = a->count;
+
+	if (eng->rdma->transport == HIXL_TRANSPORT_RDMA)
+		return 1;
+	peer = hixl_local_peer_get(l);
+	if (!peer)
+		return must ? -EOPNOTSUPP : 1;
+	if (nonblock) {
+		rerr = -EAGAIN;
+		goto out;
+	}
+	/*
+	 * Our side first, each descriptor checked in the order the RDMA path
+	 * checks it (len, wrap, local range, read-only, then the peer's side),
+	 * so that a batch gets the same error and index on either path.
+	 */
+	mutex_lock(&eng->lock);
+	for (i = 0; i < a->count && !lerr; i++) {
+		struct hixl_region *r;
+
+		if (!d[i].len) {
+			lerr = hixl_einval("TRANSFER: descriptor %u: len 0", i);
+		} else if (hixl_range_check(d[i].local_addr, d[i].len) ||
+			   hixl_range_check(d[i].remote_addr, d[i].len)) {
+			lerr = -EOVERFLOW;
+		} else {
+			r = hixl_region_lookup(eng, d[i].local_addr, d[i].len);
+			if (!r || r->type != HIXL_MEM_HOST || !hixl_region_has_pages(r)) {
+				lerr = !must ? 1 : r ? -EOPNOTSUPP : -ENOENT;
+			} else if (a->op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY)) {
+				lerr = -EACCES;
+			} else {
+				atomic_inc(&r->users);
+				pl->held[pl->nheld++] = r;
+				pl->bytes += d[i].len;
+			}
+		}
+		if (lerr)
+			lidx = i;
+	}
+	mutex_unlock(&eng->lock);
+	if (lerr == 1)
+		goto out;	/* RDMA (or staging) plans the batch */
+
+	/* the peer's side of the descriptors before the first local error */
+	if (mutex_lock_killable(&peer->lock)) {
+		rerr = -EINTR;
+		goto out;
+	}
+	if (READ_ONCE(peer->local_dead))
+		rerr = -ECONNRESET;
+	for (i = 0; i < lidx && !rerr; i++) {
+		struct hixl_region *rr = hixl_local_peer_region(peer, a->op, d[i].remote_addr,
+							       d[i].len);
+
+		if (IS_ERR(rr))
+			rerr = PTR_ERR(rr);
+		else if (!rr)
+			rerr = must ? -EOPNOTSUPP : 1;	/* device memory: RDMA's */
+		if (rerr < 0)
+			a->failed = i;
+	}
+	mutex_unlock(&peer->lock);
+	if (!rerr && lerr)
+		a->failed = lidx;
+out:
+	if (rerr || lerr)
+		hixl_local_unhold(eng, pl);
+	hixl_engine_put(peer);
+	return rerr ? rerr : lerr;
+}
+
+/*
+ * Bytes from @addr to the end of the physically contiguous run of @r that
+ * holds it, and that run's page for @addr; @r's pins are held.
+ */
+static u64 hixl_local_span(const struct hixl_region *r, u64 addr, struct page **page)
+{
+	unsigned long idx = (addr >> PAGE_SHIFT) - (r->addr >> PAGE_SHIFT);
+	unsigned long i = hixl_runs_find(&r->runs, idx);
+	const struct hixl_run *run = &r->runs.run[i];
+
+	*page = pfn_to_page(run->pfn + (idx - hixl_run_first(&r->runs, i)));
+	return ((u64)(run->end - idx) << PAGE_SHIFT) - offset_in_page(addr);
+}
+
+/* After the CPU wrote [@off, @off + @len) of the pages from @page: flush them. */
+static void hixl_local_flush(struct page *page, u32 off, u64 len)
+{
+	unsigned long i, n = DIV_ROUND_UP(off + len, PAGE_SIZE);
+
+	for (i = 0; i < n; i++)
+		flush_dcache_page(nth_page(page, i));
+}
+
+/*
+ * One physically contiguous piece of the peer's memory in a chunk: @len
+ * bytes from byte @off of @page on, each of its pages referenced
+ * (get_page()) while the chunk is copied.
+ */
+struct hixl_local_seg {
+	struct page *page;
+	u32 off;
+	u32 len;
+};
+
+/* Segments a chunk may need: HIXL_LOCAL_CHUNK of 4 KiB pages, misaligned. */
+#define HIXL_LOCAL_SEGS		(HIXL_LOCAL_CHUNK / PAGE_SIZE + 1)
+
+/* Pages from byte @off of @page on that hold @len bytes. */
+static unsigned long hixl_local_npages(u32 off, u64 len)
+{
+	return DIV_ROUND_UP(off + len, PAGE_SIZE);
+}
+
+/*
+ * Copy @n bytes between our region @lr at @la (its pins held: users
+ * raised) and the peer's segments @seg (their pages referenced).  @write:
+ * ours to theirs.  Without highmem a physically contiguous run is
+ * contiguous in the direct map too, so each piece is one memcpy() over the
+ * overlap of our run and the peer's segment (a whole huge page, for THP or
+ * hugetlb on both sides); with highmem, one page at a time through
+ * kmap_local_page().
+ */
+static void hixl_local_copy(const struct hixl_region *lr, u64 la,
+			    const struct hixl_local_seg *seg, u64 n, bool write)
+{
+	u32 done = 0;		/* bytes of *seg copied */
+
+	while (n) {
+		u32 lo = offset_in_page(la), ro = (seg->off + done) % PAGE_SIZE;
+		struct page *lp, *rp = nth_page(seg->page, (seg->off + done) / PAGE_SIZE);
+		u64 c = min3(n, hixl_local_span(lr, la, &lp), (u64)(seg->len - done));
+		u8 *lv, *rv;
+
+		if (IS_ENABLED(CONFIG_HIGHMEM)) {
+			c = min_t(u64, c, PAGE_SIZE - max(lo, ro));
+			lv = kmap_local_page(lp);
+			rv = kmap_local_page(rp);
+		} else {
+			lv = page_address(lp);
+			rv = page_address(rp);
+		}
+		if (write) {
+			memcpy(rv + ro, lv + lo, c);
+			hixl_local_flush(rp, ro, c);
+		} else {
+			memcpy(lv + lo, rv + ro, c);
+			hixl_local_flush(lp, lo, c);
+		}
+		if (IS_ENABLED(CONFIG_HIGHMEM)) {
+			kunmap_local(rv);
+			kunmap_local(lv);
+		}
+		la += c;
+		n -= c;
+		done += c;
+		if (done == seg->len) {
+			seg++;
+			done = 0;
+		}
+	}
+}
+
+/* Why the copy must stop before its next chunk, or 0. */
+static int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline)
+{
+	int st, err, ret;
+
+	spin_lock(&l->xq.lock);
+	ret = b->status;		/* -ECANCELED: HIXL_IOC_CANCEL */
+	spin_unlock(&l->xq.lock);
+	if (ret)
+		return ret;
+	if (fatal_signal_pending(current))
+		return -ECANCELED;
+	if (time_after_eq(jiffies, deadline))
+		return -ETIMEDOUT;
+	st = hixl_link_state(l, &err);
+	if (st >= HIXL_LINK_ERROR)
+		return err ? err : -ECONNRESET;
+	return 0;
+}
+
+/*
+ * One chunk of one descriptor into the peer engine, its region looked up
+ * anew under the peer's lock.  The peer's pages of the chunk are
+ * referenced for the copy (not its region: a DEREG_MEM or munmap of the
+ * peer's goes ahead and fails the next chunk; the pages live until we put
+ * them), and the engine's local_users is raised so that its close waits.
+ * @seg: room for HIXL_LOCAL_SEGS segments.
+ */
+static int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
+			    u64 la, u64 ra, u64 n, struct hixl_local_seg *seg)
+{
+	struct hixl_region *rr;
+	u32 nseg = 0, k;
+	u64 a, left;
+
+	if (mutex_lock_killable(&peer->lock))
+		return -ECANCELED;
+	if (READ_ONCE(peer->local_dead)) {
+		mutex_unlock(&peer->lock);
+		return -ECONNRESET;
+	}
+	rr = hixl_local_peer_region(peer, op, ra, n);
+	if (IS_ERR_OR_NULL(rr)) {
+		mutex_unlock(&peer->lock);
+		return rr ? PTR_ERR(rr) : -ERANGE;
+	}
+	for (a = ra, left = n; left && nseg < HIXL_LOCAL_SEGS; nseg++) {
+		struct hixl_local_seg *sg = &seg[nseg];
+		unsigned long i;
+		u64 c = min(left, hixl_local_span(rr, a, &sg->page));
+
+		sg->off = offset_in_page(a);
+		sg->len = c;
+		for (i = 0; i < hixl_local_npages(sg->off, c); i++)
+			get_page(nth_page(sg->page, i));
+		a += c;
+		left -= c;
+	}
+	atomic_inc(&rr->local_chunks);	/* its DEREG_MEM waits for us */
+	atomic_inc(&peer->local_users);	/* its close too */
+	mutex_unlock(&peer->lock);
+
+	if (!WARN_ON_ONCE(left))
+		hixl_local_copy(lr, la, seg, n, op == HIXL_OP_WRITE);
+
+	for (k = 0; k < nseg; k++) {
+		unsigned long i;
+
+		for (i = 0; i < hixl_local_npages(seg[k].off, seg[k].len); i++)
+			put_page(nth_page(seg[k].page, i));
+	}
+	if (atomic_dec_and_test(&rr->local_chunks))
+		wake_up_var(&rr->local_chunks);
+	if (atomic_dec_and_test(&peer->local_users))	/* rr may go after this */
+		wake_up_all(&peer->local_wq);
+	return left ? -EIO : 0;
+}
+
+/**
+ * hixl_local_run() - carry out a TRANSFER hixl_local_prep() planned
+ * @eng:      the engine
+ * @l:        the link
+ * @a:        the TRANSFER; out: failed (the descriptor to blame on error)
+ * @d:        its descriptors
+ * @pl:       hixl_local_prep()'s plan: @pl->held[i] is descriptor i's region
+ * @deadline: jiffies: -ETIMEDOUT after it
+ *
+ * Descriptor by descriptor, in chunks of HIXL_LOCAL_CHUNK bytes; between
+ * chunks it stops for a CANCEL of @a->tag (the batch sits on the engine's
+ * xfers list like an RDMA one), the deadline, a fatal signal, a broken
+ * link or pairing.  Counted as direct bytes, and as local bytes.
+ *
+ * Context: process context, sleeps; no lock held.
+ * Return: 0; -ECANCELED, -ETIMEDOUT, -ECONNRESET (the peer engine closed
+ * or the link broke; the link's error when it has one), -ERANGE and
+ * -EACCES (the peer's region went or changed meanwhile), -ENOMEM.
+ */
+int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
+		   const struct hixl_op_desc *d, const struct hixl_plan *pl, unsigned long deadline)
+{
+	struct hixl_engine *peer = hixl_local_peer_get(l);
+	struct hixl_local_seg *seg = NULL;
+	struct hixl_xbatch *b;
+	u64 bytes = 0;
+	int ret = 0;
+	u32 i;
+
+	if (!peer || pl->nheld != a->count) {
+		if (peer)
+			hixl_engine_put(peer);
+		ret = -ECONNRESET;
+		a->failed = a->count;
+		goto count;
+	}
+	seg = kmalloc_array(HIXL_LOCAL_SEGS, sizeof(*seg), GFP_KERNEL);
+	b = seg ? hixl_xbatch_new(eng, l, a->op, a->count, a->tag) : NULL;
+	if (!b) {
+		kfree(seg);
+		hixl_engine_put(peer);
+		ret = -ENOMEM;
+		goto count;
+	}
+	spin_lock(&eng->xfer_lock);		/* CANCEL finds it; it is never submitted */
+	list_add_tail(&b->eng_node, &eng->xfers);
+	spin_unlock(&eng->xfer_lock);
+
+	for (i = 0; i < a->count && !ret; i++) {
+		u64 la = d[i].local_addr, ra = d[i].remote_addr, left = d[i].len;
+		const struct hixl_region *lr = pl->held[i];	/* pinned while held */
+
+		while (left && !ret) {
+			u64 n = min_t(u64, left, HIXL_LOCAL_CHUNK);
+
+			ret = hixl_local_stop(b, l, deadline);
+			if (!ret)
+				ret = hixl_local_chunk(peer, a->op, lr, la, ra, n, seg);
+			if (ret)
+				break;
+			la += n;
+			ra += n;
+			left -= n;
+			bytes += n;
+			cond_resched();
+		}
+		if (ret)
+			a->failed = i;
+	}
+
+	spin_lock(&eng->xfer_lock);
+	list_del_init(&b->eng_node);
+	spin_unlock(&eng->xfer_lock);
+	hixl_xbatch_put(b);
+	kfree(seg);
+	hixl_engine_put(peer);
+count:
+	if (ret) {
+		hixl_link_count_result(l, ret);
+	} else {
+		hixl_link_count_xfer(l, a->op, false, bytes, a->count);
+		hixl_link_count(l, HIXL_CTR_LOCAL_BYTES, bytes);
+		hixl_link_count(l, HIXL_CTR_LOCAL_OPS, a->count);
+	}
+	return ret;
+}
