@@ -13,6 +13,10 @@
 # bench/bench-lat-guest.sh, latency and hybrid polling on/off, into
 # $HIXL_WORK/raw-lat.txt; LAT_REPS, LAT_ITERS).
 set -u
+# hixl's side of every comparison here is RDMA over rxe0: two engines of
+# one host would otherwise pair and copy in the kernel (Transport "auto",
+# docs/protocol.md "Same-host links"; that path is bench-local-guest.sh's)
+export HIXL_TRANSPORT=${HIXL_TRANSPORT:-rdma}
 out=$HIXL_WORK/raw.txt
 : > "$out"
 info() { echo "info $*" >> "$out"; }

@@ -10,6 +10,10 @@
 # default (0, by cost) they measure what the defaults do.
 # Writes bench-matrix's raw lines to $HIXL_WORK/raw.txt.
 set -u
+# hixl's side of every comparison here is RDMA over rxe0: two engines of
+# one host would otherwise pair and copy in the kernel (Transport "auto",
+# docs/protocol.md "Same-host links"; that path is bench-local-guest.sh's)
+export HIXL_TRANSPORT=${HIXL_TRANSPORT:-rdma}
 out=$HIXL_WORK/raw.txt
 pol=/sys/module/hixl/parameters/stage_policy
 if [ -n "${STAGE_POLICY:-}" ] && [ -w "$pol" ]; then

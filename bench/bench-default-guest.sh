@@ -9,6 +9,10 @@
 # Writes "mainjob REP CONFIG OP MIB_PER_S" lines (and "info" lines) to
 # $HIXL_WORK/raw.txt; bench/bench-default.py makes the table.
 set -u
+# hixl's side of every comparison here is RDMA over rxe0: two engines of
+# one host would otherwise pair and copy in the kernel (Transport "auto",
+# docs/protocol.md "Same-host links"; that path is bench-local-guest.sh's)
+export HIXL_TRANSPORT=${HIXL_TRANSPORT:-rdma}
 reps=${REPS:-7}
 layers=${LAYERS:-8}
 out=$HIXL_WORK/raw.txt

@@ -21,6 +21,10 @@
 # Settings (environment): LAT_REPS (3), LAT_ITERS (2000 ops per run),
 # LAT_SIZES ("64 4096"), LAT_MIN_MIB (16: bytes per throughput point).
 set -u
+# hixl's side of every comparison here is RDMA over rxe0: two engines of
+# one host would otherwise pair and copy in the kernel (Transport "auto",
+# docs/protocol.md "Same-host links"; that path is bench-local-guest.sh's)
+export HIXL_TRANSPORT=${HIXL_TRANSPORT:-rdma}
 out=${1:-$HIXL_WORK/raw-lat.txt}
 reps=${LAT_REPS:-3} iters=${LAT_ITERS:-2000} sizes=${LAT_SIZES:-64 4096}
 param=/sys/module/hixl/parameters/poll_us

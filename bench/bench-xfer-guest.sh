@@ -4,6 +4,10 @@
 # READ, 1 MiB blocks, 256 MiB per run, interleaved, REPS times each.
 # Writes "TOOL OP BLOCK TOTAL SECONDS" lines to $HIXL_WORK/raw.txt.
 set -u
+# hixl's side of every comparison here is RDMA over rxe0: two engines of
+# one host would otherwise pair and copy in the kernel (Transport "auto",
+# docs/protocol.md "Same-host links"; that path is bench-local-guest.sh's)
+export HIXL_TRANSPORT=${HIXL_TRANSPORT:-rdma}
 reps=${REPS:-3}
 out=$HIXL_WORK/raw.txt
 : > "$out"

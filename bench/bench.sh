@@ -33,7 +33,7 @@ submit)
 	# REPS repetitions (5) of SECONDS (1) per measurement
 	tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
 		--name bench-submit -- \
-		sh -c "bench/bench-submit --reps ${REPS:-5} --seconds ${SECONDS_PER_RUN:-1} --out \"\$HIXL_WORK/results-submit.md\""
+		env HIXL_TRANSPORT=rdma sh -c "bench/bench-submit --reps ${REPS:-5} --seconds ${SECONDS_PER_RUN:-1} --out \"\$HIXL_WORK/results-submit.md\""
 	cp build/vm/bench-submit/results-submit.md bench/results-submit.md
 	cat bench/results-submit.md
 	;;
