@@ -33,10 +33,7 @@ echo "demo: booting $kver under QEMU (TCG) and running tools/hixl-bench $*," \
      "over RDMA, then over the same-host kernel copy"
 set +e
 tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko --name demo -- \
-	sh -c 'echo "== over RDMA (rxe0): hixl-bench --transport rdma"
-	       tools/hixl-bench --no-progress --transport rdma "$@" || exit
-	       echo "== same host, one kernel copy: hixl-bench --transport local"
-	       tools/hixl-bench --no-progress --transport local "$@"' demo "$@"
+	sh -c 'for t in rdma local; do echo "== hixl-bench --transport $t"; tools/hixl-bench --no-progress --transport $t "$@" || exit; done' demo "$@"
 rc=$?
 set -e
 if [ $rc -eq 0 ]; then
