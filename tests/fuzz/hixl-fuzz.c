@@ -28,8 +28,10 @@
  * argument.
  *
  * The sequence of decisions is a function of the seed (and of the results
- * the kernel returns, which feed the handle table).  Any errno is fine; the
- * point is that every call returns and the kernel log stays clean.  At the
+ * the kernel returns, which feed the handle table).  An errno is fine where
+ * no contract says which one; the point is that every call returns, the
+ * kernel log stays clean and no contract check (VIOLATION lines) fails:
+ * any violation fails the run.  At the
  * end every fd is closed and a fresh engine must see proc_regions == 0,
  * proc_host_bytes == 0, and VmPin must be 0.
  *
@@ -1306,7 +1308,8 @@ static void check_link_stats(const struct hixl_link_stats *a, int cmd)
 	for (uint32_t i = 0; i < n; i++) {
 		if (o[i].state > HIXL_LINK_STATE_CLOSED)
 			violation("LINK_STATS state out of range", cur_call, cmd, 0);
-		if (o[i].flags & ~(HIXL_LINK_STAT_ACTIVE | HIXL_LINK_STAT_NAMED))
+		if (o[i].flags & ~(HIXL_LINK_STAT_ACTIVE | HIXL_LINK_STAT_NAMED |
+				   HIXL_LINK_STAT_LOCAL))
 			violation("LINK_STATS unknown flags", cur_call, cmd, 0);
 		if (o[i].err > 0 || o[i].err < -4095 || o[i].reserved0)
 			violation("LINK_STATS err not -errno or reserved0 not 0", cur_call, cmd, 0);
@@ -1427,7 +1430,7 @@ static void do_call(int e, int fd, bool in_child)
 		ok_per_cmd[mangled ? NCMD : cmd]++;
 	hist_add(errno_hist, ret);
 
-	/* contract checks (reported, not fatal) */
+	/* contract checks: reported as VIOLATION lines; any fails the run */
 	if (mangled) {
 		if (!is_ours(nr)) {
 			int c = cmd_of_nr(nr);
@@ -1808,6 +1811,11 @@ int main(int argc, char **argv)
 		if (dmabufs[i] >= 0 && (i == 0 || dmabufs[1] != dmabufs[0]))
 			close(dmabufs[i]);
 	rc = final_check();
+	if (violations) {
+		printf("FAIL: %lu contract violations (the first 20 are printed above)\n",
+		       violations);
+		rc = 1;
+	}
 	if (wf_transfers >= 20 && !wf_ok) {
 		printf("FAIL: none of %lu well-formed TRANSFERs succeeded: the success path "
 		       "was not fuzzed\n", wf_transfers);
