@@ -305,9 +305,62 @@ static void test_bench_early(void)
 	CHECK(strstr(out, "\"errno\":22}") != NULL);
 }
 
+/* moved_by's three counts of @mode's result in hixl-bench's JSON; 0 or -1 */
+static int moved_by(const char *out, const char *mode, unsigned long long *copy,
+		    unsigned long long *rdma, unsigned long long *staged)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "{\"mode\":\"%s\",", mode);
+	p = strstr(out, key);
+	if (!p || !(p = strstr(p, "\"moved_by\":{")))
+		return -1;
+	return sscanf(p, "\"moved_by\":{\"kernel_copy_bytes\":%llu,\"rdma_bytes\":%llu,"
+		      "\"staged_bytes\":%llu}", copy, rdma, staged) == 3 ? 0 : -1;
+}
+
+/*
+ * --transport takes effect end to end: two engines of this host in two
+ * processes, both modes; with "local" every byte the prefill engine moved
+ * is counted as a kernel copy, with "rdma" none is (the library's counters,
+ * hixl-bench's "moved by"), and both verify.
+ */
+static void test_bench_transport(void)
+{
+	static const char *const mode[] = { "write", "read" };
+	unsigned long long copy, rdma, staged;
+	char out[16384], cmd[512];
+	int rc;
+
+	need_bench();
+	for (int local = 0; local <= 1; local++) {
+		snprintf(cmd, sizeof(cmd), BENCH " --local " HX_IP ":17660 --remote " HX_IP
+			 ":17661 --procs 2 --pool 0:0 --transport %s " MODEL " --json",
+			 local ? "local" : "rdma");
+		rc = run(cmd, out, sizeof(out));
+		CHECK_EQ(rc, 0);
+		CHECK(strstr(out, "{\"tool\":\"hixl-bench\",\"ok\":true") != NULL);
+		for (int m = 0; m < 2; m++) {
+			CHECK_EQ(moved_by(out, mode[m], &copy, &rdma, &staged), 0);
+			printf("#   --transport %s, %s: kernel copy %llu, rdma %llu, staged %llu B\n",
+			       local ? "local" : "rdma", mode[m], copy, rdma, staged);
+			CHECK_EQ(staged, 0);	/* --pool 0:0 */
+			if (local) {
+				CHECK(copy > 0);
+				CHECK_EQ(rdma, 0);
+			} else {
+				CHECK(rdma > 0);
+				CHECK_EQ(copy, 0);
+			}
+		}
+	}
+}
+
 const struct ht_test bench_tests[] = {
 	{ "bench_net", test_bench_net },
 	{ "bench_server_garbled", test_bench_server_garbled },
 	{ "bench_early", test_bench_early },
+	{ "bench_transport", test_bench_transport },
 	{ NULL, NULL },
 };

@@ -59,6 +59,12 @@ struct result {
 	double seconds;
 	size_t bytes, descs, transfers;
 	double *lat_ms;		/* one per transfer */
+	/* what moved the bytes: the initiating engine's counters over the mode
+	 * (hixl_xfer_stats): direct bytes copied by the kernel on a same-host
+	 * link, direct bytes that went over RDMA, bytes through the staging pool;
+	 * stats_ok false when the counters could not be read */
+	bool stats_ok;
+	uint64_t copy_bytes, rdma_bytes, staged_bytes;
 };
 
 /*

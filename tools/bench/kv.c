@@ -279,9 +279,25 @@ static void layer_descs(struct hixl_op_desc *d, const struct side *local,
  * One mode: initiator (local engine) issues C.iters x C.layers transfers of
  * op against peer, then decode's blocks are checked against sums[].
  */
+/* The initiating engine's direct and staged bytes, READ and WRITE; 0 or -errno. */
+static int path_bytes(const struct side *s, uint64_t *copy, uint64_t *direct, uint64_t *staged)
+{
+	struct hixl_stats st;
+	int ret = hixl_engine_stats(s->eng, &st);
+
+	if (ret)
+		return ret;
+	*copy = st.xfer.local_bytes;
+	*direct = st.xfer.read_direct_bytes + st.xfer.write_direct_bytes;
+	*staged = st.xfer.read_staged_bytes + st.xfer.write_staged_bytes;
+	return 0;
+}
+
 void run_mode(struct result *res, struct side *init, struct side *peer, enum hixl_op op,
 	      struct side *decode, const uint64_t *sums, const struct verifier *v)
 {
+	uint64_t copy0 = 0, direct0 = 0, staged0 = 0, copy1, direct1, staged1;
+	bool stats0;
 	size_t per = 2 * nblocks, total = C.iters * C.layers, done = 0, next = 0;
 	struct hixl_op_desc *descs = malloc(C.layers * per * sizeof(*descs));
 	struct hixl_request **reqs = calloc(C.inflight, sizeof(*reqs));
@@ -305,6 +321,7 @@ void run_mode(struct result *res, struct side *init, struct side *peer, enum hix
 		fprintf(stderr, "hixl-bench: %s\n", res->why);
 		goto out;
 	}
+	stats0 = !path_bytes(init, &copy0, &direct0, &staged0);
 	progress(res->mode, 0, total);
 	start = now_s();
 	if (C.inflight == 1) {
@@ -376,6 +393,12 @@ drain:
 	res->transfers = done;
 	res->bytes = done * per * block_bytes;
 	res->descs = done * per;
+	if (stats0 && !path_bytes(init, &copy1, &direct1, &staged1)) {
+		res->stats_ok = true;	/* local_bytes is a part of the direct bytes */
+		res->copy_bytes = copy1 - copy0;
+		res->rdma_bytes = direct1 - direct0 - res->copy_bytes;
+		res->staged_bytes = staged1 - staged0;
+	}
 	if (C.progress && done < total)
 		fputc('\n', stderr);
 	hixl_disconnect(init->eng, peer->name, 1000);

@@ -75,6 +75,39 @@ static double pct(const double *sorted, size_t n, double p)
 	return n ? sorted[i < n ? i : n - 1] : 0;
 }
 
+/*
+ * What moved a mode's bytes, from the initiating engine's counters: "kernel
+ * copy" (a same-host link), "rdma" (work requests straight from the
+ * registrations), "staged" (through the staging pool, also RDMA), or their
+ * shares when several did; "?" when the counters could not be read.
+ */
+static void path_str(const struct result *r, char *buf, size_t len)
+{
+	const struct { const char *name; uint64_t bytes; } part[] = {
+		{ "kernel copy", r->copy_bytes }, { "rdma", r->rdma_bytes },
+		{ "staged", r->staged_bytes },
+	};
+	uint64_t sum = r->copy_bytes + r->rdma_bytes + r->staged_bytes;
+	size_t off = 0, nz = 0;
+
+	buf[0] = '\0';
+	if (!r->stats_ok || !sum) {
+		snprintf(buf, len, r->stats_ok ? "-" : "?");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
+		nz += part[i].bytes != 0;
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]) && off < len; i++) {
+		if (!part[i].bytes)
+			continue;
+		if (nz == 1)
+			off += snprintf(buf + off, len - off, "%s", part[i].name);
+		else
+			off += snprintf(buf + off, len - off, "%s%s %.0f%%", off ? ", " : "",
+					part[i].name, 100.0 * part[i].bytes / sum);
+	}
+}
+
 void report(const struct result *r, size_t nres, const struct side *s)
 {
 	double gb = 1e9;
@@ -112,8 +145,8 @@ void report(const struct result *r, size_t nres, const struct side *s)
 		if (C.client)
 			printf("  this host %s, the server %s (side socket port %lu)\n", C.local,
 			       C.client, C.port);
-		printf("  %-5s %10s %9s %10s %12s %9s %9s %9s  %s\n", "mode", "MiB", "s", "GB/s",
-		       "descs/s", "p50 ms", "p90 ms", "p99 ms", "verify");
+		printf("  %-5s %10s %9s %10s %12s %9s %9s %9s  %-8s %s\n", "mode", "MiB", "s",
+		       "GB/s", "descs/s", "p50 ms", "p90 ms", "p99 ms", "verify", "moved by");
 	}
 	for (size_t i = 0; i < nres; i++) {
 		double *lat = r[i].lat_ms, secs = r[i].seconds > 0 ? r[i].seconds : 1e-9;
@@ -131,16 +164,26 @@ void report(const struct result *r, size_t nres, const struct side *s)
 			       "\"transfers\":%zu,\"bytes\":%zu,\"descs\":%zu,\"seconds\":%.6f,"
 			       "\"gb_per_s\":%.6f,\"mib_per_s\":%.3f,\"descs_per_s\":%.1f,"
 			       "\"latency_ms\":{\"min\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
-			       "\"max\":%.3f}}", -r[i].err, r[i].bad_blocks, n, r[i].bytes,
+			       "\"max\":%.3f}", -r[i].err, r[i].bad_blocks, n, r[i].bytes,
 			       r[i].descs, r[i].seconds, r[i].bytes / secs / gb,
 			       r[i].bytes / secs / 1048576.0, r[i].descs / secs,
 			       n ? lat[0] : 0, pct(lat, n, 50), pct(lat, n, 90), pct(lat, n, 99),
 			       n ? lat[n - 1] : 0);
+			if (r[i].stats_ok)
+				printf(",\"moved_by\":{\"kernel_copy_bytes\":%llu,"
+				       "\"rdma_bytes\":%llu,\"staged_bytes\":%llu}",
+				       (unsigned long long)r[i].copy_bytes,
+				       (unsigned long long)r[i].rdma_bytes,
+				       (unsigned long long)r[i].staged_bytes);
+			printf("}");
 		} else {
-			printf("  %-5s %10.1f %9.3f %10.4f %12.0f %9.2f %9.2f %9.2f  %s\n",
+			char path[96];
+
+			path_str(&r[i], path, sizeof(path));
+			printf("  %-5s %10.1f %9.3f %10.4f %12.0f %9.2f %9.2f %9.2f  %-8s %s\n",
 			       r[i].mode, r[i].bytes / 1048576.0, r[i].seconds,
 			       r[i].bytes / secs / gb, r[i].descs / secs, pct(lat, n, 50),
-			       pct(lat, n, 90), pct(lat, n, 99), verdict);
+			       pct(lat, n, 90), pct(lat, n, 99), verdict, path);
 			if (!result_ok(&r[i]))
 				printf("        %s: %s\n", r[i].mode,
 				       r[i].bad_blocks && !r[i].err && !r[i].why[0] ?
