@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Boot a test VM under QEMU, load rdma_rxe (rxe0 on a veth, MTU 9000) and a
-# hixl.ko built for that kernel, run one command, return its exit status.
+# Boot a test VM under QEMU, load rdma_rxe (rxe0 on a veth, 10.77.0.1 and
+# fd77::1, MTU 9000; a second rail rxe1 on another veth, 10.78.0.1 and
+# fd78::1) and a hixl.ko built for that kernel, run one command, return its
+# exit status.
 #
 # Usage: tests/vm/run.sh --kernel debug|stock [--module KO] [--name NAME] -- CMD...
 #
@@ -120,6 +122,13 @@ else
 	ip addr add fd77::1/64 dev veth0 nodad
 	ip link set veth0 up && ip link set veth1 up
 	rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0"
+	# a second rail (issue 13: several NICs per server): rxe1 on its own
+	# veth pair and subnet
+	ip link add veth2 mtu 9000 type veth peer name veth3 mtu 9000 || fail "veth2"
+	ip addr add 10.78.0.1/24 dev veth2
+	ip addr add fd78::1/64 dev veth2 nodad
+	ip link set veth2 up && ip link set veth3 up
+	rdma link add rxe1 type rxe netdev veth2 || fail "rdma link add rxe1"
 fi
 if [ -w /sys/kernel/debug/kmemleak ]; then echo clear > /sys/kernel/debug/kmemleak; fi
 SETUP
