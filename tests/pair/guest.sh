@@ -10,7 +10,9 @@
 #      socket, the data verified by the client (read) and the server (write)
 #   3. examples/exchange serve (engine port 16103, TCP port 16104) and
 #      write: the address exchange of the example, verified by its owner
-#   4. tests/pair/hixl-pair silent-server / silent-client (engine port
+#   4. tests/pair/hixl-pair again on the second rail (rxe1, 10.78.1.x,
+#      engine port 16106) when the VMs have one (HIXL_VM_PAIR_IP2)
+#   5. tests/pair/hixl-pair silent-server / silent-client (engine port
 #      16105): the server's engine restarts under the same name with its
 #      region elsewhere, and the client's CONNECT replaces the broken link
 #      and the stale table; then the server VM takes its NIC down (a pulled
@@ -93,7 +95,19 @@ else
 	comment
 	ok "$rc" "client: examples/exchange write into the other VM's published buffer"
 fi
-# 4. a silent peer that restarts (hixl-pair's checks, renumbered)
+# 4. hixl-pair between the second rails (rxe1 on the second NIC)
+if [ -n "${HIXL_VM_PAIR_IP2:-}" ]; then
+	me2=$HIXL_VM_PAIR_IP2 peer2=$(echo "$peer" | sed 's/^10\.77\./10.78./')
+	if [ "$role" = server ]; then
+		tests/pair/hixl-pair server "$me2" 16106 120 >"$out" 2>&1
+	else
+		tests/pair/hixl-pair client "$me2" 0 "$peer2" 16106 >"$out" 2>&1
+	fi
+	rc=$?
+	renumber
+	ok "$rc" "$role: hixl-pair on the second rail ($me2, rxe1) exit status $rc"
+fi
+# 5. a silent peer that restarts (hixl-pair's checks, renumbered)
 if [ "$role" = server ]; then
 	tests/pair/hixl-pair silent-server "$me" 16105 120 >"$out" 2>&1
 else

@@ -9,8 +9,10 @@
 # K is stock, 6.1, 6.12 or debug as for run.sh (default 6.12); VM B boots the
 # same kernel as A unless --kernel-b/--module-b give another (say 6.1 against
 # 6.12, to test two kernel versions against each other).
-# VM "NAME-a" (10.77.1.1; NAME is "pair" unless --name says otherwise) runs
-# `tests/pair/guest.sh server`, VM "NAME-b" (10.77.1.2) `tests/pair/guest.sh
+# Each VM has two NICs, two rails: rxe0 on 10.77.1.0/24, rxe1 on 10.78.1.0/24.
+# VM "NAME-a" (10.77.1.1, 10.78.1.1; NAME is "pair" unless --name says
+# otherwise) runs `tests/pair/guest.sh server`, VM "NAME-b" (10.77.1.2,
+# 10.78.1.2) `tests/pair/guest.sh
 # client`, one TAP stream each, three steps in order: tests/pair/hixl-pair
 # (the client connects to A, reads what A registered, writes into it, reads
 # it back, verifies every byte and tells A, which verifies too),
@@ -37,8 +39,13 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$module" ] || { echo "run-pair.sh: --module KO is required" >&2; exit 2; }
 kernel_b=${kernel_b:-$kernel} module_b=${module_b:-$module}
-# a free TCP port on loopback for the QEMU socket backend
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# two free TCP ports on loopback for the QEMU socket backends: two NICs
+# per VM, two rails (10.77.1.0/24 on rxe0, 10.78.1.0/24 on rxe1)
+read -r port port2 < <(python3 -c '
+import socket
+a, b = socket.socket(), socket.socket()
+a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
+print(a.getsockname()[1], b.getsockname()[1])')
 export HIXL_VM_MEM=${HIXL_VM_MEM:-2G} HIXL_VM_HUGEPAGES_1G=0 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-600}
 # Two VMs share the host's cores, so each runs its two vCPUs on one host
 # thread.  With a thread per vCPU (four on a two-core host) QEMU 7.2 once
@@ -49,20 +56,20 @@ export HIXL_VM_MEM=${HIXL_VM_MEM:-2G} HIXL_VM_HUGEPAGES_1G=0 HIXL_VM_TIMEOUT=${H
 # time, so code patched by one vCPU is never run stale by the other.
 export HIXL_VM_TCG_THREAD=${HIXL_VM_TCG_THREAD:-single}
 
-HIXL_VM_PAIR_IP=10.77.1.1 \
-HIXL_VM_NET="-netdev socket,id=n0,listen=127.0.0.1:$port -device virtio-net-pci,netdev=n0,host_mtu=9000,mac=52:54:00:77:01:01" \
+HIXL_VM_PAIR_IP=10.77.1.1 HIXL_VM_PAIR_IP2=10.78.1.1 \
+HIXL_VM_NET="-netdev socket,id=n0,listen=127.0.0.1:$port -device virtio-net-pci,netdev=n0,host_mtu=9000,mac=52:54:00:77:01:01 -netdev socket,id=n1,listen=127.0.0.1:$port2 -device virtio-net-pci,netdev=n1,host_mtu=9000,mac=52:54:00:78:01:01" \
 	"$here/run.sh" --kernel "$kernel" --module "$module" --name "$name-a" -- \
 	env HIXL_PAIR_SECRET="$secret" tests/pair/guest.sh server 10.77.1.1 > "$here/../../build/vm/$name-a.out" 2>&1 &
 a=$!
 # the listening QEMU must be up before the connecting one starts; look with
 # ss rather than connecting (the socket backend takes one connection only)
 for _ in $(seq 120); do
-	ss -ltn "sport = :$port" | grep -q LISTEN && break
+	ss -ltn "sport = :$port" | grep -q LISTEN && ss -ltn "sport = :$port2" | grep -q LISTEN && break
 	sleep 0.25
 done
 set +e
-HIXL_VM_PAIR_IP=10.77.1.2 \
-HIXL_VM_NET="-netdev socket,id=n0,connect=127.0.0.1:$port -device virtio-net-pci,netdev=n0,host_mtu=9000,mac=52:54:00:77:01:02" \
+HIXL_VM_PAIR_IP=10.77.1.2 HIXL_VM_PAIR_IP2=10.78.1.2 \
+HIXL_VM_NET="-netdev socket,id=n0,connect=127.0.0.1:$port -device virtio-net-pci,netdev=n0,host_mtu=9000,mac=52:54:00:77:01:02 -netdev socket,id=n1,connect=127.0.0.1:$port2 -device virtio-net-pci,netdev=n1,host_mtu=9000,mac=52:54:00:78:01:02" \
 	"$here/run.sh" --kernel "$kernel_b" --module "$module_b" --name "$name-b" -- \
 	env HIXL_PAIR_SECRET="$secret" tests/pair/guest.sh client 10.77.1.2 10.77.1.1
 rb=$?

@@ -22,7 +22,8 @@
 # 1800).  HIXL_VM_CMDLINE adds kernel parameters, HIXL_VM_HUGEPAGES_2M sets
 # the 2 MiB huge pages reserved at boot (64), HIXL_VM_HUGEPAGES_1G the 1 GiB
 # ones (1).  HIXL_VM_NET replaces "-net none" with QEMU network options and
-# HIXL_VM_PAIR_IP puts rxe0 on that NIC with this address (run-pair.sh).
+# HIXL_VM_PAIR_IP puts rxe0 with this address on the NIC whose MAC starts
+# 52:54:00:77:, HIXL_VM_PAIR_IP2 rxe1 on the one of 52:54:00:78: (run-pair.sh).
 # HIXL_VM_TCG_THREAD=single runs all vCPUs on one host thread (default multi).
 # A guest kernel that crashes while booting, before the command starts, is
 # booted again (twice at most; not in pair mode).  HIXL_VM_ACCEL=kvm uses
@@ -96,7 +97,7 @@ ENV
 	cat <<'HDR'
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp LANG=C.UTF-8
 HDR
-	echo "export HIXL_WORK='$work' HIXL_REPO='$repo' HIXL_VM_PAIR_IP='${HIXL_VM_PAIR_IP:-}' HIXL_TEST_TIMEOUT='${HIXL_TEST_TIMEOUT:-600}'"
+	echo "export HIXL_WORK='$work' HIXL_REPO='$repo' HIXL_VM_PAIR_IP='${HIXL_VM_PAIR_IP:-}' HIXL_VM_PAIR_IP2='${HIXL_VM_PAIR_IP2:-}' HIXL_TEST_TIMEOUT='${HIXL_TEST_TIMEOUT:-600}'"
 	cat <<'SETUP'
 fail() { echo "guest: $*"; exit 1; }
 cd "$HIXL_REPO"
@@ -109,13 +110,28 @@ if [ -d "/lib/modules/$(uname -r)" ]; then
 fi
 ip link set lo up
 if [ -n "${HIXL_VM_PAIR_IP:-}" ]; then
-	# pair mode: rxe0 on the virtio NIC that joins the two VMs
+	# pair mode: rxe0 on the virtio NIC that joins the two VMs (MAC
+	# 52:54:00:77:..), rxe1 on the second one (52:54:00:78:..) when
+	# HIXL_VM_PAIR_IP2 gives it an address
 	[ -d /sys/module/virtio_net ] || modprobe virtio_net || fail "modprobe virtio_net"
-	nic=$(ls /sys/class/net | grep -v -e '^lo$' | head -1)
+	nic_by_mac() {
+		for n in /sys/class/net/*; do
+			case "$(cat "$n/address")" in "$1"*) basename "$n"; return 0 ;; esac
+		done
+		return 1
+	}
+	nic=$(nic_by_mac 52:54:00:77:) || fail "no NIC with MAC 52:54:00:77:*"
 	ip link set "$nic" mtu 9000 || fail "mtu on $nic"
 	ip addr add "$HIXL_VM_PAIR_IP/24" dev "$nic"
 	ip link set "$nic" up
 	rdma link add rxe0 type rxe netdev "$nic" || fail "rdma link add rxe0"
+	if [ -n "${HIXL_VM_PAIR_IP2:-}" ]; then
+		nic=$(nic_by_mac 52:54:00:78:) || fail "no NIC with MAC 52:54:00:78:*"
+		ip link set "$nic" mtu 9000 || fail "mtu on $nic"
+		ip addr add "$HIXL_VM_PAIR_IP2/24" dev "$nic"
+		ip link set "$nic" up
+		rdma link add rxe1 type rxe netdev "$nic" || fail "rdma link add rxe1"
+	fi
 else
 	ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 || fail "veth"
 	ip addr add 10.77.0.1/24 dev veth0
