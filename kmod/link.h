@@ -115,7 +115,7 @@ struct hixl_stbuf {
 /* stage_policy=1: host descriptors below this are staged (0.2's fixed rule) */
 #define HIXL_STAGE_THRESHOLD	SZ_256K
 
-/* stage_policy: which registered host descriptors are staged (stage.c) */
+/* stage_policy: which registered host descriptors are staged (stage_cost.c) */
 enum {
 	HIXL_STAGE_BY_COST = 0,	/* hixl_stage_small() + hixl_stage_pays() */
 	HIXL_STAGE_BY_SIZE = 1,	/* below HIXL_STAGE_THRESHOLD */
@@ -123,7 +123,7 @@ enum {
 };
 
 /*
- * The cost model's defaults (stage.c), fitted to the crossover measured on
+ * The cost model's defaults (stage_cost.c), fitted to the crossover measured on
  * rxe under QEMU/TCG (bench/results-crossover.md): a direct work request
  * costs about 40 us beyond its bytes and a staged entry about 5 us (35 us
  * saved per descriptor), a staging round about 3.5 ms, and a staged byte
@@ -135,7 +135,7 @@ enum {
 #define HIXL_STAGE_COPY_PS	12000
 
 /**
- * struct hixl_stage_cost - the staging cost model's constants (stage.c)
+ * struct hixl_stage_cost - the staging cost model's constants (stage_cost.c)
  * @wr_ns:    what one direct work request costs beyond its bytes, ns
  * @round_ns: one staging round: RDMA WRITE, STAGE_REQ, STAGE_DONE, ns
  * @copy_ps:  the two copies of a staged byte, ps
@@ -524,15 +524,17 @@ int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a);
 void hixl_engine_notifies_destroy(struct hixl_engine *eng);
 __poll_t hixl_notify_poll(struct hixl_engine *eng, struct file *file, poll_table *wait);
 
+/* stage_cost.c */
+extern unsigned int hixl_stage_policy;
+void hixl_stage_cost_get(struct hixl_stage_cost *c);
+bool hixl_stage_small(const struct hixl_stage_cost *c, u64 len);
+bool hixl_stage_pays(const struct hixl_stage_cost *c, u64 n, u64 bytes, u64 cap);
+
 /* stage.c */
 int hixl_stbuf_alloc(struct hixl_link *l, struct hixl_stbuf *b, size_t size);
 void hixl_stbuf_free(struct ib_device *ibdev, struct hixl_stbuf *b);
 void hixl_stage_work(struct work_struct *w);
 size_t hixl_stage_cap(struct hixl_link *l);
-extern unsigned int hixl_stage_policy;
-void hixl_stage_cost_get(struct hixl_stage_cost *c);
-bool hixl_stage_small(const struct hixl_stage_cost *c, u64 len);
-bool hixl_stage_pays(const struct hixl_stage_cost *c, u64 n, u64 bytes, u64 cap);
 int hixl_stage_status(u32 wire);
 int hixl_stage_register(struct hixl_link *l);
 void hixl_link_stage_alloc(struct hixl_link *l);
