@@ -44,15 +44,21 @@ renumber() {	# a program's TAP in $out, its checks numbered into this stream
 }
 echo "TAP version 13"
 
+# hixl-pair MODE (""/silent-) between MY_IP and PEER_IP, engine port PORT:
+# its checks renumbered into this stream, then its exit status as a check
+pair_step() {	# MODE MY_IP PEER_IP PORT DESCRIPTION
+	if [ "$role" = server ]; then
+		tests/pair/hixl-pair "$1server" "$2" "$4" 120 >"$out" 2>&1
+	else
+		tests/pair/hixl-pair "$1client" "$2" 0 "$3" "$4" >"$out" 2>&1
+	fi
+	rc=$?
+	renumber
+	ok "$rc" "$role: $5 exit status $rc"
+}
+
 # 1. hixl-pair: its checks, renumbered into this stream
-if [ "$role" = server ]; then
-	tests/pair/hixl-pair server "$me" 16100 120 >"$out" 2>&1
-else
-	tests/pair/hixl-pair client "$me" 0 "$peer" 16100 >"$out" 2>&1
-fi
-rc=$?
-renumber
-ok "$rc" "$role: hixl-pair exit status $rc"
+pair_step "" "$me" "$peer" 16100 "hixl-pair"
 
 # 2. hixl-bench on two hosts: a small model (TCG is slow), both modes
 if [ "$role" = server ]; then
@@ -98,24 +104,10 @@ fi
 # 4. hixl-pair between the second rails (rxe1 on the second NIC)
 if [ -n "${HIXL_VM_PAIR_IP2:-}" ]; then
 	me2=$HIXL_VM_PAIR_IP2 peer2=$(echo "$peer" | sed 's/^10\.77\./10.78./')
-	if [ "$role" = server ]; then
-		tests/pair/hixl-pair server "$me2" 16106 120 >"$out" 2>&1
-	else
-		tests/pair/hixl-pair client "$me2" 0 "$peer2" 16106 >"$out" 2>&1
-	fi
-	rc=$?
-	renumber
-	ok "$rc" "$role: hixl-pair on the second rail ($me2, rxe1) exit status $rc"
+	pair_step "" "$me2" "$peer2" 16106 "hixl-pair on the second rail ($me2, rxe1)"
 fi
 # 5. a silent peer that restarts (hixl-pair's checks, renumbered)
-if [ "$role" = server ]; then
-	tests/pair/hixl-pair silent-server "$me" 16105 120 >"$out" 2>&1
-else
-	tests/pair/hixl-pair silent-client "$me" 0 "$peer" 16105 >"$out" 2>&1
-fi
-rc=$?
-renumber
-ok "$rc" "$role: hixl-pair silent-$role exit status $rc"
+pair_step silent- "$me" "$peer" 16105 "hixl-pair silent-$role"
 rm -f "$out"
 echo "1..$n"
 [ "$fails" = 0 ]
