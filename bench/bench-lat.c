@@ -90,13 +90,12 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	const char *ip = "10.77.0.1", *opname = "write", *tool = "hixl";
-	size_t size = 4096, iters = 2000, warmup = 100, len;
+	size_t size = 4096, iters = 2000, warmup = 100;
 	unsigned int port = 17201;
-	int rep = 1, a, b, op;
+	int rep = 1, op;
 	double *lat, sum = 0, t0, c0, wall, cpu;
-	unsigned char *src, *dst;
+	struct hixl_raw_pair p;
 	struct hixl_op_desc d;
-	struct hixl_connect c;
 	struct hixl_transfer t;
 
 	for (int i = 1; i < argc; i++) {
@@ -126,46 +125,18 @@ int main(int argc, char **argv)
 	if (!size || !iters || port < 1 || port > 65534)
 		return usage();
 	op = strcmp(opname, "read") ? HIXL_OP_WRITE : HIXL_OP_READ;
-	a = hixl_raw_engine(ip, port, 0, 0);
-	b = hixl_raw_engine(ip, port + 1, 0, 0);
-	if (a < 0 || b < 0) {
-		fprintf(stderr, "bench-lat: engine setup failed: %s\n", strerror(-(a < 0 ? a : b)));
-		return 1;
-	}
-	len = (size + 4095) & ~4095UL;
-	src = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	dst = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	lat = calloc(iters, sizeof(*lat));
-	if (src == MAP_FAILED || dst == MAP_FAILED || !lat)
+	if (!lat || hixl_raw_pair_open(&p, ip, port, port + 1, size, op, "bench-lat"))
 		return 1;
-	for (size_t i = 0; i < len; i++)
-		src[i] = (unsigned char)(i * 131 + 7);
-	memset(dst, 0, len);
-	/* WRITE: a's src -> b's dst; READ: a's dst <- b's src */
-	if (hixl_raw_reg_host(a, op == HIXL_OP_WRITE ? src : dst, len) ||
-	    hixl_raw_reg_host(b, op == HIXL_OP_WRITE ? dst : src, len)) {
-		perror("bench-lat: REG_MEM");
-		return 1;
-	}
-	memset(&c, 0, sizeof(c));
-	c.remote = hixl_raw_name(ip, port + 1);
-	c.timeout_ms = 10000;
-	if (ioctl(a, HIXL_IOC_CONNECT, &c)) {
-		perror("bench-lat: CONNECT");
-		return 1;
-	}
-	memset(&d, 0, sizeof(d));
-	d.local_addr = (uintptr_t)(op == HIXL_OP_WRITE ? src : dst);
-	d.remote_addr = (uintptr_t)(op == HIXL_OP_WRITE ? dst : src);
-	d.len = size;
+	hixl_raw_pair_desc(&p, op, &d, 0, size);
 	memset(&t, 0, sizeof(t));
-	t.remote = c.remote;
+	t.remote = p.remote;
 	t.op = op;
 	t.descs = (uintptr_t)&d;
 	t.count = 1;
 	t.timeout_ms = 10000;
 	for (size_t i = 0; i < warmup; i++) {
-		if (ioctl(a, HIXL_IOC_TRANSFER, &t)) {
+		if (ioctl(p.a, HIXL_IOC_TRANSFER, &t)) {
 			perror("bench-lat: TRANSFER");
 			return 1;
 		}
@@ -175,7 +146,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < iters; i++) {
 		double s = now_s();
 
-		if (ioctl(a, HIXL_IOC_TRANSFER, &t)) {
+		if (ioctl(p.a, HIXL_IOC_TRANSFER, &t)) {
 			perror("bench-lat: TRANSFER");
 			return 1;
 		}
@@ -184,7 +155,7 @@ int main(int argc, char **argv)
 	}
 	wall = now_s() - t0;
 	cpu = busy_s() - c0;
-	if (memcmp(src, dst, size)) {
+	if (memcmp(p.src, p.dst, size)) {
 		fprintf(stderr, "bench-lat: data differs after the transfers\n");
 		return 1;
 	}
@@ -192,7 +163,7 @@ int main(int argc, char **argv)
 	printf("lat %d %s %s %zu %zu %.2f %.2f %.2f %.2f %.2f %.4f %.4f\n", rep, tool, opname, size,
 	       iters, pct(lat, iters, 50), pct(lat, iters, 99), sum / iters, lat[0],
 	       lat[iters - 1], cpu, wall);
-	close(a);
-	close(b);
+	close(p.a);
+	close(p.b);
 	return 0;
 }

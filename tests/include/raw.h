@@ -16,7 +16,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <hixl/uapi.h>
@@ -131,6 +133,95 @@ static inline int hixl_raw_reg_host(int fd, void *p, size_t len)
 	r.type = HIXL_MEM_HOST;
 	r.dmabuf_fd = -1;
 	return ioctl(fd, HIXL_IOC_REG_MEM, &r) ? -errno : 0;
+}
+
+/**
+ * struct hixl_raw_pair - two engines of one process, A linked to B, with
+ * one buffer each registered (the benchmarks' set-up)
+ * @a, @b:     the engines' file descriptors
+ * @src, @dst: @len bytes each, page-aligned anonymous memory; @src holds
+ *             the pattern (i * 131 + 7), @dst zeroes.  A WRITE moves A's
+ *             @src into B's @dst, a READ brings B's @src into A's @dst:
+ *             hixl_raw_pair_desc() gives the addresses for either
+ * @remote:    B's name, for TRANSFERs of A
+ * @len:       bytes of each buffer
+ */
+struct hixl_raw_pair {
+	int a, b;
+	unsigned char *src, *dst;
+	struct hixl_sockaddr remote;
+	size_t len;
+};
+
+/**
+ * hixl_raw_pair_open() - set up a struct hixl_raw_pair
+ * @p:      out
+ * @ip:     the engines' address (an RDMA device's)
+ * @port_a: A's port; B listens on @port_b
+ * @port_b: B's port
+ * @len:    bytes of each buffer, rounded up to 4 KiB
+ * @op:     HIXL_OP_WRITE (A registers @src, B @dst) or HIXL_OP_READ (A
+ *          @dst, B @src)
+ * @who:    the program's name, for the messages on stderr
+ *
+ * No staging pool; CONNECT with a 10 s timeout.  Nothing is undone on
+ * failure: the benchmarks exit.
+ *
+ * Return: 0, or -1 after a message on stderr saying what failed.
+ */
+static inline int hixl_raw_pair_open(struct hixl_raw_pair *p, const char *ip, uint16_t port_a,
+				     uint16_t port_b, size_t len, uint32_t op, const char *who)
+{
+	struct hixl_connect c;
+
+	memset(p, 0, sizeof(*p));
+	p->len = (len + 4095) & ~(size_t)4095;
+	p->a = hixl_raw_engine(ip, port_a, 0, 0);
+	p->b = hixl_raw_engine(ip, port_b, 0, 0);
+	if (p->a < 0 || p->b < 0) {
+		fprintf(stderr, "%s: engine setup failed: %s\n", who,
+			strerror(-(p->a < 0 ? p->a : p->b)));
+		return -1;
+	}
+	p->src = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p->dst = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->src == MAP_FAILED || p->dst == MAP_FAILED) {
+		fprintf(stderr, "%s: mmap of 2 x %zu bytes: %s\n", who, p->len, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < p->len; i++)
+		p->src[i] = (unsigned char)(i * 131 + 7);
+	memset(p->dst, 0, p->len);
+	if (hixl_raw_reg_host(p->a, op == HIXL_OP_WRITE ? p->src : p->dst, p->len) ||
+	    hixl_raw_reg_host(p->b, op == HIXL_OP_WRITE ? p->dst : p->src, p->len)) {
+		fprintf(stderr, "%s: REG_MEM: %s\n", who, strerror(errno));
+		return -1;
+	}
+	memset(&c, 0, sizeof(c));
+	p->remote = c.remote = hixl_raw_name(ip, port_b);
+	c.timeout_ms = 10000;
+	if (ioctl(p->a, HIXL_IOC_CONNECT, &c)) {
+		fprintf(stderr, "%s: CONNECT: %s\n", who, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * hixl_raw_pair_desc() - descriptor @i of @n equal ones over the buffers
+ * @p:     the pair
+ * @op:    as given to hixl_raw_pair_open()
+ * @d:     out
+ * @off:   byte offset into both buffers
+ * @len:   bytes
+ */
+static inline void hixl_raw_pair_desc(const struct hixl_raw_pair *p, uint32_t op,
+				      struct hixl_op_desc *d, size_t off, size_t len)
+{
+	memset(d, 0, sizeof(*d));
+	d->local_addr = (uintptr_t)(op == HIXL_OP_WRITE ? p->src : p->dst) + off;
+	d->remote_addr = (uintptr_t)(op == HIXL_OP_WRITE ? p->dst : p->src) + off;
+	d->len = len;
 }
 
 /*
