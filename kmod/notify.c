@@ -175,6 +175,10 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 		ret = st == HIXL_LINK_CONNECTING ? -EAGAIN : err;
 		goto out;
 	}
+	if (!l->qp) {			/* a loopback link: straight to the peer engine */
+		ret = hixl_loop_notify(l, data, a->name_len, a->msg_len);
+		goto out;
+	}
 	m = l->msg.tx.buf;
 	m->name_len = cpu_to_le32(a->name_len);
 	m->msg_len = cpu_to_le32(a->msg_len);
