@@ -459,7 +459,8 @@ void hixl_loop_link_gone(struct hixl_link *l)
 
 /**
  * hixl_loop_notify() - SEND_NOTIFY on a loopback link
- * @l:        the link, READY; its msg.post_mutex held (one at a time)
+ * @l:        the link, READY; no lock held (the peer engine's lock is
+ *            taken here, and post_mutex nests inside engine locks)
  * @data:     the name, then the message
  * @name_len: bytes of the name, 1..HIXL_NOTIFY_MAX_NAME (checked)
  * @msg_len:  bytes of the message, 0..HIXL_NOTIFY_MAX_MSG (checked)

@@ -820,6 +820,12 @@ static void loop_lib(void)
 
 	need_loopback();
 	REQUIRE(abuf && bbuf && nb);
+	unsetenv("HIXL_TRANSPORT");	/* main.c's default for RDMA tests; HIXL's tests set none */
+	if (hixl_engine_init(&eb, "127.0.0.1:0", &(struct hixl_option){ HIXL_OPTION_TRANSPORT,
+								      "rdma" }, 1) != -ENODEV ||
+	    !strstr(hixl_last_error(), "loopback"))
+		CHECK(!"Transport rdma on a loopback name: -ENODEV, said clearly");
+	printf("#   %s\n", hixl_last_error());
 	REQUIRE(hixl_engine_init(&eb, "127.0.0.1:0", NULL, 0) == 0);
 	REQUIRE(hixl_engine_init(&ea, "[::1]:24429", NULL, 0) == 0);
 	CHECK_EQ(hixl_engine_init(&ea, "[::1]:24429", NULL, 0), -EADDRINUSE);
