@@ -833,8 +833,8 @@ static void loop_lib(void)
 	REQUIRE(hixl_engine_name(ea, na, sizeof(na)) == 0);
 	printf("#   engines %s and %s, device \"%s\"\n", na, nbn, hixl_engine_device(eb));
 	CHECK(strncmp(nbn, "127.0.0.1:", 10) == 0 && strcmp(nbn, "127.0.0.1:0") != 0);
-	/* an IPv6 engine does not reach an IPv4 loopback name: another engine */
-	CHECK(hixl_connect(ea, nbn, 300) != 0);
+	/* loopback names of either family are this host's: ::1 reaches 127.0.0.1 */
+	CHECK_EQ(hixl_connect(ea, nbn, 2000), 0);
 	hixl_engine_finalize(ea);
 	REQUIRE(hixl_engine_init(&ea, "127.0.0.1:24429", NULL, 0) == 0);
 	REQUIRE(hixl_engine_name(ea, na, sizeof(na)) == 0);
