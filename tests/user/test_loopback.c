@@ -36,7 +36,7 @@
  *   loop_netns      a child in its own network namespace (unshare -n):
  *                   does not find the parent's engine, may take its name
  *   loop_lib        the library: hixl_engine_init("127.0.0.1:0"), register,
- *                   connect, transfer, notify, disconnect
+ *                   connect, transfer (sync and async), notify, disconnect
  *
  * Ports 24400-24449.
  */
@@ -849,6 +849,20 @@ static void loop_lib(void)
 	d = (struct hixl_op_desc){ (uintptr_t)abuf, (uintptr_t)bbuf, len };
 	CHECK_EQ(hixl_transfer_sync(ea, nbn, HIXL_OP_WRITE, &d, 1, 5000, NULL), 0);
 	CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
+	/* asynchronous (io_uring when the engine has it): the same copy */
+	{
+		struct hixl_transfer_args ta = HX_TARGS(5000, NULL);
+		struct hixl_request *rq = NULL;
+		enum hixl_transfer_status ts;
+
+		memset(bbuf, 0, len);
+		REQUIRE(hixl_transfer_async(ea, nbn, HIXL_OP_WRITE, &d, 1, &ta, &rq) == 0);
+		CHECK_EQ(hixl_request_wait(ea, rq, 10000, &ts), 0);
+		CHECK_EQ(hixl_request_result(rq, NULL), 0);
+		CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
+		printf("#   async path %d\n", hixl_engine_async_path(ea));
+		hixl_request_free(rq);
+	}
 	CHECK_EQ(hixl_send_notify(ea, nbn, "done", "7", 1, 1000), 0);
 	CHECK_EQ(hixl_get_notifies(eb, nb, 2, &cnt, NULL), 0);
 	CHECK_EQ(cnt, 1);
