@@ -13,9 +13,10 @@
  *                       batches counted, workers copied shares; with 1 the
  *                       same batch is inline; a 512 KiB batch is inline
  *                       whatever the setting
- *   local_par_dereg     the peer deregisters the region of the batch's
- *                       second half (then, in a second run, of its first
- *                       half) while the batch copies: ERANGE blames a
+ *   local_par_dereg     the peer deregisters the region of a 128 MiB (32
+ *                       on the debug kernel) batch's second half (then, in
+ *                       a second run, of its first half) as soon as the
+ *                       batch's first byte arrives: ERANGE blames a
  *                       descriptor of that region and every descriptor
  *                       before the blamed one was copied whole (the lowest
  *                       failing index); nothing stays pinned
@@ -267,13 +268,14 @@ static void dereg_case(int a, int b, uint8_t *abuf, uint8_t *bbuf, size_t len, b
 	REQUIRE(reg_mem(b, bbuf, len / 2, 0, &rlo) == 0);
 	REQUIRE(reg_mem(b, bbuf + len / 2, len / 2, 0, &rhi) == 0);
 	hx_fill(abuf, len, hi ? 31 : 32);
+	abuf[0] = 0x5a;		/* the byte whose arrival says the copy began */
 	memset(bbuf, 0, len);
 	x = (struct bg_xfer){ .fd = a, .port = 24303, .op = HIXL_OP_WRITE, .d = d, .n = n,
 			      .timeout_ms = 60000 };
 	pthread_create(&th, NULL, bg_run, &x);
-	while (!x.started)
-		usleep(100);
-	usleep(1000);
+	/* the copy has begun when b's first byte arrives: deregister at once */
+	for (int i = 0; i < 20000000 && !*(volatile uint8_t *)bbuf; i++)
+		;
 	for (int i = 0; i < 100000; i++) {
 		ret = dereg_mem(b, hi ? rhi.handle : rlo.handle);
 		if (ret != -EBUSY)
@@ -302,7 +304,7 @@ static void dereg_case(int a, int b, uint8_t *abuf, uint8_t *bbuf, size_t len, b
 
 static void local_par_dereg(void)
 {
-	size_t len = par_len();
+	size_t len = 2 * par_len();
 	uint8_t *abuf = hx_map(len), *bbuf = hx_map(len);
 	struct lcopy_stats s0, s1;
 	struct hixl_reg_mem r;
