@@ -39,6 +39,11 @@ echo "info local_copy_threads_default $(cat $param 2>/dev/null)" >> "$out"
 echo "info config reps $reps min_bytes $((mib << 20))" >> "$out"
 [ -w "$param" ] || { echo "bench-local: no $param (hixl.ko without the parallel copy?)" >&2; exit 1; }
 bench/bench-matrix memcpy --mib 256 --reps 5 >> "$out" || exit 1
+# UCX's posix transport maps its segments through /dev/shm (shm_open): the
+# test VM's devtmpfs has none
+if [ ! -d /dev/shm ] || ! mountpoint -q /dev/shm; then
+	mkdir -p /dev/shm && mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+fi
 
 matrix() {	# TOOL-NAME ENV... : one pass of bench-matrix over the grid
 	local name=$1 tool=hixl-sync

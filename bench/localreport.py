@@ -138,7 +138,7 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
     w("")
     w("| op | block | batch | local 1 MiB/s | local par MiB/s | rxe MiB/s | UCX MiB/s | "
       "memcpy MiB/s | CPU s/GiB local 1 / par / rxe / UCX / memcpy | "
-      "1/memcpy | par/memcpy | par/UCX | par/1 |")
+      "local 1 / memcpy | par / memcpy | par / UCX | par / local 1 |")
     w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
     def cellv(key, tool):

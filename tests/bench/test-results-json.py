@@ -12,7 +12,9 @@ sections without raw lines absent.  Then bench-diff.py on fixtures A and B
 (B: hixl sync WRITE 4 KiB batch 1 slower beyond its spread, 20 (19..21) ->
 14 (13..15) MiB/s; hixl async READ 64 KiB batch 1 slower within it, 50
 (45..55) -> 44 (40..52): its median below A's min, its max above it) must
-flag exactly the first; the
+flag exactly the first; the same-host section (--local, fixtures/raw-local.txt,
+bench/localreport.py) must give the local and local_cpu tables with the
+fixture's medians and ratios and results.md the goal lines; the
 --from-md import of the results.md written from A must give A's numbers
 back; the committed bench/results.json must pass the schema.  TAP output.
 """
