@@ -120,7 +120,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat clean install
+.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:

@@ -32,6 +32,12 @@
  * lock: the job is shared through atomics; a worker takes what the inline
  * copy takes (the peer engine's lock, the link's xq.lock), and the caller
  * waits for it holding only what it held for the inline copy.
+ *
+ * The pattern is padata_do_multithreaded()'s (kernel/padata.c): one job
+ * cut into chunks on an unbound workqueue, the caller copying too, a
+ * completion counted down by the last work item; padata's is __init only,
+ * hence this one, which adds the take-back of unstarted shares and the
+ * per-chunk stop checks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
