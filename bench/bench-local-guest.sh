@@ -7,7 +7,7 @@
 #   hixl-local-1    HIXL_TRANSPORT=auto (the two engines of bench-matrix
 #                   pair) with local_copy_threads=1: the copy inline, one CPU
 #   hixl-local-par  the same with local_copy_threads=-1 (the default:
-#                   min(online CPUs, 16)): batches of 1 MiB and more split
+#                   min(online CPUs, 16)): batches of 2 MiB and more split
 #   hixl-rdma       HIXL_TRANSPORT=rdma: rxe0 moves the bytes
 #   ucx-intra       ucx_perftest ucp_put_bw/ucp_get with UCX_TLS=cma,posix
 #                   (cma alone: UCP finds no active-message transport for

@@ -117,7 +117,7 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
       "descriptors after the other (bench-matrix's `hixl-sync`, staging off), with the module "
       "parameter `local_copy_threads=1` (**local 1**: the copy inline in the caller) and "
       f"`-1` (**local par**: the default, {info.get('local_copy_threads_default', '?')} here "
-      "as read before the run; batches of 1 MiB and more split across CPUs); the same engines "
+      "as read before the run; batches of 2 MiB and more split across CPUs); the same engines "
       "not paired (`HIXL_TRANSPORT=rdma`: **rxe**); `ucx_perftest` `ucp_put_bw`/`ucp_get` "
       f"with `UCX_TLS={info.get('ucx_tls', '?')}` (**UCX**; `cma` alone fails: UCP has no "
       "active-message transport for its wire-up) and `-O B`; and single-thread `memcpy()` of "

@@ -22,8 +22,12 @@
 
 /* lcopy.c: the parallel copy */
 #define HIXL_LCOPY_MAX		16	/* CPUs one batch uses at most */
-#define HIXL_LCOPY_MIN		SZ_1M	/* bytes: a smaller batch is copied inline */
-#define HIXL_LCOPY_SHARE_MIN	SZ_256K	/* bytes a share gets at least */
+/*
+ * A share must be long against waking a worker on another CPU (a few us on
+ * hardware, far more under QEMU/TCG): 1 MiB is ~100 us of memcpy at 10 GB/s.
+ */
+#define HIXL_LCOPY_MIN		SZ_2M	/* bytes: a smaller batch is copied inline */
+#define HIXL_LCOPY_SHARE_MIN	SZ_1M	/* bytes a share gets at least */
 #define HIXL_LCOPY_ALIGN	SZ_64K	/* share boundaries: multiples of it in the batch */
 
 struct hixl_engine;

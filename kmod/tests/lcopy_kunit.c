@@ -27,11 +27,11 @@ struct lcopy_workers_case {
 static const struct lcopy_workers_case lcopy_workers_cases[] = {
 	{ "empty", 0, 8, 1 },
 	{ "below the inline threshold", HIXL_LCOPY_MIN - 1, 8, 1 },
-	{ "at the threshold: 4 shares of 256 KiB", HIXL_LCOPY_MIN, 8, 4 },
+	{ "at the threshold: 2 shares of 1 MiB", HIXL_LCOPY_MIN, 8, 2 },
 	{ "threads 1: inline", 64 * MiB, 1, 1 },
 	{ "threads 0: inline", 64 * MiB, 0, 1 },
 	{ "capped by threads", 64 * MiB, 2, 2 },
-	{ "capped by share size", 1 * MiB + 256 * KiB, 16, 5 },
+	{ "capped by share size", 5 * MiB + 256 * KiB, 16, 5 },
 	{ "huge batch, cap 16", 1ULL << 40, HIXL_LCOPY_MAX, HIXL_LCOPY_MAX },
 };
 

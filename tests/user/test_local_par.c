@@ -11,8 +11,8 @@
  *                       in uneven descriptors at odd offsets, WRITE then READ,
  *                       byte for byte, with local_copy_threads 4: parallel
  *                       batches counted, workers copied shares; with 1 the
- *                       same batch is inline; a 512 KiB batch is inline
- *                       whatever the setting
+ *                       same batch is inline; a batch of 2 MiB - 1 is
+ *                       inline whatever the setting
  *   local_par_dereg     the peer deregisters the region of a 128 MiB (32
  *                       on the debug kernel) batch's second half (then, in
  *                       a second run, of its first half) as soon as the
@@ -203,12 +203,12 @@ static void local_par_rw(void)
 	CHECK_EQ(s2.parallel_batches, s1.parallel_batches);
 	CHECK(s2.inline_batches > s1.inline_batches);
 
-	/* below HIXL_LCOPY_MIN (1 MiB): inline whatever the setting */
+	/* below HIXL_LCOPY_MIN (2 MiB): inline whatever the setting */
 	set_threads("4");
-	d[0] = (struct hixl_op_desc){ (uintptr_t)abuf + 3, (uintptr_t)bbuf + 5, 512 * KiB };
+	d[0] = (struct hixl_op_desc){ (uintptr_t)abuf + 3, (uintptr_t)bbuf + 5, 2 * MiB - 1 };
 	hx_fill(abuf, len, 24);
 	CHECK_EQ(hx_xfer(a, 24301, HIXL_OP_WRITE, d, 1, 60000, &failed), 0);
-	CHECK_EQ(hx_first_diff(abuf + 3, bbuf + 5, 512 * KiB), -1);
+	CHECK_EQ(hx_first_diff(abuf + 3, bbuf + 5, 2 * MiB - 1), -1);
 	s3 = lcopy_read();
 	CHECK_EQ(s3.parallel_batches, s2.parallel_batches);
 	CHECK(s3.inline_batches > s2.inline_batches);
