@@ -100,7 +100,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 # the installed tools, and the benchmark programs beside their results
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix \
-		bench/bench-lat
+		bench/bench-lat bench/memcpy-blocks
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
@@ -120,7 +120,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat clean install
+.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:
@@ -187,6 +187,8 @@ bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
 bench/bench-lat: bench/bench-lat.c $(RAW_H) uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
+bench/memcpy-blocks: bench/memcpy-blocks.c
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
 tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 # the wire fuzzer plays its hostile peer with the user tests' wire peer
@@ -305,6 +307,13 @@ bench-crossover: all
 # writes bench/results-lat.md
 bench-lat: all
 	bench/bench.sh lat
+
+# same-host links (issue 14): the kernel copy inline and parallel vs rxe vs
+# UCX's intra-host transport (cma,posix) vs single-thread memcpy, CPU per
+# GiB, blocks 64 KiB..4 MiB, batches 1 and 8, one VM run (also part of
+# `make bench`); writes bench/results-local.md
+bench-local: all
+	bench/bench.sh local
 
 clean:
 	-[ ! -f "$(KDIR)/Makefile" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

@@ -11,7 +11,10 @@
 # point at least), BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS,
 # BENCH_REG (1: run bench/bench-reg), BENCH_LAT (1: run
 # bench/bench-lat-guest.sh, latency and hybrid polling on/off, into
-# $HIXL_WORK/raw-lat.txt; LAT_REPS, LAT_ITERS).
+# $HIXL_WORK/raw-lat.txt; LAT_REPS, LAT_ITERS), BENCH_LOCAL (1: run
+# bench/bench-local-guest.sh, the same-host path vs rxe, UCX intra-host and
+# memcpy, into $HIXL_WORK/raw-local.txt; LOCAL_REPS, LOCAL_BLOCKS,
+# LOCAL_BATCHES, LOCAL_MIN_MIB).
 set -u
 # hixl's side of every comparison here is RDMA over rxe0: two engines of
 # one host would otherwise pair and copy in the kernel (Transport "auto",
@@ -51,6 +54,11 @@ fi
 if [ "${BENCH_LAT:-1}" = 1 ]; then
 	echo "bench: latency"
 	bench/bench-lat-guest.sh "$HIXL_WORK/raw-lat.txt" > /dev/null || exit 1
+fi
+if [ "${BENCH_LOCAL:-1}" = 1 ]; then
+	echo "bench: same-host links"
+	# its own HIXL_TRANSPORT per tool (the rest of this run is RDMA's)
+	env -u HIXL_TRANSPORT bench/bench-local-guest.sh "$HIXL_WORK/raw-local.txt" || exit 1
 fi
 info guest_seconds "$(( $(date +%s) - start ))"
 exit 0

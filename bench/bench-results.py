@@ -29,6 +29,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results_json  # noqa: E402  (bench/results_json.py: results.json)
 import latreport  # noqa: E402  (bench/latreport.py: the latency section)
+import localreport  # noqa: E402  (bench/localreport.py: the same-host section)
 
 TOOLS = ["hixl-sync", "hixl-async", "perftest", "ucx"]
 LABEL = {"hixl-sync": "hixl sync (ioctl)", "hixl-async": "hixl async (io_uring)",
@@ -175,6 +176,7 @@ def main():
     ap.add_argument("--submit")
     ap.add_argument("--vm-seconds", type=int)
     ap.add_argument("--lat", help="bench/bench-lat-guest.sh's raw lines (latency section)")
+    ap.add_argument("--local", help="bench/bench-local-guest.sh's raw lines (same-host section)")
     ap.add_argument("--mainjob", help="bench/results-default.txt (make bench-default): the "
                     "main job's table in --json")
     ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
@@ -361,6 +363,16 @@ def main():
         w("Not measured in this run (BENCH_LAT=0): see [results-lat.md](results-lat.md) "
           "(`make bench-lat`).\n")
 
+    # ---- same-host links (bench/localreport.py, as results-local.md)
+    local = localreport.parse(a.local) if a.local and os.path.exists(a.local) else None
+    if local and local["res"]:
+        out.extend(localreport.section(local))
+    else:
+        local = None
+        w("## Same-host links\n")
+        w("Not measured in this run (BENCH_LOCAL=0): see [results-local.md](results-local.md) "
+          "(`make bench-local`).\n")
+
     # ---- submission
     w("## Submission rate: TRANSFER ioctl vs io_uring URING_CMD\n")
     sub = a.submit if a.submit and os.path.exists(a.submit) else None
@@ -381,6 +393,8 @@ def main():
                "submit_md": open(sub).read() if sub else None}
         if a.lat and os.path.exists(a.lat):
             run["lat"] = latreport.parse(a.lat)
+        if local:
+            run["local"] = local
         if a.mainjob and os.path.exists(a.mainjob):
             run["mainjob"], run["mainjob_info"] = results_json.parse_mainjob(a.mainjob)
         meta = json_meta(a, info, conf)

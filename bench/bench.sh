@@ -4,7 +4,7 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|all
+# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|all
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -74,12 +74,30 @@ lat)
 	cat bench/results-lat.md
 	exit $rc
 	;;
+local)
+	# `make bench-local`: same-host links (bench/bench-local-guest.sh):
+	# LOCAL_REPS (3), LOCAL_BLOCKS, LOCAL_BATCHES, LOCAL_MIN_MIB (64)
+	t0=$(date +%s)
+	load0=$(cut -d' ' -f1 /proc/loadavg)
+	HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} tests/vm/run.sh --kernel 6.12 \
+		--module build/compat-6.12/kmod/hixl.ko --name "${BENCH_VM_NAME:-bench-local}" -- \
+		env LOCAL_REPS="${LOCAL_REPS:-3}" LOCAL_BLOCKS="${LOCAL_BLOCKS:-64,256,1024,4096}" \
+		LOCAL_BATCHES="${LOCAL_BATCHES:-1,8}" LOCAL_MIN_MIB="${LOCAL_MIN_MIB:-64}" \
+		bench/bench-local-guest.sh
+	cp "build/vm/${BENCH_VM_NAME:-bench-local}/raw-local.txt" bench/results-local-raw.txt
+	python3 bench/localreport.py --raw bench/results-local-raw.txt --kernel "$kver" \
+		--vm-seconds $(( $(date +%s) - t0 )) \
+		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" --out bench/results-local.md
+	cat bench/results-local.md
+	;;
 all)
 	# `make bench`: everything side by side in one VM run
 	# (bench/bench-all-guest.sh), then bench/results.md and
 	# bench/results.png and bench/results.json on the host.  BENCH_REPS (3), BENCH_MIN_MIB (32),
-	# BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1)
-	# reach the guest on its command line.
+	# BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1),
+	# BENCH_LAT (1), BENCH_LOCAL (1: the same-host section,
+	# bench/bench-local-guest.sh, with LOCAL_* as for `local`) reach the
+	# guest on its command line.
 	t0=$(date +%s)
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} \
@@ -88,12 +106,16 @@ all)
 		BENCH_MIN_MIB="${BENCH_MIN_MIB:-32}" BENCH_BLOCKS="${BENCH_BLOCKS:-}" \
 		BENCH_BATCHES="${BENCH_BATCHES:-}" BENCH_TOOLS="${BENCH_TOOLS:-}" \
 		BENCH_REG="${BENCH_REG:-1}" BENCH_LAT="${BENCH_LAT:-1}" LAT_REPS="${LAT_REPS:-3}" \
-		LAT_ITERS="${LAT_ITERS:-2000}" bench/bench-all-guest.sh
+		LAT_ITERS="${LAT_ITERS:-2000}" BENCH_LOCAL="${BENCH_LOCAL:-1}" \
+		LOCAL_REPS="${LOCAL_REPS:-3}" LOCAL_BLOCKS="${LOCAL_BLOCKS:-64,256,1024,4096}" \
+		LOCAL_BATCHES="${LOCAL_BATCHES:-1,8}" LOCAL_MIN_MIB="${LOCAL_MIN_MIB:-64}" \
+		bench/bench-all-guest.sh
 	# Debian's python3 has python3-matplotlib (another python3 may come first in PATH)
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
 	"$py" bench/bench-results.py --raw build/vm/bench-all/raw.txt \
 		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
-		--lat build/vm/bench-all/raw-lat.txt --mainjob bench/results-default.txt \
+		--lat build/vm/bench-all/raw-lat.txt --local build/vm/bench-all/raw-local.txt \
+		--mainjob bench/results-default.txt \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \
 		--out bench/results.md --png bench/results.png --json bench/results.json

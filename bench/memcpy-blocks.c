@@ -4,13 +4,24 @@
  * into another, again and again, as bench-matrix's hixl points move one
  * block-sized buffer per side (bench/results-local.md).  Usage:
  *   memcpy-blocks KIB MIB_TOTAL REPS
- * Prints "memcpyblk BLOCK BYTES SECONDS" per repetition.
+ * Prints "memcpyblk BLOCK BYTES SECONDS CPU_SECONDS" per repetition (CPU:
+ * this process's user + system time over the loop, getrusage()).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
 
 static double now_s(void)
 {
@@ -39,13 +50,15 @@ int main(int argc, char **argv)
 	memset(dst, 0, blk);
 	for (int r = 0; r < reps; r++) {
 		size_t n = total / blk ? total / blk : 1;
-		double t0 = now_s();
+		double t0 = now_s(), c0 = cpu_s();
 
 		for (size_t i = 0; i < n; i++) {
 			memcpy(dst, src, blk);
 			__asm__ volatile("" : : "r"(dst) : "memory");
 		}
-		printf("memcpyblk %zu %zu %.6f\n", blk, n * blk, now_s() - t0);
+		double t1 = now_s(), c1 = cpu_s();
+
+		printf("memcpyblk %zu %zu %.6f %.6f\n", blk, n * blk, t1 - t0, c1 - c0);
 	}
 	return 0;
 }

@@ -236,6 +236,48 @@ def parse_mainjob(path):
     return mj, conf
 
 
+def _local(run, idx, title, unit, better):
+    """The same-host section (bench/localreport.py's parse()): hixl-local-1,
+    hixl-local-par, hixl-rdma, ucx-intra, memcpy; idx 0 MiB/s, 1 CPU s/GiB."""
+    loc = run.get("local")
+    if not loc or not loc.get("res"):
+        return None
+    tools = ["hixl-local-1", "hixl-local-par", "hixl-rdma", "ucx-intra", "memcpy"]
+    pairs = [["hixl-local-1", "memcpy"], ["hixl-local-par", "memcpy"],
+             ["hixl-local-par", "ucx-intra"], ["hixl-local-par", "hixl-local-1"],
+             ["hixl-local-par", "hixl-rdma"]]
+    res, na = loc["res"], loc.get("na") or {}
+    points = []
+    for k in sorted(set(res) | set(na), key=lambda k: (k[0] != "write", k[1], k[2])):
+        values = {}
+        for t in tools:
+            v = [x[idx] for x in res.get(k, {}).get(t, [])]
+            if v:
+                values[t] = spread(v)
+        pt = {"op": k[0], "block": k[1], "batch": k[2], "values": values,
+              "ratios": ratios_of(values, pairs),
+              "info": {"ucx-intra": "UCX_TLS=" + (loc.get("info", {}).get("ucx_tls") or "?")}}
+        reasons = {t: max(set(r), key=r.count).strip() for t, r in na.get(k, {}).items() if r}
+        if reasons:
+            pt["na"] = reasons
+        points.append(pt)
+    return {"title": title, "unit": unit, "better": better, "key": ["op", "block", "batch"],
+            "tools": tools, "pairs": pairs, "points": points,
+            "summary": summarize(points, pairs, "op")}
+
+
+def table_local(run):
+    """Same-host links: the kernel copy inline (local_copy_threads=1) and
+    parallel vs rxe vs UCX intra-host vs single-thread memcpy, MiB/s."""
+    return _local(run, 0, "same-host links: kernel copy (1 CPU, parallel) vs rxe, UCX "
+                  "intra-host, memcpy", "MiB/s", "higher")
+
+
+def table_local_cpu(run):
+    """The same points' CPU seconds per GiB (whole VM; memcpy: its own)."""
+    return _local(run, 1, "same-host links: CPU seconds per GiB", "s/GiB", "lower")
+
+
 TABLES = [
     ("throughput", table_throughput),
     ("cpu", table_cpu),
@@ -243,6 +285,8 @@ TABLES = [
     ("submit", table_submit),
     ("latency", table_latency),
     ("main_job", table_main_job),
+    ("local", table_local),
+    ("local_cpu", table_local_cpu),
 ]
 
 

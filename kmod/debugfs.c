@@ -148,6 +148,7 @@ void hixl_debugfs_init(void)
 	debugfs_create_file("engines", 0400, hixl_debugfs_dir, NULL, &hixl_engines_fops);
 	debugfs_create_file("regions", 0400, hixl_debugfs_dir, NULL, &hixl_regions_fops);
 	debugfs_create_file("links", 0400, hixl_debugfs_dir, NULL, &hixl_links_fops);
+	hixl_lcopy_debugfs(hixl_debugfs_dir);
 }
 
 /** hixl_debugfs_exit() - remove /sys/kernel/debug/hixl */

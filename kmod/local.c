@@ -42,8 +42,6 @@
 #include "hixl_priv.h"
 #include "proto.h"
 
-#define HIXL_LOCAL_CHUNK	SZ_1M	/* bytes copied between checks */
-
 static u8 hixl_local_boot_id[HIXL_LOCAL_ID_LEN];
 DEFINE_SPINLOCK(hixl_local_lock);	/* local.h; loopback.c pairs under it too */
 static LIST_HEAD(hixl_local_offers);
@@ -449,20 +447,6 @@ static void hixl_local_flush(struct page *page, u32 off, u64 len)
 		flush_dcache_page(nth_page(page, i));
 }
 
-/*
- * One physically contiguous piece of the peer's memory in a chunk: @len
- * bytes from byte @off of @page on, each of its pages referenced
- * (get_page()) while the chunk is copied.
- */
-struct hixl_local_seg {
-	struct page *page;
-	u32 off;
-	u32 len;
-};
-
-/* Segments a chunk may need: HIXL_LOCAL_CHUNK of 4 KiB pages, misaligned. */
-#define HIXL_LOCAL_SEGS		(HIXL_LOCAL_CHUNK / PAGE_SIZE + 1)
-
 /* Pages from byte @off of @page on that hold @len bytes. */
 static unsigned long hixl_local_npages(u32 off, u64 len)
 {
@@ -518,8 +502,18 @@ static void hixl_local_copy(const struct hixl_region *lr, u64 la,
 	}
 }
 
-/* Why the copy must stop before its next chunk, or 0. */
-static int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline)
+/**
+ * hixl_local_stop() - why the copy must stop before its next chunk
+ * @b:        the batch (CANCEL sets its status)
+ * @l:        the link
+ * @deadline: jiffies
+ *
+ * Context: process context (a fatal signal counts for the task calling
+ * it: the TRANSFER's caller, never a copy worker); takes @l's xq.lock.
+ * Return: 0 go on; -ECANCELED (CANCEL, fatal signal), -ETIMEDOUT, the
+ * link's error or -ECONNRESET.
+ */
+int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline)
 {
 	int st, err, ret;
 
@@ -538,16 +532,30 @@ static int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned 
 	return 0;
 }
 
-/*
- * One chunk of one descriptor into the peer engine, its region looked up
- * anew under the peer's lock.  The peer's pages of the chunk are
- * referenced for the copy (not its region: a DEREG_MEM or munmap of the
- * peer's goes ahead and fails the next chunk; the pages live until we put
- * them), and the engine's local_users is raised so that its close waits.
- * @seg: room for HIXL_LOCAL_SEGS segments.
+/**
+ * hixl_local_chunk() - copy one chunk of one descriptor with the peer engine
+ * @peer: the peer engine, referenced
+ * @op:   HIXL_OP_READ or HIXL_OP_WRITE
+ * @lr:   our region of the chunk, held (users raised)
+ * @la:   our address of the chunk
+ * @ra:   the peer's address of the chunk
+ * @n:    bytes, at most HIXL_LOCAL_CHUNK
+ * @seg:  room for HIXL_LOCAL_SEGS segments (the caller's, one per thread)
+ *
+ * The peer's region is looked up anew under the peer's lock.  The peer's
+ * pages of the chunk are referenced for the copy (not its region: a
+ * DEREG_MEM or munmap of the peer's goes ahead and fails the next chunk;
+ * the pages live until we put them), and the engine's local_users is
+ * raised so that its close waits.  Called by the TRANSFER's caller and by
+ * copy workers (lcopy.c).
+ *
+ * Context: process context, sleeps; no lock held.
+ * Return: 0; -ECANCELED (fatal signal waiting for the peer's lock),
+ * -ECONNRESET (the peer engine closes), -ERANGE, -EACCES (the peer's
+ * region went or changed), -EIO (more segments than a chunk can have).
  */
-static int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
-			    u64 la, u64 ra, u64 n, struct hixl_local_seg *seg)
+int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
+		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg)
 {
 	struct hixl_region *rr;
 	u32 nseg = 0, k;
@@ -605,7 +613,8 @@ static int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_
  * @pl:       hixl_local_prep()'s plan: @pl->held[i] is descriptor i's region
  * @deadline: jiffies: -ETIMEDOUT after it
  *
- * Descriptor by descriptor, in chunks of HIXL_LOCAL_CHUNK bytes; between
+ * In chunks of HIXL_LOCAL_CHUNK bytes, on several CPUs for a large batch
+ * (hixl_lcopy_run(), lcopy.c, says which descriptor is blamed); between
  * chunks it stops for a CANCEL of @a->tag (the batch sits on the engine's
  * xfers list like an RDMA one), the deadline, a fatal signal, a broken
  * link or pairing.  Counted as direct bytes, and as local bytes.
@@ -619,11 +628,9 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 		   const struct hixl_op_desc *d, const struct hixl_plan *pl, unsigned long deadline)
 {
 	struct hixl_engine *peer = hixl_local_peer_get(l);
-	struct hixl_local_seg *seg = NULL;
 	struct hixl_xbatch *b;
 	u64 bytes = 0;
 	int ret = 0;
-	u32 i;
 
 	if (!peer || pl->nheld != a->count) {
 		if (peer)
@@ -632,10 +639,8 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 		a->failed = a->count;
 		goto count;
 	}
-	seg = kmalloc_array(HIXL_LOCAL_SEGS, sizeof(*seg), GFP_KERNEL);
-	b = seg ? hixl_xbatch_new(eng, l, a->op, a->count, a->tag) : NULL;
+	b = hixl_xbatch_new(eng, l, a->op, a->count, a->tag);
 	if (!b) {
-		kfree(seg);
 		hixl_engine_put(peer);
 		ret = -ENOMEM;
 		goto count;
@@ -644,33 +649,12 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 	list_add_tail(&b->eng_node, &eng->xfers);
 	spin_unlock(&eng->xfer_lock);
 
-	for (i = 0; i < a->count && !ret; i++) {
-		u64 la = d[i].local_addr, ra = d[i].remote_addr, left = d[i].len;
-		const struct hixl_region *lr = pl->held[i];	/* pinned while held */
-
-		while (left && !ret) {
-			u64 n = min_t(u64, left, HIXL_LOCAL_CHUNK);
-
-			ret = hixl_local_stop(b, l, deadline);
-			if (!ret)
-				ret = hixl_local_chunk(peer, a->op, lr, la, ra, n, seg);
-			if (ret)
-				break;
-			la += n;
-			ra += n;
-			left -= n;
-			bytes += n;
-			cond_resched();
-		}
-		if (ret)
-			a->failed = i;
-	}
+	ret = hixl_lcopy_run(peer, l, b, a, d, pl, deadline, &bytes);	/* lcopy.c */
 
 	spin_lock(&eng->xfer_lock);
 	list_del_init(&b->eng_node);
 	spin_unlock(&eng->xfer_lock);
 	hixl_xbatch_put(b);
-	kfree(seg);
 	hixl_engine_put(peer);
 count:
 	if (ret) {

@@ -456,6 +456,7 @@ static int __init hixl_init(void)
 	hixl_wq = alloc_workqueue("hixl", WQ_UNBOUND, 0);
 	if (!hixl_wq)
 		return -ENOMEM;
+	hixl_lcopy_init();
 	ret = hixl_ib_client_register();
 	if (ret)
 		goto err_wq;
@@ -485,6 +486,7 @@ err_misc:
 err_ib_client:
 	hixl_ib_client_unregister();
 err_wq:
+	hixl_lcopy_exit();
 	destroy_workqueue(hixl_wq);
 	return ret;
 }
@@ -494,6 +496,7 @@ static void __exit hixl_exit(void)
 	hixl_debugfs_exit();
 	misc_deregister(&hixl_misc);
 	hixl_ib_client_unregister();
+	hixl_lcopy_exit();
 	destroy_workqueue(hixl_wq);
 }
 

@@ -12,7 +12,9 @@ sections without raw lines absent.  Then bench-diff.py on fixtures A and B
 (B: hixl sync WRITE 4 KiB batch 1 slower beyond its spread, 20 (19..21) ->
 14 (13..15) MiB/s; hixl async READ 64 KiB batch 1 slower within it, 50
 (45..55) -> 44 (40..52): its median below A's min, its max above it) must
-flag exactly the first; the
+flag exactly the first; the same-host section (--local, fixtures/raw-local.txt,
+bench/localreport.py) must give the local and local_cpu tables with the
+fixture's medians and ratios and results.md the goal lines; the
 --from-md import of the results.md written from A must give A's numbers
 back; the committed bench/results.json must pass the schema.  TAP output.
 """
@@ -181,6 +183,52 @@ def main():
        and close(w[0]["ratios"]["defaults/v0.2"], 55.0 / 33.0)
        and r and r[0]["ratios"] == {"defaults/perftest": 2.0},
        "D: main job medians and ratios; a pair without both medians is left out", t["points"])
+
+    # the same-host section (bench/localreport.py, bench-local-guest.sh's lines)
+    e = results(tmp, "e", "raw-b.txt", "--local", os.path.join(FIX, "raw-local.txt"))
+    ok(not results_json.check(e) and {"local", "local_cpu"} <= set(e["tables"]),
+       "E: --local gives the local and local_cpu tables, valid",
+       results_json.check(e) or sorted(e["tables"]))
+    t = e["tables"].get("local", {"points": []})
+    mib = lambda secs: 64.0 / secs  # noqa: E731  (64 MiB moved)
+    w64 = [p for p in t["points"] if (p["op"], p["block"], p["batch"]) == ("write", 65536, 1)]
+    r4m = [p for p in t["points"] if (p["op"], p["block"], p["batch"]) == ("read", 4194304, 8)]
+    want1 = statistics.median([mib(0.128), mib(0.064), mib(0.1)])
+    wantp = statistics.median([mib(0.05), mib(0.04), mib(0.08)])
+    wantu = statistics.median([mib(0.032), mib(0.064)])
+    ok(len(t["points"]) == 2 and w64 and r4m
+       and close(w64[0]["values"]["hixl-local-1"]["median"], want1)
+       and w64[0]["values"]["hixl-local-1"]["n"] == 3
+       and close(w64[0]["values"]["memcpy"]["median"], mib(0.1))
+       and close(w64[0]["values"]["ucx-intra"]["median"], wantu)
+       and close(w64[0]["ratios"]["hixl-local-par/memcpy"], wantp / mib(0.1))
+       and close(w64[0]["ratios"]["hixl-local-par/ucx-intra"], wantp / wantu)
+       and close(w64[0]["ratios"]["hixl-local-par/hixl-local-1"], wantp / want1)
+       and close(w64[0]["ratios"]["hixl-local-par/hixl-rdma"], wantp / mib(1.0))
+       and w64[0]["na"] == {"ucx-intra": "ucx_perftest: cma failed"}
+       and "hixl-sync" not in w64[0]["values"]
+       and close(r4m[0]["values"]["memcpy"]["median"], mib(0.032))
+       and "hixl-local-par/ucx-intra" not in r4m[0]["ratios"],
+       "E: local medians per tool, memcpy of the block at every op and batch, ratios of "
+       "medians, UCX's n/a reason, other tools' lines ignored", t["points"])
+    t = e["tables"].get("local_cpu", {"points": []})
+    w64 = [p for p in t["points"] if (p["op"], p["block"], p["batch"]) == ("write", 65536, 1)]
+    ok(w64 and t.get("better") == "lower"
+       and close(w64[0]["values"]["hixl-local-par"]["median"], 0.1 * 16)
+       and close(w64[0]["values"]["memcpy"]["median"], 0.1 * 16),
+       "E: local_cpu is CPU s/GiB (whole VM for hixl; memcpy's own getrusage)", t["points"])
+    md = open(os.path.join(tmp, "e.md")).read()
+    ok("## Same-host links: kernel copy vs rxe" in md and "UCX_TLS=cma,posix" in md
+       and "one stream >= 0.8x memcpy (`hixl-local-1/memcpy`): met at 1 of 2 points" in md
+       and "parallel > 1.0x memcpy (`hixl-local-par/memcpy`): met at 2 of 2 points" in md
+       and "parallel >= 1.0x UCX intra-host (`hixl-local-par/ucx-intra`): met at 0 of 1" in md,
+       "E: results.md's same-host section says which UCX transport ran and the goal per pair",
+       md[md.find("## Same-host"):][:3000])
+    p = run("bench/localreport.py", "--raw", os.path.join(FIX, "raw-local.txt"), "--kernel", "k",
+            "--out", os.path.join(tmp, "local.md"))
+    lm = open(os.path.join(tmp, "local.md")).read() if p.returncode == 0 else ""
+    ok(p.returncode == 0 and "| write | 64 KiB | 1 |" in lm and "| read | 4 MiB | 8 |" in lm,
+       "localreport.py alone writes results-local.md's table", p.stderr + lm[:2000])
 
     b = results(tmp, "b", "raw-b.txt", "--reg", reg)
     check_doc(b, "raw-b.txt", "B")

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_local_par.c - the parallel kernel copy of same-host links (issue 14
+ * item 3, kmod/lcopy.c): a large batch is cut into shares copied by
+ * several CPUs (local_copy_threads), a small one inline.  The module's
+ * debugfs file hixl/lcopy counts what ran (inline and parallel batches,
+ * shares copied by workers or taken back by the caller), so each test
+ * proves which path it exercised.
+ *
+ *   local_par_rw        a large batch (64 MiB; 16 MiB on the debug kernel)
+ *                       in uneven descriptors at odd offsets, WRITE then READ,
+ *                       byte for byte, with local_copy_threads 4: parallel
+ *                       batches counted, workers copied shares; with 1 the
+ *                       same batch is inline; a batch of 2 MiB - 1 is
+ *                       inline whatever the setting
+ *   local_par_dereg     the peer deregisters the region of a 128 MiB (32
+ *                       on the debug kernel) batch's second half (then, in
+ *                       a second run, of its first half) as soon as the
+ *                       batch's first byte arrives: ERANGE blames a
+ *                       descriptor of that region and every descriptor
+ *                       before the blamed one was copied whole (the lowest
+ *                       failing index); nothing stays pinned
+ *   local_par_cancel    CANCEL of a parallel batch -> ECANCELED (or 0 when
+ *                       it had finished), a 1 ms timeout -> ETIMEDOUT; the
+ *                       link then copies fine
+ *   local_par_async     io_uring (the library's async transfers): a large
+ *                       batch takes the parallel path too
+ *
+ * Engines on 10.77.0.1 (rxe0 in the test VM), ports 24300-24309.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "raw.h"
+#include "tests.h"
+#include "util.h"
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+
+#define THREADS_PARAM	"/sys/module/hixl/parameters/local_copy_threads"
+#define LCOPY_STATS	"/sys/kernel/debug/hixl/lcopy"
+
+struct lcopy_stats {
+	long long inline_batches, parallel_batches, worker_shares, taken_back;
+};
+
+/* hixl/lcopy's counters; SKIPs without them (debugfs not mounted). */
+static struct lcopy_stats lcopy_read(void)
+{
+	struct lcopy_stats s = { -1, -1, -1, -1 };
+	char name[64];
+	long long v;
+	FILE *f = fopen(LCOPY_STATS, "r");
+
+	if (!f)
+		SKIP("no " LCOPY_STATS " (debugfs not mounted, or an older hixl.ko)");
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		if (!strcmp(name, "inline_batches"))
+			s.inline_batches = v;
+		else if (!strcmp(name, "parallel_batches"))
+			s.parallel_batches = v;
+		else if (!strcmp(name, "worker_shares"))
+			s.worker_shares = v;
+		else if (!strcmp(name, "taken_back"))
+			s.taken_back = v;
+	}
+	fclose(f);
+	if (s.inline_batches < 0 || s.parallel_batches < 0 || s.worker_shares < 0 ||
+	    s.taken_back < 0)
+		SKIP(LCOPY_STATS " lacks a counter");
+	return s;
+}
+
+/* Set local_copy_threads (a string: "-1" is the default); SKIPs when not writable. */
+static void set_threads(const char *v)
+{
+	FILE *f = fopen(THREADS_PARAM, "w");
+
+	if (!f)
+		SKIP("cannot write " THREADS_PARAM " (not root, or an older hixl.ko)");
+	fprintf(f, "%s\n", v);
+	if (fclose(f))
+		SKIP("cannot write " THREADS_PARAM);
+}
+
+/* An engine on HX_IP:port, transport AUTO (the runner's default is RDMA), no staging pool. */
+static int eng(uint16_t port)
+{
+	struct hixl_setup s;
+	int fd = open_dev();
+	long ret;
+
+	memset(&s, 0, sizeof(s));
+	s.local = hx_name(port);
+	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
+	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	s.transport = HIXL_TRANSPORT_AUTO;
+	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
+	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
+		SKIP("no RDMA device on " HX_IP " (rxe0 in the test VM)");
+	if (ret) {
+		printf("#   SETUP port %u: %s\n", port, strerror(-ret));
+		close(fd);
+		return (int)ret;
+	}
+	return fd;
+}
+
+/* A connected, paired pair A -> B; 0 or -errno. */
+static int pair_up(uint16_t pa, uint16_t pb, int *a, int *b)
+{
+	struct hixl_link_stat o;
+	struct hixl_link_stats ls;
+
+	*b = eng(pb);
+	*a = eng(pa);
+	if (*a < 0 || *b < 0)
+		return -ENODEV;
+	if (hx_connect(*a, pb, 5000))
+		return -ENOTCONN;
+	memset(&ls, 0, sizeof(ls));
+	ls.buf = (uintptr_t)&o;
+	ls.count = 1;
+	if (xioctl(*a, HIXL_IOC_LINK_STATS, &ls) || ls.total < 1)
+		return -ENOENT;
+	return (o.flags & HIXL_LINK_STAT_LOCAL) ? 0 : -EOPNOTSUPP;
+}
+
+static size_t par_len(void)
+{
+	return hx_debug_kernel() ? 16 * MiB : 64 * MiB;
+}
+
+/*
+ * Descriptors covering [0, len) of both buffers in uneven pieces: 1 byte,
+ * then pieces of len/5 + an odd amount, the last one ending at len.
+ */
+static uint32_t uneven(uint8_t *a, uint8_t *b, size_t len, struct hixl_op_desc *d)
+{
+	size_t at = 0;
+	uint32_t n = 0;
+
+	d[n++] = (struct hixl_op_desc){ (uintptr_t)a, (uintptr_t)b, 1 };
+	at = 1;
+	while (at < len) {
+		size_t c = len / 5 + 4093;
+
+		if (c > len - at)
+			c = len - at;
+		d[n++] = (struct hixl_op_desc){ (uintptr_t)a + at, (uintptr_t)b + at, c };
+		at += c;
+	}
+	return n;
+}
+
+static void local_par_rw(void)
+{
+	size_t len = par_len();
+	uint8_t *abuf = hx_map(len), *bbuf = hx_map(len);
+	struct hixl_op_desc d[16];
+	struct hixl_reg_mem r;
+	struct lcopy_stats s0, s1, s2, s3;
+	uint32_t n, failed = 0;
+	int a, b;
+
+	REQUIRE(abuf && bbuf);
+	REQUIRE(pair_up(24300, 24301, &a, &b) == 0);
+	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
+	REQUIRE(reg_mem(b, bbuf, len, 0, &r) == 0);
+	n = uneven(abuf, bbuf, len, d);
+
+	set_threads("4");
+	s0 = lcopy_read();
+	hx_fill(abuf, len, 21);
+	memset(bbuf, 0xee, len);
+	CHECK_EQ(hx_xfer(a, 24301, HIXL_OP_WRITE, d, n, 60000, &failed), 0);
+	CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
+	hx_fill(bbuf, len, 22);
+	memset(abuf, 0, len);
+	CHECK_EQ(hx_xfer(a, 24301, HIXL_OP_READ, d, n, 60000, &failed), 0);
+	CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
+	s1 = lcopy_read();
+	printf("#   threads 4, %u descriptors, %zu MiB: parallel +%lld, worker shares +%lld, taken back +%lld\n",
+	       n, (size_t)(len / MiB), s1.parallel_batches - s0.parallel_batches,
+	       s1.worker_shares - s0.worker_shares, s1.taken_back - s0.taken_back);
+	CHECK(s1.parallel_batches - s0.parallel_batches >= 2);
+	/* 3 shares queued per batch: each copied by a worker or taken back */
+	CHECK(s1.worker_shares - s0.worker_shares + s1.taken_back - s0.taken_back >= 6);
+	CHECK(s1.worker_shares - s0.worker_shares >= 1);
+
+	/* threads 1: the same batch inline */
+	set_threads("1");
+	hx_fill(abuf, len, 23);
+	CHECK_EQ(hx_xfer(a, 24301, HIXL_OP_WRITE, d, n, 60000, &failed), 0);
+	CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
+	s2 = lcopy_read();
+	CHECK_EQ(s2.parallel_batches, s1.parallel_batches);
+	CHECK(s2.inline_batches > s1.inline_batches);
+
+	/* below HIXL_LCOPY_MIN (2 MiB): inline whatever the setting */
+	set_threads("4");
+	d[0] = (struct hixl_op_desc){ (uintptr_t)abuf + 3, (uintptr_t)bbuf + 5, 2 * MiB - 1 };
+	hx_fill(abuf, len, 24);
+	CHECK_EQ(hx_xfer(a, 24301, HIXL_OP_WRITE, d, 1, 60000, &failed), 0);
+	CHECK_EQ(hx_first_diff(abuf + 3, bbuf + 5, 2 * MiB - 1), -1);
+	s3 = lcopy_read();
+	CHECK_EQ(s3.parallel_batches, s2.parallel_batches);
+	CHECK(s3.inline_batches > s2.inline_batches);
+	set_threads("-1");
+	close(a);
+	close(b);
+}
+
+struct bg_xfer {
+	int fd;
+	uint16_t port;
+	uint32_t op;
+	const struct hixl_op_desc *d;
+	uint32_t n;
+	uint32_t timeout_ms;
+	uint64_t tag;
+	long ret;
+	uint32_t failed;
+	volatile int started;
+};
+
+static void *bg_run(void *arg)
+{
+	struct bg_xfer *x = arg;
+	struct hixl_transfer t;
+
+	memset(&t, 0, sizeof(t));
+	t.remote = hx_name(x->port);
+	t.op = x->op;
+	t.descs = (uintptr_t)x->d;
+	t.count = x->n;
+	t.timeout_ms = x->timeout_ms;
+	t.tag = x->tag;
+	x->started = 1;
+	x->ret = xioctl(x->fd, HIXL_IOC_TRANSFER, &t);
+	x->failed = t.failed;
+	return NULL;
+}
+
+/*
+ * b has two regions, lo and hi, halves of one buffer; a WRITE of n 1 MiB
+ * descriptors over both; hi (or lo) deregistered mid-batch.
+ */
+static void dereg_case(int a, int b, uint8_t *abuf, uint8_t *bbuf, size_t len, bool hi)
+{
+	uint32_t n = len / MiB;
+	struct hixl_op_desc *d = calloc(n, sizeof(*d));
+	struct hixl_reg_mem rlo, rhi;
+	struct bg_xfer x;
+	pthread_t th;
+	long ret = 0;
+
+	REQUIRE(d);
+	for (uint32_t i = 0; i < n; i++)
+		d[i] = (struct hixl_op_desc){ (uintptr_t)abuf + i * MiB, (uintptr_t)bbuf + i * MiB,
+					      MiB };
+	REQUIRE(reg_mem(b, bbuf, len / 2, 0, &rlo) == 0);
+	REQUIRE(reg_mem(b, bbuf + len / 2, len / 2, 0, &rhi) == 0);
+	hx_fill(abuf, len, hi ? 31 : 32);
+	abuf[0] = 0x5a;		/* the byte whose arrival says the copy began */
+	memset(bbuf, 0, len);
+	x = (struct bg_xfer){ .fd = a, .port = 24303, .op = HIXL_OP_WRITE, .d = d, .n = n,
+			      .timeout_ms = 60000 };
+	pthread_create(&th, NULL, bg_run, &x);
+	/* the copy has begun when b's first byte arrives: deregister at once */
+	for (int i = 0; i < 20000000 && !*(volatile uint8_t *)bbuf; i++)
+		;
+	for (int i = 0; i < 100000; i++) {
+		ret = dereg_mem(b, hi ? rhi.handle : rlo.handle);
+		if (ret != -EBUSY)
+			break;
+	}
+	CHECK_EQ(ret, 0);
+	pthread_join(th, NULL);
+	printf("#   %s half deregistered: %ld (failed %u of %u)\n", hi ? "second" : "first",
+	       x.ret, x.failed, n);
+	CHECK(x.ret == 0 || x.ret == -ERANGE);
+	if (x.ret == -ERANGE) {
+		/* blamed: a descriptor of the deregistered half */
+		if (hi)
+			CHECK(x.failed >= n / 2 && x.failed < n);
+		else
+			CHECK(x.failed < n / 2);
+		/* every descriptor before it copied whole */
+		CHECK_EQ(hx_first_diff(abuf, bbuf, (size_t)x.failed * MiB), -1);
+	} else {
+		CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
+	}
+	dereg_mem(b, hi ? rlo.handle : rhi.handle);
+	CHECK_EQ(wait_pinned(b, 0, 5000), 0);
+	free(d);
+}
+
+static void local_par_dereg(void)
+{
+	size_t len = 2 * par_len();
+	uint8_t *abuf = hx_map(len), *bbuf = hx_map(len);
+	struct lcopy_stats s0, s1;
+	struct hixl_reg_mem r;
+	int a, b;
+
+	REQUIRE(abuf && bbuf);
+	REQUIRE(pair_up(24302, 24303, &a, &b) == 0);
+	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
+	set_threads("4");
+	s0 = lcopy_read();
+	dereg_case(a, b, abuf, bbuf, len, true);
+	dereg_case(a, b, abuf, bbuf, len, false);
+	s1 = lcopy_read();
+	CHECK(s1.parallel_batches - s0.parallel_batches >= 2);
+	set_threads("-1");
+	close(a);
+	close(b);
+}
+
+static void local_par_cancel(void)
+{
+	size_t len = par_len();
+	uint32_t n = len / MiB;
+	uint8_t *abuf = hx_map(len), *bbuf = hx_map(len);
+	struct hixl_op_desc *d = calloc(n, sizeof(*d));
+	struct lcopy_stats s0, s1;
+	struct hixl_reg_mem r;
+	struct hixl_cancel c;
+	struct bg_xfer x;
+	uint32_t failed = 0;
+	pthread_t th;
+	int a, b;
+
+	REQUIRE(abuf && bbuf && d);
+	REQUIRE(pair_up(24304, 24305, &a, &b) == 0);
+	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
+	REQUIRE(reg_mem(b, bbuf, len, 0, &r) == 0);
+	for (uint32_t i = 0; i < n; i++)
+		d[i] = (struct hixl_op_desc){ (uintptr_t)abuf + i * MiB, (uintptr_t)bbuf + i * MiB,
+					      MiB };
+	set_threads("4");
+	s0 = lcopy_read();
+	x = (struct bg_xfer){ .fd = a, .port = 24305, .op = HIXL_OP_READ, .d = d, .n = n,
+			      .timeout_ms = 60000, .tag = 4242 };
+	pthread_create(&th, NULL, bg_run, &x);
+	while (!x.started)
+		usleep(100);
+	usleep(1000);
+	memset(&c, 0, sizeof(c));
+	c.tag = 4242;
+	CHECK_EQ(xioctl(a, HIXL_IOC_CANCEL, &c), 0);
+	pthread_join(th, NULL);
+	printf("#   cancelled parallel READ: %ld (count %u, failed %u of %u)\n", x.ret, c.count,
+	       x.failed, n);
+	CHECK(x.ret == -ECANCELED || (x.ret == 0 && c.count == 0));
+	if (x.ret == -ECANCELED)
+		CHECK(x.failed < n);
+	/* the whole batch in 1 ms (a jiffy or so): it cannot copy that fast */
+	x.timeout_ms = 1;
+	x.tag = 0;
+	bg_run(&x);
+	printf("#   1 ms parallel READ: %ld (failed %u)\n", x.ret, x.failed);
+	CHECK_EQ(x.ret, -ETIMEDOUT);
+	CHECK(x.failed < n);
+	s1 = lcopy_read();
+	CHECK(s1.parallel_batches - s0.parallel_batches >= 2);
+	/* the link still copies */
+	hx_fill(bbuf, len, 41);
+	CHECK_EQ(hx_xfer(a, 24305, HIXL_OP_READ, d, n, 60000, &failed), 0);
+	CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
+	set_threads("-1");
+	free(d);
+	close(a);
+	close(b);
+}
+
+/* io_uring (the library's async path) runs the parallel copy too. */
+static void local_par_async(void)
+{
+	static const struct hixl_option o[] = { { HIXL_OPTION_TRANSPORT, "auto" },
+						{ HIXL_OPTION_BUFFER_POOL, "0:0" } };
+	size_t len = par_len();
+	uint8_t *abuf = hx_map(len), *bbuf = hx_map(len);
+	struct hixl_mem_desc md = { 0 };
+	struct hixl_op_desc d[16];
+	struct hixl_request *req;
+	enum hixl_transfer_status st;
+	struct lcopy_stats s0, s1;
+	struct hixl_engine *a, *b;
+	size_t failed;
+	uint64_t h;
+	uint32_t n;
+
+	REQUIRE(abuf && bbuf);
+	b = hx_lib_engine(HX_IP ":24307", o, 2);
+	a = hx_lib_engine(HX_IP ":24306", o, 2);
+	REQUIRE(a && b);
+	md.addr = (uintptr_t)abuf;
+	md.len = len;
+	REQUIRE(hixl_register_mem(a, &md, HIXL_MEM_HOST, &h) == 0);
+	md.addr = (uintptr_t)bbuf;
+	REQUIRE(hixl_register_mem(b, &md, HIXL_MEM_HOST, &h) == 0);
+	REQUIRE(hixl_connect(a, HX_IP ":24307", 5000) == 0);
+	printf("#   async path: %s\n", hixl_engine_async_path(a) == HIXL_ASYNC_URING ? "io_uring" :
+	       "threads");
+	n = uneven(abuf, bbuf, len, d);
+	set_threads("4");
+	s0 = lcopy_read();
+	hx_fill(abuf, len, 51);
+	memset(bbuf, 0, len);
+	CHECK_EQ(hixl_transfer_async(a, HX_IP ":24307", HIXL_OP_WRITE, d, n,
+				     &HX_TARGS(60000, NULL), &req), 0);
+	CHECK_EQ(hixl_request_wait(a, req, -1, &st), 0);
+	CHECK_EQ(st, HIXL_TRANSFER_COMPLETED);
+	CHECK_EQ(hixl_request_result(req, &failed), 0);
+	hixl_request_free(req);
+	CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
+	s1 = lcopy_read();
+	CHECK(s1.parallel_batches - s0.parallel_batches >= 1);
+	set_threads("-1");
+	hixl_engine_finalize(a);
+	hixl_engine_finalize(b);
+}
+
+const struct ht_test local_par_tests[] = {
+	{ "local_par_rw", local_par_rw },
+	{ "local_par_dereg", local_par_dereg },
+	{ "local_par_cancel", local_par_cancel },
+	{ "local_par_async", local_par_async },
+	{ NULL, NULL },
+};
