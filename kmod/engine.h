@@ -42,6 +42,11 @@
  * regions are held by their users count and the peer's local_users, which
  * its close waits for before anything of it is freed.  hixl_local_lock (a
  * spinlock) is innermost.
+ * dma-buf: hixl_engine.lock  >  the buffer's dma_resv lock (dma_buf_vmap
+ * at registration/SETUP, dmabuf.c; the same-host copy of a dma-buf chunk,
+ * local_dmabuf.c, runs under the peer engine's lock and its
+ * dma_buf_begin_cpu_access() may take it); hixl never takes an engine lock
+ * under a dma_resv lock (static attachments: no move_notify).
  */
 #ifndef _HIXL_ENGINE_H
 #define _HIXL_ENGINE_H

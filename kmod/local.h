@@ -95,4 +95,10 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 		   const struct hixl_op_desc *d, const struct hixl_plan *pl,
 		   unsigned long deadline);
 
+/* local_dmabuf.c: device (dma-buf) registrations on the same-host path */
+struct hixl_region;
+bool hixl_local_region_ok(struct hixl_region *r);
+int hixl_local_dmabuf_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
+			    u64 la, const struct hixl_region *rr, u64 ra, u64 n);
+
 #endif /* _HIXL_LOCAL_H */
