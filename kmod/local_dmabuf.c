@@ -136,8 +136,10 @@ static void hixl_ldb_copy(const struct hixl_region *dst, u64 da, const struct hi
  *
  * The copy runs under the peer's lock (see the head of this file); each
  * dma-buf side is bracketed by dma_buf_begin_cpu_access() and
- * dma_buf_end_cpu_access() (DMA_FROM_DEVICE when the CPU only reads it,
- * DMA_BIDIRECTIONAL when it writes part of it).
+ * dma_buf_end_cpu_access(), DMA_BIDIRECTIONAL for both: an exporter may
+ * map its own scatterlist once, with the direction of the first call
+ * (udmabuf does), and sync it later with every other; one direction for
+ * every call keeps those syncs consistent (DMA-API debug checks it).
  *
  * Context: process context, may sleep.
  * Return: 0; the exporter's -errno from dma_buf_begin_cpu_access() (nothing
@@ -148,7 +150,7 @@ int hixl_local_dmabuf_chunk(struct hixl_engine *peer, u32 op, const struct hixl_
 {
 	bool write = op == HIXL_OP_WRITE;
 	const struct hixl_region *dst = write ? rr : lr, *src = write ? lr : rr;
-	enum dma_data_direction ddir = DMA_BIDIRECTIONAL, sdir = DMA_FROM_DEVICE;
+	const enum dma_data_direction ddir = DMA_BIDIRECTIONAL, sdir = DMA_BIDIRECTIONAL;
 	int ret = 0;
 
 	lockdep_assert_held(&peer->lock);
