@@ -20,7 +20,7 @@
  *     (io_uring transfers of the same engine, still in flight, may add
  *     more, never less).
  *
- * At the end (fl_final()), a run with 20 or more successful well-formed
+ * At the end (fl_final()), a run with 10 or more successful well-formed
  * TRANSFERs must have reached both paths: at least one whose local_ops
  * moved (the copy path) and one over RDMA (local_ops unmoved).  Engine
  * close, DEREG_MEM, munmap and the rest of hixl-fuzz's calls between
@@ -160,7 +160,7 @@ const char *fl_after(int e, int fd, long ret, uint32_t count)
 }
 
 /**
- * fl_final() - print the same-host summary; 1 when a run with @wf_ok >= 20
+ * fl_final() - print the same-host summary; 1 when a run with @wf_ok >= 10
  * successful well-formed TRANSFERs did not reach both the copy path and RDMA
  */
 int fl_final(unsigned long wf_ok)
@@ -171,12 +171,12 @@ int fl_final(unsigned long wf_ok)
 	       "moved), %lu over RDMA; contracts checked on %lu TRANSFERs of transport-local "
 	       "engines, %lu of transport-rdma engines\n", fl_local_ok, fl_rdma_ok,
 	       fl_checked_local, fl_checked_rdma);
-	if (wf_ok >= 20 && !fl_local_ok) {
+	if (wf_ok >= 10 && !fl_local_ok) {
 		printf("FAIL: no well-formed TRANSFER moved local_ops: the same-host copy was not "
 		       "fuzzed\n");
 		rc = 1;
 	}
-	if (wf_ok >= 20 && !fl_rdma_ok) {
+	if (wf_ok >= 10 && !fl_rdma_ok) {
 		printf("FAIL: every well-formed TRANSFER was local: the RDMA success path was not "
 		       "fuzzed\n");
 		rc = 1;
