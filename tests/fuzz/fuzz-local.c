@@ -20,9 +20,15 @@
  *     (io_uring transfers of the same engine, still in flight, may add
  *     more, never less).
  *
- * At the end (fl_final()), a run with 10 or more successful well-formed
- * TRANSFERs must have reached both paths: at least one whose local_ops
- * moved (the copy path) and one over RDMA (local_ops unmoved).  Engine
+ * At the end (fl_final()), a run in which 3 or more well-formed TRANSFERs
+ * succeeded on a link that was paired (HIXL_LINK_STAT_LOCAL before the
+ * call) must have reached the copy path: at least one of them moved
+ * local_ops.  (A paired link may still send a batch over RDMA - a local
+ * region invalidated under it goes to staging - so not every one must.)
+ * How many went over RDMA is printed; which path a run reaches depends on
+ * the links its random CONNECTs made, so that is not required: the RDMA
+ * success path's own proof stays hixl-fuzz's "some well-formed TRANSFER
+ * succeeded", and the transport-rdma contract above.  Engine
  * close, DEREG_MEM, munmap and the rest of hixl-fuzz's calls between
  * TRANSFERs apply to these links as to any other, and the final check
  * (nothing registered or pinned once every fd is closed) covers them.
@@ -40,10 +46,10 @@
 
 static int64_t fl_transport[FL_ENG_MAX] = { -1, -1, -1, -1 };	/* -1: unknown */
 static struct hixl_link_stat fl_buf[FL_LINKS];
-static bool fl_have_before;
+static bool fl_have_before, fl_paired_before;
 static uint64_t fl_local_before;
 static struct hixl_sockaddr fl_peer;
-static unsigned long fl_local_ok, fl_rdma_ok, fl_checked_local, fl_checked_rdma;
+static unsigned long fl_local_ok, fl_rdma_ok, fl_paired_ok, fl_checked_local, fl_checked_rdma;
 
 /**
  * fl_pick_transport() - the transport of a good SETUP
@@ -83,9 +89,11 @@ static bool fl_same(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b
 
 /*
  * The links of @fd: their number (-errno), local_ops summed over those to
- * @peer in *@local, whether any link at all is LOCAL in *@any_local.
+ * @peer in *@local, whether any link at all is LOCAL in *@any_local, and
+ * any link to @peer in *@paired.
  */
-static int fl_links(int fd, const struct hixl_sockaddr *peer, uint64_t *local, bool *any_local)
+static int fl_links(int fd, const struct hixl_sockaddr *peer, uint64_t *local, bool *any_local,
+		    bool *paired)
 {
 	struct hixl_link_stats a;
 	uint32_t i, n;
@@ -98,11 +106,15 @@ static int fl_links(int fd, const struct hixl_sockaddr *peer, uint64_t *local, b
 		return -errno;
 	n = a.total < FL_LINKS ? a.total : FL_LINKS;
 	*local = 0;
-	*any_local = false;
+	*any_local = *paired = false;
 	for (i = 0; i < n; i++) {
-		*any_local |= !!(fl_buf[i].flags & HIXL_LINK_STAT_LOCAL);
-		if ((fl_buf[i].flags & HIXL_LINK_STAT_NAMED) && fl_same(&fl_buf[i].peer, peer))
+		bool loc = fl_buf[i].flags & HIXL_LINK_STAT_LOCAL;
+
+		*any_local |= loc;
+		if ((fl_buf[i].flags & HIXL_LINK_STAT_NAMED) && fl_same(&fl_buf[i].peer, peer)) {
 			*local += fl_buf[i].xfer.local_ops;
+			*paired |= loc;
+		}
 	}
 	return (int)n;
 }
@@ -116,7 +128,7 @@ void fl_before(int fd, const struct hixl_sockaddr *peer)
 	bool any;
 
 	fl_peer = *peer;
-	fl_have_before = fl_links(fd, peer, &fl_local_before, &any) >= 0;
+	fl_have_before = fl_links(fd, peer, &fl_local_before, &any, &fl_paired_before) >= 0;
 }
 
 /**
@@ -129,9 +141,9 @@ const char *fl_after(int e, int fd, long ret, uint32_t count)
 {
 	int64_t t = e >= 0 && e < FL_ENG_MAX ? fl_transport[e] : -1;
 	uint64_t local, moved;
-	bool any;
+	bool any, paired;
 
-	if (!fl_have_before || fl_links(fd, &fl_peer, &local, &any) < 0)
+	if (!fl_have_before || fl_links(fd, &fl_peer, &local, &any, &paired) < 0)
 		return NULL;
 	fl_have_before = false;
 	if (t == HIXL_TRANSPORT_RDMA) {
@@ -146,6 +158,7 @@ const char *fl_after(int e, int fd, long ret, uint32_t count)
 	moved = local - fl_local_before;
 	if (local < fl_local_before)
 		return "a link's local_ops went down";
+	fl_paired_ok += fl_paired_before;
 	if (moved >= count)
 		fl_local_ok++;
 	else if (!moved)
@@ -160,26 +173,20 @@ const char *fl_after(int e, int fd, long ret, uint32_t count)
 }
 
 /**
- * fl_final() - print the same-host summary; 1 when a run with @wf_ok >= 10
- * successful well-formed TRANSFERs did not reach both the copy path and RDMA
+ * fl_final() - print the same-host summary; 1 when 3 or more well-formed
+ * TRANSFERs succeeded on paired links and none of them moved local_ops
+ * @wf_ok: well-formed TRANSFERs that succeeded (for the summary)
  */
 int fl_final(unsigned long wf_ok)
 {
-	int rc = 0;
-
-	printf("same-host links: %lu successful well-formed TRANSFERs copied locally (local_ops "
-	       "moved), %lu over RDMA; contracts checked on %lu TRANSFERs of transport-local "
-	       "engines, %lu of transport-rdma engines\n", fl_local_ok, fl_rdma_ok,
-	       fl_checked_local, fl_checked_rdma);
-	if (wf_ok >= 10 && !fl_local_ok) {
-		printf("FAIL: no well-formed TRANSFER moved local_ops: the same-host copy was not "
-		       "fuzzed\n");
-		rc = 1;
+	printf("same-host links: of %lu successful well-formed TRANSFERs, %lu on paired links; "
+	       "%lu copied locally (local_ops moved), %lu over RDMA; contracts checked on %lu "
+	       "TRANSFERs of transport-local engines, %lu of transport-rdma engines\n", wf_ok,
+	       fl_paired_ok, fl_local_ok, fl_rdma_ok, fl_checked_local, fl_checked_rdma);
+	if (fl_paired_ok >= 3 && !fl_local_ok) {
+		printf("FAIL: %lu well-formed TRANSFERs succeeded on paired links and none moved "
+		       "local_ops: the same-host copy was not reached\n", fl_paired_ok);
+		return 1;
 	}
-	if (wf_ok >= 10 && !fl_rdma_ok) {
-		printf("FAIL: every well-formed TRANSFER was local: the RDMA success path was not "
-		       "fuzzed\n");
-		rc = 1;
-	}
-	return rc;
+	return 0;
 }
