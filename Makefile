@@ -189,8 +189,9 @@ bench/bench-lat: bench/bench-lat.c $(RAW_H) uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
 bench/memcpy-blocks: bench/memcpy-blocks.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
-tests/fuzz/hixl-fuzz: tests/fuzz/hixl-fuzz.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+FUZZ_SRCS := tests/fuzz/hixl-fuzz.c tests/fuzz/fuzz-local.c
+tests/fuzz/hixl-fuzz: $(FUZZ_SRCS) tests/fuzz/fuzz-local.h $(RAW_H) $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $(FUZZ_SRCS) $(LIB_A) -luring -pthread $(LDFLAGS)
 # the wire fuzzer plays its hostile peer with the user tests' wire peer
 WIRE_FUZZ_SRCS := tests/fuzz/hixl-wire-fuzz.c tests/user/peer.c tests/user/util.c
 tests/fuzz/hixl-wire-fuzz: $(WIRE_FUZZ_SRCS) tests/user/peer.h tests/user/util.h tests/user/harness.h \

@@ -48,6 +48,11 @@
  * Loopback engines (loopback.c): hixl_engine.lock  >  hixl_loop_lock  >
  * hixl_engine.links_lock (a loopback CONNECT lists the target's link under
  * hixl_loop_lock, holding neither engine's lock).
+ * dma-buf: hixl_engine.lock  >  the buffer's dma_resv lock (dma_buf_vmap
+ * at registration/SETUP, dmabuf.c; the same-host copy of a dma-buf chunk,
+ * local_dmabuf.c, runs under the peer engine's lock and its
+ * dma_buf_begin_cpu_access() may take it); hixl never takes an engine lock
+ * under a dma_resv lock (static attachments: no move_notify).
  */
 #ifndef _HIXL_ENGINE_H
 #define _HIXL_ENGINE_H

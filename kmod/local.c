@@ -311,10 +311,8 @@ static struct hixl_region *hixl_local_peer_region(struct hixl_engine *peer, u32 
 	rr = hixl_region_lookup(peer, ra, len);
 	if (!rr || hixl_region_local_only(rr))
 		return ERR_PTR(-ERANGE);
-	if (rr->type != HIXL_MEM_HOST)
-		return NULL;
-	if (!hixl_region_has_pages(rr))
-		return ERR_PTR(-ERANGE);
+	if (!hixl_local_region_ok(rr))	/* dma-buf without a CPU mapping: RDMA's */
+		return rr->type == HIXL_MEM_HOST ? ERR_PTR(-ERANGE) : NULL;
 	if (op == HIXL_OP_WRITE && (rr->flags & HIXL_REG_READ_ONLY))
 		return ERR_PTR(-EACCES);
 	return rr;
@@ -330,9 +328,10 @@ static struct hixl_region *hixl_local_peer_region(struct hixl_engine *peer, u32 
  * @pl:       out: our regions held (@pl->held has room for @a->count),
  *            @pl->bytes the bytes to copy; no pieces
  *
- * Every descriptor must have its local range in one of our host
- * registrations and its remote range in a live host registration of the
- * peer engine; a descriptor touching device memory on either side, or
+ * Every descriptor must have its local range in one of our registrations
+ * and its remote range in a live registration of the peer engine, host
+ * memory or a dma-buf the CPU can map (local_dmabuf.c); a descriptor
+ * touching a dma-buf without such a mapping on either side, or
  * unregistered local memory, sends the whole batch to RDMA (staging)
  * unless the engine's transport is LOCAL.
  *
@@ -379,7 +378,7 @@ int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tr
 			lerr = -EOVERFLOW;
 		} else {
 			r = hixl_region_lookup(eng, d[i].local_addr, d[i].len);
-			if (!r || r->type != HIXL_MEM_HOST || !hixl_region_has_pages(r)) {
+			if (!r || !hixl_local_region_ok(r)) {
 				lerr = !must ? 1 : r ? -EOPNOTSUPP : -ENOENT;
 			} else if (a->op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY)) {
 				lerr = -EACCES;
@@ -572,6 +571,8 @@ int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region 
 		mutex_unlock(&peer->lock);
 		return rr ? PTR_ERR(rr) : -ERANGE;
 	}
+	if (rr->type != HIXL_MEM_HOST || lr->type != HIXL_MEM_HOST)	/* drops the lock */
+		return hixl_local_dmabuf_chunk(peer, op, lr, la, rr, ra, n);
 	for (a = ra, left = n; left && nseg < HIXL_LOCAL_SEGS; nseg++) {
 		struct hixl_local_seg *sg = &seg[nseg];
 		unsigned long i;

@@ -157,4 +157,10 @@ void hixl_lcopy_debugfs(struct dentry *dir);
 void hixl_lcopy_init(void);
 void hixl_lcopy_exit(void);
 
+/* local_dmabuf.c: device (dma-buf) registrations on the same-host path */
+struct hixl_region;
+bool hixl_local_region_ok(struct hixl_region *r);
+int hixl_local_dmabuf_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
+			    u64 la, const struct hixl_region *rr, u64 ra, u64 n);
+
 #endif /* _HIXL_LOCAL_H */

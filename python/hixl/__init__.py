@@ -35,6 +35,8 @@ from ._types import (  # noqa: F401 (re-exported)
     OPTION_ENABLE_USE_FABRIC_MEM, OPTION_RDMA_TRAFFIC_CLASS, OPTION_RDMA_SERVICE_LEVEL,
     OPTION_BUFFER_POOL, OPTION_GLOBAL_RESOURCE_CONFIG, OPTION_AUTO_CONNECT,
     OPTION_LOCAL_COMM_RES, OPTION_ALLOWED_PEERS, OPTION_AUTH_SECRET, OPTION_AUTH_SECRET_FILE,
+    OPTION_TRANSPORT, TRANSPORT_AUTO, TRANSPORT_RDMA, TRANSPORT_LOCAL,
+    LINK_STAT_ACTIVE, LINK_STAT_NAMED, LINK_STAT_LOCAL, LinkState, LinkStat,
     FEATURE_SUPPORTED, FEATURE_NOT_SUPPORTED,
     MemType, TransferOp, TransferStatus, AsyncConnectStatus, FeatureType,
     MemDesc, TransferOpDesc, TransferArgs, GetTransferStatusArgs, TransferResult,
@@ -239,7 +241,9 @@ class Hixl:
                       OPTION_BUFFER_POOL "N:SIZE_MB" (default "4:8"),
                       OPTION_RDMA_TRAFFIC_CLASS, OPTION_RDMA_SERVICE_LEVEL,
                       OPTION_AUTO_CONNECT "1"/"0", hixl's
-                      OPTION_ALLOWED_PEERS, OPTION_AUTH_SECRET(_FILE)
+                      OPTION_ALLOWED_PEERS, OPTION_AUTH_SECRET(_FILE),
+                      OPTION_TRANSPORT TRANSPORT_AUTO (default) /
+                      TRANSPORT_RDMA / TRANSPORT_LOCAL
         Returns SUCCESS (also when already initialized: nothing happens);
         PARAM_INVALID a malformed name, an unknown key (HIXL's Ascend-only
         ones included) or value, /dev/hixl missing (hixl.ko not loaded) or
@@ -471,6 +475,23 @@ class Hixl:
         statuses = {name: AsyncConnectStatus(st) for name, st, _ in entries}
         return self._ret(_status(err, "get_all_async_connect_status")), statuses
 
+    def get_link_stats(self):
+        """Every link of the engine with its counters (hixl extension; C:
+        hixl_engine_link_stats()).
+
+        Returns (SUCCESS, [LinkStat]), oldest link first: LinkStat.local
+        says the link is paired with an engine of this kernel (transfers
+        of registered memory are the kernel's CPU copy, see
+        OPTION_TRANSPORT), LinkStat.local_bytes / local_ops how much it
+        copied so.  (FAILED, []) when not initialized.
+        """
+        eng = self._engine("get_link_stats")
+        if eng is None:
+            return self._ret(FAILED), []
+        err, entries = eng.link_stats()
+        links = [LinkStat(*e) for e in entries]
+        return self._ret(_status(err, "get_link_stats", "hixl_engine_link_stats")), links
+
     # ---- transfers -----------------------------------------------------------
 
     def transfer_sync(self, remote_engine, op, op_descs, timeout_in_millis=1000):
@@ -646,5 +667,7 @@ __all__ = [
     # hixl's own
     "OPTION_ALLOWED_PEERS", "OPTION_AUTH_SECRET", "OPTION_AUTH_SECRET_FILE", "STATUS_NAMES",
     "ASYNC_TIMEOUT_MS", "Request", "HixlError", "check", "last_error", "status_name", "version",
-    "strerror", "error_hint",
+    "strerror", "error_hint", "OPTION_TRANSPORT", "TRANSPORT_AUTO", "TRANSPORT_RDMA",
+    "TRANSPORT_LOCAL", "LINK_STAT_ACTIVE", "LINK_STAT_NAMED", "LINK_STAT_LOCAL", "LinkState",
+    "LinkStat",
 ]

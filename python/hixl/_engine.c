@@ -474,6 +474,79 @@ static PyObject *engine_async_path(EngineObject *self, PyObject *unused)
 	return PyLong_FromLong(r);
 }
 
+/*
+ * link_stats() -> (err, [(peer, state, flags, err, {counter: value})]):
+ * hixl_engine_link_stats(), every link of the engine with its counters
+ * (struct hixl_xfer_stats by field name, local_bytes/local_ops included).
+ */
+static PyObject *engine_link_stats(EngineObject *self, PyObject *unused)
+{
+	struct hixl_link_stat *buf = NULL;
+	uint32_t total = 0, n = 0;
+	PyObject *list;
+	int err, i;
+
+	for (;;) {	/* links may come meanwhile: ask again with room for all */
+		err = eng_enter(self);
+		if (err)
+			break;
+		err = hixl_engine_link_stats(self->eng, buf, n, &total);
+		eng_leave(self);
+		if (err < 0 || total <= n)
+			break;
+		PyMem_Free(buf);
+		n = total + 4;
+		buf = PyMem_Malloc(n * sizeof(*buf));
+		if (!buf)
+			return PyErr_NoMemory();
+	}
+	if (err < 0) {
+		PyMem_Free(buf);
+		return Py_BuildValue("(i[])", err);
+	}
+	list = PyList_New(0);
+	for (i = 0; list && i < err; i++) {
+		const struct hixl_link_stat *ls = &buf[i];
+		const struct hixl_xfer_stats *x = &ls->xfer;
+		char peer[HIXL_ENGINE_NAME_MAX];
+		PyObject *item;
+
+		if (!(ls->flags & HIXL_LINK_STAT_NAMED) ||
+		    hixl_format_engine_name(&ls->peer, peer, sizeof(peer)))
+			peer[0] = '\0';
+		item = Py_BuildValue("(sIIi{sKsKsKsKsKsKsKsKsKsKsKsKsKsKsKsKsKsKsKsK})", peer,
+			ls->state, ls->flags, ls->err,
+			"read_direct_bytes", (unsigned long long)x->read_direct_bytes,
+			"read_direct_ops", (unsigned long long)x->read_direct_ops,
+			"read_staged_bytes", (unsigned long long)x->read_staged_bytes,
+			"read_staged_ops", (unsigned long long)x->read_staged_ops,
+			"write_direct_bytes", (unsigned long long)x->write_direct_bytes,
+			"write_direct_ops", (unsigned long long)x->write_direct_ops,
+			"write_staged_bytes", (unsigned long long)x->write_staged_bytes,
+			"write_staged_ops", (unsigned long long)x->write_staged_ops,
+			"errors", (unsigned long long)x->errors,
+			"wc_errors", (unsigned long long)x->wc_errors,
+			"timeouts", (unsigned long long)x->timeouts,
+			"cancels", (unsigned long long)x->cancels,
+			"link_resets", (unsigned long long)x->link_resets,
+			"connects", (unsigned long long)x->connects,
+			"connect_failures", (unsigned long long)x->connect_failures,
+			"accepts", (unsigned long long)x->accepts,
+			"connect_us_last", (unsigned long long)x->connect_us_last,
+			"connect_us_sum", (unsigned long long)x->connect_us_sum,
+			"local_bytes", (unsigned long long)x->local_bytes,
+			"local_ops", (unsigned long long)x->local_ops);
+		if (!item || PyList_Append(list, item)) {
+			Py_XDECREF(item);
+			Py_CLEAR(list);
+			break;
+		}
+		Py_DECREF(item);
+	}
+	PyMem_Free(buf);
+	return list ? Py_BuildValue("(iN)", 0, list) : NULL;
+}
+
 static PyMethodDef engine_methods[] = {
 	{ "finalize", (PyCFunction)engine_finalize, METH_NOARGS,
 	  "finalize() -> None: hixl_engine_finalize() without the GIL; idempotent" },
@@ -506,6 +579,8 @@ static PyMethodDef engine_methods[] = {
 	  "device() -> str: the RDMA device's name, '' once finalized" },
 	{ "name", (PyCFunction)engine_name, METH_NOARGS,
 	  "name() -> str: hixl_engine_name(), the port picked for port 0; '' once finalized" },
+	{ "link_stats", (PyCFunction)engine_link_stats, METH_NOARGS,
+	  "link_stats() -> (err, [(peer, state, flags, err, {counter: value})])" },
 	{ "async_path", (PyCFunction)engine_async_path, METH_NOARGS,
 	  "async_path() -> int: 1 io_uring, 0 worker threads, -errno" },
 	{ NULL }

@@ -343,6 +343,13 @@ PyMODINIT_FUNC PyInit__hixl(void)
 	    PyModule_AddIntConstant(m, "REG_READ_ONLY", HIXL_REG_READ_ONLY) ||
 	    PyModule_AddIntConstant(m, "REG_LOCAL_ONLY", HIXL_REG_LOCAL_ONLY) ||
 	    PyModule_AddIntConstant(m, "QUERY_SKIP_WAITING", HIXL_QUERY_SKIP_WAITING) ||
+	    PyModule_AddIntConstant(m, "LINK_STAT_ACTIVE", HIXL_LINK_STAT_ACTIVE) ||
+	    PyModule_AddIntConstant(m, "LINK_STAT_NAMED", HIXL_LINK_STAT_NAMED) ||
+	    PyModule_AddIntConstant(m, "LINK_STAT_LOCAL", HIXL_LINK_STAT_LOCAL) ||
+	    PyModule_AddIntConstant(m, "LINK_STATE_CONNECTING", HIXL_LINK_STATE_CONNECTING) ||
+	    PyModule_AddIntConstant(m, "LINK_STATE_READY", HIXL_LINK_STATE_READY) ||
+	    PyModule_AddIntConstant(m, "LINK_STATE_ERROR", HIXL_LINK_STATE_ERROR) ||
+	    PyModule_AddIntConstant(m, "LINK_STATE_CLOSED", HIXL_LINK_STATE_CLOSED) ||
 	    PyModule_AddIntConstant(m, "C_MEM_HOST", HIXL_MEM_HOST) ||
 	    PyModule_AddIntConstant(m, "C_MEM_DEVICE", HIXL_MEM_DEVICE) ||
 	    PyModule_AddIntConstant(m, "ESHUTDOWN", ESHUTDOWN) ||

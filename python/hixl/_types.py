@@ -41,6 +41,65 @@ OPTION_LOCAL_COMM_RES = "LocalCommRes"
 OPTION_ALLOWED_PEERS = "AllowedPeers"
 OPTION_AUTH_SECRET = "AuthSecret"
 OPTION_AUTH_SECRET_FILE = "AuthSecretFile"
+#: hixl's own key: how links to engines of this same host move bytes
+#: (hixl_engine_init(3) "Transport"; HIXL has no such option).  Values
+#: TRANSPORT_AUTO (the default: the kernel's CPU copy when the peer is an
+#: engine of this kernel, else RDMA), TRANSPORT_RDMA (always RDMA),
+#: TRANSPORT_LOCAL (a transfer that cannot take the CPU copy fails,
+#: UNSUPPORTED).  Environment variable: HIXL_TRANSPORT.
+OPTION_TRANSPORT = "Transport"
+TRANSPORT_AUTO = "auto"
+TRANSPORT_RDMA = "rdma"
+TRANSPORT_LOCAL = "local"
+
+# ---- get_link_stats() ------------------------------------------------------
+#: LinkStat.flags bits (<hixl/uapi.h> HIXL_LINK_STAT_*)
+LINK_STAT_ACTIVE = _hixl.LINK_STAT_ACTIVE   # made by our connect (else accepted)
+LINK_STAT_NAMED = _hixl.LINK_STAT_NAMED     # the peer's name is known
+LINK_STAT_LOCAL = _hixl.LINK_STAT_LOCAL     # paired with an engine of this kernel
+
+
+class LinkState(enum.IntEnum):
+    """LinkStat.state (<hixl/uapi.h> HIXL_LINK_STATE_*)."""
+    CONNECTING = _hixl.LINK_STATE_CONNECTING
+    READY = _hixl.LINK_STATE_READY
+    ERROR = _hixl.LINK_STATE_ERROR
+    CLOSED = _hixl.LINK_STATE_CLOSED
+
+
+class LinkStat:
+    """One link of an engine and its counters (hixl extension; C:
+    hixl_engine_link_stats(), struct hixl_link_stat).
+
+    peer      the peer engine's name, "" until known
+    state     LinkState
+    flags     LINK_STAT_* bits; active and local say the same as bools
+    err       why the link broke (-errno), or 0
+    counters  {name: int}, every field of struct hixl_xfer_stats, each also
+              an attribute: read_direct_bytes, write_direct_ops, ...,
+              local_bytes and local_ops (the bytes and descriptors of the
+              direct ones the same-host path copied with the CPU)
+    """
+
+    def __init__(self, peer, state, flags, err, counters):
+        self.peer = peer
+        self.state = LinkState(state)
+        self.flags = flags
+        self.err = err
+        self.counters = dict(counters)
+        self.active = bool(flags & LINK_STAT_ACTIVE)
+        self.local = bool(flags & LINK_STAT_LOCAL)
+
+    def __getattr__(self, attr):
+        counters = self.__dict__.get("counters", {})
+        if attr in counters:
+            return counters[attr]
+        raise AttributeError(attr)
+
+    def __repr__(self):
+        return ("LinkStat(peer=%r, state=%s, local=%s, local_bytes=%d, local_ops=%d)"
+                % (self.peer, self.state.name, self.local, self.counters["local_bytes"],
+                   self.counters["local_ops"]))
 
 # ---- get_capability() values ------------------------------------------------
 FEATURE_SUPPORTED = 1

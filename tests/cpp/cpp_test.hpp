@@ -159,5 +159,7 @@ void TestNotify();
 void TestFinalize();
 void TestThreads();
 void TestSample();
+void TestTransportTypes();
+void TestTransport();
 
 #endif

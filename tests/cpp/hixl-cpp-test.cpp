@@ -217,6 +217,8 @@ const Test kTests[] = {
     {"finalize", TestFinalize},
     {"threads", TestThreads},
     {"sample", TestSample},
+    {"transport_types", TestTransportTypes},
+    {"transport", TestTransport},
 };
 
 /* run one test in a child; 0 pass, 1 fail, 2 skip (@why set) */

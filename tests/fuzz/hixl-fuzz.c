@@ -25,7 +25,10 @@
  * checked (states, flags, -errno, reserved fields 0, one SELF record with
  * our pid, ids oldest first) and nothing may be written past min(count,
  * total) records; the ids ENGINES returned become LINK_STATS's engine
- * argument.
+ * argument.  Engines are set up with transport auto, rdma or local
+ * (fuzz-local.c): links between two engines that allow it are same-host
+ * links, whose TRANSFERs are the kernel's CPU copy; LINK_STATS around each
+ * well-formed TRANSFER proves which path ran, and a run must reach both.
  *
  * The sequence of decisions is a function of the seed (and of the results
  * the kernel returns, which feed the handle table).  An errno is fine where
@@ -62,6 +65,7 @@
 
 #include <hixl/uapi.h>
 #include "raw.h"		/* hixl_raw_uring_cmd() */
+#include "fuzz-local.h"		/* same-host links: transports, local_ops */
 
 #define PAGE		4096UL
 #define MiB		(1024UL * 1024)
@@ -1414,6 +1418,8 @@ static void do_call(int e, int fd, bool in_child)
 		calls_per_cmd[mangled ? NCMD : cmd]++;
 		return;		/* its CQE is counted when reaped */
 	}
+	if (wellformed && !mangled && !in_child && argp == (uint64_t)(uintptr_t)arg)
+		fl_before(fd, &((struct hixl_transfer *)arg)->remote);
 	ret = ioctl(fd, nr, (void *)(uintptr_t)argp);
 	if (ret < 0)
 		ret = -errno;
@@ -1421,6 +1427,10 @@ static void do_call(int e, int fd, bool in_child)
 		return;
 
 	if (wellformed && !mangled && argp == (uint64_t)(uintptr_t)arg) {
+		const char *v = fl_after(e, fd, ret, ((struct hixl_transfer *)arg)->count);
+
+		if (v)
+			violation(v, cur_call, cmd, ret);
 		wf_transfers++;
 		wf_ok += ret == 0;
 		hist_add(wf_errno, ret);
@@ -1492,6 +1502,7 @@ static void do_call(int e, int fd, bool in_child)
 		struct hixl_setup *a = (void *)arg;
 
 		eng[e].port = a->local.port;
+		fl_setup(e, a->transport);
 		break;
 	}
 	case 5: case 6: {
@@ -1529,6 +1540,7 @@ static void engine_close(int e)
 	eng[e].fd = -1;
 	eng[e].port = -1;
 	eng[e].gen++;
+	fl_closed(e);
 	for (int p = 0; p < NENG_MAX; p++)
 		linked[e][p] = linked[p][e] = false;
 	for (unsigned i = 0; i < nrec; i++)
@@ -1551,8 +1563,11 @@ static void engine_open(int e)
 		s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
 		s.pool_buffers = 2;
 		s.pool_buffer_mb = 1;
-		if (ioctl(eng[e].fd, HIXL_IOC_SETUP, &s) == 0)
+		s.transport = fl_pick_transport(rnd(100));	/* fuzz-local.c */
+		if (ioctl(eng[e].fd, HIXL_IOC_SETUP, &s) == 0) {
 			eng[e].port = s.local.port;
+			fl_setup(e, s.transport);
+		}
 	}
 }
 
@@ -1816,6 +1831,8 @@ int main(int argc, char **argv)
 		       violations);
 		rc = 1;
 	}
+	if (fl_final(wf_ok))
+		rc = 1;
 	if (wf_transfers >= 20 && !wf_ok) {
 		printf("FAIL: none of %lu well-formed TRANSFERs succeeded: the success path "
 		       "was not fuzzed\n", wf_transfers);

@@ -459,6 +459,42 @@ class Hixl {
     return SUCCESS;
   }
 
+  /**
+   * GetLinkStats() - every link of the engine and its counters, oldest
+   * first (hixl extension; hixl_engine_link_stats()).  @links is replaced.
+   * LinkStat::local says a link is paired with an engine of this kernel,
+   * xfer.local_bytes / xfer.local_ops what its CPU copy moved.
+   * Return: SUCCESS; FAILED not initialized, or the module refused
+   * (GetRecentErrMsg()); RESOURCE_EXHAUSTED memory.
+   */
+  Status GetLinkStats(std::vector<LinkStat> &links) {
+    links.clear();
+    if (eng_ == nullptr) return NotInitialized("GetLinkStats");
+    std::vector<hixl_link_stat> v;
+    uint32_t total = 0;
+    int n = hixl_engine_link_stats(eng_, nullptr, 0, &total);
+    while (n >= 0 && total > v.size()) { /* links may come meanwhile */
+      v.resize(static_cast<size_t>(total) + 4);
+      n = hixl_engine_link_stats(eng_, &v[0], static_cast<uint32_t>(v.size()), &total);
+    }
+    if (n < 0) return FailErrno("GetLinkStats", "hixl_engine_link_stats", "", n);
+    for (int i = 0; i < n; i++) {
+      const hixl_link_stat &s = v[static_cast<size_t>(i)];
+      char name[HIXL_ENGINE_NAME_MAX];
+      LinkStat ls;
+      if (!(s.flags & HIXL_LINK_STAT_NAMED) || hixl_format_engine_name(&s.peer, name, sizeof(name)) != 0)
+        name[0] = '\0';
+      ls.peer = name;
+      ls.state = s.state;
+      ls.flags = s.flags;
+      ls.local = (s.flags & HIXL_LINK_STAT_LOCAL) != 0;
+      ls.err = s.err;
+      ls.xfer = s.xfer;
+      links.push_back(ls);
+    }
+    return SUCCESS;
+  }
+
   /** NativeHandle() - the C engine, for the C API (hixl_engine_caps(), ...);
    * nullptr when not initialized.  Owned by this object (hixl extension). */
   hixl_engine *NativeHandle() const { return eng_; }

@@ -48,6 +48,43 @@ constexpr const char OPTION_LOCAL_COMM_RES[] = "LocalCommRes";                 /
 constexpr const char OPTION_ALLOWED_PEERS[] = "AllowedPeers";
 constexpr const char OPTION_AUTH_SECRET[] = "AuthSecret";
 constexpr const char OPTION_AUTH_SECRET_FILE[] = "AuthSecretFile";
+/*
+ * hixl extension: how links to engines of this same host move bytes
+ * (hixl_engine_init() "Transport"; env HIXL_TRANSPORT): TRANSPORT_AUTO (the
+ * default: the kernel's CPU copy when the peer is an engine of this kernel,
+ * else RDMA), TRANSPORT_RDMA (always RDMA), TRANSPORT_LOCAL (a transfer
+ * that cannot take the CPU copy fails, UNSUPPORTED).  HIXL has no such key.
+ */
+constexpr const char OPTION_TRANSPORT[] = "Transport";
+constexpr const char TRANSPORT_AUTO[] = "auto";
+constexpr const char TRANSPORT_RDMA[] = "rdma";
+constexpr const char TRANSPORT_LOCAL[] = "local";
+
+/** LinkStat::flags bits (hixl extension; <hixl/uapi.h> HIXL_LINK_STAT_*) */
+constexpr uint32_t LINK_STAT_ACTIVE = HIXL_LINK_STAT_ACTIVE; /**< made by our Connect() */
+constexpr uint32_t LINK_STAT_NAMED = HIXL_LINK_STAT_NAMED;   /**< @peer is known */
+constexpr uint32_t LINK_STAT_LOCAL = HIXL_LINK_STAT_LOCAL;   /**< paired with an engine of this kernel */
+
+/**
+ * LinkStat - one link of an engine and its counters, from GetLinkStats()
+ * (hixl extension; C: hixl_engine_link_stats(), struct hixl_link_stat).
+ * @peer:  the peer engine's name ("ip:port"), "" until known
+ * @state: HIXL_LINK_STATE_* (<hixl/uapi.h>)
+ * @flags: LINK_STAT_* bits
+ * @local: flags & LINK_STAT_LOCAL: transfers of registered memory on this
+ *         link are the kernel's CPU copy (OPTION_TRANSPORT)
+ * @err:   why the link broke (-errno), or 0
+ * @xfer:  the link's counters, bytes and descriptors; xfer.local_bytes and
+ *         xfer.local_ops are the direct ones the CPU copy moved
+ */
+struct LinkStat {
+  std::string peer;
+  uint32_t state;
+  uint32_t flags;
+  bool local;
+  int32_t err;
+  hixl_xfer_stats xfer;
+};
 
 /** FeatureType: GetCapability()'s features (HIXL's values; append only). */
 enum FeatureType : int32_t {
