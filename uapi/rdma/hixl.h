@@ -61,6 +61,7 @@
 #define HIXL_FEAT_LOCAL		(1ULL << 17)	/* same-host links copy in the kernel:
 						 * hixl_setup.transport, HIXL_LINK_STAT_LOCAL,
 						 * hixl_xfer_stats.local_bytes */
+#define HIXL_FEAT_CANCEL_REVOKE	(1ULL << 18)	/* hixl_cancel.flags HIXL_CANCEL_REVOKE */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -503,10 +504,23 @@ struct hixl_transfer {
  * @tag:       in: non-zero; every TRANSFER of this engine still running with
  *             this tag ends with -ECANCELED: work requests not yet posted
  *             are dropped, posted ones are waited for (the link stays up)
- * @flags:     in: must be 0
+ * @flags:     in: 0 or HIXL_CANCEL_REVOKE (HIXL_FEAT_CANCEL_REVOKE; an
+ *             older module refuses it: -EINVAL)
  * @count:     out: batches cancelled
  * @reserved:  in: must be 0
+ *
+ * HIXL_CANCEL_REVOKE: when CANCEL returns 0, no RDMA READ or WRITE of the
+ * cancelled batches can read or write the caller's memory any more: a link
+ * with such requests on the wire has its QP moved to the error state and
+ * CANCEL waits (at most HIXL_REVOKE_FLUSH_MS) until every one of them has
+ * flushed.  That link is broken for everyone: its other batches end with
+ * -ECONNABORTED (retriable: CONNECT again, or let the library's AutoConnect
+ * do it), later calls get -ECONNABORTED until the link is replaced.  What
+ * the peer may have seen: docs/abi.md, "Revoking cancel".
  */
+#define HIXL_CANCEL_REVOKE	(1U << 0)
+#define HIXL_CANCEL_FLAGS	HIXL_CANCEL_REVOKE
+#define HIXL_REVOKE_FLUSH_MS	5000	/* CANCEL's bound on the flush, ms */
 struct hixl_cancel {
 	__u64 tag;
 	__u32 flags;
