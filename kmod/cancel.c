@@ -68,6 +68,7 @@
  *            reference to each and @eng->cancel_mutex) that were cancelled
  *            with hixl_xbatch_cancel() and were still on the wire
  * @flush_ms: how long the flushes may take, all together, in ms
+ * @broken:   out: the links of @wire (each counted once)
  *
  * Breaks every link of @wire with -ECONNABORTED (its QP to the error
  * state) and waits until every batch of @wire has ended; empties @wire and
@@ -81,14 +82,26 @@
  * ends when its flush comes or its link is torn down); -EINTR on a fatal
  * signal.
  */
-int hixl_revoke_wait(struct list_head *wire, unsigned int flush_ms)
+int hixl_revoke_wait(struct list_head *wire, unsigned int flush_ms, u32 *broken)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(flush_ms);
-	struct hixl_xbatch *b, *tmp;
+	struct hixl_xbatch *b, *c, *tmp;
 	int ret = 0;
 
-	list_for_each_entry(b, wire, cancel_node)
-		hixl_xq_break(b->l, -ECONNABORTED);	/* again on a shared link: no-op */
+	*broken = 0;
+	list_for_each_entry(b, wire, cancel_node) {
+		bool seen = false;
+
+		list_for_each_entry(c, wire, cancel_node) {	/* a few batches: no set */
+			if (c == b)
+				break;
+			seen |= c->l == b->l;
+		}
+		if (seen)
+			continue;
+		hixl_xq_break(b->l, -ECONNABORTED);
+		(*broken)++;
+	}
 	list_for_each_entry_safe(b, tmp, wire, cancel_node) {
 		long left;
 
@@ -114,7 +127,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_revoke_wait);
  * hixl_cmd_cancel() - HIXL_IOC_CANCEL: cancel the engine's batches with a tag
  * @eng:      the engine
  * @a:        in: tag (non-zero), flags (0 or HIXL_CANCEL_REVOKE), reserved
- *            0; out: count
+ *            0; out: count, broken
  * @nonblock: the caller must not sleep (io_uring's inline issue): return
  *            -EAGAIN rather than wait for another CANCEL's cancel_mutex, or
  *            for a revoking CANCEL's flush
@@ -148,11 +161,12 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonbloc
 	int ret = 0;
 
 	a->count = 0;
+	a->broken = 0;
 	if (!a->tag)
 		return hixl_einval("CANCEL: tag 0");
 	if (a->flags & ~HIXL_CANCEL_FLAGS)
 		return hixl_einval("CANCEL: flags 0x%x has unknown bits", a->flags);
-	if (a->reserved[0] || a->reserved[1])
+	if (a->reserved0 || a->reserved[0])
 		return hixl_einval("CANCEL: reserved is not zero");
 	if (!hixl_is_owner(eng))
 		return -EPERM;
@@ -185,7 +199,7 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonbloc
 			hixl_xbatch_put(b);
 	}
 	if (!list_empty(&wire))
-		ret = hixl_revoke_wait(&wire, HIXL_REVOKE_FLUSH_MS);
+		ret = hixl_revoke_wait(&wire, HIXL_REVOKE_FLUSH_MS, &a->broken);
 	mutex_unlock(&eng->cancel_mutex);
 	a->count = n;
 	return ret;

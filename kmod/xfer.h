@@ -147,7 +147,7 @@ void hixl_xq_break(struct hixl_link *l, int err);
 
 /* cancel.c: HIXL_IOC_CANCEL, plain and revoking */
 int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonblock);
-int hixl_revoke_wait(struct list_head *wire, unsigned int flush_ms);
+int hixl_revoke_wait(struct list_head *wire, unsigned int flush_ms, u32 *broken);
 void hixl_xq_plan_begin(struct hixl_link *l);
 void hixl_xq_plan_end(struct hixl_link *l);
 bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied);

@@ -68,13 +68,17 @@ static void req_unlink(struct hixl_engine *eng, struct hixl_request *r)
 	free(r);
 }
 
-static void cancel_tag(int fd, uint64_t tag)
+/* CANCEL of tag; the links it broke (HIXL_CANCEL_REVOKE), 0 on any error */
+static uint32_t cancel_tag(int fd, uint64_t tag, uint32_t flags)
 {
 	struct hixl_cancel c;
 
 	memset(&c, 0, sizeof(c));
 	c.tag = tag;
-	hixl_ioctl(fd, HIXL_IOC_CANCEL, &c);	/* -ENOTTY from a module without CANCEL */
+	c.flags = flags;
+	if (hixl_ioctl(fd, HIXL_IOC_CANCEL, &c))	/* -ENOTTY from a module without CANCEL */
+		return 0;
+	return c.broken;
 }
 
 /*
@@ -98,7 +102,7 @@ void hixl_cancel_running(struct hixl_engine *eng)
 				tags[n++] = r->tag;
 		pthread_mutex_unlock(&eng->lock);
 		for (size_t i = 0; i < n; i++)
-			cancel_tag(eng->fd, tags[i]);
+			cancel_tag(eng->fd, tags[i], 0);
 		free(tags);
 		pthread_mutex_lock(&eng->lock);
 		hixl_ns_to_ts(hixl_deadline(HIXL_CANCEL_EVERY_MS), &ts);
@@ -493,6 +497,7 @@ static bool req_unqueue(struct hixl_engine *eng, struct hixl_request *r)
 static int request_cancel(struct hixl_engine *eng, struct hixl_request *r)
 {
 	struct timespec ts;
+	uint32_t revoke;
 
 	if (!eng || !r || r->eng != eng)
 		return -EINVAL;
@@ -508,13 +513,25 @@ static int request_cancel(struct hixl_engine *eng, struct hixl_request *r)
 		pthread_mutex_unlock(&eng->lock);
 		return 0;
 	}
+	/*
+	 * The revoking form: when the request ends, the kernel's work requests
+	 * of it have flushed, so the caller's buffer is theirs again
+	 * (docs/abi.md, "Revoking cancel").  Other requests on that link end
+	 * -ECONNABORTED and the next call reconnects (AutoConnect).
+	 */
+	revoke = (eng->features & HIXL_FEAT_CANCEL_REVOKE) ? HIXL_CANCEL_REVOKE : 0;
 	while (r->st == HIXL_TRANSFER_WAITING) {
 		uint64_t tag = r->tag;
 
 		if (r->running) {
+			uint32_t broken;
+
 			pthread_mutex_unlock(&eng->lock);
-			cancel_tag(eng->fd, tag);
+			broken = cancel_tag(eng->fd, tag, revoke);
 			pthread_mutex_lock(&eng->lock);
+			/* the link to r's peer is broken now: AutoConnect renews it */
+			if (broken && eng->auto_connect)
+				hixl_link_forget(eng, &r->remote);
 		}
 		hixl_ns_to_ts(hixl_deadline(HIXL_CANCEL_EVERY_MS), &ts);
 		while (r->st == HIXL_TRANSFER_WAITING &&

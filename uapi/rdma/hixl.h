@@ -507,6 +507,10 @@ struct hixl_transfer {
  * @flags:     in: 0 or HIXL_CANCEL_REVOKE (HIXL_FEAT_CANCEL_REVOKE; an
  *             older module refuses it: -EINVAL)
  * @count:     out: batches cancelled
+ * @broken:    out: with HIXL_CANCEL_REVOKE, links this CANCEL broke to
+ *             revoke requests on the wire (0: nothing was on the wire, no
+ *             link was touched); 0 without the flag
+ * @reserved0: in: must be 0
  * @reserved:  in: must be 0
  *
  * HIXL_CANCEL_REVOKE: when CANCEL returns 0, no RDMA READ or WRITE of the
@@ -525,7 +529,9 @@ struct hixl_cancel {
 	__u64 tag;
 	__u32 flags;
 	__u32 count;
-	__u64 reserved[2];
+	__u32 broken;
+	__u32 reserved0;
+	__u64 reserved[1];
 };
 
 /* ---- notifications ------------------------------------------------------------- */
