@@ -640,6 +640,7 @@ bool hixl_xbatch_on_wire(struct hixl_xbatch *b)
 	spin_unlock(&b->l->xq.lock);
 	return wire;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_on_wire);
 
 /**
  * hixl_xbatch_wait() - wait for a batch the caller submitted (the ioctl)

@@ -14,8 +14,9 @@
  * calls -ECONNABORTED), a batch of another tag queued behind ends with 0
  * or -ECONNABORTED, a new CONNECT replaces the link and carries a verified
  * transfer.  Also: the buffer unmapped right after CANCEL (KASAN in the
- * debug VM), the peer killed while the CANCEL runs, and nothing left
- * pinned at the end.  The times CANCEL took are printed (not asserted).
+ * debug VM), the peer killed while the CANCEL runs, the library's
+ * hixl_request_cancel() revoking and AutoConnect renewing the link, and
+ * nothing left pinned at the end.  The times CANCEL took are printed (not asserted).
  *
  * Engines live on 10.77.0.1 (rxe0 in the test VM), ports 24600-24649.
  */
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hixl/hixl.h"
 #include "raw.h"
 #include "tests.h"
 #include "util.h"
@@ -51,6 +53,7 @@ void test_revoke_read_uring(void);
 void test_revoke_munmap(void);
 void test_revoke_peer_gone(void);
 void test_revoke_flags(void);
+void test_revoke_lib(void);
 
 struct rv {
 	int a, b;
@@ -558,6 +561,113 @@ void test_revoke_flags(void)
 	rv_down(&v);
 }
 
+/* the engine's counters through the library: link_resets, connects */
+static struct hixl_xfer_stats rv_lib_stats(struct hixl_engine *e)
+{
+	struct hixl_stats st;
+
+	memset(&st, 0, sizeof(st));
+	if (hixl_engine_stats(e, &st))
+		memset(&st, 0xff, sizeof(st));
+	return st.xfer;
+}
+
+/*
+ * hixl_request_cancel() on an AutoConnect engine with one request running
+ * to the peer: it revokes (the link breaks: link_resets + 1), the buffer is
+ * the caller's when it returns, and the next request renews the link by
+ * itself (connects + 1) and completes.
+ */
+void test_revoke_lib(void)
+{
+	static const struct hixl_option opts[] = {
+		{ HIXL_OPTION_BUFFER_POOL, "0:0" }, { HIXL_OPTION_AUTO_CONNECT, "1" },
+	};
+	struct hixl_mem_desc md;
+	struct hixl_xfer_stats s0, s1;
+	struct hixl_engine *a, *b;
+	enum hixl_transfer_status st;
+	struct hixl_request *r;
+	struct hixl_op_desc d2;
+	long pin0 = vm_pin_kb();
+	struct timespec t0;
+	size_t failed = 0;
+	uint64_t h;
+	struct rv v;
+	double ms;
+
+	if (!rv_have_revoke())
+		SKIP("the module has no HIXL_FEAT_CANCEL_REVOKE");
+	memset(&v, 0, sizeof(v));
+	v.a = v.b = -1;
+	a = hx_lib_engine(HX_IP ":24614", opts, 2);
+	b = hx_lib_engine(HX_IP ":24615", opts, 2);
+	REQUIRE(a && b);
+	v.la = map(RV_LEN);
+	v.rb = map(RV_LEN);
+	v.src = map(RV_LEN);
+	v.la2 = map(RV_SMALL);
+	v.rb2 = map(RV_SMALL);
+	REQUIRE(v.la && v.rb && v.src && v.la2 && v.rb2);
+	hx_fill(v.src, RV_LEN, 0x11b);
+	memcpy(v.la, v.src, RV_LEN);
+	memset(v.rb, 0, RV_LEN);
+	for (uint32_t i = 0; i < RV_LEN / RV_PIECE; i++)
+		v.d[i] = (struct hixl_op_desc){ (uintptr_t)(v.la + i * RV_PIECE),
+						(uintptr_t)(v.rb + i * RV_PIECE), RV_PIECE };
+	md = (struct hixl_mem_desc){ .addr = (uintptr_t)v.la, .len = RV_LEN };
+	REQUIRE(hixl_register_mem(a, &md, HIXL_MEM_HOST, &h) == 0);
+	md = (struct hixl_mem_desc){ .addr = (uintptr_t)v.la2, .len = RV_SMALL };
+	REQUIRE(hixl_register_mem(a, &md, HIXL_MEM_HOST, &h) == 0);
+	md = (struct hixl_mem_desc){ .addr = (uintptr_t)v.rb, .len = RV_LEN };
+	REQUIRE(hixl_register_mem(b, &md, HIXL_MEM_HOST, &h) == 0);
+	md = (struct hixl_mem_desc){ .addr = (uintptr_t)v.rb2, .len = RV_SMALL };
+	REQUIRE(hixl_register_mem(b, &md, HIXL_MEM_HOST, &h) == 0);
+
+	REQUIRE(hixl_transfer_async(a, HX_IP ":24615", HIXL_OP_WRITE, v.d, RV_LEN / RV_PIECE,
+				    &HX_TARGS(120000, NULL), &r) == 0);
+	REQUIRE(rv_wait_moving(&v, HIXL_OP_WRITE) == 0);
+	s0 = rv_lib_stats(a);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_EQ(hixl_request_cancel(a, r), 0);
+	ms = hx_ms_since(&t0);
+	memset(v.la, 0xee, RV_LEN);
+	s1 = rv_lib_stats(a);
+	printf("#   hixl_request_cancel() of a 32 MiB WRITE: %.1f ms\n", ms);
+	CHECK_EQ(hixl_get_transfer_status(a, r, &st), 0);
+	if (st == HIXL_TRANSFER_COMPLETED) {
+		hixl_request_free(r);
+		hixl_engine_finalize(a);
+		hixl_engine_finalize(b);
+		rv_down(&v);
+		SKIP("the request completed before the cancel reached it");
+	}
+	CHECK_EQ(st, HIXL_TRANSFER_FAILED);
+	CHECK_EQ(hixl_request_result(r, &failed), -ECANCELED);
+	CHECK(failed < RV_LEN / RV_PIECE);
+	CHECK_EQ(s1.link_resets, s0.link_resets + 1);	/* it revoked */
+	CHECK(rv_check(&v, HIXL_OP_WRITE, 0xee, "at hixl_request_cancel()'s return") >= 0);
+	usleep(1000 * 1000);
+	CHECK(rv_check(&v, HIXL_OP_WRITE, 0xee, "1 s later") >= 0);
+	hixl_request_free(r);
+
+	/* the next request renews the link (AutoConnect) and completes */
+	hx_fill(v.la2, RV_SMALL, 0x2b);
+	d2 = (struct hixl_op_desc){ (uintptr_t)v.la2, (uintptr_t)v.rb2, RV_SMALL };
+	REQUIRE(hixl_transfer_async(a, HX_IP ":24615", HIXL_OP_WRITE, &d2, 1,
+				    &HX_TARGS(30000, NULL), &r) == 0);
+	CHECK_EQ(hixl_request_wait(a, r, 60000, &st), 0);
+	CHECK_EQ(st, HIXL_TRANSFER_COMPLETED);
+	CHECK_EQ(hx_first_diff(v.la2, v.rb2, RV_SMALL), -1);
+	CHECK_EQ(rv_lib_stats(a).connects, s0.connects + 1);
+	CHECK(rv_check(&v, HIXL_OP_WRITE, 0xee, "after the next request") >= 0);
+	hixl_request_free(r);
+	hixl_engine_finalize(a);
+	hixl_engine_finalize(b);
+	rv_down(&v);
+	CHECK_EQ(vm_pin_kb(), pin0);
+}
+
 const struct ht_test revoke_tests[] = {
 	{ "revoke_flags", test_revoke_flags },
 	{ "revoke_write_ioctl", test_revoke_write_ioctl },
@@ -566,5 +676,6 @@ const struct ht_test revoke_tests[] = {
 	{ "revoke_read_uring", test_revoke_read_uring },
 	{ "revoke_munmap", test_revoke_munmap },
 	{ "revoke_peer_gone", test_revoke_peer_gone },
+	{ "revoke_lib", test_revoke_lib },
 	{ NULL, NULL },
 };
