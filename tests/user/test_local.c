@@ -10,6 +10,8 @@
  *                       local (the path that ran)
  *   local_rw_thp        the same between THP-backed buffers
  *   local_rw_hugetlb    the same between 2 MiB hugetlb pages (SKIP without)
+ *   local_rw_mixed      4 KiB pages against 2 MiB ones (hugetlb, else THP),
+ *                       both ways
  *   local_refused       out of range and straddling -> ERANGE, the peer's
  *                       read-only region -> EACCES for WRITE, our read-only
  *                       region -> EACCES for READ, the peer's LOCAL_ONLY
@@ -30,7 +32,7 @@
  *   local_lib_async     the library's Transport option; async transfers
  *                       (io_uring) on a paired link, an async ERANGE
  *
- * Engines on 10.77.0.1 (rxe0 in the test VM), ports 24200-24219.
+ * Engines on 10.77.0.1 (rxe0 in the test VM), ports 24200-24223.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -211,6 +213,36 @@ static void local_rw_hugetlb(void)
 	if (!a || !b)
 		SKIP("no 2 MiB hugetlb pages (vm.nr_hugepages)");
 	rw_roundtrip(a, b, len, 24204, 24205);
+}
+
+/*
+ * Mixed page sizes: 4 KiB pages on one side and 2 MiB pages (hugetlb, else
+ * THP) on the other, both ways round, so that the copy's segments break at
+ * different places on the two sides.
+ */
+static void local_rw_mixed(void)
+{
+	size_t len = 4 * MiB;
+	uint8_t *small_a = hx_map(2 * len), *small_b = hx_map(len);
+	uint8_t *huge_a = map_hugetlb(2 * len), *huge_b = map_hugetlb(len);
+	const char *kind = "hugetlb";
+
+	REQUIRE(small_a && small_b);
+	if (!huge_a || !huge_b) {
+		if (huge_a)
+			munmap(huge_a, 2 * len);
+		if (huge_b)
+			munmap(huge_b, len);
+		huge_a = map_thp(2 * len);
+		huge_b = map_thp(len);
+		kind = "THP";
+		REQUIRE(huge_a && huge_b);
+		if (!hx_thp_backed(huge_b, len))
+			SKIP("neither hugetlb nor THP pages here: nothing to mix with 4 KiB pages");
+	}
+	printf("#   4 KiB pages against %s, both ways\n", kind);
+	rw_roundtrip(small_a, huge_b, len, 24220, 24221);
+	rw_roundtrip(huge_a, small_b, len, 24222, 24223);
 }
 
 static void local_refused(void)
@@ -694,6 +726,7 @@ const struct ht_test local_tests[] = {
 	{ "local_rw_4k", local_rw_4k },
 	{ "local_rw_thp", local_rw_thp },
 	{ "local_rw_hugetlb", local_rw_hugetlb },
+	{ "local_rw_mixed", local_rw_mixed },
 	{ "local_refused", local_refused },
 	{ "local_rdma_forced", local_rdma_forced },
 	{ "local_transport", local_transport },
