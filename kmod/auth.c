@@ -136,7 +136,15 @@ VISIBLE_IF_KUNIT bool hixl_auth_prefix_match(const struct hixl_peer_prefix *p,
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_auth_prefix_match);
 
-static bool hixl_auth_allowed(const struct hixl_auth *auth, const struct sockaddr *sa)
+/**
+ * hixl_auth_allowed() - may a peer at @sa connect under @auth's allowed peers?
+ * @auth: the engine's policy
+ * @sa:   the peer's address (a connection's source, or a loopback engine's
+ *        name, loopback.c)
+ *
+ * Return: true when there is no list or @sa matches one of its prefixes.
+ */
+bool hixl_auth_allowed(const struct hixl_auth *auth, const struct sockaddr *sa)
 {
 	u32 i;
 

@@ -53,6 +53,7 @@ struct rdma_conn_param;
 struct hixl_wire_cm_req;
 int hixl_auth_setup(struct hixl_auth *auth, const struct hixl_setup *a);
 void hixl_auth_free(struct hixl_auth *auth);
+bool hixl_auth_allowed(const struct hixl_auth *auth, const struct sockaddr *sa);
 int hixl_auth_admit(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev);
 void hixl_auth_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p,
 			  struct hixl_wire_cm_req *req);

@@ -531,6 +531,11 @@ static int hixl_connect_time_left(struct hixl_connect *a, unsigned long deadline
  *  -ETIMEDOUT    not connected and exchanged within the timeout (also: a
  *                peer that never answers our secret's challenge);
  *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL: resolution failed;
+ *                -ENETUNREACH also: a loopback engine (loopback.c) named a
+ *                peer that is not on a loopback address, or an engine with
+ *                a device named one that is (hixl_loop_route()); between
+ *                loopback engines, CONNECT is hixl_loop_join() and fails
+ *                as it documents;
  *  -EXDEV        the route to the peer leaves the engine's RDMA device;
  *  -ECONNRESET   the peer went away during the exchange;
  *  -ECONNABORTED the link was torn down here while CONNECT ran: a DISCONNECT
@@ -553,6 +558,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 	struct hixl_link *l, *old;
 	unsigned long deadline;
 	int ret, err;
+	bool loop;
 	u64 ns;
 
 	ret = hixl_connect_validate(eng, a, &dst);
@@ -560,6 +566,10 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		return ret;
 	if (!a->timeout_ms)
 		return hixl_einval("CONNECT: timeout_ms 0");
+	loop = hixl_loop_engine(eng);
+	ret = hixl_loop_route(loop, &a->remote);	/* loopback only to loopback */
+	if (ret)
+		return ret;
 	ret = hixl_sockaddr_to_kernel(&eng->rdma->local, &src);
 	if (ret)
 		return ret;
@@ -583,6 +593,10 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		hixl_link_destroy(old);
 	}
 
+	if (loop) {
+		ret = hixl_loop_join(l, deadline);	/* in the kernel, no wire */
+		goto done;
+	}
 	ret = hixl_connect_retry(l, (struct sockaddr *)&src, (struct sockaddr *)&dst, deadline);
 	if (!ret)
 		ret = hixl_auth_connect(l, deadline);	/* the secret exchange, if any */
@@ -590,6 +604,7 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		ret = hixl_link_publish(l);
 	if (!ret)
 		ret = hixl_connect_wait_ready(l, deadline);
+done:
 	ns = ktime_get_ns() - l->connect_ns;
 	hixl_link_count_connect(l, ret, ns);
 	trace_hixl_connect(eng->id, &l->raddr, ret, ns);

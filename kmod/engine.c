@@ -161,6 +161,7 @@ static void hixl_rdma_free(struct hixl_rdma *rd)
  *  -EPERM         the caller is not the engine's process;
  *  -EALREADY      the engine was set up already;
  *  -EADDRNOTAVAIL the address is not local (rdma_bind_addr());
+ *  a loopback address (127.0.0.0/8, ::1): hixl_loop_setup(), no device;
  *  -ENODEV        the address is local but no RDMA device owns it;
  *  -EOPNOTSUPP    the device has no fast-registration MRs, or cannot make
  *                 the MRs of a region registered before SETUP (no page
@@ -187,6 +188,8 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		return ret;
 	if (!hixl_is_owner(eng))
 		return -EPERM;
+	if (hixl_loop_addr(&a->local))
+		return hixl_loop_setup(eng, a);	/* no device: loopback.c */
 
 	/* eng->lock: one SETUP at a time, and no REG_MEM/DEREG_MEM meanwhile */
 	mutex_lock(&eng->lock);
@@ -291,6 +294,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_setup);
  */
 void hixl_engine_rdma_stop(struct hixl_engine *eng)
 {
+	hixl_loop_stop(eng);		/* a loopback engine: off loopback.c's list */
 	if (!eng->rdma || !eng->rdma->cm_id)
 		return;
 	rdma_destroy_id(eng->rdma->cm_id);

@@ -42,6 +42,9 @@
  * regions are held by their users count and the peer's local_users, which
  * its close waits for before anything of it is freed.  hixl_local_lock (a
  * spinlock) is innermost.
+ * Loopback engines (loopback.c): hixl_engine.lock  >  hixl_loop_lock  >
+ * hixl_engine.links_lock (a loopback CONNECT lists the target's link under
+ * hixl_loop_lock, holding neither engine's lock).
  */
 #ifndef _HIXL_ENGINE_H
 #define _HIXL_ENGINE_H
@@ -86,7 +89,8 @@
 				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
 				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
 				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | \
-				 HIXL_FEAT_POLL | HIXL_FEAT_XFER_STATS | HIXL_FEAT_LOCAL)
+				 HIXL_FEAT_POLL | HIXL_FEAT_XFER_STATS | HIXL_FEAT_LOCAL | \
+				 HIXL_FEAT_LOOPBACK)
 #define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
 #define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
 				 HIXL_SETUP_LISTEN_ANY)
@@ -147,6 +151,14 @@ struct rdma_cm_event;
  * @auth:          who may connect (SETUP's allowed peers and secret)
  * @transport:     SETUP's HIXL_TRANSPORT_*: may links pair for the
  *                 same-host copy (local.c)
+ * @loopback:      set up on a loopback name (loopback.c): no @cm_id,
+ *                 @ibdev, @pd or MR; @transport is HIXL_TRANSPORT_LOCAL
+ * @loop_listen:   a loopback engine that takes CONNECTs (a port, or
+ *                 LISTEN_ANY)
+ * @loop_listed:   on loopback.c's list, @loop_node, until its close
+ * @loop_node:     in that list (under hixl_loop_lock)
+ * @loop_net:      the network namespace of its SETUP caller, a reference
+ *                 while @loop_listed: CONNECTs find it only from there
  */
 struct hixl_rdma {
 	int cm_kind;
@@ -163,6 +175,11 @@ struct hixl_rdma {
 	u32 pool_buffer_mb;
 	struct hixl_auth auth;
 	u32 transport;
+	bool loopback;
+	bool loop_listen;
+	bool loop_listed;
+	struct list_head loop_node;
+	struct net *loop_net;
 };
 
 /**

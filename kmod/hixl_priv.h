@@ -22,6 +22,7 @@
 #include "region.h"
 #include "link.h"
 #include "xfer.h"
+#include "loopback.h"
 #include "stats.h"
 
 #include <linux/printk.h>

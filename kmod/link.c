@@ -470,6 +470,7 @@ void hixl_link_destroy(struct hixl_link *l)
 	l->state = HIXL_LINK_CLOSED;
 	spin_unlock(&l->lock);
 	wake_up_all(&l->wq);
+	hixl_loop_link_gone(l);			/* a loopback partner breaks */
 	hixl_local_link_gone(l);		/* the partner copies no more */
 
 	mutex_lock(&l->cm_mutex);		/* a CONNECT attempt ends first */

@@ -45,7 +45,7 @@
 #define HIXL_LOCAL_CHUNK	SZ_1M	/* bytes copied between checks */
 
 static u8 hixl_local_boot_id[HIXL_LOCAL_ID_LEN];
-static DEFINE_SPINLOCK(hixl_local_lock);
+DEFINE_SPINLOCK(hixl_local_lock);	/* local.h; loopback.c pairs under it too */
 static LIST_HEAD(hixl_local_offers);
 
 /**

@@ -11,6 +11,7 @@
 #define _HIXL_LOCAL_H
 
 #include <linux/list.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <rdma/hixl.h>
 
@@ -36,6 +37,8 @@ struct hixl_wire_hello_local;
  *            link's free); set once at pairing
  * @paired:   the link was paired (stays set; @broken says it is over)
  * @broken:   the other end was torn down: no more local copies
+ * @loop:     paired by a loopback CONNECT (loopback.c), not by HELLO: the
+ *            link has no QP, and its partner breaks when it goes
  */
 struct hixl_link_local {
 	struct list_head node;
@@ -46,6 +49,7 @@ struct hixl_link_local {
 	struct hixl_engine *peer_eng;
 	bool paired;
 	bool broken;
+	bool loop;
 };
 
 /**
@@ -79,6 +83,7 @@ struct hixl_local_claim {
 	const struct hixl_sockaddr *acceptor;
 };
 
+extern spinlock_t hixl_local_lock;
 void hixl_local_init(void);
 int hixl_local_match(const struct hixl_local_offer *o, const struct hixl_local_claim *c,
 		     const u8 *boot_id);

@@ -176,7 +176,9 @@ static int hixl_make_mrs_shift(struct hixl_rdma *rd, struct hixl_region *r, unsi
  * hixl_region_make_mrs_on() - make the MRs of a region on a given device side
  * @r:  a region whose pages are pinned; its engine's lock held
  * @rd: the device side to make them on: the engine's own, or the one
- *      HIXL_IOC_SETUP is building and has not published yet; NULL: no-op
+ *      HIXL_IOC_SETUP is building and has not published yet; NULL: no-op;
+ *      a loopback engine's (no device): no-op for host memory, and
+ *      -EOPNOTSUPP for device memory
  *
  * A no-op without @rd and for regions that already have MRs.  Device (dma-buf) regions need a software RDMA device, whose MRs
  * take the buffer's CPU pages (hixl_dmabuf_pages()).  When the device's DMA
@@ -196,6 +198,8 @@ int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 	lockdep_assert_held(&r->eng->lock);
 	if (!rd || r->nr_mrs)
 		return 0;
+	if (rd->loopback)	/* no device: host pages only, dma-buf refused */
+		return r->type == HIXL_MEM_DEVICE ? -EOPNOTSUPP : 0;
 	if (r->type == HIXL_MEM_DEVICE) {
 		if (!ib_uses_virt_dma(rd->ibdev))
 			return -EOPNOTSUPP;

@@ -169,6 +169,14 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 		ret = -ENOTCONN;
 		goto out_free;
 	}
+	if (hixl_loop_engine(eng)) {	/* no QP: straight to the peer engine, no post_mutex */
+		st = hixl_link_state(l, &err);
+		if (st != HIXL_LINK_READY)
+			ret = st == HIXL_LINK_CONNECTING ? -EAGAIN : err;
+		else
+			ret = hixl_loop_notify(l, data, a->name_len, a->msg_len);
+		goto out_put;
+	}
 	mutex_lock(&l->msg.post_mutex);
 	st = hixl_link_state(l, &err);
 	if (st != HIXL_LINK_READY) {
@@ -182,6 +190,7 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 	ret = hixl_send_msg(l, HIXL_MSG_NOTIFY, sizeof(*m) + a->name_len + a->msg_len);
 out:
 	mutex_unlock(&l->msg.post_mutex);
+out_put:
 	hixl_link_put(l);
 out_free:
 	kfree(data);

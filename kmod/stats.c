@@ -253,7 +253,8 @@ static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *s
 		if (rd) {
 			o->flags |= HIXL_ENGINE_STAT_SETUP;
 			o->local = rd->local;
-			strscpy(o->device, dev_name(&rd->ibdev->dev), sizeof(o->device));
+			if (rd->ibdev)		/* a loopback engine has none: "" */
+				strscpy(o->device, dev_name(&rd->ibdev->dev), sizeof(o->device));
 		}
 		if (eng != self)
 			up_read(&eng->rdma_sem);

@@ -272,9 +272,8 @@ HIXL_EXPORT int hixl_engine_init(struct hixl_engine **eng, const char *local_eng
 	if ((ret == -ENODEV || ret == -EADDRNOTAVAIL) && !hixl_parse_name(local_engine, &a))
 		return hixl_failf(ret, "hixl_engine_init(%.*s): no RDMA device has this address%s",
 				  HIXL_ENGINE_NAME_MAX, local_engine,
-				  is_loopback(&a) ? " (a loopback address: hixl moves data over "
-				  "RDMA; name the engine by an address of an RDMA device, e.g. "
-				  "the IP of a NIC or of an rxe link)" : "");
+				  is_loopback(&a) ? " (a loopback engine has none: Transport rdma is "
+				  "refused; an older module needs an RDMA device's address)" : "");
 	return hixl_fail("hixl_engine_init", local_engine, ret);
 }
 

@@ -519,8 +519,8 @@ static void test_api_any_port(void)
 	su.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
 	CHECK_EQ(ioctl(fd, HIXL_IOC_SETUP, &su) < 0 ? -errno : 0, -EINVAL);
 	close(fd);
-	/* a loopback address has no RDMA device: said clearly */
-	ret = hixl_engine_init(&lo, "127.0.0.1:0", NULL, 0);
+	/* a loopback engine has no RDMA device: Transport rdma is refused, said clearly */
+	ret = hixl_engine_init(&lo, "127.0.0.1:0", &(struct hixl_option){ HIXL_OPTION_TRANSPORT, "rdma" }, 1);
 	CHECK(ret == -ENODEV || ret == -EADDRNOTAVAIL);
 	printf("#   %s\n", hixl_last_error());
 	CHECK(strstr(hixl_last_error(), "loopback") != NULL);

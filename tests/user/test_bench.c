@@ -357,10 +357,35 @@ static void test_bench_transport(void)
 	}
 }
 
+/* loopback engines (no device): --transport local and auto copy in the kernel */
+static void test_bench_loopback(void)
+{
+	static const char *const tr[] = { "local", "auto" };
+	unsigned long long copy, rdma, staged;
+	char out[16384], cmd[512];
+	int rc;
+
+	need_bench();
+	for (int t = 0; t < 2; t++) {
+		snprintf(cmd, sizeof(cmd), BENCH " --local 127.0.0.1:24440 --remote [::1]:24441 "
+			 "--procs 2 --transport %s " MODEL " --json", tr[t]);
+		rc = run(cmd, out, sizeof(out));
+		CHECK_EQ(rc, 0);
+		CHECK(strstr(out, "{\"tool\":\"hixl-bench\",\"ok\":true") != NULL);
+		CHECK_EQ(moved_by(out, "write", &copy, &rdma, &staged), 0);
+		printf("#   loopback, --transport %s, write: kernel copy %llu, rdma %llu, staged %llu B\n",
+		       tr[t], copy, rdma, staged);
+		CHECK(copy > 0);
+		CHECK_EQ(rdma, 0);
+		CHECK_EQ(staged, 0);
+	}
+}
+
 const struct ht_test bench_tests[] = {
 	{ "bench_net", test_bench_net },
 	{ "bench_server_garbled", test_bench_server_garbled },
 	{ "bench_early", test_bench_early },
 	{ "bench_transport", test_bench_transport },
+	{ "bench_loopback", test_bench_loopback },
 	{ NULL, NULL },
 };

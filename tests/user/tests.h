@@ -34,12 +34,14 @@ extern const struct ht_test abi_tests[];	/* test_abi.c: versions, reserved field
 extern const struct ht_test bench_tests[];	/* test_bench.c: hixl-bench --server/--client, early failures */
 extern const struct ht_test local_tests[];	/* test_local.c: same-host links, the kernel copy */
 extern const struct ht_test stats_tests[];	/* test_stats.c: data-path counters, hixlctl stats, tracepoints */
+extern const struct ht_test loopback_tests[];	/* test_loopback.c: loopback engines, no device */
 extern const struct ht_test hpoll_tests[];	/* test_hpoll.c: hybrid polling of small sync transfers */
 
 static const struct ht_test *const hixl_test_tables[] = {
 	dev_tests, reg_tests, runs_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests,
 	lib_tests, liburing_tests, poll_tests, api_tests, abi_tests, errors_tests, tools_tests, bench_tests,
 	stats_tests, hpoll_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests, local_tests,
+	loopback_tests,
 	fault_tests, alive_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */
 	NULL,

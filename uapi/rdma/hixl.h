@@ -61,6 +61,9 @@
 #define HIXL_FEAT_LOCAL		(1ULL << 17)	/* same-host links copy in the kernel:
 						 * hixl_setup.transport, HIXL_LINK_STAT_LOCAL,
 						 * hixl_xfer_stats.local_bytes */
+#define HIXL_FEAT_LOOPBACK	(1ULL << 18)	/* SETUP on 127.0.0.0/8 or ::1 needs no
+						 * RDMA device; such engines link to each
+						 * other in the kernel (docs/abi.md) */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
