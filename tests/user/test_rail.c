@@ -25,6 +25,7 @@ void test_rail_setup_auto(void);
 void test_rail_setup_ipv6(void);
 void test_rail_lib_option(void);
 void test_rail_one_rail_peer(void);
+void test_rail_device_removed(void);
 
 #define RAIL1_IP "10.78.0.1"
 #define RAIL1_IP6 "fd78::1"
@@ -361,6 +362,79 @@ void test_rail_one_rail_peer(void)
 	munmap(want, len);
 }
 
+static int rxe1_active(void)
+{
+	char st[64] = "";
+	FILE *f = fopen("/sys/class/infiniband/rxe1/ports/1/state", "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(st, sizeof(st), f))
+		st[0] = 0;
+	fclose(f);
+	return strstr(st, "ACTIVE") != NULL;
+}
+
+/*
+ * `rdma link delete rxe1` under a two-rail engine with a live link: until
+ * the rails carry traffic the engine holds nothing on rxe1, so the removal
+ * does not wait for it, the link on rail 0 keeps moving bytes, and the
+ * engine's close leaves nothing pinned.  rxe1 is put back afterwards.
+ */
+void test_rail_device_removed(void)
+{
+	const size_t len = 256 * 1024;
+	struct hixl_sockaddr r1 = rail_addr(RAIL1_IP);
+	struct hixl_op_desc d;
+	uint8_t *la, *rb;
+	long pin0 = vm_pin_kb();
+	uint32_t failed;
+	int a = open_dev(), b, rc;
+
+	REQUIRE(a >= 0);
+	need_two_rails(a);
+	if (system("command -v rdma >/dev/null") != 0)
+		SKIP("no rdma tool (iproute2)");
+	REQUIRE(setup_rails(a, 24713, &r1, 1, NULL) == 0);
+	b = hx_engine(24714, 0, 0);
+	REQUIRE(b >= 0);
+	la = hx_map(len);
+	rb = hx_map(len);
+	REQUIRE(la && rb);
+	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
+	REQUIRE(hx_connect(a, 24714, 5000) == 0);
+	d = (struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, len };
+
+	rc = system("timeout 60 rdma link delete rxe1");
+	CHECK_EQ(rc, 0);
+	CHECK(access("/sys/class/infiniband/rxe1", F_OK) != 0);
+	hx_fill(la, len, 7);
+	CHECK_EQ(hx_xfer(a, 24714, HIXL_OP_WRITE, &d, 1, 20000, &failed), 0);
+	CHECK_EQ(hx_first_diff(la, rb, len), -1);
+	CHECK_EQ(engine_stat(a, 24713).nr_rails, 2);	/* SETUP's rails, as named */
+	close(b);
+	close(a);
+	munmap(la, len);
+	munmap(rb, len);
+	CHECK(vm_pin_kb() <= pin0);
+
+	if (access("/sys/class/infiniband/rxe1", F_OK) != 0 &&
+	    system("rdma link add rxe1 type rxe netdev veth2") != 0) {
+		printf("#   RESTORING rxe1 FAILED: later rail tests will fail\n");
+		CHECK(0);
+		return;
+	}
+	for (int i = 0; i < 200 && !rxe1_active(); i++)
+		usleep(50000);
+	CHECK(rxe1_active());
+	/* a two-rail SETUP finds it again */
+	a = open_dev();
+	REQUIRE(a >= 0);
+	CHECK_EQ(setup_rails(a, 24715, &r1, 1, NULL), 0);
+	close(a);
+}
+
 const struct ht_test rail_tests[] = {
 	{ "rail_setup_two", test_rail_setup_two },
 	{ "rail_setup_bad", test_rail_setup_bad },
@@ -368,5 +442,6 @@ const struct ht_test rail_tests[] = {
 	{ "rail_setup_ipv6", test_rail_setup_ipv6 },
 	{ "rail_lib_option", test_rail_lib_option },
 	{ "rail_one_rail_peer", test_rail_one_rail_peer },
+	{ "rail_device_removed", test_rail_device_removed },
 	{ NULL, NULL },
 };
