@@ -41,6 +41,8 @@ OPTION_LOCAL_COMM_RES = "LocalCommRes"
 OPTION_ALLOWED_PEERS = "AllowedPeers"
 OPTION_AUTH_SECRET = "AuthSecret"
 OPTION_AUTH_SECRET_FILE = "AuthSecretFile"
+#: hixl's own key: the engine's extra rails ("auto" or a list of addresses)
+OPTION_RAILS = "Rails"
 
 # ---- get_capability() values ------------------------------------------------
 FEATURE_SUPPORTED = 1

@@ -48,6 +48,8 @@ constexpr const char OPTION_LOCAL_COMM_RES[] = "LocalCommRes";                 /
 constexpr const char OPTION_ALLOWED_PEERS[] = "AllowedPeers";
 constexpr const char OPTION_AUTH_SECRET[] = "AuthSecret";
 constexpr const char OPTION_AUTH_SECRET_FILE[] = "AuthSecretFile";
+/* hixl extension: the engine's extra rails (see hixl_engine_init()) */
+constexpr const char OPTION_RAILS[] = "Rails";
 
 /** FeatureType: GetCapability()'s features (HIXL's values; append only). */
 enum FeatureType : int32_t {
