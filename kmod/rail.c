@@ -47,6 +47,7 @@
 
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
@@ -321,6 +322,53 @@ void hixl_rails_free(struct hixl_rdma *rd)
 u32 hixl_rails_count(const struct hixl_rdma *rd)
 {
 	return rd->loopback ? 0 : 1 + rd->nr_rails;
+}
+
+/**
+ * hixl_rails_show() - debugfs "rails": one line per rail of each set-up
+ * device engine: "engine rail address device", rail 0 first
+ * @m: the seq_file
+ *
+ * An engine whose device side is being changed (SETUP, close, device
+ * removal: its rdma_sem held for writing) is shown "busy", as ENGINES
+ * does, rather than waited for under hixl_engines_lock.
+ *
+ * Context: process context; takes hixl_engines_lock, then each engine's
+ * rdma_sem with down_read_trylock() only.
+ * Return: 0.
+ */
+int hixl_rails_show(struct seq_file *m)
+{
+	struct hixl_engine *eng;
+	struct hixl_rdma *rd;
+	u32 i;
+
+	seq_puts(m, "engine rail address device\n");
+	mutex_lock(&hixl_engines_lock);
+	list_for_each_entry(eng, &hixl_engines, node) {
+		if (!down_read_trylock(&eng->rdma_sem)) {
+			seq_printf(m, "%llu - busy -\n", eng->id);
+			continue;
+		}
+		rd = eng->rdma;
+		if (rd && !rd->loopback && rd->ibdev) {
+			for (i = 0; i <= rd->nr_rails; i++) {
+				const struct hixl_sockaddr *a = i ? &rd->rails[i - 1].addr :
+								    &rd->local;
+
+				seq_printf(m, "%llu %u ", eng->id, i);
+				if (a->family == AF_INET)
+					seq_printf(m, "%pI4", a->addr);
+				else
+					seq_printf(m, "%pI6c", a->addr);
+				seq_printf(m, " %s\n", i ? rd->rails[i - 1].device :
+					   dev_name(&rd->ibdev->dev));
+			}
+		}
+		up_read(&eng->rdma_sem);
+	}
+	mutex_unlock(&hixl_engines_lock);
+	return 0;
 }
 
 /**

@@ -52,6 +52,8 @@ int hixl_rails_validate(const struct hixl_setup *a);
 int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net);
 void hixl_rails_free(struct hixl_rdma *rd);
 u32 hixl_rails_count(const struct hixl_rdma *rd);
+struct seq_file;
+int hixl_rails_show(struct seq_file *m);
 long hixl_rail_plan(const u64 *lens, u32 n, u32 nr_rails, u64 stripe_min, u64 chunk,
 		    u32 *rr, struct hixl_rail_piece *out, u32 max);
 

@@ -118,6 +118,20 @@ void test_rail_setup_two(void)
 	e = engine_stat(fd, 24700);
 	CHECK_EQ(e.nr_rails, 2);
 	CHECK_EQ(strcmp(e.device, "rxe0"), 0);
+	/* debugfs names each rail's address and device */
+	if (access("/sys/kernel/debug/hixl/rails", R_OK) == 0) {
+		char buf[4096], want[128];
+		FILE *f = fopen("/sys/kernel/debug/hixl/rails", "r");
+		size_t n;
+
+		REQUIRE(f != NULL);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = '\0';
+		fclose(f);
+		snprintf(want, sizeof(want), "\n%llu 0 " HX_IP " rxe0\n%llu 1 " RAIL1_IP " rxe1\n",
+			 (unsigned long long)e.id, (unsigned long long)e.id);
+		CHECK(strstr(buf, want) != NULL);
+	}
 	close(fd);
 
 	/* without rails: one, as before */
