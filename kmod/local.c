@@ -359,8 +359,8 @@ int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tr
 	if (eng->rdma->transport == HIXL_TRANSPORT_RDMA)
 		return 1;
 	peer = hixl_local_peer_get(l);
-	if (!peer)
-		return must ? -EOPNOTSUPP : 1;
+	if (!peer)	/* a loopback link has no other path: its partner went */
+		return must ? (l->loc.loop ? -ECONNRESET : -EOPNOTSUPP) : 1;
 	if (nonblock) {
 		rerr = -EAGAIN;
 		goto out;
