@@ -36,7 +36,9 @@
  * hixl_link.msg.post_mutex  >  hixl_link.xq.mutex (the QP is freed under
  * both).  The CQ handler takes only xq.lock and xfer_lock.
  * hixl_engine.cancel_mutex (one CANCEL at a time)  >  hixl_engine.xfer_lock,
- * then, dropped, hixl_link.xq.lock.
+ * then, dropped, hixl_link.xq.lock; a revoking CANCEL (cancel.c) takes
+ * hixl_link.msg.post_mutex under cancel_mutex (hixl_xq_break()) and waits
+ * for the flushes, which take only the CQ handler's locks, holding it.
  * Same-host copies (local.c): a TRANSFER takes its own engine's lock and
  * the peer engine's lock one after the other, never both; the peer's
  * regions are held by their users count and the peer's local_users, which
@@ -90,7 +92,7 @@
 				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
 				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | \
 				 HIXL_FEAT_POLL | HIXL_FEAT_XFER_STATS | HIXL_FEAT_LOCAL | \
-				 HIXL_FEAT_LOOPBACK | HIXL_FEAT_RAILS)
+				 HIXL_FEAT_LOOPBACK | HIXL_FEAT_RAILS | HIXL_FEAT_CANCEL_REVOKE)
 #define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
 #define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
 				 HIXL_SETUP_LISTEN_ANY | HIXL_SETUP_RAILS | \

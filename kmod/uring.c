@@ -13,7 +13,8 @@
  * the batch's result goes into the command's pdu and io_uring posts the CQE
  * from task work.  SEND_NOTIFY waits for the device, so io_uring's inline
  * issue (IO_URING_F_NONBLOCK) hands it to its worker threads with -EAGAIN;
- * CANCEL never waits.  That inline issue takes no lock that sleeps: rdma_sem,
+ * so does a revoking CANCEL (HIXL_CANCEL_REVOKE waits for the flush,
+ * cancel.c); a plain CANCEL never waits.  That inline issue takes no lock that sleeps: rdma_sem,
  * links_lock, the engine lock, a link's rt.lock and xq.mutex, and
  * cancel_mutex are only tried, and a busy one punts the command the same way.
  *

@@ -91,6 +91,9 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
  * @end_fn:   called once when the batch has ended, without locks, from the
  *            CQ handler, the timeout, a cancel or the submitter
  * @done:     completed by the ioctl's @end_fn
+ * @gone:     completed (all) when the batch ended, after its regions were
+ *            released and before @end_fn: none of its work requests is on
+ *            the send queue any more (a revoking CANCEL waits for it)
  * @cmd:      the io_uring command (uring.c), or NULL
  * @ndesc:    descriptors of the TRANSFER in @pl (its direct ones), for the
  *            counters (stats.c)
@@ -122,6 +125,7 @@ struct hixl_xbatch {
 	struct delayed_work tmo;
 	void (*end_fn)(struct hixl_xbatch *b);
 	struct completion done;
+	struct completion gone;
 	struct io_uring_cmd *cmd;
 	u32 ndesc;
 	u64 start_ns;
@@ -138,7 +142,12 @@ void hixl_xbatch_put(struct hixl_xbatch *b);
 void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonblock);
 void hixl_xbatch_cancel(struct hixl_xbatch *b);
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed);
+bool hixl_xbatch_on_wire(struct hixl_xbatch *b);
+void hixl_xq_break(struct hixl_link *l, int err);
+
+/* cancel.c: HIXL_IOC_CANCEL, plain and revoking */
 int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonblock);
+int hixl_revoke_wait(struct list_head *wire, unsigned int flush_ms, u32 *broken);
 void hixl_xq_plan_begin(struct hixl_link *l);
 void hixl_xq_plan_end(struct hixl_link *l);
 bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied);

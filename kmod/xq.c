@@ -22,6 +22,8 @@
  * always did.  A cancel (HIXL_IOC_CANCEL, io_uring's cancelation at ring
  * exit, a fatal signal to an ioctl caller) stops posting and ends the batch
  * with -ECANCELED once what was posted has completed; the link stays up.
+ * A revoking CANCEL (cancel.c) breaks the link instead, so that what was
+ * posted flushes at once, and waits for the batch's end (@gone).
  *
  * The peer's table and our pieces: a piece carries the peer's rkey from the
  * moment it is planned (xfer.c, under rt.lock).  When the peer removes
@@ -240,6 +242,7 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
 	spin_lock(&eng->xfer_lock);
 	list_del_init(&b->eng_node);
 	spin_unlock(&eng->xfer_lock);
+	complete_all(&b->gone);		/* a revoking CANCEL may return now */
 	b->end_fn(b);			/* may drop the submitter's reference */
 }
 
@@ -275,6 +278,7 @@ struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l
 	INIT_LIST_HEAD(&b->q_node);
 	INIT_LIST_HEAD(&b->cancel_node);
 	init_completion(&b->done);
+	init_completion(&b->gone);
 	return b;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_new);
@@ -287,11 +291,18 @@ static void hixl_xq_kick(struct hixl_link *l)
 		hixl_link_put(l);
 }
 
-/*
- * The link broke with requests of ours on the wire: mark it and move the
- * QP to the error state so that they flush.  Process context.
+/**
+ * hixl_xq_break() - break a link with requests of ours on the wire
+ * @l:   the link (the caller holds a reference)
+ * @err: the link's error (hixl_link_fail(): the first error sticks)
+ *
+ * Marks the link broken and moves its QP to the error state
+ * (rdma_disconnect(), which also tells the peer with a DREQ) so that every
+ * posted work request flushes; their completions end their batches.
+ *
+ * Context: process context; takes @l->msg.post_mutex.
  */
-static void hixl_xq_break(struct hixl_link *l, int err)
+void hixl_xq_break(struct hixl_link *l, int err)
 {
 	hixl_link_fail(l, err);
 	mutex_lock(&l->msg.post_mutex);
@@ -311,9 +322,12 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS) {
 		err = hixl_wc_errno(wc);
-		/* flushed because the peer went silent: say that */
+		/*
+		 * flushed because the peer went silent, or by a revoking
+		 * CANCEL of another batch (cancel.c): say that
+		 */
 		if (err == -ECONNRESET && hixl_link_state(l, &lerr) >= HIXL_LINK_ERROR &&
-		    lerr == -EHOSTDOWN)
+		    (lerr == -EHOSTDOWN || lerr == -ECONNABORTED))
 			err = lerr;
 		if (err != -ECONNRESET && err != lerr) {
 			hixl_link_warn(l, "transfer descriptor %u: %s\n",
@@ -609,6 +623,26 @@ void hixl_xbatch_cancel(struct hixl_xbatch *b)
 EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_cancel);
 
 /**
+ * hixl_xbatch_on_wire() - has a submitted batch requests on the send queue?
+ * @b: the batch (the caller holds a reference)
+ *
+ * True when hixl_xbatch_submit() queued it and it has not ended: after
+ * hixl_xbatch_cancel() that means chains of it were posted (or are being
+ * posted) and have not completed yet.  A batch that was never submitted
+ * (one of local.c's, or one still being planned) is never on the wire.
+ */
+bool hixl_xbatch_on_wire(struct hixl_xbatch *b)
+{
+	bool wire;
+
+	spin_lock(&b->l->xq.lock);
+	wire = b->submitted && !b->ended;
+	spin_unlock(&b->l->xq.lock);
+	return wire;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_on_wire);
+
+/**
  * hixl_xbatch_wait() - wait for a batch the caller submitted (the ioctl)
  * @b:      the batch; its @end_fn completes @b->done
  * @failed: out: the descriptor to blame, or @b->count on success
@@ -665,62 +699,3 @@ void hixl_link_xq_close(struct hixl_link *l)
 	mutex_lock(&l->xq.mutex);	/* a pump that reserved before the close has posted */
 	mutex_unlock(&l->xq.mutex);
 }
-
-/**
- * hixl_cmd_cancel() - HIXL_IOC_CANCEL: cancel the engine's batches with a tag
- * @eng:      the engine
- * @a:        in: tag (non-zero), flags 0, reserved 0; out: count
- * @nonblock: the caller must not sleep (io_uring's inline issue): return
- *            -EAGAIN rather than wait for another CANCEL's cancel_mutex
- *
- * Context: process context; sleeps on the engine's cancel_mutex unless
- * @nonblock.
- * Return: 0 (count may be 0: nothing with that tag is running);
- *  -EINVAL for tag 0, flags or reserved fields;
- *  -EPERM when the caller is not the engine's process (a forked child);
- *  -EAGAIN with @nonblock, when another CANCEL holds cancel_mutex (nothing
- *          was cancelled).
- */
-int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonblock)
-{
-	struct hixl_xbatch *b, *tmp;
-	LIST_HEAD(found);
-	u32 n = 0;
-
-	a->count = 0;
-	if (!a->tag)
-		return hixl_einval("CANCEL: tag 0");
-	if (a->flags)
-		return hixl_einval("CANCEL: flags 0x%x has unknown bits", a->flags);
-	if (a->reserved[0] || a->reserved[1])
-		return hixl_einval("CANCEL: reserved is not zero");
-	if (!hixl_is_owner(eng))
-		return -EPERM;
-	if (nonblock) {
-		if (!mutex_trylock(&eng->cancel_mutex))
-			return -EAGAIN;
-	} else {
-		mutex_lock(&eng->cancel_mutex);	/* owns every cancel_node */
-	}
-	spin_lock(&eng->xfer_lock);
-	list_for_each_entry(b, &eng->xfers, eng_node) {
-		if (b->tag != a->tag)
-			continue;
-		kref_get(&b->ref);
-		list_add_tail(&b->cancel_node, &found);
-	}
-	spin_unlock(&eng->xfer_lock);
-	list_for_each_entry_safe(b, tmp, &found, cancel_node) {
-		list_del_init(&b->cancel_node);
-		spin_lock(&b->l->xq.lock);
-		if (!b->ended && !b->status)
-			n++;
-		spin_unlock(&b->l->xq.lock);
-		hixl_xbatch_cancel(b);
-		hixl_xbatch_put(b);
-	}
-	mutex_unlock(&eng->cancel_mutex);
-	a->count = n;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_cancel);

@@ -185,6 +185,7 @@ struct hixl_engine {
 	struct hixl_request *reqs;
 	uint64_t last_tag;
 	size_t running;			/* requests with running set */
+	int sync_running;		/* hixl_transfer_sync() calls in the kernel (atomic) */
 	pthread_t workers[HIXL_ASYNC_WORKERS];
 	int nworkers;
 	int connect_threads;		/* detached connect threads alive */

@@ -495,12 +495,13 @@ void hixl_link_forget(struct hixl_engine *eng, const struct hixl_sockaddr *addr)
 
 /*
  * An error that says the link to the peer is gone or broken; -EHOSTDOWN:
- * the peer stopped answering (the module's keep-alive).
+ * the peer stopped answering (the module's keep-alive); -ECONNABORTED: a
+ * revoking CANCEL of another request broke the link (HIXL_CANCEL_REVOKE).
  */
 bool hixl_link_error(int err)
 {
 	return err == -ENOTCONN || err == -ECONNRESET || err == -ENETDOWN || err == -EIO ||
-	       err == -EHOSTDOWN;
+	       err == -EHOSTDOWN || err == -ECONNABORTED;
 }
 
 /*

@@ -68,13 +68,17 @@ static void req_unlink(struct hixl_engine *eng, struct hixl_request *r)
 	free(r);
 }
 
-static void cancel_tag(int fd, uint64_t tag)
+/* CANCEL of tag; the links it broke (HIXL_CANCEL_REVOKE), 0 on any error */
+static uint32_t cancel_tag(int fd, uint64_t tag, uint32_t flags)
 {
 	struct hixl_cancel c;
 
 	memset(&c, 0, sizeof(c));
 	c.tag = tag;
-	hixl_ioctl(fd, HIXL_IOC_CANCEL, &c);	/* -ENOTTY from a module without CANCEL */
+	c.flags = flags;
+	if (hixl_ioctl(fd, HIXL_IOC_CANCEL, &c))	/* -ENOTTY from a module without CANCEL */
+		return 0;
+	return c.broken;
 }
 
 /*
@@ -98,7 +102,7 @@ void hixl_cancel_running(struct hixl_engine *eng)
 				tags[n++] = r->tag;
 		pthread_mutex_unlock(&eng->lock);
 		for (size_t i = 0; i < n; i++)
-			cancel_tag(eng->fd, tags[i]);
+			cancel_tag(eng->fd, tags[i], 0);
 		free(tags);
 		pthread_mutex_lock(&eng->lock);
 		hixl_ns_to_ts(hixl_deadline(HIXL_CANCEL_EVERY_MS), &ts);
@@ -184,8 +188,10 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 	size_t failed = count;
 
 	ret = transfer_args(eng, remote_engine, op, descs, count, timeout_ms, &addr);
-	if (!ret)
-		ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0, NULL, &failed);
+	if (ret)
+		goto out;
+	__atomic_add_fetch(&eng->sync_running, 1, __ATOMIC_SEQ_CST);	/* no revoking cancel now */
+	ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0, NULL, &failed);
 	/*
 	 * AutoConnect: no link (never made), or a broken one (its peer went
 	 * away or restarted): connect and run the batch again, all of it (READ and WRITE of the same
@@ -197,6 +203,8 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 			ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0,
 						   NULL, &failed);
 	}
+	__atomic_sub_fetch(&eng->sync_running, 1, __ATOMIC_SEQ_CST);
+out:
 	if (failed_index)
 		*failed_index = failed;
 	errno = saved;
@@ -484,6 +492,29 @@ static bool req_unqueue(struct hixl_engine *eng, struct hixl_request *r)
 }
 
 /*
+ * May the cancel of r revoke (HIXL_CANCEL_REVOKE: the kernel's requests of
+ * it flush at once, and the request ends within milliseconds instead of
+ * when its posted work drained)?  Revoking breaks the link to r's peer, so
+ * only when that costs nobody anything: the module has it, AutoConnect is
+ * on (the library renews the link on its next use), and no other request
+ * to that peer and no synchronous transfer of the engine is running (they
+ * would end -ECONNABORTED).  eng->lock held.
+ */
+static bool revoke_ok(struct hixl_engine *eng, const struct hixl_request *r)
+{
+	const struct hixl_request *q;
+
+	if (!(eng->features & HIXL_FEAT_CANCEL_REVOKE) || !eng->auto_connect ||
+	    __atomic_load_n(&eng->sync_running, __ATOMIC_SEQ_CST))
+		return false;
+	for (q = eng->reqs; q; q = q->next)
+		if (q != r && q->st == HIXL_TRANSFER_WAITING &&
+		    !memcmp(&q->remote, &r->remote, sizeof(r->remote)))
+			return false;
+	return true;
+}
+
+/*
  * One request's cancel: a queued one ends here; a running one gets
  * HIXL_IOC_CANCEL of its tag (which both paths' batches answer to), again
  * every HIXL_CANCEL_EVERY_MS, since a CANCEL that arrives before its
@@ -493,6 +524,7 @@ static bool req_unqueue(struct hixl_engine *eng, struct hixl_request *r)
 static int request_cancel(struct hixl_engine *eng, struct hixl_request *r)
 {
 	struct timespec ts;
+	uint32_t revoke;
 
 	if (!eng || !r || r->eng != eng)
 		return -EINVAL;
@@ -508,13 +540,19 @@ static int request_cancel(struct hixl_engine *eng, struct hixl_request *r)
 		pthread_mutex_unlock(&eng->lock);
 		return 0;
 	}
+	revoke = revoke_ok(eng, r) ? HIXL_CANCEL_REVOKE : 0;
 	while (r->st == HIXL_TRANSFER_WAITING) {
 		uint64_t tag = r->tag;
 
 		if (r->running) {
+			uint32_t broken;
+
 			pthread_mutex_unlock(&eng->lock);
-			cancel_tag(eng->fd, tag);
+			broken = cancel_tag(eng->fd, tag, revoke);
 			pthread_mutex_lock(&eng->lock);
+			/* the link to r's peer is broken now: AutoConnect renews it */
+			if (broken && eng->auto_connect)
+				hixl_link_forget(eng, &r->remote);
 		}
 		hixl_ns_to_ts(hixl_deadline(HIXL_CANCEL_EVERY_MS), &ts);
 		while (r->st == HIXL_TRANSFER_WAITING &&

@@ -216,9 +216,16 @@ static void hixl_uring_cancel_fields(struct kunit *test)
 	c.tag = 0;
 	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, false), -EINVAL);
 	c.tag = 9;
-	c.flags = 1;
+	c.flags = HIXL_CANCEL_REVOKE << 1;	/* an unknown bit */
 	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, false), -EINVAL);
+	c.flags = HIXL_CANCEL_REVOKE;		/* nothing running: nothing broken */
+	c.broken = 5;				/* an out field too */
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, false), 0);
+	KUNIT_EXPECT_EQ(test, c.broken, 0U);
 	c.flags = 0;
+	c.reserved0 = 1;
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, false), -EINVAL);
+	c.reserved0 = 0;
 	c.reserved[0] = 1;
 	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(eng, &c, false), -EINVAL);
 	hixl_engine_destroy(eng);

@@ -597,9 +597,167 @@ static void hixl_xbatch_cancel_race(struct kunit *test)
 		hixl_xq_fix_exit(&f);
 }
 
+/* ---- the revoking CANCEL (cancel.c) ------------------------------------------- */
+
+static void hixl_test_tmo(struct work_struct *w)
+{
+}
+
+/*
+ * A batch of @tag as if its one chain were on the wire: submitted, on
+ * eng->xfers, one chain out, not queued.  hixl_test_flush() is its
+ * completion.
+ */
+static struct hixl_xbatch *hixl_test_wire_batch(struct hixl_xq_fix *f, u64 tag)
+{
+	struct hixl_xbatch *b = hixl_test_batch(f, tag);
+
+	if (!b)
+		return NULL;
+	INIT_DELAYED_WORK(&b->tmo, hixl_test_tmo);
+	spin_lock(&f->eng->xfer_lock);
+	list_add_tail(&b->eng_node, &f->eng->xfers);
+	spin_unlock(&f->eng->xfer_lock);
+	spin_lock(&f->l->xq.lock);
+	b->submitted = true;
+	b->next = 1;
+	b->chains = 1;
+	spin_unlock(&f->l->xq.lock);
+	return b;
+}
+
+/* The chain's (flushed) completion: what hixl_xwr_done() does for its last request. */
+static void hixl_test_flush(struct hixl_xbatch *b)
+{
+	spin_lock(&b->l->xq.lock);
+	b->chains = 0;
+	spin_unlock(&b->l->xq.lock);
+	hixl_xbatch_cancel(b);	/* has its status: only settles and ends it */
+}
+
+struct hixl_test_flusher {
+	struct delayed_work work;
+	struct hixl_xbatch *b;
+	bool ran;
+};
+
+static void hixl_test_flusher_fn(struct work_struct *w)
+{
+	struct hixl_test_flusher *fl = container_of(to_delayed_work(w),
+						    struct hixl_test_flusher, work);
+
+	WRITE_ONCE(fl->ran, true);
+	hixl_test_flush(fl->b);
+}
+
+/*
+ * HIXL_CANCEL_REVOKE does not return before the batch on the wire has
+ * ended (its flush, 100 ms later from a worker, came back): the caller's
+ * memory is free of it when CANCEL returns.  It counts the link it broke.
+ */
+static void hixl_revoke_waits_for_flush(struct kunit *test)
+{
+	struct hixl_cancel c = { .tag = 21, .flags = HIXL_CANCEL_REVOKE };
+	struct hixl_test_flusher fl = {};
+	struct hixl_xq_fix f;
+	struct hixl_xbatch *b;
+
+	hixl_xq_fix_init(test, &f);
+	b = hixl_test_wire_batch(&f, 21);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	fl.b = b;
+	INIT_DELAYED_WORK(&fl.work, hixl_test_flusher_fn);
+	schedule_delayed_work(&fl.work, msecs_to_jiffies(100));
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(f.eng, &c, false), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, READ_ONCE(fl.ran), "CANCEL returned before the flush");
+	KUNIT_EXPECT_TRUE(test, completion_done(&b->gone));
+	KUNIT_EXPECT_EQ(test, atomic_read(&hixl_test_ends), 1);
+	KUNIT_EXPECT_EQ(test, b->status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, c.count, 1U);
+	KUNIT_EXPECT_EQ(test, c.broken, 1U);
+	flush_delayed_work(&fl.work);
+	hixl_xbatch_put(b);
+	hixl_xq_fix_exit(&f);
+}
+
+/*
+ * A device that never flushes: the wait ends at its bound with -ETIMEDOUT,
+ * the batch still running (its memory not revoked), and it ends once,
+ * when the flush does come.
+ */
+static void hixl_revoke_flush_bound(struct kunit *test)
+{
+	struct hixl_xq_fix f;
+	struct hixl_xbatch *b;
+	unsigned long t0;
+	LIST_HEAD(wire);
+	u32 broken = 9;
+
+	hixl_xq_fix_init(test, &f);
+	b = hixl_test_wire_batch(&f, 22);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	hixl_xbatch_cancel(b);
+	KUNIT_EXPECT_TRUE(test, hixl_xbatch_on_wire(b));
+	kref_get(&b->ref);		/* hixl_revoke_wait() drops it */
+	list_add_tail(&b->cancel_node, &wire);
+	t0 = jiffies;
+	KUNIT_EXPECT_EQ(test, hixl_revoke_wait(&wire, 200, &broken), -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - t0), 190U);
+	KUNIT_EXPECT_EQ(test, broken, 1U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&wire));
+	KUNIT_EXPECT_EQ(test, atomic_read(&hixl_test_ends), 0);
+	hixl_test_flush(b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hixl_test_ends), 1);
+	KUNIT_EXPECT_FALSE(test, hixl_xbatch_on_wire(b));
+	hixl_xbatch_put(b);
+	hixl_xq_fix_exit(&f);
+}
+
+/*
+ * io_uring's inline issue never waits for a flush: -EAGAIN before anything
+ * is cancelled.  A batch with nothing on the wire (never submitted, as a
+ * same-host one) is cancelled and no link is broken.
+ */
+static void hixl_revoke_nonblock_and_idle(struct kunit *test)
+{
+	struct hixl_cancel c = { .tag = 23, .flags = HIXL_CANCEL_REVOKE };
+	struct hixl_xq_fix f;
+	struct hixl_xbatch *b;
+
+	hixl_xq_fix_init(test, &f);
+	b = hixl_test_wire_batch(&f, 23);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(f.eng, &c, true), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, b->status, 0);	/* untouched */
+	c.flags = HIXL_CANCEL_REVOKE << 1;
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(f.eng, &c, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, b->status, 0);
+	hixl_test_flush(b);		/* ends it */
+	hixl_xbatch_put(b);
+
+	b = hixl_test_batch(&f, 23);	/* on eng->xfers, never submitted */
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	spin_lock(&f.eng->xfer_lock);
+	list_add_tail(&b->eng_node, &f.eng->xfers);
+	spin_unlock(&f.eng->xfer_lock);
+	c.flags = HIXL_CANCEL_REVOKE;
+	KUNIT_EXPECT_EQ(test, hixl_cmd_cancel(f.eng, &c, false), 0);
+	KUNIT_EXPECT_EQ(test, c.count, 1U);
+	KUNIT_EXPECT_EQ(test, c.broken, 0U);
+	KUNIT_EXPECT_EQ(test, b->status, -ECANCELED);
+	spin_lock(&f.eng->xfer_lock);
+	list_del_init(&b->eng_node);
+	spin_unlock(&f.eng->xfer_lock);
+	hixl_xbatch_put(b);
+	hixl_xq_fix_exit(&f);
+}
+
 static struct kunit_case hixl_xbatch_cases[] = {
 	KUNIT_CASE(hixl_xbatch_cancel_before_queued),
 	KUNIT_CASE_SLOW(hixl_xbatch_cancel_race),
+	KUNIT_CASE(hixl_revoke_waits_for_flush),
+	KUNIT_CASE(hixl_revoke_flush_bound),
+	KUNIT_CASE(hixl_revoke_nonblock_and_idle),
 	{}
 };
 

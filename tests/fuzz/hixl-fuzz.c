@@ -1014,14 +1014,18 @@ static bool build_cancel(struct hixl_cancel *a)
 	int m = base_fill(a, sizeof(*a));
 
 	if (m == 2)
-		return !a->tag || a->flags || a->reserved[0] || a->reserved[1];
+		return !a->tag || (a->flags & ~HIXL_CANCEL_FLAGS) || a->reserved0 ||
+		       a->reserved[0];
 	a->tag = chance(80) ? tag_seen[rnd(8)] : boundary64();
 	if (!a->tag)
 		bad = true;
-	FLAGS32(a->flags, 0);
+	FLAGS32(a->flags, HIXL_CANCEL_FLAGS);
+	RES32(a->reserved0);
 	RES64_ANY(a->reserved);
 	if (chance(10))
 		a->count = (uint32_t)rnd64();	/* out */
+	if (chance(10))
+		a->broken = (uint32_t)rnd64();	/* out */
 	return bad;
 }
 

@@ -200,12 +200,15 @@ void test_uring_decode(void)
 	c.tag = 0;
 	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), -EINVAL);
 	c.tag = 7;
-	c.flags = 1;
+	c.flags = 2;		/* 1 is HIXL_CANCEL_REVOKE */
 	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), -EINVAL);
 	c.flags = 0;
-	c.reserved[1] = 1;
+	c.reserved[0] = 1;
 	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), -EINVAL);
-	c.reserved[1] = 0;
+	c.reserved[0] = 0;
+	c.reserved0 = 1;
+	CHECK_EQ(submit_one(&big, fd, HIXL_IOC_CANCEL, &c, sizeof(c), NULL), -EINVAL);
+	c.reserved0 = 0;
 	/* SQE128: the bytes after the struct must be zero */
 	memset(area, 0, sizeof(area));
 	memcpy(area, &c, sizeof(c));

@@ -64,6 +64,8 @@
 #define HIXL_FEAT_LOOPBACK	(1ULL << 18)	/* SETUP on 127.0.0.0/8 or ::1 needs no
 						 * RDMA device; such engines link to each
 						 * other in the kernel (docs/abi.md) */
+#define HIXL_FEAT_CANCEL_REVOKE	(1ULL << 19)	/* hixl_cancel.flags HIXL_CANCEL_REVOKE
+						 * (bit 18 in hD's branch: LOOPBACK has it) */
 #define HIXL_FEAT_RAILS		(1ULL << 20)	/* SETUP's extra rails (HIXL_SETUP_RAILS,
 						 * HIXL_SETUP_RAILS_AUTO), hixl_engine_stat.nr_rails */
 
@@ -524,15 +526,34 @@ struct hixl_transfer {
  * @tag:       in: non-zero; every TRANSFER of this engine still running with
  *             this tag ends with -ECANCELED: work requests not yet posted
  *             are dropped, posted ones are waited for (the link stays up)
- * @flags:     in: must be 0
+ * @flags:     in: 0 or HIXL_CANCEL_REVOKE (HIXL_FEAT_CANCEL_REVOKE; an
+ *             older module refuses it: -EINVAL)
  * @count:     out: batches cancelled
+ * @broken:    out: with HIXL_CANCEL_REVOKE, links this CANCEL broke to
+ *             revoke requests on the wire (0: nothing was on the wire, no
+ *             link was touched); 0 without the flag
+ * @reserved0: in: must be 0
  * @reserved:  in: must be 0
+ *
+ * HIXL_CANCEL_REVOKE: when CANCEL returns 0, no RDMA READ or WRITE of the
+ * cancelled batches can read or write the caller's memory any more: a link
+ * with such requests on the wire has its QP moved to the error state and
+ * CANCEL waits (at most HIXL_REVOKE_FLUSH_MS) until every one of them has
+ * flushed.  That link is broken for everyone: its other batches end with
+ * -ECONNABORTED (retriable: CONNECT again, or let the library's AutoConnect
+ * do it), later calls get -ECONNABORTED until the link is replaced.  What
+ * the peer may have seen: docs/abi.md, "Revoking cancel".
  */
+#define HIXL_CANCEL_REVOKE	(1U << 0)
+#define HIXL_CANCEL_FLAGS	HIXL_CANCEL_REVOKE
+#define HIXL_REVOKE_FLUSH_MS	5000	/* CANCEL's bound on the flush, ms */
 struct hixl_cancel {
 	__u64 tag;
 	__u32 flags;
 	__u32 count;
-	__u64 reserved[2];
+	__u32 broken;
+	__u32 reserved0;
+	__u64 reserved[1];
 };
 
 /* ---- notifications ------------------------------------------------------------- */

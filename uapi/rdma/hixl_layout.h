@@ -105,6 +105,8 @@ HIXL_LAYOUT(offsetof(struct hixl_transfer, failed) == 56);
 HIXL_LAYOUT(offsetof(struct hixl_transfer, tag) == 64);
 HIXL_LAYOUT(offsetof(struct hixl_transfer, reserved) == 72);
 HIXL_LAYOUT(sizeof(struct hixl_cancel) == 32);
+HIXL_LAYOUT(offsetof(struct hixl_cancel, broken) == 16);
+HIXL_LAYOUT(offsetof(struct hixl_cancel, reserved) == 24);
 HIXL_LAYOUT(sizeof(struct hixl_uring_ptr) == 16);
 HIXL_LAYOUT(sizeof(struct hixl_send_notify) <= 80);	/* fits an SQE128 */
 

@@ -1148,7 +1148,13 @@ int hixl_request_wait_any(struct hixl_engine *eng, struct hixl_request *const *r
  * it; and no further chunk of a request longer than HIXL_MAX_DESCS is
  * issued.  The kernel posts nothing more of the batch and ends it once
  * the work requests already on the wire have completed, so the call
- * returns within one such round trip; the link stays up.
+ * returns within one such round trip; the link stays up.  When the
+ * module has HIXL_FEAT_CANCEL_REVOKE, AutoConnect is on and no other
+ * request to the same peer and no hixl_transfer_sync() of the engine is
+ * running, the cancel revokes instead (HIXL_CANCEL_REVOKE): the link's QP
+ * is flushed at once, the call returns within milliseconds, and the next
+ * call to that peer connects again by itself (docs/abi.md, "Revoking
+ * cancel").
  *
  * The request then is FAILED, hixl_request_result() -ECANCELED, its
  * failed index the first descriptor not known to be complete: those
