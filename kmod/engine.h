@@ -162,6 +162,9 @@ struct rdma_cm_event;
  * @loop_node:     in that list (under hixl_loop_lock)
  * @loop_net:      the network namespace of its SETUP caller, a reference
  *                 while @loop_listed: CONNECTs find it only from there
+ * @rails:         the extra rails (rail 1..@nr_rails), or NULL (rail.c);
+ *                 written before publication, then read without a lock
+ * @nr_rails:      how many: 0..HIXL_MAX_RAILS - 1
  */
 struct hixl_rdma {
 	int cm_kind;
