@@ -138,6 +138,12 @@ static int hixl_links_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_links);
 
+static int hixl_rails_dbg_show(struct seq_file *m, void *unused)
+{
+	return hixl_rails_show(m);	/* rail.c */
+}
+DEFINE_SHOW_ATTRIBUTE(hixl_rails_dbg);
+
 /**
  * hixl_debugfs_init() - create /sys/kernel/debug/hixl; failures are ignored
  * (debugfs is optional, per Documentation/filesystems/debugfs.rst)
@@ -149,6 +155,7 @@ void hixl_debugfs_init(void)
 	debugfs_create_file("regions", 0400, hixl_debugfs_dir, NULL, &hixl_regions_fops);
 	debugfs_create_file("links", 0400, hixl_debugfs_dir, NULL, &hixl_links_fops);
 	hixl_lcopy_debugfs(hixl_debugfs_dir);
+	debugfs_create_file("rails", 0400, hixl_debugfs_dir, NULL, &hixl_rails_dbg_fops);
 }
 
 /** hixl_debugfs_exit() - remove /sys/kernel/debug/hixl */

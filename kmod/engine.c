@@ -74,13 +74,16 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_sockaddr_to_kernel);
  * Return: 0, or -EINVAL for an unknown flag, a non-zero reserved field, a
  * traffic class above 255 or not a multiple of 4, a service level above 7,
  * a pool with only one of its two numbers zero, or a pool above 256
- * buffers or 1024 MiB per buffer; with HIXL_SETUP_ALLOWED_PEERS, no list
+ * buffers or 1024 MiB per buffer; bad rail fields (hixl_rails_validate());
+ * with HIXL_SETUP_ALLOWED_PEERS, no list
  * or 0 or more than HIXL_MAX_ALLOWED_PEERS entries; with HIXL_SETUP_SECRET,
  * no secret or one outside HIXL_SECRET_MIN..HIXL_SECRET_MAX bytes; without
  * a flag, a non-zero field of its option.
  */
 int hixl_setup_validate(const struct hixl_setup *a)
 {
+	int ret;
+
 	if (a->flags & ~HIXL_SETUP_FLAGS_ALL)
 		return hixl_einval("SETUP: flags 0x%x has unknown bits", a->flags);
 	if (a->reserved1 || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
@@ -112,6 +115,9 @@ int hixl_setup_validate(const struct hixl_setup *a)
 				   HIXL_TRANSPORT_AUTO, HIXL_TRANSPORT_RDMA, HIXL_TRANSPORT_LOCAL);
 	if (a->service_level > 7)
 		return hixl_einval("SETUP: service_level %u (0..7)", a->service_level);
+	ret = hixl_rails_validate(a);
+	if (ret)
+		return ret;
 	if (!a->pool_buffers != !a->pool_buffer_mb)
 		return hixl_einval("SETUP: pool %u:%u: only one of the two is 0",
 				   a->pool_buffers, a->pool_buffer_mb);
@@ -126,6 +132,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_setup_validate);
 
 static void hixl_rdma_free(struct hixl_rdma *rd)
 {
+	hixl_rails_free(rd);
 	if (rd->pd)
 		ib_dealloc_pd(rd->pd);
 	if (!IS_ERR_OR_NULL(rd->cm_id))
@@ -153,7 +160,11 @@ static void hixl_rdma_free(struct hixl_rdma *rd)
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0, or
  *  -EINVAL        a bad option or reserved field (hixl_setup_validate()),
- *                 or a malformed allowed-peers entry (hixl_auth_setup());
+ *                 a malformed allowed-peers entry (hixl_auth_setup()), a
+ *                 bad extra rail (hixl_rails_setup()), or rails for a
+ *                 loopback address;
+ *  rails: also hixl_rails_setup()'s -EFAULT, -EADDRNOTAVAIL, -ENODEV,
+ *                 -EOPNOTSUPP for an extra rail;
  *  -EFAULT        the allowed peers or the secret are not readable;
  *  -ENOPKG        a secret, and the kernel has no hmac(sha256)
  *                 (CONFIG_CRYPTO_HMAC, CONFIG_CRYPTO_SHA256);
@@ -188,8 +199,11 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		return ret;
 	if (!hixl_is_owner(eng))
 		return -EPERM;
-	if (hixl_loop_addr(&a->local))
+	if (hixl_loop_addr(&a->local)) {
+		if (a->flags & (HIXL_SETUP_RAILS | HIXL_SETUP_RAILS_AUTO))
+			return hixl_einval("SETUP: a loopback engine has no rails");
 		return hixl_loop_setup(eng, a);	/* no device: loopback.c */
+	}
 
 	/* eng->lock: one SETUP at a time, and no REG_MEM/DEREG_MEM meanwhile */
 	mutex_lock(&eng->lock);
@@ -235,10 +249,13 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	}
 	rd->page_size_cap = rd->ibdev->attrs.page_size_cap;
 	rd->max_mr_pages = rd->ibdev->attrs.max_fast_reg_page_list_len;
+	ret = hixl_rails_setup(rd, a, current->nsproxy->net_ns);	/* rail.c */
+	if (ret)
+		goto err_destroy_id;
 	rd->pd = ib_alloc_pd(rd->ibdev, 0);
 	if (IS_ERR(rd->pd)) {
 		ret = PTR_ERR(rd->pd);
-		goto err_destroy_id;
+		goto err_free_rails;
 	}
 
 	/* no region has MRs yet: a device removal freed them with the old PD */
@@ -275,6 +292,8 @@ err_free_mrs:
 	xa_for_each(&eng->regions, idx, r)
 		hixl_region_free_mrs_on(r, rd);
 	ib_dealloc_pd(rd->pd);
+err_free_rails:
+	hixl_rails_free(rd);
 err_destroy_id:
 	rdma_destroy_id(rd->cm_id);	/* not listening: no connection came in */
 err_free_rd:

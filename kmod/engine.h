@@ -100,10 +100,11 @@
 				 HIXL_FEAT_NOTIFY | HIXL_FEAT_CANCEL | HIXL_FEAT_URING_CMD | \
 				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | \
 				 HIXL_FEAT_POLL | HIXL_FEAT_XFER_STATS | HIXL_FEAT_LOCAL | \
-				 HIXL_FEAT_LOOPBACK | HIXL_FEAT_CANCEL_REVOKE)
+				 HIXL_FEAT_LOOPBACK | HIXL_FEAT_RAILS | HIXL_FEAT_CANCEL_REVOKE)
 #define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
 #define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
-				 HIXL_SETUP_LISTEN_ANY)
+				 HIXL_SETUP_LISTEN_ANY | HIXL_SETUP_RAILS | \
+				 HIXL_SETUP_RAILS_AUTO)
 
 struct hixl_proc;
 struct hixl_xbatch;
@@ -169,6 +170,9 @@ struct rdma_cm_event;
  * @loop_node:     in that list (under hixl_loop_lock)
  * @loop_net:      the network namespace of its SETUP caller, a reference
  *                 while @loop_listed: CONNECTs find it only from there
+ * @rails:         the extra rails (rail 1..@nr_rails), or NULL (rail.c);
+ *                 written before publication, then read without a lock
+ * @nr_rails:      how many: 0..HIXL_MAX_RAILS - 1
  */
 struct hixl_rdma {
 	int cm_kind;
@@ -190,6 +194,8 @@ struct hixl_rdma {
 	bool loop_listed;
 	struct list_head loop_node;
 	struct net *loop_net;
+	struct hixl_rail *rails;
+	u32 nr_rails;
 };
 
 /**

@@ -23,6 +23,7 @@
 #include "link.h"
 #include "xfer.h"
 #include "loopback.h"
+#include "rail.h"
 #include "stats.h"
 
 #include <linux/printk.h>

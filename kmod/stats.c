@@ -253,6 +253,7 @@ static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *s
 		if (rd) {
 			o->flags |= HIXL_ENGINE_STAT_SETUP;
 			o->local = rd->local;
+			o->nr_rails = hixl_rails_count(rd);
 			if (rd->ibdev)		/* a loopback engine has none: "" */
 				strscpy(o->device, dev_name(&rd->ibdev->dev), sizeof(o->device));
 		}

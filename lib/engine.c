@@ -4,6 +4,7 @@
  * choice of the asynchronous path) and finalize; what it tells about
  * itself.  How the engine's parts fit together: lib/internal.h.
  */
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -63,6 +64,51 @@ static int parse_transport(const char *v, uint32_t *out)
 	return 0;
 }
 
+/*
+ * "Rails": "auto" (HIXL_SETUP_RAILS_AUTO) or a comma-separated list of local
+ * addresses, IPv4 or IPv6, no port, one per further RDMA device (at most
+ * HIXL_MAX_RAILS - 1); "" is none.  The kernel checks them further.
+ */
+static int parse_rails(const char *v, struct hixl_setup *s, struct hixl_sockaddr *rails)
+{
+	char buf[64];
+	uint32_t n = 0;
+
+	s->flags &= ~(HIXL_SETUP_RAILS | HIXL_SETUP_RAILS_AUTO);
+	s->rails = 0;
+	s->nr_rails = 0;
+	if (!strcmp(v, "auto")) {
+		s->flags |= HIXL_SETUP_RAILS_AUTO;
+		return 0;
+	}
+	while (*v) {
+		size_t len = strcspn(v, ",");
+		struct hixl_sockaddr *a = &rails[n];
+
+		if (!len || len >= sizeof(buf) || n == HIXL_MAX_RAILS - 1)
+			return -EINVAL;
+		memcpy(buf, v, len);
+		buf[len] = '\0';
+		memset(a, 0, sizeof(*a));
+		if (inet_pton(AF_INET, buf, a->addr) == 1)
+			a->family = AF_INET;
+		else if (inet_pton(AF_INET6, buf, a->addr) == 1)
+			a->family = AF_INET6;
+		else
+			return -EINVAL;
+		n++;
+		v += len;
+		if (*v == ',' && !*++v)
+			return -EINVAL;		/* a trailing comma */
+	}
+	if (n) {
+		s->flags |= HIXL_SETUP_RAILS;
+		s->rails = (uint64_t)(uintptr_t)rails;
+		s->nr_rails = n;
+	}
+	return 0;
+}
+
 /* the first of two environment variables that is set, or NULL */
 static const char *env2(const char *ours, const char *hccl)
 {
@@ -86,9 +132,10 @@ static int parse_bool(const char *v, bool *out)
 }
 
 static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *auto_connect,
-			 const struct hixl_option *opts, size_t nopts)
+			 struct hixl_sockaddr *rails, const struct hixl_option *opts, size_t nopts)
 {
 	bool have_tc = false, have_sl = false, have_ac = false, have_tr = false;
+	bool have_rails = false;
 	const char *v;
 	int ret;
 
@@ -118,6 +165,10 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *
 			if (parse_transport(opts[i].value, &s->transport))
 				return -EINVAL;
 			have_tr = true;
+		} else if (!strcmp(k, HIXL_OPTION_RAILS)) {
+			if (parse_rails(opts[i].value, s, rails))
+				return -EINVAL;
+			have_rails = true;
 		} else if (!strcmp(k, HIXL_OPTION_AUTO_CONNECT)) {
 			if (parse_bool(opts[i].value, auto_connect))
 				return -EINVAL;
@@ -135,6 +186,8 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *
 	if (!have_ac && (v = getenv("HIXL_AUTO_CONNECT")) && parse_bool(v, auto_connect))
 		return -EINVAL;
 	if (!have_tr && (v = getenv("HIXL_TRANSPORT")) && parse_transport(v, &s->transport))
+		return -EINVAL;
+	if (!have_rails && (v = getenv("HIXL_RAILS")) && parse_rails(v, s, rails))
 		return -EINVAL;
 	ret = hixl_auth_env(ao);
 	if (!ret)
@@ -167,6 +220,9 @@ static int setup_supported(int fd, struct hixl_setup *s)
 		return -EOPNOTSUPP;
 	if ((s->flags & HIXL_SETUP_LISTEN_ANY) && !(info.features & HIXL_FEAT_LISTEN_ANY))
 		return -EOPNOTSUPP;
+	if ((s->flags & (HIXL_SETUP_RAILS | HIXL_SETUP_RAILS_AUTO)) &&
+	    !(info.features & HIXL_FEAT_RAILS))
+		return -EOPNOTSUPP;	/* an older module: one rail */
 	return 0;
 }
 
@@ -193,6 +249,7 @@ static bool any_port(const char *name)
 static int engine_init(struct hixl_engine **engp, const char *local_engine,
 		       const struct hixl_option *opts, size_t nopts, bool *at_open)
 {
+	struct hixl_sockaddr rails[HIXL_MAX_RAILS - 1];
 	struct hixl_auth_opts ao = { 0 };
 	struct hixl_info info;
 	struct hixl_engine *eng;
@@ -209,7 +266,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 		return ret;
 	if (any_port(local_engine))
 		s.flags |= HIXL_SETUP_LISTEN_ANY;
-	ret = setup_options(&s, &ao, &auto_connect, opts, nopts);
+	ret = setup_options(&s, &ao, &auto_connect, rails, opts, nopts);
 	if (ret) {
 		hixl_auth_opts_clear(&ao);
 		return ret;

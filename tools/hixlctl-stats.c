@@ -139,9 +139,9 @@ static void print_text(const struct eng_rec *r, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct hixl_engine_stat *e = &r[i].e;
 
-		printf("engine=%llu pid=%u name=%s device=%s links=%u regions=%llu",
+		printf("engine=%llu pid=%u name=%s device=%s rails=%u links=%u regions=%llu",
 		       (unsigned long long)e->id, e->pid, r[i].name,
-		       e->device[0] ? e->device : "-", e->nr_links,
+		       e->device[0] ? e->device : "-", e->nr_rails, e->nr_links,
 		       (unsigned long long)e->regions);
 		for (int c = 0; c < NCTR; c++)
 			printf(" %s=%llu", ctr_names[c], ctr(&e->xfer, c));
@@ -197,8 +197,8 @@ static void print_json(const struct eng_rec *r, uint32_t n)
 		json_str(r[i].name);
 		printf(", \"device\": ");
 		json_str(e->device);
-		printf(", \"nr_links\": %u, \"regions\": %llu, \"host_bytes\": %llu, "
-		       "\"device_bytes\": %llu", e->nr_links, (unsigned long long)e->regions,
+		printf(", \"nr_rails\": %u, \"nr_links\": %u, \"regions\": %llu, \"host_bytes\": %llu, "
+		       "\"device_bytes\": %llu", e->nr_rails, e->nr_links, (unsigned long long)e->regions,
 		       (unsigned long long)e->host_bytes, (unsigned long long)e->device_bytes);
 		json_ctrs(&e->xfer);
 		printf(", \"links\": [");
@@ -332,6 +332,12 @@ static void print_prometheus(const struct eng_rec *r, uint32_t n)
 		printf("hixl_engine_links");
 		prom_labels(&r[i], NULL, NULL, NULL);
 		printf(" %u\n", r[i].e.nr_links);
+	}
+	prom_head("engine", "rails", "gauge", "RDMA devices (rails) of the engine.");
+	for (uint32_t i = 0; i < n; i++) {
+		printf("hixl_engine_rails");
+		prom_labels(&r[i], NULL, NULL, NULL);
+		printf(" %u\n", r[i].e.nr_rails);
 	}
 	prom_head("engine", "registered_bytes", "gauge",
 		  "Bytes the engine has registered, host and device memory.");

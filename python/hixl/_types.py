@@ -101,6 +101,9 @@ class LinkStat:
                 % (self.peer, self.state.name, self.local, self.counters["local_bytes"],
                    self.counters["local_ops"]))
 
+#: hixl's own key: the engine's extra rails ("auto" or a list of addresses)
+OPTION_RAILS = "Rails"
+
 # ---- get_capability() values ------------------------------------------------
 FEATURE_SUPPORTED = 1
 FEATURE_NOT_SUPPORTED = 0

@@ -81,6 +81,7 @@ void TestTypes() {
   CHECK(!strcmp(OPTION_AUTO_CONNECT, "AutoConnect"));
   CHECK(!strcmp(OPTION_GLOBAL_RESOURCE_CONFIG, "GlobalResourceConfig"));
   CHECK(!strcmp(OPTION_LOCAL_COMM_RES, "LocalCommRes"));
+  CHECK(!strcmp(OPTION_RAILS, "Rails"));
   CHECK(!strcmp(OPTION_ENABLE_USE_FABRIC_MEM, "EnableUseFabricMem"));
   /* HIXL's layouts (x86-64) */
   CHECK_EQ(sizeof(MemDesc), 144);

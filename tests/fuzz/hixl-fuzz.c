@@ -721,6 +721,43 @@ static bool build_setup(struct hixl_setup *a, int e)
 	RES64_ANY(a->reserved);
 	if (chance(10))
 		rnd_fill(a->device, sizeof(a->device));	/* out */
+	if (chance(10)) {	/* extra rails: a list (good, duplicated, mutated) or auto */
+		static struct hixl_sockaddr rails[HIXL_MAX_RAILS + 1];
+		uint32_t n = rnd(HIXL_MAX_RAILS + 1) + 1;
+
+		for (uint32_t i = 0; i < n; i++) {
+			if (i && chance(20))
+				rails[i] = rails[rnd(i)];	/* a duplicate: refused */
+			else
+				valid_name(&rails[i], rnd(4));
+			if (chance(50)) {	/* the test VM's second rail (rxe1) */
+				memset(&rails[i], 0, sizeof(rails[i]));
+				rails[i].family = AF_INET;
+				inet_pton(AF_INET, "10.78.0.1", rails[i].addr);
+			}
+			rails[i].port = 0;
+			if (chance(10))
+				mutate_name(&rails[i]);
+		}
+		switch (rnd(4)) {
+		case 0:
+			a->flags |= HIXL_SETUP_RAILS_AUTO;
+			break;
+		case 1:		/* both: refused */
+			a->flags |= HIXL_SETUP_RAILS | HIXL_SETUP_RAILS_AUTO;
+			a->rails = (uint64_t)(uintptr_t)rails;
+			a->nr_rails = n;
+			bad = true;
+			break;
+		default:
+			a->flags |= HIXL_SETUP_RAILS;
+			a->rails = chance(5) ? boundary64() : (uint64_t)(uintptr_t)rails;
+			a->nr_rails = n;
+			bad |= n > HIXL_MAX_RAILS - 1;
+			break;
+		}
+	}
+	RES32(a->reserved2);
 	return bad;
 }
 
@@ -1345,8 +1382,12 @@ static void check_engines(const struct hixl_engines *a, int cmd)
 		if (o[i].flags & ~(HIXL_ENGINE_STAT_SETUP | HIXL_ENGINE_STAT_SELF |
 				   HIXL_ENGINE_STAT_BUSY))
 			violation("ENGINES unknown flags", cur_call, cmd, 0);
-		if (o[i].reserved0 || !all_zero(o[i].reserved, sizeof(o[i].reserved)))
+		if (!all_zero(o[i].reserved, sizeof(o[i].reserved)))
 			violation("ENGINES reserved out not 0", cur_call, cmd, 0);
+		if (o[i].nr_rails > HIXL_MAX_RAILS ||
+		    (!(o[i].flags & HIXL_ENGINE_STAT_SETUP) && o[i].nr_rails))
+			violation("ENGINES nr_rails above the limit, or of an engine without SETUP",
+				  cur_call, cmd, 0);
 		if (!memchr(o[i].device, 0, sizeof(o[i].device)))
 			violation("ENGINES device not NUL-terminated", cur_call, cmd, 0);
 		if (!(o[i].flags & HIXL_ENGINE_STAT_SETUP) &&

@@ -67,6 +67,7 @@ def test_option_strings():
     assert hixl.OPTION_ENABLE_USE_FABRIC_MEM == "EnableUseFabricMem"
     assert hixl.OPTION_GLOBAL_RESOURCE_CONFIG == "GlobalResourceConfig"
     assert hixl.OPTION_LOCAL_COMM_RES == "LocalCommRes"
+    assert hixl.OPTION_RAILS == "Rails"
 
 
 @pytest.mark.parametrize("err,status", [

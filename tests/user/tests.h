@@ -39,6 +39,7 @@ extern const struct ht_test stats_tests[];	/* test_stats.c: data-path counters, 
 extern const struct ht_test loopback_tests[];	/* test_loopback.c: loopback engines, no device */
 extern const struct ht_test hpoll_tests[];	/* test_hpoll.c: hybrid polling of small sync transfers */
 extern const struct ht_test revoke_tests[];	/* test_revoke.c: the revoking CANCEL */
+extern const struct ht_test rail_tests[];	/* test_rail.c: an engine on several rails */
 
 static const struct ht_test *const hixl_test_tables[] = {
 	dev_tests, reg_tests, runs_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests,
@@ -47,6 +48,7 @@ static const struct ht_test *const hixl_test_tables[] = {
 	loopback_tests,
 	local_par_tests,
 	local_dmabuf_tests,
+	rail_tests,
 	fault_tests, alive_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */
 	NULL,

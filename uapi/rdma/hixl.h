@@ -65,6 +65,8 @@
 						 * RDMA device; such engines link to each
 						 * other in the kernel (docs/abi.md) */
 #define HIXL_FEAT_CANCEL_REVOKE	(1ULL << 19)	/* hixl_cancel.flags HIXL_CANCEL_REVOKE */
+#define HIXL_FEAT_RAILS		(1ULL << 20)	/* SETUP's extra rails (HIXL_SETUP_RAILS,
+						 * HIXL_SETUP_RAILS_AUTO), hixl_engine_stat.nr_rails */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -327,6 +329,11 @@ struct hixl_sockaddr {
 #define HIXL_SETUP_SECRET	(1U << 1)	/* @secret, @secret_len are given */
 #define HIXL_SETUP_LISTEN_ANY	(1U << 2)	/* @local.port 0: listen on a port the
 						 * kernel picks, returned in @local.port */
+#define HIXL_SETUP_RAILS	(1U << 3)	/* @rails, @nr_rails are given */
+#define HIXL_SETUP_RAILS_AUTO	(1U << 4)	/* every other RDMA device with an address
+						 * of @local's family is a rail */
+
+#define HIXL_MAX_RAILS		8	/* rails of an engine, @local's included */
 
 #define HIXL_MAX_ALLOWED_PEERS	256	/* prefixes in hixl_setup.allowed */
 #define HIXL_SECRET_MIN		16	/* bytes of hixl_setup.secret */
@@ -403,6 +410,14 @@ struct hixl_peer_prefix {
  *                  kernel keeps only the keyed hash, never shows it, and
  *                  wipes it when the engine goes
  * @reserved:       in: must be 0
+ * @rails:          in: with HIXL_SETUP_RAILS, a user pointer to @nr_rails
+ *                  struct hixl_sockaddr: the engine's extra rails, one local
+ *                  address per further RDMA device, port 0 (HIXL_FEAT_RAILS;
+ *                  docs/abi.md, "Rails").  Without the flag, must be 0
+ * @nr_rails:       in: with HIXL_SETUP_RAILS, 1..HIXL_MAX_RAILS - 1; without
+ *                  it, must be 0.  out: the rails the engine has, @local's
+ *                  included (1 without extra rails; 0 for a loopback engine)
+ * @reserved2:      in: must be 0
  *
  * Both options are off by default; hixl_info.features has HIXL_FEAT_AUTH
  * when the module knows them (an older one refuses them: -EINVAL).
@@ -429,6 +444,9 @@ struct hixl_setup {
 	__u32 secret_len;
 	__u64 secret;
 	__u64 reserved[1];
+	__u64 rails;
+	__u32 nr_rails;
+	__u32 reserved2;
 };
 
 /* ---- links ---------------------------------------------------------------------- */
@@ -681,6 +699,8 @@ struct hixl_link_stats {
  * @pid:        its owner's process id in the caller's pid namespace
  * @flags:      HIXL_ENGINE_STAT_* bits
  * @nr_links:   its links
+ * @nr_rails:   its rails (SETUP's @nr_rails out; 0 before SETUP, and for
+ *              a module without HIXL_FEAT_RAILS)
  * @local:      its name: SETUP's local address and port
  * @device:     its RDMA device, NUL-terminated
  * @regions:    its live registrations
@@ -696,7 +716,7 @@ struct hixl_engine_stat {
 	__u32 pid;
 	__u32 flags;
 	__u32 nr_links;
-	__u32 reserved0;
+	__u32 nr_rails;
 	struct hixl_sockaddr local;
 	char device[64];
 	__u64 regions;

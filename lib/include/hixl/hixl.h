@@ -336,6 +336,7 @@ int hixl_format_engine_name(const struct hixl_sockaddr *addr, char *buf, size_t 
 #define HIXL_OPTION_AUTO_CONNECT	"AutoConnect"
 /* hixl's own: how links to engines of the same host move bytes */
 #define HIXL_OPTION_TRANSPORT		"Transport"
+#define HIXL_OPTION_RAILS		"Rails"
 /* hixl's own (HIXL has no such options): who may connect, see hixl_engine_init() */
 #define HIXL_OPTION_ALLOWED_PEERS	"AllowedPeers"
 #define HIXL_OPTION_AUTH_SECRET		"AuthSecret"
@@ -404,6 +405,16 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  *                      "rdma": always RDMA.  "local": as "auto", but a
  *                      transfer that cannot take the local copy fails
  *                      with -EOPNOTSUPP.  Env: HIXL_TRANSPORT
+ *   "Rails"            the engine's extra rails: a comma-separated list of
+ *                      local addresses (IPv4 or IPv6, no port), one per
+ *                      further RDMA device, at most 7, e.g. "10.78.0.1";
+ *                      or "auto": every other RDMA device with an IPv4
+ *                      address in this network namespace.  A bad list,
+ *                      a duplicate, a loopback address, an address
+ *                      without an RDMA device: the init fails (-EINVAL,
+ *                      -EADDRNOTAVAIL, -ENODEV); a module without rails:
+ *                      -EOPNOTSUPP.  Default: none (one rail).  Not yet:
+ *                      transfers use the first rail only.  Env: HIXL_RAILS
  *                Values are decimal.  A key given twice: the last one wins.
  * @nopts:        number of options
  *

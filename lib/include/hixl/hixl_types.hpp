@@ -86,6 +86,9 @@ struct LinkStat {
   hixl_xfer_stats xfer;
 };
 
+/* hixl extension: the engine's extra rails (see hixl_engine_init()) */
+constexpr const char OPTION_RAILS[] = "Rails";
+
 /** FeatureType: GetCapability()'s features (HIXL's values; append only). */
 enum FeatureType : int32_t {
   AUTO_CONNECT = 0,       /**< the AutoConnect option */

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rail_kunit.c - KUnit suite hixl_rail: the striping planner
+ * (hixl_rail_plan(): which rail carries which bytes of which descriptor)
+ * and SETUP's rail fields (hixl_rails_validate()).
+ */
+#include <kunit/test.h>
+#include <linux/sizes.h>
+
+#include "../hixl_priv.h"
+
+#define RAIL_MAX_PIECES 512
+
+/*
+ * Every descriptor covered exactly once, in order, by pieces of at most
+ * @chunk bytes when striped; each piece on a rail below @nr.
+ */
+static void rail_check_cover(struct kunit *test, const u64 *lens, u32 n, u32 nr,
+			     u64 stripe_min, u64 chunk, const struct hixl_rail_piece *p,
+			     long k)
+{
+	u32 d = 0;
+	u64 off = 0;
+	long i;
+
+	for (i = 0; i < k; i++) {
+		KUNIT_ASSERT_LT(test, p[i].rail, nr);
+		KUNIT_ASSERT_GT(test, p[i].len, 0ULL);
+		if (off == lens[d]) {
+			d++;
+			off = 0;
+		}
+		KUNIT_ASSERT_EQ(test, p[i].desc, d);
+		KUNIT_ASSERT_EQ(test, p[i].off, off);
+		if (nr > 1 && lens[d] >= stripe_min) {
+			KUNIT_EXPECT_LE(test, p[i].len, chunk);
+			/* chunk borders at multiples of the chunk */
+			KUNIT_EXPECT_EQ(test, p[i].off % chunk, 0ULL);
+		} else {
+			KUNIT_EXPECT_EQ(test, p[i].len, lens[d]);
+		}
+		off += p[i].len;
+	}
+	KUNIT_EXPECT_EQ(test, d, n - 1);
+	KUNIT_EXPECT_EQ(test, off, lens[n - 1]);
+}
+
+static void hixl_rail_one_rail_is_identity(struct kunit *test)
+{
+	static const u64 lens[] = { 1, SZ_4K, SZ_64M, SZ_1M + 1 };
+	struct hixl_rail_piece *p;
+	u32 rr = 0;
+	long k;
+	int i;
+
+	p = kunit_kcalloc(test, RAIL_MAX_PIECES, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	k = hixl_rail_plan(lens, ARRAY_SIZE(lens), 1, SZ_1M, SZ_512K, &rr, p, RAIL_MAX_PIECES);
+	KUNIT_ASSERT_EQ(test, k, (long)ARRAY_SIZE(lens));
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		KUNIT_EXPECT_EQ(test, p[i].desc, (u32)i);
+		KUNIT_EXPECT_EQ(test, p[i].rail, 0U);
+		KUNIT_EXPECT_EQ(test, p[i].off, 0ULL);
+		KUNIT_EXPECT_EQ(test, p[i].len, lens[i]);
+	}
+	KUNIT_EXPECT_EQ(test, rr, 0U);
+}
+
+static void hixl_rail_small_least_loaded(struct kunit *test)
+{
+	static const u64 lens[] = { 8, 4096, 100, SZ_1M - 1, 1 };
+	/* 1, 2, 0 from the cursor; then rail 1 (8 B) is the lightest, then 0 */
+	static const u32 rails[] = { 1, 2, 0, 1, 0 };
+	struct hixl_rail_piece p[8];
+	u32 rr = 1;
+	long k;
+	int i;
+
+	k = hixl_rail_plan(lens, ARRAY_SIZE(lens), 3, SZ_1M, SZ_512K, &rr, p, ARRAY_SIZE(p));
+	KUNIT_ASSERT_EQ(test, k, 5L);
+	for (i = 0; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, p[i].rail, rails[i]);
+		KUNIT_EXPECT_EQ(test, p[i].len, lens[i]);
+	}
+	KUNIT_EXPECT_EQ(test, rr, 1U);		/* after rail 0 */
+}
+
+/* a batch of one small descriptor each still spreads over the rails */
+static void hixl_rail_cursor_spreads_batches(struct kunit *test)
+{
+	static const u64 len = 4096;
+	struct hixl_rail_piece p;
+	u32 rr = 0, i;
+
+	for (i = 0; i < 6; i++) {
+		KUNIT_ASSERT_EQ(test, hixl_rail_plan(&len, 1, 3, SZ_1M, SZ_512K, &rr, &p, 1), 1L);
+		KUNIT_EXPECT_EQ(test, p.rail, i % 3);
+	}
+}
+
+static void hixl_rail_striped_straddles_chunks(struct kunit *test)
+{
+	/* 1 MiB exactly, chunk-border straddlers, 64 MiB, small ones between */
+	static const u64 lens[] = { SZ_1M, 7, SZ_1M + SZ_512K + 1, 3 * SZ_512K - 1,
+				    SZ_64M, 1, 2 * SZ_1M - 1 };
+	u64 bytes[2] = { 0, 0 };
+	struct hixl_rail_piece *p;
+	u32 rr = 0;
+	long k, i;
+
+	p = kunit_kcalloc(test, RAIL_MAX_PIECES, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	k = hixl_rail_plan(lens, ARRAY_SIZE(lens), 2, SZ_1M, SZ_512K, &rr, p, RAIL_MAX_PIECES);
+	/* 2 + 1 + 4 + 3 + 128 + 1 + 4 */
+	KUNIT_ASSERT_EQ(test, k, 143L);
+	rail_check_cover(test, lens, ARRAY_SIZE(lens), 2, SZ_1M, SZ_512K, p, k);
+	for (i = 0; i < k; i++)
+		bytes[p[i].rail] += p[i].len;
+	/* at most the largest piece apart (here: 5 B) */
+	KUNIT_EXPECT_LE(test, abs_diff(bytes[0], bytes[1]), (u64)SZ_512K);
+	KUNIT_EXPECT_EQ(test, abs_diff(bytes[0], bytes[1]), 5ULL);
+	/* the straddler's last piece is its one byte past 1.5 MiB */
+	KUNIT_EXPECT_EQ(test, p[6].desc, 2U);
+	KUNIT_EXPECT_EQ(test, p[6].off, (u64)SZ_1M + SZ_512K);
+	KUNIT_EXPECT_EQ(test, p[6].len, 1ULL);
+	KUNIT_EXPECT_EQ(test, rr, 1U);
+}
+
+static void hixl_rail_eight_rails_cover(struct kunit *test)
+{
+	static const u64 lens[] = { SZ_4M + 3, 5, SZ_1M, SZ_16M - 1 };
+	u64 bytes[HIXL_MAX_RAILS] = { 0 };
+	struct hixl_rail_piece *p;
+	u32 rr = 7;
+	long k, i;
+
+	p = kunit_kcalloc(test, RAIL_MAX_PIECES, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	k = hixl_rail_plan(lens, ARRAY_SIZE(lens), HIXL_MAX_RAILS, SZ_1M, SZ_512K, &rr, p,
+			   RAIL_MAX_PIECES);
+	KUNIT_ASSERT_EQ(test, k, 9L + 1 + 2 + 32);
+	rail_check_cover(test, lens, ARRAY_SIZE(lens), HIXL_MAX_RAILS, SZ_1M, SZ_512K, p, k);
+	KUNIT_EXPECT_EQ(test, p[0].rail, 7U);
+	for (i = 0; i < k; i++)
+		bytes[p[i].rail] += p[i].len;
+	for (i = 0; i < HIXL_MAX_RAILS; i++) {
+		KUNIT_EXPECT_GE(test, bytes[i], (u64)SZ_2M + SZ_512K);
+		KUNIT_EXPECT_LE(test, bytes[i], (u64)SZ_2M + SZ_1M);
+	}
+	KUNIT_EXPECT_EQ(test, rr, 3U);
+}
+
+static void hixl_rail_bad_args(struct kunit *test)
+{
+	static const u64 lens[] = { SZ_4M, 0 };
+	struct hixl_rail_piece p[16];
+	u32 rr = 0;
+
+	KUNIT_EXPECT_EQ(test, hixl_rail_plan(lens, 1, 0, SZ_1M, SZ_512K, &rr, p, 16), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_rail_plan(lens, 1, HIXL_MAX_RAILS + 1, SZ_1M, SZ_512K, &rr,
+					     p, 16), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hixl_rail_plan(lens, 1, 2, SZ_1M, 0, &rr, p, 16), -EINVAL);
+	rr = 2;
+	KUNIT_EXPECT_EQ(test, hixl_rail_plan(lens, 1, 2, SZ_1M, SZ_512K, &rr, p, 16), -EINVAL);
+	rr = 0;
+	KUNIT_EXPECT_EQ(test, hixl_rail_plan(lens, 2, 2, SZ_1M, SZ_512K, &rr, p, 16), -EINVAL);
+	/* 4 MiB in 512 KiB chunks is 8 pieces: 7 entries are too few */
+	KUNIT_EXPECT_EQ(test, hixl_rail_plan(lens, 1, 2, SZ_1M, SZ_512K, &rr, p, 7), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, rr, 0U);
+	KUNIT_EXPECT_EQ(test, hixl_rail_plan(lens, 1, 2, SZ_1M, SZ_512K, &rr, p, 8), 8L);
+	KUNIT_EXPECT_EQ(test, rr, 0U);
+}
+
+static void hixl_rail_validate_fields(struct kunit *test)
+{
+	struct hixl_setup a = { };
+
+	KUNIT_EXPECT_EQ(test, hixl_rails_validate(&a), 0);
+	a.flags = HIXL_SETUP_RAILS;
+	KUNIT_EXPECT_EQ(test, hixl_rails_validate(&a), -EINVAL);	/* no list */
+	a.rails = 0x1000;
+	a.nr_rails = 1;
+	KUNIT_EXPECT_EQ(test, hixl_rails_validate(&a), 0);
+	a.nr_rails = HIXL_MAX_RAILS - 1;
+	KUNIT_EXPECT_EQ(test, hixl_rails_validate(&a), 0);
+	a.nr_rails = HIXL_MAX_RAILS;
+	KUNIT_EXPECT_EQ(test, hixl_rails_validate(&a), -EINVAL);
+	a.nr_rails = 1;
+	a.flags |= HIXL_SETUP_RAILS_AUTO;
+	KUNIT_EXPECT_EQ(test, hixl_rails_validate(&a), -EINVAL);
+	a.flags = HIXL_SETUP_RAILS_AUTO;
+	KUNIT_EXPECT_EQ(test, hixl_rails_validate(&a), -EINVAL);	/* list too */
+	a.rails = 0;
+	a.nr_rails = 0;
+	KUNIT_EXPECT_EQ(test, hixl_rails_validate(&a), 0);
+	a.reserved2 = 1;
+	KUNIT_EXPECT_EQ(test, hixl_rails_validate(&a), -EINVAL);
+}
+
+static struct kunit_case hixl_rail_cases[] = {
+	KUNIT_CASE(hixl_rail_one_rail_is_identity),
+	KUNIT_CASE(hixl_rail_small_least_loaded),
+	KUNIT_CASE(hixl_rail_cursor_spreads_batches),
+	KUNIT_CASE(hixl_rail_striped_straddles_chunks),
+	KUNIT_CASE(hixl_rail_eight_rails_cover),
+	KUNIT_CASE(hixl_rail_bad_args),
+	KUNIT_CASE(hixl_rail_validate_fields),
+	{}
+};
+
+static struct kunit_suite hixl_rail_suite = {
+	.name = "hixl_rail",
+	.test_cases = hixl_rail_cases,
+};
+
+kunit_test_suite(hixl_rail_suite);
