@@ -1445,6 +1445,7 @@ static void case_vxfer(void)
 		hp_stage_done(&P, seq, 0, 0);
 	if (t != HIXL_MSG_STAGE_REQ) {
 		/* no staging on this link (no pool left for it): planned direct, fine */
+		wf_total++;
 		if (x.ret == 0)
 			wf_ok++;
 		peer_down();
