@@ -12,6 +12,7 @@
 
 struct hixl_rdma;
 struct net;
+struct rdma_cm_id;
 
 /* striping defaults for the multi-rail data path (rail.c: not yet used) */
 #define HIXL_RAIL_STRIPE_MIN	(1ULL << 20)	/* bytes: striped from here on */
@@ -29,6 +30,10 @@ struct net;
 struct hixl_rail {
 	struct hixl_sockaddr addr;
 	char device[64];
+	/* hR2 (raillink.c): our listener on @addr with the engine's port (an
+	 * engine with a port, not LISTEN_ANY), NULL without; under
+	 * raillink.c's hixl_rail_listen_lock */
+	struct rdma_cm_id *listen_id;
 };
 
 /**
