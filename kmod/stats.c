@@ -167,12 +167,57 @@ static void hixl_link_stat_fill(struct hixl_link *l, struct hixl_link_stat *o)
 	hixl_ctrs_read(&l->ctrs, &o->xfer);
 }
 
+/*
+ * The rail entries of primary link @l (HIXL_LINK_STATS_RAILS): one per rail
+ * 1..nr - 1 paired with the peer, written to @out while *@k < @n; *@k
+ * counts them all.  A rail whose connection is missing (broken and not
+ * yet re-made by the rail work, raillink.c) gets HIXL_LINK_STAT_NO_LINK.
+ * Each rail link is held by a reference taken under the primary's
+ * rails.lock and read outside it.  The engine's links_lock held.
+ */
+static void hixl_link_stat_rails(struct hixl_link *l, struct hixl_link_stat *out, u32 n, u32 *k)
+{
+	struct hixl_sockaddr peer;
+	struct hixl_link *rl;
+	u32 i, nr = hixl_link_nr_rails(l);
+
+	for (i = 1; i < nr; i++, (*k)++) {
+		struct hixl_link_stat *o = *k < n ? &out[*k] : NULL;
+
+		spin_lock(&l->rails.lock);
+		rl = i < l->rails.nr ? l->rails.link[i] : NULL;
+		if (rl)
+			kref_get(&rl->ref);
+		peer = l->rails.peer_rail[i];
+		spin_unlock(&l->rails.lock);
+		if (o) {
+			o->rail = i;
+			if (rl) {
+				hixl_link_stat_fill(rl, o);
+			} else {
+				o->state = HIXL_LINK_STATE_ERROR;
+				o->err = -ENOTCONN;
+				o->flags = HIXL_LINK_STAT_NO_LINK;
+			}
+			o->peer = peer;		/* the peer's rail address, not its name */
+			if (l->active)
+				o->flags |= HIXL_LINK_STAT_ACTIVE;
+			o->flags |= HIXL_LINK_STAT_NAMED;
+		}
+		if (rl)
+			hixl_link_put(rl);
+	}
+}
+
 /**
  * hixl_cmd_link_stats() - HIXL_IOC_LINK_STATS: the links of an engine
  * @eng: the engine of the calling file (any caller, set up or not)
- * @a:   in: engine (0: @eng), buf, count, flags 0, reserved 0; out: total
+ * @a:   in: engine (0: @eng), buf, count, flags (0 or
+ *       HIXL_LINK_STATS_RAILS), reserved 0; out: total
  *
- * Copies min(@a->count, links) records to @a->buf.  Another engine is
+ * Copies min(@a->count, entries) records to @a->buf: the primary links
+ * (rail 0), each followed, with HIXL_LINK_STATS_RAILS, by its rail
+ * entries (hixl_link_stat.rail 1..).  Another engine is
  * found by its id under hixl_engines_lock and its links read under its
  * links_lock (the order debugfs uses).
  *
@@ -190,7 +235,10 @@ int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 	u32 n = 0, total = 0;
 	int ret;
 
-	ret = hixl_stat_args("LINK_STATS", a->flags, a->reserved0, a->reserved, a->count, a->buf);
+	bool rails = a->flags & HIXL_LINK_STATS_RAILS;
+
+	ret = hixl_stat_args("LINK_STATS", a->flags & ~HIXL_LINK_STATS_RAILS, a->reserved0,
+			     a->reserved, a->count, a->buf);
 	if (ret)
 		return ret;
 	mutex_lock(&hixl_engines_lock);
@@ -206,6 +254,11 @@ int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 	}
 	mutex_lock(&e->links_lock);
 	total = e->nr_links;
+	if (rails) {		/* rail entries too: count them first */
+		list_for_each_entry(l, &e->links, node)
+			if (!l->rail)
+				total += hixl_link_nr_rails(l) - 1;
+	}
 	n = min(a->count, total);
 	if (n) {
 		out = kvcalloc(n, sizeof(*out), GFP_KERNEL);
@@ -216,11 +269,13 @@ int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 	}
 	total = 0;
 	list_for_each_entry(l, &e->links, node) {
-		if (l->rail)	/* primary links only: rails have their own view later */
+		if (l->rail)	/* a rail link: an entry after its primary's */
 			continue;
 		if (total < n)
 			hixl_link_stat_fill(l, &out[total]);
 		total++;
+		if (rails)
+			hixl_link_stat_rails(l, out, n, &total);
 	}
 unlock:
 	mutex_unlock(&e->links_lock);

@@ -59,8 +59,8 @@ HIXL_EXPORT int hixl_dev_get_stats(int fd, struct hixl_stats *st)
 	return HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_GET_STATS, st));
 }
 
-HIXL_EXPORT int hixl_dev_link_stats(int fd, uint64_t engine, struct hixl_link_stat *buf,
-				    uint32_t count, uint32_t *total)
+static int link_stats(int fd, uint64_t engine, uint32_t flags, struct hixl_link_stat *buf,
+		      uint32_t count, uint32_t *total)
 {
 	struct hixl_link_stats a;
 	int ret;
@@ -71,12 +71,25 @@ HIXL_EXPORT int hixl_dev_link_stats(int fd, uint64_t engine, struct hixl_link_st
 	a.engine = engine;
 	a.buf = count ? (uint64_t)(uintptr_t)buf : 0;
 	a.count = count;
+	a.flags = flags;
 	ret = HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_LINK_STATS, &a));
 	if (ret)
 		return ret;
 	if (total)
 		*total = a.total;
 	return (int)(a.total < count ? a.total : count);
+}
+
+HIXL_EXPORT int hixl_dev_link_stats(int fd, uint64_t engine, struct hixl_link_stat *buf,
+				    uint32_t count, uint32_t *total)
+{
+	return link_stats(fd, engine, 0, buf, count, total);
+}
+
+HIXL_EXPORT int hixl_dev_link_stats_rails(int fd, uint64_t engine, struct hixl_link_stat *buf,
+					  uint32_t count, uint32_t *total)
+{
+	return link_stats(fd, engine, HIXL_LINK_STATS_RAILS, buf, count, total);
 }
 
 HIXL_EXPORT int hixl_dev_engines(int fd, struct hixl_engine_stat *buf, uint32_t count,

@@ -8,11 +8,15 @@
  *
  * hixlctl's own descriptor (an engine of nobody's, flagged SELF) is left
  * out.  Text: one line per engine, then one indented line per link,
- * key=value.
- * --json: {"engines": [{..., "links": [{...}]}]}, every counter a number.
+ * key=value, and under each link one line per further rail paired with
+ * its peer (hixl_dev_link_stats_rails(): the rail's state, the peer's
+ * address on it, its own counters).
+ * --json: {"engines": [{..., "links": [{..., "rails": [{...}]}]}]}, every
+ * counter a number.
  * --prometheus: the text exposition format 0.0.4: hixl_engine_* families
  * (an engine's totals, closed links included) and hixl_link_* families (a
- * live link's own), each with # HELP and # TYPE, counters ending in _total;
+ * live link's own; hixl_link_rails_up: its rails that are ready), each
+ * with # HELP and # TYPE, counters ending in _total;
  * labels pid, engine (its number), name (its address), peer, op, path.
  */
 #include <errno.h>
@@ -108,6 +112,8 @@ static int collect(struct eng_rec **out, uint32_t *n)
 		return -1;
 	}
 	for (uint32_t j = 0, i = 0; j < cnt; j++) {
+		int (*ls)(int, uint64_t, struct hixl_link_stat *, uint32_t, uint32_t *) =
+			hixl_dev_link_stats_rails;
 		uint32_t lt = 0, lc;
 
 		if (es[j].flags & HIXL_ENGINE_STAT_SELF)
@@ -117,14 +123,18 @@ static int collect(struct eng_rec **out, uint32_t *n)
 		if (!(r[i].e.flags & HIXL_ENGINE_STAT_SETUP) ||
 		    hixl_format_engine_name(&r[i].e.local, r[i].name, sizeof(r[i].name)))
 			snprintf(r[i].name, sizeof(r[i].name), "-");
-		ret = hixl_dev_link_stats(fd, r[i].e.id, NULL, 0, &lt);
+		/* with each link's rails; a module without them: links only */
+		ret = hixl_dev_link_stats_rails(fd, r[i].e.id, NULL, 0, &lt);
+		if (ret == -EINVAL)
+			ls = hixl_dev_link_stats;
+		ret = ls(fd, r[i].e.id, NULL, 0, &lt);
 		if (ret < 0)
 			continue;	/* closed meanwhile: no links shown */
 		lc = lt + 8;
 		r[i].links = calloc(lc, sizeof(*r[i].links));
 		if (!r[i].links)
 			continue;
-		ret = hixl_dev_link_stats(fd, r[i].e.id, r[i].links, lc, &lt);
+		ret = ls(fd, r[i].e.id, r[i].links, lc, &lt);
 		r[i].nlinks = ret < 0 ? 0 : (uint32_t)ret;
 	}
 	free(es);
@@ -150,6 +160,16 @@ static void print_text(const struct eng_rec *r, uint32_t n)
 			const struct hixl_link_stat *l = &r[i].links[k];
 			char peer[HIXL_ENGINE_NAME_MAX];
 
+			if (l->rail) {	/* a rail of the link above */
+				peer_name(l, peer, sizeof(peer));
+				printf("    rail engine=%llu rail=%u address=%s state=%s err=%d%s",
+				       (unsigned long long)e->id, l->rail, peer, link_state(l->state),
+				       l->err, l->flags & HIXL_LINK_STAT_NO_LINK ? " connection=none" : "");
+				for (int c = 0; c < NCTR; c++)
+					printf(" %s=%llu", ctr_names[c], ctr(&l->xfer, c));
+				printf("\n");
+				continue;
+			}
 			peer_name(l, peer, sizeof(peer));
 			printf("  link engine=%llu peer=%s side=%s state=%s err=%d transport=%s",
 			       (unsigned long long)e->id, peer,
@@ -202,12 +222,15 @@ static void print_json(const struct eng_rec *r, uint32_t n)
 		       (unsigned long long)e->host_bytes, (unsigned long long)e->device_bytes);
 		json_ctrs(&e->xfer);
 		printf(", \"links\": [");
-		for (uint32_t k = 0; k < r[i].nlinks; k++) {
+		for (uint32_t k = 0, nl = 0; k < r[i].nlinks; k++) {
 			const struct hixl_link_stat *l = &r[i].links[k];
 			char peer[HIXL_ENGINE_NAME_MAX];
+			uint32_t nr = 0;
 
+			if (l->rail)
+				continue;	/* printed in its link's "rails" */
 			peer_name(l, peer, sizeof(peer));
-			printf("%s{\"peer\": ", k ? ", " : "");
+			printf("%s{\"peer\": ", nl++ ? ", " : "");
 			json_str(peer);
 			printf(", \"side\": \"%s\", \"state\": \"%s\", \"err\": %d, "
 			       "\"transport\": \"%s\"",
@@ -215,7 +238,20 @@ static void print_json(const struct eng_rec *r, uint32_t n)
 			       link_state(l->state), l->err,
 			       l->flags & HIXL_LINK_STAT_LOCAL ? "local" : "rdma");
 			json_ctrs(&l->xfer);
-			printf("}");
+			printf(", \"rails\": [");
+			for (uint32_t j = k + 1; j < r[i].nlinks && r[i].links[j].rail; j++) {
+				const struct hixl_link_stat *rl = &r[i].links[j];
+
+				peer_name(rl, peer, sizeof(peer));
+				printf("%s{\"rail\": %u, \"address\": ", nr++ ? ", " : "", rl->rail);
+				json_str(peer);
+				printf(", \"state\": \"%s\", \"err\": %d, \"connection\": %s",
+				       link_state(rl->state), rl->err,
+				       rl->flags & HIXL_LINK_STAT_NO_LINK ? "false" : "true");
+				json_ctrs(&rl->xfer);
+				printf("}");
+			}
+			printf("]}");
 		}
 		printf("]}");
 	}
@@ -357,6 +393,8 @@ static void print_prometheus(const struct eng_rec *r, uint32_t n)
 		for (uint32_t k = 0; k < r[i].nlinks; k++) {
 			char peer[HIXL_ENGINE_NAME_MAX];
 
+			if (r[i].links[k].rail)
+				continue;	/* hixl_link_rails_up below */
 			peer_name(&r[i].links[k], peer, sizeof(peer));
 			printf("hixl_link_up");
 			prom_labels(&r[i], peer, NULL, NULL);
@@ -368,11 +406,31 @@ static void print_prometheus(const struct eng_rec *r, uint32_t n)
 			for (uint32_t k = 0; k < r[i].nlinks; k++) {
 				char peer[HIXL_ENGINE_NAME_MAX];
 
+				if (r[i].links[k].rail)
+					continue;	/* a rail's counters: text and --json */
 				peer_name(&r[i].links[k], peer, sizeof(peer));
 				prom_samples("link", &families[f], &r[i], peer,
 					     &r[i].links[k].xfer);
 			}
 	}
+	prom_head("link", "rails_up", "gauge",
+		  "Rails of the link (its own included) whose connection is ready.");
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < r[i].nlinks; k++) {
+			const struct hixl_link_stat *l = &r[i].links[k];
+			char peer[HIXL_ENGINE_NAME_MAX];
+			uint32_t up;
+
+			if (l->rail)
+				continue;
+			up = l->state == HIXL_LINK_STATE_READY;
+			for (uint32_t j = k + 1; j < r[i].nlinks && r[i].links[j].rail; j++)
+				up += r[i].links[j].state == HIXL_LINK_STATE_READY;
+			peer_name(l, peer, sizeof(peer));
+			printf("hixl_link_rails_up");
+			prom_labels(&r[i], peer, NULL, NULL);
+			printf(" %u\n", up);
+		}
 }
 
 int cmd_stats(int argc, char **argv)

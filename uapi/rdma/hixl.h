@@ -67,6 +67,8 @@
 #define HIXL_FEAT_CANCEL_REVOKE	(1ULL << 19)	/* hixl_cancel.flags HIXL_CANCEL_REVOKE */
 #define HIXL_FEAT_RAILS		(1ULL << 20)	/* SETUP's extra rails (HIXL_SETUP_RAILS,
 						 * HIXL_SETUP_RAILS_AUTO), hixl_engine_stat.nr_rails */
+#define HIXL_FEAT_LINK_STATS_RAILS (1ULL << 23)	/* LINK_STATS lists rail links
+						 * (HIXL_LINK_STATS_RAILS, hixl_link_stat.rail) */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -639,6 +641,10 @@ struct hixl_get_notifies {
 						 * learns it from the peer's HELLO) */
 #define HIXL_LINK_STAT_LOCAL	(1U << 2)	/* paired with an engine of this
 						 * kernel: host transfers are CPU copies */
+#define HIXL_LINK_STAT_NO_LINK	(1U << 3)	/* a rail entry whose rail has no
+						 * connection now (being re-made):
+						 * @state ERROR, @err -ENOTCONN,
+						 * counters 0 */
 
 /**
  * struct hixl_link_stat - one link, as HIXL_IOC_LINK_STATS writes it
@@ -646,7 +652,12 @@ struct hixl_get_notifies {
  * @state: HIXL_LINK_STATE_*
  * @flags: HIXL_LINK_STAT_* bits
  * @err:   why the link broke (-errno), or 0
- * @reserved0: 0
+ * @rail:  0: a link (the peer engine's primary link, rail 0); 1..: the
+ *         connection of rail @rail of the link written just before it
+ *         (only with HIXL_LINK_STATS_RAILS); @peer is then the peer's
+ *         address of that rail and @xfer that rail's own counters, since
+ *         the rail's connection was made (the link's counters, and the
+ *         engine's, include them)
  * @xfer:  the link's counters
  */
 struct hixl_link_stat {
@@ -654,7 +665,7 @@ struct hixl_link_stat {
 	__u32 state;
 	__u32 flags;
 	__s32 err;
-	__u32 reserved0;
+	__u32 rail;
 	struct hixl_xfer_stats xfer;
 };
 
@@ -667,9 +678,12 @@ struct hixl_link_stat {
  * @buf:       in: user pointer to @count struct hixl_link_stat (0 when
  *             @count is 0)
  * @count:     in: entries @buf holds, 0..HIXL_MAX_STAT_ENTRIES
- * @total:     out: links the engine has; min(@count, @total) entries are
+ * @total:     out: links the engine has (with HIXL_LINK_STATS_RAILS: and
+ *             their rail entries); min(@count, @total) entries are
  *             written, in the engine's link order (oldest first)
- * @flags:     in: must be 0
+ * @flags:     in: 0, or HIXL_LINK_STATS_RAILS: after each link, one entry
+ *             per further rail paired with its peer (rail 1 first;
+ *             HIXL_FEAT_LINK_STATS_RAILS); other bits: -EINVAL
  * @reserved0: in: must be 0
  * @reserved:  in: must be 0
  *
@@ -677,6 +691,8 @@ struct hixl_link_stat {
  * @total 0).  Peers' names are shown for any visible engine; nothing of
  * its memory is.
  */
+#define HIXL_LINK_STATS_RAILS	(1U << 0)	/* hixl_link_stats.flags: rail entries too */
+
 struct hixl_link_stats {
 	__u64 engine;
 	__u64 buf;

@@ -151,6 +151,27 @@ int hixl_dev_link_stats(int fd, uint64_t engine, struct hixl_link_stat *buf,
 			uint32_t count, uint32_t *total);
 
 /**
+ * hixl_dev_link_stats_rails() - the links of an engine with their rails
+ * @fd:     descriptor from hixl_dev_open() (need not be set up)
+ * @engine: 0: @fd's own engine; else an engine id from hixl_dev_engines()
+ * @buf:    room for @count records (may be NULL when @count is 0)
+ * @count:  records @buf holds, 0..HIXL_MAX_STAT_ENTRIES
+ * @total:  out (may be NULL): links and rail entries the engine has now
+ *
+ * As hixl_dev_link_stats(), with HIXL_LINK_STATS_RAILS: each link
+ * (@rail 0) is followed by one record per further rail paired with its
+ * peer (@rail 1, 2, ...): that rail's connection state, the peer's
+ * address on it and its own counters; HIXL_LINK_STAT_NO_LINK while the
+ * rail has no connection (it is being re-made).  Sum the records of one
+ * rail number for an engine's bytes per rail.
+ *
+ * Return: records written; the errors of hixl_dev_link_stats(), and
+ * -EINVAL from a module without HIXL_FEAT_LINK_STATS_RAILS.
+ */
+int hixl_dev_link_stats_rails(int fd, uint64_t engine, struct hixl_link_stat *buf,
+			      uint32_t count, uint32_t *total);
+
+/**
  * hixl_dev_engines() - every engine on the host the caller may see
  * @fd:    descriptor from hixl_dev_open() (need not be set up)
  * @buf:   room for @count records (may be NULL when @count is 0)
