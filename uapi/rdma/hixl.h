@@ -656,8 +656,8 @@ struct hixl_get_notifies {
  *         connection of rail @rail of the link written just before it
  *         (only with HIXL_LINK_STATS_RAILS); @peer is then the peer's
  *         address of that rail and @xfer that rail's own counters, since
- *         the rail's connection was made (the link's counters, and the
- *         engine's, include them)
+ *         the rail's connection was made (the engine's counters include
+ *         them; the link's own entry counts what went over rail 0)
  * @xfer:  the link's counters
  */
 struct hixl_link_stat {
