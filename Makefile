@@ -197,8 +197,10 @@ WIRE_FUZZ_SRCS := tests/fuzz/hixl-wire-fuzz.c tests/user/peer.c tests/user/util.
 tests/fuzz/hixl-wire-fuzz: $(WIRE_FUZZ_SRCS) tests/user/peer.h tests/user/util.h tests/user/harness.h \
 		$(RAW_H) kmod/proto.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -Itests/user -o $@ $(WIRE_FUZZ_SRCS) $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
-tests/pair/hixl-pair: tests/pair/hixl-pair.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
+tests/pair/hixl-pair: tests/pair/hixl-pair.c tests/pair/pair-rails.c tests/pair/pair.h $(RAW_H) \
+		$(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ tests/pair/hixl-pair.c tests/pair/pair-rails.c \
+		$(LIB_A) -luring $(LDFLAGS)
 tests/user/hixl-test: tests/user/*.c tests/user/*.h $(RAW_H) kmod/proto.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -Itests/user -o $@ tests/user/*.c $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
 examples/%: examples/%.c $(LIB_A) $(LIB_HDRS)

@@ -12,7 +12,11 @@
 #      write: the address exchange of the example, verified by its owner
 #   4. tests/pair/hixl-pair again on the second rail (rxe1, 10.78.1.x,
 #      engine port 16106) when the VMs have one (HIXL_VM_PAIR_IP2)
-#   5. tests/pair/hixl-pair silent-server / silent-client (engine port
+#   5. tests/pair/hixl-pair rails-server / rails-client (engine port 16107)
+#      when the VMs have a second NIC: engines on two rails each, READ and
+#      WRITE striped across both, the server's second NIC taken down under
+#      the client's WRITEs (failover), then up (the rail is made again)
+#   6. tests/pair/hixl-pair silent-server / silent-client (engine port
 #      16105): the server's engine restarts under the same name with its
 #      region elsewhere, and the client's CONNECT replaces the broken link
 #      and the stale table; then the server VM takes its NIC down (a pulled
@@ -106,7 +110,18 @@ if [ -n "${HIXL_VM_PAIR_IP2:-}" ]; then
 	me2=$HIXL_VM_PAIR_IP2 peer2=$(echo "$peer" | sed 's/^10\.77\./10.78./')
 	pair_step "" "$me2" "$peer2" 16106 "hixl-pair on the second rail ($me2, rxe1)"
 fi
-# 5. a silent peer that restarts (hixl-pair's checks, renumbered)
+# 5. two rails each: striping and failover across the VMs (pair-rails.c)
+if [ -n "${HIXL_VM_PAIR_IP2:-}" ]; then
+	if [ "$role" = server ]; then
+		tests/pair/hixl-pair rails-server "$me" "$me2" 16107 180 >"$out" 2>&1
+	else
+		tests/pair/hixl-pair rails-client "$me" "$me2" 0 "$peer" 16107 >"$out" 2>&1
+	fi
+	rc=$?
+	renumber
+	ok "$rc" "$role: hixl-pair rails-$role exit status $rc"
+fi
+# 6. a silent peer that restarts (hixl-pair's checks, renumbered)
 pair_step silent- "$me" "$peer" 16105 "hixl-pair silent-$role"
 rm -f "$out"
 echo "1..$n"

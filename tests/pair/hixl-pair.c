@@ -32,6 +32,12 @@
  *                                      idle link with EHOSTDOWN within the
  *                                      bound (docs/protocol.md "Keep-alive")
  *
+ *   hixl-pair rails-server IP IP2 PORT SECONDS
+ *   hixl-pair rails-client IP IP2 PORT PEER PEER_PORT
+ *                                      two engines on two rails each (IP and
+ *                                      IP2), striping and failover across
+ *                                      the VMs: tests/pair/pair-rails.c
+ *
  * Both print TAP; exit status 0 when every check passed.
  */
 #include <arpa/inet.h>
@@ -48,16 +54,14 @@
 #include <hixl/hixl.h>
 
 #include "raw.h"
+#include "pair.h"
 
-#define REGION_ADDR	0x200000000000ULL	/* the same on both sides */
-#define REGION_LEN	(8ULL << 20)
 #define HALF		(REGION_LEN / 2)
-#define REGION_ADDR2	0x210000000000ULL	/* the restarted server's region */
 #define SILENT_S	10	/* the server's NIC stays down this long */
 
-static int checks, fails;
+int checks, fails;
 
-static void check(int ok, const char *what)
+void check(int ok, const char *what)
 {
 	printf("%s %d - %s\n", ok ? "ok" : "not ok", ++checks, what);
 	fflush(stdout);
@@ -65,30 +69,35 @@ static void check(int ok, const char *what)
 		fails++;
 }
 
-static void pattern(unsigned char *p, size_t len, unsigned int seed)
+void pattern(unsigned char *p, size_t len, unsigned int seed)
 {
 	for (size_t i = 0; i < len; i++)
 		p[i] = (unsigned char)((i * 2654435761u) >> 13) ^ seed;
 }
 
-static unsigned char *region(int fd, uint64_t addr)
+unsigned char *region_of(int fd, uint64_t addr, uint64_t len)
 {
 	struct hixl_reg_mem r;
-	unsigned char *p = mmap((void *)(uintptr_t)addr, REGION_LEN, PROT_READ | PROT_WRITE,
+	unsigned char *p = mmap((void *)(uintptr_t)addr, len, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
 	if (p == MAP_FAILED || (uintptr_t)p != addr)
 		return NULL;
-	memset(p, 0, REGION_LEN);
+	memset(p, 0, len);
 	memset(&r, 0, sizeof(r));
 	r.addr = addr;
-	r.len = REGION_LEN;
+	r.len = len;
 	r.type = HIXL_MEM_HOST;
 	r.dmabuf_fd = -1;
 	return ioctl(fd, HIXL_IOC_REG_MEM, &r) ? NULL : p;
 }
 
-static int xfer(int fd, struct hixl_sockaddr peer, uint32_t op, uint64_t local,
+unsigned char *region(int fd, uint64_t addr)
+{
+	return region_of(fd, addr, REGION_LEN);
+}
+
+int xfer(int fd, struct hixl_sockaddr peer, uint32_t op, uint64_t local,
 		uint64_t remote, uint64_t len)
 {
 	struct hixl_op_desc d = { local, remote, len };
@@ -112,28 +121,45 @@ static int xfer(int fd, struct hixl_sockaddr peer, uint32_t op, uint64_t local,
 /*
  * SETUP on ip:port, with the engine secret of HIXL_PAIR_SECRET when it is
  * set (run-pair.sh --secret): the two kernels then run the HMAC challenge
- * against each other before the tables go out.
+ * against each other before the tables go out.  @rail (may be NULL): the
+ * engine's second rail's address (HIXL_SETUP_RAILS).
  */
-static int pair_setup(int fd, const char *ip, int port)
+int pair_setup_rails(int fd, const char *ip, int port, const char *rail)
 {
 	const char *secret = getenv("HIXL_PAIR_SECRET");
+	struct hixl_sockaddr r1;
 	struct hixl_setup s;
 
-	if (!secret || !*secret)
+	if ((!secret || !*secret) && !rail)
 		return hixl_raw_setup(fd, ip, port, 0, 0);
 	memset(&s, 0, sizeof(s));
 	s.local = hixl_raw_name(ip, port);
 	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
 	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	s.flags = HIXL_SETUP_SECRET;
-	s.secret = (uintptr_t)secret;
-	s.secret_len = strlen(secret);
-	printf("# SETUP with an engine secret of %u bytes\n", s.secret_len);
+	s.transport = hixl_raw_transport();
+	if (secret && *secret) {
+		s.flags = HIXL_SETUP_SECRET;
+		s.secret = (uintptr_t)secret;
+		s.secret_len = strlen(secret);
+		printf("# SETUP with an engine secret of %u bytes\n", s.secret_len);
+	}
+	if (rail) {
+		r1 = hixl_raw_name(rail, 0);
+		s.flags |= HIXL_SETUP_RAILS;
+		s.rails = (uintptr_t)&r1;
+		s.nr_rails = 1;
+		printf("# SETUP with the second rail %s\n", rail);
+	}
 	return ioctl(fd, HIXL_IOC_SETUP, &s) ? -errno : 0;
 }
 
+int pair_setup(int fd, const char *ip, int port)
+{
+	return pair_setup_rails(fd, ip, port, NULL);
+}
+
 /* Wait up to @seconds for a notification named @name; 1 when it came. */
-static int wait_note(int fd, const char *name, int seconds, struct hixl_notify *n)
+int wait_note(int fd, const char *name, int seconds, struct hixl_notify *n)
 {
 	size_t len = strlen(name);
 
@@ -179,7 +205,7 @@ static int server(const char *ip, int port, int seconds)
 }
 
 /* CONNECT to @peer, retrying for up to @seconds; 0 or the last -errno */
-static int connect_retry(int fd, struct hixl_connect *c, int seconds)
+int connect_retry(int fd, struct hixl_connect *c, int seconds)
 {
 	int ret = -1;
 
@@ -234,7 +260,7 @@ static int client(const char *ip, int port, const char *peer_ip, int peer_port)
 	return fails ? 1 : 0;
 }
 
-static double now_ms(void)
+double now_ms(void)
 {
 	struct timespec t;
 
@@ -243,7 +269,7 @@ static double now_ms(void)
 }
 
 /* `ip link set dev DEV up|down` for the device that holds @ip; 0 or -1 */
-static int nic_set(const char *ip, const char *updown)
+int nic_set(const char *ip, const char *updown)
 {
 	char cmd[256], dev[64] = "";
 	FILE *f;
@@ -410,7 +436,13 @@ int main(int argc, char **argv)
 		return silent_server(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 6 && !strcmp(argv[1], "silent-client"))
 		return silent_client(argv[2], atoi(argv[3]), argv[4], atoi(argv[5]));
+	if (argc == 6 && !strcmp(argv[1], "rails-server"))
+		return rails_server(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
+	if (argc == 7 && !strcmp(argv[1], "rails-client"))
+		return rails_client(argv[2], argv[3], atoi(argv[4]), argv[5], atoi(argv[6]));
 	fprintf(stderr, "usage: hixl-pair server|silent-server IP PORT SECONDS\n"
-		"       hixl-pair client|silent-client IP PORT PEER PEER_PORT\n");
+		"       hixl-pair client|silent-client IP PORT PEER PEER_PORT\n"
+		"       hixl-pair rails-server IP IP2 PORT SECONDS\n"
+		"       hixl-pair rails-client IP IP2 PORT PEER PEER_PORT\n");
 	return 2;
 }
