@@ -44,7 +44,7 @@
 #include <linux/nsproxy.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
-#include <crypto/utils.h>
+#include <crypto/algapi.h>
 #include <net/ipv6.h>
 #include <rdma/rdma_cm.h>
 
