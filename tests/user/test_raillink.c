@@ -413,7 +413,7 @@ static int wait_raillinks(uint64_t id, int n, int ms)
 {
 	int got = 0;
 
-	for (int t = 0; t < ms; t += 100) {
+	for (int t = 0; t <= ms; t += 100) {
 		got = raillinks(id, "ready", NULL);
 		if (got == n)
 			break;
