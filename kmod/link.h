@@ -438,6 +438,7 @@ struct hixl_link *hixl_link_tryget(struct hixl_engine *eng, const struct hixl_so
 void hixl_link_put(struct hixl_link *l);
 __printf(2, 3) void hixl_link_warn(const struct hixl_link *l, const char *fmt, ...);
 void hixl_engine_links_destroy(struct hixl_engine *eng);
+void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail);
 
 /* keepalive.c: silent peers */
 enum hixl_ka_action {

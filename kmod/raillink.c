@@ -44,18 +44,20 @@
 #include <linux/nsproxy.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
-#include <crypto/utils.h>
+#include <crypto/algapi.h>
 #include <net/ipv6.h>
+#include <rdma/ib_cache.h>
 #include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
-#include "rail_shim.h"
 #include "proto.h"
 #include "trace.h"
 
 #define HIXL_RAIL_CONNECT_MS	3000	/* the rail work's bound on one rail connection */
 
 static void hixl_rail_work(struct work_struct *w);
+static void hixl_rail_work_arm(struct hixl_link *p);
+static int hixl_rail_listen_one(struct hixl_rdma *rd, u32 i, struct net *net);
 
 /**
  * hixl_link_rails_init() - a new link's rail fields: one rail, a fresh token
@@ -427,7 +429,14 @@ int hixl_rails_hello_rx(struct hixl_link *l, const struct hixl_wire_hello *hm, u
 	memcpy(l->rails.peer_token, rails->token, sizeof(l->rails.peer_token));
 	memcpy(l->rails.peer_rail, peer_rail, sizeof(peer_rail));
 	l->rails.nr = min3(nr, ours, (u32)HIXL_MAX_RAILS);
+	nr = l->rails.nr;
 	spin_unlock(&l->rails.lock);
+	if (!l->active && nr > 1) {	/* revives our rails while the link lives */
+		spin_lock(&l->lock);
+		l->rails.work_on = true;
+		spin_unlock(&l->lock);
+		hixl_rail_work_arm(l);
+	}
 	return 0;
 }
 
@@ -524,11 +533,29 @@ static void hixl_raillink_drop(struct hixl_link *p, u32 i, struct hixl_link *rl)
 	}
 }
 
+/*
+ * Is rail link @rl's port up?  (Unknown - no cm_id - counts as up.)  A
+ * port that is down (`ip link set ... down`, a cable) gives no CM event,
+ * and keepalive.c posts nothing on a port that is down, so a rail link
+ * would stay READY on a dead rail: the rail work marks it broken instead.
+ */
+static bool hixl_raillink_port_up(struct hixl_link *rl)
+{
+	enum ib_port_state st = IB_PORT_ACTIVE;
+
+	mutex_lock(&rl->cm_mutex);
+	if (rl->cm_id && rl->cm_id->device &&
+	    ib_get_cached_port_state(rl->cm_id->device, rl->cm_id->port_num, &st))
+		st = IB_PORT_ACTIVE;
+	mutex_unlock(&rl->cm_mutex);
+	return st == IB_PORT_ACTIVE;
+}
+
 /* Queue the rail work again unless @p is torn down or no longer READY. */
 static void hixl_rail_work_arm(struct hixl_link *p)
 {
 	spin_lock(&p->lock);
-	if (p->state == HIXL_LINK_READY && p->rails.work_on)
+	if (p->state < HIXL_LINK_ERROR && p->rails.work_on)
 		queue_delayed_work(system_long_wq, &p->rails.work,
 				   msecs_to_jiffies(HIXL_RAIL_RETRY_MS));
 	spin_unlock(&p->lock);
@@ -551,6 +578,12 @@ static void hixl_rail_work(struct work_struct *w)
 	if (!down_read_trylock(&eng->rdma_sem))
 		goto again;
 	nr = hixl_link_nr_rails(p);
+	if (!p->active) {	/* the acceptor: bring back a rail whose device returned */
+		for (i = 1; i < nr && eng->rdma; i++)
+			if (!hixl_rail_revive(eng, i) && eng->rdma->rails[i - 1].listen)
+				hixl_rail_listen_one(eng->rdma, i, eng->rdma->rails_net);
+		nr = 0;
+	}
 	for (i = 1; i < nr; i++) {
 		struct hixl_link *rl;
 		int st = HIXL_LINK_READY;
@@ -561,13 +594,25 @@ static void hixl_rail_work(struct work_struct *w)
 			kref_get(&rl->ref);
 		spin_unlock(&p->rails.lock);
 		if (rl) {
+			bool up = hixl_raillink_port_up(rl);
+
 			st = hixl_link_state(rl, &err);
-			if (st >= HIXL_LINK_ERROR) {
-				trace_hixl_rail_state(eng->id, &p->raddr, i, false, err);
+			if (st == HIXL_LINK_READY && !up) {
+				hixl_link_warn(rl, "rail %u: our port is down: rail link broken\n", i);
+				hixl_link_fail(rl, -ENETDOWN);
+				trace_hixl_rail_state(eng->id, &p->raddr, i, false, -ENETDOWN);
+			} else if (st >= HIXL_LINK_ERROR && up) {
+				/*
+				 * Destroyed (DREQ) only with the port up: on rxe a send
+				 * on a port that is down moves the QP to error, the CM's
+				 * too (keepalive.c, hixl_ka_port_up()).
+				 */
+				if (err != -ENETDOWN)
+					trace_hixl_rail_state(eng->id, &p->raddr, i, false, err);
 				hixl_raillink_drop(p, i, rl);
 			}
 			hixl_link_put(rl);
-			if (st < HIXL_LINK_ERROR)
+			if (st < HIXL_LINK_ERROR || !up)
 				continue;
 		}
 		if (hixl_link_state(p, &err) != HIXL_LINK_READY || !eng->rdma)
@@ -700,6 +745,48 @@ u32 hixl_rail_of_device(struct hixl_engine *eng, struct ib_device *dev)
 /* Serialises a rail listener's removal by its device with its engine's close. */
 static DEFINE_SPINLOCK(hixl_rail_listen_lock);
 
+/*
+ * Listen on rail @i's address (i >= 1) with the engine's port, in @net,
+ * unless a listener is there.  Return: 0, or -errno.
+ */
+static int hixl_rail_listen_one(struct hixl_rdma *rd, u32 i, struct net *net)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	int ret;
+
+	spin_lock(&hixl_rail_listen_lock);
+	id = rd->rails[i - 1].listen_id;
+	spin_unlock(&hixl_rail_listen_lock);
+	if (id)
+		return 0;
+	ret = hixl_sockaddr_to_kernel(&rd->rails[i - 1].addr, &ss);
+	if (ret)
+		return ret;
+	((struct sockaddr_in *)&ss)->sin_port = htons(rd->local.port);	/* sin6 too */
+	id = rdma_create_id(net, hixl_cm_handler, rd, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		rdma_destroy_id(id);
+		pr_warn("engine %llu: rail %u (%pISc): cannot listen on port %u: %d\n",
+			rd->eng->id, i, &ss, rd->local.port, ret);
+		return ret;
+	}
+	spin_lock(&hixl_rail_listen_lock);
+	if (!rd->rails[i - 1].listen_id) {
+		rd->rails[i - 1].listen_id = id;
+		id = NULL;
+	}
+	spin_unlock(&hixl_rail_listen_lock);
+	if (id)
+		rdma_destroy_id(id);	/* another one was quicker */
+	return 0;
+}
+
 /**
  * hixl_rail_listen() - listen on every rail address with the engine's port
  * @rd:         the engine's RDMA side in SETUP (not yet published),
@@ -720,34 +807,14 @@ int hixl_rail_listen(struct hixl_rdma *rd, bool listen_any)
 	if (!rd->nr_rails || listen_any)
 		return 0;
 	for (i = 0; i < rd->nr_rails; i++) {
-		struct sockaddr_storage ss;
-		struct rdma_cm_id *id;
-
-		ret = hixl_sockaddr_to_kernel(&rd->rails[i].addr, &ss);
-		if (ret)
-			goto err;
-		((struct sockaddr_in *)&ss)->sin_port = htons(rd->local.port);
-		id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, rd,
-				    RDMA_PS_TCP, IB_QPT_RC);
-		if (IS_ERR(id)) {
-			ret = PTR_ERR(id);
-			goto err;
-		}
-		ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
-		if (!ret)
-			ret = rdma_listen(id, 128);
+		rd->rails[i].listen = true;
+		ret = hixl_rail_listen_one(rd, i + 1, current->nsproxy->net_ns);
 		if (ret) {
-			rdma_destroy_id(id);
-			pr_warn("engine %llu: rail %u (%pISc): cannot listen on port %u: %d\n",
-				rd->eng->id, i + 1, &ss, rd->local.port, ret);
-			goto err;
+			hixl_rail_unlisten(rd);
+			return ret;
 		}
-		rd->rails[i].listen_id = id;
 	}
 	return 0;
-err:
-	hixl_rail_unlisten(rd);
-	return ret;
 }
 
 /**

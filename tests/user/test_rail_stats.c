@@ -22,9 +22,6 @@ void test_rail_stats_flags(void);
 void test_rail_stats_two(void);
 
 #define RS_RAIL1_IP "10.78.0.1"
-#ifndef HIXL_FEAT_RAIL_LINKS	/* TEMP until hR2 merges */
-#define HIXL_FEAT_RAIL_LINKS (1ULL << 21)
-#endif
 
 /* SKIP without rail links in the module or without rxe0 and rxe1 */
 static void rs_need_rails(int fd)

@@ -40,6 +40,8 @@ extern const struct ht_test loopback_tests[];	/* test_loopback.c: loopback engin
 extern const struct ht_test hpoll_tests[];	/* test_hpoll.c: hybrid polling of small sync transfers */
 extern const struct ht_test revoke_tests[];	/* test_revoke.c: the revoking CANCEL */
 extern const struct ht_test rail_tests[];	/* test_rail.c: an engine on several rails */
+extern const struct ht_test rail_mr_tests[];	/* test_rail_mr.c: a region's MRs on every rail */
+extern const struct ht_test raillink_tests[];	/* test_raillink.c: rail links, their HELLO blocks */
 extern const struct ht_test rail_stats_tests[];	/* test_rail_stats.c: LINK_STATS and hixlctl of rails */
 
 static const struct ht_test *const hixl_test_tables[] = {
@@ -50,6 +52,8 @@ static const struct ht_test *const hixl_test_tables[] = {
 	local_par_tests,
 	local_dmabuf_tests,
 	rail_tests,
+	rail_mr_tests,
+	raillink_tests,
 	rail_stats_tests,
 	fault_tests, alive_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */
