@@ -1109,7 +1109,9 @@ static bool build_link_stats(struct hixl_link_stats *a)
 		break;
 	}
 	bad = build_stat_buf(&a->buf, &a->count);
-	FLAGS32(a->flags, 0);
+	if (chance(30))
+		a->flags = HIXL_LINK_STATS_RAILS;	/* each link's rails too */
+	FLAGS32(a->flags, HIXL_LINK_STATS_RAILS);
 	RES32(a->reserved0);
 	RES64_ANY(a->reserved);
 	if (chance(10))
@@ -1125,7 +1127,9 @@ static bool build_engines(struct hixl_engines *a)
 	if (m == 2)
 		return true;
 	bad = build_stat_buf(&a->buf, &a->count);
-	FLAGS32(a->flags, 0);
+	if (chance(30))
+		a->flags = HIXL_LINK_STATS_RAILS;	/* each link's rails too */
+	FLAGS32(a->flags, HIXL_LINK_STATS_RAILS);
 	RES32(a->reserved0);
 	RES64_ANY(a->reserved);
 	if (chance(10))
@@ -1354,10 +1358,16 @@ static void check_link_stats(const struct hixl_link_stats *a, int cmd)
 		if (o[i].state > HIXL_LINK_STATE_CLOSED)
 			violation("LINK_STATS state out of range", cur_call, cmd, 0);
 		if (o[i].flags & ~(HIXL_LINK_STAT_ACTIVE | HIXL_LINK_STAT_NAMED |
-				   HIXL_LINK_STAT_LOCAL))
+				   HIXL_LINK_STAT_LOCAL | HIXL_LINK_STAT_NO_LINK))
 			violation("LINK_STATS unknown flags", cur_call, cmd, 0);
-		if (o[i].err > 0 || o[i].err < -4095 || o[i].reserved0)
-			violation("LINK_STATS err not -errno or reserved0 not 0", cur_call, cmd, 0);
+		if (o[i].err > 0 || o[i].err < -4095)
+			violation("LINK_STATS err not -errno", cur_call, cmd, 0);
+		/* rail entries only when asked for, each right after its link or rail - 1 */
+		if (o[i].rail && (!(a->flags & HIXL_LINK_STATS_RAILS) || o[i].rail >= HIXL_MAX_RAILS ||
+				  !i || o[i - 1].rail + 1 != o[i].rail))
+			violation("LINK_STATS rail entry out of place", cur_call, cmd, 0);
+		if ((o[i].flags & HIXL_LINK_STAT_NO_LINK) && !o[i].rail)
+			violation("LINK_STATS NO_LINK on a link (rail 0)", cur_call, cmd, 0);
 		if (!(o[i].flags & HIXL_LINK_STAT_NAMED) && !all_zero(&o[i].peer, sizeof(o[i].peer)))
 			violation("LINK_STATS peer of an unnamed link not 0", cur_call, cmd, 0);
 	}
