@@ -54,6 +54,7 @@ static int rs_engine(uint16_t port)
 	a.local = hx_name(port);
 	a.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
 	a.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
+	a.transport = HIXL_TRANSPORT_RDMA;	/* never the same-host copy: rails are RDMA's */
 	a.flags = HIXL_SETUP_RAILS;
 	a.rails = (uintptr_t)&r1;
 	a.nr_rails = 1;
@@ -152,7 +153,14 @@ void test_rail_stats_two(void)
 	REQUIRE(hx_connect(a, 24921, 10000) == 0);
 
 	/* the connector: link then rail 1 */
-	CHECK_EQ(rs_wait_rail_ready(a, st, 10000), 0);
+	if (rs_wait_rail_ready(a, st, 10000)) {
+		CHECK(!"rail 1 of the connector READY within 10 s");
+		printf("# entries: rail %u state %u err %d flags 0x%x\n", st[1].rail, st[1].state,
+		       st[1].err, st[1].flags);
+		if (system("cat /sys/kernel/debug/hixl/raillinks /sys/kernel/debug/hixl/links"
+			   " 2>&1 | sed 's/^/# /'"))
+			printf("# no debugfs\n");
+	}
 	CHECK_EQ(st[0].rail, 0);
 	CHECK_EQ(st[0].state, HIXL_LINK_STATE_READY);
 	CHECK(st[0].flags & HIXL_LINK_STAT_ACTIVE);
