@@ -138,11 +138,24 @@ static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 r
 	return rr;
 }
 
-/*
- * Check one descriptor and cut it into pieces; engine lock and the link's
- * rt.lock held.  The local MRs were activated by hixl_activate_mrs().
+/**
+ * hixl_plan_desc() - check one descriptor on a link and cut it into pieces
+ * @l:   the link whose peer table gives the remote keys (a primary or a
+ *       rail link, xrail.c)
+ * @op:  HIXL_OP_READ or HIXL_OP_WRITE
+ * @d:   the descriptor (xrail.c passes one piece of a descriptor)
+ * @idx: its index in the TRANSFER, copied into every piece
+ * @pl:  the plan; @pl->held has room for one more region
+ *
+ * Context: the engine lock and @l's rt.lock held; the local MRs of a
+ * direct descriptor were activated (xfer.c: hixl_link_reg_mrs()).
+ * Return: 0; -EINVAL len 0; -EOVERFLOW a range wraps; -ENOENT the local
+ * range is not in one valid registration with MRs; -EACCES READ into a
+ * read-only region, WRITE into one the peer registered read-only; -ERANGE
+ * the remote range is not in one complete peer region; -EPROTO, -ENOMEM
+ * (hixl_split()).
  */
-static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
+int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 			  u32 idx, struct hixl_plan *pl)
 {
 	struct hixl_engine *eng = l->eng;
@@ -556,6 +569,16 @@ static void hixl_xprep_trace(struct hixl_engine *eng, const struct hixl_transfer
 			       p->pl.bytes + p->sbytes, a->tag);
 }
 
+/*
+ * May the planned TRANSFER be striped across rails (xrail.c)?  Only a
+ * batch of direct pieces on an RDMA link with two rails or more; staged
+ * and same-host batches keep the one-link path.
+ */
+static bool hixl_xprep_striped(const struct hixl_xprep *p)
+{
+	return !p->local && !p->ns && p->pl.n && hixl_xrail_wanted(p->l);
+}
+
 /* A TRANSFER planning refused: count it on its link, when it has one. */
 static void hixl_xprep_failed(const struct hixl_xprep *p, int ret)
 {
@@ -612,7 +635,12 @@ int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 	} else {
 		hixl_xprep_trace(eng, a, &p);
 		bytes = p.pl.bytes + p.sbytes;
-		ret = hixl_xprep_run_sync(eng, a, &p, deadline);
+		ret = 1;
+		if (hixl_xprep_striped(&p))
+			ret = hixl_xrail_transfer(eng, a, p.l, p.d, deadline, start, NULL, false, 0,
+						  &p.planning);
+		if (ret == 1)	/* one usable rail: the one-link path */
+			ret = hixl_xprep_run_sync(eng, a, &p, deadline);
 		trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret, ret ? 0 : bytes,
 					 a->tag, ktime_get_ns() - start);
 	}
@@ -653,6 +681,17 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 		goto out;
 	}
 	hixl_xprep_trace(eng, a, &p);
+	if (hixl_xprep_striped(&p)) {
+		ret = hixl_xrail_transfer(eng, a, p.l, p.d, deadline, start, cmd, nonblock,
+					  issue_flags, &p.planning);
+		if (ret != 1) {
+			if (ret != -EIOCBQUEUED && ret != -EAGAIN)
+				trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret,
+							 ret ? 0 : p.pl.bytes, a->tag,
+							 ktime_get_ns() - start);
+			goto out;
+		}
+	}
 	if (p.ns || !p.pl.n) {
 		bytes = p.pl.bytes + p.sbytes;
 		ret = hixl_xprep_run_sync(eng, a, &p, deadline);
