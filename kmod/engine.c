@@ -141,14 +141,28 @@ static void hixl_rdma_free(struct hixl_rdma *rd)
 	kfree(rd);
 }
 
+/*
+ * eng->rail_ibdev[] from @rd's rails (NULL: clear them all), for
+ * hixl_ib_remove(); the engine's lock held.
+ */
+static void hixl_engine_rail_ibdevs_set(struct hixl_engine *eng, const struct hixl_rdma *rd)
+{
+	u32 i;
+
+	for (i = 1; i < HIXL_MAX_RAILS; i++)
+		WRITE_ONCE(eng->rail_ibdev[i], rd && i <= rd->nr_rails ?
+			   rd->rails[i - 1].ibdev : NULL);
+}
+
 /**
  * hixl_cmd_setup() - HIXL_IOC_SETUP: give an engine its RDMA device
  * @eng: the engine; the caller must be the process that opened it
  * @a:   in: local address and options; out: device name, page_size_cap,
  *       max_mr_pages
  *
- * All or nothing.  The device side (CM id bound to the address, PD, the
- * MRs of regions registered before SETUP) is built privately under
+ * All or nothing.  The device side (CM id bound to the address, PD, each
+ * extra rail's device and PD (rail.c), the MRs of regions registered
+ * before SETUP on every rail) is built privately under
  * @eng->lock; with a port, the id then listens, and only after that, when
  * nothing can fail any more, is it published in @eng->rdma.  A connection
  * request that arrives between rdma_listen() and the publication is refused
@@ -281,6 +295,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	WRITE_ONCE(eng->rdma_gone, false);
 	smp_store_release(&eng->rdma, rd);
 	WRITE_ONCE(eng->ibdev, rd->ibdev);
+	hixl_engine_rail_ibdevs_set(eng, rd);
 
 	strscpy(a->device, dev_name(&rd->ibdev->dev), sizeof(a->device));
 	a->page_size_cap = rd->page_size_cap;
@@ -333,6 +348,7 @@ void hixl_engine_rdma_destroy(struct hixl_engine *eng)
 	if (!eng->rdma)
 		return;
 	WRITE_ONCE(eng->ibdev, NULL);
+	hixl_engine_rail_ibdevs_set(eng, NULL);
 	hixl_rdma_free(eng->rdma);
 	eng->rdma = NULL;
 }
@@ -401,8 +417,9 @@ static void hixl_engine_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 	rd = eng->rdma;
 	if (rd && rd->ibdev == ibdev) {
 		xa_for_each(&eng->regions, idx, r)
-			hixl_region_free_mrs(r);
+			hixl_region_free_mrs(r);	/* every rail's */
 		WRITE_ONCE(eng->ibdev, NULL);
+		hixl_engine_rail_ibdevs_set(eng, NULL);
 		eng->rdma = NULL;
 	} else {
 		rd = NULL;			/* a close freed them meanwhile */
@@ -420,6 +437,19 @@ static int hixl_ib_add(struct ib_device *ibdev)
 
 static u64 hixl_removal_seq;	/* under hixl_engines_lock */
 
+/* does @eng use @ibdev, as rail 0 or an extra rail?  Only compares. */
+static bool hixl_engine_on_dev(struct hixl_engine *eng, struct ib_device *ibdev)
+{
+	u32 i;
+
+	if (READ_ONCE(eng->ibdev) == ibdev)
+		return true;
+	for (i = 1; i < HIXL_MAX_RAILS; i++)
+		if (READ_ONCE(eng->rail_ibdev[i]) == ibdev)
+			return true;
+	return false;
+}
+
 /**
  * hixl_ib_remove() - ib_client.remove: an RDMA device is being unregistered
  * @ibdev:       the device
@@ -434,6 +464,10 @@ static u64 hixl_removal_seq;	/* under hixl_engines_lock */
  * command is stuck in a user page fault holds up this removal, not the
  * opening, closing or removal of other engines.  Each engine is looked at
  * once per removal (@removal_seq), even if it is set up again meanwhile.
+ * An engine that has @ibdev as an extra rail (hixl_engine.rail_ibdev[])
+ * loses that rail only (hixl_engine_rail_detach(), rail.c): its links on
+ * the rail, the regions' MRs there and the rail's PD; it goes on on its
+ * other rails.
  *
  * Context: process context, may sleep; takes hixl_engines_lock to walk the
  * list, then, without it, each engine's rdma_sem.
@@ -448,7 +482,7 @@ static void hixl_ib_remove(struct ib_device *ibdev, void *client_data)
 	for (;;) {
 		found = NULL;
 		list_for_each_entry(eng, &hixl_engines, node) {
-			if (READ_ONCE(eng->ibdev) == ibdev && eng->removal_seq != seq) {
+			if (eng->removal_seq != seq && hixl_engine_on_dev(eng, ibdev)) {
 				found = eng;
 				break;
 			}
@@ -458,7 +492,10 @@ static void hixl_ib_remove(struct ib_device *ibdev, void *client_data)
 		found->removal_seq = seq;
 		kref_get(&found->ref);
 		mutex_unlock(&hixl_engines_lock);
-		hixl_engine_detach(found, ibdev);
+		if (READ_ONCE(found->ibdev) == ibdev)
+			hixl_engine_detach(found, ibdev);
+		else
+			hixl_engine_rail_detach(found, ibdev);
 		hixl_engine_put(found);
 		mutex_lock(&hixl_engines_lock);
 	}

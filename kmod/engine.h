@@ -25,6 +25,10 @@
  * command that waits for user memory that never comes (a userfaultfd or
  * FUSE page) holds up its own engine, and the removal of its device, and
  * nobody else.
+ * Rails (rail.c): a rail's device removal holds rdma_sem for reading, then
+ * for writing, as rail 0's (hixl_engine_rail_detach()); it marks the rail
+ * under hixl_engine.lock  >  hixl_engine.links_lock.  hixl_rail_revive()
+ * runs under rdma_sem (read) and takes hixl_engine.lock.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
  * works, which take them, under cm_mutex); hixl_engine.lock  >
@@ -171,8 +175,12 @@ struct rdma_cm_event;
  * @loop_net:      the network namespace of its SETUP caller, a reference
  *                 while @loop_listed: CONNECTs find it only from there
  * @rails:         the extra rails (rail 1..@nr_rails), or NULL (rail.c);
- *                 written before publication, then read without a lock
+ *                 the list written before publication, then read without
+ *                 a lock; each rail's device fields change under the
+ *                 engine's lock (struct hixl_rail says how)
  * @nr_rails:      how many: 0..HIXL_MAX_RAILS - 1
+ * @rails_net:     the SETUP caller's network namespace, a reference while
+ *                 @nr_rails > 0: where hixl_rail_revive() resolves a rail
  */
 struct hixl_rdma {
 	int cm_kind;
@@ -196,6 +204,7 @@ struct hixl_rdma {
 	struct net *loop_net;
 	struct hixl_rail *rails;
 	u32 nr_rails;
+	struct net *rails_net;
 };
 
 /**
@@ -213,6 +222,10 @@ struct hixl_rdma {
  *              without its rdma_sem: set with @rdma, cleared when @rdma is
  *              freed (WRITE_ONCE(); read with READ_ONCE() and only compared,
  *              never dereferenced)
+ * @rail_ibdev: [i], i >= 1: rail i's device (hixl_rail.ibdev), for
+ *              hixl_ib_remove() as @ibdev; written under @lock when the
+ *              rail is published, revived or removed, read with READ_ONCE()
+ *              and only compared; [0] unused (@ibdev)
  * @removal_seq: the last device removal that looked at this engine; under
  *              hixl_engines_lock
  * @releases:   link releases queued on hixl_wq and not yet finished
@@ -263,7 +276,8 @@ struct hixl_rdma {
  *              woken each time a notification is queued on @notifies
  * @pool_free:  staging buffer credits left (SETUP's pool_buffers; a link
  *              with staging holds two)
- * @st_*:       counters for GET_STATS and debugfs (@st_refused: connection
+ * @st_*:       counters for GET_STATS and debugfs (@st_mrs: MRs on every
+ *              rail, @st_rail_mrs[i] those on rail i; @st_refused: connection
  *              requests refused by the allowed peers; @st_auth_failed:
  *              links refused or closed for the engine secret, auth.c)
  * @ctrs:       data-path counters, its links' included, closed ones too
@@ -291,6 +305,7 @@ struct hixl_engine {
 	struct kref ref;
 	struct list_head node;
 	struct ib_device *ibdev;
+	struct ib_device *rail_ibdev[HIXL_MAX_RAILS];
 	u64 removal_seq;
 	atomic_t releases;
 	wait_queue_head_t release_wq;
@@ -323,6 +338,7 @@ struct hixl_engine {
 	atomic64_t st_invalidations;
 	atomic64_t st_limit_hits;
 	atomic64_t st_mrs;
+	atomic64_t st_rail_mrs[HIXL_MAX_RAILS];
 	atomic64_t st_refused;
 	atomic64_t st_auth_failed;
 	struct hixl_ctrs ctrs;

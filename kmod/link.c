@@ -675,3 +675,45 @@ void hixl_engine_links_destroy(struct hixl_engine *eng)
 	/* a release work that unlisted its link itself may still be running */
 	wait_event(eng->release_wq, !atomic_read(&eng->releases));
 }
+
+/**
+ * hixl_engine_links_destroy_rail() - tear down an engine's links on one rail
+ * @eng:  the engine, whose rail @rail's device is going away
+ *        (hixl_engine_rail_detach(); the rail is marked removing, so no new
+ *        link is made on it)
+ * @rail: the rail, >= 1: every link with l->rail == @rail goes
+ *
+ * As hixl_engine_links_destroy() (which it follows), for the links of one
+ * rail: each is taken off the list under links_lock and destroyed outside
+ * it (its batches end, its QP flushes); the engine's other links stay.
+ * Returns once every such link is freed, including those whose release
+ * work took them off the list first (it waits for the engine's release
+ * works, as hixl_engine_links_destroy() does).
+ *
+ * Context: process context, may sleep; @eng->rdma_sem held for reading.
+ */
+void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail)
+{
+	struct hixl_link *l, *found;
+
+	if (WARN_ON_ONCE(!rail))
+		return;
+	for (;;) {
+		found = NULL;
+		mutex_lock(&eng->links_lock);
+		list_for_each_entry(l, &eng->links, node) {
+			if (l->rail == rail) {
+				found = l;
+				list_del_init(&l->node);
+				eng->nr_links--;
+				break;
+			}
+		}
+		mutex_unlock(&eng->links_lock);
+		if (!found)
+			break;
+		hixl_link_cancel_release(found);
+		hixl_link_destroy(found);
+	}
+	wait_event(eng->release_wq, !atomic_read(&eng->releases));
+}

@@ -340,6 +340,8 @@ struct hixl_link_ka {
  * @connect_ns: ktime_get_ns() when CONNECT began (active links), for the
  *              connect latency; written once before the link is listed
  * @loc:        its same-host pairing (local.c; under hixl_local_lock)
+ * @rail:       0: a primary link; 1..: a rail link (raillink.c sets it
+ *              before the link is listed; hixl_engine_links_destroy_rail())
  */
 struct hixl_link {
 	int cm_kind;
@@ -389,6 +391,7 @@ struct hixl_link {
 	struct hixl_ctrs ctrs;
 	u64 connect_ns;
 	struct hixl_link_local loc;
+	u32 rail;                    /* 0: a primary link; 1..: rail link of @parent */
 };
 
 /* A received notification, queued on its engine (link.c). */
@@ -422,6 +425,7 @@ struct hixl_link *hixl_link_tryget(struct hixl_engine *eng, const struct hixl_so
 void hixl_link_put(struct hixl_link *l);
 __printf(2, 3) void hixl_link_warn(const struct hixl_link *l, const char *fmt, ...);
 void hixl_engine_links_destroy(struct hixl_engine *eng);
+void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail);
 
 /* keepalive.c: silent peers */
 enum hixl_ka_action {

@@ -7,6 +7,8 @@
  * device supports (attrs.page_size_cap), and one MR holds at most
  * attrs.max_fast_reg_page_list_len pages of it (rxe: 512), so 1 GiB of
  * 2 MiB pages is one or two MRs rather than the 512 that 4 KiB pages need.
+ * With several rails (rail.c) a region has one such set of MRs per rail
+ * whose device exists (struct hixl_mrset), each in that rail's PD.
  * MRs are allocated with ib_alloc_mr(IB_MR_TYPE_MEM_REG) and mapped with
  * ib_map_mr_sg(), as nvme-rdma does (drivers/nvme/host/rdma.c); the
  * IB_WR_REG_MR work request that activates one is posted on a link's QP
@@ -85,8 +87,8 @@ static void hixl_mr_release(struct ib_device *ibdev, struct hixl_mr *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static int hixl_mr_make(struct hixl_rdma *rd, struct hixl_region *r, struct hixl_mr *m,
-			u64 start, u64 end, unsigned int shift)
+static int hixl_mr_make(const struct hixl_rail_dev *dev, struct hixl_region *r,
+			struct hixl_mr *m, u64 start, u64 end, unsigned int shift)
 {
 	u64 first4k = ALIGN_DOWN(r->addr, PAGE_SIZE);
 	int ret, mapped;
@@ -97,7 +99,7 @@ static int hixl_mr_make(struct hixl_rdma *rd, struct hixl_region *r, struct hixl
 	ret = hixl_runs_sg_table(&r->runs, &m->sgt, start - first4k, end - start, SZ_1G);
 	if (ret)
 		return ret;
-	ret = ib_dma_map_sgtable_attrs(rd->ibdev, &m->sgt, DMA_BIDIRECTIONAL, 0);
+	ret = ib_dma_map_sgtable_attrs(dev->ibdev, &m->sgt, DMA_BIDIRECTIONAL, 0);
 	if (ret)
 		return ret;
 	m->dma_mapped = true;
@@ -106,7 +108,7 @@ static int hixl_mr_make(struct hixl_rdma *rd, struct hixl_region *r, struct hixl
 	 * rxe keeps a 4 KiB page map per MR (512 x 1 GiB pages would need a
 	 * 2 GiB allocation), and hardware spends translation entries on it.
 	 */
-	m->mr = ib_alloc_mr(rd->pd, IB_MR_TYPE_MEM_REG,
+	m->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG,
 			    hixl_pages_spanned(start, end - start, shift));
 	if (IS_ERR(m->mr)) {
 		ret = PTR_ERR(m->mr);
@@ -120,9 +122,10 @@ static int hixl_mr_make(struct hixl_rdma *rd, struct hixl_region *r, struct hixl
 	return 0;
 }
 
-static int hixl_make_mrs_shift(struct hixl_rdma *rd, struct hixl_region *r, unsigned int shift)
+static int hixl_make_mrs_shift(const struct hixl_rail_dev *dev, struct hixl_region *r,
+			       struct hixl_mrset *ms, unsigned int shift)
 {
-	u64 psz = 1ULL << shift, span = psz * rd->max_mr_pages;
+	u64 psz = 1ULL << shift, span = psz * dev->max_mr_pages;
 	u64 base = ALIGN_DOWN(r->addr, psz);
 	/*
 	 * MR borders as offsets from @base: a device region's address is any
@@ -130,7 +133,7 @@ static int hixl_make_mrs_shift(struct hixl_rdma *rd, struct hixl_region *r, unsi
 	 * where base + (offset of the region's end) cannot.
 	 */
 	u64 first = r->addr - base, last = first + r->len;
-	u32 i, n = hixl_mr_count(r->addr, r->len, shift, rd->max_mr_pages);
+	u32 i, n = hixl_mr_count(r->addr, r->len, shift, dev->max_mr_pages);
 	struct hixl_mr *mrs;
 	int ret = 0;
 
@@ -138,7 +141,7 @@ static int hixl_make_mrs_shift(struct hixl_rdma *rd, struct hixl_region *r, unsi
 	if (!mrs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		ret = hixl_mr_make(rd, r, &mrs[i], base + max(first, i * span),
+		ret = hixl_mr_make(dev, r, &mrs[i], base + max(first, i * span),
 				   base + min(last, (i + 1) * span), shift);
 		if (ret) {
 			i++;	/* release the partly made one too */
@@ -148,60 +151,63 @@ static int hixl_make_mrs_shift(struct hixl_rdma *rd, struct hixl_region *r, unsi
 	}
 	if (ret) {
 		while (i--)
-			hixl_mr_release(rd->ibdev, &mrs[i]);
+			hixl_mr_release(dev->ibdev, &mrs[i]);
 		kvfree(mrs);
 		return ret;
 	}
-	r->spans = kvcalloc(n, sizeof(*r->spans), GFP_KERNEL_ACCOUNT);
-	if (!r->spans) {
+	ms->spans = kvcalloc(n, sizeof(*ms->spans), GFP_KERNEL_ACCOUNT);
+	if (!ms->spans) {
 		for (i = 0; i < n; i++)
-			hixl_mr_release(rd->ibdev, &mrs[i]);
+			hixl_mr_release(dev->ibdev, &mrs[i]);
 		kvfree(mrs);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		r->spans[i].addr = mrs[i].addr;
-		r->spans[i].len = mrs[i].len;
-		r->spans[i].iova = mrs[i].mr->iova;
-		r->spans[i].rkey = mrs[i].mr->lkey;
+		ms->spans[i].addr = mrs[i].addr;
+		ms->spans[i].len = mrs[i].len;
+		ms->spans[i].iova = mrs[i].mr->iova;
+		ms->spans[i].rkey = mrs[i].mr->lkey;
 	}
-	r->mrs = mrs;
-	r->nr_mrs = n;
-	r->mr_shift = shift;
+	ms->mrs = mrs;
+	ms->nr_mrs = n;
+	ms->mr_shift = shift;
+	ms->mrs_registered = false;
 	atomic64_add(n, &r->eng->st_mrs);
 	return 0;
 }
 
 /**
- * hixl_region_make_mrs_on() - make the MRs of a region on a given device side
- * @r:  a region whose pages are pinned; its engine's lock held
- * @rd: the device side to make them on: the engine's own, or the one
- *      HIXL_IOC_SETUP is building and has not published yet; NULL: no-op;
- *      a loopback engine's (no device): no-op for host memory, and
- *      -EOPNOTSUPP for device memory
+ * hixl_region_make_mrs_dev() - make a region's MRs for one rail on a given
+ * device
+ * @r:    a region whose pages are pinned; its engine's lock held
+ * @rail: the rail whose MR set (hixl_region_mrset()) they go in
+ * @dev:  the device, PD and limits to make them with (hixl_rail_dev(), or
+ *        a rail being revived and not yet published, hixl_rail_revive())
  *
- * A no-op without @rd and for regions that already have MRs.  Device (dma-buf) regions need a software RDMA device, whose MRs
- * take the buffer's CPU pages (hixl_dmabuf_pages()).  When the device's DMA
- * layout does not follow the physical one (an IOMMU), the large page size
- * cannot map and 4 KiB pages are used instead.
+ * A no-op when the region has MRs on that rail already, and for an
+ * invalidated region (no pages).  Device (dma-buf) regions need a software
+ * RDMA device, whose MRs take the buffer's CPU pages (hixl_dmabuf_pages()).
+ * When the device's DMA layout does not follow the physical one (an
+ * IOMMU), the large page size cannot map and 4 KiB pages are used instead.
+ * The MRs are counted in the engine's st_mrs (GET_STATS' @mrs: every
+ * rail's) and st_rail_mrs[@rail] (debugfs rails).
  *
  * Context: process context, may sleep.
  * Return: 0; -EOPNOTSUPP when the device supports no page size the region
  * can use, or cannot map device memory; -ENOMEM; the device's -errno from
- * ib_alloc_mr()/ib_map_mr_sg().
+ * ib_alloc_mr()/ib_map_mr_sg().  On failure the rail has no MRs.
  */
-int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
+int hixl_region_make_mrs_dev(struct hixl_region *r, u32 rail, const struct hixl_rail_dev *dev)
 {
+	struct hixl_mrset *ms = hixl_region_mrset(r, rail);
 	unsigned int shift;
 	int ret;
 
 	lockdep_assert_held(&r->eng->lock);
-	if (!rd || r->nr_mrs)
+	if (ms->nr_mrs)
 		return 0;
-	if (rd->loopback)	/* no device: host pages only, dma-buf refused */
-		return r->type == HIXL_MEM_DEVICE ? -EOPNOTSUPP : 0;
 	if (r->type == HIXL_MEM_DEVICE) {
-		if (!ib_uses_virt_dma(rd->ibdev))
+		if (!ib_uses_virt_dma(dev->ibdev))
 			return -EOPNOTSUPP;
 		ret = hixl_dmabuf_pages(r);
 		if (ret)
@@ -209,17 +215,84 @@ int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 	}
 	if (!hixl_region_has_pages(r))
 		return 0;	/* invalidated: no pages, no MRs */
-	shift = hixl_mr_shift(r->page_shift, rd->page_size_cap);
+	shift = hixl_mr_shift(r->page_shift, dev->page_size_cap);
 	if (shift < PAGE_SHIFT)
 		return -EOPNOTSUPP;
-	ret = hixl_make_mrs_shift(rd, r, shift);
+	ret = hixl_make_mrs_shift(dev, r, ms, shift);
 	if (ret == -EINVAL && shift > PAGE_SHIFT)
-		ret = hixl_make_mrs_shift(rd, r, PAGE_SHIFT);
+		ret = hixl_make_mrs_shift(dev, r, ms, PAGE_SHIFT);
+	if (!ret)
+		atomic64_add(ms->nr_mrs, &r->eng->st_rail_mrs[rail]);
 	return ret;
 }
 
 /**
- * hixl_region_make_mrs() - make the MRs of a region on the engine's device
+ * hixl_region_make_mrs_rail() - make a region's MRs on one rail's device
+ * @r:    a region whose pages are pinned; its engine's lock held
+ * @rd:   the device side: the engine's own, or the one HIXL_IOC_SETUP is
+ *        building and has not published yet; a loopback one: no-op for
+ *        host memory, -EOPNOTSUPP for device memory
+ * @rail: 0 (@rd's own device) .. @rd->nr_rails; a rail whose device is
+ *        gone (hixl_rail_dev() false): no-op
+ *
+ * hixl_region_make_mrs_dev() with the rail's device as hixl_rail_dev()
+ * gives it.
+ *
+ * Context: process context, may sleep.
+ * Return: as hixl_region_make_mrs_dev().
+ */
+int hixl_region_make_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 rail)
+{
+	struct hixl_rail_dev dev;
+
+	lockdep_assert_held(&r->eng->lock);
+	if (rd->loopback)	/* no device: host pages only, dma-buf refused */
+		return r->type == HIXL_MEM_DEVICE ? -EOPNOTSUPP : 0;
+	if (!hixl_rail_dev(rd, rail, &dev))
+		return 0;
+	return hixl_region_make_mrs_dev(r, rail, &dev);
+}
+
+/**
+ * hixl_region_make_mrs_on() - make the MRs of a region on every rail of a
+ * device side
+ * @r:  a region whose pages are pinned; its engine's lock held
+ * @rd: the device side to make them on (hixl_region_make_mrs_rail());
+ *      NULL: no-op
+ *
+ * All or nothing over the rails whose devices exist, with one exception: a
+ * rail >= 1 whose device cannot map the region (-EOPNOTSUPP) just has no
+ * MRs for it (hixl_region_rails() leaves that rail out); rail 0's
+ * -EOPNOTSUPP fails as before.  On success the region's rail mask is
+ * recomputed (hixl_region_rails_update()).  On failure no rail keeps MRs
+ * made here.
+ *
+ * Context: process context, may sleep.
+ * Return: as hixl_region_make_mrs_rail() for the first rail that failed.
+ */
+int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
+{
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&r->eng->lock);
+	if (!rd)
+		return 0;
+	for (i = 0; i <= (rd->loopback ? 0 : rd->nr_rails); i++) {
+		ret = hixl_region_make_mrs_rail(r, rd, i);
+		if (ret == -EOPNOTSUPP && i)
+			ret = 0;
+		if (ret) {
+			hixl_region_free_mrs_on(r, rd);
+			return ret;
+		}
+	}
+	hixl_region_rails_update(r, rd);
+	return 0;
+}
+
+/**
+ * hixl_region_make_mrs() - make the MRs of a region on the engine's devices
  * @r: a region whose pages are pinned; its engine's lock held
  *
  * hixl_region_make_mrs_on() with the engine's published device side: a
@@ -235,7 +308,40 @@ int hixl_region_make_mrs(struct hixl_region *r)
 }
 
 /**
- * hixl_region_free_mrs_on() - release a region's MRs made on a given device side
+ * hixl_region_free_mrs_rail() - release a region's MRs on one rail
+ * @r:    the region; its engine's lock held
+ * @rd:   the device side they were made on (hixl_region_make_mrs_rail())
+ * @rail: the rail, 0..@rd->nr_rails; its device must still be set in @rd
+ *        when it has MRs (a removal frees them before it clears the device)
+ *
+ * A no-op for a rail without MRs.  Clears the rail's bit in the region's
+ * mask.
+ *
+ * Context: process context, may sleep.
+ */
+void hixl_region_free_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 rail)
+{
+	struct hixl_mrset *ms = hixl_region_mrset(r, rail);
+	struct ib_device *ibdev;
+	u32 i;
+
+	lockdep_assert_held(&r->eng->lock);
+	if (!ms->nr_mrs)
+		return;
+	ibdev = rail ? rd->rails[rail - 1].ibdev : rd->ibdev;
+	for (i = 0; i < ms->nr_mrs; i++)
+		hixl_mr_release(ibdev, &ms->mrs[i]);
+	atomic64_sub(ms->nr_mrs, &r->eng->st_mrs);
+	atomic64_sub(ms->nr_mrs, &r->eng->st_rail_mrs[rail]);
+	kvfree(ms->mrs);
+	kvfree(ms->spans);
+	memset(ms, 0, sizeof(*ms));
+	WRITE_ONCE(r->rails, r->rails & ~BIT(rail));
+}
+
+/**
+ * hixl_region_free_mrs_on() - release a region's MRs on every rail of a
+ * device side
  * @r:  the region; its engine's lock held
  * @rd: the device side they were made on (hixl_region_make_mrs_on())
  *
@@ -248,22 +354,14 @@ void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 	u32 i;
 
 	lockdep_assert_held(&r->eng->lock);
-	if (!r->nr_mrs)
-		return;
-	for (i = 0; i < r->nr_mrs; i++)
-		hixl_mr_release(rd->ibdev, &r->mrs[i]);
-	atomic64_sub(r->nr_mrs, &r->eng->st_mrs);
-	kvfree(r->mrs);
-	kvfree(r->spans);
-	r->mrs = NULL;
-	r->spans = NULL;
-	r->nr_mrs = 0;
-	r->mr_shift = 0;
-	r->mrs_registered = false;
+	for (i = 0; i < HIXL_MAX_RAILS; i++)
+		if (hixl_region_mrset(r, i)->nr_mrs)
+			hixl_region_free_mrs_rail(r, rd, i);
 }
 
 /**
- * hixl_region_free_mrs() - release a region's MRs (before its pages go)
+ * hixl_region_free_mrs() - release a region's MRs on every rail (before its
+ * pages go)
  * @r: the region; its engine's lock held
  *
  * Context: process context, may sleep.
@@ -271,6 +369,6 @@ void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 void hixl_region_free_mrs(struct hixl_region *r)
 {
 	lockdep_assert_held(&r->eng->lock);
-	if (r->nr_mrs)
+	if (r->eng->rdma)
 		hixl_region_free_mrs_on(r, r->eng->rdma);
 }

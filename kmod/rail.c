@@ -18,16 +18,27 @@
  *    their addresses and device names (struct hixl_rail) and reports the
  *    count (hixl_setup.nr_rails, hixl_engine_stat.nr_rails, hixlctl).
  *
- *  - Not yet: the rails carry no traffic.  A PD and the regions' MRs per
- *    rail, one RDMA CM connection per rail pair (rail i to the peer's rail
- *    i; a peer with fewer rails pairs only those; the extra connections
- *    made by the kernel after the first link's HELLO lists the peer's rails,
- *    bound to the link by a per-link token as local.c's pairing token, so
- *    they are no way around auth.c), the table carrying one rkey per rail
- *    with a wire version bump, and the data path below.  Until then every
- *    link and transfer uses rail 0 only, byte for byte the one-rail path,
- *    and a rail's device going away changes nothing (SETUP holds no object
- *    on it).
+ *  - Each rail has its own device objects (struct hixl_rail: @ibdev, @pd,
+ *    the device's MR limits and NUMA node): SETUP allocates the rail's PD
+ *    while resolving it, and every region has a set of MRs per rail (struct
+ *    hixl_mrset, mr.c) made at REG_MEM (and at SETUP for earlier regions)
+ *    and freed at DEREG_MEM, invalidation and close like rail 0's.  MRs of
+ *    rails 1.. are activated (IB_WR_REG_MR) on that rail's link's QP.
+ *    hixl_rail_dev() is the one accessor of rail i's device side.
+ *
+ *  - A rail's device removed (hixl_ib_remove(), engine.c, calls
+ *    hixl_engine_rail_detach()): the rail is marked removing, its links
+ *    (l->rail == i) are destroyed, then, with the engine's rdma_sem held
+ *    for writing, every region's MRs on the rail and its PD go and
+ *    @ibdev/@pd become NULL: the engine goes on on its other rails (rail
+ *    0's removal detaches the whole engine, as before).  REG_MEM meanwhile
+ *    makes MRs on the rails that exist.  hixl_rail_revive() brings a rail
+ *    back when its address resolves again (in the SETUP caller's network
+ *    namespace): PD, every valid region's MRs, then published.
+ *
+ *  - Rail links (one RDMA CM connection per rail pair, bound to the
+ *    primary link by a token) are raillink.c's; until they exist every
+ *    link and transfer uses rail 0 only, byte for byte the one-rail path.
  *
  *  - The data path will split a batch with hixl_rail_plan(): a descriptor
  *    of at least HIXL_RAIL_STRIPE_MIN bytes is striped in HIXL_RAIL_CHUNK
@@ -40,13 +51,26 @@
  *    lowest failing descriptor.  With one rail the planner is not called:
  *    the one-rail path stays as it is.
  *
- *  - NUMA (issue 13 item 5): the rail choice per descriptor would weigh the
- *    local buffer's node against each device's node here.
+ *  - NUMA (issue 13 item 5): a region's rails (hixl_region_rails()) are
+ *    chosen once, at registration (and again when a rail's device goes or
+ *    comes back): when the node of the region's first page is known (host
+ *    memory; device memory: not known) and at least one rail's device sits
+ *    on that node, only those rails - plus the rails whose device's node is
+ *    not known (NUMA_NO_NODE: not known to be remote) - carry its
+ *    descriptors; otherwise every rail does (hixl_rail_numa_mask()).  Rail 0
+ *    always stays in the mask: it is the primary link, which carries what
+ *    is not striped.  The module parameter rail_numa (1, the default: on;
+ *    0: every rail for every region) is read at those moments, so a change
+ *    applies to regions registered afterwards.  The MRs themselves exist on
+ *    every rail regardless (a peer may need any rail's keys after a
+ *    failover).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/inetdevice.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
+#include <linux/numa.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -55,6 +79,11 @@
 
 #include "hixl_priv.h"
 #include "rail.h"
+
+int hixl_rail_numa = 1;
+module_param_named(rail_numa, hixl_rail_numa, int, 0644);
+MODULE_PARM_DESC(rail_numa,
+		 "1 (default): a host region's descriptors go on the rails whose device is on the region's NUMA node (when there is one); 0: on every rail");
 
 /**
  * hixl_rails_validate() - check SETUP's rail fields, before anything is read
@@ -88,15 +117,32 @@ static int hixl_rail_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;	/* a transient bound id: destroyed by its maker */
 }
 
+/* give up a rail's device objects (its PD); its MRs are gone already */
+static void hixl_rail_close(struct hixl_rail *rail)
+{
+	if (rail->pd)
+		ib_dealloc_pd(rail->pd);
+	rail->pd = NULL;
+	rail->ibdev = NULL;
+	rail->page_size_cap = 0;
+	rail->max_mr_pages = 0;
+	rail->numa_node = NUMA_NO_NODE;
+	rail->removing = false;
+}
+
 /*
  * The RDMA device that owns @ss in @net, as SETUP finds its own
- * (rdma_bind_addr()): 0 with its name in @rail->device; -EADDRNOTAVAIL not a
- * local address, -ENODEV no RDMA device owns it, -EOPNOTSUPP the device has
- * no fast-registration MRs, or -ENOMEM.
+ * (rdma_bind_addr()): 0 with its name in @rail->device, and the device
+ * opened: @rail->ibdev, its limits and node, and a PD allocated while the
+ * transient id still holds the device (hixl_rail_close() gives it up);
+ * -EADDRNOTAVAIL not a local address, -ENODEV no RDMA device owns it,
+ * -EOPNOTSUPP the device has no fast-registration MRs, -ENOMEM, or
+ * ib_alloc_pd()'s -errno.  On failure @rail holds no device.
  */
 static int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss,
 			     struct hixl_rail *rail)
 {
+	struct ib_pd *pd;
 	struct rdma_cm_id *id;
 	struct ib_device *dev;
 	int ret;
@@ -111,8 +157,20 @@ static int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss,
 	if (!ret && (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 		     !dev->attrs.max_fast_reg_page_list_len))
 		ret = -EOPNOTSUPP;
-	if (!ret)
+	if (!ret) {
+		pd = ib_alloc_pd(dev, 0);
+		if (IS_ERR(pd))
+			ret = PTR_ERR(pd);
+	}
+	if (!ret) {
 		strscpy(rail->device, dev_name(&dev->dev), sizeof(rail->device));
+		rail->ibdev = dev;
+		rail->pd = pd;
+		rail->page_size_cap = dev->attrs.page_size_cap;
+		rail->max_mr_pages = dev->attrs.max_fast_reg_page_list_len;
+		rail->numa_node = dev_to_node(&dev->dev);
+		rail->removing = false;
+	}
 	rdma_destroy_id(id);
 	return ret;
 }
@@ -177,7 +235,7 @@ static int hixl_rails_from_list(struct hixl_rdma *rd, const struct hixl_setup *a
 			return hixl_einval("SETUP: rail %u: device %s has a rail already",
 					   i + 1, rails[i].device);
 	}
-	return a->nr_rails;
+	return a->nr_rails;	/* on failure the caller closes what was opened */
 }
 
 #define HIXL_RAIL_AUTO_CANDIDATES 64	/* IPv4 addresses looked at */
@@ -239,6 +297,8 @@ static int hixl_rails_auto(struct hixl_rdma *rd, const struct hixl_setup *a,
 			break;
 		if (!hixl_rail_device_taken(rd, rails, n, r->device))
 			n++;
+		else
+			hixl_rail_close(r);
 	}
 	kfree(cand);
 	return ret ? ret : n;
@@ -291,6 +351,10 @@ int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net
 	else
 		n = hixl_rails_auto(rd, a, net, rails);
 	if (n <= 0) {
+		u32 i;
+
+		for (i = 0; i < HIXL_MAX_RAILS - 1; i++)
+			hixl_rail_close(&rails[i]);
 		kfree(rails);
 		if (n < 0)
 			return n;
@@ -298,17 +362,27 @@ int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net
 	}
 	rd->rails = rails;
 	rd->nr_rails = n;
+	if (n)
+		rd->rails_net = get_net(net);
 	a->nr_rails = 1 + n;
 	return 0;
 }
 
 /**
- * hixl_rails_free() - free what hixl_rails_setup() kept
+ * hixl_rails_free() - free what hixl_rails_setup() kept: each rail's PD (the
+ * regions' MRs on it are gone already), the list, the namespace reference
  * @rd: the engine's device side, unpublished or being freed
  */
 void hixl_rails_free(struct hixl_rdma *rd)
 {
+	u32 i;
+
+	for (i = 0; i < rd->nr_rails; i++)
+		hixl_rail_close(&rd->rails[i]);
 	kfree(rd->rails);
+	if (rd->rails_net)
+		put_net(rd->rails_net);
+	rd->rails_net = NULL;
 	rd->rails = NULL;
 	rd->nr_rails = 0;
 }
@@ -325,8 +399,304 @@ u32 hixl_rails_count(const struct hixl_rdma *rd)
 }
 
 /**
+ * hixl_rail_dev() - the device side of one rail of an engine
+ * @rd:  the engine's device side (NULL or a loopback one: no rail)
+ * @i:   the rail: 0 is SETUP's own device (@rd->ibdev, @rd->pd), 1..
+ *       @rd->nr_rails the extra rails (@rd->rails[i - 1])
+ * @out: out: the rail's device, PD and MR limits; zeroed when it has none
+ *
+ * Context: any; the caller holds the engine's rdma_sem (for reading) or
+ * its lock, so @rd stays; a rail revived meanwhile (hixl_rail_revive()) is
+ * seen whole or not at all.
+ * Return: true when rail @i exists and its device is there (not removed,
+ * not being removed); false otherwise.
+ */
+bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out)
+{
+	const struct hixl_rail *rail;
+	struct ib_pd *pd;
+
+	memset(out, 0, sizeof(*out));
+	if (!rd || rd->loopback)
+		return false;
+	if (!i) {
+		if (!rd->ibdev || !rd->pd)
+			return false;
+		*out = (struct hixl_rail_dev){ .ibdev = rd->ibdev, .pd = rd->pd,
+					       .page_size_cap = rd->page_size_cap,
+					       .max_mr_pages = rd->max_mr_pages };
+		return true;
+	}
+	if (i > rd->nr_rails)
+		return false;
+	rail = &rd->rails[i - 1];
+	pd = smp_load_acquire(&rail->pd);	/* pairs with hixl_rail_revive() */
+	if (!pd || READ_ONCE(rail->removing))
+		return false;
+	*out = (struct hixl_rail_dev){ .ibdev = rail->ibdev, .pd = pd,
+				       .page_size_cap = rail->page_size_cap,
+				       .max_mr_pages = rail->max_mr_pages };
+	return true;
+}
+
+/**
+ * hixl_rail_numa_mask() - the rails a region on a NUMA node should use
+ * @dev_node: each rail's device node: a node id, NUMA_NO_NODE (not known)
+ *            or HIXL_RAIL_NODE_GONE (no device: never chosen)
+ * @nr_rails: entries of @dev_node, at most HIXL_MAX_RAILS (more are
+ *            ignored)
+ * @mem_node: the region's node, NUMA_NO_NODE when not known (device memory)
+ * @enabled:  the rail_numa module parameter
+ *
+ * A pure function (KUnit: tests/rail_kunit.c).  With @enabled, a known
+ * @mem_node and at least one rail's device on @mem_node: those rails plus
+ * the rails whose node is not known (they are not known to be remote).
+ * Otherwise every rail that has a device.
+ *
+ * Return: bit i set for rail i chosen; 0 only when no rail has a device.
+ */
+u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled)
+{
+	u32 all = 0, local = 0, unknown = 0, i;
+
+	for (i = 0; i < min_t(u32, nr_rails, HIXL_MAX_RAILS); i++) {
+		if (dev_node[i] == HIXL_RAIL_NODE_GONE)
+			continue;
+		all |= BIT(i);
+		if (dev_node[i] == NUMA_NO_NODE)
+			unknown |= BIT(i);
+		else if (mem_node != NUMA_NO_NODE && dev_node[i] == mem_node)
+			local |= BIT(i);
+	}
+	if (!enabled || mem_node == NUMA_NO_NODE || !local)
+		return all;
+	return local | unknown;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_rail_numa_mask);
+
+/**
+ * hixl_region_rails_update() - recompute a region's rails (struct
+ * hixl_region.rails)
+ * @r:  the region; its engine's lock held
+ * @rd: the device side its MRs were made on (published or being set up)
+ *
+ * The rails whose device exists and where @r has MRs, narrowed by
+ * hixl_rail_numa_mask() with rail_numa as it is now; rail 0 always.
+ *
+ * Context: any; the engine's lock held.
+ */
+void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd)
+{
+	int node[HIXL_MAX_RAILS];
+	struct hixl_rail_dev dev;
+	u32 i, n, have = 0;
+
+	lockdep_assert_held(&r->eng->lock);
+	n = rd && !rd->loopback ? 1 + rd->nr_rails : 1;
+	for (i = 0; i < n; i++) {
+		node[i] = HIXL_RAIL_NODE_GONE;
+		if (!hixl_region_mrset(r, i)->nr_mrs || !hixl_rail_dev(rd, i, &dev))
+			continue;
+		have |= BIT(i);
+		node[i] = i ? rd->rails[i - 1].numa_node : dev_to_node(&rd->ibdev->dev);
+	}
+	WRITE_ONCE(r->rails, (hixl_rail_numa_mask(node, n, r->numa_node,
+						  READ_ONCE(hixl_rail_numa)) & have) | 1);
+}
+
+/**
+ * hixl_engine_rails_update() - recompute every region's rails after a rail's
+ * device went or came back
+ * @eng: the engine; its lock held
+ *
+ * Context: any; the engine's lock held.
+ */
+void hixl_engine_rails_update(struct hixl_engine *eng)
+{
+	struct hixl_region *r;
+	unsigned long idx;
+
+	lockdep_assert_held(&eng->lock);
+	xa_for_each(&eng->regions, idx, r)
+		hixl_region_rails_update(r, eng->rdma);
+}
+
+/**
+ * hixl_rail_revive() - bring back rail @i of an engine whose device is gone
+ * @eng: the engine
+ * @i:   the rail, 1..its extra rails (0: rail 0 is never revived: its
+ *       device's removal detached the whole engine)
+ *
+ * When rail @i's device is gone (removed, hixl_engine_rail_detach()), its
+ * address is resolved again in the SETUP caller's network namespace, as
+ * SETUP did (rdma_bind_addr()); when a device owns it (the same one added
+ * again, or another, that no other rail of the engine has), the rail's PD
+ * and every valid region's MRs on it are made under the engine's lock, and
+ * the rail is published (hixl_rail_dev() sees it, the regions' rails are
+ * recomputed).  Rail links then activate those MRs (IB_WR_REG_MR) as rail
+ * 0's links do.  Follows SETUP's own device lookup (hixl_cmd_setup()).
+ *
+ * Context: process context, may sleep; no hixl lock held except the
+ * engine's rdma_sem for reading (raillink.c's rail work).
+ * Return: 0 when rail @i is usable (it was, or is now); -EINVAL for a rail
+ * the engine does not have or a loopback or unset engine; -ENODEV while
+ * rail 0's device is gone, while rail @i's device is still being removed,
+ * when no RDMA device owns the address, or it is rail 0's or another
+ * rail's device; -EADDRNOTAVAIL when the address is not local (yet);
+ * -EOPNOTSUPP, -ENOMEM, or the device's -errno from ib_alloc_pd() or MR
+ * creation (everything made here undone).
+ */
+int hixl_rail_revive(struct hixl_engine *eng, u32 i)
+{
+	struct hixl_rdma *rd = READ_ONCE(eng->rdma);
+	struct sockaddr_storage ss;
+	struct hixl_rail_dev dev;
+	struct hixl_rail *rail, tmp;
+	struct hixl_region *r;
+	unsigned long idx;
+	u32 j;
+	int ret;
+
+	if (!rd || rd->loopback)
+		return -EINVAL;
+	if (!i)
+		return hixl_rail_dev(rd, 0, &dev) ? 0 : -ENODEV;
+	if (i > rd->nr_rails)
+		return -EINVAL;
+	rail = &rd->rails[i - 1];
+	if (hixl_rail_dev(rd, i, &dev))
+		return 0;
+	if (READ_ONCE(rail->removing))
+		return -ENODEV;
+	ret = hixl_sockaddr_to_kernel(&rail->addr, &ss);
+	if (ret)
+		return ret;
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.addr = rail->addr;
+	ret = hixl_rail_resolve(rd->rails_net, &ss, &tmp);
+	if (ret)
+		return ret;
+
+	mutex_lock(&eng->lock);
+	if (rail->pd || rail->removing) {	/* revived by another caller, or going */
+		ret = rail->pd && !rail->removing ? 0 : -ENODEV;
+		goto out_close;
+	}
+	ret = -ENODEV;
+	if (!strcmp(tmp.device, dev_name(&rd->ibdev->dev)))
+		goto out_close;
+	for (j = 0; j < rd->nr_rails; j++)
+		if (j != i - 1 && rd->rails[j].ibdev == tmp.ibdev)
+			goto out_close;
+	/*
+	 * The MRs first, on the device not yet published (hixl_rail_dev()
+	 * reads @pd first): nobody sees the rail before they all exist.
+	 */
+	strscpy(rail->device, tmp.device, sizeof(rail->device));
+	rail->ibdev = tmp.ibdev;
+	rail->page_size_cap = tmp.page_size_cap;
+	rail->max_mr_pages = tmp.max_mr_pages;
+	rail->numa_node = tmp.numa_node;
+	dev = (struct hixl_rail_dev){ .ibdev = tmp.ibdev, .pd = tmp.pd,
+				      .page_size_cap = tmp.page_size_cap,
+				      .max_mr_pages = tmp.max_mr_pages };
+	ret = 0;
+	xa_for_each(&eng->regions, idx, r) {
+		if (READ_ONCE(r->invalid))
+			continue;
+		ret = hixl_region_make_mrs_dev(r, i, &dev);
+		if (ret == -EOPNOTSUPP)
+			ret = 0;	/* no MRs for this one on this device */
+		if (ret)
+			break;
+	}
+	if (ret) {
+		xa_for_each(&eng->regions, idx, r)
+			hixl_region_free_mrs_rail(r, rd, i);
+		rail->ibdev = NULL;
+		goto out_close;		/* tmp's PD goes there */
+	}
+	smp_store_release(&rail->pd, tmp.pd);	/* hixl_rail_dev() sees it whole */
+	WRITE_ONCE(eng->rail_ibdev[i], rail->ibdev);
+	hixl_engine_rails_update(eng);
+	mutex_unlock(&eng->lock);
+	pr_info("engine %llu: rail %u back on %s\n", eng->id, i, rail->device);
+	return 0;
+
+out_close:
+	mutex_unlock(&eng->lock);
+	hixl_rail_close(&tmp);
+	return ret;
+}
+
+/**
+ * hixl_engine_rail_detach() - rail @ibdev of @eng is being unregistered
+ * @eng:   an engine that has @ibdev as one of its extra rails (a reference
+ *         held by the caller, hixl_ib_remove())
+ * @ibdev: the device
+ *
+ * As hixl_engine_detach() does for rail 0, for one extra rail: first,
+ * holding rdma_sem for reading, the rail is marked removing (under
+ * links_lock: no new link on it, hixl_rail_dev() says it is gone) and its
+ * links are destroyed (hixl_engine_links_destroy_rail(); their batches
+ * end, their QPs flush); then, holding rdma_sem for writing (commands that
+ * may use the rail's MRs have ended), every region's MRs on the rail and
+ * its PD are freed and the rail's @ibdev/@pd are cleared.  The engine keeps
+ * working on its other rails; hixl_rail_revive() may bring the rail back.
+ *
+ * Context: process context, may sleep; the caller holds no lock.
+ */
+void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)
+{
+	struct hixl_region *r;
+	struct hixl_rdma *rd;
+	unsigned long idx;
+	u32 i = 0, j;
+
+	down_read(&eng->rdma_sem);
+	rd = eng->rdma;
+	mutex_lock(&eng->lock);
+	for (j = 0; rd && !rd->loopback && j < rd->nr_rails; j++) {
+		if (rd->rails[j].ibdev == ibdev && rd->rails[j].pd) {
+			i = j + 1;
+			break;
+		}
+	}
+	if (i) {
+		mutex_lock(&eng->links_lock);
+		WRITE_ONCE(rd->rails[i - 1].removing, true);
+		mutex_unlock(&eng->links_lock);
+	}
+	mutex_unlock(&eng->lock);
+	if (!i) {			/* closed, or not (any more) on @ibdev */
+		up_read(&eng->rdma_sem);
+		return;
+	}
+	pr_warn("engine %llu: rail %u's RDMA device %s removed; its links and MRs go\n",
+		eng->id, i, dev_name(&ibdev->dev));
+	hixl_engine_links_destroy_rail(eng, i);
+	up_read(&eng->rdma_sem);
+
+	down_write(&eng->rdma_sem);	/* commands that still run finish */
+	mutex_lock(&eng->lock);
+	rd = eng->rdma;
+	if (rd && rd->nr_rails >= i && rd->rails[i - 1].ibdev == ibdev) {
+		xa_for_each(&eng->regions, idx, r)
+			hixl_region_free_mrs_rail(r, rd, i);
+		hixl_rail_close(&rd->rails[i - 1]);
+		WRITE_ONCE(eng->rail_ibdev[i], NULL);
+		hixl_engine_rails_update(eng);
+	}
+	mutex_unlock(&eng->lock);
+	up_write(&eng->rdma_sem);
+}
+
+/**
  * hixl_rails_show() - debugfs "rails": one line per rail of each set-up
- * device engine: "engine rail address device", rail 0 first
+ * device engine, rail 0 first: "engine rail address device node mrs
+ * state", where node is the device's NUMA node (-1: not known), mrs the
+ * region MRs on the rail (struct hixl_engine.st_rail_mrs) and state "up",
+ * or "gone" while the rail's device is removed (device: the name it had)
  * @m: the seq_file
  *
  * An engine whose device side is being changed (SETUP, close, device
@@ -340,10 +710,11 @@ u32 hixl_rails_count(const struct hixl_rdma *rd)
 int hixl_rails_show(struct seq_file *m)
 {
 	struct hixl_engine *eng;
+	struct hixl_rail_dev dev;
 	struct hixl_rdma *rd;
 	u32 i;
 
-	seq_puts(m, "engine rail address device\n");
+	seq_puts(m, "engine rail address device node mrs state\n");
 	mutex_lock(&hixl_engines_lock);
 	list_for_each_entry(eng, &hixl_engines, node) {
 		if (!down_read_trylock(&eng->rdma_sem)) {
@@ -355,14 +726,17 @@ int hixl_rails_show(struct seq_file *m)
 			for (i = 0; i <= rd->nr_rails; i++) {
 				const struct hixl_sockaddr *a = i ? &rd->rails[i - 1].addr :
 								    &rd->local;
+				bool up = hixl_rail_dev(rd, i, &dev);
 
 				seq_printf(m, "%llu %u ", eng->id, i);
 				if (a->family == AF_INET)
 					seq_printf(m, "%pI4", a->addr);
 				else
 					seq_printf(m, "%pI6c", a->addr);
-				seq_printf(m, " %s\n", i ? rd->rails[i - 1].device :
-					   dev_name(&rd->ibdev->dev));
+				seq_printf(m, " %s %d %lld %s\n", i ? rd->rails[i - 1].device :
+					   dev_name(&rd->ibdev->dev),
+					   up ? dev_to_node(&dev.ibdev->dev) : NUMA_NO_NODE,
+					   atomic64_read(&eng->st_rail_mrs[i]), up ? "up" : "gone");
 			}
 		}
 		up_read(&eng->rdma_sem);

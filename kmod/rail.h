@@ -10,25 +10,72 @@
 #include <linux/types.h>
 #include <rdma/hixl.h>
 
+struct hixl_engine;
 struct hixl_rdma;
+struct hixl_region;
+struct ib_device;
+struct ib_pd;
 struct net;
 
 /* striping defaults for the multi-rail data path (rail.c: not yet used) */
 #define HIXL_RAIL_STRIPE_MIN	(1ULL << 20)	/* bytes: striped from here on */
 #define HIXL_RAIL_CHUNK		(512ULL << 10)	/* bytes: one stripe chunk */
 
+/*
+ * A rail whose device is gone, for hixl_rail_numa_mask(): never chosen, and
+ * not counted as a device on the memory's node.  (NUMA_NO_NODE, -1, is a
+ * device whose node is not known.)
+ */
+#define HIXL_RAIL_NODE_GONE	(-2)
+
 /**
  * struct hixl_rail - one extra rail of an engine (rail 1 and up; rail 0 is
  * SETUP's @local and its device, in struct hixl_rdma)
- * @addr:   the local address SETUP named (or "auto" found), port 0
- * @device: the RDMA device RDMA CM resolved it to, at SETUP
+ * @addr:          the local address SETUP named (or "auto" found), port 0
+ * @device:        the RDMA device RDMA CM resolved it to, at SETUP (kept,
+ *                 as a name, while the device is gone)
+ * @ibdev:         that device, NULL while it is gone (removed, not yet
+ *                 revived: hixl_rail_revive())
+ * @pd:            the rail's protection domain on @ibdev (every region's MRs
+ *                 of this rail are in it), NULL while the device is gone
+ * @page_size_cap: MR page sizes @ibdev supports
+ * @max_mr_pages:  pages per fast-registration MR on @ibdev
+ * @numa_node:     dev_to_node() of @ibdev's parent, or NUMA_NO_NODE
+ * @removing:      the device is being removed (hixl_engine_rail_detach()):
+ *                 hixl_rail_dev() says "gone" although @ibdev and @pd are
+ *                 still set, so no new link is made on the rail meanwhile
  *
- * Written by SETUP before the engine's hixl_rdma is published, never
- * changed after: read without a lock.
+ * @addr and @device are written by SETUP before the engine's hixl_rdma is
+ * published and never change.  The device fields change only under the
+ * engine's lock: to NULL by a device removal (holding rdma_sem for
+ * writing), back by hixl_rail_revive() (rdma_sem for reading; @pd is
+ * written last, smp_store_release(), and hixl_rail_dev() reads it first,
+ * smp_load_acquire()).  @removing is set under the engine's links_lock.
  */
 struct hixl_rail {
 	struct hixl_sockaddr addr;
 	char device[64];
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	u64 page_size_cap;
+	u32 max_mr_pages;
+	int numa_node;
+	bool removing;
+};
+
+/**
+ * struct hixl_rail_dev - the device side of one rail, as hixl_rail_dev()
+ * returns it
+ * @ibdev:         the rail's device, NULL when it is gone
+ * @pd:            the rail's PD, NULL when it is gone
+ * @page_size_cap: MR page sizes the device supports
+ * @max_mr_pages:  pages per fast-registration MR
+ */
+struct hixl_rail_dev {
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	u64 page_size_cap;
+	u32 max_mr_pages;
 };
 
 /**
@@ -48,10 +95,18 @@ struct hixl_rail_piece {
 	u64 len;
 };
 
+extern int hixl_rail_numa;
+
 int hixl_rails_validate(const struct hixl_setup *a);
 int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net);
 void hixl_rails_free(struct hixl_rdma *rd);
 u32 hixl_rails_count(const struct hixl_rdma *rd);
+bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out);
+u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled);
+void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd);
+void hixl_engine_rails_update(struct hixl_engine *eng);
+int hixl_rail_revive(struct hixl_engine *eng, u32 i);
+void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev);
 struct seq_file;
 int hixl_rails_show(struct seq_file *m);
 long hixl_rail_plan(const u64 *lens, u32 n, u32 nr_rails, u64 stripe_min, u64 chunk,

@@ -232,6 +232,8 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	r->tbl_hidden = hixl_region_local_only(r);	/* 1: in no peer's table */
 	spin_lock_init(&r->lock);
 	atomic_set(&r->users, 0);
+	r->numa_node = NUMA_NO_NODE;
+	r->rails = 1;
 
 	ret = hixl_proc_charge(eng->proc, r->type, r->len);
 	if (ret) {
@@ -267,6 +269,9 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 		goto err_unmap;
 	}
 	r->page_shift = shift;
+	/* NUMA (rail.c): the node of the first page; device memory: not known */
+	r->numa_node = r->type == HIXL_MEM_HOST && hixl_region_has_pages(r) ?
+		       page_to_nid(pfn_to_page(r->runs.run[0].pfn)) : NUMA_NO_NODE;
 	ret = hixl_region_make_mrs(r);
 	if (ret)
 		goto err_unmap;
@@ -283,8 +288,8 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	a->handle = r->handle;
 	a->page_size = 1ULL << shift;
 	a->nr_pages = hixl_pages_spanned(r->addr, r->len, shift);
-	a->nr_mrs = r->nr_mrs;
-	a->mr_page_size = r->nr_mrs ? 1ULL << r->mr_shift : 0;
+	a->nr_mrs = hixl_region_mrset(r, 0)->nr_mrs;	/* rail 0's (abi.md) */
+	a->mr_page_size = a->nr_mrs ? 1ULL << hixl_region_mrset(r, 0)->mr_shift : 0;
 	trace_hixl_reg_mem(eng->id, r->handle, r->type, r->addr, r->len, shift,
 			   r->npages);
 	mutex_unlock(&eng->lock);

@@ -16,6 +16,7 @@
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <rdma/hixl.h>
 
 struct hixl_engine;
 struct hixl_rdma;
@@ -122,6 +123,27 @@ int hixl_runs_sg_table(const struct hixl_runs *rs, struct sg_table *sgt, u64 off
 size_t hixl_runs_bytes(const struct hixl_runs *rs);
 
 /**
+ * struct hixl_mrset - a region's fast-registration MRs on one rail's device
+ * @mrs:            MRs covering the region, in address order; @nr_mrs of
+ *                  them (0: none on this rail: before SETUP, after
+ *                  invalidation, while the rail's device is gone, or a
+ *                  device that cannot map the region)
+ * @nr_mrs:         how many
+ * @mr_shift:       log2 of the MRs' page size
+ * @mrs_registered: every MR went through IB_WR_REG_MR (engine lock); each
+ *                  MR keeps its own struct hixl_mr.registered
+ * @spans:          the MRs as struct hixl_rmr (key = lkey on this rail's
+ *                  device), for hixl_split()
+ */
+struct hixl_mrset {
+	struct hixl_mr *mrs;
+	u32 nr_mrs;
+	unsigned int mr_shift;
+	bool mrs_registered;
+	struct hixl_rmr *spans;
+};
+
+/**
  * struct hixl_region - one registration
  * @eng:        owning engine
  * @handle:     index in @eng->regions, never 0
@@ -160,12 +182,17 @@ size_t hixl_runs_bytes(const struct hixl_runs *rs);
  *              now (local.c; raised under the engine lock); DEREG_MEM waits
  *              for them, holding the lock, so no byte lands after it returns
  * @dmabuf:     device: the dma-buf, its attachment and mapping
- * @mrs:        fast-registration MRs covering the region on the engine's
- *              device, in address order; @nr_mrs of them (0 before SETUP,
- *              and after invalidation)
- * @mr_shift:   log2 of the MRs' page size
- * @mrs_registered: every MR went through IB_WR_REG_MR (engine lock)
- * @spans:      the MRs as struct hixl_rmr (key = lkey), for hixl_split()
+ * @mrset:      the region's MRs on each rail of the engine (struct
+ *              hixl_mrset; rail 0 = the engine's own device); under the
+ *              engine lock; empty before SETUP, after invalidation, and on
+ *              a rail whose device is gone
+ * @rails:      hixl_region_rails(): bit i, rail i carries the region's
+ *              descriptors (its MRs exist there and the NUMA choice,
+ *              rail.c, allows it); bit 0 always.  Written under the engine
+ *              lock (registration, SETUP, a rail's removal or revival),
+ *              read with READ_ONCE()
+ * @numa_node:  the node of the region's first page (host memory), or
+ *              NUMA_NO_NODE (device memory, or before its pages are there)
  * @tbl_hidden: which peer tables hold the region (engine lock): 0, every
  *              link whose table went out (hixl_link.tbl_gen != 0) has it;
  *              else the table generation from which on links never got it
@@ -199,13 +226,23 @@ struct hixl_region {
 	struct sg_table *sgt;
 	struct iosys_map vmap;
 	u64 dmabuf_offset;
-	struct hixl_mr *mrs;
-	u32 nr_mrs;
-	unsigned int mr_shift;
-	bool mrs_registered;
-	struct hixl_rmr *spans;
+	struct hixl_mrset mrset[HIXL_MAX_RAILS];
+	u32 rails;
+	int numa_node;
 	u64 tbl_hidden;
 };
+
+/* rail @rail's MRs of @r (0: the engine's own device); @rail < HIXL_MAX_RAILS */
+static inline struct hixl_mrset *hixl_region_mrset(struct hixl_region *r, u32 rail)
+{
+	return &r->mrset[rail];
+}
+
+/* bit i: rail i carries @r's descriptors (struct hixl_region.rails); bit 0 always */
+static inline u32 hixl_region_rails(const struct hixl_region *r)
+{
+	return READ_ONCE(r->rails) | 1;
+}
 
 /**
  * struct hixl_mr - one fast-registration MR of a region (mr.c)
@@ -241,8 +278,12 @@ static inline bool hixl_region_local_only(const struct hixl_region *r)
 unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap);
 u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages);
 void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size);
+struct hixl_rail_dev;
+int hixl_region_make_mrs_dev(struct hixl_region *r, u32 rail, const struct hixl_rail_dev *dev);
+int hixl_region_make_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 rail);
 int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);
 int hixl_region_make_mrs(struct hixl_region *r);
+void hixl_region_free_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 rail);
 void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);
 void hixl_region_free_mrs(struct hixl_region *r);
 

@@ -250,7 +250,7 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 
 	lockdep_assert_held(&eng->lock);
 	hixl_tbl_wait_init(eng, w);
-	if (!r->live || !r->nr_mrs)
+	if (!r->live || !r->mrset[0].nr_mrs)
 		return;
 	if (READ_ONCE(r->invalid)) {
 		r->tbl_hidden = 1;	/* unmapped already: in no table, ever */
@@ -314,7 +314,7 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 	int ret;
 
 	lockdep_assert_held(&eng->lock);
-	if (!r->nr_mrs || r->tbl_hidden == 1)
+	if (!r->mrset[0].nr_mrs || r->tbl_hidden == 1)
 		return;
 	hixl_tbl_wait_init(eng, &w);
 	walk = ++eng->link_walk;
@@ -367,14 +367,14 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
 
 	lockdep_assert_held(&r->eng->lock);
 	lockdep_assert_held(&l->msg.post_mutex);
-	if (r->mrs_registered)
+	if (r->mrset[0].mrs_registered)
 		return 0;
 	if (!(r->flags & HIXL_REG_READ_ONLY))
 		access |= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 	if (hixl_region_local_only(r))	/* no peer may use its keys */
 		access &= ~(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE);
-	for (i = 0; i < r->nr_mrs; i++) {
-		struct hixl_mr *m = &r->mrs[i];
+	for (i = 0; i < r->mrset[0].nr_mrs; i++) {
+		struct hixl_mr *m = &r->mrset[0].mrs[i];
 		struct ib_reg_wr wr = {
 			.wr.opcode = IB_WR_REG_MR,
 			.mr = m->mr,
@@ -389,7 +389,7 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
 			return ret;
 		m->registered = true;
 	}
-	r->mrs_registered = true;
+	r->mrset[0].mrs_registered = true;
 	return 0;
 }
 
@@ -413,17 +413,17 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 	if (!hixl_link_usable(l))
 		return -ECONNRESET;
 	do {
-		n = min_t(u32, r->nr_mrs - first, HIXL_WIRE_MRS_PER_MSG);
+		n = min_t(u32, r->mrset[0].nr_mrs - first, HIXL_WIRE_MRS_PER_MSG);
 		memset(m, 0, sizeof(*m));
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
 		m->flags = cpu_to_le32((r->flags & HIXL_REG_READ_ONLY ? 0 : HIXL_WIRE_REGION_WRITABLE) |
 				       (r->type == HIXL_MEM_DEVICE ? HIXL_WIRE_REGION_DEVICE : 0));
-		m->nr_mrs = cpu_to_le32(r->nr_mrs);
+		m->nr_mrs = cpu_to_le32(r->mrset[0].nr_mrs);
 		m->first = cpu_to_le32(first);
 		m->count = cpu_to_le32(n);
 		for (i = 0; i < n; i++) {
-			struct hixl_mr *mr = &r->mrs[first + i];
+			struct hixl_mr *mr = &r->mrset[0].mrs[first + i];
 
 			m->mrs[i].addr = cpu_to_le64(mr->addr);
 			m->mrs[i].len = cpu_to_le64(mr->len);
@@ -436,7 +436,7 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 			return ret;
 		l->tbl_sent++;
 		first += n;
-	} while (first < r->nr_mrs);
+	} while (first < r->mrset[0].nr_mrs);
 	return 0;
 }
 
@@ -491,7 +491,7 @@ int hixl_link_publish(struct hixl_link *l)
 	xa_for_each(&eng->regions, idx, r) {
 		if (ret)
 			break;
-		if (!r->live || !r->nr_mrs)
+		if (!r->live || !r->mrset[0].nr_mrs)
 			continue;
 		if (hixl_region_local_only(r) && !READ_ONCE(r->invalid)) {
 			ret = hixl_link_reg_mrs(l, r);	/* for our own side only */

@@ -169,7 +169,7 @@ int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 	if (hixl_range_check(la, d->len) || hixl_range_check(ra, d->len))
 		return -EOVERFLOW;
 	r = hixl_region_lookup(eng, la, d->len);
-	if (!r || !r->nr_mrs)
+	if (!r || !r->mrset[0].nr_mrs)
 		return -ENOENT;
 	if (op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY))
 		return -EACCES;
@@ -177,7 +177,8 @@ int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 	if (IS_ERR(rr))
 		return PTR_ERR(rr);
 
-	ret = hixl_split(r->spans, r->nr_mrs, rr->mrs, rr->nr_mrs, la, ra, left, idx, pl);
+	ret = hixl_split(r->mrset[0].spans, r->mrset[0].nr_mrs, rr->mrs, rr->nr_mrs, la, ra, left,
+			 idx, pl);
 	if (ret)
 		return ret;
 	atomic_inc(&r->users);
@@ -460,7 +461,7 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 			p->sbytes += d->len;
 			continue;
 		}
-		if (r && !r->mrs_registered) {
+		if (r && !r->mrset[0].mrs_registered) {
 			if (nonblock) {
 				ret = -EAGAIN;	/* REG_MR waits for the device */
 				break;

@@ -128,8 +128,9 @@ void test_rail_setup_two(void)
 		n = fread(buf, 1, sizeof(buf) - 1, f);
 		buf[n] = '\0';
 		fclose(f);
-		snprintf(want, sizeof(want), "\n%llu 0 " HX_IP " rxe0\n%llu 1 " RAIL1_IP " rxe1\n",
-			 (unsigned long long)e.id, (unsigned long long)e.id);
+		snprintf(want, sizeof(want), "\n%llu 0 " HX_IP " rxe0 ", (unsigned long long)e.id);
+		CHECK(strstr(buf, want) != NULL);
+		snprintf(want, sizeof(want), "\n%llu 1 " RAIL1_IP " rxe1 ", (unsigned long long)e.id);
 		CHECK(strstr(buf, want) != NULL);
 	}
 	close(fd);
@@ -390,10 +391,11 @@ static int rxe1_active(void)
 }
 
 /*
- * `rdma link delete rxe1` under a two-rail engine with a live link: until
- * the rails carry traffic the engine holds nothing on rxe1, so the removal
- * does not wait for it, the link on rail 0 keeps moving bytes, and the
- * engine's close leaves nothing pinned.  rxe1 is put back afterwards.
+ * `rdma link delete rxe1` under a two-rail engine with a live link: the
+ * engine gives up rail 1 (its PD and MRs, hixl_engine_rail_detach()), so
+ * the removal does not wait for it, the link on rail 0 keeps moving bytes,
+ * and the engine's close leaves nothing pinned.  rxe1 is put back
+ * afterwards.
  */
 void test_rail_device_removed(void)
 {
