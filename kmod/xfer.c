@@ -258,6 +258,9 @@ struct hixl_xprep {
 	u64 sbytes;		/* bytes of the staged descriptors */
 	bool planning;		/* hixl_xq_plan_begin() done, not ended */
 	bool local;		/* the same-host copy carries it (local.c) */
+	bool rails_only;	/* the primary link is broken, a rail link is READY:
+				 * xrail.c checks and plans on the rail links */
+	int err;		/* with @rails_only: the primary link's error */
 };
 
 static void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p)
@@ -404,14 +407,22 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 		return -ENOTCONN;
 	p->l = l;
 	st = hixl_link_state(l, &err);
-	if (st != HIXL_LINK_READY)
-		return st == HIXL_LINK_CONNECTING ? -EAGAIN : err;
+	if (st == HIXL_LINK_CONNECTING)
+		return -EAGAIN;
+	if (st != HIXL_LINK_READY) {
+		if (!hixl_xrail_rails_only(l))
+			return err;
+		p->rails_only = true;	/* a broken primary with a READY rail link */
+		p->err = err;
+	}
 	p->d = kvmalloc_array(a->count, sizeof(*p->d), GFP_KERNEL);
 	p->pl.held = kvmalloc_array(a->count, sizeof(*p->pl.held), GFP_KERNEL);
 	if (!p->d || !p->pl.held)
 		return -ENOMEM;
 	if (copy_from_user(p->d, u64_to_user_ptr(a->descs), array_size(a->count, sizeof(*p->d))))
 		return -EFAULT;
+	if (p->rails_only)
+		return 0;	/* nothing staged: staging needs the primary's QP */
 	ret = hixl_local_prep(eng, l, a, p->d, nonblock, &p->pl);
 	if (ret <= 0) {			/* planned for the same-host copy, or refused */
 		p->local = !ret;
@@ -577,7 +588,26 @@ static void hixl_xprep_trace(struct hixl_engine *eng, const struct hixl_transfer
  */
 static bool hixl_xprep_striped(const struct hixl_xprep *p)
 {
-	return !p->local && !p->ns && p->pl.n && hixl_xrail_wanted(p->l);
+	return p->rails_only || (!p->local && !p->ns && p->pl.n && hixl_xrail_wanted(p->l));
+}
+
+/*
+ * Striped, or the one-link path when xrail.c found fewer than two usable
+ * rails (1); a broken primary has no one-link path: its error then.
+ */
+static int hixl_xprep_run_striped(struct hixl_engine *eng, struct hixl_transfer *a,
+				  struct hixl_xprep *p, unsigned long deadline, u64 start,
+				  struct io_uring_cmd *cmd, bool nonblock,
+				  unsigned int issue_flags)
+{
+	int ret = hixl_xrail_transfer(eng, a, p->l, p->d, deadline, start, cmd, nonblock,
+				      issue_flags, &p->planning, p->rails_only ? 1 : 2);
+
+	if (ret == 1 && p->rails_only) {
+		hixl_link_count_result(p->l, p->err);
+		return p->err;
+	}
+	return ret;
 }
 
 /* A TRANSFER planning refused: count it on its link, when it has one. */
@@ -638,8 +668,7 @@ int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 		bytes = p.pl.bytes + p.sbytes;
 		ret = 1;
 		if (hixl_xprep_striped(&p))
-			ret = hixl_xrail_transfer(eng, a, p.l, p.d, deadline, start, NULL, false, 0,
-						  &p.planning);
+			ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, NULL, false, 0);
 		if (ret == 1)	/* one usable rail: the one-link path */
 			ret = hixl_xprep_run_sync(eng, a, &p, deadline);
 		trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret, ret ? 0 : bytes,
@@ -683,8 +712,8 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 	}
 	hixl_xprep_trace(eng, a, &p);
 	if (hixl_xprep_striped(&p)) {
-		ret = hixl_xrail_transfer(eng, a, p.l, p.d, deadline, start, cmd, nonblock,
-					  issue_flags, &p.planning);
+		ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, cmd, nonblock,
+					     issue_flags);
 		if (ret != 1) {
 			if (ret != -EIOCBQUEUED && ret != -EAGAIN)
 				trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret,

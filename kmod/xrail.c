@@ -240,8 +240,9 @@ static void hixl_xrail_unbuild(struct hixl_engine *eng, struct hixl_xbatch **sb,
  * link is @rl[rail]), into one new sub-batch per rail: @sb[0..*@nsb), not
  * submitted.  Takes the engine lock, then each rail link's rt.lock (only
  * tried with @nonblock).  Return: 0; -EAGAIN (@nonblock: a lock busy);
- * -ENOMEM; a descriptor's error from hixl_plan_desc() with *@failed its
- * index.  On error nothing is left built.
+ * -ENOMEM; the error of the lowest failing descriptor from
+ * hixl_plan_desc(), with *@failed its index.  On error nothing is left
+ * built.
  */
 static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct hixl_link **rl,
 			    bool nonblock, struct hixl_xbatch **sb, u32 *nsb, u32 *failed)
@@ -249,7 +250,7 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 	struct hixl_engine *eng = xr->eng;
 	u32 cnt[HIXL_MAX_RAILS] = { 0 };
 	u32 i, r, k;
-	int ret = 0;
+	int ret = 0, err;
 
 	*nsb = 0;
 	*failed = xr->count;
@@ -287,7 +288,7 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 		ret = -EAGAIN;
 		goto fail;
 	}
-	for (k = 0; k < *nsb && !ret; k++) {
+	for (k = 0; k < *nsb && ret != -EAGAIN; k++) {
 		struct hixl_xbatch *b = sb[k];
 		struct hixl_link *rlk = b->l;
 
@@ -297,7 +298,7 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 			ret = -EAGAIN;
 			break;
 		}
-		for (i = 0; i < n && !ret; i++) {
+		for (i = 0; i < n; i++) {
 			const struct hixl_rail_piece *p = &xr->pc[idx[i]];
 			struct hixl_op_desc sd = {};
 
@@ -306,11 +307,16 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 			sd.local_addr = xr->d[p->desc].local_addr + p->off;
 			sd.remote_addr = xr->d[p->desc].remote_addr + p->off;
 			sd.len = p->len;
-			ret = hixl_plan_desc(rlk, xr->op, &sd, p->desc, &b->pl);
-			if (ret) {
-				*failed = p->desc;
-				break;
+			err = hixl_plan_desc(rlk, xr->op, &sd, p->desc, &b->pl);
+			if (err) {	/* go on: the lowest failing descriptor is blamed */
+				if (!ret || p->desc < *failed) {
+					ret = err;
+					*failed = p->desc;
+				}
+				continue;
 			}
+			if (ret)
+				continue;
 			b->xr_pieces[b->xr_n] = idx[i];
 			b->xr_plend[b->xr_n++] = b->pl.n;
 		}
@@ -556,6 +562,30 @@ void hixl_xrail_wire(struct hixl_xrail *xr, struct list_head *wire)
 }
 
 /**
+ * hixl_xrail_rails_only() - may a broken primary link still transfer?
+ * @l: a primary link that is not READY
+ *
+ * The rails live as long as the primary link struct, not its state: a
+ * primary in ERROR with a READY rail link carries transfers on its rails.
+ *
+ * Return: true when @l has a rail link (rail 1 and up) that is READY.
+ */
+bool hixl_xrail_rails_only(struct hixl_link *l)
+{
+	u32 nr = min_t(u32, hixl_link_nr_rails(l), HIXL_MAX_RAILS), i;
+
+	for (i = 1; i < nr; i++) {
+		struct hixl_link *r = hixl_link_rail_get(l, i);
+
+		if (r) {
+			hixl_link_put(r);
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
  * hixl_xrail_wanted() - may a direct batch on @l be striped at all?
  * @l: a primary link
  *
@@ -663,11 +693,13 @@ static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
  * @planning:    in/out: the caller's hixl_xq_plan_begin() on @l is still
  *               open; ended here once the sub-batches are planned (their
  *               own plan_begin holds a REGION_DEL's ACK from then on)
+ * @min_rails:   usable rails needed: 2 (one rail is the one-link path),
+ *               1 for a broken primary link (xfer.c, hixl_xrail_rails_only())
  *
  * Context: process context; takes the engine lock, each rail link's
  * rt.lock (tried with @nonblock); the ioctl sleeps until the batch ended.
- * Return: 1 when fewer than two rails are usable for this batch (nothing
- * done: the caller takes the one-link path); -EIOCBQUEUED (@cmd: the
+ * Return: 1 when fewer than @min_rails rails are usable for this batch
+ * (nothing done: the caller takes the one-link path); -EIOCBQUEUED (@cmd: the
  * batch completes the command); -EAGAIN (@nonblock); otherwise the
  * TRANSFER's result as hixl_cmd_transfer() documents it (with @a->failed),
  * and after a failover with no rail left the error of the last rail link
@@ -676,30 +708,42 @@ static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
 int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_link *l,
 			const struct hixl_op_desc *d, unsigned long deadline, u64 start_ns,
 			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags,
-			bool *planning)
+			bool *planning, u32 min_rails)
 {
 	struct hixl_link *rl[HIXL_MAX_RAILS];
 	struct hixl_xbatch *sb[HIXL_MAX_RAILS], *anchor;
 	u32 map[HIXL_MAX_RAILS], regions, nr = 0, npc = 0, nsb, i, rr;
 	struct hixl_xrail *xr;
 	long mask, k;
-	u64 *lens;
+	u64 *lens = NULL, npc64 = 0;
 	int ret;
 
+	for (i = 0; i < a->count; i++) {	/* checked by xfer.c unless @l is broken */
+		if (!d[i].len || hixl_range_check(d[i].local_addr, d[i].len) ||
+		    hixl_range_check(d[i].remote_addr, d[i].len)) {
+			a->failed = i;
+			return d[i].len ? -EOVERFLOW :
+			       hixl_einval("TRANSFER: descriptor %u: len 0", i);
+		}
+	}
 	mask = hixl_xrail_allowed(eng, l, d, a->count, nonblock, rl, &regions);
 	if (mask < 0)
 		return mask;
-	if (hweight32(mask) < 2) {
+	if (hweight32(mask) < min_rails) {
 		hixl_xrail_links_put(rl);
 		return 1;
 	}
 	for (i = 0; i < HIXL_MAX_RAILS; i++)
 		if (mask & BIT(i))
 			map[nr++] = i;
+	/* each descriptor is inside a registration (hixl_xrail_allowed()): bounded */
 	for (i = 0; i < a->count; i++)
-		npc += d[i].len >= HIXL_RAIL_STRIPE_MIN ?
-		       DIV_ROUND_UP_ULL(d[i].len, HIXL_RAIL_CHUNK) : 1;
+		npc64 += d[i].len >= HIXL_RAIL_STRIPE_MIN ?
+			 DIV_ROUND_UP_ULL(d[i].len, HIXL_RAIL_CHUNK) : 1;
 	ret = -ENOMEM;
+	if (npc64 > U32_MAX / 2)
+		goto out_links;
+	npc = npc64;
 	lens = kvmalloc_array(a->count, sizeof(*lens), GFP_KERNEL);
 	xr = lens ? hixl_xrail_new(eng, a, l, d, npc, deadline, start_ns, cmd) : NULL;
 	if (!xr)

@@ -105,7 +105,8 @@ bool hixl_xrail_wanted(struct hixl_link *l);
 int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_link *l,
 			const struct hixl_op_desc *d, unsigned long deadline, u64 start_ns,
 			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags,
-			bool *planning);
+			bool *planning, u32 min_rails);
+bool hixl_xrail_rails_only(struct hixl_link *l);
 void hixl_xrail_cancel(struct hixl_xrail *xr);
 void hixl_xrail_put(struct hixl_xrail *xr);
 void hixl_xrail_wire(struct hixl_xrail *xr, struct list_head *wire);

@@ -23,9 +23,5 @@ static inline struct hixl_link *hixl_link_rail_get(struct hixl_link *l, u32 i)
 	return l;
 }
 
-static inline u32 hixl_region_rails(const struct hixl_region *r)
-{
-	return 1;
-}
 
 #endif
