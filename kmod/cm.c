@@ -44,9 +44,10 @@
 
 /* ---- RDMA CM events -------------------------------------------------------------------- */
 
-static void hixl_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p)
+/* @dev: the device of the connection (rail 0's or a rail's) */
+static void hixl_conn_param(struct ib_device *dev, struct rdma_conn_param *p)
 {
-	struct ib_device_attr *attrs = &eng->rdma->ibdev->attrs;
+	struct ib_device_attr *attrs = &dev->attrs;
 
 	memset(p, 0, sizeof(*p));
 	p->responder_resources = min_t(u32, attrs->max_qp_rd_atom, 16);
@@ -95,11 +96,13 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	l->raddr = id->route.addr.dst_addr;
 	l->cm_id = id;
 	id->context = l;
+	/* on a rail's device: a rail link, whose HELLO must pair it (raillink.c) */
+	l->rail = hixl_rail_of_device(eng, id->device);
 	ret = hixl_link_create_qp(l);
 	if (ret)
 		goto err;
 	mutex_lock(&eng->links_lock);
-	if (eng->nr_links >= READ_ONCE(hixl_max_links)) {
+	if (!l->rail && eng->nr_links >= READ_ONCE(hixl_max_links)) {
 		ret = -ENOSPC;
 	} else if (hixl_links_in_setup(eng) >= READ_ONCE(hixl_max_setup_links)) {
 		ret = -EBUSY;
@@ -107,12 +110,13 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 		ret = -ENODEV;
 	} else {
 		list_add_tail(&l->node, &eng->links);
-		eng->nr_links++;
+		if (!l->rail)	/* rail links are not counted in max_links */
+			eng->nr_links++;
 	}
 	mutex_unlock(&eng->links_lock);
 	if (ret)
 		goto err;
-	hixl_conn_param(eng, &param);
+	hixl_conn_param(id->device, &param);
 	ret = rdma_set_ack_timeout(id, HIXL_ACK_TIMEOUT);
 	if (!ret)
 		ret = rdma_accept(id, &param);	/* on failure RDMA CM moves our QP to error */
@@ -221,6 +225,8 @@ int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			return -EAGAIN;
 		return hixl_accept(rd->eng, id, ev);
 	}
+	if (hixl_rail_listener_event(id->context, id, ev))
+		return 1;	/* a rail listener whose device went: RDMA CM destroys it */
 	pr_info_ratelimited("engine: RDMA CM %s (status %d)\n", rdma_event_msg(ev->event),
 			    ev->status);
 	return 0;
@@ -319,7 +325,7 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 	if (!ret)
 		ret = hixl_link_create_qp(l);
 	if (!ret) {
-		hixl_conn_param(eng, &param);
+		hixl_conn_param(l->cm_id->device, &param);
 		hixl_auth_conn_param(eng, &param, &req);
 		ret = rdma_connect(l->cm_id, &param);
 	}
@@ -427,13 +433,22 @@ static int hixl_connect_list(struct hixl_engine *eng, struct hixl_link *l,
 	return ret;
 }
 
-/*
- * Connection attempts until one is ESTABLISHED: one refused because nobody
- * listens yet is undone and tried again every HIXL_RETRY_MS until
- * @deadline.  Return: as hixl_link_try_connect(); -ETIMEDOUT when the
- * retries ran out; -ERESTARTSYS for a signal during a pause.
+/**
+ * hixl_connect_retry() - connection attempts of an active link until one
+ * is ESTABLISHED
+ * @l:        the link, listed, no cm_id
+ * @src:      our address (rail 0's, or a rail's for a rail link), port 0
+ * @dst:      the peer's address
+ * @deadline: jiffies
+ *
+ * One refused because nobody listens yet is undone and tried again every
+ * HIXL_RETRY_MS until @deadline (CONNECT; the rail links, raillink.c).
+ *
+ * Context: process context, sleeps until @deadline at most.
+ * Return: as hixl_link_try_connect(); -ETIMEDOUT when the retries ran out;
+ * -ERESTARTSYS for a signal during a pause.
  */
-static int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
+int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
 			      struct sockaddr *dst, unsigned long deadline)
 {
 	int ret;
@@ -456,8 +471,15 @@ static int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
 	}
 }
 
-/* Wait, until @deadline, for the peer's table to make the link READY. */
-static int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline)
+/**
+ * hixl_connect_wait_ready() - wait for the peer's table to make a link READY
+ * @l:        an active link whose table went out
+ * @deadline: jiffies
+ *
+ * Return: 0 READY; -ETIMEDOUT; -ERESTARTSYS (a signal); the link's error
+ * when it broke (-ECONNRESET when it has none).
+ */
+int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline)
 {
 	long w = wait_event_interruptible_timeout(l->wq,
 			READ_ONCE(l->state) != HIXL_LINK_CONNECTING,
@@ -604,6 +626,8 @@ int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 		ret = hixl_link_publish(l);
 	if (!ret)
 		ret = hixl_connect_wait_ready(l, deadline);
+	if (!ret)	/* within the deadline; one that fails is retried later */
+		hixl_raillinks_connect(l, deadline);
 done:
 	ns = ktime_get_ns() - l->connect_ns;
 	hixl_link_count_connect(l, ret, ns);

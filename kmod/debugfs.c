@@ -110,6 +110,8 @@ static int hixl_links_show(struct seq_file *m, void *v)
 			int st, err, n = 0;
 			bool named;
 
+			if (l->rail)	/* rail links: hixl/raillinks */
+				continue;
 			st = hixl_link_state(l, &err);
 			spin_lock(&l->lock);
 			peer = l->peer;
@@ -144,6 +146,12 @@ static int hixl_rails_dbg_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_rails_dbg);
 
+static int hixl_raillinks_dbg_show(struct seq_file *m, void *unused)
+{
+	return hixl_raillinks_show(m);	/* raillink.c */
+}
+DEFINE_SHOW_ATTRIBUTE(hixl_raillinks_dbg);
+
 /**
  * hixl_debugfs_init() - create /sys/kernel/debug/hixl; failures are ignored
  * (debugfs is optional, per Documentation/filesystems/debugfs.rst)
@@ -156,6 +164,8 @@ void hixl_debugfs_init(void)
 	debugfs_create_file("links", 0400, hixl_debugfs_dir, NULL, &hixl_links_fops);
 	hixl_lcopy_debugfs(hixl_debugfs_dir);
 	debugfs_create_file("rails", 0400, hixl_debugfs_dir, NULL, &hixl_rails_dbg_fops);
+	debugfs_create_file("raillinks", 0400, hixl_debugfs_dir, NULL,
+			    &hixl_raillinks_dbg_fops);
 }
 
 /** hixl_debugfs_exit() - remove /sys/kernel/debug/hixl */

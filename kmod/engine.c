@@ -132,6 +132,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_setup_validate);
 
 static void hixl_rdma_free(struct hixl_rdma *rd)
 {
+	hixl_rail_unlisten(rd);		/* stopped already, unless SETUP never finished */
 	hixl_rails_free(rd);
 	if (rd->pd)
 		ib_dealloc_pd(rd->pd);
@@ -288,6 +289,10 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		rd->local.port = ntohs(((struct sockaddr_in *)
 					&rd->cm_id->route.addr.src_addr)->sin_port);	/* sin6 too */
 		a->local.port = rd->local.port;
+		/* and on each rail's address, with that port (raillink.c) */
+		ret = hixl_rail_listen(rd, a->flags & HIXL_SETUP_LISTEN_ANY);
+		if (ret)
+			goto err_free_mrs;
 	}
 
 	/* nothing fails from here on: publish (the CM handler reads it unlocked) */
@@ -329,7 +334,10 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_setup);
 void hixl_engine_rdma_stop(struct hixl_engine *eng)
 {
 	hixl_loop_stop(eng);		/* a loopback engine: off loopback.c's list */
-	if (!eng->rdma || !eng->rdma->cm_id)
+	if (!eng->rdma)
+		return;
+	hixl_rail_unlisten(eng->rdma);	/* raillink.c */
+	if (!eng->rdma->cm_id)
 		return;
 	rdma_destroy_id(eng->rdma->cm_id);
 	eng->rdma->cm_id = NULL;

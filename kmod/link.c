@@ -229,8 +229,11 @@ int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len)
 	struct hixl_sockaddr name;
 	u64 size;
 
+	int ret;
+
 	hixl_name_from_wire(&hm->engine, &name);
-	if (!l->active && !hixl_name_is_source(l, &name))
+	/* a rail link comes from the peer's rail address: raillink.c checks it */
+	if (!l->active && !l->rail && !hixl_name_is_source(l, &name))
 		return -EPROTO;
 	size = le64_to_cpu(hm->stage_size);
 	if (size <= HIXL_STAGE_LIST)
@@ -245,11 +248,16 @@ int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len)
 		l->peer = name;
 		l->named = true;
 	}
-	l->stage.peer_iova = le64_to_cpu(hm->stage_iova);
-	l->stage.peer_size = size;
-	l->stage.peer_rkey = le32_to_cpu(hm->stage_rkey);
+	if (!l->rail) {		/* rail links do not stage */
+		l->stage.peer_iova = le64_to_cpu(hm->stage_iova);
+		l->stage.peer_size = size;
+		l->stage.peer_rkey = le32_to_cpu(hm->stage_rkey);
+	}
 	spin_unlock(&l->lock);
-	if (!l->active && len >= sizeof(*hm) + sizeof(struct hixl_wire_hello_local))
+	ret = hixl_rails_hello_rx(l, hm, len, &name);	/* raillink.c */
+	if (ret)
+		return ret;
+	if (!l->active && !l->rail && len >= sizeof(*hm) + sizeof(struct hixl_wire_hello_local))
 		hixl_local_accept(l, (const struct hixl_wire_hello_local *)(hm + 1), &name);
 	return 0;
 }
@@ -323,6 +331,7 @@ struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	init_completion(&l->msg.tx_done);
 	l->state = HIXL_LINK_CONNECTING;
 	hixl_auth_link_init(l);
+	hixl_link_rails_init(l);	/* raillink.c */
 	return l;
 }
 
@@ -338,6 +347,8 @@ static void hixl_link_free(struct kref *ref)
 
 	hixl_local_link_free(l);
 	hixl_link_xq_free(l);
+	if (l->parent)			/* a rail link's reference on its primary */
+		hixl_link_put(l->parent);
 	mutex_destroy(&l->cm_mutex);
 	mutex_destroy(&l->msg.post_mutex);
 	mutex_destroy(&l->rt.lock);
@@ -362,10 +373,15 @@ static void hixl_qp_event(struct ib_event *ev, void *ctx)
 	hixl_link_fail(l, -ECONNRESET);
 }
 
-/* CQ, QP and receive buffers on l->cm_id; undone by hixl_link_destroy(). */
+/*
+ * CQ, QP and receive buffers on l->cm_id, on rail @l->rail's device and PD
+ * (rail 0: the engine's); undone by hixl_link_destroy().  -EXDEV when the
+ * connection is not on that device; -ENODEV when the rail's device is gone.
+ */
 int hixl_link_create_qp(struct hixl_link *l)
 {
 	struct hixl_rdma *rd = l->eng->rdma;
+	struct hixl_rail_dev dev;
 	struct ib_qp_init_attr attr = {
 		.event_handler = hixl_qp_event,
 		.qp_context = l,
@@ -381,14 +397,22 @@ int hixl_link_create_qp(struct hixl_link *l)
 	};
 	int ret;
 
-	if (l->cm_id->device != rd->ibdev)
-		return -EXDEV;	/* the route left the engine's device */
+	if (!l->rail) {
+		dev.ibdev = rd->ibdev;
+		dev.pd = rd->pd;
+	} else if (!hixl_rail_dev(rd, l->rail, &dev) || !dev.ibdev || !dev.pd) {
+		return -ENODEV;
+	}
+	if (l->cm_id->device != dev.ibdev)
+		return -EXDEV;	/* the route left the rail's device */
+	l->ibdev = dev.ibdev;
+	l->pd = dev.pd;
 	/*
 	 * Every work request can complete on the CQ at once when the QP
 	 * flushes (unsignaled ones too), plus three drain markers: the
 	 * pump's ib_drain_sq() (xq.c) and ib_drain_qp()'s two.
 	 */
-	l->cq = ib_alloc_cq(rd->ibdev, l, HIXL_SQ_DEPTH + HIXL_RX_DEPTH + 3, 0,
+	l->cq = ib_alloc_cq(l->ibdev, l, HIXL_SQ_DEPTH + HIXL_RX_DEPTH + 3, 0,
 			    IB_POLL_WORKQUEUE);
 	if (IS_ERR(l->cq)) {
 		ret = PTR_ERR(l->cq);
@@ -397,7 +421,7 @@ int hixl_link_create_qp(struct hixl_link *l)
 	}
 	attr.send_cq = l->cq;
 	attr.recv_cq = l->cq;
-	ret = rdma_create_qp(l->cm_id, rd->pd, &attr);
+	ret = rdma_create_qp(l->cm_id, l->pd, &attr);
 	if (ret)
 		return ret;
 	l->qp = l->cm_id->qp;
@@ -405,7 +429,8 @@ int hixl_link_create_qp(struct hixl_link *l)
 	ret = hixl_link_msg_alloc(l);
 	if (ret)
 		return ret;
-	hixl_link_stage_alloc(l);
+	if (!l->rail)			/* rail links need no staging: direct only */
+		hixl_link_stage_alloc(l);
 	return 0;
 }
 
@@ -470,6 +495,10 @@ void hixl_link_destroy(struct hixl_link *l)
 	l->state = HIXL_LINK_CLOSED;
 	spin_unlock(&l->lock);
 	wake_up_all(&l->wq);
+	if (l->rail)
+		hixl_raillink_unhook(l);	/* off its primary's rails */
+	else
+		hixl_raillinks_destroy(l);	/* a primary's rail links go with it */
 	hixl_loop_link_gone(l);			/* a loopback partner breaks */
 	hixl_local_link_gone(l);		/* the partner copies no more */
 
@@ -502,7 +531,8 @@ bool hixl_link_unlist(struct hixl_link *l)
 	mutex_lock(&eng->links_lock);
 	if (!list_empty(&l->node)) {
 		list_del_init(&l->node);
-		eng->nr_links--;
+		if (!l->rail)		/* rail links are not counted */
+			eng->nr_links--;
 		was = true;
 	}
 	mutex_unlock(&eng->links_lock);
@@ -580,6 +610,8 @@ struct hixl_link *hixl_link_lookup(struct hixl_engine *eng, const struct hixl_so
 	list_for_each_entry(l, &eng->links, node) {
 		bool named, ok;
 
+		if (l->rail)		/* rail links are found through their primary */
+			continue;
 		spin_lock(&l->lock);
 		named = l->named && hixl_sockaddr_equal(&l->peer, peer);
 		ok = l->state < HIXL_LINK_ERROR;
@@ -664,7 +696,8 @@ void hixl_engine_links_destroy(struct hixl_engine *eng)
 		l = list_first_entry_or_null(&eng->links, struct hixl_link, node);
 		if (l) {
 			list_del_init(&l->node);
-			eng->nr_links--;
+			if (!l->rail)
+				eng->nr_links--;
 		}
 		mutex_unlock(&eng->links_lock);
 		if (!l)
@@ -704,8 +737,7 @@ void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail)
 		list_for_each_entry(l, &eng->links, node) {
 			if (l->rail == rail) {
 				found = l;
-				list_del_init(&l->node);
-				eng->nr_links--;
+				list_del_init(&l->node);	/* rail links: not in nr_links */
 				break;
 			}
 		}

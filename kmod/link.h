@@ -27,6 +27,7 @@
 #include "auth.h"
 #include "stats.h"
 #include "local.h"
+#include "raillink.h"
 
 struct hixl_engine;
 struct hixl_region;
@@ -340,8 +341,16 @@ struct hixl_link_ka {
  * @connect_ns: ktime_get_ns() when CONNECT began (active links), for the
  *              connect latency; written once before the link is listed
  * @loc:        its same-host pairing (local.c; under hixl_local_lock)
- * @rail:       0: a primary link; 1..: a rail link (raillink.c sets it
- *              before the link is listed; hixl_engine_links_destroy_rail())
+ * @ibdev, @pd: the device and PD of the link's QP and message buffers:
+ *              rail 0's, or rail @rail's (hixl_link_create_qp(); set before
+ *              the QP exists, never changed while it does)
+ * @rail:       0: a primary link; 1..: rail @rail's link of @parent
+ *              (raillink.c); set before the link is listed, never changed
+ * @parent:     rail links: their primary (a reference, dropped when the
+ *              struct is freed); set before the link is listed (connector)
+ *              or once its HELLO pairs it (acceptor, under the primary's
+ *              rails.lock), never changed after
+ * @rails:      primary links: their rail links (raillink.h)
  */
 struct hixl_link {
 	int cm_kind;
@@ -391,7 +400,11 @@ struct hixl_link {
 	struct hixl_ctrs ctrs;
 	u64 connect_ns;
 	struct hixl_link_local loc;
-	u32 rail;                    /* 0: a primary link; 1..: rail link of @parent */
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	u32 rail;
+	struct hixl_link *parent;
+	struct hixl_link_rails rails;
 };
 
 /* A received notification, queued on its engine (link.c). */
@@ -474,6 +487,9 @@ int hixl_rx_stage_done(struct hixl_link *l, const void *buf, u32 len);
 int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a);
 int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a);
+int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src, struct sockaddr *dst,
+		       unsigned long deadline);
+int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline);
 
 /* table.c: our table on the links; rtable.c: the peer's table, TABLE_ACK */
 

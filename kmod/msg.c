@@ -112,9 +112,9 @@ int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)
 	if (!hixl_link_usable(l))
 		return -ECONNRESET;
 	sge.addr = l->msg.tx.dma;
-	sge.lkey = l->eng->rdma->pd->local_dma_lkey;
+	sge.lkey = l->pd->local_dma_lkey;
 	hixl_wire_hdr_fill(h, type, len);
-	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->msg.tx.dma, len, DMA_TO_DEVICE);
+	ib_dma_sync_single_for_device(l->ibdev, l->msg.tx.dma, len, DMA_TO_DEVICE);
 	return hixl_post_wait(l, &wr);
 }
 
@@ -147,7 +147,7 @@ void hixl_name_from_wire(const struct hixl_wire_name *w, struct hixl_sockaddr *a
 static int hixl_iu_alloc(struct hixl_link *l, struct hixl_iu *iu, u32 size,
 			 enum dma_data_direction dir, void (*done)(struct ib_cq *, struct ib_wc *))
 {
-	struct ib_device *ibdev = l->eng->rdma->ibdev;
+	struct ib_device *ibdev = l->ibdev;
 	void *p = kzalloc(size, GFP_KERNEL);
 
 	iu->link = l;
@@ -188,7 +188,7 @@ static int hixl_post_recv(struct hixl_iu *rx)
 {
 	struct ib_sge sge = {
 		.addr = rx->dma, .length = rx->size,
-		.lkey = rx->link->eng->rdma->pd->local_dma_lkey,
+		.lkey = rx->link->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = { .wr_cqe = &rx->cqe, .sg_list = &sge, .num_sge = 1 };
 
@@ -292,7 +292,7 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (hixl_link_state(l, &err) >= HIXL_LINK_ERROR)
 		return;		/* broken: nothing more is parsed */
 	hixl_link_alive(l);
-	ib_dma_sync_single_for_cpu(l->eng->rdma->ibdev, rx->dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_cpu(l->ibdev, rx->dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
 	old_memcg = set_active_memcg(l->eng->memcg);	/* charge the engine's owner */
 	ret = hixl_rx_msg(l, rx->buf, wc->byte_len);
 	set_active_memcg(old_memcg);
@@ -352,7 +352,7 @@ int hixl_link_msg_alloc(struct hixl_link *l)
  */
 void hixl_link_msg_free(struct hixl_link *l)
 {
-	struct ib_device *ibdev = l->eng->rdma->ibdev;
+	struct ib_device *ibdev = l->ibdev;
 	int i;
 
 	for (i = 0; i < HIXL_RX_DEPTH; i++)

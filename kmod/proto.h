@@ -99,6 +99,50 @@ struct hixl_wire_hello_local {
 	__u8 token[16];
 };
 
+/*
+ * Rails (raillink.c; docs/protocol.md, "Rails").  A primary link's HELLO
+ * (either side) appends struct hixl_wire_hello_rails after any same-host
+ * block: the sender's extra rails (rail i + 1 in @rail[i], the address and
+ * the port its listener on that rail has, 0 when it does not listen) and
+ * a random token of this link.  A rail link's HELLO (only the connector's)
+ * appends struct hixl_wire_hello_rail: which rail it is and the token the
+ * acceptor sent on the primary link, so the acceptor hangs the connection
+ * off that link.  Every HELLO block starts with {magic, version, len}; a
+ * receiver walks them by @len and skips a magic it does not know, so an
+ * older peer ignores both and keeps a one-rail link.
+ */
+#define HIXL_WIRE_RAILS_MAGIC	0x534c4858	/* "XHLS" */
+#define HIXL_WIRE_RAILS_VERSION	1
+#define HIXL_WIRE_RAIL_MAGIC	0x524c4858	/* "XHLR" */
+#define HIXL_WIRE_RAIL_VERSION	1
+#define HIXL_WIRE_RAIL_TOKEN	16
+#define HIXL_WIRE_MAX_RAILS	8	/* HIXL_MAX_RAILS: rail 0 included */
+
+struct hixl_wire_hello_blk {	/* the start of every HELLO block */
+	__le32 magic;
+	__le16 version;
+	__le16 len;		/* bytes of the block, header included */
+};
+
+struct hixl_wire_hello_rails {
+	__le32 magic;		/* HIXL_WIRE_RAILS_MAGIC */
+	__le16 version;		/* HIXL_WIRE_RAILS_VERSION */
+	__le16 len;		/* sizeof(struct hixl_wire_hello_rails) */
+	__le32 nr_rails;	/* the sender's rails, rail 0 included: 1..8 */
+	__le32 reserved;	/* 0 */
+	__u8 token[HIXL_WIRE_RAIL_TOKEN];	/* random, per link; all zero: no rails */
+	struct hixl_wire_name rail[HIXL_WIRE_MAX_RAILS - 1];	/* rails 1..nr_rails-1 */
+};
+
+struct hixl_wire_hello_rail {
+	__le32 magic;		/* HIXL_WIRE_RAIL_MAGIC */
+	__le16 version;		/* HIXL_WIRE_RAIL_VERSION */
+	__le16 len;		/* sizeof(struct hixl_wire_hello_rail) */
+	__le32 rail;		/* 1..HIXL_WIRE_MAX_RAILS - 1 */
+	__le32 reserved;	/* 0 */
+	__u8 token[HIXL_WIRE_RAIL_TOKEN];	/* the acceptor's, from the primary's HELLO */
+};
+
 struct hixl_wire_mr {
 	__le64 addr;		/* first byte of the region covered */
 	__le64 len;

@@ -16,6 +16,7 @@ struct hixl_region;
 struct ib_device;
 struct ib_pd;
 struct net;
+struct rdma_cm_id;
 
 /* striping defaults for the multi-rail data path (rail.c: not yet used) */
 #define HIXL_RAIL_STRIPE_MIN	(1ULL << 20)	/* bytes: striped from here on */
@@ -61,6 +62,13 @@ struct hixl_rail {
 	u32 max_mr_pages;
 	int numa_node;
 	bool removing;
+	/* hR2 (raillink.c): our listener on @addr with the engine's port (an
+	 * engine with a port, not LISTEN_ANY), NULL without; under
+	 * raillink.c's hixl_rail_listen_lock; @listen: the engine listens on
+	 * this rail's address (set at SETUP, never changed), so a revived
+	 * rail listens again */
+	struct rdma_cm_id *listen_id;
+	bool listen;
 };
 
 /**

@@ -188,7 +188,7 @@ static int hixl_stage_reply(struct hixl_link *l, u64 seq, int status, u32 failed
 	unsigned long tmo = msecs_to_jiffies(HIXL_MSG_TIMEOUT_MS);
 	struct ib_sge sge = {
 		.addr = l->stage.reply.dma, .length = sizeof(*m),
-		.lkey = l->eng->rdma->pd->local_dma_lkey,
+		.lkey = l->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
@@ -201,7 +201,7 @@ static int hixl_stage_reply(struct hixl_link *l, u64 seq, int status, u32 failed
 	m->seq = cpu_to_le64(seq);
 	m->status = cpu_to_le32(-status);
 	m->failed = cpu_to_le32(failed);
-	ib_dma_sync_single_for_device(l->eng->rdma->ibdev, l->stage.reply.dma, sizeof(*m),
+	ib_dma_sync_single_for_device(l->ibdev, l->stage.reply.dma, sizeof(*m),
 				      DMA_TO_DEVICE);
 	reinit_completion(&l->stage.reply_done);
 	ret = ib_post_send(l->qp, &wr, NULL);

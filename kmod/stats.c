@@ -216,6 +216,8 @@ int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 	}
 	total = 0;
 	list_for_each_entry(l, &e->links, node) {
+		if (l->rail)	/* primary links only: rails have their own view later */
+			continue;
 		if (total < n)
 			hixl_link_stat_fill(l, &out[total]);
 		total++;

@@ -356,25 +356,28 @@ void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
  * @l: a connected link of the region's engine; post_mutex held
  * @r: the region; the engine lock held
  *
- * An MR is registered once, on whichever link comes first; its keys are
- * then valid on every QP of the engine's PD.
+ * The MRs of the link's rail (hixl_region_mrset(r, l->rail)): an MR is
+ * registered once, on whichever link of its rail comes first; its keys are
+ * then valid on every QP of that rail's PD.  A rail without MRs of @r (its
+ * device is gone) has nothing to register.
  */
 int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
 {
+	struct hixl_mrset *ms = hixl_region_mrset(r, l->rail);	/* the link's rail's */
 	int access = IB_ACCESS_REMOTE_READ;
 	u32 i;
 	int ret;
 
 	lockdep_assert_held(&r->eng->lock);
 	lockdep_assert_held(&l->msg.post_mutex);
-	if (r->mrset[0].mrs_registered)
+	if (ms->mrs_registered || !ms->nr_mrs)	/* none: the rail's device is gone */
 		return 0;
 	if (!(r->flags & HIXL_REG_READ_ONLY))
 		access |= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 	if (hixl_region_local_only(r))	/* no peer may use its keys */
 		access &= ~(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE);
-	for (i = 0; i < r->mrset[0].nr_mrs; i++) {
-		struct hixl_mr *m = &r->mrset[0].mrs[i];
+	for (i = 0; i < ms->nr_mrs; i++) {
+		struct hixl_mr *m = &ms->mrs[i];
 		struct ib_reg_wr wr = {
 			.wr.opcode = IB_WR_REG_MR,
 			.mr = m->mr,
@@ -389,7 +392,7 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
 			return ret;
 		m->registered = true;
 	}
-	r->mrset[0].mrs_registered = true;
+	ms->mrs_registered = true;
 	return 0;
 }
 
@@ -406,24 +409,27 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
  */
 int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 {
+	struct hixl_mrset *ms = hixl_region_mrset(r, l->rail);	/* this rail's keys */
 	struct hixl_wire_region *m = l->msg.tx.buf;
 	u32 first = 0, i, n;
 	int ret;
 
 	if (!hixl_link_usable(l))
 		return -ECONNRESET;
+	if (!ms->nr_mrs)
+		return 0;	/* no MRs on this rail (its device is gone): not announced */
 	do {
-		n = min_t(u32, r->mrset[0].nr_mrs - first, HIXL_WIRE_MRS_PER_MSG);
+		n = min_t(u32, ms->nr_mrs - first, HIXL_WIRE_MRS_PER_MSG);
 		memset(m, 0, sizeof(*m));
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
 		m->flags = cpu_to_le32((r->flags & HIXL_REG_READ_ONLY ? 0 : HIXL_WIRE_REGION_WRITABLE) |
 				       (r->type == HIXL_MEM_DEVICE ? HIXL_WIRE_REGION_DEVICE : 0));
-		m->nr_mrs = cpu_to_le32(r->mrset[0].nr_mrs);
+		m->nr_mrs = cpu_to_le32(ms->nr_mrs);
 		m->first = cpu_to_le32(first);
 		m->count = cpu_to_le32(n);
 		for (i = 0; i < n; i++) {
-			struct hixl_mr *mr = &r->mrset[0].mrs[first + i];
+			struct hixl_mr *mr = &ms->mrs[first + i];
 
 			m->mrs[i].addr = cpu_to_le64(mr->addr);
 			m->mrs[i].len = cpu_to_le64(mr->len);
@@ -436,7 +442,7 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 			return ret;
 		l->tbl_sent++;
 		first += n;
-	} while (first < r->mrset[0].nr_mrs);
+	} while (first < ms->nr_mrs);
 	return 0;
 }
 
@@ -484,7 +490,9 @@ int hixl_link_publish(struct hixl_link *l)
 		h->stage_size = cpu_to_le64(l->stage.rx.size);
 		h->stage_rkey = cpu_to_le32(l->stage.rx.mr->rkey);
 	}
-	ext = hixl_local_offer(l, (struct hixl_wire_hello_local *)(h + 1));
+	/* blocks: same-host pairing (primaries only), then rails (raillink.c) */
+	ext = l->rail ? 0 : hixl_local_offer(l, (struct hixl_wire_hello_local *)(h + 1));
+	ext += hixl_rails_hello_fill(l, (u8 *)(h + 1) + ext, HIXL_MSG_SIZE - sizeof(*h) - ext);
 	if (!ret)
 		ret = hixl_send_msg(l, HIXL_MSG_HELLO, sizeof(*h) + ext);
 	gen = ++eng->tbl_gen;

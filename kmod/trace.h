@@ -219,6 +219,28 @@ TRACE_EVENT(hixl_link_error,
 						 { 1, "ready" }, { 2, "error" }, { 3, "closed" }))
 );
 
+/* A rail link of a primary link came up or went (raillink.c). */
+TRACE_EVENT(hixl_rail_state,
+	TP_PROTO(u64 engine, const struct sockaddr_storage *peer, u32 rail, bool up, int err),
+	TP_ARGS(engine, peer, rail, up, err),
+	TP_STRUCT__entry(
+		__field(u64, engine)
+		__array(u8, peer, HIXL_TP_ADDR_SIZE)
+		__field(u32, rail)
+		__field(bool, up)
+		__field(int, err)
+	),
+	TP_fast_assign(
+		__entry->engine = engine;
+		hixl_tp_addr_copy(__entry->peer, peer);
+		__entry->rail = rail;
+		__entry->up = up;
+		__entry->err = err;
+	),
+	TP_printk("engine=%llu peer=%pISpc rail=%u %s err=%d", __entry->engine, __entry->peer,
+		  __entry->rail, __entry->up ? "up" : "down", __entry->err)
+);
+
 TRACE_EVENT(hixl_rail_failover,
 	TP_PROTO(u64 engine, u32 rail_from, u32 pieces, u64 bytes, u32 rail_to_mask),
 	TP_ARGS(engine, rail_from, pieces, bytes, rail_to_mask),

@@ -140,8 +140,9 @@ static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 r
 
 /**
  * hixl_plan_desc() - check one descriptor on a link and cut it into pieces
- * @l:   the link whose peer table gives the remote keys (a primary or a
- *       rail link, xrail.c)
+ * @l:   the link whose peer table gives the remote keys and whose rail's
+ *       MRs (hixl_region_mrset(r, l->rail)) the local ones (a primary link,
+ *       rail 0, or a rail link, xrail.c)
  * @op:  HIXL_OP_READ or HIXL_OP_WRITE
  * @d:   the descriptor (xrail.c passes one piece of a descriptor)
  * @idx: its index in the TRANSFER, copied into every piece
@@ -161,6 +162,7 @@ int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 	struct hixl_engine *eng = l->eng;
 	struct hixl_rregion *rr;
 	struct hixl_region *r;
+	struct hixl_mrset *ms;
 	u64 la = d->local_addr, ra = d->remote_addr, left = d->len;
 	int ret;
 
@@ -169,7 +171,8 @@ int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 	if (hixl_range_check(la, d->len) || hixl_range_check(ra, d->len))
 		return -EOVERFLOW;
 	r = hixl_region_lookup(eng, la, d->len);
-	if (!r || !r->mrset[0].nr_mrs)
+	ms = r ? hixl_region_mrset(r, l->rail) : NULL;	/* the link's rail's MRs */
+	if (!ms || !ms->nr_mrs)
 		return -ENOENT;
 	if (op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY))
 		return -EACCES;
@@ -177,7 +180,7 @@ int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 	if (IS_ERR(rr))
 		return PTR_ERR(rr);
 
-	ret = hixl_split(r->mrset[0].spans, r->mrset[0].nr_mrs, rr->mrs, rr->nr_mrs, la, ra, left,
+	ret = hixl_split(ms->spans, ms->nr_mrs, rr->mrs, rr->nr_mrs, la, ra, left,
 			 idx, pl);
 	if (ret)
 		return ret;

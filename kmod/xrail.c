@@ -61,7 +61,7 @@
 
 #include "hixl_priv.h"
 #include "xrail.h"
-#include "xrail_stub.h"
+#include "raillink.h"
 #include "trace.h"
 
 /* where the next striped batch starts (hixl_rail_plan()'s cursor) */
@@ -236,6 +236,44 @@ static void hixl_xrail_unbuild(struct hixl_engine *eng, struct hixl_xbatch **sb,
 }
 
 /*
+ * Activate (IB_WR_REG_MR on @b's rail link) the rail's MRs of the regions
+ * @b's pieces among @idx[0..@n) touch, as xfer.c does for rail 0; the
+ * engine lock held.  Usually done already: table.c registers a region's
+ * MRs on a rail when it announces them on that rail's link.  Return: 0,
+ * -EAGAIN (@nonblock: it would wait for the device), or REG_MR's error
+ * with *@failed the descriptor.
+ */
+static int hixl_xrail_activate(struct hixl_xrail *xr, const u32 *idx, u32 n,
+			       struct hixl_xbatch *b, bool nonblock, u32 *failed)
+{
+	struct hixl_link *rlk = b->l;
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&xr->eng->lock);
+	for (i = 0; i < n; i++) {
+		const struct hixl_rail_piece *p = &xr->pc[idx[i]];
+		struct hixl_region *r;
+
+		if (p->rail != b->xr_rail)
+			continue;
+		r = hixl_region_lookup(xr->eng, xr->d[p->desc].local_addr + p->off, p->len);
+		if (!r || hixl_region_mrset(r, b->xr_rail)->mrs_registered)
+			continue;	/* planning says what is wrong with no region */
+		if (nonblock)
+			return -EAGAIN;
+		mutex_lock(&rlk->msg.post_mutex);
+		ret = hixl_link_reg_mrs(rlk, r);
+		mutex_unlock(&rlk->msg.post_mutex);
+		if (ret) {
+			*failed = p->desc;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
  * Plan pieces @idx[0..@n) of @xr, each on the rail its .rail names (whose
  * link is @rl[rail]), into one new sub-batch per rail: @sb[0..*@nsb), not
  * submitted.  Takes the engine lock, then each rail link's rt.lock (only
@@ -292,6 +330,13 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 		struct hixl_xbatch *b = sb[k];
 		struct hixl_link *rlk = b->l;
 
+		if (b->xr_rail) {	/* rail 0's were activated by xfer.c */
+			err = hixl_xrail_activate(xr, idx, n, b, nonblock, failed);
+			if (err) {
+				ret = err;
+				break;
+			}
+		}
 		hixl_xq_plan_begin(rlk);	/* a REGION_DEL's ACK waits for our pieces */
 		b->planning = true;		/* hixl_xbatch_submit() ends it */
 		if (!hixl_xrail_lock(&rlk->rt.lock, nonblock)) {

@@ -77,6 +77,12 @@ int hp_connect_cm(struct hp *p, uint16_t port, size_t land_len, size_t mem_len,
 
 int hp_dial(struct hp *p, uint16_t port, size_t land_len, size_t mem_len, uint16_t cm_flags)
 {
+	return hp_dial_to(p, HX_IP, port, land_len, mem_len, cm_flags);
+}
+
+int hp_dial_to(struct hp *p, const char *ip, uint16_t port, size_t land_len, size_t mem_len,
+	       uint16_t cm_flags)
+{
 	struct hixl_wire_cm_req req = {
 		.magic = htole32(HIXL_WIRE_MAGIC),
 		.version = htole16(HIXL_WIRE_VERSION),
@@ -97,7 +103,7 @@ int hp_dial(struct hp *p, uint16_t port, size_t land_len, size_t mem_len, uint16
 	unsigned int i;
 
 	memset(p, 0, sizeof(*p));
-	inet_pton(AF_INET, HX_IP, &dst.sin_addr);
+	inet_pton(AF_INET, ip, &dst.sin_addr);
 	p->ec = rdma_create_event_channel();
 	if (!p->ec)
 		SKIP("no RDMA CM in userspace (rdma_ucm)");
@@ -107,7 +113,7 @@ int hp_dial(struct hp *p, uint16_t port, size_t land_len, size_t mem_len, uint16
 		return -errno;
 	ret = hp_cm_wait(p, RDMA_CM_EVENT_ADDR_RESOLVED, 5000);
 	if (ret)
-		SKIP("no RDMA device on " HX_IP);
+		SKIP("no RDMA device for the engine's address");
 	if (rdma_resolve_route(p->id, 2000))
 		return -errno;
 	ret = hp_cm_wait(p, RDMA_CM_EVENT_ROUTE_RESOLVED, 5000);
@@ -502,6 +508,8 @@ static int hp_take(struct hp *p)
 
 			if (!p->hello_seen) {
 				memcpy(&p->hello, hm, sizeof(p->hello));
+				p->hello_len = len < sizeof(p->hello_raw) ? len : sizeof(p->hello_raw);
+				memcpy(p->hello_raw, hm, p->hello_len);
 				p->hello_seen = true;
 			}
 			p->eng_hello = true;

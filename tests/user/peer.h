@@ -89,6 +89,8 @@ struct hp {
 	unsigned int nmrs;
 	struct hixl_wire_hello hello;	/* the engine's first HELLO, once hello_seen */
 	bool hello_seen;
+	uint8_t hello_raw[HIXL_MSG_SIZE];	/* ... all of it, blocks included */
+	uint32_t hello_len;
 	uint64_t max_iova;		/* largest iova of any MR entry the engine sent */
 };
 
@@ -111,6 +113,9 @@ int hp_connect_cm(struct hp *p, uint16_t port, size_t land_len, size_t mem_len,
  * can vanish mid-handshake (hp_close()) or wait (hp_wait_established()).
  */
 int hp_dial(struct hp *p, uint16_t port, size_t land_len, size_t mem_len, uint16_t cm_flags);
+/* As hp_dial(), to ip:port (an engine's rail address) rather than HX_IP. */
+int hp_dial_to(struct hp *p, const char *ip, uint16_t port, size_t land_len, size_t mem_len,
+	       uint16_t cm_flags);
 /* 0 once the connection is ESTABLISHED, or -errno (-ETIMEDOUT after ms). */
 int hp_wait_established(struct hp *p, int ms);
 void hp_close(struct hp *p);

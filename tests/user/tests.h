@@ -41,6 +41,7 @@ extern const struct ht_test hpoll_tests[];	/* test_hpoll.c: hybrid polling of sm
 extern const struct ht_test revoke_tests[];	/* test_revoke.c: the revoking CANCEL */
 extern const struct ht_test rail_tests[];	/* test_rail.c: an engine on several rails */
 extern const struct ht_test rail_mr_tests[];	/* test_rail_mr.c: a region's MRs on every rail */
+extern const struct ht_test raillink_tests[];	/* test_raillink.c: rail links, their HELLO blocks */
 extern const struct ht_test rail_xfer_tests[];	/* test_rail_xfer.c: striped transfers, failover */
 
 static const struct ht_test *const hixl_test_tables[] = {
@@ -52,6 +53,7 @@ static const struct ht_test *const hixl_test_tables[] = {
 	local_dmabuf_tests,
 	rail_tests,
 	rail_mr_tests,
+	raillink_tests,
 	rail_xfer_tests,	/* takes veth0/veth2/rxe1 away and restores them */
 	fault_tests, alive_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */

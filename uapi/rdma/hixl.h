@@ -67,6 +67,9 @@
 #define HIXL_FEAT_CANCEL_REVOKE	(1ULL << 19)	/* hixl_cancel.flags HIXL_CANCEL_REVOKE */
 #define HIXL_FEAT_RAILS		(1ULL << 20)	/* SETUP's extra rails (HIXL_SETUP_RAILS,
 						 * HIXL_SETUP_RAILS_AUTO), hixl_engine_stat.nr_rails */
+#define HIXL_FEAT_RAIL_LINKS	(1ULL << 21)	/* a link between two engines with
+						 * rails has one RC connection and
+						 * region table per rail pair */
 #define HIXL_FEAT_RAIL_STRIPE	(1ULL << 22)	/* a TRANSFER is striped across the rail
 						 * links and fails over when one breaks;
 						 * hixl_xfer_stats.rail_failovers,
