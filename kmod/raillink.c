@@ -869,7 +869,7 @@ int hixl_rail_listener_event(struct hixl_rdma *rd, struct rdma_cm_id *id,
 	}
 	spin_unlock(&hixl_rail_listen_lock);
 	if (ret)
-		pr_warn("engine %llu: a rail's device was removed: no listener on that rail until SETUP again\n",
+		pr_warn("engine %llu: a rail's device was removed: its listener goes (back with the device, raillink.c's rail work)\n",
 			rd->eng->id);
 	return ret;
 }
