@@ -46,6 +46,7 @@
 #include <linux/seq_file.h>
 #include <crypto/algapi.h>
 #include <net/ipv6.h>
+#include <rdma/ib_cache.h>
 #include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
@@ -532,6 +533,24 @@ static void hixl_raillink_drop(struct hixl_link *p, u32 i, struct hixl_link *rl)
 	}
 }
 
+/*
+ * Is rail link @rl's port up?  (Unknown - no cm_id - counts as up.)  A
+ * port that is down (`ip link set ... down`, a cable) gives no CM event,
+ * and keepalive.c posts nothing on a port that is down, so a rail link
+ * would stay READY on a dead rail: the rail work marks it broken instead.
+ */
+static bool hixl_raillink_port_up(struct hixl_link *rl)
+{
+	enum ib_port_state st = IB_PORT_ACTIVE;
+
+	mutex_lock(&rl->cm_mutex);
+	if (rl->cm_id && rl->cm_id->device &&
+	    ib_get_cached_port_state(rl->cm_id->device, rl->cm_id->port_num, &st))
+		st = IB_PORT_ACTIVE;
+	mutex_unlock(&rl->cm_mutex);
+	return st == IB_PORT_ACTIVE;
+}
+
 /* Queue the rail work again unless @p is torn down or no longer READY. */
 static void hixl_rail_work_arm(struct hixl_link *p)
 {
@@ -575,13 +594,25 @@ static void hixl_rail_work(struct work_struct *w)
 			kref_get(&rl->ref);
 		spin_unlock(&p->rails.lock);
 		if (rl) {
+			bool up = hixl_raillink_port_up(rl);
+
 			st = hixl_link_state(rl, &err);
-			if (st >= HIXL_LINK_ERROR) {
-				trace_hixl_rail_state(eng->id, &p->raddr, i, false, err);
+			if (st == HIXL_LINK_READY && !up) {
+				hixl_link_warn(rl, "rail %u: our port is down: rail link broken\n", i);
+				hixl_link_fail(rl, -ENETDOWN);
+				trace_hixl_rail_state(eng->id, &p->raddr, i, false, -ENETDOWN);
+			} else if (st >= HIXL_LINK_ERROR && up) {
+				/*
+				 * Destroyed (DREQ) only with the port up: on rxe a send
+				 * on a port that is down moves the QP to error, the CM's
+				 * too (keepalive.c, hixl_ka_port_up()).
+				 */
+				if (err != -ENETDOWN)
+					trace_hixl_rail_state(eng->id, &p->raddr, i, false, err);
 				hixl_raillink_drop(p, i, rl);
 			}
 			hixl_link_put(rl);
-			if (st < HIXL_LINK_ERROR)
+			if (st < HIXL_LINK_ERROR || !up)
 				continue;
 		}
 		if (hixl_link_state(p, &err) != HIXL_LINK_READY || !eng->rdma)
@@ -838,7 +869,7 @@ int hixl_rail_listener_event(struct hixl_rdma *rd, struct rdma_cm_id *id,
 	}
 	spin_unlock(&hixl_rail_listen_lock);
 	if (ret)
-		pr_warn("engine %llu: a rail's device was removed: no listener on that rail until SETUP again\n",
+		pr_warn("engine %llu: a rail's device was removed: its listener goes (back with the device, raillink.c's rail work)\n",
 			rd->eng->id);
 	return ret;
 }
