@@ -6,14 +6,15 @@
  * byte for byte across chunk borders, both rails moving bytes; rail 1 taken
  * away mid-batch (veth2 down, `rdma link delete rxe1`), synchronous and
  * through io_uring, every batch still verifying; both rails gone: the
- * link's error and nothing left pinned; rail 1 back and used again; a
+ * link's error and nothing left pinned (both devices removed: on one VM a
+ * port down does not stop rxe's loopback); rail 1 back and used again; a
  * one-rail peer.  Ports 24860-24899.
  *
  * Which rail moved what: LINK_STATS shows primary links only, so the
  * primary link's direct bytes are rail 0's share, and the engine's totals
  * (which every rail link adds to) minus those are the other rails'.
  *
- * Every test that changes veth0, veth2 or rxe1 restores them before it
+ * Every test that changes veth0, veth2, rxe0 or rxe1 restores them before it
  * ends, failed or not (rail_restore()): later tests use the same VM.
  * Failover times (ms from the rail going down to the batch's end) are
  * printed as TAP comments, informational only.
@@ -54,6 +55,9 @@ static void rail_restore(void)
 {
 	if (system("ip link set veth0 up 2>/dev/null; ip link set veth2 up 2>/dev/null") != 0)
 		printf("# rail_restore: ip link set up failed\n");
+	if (access("/sys/class/infiniband/rxe0", F_OK) &&
+	    system("rdma link add rxe0 type rxe netdev veth0") != 0)
+		printf("# rail_restore: rdma link add rxe0 failed\n");
 	if (access("/sys/class/infiniband/rxe1", F_OK) &&
 	    system("rdma link add rxe1 type rxe netdev veth2") != 0)
 		printf("# rail_restore: rdma link add rxe1 failed\n");
@@ -319,6 +323,7 @@ static void rx_failover(struct rx_pair *p, uint32_t op, const char *down, int ur
 	struct timespec t_end;
 	pthread_t th;
 	uint32_t failed = 0;
+	int before;
 	long ret;
 
 	rx_prime(p, op, 21 + uring);
@@ -360,6 +365,8 @@ static void rx_failover(struct rx_pair *p, uint32_t op, const char *down, int ur
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_end);
 	pthread_join(th, NULL);
+	before = t_end.tv_sec < dn.at.tv_sec ||
+		 (t_end.tv_sec == dn.at.tv_sec && t_end.tv_nsec < dn.at.tv_nsec);
 	CHECK_EQ(ret, 0);
 	if (ret)
 		printf("#   failed descriptor %u\n", failed);
@@ -372,18 +379,32 @@ static void rx_failover(struct rx_pair *p, uint32_t op, const char *down, int ur
 	       (unsigned long long)(s1.xfer.rail_repost_bytes - s0.xfer.rail_repost_bytes),
 	       (t_end.tv_sec - dn.at.tv_sec) * 1e3 + (t_end.tv_nsec - dn.at.tv_nsec) / 1e6);
 	/*
-	 * the batch had pieces on rail 1 while it was alive (it ends after the
-	 * rail went down: a port down has no event, so its RC retries run out)
+	 * A device removal destroys rail 1's links at once: a batch still
+	 * running then had pieces there to re-post.  A port down (veth2) has
+	 * no event and, both ends being on rxe1, rxe's loopback still carries
+	 * the rail: it fails over only if the rail work marks the rail link
+	 * broken (port state) before the batch is done, which is timing, so
+	 * that is printed, not checked.
 	 */
-	CHECK(s1.xfer.rail_failovers > s0.xfer.rail_failovers);
-	CHECK(s1.xfer.rail_repost_bytes > s0.xfer.rail_repost_bytes);
+	if (strstr(down, "rdma link delete") && !before) {
+		CHECK(s1.xfer.rail_failovers > s0.xfer.rail_failovers);
+		CHECK(s1.xfer.rail_repost_bytes > s0.xfer.rail_repost_bytes);
+	}
+	if (before)
+		printf("#   the batch had ended before the rail went\n");
+}
+
+/* a batch that lasts long enough for a rail to go under it (rxe: ~3 MB/s under KASAN) */
+static size_t rx_long_len(void)
+{
+	return hx_debug_kernel() ? RX_LEN : 8 * RX_LEN;
 }
 
 static void rx_failover_body(int uring)
 {
 	struct rx_pair p;
 
-	REQUIRE(rx_pair_open(&p, 24862 + 2 * uring, 24863 + 2 * uring, 1, RX_LEN) == 0);
+	REQUIRE(rx_pair_open(&p, 24862 + 2 * uring, 24863 + 2 * uring, 1, rx_long_len()) == 0);
 	rx_failover(&p, HIXL_OP_WRITE, "ip link set veth2 down", uring);
 	rail_restore();
 	CHECK(rx_rail1_used(&p, 20000));	/* the rail is re-made, and used */
@@ -419,7 +440,7 @@ static void rx_removed_body(void)
 {
 	struct rx_pair p;
 
-	REQUIRE(rx_pair_open(&p, 24866, 24867, 1, RX_LEN) == 0);
+	REQUIRE(rx_pair_open(&p, 24866, 24867, 1, rx_long_len()) == 0);
 	rx_failover(&p, HIXL_OP_WRITE, "rdma link delete rxe1", 0);
 	rail_restore();
 	CHECK(rx_rail1_used(&p, 30000));	/* re-resolved on the new rxe1 */
@@ -447,11 +468,15 @@ static void rx_no_rail_body(long pin0)
 	uint32_t failed = 0;
 	long ret;
 
-	struct rx_down dn = { .cmd = "ip link set veth2 down; ip link set veth0 down",
+	/*
+	 * Both rails' devices go: on one VM a port down does not stop rxe's
+	 * loopback (both ends are on the same device), a removal does.
+	 */
+	struct rx_down dn = { .cmd = "rdma link delete rxe1; rdma link delete rxe0",
 			      .after_ms = 30 };
 	pthread_t th;
 
-	REQUIRE(rx_pair_open(&p, 24868, 24869, 1, RX_LEN) == 0);
+	REQUIRE(rx_pair_open(&p, 24868, 24869, 1, rx_long_len()) == 0);
 	rx_prime(&p, HIXL_OP_WRITE, 31);
 	CHECK_EQ(hx_xfer(p.a, 24869, HIXL_OP_WRITE, p.d, p.n, RX_TMO_MS, &failed), 0);
 	/* both rails go mid-batch: rail 1's pieces fail over to rail 0, which goes too */
@@ -463,7 +488,7 @@ static void rx_no_rail_body(long pin0)
 	CHECK(failed < p.n);
 	/* the documented link errors (docs/abi.md, striped transfers) */
 	CHECK(ret == -EHOSTDOWN || ret == -ECONNRESET || ret == -ENETDOWN || ret == -EIO ||
-	      ret == -ECONNABORTED);
+	      ret == -ECONNABORTED || ret == -ENODEV);
 	rail_restore();
 	rx_pair_close(&p);
 	/* closing the engines let go of every pin */
