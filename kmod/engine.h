@@ -41,10 +41,10 @@
  * both).  The CQ handler takes only xq.lock and xfer_lock.
  * Striped transfers (xrail.c): hixl_xrail.lock is taken alone (no other
  * lock under it, none held but the caller's own, never xq.lock or
- * xfer_lock); its failover work takes rdma_sem only with
- * down_read_trylock() (the ioctl waiting for the batch holds it for
- * reading), then hixl_engine.lock  >  a rail link's msg.post_mutex and
- * rt.lock, as a TRANSFER does.
+ * xfer_lock); its failover work takes no rdma_sem (the ioctl waiting for
+ * the batch holds it for reading, a removal may wait to write it: xrail.c
+ * says why none is needed), only hixl_engine.lock  >  a rail link's
+ * msg.post_mutex and rt.lock, as a TRANSFER does.
  * hixl_engine.cancel_mutex (one CANCEL at a time)  >  hixl_engine.xfer_lock,
  * then, dropped, hixl_link.xq.lock; a revoking CANCEL (cancel.c) takes
  * hixl_link.msg.post_mutex under cancel_mutex (hixl_xq_break()) and waits

@@ -49,10 +49,15 @@
  * failovers and re-posted bytes on the primary link (and the engine).
  *
  * Locks: xrail.lock is innermost: nothing else is taken under it.  The
- * failover work takes rdma_sem for reading with down_read_trylock() only
- * (the ioctl waiting for this batch holds it, and a writer queued between
- * would deadlock a blocking reader), then the engine lock and each rail
- * link's rt.lock as xfer.c does.
+ * failover work does not take rdma_sem: the ioctl waiting for this batch
+ * holds it for reading, and a device removal waiting to write it (after it
+ * destroyed the rail's links, which is what failed the sub-batch over)
+ * would block a reader behind it until the batch's deadline.  It needs
+ * none: it plans under the engine lock, which a rail's removal also holds
+ * to free that rail's MRs, on rail links it holds references to (a
+ * destroyed link's queue ends new batches at submission), as a batch in
+ * flight through io_uring runs without rdma_sem.  Then each rail link's
+ * post_mutex and rt.lock, as xfer.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -486,11 +491,6 @@ static void hixl_xrail_work(struct work_struct *w)
 	int err, ret;
 
 	expired = time_after_eq(jiffies, xr->deadline);
-	if (!expired && !down_read_trylock(&eng->rdma_sem)) {
-		/* the device side is being changed: try again shortly (our reference stays) */
-		queue_delayed_work(hixl_wq, &xr->work, msecs_to_jiffies(HIXL_XRAIL_RETRY_MS));
-		return;
-	}
 	spin_lock(&xr->lock);
 	n = xr->nredo;
 	memcpy(xr->wbuf, xr->redo, n * sizeof(*xr->wbuf));
@@ -522,8 +522,6 @@ static void hixl_xrail_work(struct work_struct *w)
 		}
 		hixl_xrail_links_put(rl);
 	}
-	if (!expired)
-		up_read(&eng->rdma_sem);
 
 	spin_lock(&xr->lock);
 	if (ret)

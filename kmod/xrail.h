@@ -24,9 +24,6 @@ struct hixl_link;
 struct hixl_xbatch;
 struct io_uring_cmd;
 
-/* how long the failover work waits before trying rdma_sem again (ms) */
-#define HIXL_XRAIL_RETRY_MS	10
-
 /**
  * struct hixl_xrail - the parent of a striped TRANSFER ("rail batch")
  * @ref:      the submitter holds one, every sub-batch and the anchor one
