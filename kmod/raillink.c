@@ -503,7 +503,8 @@ static int hixl_raillink_make(struct hixl_link *p, u32 i, unsigned long deadline
 		return ret;
 	}
 
-	ret = hixl_connect_retry(rl, (struct sockaddr *)&src, (struct sockaddr *)&dst, deadline);
+	/* once: a refused rail is the rail work's, CONNECT does not wait for it */
+	ret = hixl_connect_once(rl, (struct sockaddr *)&src, (struct sockaddr *)&dst, deadline);
 	if (!ret)
 		ret = hixl_auth_connect(rl, deadline);
 	if (!ret)
