@@ -349,7 +349,8 @@ struct hixl_link_ka {
  * @parent:     rail links: their primary (a reference, dropped when the
  *              struct is freed); set before the link is listed (connector)
  *              or once its HELLO pairs it (acceptor, under the primary's
- *              rails.lock), never changed after
+ *              rails.lock and @lock, never once the link is broken or
+ *              CLOSED), never changed after
  * @rails:      primary links: their rail links (raillink.h)
  */
 struct hixl_link {
