@@ -29,6 +29,11 @@
  * for writing, as rail 0's (hixl_engine_rail_detach()); it marks the rail
  * under hixl_engine.lock  >  hixl_engine.links_lock.  hixl_rail_revive()
  * runs under rdma_sem (read) and takes hixl_engine.lock.
+ * Rail links (raillink.c): hixl_engine.links_lock  >  a primary's
+ * hixl_link.rails.lock (a spinlock)  >  a rail link's hixl_link.lock; the
+ * rail work takes rdma_sem for reading only with down_read_trylock(), so a
+ * close or removal holding it for writing may cancel the work and wait for
+ * it; raillink.c's hixl_rail_listen_lock (a spinlock) is innermost.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
  * works, which take them, under cm_mutex); hixl_engine.lock  >

@@ -132,9 +132,11 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xrail_replan);
  * @expired:    the TRANSFER's deadline has passed
  *
  * Pure.  Yes when the sub-batch failed because its link broke: the link is
- * ERROR or CLOSED now, and the error is not the batch's own timeout
- * (-ETIMEDOUT: the deadline is the TRANSFER's, no time is left), a cancel
- * (-ECANCELED) or a lack of memory (-ENOMEM).
+ * ERROR or CLOSED now, or its requests were flushed (-ECONNRESET: the QP is
+ * in the error state; the peer's DREQ may flush them before the CM event
+ * that marks the link broken is handled), and the error is not the
+ * batch's own timeout (-ETIMEDOUT: the deadline is the TRANSFER's, no time
+ * is left), a cancel (-ECANCELED) or a lack of memory (-ENOMEM).
  *
  * Return: true to fail over.
  */
@@ -147,6 +149,8 @@ bool hixl_xrail_failover_ok(int status, int link_state, bool cancelled, bool exp
 	case -ETIMEDOUT:
 	case -ENOMEM:
 		return false;
+	case -ECONNRESET:	/* flushed: the QP is in the error state, even when */
+		return true;	/* the CM event that breaks the link is still to come */
 	}
 	return link_state >= HIXL_LINK_ERROR;
 }
@@ -450,7 +454,7 @@ static void hixl_xrail_sub_end(struct hixl_xbatch *b)
 {
 	struct hixl_xrail *xr = b->xr;
 	int lerr = 0, st = b->status ? hixl_link_state(b->l, &lerr) : HIXL_LINK_READY;
-	bool end;
+	bool end, fail = false;
 	u32 i;
 
 	spin_lock(&xr->lock);
@@ -464,6 +468,7 @@ static void hixl_xrail_sub_end(struct hixl_xbatch *b)
 				xr->redo[xr->nredo++] = b->xr_pieces[i];
 		xr->redo_err = lerr ? lerr : b->status;
 		xr->redo_from |= BIT(b->xr_rail);
+		fail = st < HIXL_LINK_ERROR;
 		if (!xr->work_busy && xr->nredo) {
 			xr->work_busy = true;
 			hixl_xrail_queue(xr, 0);
@@ -473,6 +478,8 @@ static void hixl_xrail_sub_end(struct hixl_xbatch *b)
 	}
 	end = !xr->pending && !xr->work_busy;
 	spin_unlock(&xr->lock);
+	if (fail)	/* flushed before its CM event: no new batch goes there */
+		hixl_link_fail(b->l, b->status);
 	if (end)
 		hixl_xrail_finish(xr);
 	hixl_xbatch_put(b);		/* @xr->subs' (the submitter's) */
