@@ -52,6 +52,11 @@
  * same (READ and WRITE are idempotent).  Re-establishing the link inside
  * the kernel and re-posting those batches is not done yet (issue 13).
  *
+ * A striped TRANSFER (xrail.c) is one batch per rail link it uses and an
+ * anchor: CANCEL cancels all of them, counts the TRANSFER once, and a
+ * revoking CANCEL breaks every rail link with a sub-batch on the wire and
+ * waits for each of them (hixl_xrail_wire()).
+ *
  * Batches on a same-host link (local.c, a kernel copy in the TRANSFER
  * caller's own thread) and staged descriptors (stage.c) are not on a send
  * queue: a revoking CANCEL cancels them like a plain one.
@@ -155,6 +160,7 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonbloc
 {
 	bool revoke = a->flags & HIXL_CANCEL_REVOKE;
 	struct hixl_xbatch *b, *tmp;
+	LIST_HEAD(anchors);
 	LIST_HEAD(found);
 	LIST_HEAD(wire);
 	u32 n = 0;
@@ -189,14 +195,25 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonbloc
 	list_for_each_entry_safe(b, tmp, &found, cancel_node) {
 		list_del_init(&b->cancel_node);
 		spin_lock(&b->l->xq.lock);
-		if (!b->ended && !b->status)
-			n++;
+		if (!b->ended && !b->status && (!b->xr || b->xr_anchor))
+			n++;	/* a striped TRANSFER counts once: its anchor */
 		spin_unlock(&b->l->xq.lock);
 		hixl_xbatch_cancel(b);
 		if (revoke && hixl_xbatch_on_wire(b))
 			list_add_tail(&b->cancel_node, &wire);	/* keeps our reference */
+		else if (revoke && b->xr_anchor)
+			list_add_tail(&b->cancel_node, &anchors);	/* keeps our reference */
 		else
 			hixl_xbatch_put(b);
+	}
+	/*
+	 * a striped TRANSFER's sub-batches on the wire that the walk above did
+	 * not meet (submitted by its failover after it): flushed too
+	 */
+	list_for_each_entry_safe(b, tmp, &anchors, cancel_node) {
+		list_del_init(&b->cancel_node);
+		hixl_xrail_wire(b->xr, &wire);
+		hixl_xbatch_put(b);
 	}
 	if (!list_empty(&wire))
 		ret = hixl_revoke_wait(&wire, HIXL_REVOKE_FLUSH_MS, &a->broken);

@@ -434,21 +434,39 @@ static int hixl_connect_list(struct hixl_engine *eng, struct hixl_link *l,
 }
 
 /**
- * hixl_connect_retry() - connection attempts of an active link until one
- * is ESTABLISHED
+ * hixl_connect_once() - one connection attempt of an active link
  * @l:        the link, listed, no cm_id
- * @src:      our address (rail 0's, or a rail's for a rail link), port 0
+ * @src:      our address (a rail's, for a rail link), port 0
  * @dst:      the peer's address
  * @deadline: jiffies
  *
- * One refused because nobody listens yet is undone and tried again every
- * HIXL_RETRY_MS until @deadline (CONNECT; the rail links, raillink.c).
+ * As hixl_connect_retry() without the retries: a refusal (nobody listens)
+ * is undone and returned (raillink.c: a rail link is tried again by the
+ * rail work a second later, and CONNECT does not wait for it).
  *
  * Context: process context, sleeps until @deadline at most.
- * Return: as hixl_link_try_connect(); -ETIMEDOUT when the retries ran out;
- * -ERESTARTSYS for a signal during a pause.
+ * Return: as hixl_link_try_connect().
  */
-int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
+int hixl_connect_once(struct hixl_link *l, struct sockaddr *src, struct sockaddr *dst,
+		      unsigned long deadline)
+{
+	int ret;
+
+	mutex_lock(&l->cm_mutex);
+	ret = hixl_link_try_connect(l, src, dst, deadline);
+	if (ret == -ECONNREFUSED)
+		hixl_link_reset_attempt(l);
+	mutex_unlock(&l->cm_mutex);
+	return ret;
+}
+
+/*
+ * Connection attempts until one is ESTABLISHED: one refused because nobody
+ * listens yet is undone and tried again every HIXL_RETRY_MS until
+ * @deadline.  Return: as hixl_link_try_connect(); -ETIMEDOUT when the
+ * retries ran out; -ERESTARTSYS for a signal during a pause.
+ */
+static int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
 			      struct sockaddr *dst, unsigned long deadline)
 {
 	int ret;

@@ -29,6 +29,11 @@
  * for writing, as rail 0's (hixl_engine_rail_detach()); it marks the rail
  * under hixl_engine.lock  >  hixl_engine.links_lock.  hixl_rail_revive()
  * runs under rdma_sem (read) and takes hixl_engine.lock.
+ * Rail links (raillink.c): hixl_engine.links_lock  >  a primary's
+ * hixl_link.rails.lock (a spinlock)  >  a rail link's hixl_link.lock; the
+ * rail work takes rdma_sem for reading only with down_read_trylock(), so a
+ * close or removal holding it for writing may cancel the work and wait for
+ * it; raillink.c's hixl_rail_listen_lock (a spinlock) is innermost.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
  * works, which take them, under cm_mutex); hixl_engine.lock  >
@@ -39,6 +44,12 @@
  * hixl_engine.xfer_lock is never held with xq.lock;
  * hixl_link.msg.post_mutex  >  hixl_link.xq.mutex (the QP is freed under
  * both).  The CQ handler takes only xq.lock and xfer_lock.
+ * Striped transfers (xrail.c): hixl_xrail.lock is taken alone (no other
+ * lock under it, none held but the caller's own, never xq.lock or
+ * xfer_lock); its failover work takes no rdma_sem (the ioctl waiting for
+ * the batch holds it for reading, a removal may wait to write it: xrail.c
+ * says why none is needed), only hixl_engine.lock  >  a rail link's
+ * msg.post_mutex and rt.lock, as a TRANSFER does.
  * hixl_engine.cancel_mutex (one CANCEL at a time)  >  hixl_engine.xfer_lock,
  * then, dropped, hixl_link.xq.lock; a revoking CANCEL (cancel.c) takes
  * hixl_link.msg.post_mutex under cancel_mutex (hixl_xq_break()) and waits
@@ -105,7 +116,7 @@
 				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | \
 				 HIXL_FEAT_POLL | HIXL_FEAT_XFER_STATS | HIXL_FEAT_LOCAL | \
 				 HIXL_FEAT_LOOPBACK | HIXL_FEAT_RAILS | HIXL_FEAT_CANCEL_REVOKE | \
-				 HIXL_FEAT_RAIL_LINKS | HIXL_FEAT_LINK_STATS_RAILS)
+				 HIXL_FEAT_RAIL_LINKS | HIXL_FEAT_RAIL_STRIPE | HIXL_FEAT_LINK_STATS_RAILS)
 #define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
 #define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
 				 HIXL_SETUP_LISTEN_ANY | HIXL_SETUP_RAILS | \

@@ -349,7 +349,8 @@ struct hixl_link_ka {
  * @parent:     rail links: their primary (a reference, dropped when the
  *              struct is freed); set before the link is listed (connector)
  *              or once its HELLO pairs it (acceptor, under the primary's
- *              rails.lock), never changed after
+ *              rails.lock and @lock, never once the link is broken or
+ *              CLOSED), never changed after
  * @rails:      primary links: their rail links (raillink.h)
  */
 struct hixl_link {
@@ -487,8 +488,8 @@ int hixl_rx_stage_done(struct hixl_link *l, const void *buf, u32 len);
 int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a);
 int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a);
-int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src, struct sockaddr *dst,
-		       unsigned long deadline);
+int hixl_connect_once(struct hixl_link *l, struct sockaddr *src, struct sockaddr *dst,
+		      unsigned long deadline);
 int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline);
 
 /* table.c: our table on the links; rtable.c: the peer's table, TABLE_ACK */

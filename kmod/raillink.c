@@ -297,13 +297,26 @@ static int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
 	} else if (i >= found->rails.nr || !hixl_rail_is_source(l, &found->rails.peer_rail[i])) {
 		ret = -EPROTO;
 	} else {
-		old = found->rails.link[i];
-		found->rails.link[i] = l;
-		kref_get(&found->ref);
-		l->parent = found;
-		if (old)
-			kref_get(&old->ref);
-		ret = 0;
+		/*
+		 * @l's state and @parent under its lock: hixl_link_destroy()
+		 * marks it CLOSED under that lock before it unhooks it, so
+		 * either it sees @parent and unhooks, or we see CLOSED.
+		 */
+		spin_lock(&l->lock);
+		if (l->state >= HIXL_LINK_ERROR) {
+			ret = -ECONNABORTED;
+		} else {
+			kref_get(&found->ref);
+			l->parent = found;
+			ret = 0;
+		}
+		spin_unlock(&l->lock);
+		if (!ret) {
+			old = found->rails.link[i];
+			found->rails.link[i] = l;
+			if (old)
+				kref_get(&old->ref);
+		}
 	}
 	spin_unlock(&found->rails.lock);
 	mutex_unlock(&eng->links_lock);
@@ -503,7 +516,8 @@ static int hixl_raillink_make(struct hixl_link *p, u32 i, unsigned long deadline
 		return ret;
 	}
 
-	ret = hixl_connect_retry(rl, (struct sockaddr *)&src, (struct sockaddr *)&dst, deadline);
+	/* once: a refused rail is the rail work's, CONNECT does not wait for it */
+	ret = hixl_connect_once(rl, (struct sockaddr *)&src, (struct sockaddr *)&dst, deadline);
 	if (!ret)
 		ret = hixl_auth_connect(rl, deadline);
 	if (!ret)
@@ -703,8 +717,11 @@ void hixl_raillinks_destroy(struct hixl_link *l)
  */
 void hixl_raillink_unhook(struct hixl_link *l)
 {
-	struct hixl_link *p = l->parent;
+	struct hixl_link *p;
 
+	spin_lock(&l->lock);		/* pairs with hixl_raillink_attach() */
+	p = l->parent;
+	spin_unlock(&l->lock);
 	if (!p)
 		return;
 	spin_lock(&p->rails.lock);
@@ -869,7 +886,7 @@ int hixl_rail_listener_event(struct hixl_rdma *rd, struct rdma_cm_id *id,
 	}
 	spin_unlock(&hixl_rail_listen_lock);
 	if (ret)
-		pr_warn("engine %llu: a rail's device was removed: no listener on that rail until SETUP again\n",
+		pr_warn("engine %llu: a rail's device was removed: its listener goes (back with the device, raillink.c's rail work)\n",
 			rd->eng->id);
 	return ret;
 }

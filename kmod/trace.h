@@ -4,7 +4,8 @@
  *   hixl_reg_mem, hixl_dereg_mem, hixl_invalidate, hixl_limit_hit;
  *   the data path: hixl_xfer_submit, hixl_xfer_complete (one of each per
  *   TRANSFER, ioctl or io_uring), hixl_connect (one per CONNECT),
- *   hixl_link_error (a link's first error: it is broken from then on)
+ *   hixl_link_error (a link's first error: it is broken from then on),
+ *   hixl_rail_failover (a striped TRANSFER re-posts a broken rail's pieces)
  *
  * Peers are printed as address:port (%pISpc of the link's address as
  * connected); @engine is the engine's number (debugfs, hixlctl stats).
@@ -238,6 +239,28 @@ TRACE_EVENT(hixl_rail_state,
 	),
 	TP_printk("engine=%llu peer=%pISpc rail=%u %s err=%d", __entry->engine, __entry->peer,
 		  __entry->rail, __entry->up ? "up" : "down", __entry->err)
+);
+
+TRACE_EVENT(hixl_rail_failover,
+	TP_PROTO(u64 engine, u32 rail_from, u32 pieces, u64 bytes, u32 rail_to_mask),
+	TP_ARGS(engine, rail_from, pieces, bytes, rail_to_mask),
+	TP_STRUCT__entry(
+		__field(u64, engine)
+		__field(u32, rail_from)
+		__field(u32, pieces)
+		__field(u64, bytes)
+		__field(u32, rail_to_mask)
+	),
+	TP_fast_assign(
+		__entry->engine = engine;
+		__entry->rail_from = rail_from;
+		__entry->pieces = pieces;
+		__entry->bytes = bytes;
+		__entry->rail_to_mask = rail_to_mask;
+	),
+	TP_printk("engine=%llu rail_from=%u pieces=%u bytes=%llu rail_to_mask=0x%x",
+		  __entry->engine, __entry->rail_from, __entry->pieces, __entry->bytes,
+		  __entry->rail_to_mask)
 );
 
 #endif /* _HIXL_TRACE_H */

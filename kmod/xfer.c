@@ -138,16 +138,31 @@ static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 r
 	return rr;
 }
 
-/*
- * Check one descriptor and cut it into pieces; engine lock and the link's
- * rt.lock held.  The local MRs were activated by hixl_activate_mrs().
+/**
+ * hixl_plan_desc() - check one descriptor on a link and cut it into pieces
+ * @l:   the link whose peer table gives the remote keys and whose rail's
+ *       MRs (hixl_region_mrset(r, l->rail)) the local ones (a primary link,
+ *       rail 0, or a rail link, xrail.c)
+ * @op:  HIXL_OP_READ or HIXL_OP_WRITE
+ * @d:   the descriptor (xrail.c passes one piece of a descriptor)
+ * @idx: its index in the TRANSFER, copied into every piece
+ * @pl:  the plan; @pl->held has room for one more region
+ *
+ * Context: the engine lock and @l's rt.lock held; the local MRs of a
+ * direct descriptor were activated (xfer.c: hixl_link_reg_mrs()).
+ * Return: 0; -EINVAL len 0; -EOVERFLOW a range wraps; -ENOENT the local
+ * range is not in one valid registration with MRs; -EACCES READ into a
+ * read-only region, WRITE into one the peer registered read-only; -ERANGE
+ * the remote range is not in one complete peer region; -EPROTO, -ENOMEM
+ * (hixl_split()).
  */
-static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
+int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 			  u32 idx, struct hixl_plan *pl)
 {
 	struct hixl_engine *eng = l->eng;
 	struct hixl_rregion *rr;
 	struct hixl_region *r;
+	struct hixl_mrset *ms;
 	u64 la = d->local_addr, ra = d->remote_addr, left = d->len;
 	int ret;
 
@@ -156,7 +171,8 @@ static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc
 	if (hixl_range_check(la, d->len) || hixl_range_check(ra, d->len))
 		return -EOVERFLOW;
 	r = hixl_region_lookup(eng, la, d->len);
-	if (!r || !r->mrset[0].nr_mrs)
+	ms = r ? hixl_region_mrset(r, l->rail) : NULL;	/* the link's rail's MRs */
+	if (!ms || !ms->nr_mrs)
 		return -ENOENT;
 	if (op == HIXL_OP_READ && (r->flags & HIXL_REG_READ_ONLY))
 		return -EACCES;
@@ -164,7 +180,7 @@ static int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc
 	if (IS_ERR(rr))
 		return PTR_ERR(rr);
 
-	ret = hixl_split(r->mrset[0].spans, r->mrset[0].nr_mrs, rr->mrs, rr->nr_mrs, la, ra, left,
+	ret = hixl_split(ms->spans, ms->nr_mrs, rr->mrs, rr->nr_mrs, la, ra, left,
 			 idx, pl);
 	if (ret)
 		return ret;
@@ -245,6 +261,9 @@ struct hixl_xprep {
 	u64 sbytes;		/* bytes of the staged descriptors */
 	bool planning;		/* hixl_xq_plan_begin() done, not ended */
 	bool local;		/* the same-host copy carries it (local.c) */
+	bool rails_only;	/* the primary link is broken, a rail link is READY:
+				 * xrail.c checks and plans on the rail links */
+	int err;		/* with @rails_only: the primary link's error */
 };
 
 static void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p)
@@ -391,14 +410,22 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 		return -ENOTCONN;
 	p->l = l;
 	st = hixl_link_state(l, &err);
-	if (st != HIXL_LINK_READY)
-		return st == HIXL_LINK_CONNECTING ? -EAGAIN : err;
+	if (st == HIXL_LINK_CONNECTING)
+		return -EAGAIN;
+	if (st != HIXL_LINK_READY) {
+		if (!hixl_xrail_rails_only(l))
+			return err;
+		p->rails_only = true;	/* a broken primary with a READY rail link */
+		p->err = err;
+	}
 	p->d = kvmalloc_array(a->count, sizeof(*p->d), GFP_KERNEL);
 	p->pl.held = kvmalloc_array(a->count, sizeof(*p->pl.held), GFP_KERNEL);
 	if (!p->d || !p->pl.held)
 		return -ENOMEM;
 	if (copy_from_user(p->d, u64_to_user_ptr(a->descs), array_size(a->count, sizeof(*p->d))))
 		return -EFAULT;
+	if (p->rails_only)
+		return 0;	/* nothing staged: staging needs the primary's QP */
 	ret = hixl_local_prep(eng, l, a, p->d, nonblock, &p->pl);
 	if (ret <= 0) {			/* planned for the same-host copy, or refused */
 		p->local = !ret;
@@ -557,6 +584,35 @@ static void hixl_xprep_trace(struct hixl_engine *eng, const struct hixl_transfer
 			       p->pl.bytes + p->sbytes, a->tag);
 }
 
+/*
+ * May the planned TRANSFER be striped across rails (xrail.c)?  Only a
+ * batch of direct pieces on an RDMA link with two rails or more; staged
+ * and same-host batches keep the one-link path.
+ */
+static bool hixl_xprep_striped(const struct hixl_xprep *p)
+{
+	return p->rails_only || (!p->local && !p->ns && p->pl.n && hixl_xrail_wanted(p->l));
+}
+
+/*
+ * Striped, or the one-link path when xrail.c found fewer than two usable
+ * rails (1); a broken primary has no one-link path: its error then.
+ */
+static int hixl_xprep_run_striped(struct hixl_engine *eng, struct hixl_transfer *a,
+				  struct hixl_xprep *p, unsigned long deadline, u64 start,
+				  struct io_uring_cmd *cmd, bool nonblock,
+				  unsigned int issue_flags)
+{
+	int ret = hixl_xrail_transfer(eng, a, p->l, p->d, deadline, start, cmd, nonblock,
+				      issue_flags, &p->planning, p->rails_only ? 1 : 2);
+
+	if (ret == 1 && p->rails_only) {
+		hixl_link_count_result(p->l, p->err);
+		return p->err;
+	}
+	return ret;
+}
+
 /* A TRANSFER planning refused: count it on its link, when it has one. */
 static void hixl_xprep_failed(const struct hixl_xprep *p, int ret)
 {
@@ -613,7 +669,11 @@ int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 	} else {
 		hixl_xprep_trace(eng, a, &p);
 		bytes = p.pl.bytes + p.sbytes;
-		ret = hixl_xprep_run_sync(eng, a, &p, deadline);
+		ret = 1;
+		if (hixl_xprep_striped(&p))
+			ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, NULL, false, 0);
+		if (ret == 1)	/* one usable rail: the one-link path */
+			ret = hixl_xprep_run_sync(eng, a, &p, deadline);
 		trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret, ret ? 0 : bytes,
 					 a->tag, ktime_get_ns() - start);
 	}
@@ -654,6 +714,17 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 		goto out;
 	}
 	hixl_xprep_trace(eng, a, &p);
+	if (hixl_xprep_striped(&p)) {
+		ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, cmd, nonblock,
+					     issue_flags);
+		if (ret != 1) {
+			if (ret != -EIOCBQUEUED && ret != -EAGAIN)
+				trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret,
+							 ret ? 0 : p.pl.bytes, a->tag,
+							 ktime_get_ns() - start);
+			goto out;
+		}
+	}
 	if (p.ns || !p.pl.n) {
 		bytes = p.pl.bytes + p.sbytes;
 		ret = hixl_xprep_run_sync(eng, a, &p, deadline);

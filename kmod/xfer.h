@@ -17,6 +17,7 @@
 
 #include <rdma/hixl.h>
 #include "link.h"
+#include "xrail.h"
 
 struct io_uring_cmd;
 
@@ -41,6 +42,8 @@ struct hixl_plan {
 
 #define HIXL_MAX_SGE_LEN	SZ_1G	/* bytes one work request moves at most */
 
+int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, u32 idx,
+		   struct hixl_plan *pl);
 int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32 nr,
 	       u64 la, u64 ra, u64 len, u32 desc, struct hixl_plan *pl);
 void hixl_plan_free(struct hixl_plan *pl);
@@ -101,6 +104,18 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
  * @poll:     a small synchronous batch: its waiter may spin (poll.c) and
  *            its wait feeds the link's EWMAs
  * @post_ns:  with @poll, ktime_get_ns() just before hixl_xbatch_submit()
+ * @xr:       the striped TRANSFER (xrail.c) this batch is a sub-batch or
+ *            the anchor of (a reference, dropped when the batch is
+ *            freed), or NULL
+ * @xr_anchor: the anchor: never queued, cancelling it cancels @xr
+ * @xr_node:  a sub-batch: on @xr->subs until it ended, under @xr->lock
+ * @xr_pieces: a sub-batch: the indices into @xr->pc of its rail pieces
+ * @xr_plend: for each of @xr_pieces, @pl.n after it was planned (the
+ *            piece is complete when @acked reached it)
+ * @xr_n:     entries of @xr_pieces and @xr_plend
+ * @xr_rail:  a sub-batch: its rail
+ * @xr_cancel_seen: hixl_xrail_cancel() took it         (under @xr->lock)
+ * @xr_wire_seen: hixl_xrail_wire() looked at it        (under @xr->lock)
  */
 struct hixl_xbatch {
 	struct kref ref;
@@ -131,6 +146,15 @@ struct hixl_xbatch {
 	u64 start_ns;
 	bool poll;
 	u64 post_ns;
+	struct hixl_xrail *xr;
+	bool xr_anchor;
+	struct list_head xr_node;
+	u32 *xr_pieces;
+	u32 *xr_plend;
+	u32 xr_n;
+	u32 xr_rail;
+	bool xr_cancel_seen;
+	bool xr_wire_seen;
 };
 
 int hixl_link_xq_init(struct hixl_link *l);

@@ -204,6 +204,10 @@ static void hixl_xbatch_free(struct kref *ref)
 	struct hixl_xbatch *b = container_of(ref, struct hixl_xbatch, ref);
 
 	hixl_plan_free(&b->pl);		/* normally empty: released at the end */
+	kvfree(b->xr_pieces);
+	kvfree(b->xr_plend);
+	if (b->xr)
+		hixl_xrail_put(b->xr);
 	hixl_link_put(b->l);
 	kfree(b);
 }
@@ -231,7 +235,7 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
 	if (!b->status) {
 		b->failed = b->count;
 		hixl_link_count_xfer(b->l, b->op, false, b->pl.bytes, b->ndesc);
-	} else {
+	} else if (!b->xr) {	/* a sub-batch's result is its rail batch's */
 		hixl_link_count_result(b->l, b->status);
 	}
 	if (b->cmd)			/* io_uring: the TRANSFER ends here */
@@ -277,6 +281,7 @@ struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l
 	INIT_LIST_HEAD(&b->eng_node);
 	INIT_LIST_HEAD(&b->q_node);
 	INIT_LIST_HEAD(&b->cancel_node);
+	INIT_LIST_HEAD(&b->xr_node);
 	init_completion(&b->done);
 	init_completion(&b->gone);
 	return b;
@@ -602,6 +607,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_submit);
  * completed, or at once when none are on the wire.  A batch that already
  * has an outcome keeps it.  A batch hixl_xbatch_submit() has not queued
  * yet only gets the status: the submitter ends it (one end per batch).
+ * The anchor of a striped TRANSFER (xrail.c) cancels its rail batch: every
+ * sub-batch, and no failover after.
  *
  * Context: process context.
  */
@@ -619,6 +626,8 @@ void hixl_xbatch_cancel(struct hixl_xbatch *b)
 		hixl_xbatch_end(b);
 	if (READ_ONCE(l->ack_held))
 		hixl_xq_kick(l);	/* the queue may have emptied */
+	if (b->xr_anchor)
+		hixl_xrail_cancel(b->xr);	/* a striped TRANSFER: every sub-batch */
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_cancel);
 

@@ -55,7 +55,7 @@ static const char *const ctr_names[] = {
 	"write_direct_bytes", "write_direct_ops", "write_staged_bytes", "write_staged_ops",
 	"errors", "wc_errors", "timeouts", "cancels", "link_resets", "connects",
 	"connect_failures", "accepts", "connect_us_last", "connect_us_sum",
-	"local_bytes", "local_ops",
+	"local_bytes", "local_ops", "rail_failovers", "rail_repost_bytes",
 };
 #define NCTR ((int)(sizeof(ctr_names) / sizeof(ctr_names[0])))
 _Static_assert(sizeof(ctr_names) / sizeof(ctr_names[0]) * 8 ==

@@ -40,9 +40,6 @@
 #define RAILS_DESC	(1ULL << 20)		/* descriptors of 1 MiB: striped */
 #define RAILS_DOWN_S	8			/* the server's second NIC stays down */
 
-#ifndef HIXL_FEAT_RAIL_STRIPE	/* TEMP until hS merges */
-#define HIXL_FEAT_RAIL_STRIPE	(1ULL << 22)
-#endif
 
 static uint64_t features(int fd)
 {

@@ -29,6 +29,9 @@
  *                          link, transfers work
  *   raillink_secret        engine secrets on both: rail links come up
  *                          (authenticated as primaries are)
+ *   raillink_device_readd  `rdma link delete rxe1`: the rail links go, rail
+ *                          0 moves bytes; `rdma link add rxe1`: both
+ *                          engines revive rail 1 and it is re-made
  *
  * Engines on 10.77.0.1 (rxe0) with rail 1 on 10.78.0.1 (rxe1 on veth2);
  * ports 24820-24859.  veth2 is always brought back up before a test ends.
@@ -391,6 +394,7 @@ void test_raillink_up(void);
 void test_raillink_port_down(void);
 void test_raillink_one_rail_peer(void);
 void test_raillink_secret(void);
+void test_raillink_device_readd(void);
 
 /* ENGINES: this process's engine on port @port (its number, its links). */
 static uint64_t engine_id(int fd, uint16_t port, uint32_t *nr_links)
@@ -638,6 +642,75 @@ void test_raillink_secret(void)
 	munmap(rb, len);
 }
 
+static int rxe1_active(void)
+{
+	char st[64] = "";
+	FILE *f = fopen("/sys/class/infiniband/rxe1/ports/1/state", "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(st, sizeof(st), f))
+		st[0] = 0;
+	fclose(f);
+	return strstr(st, "ACTIVE") != NULL;
+}
+
+/* Put rxe1 back (after `rdma link delete rxe1`): 0, or -1 when that failed. */
+static int rxe1_restore(void)
+{
+	if (access("/sys/class/infiniband/rxe1", F_OK) != 0 &&
+	    system("rdma link add rxe1 type rxe netdev veth2") != 0) {
+		printf("#   RESTORING rxe1 FAILED: later rail tests will fail\n");
+		return -1;
+	}
+	for (int i = 0; i < 200 && !rxe1_active(); i++)
+		usleep(50000);
+	return rxe1_active() ? 0 : -1;
+}
+
+void test_raillink_device_readd(void)
+{
+	const size_t len = 64 * 1024;
+	uint8_t *la, *rb;
+	uint64_t ida, idb;
+	int a, b, rc;
+
+	a = engine_rails(24831, true, NULL);
+	REQUIRE(a >= 0);
+	need_rail_links(a);
+	if (system("command -v rdma >/dev/null") != 0)
+		SKIP("no rdma tool (iproute2)");
+	b = engine_rails(24832, true, NULL);
+	REQUIRE(b >= 0);
+	ida = engine_id(a, 24831, NULL);
+	idb = engine_id(b, 24832, NULL);
+	la = hx_map(len);
+	rb = hx_map(len);
+	REQUIRE(la && rb);
+	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
+	REQUIRE(hx_connect(a, 24832, 10000) == 0);
+	REQUIRE(wait_raillinks(ida, 1, 10000) == 1);
+
+	rc = system("timeout 60 rdma link delete rxe1");
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(raillinks(ida, NULL, NULL), 0);	/* destroyed with the device */
+	for (int t = 0; t < 50 && raillinks(idb, NULL, NULL) > 0; t++)
+		usleep(100000);
+	CHECK_EQ(raillinks(idb, NULL, NULL), 0);
+	xfer_ok(a, 24832, la, rb, len, 13);		/* rail 0 goes on */
+	CHECK_EQ(rxe1_restore(), 0);
+	CHECK_EQ(wait_raillinks(ida, 1, 20000), 1);	/* revived on both, re-made */
+	CHECK_EQ(wait_raillinks(idb, 1, 10000), 1);
+	xfer_ok(a, 24832, la, rb, len, 14);
+	close(a);
+	close(b);
+	CHECK_EQ(raillinks(~0ULL, NULL, NULL), 0);
+	munmap(la, len);
+	munmap(rb, len);
+	rxe1_restore();
+}
+
 const struct ht_test raillink_tests[] = {
 	{ "raillink_hello_rails", test_raillink_hello_rails },
 	{ "raillink_hello_bad", test_raillink_hello_bad },
@@ -646,5 +719,6 @@ const struct ht_test raillink_tests[] = {
 	{ "raillink_port_down", test_raillink_port_down },
 	{ "raillink_one_rail_peer", test_raillink_one_rail_peer },
 	{ "raillink_secret", test_raillink_secret },
+	{ "raillink_device_readd", test_raillink_device_readd },
 	{ NULL, NULL },
 };

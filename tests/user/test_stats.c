@@ -487,7 +487,7 @@ static void test_stats_bad_args(void)
 	st.reserved0 = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), -EINVAL);
 	memset(&st, 0, sizeof(st));
-	st.xfer.reserved[3] = 1;
+	st.xfer.reserved[1] = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), -EINVAL);
 	memset(&st, 0xff, sizeof(st));		/* out fields on input are ignored ... */
 	st.flags = 0;

@@ -42,6 +42,7 @@ extern const struct ht_test revoke_tests[];	/* test_revoke.c: the revoking CANCE
 extern const struct ht_test rail_tests[];	/* test_rail.c: an engine on several rails */
 extern const struct ht_test rail_mr_tests[];	/* test_rail_mr.c: a region's MRs on every rail */
 extern const struct ht_test raillink_tests[];	/* test_raillink.c: rail links, their HELLO blocks */
+extern const struct ht_test rail_xfer_tests[];	/* test_rail_xfer.c: striped transfers, failover */
 extern const struct ht_test rail_stats_tests[];	/* test_rail_stats.c: LINK_STATS and hixlctl of rails */
 
 static const struct ht_test *const hixl_test_tables[] = {
@@ -55,6 +56,7 @@ static const struct ht_test *const hixl_test_tables[] = {
 	rail_mr_tests,
 	raillink_tests,
 	rail_stats_tests,
+	rail_xfer_tests,	/* takes veth0/veth2/rxe1 away and restores them */
 	fault_tests, alive_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */
 	NULL,

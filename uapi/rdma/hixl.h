@@ -70,6 +70,10 @@
 #define HIXL_FEAT_RAIL_LINKS	(1ULL << 21)	/* a link between two engines with
 						 * rails has one RC connection and
 						 * region table per rail pair */
+#define HIXL_FEAT_RAIL_STRIPE	(1ULL << 22)	/* a TRANSFER is striped across the rail
+						 * links and fails over when one breaks;
+						 * hixl_xfer_stats.rail_failovers,
+						 * rail_repost_bytes (docs/abi.md) */
 #define HIXL_FEAT_LINK_STATS_RAILS (1ULL << 23)	/* LINK_STATS lists rail links
 						 * (HIXL_LINK_STATS_RAILS, hixl_link_stat.rail) */
 
@@ -218,6 +222,11 @@ struct hixl_dereg_mem {
  * @local_bytes:   of the direct bytes above (READ and WRITE), those the
  *                 same-host path copied with the CPU instead of RDMA
  * @local_ops:     those descriptors
+ * @rail_failovers: times a striped TRANSFER re-posted the unfinished
+ *                 pieces of a rail link that broke under it on the other
+ *                 rails (HIXL_FEAT_RAIL_STRIPE; counted on the primary
+ *                 link; 0 from a module without the feature)
+ * @rail_repost_bytes: the bytes those re-posts moved again
  * @reserved:      0
  *
  * Counters only grow (except @connect_us_last).  An engine's counters
@@ -248,7 +257,9 @@ struct hixl_xfer_stats {
 	__u64 connect_us_sum;
 	__u64 local_bytes;
 	__u64 local_ops;
-	__u64 reserved[4];
+	__u64 rail_failovers;
+	__u64 rail_repost_bytes;
+	__u64 reserved[2];
 };
 
 /**

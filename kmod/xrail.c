@@ -1,0 +1,854 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xrail.c - the striped data path (issue 13 items 3, 4): one TRANSFER
+ * spread over the rail links of its primary link, and failover.
+ *
+ * When: a TRANSFER on a primary link (rail 0) whose batch goes direct (no
+ * staged descriptor, not a same-host link; xfer.c decides) and which has
+ * two usable rails or more: rail i usable when its link is READY
+ * (hixl_link_rail_get()) and every local region of the batch has MRs on
+ * rail i (hixl_region_rails(), ANDed over the descriptors).  Anything else
+ * takes today's one-link path untouched: the test is hixl_link_nr_rails()
+ * first, so a one-rail link allocates nothing more than before.
+ *
+ * How: hixl_rail_plan() cuts the descriptors into pieces (a descriptor of
+ * HIXL_RAIL_STRIPE_MIN bytes or more in HIXL_RAIL_CHUNK chunks, smaller
+ * ones whole) and gives each to the least-loaded usable rail.  The pieces
+ * of one rail become one ordinary batch (struct hixl_xbatch) on that
+ * rail's link, planned there as xfer.c plans any descriptor on any link
+ * (hixl_plan_desc(): that rail's local MRs, that link's peer table), so
+ * the transfer queue (xq.c) does credits, chains, completions and
+ * timeouts as for a one-rail batch.  Every sub-batch is planned before
+ * the first is submitted: a descriptor error is found before anything is
+ * posted.  The parent (struct hixl_xrail) ends when every sub-batch ended
+ * and no failover is pending: 0, or the lowest failing descriptor index
+ * with its error.
+ *
+ * Failover: a sub-batch that ended with an error while its link is no
+ * longer READY (QP error, keep-alive, DREQ, device removal: the rail
+ * broke; hixl_xrail_failover_ok()), and not because it was cancelled or
+ * timed out, hands its unfinished pieces (those past the last completed
+ * chain: xbatch.acked) to the failover work, which moves them onto the
+ * rails usable now (hixl_xrail_replan(), least-loaded) and submits them
+ * as new sub-batches with the TRANSFER's deadline.  RDMA READ and WRITE
+ * of the same bytes are idempotent, so a piece that did land on the broken
+ * rail may be written again.  This repeats until the batch succeeds, the
+ * deadline passes (-ETIMEDOUT) or no rail is left: then the error of the
+ * last rail that broke, as a one-rail link reports its own.
+ *
+ * Cancel: the parent has an anchor batch on the engine's xfers list (and
+ * in the io_uring command) that is never queued; CANCEL by tag finds it
+ * and the sub-batches (which carry the tag), hixl_xbatch_cancel() of the
+ * anchor cancels every sub-batch and stops failover (hixl_xrail_cancel()),
+ * and a revoking CANCEL also waits for every sub-batch on the wire
+ * (hixl_xrail_wire(): each rail link it used is broken).  CANCEL counts
+ * the TRANSFER once.
+ *
+ * Counters: each sub-batch counts its bytes on its own link (and the
+ * engine); the parent counts the descriptors (ops), its result, and the
+ * failovers and re-posted bytes on the primary link (and the engine).
+ *
+ * Locks: xrail.lock is innermost: nothing else is taken under it.  The
+ * failover work does not take rdma_sem: the ioctl waiting for this batch
+ * holds it for reading, and a device removal waiting to write it (after it
+ * destroyed the rail's links, which is what failed the sub-batch over)
+ * would block a reader behind it until the batch's deadline.  It needs
+ * none: it plans under the engine lock, which a rail's removal also holds
+ * to free that rail's MRs, on rail links it holds references to (a
+ * destroyed link's queue ends new batches at submission), as a batch in
+ * flight through io_uring runs without rdma_sem.  Then each rail link's
+ * post_mutex and rt.lock, as xfer.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/slab.h>
+
+#include "hixl_priv.h"
+#include "xrail.h"
+#include "raillink.h"
+#include "trace.h"
+
+/* where the next striped batch starts (hixl_rail_plan()'s cursor) */
+static atomic_t hixl_xrail_cursor = ATOMIC_INIT(0);
+
+/**
+ * hixl_xrail_replan() - move pieces onto other rails (failover)
+ * @pc:   the batch's pieces
+ * @npc:  entries of @pc
+ * @idx:  indices into @pc of the pieces to move
+ * @n:    entries of @idx
+ * @mask: bit i: rail i may take them (bits at HIXL_MAX_RAILS and above
+ *        are ignored)
+ * @rr:   in: the rail to try first on a tie, < HIXL_MAX_RAILS; out: the
+ *        rail after the last one used
+ *
+ * Pure (no lock, no allocation): each piece named goes whole to the rail
+ * of @mask with the fewest bytes of this call so far, ties broken
+ * round-robin from @rr, as hixl_rail_plan() assigns them; pieces not named
+ * keep their rail.  Pieces are not cut again: each is at most
+ * HIXL_RAIL_CHUNK or a descriptor below HIXL_RAIL_STRIPE_MIN already.
+ *
+ * Return: @n; -EINVAL when @mask has no rail, @rr is out of range or an
+ * index is not below @npc (then nothing was moved).
+ */
+long hixl_xrail_replan(struct hixl_rail_piece *pc, u32 npc, const u32 *idx, u32 n, u32 mask,
+		       u32 *rr)
+{
+	u64 loads[HIXL_MAX_RAILS] = { 0 };
+	u32 i, j, rail, best;
+
+	mask &= GENMASK(HIXL_MAX_RAILS - 1, 0);
+	if (!mask || *rr >= HIXL_MAX_RAILS)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (idx[i] >= npc)
+			return -EINVAL;
+	rail = *rr;
+	for (i = 0; i < n; i++) {
+		best = HIXL_MAX_RAILS;
+		for (j = 0; j < HIXL_MAX_RAILS; j++) {
+			u32 r = (rail + j) % HIXL_MAX_RAILS;
+
+			if (!(mask & BIT(r)))
+				continue;
+			if (best == HIXL_MAX_RAILS || loads[r] < loads[best])
+				best = r;
+		}
+		pc[idx[i]].rail = best;
+		loads[best] += pc[idx[i]].len;
+		rail = (best + 1) % HIXL_MAX_RAILS;
+	}
+	*rr = rail;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_xrail_replan);
+
+/**
+ * hixl_xrail_failover_ok() - is a failed sub-batch re-posted elsewhere?
+ * @status:     the sub-batch's -errno (0: it succeeded)
+ * @link_state: its rail link's enum hixl_link_state after the end
+ * @cancelled:  the TRANSFER was cancelled
+ * @expired:    the TRANSFER's deadline has passed
+ *
+ * Pure.  Yes when the sub-batch failed because its link broke: the link is
+ * ERROR or CLOSED now, or its requests were flushed (-ECONNRESET: the QP is
+ * in the error state; the peer's DREQ may flush them before the CM event
+ * that marks the link broken is handled), and the error is not the
+ * batch's own timeout (-ETIMEDOUT: the deadline is the TRANSFER's, no time
+ * is left), a cancel (-ECANCELED) or a lack of memory (-ENOMEM).
+ *
+ * Return: true to fail over.
+ */
+bool hixl_xrail_failover_ok(int status, int link_state, bool cancelled, bool expired)
+{
+	if (!status || cancelled || expired)
+		return false;
+	switch (status) {
+	case -ECANCELED:
+	case -ETIMEDOUT:
+	case -ENOMEM:
+		return false;
+	case -ECONNRESET:	/* flushed: the QP is in the error state, even when */
+		return true;	/* the CM event that breaks the link is still to come */
+	}
+	return link_state >= HIXL_LINK_ERROR;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_xrail_failover_ok);
+
+static void hixl_xrail_free(struct kref *ref)
+{
+	struct hixl_xrail *xr = container_of(ref, struct hixl_xrail, ref);
+
+	WARN_ON_ONCE(!list_empty(&xr->subs));
+	kvfree(xr->d);
+	kvfree(xr->pc);
+	kvfree(xr->redo);
+	kvfree(xr->wbuf);
+	hixl_link_put(xr->l);
+	kfree(xr);
+}
+
+/**
+ * hixl_xrail_put() - drop a reference to a rail batch
+ * @xr: the rail batch
+ *
+ * Context: any that may kvfree() (not NMI).
+ */
+void hixl_xrail_put(struct hixl_xrail *xr)
+{
+	kref_put(&xr->ref, hixl_xrail_free);
+}
+
+/* Record a failure that is not failed over; xr->lock held. */
+static void hixl_xrail_blame(struct hixl_xrail *xr, int err, u32 failed)
+{
+	if (!xr->status || failed < xr->failed) {
+		xr->status = err;
+		xr->failed = failed;
+	}
+}
+
+/*
+ * The rails of primary link @l that are usable now and allowed by @allow:
+ * their links referenced in @rl[] (NULL elsewhere).  Return: their mask.
+ */
+static u32 hixl_xrail_links(struct hixl_link *l, u32 allow, struct hixl_link **rl)
+{
+	u32 nr = min_t(u32, hixl_link_nr_rails(l), HIXL_MAX_RAILS), i, mask = 0;
+
+	for (i = 0; i < HIXL_MAX_RAILS; i++) {
+		rl[i] = NULL;
+		if (i >= nr || !(allow & BIT(i)))
+			continue;
+		rl[i] = hixl_link_rail_get(l, i);
+		if (rl[i])
+			mask |= BIT(i);
+	}
+	return mask;
+}
+
+static void hixl_xrail_links_put(struct hixl_link **rl)
+{
+	u32 i;
+
+	for (i = 0; i < HIXL_MAX_RAILS; i++)
+		if (rl[i])
+			hixl_link_put(rl[i]);
+}
+
+static bool hixl_xrail_lock(struct mutex *m, bool nonblock)
+{
+	if (nonblock)
+		return mutex_trylock(m);
+	mutex_lock(m);
+	return true;
+}
+
+static void hixl_xrail_sub_end(struct hixl_xbatch *b);
+
+/* Give up sub-batches that were built and never submitted. */
+static void hixl_xrail_unbuild(struct hixl_engine *eng, struct hixl_xbatch **sb, u32 nsb)
+{
+	u32 i;
+
+	for (i = 0; i < nsb; i++) {
+		struct hixl_xbatch *b = sb[i];
+
+		hixl_plan_release(eng, &b->pl);
+		if (b->planning) {
+			b->planning = false;
+			hixl_xq_plan_end(b->l);
+		}
+		hixl_xbatch_put(b);	/* drops its link and rail batch references */
+	}
+}
+
+/*
+ * Activate (IB_WR_REG_MR on @b's rail link) the rail's MRs of the regions
+ * @b's pieces among @idx[0..@n) touch, as xfer.c does for rail 0; the
+ * engine lock held.  Usually done already: table.c registers a region's
+ * MRs on a rail when it announces them on that rail's link.  Return: 0,
+ * -EAGAIN (@nonblock: it would wait for the device), or REG_MR's error
+ * with *@failed the descriptor.
+ */
+static int hixl_xrail_activate(struct hixl_xrail *xr, const u32 *idx, u32 n,
+			       struct hixl_xbatch *b, bool nonblock, u32 *failed)
+{
+	struct hixl_link *rlk = b->l;
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&xr->eng->lock);
+	for (i = 0; i < n; i++) {
+		const struct hixl_rail_piece *p = &xr->pc[idx[i]];
+		struct hixl_region *r;
+
+		if (p->rail != b->xr_rail)
+			continue;
+		r = hixl_region_lookup(xr->eng, xr->d[p->desc].local_addr + p->off, p->len);
+		if (!r || hixl_region_mrset(r, b->xr_rail)->mrs_registered)
+			continue;	/* planning says what is wrong with no region */
+		if (nonblock)
+			return -EAGAIN;
+		mutex_lock(&rlk->msg.post_mutex);
+		ret = hixl_link_reg_mrs(rlk, r);
+		mutex_unlock(&rlk->msg.post_mutex);
+		if (ret) {
+			*failed = p->desc;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Plan pieces @idx[0..@n) of @xr, each on the rail its .rail names (whose
+ * link is @rl[rail]), into one new sub-batch per rail: @sb[0..*@nsb), not
+ * submitted.  Takes the engine lock, then each rail link's rt.lock (only
+ * tried with @nonblock).  Return: 0; -EAGAIN (@nonblock: a lock busy);
+ * -ENOMEM; the error of the lowest failing descriptor from
+ * hixl_plan_desc(), with *@failed its index.  On error nothing is left
+ * built.
+ */
+static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct hixl_link **rl,
+			    bool nonblock, struct hixl_xbatch **sb, u32 *nsb, u32 *failed)
+{
+	struct hixl_engine *eng = xr->eng;
+	u32 cnt[HIXL_MAX_RAILS] = { 0 };
+	u32 i, r, k;
+	int ret = 0, err;
+
+	*nsb = 0;
+	*failed = xr->count;
+	for (i = 0; i < n; i++)
+		cnt[xr->pc[idx[i]].rail]++;
+	for (r = 0; r < HIXL_MAX_RAILS; r++) {
+		struct hixl_xbatch *b;
+
+		if (!cnt[r])
+			continue;
+		if (WARN_ON_ONCE(!rl[r])) {
+			ret = -ENOLINK;
+			goto fail;
+		}
+		b = hixl_xbatch_new(eng, rl[r], xr->op, xr->count, xr->tag);
+		if (!b) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		sb[(*nsb)++] = b;
+		kref_get(&xr->ref);
+		b->xr = xr;
+		b->xr_rail = r;
+		b->end_fn = hixl_xrail_sub_end;
+		b->start_ns = xr->start_ns;
+		b->xr_pieces = kvmalloc_array(cnt[r], sizeof(*b->xr_pieces), GFP_KERNEL);
+		b->xr_plend = kvmalloc_array(cnt[r], sizeof(*b->xr_plend), GFP_KERNEL);
+		b->pl.held = kvmalloc_array(cnt[r], sizeof(*b->pl.held), GFP_KERNEL);
+		if (!b->xr_pieces || !b->xr_plend || !b->pl.held) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+	}
+	if (!hixl_xrail_lock(&eng->lock, nonblock)) {
+		ret = -EAGAIN;
+		goto fail;
+	}
+	for (k = 0; k < *nsb && ret != -EAGAIN; k++) {
+		struct hixl_xbatch *b = sb[k];
+		struct hixl_link *rlk = b->l;
+
+		if (b->xr_rail) {	/* rail 0's were activated by xfer.c */
+			err = hixl_xrail_activate(xr, idx, n, b, nonblock, failed);
+			if (err) {
+				ret = err;
+				break;
+			}
+		}
+		hixl_xq_plan_begin(rlk);	/* a REGION_DEL's ACK waits for our pieces */
+		b->planning = true;		/* hixl_xbatch_submit() ends it */
+		if (!hixl_xrail_lock(&rlk->rt.lock, nonblock)) {
+			ret = -EAGAIN;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			const struct hixl_rail_piece *p = &xr->pc[idx[i]];
+			struct hixl_op_desc sd = {};
+
+			if (p->rail != b->xr_rail)
+				continue;
+			sd.local_addr = xr->d[p->desc].local_addr + p->off;
+			sd.remote_addr = xr->d[p->desc].remote_addr + p->off;
+			sd.len = p->len;
+			err = hixl_plan_desc(rlk, xr->op, &sd, p->desc, &b->pl);
+			if (err) {	/* go on: the lowest failing descriptor is blamed */
+				if (!ret || p->desc < *failed) {
+					ret = err;
+					*failed = p->desc;
+				}
+				continue;
+			}
+			if (ret)
+				continue;
+			b->xr_pieces[b->xr_n] = idx[i];
+			b->xr_plend[b->xr_n++] = b->pl.n;
+		}
+		mutex_unlock(&rlk->rt.lock);
+	}
+	mutex_unlock(&eng->lock);
+	if (!ret)
+		return 0;
+fail:
+	hixl_xrail_unbuild(eng, sb, *nsb);
+	*nsb = 0;
+	return ret;
+}
+
+/* Submit built sub-batches; a cancel that came first ends them at once. */
+static void hixl_xrail_submit(struct hixl_xrail *xr, struct hixl_xbatch **sb, u32 nsb,
+			      bool nonblock)
+{
+	bool cancelled;
+	u32 i;
+
+	spin_lock(&xr->lock);
+	cancelled = xr->cancelled;
+	xr->pending += nsb;	/* before the first can end */
+	for (i = 0; i < nsb; i++)
+		list_add_tail(&sb[i]->xr_node, &xr->subs);
+	spin_unlock(&xr->lock);
+	for (i = 0; i < nsb; i++) {
+		if (cancelled)
+			hixl_xbatch_cancel(sb[i]);	/* not submitted: the status only */
+		/* our reference is @xr->subs': hixl_xrail_sub_end() drops it */
+		hixl_xbatch_submit(sb[i], xr->deadline, nonblock);
+	}
+}
+
+/*
+ * The rail batch has ended (no sub-batch pending, no failover work): say
+ * so through the anchor.  The caller holds a reference to @xr.
+ */
+static void hixl_xrail_finish(struct hixl_xrail *xr)
+{
+	struct hixl_engine *eng = xr->eng;
+	struct hixl_xbatch *a = xr->anchor;
+	int status = xr->status;
+
+	spin_lock(&xr->l->xq.lock);
+	a->status = status;
+	a->failed = status ? xr->failed : xr->count;
+	a->ended = true;
+	spin_unlock(&xr->l->xq.lock);
+	spin_lock(&eng->xfer_lock);
+	list_del_init(&a->eng_node);
+	spin_unlock(&eng->xfer_lock);
+	complete_all(&a->gone);
+	if (!status)
+		hixl_link_count(xr->l, xr->op == HIXL_OP_WRITE ? HIXL_CTR_WRITE_DIRECT_OPS :
+				HIXL_CTR_READ_DIRECT_OPS, xr->count);
+	else
+		hixl_link_count_result(xr->l, status);
+	if (xr->cmd) {
+		trace_hixl_xfer_complete(eng->id, &xr->l->raddr, xr->op, status,
+					 status ? 0 : xr->bytes, xr->tag,
+					 ktime_get_ns() - xr->start_ns);
+		xr->anchor = NULL;
+		hixl_uring_end(a);	/* takes the anchor's submitter reference */
+		hixl_xrail_put(xr);	/* the submitter's: io_uring is done with it */
+	} else {
+		complete(&xr->done);
+	}
+}
+
+/* Queue the failover work; xr->lock held, xr->work_busy just set. */
+static void hixl_xrail_queue(struct hixl_xrail *xr, unsigned long delay)
+{
+	kref_get(&xr->ref);
+	queue_delayed_work(hixl_wq, &xr->work, delay);
+}
+
+/* A sub-batch's end_fn: no lock held (CQ handler, timeout, cancel, submit). */
+static void hixl_xrail_sub_end(struct hixl_xbatch *b)
+{
+	struct hixl_xrail *xr = b->xr;
+	int lerr = 0, st = b->status ? hixl_link_state(b->l, &lerr) : HIXL_LINK_READY;
+	bool end, fail = false;
+	u32 i;
+
+	spin_lock(&xr->lock);
+	list_del_init(&b->xr_node);
+	xr->pending--;
+	if (b->status && hixl_xrail_failover_ok(b->status, st, xr->cancelled,
+						time_after_eq(jiffies, xr->deadline))) {
+		/* what completed is done: the pieces of chains that came back */
+		for (i = 0; i < b->xr_n; i++)
+			if (b->xr_plend[i] > b->acked)
+				xr->redo[xr->nredo++] = b->xr_pieces[i];
+		xr->redo_err = lerr ? lerr : b->status;
+		xr->redo_from |= BIT(b->xr_rail);
+		fail = st < HIXL_LINK_ERROR;
+		if (!xr->work_busy && xr->nredo) {
+			xr->work_busy = true;
+			hixl_xrail_queue(xr, 0);
+		}
+	} else if (b->status) {
+		hixl_xrail_blame(xr, b->status, b->failed);
+	}
+	end = !xr->pending && !xr->work_busy;
+	spin_unlock(&xr->lock);
+	if (fail)	/* flushed before its CM event: no new batch goes there */
+		hixl_link_fail(b->l, b->status);
+	if (end)
+		hixl_xrail_finish(xr);
+	hixl_xbatch_put(b);		/* @xr->subs' (the submitter's) */
+}
+
+/* The failover work: re-plan and re-submit the pieces of broken rails. */
+static void hixl_xrail_work(struct work_struct *w)
+{
+	struct hixl_xrail *xr = container_of(to_delayed_work(w), struct hixl_xrail, work);
+	struct hixl_engine *eng = xr->eng;
+	struct hixl_link *rl[HIXL_MAX_RAILS];
+	struct hixl_xbatch *sb[HIXL_MAX_RAILS];
+	u32 n, i, mask, from, failed, nsb;
+	bool cancelled, expired, end;
+	u64 bytes = 0;
+	int err, ret;
+
+	expired = time_after_eq(jiffies, xr->deadline);
+	spin_lock(&xr->lock);
+	n = xr->nredo;
+	memcpy(xr->wbuf, xr->redo, n * sizeof(*xr->wbuf));
+	xr->nredo = 0;
+	err = xr->redo_err;
+	from = xr->redo_from;
+	xr->redo_from = 0;
+	cancelled = xr->cancelled;
+	spin_unlock(&xr->lock);
+
+	failed = xr->count;
+	for (i = 0; i < n; i++) {
+		failed = min(failed, xr->pc[xr->wbuf[i]].desc);
+		bytes += xr->pc[xr->wbuf[i]].len;
+	}
+	ret = cancelled ? -ECANCELED : expired ? -ETIMEDOUT : 0;
+	if (!ret && n) {
+		mask = hixl_xrail_links(xr->l, xr->mask, rl);
+		if (!mask) {
+			ret = err;	/* no rail left: the link's error, as on one rail */
+		} else {
+			hixl_xrail_replan(xr->pc, xr->npc, xr->wbuf, n, mask, &xr->rr);
+			hixl_link_count(xr->l, HIXL_CTR_RAIL_FAILOVERS, 1);
+			hixl_link_count(xr->l, HIXL_CTR_RAIL_REPOST_BYTES, bytes);
+			trace_hixl_rail_failover(eng->id, from ? __ffs(from) : 0, n, bytes, mask);
+			ret = hixl_xrail_build(xr, xr->wbuf, n, rl, false, sb, &nsb, &failed);
+			if (!ret)
+				hixl_xrail_submit(xr, sb, nsb, false);
+		}
+		hixl_xrail_links_put(rl);
+	}
+
+	spin_lock(&xr->lock);
+	if (ret)
+		hixl_xrail_blame(xr, ret, failed);
+	if (xr->nredo)
+		hixl_xrail_queue(xr, 0);	/* more broke meanwhile: work_busy stays */
+	else
+		xr->work_busy = false;
+	end = !xr->pending && !xr->work_busy;
+	spin_unlock(&xr->lock);
+	if (end)
+		hixl_xrail_finish(xr);
+	hixl_xrail_put(xr);		/* the queued work's */
+}
+
+/**
+ * hixl_xrail_cancel() - cancel a rail batch: every sub-batch, and failover
+ * @xr: the rail batch (the caller holds a reference, through its anchor)
+ *
+ * Called by hixl_xbatch_cancel() of the anchor (HIXL_IOC_CANCEL, io_uring's
+ * cancelation, a fatal signal to the ioctl caller).  Sub-batches submitted
+ * later end at submission with -ECANCELED.
+ *
+ * Context: process context; takes xr->lock and each sub-batch's link's
+ * xq.lock, one at a time.
+ */
+void hixl_xrail_cancel(struct hixl_xrail *xr)
+{
+	for (;;) {
+		struct hixl_xbatch *b, *found = NULL;
+
+		spin_lock(&xr->lock);
+		xr->cancelled = true;
+		list_for_each_entry(b, &xr->subs, xr_node) {
+			if (!b->xr_cancel_seen) {
+				b->xr_cancel_seen = true;
+				kref_get(&b->ref);
+				found = b;
+				break;
+			}
+		}
+		spin_unlock(&xr->lock);
+		if (!found)
+			return;
+		hixl_xbatch_cancel(found);
+		hixl_xbatch_put(found);
+	}
+}
+
+/**
+ * hixl_xrail_wire() - a revoking CANCEL: the rail batch's sub-batches on the wire
+ * @xr:   the rail batch, cancelled (hixl_xrail_cancel())
+ * @wire: the CANCEL's list of batches to flush (cancel_node); sub-batches
+ *        on the wire that are not on it yet are added, with a reference
+ *
+ * Context: process context; the caller holds the engine's cancel_mutex
+ * (which owns every cancel_node).
+ */
+void hixl_xrail_wire(struct hixl_xrail *xr, struct list_head *wire)
+{
+	for (;;) {
+		struct hixl_xbatch *b, *found = NULL;
+
+		spin_lock(&xr->lock);
+		list_for_each_entry(b, &xr->subs, xr_node) {
+			if (!b->xr_wire_seen && list_empty(&b->cancel_node)) {
+				b->xr_wire_seen = true;
+				kref_get(&b->ref);
+				found = b;
+				break;
+			}
+		}
+		spin_unlock(&xr->lock);
+		if (!found)
+			return;
+		if (hixl_xbatch_on_wire(found))
+			list_add_tail(&found->cancel_node, wire);	/* keeps the reference */
+		else
+			hixl_xbatch_put(found);
+	}
+}
+
+/**
+ * hixl_xrail_rails_only() - may a broken primary link still transfer?
+ * @l: a primary link that is not READY
+ *
+ * The rails live as long as the primary link struct, not its state: a
+ * primary in ERROR with a READY rail link carries transfers on its rails.
+ *
+ * Return: true when @l has a rail link (rail 1 and up) that is READY.
+ */
+bool hixl_xrail_rails_only(struct hixl_link *l)
+{
+	u32 nr = min_t(u32, hixl_link_nr_rails(l), HIXL_MAX_RAILS), i;
+
+	for (i = 1; i < nr; i++) {
+		struct hixl_link *r = hixl_link_rail_get(l, i);
+
+		if (r) {
+			hixl_link_put(r);
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * hixl_xrail_wanted() - may a direct batch on @l be striped at all?
+ * @l: a primary link
+ *
+ * The one-rail fast path's only cost: no allocation, no lock but the
+ * rails' spinlock.
+ *
+ * Return: true when @l has two rails or more paired with its peer.
+ */
+bool hixl_xrail_wanted(struct hixl_link *l)
+{
+	return hixl_link_nr_rails(l) >= 2;
+}
+
+/* A new rail batch for @a's descriptors @d, with its anchor; NULL: no memory. */
+static struct hixl_xrail *hixl_xrail_new(struct hixl_engine *eng, struct hixl_transfer *a,
+					 struct hixl_link *l, const struct hixl_op_desc *d,
+					 u32 npc, unsigned long deadline, u64 start_ns,
+					 struct io_uring_cmd *cmd)
+{
+	struct hixl_xrail *xr = kzalloc(sizeof(*xr), GFP_KERNEL);
+	u32 i;
+
+	if (!xr)
+		return NULL;
+	kref_init(&xr->ref);
+	kref_get(&l->ref);
+	xr->eng = eng;
+	xr->l = l;
+	xr->op = a->op;
+	xr->count = a->count;
+	xr->tag = a->tag;
+	xr->deadline = deadline;
+	xr->start_ns = start_ns;
+	xr->cmd = cmd;
+	xr->failed = a->count;
+	spin_lock_init(&xr->lock);
+	INIT_LIST_HEAD(&xr->subs);
+	INIT_DELAYED_WORK(&xr->work, hixl_xrail_work);
+	init_completion(&xr->done);
+	xr->d = kvmalloc_array(a->count, sizeof(*xr->d), GFP_KERNEL);
+	xr->pc = kvmalloc_array(npc, sizeof(*xr->pc), GFP_KERNEL);
+	xr->redo = kvmalloc_array(npc, sizeof(*xr->redo), GFP_KERNEL);
+	xr->wbuf = kvmalloc_array(npc, sizeof(*xr->wbuf), GFP_KERNEL);
+	xr->anchor = hixl_xbatch_new(eng, l, a->op, a->count, a->tag);
+	if (!xr->d || !xr->pc || !xr->redo || !xr->wbuf || !xr->anchor) {
+		if (xr->anchor)
+			hixl_xbatch_put(xr->anchor);
+		hixl_xrail_put(xr);
+		return NULL;
+	}
+	memcpy(xr->d, d, array_size(a->count, sizeof(*d)));
+	for (i = 0; i < a->count; i++)
+		xr->bytes += d[i].len;
+	kref_get(&xr->ref);		/* the anchor's */
+	xr->anchor->xr = xr;
+	xr->anchor->xr_anchor = true;
+	xr->anchor->cmd = cmd;
+	xr->anchor->start_ns = start_ns;
+	return xr;
+}
+
+/* Drop a rail batch that was never submitted, and its anchor. */
+static void hixl_xrail_drop(struct hixl_xrail *xr)
+{
+	hixl_xbatch_put(xr->anchor);	/* drops the anchor's reference to @xr */
+	hixl_xrail_put(xr);
+}
+
+/*
+ * The rails @l's batch may go on: the usable ones (@rl referenced) that
+ * every local region of @d allows.  Return: the mask, or -EAGAIN
+ * (@nonblock, the engine lock busy).  @regions: out, the regions' mask.
+ */
+static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
+			       const struct hixl_op_desc *d, u32 count, bool nonblock,
+			       struct hixl_link **rl, u32 *regions)
+{
+	u32 allow = GENMASK(HIXL_MAX_RAILS - 1, 0), i;
+
+	if (!hixl_xrail_lock(&eng->lock, nonblock))
+		return -EAGAIN;
+	for (i = 0; i < count && allow; i++) {
+		struct hixl_region *r = hixl_region_lookup(eng, d[i].local_addr, d[i].len);
+
+		allow &= r ? hixl_region_rails(r) : BIT(0);
+	}
+	mutex_unlock(&eng->lock);
+	*regions = allow;
+	return hixl_xrail_links(l, allow, rl);
+}
+
+/**
+ * hixl_xrail_transfer() - run a direct TRANSFER striped over @l's rails
+ * @eng:         the engine
+ * @a:           the TRANSFER (checked and planned on @l by xfer.c, with no
+ *               staged descriptor); out: failed
+ * @l:           the primary link (the caller's reference)
+ * @d:           the descriptors, @a->count of them
+ * @deadline:    jiffies: the TRANSFER's
+ * @start_ns:    ktime_get_ns() at its start
+ * @cmd:         the io_uring command, or NULL for the ioctl (which waits)
+ * @nonblock:    io_uring's inline issue: -EAGAIN rather than sleep on a
+ *               lock (nothing was submitted then)
+ * @issue_flags: io_uring's, for hixl_uring_attach()
+ * @planning:    in/out: the caller's hixl_xq_plan_begin() on @l is still
+ *               open; ended here once the sub-batches are planned (their
+ *               own plan_begin holds a REGION_DEL's ACK from then on)
+ * @min_rails:   usable rails needed: 2 (one rail is the one-link path),
+ *               1 for a broken primary link (xfer.c, hixl_xrail_rails_only())
+ *
+ * Context: process context; takes the engine lock, each rail link's
+ * rt.lock (tried with @nonblock); the ioctl sleeps until the batch ended.
+ * Return: 1 when fewer than @min_rails rails are usable for this batch
+ * (nothing done: the caller takes the one-link path); -EIOCBQUEUED (@cmd: the
+ * batch completes the command); -EAGAIN (@nonblock); otherwise the
+ * TRANSFER's result as hixl_cmd_transfer() documents it (with @a->failed),
+ * and after a failover with no rail left the error of the last rail link
+ * that broke (-ECONNRESET, -EHOSTDOWN, -ECONNABORTED, -EIO, ...).
+ */
+int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_link *l,
+			const struct hixl_op_desc *d, unsigned long deadline, u64 start_ns,
+			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags,
+			bool *planning, u32 min_rails)
+{
+	struct hixl_link *rl[HIXL_MAX_RAILS];
+	struct hixl_xbatch *sb[HIXL_MAX_RAILS], *anchor;
+	u32 map[HIXL_MAX_RAILS], regions, nr = 0, npc = 0, nsb, i, rr;
+	struct hixl_xrail *xr;
+	long mask, k;
+	u64 *lens = NULL, npc64 = 0;
+	int ret;
+
+	for (i = 0; i < a->count; i++) {	/* checked by xfer.c unless @l is broken */
+		if (!d[i].len || hixl_range_check(d[i].local_addr, d[i].len) ||
+		    hixl_range_check(d[i].remote_addr, d[i].len)) {
+			a->failed = i;
+			return d[i].len ? -EOVERFLOW :
+			       hixl_einval("TRANSFER: descriptor %u: len 0", i);
+		}
+	}
+	mask = hixl_xrail_allowed(eng, l, d, a->count, nonblock, rl, &regions);
+	if (mask < 0)
+		return mask;
+	if (hweight32(mask) < min_rails) {
+		hixl_xrail_links_put(rl);
+		return 1;
+	}
+	for (i = 0; i < HIXL_MAX_RAILS; i++)
+		if (mask & BIT(i))
+			map[nr++] = i;
+	/* each descriptor is inside a registration (hixl_xrail_allowed()): bounded */
+	for (i = 0; i < a->count; i++)
+		npc64 += d[i].len >= HIXL_RAIL_STRIPE_MIN ?
+			 DIV_ROUND_UP_ULL(d[i].len, HIXL_RAIL_CHUNK) : 1;
+	ret = -ENOMEM;
+	if (npc64 > U32_MAX / 2)
+		goto out_links;
+	npc = npc64;
+	lens = kvmalloc_array(a->count, sizeof(*lens), GFP_KERNEL);
+	xr = lens ? hixl_xrail_new(eng, a, l, d, npc, deadline, start_ns, cmd) : NULL;
+	if (!xr)
+		goto out_links;
+	xr->mask = regions;
+	for (i = 0; i < a->count; i++)
+		lens[i] = d[i].len;
+	rr = (u32)atomic_inc_return(&hixl_xrail_cursor) % nr;
+	k = hixl_rail_plan(lens, a->count, nr, HIXL_RAIL_STRIPE_MIN, HIXL_RAIL_CHUNK, &rr,
+			   xr->pc, npc);
+	if (WARN_ON_ONCE(k != npc)) {
+		ret = k < 0 ? k : -EINVAL;
+		goto out_drop;
+	}
+	xr->npc = npc;
+	xr->rr = map[rr];
+	for (i = 0; i < npc; i++) {
+		xr->pc[i].rail = map[xr->pc[i].rail];
+		xr->wbuf[i] = i;
+	}
+	ret = hixl_xrail_build(xr, xr->wbuf, npc, rl, nonblock, sb, &nsb, &a->failed);
+	if (ret)
+		goto out_drop;
+	kvfree(lens);
+	lens = NULL;
+	if (*planning) {
+		hixl_xq_plan_end(l);
+		*planning = false;
+	}
+	anchor = xr->anchor;
+	spin_lock(&eng->xfer_lock);	/* a CANCEL by tag finds it from now on */
+	list_add_tail(&anchor->eng_node, &eng->xfers);
+	spin_unlock(&eng->xfer_lock);
+	if (cmd)
+		hixl_uring_attach(cmd, anchor, issue_flags);
+	hixl_xrail_submit(xr, sb, nsb, nonblock);
+	hixl_xrail_links_put(rl);
+	if (cmd)
+		return -EIOCBQUEUED;	/* @xr may be gone already */
+
+	if (wait_for_completion_killable(&xr->done)) {
+		hixl_xbatch_cancel(anchor);
+		wait_for_completion(&xr->done);
+	}
+	ret = xr->status;
+	if (ret)
+		a->failed = xr->failed;
+	hixl_xrail_drop(xr);
+	return ret;
+
+out_drop:
+	hixl_xrail_drop(xr);
+out_links:
+	kvfree(lens);
+	hixl_xrail_links_put(rl);
+	hixl_link_count_result(l, ret);	/* -EAGAIN counts nothing */
+	return ret;
+}
