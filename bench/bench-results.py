@@ -21,15 +21,14 @@ Usage:
 """
 import argparse
 import json
-import math
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results_json  # noqa: E402  (bench/results_json.py: results.json)
 import latreport  # noqa: E402  (bench/latreport.py: the latency section)
 import localreport  # noqa: E402  (bench/localreport.py: the same-host section)
+from benchstats import GIB, MIB, geomean, med, ratio, size_name, spread  # noqa: E402
 
 TOOLS = ["hixl-sync", "hixl-async", "perftest", "ucx"]
 LABEL = {"hixl-sync": "hixl sync (ioctl)", "hixl-async": "hixl async (io_uring)",
@@ -37,12 +36,6 @@ LABEL = {"hixl-sync": "hixl sync (ioctl)", "hixl-async": "hixl async (io_uring)"
 SHORT = {"hixl-sync": "sync", "hixl-async": "async", "perftest": "perftest", "ucx": "UCX"}
 PAIRS = [("hixl-sync", "perftest"), ("hixl-async", "perftest"),
          ("hixl-sync", "ucx"), ("hixl-async", "ucx")]
-MIB = 1 << 20
-GIB = 1 << 30
-
-
-def size_name(b):
-    return f"{b >> 20} MiB" if b >= MIB else f"{b >> 10} KiB"
 
 
 def parse(path):
@@ -66,25 +59,6 @@ def parse(path):
     return info, memcpy, res, na
 
 
-def med(v):
-    return statistics.median(v) if v else None
-
-
-def fmt_spread(v, digits=1):
-    if not v:
-        return None
-    return f"{med(v):.{digits}f} ({min(v):.{digits}f}..{max(v):.{digits}f})"
-
-
-def ratio(a, b):
-    return f"{a / b:.2f}" if a and b else "-"
-
-
-def geomean(v):
-    v = [x for x in v if x and x > 0]
-    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
-
-
 class Notes:
     """Footnotes for n/a cells: one number per distinct reason."""
 
@@ -102,7 +76,7 @@ class Notes:
 def cell(res, na, notes, key, tool, idx, digits=1):
     vals = [x[idx] for x in res.get(key, {}).get(tool, [])]
     if vals:
-        s = fmt_spread(vals, digits)
+        s = spread(vals, digits)
         missing = na.get(key, {}).get(tool, [])
         if missing:
             s += f" {notes.mark(missing)}"
@@ -265,7 +239,7 @@ def main():
       "runs with `bench/bench-diff.py A.json B.json`).")
     if mc:
         w(f"- **memcpy**: single thread, 256 MiB buffers, {len(memcpy)} copies: "
-          f"{fmt_spread(memcpy)} MiB/s, the physical ceiling for a software RDMA device, "
+          f"{spread(memcpy)} MiB/s, the physical ceiling for a software RDMA device, "
           "which copies every byte at least once.\n")
 
     # ---- summary

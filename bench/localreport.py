@@ -18,12 +18,10 @@ and "na ..." (TOOL renamed by the guest script), "memcpy BYTES SECONDS"
 (bench/memcpy-blocks.c), "info KEY VALUE...".
 """
 import argparse
-import math
-import statistics
 import sys
 
-MIB = 1 << 20
-GIB = 1 << 30
+from benchstats import GIB, MIB, geomean, med, ratio, size_name, spread
+
 TOOLS = ["hixl-local-1", "hixl-local-par", "hixl-rdma", "ucx-intra", "memcpy"]
 # [hixl, peer]: the ratios the section and results.json give
 PAIRS = [["hixl-local-1", "memcpy"], ["hixl-local-par", "memcpy"],
@@ -70,21 +68,8 @@ def keys_of(p):
     return sorted(set(p["res"]) | set(p["na"]), key=lambda k: (k[0] != "write", k[1], k[2]))
 
 
-def med(v):
-    return statistics.median(v) if v else None
-
-
-def geomean(v):
-    v = [x for x in v if x and x > 0]
-    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
-
-
 def medians(p, key, idx):
     return {t: med([x[idx] for x in p["res"].get(key, {}).get(t, [])]) for t in TOOLS}
-
-
-def size_name(b):
-    return f"{b >> 20} MiB" if b >= MIB else f"{b >> 10} KiB"
 
 
 def goal_lines(p):
@@ -142,23 +127,21 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
     w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
     def cellv(key, tool):
-        v = [x[0] for x in p["res"].get(key, {}).get(tool, [])]
+        v = spread([x[0] for x in p["res"].get(key, {}).get(tool, [])], 0)
         if v:
-            return f"{med(v):.0f} ({min(v):.0f}..{max(v):.0f})"
+            return v
         reasons = p["na"].get(key, {}).get(tool)
         return f"n/a ({max(set(reasons), key=reasons.count)[:60]})" if reasons else "-"
-
-    def r(a, b):
-        return f"{a / b:.2f}" if a and b else "-"
 
     for k in keys_of(p):
         m, c = medians(p, k, 0), medians(p, k, 1)
         cpu = " / ".join(f"{c[t]:.2f}" if c[t] is not None else "-" for t in TOOLS)
         w(f"| {k[0]} | {size_name(k[1])} | {k[2]} | " +
           " | ".join(cellv(k, t) for t in TOOLS) + f" | {cpu} | " +
-          f"{r(m['hixl-local-1'], m['memcpy'])} | {r(m['hixl-local-par'], m['memcpy'])} | "
-          f"{r(m['hixl-local-par'], m['ucx-intra'])} | "
-          f"{r(m['hixl-local-par'], m['hixl-local-1'])} |")
+          f"{ratio(m['hixl-local-1'], m['memcpy'])} | "
+          f"{ratio(m['hixl-local-par'], m['memcpy'])} | "
+          f"{ratio(m['hixl-local-par'], m['ucx-intra'])} | "
+          f"{ratio(m['hixl-local-par'], m['hixl-local-1'])} |")
     w("")
     w("Against issue 14's goal, over the points of 64 KiB blocks and more:")
     w("")

@@ -83,28 +83,41 @@ def ratios_of(values, pairs, printed=None):
 
 # ---------------------------------------------------------------- tables
 
-def _matrix(run, idx, title, unit, better):
-    res, na = run.get("res") or {}, run.get("na") or {}
+def _op_table(res, na, idx, tools, pairs, head, n=None, printed=None, info=None):
+    """A table of points keyed (op, block, batch) - WRITE before READ, then
+    by block and batch: res {key: {tool: [(value, value, ...)]}} whose
+    element idx is this table's, na {key: {tool: [reason]}}; head (title,
+    unit, better); n the repetitions (default: the values there are);
+    printed {key: {pair: ratio}} ratios_of() takes over; info the points'
+    "info".  None when there is no point."""
     keys = sorted(set(res) | set(na), key=lambda k: (k[0] != "write", k[1], k[2]))
     if not keys:
         return None
-    printed = run.get("printed", {}).get("throughput" if idx == 0 else "cpu", {})
     points = []
     for k in keys:
         values = {}
-        for t in MATRIX_TOOLS:
+        for t in tools:
             v = [x[idx] for x in res.get(k, {}).get(t, [])]
             if v:
-                values[t] = spread(v, run.get("n"))
+                values[t] = spread(v, n)
         pt = {"op": k[0], "block": k[1], "batch": k[2], "values": values,
-              "ratios": ratios_of(values, MATRIX_PAIRS, printed.get(k))}
+              "ratios": ratios_of(values, pairs, (printed or {}).get(k))}
+        if info:
+            pt["info"] = dict(info)
         reasons = {t: max(set(r), key=r.count).strip() for t, r in na.get(k, {}).items() if r}
         if reasons:
             pt["na"] = reasons
         points.append(pt)
+    title, unit, better = head
     return {"title": title, "unit": unit, "better": better, "key": ["op", "block", "batch"],
-            "tools": MATRIX_TOOLS, "pairs": MATRIX_PAIRS, "points": points,
-            "summary": summarize(points, MATRIX_PAIRS, "op")}
+            "tools": tools, "pairs": pairs, "points": points,
+            "summary": summarize(points, pairs, "op")}
+
+
+def _matrix(run, idx, title, unit, better):
+    printed = run.get("printed", {}).get("throughput" if idx == 0 else "cpu", {})
+    return _op_table(run.get("res") or {}, run.get("na") or {}, idx, MATRIX_TOOLS,
+                     MATRIX_PAIRS, (title, unit, better), run.get("n"), printed)
 
 
 def table_throughput(run):
@@ -246,24 +259,9 @@ def _local(run, idx, title, unit, better):
     pairs = [["hixl-local-1", "memcpy"], ["hixl-local-par", "memcpy"],
              ["hixl-local-par", "ucx-intra"], ["hixl-local-par", "hixl-local-1"],
              ["hixl-local-par", "hixl-rdma"]]
-    res, na = loc["res"], loc.get("na") or {}
-    points = []
-    for k in sorted(set(res) | set(na), key=lambda k: (k[0] != "write", k[1], k[2])):
-        values = {}
-        for t in tools:
-            v = [x[idx] for x in res.get(k, {}).get(t, [])]
-            if v:
-                values[t] = spread(v)
-        pt = {"op": k[0], "block": k[1], "batch": k[2], "values": values,
-              "ratios": ratios_of(values, pairs),
-              "info": {"ucx-intra": "UCX_TLS=" + (loc.get("info", {}).get("ucx_tls") or "?")}}
-        reasons = {t: max(set(r), key=r.count).strip() for t, r in na.get(k, {}).items() if r}
-        if reasons:
-            pt["na"] = reasons
-        points.append(pt)
-    return {"title": title, "unit": unit, "better": better, "key": ["op", "block", "batch"],
-            "tools": tools, "pairs": pairs, "points": points,
-            "summary": summarize(points, pairs, "op")}
+    info = {"ucx-intra": "UCX_TLS=" + (loc.get("info", {}).get("ucx_tls") or "?")}
+    return _op_table(loc["res"], loc.get("na") or {}, idx, tools, pairs, (title, unit, better),
+                     info=info)
 
 
 def table_local(run):
