@@ -11,6 +11,7 @@
 
 #include "harness.h"
 #include "local_util.h"
+#include "loop.h"
 #include "util.h"
 
 int lu_eng(uint16_t port, uint32_t transport)
@@ -37,15 +38,10 @@ int lu_eng(uint16_t port, uint32_t transport)
 
 long lu_link0(int fd, struct hixl_link_stat *o)
 {
-	struct hixl_link_stats a;
-	long ret;
+	uint32_t total = 0;
+	long ret = lo_links(fd, o, &total);	/* LINK_STATS of one link (test_loopback.c) */
 
-	memset(o, 0, sizeof(*o));
-	memset(&a, 0, sizeof(a));
-	a.buf = (uintptr_t)o;
-	a.count = 1;
-	ret = xioctl(fd, HIXL_IOC_LINK_STATS, &a);
-	if (!ret && a.total < 1)
+	if (!ret && total < 1)
 		ret = -ENOENT;
 	return ret;
 }
