@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results_json  # noqa: E402  (bench/results_json.py: results.json)
 import latreport  # noqa: E402  (bench/latreport.py: the latency section)
 import localreport  # noqa: E402  (bench/localreport.py: the same-host section)
+import railsreport  # noqa: E402  (bench/railsreport.py: the rails section)
 from benchstats import GIB, MIB, geomean, med, ratio, size_name, spread  # noqa: E402
 
 TOOLS = ["hixl-sync", "hixl-async", "perftest", "ucx"]
@@ -151,6 +152,7 @@ def main():
     ap.add_argument("--vm-seconds", type=int)
     ap.add_argument("--lat", help="bench/bench-lat-guest.sh's raw lines (latency section)")
     ap.add_argument("--local", help="bench/bench-local-guest.sh's raw lines (same-host section)")
+    ap.add_argument("--rails", help="bench/bench-rails-guest.sh's raw lines (rails section)")
     ap.add_argument("--mainjob", help="bench/results-default.txt (make bench-default): the "
                     "main job's table in --json")
     ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
@@ -347,6 +349,16 @@ def main():
         w("Not measured in this run (BENCH_LOCAL=0): see [results-local.md](results-local.md) "
           "(`make bench-local`).\n")
 
+    # ---- rails (bench/railsreport.py, as results-rails.md)
+    rails = railsreport.parse(a.rails) if a.rails and os.path.exists(a.rails) else None
+    if rails and (rails["res"] or rails["na"]):
+        out.extend(railsreport.section(rails))
+    else:
+        rails = None
+        w("## Rails\n")
+        w("Not measured in this run (BENCH_RAILS=0): see [results-rails.md](results-rails.md) "
+          "(`make bench-rails`).\n")
+
     # ---- submission
     w("## Submission rate: TRANSFER ioctl vs io_uring URING_CMD\n")
     sub = a.submit if a.submit and os.path.exists(a.submit) else None
@@ -369,6 +381,8 @@ def main():
             run["lat"] = latreport.parse(a.lat)
         if local:
             run["local"] = local
+        if rails:
+            run["rails"] = rails
         if a.mainjob and os.path.exists(a.mainjob):
             run["mainjob"], run["mainjob_info"] = results_json.parse_mainjob(a.mainjob)
         meta = json_meta(a, info, conf)

@@ -4,7 +4,7 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|all
+# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|all
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -90,14 +90,31 @@ local)
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" --out bench/results-local.md
 	cat bench/results-local.md
 	;;
+rails)
+	# `make bench-rails`: one rail vs two vs two with rail 1 taken away
+	# mid-batch (bench/bench-rails-guest.sh): RAILS_REPS (5), RAILS_MIB (64),
+	# RAILS_BLOCK_KIB (1024)
+	t0=$(date +%s)
+	load0=$(cut -d' ' -f1 /proc/loadavg)
+	HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} tests/vm/run.sh --kernel 6.12 \
+		--module build/compat-6.12/kmod/hixl.ko --name "${BENCH_VM_NAME:-bench-rails}" -- \
+		env RAILS_REPS="${RAILS_REPS:-5}" RAILS_MIB="${RAILS_MIB:-64}" \
+		RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" bench/bench-rails-guest.sh
+	cp "build/vm/${BENCH_VM_NAME:-bench-rails}/raw-rails.txt" bench/results-rails-raw.txt
+	python3 bench/railsreport.py --raw bench/results-rails-raw.txt --kernel "$kver" \
+		--vm-seconds $(( $(date +%s) - t0 )) \
+		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" --out bench/results-rails.md
+	cat bench/results-rails.md
+	;;
 all)
 	# `make bench`: everything side by side in one VM run
 	# (bench/bench-all-guest.sh), then bench/results.md and
 	# bench/results.png and bench/results.json on the host.  BENCH_REPS (3), BENCH_MIN_MIB (32),
 	# BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1),
 	# BENCH_LAT (1), BENCH_LOCAL (1: the same-host section,
-	# bench/bench-local-guest.sh, with LOCAL_* as for `local`) reach the
-	# guest on its command line.
+	# bench/bench-local-guest.sh, with LOCAL_* as for `local`), BENCH_RAILS
+	# (1: the rails section, bench/bench-rails-guest.sh, RAILS_* as for
+	# `rails`) reach the guest on its command line.
 	t0=$(date +%s)
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} \
@@ -109,12 +126,15 @@ all)
 		LAT_ITERS="${LAT_ITERS:-2000}" BENCH_LOCAL="${BENCH_LOCAL:-1}" \
 		LOCAL_REPS="${LOCAL_REPS:-3}" LOCAL_BLOCKS="${LOCAL_BLOCKS:-64,256,1024,4096}" \
 		LOCAL_BATCHES="${LOCAL_BATCHES:-1,8}" LOCAL_MIN_MIB="${LOCAL_MIN_MIB:-64}" \
+		BENCH_RAILS="${BENCH_RAILS:-1}" RAILS_REPS="${RAILS_REPS:-5}" \
+		RAILS_MIB="${RAILS_MIB:-64}" RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" \
 		bench/bench-all-guest.sh
 	# Debian's python3 has python3-matplotlib (another python3 may come first in PATH)
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
 	"$py" bench/bench-results.py --raw build/vm/bench-all/raw.txt \
 		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
 		--lat build/vm/bench-all/raw-lat.txt --local build/vm/bench-all/raw-local.txt \
+		--rails build/vm/bench-all/raw-rails.txt \
 		--mainjob bench/results-default.txt \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \

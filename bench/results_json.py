@@ -276,6 +276,32 @@ def table_local_cpu(run):
     return _local(run, 1, "same-host links: CPU seconds per GiB", "s/GiB", "lower")
 
 
+def table_rails(run):
+    """Rails (bench/railsreport.py's parse()): one batch with one rail, two
+    rails, and two with rail 1 taken away mid-batch, GB/s; each point's info
+    the bytes verified and when rail 1 went down (ms into the batch)."""
+    r = run.get("rails")
+    if not r or not (r.get("res") or r.get("na")):
+        return None
+    tools = ["rails-1", "rails-2", "rails-2-down"]
+    pairs = [["rails-2", "rails-1"], ["rails-2-down", "rails-2"]]
+    t = _op_table(r.get("res") or {}, r.get("na") or {}, 0, tools, pairs,
+                  ("one large batch: one rail vs two, and two with rail 1 taken away mid-batch",
+                   "GB/s", "higher"))
+    for pt in t["points"] if t else []:
+        info = {}
+        for tool in tools:
+            v = r.get("verified", {}).get((pt["op"], tool))
+            if v:
+                info[tool + " verified"] = f"{v[0]} of {v[1]} bytes"
+        down = r.get("down", {}).get((pt["op"], "rails-2-down"))
+        if down:
+            info["rails-2-down down_ms"] = down
+        if info:
+            pt["info"] = info
+    return t
+
+
 TABLES = [
     ("throughput", table_throughput),
     ("cpu", table_cpu),
@@ -285,6 +311,7 @@ TABLES = [
     ("main_job", table_main_job),
     ("local", table_local),
     ("local_cpu", table_local_cpu),
+    ("rails", table_rails),
 ]
 
 
