@@ -101,7 +101,7 @@ def section(p, heading="## Rails: one rail vs two, and two with rail 1 taken awa
     w("|---|---|---|---|---|---|---|---|---|---|---|---|")
 
     def cellv(key, tool):
-        v = spread([x[0] for x in p["res"].get(key, {}).get(tool, [])], 3)
+        v = spread([x[0] for x in p["res"].get(key, {}).get(tool, [])], 4)
         if v:
             return v
         reasons = p["na"].get(key, {}).get(tool)
