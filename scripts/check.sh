@@ -88,6 +88,8 @@ count_tap() {
 # Python package.
 count_guest() {	# NAME LABEL
 	count_tap "build/vm/$1/user.tap" "$2"
+	# where the stage's time went (hixl-test's "# took" lines)
+	scripts/test-times.sh -n 5 "build/vm/$1/user.tap" 2>/dev/null | sed "s/^/check: $2: time: /"
 	count_tap "build/vm/$1/cpp.tap" "$2, C++"
 	count_tap "build/vm/$1/python.tap" "$2, Python"
 }
