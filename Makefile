@@ -185,10 +185,10 @@ bench/bench-submit: bench/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
 bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
-bench/bench-lat: bench/bench-lat.c $(RAW_H) uapi/rdma/hixl.h
+bench/bench-lat: bench/bench-lat.c $(RAW_H) tests/include/bench_clock.h uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
-bench/bench-rails: bench/bench-rails.c $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+bench/bench-rails: bench/bench-rails.c tests/include/bench_clock.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 bench/memcpy-blocks: bench/memcpy-blocks.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
 FUZZ_SRCS := tests/fuzz/hixl-fuzz.c tests/fuzz/fuzz-local.c

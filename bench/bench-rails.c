@@ -49,33 +49,10 @@
 
 #include <hixl/hixl.h>
 
+#include "bench_clock.h"
+
 #define IP	"10.77.0.1"
 #define MIB	(1024ULL * 1024)
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The whole VM's busy CPU seconds so far (user nice system irq softirq steal). */
-static double busy_s(void)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
-
-	if (!f)
-		return 0;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n != 8)
-		return 0;
-	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / sysconf(_SC_CLK_TCK);
-}
 
 static void *map(size_t len)
 {

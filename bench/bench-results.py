@@ -339,25 +339,12 @@ def main():
         w("Not measured in this run (BENCH_LAT=0): see [results-lat.md](results-lat.md) "
           "(`make bench-lat`).\n")
 
-    # ---- same-host links (bench/localreport.py, as results-local.md)
-    local = localreport.parse(a.local) if a.local and os.path.exists(a.local) else None
-    if local and local["res"]:
-        out.extend(localreport.section(local))
-    else:
-        local = None
-        w("## Same-host links\n")
-        w("Not measured in this run (BENCH_LOCAL=0): see [results-local.md](results-local.md) "
-          "(`make bench-local`).\n")
-
-    # ---- rails (bench/railsreport.py, as results-rails.md)
-    rails = railsreport.parse(a.rails) if a.rails and os.path.exists(a.rails) else None
-    if rails and (rails["res"] or rails["na"]):
-        out.extend(railsreport.section(rails))
-    else:
-        rails = None
-        w("## Rails\n")
-        w("Not measured in this run (BENCH_RAILS=0): see [results-rails.md](results-rails.md) "
-          "(`make bench-rails`).\n")
+    # ---- same-host links and rails (bench/localreport.py, bench/railsreport.py;
+    # alone as results-local.md, results-rails.md)
+    local = optional_section(out, localreport, a.local, lambda p: p["res"], "Same-host links",
+                             "BENCH_LOCAL", "local")
+    rails = optional_section(out, railsreport, a.rails, lambda p: p["res"] or p["na"], "Rails",
+                             "BENCH_RAILS", "rails")
 
     # ---- submission
     w("## Submission rate: TRANSFER ioctl vs io_uring URING_CMD\n")
@@ -393,6 +380,21 @@ def main():
         plot(res, mc, ops, blocks, batches,
              f"hixl vs perftest vs UCX, rxe0 under QEMU/TCG, kernel {info.get('kernel', a.kernel)}",
              a.png)
+
+
+def optional_section(out, report, raw, measured, heading, env, name):
+    """report.section() of the raw lines at raw (a path or None) appended to
+    out, or a note that this run did not measure it (env=0) and where its
+    own run's file is (make bench-NAME, results-NAME.md); the parsed lines,
+    or None."""
+    p = report.parse(raw) if raw and os.path.exists(raw) else None
+    if p and measured(p):
+        out.extend(report.section(p))
+        return p
+    out.append(f"## {heading}\n")
+    out.append(f"Not measured in this run ({env}=0): see [results-{name}.md](results-{name}.md) "
+               f"(`make bench-{name}`).\n")
+    return None
 
 
 def json_meta(a, info, conf):

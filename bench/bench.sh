@@ -13,6 +13,24 @@ kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' |
 [ -n "$kver" ] || { echo "bench: no Debian 6.12 kernel: make deps" >&2; exit 1; }
 scripts/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
 mkdir -p bench
+# One VM run of a guest script (CMD...) that writes RAW into its work
+# folder (VM NAME, or BENCH_VM_NAME): the raw lines kept as
+# bench/RESULT-raw.txt, bench/REPORT (localreport.py, railsreport.py)
+# writing bench/RESULT.md from them with the run's seconds and host load.
+guest_report() {	# NAME RAW REPORT RESULT CMD...
+	local vm=${BENCH_VM_NAME:-$1} raw=$2 report=$3 result=$4 t0 load0
+	shift 4
+	t0=$(date +%s)
+	load0=$(cut -d' ' -f1 /proc/loadavg)
+	HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} tests/vm/run.sh --kernel 6.12 \
+		--module build/compat-6.12/kmod/hixl.ko --name "$vm" -- "$@"
+	cp "build/vm/$vm/$raw" "bench/$result-raw.txt"
+	python3 "bench/$report" --raw "bench/$result-raw.txt" --kernel "$kver" \
+		--vm-seconds $(( $(date +%s) - t0 )) \
+		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" --out "bench/$result.md"
+	cat "bench/$result.md"
+}
+
 case "$what" in
 reg)
 	# 600 x 2 MiB huge pages: room for the 1 GiB hugetlb buffer
@@ -77,34 +95,18 @@ lat)
 local)
 	# `make bench-local`: same-host links (bench/bench-local-guest.sh):
 	# LOCAL_REPS (3), LOCAL_BLOCKS, LOCAL_BATCHES, LOCAL_MIN_MIB (64)
-	t0=$(date +%s)
-	load0=$(cut -d' ' -f1 /proc/loadavg)
-	HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} tests/vm/run.sh --kernel 6.12 \
-		--module build/compat-6.12/kmod/hixl.ko --name "${BENCH_VM_NAME:-bench-local}" -- \
+	guest_report bench-local raw-local.txt localreport.py results-local \
 		env LOCAL_REPS="${LOCAL_REPS:-3}" LOCAL_BLOCKS="${LOCAL_BLOCKS:-64,256,1024,4096}" \
 		LOCAL_BATCHES="${LOCAL_BATCHES:-1,8}" LOCAL_MIN_MIB="${LOCAL_MIN_MIB:-64}" \
 		bench/bench-local-guest.sh
-	cp "build/vm/${BENCH_VM_NAME:-bench-local}/raw-local.txt" bench/results-local-raw.txt
-	python3 bench/localreport.py --raw bench/results-local-raw.txt --kernel "$kver" \
-		--vm-seconds $(( $(date +%s) - t0 )) \
-		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" --out bench/results-local.md
-	cat bench/results-local.md
 	;;
 rails)
 	# `make bench-rails`: one rail vs two vs two with rail 1 taken away
 	# mid-batch (bench/bench-rails-guest.sh): RAILS_REPS (5), RAILS_MIB (64),
 	# RAILS_BLOCK_KIB (1024)
-	t0=$(date +%s)
-	load0=$(cut -d' ' -f1 /proc/loadavg)
-	HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} tests/vm/run.sh --kernel 6.12 \
-		--module build/compat-6.12/kmod/hixl.ko --name "${BENCH_VM_NAME:-bench-rails}" -- \
+	guest_report bench-rails raw-rails.txt railsreport.py results-rails \
 		env RAILS_REPS="${RAILS_REPS:-5}" RAILS_MIB="${RAILS_MIB:-64}" \
 		RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" bench/bench-rails-guest.sh
-	cp "build/vm/${BENCH_VM_NAME:-bench-rails}/raw-rails.txt" bench/results-rails-raw.txt
-	python3 bench/railsreport.py --raw bench/results-rails-raw.txt --kernel "$kver" \
-		--vm-seconds $(( $(date +%s) - t0 )) \
-		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" --out bench/results-rails.md
-	cat bench/results-rails.md
 	;;
 all)
 	# `make bench`: everything side by side in one VM run

@@ -17,10 +17,7 @@ and "na ..." (TOOL renamed by the guest script), "memcpy BYTES SECONDS"
 (256 MiB, bench-matrix memcpy), "memcpyblk BLOCK BYTES SECONDS [CPU]"
 (bench/memcpy-blocks.c), "info KEY VALUE...".
 """
-import argparse
-import sys
-
-from benchstats import GIB, MIB, geomean, med, ratio, size_name, spread
+from benchstats import GIB, MIB, geomean, med, ratio, report_main, size_name, spread
 
 TOOLS = ["hixl-local-1", "hixl-local-par", "hixl-rdma", "ucx-intra", "memcpy"]
 # [hixl, peer]: the ratios the section and results.json give
@@ -151,25 +148,8 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--raw", required=True)
-    ap.add_argument("--kernel", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
-    ap.add_argument("--vm-seconds", type=int)
-    a = ap.parse_args()
-    p = parse(a.raw)
-    if not p["res"]:
-        sys.exit(f"localreport: no res lines in {a.raw}")
-    lines = ["# Same-host links: the kernel copy, inline and parallel (issue 14)", "",
-             f"`make bench-local` (`bench/bench.sh local`): one boot of Debian's {a.kernel} "
-             "under QEMU/TCG, hixl.ko built against its headers; `make bench` measures the "
-             "same in its own boot (bench/results.md)." +
-             (f"  VM run: {a.vm_seconds} s." if a.vm_seconds else "") +
-             (f"  Host load (1 min) at start / end: {a.host_load}." if a.host_load else ""),
-             ""]
-    lines += section(p, "## Results")
-    open(a.out, "w").write("\n".join(lines))
+    report_main("localreport", parse, section, lambda p: p["res"],
+                "Same-host links: the kernel copy, inline and parallel (issue 14)", "bench-local")
 
 
 if __name__ == "__main__":

@@ -18,10 +18,7 @@ Raw lines (bench/bench-rails.c, bench-rails-guest.sh):
 BATCH REASON...", "verified REP TOOL OP BYTES_EQUAL BYTES", "down REP TOOL
 OP MS [why...]", "pkts REP TOOL OP rxe0 N rxe1 N", "info KEY VALUE...".
 """
-import argparse
-import sys
-
-from benchstats import med, ratio, size_name, spread
+from benchstats import med, ratio, report_main, size_name, spread
 
 TOOLS = ["rails-1", "rails-2", "rails-2-down"]
 # [measured, against]: the ratios the section and results.json give
@@ -136,25 +133,8 @@ def section(p, heading="## Rails: one rail vs two, and two with rail 1 taken awa
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--raw", required=True)
-    ap.add_argument("--kernel", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
-    ap.add_argument("--vm-seconds", type=int)
-    a = ap.parse_args()
-    p = parse(a.raw)
-    if not p["res"] and not p["na"]:
-        sys.exit(f"railsreport: no res or na lines in {a.raw}")
-    lines = ["# Rails: one rail vs two, and a rail taken away (issue 13 item 10)", "",
-             f"`make bench-rails` (`bench/bench.sh rails`): one boot of Debian's {a.kernel} "
-             "under QEMU/TCG, hixl.ko built against its headers; `make bench` measures the "
-             "same in its own boot (bench/results.md)." +
-             (f"  VM run: {a.vm_seconds} s." if a.vm_seconds else "") +
-             (f"  Host load (1 min) at start / end: {a.host_load}." if a.host_load else ""),
-             ""]
-    lines += section(p, "## Results")
-    open(a.out, "w").write("\n".join(lines))
+    report_main("railsreport", parse, section, lambda p: p["res"] or p["na"],
+                "Rails: one rail vs two, and a rail taken away (issue 13 item 10)", "bench-rails")
 
 
 if __name__ == "__main__":
