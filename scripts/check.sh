@@ -25,7 +25,8 @@
 # Each VM run fails on any BUG/WARNING/KASAN/lockdep/kmemleak/oops line in the
 # guest log.  Closing line: "N passed, N failed" over KUnit and user tests
 # together; a stage that fails before producing test results counts as one
-# failure.  `scripts/check.sh compat` runs stage 3 alone.
+# failure.  `scripts/check.sh compat` runs stage 3 alone, `scripts/check.sh
+# fuzz-both [CALLS [SEED [SECONDS]]]` stages 7 and 8.
 set -uo pipefail
 # every make below, and scripts/check-install.sh's: a compiler warning in the
 # library, tools, tests or Python extension fails the build (the Makefile's
@@ -259,6 +260,15 @@ if [ "${1:-}" = fuzz-wire ]; then
 	make -s all || exit 1
 	mkdir -p build/vm
 	fuzz_wire "${2:-6000}" "${3:-1}" "${4:-1500}"
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" = 0 ]
+	exit
+fi
+# the fuzz stages of make check alone: both fuzzers in one debug VM boot
+if [ "${1:-}" = fuzz-both ]; then
+	make -s all || exit 1
+	mkdir -p build/vm
+	fuzz_module && fuzz_both "${2:-10000}" "${3:-1}" 100000 "${3:-1}" "${4:-60}" "$fuzz_ko"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" = 0 ]
 	exit
