@@ -194,12 +194,10 @@ fuzz_wire() {
 fuzz_both() {	# CALLS SEED CASES WIRE_SEED SECS KO
 	local calls=$1 seed=$2 cases=$3 wseed=$4 secs=$5 ko=$6 w=build/vm/fuzz
 	HIXL_VM_TIMEOUT=$(( 1500 + calls / 100 + secs * 2 )) \
-	tests/vm/run.sh --kernel debug --module "$ko" --name fuzz -- sh -c '
-		tests/fuzz/hixl-fuzz --calls "$1" --seed "$2" > "$HIXL_WORK/fuzz.log" 2>&1
-		echo $? > "$HIXL_WORK/fuzz.rc"
-		tests/fuzz/hixl-wire-fuzz --cases "$3" --seed "$4" --time "$5" \
-			> "$HIXL_WORK/fuzz-wire.log" 2>&1
-		echo $? > "$HIXL_WORK/fuzz-wire.rc"' sh "$calls" "$seed" "$cases" "$wseed" "$secs" \
+	# one line: the guest's sh (dash) takes no $'...' quoting of newlines
+	tests/vm/run.sh --kernel debug --module "$ko" --name fuzz -- sh -c \
+		'tests/fuzz/hixl-fuzz --calls "$1" --seed "$2" > "$HIXL_WORK/fuzz.log" 2>&1; echo $? > "$HIXL_WORK/fuzz.rc"; tests/fuzz/hixl-wire-fuzz --cases "$3" --seed "$4" --time "$5" > "$HIXL_WORK/fuzz-wire.log" 2>&1; echo $? > "$HIXL_WORK/fuzz-wire.rc"' \
+		sh "$calls" "$seed" "$cases" "$wseed" "$secs" \
 		> build/vm/fuzz-both.log 2>&1 || vm_fail fuzz "fuzz VM run (both fuzzers)"
 	fuzz_verdict "$(cat $w/fuzz.rc 2>/dev/null || echo 1)" $w/fuzz.log "$calls" "$seed"
 	fuzz_wire_verdict "$(cat $w/fuzz-wire.rc 2>/dev/null || echo 1)" $w/fuzz-wire.log \
