@@ -78,8 +78,10 @@ def section(p, heading="## Rails: one rail vs two, and two with rail 1 taken awa
       "the extra rail 10.78.0.1 (rxe1 on veth2; option `Rails`, SETUP's "
       "`HIXL_SETUP_RAILS`); **rails-2-down**: rails-2, and `ip link set veth2 down` once the "
       "first bytes of the descriptor a quarter of the way in have landed, `up` again after "
-      "the batch.  Interleaved per repetition, order rotating; medians (min..max) of the "
-      "repetitions.  Every destination byte is compared with its source after each batch.")
+      "the batch (its time includes the watching thread's polling, a check every 200 us "
+      "until then, and the `ip` command).  Interleaved per repetition, order rotating; "
+      "medians (min..max) of the repetitions.  Every destination byte is compared with its "
+      "source after each batch.")
     w("")
     w("What this measures today: the multi-rail data path has not landed (kmod/rail.c: "
       "\"rails carry no traffic\"), so a two-rail engine moves every byte on rail 0 and "
