@@ -193,8 +193,8 @@ fuzz_wire() {
 # timestamps and the two logs tell which fuzzer ran when).
 fuzz_both() {	# CALLS SEED CASES WIRE_SEED SECS KO
 	local calls=$1 seed=$2 cases=$3 wseed=$4 secs=$5 ko=$6 w=build/vm/fuzz
+	# the command on one line: the guest's sh (dash) takes no $'...' quoting of newlines
 	HIXL_VM_TIMEOUT=$(( 1500 + calls / 100 + secs * 2 )) \
-	# one line: the guest's sh (dash) takes no $'...' quoting of newlines
 	tests/vm/run.sh --kernel debug --module "$ko" --name fuzz -- sh -c \
 		'tests/fuzz/hixl-fuzz --calls "$1" --seed "$2" > "$HIXL_WORK/fuzz.log" 2>&1; echo $? > "$HIXL_WORK/fuzz.rc"; tests/fuzz/hixl-wire-fuzz --cases "$3" --seed "$4" --time "$5" > "$HIXL_WORK/fuzz-wire.log" 2>&1; echo $? > "$HIXL_WORK/fuzz-wire.rc"' \
 		sh "$calls" "$seed" "$cases" "$wseed" "$secs" \
