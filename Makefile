@@ -100,7 +100,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 # the installed tools, and the benchmark programs beside their results
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix \
-		bench/bench-lat bench/memcpy-blocks
+		bench/bench-lat bench/memcpy-blocks bench/bench-rails
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
@@ -120,7 +120,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local clean install
+.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:
@@ -185,8 +185,10 @@ bench/bench-submit: bench/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring $(LDFLAGS)
 bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
-bench/bench-lat: bench/bench-lat.c $(RAW_H) uapi/rdma/hixl.h
+bench/bench-lat: bench/bench-lat.c $(RAW_H) tests/include/bench_clock.h uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
+bench/bench-rails: bench/bench-rails.c tests/include/bench_clock.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 bench/memcpy-blocks: bench/memcpy-blocks.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
 FUZZ_SRCS := tests/fuzz/hixl-fuzz.c tests/fuzz/fuzz-local.c
@@ -273,7 +275,7 @@ demo:
 
 # Everything side by side in one VM run on Debian's stock 6.12 kernel: hixl
 # (ioctl and io_uring) vs perftest and UCX, CPU per GiB, memcpy ceiling,
-# registration; writes bench/results.md, bench/results.png and bench/results.json
+# registration, same-host links, rails; writes bench/results.md, bench/results.png and bench/results.json
 bench: all
 	bench/bench.sh all
 
@@ -317,6 +319,13 @@ bench-lat: all
 # `make bench`); writes bench/results-local.md
 bench-local: all
 	bench/bench.sh local
+
+# rails (issue 13 item 10): one large WRITE/READ batch with one rail, two
+# rails, and two with rail 1 (veth2) taken down mid-batch, GB/s, the time
+# lost, bytes verified, packets per rail; one VM run (also part of `make
+# bench`); writes bench/results-rails.md
+bench-rails: all
+	bench/bench.sh rails
 
 clean:
 	-[ ! -f "$(KDIR)/Makefile" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

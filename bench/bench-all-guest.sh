@@ -14,7 +14,10 @@
 # $HIXL_WORK/raw-lat.txt; LAT_REPS, LAT_ITERS), BENCH_LOCAL (1: run
 # bench/bench-local-guest.sh, the same-host path vs rxe, UCX intra-host and
 # memcpy, into $HIXL_WORK/raw-local.txt; LOCAL_REPS, LOCAL_BLOCKS,
-# LOCAL_BATCHES, LOCAL_MIN_MIB).
+# LOCAL_BATCHES, LOCAL_MIN_MIB), BENCH_RAILS (1: run
+# bench/bench-rails-guest.sh, one rail vs two vs two with rail 1 taken
+# away, into $HIXL_WORK/raw-rails.txt; RAILS_REPS, RAILS_MIB,
+# RAILS_BLOCK_KIB).
 set -u
 # hixl's side of every comparison here is RDMA over rxe0: two engines of
 # one host would otherwise pair and copy in the kernel (Transport "auto",
@@ -59,6 +62,10 @@ if [ "${BENCH_LOCAL:-1}" = 1 ]; then
 	echo "bench: same-host links"
 	# its own HIXL_TRANSPORT per tool (the rest of this run is RDMA's)
 	env -u HIXL_TRANSPORT bench/bench-local-guest.sh "$HIXL_WORK/raw-local.txt" || exit 1
+fi
+if [ "${BENCH_RAILS:-1}" = 1 ]; then
+	echo "bench: rails"
+	bench/bench-rails-guest.sh "$HIXL_WORK/raw-rails.txt" || exit 1
 fi
 info guest_seconds "$(( $(date +%s) - start ))"
 exit 0

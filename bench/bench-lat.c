@@ -32,34 +32,8 @@
 
 #include <hixl/uapi.h>
 
+#include "bench_clock.h"
 #include "raw.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* whole-machine busy seconds so far (see the top) */
-static double busy_s(void)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-	long hz = sysconf(_SC_CLK_TCK);
-	int n;
-
-	if (!f)
-		return 0;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-		   &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n < 8)
-		return 0;
-	/* user nice system idle iowait irq softirq steal: all but idle, iowait */
-	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
-}
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -21,15 +21,15 @@ Usage:
 """
 import argparse
 import json
-import math
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results_json  # noqa: E402  (bench/results_json.py: results.json)
 import latreport  # noqa: E402  (bench/latreport.py: the latency section)
 import localreport  # noqa: E402  (bench/localreport.py: the same-host section)
+import railsreport  # noqa: E402  (bench/railsreport.py: the rails section)
+from benchstats import GIB, MIB, geomean, med, ratio, size_name, spread  # noqa: E402
 
 TOOLS = ["hixl-sync", "hixl-async", "perftest", "ucx"]
 LABEL = {"hixl-sync": "hixl sync (ioctl)", "hixl-async": "hixl async (io_uring)",
@@ -37,12 +37,6 @@ LABEL = {"hixl-sync": "hixl sync (ioctl)", "hixl-async": "hixl async (io_uring)"
 SHORT = {"hixl-sync": "sync", "hixl-async": "async", "perftest": "perftest", "ucx": "UCX"}
 PAIRS = [("hixl-sync", "perftest"), ("hixl-async", "perftest"),
          ("hixl-sync", "ucx"), ("hixl-async", "ucx")]
-MIB = 1 << 20
-GIB = 1 << 30
-
-
-def size_name(b):
-    return f"{b >> 20} MiB" if b >= MIB else f"{b >> 10} KiB"
 
 
 def parse(path):
@@ -66,25 +60,6 @@ def parse(path):
     return info, memcpy, res, na
 
 
-def med(v):
-    return statistics.median(v) if v else None
-
-
-def fmt_spread(v, digits=1):
-    if not v:
-        return None
-    return f"{med(v):.{digits}f} ({min(v):.{digits}f}..{max(v):.{digits}f})"
-
-
-def ratio(a, b):
-    return f"{a / b:.2f}" if a and b else "-"
-
-
-def geomean(v):
-    v = [x for x in v if x and x > 0]
-    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
-
-
 class Notes:
     """Footnotes for n/a cells: one number per distinct reason."""
 
@@ -102,7 +77,7 @@ class Notes:
 def cell(res, na, notes, key, tool, idx, digits=1):
     vals = [x[idx] for x in res.get(key, {}).get(tool, [])]
     if vals:
-        s = fmt_spread(vals, digits)
+        s = spread(vals, digits)
         missing = na.get(key, {}).get(tool, [])
         if missing:
             s += f" {notes.mark(missing)}"
@@ -177,6 +152,7 @@ def main():
     ap.add_argument("--vm-seconds", type=int)
     ap.add_argument("--lat", help="bench/bench-lat-guest.sh's raw lines (latency section)")
     ap.add_argument("--local", help="bench/bench-local-guest.sh's raw lines (same-host section)")
+    ap.add_argument("--rails", help="bench/bench-rails-guest.sh's raw lines (rails section)")
     ap.add_argument("--mainjob", help="bench/results-default.txt (make bench-default): the "
                     "main job's table in --json")
     ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
@@ -265,7 +241,7 @@ def main():
       "runs with `bench/bench-diff.py A.json B.json`).")
     if mc:
         w(f"- **memcpy**: single thread, 256 MiB buffers, {len(memcpy)} copies: "
-          f"{fmt_spread(memcpy)} MiB/s, the physical ceiling for a software RDMA device, "
+          f"{spread(memcpy)} MiB/s, the physical ceiling for a software RDMA device, "
           "which copies every byte at least once.\n")
 
     # ---- summary
@@ -363,15 +339,12 @@ def main():
         w("Not measured in this run (BENCH_LAT=0): see [results-lat.md](results-lat.md) "
           "(`make bench-lat`).\n")
 
-    # ---- same-host links (bench/localreport.py, as results-local.md)
-    local = localreport.parse(a.local) if a.local and os.path.exists(a.local) else None
-    if local and local["res"]:
-        out.extend(localreport.section(local))
-    else:
-        local = None
-        w("## Same-host links\n")
-        w("Not measured in this run (BENCH_LOCAL=0): see [results-local.md](results-local.md) "
-          "(`make bench-local`).\n")
+    # ---- same-host links and rails (bench/localreport.py, bench/railsreport.py;
+    # alone as results-local.md, results-rails.md)
+    local = optional_section(out, localreport, a.local, lambda p: p["res"], "Same-host links",
+                             "BENCH_LOCAL", "local")
+    rails = optional_section(out, railsreport, a.rails, lambda p: p["res"] or p["na"], "Rails",
+                             "BENCH_RAILS", "rails")
 
     # ---- submission
     w("## Submission rate: TRANSFER ioctl vs io_uring URING_CMD\n")
@@ -395,6 +368,8 @@ def main():
             run["lat"] = latreport.parse(a.lat)
         if local:
             run["local"] = local
+        if rails:
+            run["rails"] = rails
         if a.mainjob and os.path.exists(a.mainjob):
             run["mainjob"], run["mainjob_info"] = results_json.parse_mainjob(a.mainjob)
         meta = json_meta(a, info, conf)
@@ -405,6 +380,21 @@ def main():
         plot(res, mc, ops, blocks, batches,
              f"hixl vs perftest vs UCX, rxe0 under QEMU/TCG, kernel {info.get('kernel', a.kernel)}",
              a.png)
+
+
+def optional_section(out, report, raw, measured, heading, env, name):
+    """report.section() of the raw lines at raw (a path or None) appended to
+    out, or a note that this run did not measure it (env=0) and where its
+    own run's file is (make bench-NAME, results-NAME.md); the parsed lines,
+    or None."""
+    p = report.parse(raw) if raw and os.path.exists(raw) else None
+    if p and measured(p):
+        out.extend(report.section(p))
+        return p
+    out.append(f"## {heading}\n")
+    out.append(f"Not measured in this run ({env}=0): see [results-{name}.md](results-{name}.md) "
+               f"(`make bench-{name}`).\n")
+    return None
 
 
 def json_meta(a, info, conf):

@@ -4,7 +4,7 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|all
+# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|all
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -13,6 +13,24 @@ kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' |
 [ -n "$kver" ] || { echo "bench: no Debian 6.12 kernel: make deps" >&2; exit 1; }
 scripts/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
 mkdir -p bench
+# One VM run of a guest script (CMD...) that writes RAW into its work
+# folder (VM NAME, or BENCH_VM_NAME): the raw lines kept as
+# bench/RESULT-raw.txt, bench/REPORT (localreport.py, railsreport.py)
+# writing bench/RESULT.md from them with the run's seconds and host load.
+guest_report() {	# NAME RAW REPORT RESULT CMD...
+	local vm=${BENCH_VM_NAME:-$1} raw=$2 report=$3 result=$4 t0 load0
+	shift 4
+	t0=$(date +%s)
+	load0=$(cut -d' ' -f1 /proc/loadavg)
+	HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} tests/vm/run.sh --kernel 6.12 \
+		--module build/compat-6.12/kmod/hixl.ko --name "$vm" -- "$@"
+	cp "build/vm/$vm/$raw" "bench/$result-raw.txt"
+	python3 "bench/$report" --raw "bench/$result-raw.txt" --kernel "$kver" \
+		--vm-seconds $(( $(date +%s) - t0 )) \
+		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" --out "bench/$result.md"
+	cat "bench/$result.md"
+}
+
 case "$what" in
 reg)
 	# 600 x 2 MiB huge pages: room for the 1 GiB hugetlb buffer
@@ -77,18 +95,18 @@ lat)
 local)
 	# `make bench-local`: same-host links (bench/bench-local-guest.sh):
 	# LOCAL_REPS (3), LOCAL_BLOCKS, LOCAL_BATCHES, LOCAL_MIN_MIB (64)
-	t0=$(date +%s)
-	load0=$(cut -d' ' -f1 /proc/loadavg)
-	HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} tests/vm/run.sh --kernel 6.12 \
-		--module build/compat-6.12/kmod/hixl.ko --name "${BENCH_VM_NAME:-bench-local}" -- \
+	guest_report bench-local raw-local.txt localreport.py results-local \
 		env LOCAL_REPS="${LOCAL_REPS:-3}" LOCAL_BLOCKS="${LOCAL_BLOCKS:-64,256,1024,4096}" \
 		LOCAL_BATCHES="${LOCAL_BATCHES:-1,8}" LOCAL_MIN_MIB="${LOCAL_MIN_MIB:-64}" \
 		bench/bench-local-guest.sh
-	cp "build/vm/${BENCH_VM_NAME:-bench-local}/raw-local.txt" bench/results-local-raw.txt
-	python3 bench/localreport.py --raw bench/results-local-raw.txt --kernel "$kver" \
-		--vm-seconds $(( $(date +%s) - t0 )) \
-		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" --out bench/results-local.md
-	cat bench/results-local.md
+	;;
+rails)
+	# `make bench-rails`: one rail vs two vs two with rail 1 taken away
+	# mid-batch (bench/bench-rails-guest.sh): RAILS_REPS (5), RAILS_MIB (64),
+	# RAILS_BLOCK_KIB (1024)
+	guest_report bench-rails raw-rails.txt railsreport.py results-rails \
+		env RAILS_REPS="${RAILS_REPS:-5}" RAILS_MIB="${RAILS_MIB:-64}" \
+		RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" bench/bench-rails-guest.sh
 	;;
 all)
 	# `make bench`: everything side by side in one VM run
@@ -96,8 +114,9 @@ all)
 	# bench/results.png and bench/results.json on the host.  BENCH_REPS (3), BENCH_MIN_MIB (32),
 	# BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1),
 	# BENCH_LAT (1), BENCH_LOCAL (1: the same-host section,
-	# bench/bench-local-guest.sh, with LOCAL_* as for `local`) reach the
-	# guest on its command line.
+	# bench/bench-local-guest.sh, with LOCAL_* as for `local`), BENCH_RAILS
+	# (1: the rails section, bench/bench-rails-guest.sh, RAILS_* as for
+	# `rails`) reach the guest on its command line.
 	t0=$(date +%s)
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} \
@@ -109,12 +128,15 @@ all)
 		LAT_ITERS="${LAT_ITERS:-2000}" BENCH_LOCAL="${BENCH_LOCAL:-1}" \
 		LOCAL_REPS="${LOCAL_REPS:-3}" LOCAL_BLOCKS="${LOCAL_BLOCKS:-64,256,1024,4096}" \
 		LOCAL_BATCHES="${LOCAL_BATCHES:-1,8}" LOCAL_MIN_MIB="${LOCAL_MIN_MIB:-64}" \
+		BENCH_RAILS="${BENCH_RAILS:-1}" RAILS_REPS="${RAILS_REPS:-5}" \
+		RAILS_MIB="${RAILS_MIB:-64}" RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" \
 		bench/bench-all-guest.sh
 	# Debian's python3 has python3-matplotlib (another python3 may come first in PATH)
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
 	"$py" bench/bench-results.py --raw build/vm/bench-all/raw.txt \
 		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
 		--lat build/vm/bench-all/raw-lat.txt --local build/vm/bench-all/raw-local.txt \
+		--rails build/vm/bench-all/raw-rails.txt \
 		--mainjob bench/results-default.txt \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \

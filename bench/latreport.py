@@ -18,7 +18,12 @@ summary(data) -> {name: ratio} (for results.json).
 """
 import argparse
 import math
-import statistics
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchstats  # noqa: E402
+from benchstats import med  # noqa: E402
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -62,19 +67,12 @@ def parse(path):
     return d
 
 
-def med(v):
-    v = [x for x in v if x is not None]
-    return statistics.median(v) if v else None
-
-
 def spread(v, digits=1):
+    """benchstats.spread(), a lone value without its range, "n/a" for none."""
     v = [x for x in v if x is not None]
-    if not v:
-        return "n/a"
-    m = statistics.median(v)
     if len(v) == 1:
-        return f"{m:.{digits}f}"
-    return f"{m:.{digits}f} ({min(v):.{digits}f}..{max(v):.{digits}f})"
+        return f"{v[0]:.{digits}f}"
+    return benchstats.spread(v, digits) or "n/a"
 
 
 def ratio(a, b):

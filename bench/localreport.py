@@ -17,13 +17,8 @@ and "na ..." (TOOL renamed by the guest script), "memcpy BYTES SECONDS"
 (256 MiB, bench-matrix memcpy), "memcpyblk BLOCK BYTES SECONDS [CPU]"
 (bench/memcpy-blocks.c), "info KEY VALUE...".
 """
-import argparse
-import math
-import statistics
-import sys
+from benchstats import GIB, MIB, geomean, med, ratio, report_main, size_name, spread
 
-MIB = 1 << 20
-GIB = 1 << 30
 TOOLS = ["hixl-local-1", "hixl-local-par", "hixl-rdma", "ucx-intra", "memcpy"]
 # [hixl, peer]: the ratios the section and results.json give
 PAIRS = [["hixl-local-1", "memcpy"], ["hixl-local-par", "memcpy"],
@@ -70,21 +65,8 @@ def keys_of(p):
     return sorted(set(p["res"]) | set(p["na"]), key=lambda k: (k[0] != "write", k[1], k[2]))
 
 
-def med(v):
-    return statistics.median(v) if v else None
-
-
-def geomean(v):
-    v = [x for x in v if x and x > 0]
-    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
-
-
 def medians(p, key, idx):
     return {t: med([x[idx] for x in p["res"].get(key, {}).get(t, [])]) for t in TOOLS}
-
-
-def size_name(b):
-    return f"{b >> 20} MiB" if b >= MIB else f"{b >> 10} KiB"
 
 
 def goal_lines(p):
@@ -142,23 +124,21 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
     w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
     def cellv(key, tool):
-        v = [x[0] for x in p["res"].get(key, {}).get(tool, [])]
+        v = spread([x[0] for x in p["res"].get(key, {}).get(tool, [])], 0)
         if v:
-            return f"{med(v):.0f} ({min(v):.0f}..{max(v):.0f})"
+            return v
         reasons = p["na"].get(key, {}).get(tool)
         return f"n/a ({max(set(reasons), key=reasons.count)[:60]})" if reasons else "-"
-
-    def r(a, b):
-        return f"{a / b:.2f}" if a and b else "-"
 
     for k in keys_of(p):
         m, c = medians(p, k, 0), medians(p, k, 1)
         cpu = " / ".join(f"{c[t]:.2f}" if c[t] is not None else "-" for t in TOOLS)
         w(f"| {k[0]} | {size_name(k[1])} | {k[2]} | " +
           " | ".join(cellv(k, t) for t in TOOLS) + f" | {cpu} | " +
-          f"{r(m['hixl-local-1'], m['memcpy'])} | {r(m['hixl-local-par'], m['memcpy'])} | "
-          f"{r(m['hixl-local-par'], m['ucx-intra'])} | "
-          f"{r(m['hixl-local-par'], m['hixl-local-1'])} |")
+          f"{ratio(m['hixl-local-1'], m['memcpy'])} | "
+          f"{ratio(m['hixl-local-par'], m['memcpy'])} | "
+          f"{ratio(m['hixl-local-par'], m['ucx-intra'])} | "
+          f"{ratio(m['hixl-local-par'], m['hixl-local-1'])} |")
     w("")
     w("Against issue 14's goal, over the points of 64 KiB blocks and more:")
     w("")
@@ -168,25 +148,8 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--raw", required=True)
-    ap.add_argument("--kernel", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
-    ap.add_argument("--vm-seconds", type=int)
-    a = ap.parse_args()
-    p = parse(a.raw)
-    if not p["res"]:
-        sys.exit(f"localreport: no res lines in {a.raw}")
-    lines = ["# Same-host links: the kernel copy, inline and parallel (issue 14)", "",
-             f"`make bench-local` (`bench/bench.sh local`): one boot of Debian's {a.kernel} "
-             "under QEMU/TCG, hixl.ko built against its headers; `make bench` measures the "
-             "same in its own boot (bench/results.md)." +
-             (f"  VM run: {a.vm_seconds} s." if a.vm_seconds else "") +
-             (f"  Host load (1 min) at start / end: {a.host_load}." if a.host_load else ""),
-             ""]
-    lines += section(p, "## Results")
-    open(a.out, "w").write("\n".join(lines))
+    report_main("localreport", parse, section, lambda p: p["res"],
+                "Same-host links: the kernel copy, inline and parallel (issue 14)", "bench-local")
 
 
 if __name__ == "__main__":

@@ -83,28 +83,41 @@ def ratios_of(values, pairs, printed=None):
 
 # ---------------------------------------------------------------- tables
 
-def _matrix(run, idx, title, unit, better):
-    res, na = run.get("res") or {}, run.get("na") or {}
+def _op_table(res, na, idx, tools, pairs, head, n=None, printed=None, info=None):
+    """A table of points keyed (op, block, batch) - WRITE before READ, then
+    by block and batch: res {key: {tool: [(value, value, ...)]}} whose
+    element idx is this table's, na {key: {tool: [reason]}}; head (title,
+    unit, better); n the repetitions (default: the values there are);
+    printed {key: {pair: ratio}} ratios_of() takes over; info the points'
+    "info".  None when there is no point."""
     keys = sorted(set(res) | set(na), key=lambda k: (k[0] != "write", k[1], k[2]))
     if not keys:
         return None
-    printed = run.get("printed", {}).get("throughput" if idx == 0 else "cpu", {})
     points = []
     for k in keys:
         values = {}
-        for t in MATRIX_TOOLS:
+        for t in tools:
             v = [x[idx] for x in res.get(k, {}).get(t, [])]
             if v:
-                values[t] = spread(v, run.get("n"))
+                values[t] = spread(v, n)
         pt = {"op": k[0], "block": k[1], "batch": k[2], "values": values,
-              "ratios": ratios_of(values, MATRIX_PAIRS, printed.get(k))}
+              "ratios": ratios_of(values, pairs, (printed or {}).get(k))}
+        if info:
+            pt["info"] = dict(info)
         reasons = {t: max(set(r), key=r.count).strip() for t, r in na.get(k, {}).items() if r}
         if reasons:
             pt["na"] = reasons
         points.append(pt)
+    title, unit, better = head
     return {"title": title, "unit": unit, "better": better, "key": ["op", "block", "batch"],
-            "tools": MATRIX_TOOLS, "pairs": MATRIX_PAIRS, "points": points,
-            "summary": summarize(points, MATRIX_PAIRS, "op")}
+            "tools": tools, "pairs": pairs, "points": points,
+            "summary": summarize(points, pairs, "op")}
+
+
+def _matrix(run, idx, title, unit, better):
+    printed = run.get("printed", {}).get("throughput" if idx == 0 else "cpu", {})
+    return _op_table(run.get("res") or {}, run.get("na") or {}, idx, MATRIX_TOOLS,
+                     MATRIX_PAIRS, (title, unit, better), run.get("n"), printed)
 
 
 def table_throughput(run):
@@ -246,24 +259,9 @@ def _local(run, idx, title, unit, better):
     pairs = [["hixl-local-1", "memcpy"], ["hixl-local-par", "memcpy"],
              ["hixl-local-par", "ucx-intra"], ["hixl-local-par", "hixl-local-1"],
              ["hixl-local-par", "hixl-rdma"]]
-    res, na = loc["res"], loc.get("na") or {}
-    points = []
-    for k in sorted(set(res) | set(na), key=lambda k: (k[0] != "write", k[1], k[2])):
-        values = {}
-        for t in tools:
-            v = [x[idx] for x in res.get(k, {}).get(t, [])]
-            if v:
-                values[t] = spread(v)
-        pt = {"op": k[0], "block": k[1], "batch": k[2], "values": values,
-              "ratios": ratios_of(values, pairs),
-              "info": {"ucx-intra": "UCX_TLS=" + (loc.get("info", {}).get("ucx_tls") or "?")}}
-        reasons = {t: max(set(r), key=r.count).strip() for t, r in na.get(k, {}).items() if r}
-        if reasons:
-            pt["na"] = reasons
-        points.append(pt)
-    return {"title": title, "unit": unit, "better": better, "key": ["op", "block", "batch"],
-            "tools": tools, "pairs": pairs, "points": points,
-            "summary": summarize(points, pairs, "op")}
+    info = {"ucx-intra": "UCX_TLS=" + (loc.get("info", {}).get("ucx_tls") or "?")}
+    return _op_table(loc["res"], loc.get("na") or {}, idx, tools, pairs, (title, unit, better),
+                     info=info)
 
 
 def table_local(run):
@@ -278,6 +276,39 @@ def table_local_cpu(run):
     return _local(run, 1, "same-host links: CPU seconds per GiB", "s/GiB", "lower")
 
 
+def table_rails(run):
+    """Rails (bench/railsreport.py's parse()): one batch with one rail, two
+    rails, and two with rail 1 taken away mid-batch, GB/s; each point's info
+    the bytes verified and when rail 1 went down (ms into the batch)."""
+    r = run.get("rails")
+    if not r or not (r.get("res") or r.get("na")):
+        return None
+    tools = ["rails-1", "rails-2", "rails-2-down"]
+    pairs = [["rails-2", "rails-1"], ["rails-2-down", "rails-2"]]
+    res = r.get("res") or {}
+    # the ratios of the unrounded medians (GB/s under TCG is 0.0x: rnd() would cost digits)
+    printed = {}
+    for k, by_tool in res.items():
+        m = {tool: statistics.median([x[0] for x in v]) for tool, v in by_tool.items() if v}
+        printed[k] = {pair_name(h, q): m[h] / m[q] for h, q in pairs
+                      if m.get(h) is not None and m.get(q)}
+    t = _op_table(res, r.get("na") or {}, 0, tools, pairs,
+                  ("one large batch: one rail vs two, and two with rail 1 taken away mid-batch",
+                   "GB/s", "higher"), printed=printed)
+    for pt in t["points"] if t else []:
+        info = {}
+        for tool in tools:
+            v = r.get("verified", {}).get((pt["op"], tool))
+            if v:
+                info[tool + " verified"] = f"{v[0]} of {v[1]} bytes"
+        down = r.get("down", {}).get((pt["op"], "rails-2-down"))
+        if down:
+            info["rails-2-down down_ms"] = down
+        if info:
+            pt["info"] = info
+    return t
+
+
 TABLES = [
     ("throughput", table_throughput),
     ("cpu", table_cpu),
@@ -287,6 +318,7 @@ TABLES = [
     ("main_job", table_main_job),
     ("local", table_local),
     ("local_cpu", table_local_cpu),
+    ("rails", table_rails),
 ]
 
 

@@ -15,7 +15,8 @@
 #   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
 #                                 and pins back to zero (make fuzz: 1,000,000)
 #   8. wire fuzz                  60 s of hostile-peer cases against a victim engine in the
-#                                 debug VM (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min)
+#                                 debug VM (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min);
+#                                 7 and 8 in one boot, with stage 5's hixl.ko
 #   9. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
 #                                 READ/WRITE between two kernels, hixl-bench
 #                                 --server/--client, examples/exchange, a peer
@@ -24,7 +25,8 @@
 # Each VM run fails on any BUG/WARNING/KASAN/lockdep/kmemleak/oops line in the
 # guest log.  Closing line: "N passed, N failed" over KUnit and user tests
 # together; a stage that fails before producing test results counts as one
-# failure.  `scripts/check.sh compat` runs stage 3 alone.
+# failure.  `scripts/check.sh compat` runs stage 3 alone, `scripts/check.sh
+# fuzz-both [CALLS [SEED [SECONDS]]]` stages 7 and 8.
 set -uo pipefail
 # every make below, and scripts/check-install.sh's: a compiler warning in the
 # library, tools, tests or Python extension fails the build (the Makefile's
@@ -87,6 +89,8 @@ count_tap() {
 # Python package.
 count_guest() {	# NAME LABEL
 	count_tap "build/vm/$1/user.tap" "$2"
+	# where the stage's time went (hixl-test's "# took" lines)
+	scripts/test-times.sh -n 5 "build/vm/$1/user.tap" 2>/dev/null | sed "s/^/check: $2: time: /"
 	count_tap "build/vm/$1/cpp.tap" "$2, C++"
 	count_tap "build/vm/$1/python.tap" "$2, Python"
 }
@@ -121,45 +125,83 @@ count_kunit() {
 	passed=$((passed + p)) failed=$((failed + f + c + e)) skipped=$((skipped + s))
 }
 
-# The ioctl fuzzer in the debug VM; counts as one test.
-fuzz() {
-	local calls=$1 seed=$2 kdir
-	kdir=$(tests/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return; }
-	scripts/build-module.sh "$kdir" build/fuzz-debug W=1 || { stage_fail "module build"; return; }
-	HIXL_VM_TIMEOUT=$(( 600 + calls / 100 )) \
-	tests/vm/run.sh --kernel debug --module build/fuzz-debug/kmod/hixl.ko --name fuzz -- \
-		tests/fuzz/hixl-fuzz --calls "$calls" --seed "$seed" > build/vm/fuzz.log 2>&1
-	if [ $? = 0 ]; then
+# The verdict of an ioctl fuzzer run (one test): RC its exit status, LOG its output.
+fuzz_verdict() {	# RC LOG CALLS SEED
+	if [ "$1" = 0 ]; then
 		passed=$((passed + 1))
-		grep -E '^hixl-fuzz: seed|result' build/vm/fuzz.log
+		grep -E '^hixl-fuzz: seed|result' "$2"
 	else
-		tail -30 build/vm/fuzz.log
-		stage_fail "fuzz: $calls calls, seed $seed"
+		tail -30 "$2"
+		stage_fail "fuzz: $3 calls, seed $4"
 	fi
 }
 
-# The wire fuzzer in the debug VM (a hostile peer, tests/fuzz/README.md); one test.
-# Bounded by cases and by seconds of fuzzing, whichever ends first.
+# The verdict of a wire fuzzer run (one test, or a skip): RC, LOG as above.
+fuzz_wire_verdict() {	# RC LOG CASES SECS SEED
+	if [ "$1" = 0 ] && grep -q '^result PASS' "$2"; then
+		passed=$((passed + 1))
+		grep -E '^hixl-wire-fuzz: seed .*cases \(|^well-formed|^result' "$2"
+	elif grep -q '^result SKIP' "$2"; then
+		skipped=$((skipped + 1))
+		grep 'SKIP' "$2"
+	else
+		grep -E '^VIOLATION|^FAIL' "$2" | head -20
+		tail -30 "$2"
+		stage_fail "wire fuzz: $3 cases / $4 s, seed $5"
+	fi
+}
+
+# A hixl.ko for the debug kernel, W=1, in build/fuzz-debug; 1 (the failure
+# counted) when there is none.
+fuzz_ko=build/fuzz-debug/kmod/hixl.ko
+fuzz_module() {
+	local kdir
+	kdir=$(tests/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return 1; }
+	scripts/build-module.sh "$kdir" build/fuzz-debug W=1 || { stage_fail "module build"; return 1; }
+}
+
+# The ioctl fuzzer in the debug VM (make fuzz); counts as one test.
+fuzz() {
+	local calls=$1 seed=$2
+	fuzz_module || return
+	HIXL_VM_TIMEOUT=$(( 600 + calls / 100 )) \
+	tests/vm/run.sh --kernel debug --module "$fuzz_ko" --name fuzz -- \
+		tests/fuzz/hixl-fuzz --calls "$calls" --seed "$seed" > build/vm/fuzz.log 2>&1
+	fuzz_verdict $? build/vm/fuzz.log "$calls" "$seed"
+}
+
+# The wire fuzzer in the debug VM (a hostile peer, tests/fuzz/README.md;
+# make fuzz-wire); one test.  Bounded by cases and by seconds of fuzzing,
+# whichever ends first.
 fuzz_wire() {
-	local cases=$1 seed=$2 secs=$3 kdir rc
-	kdir=$(tests/vm/build-kernel.sh) || { stage_fail "debug kernel build"; return; }
-	scripts/build-module.sh "$kdir" build/fuzz-debug W=1 || { stage_fail "module build"; return; }
+	local cases=$1 seed=$2 secs=$3
+	fuzz_module || return
 	HIXL_VM_TIMEOUT=$(( 900 + secs * 2 )) \
-	tests/vm/run.sh --kernel debug --module build/fuzz-debug/kmod/hixl.ko --name fuzz-wire -- \
+	tests/vm/run.sh --kernel debug --module "$fuzz_ko" --name fuzz-wire -- \
 		tests/fuzz/hixl-wire-fuzz --cases "$cases" --seed "$seed" --time "$secs" \
 		> build/vm/fuzz-wire.log 2>&1
-	rc=$?
-	if [ $rc = 0 ] && grep -q '^result PASS' build/vm/fuzz-wire.log; then
-		passed=$((passed + 1))
-		grep -E '^hixl-wire-fuzz: seed .*cases \(|^well-formed|^result' build/vm/fuzz-wire.log
-	elif grep -q '^result SKIP' build/vm/fuzz-wire.log; then
-		skipped=$((skipped + 1))
-		grep 'SKIP' build/vm/fuzz-wire.log
-	else
-		grep -E '^VIOLATION|^FAIL' build/vm/fuzz-wire.log | head -20
-		tail -30 build/vm/fuzz-wire.log
-		stage_fail "wire fuzz: $cases cases / $secs s, seed $seed"
-	fi
+	fuzz_wire_verdict $? build/vm/fuzz-wire.log "$cases" "$secs" "$seed"
+}
+
+# make check: both fuzzers, one after the other, in one boot of the debug
+# VM with KO (stage 5's hixl.ko, already built W=1 against that kernel):
+# one boot, one teardown and kmemleak scan, no module build of their own
+# (two boots cost about 135 s more on the CI machine).  Each counts as one
+# test by its own exit status and output (build/vm/fuzz/fuzz.log,
+# fuzz-wire.log); a BUG, WARNING, KASAN, lockdep or kmemleak report in the
+# boot's log fails the boot as one more failure (its console.log's
+# timestamps and the two logs tell which fuzzer ran when).
+fuzz_both() {	# CALLS SEED CASES WIRE_SEED SECS KO
+	local calls=$1 seed=$2 cases=$3 wseed=$4 secs=$5 ko=$6 w=build/vm/fuzz
+	# the command on one line: the guest's sh (dash) takes no $'...' quoting of newlines
+	HIXL_VM_TIMEOUT=$(( 1500 + calls / 100 + secs * 2 )) \
+	tests/vm/run.sh --kernel debug --module "$ko" --name fuzz -- sh -c \
+		'tests/fuzz/hixl-fuzz --calls "$1" --seed "$2" > "$HIXL_WORK/fuzz.log" 2>&1; echo $? > "$HIXL_WORK/fuzz.rc"; tests/fuzz/hixl-wire-fuzz --cases "$3" --seed "$4" --time "$5" > "$HIXL_WORK/fuzz-wire.log" 2>&1; echo $? > "$HIXL_WORK/fuzz-wire.rc"' \
+		sh "$calls" "$seed" "$cases" "$wseed" "$secs" \
+		> build/vm/fuzz-both.log 2>&1 || vm_fail fuzz "fuzz VM run (both fuzzers)"
+	fuzz_verdict "$(cat $w/fuzz.rc 2>/dev/null || echo 1)" $w/fuzz.log "$calls" "$seed"
+	fuzz_wire_verdict "$(cat $w/fuzz-wire.rc 2>/dev/null || echo 1)" $w/fuzz-wire.log \
+		"$cases" "$secs" "$wseed"
 }
 
 # The two-VM run: Debian 6.1 (server) and 6.12 (client) over a QEMU socket
@@ -216,6 +258,15 @@ if [ "${1:-}" = fuzz-wire ]; then
 	make -s all || exit 1
 	mkdir -p build/vm
 	fuzz_wire "${2:-6000}" "${3:-1}" "${4:-1500}"
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" = 0 ]
+	exit
+fi
+# the fuzz stages of make check alone: both fuzzers in one debug VM boot
+if [ "${1:-}" = fuzz-both ]; then
+	make -s all || exit 1
+	mkdir -p build/vm
+	fuzz_module && fuzz_both "${2:-10000}" "${3:-1}" 100000 "${3:-1}" "${4:-60}" "$fuzz_ko"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" = 0 ]
 	exit
@@ -284,11 +335,13 @@ for series in 6.1 6.12; do
 	fi
 done
 
-stage "fuzz: 10000 random calls (ioctl and io_uring) in the debug VM (make fuzz runs 1,000,000)"
-fuzz 10000 "${HIXL_FUZZ_SEED:-1}"
-
-stage "wire fuzz: 60 s of hostile-peer cases in the debug VM (make fuzz-wire runs 25 min)"
-fuzz_wire 100000 "${HIXL_WIRE_SEED:-1}" 60
+stage "fuzz: 10000 random calls (ioctl and io_uring), then 60 s of hostile-peer cases, in one debug VM boot (make fuzz runs 1,000,000 calls, make fuzz-wire 25 min)"
+if [ -f build/debug/kmod/hixl.ko ]; then
+	fuzz_both 10000 "${HIXL_FUZZ_SEED:-1}" 100000 "${HIXL_WIRE_SEED:-1}" 60 \
+		build/debug/kmod/hixl.ko
+elif fuzz_module; then
+	fuzz_both 10000 "${HIXL_FUZZ_SEED:-1}" 100000 "${HIXL_WIRE_SEED:-1}" 60 "$fuzz_ko"
+fi
 
 stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"
 pair

@@ -14,7 +14,10 @@ sections without raw lines absent.  Then bench-diff.py on fixtures A and B
 (45..55) -> 44 (40..52): its median below A's min, its max above it) must
 flag exactly the first; the same-host section (--local, fixtures/raw-local.txt,
 bench/localreport.py) must give the local and local_cpu tables with the
-fixture's medians and ratios and results.md the goal lines; the
+fixture's medians and ratios and results.md the goal lines; the rails
+section (--rails, fixtures/raw-rails.txt, bench/railsreport.py) the rails
+table (GB/s medians, ratios, bytes verified, a failed measurement as n/a)
+and the time lost in results.md; the
 --from-md import of the results.md written from A must give A's numbers
 back; the committed bench/results.json must pass the schema.  TAP output.
 """
@@ -229,6 +232,44 @@ def main():
     lm = open(os.path.join(tmp, "local.md")).read() if p.returncode == 0 else ""
     ok(p.returncode == 0 and "| write | 64 KiB | 1 |" in lm and "| read | 4 MiB | 8 |" in lm,
        "localreport.py alone writes results-local.md's table", p.stderr + lm[:2000])
+
+    # the rails section (bench/railsreport.py, bench-rails-guest.sh's lines)
+    f = results(tmp, "f", "raw-b.txt", "--rails", os.path.join(FIX, "raw-rails.txt"))
+    t = f["tables"].get("rails", {"points": []})
+    gbs = lambda secs: 67108864 / secs / 1e9  # noqa: E731
+    w = [pt for pt in t["points"] if pt["op"] == "write"]
+    r = [pt for pt in t["points"] if pt["op"] == "read"]
+    want1 = statistics.median([gbs(2.0), gbs(2.2), gbs(1.6)])
+    want2 = statistics.median([gbs(2.5), gbs(2.0), gbs(2.2)])
+    wantd = statistics.median([gbs(3.0), gbs(4.0)])
+    ok(not results_json.check(f) and t.get("unit") == "GB/s" and len(w) == 1 and len(r) == 1
+       and w[0]["block"] == 1048576 and w[0]["batch"] == 64
+       and close(w[0]["values"]["rails-1"]["median"], want1, 0, 1e-4)
+       and close(w[0]["values"]["rails-2"]["median"], want2, 0, 1e-4)
+       and w[0]["values"]["rails-2-down"]["n"] == 2
+       and close(w[0]["values"]["rails-2-down"]["median"], wantd, 0, 1e-4)
+       and close(w[0]["ratios"]["rails-2/rails-1"], want2 / want1)
+       and close(w[0]["ratios"]["rails-2-down/rails-2"], wantd / want2)
+       and "Connection reset" in w[0]["na"]["rails-2-down"]
+       and w[0]["info"]["rails-2-down verified"] == f"{2 * 67108864 + 20971520} of "
+       f"{3 * 67108864} bytes"
+       and w[0]["info"]["rails-2-down down_ms"] == [600.0, 500.0, 700.0]
+       and "rails-2-down" not in r[0]["values"] and "rails-2-down/rails-2" not in r[0]["ratios"],
+       "F: --rails gives the rails table: GB/s medians, ratios, bytes verified, the failed "
+       "measurement n/a", t["points"])
+    md = open(os.path.join(tmp, "f.md")).read()
+    sec = md[md.find("## Rails"):]
+    ok("| write | 1 MiB | 64 |" in sec and "| +1.300 |" in sec and "| 600 (500..700) |" in sec
+       and "rail 0" in sec and "1 measurement(s) failed" in sec,
+       "F: results.md's rails section: the time lost (median seconds, down - two rails), when "
+       "rail 1 went down, what is measured today", sec[:3000])
+    p = run("bench/railsreport.py", "--raw", os.path.join(FIX, "raw-rails.txt"), "--kernel", "k",
+            "--out", os.path.join(tmp, "rails.md"))
+    rm = open(os.path.join(tmp, "rails.md")).read() if p.returncode == 0 else ""
+    ok(p.returncode == 0 and "| write | 1 MiB | 64 |" in rm and "| read | 1 MiB | 64 |" in rm
+       and "8100 / 2" in rm,
+       "railsreport.py alone writes results-rails.md's table", p.stderr + rm[:2000])
+    ok("rails" not in e["tables"], "E: no --rails, no rails table", sorted(e["tables"]))
 
     b = results(tmp, "b", "raw-b.txt", "--reg", reg)
     check_doc(b, "raw-b.txt", "B")

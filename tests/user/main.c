@@ -75,6 +75,18 @@ static int reap(pid_t pid, int timed_out, int *status)
 	return -1;
 }
 
+/*
+ * Each test's wall time as a TAP comment after its result line, "# took
+ * NAME 12.3 s": what `make check`'s VM stages spend their time on
+ * (scripts/test-times.sh sums them per test over the guests' user.tap).
+ */
+static void print_took(const char *name, long long started)
+{
+	long long ms = now_ms() - started;
+
+	printf("# took %s %lld.%lld s\n", name, ms / 1000, ms % 1000 / 100);
+}
+
 static int selected(int argc, char **argv, const char *name)
 {
 	if (argc < 2)
@@ -105,7 +117,7 @@ int main(int argc, char **argv)
 		char buf[4096] = "", skipwhy[512] = "";
 		int pfd[2], status = 0, timed_out = 0;
 		ssize_t len, got = 0;
-		long long deadline;
+		long long deadline, started;
 		pid_t pid;
 
 		unsigned long long policy;
@@ -120,6 +132,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		fflush(stdout);
+		started = now_ms();
 		pid = fork();
 		if (pid < 0) {
 			perror("fork");
@@ -179,6 +192,7 @@ int main(int argc, char **argv)
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 77 &&
 		    sscanf(buf, "SKIP %511[^\n]", skipwhy) == 1) {
 			printf("ok %d - %s # SKIP %s\n", n, t->name, skipwhy);
+			print_took(t->name, started);
 			skipped++;
 			continue;
 		}
@@ -196,6 +210,7 @@ int main(int argc, char **argv)
 			printf("not ok %d - %s\n", n, t->name);
 			failed++;
 		}
+		print_took(t->name, started);
 	}
 	printf("1..%d\n", n);
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);

@@ -52,66 +52,16 @@
 #include "raw.h"
 #include "tests.h"
 #include "util.h"
+#include "local_util.h"
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
-
-/* An engine on HX_IP:port with no staging pool and the given transport. */
-static int eng_t(uint16_t port, uint32_t transport)
-{
-	struct hixl_setup s;
-	int fd = open_dev();
-	long ret;
-
-	memset(&s, 0, sizeof(s));
-	s.local = hx_name(port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	s.transport = transport;
-	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
-	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
-		SKIP("no RDMA device on " HX_IP " (rxe0 in the test VM)");
-	if (ret) {
-		printf("#   SETUP port %u transport %u: %s\n", port, transport, strerror(-ret));
-		close(fd);
-		return (int)ret;
-	}
-	return fd;
-}
-
-/* The engine's first link: its flags and counters; -errno or 0. */
-static long link0(int fd, struct hixl_link_stat *o)
-{
-	struct hixl_link_stats a;
-	long ret;
-
-	memset(o, 0, sizeof(*o));
-	memset(&a, 0, sizeof(a));
-	a.buf = (uintptr_t)o;
-	a.count = 1;
-	ret = xioctl(fd, HIXL_IOC_LINK_STATS, &a);
-	if (!ret && a.total < 1)
-		ret = -ENOENT;
-	return ret;
-}
 
 static uint32_t link_flags(int fd)
 {
 	struct hixl_link_stat o;
 
-	return link0(fd, &o) ? 0 : o.flags;
-}
-
-/* A connected pair A -> B (A's transport ta, B's tb); 0 or -errno. */
-static int pair_up(uint16_t pa, uint32_t ta, uint16_t pb, uint32_t tb, int *a, int *b)
-{
-	*b = eng_t(pb, tb);
-	if (*b < 0)
-		return *b;
-	*a = eng_t(pa, ta);
-	if (*a < 0)
-		return *a;
-	return (int)hx_connect(*a, pb, 5000);
+	return lu_link0(fd, &o) ? 0 : o.flags;
 }
 
 static void *map_thp(size_t len)
@@ -153,7 +103,7 @@ static void rw_roundtrip(uint8_t *abuf, uint8_t *bbuf, size_t len, uint16_t pa, 
 	uint64_t want = 0;
 	int a, b;
 
-	REQUIRE(pair_up(pa, HIXL_TRANSPORT_AUTO, pb, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
+	REQUIRE(lu_pair(pa, HIXL_TRANSPORT_AUTO, pb, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
 	REQUIRE(reg_mem(a, abuf, 2 * len, 0, &ra) == 0);
 	REQUIRE(reg_mem(b, bbuf, len, 0, &rb) == 0);
 	CHECK(link_flags(a) & HIXL_LINK_STAT_LOCAL);
@@ -177,7 +127,7 @@ static void rw_roundtrip(uint8_t *abuf, uint8_t *bbuf, size_t len, uint16_t pa, 
 	CHECK_EQ(hx_xfer(a, pb, HIXL_OP_READ, d, 1, 10000, &failed), 0);
 	CHECK_EQ(hx_first_diff(abuf + len + 3, bbuf + 3, len - 3), -1);
 	want += len - 3;
-	REQUIRE(link0(a, &st) == 0);
+	REQUIRE(lu_link0(a, &st) == 0);
 	CHECK_EQ(st.xfer.local_bytes, want);
 	CHECK_EQ(st.xfer.local_ops, 5);
 	CHECK_EQ(st.xfer.write_direct_bytes + st.xfer.read_direct_bytes, want);
@@ -262,7 +212,7 @@ static void local_refused(void)
 	memset(blo, 0x33, len);
 	memset(aro, 0x44, len);
 	hx_fill(abuf, len, 3);
-	REQUIRE(pair_up(24206, HIXL_TRANSPORT_AUTO, 24207, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
+	REQUIRE(lu_pair(24206, HIXL_TRANSPORT_AUTO, 24207, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
 	REQUIRE(reg_mem(a, aro, len, HIXL_REG_READ_ONLY, &r) == 0);
 	REQUIRE(reg_mem(b, bbuf, len, 0, &r) == 0);
@@ -326,7 +276,7 @@ static void local_rdma_forced(void)
 		uint32_t failed = 0;
 		int a, b;
 
-		REQUIRE(pair_up(24208, t[k][0], 24209, t[k][1], &a, &b) == 0);
+		REQUIRE(lu_pair(24208, t[k][0], 24209, t[k][1], &a, &b) == 0);
 		REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
 		REQUIRE(reg_mem(b, bbuf, len, 0, &r) == 0);
 		CHECK(!(link_flags(a) & HIXL_LINK_STAT_LOCAL));
@@ -334,7 +284,7 @@ static void local_rdma_forced(void)
 		hx_fill(abuf, len, 11 + k);
 		CHECK_EQ(hx_xfer(a, 24209, HIXL_OP_WRITE, &d, 1, 10000, &failed), 0);
 		CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
-		REQUIRE(link0(a, &st) == 0);
+		REQUIRE(lu_link0(a, &st) == 0);
 		CHECK_EQ(st.xfer.local_bytes, 0);
 		CHECK_EQ(st.xfer.write_direct_bytes, len);	/* rxe moved them */
 		close(a);
@@ -365,14 +315,14 @@ static void local_transport(void)
 	}
 	close(fd);
 	/* LOCAL against a peer that wants RDMA: no pairing, so no TRANSFER */
-	REQUIRE(pair_up(24210, HIXL_TRANSPORT_LOCAL, 24211, HIXL_TRANSPORT_RDMA, &a, &b) == 0);
+	REQUIRE(lu_pair(24210, HIXL_TRANSPORT_LOCAL, 24211, HIXL_TRANSPORT_RDMA, &a, &b) == 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
 	REQUIRE(reg_mem(b, bbuf, len, 0, &r) == 0);
 	CHECK_EQ(hx_xfer(a, 24211, HIXL_OP_WRITE, &d, 1, 5000, &failed), -EOPNOTSUPP);
 	close(a);
 	close(b);
 	/* LOCAL on both: unregistered local memory is refused, not staged */
-	REQUIRE(pair_up(24210, HIXL_TRANSPORT_LOCAL, 24211, HIXL_TRANSPORT_LOCAL, &a, &b) == 0);
+	REQUIRE(lu_pair(24210, HIXL_TRANSPORT_LOCAL, 24211, HIXL_TRANSPORT_LOCAL, &a, &b) == 0);
 	REQUIRE(reg_mem(b, bbuf, len, 0, &r) == 0);
 	CHECK(link_flags(a) & HIXL_LINK_STAT_LOCAL);
 	CHECK_EQ(hx_xfer(a, 24211, HIXL_OP_WRITE, &d, 1, 5000, &failed), -ENOENT);
@@ -380,49 +330,6 @@ static void local_transport(void)
 	CHECK_EQ(hx_xfer(a, 24211, HIXL_OP_WRITE, &d, 1, 5000, &failed), 0);
 	close(a);
 	close(b);
-}
-
-/* A long WRITE batch in a thread. */
-struct bg_xfer {
-	int fd;
-	uint16_t port;
-	uint32_t op;
-	struct hixl_op_desc *d;
-	uint32_t n;
-	uint32_t timeout_ms;
-	uint64_t tag;
-	long ret;
-	uint32_t failed;
-	volatile int started;
-};
-
-static void *bg_run(void *arg)
-{
-	struct bg_xfer *x = arg;
-	struct hixl_transfer t;
-
-	memset(&t, 0, sizeof(t));
-	t.remote = hx_name(x->port);
-	t.op = x->op;
-	t.descs = (uintptr_t)x->d;
-	t.count = x->n;
-	t.timeout_ms = x->timeout_ms;
-	t.tag = x->tag;
-	x->started = 1;
-	x->ret = xioctl(x->fd, HIXL_IOC_TRANSFER, &t);
-	x->failed = t.failed;
-	return NULL;
-}
-
-/* n descriptors of chunk bytes covering [src, src + n * chunk) -> dst */
-static struct hixl_op_desc *descs(uint8_t *src, uint8_t *dst, size_t chunk, uint32_t n)
-{
-	struct hixl_op_desc *d = calloc(n, sizeof(*d));
-
-	for (uint32_t i = 0; d && i < n; i++)
-		d[i] = (struct hixl_op_desc){ (uintptr_t)src + i * chunk, (uintptr_t)dst + i * chunk,
-					      chunk };
-	return d;
 }
 
 static size_t big_len(void)
@@ -436,21 +343,22 @@ static void local_dereg_mid(void)
 	uint32_t n = len / chunk;
 	uint8_t *abuf = hx_map(len), *bbuf = hx_map(len);
 	struct hixl_reg_mem ra, rb;
-	struct bg_xfer x = { 0 };
+	struct lu_bg x = { 0 };
 	pthread_t th;
 	long ret;
 	int a, b;
 
 	REQUIRE(abuf && bbuf);
-	REQUIRE(pair_up(24212, HIXL_TRANSPORT_AUTO, 24213, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
+	REQUIRE(lu_pair(24212, HIXL_TRANSPORT_AUTO, 24213, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &ra) == 0);
 	REQUIRE(reg_mem(b, bbuf, len, 0, &rb) == 0);
 	REQUIRE(link_flags(a) & HIXL_LINK_STAT_LOCAL);
-	x = (struct bg_xfer){ .fd = a, .port = 24213, .op = HIXL_OP_WRITE,
-			      .d = descs(abuf, bbuf, chunk, n), .n = n, .timeout_ms = 60000 };
+	x = (struct lu_bg){ .fd = a, .remote = hx_name(24213), .op = HIXL_OP_WRITE,
+			    .d = lu_descs((uintptr_t)abuf, (uintptr_t)bbuf, chunk, n), .n = n,
+			    .timeout_ms = 60000 };
 	REQUIRE(x.d);
 	/* deregistration: EBUSY only while a chunk is inside it */
-	pthread_create(&th, NULL, bg_run, &x);
+	pthread_create(&th, NULL, lu_bg_run, &x);
 	while (!x.started)
 		usleep(100);
 	usleep(2000);
@@ -466,7 +374,7 @@ static void local_dereg_mid(void)
 	/* and munmap: the region is invalidated, its pins go once we are out */
 	REQUIRE(reg_mem(b, bbuf, len, 0, &rb) == 0);
 	x.started = 0;
-	pthread_create(&th, NULL, bg_run, &x);
+	pthread_create(&th, NULL, lu_bg_run, &x);
 	while (!x.started)
 		usleep(100);
 	usleep(2000);
@@ -492,7 +400,7 @@ static void peer_child(uint16_t port, size_t len, int wfd, int rfd, bool close_f
 	struct hixl_reg_mem rb;
 	uint64_t baddr;
 	char c;
-	int b = eng_t(port, HIXL_TRANSPORT_AUTO);
+	int b = lu_eng(port, HIXL_TRANSPORT_AUTO);
 
 	if (b < 0 || !bbuf || reg_mem(b, bbuf, len, 0, &rb))
 		_exit(1);
@@ -517,7 +425,7 @@ static void killed_case(uint16_t pa, uint16_t pb, bool close_first)
 	uint32_t n = len / chunk;
 	uint8_t *abuf = hx_map(len);
 	struct hixl_reg_mem ra;
-	struct bg_xfer x = { 0 };
+	struct lu_bg x = { 0 };
 	int up[2], down[2], a, status;
 	uint64_t baddr = 0;
 	pthread_t th;
@@ -530,16 +438,16 @@ static void killed_case(uint16_t pa, uint16_t pb, bool close_first)
 		peer_child(pb, len, up[1], down[0], close_first);
 	close(up[1]);
 	REQUIRE(read(up[0], &baddr, sizeof(baddr)) == sizeof(baddr));
-	a = eng_t(pa, HIXL_TRANSPORT_AUTO);
+	a = lu_eng(pa, HIXL_TRANSPORT_AUTO);
 	REQUIRE(a >= 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &ra) == 0);
 	REQUIRE(hx_connect(a, pb, 5000) == 0);
 	CHECK(link_flags(a) & HIXL_LINK_STAT_LOCAL);
-	x = (struct bg_xfer){ .fd = a, .port = pb, .op = HIXL_OP_WRITE,
-			      .d = descs(abuf, (uint8_t *)(uintptr_t)baddr, chunk, n), .n = n,
-			      .timeout_ms = 60000 };
+	x = (struct lu_bg){ .fd = a, .remote = hx_name(pb), .op = HIXL_OP_WRITE,
+			    .d = lu_descs((uintptr_t)abuf, baddr, chunk, n), .n = n,
+			    .timeout_ms = 60000 };
 	REQUIRE(x.d);
-	pthread_create(&th, NULL, bg_run, &x);
+	pthread_create(&th, NULL, lu_bg_run, &x);
 	while (!x.started)
 		usleep(100);
 	usleep(2000);
@@ -558,7 +466,7 @@ static void killed_case(uint16_t pa, uint16_t pb, bool close_first)
 		CHECK(x.failed < n);
 	/* whatever it said, the next one fails: the peer engine is gone */
 	x.n = 1;
-	bg_run(&x);
+	lu_bg_run(&x);
 	CHECK(x.ret != 0);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -579,19 +487,19 @@ static void local_cancel(void)
 	uint8_t *abuf = hx_map(len), *bbuf = hx_map(len);
 	struct hixl_reg_mem r;
 	struct hixl_cancel c;
-	struct bg_xfer x;
+	struct lu_bg x;
 	pthread_t th;
 	int a, b;
 
 	REQUIRE(abuf && bbuf);
-	REQUIRE(pair_up(24216, HIXL_TRANSPORT_AUTO, 24217, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
+	REQUIRE(lu_pair(24216, HIXL_TRANSPORT_AUTO, 24217, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
 	REQUIRE(reg_mem(b, bbuf, len, 0, &r) == 0);
-	x = (struct bg_xfer){ .fd = a, .port = 24217, .op = HIXL_OP_READ,
-			      .d = descs(abuf, bbuf, chunk, n), .n = n, .timeout_ms = 60000,
-			      .tag = 77 };
+	x = (struct lu_bg){ .fd = a, .remote = hx_name(24217), .op = HIXL_OP_READ,
+			    .d = lu_descs((uintptr_t)abuf, (uintptr_t)bbuf, chunk, n), .n = n,
+			    .timeout_ms = 60000, .tag = 77 };
 	REQUIRE(x.d);
-	pthread_create(&th, NULL, bg_run, &x);
+	pthread_create(&th, NULL, lu_bg_run, &x);
 	while (!x.started)
 		usleep(100);
 	usleep(2000);
@@ -604,13 +512,13 @@ static void local_cancel(void)
 	/* the timeout: 1 ms for the whole batch */
 	x.timeout_ms = 1;
 	x.tag = 0;
-	bg_run(&x);
+	lu_bg_run(&x);
 	printf("#   1 ms READ: %ld\n", x.ret);
 	CHECK(x.ret == -ETIMEDOUT || x.ret == 0);
 	/* the link is still good */
 	x.n = 1;
 	x.timeout_ms = 5000;
-	bg_run(&x);
+	lu_bg_run(&x);
 	CHECK_EQ(x.ret, 0);
 	free(x.d);
 	close(a);
@@ -628,7 +536,7 @@ static void local_forged_token(void)
 	int b, ret;
 
 	REQUIRE(bbuf);
-	b = eng_t(24218, HIXL_TRANSPORT_AUTO);
+	b = lu_eng(24218, HIXL_TRANSPORT_AUTO);
 	REQUIRE(b >= 0);
 	REQUIRE(reg_mem(b, bbuf, 64 * KiB, 0, &r) == 0);
 	ret = hp_connect(&p, 24218, 0, 64 * KiB);

@@ -33,61 +33,11 @@
 
 #include "tests.h"
 #include "util.h"
+#include "local_util.h"
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
 #define DVA 0x100000000000ULL	/* the device address the dma-buf region is named by */
-
-/* An engine on HX_IP:port with no staging pool and the given transport. */
-static int eng_t(uint16_t port, uint32_t transport)
-{
-	struct hixl_setup s;
-	int fd = open_dev();
-	long ret;
-
-	memset(&s, 0, sizeof(s));
-	s.local = hx_name(port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	s.transport = transport;
-	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
-	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
-		SKIP("no RDMA device on " HX_IP " (rxe0 in the test VM)");
-	if (ret) {
-		printf("#   SETUP port %u transport %u: %s\n", port, transport, strerror(-ret));
-		close(fd);
-		return (int)ret;
-	}
-	return fd;
-}
-
-/* The engine's first link: its flags and counters; -errno or 0. */
-static long link0(int fd, struct hixl_link_stat *o)
-{
-	struct hixl_link_stats a;
-	long ret;
-
-	memset(o, 0, sizeof(*o));
-	memset(&a, 0, sizeof(a));
-	a.buf = (uintptr_t)o;
-	a.count = 1;
-	ret = xioctl(fd, HIXL_IOC_LINK_STATS, &a);
-	if (!ret && a.total < 1)
-		ret = -ENOENT;
-	return ret;
-}
-
-/* A connected pair A -> B (transport t on both); 0 or -errno. */
-static int pair_up(uint16_t pa, uint16_t pb, uint32_t t, int *a, int *b)
-{
-	*b = eng_t(pb, t);
-	if (*b < 0)
-		return *b;
-	*a = eng_t(pa, t);
-	if (*a < 0)
-		return *a;
-	return (int)hx_connect(*a, pb, 5000);
-}
 
 /*
  * A udmabuf of len bytes: its dma-buf fd in *fd (-1 on failure, counted),
@@ -151,7 +101,7 @@ static void check_path(int a, uint64_t bytes, uint64_t n_ops, bool local)
 {
 	struct hixl_link_stat st;
 
-	REQUIRE(link0(a, &st) == 0);
+	REQUIRE(lu_link0(a, &st) == 0);
 	printf("#   local %s: local_bytes %llu local_ops %llu direct %llu\n",
 	       local ? "expected" : "not expected", (unsigned long long)st.xfer.local_bytes,
 	       (unsigned long long)st.xfer.local_ops,
@@ -177,7 +127,7 @@ static void host_dev(uint16_t pa, uint16_t pb, uint32_t t, bool local)
 	dbuf(len, &dev, &fb);
 	dbuf(2 * len, &dev2, &fa);
 	REQUIRE(host && host2 && fa >= 0 && fb >= 0);
-	REQUIRE(pair_up(pa, pb, t, &a, &b) == 0);
+	REQUIRE(lu_pair(pa, t, pb, t, &a, &b) == 0);
 	REQUIRE(reg_mem(a, host, 2 * len, 0, NULL) == 0);
 	REQUIRE(reg_dev(b, DVA, len, fb, 0, NULL) == 0);
 	moved = roundtrip(a, pb, (struct side){ (uintptr_t)host, host },
@@ -187,7 +137,7 @@ static void host_dev(uint16_t pa, uint16_t pb, uint32_t t, bool local)
 	close(b);
 
 	/* the initiator's side is the dma-buf (at an offset in the buffer) */
-	REQUIRE(pair_up(pa + 2, pb + 2, t, &a2, &b2) == 0);
+	REQUIRE(lu_pair(pa + 2, t, pb + 2, t, &a2, &b2) == 0);
 	REQUIRE(reg_dev(a2, DVA, len * 2 - 4 * KiB, fa, 4 * KiB, NULL) == 0);
 	REQUIRE(reg_mem(b2, host2, len, 0, NULL) == 0);
 	moved = roundtrip(a2, pb + 2, (struct side){ DVA, dev2 + 4 * KiB },
@@ -217,7 +167,7 @@ static void local_dmabuf_dmabuf(void)
 	dbuf(len, &db, &fb);
 	REQUIRE(fa >= 0 && fb >= 0);
 
-	REQUIRE(pair_up(24512, 24513, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
+	REQUIRE(lu_pair(24512, HIXL_TRANSPORT_AUTO, 24513, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
 	REQUIRE(reg_dev(a, DVA, 2 * len, fa, 0, NULL) == 0);
 	REQUIRE(reg_dev(b, DVA + 2 * len, len, fb, 0, NULL) == 0);
 	moved = roundtrip(a, 24513, (struct side){ DVA, da }, (struct side){ DVA + 2 * len, db },
@@ -248,25 +198,6 @@ static void local_dmabuf_novmap(void)
 	     "cannot register one: the RDMA fallback is untestable here");
 }
 
-struct bg {
-	int fd;
-	uint16_t port;
-	struct hixl_op_desc *d;
-	uint32_t n;
-	long ret;
-	uint32_t failed;
-	volatile int started;
-};
-
-static void *bg_run(void *arg)
-{
-	struct bg *x = arg;
-
-	x->started = 1;
-	x->ret = hx_xfer(x->fd, x->port, HIXL_OP_WRITE, x->d, x->n, 120000, &x->failed);
-	return NULL;
-}
-
 /*
  * A batch long enough to be caught mid-way: n descriptors of 1 MiB going
  * round the peer's 16 MiB dma-buf region again and again (2 GiB in all
@@ -279,7 +210,7 @@ static void local_dmabuf_dereg_mid(void)
 	uint8_t *host = hx_map(len), *dev;
 	struct hixl_op_desc *d = calloc(n, sizeof(*d));
 	struct hixl_reg_mem rb;
-	struct bg x = { 0 };
+	struct lu_bg x = { 0 };
 	uint32_t failed = 0;
 	pthread_t th;
 	long ret = 0;
@@ -287,7 +218,7 @@ static void local_dmabuf_dereg_mid(void)
 
 	dbuf(len, &dev, &fb);
 	REQUIRE(host && d && fb >= 0);
-	REQUIRE(pair_up(24518, 24519, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
+	REQUIRE(lu_pair(24518, HIXL_TRANSPORT_AUTO, 24519, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
 	REQUIRE(reg_mem(a, host, len, 0, NULL) == 0);
 	REQUIRE(reg_dev(b, DVA, len, fb, 0, &rb) == 0);
 	for (uint32_t i = 0; i < n; i++)
@@ -298,8 +229,9 @@ static void local_dmabuf_dereg_mid(void)
 	CHECK_EQ(hx_xfer(a, 24519, HIXL_OP_WRITE, d, 1, 20000, &failed), 0);
 	CHECK_EQ(hx_first_diff(host, dev, chunk), -1);
 
-	x = (struct bg){ .fd = a, .port = 24519, .d = d, .n = n };
-	pthread_create(&th, NULL, bg_run, &x);
+	x = (struct lu_bg){ .fd = a, .remote = hx_name(24519), .op = HIXL_OP_WRITE, .d = d,
+			    .n = n, .timeout_ms = 120000 };
+	pthread_create(&th, NULL, lu_bg_run, &x);
 	while (!x.started)
 		usleep(100);
 	usleep(50000);

@@ -39,6 +39,7 @@
 #include "raw.h"
 #include "tests.h"
 #include "util.h"
+#include "local_util.h"
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
@@ -89,45 +90,15 @@ static void set_threads(const char *v)
 		SKIP("cannot write " THREADS_PARAM);
 }
 
-/* An engine on HX_IP:port, transport AUTO (the runner's default is RDMA), no staging pool. */
-static int eng(uint16_t port)
-{
-	struct hixl_setup s;
-	int fd = open_dev();
-	long ret;
-
-	memset(&s, 0, sizeof(s));
-	s.local = hx_name(port);
-	s.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	s.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	s.transport = HIXL_TRANSPORT_AUTO;
-	ret = xioctl(fd, HIXL_IOC_SETUP, &s);
-	if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
-		SKIP("no RDMA device on " HX_IP " (rxe0 in the test VM)");
-	if (ret) {
-		printf("#   SETUP port %u: %s\n", port, strerror(-ret));
-		close(fd);
-		return (int)ret;
-	}
-	return fd;
-}
-
 /* A connected, paired pair A -> B; 0 or -errno. */
 static int pair_up(uint16_t pa, uint16_t pb, int *a, int *b)
 {
 	struct hixl_link_stat o;
-	struct hixl_link_stats ls;
+	int ret = lu_pair(pa, HIXL_TRANSPORT_AUTO, pb, HIXL_TRANSPORT_AUTO, a, b);
 
-	*b = eng(pb);
-	*a = eng(pa);
-	if (*a < 0 || *b < 0)
-		return -ENODEV;
-	if (hx_connect(*a, pb, 5000))
-		return -ENOTCONN;
-	memset(&ls, 0, sizeof(ls));
-	ls.buf = (uintptr_t)&o;
-	ls.count = 1;
-	if (xioctl(*a, HIXL_IOC_LINK_STATS, &ls) || ls.total < 1)
+	if (ret)
+		return ret;
+	if (lu_link0(*a, &o))
 		return -ENOENT;
 	return (o.flags & HIXL_LINK_STAT_LOCAL) ? 0 : -EOPNOTSUPP;
 }
@@ -217,37 +188,6 @@ static void local_par_rw(void)
 	close(b);
 }
 
-struct bg_xfer {
-	int fd;
-	uint16_t port;
-	uint32_t op;
-	const struct hixl_op_desc *d;
-	uint32_t n;
-	uint32_t timeout_ms;
-	uint64_t tag;
-	long ret;
-	uint32_t failed;
-	volatile int started;
-};
-
-static void *bg_run(void *arg)
-{
-	struct bg_xfer *x = arg;
-	struct hixl_transfer t;
-
-	memset(&t, 0, sizeof(t));
-	t.remote = hx_name(x->port);
-	t.op = x->op;
-	t.descs = (uintptr_t)x->d;
-	t.count = x->n;
-	t.timeout_ms = x->timeout_ms;
-	t.tag = x->tag;
-	x->started = 1;
-	x->ret = xioctl(x->fd, HIXL_IOC_TRANSFER, &t);
-	x->failed = t.failed;
-	return NULL;
-}
-
 /*
  * b has two regions, lo and hi, halves of one buffer; a WRITE of n 1 MiB
  * descriptors over both; hi (or lo) deregistered mid-batch.
@@ -255,24 +195,21 @@ static void *bg_run(void *arg)
 static void dereg_case(int a, int b, uint8_t *abuf, uint8_t *bbuf, size_t len, bool hi)
 {
 	uint32_t n = len / MiB;
-	struct hixl_op_desc *d = calloc(n, sizeof(*d));
+	struct hixl_op_desc *d = lu_descs((uintptr_t)abuf, (uintptr_t)bbuf, MiB, n);
 	struct hixl_reg_mem rlo, rhi;
-	struct bg_xfer x;
+	struct lu_bg x;
 	pthread_t th;
 	long ret = 0;
 
 	REQUIRE(d);
-	for (uint32_t i = 0; i < n; i++)
-		d[i] = (struct hixl_op_desc){ (uintptr_t)abuf + i * MiB, (uintptr_t)bbuf + i * MiB,
-					      MiB };
 	REQUIRE(reg_mem(b, bbuf, len / 2, 0, &rlo) == 0);
 	REQUIRE(reg_mem(b, bbuf + len / 2, len / 2, 0, &rhi) == 0);
 	hx_fill(abuf, len, hi ? 31 : 32);
 	abuf[0] = 0x5a;		/* the byte whose arrival says the copy began */
 	memset(bbuf, 0, len);
-	x = (struct bg_xfer){ .fd = a, .port = 24303, .op = HIXL_OP_WRITE, .d = d, .n = n,
-			      .timeout_ms = 60000 };
-	pthread_create(&th, NULL, bg_run, &x);
+	x = (struct lu_bg){ .fd = a, .remote = hx_name(24303), .op = HIXL_OP_WRITE, .d = d,
+			    .n = n, .timeout_ms = 60000 };
+	pthread_create(&th, NULL, lu_bg_run, &x);
 	/* the copy has begun when b's first byte arrives: deregister at once */
 	for (int i = 0; i < 20000000 && !*(volatile uint8_t *)bbuf; i++)
 		;
@@ -329,11 +266,11 @@ static void local_par_cancel(void)
 	size_t len = par_len();
 	uint32_t n = len / MiB;
 	uint8_t *abuf = hx_map(len), *bbuf = hx_map(len);
-	struct hixl_op_desc *d = calloc(n, sizeof(*d));
+	struct hixl_op_desc *d = lu_descs((uintptr_t)abuf, (uintptr_t)bbuf, MiB, n);
 	struct lcopy_stats s0, s1;
 	struct hixl_reg_mem r;
 	struct hixl_cancel c;
-	struct bg_xfer x;
+	struct lu_bg x;
 	uint32_t failed = 0;
 	pthread_t th;
 	int a, b;
@@ -342,14 +279,11 @@ static void local_par_cancel(void)
 	REQUIRE(pair_up(24304, 24305, &a, &b) == 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
 	REQUIRE(reg_mem(b, bbuf, len, 0, &r) == 0);
-	for (uint32_t i = 0; i < n; i++)
-		d[i] = (struct hixl_op_desc){ (uintptr_t)abuf + i * MiB, (uintptr_t)bbuf + i * MiB,
-					      MiB };
 	set_threads("4");
 	s0 = lcopy_read();
-	x = (struct bg_xfer){ .fd = a, .port = 24305, .op = HIXL_OP_READ, .d = d, .n = n,
-			      .timeout_ms = 60000, .tag = 4242 };
-	pthread_create(&th, NULL, bg_run, &x);
+	x = (struct lu_bg){ .fd = a, .remote = hx_name(24305), .op = HIXL_OP_READ, .d = d,
+			    .n = n, .timeout_ms = 60000, .tag = 4242 };
+	pthread_create(&th, NULL, lu_bg_run, &x);
 	while (!x.started)
 		usleep(100);
 	usleep(1000);
@@ -365,7 +299,7 @@ static void local_par_cancel(void)
 	/* the whole batch in 1 ms (a jiffy or so): it cannot copy that fast */
 	x.timeout_ms = 1;
 	x.tag = 0;
-	bg_run(&x);
+	lu_bg_run(&x);
 	printf("#   1 ms parallel READ: %ld (failed %u)\n", x.ret, x.failed);
 	CHECK_EQ(x.ret, -ETIMEDOUT);
 	CHECK(x.failed < n);

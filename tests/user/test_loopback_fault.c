@@ -19,38 +19,10 @@
 #include "loop.h"
 #include "tests.h"
 #include "util.h"
+#include "local_util.h"
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
-
-struct bg {
-	int fd;
-	uint16_t port;
-	struct hixl_op_desc *d;
-	uint32_t n;
-	volatile int started;
-	long ret;
-	uint32_t failed;
-};
-
-static void *bg_run(void *p)
-{
-	struct bg *x = p;
-
-	x->started = 1;
-	x->ret = lo_xfer(x->fd, AF_INET, x->port, HIXL_OP_WRITE, x->d, x->n, 60000, &x->failed);
-	return NULL;
-}
-
-/* n descriptors of chunk bytes each */
-static struct hixl_op_desc *chunks(uint8_t *l, uint64_t r, size_t chunk, uint32_t n)
-{
-	struct hixl_op_desc *d = calloc(n, sizeof(*d));
-
-	for (uint32_t i = 0; d && i < n; i++)
-		d[i] = (struct hixl_op_desc){ (uintptr_t)l + i * chunk, r + i * chunk, chunk };
-	return d;
-}
 
 static size_t big_len(void)
 {
@@ -63,7 +35,7 @@ void loop_dereg_mid(void)
 	uint32_t n = len / chunk;
 	uint8_t *abuf = hx_map(len), *bbuf = hx_map(len);
 	struct hixl_reg_mem r, rb;
-	struct bg x = { 0 };
+	struct lu_bg x = { 0 };
 	pthread_t th;
 	long ret = 0;
 	int a, b;
@@ -76,10 +48,11 @@ void loop_dereg_mid(void)
 	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
 	REQUIRE(reg_mem(b, bbuf, len, 0, &rb) == 0);
 	REQUIRE(lo_connect(a, AF_INET, 24413, 5000) == 0);
-	x = (struct bg){ .fd = a, .port = 24413, .d = chunks(abuf, (uintptr_t)bbuf, chunk, n),
-			 .n = n };
+	x = (struct lu_bg){ .fd = a, .remote = lo_name(AF_INET, 24413), .op = HIXL_OP_WRITE,
+			    .d = lu_descs((uintptr_t)abuf, (uintptr_t)bbuf, chunk, n), .n = n,
+			    .timeout_ms = 60000 };
 	REQUIRE(x.d);
-	pthread_create(&th, NULL, bg_run, &x);
+	pthread_create(&th, NULL, lu_bg_run, &x);
 	while (!x.started)
 		usleep(100);
 	usleep(2000);
@@ -125,7 +98,7 @@ static void closed_case(uint16_t pa, uint16_t pb, bool kill_it)
 	uint32_t n = len / chunk;
 	uint8_t *abuf = hx_map(len);
 	struct hixl_reg_mem ra;
-	struct bg x = { 0 };
+	struct lu_bg x = { 0 };
 	int up[2], down[2], a, status;
 	uint64_t baddr = 0;
 	pthread_t th;
@@ -142,9 +115,10 @@ static void closed_case(uint16_t pa, uint16_t pb, bool kill_it)
 	REQUIRE(a >= 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &ra) == 0);
 	REQUIRE(lo_connect(a, AF_INET, pb, 5000) == 0);
-	x = (struct bg){ .fd = a, .port = pb, .d = chunks(abuf, baddr, chunk, n), .n = n };
+	x = (struct lu_bg){ .fd = a, .remote = lo_name(AF_INET, pb), .op = HIXL_OP_WRITE,
+			    .d = lu_descs((uintptr_t)abuf, baddr, chunk, n), .n = n, .timeout_ms = 60000 };
 	REQUIRE(x.d);
-	pthread_create(&th, NULL, bg_run, &x);
+	pthread_create(&th, NULL, lu_bg_run, &x);
 	while (!x.started)
 		usleep(100);
 	usleep(2000);
@@ -162,7 +136,7 @@ static void closed_case(uint16_t pa, uint16_t pb, bool kill_it)
 	waitpid(pid, &status, 0);
 	/* the peer engine is gone now: the link is broken */
 	x.n = 1;
-	bg_run(&x);
+	lu_bg_run(&x);
 	CHECK_EQ(x.ret, -ECONNRESET);
 	CHECK_EQ(vm_pin_kb_pid(getpid()), len / KiB);	/* ours only */
 	free(x.d);

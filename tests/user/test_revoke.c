@@ -71,6 +71,35 @@ static void *map(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* RV_LEN / RV_PIECE descriptors: la + i * RV_PIECE -> rb + i * RV_PIECE. */
+static void rv_descs(struct hixl_op_desc *d, const unsigned char *la, const unsigned char *rb)
+{
+	for (uint32_t i = 0; i < RV_LEN / RV_PIECE; i++)
+		d[i] = (struct hixl_op_desc){ (uintptr_t)(la + i * RV_PIECE),
+					      (uintptr_t)(rb + i * RV_PIECE), RV_PIECE };
+}
+
+/*
+ * The buffers of *v mapped (a and b left as they are): src filled from
+ * seed, the batch's source (la for a WRITE, rb for a READ) a copy of it,
+ * its destination zero, v->d the batch; 0, or -1 when a mapping failed.
+ */
+static int rv_buffers(struct rv *v, uint32_t op, unsigned int seed)
+{
+	v->la = map(RV_LEN);
+	v->rb = map(RV_LEN);
+	v->src = map(RV_LEN);
+	v->la2 = map(RV_SMALL);
+	v->rb2 = map(RV_SMALL);
+	if (!v->la || !v->rb || !v->src || !v->la2 || !v->rb2)
+		return -1;
+	hx_fill(v->src, RV_LEN, seed);
+	memcpy(op == HIXL_OP_WRITE ? v->la : v->rb, v->src, RV_LEN);
+	memset(op == HIXL_OP_WRITE ? v->rb : v->la, 0, RV_LEN);
+	rv_descs(v->d, v->la, v->rb);
+	return 0;
+}
+
 /* Engines on pa and pb, all buffers registered, a connected; -1 on error. */
 static int rv_setup(struct rv *v, uint16_t pa, uint16_t pb, uint32_t op)
 {
@@ -80,26 +109,8 @@ static int rv_setup(struct rv *v, uint16_t pa, uint16_t pb, uint32_t op)
 	v->pb = pb;
 	v->a = hx_engine(pa, 0, 0);	/* no staging pool: every descriptor on the wire */
 	v->b = v->a >= 0 ? hx_engine(pb, 0, 0) : -1;
-	v->la = map(RV_LEN);
-	v->rb = map(RV_LEN);
-	v->src = map(RV_LEN);
-	v->la2 = map(RV_SMALL);
-	v->rb2 = map(RV_SMALL);
-	if (v->a < 0 || v->b < 0 || !v->la || !v->rb || !v->src || !v->la2 || !v->rb2)
+	if (v->a < 0 || v->b < 0 || rv_buffers(v, op, 0x5e7))
 		return -1;
-	hx_fill(v->src, RV_LEN, 0x5e7);
-	if (op == HIXL_OP_WRITE) {
-		memcpy(v->la, v->src, RV_LEN);
-		memset(v->rb, 0, RV_LEN);
-	} else {
-		memcpy(v->rb, v->src, RV_LEN);
-		memset(v->la, 0, RV_LEN);
-	}
-	for (uint32_t i = 0; i < RV_LEN / RV_PIECE; i++) {
-		v->d[i].local_addr = (uintptr_t)(v->la + i * RV_PIECE);
-		v->d[i].remote_addr = (uintptr_t)(v->rb + i * RV_PIECE);
-		v->d[i].len = RV_PIECE;
-	}
 	if (reg_mem(v->a, v->la, RV_LEN, 0, &rm))
 		return -1;
 	v->la_handle = rm.handle;
@@ -191,6 +202,18 @@ static void rv_link_after(struct rv *v)
 	CHECK_EQ(hx_first_diff(v->la2, v->rb2, RV_SMALL), -1);
 }
 
+/*
+ * What every revoke leaves, checked 1 s later and after the link's next
+ * transfers (rv_link_after()): the buffers as rv_check() wants them.
+ */
+static void rv_after(struct rv *v, uint32_t op, unsigned char overwrite)
+{
+	usleep(1000 * 1000);
+	CHECK(rv_check(v, op, overwrite, "1 s later") >= 0);
+	rv_link_after(v);
+	CHECK(rv_check(v, op, overwrite, "after the next transfers") >= 0);
+}
+
 struct rv_xfer {
 	int fd;
 	uint16_t port;
@@ -276,12 +299,9 @@ static void revoke_ioctl(uint32_t op, uint16_t pa, uint16_t pb)
 	CHECK(x.failed < RV_LEN / RV_PIECE);
 	landed = rv_check(&v, op, overwrite, "at CANCEL's return");
 	CHECK(landed >= 0);
-	usleep(1000 * 1000);
-	CHECK(rv_check(&v, op, overwrite, "1 s later") >= 0);
 	if (op == HIXL_OP_WRITE)
 		printf("#   %ld non-zero source bytes had landed at the peer\n", landed);
-	rv_link_after(&v);
-	CHECK(rv_check(&v, op, overwrite, "after the next transfers") >= 0);
+	rv_after(&v, op, overwrite);
 	rv_down(&v);
 	CHECK_EQ(vm_pin_kb(), pin0);
 }
@@ -412,10 +432,7 @@ static void revoke_uring(uint32_t op, uint16_t pa, uint16_t pb)
 	printf("#   the batch of another tag queued behind it: %d\n", res[1]);
 	CHECK(res[1] == 0 || res[1] == -ECONNABORTED);
 	CHECK(rv_check(&v, op, overwrite, "at CANCEL's CQE") >= 0);
-	usleep(1000 * 1000);
-	CHECK(rv_check(&v, op, overwrite, "1 s later") >= 0);
-	rv_link_after(&v);
-	CHECK(rv_check(&v, op, overwrite, "after the next transfers") >= 0);
+	rv_after(&v, op, overwrite);
 	io_uring_queue_exit(&r);
 	rv_down(&v);
 	CHECK_EQ(vm_pin_kb(), pin0);
@@ -503,9 +520,7 @@ void test_revoke_peer_gone(void)
 	REQUIRE(a >= 0);
 	REQUIRE(reg_mem(a, la, RV_LEN, 0, NULL) == 0);
 	REQUIRE(hx_connect(a, 24611, 5000) == 0);
-	for (uint32_t i = 0; i < RV_LEN / RV_PIECE; i++)
-		d[i] = (struct hixl_op_desc){ (uintptr_t)(la + i * RV_PIECE),
-					      (uintptr_t)(rb + i * RV_PIECE), RV_PIECE };
+	rv_descs(d, la, rb);
 	x = (struct rv_xfer){ a, 24611, HIXL_OP_WRITE, RV_LEN / RV_PIECE, d, RV_TAG, 1, 0 };
 	REQUIRE(pthread_create(&th, NULL, rv_xfer_thread, &x) == 0);
 	usleep(200 * 1000);
@@ -603,18 +618,7 @@ void test_revoke_lib(void)
 	a = hx_lib_engine(HX_IP ":24614", opts, 2);
 	b = hx_lib_engine(HX_IP ":24615", opts, 2);
 	REQUIRE(a && b);
-	v.la = map(RV_LEN);
-	v.rb = map(RV_LEN);
-	v.src = map(RV_LEN);
-	v.la2 = map(RV_SMALL);
-	v.rb2 = map(RV_SMALL);
-	REQUIRE(v.la && v.rb && v.src && v.la2 && v.rb2);
-	hx_fill(v.src, RV_LEN, 0x11b);
-	memcpy(v.la, v.src, RV_LEN);
-	memset(v.rb, 0, RV_LEN);
-	for (uint32_t i = 0; i < RV_LEN / RV_PIECE; i++)
-		v.d[i] = (struct hixl_op_desc){ (uintptr_t)(v.la + i * RV_PIECE),
-						(uintptr_t)(v.rb + i * RV_PIECE), RV_PIECE };
+	REQUIRE(rv_buffers(&v, HIXL_OP_WRITE, 0x11b) == 0);
 	md = (struct hixl_mem_desc){ .addr = (uintptr_t)v.la, .len = RV_LEN };
 	REQUIRE(hixl_register_mem(a, &md, HIXL_MEM_HOST, &h) == 0);
 	md = (struct hixl_mem_desc){ .addr = (uintptr_t)v.la2, .len = RV_SMALL };
