@@ -376,11 +376,11 @@ static void rx_failover(struct rx_pair *p, uint32_t op, const char *down, int ur
 	pthread_join(th, NULL);
 	/*
 	 * The device went under the batch: it was gone (the command returned)
-	 * well before the batch ended, or, for the ioctl (whose rdma_sem a
-	 * removal waits for after destroying the rail's links), the batch ran
-	 * seconds past the command's start.
+	 * well before the batch ended.  A removal under a synchronous TRANSFER
+	 * may wait for it to end (the rail's RDMA CM ids and the engine's
+	 * rdma_sem), and is then not judged.
 	 */
-	during = rx_ms(&dn.done, &t_end) > 500 || (!uring && rx_ms(&dn.at, &t_end) > 3000);
+	during = rx_ms(&dn.done, &t_end) > 500;
 	CHECK_EQ(ret, 0);
 	if (ret)
 		printf("#   failed descriptor %u\n", failed);
@@ -423,10 +423,10 @@ static void rx_failover_body(int uring)
 	REQUIRE(rx_pair_open(&p, 24862 + 2 * uring, 24863 + 2 * uring, 1, rx_long_len()) == 0);
 	rx_failover(&p, HIXL_OP_WRITE, "ip link set veth2 down", uring);
 	rail_restore();
-	CHECK(rx_rail1_used(&p, 20000));	/* the rail is re-made, and used */
+	CHECK(rx_rail1_used(&p, 40000));	/* the rail is re-made, and used */
 	rx_failover(&p, HIXL_OP_READ, "ip link set veth2 down", uring);
 	rail_restore();
-	CHECK(rx_rail1_used(&p, 20000));
+	CHECK(rx_rail1_used(&p, 40000));
 	rx_pair_close(&p);
 }
 
@@ -459,10 +459,10 @@ static void rx_removed_body(void)
 	REQUIRE(rx_pair_open(&p, 24866, 24867, 1, rx_long_len()) == 0);
 	rx_failover(&p, HIXL_OP_WRITE, "rdma link delete rxe1", 0);
 	rail_restore();
-	CHECK(rx_rail1_used(&p, 30000));	/* re-resolved on the new rxe1 */
+	CHECK(rx_rail1_used(&p, 40000));	/* re-resolved on the new rxe1 */
 	rx_failover(&p, HIXL_OP_READ, "rdma link delete rxe1", 1);
 	rail_restore();
-	CHECK(rx_rail1_used(&p, 30000));
+	CHECK(rx_rail1_used(&p, 40000));
 	rx_pair_close(&p);
 }
 
