@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rail_kunit.c - KUnit suite hixl_rail: the striping planner
- * (hixl_rail_plan(): which rail carries which bytes of which descriptor)
- * and SETUP's rail fields (hixl_rails_validate()).
+ * (hixl_rail_plan(): which rail carries which bytes of which descriptor),
+ * SETUP's rail fields (hixl_rails_validate()) and the NUMA choice of a
+ * region's rails (hixl_rail_numa_mask()).
  */
 #include <kunit/test.h>
+#include <linux/numa.h>
 #include <linux/sizes.h>
 
 #include "../hixl_priv.h"
@@ -197,6 +199,55 @@ static void hixl_rail_validate_fields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hixl_rails_validate(&a), -EINVAL);
 }
 
+/* ---- hixl_rail_numa_mask() ---------------------------------------------- */
+
+#define NN	NUMA_NO_NODE
+#define GONE	HIXL_RAIL_NODE_GONE
+
+struct rail_numa_case {
+	const char *name;
+	int node[HIXL_MAX_RAILS];
+	u32 nr;
+	int mem;
+	bool enabled;
+	u32 want;
+};
+
+static const struct rail_numa_case rail_numa_cases[] = {
+	{ "one rail, its node", { 0 }, 1, 0, true, 0x1 },
+	{ "one rail, another node: still it", { 1 }, 1, 0, true, 0x1 },
+	{ "two rails, memory on rail 1's node", { 0, 1 }, 2, 1, true, 0x2 },
+	{ "two rails, memory on rail 0's node", { 0, 1 }, 2, 0, true, 0x1 },
+	{ "two rails on one node", { 1, 1 }, 2, 1, true, 0x3 },
+	{ "memory's node has no rail: all", { 0, 1 }, 2, 2, true, 0x3 },
+	{ "memory's node not known: all", { 0, 1 }, 2, NN, true, 0x3 },
+	{ "off: all", { 0, 1, 1 }, 3, 1, false, 0x7 },
+	{ "unknown device nodes stay with the local ones", { 0, NN, 1, 0 }, 4, 0, true, 0xb },
+	{ "every device node unknown: all", { NN, NN }, 2, 0, true, 0x3 },
+	{ "a gone rail is never chosen", { 0, GONE, 1 }, 3, NN, true, 0x5 },
+	{ "a gone rail does not count as local", { 0, GONE, 0 }, 3, 1, true, 0x5 },
+	{ "the only local rail gone: all that remain", { 0, 1, GONE }, 3, 2, true, 0x3 },
+	{ "off: gone rails still left out", { GONE, 1 }, 2, 1, false, 0x2 },
+	{ "every rail gone", { GONE, GONE }, 2, 0, true, 0x0 },
+	{ "eight rails, two on the node", { 0, 1, 2, 3, 0, 1, 2, 3 }, 8, 2, true, 0x44 },
+	{ "no rails", { 0 }, 0, 0, true, 0x0 },
+	{ "more than HIXL_MAX_RAILS ignored", { 1, 1, 1, 1, 1, 1, 1, 1 }, 9, 1, true, 0xff },
+};
+
+static void rail_numa_desc(const struct rail_numa_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rail_numa, rail_numa_cases, rail_numa_desc);
+
+static void hixl_rail_numa_mask_table(struct kunit *test)
+{
+	const struct rail_numa_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, hixl_rail_numa_mask(c->node, c->nr, c->mem, c->enabled), c->want);
+}
+
 static struct kunit_case hixl_rail_cases[] = {
 	KUNIT_CASE(hixl_rail_one_rail_is_identity),
 	KUNIT_CASE(hixl_rail_small_least_loaded),
@@ -205,6 +256,7 @@ static struct kunit_case hixl_rail_cases[] = {
 	KUNIT_CASE(hixl_rail_eight_rails_cover),
 	KUNIT_CASE(hixl_rail_bad_args),
 	KUNIT_CASE(hixl_rail_validate_fields),
+	KUNIT_CASE_PARAM(hixl_rail_numa_mask_table, rail_numa_gen_params),
 	{}
 };
 
