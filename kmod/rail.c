@@ -441,6 +441,7 @@ bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out)
 				       .max_mr_pages = rail->max_mr_pages };
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_rail_dev);
 
 /**
  * hixl_rail_numa_mask() - the rails a region on a NUMA node should use
@@ -631,6 +632,7 @@ out_close:
 	hixl_rail_close(&tmp);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_rail_revive);
 
 /**
  * hixl_engine_rail_detach() - rail @ibdev of @eng is being unregistered
@@ -693,6 +695,7 @@ void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 	mutex_unlock(&eng->lock);
 	up_write(&eng->rdma_sem);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_engine_rail_detach);
 
 /**
  * hixl_rails_show() - debugfs "rails": one line per rail of each set-up
