@@ -318,9 +318,12 @@ static int hixl_rails_auto(struct hixl_rdma *rd, const struct hixl_setup *a,
  *
  * Without HIXL_SETUP_RAILS or HIXL_SETUP_RAILS_AUTO the engine has one rail
  * and nothing is allocated.  Follows SETUP's own device lookup
- * (hixl_cmd_setup(): rdma_bind_addr() on an id in @net); the transient ids
- * are destroyed before this returns, so no object is held on a rail's
- * device.  On failure nothing is left in @rd.
+ * (hixl_cmd_setup(): rdma_bind_addr() on an id in @net); each rail's PD is
+ * allocated while its transient id still holds the device, and the ids are
+ * destroyed before this returns: the engine holds the rail's PD (and later
+ * its regions' MRs) on the device, which hixl_ib_remove() gives up when the
+ * device goes.  A reference on @net, for hixl_rail_revive(), is kept
+ * while there are extra rails (@rd->rails_net).  On failure nothing is left in @rd.
  *
  * Context: process context, may sleep; @rd->eng->lock held (SETUP).
  * Return: 0, or
@@ -334,7 +337,7 @@ static int hixl_rails_auto(struct hixl_rdma *rd, const struct hixl_setup *a,
  *  -ENODEV        a rail address is local but no RDMA device owns it;
  *  -EOPNOTSUPP    a rail's device has no fast-registration MRs, or
  *                 RAILS_AUTO with an IPv6 @local (not yet);
- *  -ENOMEM, or RDMA CM's -errno.
+ *  -ENOMEM, or RDMA CM's or ib_alloc_pd()'s -errno.
  */
 int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net)
 {
@@ -442,6 +445,7 @@ bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out)
 				       .max_mr_pages = rail->max_mr_pages };
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_rail_dev);
 
 /**
  * hixl_rail_numa_mask() - the rails a region on a NUMA node should use
@@ -647,6 +651,7 @@ out_close:
 	hixl_rail_close(&tmp);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_rail_revive);
 
 /**
  * hixl_engine_rail_detach() - rail @ibdev of @eng is being unregistered
@@ -709,6 +714,7 @@ void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 	mutex_unlock(&eng->lock);
 	up_write(&eng->rdma_sem);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_engine_rail_detach);
 
 /**
  * hixl_rails_show() - debugfs "rails": one line per rail of each set-up

@@ -3,7 +3,8 @@
  * test_rail_mr.c - a region's MRs on every rail (issue 13 item 2): a
  * region on a two-rail engine has MRs on both rails (GET_STATS' mrs counts
  * every rail's, debugfs hixl/rails each rail's), registration before
- * SETUP, DEREG_MEM and munmap invalidation free both rails' MRs; and a
+ * SETUP, device memory (udmabuf), DEREG_MEM and munmap invalidation free
+ * both rails' MRs; and a
  * rail's device removed (`rdma link delete rxe1`) under live regions and a
  * link: the rail's MRs go, the engine keeps moving bytes on rail 0,
  * REG_MEM still works (MRs on the rails that exist), nothing stays pinned.
@@ -155,6 +156,25 @@ void test_rail_mr_two(void)
 	if (have_debugfs()) {
 		CHECK_EQ(rail_mrs(id, 0, NULL), 0);
 		CHECK_EQ(rail_mrs(id, 1, NULL), 0);
+	}
+
+	/* device memory (udmabuf): MRs on both rails too (rxe maps CPU pages) */
+	{
+		int mfd = -1, dbuf = make_udmabuf(2 * 1024 * 1024, &mfd);
+
+		if (dbuf >= 0) {
+			CHECK_EQ(reg_dev(fd, 0x7f0000000000ULL, 2 * 1024 * 1024, dbuf, 0, &out), 0);
+			CHECK(out.nr_mrs > 0);
+			CHECK_EQ(get_stats(fd).mrs, 2 * out.nr_mrs);
+			if (have_debugfs())
+				CHECK_EQ(rail_mrs(id, 1, NULL), out.nr_mrs);
+			CHECK_EQ(dereg_mem(fd, out.handle), 0);
+			CHECK_EQ(get_stats(fd).mrs, 0);
+			close(dbuf);
+			close(mfd);
+		} else {
+			printf("# no udmabuf (%d): device memory not checked\n", dbuf);
+		}
 	}
 
 	/* a one-rail engine: MRs on its one device only */
