@@ -4,7 +4,7 @@
  * addresses, one per further RDMA device, and the planner that splits a
  * batch's descriptors across the rails.
  *
- * Design (what is here, and what comes next):
+ * Design:
  *
  *  - Rail 0 is SETUP's @local, its device, PD and listener (engine.c); it
  *    names the engine.  Rails 1.. come from hixl_setup.rails (a list of
@@ -37,10 +37,9 @@
  *    namespace): PD, every valid region's MRs, then published.
  *
  *  - Rail links (one RDMA CM connection per rail pair, bound to the
- *    primary link by a token) are raillink.c's; until they exist every
- *    link and transfer uses rail 0 only, byte for byte the one-rail path.
+ *    primary link by a token) are raillink.c's.
  *
- *  - The data path will split a batch with hixl_rail_plan(): a descriptor
+ *  - The data path (xrail.c) splits a batch with hixl_rail_plan(): a descriptor
  *    of at least HIXL_RAIL_STRIPE_MIN bytes is striped in HIXL_RAIL_CHUNK
  *    chunks (chunk borders at multiples of the chunk from the descriptor's
  *    start), smaller ones go whole, each piece to the least-loaded rail (ties
