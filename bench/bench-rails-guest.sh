@@ -9,8 +9,8 @@
 #   rails-2       the same with the extra rail 10.78.0.1 (rxe1 on veth2)
 #                 on both (the library's option "Rails": SETUP's
 #                 HIXL_SETUP_RAILS)
-#   rails-2-down  rails-2, and `ip link set veth2 down` once a quarter of
-#                 the batch has landed; up again after the batch
+#   rails-2-down  rails-2, and `rdma link delete rxe1` once a quarter of
+#                 the batch has landed; re-added after the batch
 # Each measurement is one bench/bench-rails run (a fresh pair of engines;
 # its header says what it times and checks).  Raw lines to $1 (default
 # $HIXL_WORK/raw-rails.txt), plus "rxe DEV sent_pkts" deltas per

@@ -2,12 +2,12 @@
 /*
  * bench-rails.c - one measurement of `make bench-rails` (issue 13 item 10):
  * a large WRITE or READ batch between two engines of this VM over RDMA,
- * with one rail, with two, or with two and the second rail's network
- * device taken down in the middle of the batch.
+ * with one rail, with two, or with two and the second rail's RDMA device
+ * deleted in the middle of the batch.
  *
  *   bench-rails --config one|two|two-down --op write|read [--mib 64]
  *               [--block-kib 1024] [--rep N] [--port 24900]
- *               [--rail1 10.78.0.1] [--netdev veth2]
+ *               [--rail1 10.78.0.1] [--netdev veth2] [--rxe rxe1]
  *
  * Engines A (initiator, port) and B (port + 1) on 10.77.0.1 (rxe0 in the
  * test VM), Transport "rdma" (two engines of one kernel would otherwise
@@ -20,9 +20,12 @@
  *
  * two-down: a thread watches the batch's destination and, once the first
  * bytes of the descriptor a quarter of the way in have landed (a fixed
- * point of the batch, whatever the speed), runs `ip link set NETDEV
- * down`; after the batch `ip link set NETDEV up` and waits (10 s at most)
- * for rxe's port on it to be ACTIVE again.
+ * point of the batch, whatever the speed), runs `rdma link delete RXE`
+ * (the rail's device goes: its QPs flush at once and the striped batch
+ * fails over to rail 0).  In one VM `ip link set NETDEV down` would not
+ * do: both engines sit on the same rxe device, whose loopback delivery
+ * does not need the netdev.  After the batch `rdma link add RXE type rxe
+ * netdev NETDEV`, and a wait (10 s at most) for its port to be ACTIVE.
  *
  * Every destination byte is compared with its source afterwards.
  * Output (stdout), one line each:
@@ -98,7 +101,8 @@ struct downer {
 	double t0;			/* the batch's start */
 	volatile bool done;		/* the batch returned */
 	double down_ms;			/* when the rail went down, ms into the batch; -1: never */
-	int rc;				/* the `ip link set down` exit status */
+	const char *rxe;		/* the rail's RDMA device, deleted */
+	int rc;				/* the `rdma link delete` exit status */
 };
 
 static void *downer_run(void *arg)
@@ -111,23 +115,23 @@ static void *downer_run(void *arg)
 		usleep(200);
 	if (d->done)
 		return NULL;	/* the batch ended first: nothing was taken away */
-	snprintf(cmd, sizeof(cmd), "ip link set %s down", d->netdev);
+	snprintf(cmd, sizeof(cmd), "rdma link delete %s", d->rxe);
 	d->rc = system(cmd);
 	d->down_ms = (now_s() - d->t0) * 1000;
 	return NULL;
 }
 
-static void rail_restore(const char *netdev)
+static void rail_restore(const char *netdev, const char *rxe)
 {
 	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "ip link set %s up", netdev);
+	snprintf(cmd, sizeof(cmd), "rdma link add %s type rxe netdev %s", rxe, netdev);
 	if (system(cmd))
 		fprintf(stderr, "bench-rails: %s failed\n", cmd);
 	for (int i = 0; i < 100 && !rail_active(netdev); i++)
 		usleep(100 * 1000);
 	if (!rail_active(netdev))
-		fprintf(stderr, "bench-rails: the rail on %s is not ACTIVE 10 s after up\n", netdev);
+		fprintf(stderr, "bench-rails: the rail on %s is not ACTIVE 10 s after re-adding it\n", netdev);
 }
 
 static struct hixl_engine *engine(uint16_t port, const char *rails, int *err)
@@ -147,7 +151,7 @@ static struct hixl_engine *engine(uint16_t port, const char *rails, int *err)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-rails --config one|two|two-down --op write|read [--mib N] "
-		"[--block-kib N] [--rep N] [--port P] [--rail1 IP] [--netdev DEV]\n");
+		"[--block-kib N] [--rep N] [--port P] [--rail1 IP] [--netdev DEV] [--rxe DEV]\n");
 	exit(2);
 }
 
@@ -156,9 +160,11 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "config", 1, NULL, 'c' }, { "op", 1, NULL, 'o' }, { "mib", 1, NULL, 'm' },
 		{ "block-kib", 1, NULL, 'b' }, { "rep", 1, NULL, 'r' }, { "port", 1, NULL, 'p' },
-		{ "rail1", 1, NULL, 'R' }, { "netdev", 1, NULL, 'n' }, { NULL, 0, NULL, 0 },
+		{ "rail1", 1, NULL, 'R' }, { "netdev", 1, NULL, 'n' }, { "rxe", 1, NULL, 'x' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *opname = NULL, *rail1 = "10.78.0.1", *netdev = "veth2";
+	const char *rxe = "rxe1";
 	const char *tool, *rails;
 	unsigned long mib = 64, block_kib = 1024, rep = 0, port = 24900;
 	struct hixl_engine *a = NULL, *b = NULL;
@@ -185,6 +191,7 @@ int main(int argc, char **argv)
 		case 'p': port = strtoul(optarg, NULL, 0); break;
 		case 'R': rail1 = optarg; break;
 		case 'n': netdev = optarg; break;
+		case 'x': rxe = optarg; break;
 		default: usage();
 		}
 	}
@@ -256,7 +263,8 @@ int main(int argc, char **argv)
 	}
 	memset(dst, 0, len);
 
-	dn = (struct downer){ .watch = dst + (n / 4) * block, .netdev = netdev };
+	dn = (struct downer){ .watch = dst + (n / 4) * block, .netdev = netdev,
+			      .rxe = rxe };
 	c0 = busy_s();
 	t0 = now_s();
 	dn.t0 = t0;
@@ -271,10 +279,10 @@ int main(int argc, char **argv)
 		dn.done = true;
 		pthread_join(th, NULL);
 		if (dn.down_ms >= 0)
-			rail_restore(netdev);
+			rail_restore(netdev, rxe);
 		printf("down %lu %s %s %.1f%s\n", rep, tool, opname, dn.down_ms,
 		       dn.down_ms < 0 ? " (the batch ended before a quarter was seen landing)" :
-		       dn.rc ? " (ip link set down failed)" : "");
+		       dn.rc ? " (rdma link delete failed)" : "");
 	}
 	for (size_t i = 0; i < len; i += block) {
 		if (!memcmp(dst + i, src + i, block)) {

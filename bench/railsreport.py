@@ -76,18 +76,20 @@ def section(p, heading="## Rails: one rail vs two, and two with rail 1 taken awa
       f"one batch ({info.get('config', '?')}: MiB and descriptor KiB), a fresh pair of "
       "engines per measurement.  **rails-1**: no extra rail; **rails-2**: both engines with "
       "the extra rail 10.78.0.1 (rxe1 on veth2; option `Rails`, SETUP's "
-      "`HIXL_SETUP_RAILS`); **rails-2-down**: rails-2, and `ip link set veth2 down` once the "
-      "first bytes of the descriptor a quarter of the way in have landed, `up` again after "
-      "the batch (its time includes the watching thread's polling, a check every 200 us "
-      "until then, and the `ip` command).  Interleaved per repetition, order rotating; "
+      "`HIXL_SETUP_RAILS`); **rails-2-down**: rails-2, and `rdma link delete rxe1` once the "
+      "first bytes of the descriptor a quarter of the way in have landed (rail 1's device "
+      "goes: its work requests flush and the batch fails over to rail 0), `rdma link add` "
+      "again after the batch (its time includes the watching thread's polling, a check "
+      "every 200 us until then, and the `rdma` command).  Interleaved per repetition, order rotating; "
       "medians (min..max) of the repetitions.  Every destination byte is compared with its "
       "source after each batch.")
     w("")
-    w("What this measures today: the multi-rail data path has not landed (kmod/rail.c: "
-      "\"rails carry no traffic\"), so a two-rail engine moves every byte on rail 0 and "
-      "rails-2 / rails-1 is expected near 1; the packet columns (rxe's `sent_pkts` per "
-      "device over the measurement) show which rail carried the batch.  No ratio is a "
-      "goal or a test here.")
+    w("What this measures: a batch of 1 MiB descriptors on two rails is striped (kmod/xrail.c: "
+      "512 KiB chunks, each to the rail with the fewest bytes), so the packet columns (rxe's "
+      "`sent_pkts` per device over the measurement) split about evenly; under QEMU/TCG both "
+      "rails share the VM's vCPUs, so rails-2 / rails-1 is what the vCPUs allow, not what "
+      "two NICs would.  rails-2-down's time lost is the failover: the rail's unfinished "
+      "pieces posted again on rail 0.  No ratio is a goal or a test here.")
     w("")
     w(f"Guest: {info.get('kernel', '?')}, {info.get('ncpu', '?')} vCPUs under QEMU/TCG on a "
       "2-core host shared with other sessions: absolute numbers mean nothing; compare "

@@ -438,9 +438,65 @@ static void hixl_engine_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 		hixl_rdma_free(rd);
 }
 
+/*
+ * hixl_devs_lock protects hixl_devs: the RDMA devices between our
+ * ib_client add and the start of our remove, by ib_device.index.  A
+ * device being unregistered still resolves through RDMA CM, and
+ * ib_device_try_get() still succeeds on it, until the last client's remove
+ * has run (disable_device() drops the registration's reference after the
+ * clients' removes): only this set tells that hixl's remove has begun.
+ * hixl_rail_revive() holds the lock from its check to the rail's
+ * publication, so a removal either comes first (the device is not live:
+ * no revival) or finds the published rail and detaches it again.
+ */
+static DEFINE_MUTEX(hixl_devs_lock);
+static DEFINE_XARRAY(hixl_devs);
+
+/**
+ * hixl_devs_live_lock() - hold the set of live RDMA devices still
+ *
+ * Until hixl_devs_live_unlock(), hixl_ib_remove() cannot begin for any
+ * device: check hixl_dev_live() and publish what uses the device
+ * (hixl_rail_revive()) meanwhile.  Lock order: outside every engine lock.
+ *
+ * Context: process context, may sleep.
+ */
+void hixl_devs_live_lock(void)
+{
+	mutex_lock(&hixl_devs_lock);
+}
+
+/* hixl_devs_live_unlock() - the other half of hixl_devs_live_lock() */
+void hixl_devs_live_unlock(void)
+{
+	mutex_unlock(&hixl_devs_lock);
+}
+
+/**
+ * hixl_dev_live() - has @ibdev been added and its removal not begun?
+ * @ibdev: a device (compared only)
+ *
+ * Context: hixl_devs_live_lock() held.
+ * Return: true while @ibdev is registered as far as hixl's ib_client knows.
+ */
+bool hixl_dev_live(struct ib_device *ibdev)
+{
+	lockdep_assert_held(&hixl_devs_lock);
+	return xa_load(&hixl_devs, ibdev->index) == ibdev;
+}
+
 static int hixl_ib_add(struct ib_device *ibdev)
 {
-	return 0;	/* engines bind to devices through RDMA CM at SETUP */
+	int ret;
+
+	/* engines bind to devices through RDMA CM at SETUP; revival asks hixl_dev_live() */
+	mutex_lock(&hixl_devs_lock);
+	ret = xa_err(xa_store(&hixl_devs, ibdev->index, ibdev, GFP_KERNEL));
+	mutex_unlock(&hixl_devs_lock);
+	if (ret)	/* only a rail's revival on this device is refused */
+		pr_warn("device %s: not tracked (%d): rails on it are not revived\n",
+			dev_name(&ibdev->dev), ret);
+	return 0;
 }
 
 static u64 hixl_removal_seq;	/* under hixl_engines_lock */
@@ -484,6 +540,10 @@ static void hixl_ib_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct hixl_engine *eng, *found;
 	u64 seq;
+
+	mutex_lock(&hixl_devs_lock);	/* no rail is revived on it from here on */
+	xa_cmpxchg(&hixl_devs, ibdev->index, ibdev, NULL, GFP_KERNEL);
+	mutex_unlock(&hixl_devs_lock);
 
 	mutex_lock(&hixl_engines_lock);
 	seq = ++hixl_removal_seq;
@@ -529,5 +589,6 @@ int hixl_ib_client_register(void)
 /** hixl_ib_client_unregister() - undo hixl_ib_client_register() */
 void hixl_ib_client_unregister(void)
 {
-	ib_unregister_client(&hixl_ib_client);
+	ib_unregister_client(&hixl_ib_client);	/* removes every device: the set is empty */
+	xa_destroy(&hixl_devs);
 }

@@ -28,7 +28,9 @@
  * Rails (rail.c): a rail's device removal holds rdma_sem for reading, then
  * for writing, as rail 0's (hixl_engine_rail_detach()); it marks the rail
  * under hixl_engine.lock  >  hixl_engine.links_lock.  hixl_rail_revive()
- * runs under rdma_sem (read) and takes hixl_engine.lock.
+ * runs under rdma_sem (read) and takes engine.c's hixl_devs_lock (the
+ * live devices, which hixl_ib_remove() takes alone first)  >
+ * hixl_engine.lock.
  * Rail links (raillink.c): hixl_engine.links_lock  >  a primary's
  * hixl_link.rails.lock (a spinlock)  >  a rail link's hixl_link.lock; the
  * rail work takes rdma_sem for reading only with down_read_trylock(), so a
@@ -424,6 +426,9 @@ void hixl_engine_rdma_stop(struct hixl_engine *eng);
 int hixl_engine_usable(struct hixl_engine *eng);
 int hixl_ib_client_register(void);
 void hixl_ib_client_unregister(void);
+void hixl_devs_live_lock(void);
+void hixl_devs_live_unlock(void);
+bool hixl_dev_live(struct ib_device *ibdev);
 void hixl_engine_rdma_destroy(struct hixl_engine *eng);
 
 /* debugfs.c */

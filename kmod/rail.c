@@ -584,15 +584,26 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	if (ret)
 		return ret;
 	/*
-	 * (hR2) A device being unregistered still resolves until RDMA CM's
-	 * own removal, after ours (hixl_ib_remove() detached the rail): its
-	 * refcount is zero by then (disable_device()).  Without this, the rail
-	 * work revived the rail on the dying rxe1 (rxe_pool_cleanup WARNING,
-	 * then a use after free in restrack, raillink_device_readd).  The
-	 * reference, held until the rail is published, makes an unregistration
-	 * that begins meanwhile wait, then detach the rail again.
+	 * A device being unregistered still resolves until RDMA CM's own
+	 * removal, after ours (hixl_ib_remove() detached the rail), and its
+	 * refcount drops only after every client's remove (disable_device()):
+	 * ib_device_try_get() alone let the rail work revive the rail on the
+	 * dying rxe1 (rxe_pool_cleanup WARNING, then a use after free in
+	 * restrack; raillink_device_readd, make bench-rails).  So the device
+	 * must also be live for hixl's ib_client (hixl_dev_live()), checked
+	 * under the lock that hixl_ib_remove() takes before it looks for the
+	 * device's engines, held until the rail is published: a removal
+	 * comes either first (no revival) or after, and detaches it again.
+	 * The reference keeps the device while we use it.
 	 */
 	if (!ib_device_try_get(tmp.ibdev)) {
+		hixl_rail_close(&tmp);
+		return -ENODEV;
+	}
+	hixl_devs_live_lock();
+	if (!hixl_dev_live(tmp.ibdev)) {
+		hixl_devs_live_unlock();
+		ib_device_put(tmp.ibdev);
 		hixl_rail_close(&tmp);
 		return -ENODEV;
 	}
@@ -640,12 +651,14 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	WRITE_ONCE(eng->rail_ibdev[i], rail->ibdev);
 	hixl_engine_rails_update(eng);
 	mutex_unlock(&eng->lock);
+	hixl_devs_live_unlock();
 	ib_device_put(tmp.ibdev);
 	pr_info("engine %llu: rail %u back on %s\n", eng->id, i, rail->device);
 	return 0;
 
 out_close:
 	mutex_unlock(&eng->lock);
+	hixl_devs_live_unlock();
 	ib_device_put(tmp.ibdev);
 	hixl_rail_close(&tmp);
 	return ret;
