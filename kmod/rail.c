@@ -157,8 +157,12 @@ static int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss,
 	if (!ret && (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 		     !dev->attrs.max_fast_reg_page_list_len))
 		ret = -EOPNOTSUPP;
+	/* (hR2) not on a device being unregistered: see hixl_rail_revive() */
+	if (!ret && !ib_device_try_get(dev))
+		ret = -ENODEV;
 	if (!ret) {
 		pd = ib_alloc_pd(dev, 0);
+		ib_device_put(dev);
 		if (IS_ERR(pd))
 			ret = PTR_ERR(pd);
 	}
@@ -576,6 +580,19 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	ret = hixl_rail_resolve(rd->rails_net, &ss, &tmp);
 	if (ret)
 		return ret;
+	/*
+	 * (hR2) A device being unregistered still resolves until RDMA CM's
+	 * own removal, after ours (hixl_ib_remove() detached the rail): its
+	 * refcount is zero by then (disable_device()).  Without this, the rail
+	 * work revived the rail on the dying rxe1 (rxe_pool_cleanup WARNING,
+	 * then a use after free in restrack, raillink_device_readd).  The
+	 * reference, held until the rail is published, makes an unregistration
+	 * that begins meanwhile wait, then detach the rail again.
+	 */
+	if (!ib_device_try_get(tmp.ibdev)) {
+		hixl_rail_close(&tmp);
+		return -ENODEV;
+	}
 
 	mutex_lock(&eng->lock);
 	if (rail->pd || rail->removing) {	/* revived by another caller, or going */
@@ -620,11 +637,13 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	WRITE_ONCE(eng->rail_ibdev[i], rail->ibdev);
 	hixl_engine_rails_update(eng);
 	mutex_unlock(&eng->lock);
+	ib_device_put(tmp.ibdev);
 	pr_info("engine %llu: rail %u back on %s\n", eng->id, i, rail->device);
 	return 0;
 
 out_close:
 	mutex_unlock(&eng->lock);
+	ib_device_put(tmp.ibdev);
 	hixl_rail_close(&tmp);
 	return ret;
 }
