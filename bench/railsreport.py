@@ -114,7 +114,13 @@ def section(p, heading="## Rails: one rail vs two, and two with rail 1 taken awa
 
     def pkts(op, tool):
         d = p["pkts"].get((op, tool), {})
-        return " / ".join(f"{med(d[k]):.0f}" if d.get(k) else "-" for k in ("rxe0", "rxe1"))
+
+        def one(k):
+            if not d.get(k):
+                return "-"
+            # a device deleted and added again starts its counters at 0
+            return "re-added" if any(x < 0 for x in d[k]) else f"{med(d[k]):.0f}"
+        return " / ".join(one(k) for k in ("rxe0", "rxe1"))
 
     for k in keys_of(p):
         op = k[0]
