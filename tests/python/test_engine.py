@@ -72,7 +72,7 @@ def test_initialize_finalize(engines):
     host, port = any_port.local_engine.rsplit(":", 1)
     assert host == IP and int(port) > 0
     src, dst = kv(2, 1, 1, 4096), np.zeros((1, 1, 4096), dtype=np.uint8)
-    assert client.register_mem(src, hixl.MEM_HOST)[0] == S
+    assert client.register_mem(src, hixl.MEM_HOST)[0] == S, hixl.last_error()
     assert any_port.register_mem(dst, hixl.MEM_HOST)[0] == S
     assert client.connect(any_port.local_engine, T) == S, hixl.last_error()
     op = [hixl.TransferOpDesc(src, dst.ctypes.data)]
