@@ -197,13 +197,21 @@ static void hixl_link_setup_work(struct work_struct *w)
 		hixl_link_fail(l, ret);
 }
 
-/*
- * Is @name's address the one the connection came from?  hixl binds a
- * CONNECT to its engine's own address (hixl_link_try_connect()), so a
- * legitimate peer's claimed name and source address agree; ports differ
- * (RDMA CM's source port is not the listener's).
+/**
+ * hixl_name_is_source() - is @name's address the one @l's connection came from?
+ * @l:    an accepted link (its cm_id's destination is the peer's source)
+ * @name: a peer's claimed name (its HELLO), or its rail address from the
+ *        primary's rails block (raillink.c)
+ *
+ * hixl binds a CONNECT to its engine's own address (or rail address,
+ * hixl_link_try_connect()), so a legitimate peer's claim and the source
+ * address agree; ports differ (RDMA CM's source port is not the
+ * listener's), so only the address is compared.
+ *
+ * Return: true when the addresses are equal; false otherwise, and for a
+ * name hixl_sockaddr_to_kernel() refuses.
  */
-static bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name)
+bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name)
 {
 	const struct sockaddr *src = (const struct sockaddr *)&l->cm_id->route.addr.dst_addr;
 	struct sockaddr_storage ss;

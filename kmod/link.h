@@ -420,6 +420,7 @@ struct hixl_notify_ent {
 
 /* link.c: lifetime, state, the engine's list of links */
 bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b);
+bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name);
 int hixl_link_state(struct hixl_link *l, int *err);
 void hixl_link_fail(struct hixl_link *l, int err);
 void hixl_link_abort(struct hixl_link *l, int err);

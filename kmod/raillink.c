@@ -243,21 +243,6 @@ static int hixl_rails_blk_check(struct hixl_link *l, const struct hixl_wire_hell
 	return 0;
 }
 
-/* Is @a the address @l's connection came from (any port)? */
-static bool hixl_rail_is_source(struct hixl_link *l, const struct hixl_sockaddr *a)
-{
-	const struct sockaddr *src = (const struct sockaddr *)&l->cm_id->route.addr.dst_addr;
-	struct sockaddr_storage ss;
-
-	if (hixl_sockaddr_to_kernel(a, &ss) || src->sa_family != a->family)
-		return false;
-	if (src->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)src)->sin_addr.s_addr ==
-		       ((struct sockaddr_in *)&ss)->sin_addr.s_addr;
-	return ipv6_addr_equal(&((const struct sockaddr_in6 *)src)->sin6_addr,
-			       &((struct sockaddr_in6 *)&ss)->sin6_addr);
-}
-
 /*
  * An accepted rail link's HELLO said rail @i and token @token: hang it off
  * our primary link to @name with that token.  Return: 0, or -EPROTO (no
@@ -294,7 +279,7 @@ static int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
 	spin_lock(&found->rails.lock);
 	if (found->rails.dying) {
 		ret = -ECONNABORTED;
-	} else if (i >= found->rails.nr || !hixl_rail_is_source(l, &found->rails.peer_rail[i])) {
+	} else if (i >= found->rails.nr || !hixl_name_is_source(l, &found->rails.peer_rail[i])) {
 		ret = -EPROTO;
 	} else {
 		/*
