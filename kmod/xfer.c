@@ -259,6 +259,8 @@ struct hixl_xprep {
 	u32 *sidx;
 	u32 ns;
 	u64 sbytes;		/* bytes of the staged descriptors */
+	u64 rbytes;		/* with @rails_only: the descriptors' bytes (the
+				 * trace's; pl is not planned then) */
 	bool planning;		/* hixl_xq_plan_begin() done, not ended */
 	bool local;		/* the same-host copy carries it (local.c) */
 	bool rails_only;	/* the primary link is broken, a rail link is READY:
@@ -424,8 +426,11 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 		return -ENOMEM;
 	if (copy_from_user(p->d, u64_to_user_ptr(a->descs), array_size(a->count, sizeof(*p->d))))
 		return -EFAULT;
-	if (p->rails_only)
-		return 0;	/* nothing staged: staging needs the primary's QP */
+	if (p->rails_only) {	/* nothing staged: staging needs the primary's QP */
+		for (i = 0; i < a->count; i++)
+			p->rbytes += p->d[i].len;
+		return 0;
+	}
 	ret = hixl_local_prep(eng, l, a, p->d, nonblock, &p->pl);
 	if (ret <= 0) {			/* planned for the same-host copy, or refused */
 		p->local = !ret;
@@ -668,7 +673,7 @@ int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 		hixl_xprep_failed(&p, ret);
 	} else {
 		hixl_xprep_trace(eng, a, &p);
-		bytes = p.pl.bytes + p.sbytes;
+		bytes = p.pl.bytes + p.sbytes + p.rbytes;
 		ret = 1;
 		if (hixl_xprep_striped(&p))
 			ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, NULL, false, 0);
@@ -720,7 +725,7 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 		if (ret != 1) {
 			if (ret != -EIOCBQUEUED && ret != -EAGAIN)
 				trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret,
-							 ret ? 0 : p.pl.bytes, a->tag,
+							 ret ? 0 : p.pl.bytes + p.rbytes, a->tag,
 							 ktime_get_ns() - start);
 			goto out;
 		}

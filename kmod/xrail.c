@@ -47,16 +47,17 @@
  * engine); the parent counts the descriptors (ops), its result, and the
  * failovers and re-posted bytes on the primary link (and the engine).
  *
- * Locks: xrail.lock is innermost: nothing else is taken under it.  The
- * failover work does not take rdma_sem: the ioctl waiting for this batch
- * holds it for reading, and a device removal waiting to write it (after it
- * destroyed the rail's links, which is what failed the sub-batch over)
- * would block a reader behind it until the batch's deadline.  It needs
+ * Locks: xrail.lock is innermost: nothing else is taken under it.  A
+ * striped batch in flight holds no rdma_sem: not through io_uring, and not
+ * while the ioctl waits for it (hixl_xrail_transfer() releases the
+ * command's for the wait).  So a rail's device removal, which destroys the
+ * rail's links (failing the sub-batch over) and then takes rdma_sem for
+ * writing to free the rail's MRs, never waits for a batch that goes on on
+ * the other rails.  The failover work takes no rdma_sem either, and needs
  * none: it plans under the engine lock, which a rail's removal also holds
  * to free that rail's MRs, on rail links it holds references to (a
- * destroyed link's queue ends new batches at submission), as a batch in
- * flight through io_uring runs without rdma_sem.  Then each rail link's
- * post_mutex and rt.lock, as xfer.c.
+ * destroyed link's queue ends new batches at submission).  Then each rail
+ * link's post_mutex and rt.lock, as xfer.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -595,8 +596,11 @@ static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
  * @min_rails:   usable rails needed: 2 (one rail is the one-link path),
  *               1 for a broken primary link (xfer.c, hixl_xrail_rails_only())
  *
- * Context: process context; takes the engine lock, each rail link's
- * rt.lock (tried with @nonblock); the ioctl sleeps until the batch ended.
+ * Context: process context, the engine's rdma_sem held for reading (the
+ * command's); takes the engine lock, each rail link's rt.lock (tried with
+ * @nonblock); the ioctl sleeps until the batch ended, with rdma_sem
+ * released meanwhile and taken again before it returns (nothing of the
+ * device side is used after the wait).
  * Return: 1 when fewer than @min_rails rails are usable for this batch
  * (nothing done: the caller takes the one-link path); -EIOCBQUEUED (@cmd: the
  * batch completes the command); -EAGAIN (@nonblock); otherwise the
@@ -683,10 +687,21 @@ int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct
 	if (cmd)
 		return -EIOCBQUEUED;	/* @xr may be gone already */
 
+	/*
+	 * The ioctl waits without the engine's rdma_sem, as a batch through
+	 * io_uring is in flight without it: a rail's device removal destroys
+	 * the rail's links (this batch fails over) and then frees the rail's
+	 * MRs holding rdma_sem for writing.  Held here, that removal would
+	 * wait for the whole batch, and every other command of the engine
+	 * would queue behind the waiting writer; a removal of the last rail
+	 * could not start before the batch had ended on it.
+	 */
+	up_read(&eng->rdma_sem);
 	if (wait_for_completion_killable(&xr->done)) {
 		hixl_xbatch_cancel(anchor);
 		wait_for_completion(&xr->done);
 	}
+	down_read(&eng->rdma_sem);
 	ret = xr->status;
 	if (ret)
 		a->failed = xr->failed;

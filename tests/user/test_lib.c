@@ -518,10 +518,18 @@ void test_lib_xfer_sync(void)
 		CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, m, n, 300000, &failed), 0);
 		CHECK_EQ(failed, n);
 		CHECK(!memcmp(la, rb, len));
-		m[HIXL_MAX_DESCS + 7].local_addr = (uintptr_t)un;
-		CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, m, n, 300000, &failed),
-			 -ENOENT);
-		CHECK_EQ(failed, HIXL_MAX_DESCS + 7);
+		/*
+		 * A bad descriptor in the second ioctl: its index counts the
+		 * first one's.  The first one's 65,536 descriptors move again
+		 * before it (~45 s under KASAN): the library's split is the
+		 * same code on every kernel, so the stock kernels check it.
+		 */
+		if (!hx_debug_kernel()) {
+			m[HIXL_MAX_DESCS + 7].local_addr = (uintptr_t)un;
+			CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, m, n, 300000,
+						    &failed), -ENOENT);
+			CHECK_EQ(failed, HIXL_MAX_DESCS + 7);
+		}
 		free(m);
 	}
 	hixl_engine_finalize(a);
