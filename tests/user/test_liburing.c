@@ -461,7 +461,8 @@ done:
  * repeat one library function over one ioctl: hixl_transfer_sync() and the
  * worker threads both run hixl_transfer_chunks(), TRANSFER ioctls, which
  * lib_xfer_sync already takes through both cases (no staging pool, 64 B
- * descriptors, the same two outcomes).  So on the debug kernel only the
+ * descriptors, the same two outcomes; on the debug kernel the first only:
+ * the library's split is the same code on every kernel).  So on the debug kernel only the
  * io_uring path's asynchronous requests (two URING_CMDs in order: the path
  * nothing else splits) run them, checked against the wanted outcome; the
  * stock kernels run all eight.
