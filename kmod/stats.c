@@ -43,11 +43,24 @@ void hixl_ctrs_read(struct hixl_ctrs *c, struct hixl_xfer_stats *s)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_ctrs_read);
 
+/* Is counter @i one of the engine's per-rail counters of the link's rail? */
+static bool hixl_ctr_per_rail(const struct hixl_link *l, enum hixl_ctr i)
+{
+	/* failovers and re-posts: per rail by hixl_rail_count_failover() */
+	return l->rail < HIXL_MAX_RAILS && i != HIXL_CTR_RAIL_FAILOVERS &&
+	       i != HIXL_CTR_RAIL_REPOST_BYTES;
+}
+
 /**
- * hixl_link_count() - add to a counter of a link and of its engine
- * @l: the link
+ * hixl_link_count() - add to a counter of a link, of its engine and of the
+ * engine's rail the link is on
+ * @l: the link (rail 0: a primary link; rail i: rail i's link)
  * @i: the counter
  * @n: how much
+ *
+ * The one place data-path counters are added: the per-rail copy
+ * (hixl_engine.rail_ctrs[l->rail], railstats.c) gets every counter but the
+ * two failover ones, which railstats.c counts by where pieces moved.
  *
  * Context: any (atomic adds only).
  */
@@ -55,6 +68,8 @@ void hixl_link_count(struct hixl_link *l, enum hixl_ctr i, u64 n)
 {
 	atomic64_add(n, &l->ctrs.v[i]);
 	atomic64_add(n, &l->eng->ctrs.v[i]);
+	if (hixl_ctr_per_rail(l, i))
+		atomic64_add(n, &l->eng->rail_ctrs[l->rail].v[i]);
 }
 
 /**
@@ -124,6 +139,8 @@ void hixl_link_count_connect(struct hixl_link *l, int ret, u64 ns)
 	hixl_link_count(l, HIXL_CTR_CONNECT_US_SUM, us);
 	atomic64_set(&l->ctrs.v[HIXL_CTR_CONNECT_US_LAST], us);
 	atomic64_set(&l->eng->ctrs.v[HIXL_CTR_CONNECT_US_LAST], us);
+	if (hixl_ctr_per_rail(l, HIXL_CTR_CONNECT_US_LAST))
+		atomic64_set(&l->eng->rail_ctrs[l->rail].v[HIXL_CTR_CONNECT_US_LAST], us);
 }
 
 /* Checks shared by LINK_STATS and ENGINES: flags, reserved, count and buf. */

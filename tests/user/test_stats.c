@@ -481,18 +481,18 @@ static void test_stats_bad_args(void)
 
 	memset(&st, 0, sizeof(st));
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), 0);
-	st.flags = 1;
+	st.flags = 1U << 1;	/* bit 0 is HIXL_STATS_RAILS (test_rail_gstats.c) */
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), -EINVAL);
 	memset(&st, 0, sizeof(st));
-	st.reserved0 = 1;
+	st.nr_rails = 1;	/* without HIXL_STATS_RAILS */
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), -EINVAL);
 	memset(&st, 0, sizeof(st));
 	st.xfer.reserved[1] = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), -EINVAL);
 	memset(&st, 0xff, sizeof(st));		/* out fields on input are ignored ... */
 	st.flags = 0;
-	st.reserved0 = 0;
-	st.reserved[0] = 0;
+	st.nr_rails = 0;
+	st.rails = 0;
 	memset(st.xfer.reserved, 0, sizeof(st.xfer.reserved));
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), 0);
 	CHECK_EQ(st.xfer.read_direct_bytes, 0);	/* ... and overwritten */
