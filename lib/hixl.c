@@ -59,6 +59,28 @@ HIXL_EXPORT int hixl_dev_get_stats(int fd, struct hixl_stats *st)
 	return HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_GET_STATS, st));
 }
 
+HIXL_EXPORT int hixl_dev_get_stats_rails(int fd, struct hixl_stats *st, struct hixl_rail_stat *buf,
+					 uint32_t count, uint32_t *total)
+{
+	struct hixl_stats a;
+	int ret;
+
+	if ((count && !buf) || count > HIXL_MAX_RAILS)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.flags = HIXL_STATS_RAILS;
+	a.nr_rails = count;
+	a.rails = count ? (uint64_t)(uintptr_t)buf : 0;
+	ret = HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_GET_STATS, &a));
+	if (ret)
+		return ret;
+	if (total)
+		*total = a.nr_rails;
+	if (st)
+		*st = a;
+	return (int)(a.nr_rails < count ? a.nr_rails : count);
+}
+
 static int link_stats(int fd, uint64_t engine, uint32_t flags, struct hixl_link_stat *buf,
 		      uint32_t count, uint32_t *total)
 {
