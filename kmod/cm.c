@@ -96,7 +96,7 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	l->raddr = id->route.addr.dst_addr;
 	l->cm_id = id;
 	id->context = l;
-	/* on a rail's device: a rail link, whose HELLO must pair it (raillink.c) */
+	/* on a rail's device: a rail link, whose HELLO must pair it (raillink_accept.c) */
 	l->rail = hixl_rail_of_device(eng, id->device);
 	ret = hixl_link_create_qp(l);
 	if (ret)

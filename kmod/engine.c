@@ -162,7 +162,7 @@ static void hixl_engine_rail_ibdevs_set(struct hixl_engine *eng, const struct hi
  *       max_mr_pages
  *
  * All or nothing.  The device side (CM id bound to the address, PD, each
- * extra rail's device and PD (rail.c), the MRs of regions registered
+ * extra rail's device and PD (rail.c, rail_dev.c), the MRs of regions registered
  * before SETUP on every rail) is built privately under
  * @eng->lock; with a port, the id then listens, and only after that, when
  * nothing can fail any more, is it published in @eng->rdma.  A connection
@@ -289,7 +289,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		rd->local.port = ntohs(((struct sockaddr_in *)
 					&rd->cm_id->route.addr.src_addr)->sin_port);	/* sin6 too */
 		a->local.port = rd->local.port;
-		/* and on each rail's address, with that port (raillink.c) */
+		/* and on each rail's address, with that port (raillink_accept.c) */
 		ret = hixl_rail_listen(rd, a->flags & HIXL_SETUP_LISTEN_ANY);
 		if (ret)
 			goto err_free_mrs;
@@ -336,7 +336,7 @@ void hixl_engine_rdma_stop(struct hixl_engine *eng)
 	hixl_loop_stop(eng);		/* a loopback engine: off loopback.c's list */
 	if (!eng->rdma)
 		return;
-	hixl_rail_unlisten(eng->rdma);	/* raillink.c */
+	hixl_rail_unlisten(eng->rdma);	/* raillink_accept.c */
 	if (!eng->rdma->cm_id)
 		return;
 	rdma_destroy_id(eng->rdma->cm_id);
@@ -529,7 +529,7 @@ static bool hixl_engine_on_dev(struct hixl_engine *eng, struct ib_device *ibdev)
  * opening, closing or removal of other engines.  Each engine is looked at
  * once per removal (@removal_seq), even if it is set up again meanwhile.
  * An engine that has @ibdev as an extra rail (hixl_engine.rail_ibdev[])
- * loses that rail only (hixl_engine_rail_detach(), rail.c): its links on
+ * loses that rail only (hixl_engine_rail_detach(), rail_dev.c): its links on
  * the rail, the regions' MRs there and the rail's PD; it goes on on its
  * other rails.
  *

@@ -25,17 +25,17 @@
  * command that waits for user memory that never comes (a userfaultfd or
  * FUSE page) holds up its own engine, and the removal of its device, and
  * nobody else.
- * Rails (rail.c): a rail's device removal holds rdma_sem for reading, then
+ * Rails (rail_dev.c): a rail's device removal holds rdma_sem for reading, then
  * for writing, as rail 0's (hixl_engine_rail_detach()); it marks the rail
  * under hixl_engine.lock  >  hixl_engine.links_lock.  hixl_rail_revive()
  * runs under rdma_sem (read) and takes engine.c's hixl_devs_lock (the
  * live devices, which hixl_ib_remove() takes alone first)  >
  * hixl_engine.lock.
- * Rail links (raillink.c): hixl_engine.links_lock  >  a primary's
+ * Rail links (raillink*.c): hixl_engine.links_lock  >  a primary's
  * hixl_link.rails.lock (a spinlock)  >  a rail link's hixl_link.lock; the
  * rail work takes rdma_sem for reading only with down_read_trylock(), so a
  * close or removal holding it for writing may cancel the work and wait for
- * it; raillink.c's hixl_rail_listen_lock (a spinlock) is innermost.
+ * it; raillink_accept.c's hixl_rail_listen_lock (a spinlock) is innermost.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
  * works, which take them, under cm_mutex); hixl_engine.lock  >
@@ -46,7 +46,7 @@
  * hixl_engine.xfer_lock is never held with xq.lock;
  * hixl_link.msg.post_mutex  >  hixl_link.xq.mutex (the QP is freed under
  * both).  The CQ handler takes only xq.lock and xfer_lock.
- * Striped transfers (xrail.c): hixl_xrail.lock is taken alone (no other
+ * Striped transfers (xrail*.c): hixl_xrail.lock is taken alone (no other
  * lock under it, none held but the caller's own, never xq.lock or
  * xfer_lock); its failover work takes no rdma_sem (the ioctl waiting for
  * the batch holds it for reading, a removal may wait to write it: xrail.c

@@ -201,7 +201,7 @@ static void hixl_link_setup_work(struct work_struct *w)
  * hixl_name_is_source() - is @name's address the one @l's connection came from?
  * @l:    an accepted link (its cm_id's destination is the peer's source)
  * @name: a peer's claimed name (its HELLO), or its rail address from the
- *        primary's rails block (raillink.c)
+ *        primary's rails block (raillink_hello.c)
  *
  * hixl binds a CONNECT to its engine's own address (or rail address,
  * hixl_link_try_connect()), so a legitimate peer's claim and the source
@@ -240,7 +240,7 @@ int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len)
 	int ret;
 
 	hixl_name_from_wire(&hm->engine, &name);
-	/* a rail link comes from the peer's rail address: raillink.c checks it */
+	/* a rail link comes from the peer's rail address: raillink_accept.c checks it */
 	if (!l->active && !l->rail && !hixl_name_is_source(l, &name))
 		return -EPROTO;
 	size = le64_to_cpu(hm->stage_size);
@@ -262,7 +262,7 @@ int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len)
 		l->stage.peer_rkey = le32_to_cpu(hm->stage_rkey);
 	}
 	spin_unlock(&l->lock);
-	ret = hixl_rails_hello_rx(l, hm, len, &name);	/* raillink.c */
+	ret = hixl_rails_hello_rx(l, hm, len, &name);	/* raillink_hello.c */
 	if (ret)
 		return ret;
 	if (!l->active && !l->rail && len >= sizeof(*hm) + sizeof(struct hixl_wire_hello_local))

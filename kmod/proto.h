@@ -100,7 +100,7 @@ struct hixl_wire_hello_local {
 };
 
 /*
- * Rails (raillink.c; docs/protocol.md, "Rails").  A primary link's HELLO
+ * Rails (raillink_hello.c; docs/protocol.md, "Rails").  A primary link's HELLO
  * (either side) appends struct hixl_wire_hello_rails after any same-host
  * block: the sender's extra rails (rail i + 1 in @rail[i], the address and
  * the port its listener on that rail has, 0 when it does not listen) and

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rail.c - an engine on several rails (issue 13): SETUP's extra local
- * addresses, one per further RDMA device, and the planner that splits a
- * batch's descriptors across the rails.
+ * addresses, one per further RDMA device (checked, resolved, kept and
+ * freed), the NUMA choice of a region's rails, debugfs "rails".  A rail's
+ * device side (opening it and its PD, hixl_rail_dev(), its removal and
+ * revival) is rail_dev.c's; the striping planner is rail_plan.c's.
  *
- * Design:
+ * Design (of the rails as a whole):
  *
  *  - Rail 0 is SETUP's @local, its device, PD and listener (engine.c); it
  *    names the engine.  Rails 1.. come from hixl_setup.rails (a list of
@@ -34,12 +36,13 @@
  *    0's removal detaches the whole engine, as before).  REG_MEM meanwhile
  *    makes MRs on the rails that exist.  hixl_rail_revive() brings a rail
  *    back when its address resolves again (in the SETUP caller's network
- *    namespace): PD, every valid region's MRs, then published.
+ *    namespace): PD, every valid region's MRs, then published (rail_dev.c).
  *
  *  - Rail links (one RDMA CM connection per rail pair, bound to the
- *    primary link by a token) are raillink.c's.
+ *    primary link by a token) are raillink.c's (raillink_hello.c their
+ *    HELLO blocks, raillink_accept.c the acceptor's side and listeners).
  *
- *  - The data path (xrail.c) splits a batch with hixl_rail_plan(): a descriptor
+ *  - The data path (xrail.c) splits a batch with hixl_rail_plan() (rail_plan.c): a descriptor
  *    of at least HIXL_RAIL_STRIPE_MIN bytes is striped in HIXL_RAIL_CHUNK
  *    chunks (chunk borders at multiples of the chunk from the descriptor's
  *    start), smaller ones go whole, each piece to the least-loaded rail (ties
@@ -73,8 +76,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <rdma/ib_verbs.h>
-#include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
 #include "rail.h"
@@ -110,73 +111,6 @@ int hixl_rails_validate(const struct hixl_setup *a)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_rails_validate);
-
-static int hixl_rail_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	return 0;	/* a transient bound id: destroyed by its maker */
-}
-
-/* give up a rail's device objects (its PD); its MRs are gone already */
-static void hixl_rail_close(struct hixl_rail *rail)
-{
-	if (rail->pd)
-		ib_dealloc_pd(rail->pd);
-	rail->pd = NULL;
-	rail->ibdev = NULL;
-	rail->page_size_cap = 0;
-	rail->max_mr_pages = 0;
-	rail->numa_node = NUMA_NO_NODE;
-	rail->removing = false;
-}
-
-/*
- * The RDMA device that owns @ss in @net, as SETUP finds its own
- * (rdma_bind_addr()): 0 with its name in @rail->device, and the device
- * opened: @rail->ibdev, its limits and node, and a PD allocated while the
- * transient id still holds the device (hixl_rail_close() gives it up);
- * -EADDRNOTAVAIL not a local address, -ENODEV no RDMA device owns it,
- * -EOPNOTSUPP the device has no fast-registration MRs, -ENOMEM, or
- * ib_alloc_pd()'s -errno.  On failure @rail holds no device.
- */
-static int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss,
-			     struct hixl_rail *rail)
-{
-	struct ib_pd *pd;
-	struct rdma_cm_id *id;
-	struct ib_device *dev;
-	int ret;
-
-	id = rdma_create_id(net, hixl_rail_cm_handler, NULL, RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)ss);
-	dev = id->device;
-	if (!ret && !dev)
-		ret = -ENODEV;
-	if (!ret && (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
-		     !dev->attrs.max_fast_reg_page_list_len))
-		ret = -EOPNOTSUPP;
-	/* (hR2) not on a device being unregistered: see hixl_rail_revive() */
-	if (!ret && !ib_device_try_get(dev))
-		ret = -ENODEV;
-	if (!ret) {
-		pd = ib_alloc_pd(dev, 0);
-		ib_device_put(dev);
-		if (IS_ERR(pd))
-			ret = PTR_ERR(pd);
-	}
-	if (!ret) {
-		strscpy(rail->device, dev_name(&dev->dev), sizeof(rail->device));
-		rail->ibdev = dev;
-		rail->pd = pd;
-		rail->page_size_cap = dev->attrs.page_size_cap;
-		rail->max_mr_pages = dev->attrs.max_fast_reg_page_list_len;
-		rail->numa_node = dev_to_node(&dev->dev);
-		rail->removing = false;
-	}
-	rdma_destroy_id(id);
-	return ret;
-}
 
 static bool hixl_rail_same_addr(const struct hixl_sockaddr *x, const struct hixl_sockaddr *y)
 {
@@ -405,48 +339,6 @@ u32 hixl_rails_count(const struct hixl_rdma *rd)
 }
 
 /**
- * hixl_rail_dev() - the device side of one rail of an engine
- * @rd:  the engine's device side (NULL or a loopback one: no rail)
- * @i:   the rail: 0 is SETUP's own device (@rd->ibdev, @rd->pd), 1..
- *       @rd->nr_rails the extra rails (@rd->rails[i - 1])
- * @out: out: the rail's device, PD and MR limits; zeroed when it has none
- *
- * Context: any; the caller holds the engine's rdma_sem (for reading) or
- * its lock, so @rd stays; a rail revived meanwhile (hixl_rail_revive()) is
- * seen whole or not at all.
- * Return: true when rail @i exists and its device is there (not removed,
- * not being removed); false otherwise.
- */
-bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out)
-{
-	const struct hixl_rail *rail;
-	struct ib_pd *pd;
-
-	memset(out, 0, sizeof(*out));
-	if (!rd || rd->loopback)
-		return false;
-	if (!i) {
-		if (!rd->ibdev || !rd->pd)
-			return false;
-		*out = (struct hixl_rail_dev){ .ibdev = rd->ibdev, .pd = rd->pd,
-					       .page_size_cap = rd->page_size_cap,
-					       .max_mr_pages = rd->max_mr_pages };
-		return true;
-	}
-	if (i > rd->nr_rails)
-		return false;
-	rail = &rd->rails[i - 1];
-	pd = smp_load_acquire(&rail->pd);	/* pairs with hixl_rail_revive() */
-	if (!pd || READ_ONCE(rail->removing))
-		return false;
-	*out = (struct hixl_rail_dev){ .ibdev = rail->ibdev, .pd = pd,
-				       .page_size_cap = rail->page_size_cap,
-				       .max_mr_pages = rail->max_mr_pages };
-	return true;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_rail_dev);
-
-/**
  * hixl_rail_numa_mask() - the rails a region on a NUMA node should use
  * @dev_node: each rail's device node: a node id, NUMA_NO_NODE (not known)
  *            or HIXL_RAIL_NODE_GONE (no device: never chosen)
@@ -529,206 +421,6 @@ void hixl_engine_rails_update(struct hixl_engine *eng)
 }
 
 /**
- * hixl_rail_revive() - bring back rail @i of an engine whose device is gone
- * @eng: the engine
- * @i:   the rail, 1..its extra rails (0: rail 0 is never revived: its
- *       device's removal detached the whole engine)
- *
- * When rail @i's device is gone (removed, hixl_engine_rail_detach()), its
- * address is resolved again in the SETUP caller's network namespace, as
- * SETUP did (rdma_bind_addr()); when a device owns it (the same one added
- * again, or another, that no other rail of the engine has), the rail's PD
- * and every valid region's MRs on it are made under the engine's lock, and
- * the rail is published (hixl_rail_dev() sees it, the regions' rails are
- * recomputed).  Rail links then activate those MRs (IB_WR_REG_MR) as rail
- * 0's links do.  Follows SETUP's own device lookup (hixl_cmd_setup()).
- *
- * Context: process context, may sleep; no hixl lock held except the
- * engine's rdma_sem for reading (raillink.c's rail work).
- * Return: 0 when rail @i is usable (it was, or is now); -EINVAL for a rail
- * the engine does not have or a loopback or unset engine; -ENODEV while
- * rail 0's device is gone, while rail @i's device is still being removed,
- * when no RDMA device owns the address, or it is rail 0's or another
- * rail's device; -EADDRNOTAVAIL when the address is not local (yet);
- * -EOPNOTSUPP, -ENOMEM, or the device's -errno from ib_alloc_pd() or MR
- * creation (everything made here undone).
- */
-int hixl_rail_revive(struct hixl_engine *eng, u32 i)
-{
-	struct hixl_rdma *rd = READ_ONCE(eng->rdma);
-	struct sockaddr_storage ss;
-	struct hixl_rail_dev dev;
-	struct hixl_rail *rail, tmp;
-	struct hixl_region *r;
-	unsigned long idx;
-	u32 j;
-	int ret;
-
-	if (!rd || rd->loopback)
-		return -EINVAL;
-	if (!i)
-		return hixl_rail_dev(rd, 0, &dev) ? 0 : -ENODEV;
-	if (i > rd->nr_rails)
-		return -EINVAL;
-	rail = &rd->rails[i - 1];
-	if (hixl_rail_dev(rd, i, &dev))
-		return 0;
-	if (READ_ONCE(rail->removing))
-		return -ENODEV;
-	ret = hixl_sockaddr_to_kernel(&rail->addr, &ss);
-	if (ret)
-		return ret;
-	memset(&tmp, 0, sizeof(tmp));
-	tmp.addr = rail->addr;
-	ret = hixl_rail_resolve(rd->rails_net, &ss, &tmp);
-	if (ret)
-		return ret;
-	/*
-	 * A device being unregistered still resolves until RDMA CM's own
-	 * removal, after ours (hixl_ib_remove() detached the rail), and its
-	 * refcount drops only after every client's remove (disable_device()):
-	 * ib_device_try_get() alone let the rail work revive the rail on the
-	 * dying rxe1 (rxe_pool_cleanup WARNING, then a use after free in
-	 * restrack; raillink_device_readd, make bench-rails).  So the device
-	 * must also be live for hixl's ib_client (hixl_dev_live()), checked
-	 * under the lock that hixl_ib_remove() takes before it looks for the
-	 * device's engines, held until the rail is published: a removal
-	 * comes either first (no revival) or after, and detaches it again.
-	 * The reference keeps the device while we use it.
-	 */
-	if (!ib_device_try_get(tmp.ibdev)) {
-		hixl_rail_close(&tmp);
-		return -ENODEV;
-	}
-	hixl_devs_live_lock();
-	if (!hixl_dev_live(tmp.ibdev)) {
-		hixl_devs_live_unlock();
-		ib_device_put(tmp.ibdev);
-		hixl_rail_close(&tmp);
-		return -ENODEV;
-	}
-
-	mutex_lock(&eng->lock);
-	if (rail->pd || rail->removing) {	/* revived by another caller, or going */
-		ret = rail->pd && !rail->removing ? 0 : -ENODEV;
-		goto out_close;
-	}
-	ret = -ENODEV;
-	if (!strcmp(tmp.device, dev_name(&rd->ibdev->dev)))
-		goto out_close;
-	for (j = 0; j < rd->nr_rails; j++)
-		if (j != i - 1 && rd->rails[j].ibdev == tmp.ibdev)
-			goto out_close;
-	/*
-	 * The MRs first, on the device not yet published (hixl_rail_dev()
-	 * reads @pd first): nobody sees the rail before they all exist.
-	 */
-	strscpy(rail->device, tmp.device, sizeof(rail->device));
-	rail->ibdev = tmp.ibdev;
-	rail->page_size_cap = tmp.page_size_cap;
-	rail->max_mr_pages = tmp.max_mr_pages;
-	rail->numa_node = tmp.numa_node;
-	dev = (struct hixl_rail_dev){ .ibdev = tmp.ibdev, .pd = tmp.pd,
-				      .page_size_cap = tmp.page_size_cap,
-				      .max_mr_pages = tmp.max_mr_pages };
-	ret = 0;
-	xa_for_each(&eng->regions, idx, r) {
-		if (READ_ONCE(r->invalid))
-			continue;
-		ret = hixl_region_make_mrs_dev(r, i, &dev);
-		if (ret == -EOPNOTSUPP)
-			ret = 0;	/* no MRs for this one on this device */
-		if (ret)
-			break;
-	}
-	if (ret) {
-		xa_for_each(&eng->regions, idx, r)
-			hixl_region_free_mrs_rail(r, rd, i);
-		rail->ibdev = NULL;
-		goto out_close;		/* tmp's PD goes there */
-	}
-	smp_store_release(&rail->pd, tmp.pd);	/* hixl_rail_dev() sees it whole */
-	WRITE_ONCE(eng->rail_ibdev[i], rail->ibdev);
-	hixl_engine_rails_update(eng);
-	mutex_unlock(&eng->lock);
-	hixl_devs_live_unlock();
-	ib_device_put(tmp.ibdev);
-	pr_info("engine %llu: rail %u back on %s\n", eng->id, i, rail->device);
-	return 0;
-
-out_close:
-	mutex_unlock(&eng->lock);
-	hixl_devs_live_unlock();
-	ib_device_put(tmp.ibdev);
-	hixl_rail_close(&tmp);
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_rail_revive);
-
-/**
- * hixl_engine_rail_detach() - rail @ibdev of @eng is being unregistered
- * @eng:   an engine that has @ibdev as one of its extra rails (a reference
- *         held by the caller, hixl_ib_remove())
- * @ibdev: the device
- *
- * As hixl_engine_detach() does for rail 0, for one extra rail: first,
- * holding rdma_sem for reading, the rail is marked removing (under
- * links_lock: no new link on it, hixl_rail_dev() says it is gone) and its
- * links are destroyed (hixl_engine_links_destroy_rail(); their batches
- * end, their QPs flush); then, holding rdma_sem for writing (commands that
- * may use the rail's MRs have ended), every region's MRs on the rail and
- * its PD are freed and the rail's @ibdev/@pd are cleared.  The engine keeps
- * working on its other rails; hixl_rail_revive() may bring the rail back.
- *
- * Context: process context, may sleep; the caller holds no lock.
- */
-void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)
-{
-	struct hixl_region *r;
-	struct hixl_rdma *rd;
-	unsigned long idx;
-	u32 i = 0, j;
-
-	down_read(&eng->rdma_sem);
-	rd = eng->rdma;
-	mutex_lock(&eng->lock);
-	for (j = 0; rd && !rd->loopback && j < rd->nr_rails; j++) {
-		if (rd->rails[j].ibdev == ibdev && rd->rails[j].pd) {
-			i = j + 1;
-			break;
-		}
-	}
-	if (i) {
-		mutex_lock(&eng->links_lock);
-		WRITE_ONCE(rd->rails[i - 1].removing, true);
-		mutex_unlock(&eng->links_lock);
-	}
-	mutex_unlock(&eng->lock);
-	if (!i) {			/* closed, or not (any more) on @ibdev */
-		up_read(&eng->rdma_sem);
-		return;
-	}
-	pr_warn("engine %llu: rail %u's RDMA device %s removed; its links and MRs go\n",
-		eng->id, i, dev_name(&ibdev->dev));
-	hixl_engine_links_destroy_rail(eng, i);
-	up_read(&eng->rdma_sem);
-
-	down_write(&eng->rdma_sem);	/* commands that still run finish */
-	mutex_lock(&eng->lock);
-	rd = eng->rdma;
-	if (rd && rd->nr_rails >= i && rd->rails[i - 1].ibdev == ibdev) {
-		xa_for_each(&eng->regions, idx, r)
-			hixl_region_free_mrs_rail(r, rd, i);
-		hixl_rail_close(&rd->rails[i - 1]);
-		WRITE_ONCE(eng->rail_ibdev[i], NULL);
-		hixl_engine_rails_update(eng);
-	}
-	mutex_unlock(&eng->lock);
-	up_write(&eng->rdma_sem);
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_engine_rail_detach);
-
-/**
  * hixl_rails_show() - debugfs "rails": one line per rail of each set-up
  * device engine, rail 0 first: "engine rail address device node mrs
  * state", where node is the device's NUMA node (-1: not known), mrs the
@@ -781,70 +473,3 @@ int hixl_rails_show(struct seq_file *m)
 	mutex_unlock(&hixl_engines_lock);
 	return 0;
 }
-
-/**
- * hixl_rail_plan() - split a batch's descriptors into pieces, one per rail
- * @lens:       the descriptors' lengths, bytes, each > 0
- * @n:          descriptors
- * @nr_rails:   1..HIXL_MAX_RAILS
- * @stripe_min: bytes: a descriptor this long or longer is striped (with
- *              two rails or more)
- * @chunk:      bytes of one stripe chunk, > 0; a descriptor's chunks start
- *              at multiples of @chunk from its start, the last may be short
- * @rr:         in: the rail of the next piece, < @nr_rails; out: the rail
- *              after the last piece (the link keeps it from batch to batch)
- * @out:        out: the pieces, in descriptor order, each descriptor's in
- *              offset order
- * @max:        entries @out holds
- *
- * A pure function (no lock, no allocation), modelled on how Mooncake's
- * transfer engine slices a request across devices: a short descriptor is
- * one piece, a long one a run of chunks; each piece goes to the rail with
- * the fewest bytes of this batch so far, ties broken round-robin from the
- * cursor (so equal pieces alternate, and batches of one small descriptor
- * each still spread).  Within a batch the rails' bytes then differ by at
- * most the largest piece: @chunk, or a descriptor below @stripe_min.  The
- * pieces of a descriptor cover it exactly once.  KUnit: tests/rail_kunit.c.
- *
- * Return: pieces written; -EINVAL for @nr_rails 0 or above HIXL_MAX_RAILS,
- * @chunk 0, @rr not below @nr_rails or a zero length; -ENOSPC when @max is
- * too small (@out then holds the first @max pieces, @rr is unchanged).
- */
-long hixl_rail_plan(const u64 *lens, u32 n, u32 nr_rails, u64 stripe_min, u64 chunk,
-		    u32 *rr, struct hixl_rail_piece *out, u32 max)
-{
-	u64 loads[HIXL_MAX_RAILS] = { 0 };
-	u32 rail, best, i, j, k = 0;
-	u64 off, len;
-
-	if (!nr_rails || nr_rails > HIXL_MAX_RAILS || !chunk || *rr >= nr_rails)
-		return -EINVAL;
-	rail = *rr;
-	for (i = 0; i < n; i++) {
-		if (!lens[i])
-			return -EINVAL;
-		off = 0;
-		do {
-			len = lens[i] - off;
-			if (nr_rails > 1 && lens[i] >= stripe_min && len > chunk)
-				len = chunk;
-			if (k == max)
-				return -ENOSPC;
-			best = rail;	/* the least-loaded rail, from the cursor on */
-			for (j = 1; j < nr_rails; j++) {
-				u32 r = (rail + j) % nr_rails;
-
-				if (loads[r] < loads[best])
-					best = r;
-			}
-			out[k++] = (struct hixl_rail_piece){ .desc = i, .rail = best,
-							     .off = off, .len = len };
-			loads[best] += len;
-			rail = best + 1 == nr_rails ? 0 : best + 1;
-			off += len;
-		} while (off < lens[i]);
-	}
-	*rr = rail;
-	return k;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_rail_plan);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rail.h - an engine's rails (extra RDMA devices of SETUP) and the striping
- * planner that will split a batch across them.  The design is at the top of
- * rail.c.
+ * rail.h - an engine's rails (extra RDMA devices of SETUP): rail.c (SETUP's
+ * rails, NUMA, debugfs) and rail_dev.c (a rail's device, PD, removal and
+ * revival).  The striping planner is rail_plan.h's.  The design is at the
+ * top of rail.c.
  */
 #ifndef HIXL_RAIL_H
 #define HIXL_RAIL_H
@@ -17,10 +18,8 @@ struct ib_device;
 struct ib_pd;
 struct net;
 struct rdma_cm_id;
-
-/* striping defaults for the multi-rail data path (rail.c: not yet used) */
-#define HIXL_RAIL_STRIPE_MIN	(1ULL << 20)	/* bytes: striped from here on */
-#define HIXL_RAIL_CHUNK		(512ULL << 10)	/* bytes: one stripe chunk */
+struct seq_file;
+struct sockaddr_storage;
 
 /*
  * A rail whose device is gone, for hixl_rail_numa_mask(): never chosen, and
@@ -62,9 +61,9 @@ struct hixl_rail {
 	u32 max_mr_pages;
 	int numa_node;
 	bool removing;
-	/* hR2 (raillink.c): our listener on @addr with the engine's port (an
-	 * engine with a port, not LISTEN_ANY), NULL without; under
-	 * raillink.c's hixl_rail_listen_lock; @listen: the engine listens on
+	/* hR2 (raillink_accept.c): our listener on @addr with the engine's
+	 * port (an engine with a port, not LISTEN_ANY), NULL without; under
+	 * raillink_accept.c's hixl_rail_listen_lock; @listen: the engine listens on
 	 * this rail's address (set at SETUP, never changed), so a revived
 	 * rail listens again */
 	struct rdma_cm_id *listen_id;
@@ -86,38 +85,23 @@ struct hixl_rail_dev {
 	u32 max_mr_pages;
 };
 
-/**
- * struct hixl_rail_piece - one piece of a descriptor on one rail
- * @desc: the descriptor's index in its batch
- * @rail: the rail it goes on, 0..nr_rails - 1
- * @off:  bytes from the descriptor's start
- * @len:  bytes, > 0
- *
- * Enough to post the piece again on another rail (failover, issue 13
- * item 4): the same bytes of the same descriptor.
- */
-struct hixl_rail_piece {
-	u32 desc;
-	u32 rail;
-	u64 off;
-	u64 len;
-};
-
 extern int hixl_rail_numa;
 
+/* rail.c */
 int hixl_rails_validate(const struct hixl_setup *a);
 int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net);
 void hixl_rails_free(struct hixl_rdma *rd);
 u32 hixl_rails_count(const struct hixl_rdma *rd);
-bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out);
 u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled);
 void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd);
 void hixl_engine_rails_update(struct hixl_engine *eng);
+int hixl_rails_show(struct seq_file *m);
+
+/* rail_dev.c */
+int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss, struct hixl_rail *rail);
+void hixl_rail_close(struct hixl_rail *rail);
+bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out);
 int hixl_rail_revive(struct hixl_engine *eng, u32 i);
 void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev);
-struct seq_file;
-int hixl_rails_show(struct seq_file *m);
-long hixl_rail_plan(const u64 *lens, u32 n, u32 nr_rails, u64 stripe_min, u64 chunk,
-		    u32 *rr, struct hixl_rail_piece *out, u32 max);
 
 #endif /* HIXL_RAIL_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * raillink.h - rail links: one more RC link per extra rail pair, hung off
- * a primary link (raillink.c; docs/protocol.md, "Rails").
+ * a primary link (raillink.c, raillink_hello.c, raillink_accept.c;
+ * docs/protocol.md, "Rails").
  */
 #ifndef _HIXL_RAILLINK_H
 #define _HIXL_RAILLINK_H
@@ -56,24 +57,35 @@ struct hixl_link_rails {
 	bool work_on;
 };
 
+struct hixl_rdma;
+struct ib_device;
+struct net;
+struct rdma_cm_id;
+struct rdma_cm_event;
+
+/* raillink.c */
 void hixl_link_rails_init(struct hixl_link *l);
 u32 hixl_link_nr_rails(struct hixl_link *l);
 struct hixl_link *hixl_link_rail_get(struct hixl_link *l, u32 i);
-u32 hixl_rails_hello_fill(struct hixl_link *l, void *blk, u32 room);
-int hixl_rails_hello_rx(struct hixl_link *l, const struct hixl_wire_hello *hm, u32 len,
-			const struct hixl_sockaddr *name);
+void hixl_rail_work_arm(struct hixl_link *p);
 int hixl_raillinks_connect(struct hixl_link *l, unsigned long deadline);
 void hixl_raillinks_destroy(struct hixl_link *l);
 void hixl_raillink_unhook(struct hixl_link *l);
+int hixl_raillinks_show(struct seq_file *m);
+
+/* raillink_hello.c */
+u32 hixl_rails_hello_fill(struct hixl_link *l, void *blk, u32 room);
+int hixl_rails_hello_rx(struct hixl_link *l, const struct hixl_wire_hello *hm, u32 len,
+			const struct hixl_sockaddr *name);
+
+/* raillink_accept.c */
+int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
+			 const struct hixl_sockaddr *name);
 u32 hixl_rail_of_device(struct hixl_engine *eng, struct ib_device *dev);
-struct hixl_rdma;
-struct rdma_cm_id;
-struct rdma_cm_event;
-struct ib_device;
+int hixl_rail_listen_one(struct hixl_rdma *rd, u32 i, struct net *net);
 int hixl_rail_listen(struct hixl_rdma *rd, bool listen_any);
 void hixl_rail_unlisten(struct hixl_rdma *rd);
 int hixl_rail_listener_event(struct hixl_rdma *rd, struct rdma_cm_id *id,
 			     struct rdma_cm_event *ev);
-int hixl_raillinks_show(struct seq_file *m);
 
 #endif /* _HIXL_RAILLINK_H */

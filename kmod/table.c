@@ -490,7 +490,7 @@ int hixl_link_publish(struct hixl_link *l)
 		h->stage_size = cpu_to_le64(l->stage.rx.size);
 		h->stage_rkey = cpu_to_le32(l->stage.rx.mr->rkey);
 	}
-	/* blocks: same-host pairing (primaries only), then rails (raillink.c) */
+	/* blocks: same-host pairing (primaries only), then rails (raillink_hello.c) */
 	ext = l->rail ? 0 : hixl_local_offer(l, (struct hixl_wire_hello_local *)(h + 1));
 	ext += hixl_rails_hello_fill(l, (u8 *)(h + 1) + ext, HIXL_MSG_SIZE - sizeof(*h) - ext);
 	if (!ret)

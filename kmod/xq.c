@@ -607,7 +607,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_submit);
  * completed, or at once when none are on the wire.  A batch that already
  * has an outcome keeps it.  A batch hixl_xbatch_submit() has not queued
  * yet only gets the status: the submitter ends it (one end per batch).
- * The anchor of a striped TRANSFER (xrail.c) cancels its rail batch: every
+ * The anchor of a striped TRANSFER (xrail_cancel.c) cancels its rail batch: every
  * sub-batch, and no failover after.
  *
  * Context: process context.

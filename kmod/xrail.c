@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xrail.c - the striped data path (issue 13 items 3, 4): one TRANSFER
- * spread over the rail links of its primary link, and failover.
+ * spread over the rail links of its primary link, and failover.  The pure
+ * planning (hixl_rail_plan(), hixl_xrail_replan(),
+ * hixl_xrail_failover_ok()) is rail_plan.c's, cancelling a rail batch
+ * xrail_cancel.c's.
  *
  * When: a TRANSFER on a primary link (rail 0) whose batch goes direct (no
  * staged descriptor, not a same-host link; xfer.c decides) and which has
@@ -37,12 +40,8 @@
  * last rail that broke, as a one-rail link reports its own.
  *
  * Cancel: the parent has an anchor batch on the engine's xfers list (and
- * in the io_uring command) that is never queued; CANCEL by tag finds it
- * and the sub-batches (which carry the tag), hixl_xbatch_cancel() of the
- * anchor cancels every sub-batch and stops failover (hixl_xrail_cancel()),
- * and a revoking CANCEL also waits for every sub-batch on the wire
- * (hixl_xrail_wire(): each rail link it used is broken).  CANCEL counts
- * the TRANSFER once.
+ * in the io_uring command) that is never queued; cancelling it cancels
+ * the rail batch (xrail_cancel.c).
  *
  * Counters: each sub-batch counts its bytes on its own link (and the
  * engine); the parent counts the descriptors (ops), its result, and the
@@ -72,89 +71,6 @@
 /* where the next striped batch starts (hixl_rail_plan()'s cursor) */
 static atomic_t hixl_xrail_cursor = ATOMIC_INIT(0);
 
-/**
- * hixl_xrail_replan() - move pieces onto other rails (failover)
- * @pc:   the batch's pieces
- * @npc:  entries of @pc
- * @idx:  indices into @pc of the pieces to move
- * @n:    entries of @idx
- * @mask: bit i: rail i may take them (bits at HIXL_MAX_RAILS and above
- *        are ignored)
- * @rr:   in: the rail to try first on a tie, < HIXL_MAX_RAILS; out: the
- *        rail after the last one used
- *
- * Pure (no lock, no allocation): each piece named goes whole to the rail
- * of @mask with the fewest bytes of this call so far, ties broken
- * round-robin from @rr, as hixl_rail_plan() assigns them; pieces not named
- * keep their rail.  Pieces are not cut again: each is at most
- * HIXL_RAIL_CHUNK or a descriptor below HIXL_RAIL_STRIPE_MIN already.
- *
- * Return: @n; -EINVAL when @mask has no rail, @rr is out of range or an
- * index is not below @npc (then nothing was moved).
- */
-long hixl_xrail_replan(struct hixl_rail_piece *pc, u32 npc, const u32 *idx, u32 n, u32 mask,
-		       u32 *rr)
-{
-	u64 loads[HIXL_MAX_RAILS] = { 0 };
-	u32 i, j, rail, best;
-
-	mask &= GENMASK(HIXL_MAX_RAILS - 1, 0);
-	if (!mask || *rr >= HIXL_MAX_RAILS)
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (idx[i] >= npc)
-			return -EINVAL;
-	rail = *rr;
-	for (i = 0; i < n; i++) {
-		best = HIXL_MAX_RAILS;
-		for (j = 0; j < HIXL_MAX_RAILS; j++) {
-			u32 r = (rail + j) % HIXL_MAX_RAILS;
-
-			if (!(mask & BIT(r)))
-				continue;
-			if (best == HIXL_MAX_RAILS || loads[r] < loads[best])
-				best = r;
-		}
-		pc[idx[i]].rail = best;
-		loads[best] += pc[idx[i]].len;
-		rail = (best + 1) % HIXL_MAX_RAILS;
-	}
-	*rr = rail;
-	return n;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_xrail_replan);
-
-/**
- * hixl_xrail_failover_ok() - is a failed sub-batch re-posted elsewhere?
- * @status:     the sub-batch's -errno (0: it succeeded)
- * @link_state: its rail link's enum hixl_link_state after the end
- * @cancelled:  the TRANSFER was cancelled
- * @expired:    the TRANSFER's deadline has passed
- *
- * Pure.  Yes when the sub-batch failed because its link broke: the link is
- * ERROR or CLOSED now, or its requests were flushed (-ECONNRESET: the QP is
- * in the error state; the peer's DREQ may flush them before the CM event
- * that marks the link broken is handled), and the error is not the
- * batch's own timeout (-ETIMEDOUT: the deadline is the TRANSFER's, no time
- * is left), a cancel (-ECANCELED) or a lack of memory (-ENOMEM).
- *
- * Return: true to fail over.
- */
-bool hixl_xrail_failover_ok(int status, int link_state, bool cancelled, bool expired)
-{
-	if (!status || cancelled || expired)
-		return false;
-	switch (status) {
-	case -ECANCELED:
-	case -ETIMEDOUT:
-	case -ENOMEM:
-		return false;
-	case -ECONNRESET:	/* flushed: the QP is in the error state, even when */
-		return true;	/* the CM event that breaks the link is still to come */
-	}
-	return link_state >= HIXL_LINK_ERROR;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_xrail_failover_ok);
 
 static void hixl_xrail_free(struct kref *ref)
 {
@@ -542,73 +458,6 @@ static void hixl_xrail_work(struct work_struct *w)
 	if (end)
 		hixl_xrail_finish(xr);
 	hixl_xrail_put(xr);		/* the queued work's */
-}
-
-/**
- * hixl_xrail_cancel() - cancel a rail batch: every sub-batch, and failover
- * @xr: the rail batch (the caller holds a reference, through its anchor)
- *
- * Called by hixl_xbatch_cancel() of the anchor (HIXL_IOC_CANCEL, io_uring's
- * cancelation, a fatal signal to the ioctl caller).  Sub-batches submitted
- * later end at submission with -ECANCELED.
- *
- * Context: process context; takes xr->lock and each sub-batch's link's
- * xq.lock, one at a time.
- */
-void hixl_xrail_cancel(struct hixl_xrail *xr)
-{
-	for (;;) {
-		struct hixl_xbatch *b, *found = NULL;
-
-		spin_lock(&xr->lock);
-		xr->cancelled = true;
-		list_for_each_entry(b, &xr->subs, xr_node) {
-			if (!b->xr_cancel_seen) {
-				b->xr_cancel_seen = true;
-				kref_get(&b->ref);
-				found = b;
-				break;
-			}
-		}
-		spin_unlock(&xr->lock);
-		if (!found)
-			return;
-		hixl_xbatch_cancel(found);
-		hixl_xbatch_put(found);
-	}
-}
-
-/**
- * hixl_xrail_wire() - a revoking CANCEL: the rail batch's sub-batches on the wire
- * @xr:   the rail batch, cancelled (hixl_xrail_cancel())
- * @wire: the CANCEL's list of batches to flush (cancel_node); sub-batches
- *        on the wire that are not on it yet are added, with a reference
- *
- * Context: process context; the caller holds the engine's cancel_mutex
- * (which owns every cancel_node).
- */
-void hixl_xrail_wire(struct hixl_xrail *xr, struct list_head *wire)
-{
-	for (;;) {
-		struct hixl_xbatch *b, *found = NULL;
-
-		spin_lock(&xr->lock);
-		list_for_each_entry(b, &xr->subs, xr_node) {
-			if (!b->xr_wire_seen && list_empty(&b->cancel_node)) {
-				b->xr_wire_seen = true;
-				kref_get(&b->ref);
-				found = b;
-				break;
-			}
-		}
-		spin_unlock(&xr->lock);
-		if (!found)
-			return;
-		if (hixl_xbatch_on_wire(found))
-			list_add_tail(&found->cancel_node, wire);	/* keeps the reference */
-		else
-			hixl_xbatch_put(found);
-	}
 }
 
 /**

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xrail.h - the striped data path (xrail.c): one TRANSFER on a primary
- * link with two usable rails or more, split into one ordinary batch
- * (struct hixl_xbatch, xq.c) per rail link, and re-posted on the other
- * rails when a rail link breaks under it (failover).  Locks: in the order
- * of engine.h.
+ * xrail.h - the striped data path (xrail.c, xrail_cancel.c): one TRANSFER
+ * on a primary link with two usable rails or more, split into one ordinary
+ * batch (struct hixl_xbatch, xq.c) per rail link, and re-posted on the
+ * other rails when a rail link breaks under it (failover).  Its pure parts
+ * are rail_plan.h's.  Locks: in the order of engine.h.
  */
 #ifndef _HIXL_XRAIL_H
 #define _HIXL_XRAIL_H
@@ -17,7 +17,7 @@
 #include <linux/workqueue.h>
 
 #include <rdma/hixl.h>
-#include "rail.h"
+#include "rail_plan.h"
 
 struct hixl_engine;
 struct hixl_link;
@@ -104,13 +104,10 @@ int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct
 			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags,
 			bool *planning, u32 min_rails);
 bool hixl_xrail_rails_only(struct hixl_link *l);
-void hixl_xrail_cancel(struct hixl_xrail *xr);
 void hixl_xrail_put(struct hixl_xrail *xr);
-void hixl_xrail_wire(struct hixl_xrail *xr, struct list_head *wire);
 
-/* the pure parts (KUnit: tests/xrail_kunit.c) */
-long hixl_xrail_replan(struct hixl_rail_piece *pc, u32 npc, const u32 *idx, u32 n, u32 mask,
-		       u32 *rr);
-bool hixl_xrail_failover_ok(int status, int link_state, bool cancelled, bool expired);
+/* xrail_cancel.c */
+void hixl_xrail_cancel(struct hixl_xrail *xr);
+void hixl_xrail_wire(struct hixl_xrail *xr, struct list_head *wire);
 
 #endif /* _HIXL_XRAIL_H */

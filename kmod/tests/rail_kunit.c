@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rail_kunit.c - KUnit suite hixl_rail: the striping planner
- * (hixl_rail_plan(): which rail carries which bytes of which descriptor),
- * SETUP's rail fields (hixl_rails_validate()), the NUMA choice of a
- * region's rails (hixl_rail_numa_mask()), and, on the test VM's rxe0 and
- * rxe1 (skipped elsewhere), a rail's detach and revival with real regions
- * (hixl_engine_rail_detach(), hixl_rail_revive()).
+ * (rail_plan.c's hixl_rail_plan(): which rail carries which bytes of which
+ * descriptor), SETUP's rail fields (rail.c's hixl_rails_validate()), the
+ * NUMA choice of a region's rails (hixl_rail_numa_mask()), and, on the
+ * test VM's rxe0 and rxe1 (skipped elsewhere), a rail's detach and revival
+ * with real regions (rail_dev.c's hixl_engine_rail_detach(),
+ * hixl_rail_revive()).
  */
 #include <kunit/test.h>
 #include <linux/inet.h>
@@ -14,6 +15,7 @@
 #include <linux/sizes.h>
 
 #include "../hixl_priv.h"
+#include "../rail_plan.h"
 
 #define RAIL_MAX_PIECES 512
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xrail_kunit.c - KUnit suite hixl_xrail: the pure parts of the striped
- * data path's failover (xrail.c): where the unfinished pieces of a broken
+ * data path's failover (rail_plan.c, used by xrail.c): where the unfinished pieces of a broken
  * rail go (hixl_xrail_replan()) and which failed sub-batches fail over at
  * all (hixl_xrail_failover_ok()).
  */
@@ -9,6 +9,7 @@
 #include <linux/sizes.h>
 
 #include "../hixl_priv.h"
+#include "../rail_plan.h"
 
 #define XR_MAX 256
 
