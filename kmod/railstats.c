@@ -82,7 +82,8 @@ static bool hixl_rail_port_active(struct ib_device *ibdev)
 }
 
 /*
- * Links per rail (@links) and those up (@up), rails 0..@nr - 1: rail 0
+ * Links per rail (@links) and those up (@up), rails 0..@nr - 1 (@nr <=
+ * HIXL_MAX_RAILS): rail 0
  * every link of the engine and its READY ones; rail i every READY link
  * paired with its peer on rail i and those whose rail link is READY.
  */
@@ -143,6 +144,27 @@ static void hixl_rail_stat_fill(struct hixl_engine *eng, const struct hixl_rdma 
 }
 
 /**
+ * hixl_rail_stats_fill() - the records of an engine's first rails
+ * @eng: the engine; its rdma_sem held (for reading, or a trylock of it)
+ * @rd:  its device side (eng->rdma, not NULL)
+ * @out: out: @n records, rail 0 first (zeroed by the caller)
+ * @n:   records, at most hixl_rails_count(@rd) and HIXL_MAX_RAILS
+ *
+ * Context: process context, sleeps (the engine's links_lock).
+ */
+void hixl_rail_stats_fill(struct hixl_engine *eng, const struct hixl_rdma *rd,
+			  struct hixl_rail_stat *out, u32 n)
+{
+	u32 links[HIXL_MAX_RAILS] = {}, up[HIXL_MAX_RAILS] = {};
+	u32 i;
+
+	n = min_t(u32, n, HIXL_MAX_RAILS);
+	hixl_rail_links_count(eng, n, links, up);
+	for (i = 0; i < n; i++)
+		hixl_rail_stat_fill(eng, rd, i, links[i], up[i], &out[i]);
+}
+
+/**
  * hixl_stats_rails() - GET_STATS's rail entries (HIXL_STATS_RAILS)
  * @eng:  the engine of the calling file; its rdma_sem held for reading
  *        (hixl_engine_ioctl())
@@ -152,7 +174,8 @@ static void hixl_rail_stat_fill(struct hixl_engine *eng, const struct hixl_rdma 
  *        engine, else 1 + its extra rails
  *
  * Writes min(@room, *@nr) records, rail 0 first; a smaller buffer gets the
- * first rails.  Follows hixl_cmd_link_stats()'s shape: the records are
+ * first rails.  (HIXL_IOC_ENGINES with HIXL_ENGINES_RAILS writes the same
+ * records of every visible engine: hixl_rail_stats_fill() from stats.c.)  Follows hixl_cmd_link_stats()'s shape: the records are
  * built in a kernel buffer under the locks and copied out after.
  *
  * Context: process context, sleeps (links_lock, the allocation, the copy).
@@ -162,10 +185,9 @@ static void hixl_rail_stat_fill(struct hixl_engine *eng, const struct hixl_rdma 
 int hixl_stats_rails(struct hixl_engine *eng, u64 ubuf, u32 room, u32 *nr)
 {
 	const struct hixl_rdma *rd = smp_load_acquire(&eng->rdma);	/* SETUP's store */
-	u32 links[HIXL_MAX_RAILS] = {}, up[HIXL_MAX_RAILS] = {};
 	struct hixl_rail_stat *out;
-	u32 i, n;
 	int ret = 0;
+	u32 n;
 
 	*nr = rd ? min_t(u32, hixl_rails_count(rd), HIXL_MAX_RAILS) : 0;
 	n = min(room, *nr);
@@ -174,9 +196,7 @@ int hixl_stats_rails(struct hixl_engine *eng, u64 ubuf, u32 room, u32 *nr)
 	out = kcalloc(n, sizeof(*out), GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
-	hixl_rail_links_count(eng, *nr, links, up);
-	for (i = 0; i < n; i++)
-		hixl_rail_stat_fill(eng, rd, i, links[i], up[i], &out[i]);
+	hixl_rail_stats_fill(eng, rd, out, n);
 	if (copy_to_user(u64_to_user_ptr(ubuf), out, array_size(n, sizeof(*out))))
 		ret = -EFAULT;
 	kfree(out);

@@ -76,8 +76,9 @@
 						 * rail_repost_bytes (docs/abi.md) */
 #define HIXL_FEAT_LINK_STATS_RAILS (1ULL << 23)	/* LINK_STATS lists rail links
 						 * (HIXL_LINK_STATS_RAILS, hixl_link_stat.rail) */
-#define HIXL_FEAT_STATS_RAILS	(1ULL << 24)	/* GET_STATS lists the engine's rails
-						 * (HIXL_STATS_RAILS, struct hixl_rail_stat) */
+#define HIXL_FEAT_STATS_RAILS	(1ULL << 24)	/* GET_STATS and ENGINES list engines'
+						 * rails (HIXL_STATS_RAILS, HIXL_ENGINES_RAILS,
+						 * struct hixl_rail_stat) */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -839,8 +840,17 @@ struct hixl_engine_stat {
  * @count:     in: entries @buf holds, 0..HIXL_MAX_STAT_ENTRIES
  * @total:     out: engines visible to the caller; min(@count, @total)
  *             entries are written, oldest engine first
- * @flags:     in: must be 0
+ * @flags:     in: 0, or HIXL_ENGINES_RAILS (HIXL_FEAT_STATS_RAILS): each
+ *             engine's rails to @rails too; other bits: -EINVAL
  * @reserved0: in: must be 0
+ * @rails:     in: with HIXL_ENGINES_RAILS, a user pointer to @count *
+ *             HIXL_MAX_RAILS struct hixl_rail_stat (0 when @count is 0;
+ *             @count at most HIXL_MAX_RAIL_STAT_ENGINES): entry k of @buf
+ *             has its rails at @rails[k * HIXL_MAX_RAILS], as GET_STATS's
+ *             HIXL_STATS_RAILS writes them, hixl_engine_stat.nr_rails of
+ *             them (0 for an engine whose device side was being changed,
+ *             HIXL_ENGINE_STAT_BUSY), the rest zeroed (HIXL_RAIL_STATE_NONE);
+ *             without the flag, must be 0
  * @reserved:  in: must be 0
  *
  * Any open /dev/hixl may ask, without SETUP: the device node is mode 0660,
@@ -848,13 +858,17 @@ struct hixl_engine_stat {
  * (hixlctl stats).  An engine is visible when its owner's process is
  * visible in the caller's pid namespace (a container sees its own).
  */
+#define HIXL_ENGINES_RAILS		(1U << 0)	/* hixl_engines.flags: rails too */
+#define HIXL_MAX_RAIL_STAT_ENGINES	1024	/* @count with HIXL_ENGINES_RAILS */
+
 struct hixl_engines {
 	__u64 buf;
 	__u32 count;
 	__u32 total;
 	__u32 flags;
 	__u32 reserved0;
-	__u64 reserved[2];
+	__u64 rails;
+	__u64 reserved[1];
 };
 
 /*

@@ -213,6 +213,29 @@ int hixl_dev_link_stats_rails(int fd, uint64_t engine, struct hixl_link_stat *bu
 int hixl_dev_engines(int fd, struct hixl_engine_stat *buf, uint32_t count,
 		     uint32_t *total);
 
+/**
+ * hixl_dev_engines_rails() - every engine the caller may see, with its rails
+ * @fd:    descriptor from hixl_dev_open() (need not be set up)
+ * @buf:   room for @count records (may be NULL when @count is 0)
+ * @rails: room for @count * HIXL_MAX_RAILS rail records (may be NULL when
+ *         @count is 0): engine record k's rails are @rails[k *
+ *         HIXL_MAX_RAILS ...], @buf[k].nr_rails of them, rail 0 first; the
+ *         rest are zero (HIXL_RAIL_STATE_NONE)
+ * @count: records @buf holds, 0..HIXL_MAX_RAIL_STAT_ENGINES
+ * @total: out (may be NULL): engines visible now
+ *
+ * As hixl_dev_engines(), with HIXL_ENGINES_RAILS: each engine's rails as
+ * hixl_dev_get_stats_rails() gives a caller its own (struct
+ * hixl_rail_stat); an engine whose device side was being changed
+ * (HIXL_ENGINE_STAT_BUSY) has none.
+ *
+ * Return: records written; the errors of hixl_dev_engines(), -EINVAL for
+ * NULL @rails with a count or @count above HIXL_MAX_RAIL_STAT_ENGINES, and
+ * from a module without HIXL_FEAT_STATS_RAILS.
+ */
+int hixl_dev_engines_rails(int fd, struct hixl_engine_stat *buf, struct hixl_rail_stat *rails,
+			   uint32_t count, uint32_t *total);
+
 
 /* ==== the engine API (HIXL's Hixl class, in C) ========================== */
 /*
