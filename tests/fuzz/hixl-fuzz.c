@@ -1172,8 +1172,28 @@ static bool build_engines(struct hixl_engines *a)
 		return true;
 	bad = build_stat_buf(&a->buf, &a->count);
 	if (chance(30))
-		a->flags = HIXL_LINK_STATS_RAILS;	/* each link's rails too */
-	FLAGS32(a->flags, HIXL_LINK_STATS_RAILS);
+		a->flags = HIXL_ENGINES_RAILS;	/* each engine's rails too */
+	FLAGS32(a->flags, HIXL_ENGINES_RAILS);
+	if (a->flags & HIXL_ENGINES_RAILS) {
+		/*
+		 * room for 64 engines' rails (more than the VM has: stat_buf's
+		 * NSTAT_BUF records bound what is asked for, but ENGINES writes
+		 * min(count, engines)), or a pointer that cannot take them
+		 */
+		static struct hixl_rail_stat rails[64 * HIXL_MAX_RAILS];
+
+		switch (rnd(8)) {
+		case 0: a->rails = 0; break;
+		case 1: a->rails = (uint64_t)(uintptr_t)hole; break;
+		case 2: a->rails = (uint64_t)(uintptr_t)ro_page; break;
+		case 3: a->rails = 0xffff888000000000ULL; break;
+		default: a->rails = (uint64_t)(uintptr_t)rails; break;
+		}
+		bad |= a->count > HIXL_MAX_RAIL_STAT_ENGINES || !a->count != !a->rails;
+	} else if (chance(5)) {
+		a->rails = rnd64() | 1;		/* rails without the flag */
+		bad = true;
+	}
 	RES32(a->reserved0);
 	RES64_ANY(a->reserved);
 	if (chance(10))

@@ -269,6 +269,60 @@ void test_rail_gstats_args(void)
 	CHECK(e == -EFAULT);
 	munmap(ro, 4096);
 	munmap(hole, 4096);
+
+	/* ENGINES with HIXL_ENGINES_RAILS: its arguments, and our engine's rails */
+	{
+		static struct hixl_rail_stat er[4 * HIXL_MAX_RAILS];
+		struct hixl_engine_stat es[4];
+		struct hixl_engines en;
+		int k, nr, found = 0;
+
+		memset(&en, 0, sizeof(en));
+		en.buf = (uintptr_t)es;
+		en.count = 4;
+		en.rails = (uintptr_t)er;		/* rails without the flag */
+		CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en) ? -errno : 0, -EINVAL);
+		en.flags = HIXL_ENGINES_RAILS | (1U << 1);
+		CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en) ? -errno : 0, -EINVAL);
+		en.flags = HIXL_ENGINES_RAILS;
+		en.rails = 0;				/* a count without rails */
+		CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en) ? -errno : 0, -EINVAL);
+		en.count = 0;
+		en.buf = 0;
+		en.rails = (uintptr_t)er;		/* rails without a count */
+		CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en) ? -errno : 0, -EINVAL);
+		en.count = HIXL_MAX_RAIL_STAT_ENGINES + 1;
+		en.buf = (uintptr_t)es;
+		CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en) ? -errno : 0, -EINVAL);
+		en.count = 1;
+		en.rails = 0xffff888000000000ULL;	/* rails not writable */
+		CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en) ? -errno : 0, -EFAULT);
+		CHECK_EQ(hixl_dev_engines_rails(fd, es, NULL, 1, NULL), -EINVAL);
+		CHECK_EQ(hixl_dev_engines_rails(fd, NULL, NULL, 0, &total), 0);
+		CHECK(total >= 1);
+		memset(er, GS_CANARY, sizeof(er));
+		nr = hixl_dev_engines_rails(fd, es, er, 4, &total);
+		CHECK(nr >= 1);
+		for (k = 0; k < nr; k++) {
+			const struct hixl_rail_stat *x = &er[k * HIXL_MAX_RAILS];
+
+			if (!(es[k].flags & HIXL_ENGINE_STAT_SELF))
+				continue;
+			found = 1;
+			CHECK_EQ(es[k].nr_rails, 1);
+			CHECK_EQ(x[0].rail, 0);
+			CHECK_EQ(x[0].state, HIXL_RAIL_STATE_UP);
+			CHECK_EQ(strcmp(x[0].device, "rxe0"), 0);
+			CHECK_EQ(x[0].addr.port, 24940);
+			/* the entries past the engine's rails: zero, state NONE */
+			CHECK(all_bytes(&x[1], (HIXL_MAX_RAILS - 1) * sizeof(*x), 0));
+			CHECK_EQ(x[1].state, HIXL_RAIL_STATE_NONE);
+		}
+		CHECK(found);
+		/* nothing written for engine records not asked for */
+		CHECK(all_bytes(&er[nr * HIXL_MAX_RAILS], (4 - nr) * HIXL_MAX_RAILS * sizeof(*er),
+				GS_CANARY));
+	}
 	close(fd);
 }
 
@@ -320,6 +374,63 @@ static void gs_batch(int a, uint16_t pb, uint32_t op, uint8_t *la, uint8_t *rb, 
 	CHECK_EQ(o0 + o1, eo);		/* a striped TRANSFER's descriptors: rail 0's */
 	CHECK_EQ(o0, 3);
 	CHECK_EQ(r1[1].xfer.rail_failovers, r0[1].xfer.rail_failovers);
+}
+
+/* `tools/hixlctl stats @args` into @buf */
+static void gs_run(const char *args, char *buf, size_t len)
+{
+	char cmd[128];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "tools/hixlctl stats %s 2>&1", args);
+	buf[0] = '\0';
+	p = popen(cmd, "r");
+	if (!p) {
+		CHECK(!"popen hixlctl");
+		return;
+	}
+	n = fread(buf, 1, len - 1, p);
+	buf[n] = '\0';
+	pclose(p);
+}
+
+/* hixlctl stats shows engine @a's rails: text, --json, --prometheus */
+static void gs_hixlctl(int a)
+{
+	static char buf[1 << 16];
+	struct hixl_engine_stat es[16];
+	unsigned long long id = 0;
+	char want[256];
+	uint32_t total;
+	int n = hixl_dev_engines(a, es, 16, &total);
+
+	for (int i = 0; i < n; i++)
+		if (es[i].flags & HIXL_ENGINE_STAT_SELF)
+			id = es[i].id;
+	REQUIRE(id);
+	gs_run("", buf, sizeof(buf));
+	snprintf(want, sizeof(want), "\n  rail engine=%llu rail=0 address=%s:24942 device=rxe0 "
+		 "state=up ", id, HX_IP);
+	CHECK(strstr(buf, want) != NULL);
+	snprintf(want, sizeof(want), "\n  rail engine=%llu rail=1 address=%s device=rxe1 "
+		 "state=up ", id, GS_RAIL1_IP);
+	CHECK(strstr(buf, want) != NULL);
+	if (ht_failures)
+		printf("# hixlctl stats:\n%s", buf);
+	gs_run("--json", buf, sizeof(buf));
+	snprintf(want, sizeof(want), "\"rails\": [{\"rail\": 0, \"address\": \"%s:24942\", "
+		 "\"device\": \"rxe0\", \"state\": \"up\"", HX_IP);
+	CHECK(strstr(buf, want) != NULL);
+	snprintf(want, sizeof(want), "{\"rail\": 1, \"address\": \"%s\", \"device\": \"rxe1\", "
+		 "\"state\": \"up\"", GS_RAIL1_IP);
+	CHECK(strstr(buf, want) != NULL);
+	gs_run("--prometheus", buf, sizeof(buf));
+	CHECK(strstr(buf, "# TYPE hixl_rail_up gauge") != NULL);
+	snprintf(want, sizeof(want), ",engine=\"%llu\",name=\"%s:24942\",rail=\"1\",device=\"rxe1\"} 1\n",
+		 id, HX_IP);
+	CHECK(strstr(buf, want) != NULL);
+	CHECK(strstr(buf, "# TYPE hixl_rail_repost_bytes_total counter") != NULL);
 }
 
 /*
@@ -374,6 +485,7 @@ static void gs_two_body(void)
 
 	gs_batch(a, 24943, HIXL_OP_WRITE, la, rb, len);
 	gs_batch(a, 24943, HIXL_OP_READ, la, rb, len);
+	gs_hixlctl(a);
 	close(a);
 	close(b);
 	munmap(la, len);
