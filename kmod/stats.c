@@ -71,6 +71,7 @@ void hixl_link_count(struct hixl_link *l, enum hixl_ctr i, u64 n)
 	if (hixl_ctr_per_rail(l, i))
 		atomic64_add(n, &l->eng->rail_ctrs[l->rail].v[i]);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_link_count);
 
 /**
  * hixl_link_count_xfer() - descriptors of a TRANSFER that completed
@@ -92,6 +93,7 @@ void hixl_link_count_xfer(struct hixl_link *l, u32 op, bool staged, u64 bytes, u
 	hixl_link_count(l, i, bytes);
 	hixl_link_count(l, i + 1, ops);	/* the _OPS counter follows its _BYTES */
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_xfer);
 
 /**
  * hixl_link_count_result() - the end of a failed TRANSFER (or half of one)
@@ -142,6 +144,7 @@ void hixl_link_count_connect(struct hixl_link *l, int ret, u64 ns)
 	if (hixl_ctr_per_rail(l, HIXL_CTR_CONNECT_US_LAST))
 		atomic64_set(&l->eng->rail_ctrs[l->rail].v[HIXL_CTR_CONNECT_US_LAST], us);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_connect);
 
 /*
  * Checks shared by LINK_STATS and ENGINES: flags (their unknown bits),
