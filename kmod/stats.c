@@ -6,7 +6,8 @@
  *   HIXL_IOC_LINK_STATS  the links of this engine, or of another visible
  *                        one, with their counters
  *   HIXL_IOC_ENGINES     every engine visible to the caller, with its
- *                        name, owner and counters
+ *                        name, owner and counters (and, with
+ *                        HIXL_ENGINES_RAILS, its rails: railstats.c)
  *
  * Neither needs SETUP nor being the engine's owner: /dev/hixl is mode 0660
  * for the group hixl, and this is what hixlctl stats shows to a member of
