@@ -481,7 +481,16 @@ static void gs_two_body(void)
 	CHECK(r[0].mrs > 0);		/* the region's MRs, on both rails */
 	CHECK(r[1].mrs > 0);
 	CHECK_EQ(r[0].mrs + r[1].mrs, st.mrs);
-	CHECK(r[1].xfer.connects + r[1].xfer.accepts >= 1);	/* rail 1's link was made */
+	/* the acceptor counted rail 1's link on rail 1 (a connector's rail links count no connect) */
+	{
+		struct hixl_rail_stat rb1[HIXL_MAX_RAILS];
+		struct hixl_stats sb;
+
+		REQUIRE(gs_rails(b, &sb, rb1) == 2);
+		CHECK(rb1[1].xfer.accepts >= 1);
+		CHECK_EQ(rb1[0].xfer.accepts, 1);
+		CHECK_EQ(rb1[0].xfer.accepts + rb1[1].xfer.accepts, sb.xfer.accepts);
+	}
 
 	gs_batch(a, 24943, HIXL_OP_WRITE, la, rb, len);
 	gs_batch(a, 24943, HIXL_OP_READ, la, rb, len);
