@@ -543,7 +543,7 @@ static void test_stats_bad_args(void)
 		memset(old, 0, sizeof(old));
 		CHECK_EQ(xioctl(fd, _IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_STATS,
 					  unsigned char[HIXL_STATS_SIZE_VER0]), old), 0);
-		old[0] = 1;		/* flags */
+		old[0] = 2;		/* flags: bit 1 (bit 0 is HIXL_STATS_RAILS) */
 		CHECK_EQ(xioctl(fd, _IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_STATS,
 					  unsigned char[HIXL_STATS_SIZE_VER0]), old), -EINVAL);
 	}
