@@ -42,12 +42,12 @@
  *    primary link by a token) are raillink.c's (raillink_hello.c their
  *    HELLO blocks, raillink_accept.c the acceptor's side and listeners).
  *
- *  - The data path (xrail.c) splits a batch with hixl_rail_plan() (rail_plan.c): a descriptor
- *    of at least HIXL_RAIL_STRIPE_MIN bytes is striped in HIXL_RAIL_CHUNK
- *    chunks (chunk borders at multiples of the chunk from the descriptor's
- *    start), smaller ones go whole, each piece to the least-loaded rail (ties
- *    round-robin), so that bytes spread evenly.  Each piece names
- *    its descriptor, offset and length: re-posting a failed rail's
+ *  - The data path (xrail.c) splits a batch with hixl_rail_plan()
+ *    (rail_plan.c): a descriptor of at least HIXL_RAIL_STRIPE_MIN bytes is
+ *    striped in HIXL_RAIL_CHUNK chunks (chunk borders at multiples of the
+ *    chunk from the descriptor's start), smaller ones go whole, each piece
+ *    to the least-loaded rail (ties round-robin), so that bytes spread
+ *    evenly.  Each piece names its descriptor, offset and length: re-posting a failed rail's
  *    unfinished pieces on another rail (failover, item 4) is re-planning
  *    those pieces with that rail removed, and a batch's error remains its
  *    lowest failing descriptor.  With one rail the planner is not called:

@@ -44,6 +44,11 @@ struct sockaddr_storage;
  * @removing:      the device is being removed (hixl_engine_rail_detach()):
  *                 hixl_rail_dev() says "gone" although @ibdev and @pd are
  *                 still set, so no new link is made on the rail meanwhile
+ * @listen_id:     our listener on @addr with the engine's port (an engine
+ *                 with a port, not LISTEN_ANY), NULL without; under
+ *                 raillink_accept.c's hixl_rail_listen_lock
+ * @listen:        the engine listens on this rail's address (set at SETUP,
+ *                 never changed), so a revived rail listens again
  *
  * @addr and @device are written by SETUP before the engine's hixl_rdma is
  * published and never change.  The device fields change only under the
@@ -61,11 +66,6 @@ struct hixl_rail {
 	u32 max_mr_pages;
 	int numa_node;
 	bool removing;
-	/* hR2 (raillink_accept.c): our listener on @addr with the engine's
-	 * port (an engine with a port, not LISTEN_ANY), NULL without; under
-	 * raillink_accept.c's hixl_rail_listen_lock; @listen: the engine listens on
-	 * this rail's address (set at SETUP, never changed), so a revived
-	 * rail listens again */
 	struct rdma_cm_id *listen_id;
 	bool listen;
 };

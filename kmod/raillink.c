@@ -420,6 +420,7 @@ void hixl_raillink_unhook(struct hixl_link *l)
  *
  * Context: process context; takes hixl_engines_lock, each engine's
  * links_lock and each rail link's rt.lock.
+ * Return: 0.
  */
 int hixl_raillinks_show(struct seq_file *m)
 {

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "rail_util.h"
 #include "tests.h"
 #include "util.h"
 
@@ -27,46 +28,18 @@ void test_rail_lib_option(void);
 void test_rail_one_rail_peer(void);
 void test_rail_device_removed(void);
 
-#define RAIL1_IP "10.78.0.1"
 #define RAIL1_IP6 "fd78::1"
 #define HIXLCTL "tools/hixlctl"
-
-static struct hixl_sockaddr rail_addr(const char *ip)
-{
-	struct hixl_sockaddr a;
-
-	memset(&a, 0, sizeof(a));
-	if (inet_pton(AF_INET, ip, a.addr) == 1)
-		a.family = AF_INET;
-	else if (inet_pton(AF_INET6, ip, a.addr) == 1)
-		a.family = AF_INET6;
-	return a;
-}
 
 static struct hixl_setup rail_setup_arg(const char *ip, uint16_t port)
 {
 	struct hixl_setup a;
 
 	memset(&a, 0, sizeof(a));
-	a.local = rail_addr(ip);
-	a.local.port = port;
+	a.local = ru_addr(ip, port);
 	a.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
 	a.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
 	return a;
-}
-
-/* SKIP without the module's rails, rxe0 on 10.77.0.1 or rxe1 on 10.78.0.1 */
-static void need_two_rails(int fd)
-{
-	struct hixl_info info;
-
-	memset(&info, 0, sizeof(info));
-	REQUIRE(xioctl(fd, HIXL_IOC_GET_INFO, &info) == 0);
-	if (!(info.features & HIXL_FEAT_RAILS))
-		SKIP("the module has no HIXL_FEAT_RAILS");
-	if (access("/sys/class/infiniband/rxe0", F_OK) ||
-	    access("/sys/class/infiniband/rxe1", F_OK))
-		SKIP("no rxe0 and rxe1 (the test VM's two rails on 10.77.0.1, 10.78.0.1)");
 }
 
 /* SETUP on HX_IP:port with the extra rails @rails[@n]: 0 or -errno */
@@ -87,35 +60,19 @@ static long setup_rails(int fd, uint16_t port, const struct hixl_sockaddr *rails
 	return ret;
 }
 
-/* this process's engine named HX_IP:port in ENGINES, or a zeroed record */
-static struct hixl_engine_stat engine_stat(int fd, uint16_t port)
-{
-	static struct hixl_engine_stat es[64];
-	struct hixl_engine_stat none;
-	uint32_t total = 0;
-	int n = hixl_dev_engines(fd, es, 64, &total);
-
-	memset(&none, 0, sizeof(none));
-	for (int i = 0; i < n; i++)
-		if (es[i].pid == (uint32_t)getpid() && (es[i].flags & HIXL_ENGINE_STAT_SETUP) &&
-		    es[i].local.port == port)
-			return es[i];
-	return none;
-}
-
 void test_rail_setup_two(void)
 {
-	struct hixl_sockaddr r1 = rail_addr(RAIL1_IP);
+	struct hixl_sockaddr r1 = ru_addr(RAIL1_IP, 0);
 	struct hixl_engine_stat e;
 	struct hixl_setup a;
 	int fd = open_dev();
 
 	REQUIRE(fd >= 0);
-	need_two_rails(fd);
+	REQUIRE(ru_need(fd, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
 	CHECK_EQ(setup_rails(fd, 24700, &r1, 1, &a), 0);
 	CHECK_EQ(a.nr_rails, 2);
 	CHECK_EQ(strcmp(a.device, "rxe0"), 0);		/* rail 0 names the engine */
-	e = engine_stat(fd, 24700);
+	e = ru_engine_stat(fd, 24700);
 	CHECK_EQ(e.nr_rails, 2);
 	CHECK_EQ(strcmp(e.device, "rxe0"), 0);
 	/* debugfs names each rail's address and device */
@@ -140,7 +97,7 @@ void test_rail_setup_two(void)
 	REQUIRE(fd >= 0);
 	CHECK_EQ(setup_rails(fd, 24701, NULL, 0, &a), 0);
 	CHECK_EQ(a.nr_rails, 1);
-	CHECK_EQ(engine_stat(fd, 24701).nr_rails, 1);
+	CHECK_EQ(ru_engine_stat(fd, 24701).nr_rails, 1);
 	close(fd);
 }
 
@@ -151,32 +108,32 @@ void test_rail_setup_bad(void)
 	int fd = open_dev();
 
 	REQUIRE(fd >= 0);
-	need_two_rails(fd);
+	REQUIRE(ru_need(fd, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
 	/* the same address twice */
-	r[0] = rail_addr(RAIL1_IP);
-	r[1] = rail_addr(RAIL1_IP);
+	r[0] = ru_addr(RAIL1_IP, 0);
+	r[1] = ru_addr(RAIL1_IP, 0);
 	CHECK_EQ(setup_rails(fd, 24702, r, 2, NULL), -EINVAL);
 	/* the engine's own address, or another on rail 0's device */
-	r[0] = rail_addr(HX_IP);
+	r[0] = ru_addr(HX_IP, 0);
 	CHECK_EQ(setup_rails(fd, 24702, r, 1, NULL), -EINVAL);
 	/* not a local address */
-	r[0] = rail_addr("10.79.0.1");
+	r[0] = ru_addr("10.79.0.1", 0);
 	CHECK_EQ(setup_rails(fd, 24702, r, 1, NULL), -EADDRNOTAVAIL);
 	/* a loopback address */
-	r[0] = rail_addr("127.0.0.1");
+	r[0] = ru_addr("127.0.0.1", 0);
 	CHECK_EQ(setup_rails(fd, 24702, r, 1, NULL), -EINVAL);
 	/* a port, a reserved field, the other family */
-	r[0] = rail_addr(RAIL1_IP);
+	r[0] = ru_addr(RAIL1_IP, 0);
 	r[0].port = 24703;
 	CHECK_EQ(setup_rails(fd, 24702, r, 1, NULL), -EINVAL);
-	r[0] = rail_addr(RAIL1_IP);
+	r[0] = ru_addr(RAIL1_IP, 0);
 	r[0].reserved = 1;
 	CHECK_EQ(setup_rails(fd, 24702, r, 1, NULL), -EINVAL);
-	r[0] = rail_addr(RAIL1_IP6);
+	r[0] = ru_addr(RAIL1_IP6, 0);
 	CHECK_EQ(setup_rails(fd, 24702, r, 1, NULL), -EINVAL);
 	/* more than the limit: HIXL_MAX_RAILS extra rails */
 	for (int i = 0; i < HIXL_MAX_RAILS; i++)
-		r[i] = rail_addr(RAIL1_IP);
+		r[i] = ru_addr(RAIL1_IP, 0);
 	CHECK_EQ(setup_rails(fd, 24702, r, HIXL_MAX_RAILS, NULL), -EINVAL);
 	/* an unreadable list */
 	a = rail_setup_arg(HX_IP, 24702);
@@ -185,7 +142,7 @@ void test_rail_setup_bad(void)
 	a.nr_rails = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_SETUP, &a), -EFAULT);
 	/* flags: a list with AUTO, fields without the flag, unknown bits */
-	r[0] = rail_addr(RAIL1_IP);
+	r[0] = ru_addr(RAIL1_IP, 0);
 	a = rail_setup_arg(HX_IP, 24702);
 	a.flags = HIXL_SETUP_RAILS | HIXL_SETUP_RAILS_AUTO;
 	a.rails = (uintptr_t)r;
@@ -208,7 +165,7 @@ void test_rail_setup_bad(void)
 	CHECK_EQ(xioctl(fd, HIXL_IOC_SETUP, &a), -EINVAL);
 
 	/* all or nothing: the engine is still not set up, and now is */
-	r[0] = rail_addr(RAIL1_IP);
+	r[0] = ru_addr(RAIL1_IP, 0);
 	CHECK_EQ(setup_rails(fd, 24702, r, 1, &a), 0);
 	CHECK_EQ(a.nr_rails, 2);
 	CHECK_EQ(setup_rails(fd, 24702, r, 1, NULL), -EALREADY);
@@ -221,7 +178,7 @@ void test_rail_setup_auto(void)
 	int fd = open_dev();
 
 	REQUIRE(fd >= 0);
-	need_two_rails(fd);
+	REQUIRE(ru_need(fd, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
 	a.flags = HIXL_SETUP_RAILS_AUTO;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_SETUP, &a), 0);
 	/* the test VM: rxe0 (rail 0) and rxe1, nothing else */
@@ -229,19 +186,19 @@ void test_rail_setup_auto(void)
 		CHECK(a.nr_rails >= 2);
 	else
 		CHECK_EQ(a.nr_rails, 2);
-	CHECK_EQ(engine_stat(fd, 24704).nr_rails, a.nr_rails);
+	CHECK_EQ(ru_engine_stat(fd, 24704).nr_rails, a.nr_rails);
 	close(fd);
 }
 
 void test_rail_setup_ipv6(void)
 {
-	struct hixl_sockaddr r1 = rail_addr(RAIL1_IP6);
+	struct hixl_sockaddr r1 = ru_addr(RAIL1_IP6, 0);
 	struct hixl_setup a;
 	int fd = open_dev();
 	long ret;
 
 	REQUIRE(fd >= 0);
-	need_two_rails(fd);
+	REQUIRE(ru_need(fd, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
 	a = rail_setup_arg("fd77::1", 24705);
 	a.flags = HIXL_SETUP_RAILS_AUTO;	/* not yet for IPv6 */
 	CHECK_EQ(xioctl(fd, HIXL_IOC_SETUP, &a), -EOPNOTSUPP);
@@ -270,21 +227,21 @@ void test_rail_lib_option(void)
 	int fd = open_dev();
 
 	REQUIRE(fd >= 0);
-	need_two_rails(fd);
+	REQUIRE(ru_need(fd, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
 	e = hx_lib_engine(HX_IP ":24706", &two, 1);
 	REQUIRE(e != NULL);
-	CHECK_EQ(engine_stat(fd, 24706).nr_rails, 2);
+	CHECK_EQ(ru_engine_stat(fd, 24706).nr_rails, 2);
 	CHECK_EQ(hixl_engine_init(&f, HX_IP ":24707", &dup, 1), -EINVAL);
 	CHECK_EQ(hixl_engine_init(&f, HX_IP ":24707", &junk, 1), -EINVAL);
 	/* the environment, and an option that overrides it */
 	setenv("HIXL_RAILS", "auto", 1);
 	f = hx_lib_engine(HX_IP ":24708", NULL, 0);
 	CHECK(f != NULL);
-	CHECK(engine_stat(fd, 24708).nr_rails >= 2);
+	CHECK(ru_engine_stat(fd, 24708).nr_rails >= 2);
 	hixl_engine_finalize(f);
 	f = hx_lib_engine(HX_IP ":24709", &none, 1);
 	CHECK(f != NULL);
-	CHECK_EQ(engine_stat(fd, 24709).nr_rails, 1);
+	CHECK_EQ(ru_engine_stat(fd, 24709).nr_rails, 1);
 	hixl_engine_finalize(f);
 	setenv("HIXL_RAILS", "10.79.0.1", 1);	/* not local */
 	CHECK_EQ(hixl_engine_init(&f, HX_IP ":24710", NULL, 0), -EADDRNOTAVAIL);
@@ -313,14 +270,14 @@ void test_rail_lib_option(void)
 void test_rail_one_rail_peer(void)
 {
 	const size_t len = 3 * 1024 * 1024 + 4097;
-	struct hixl_sockaddr r1 = rail_addr(RAIL1_IP);
+	struct hixl_sockaddr r1 = ru_addr(RAIL1_IP, 0);
 	struct hixl_op_desc d[3];
 	uint8_t *a_buf, *b_buf, *want;
 	int a = open_dev(), b;
 	uint32_t failed;
 
 	REQUIRE(a >= 0);
-	need_two_rails(a);
+	REQUIRE(ru_need(a, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
 	REQUIRE(setup_rails(a, 24711, &r1, 1, NULL) == 0);
 	b = hx_engine(24712, 0, 0);
 	REQUIRE(b >= 0);
@@ -377,19 +334,6 @@ void test_rail_one_rail_peer(void)
 	munmap(want, len);
 }
 
-static int rxe1_active(void)
-{
-	char st[64] = "";
-	FILE *f = fopen("/sys/class/infiniband/rxe1/ports/1/state", "r");
-
-	if (!f)
-		return 0;
-	if (!fgets(st, sizeof(st), f))
-		st[0] = 0;
-	fclose(f);
-	return strstr(st, "ACTIVE") != NULL;
-}
-
 /*
  * `rdma link delete rxe1` under a two-rail engine with a live link: the
  * engine gives up rail 1 (its PD and MRs, hixl_engine_rail_detach()), so
@@ -400,7 +344,7 @@ static int rxe1_active(void)
 void test_rail_device_removed(void)
 {
 	const size_t len = 256 * 1024;
-	struct hixl_sockaddr r1 = rail_addr(RAIL1_IP);
+	struct hixl_sockaddr r1 = ru_addr(RAIL1_IP, 0);
 	struct hixl_op_desc d;
 	uint8_t *la, *rb;
 	long pin0 = vm_pin_kb();
@@ -408,18 +352,12 @@ void test_rail_device_removed(void)
 	int a = open_dev(), b, rc;
 
 	REQUIRE(a >= 0);
-	need_two_rails(a);
-	if (system("command -v rdma >/dev/null") != 0)
-		SKIP("no rdma tool (iproute2)");
+	REQUIRE(ru_need(a, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
+	ru_need_tool("rdma");
 	REQUIRE(setup_rails(a, 24713, &r1, 1, NULL) == 0);
 	b = hx_engine(24714, 0, 0);
 	REQUIRE(b >= 0);
-	la = hx_map(len);
-	rb = hx_map(len);
-	REQUIRE(la && rb);
-	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
-	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
-	REQUIRE(hx_connect(a, 24714, 5000) == 0);
+	REQUIRE(ru_pair_mem(a, b, 24714, len, 5000, &la, &rb) == 0);
 	d = (struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, len };
 
 	rc = system("timeout 60 rdma link delete rxe1");
@@ -428,22 +366,17 @@ void test_rail_device_removed(void)
 	hx_fill(la, len, 7);
 	CHECK_EQ(hx_xfer(a, 24714, HIXL_OP_WRITE, &d, 1, 20000, &failed), 0);
 	CHECK_EQ(hx_first_diff(la, rb, len), -1);
-	CHECK_EQ(engine_stat(a, 24713).nr_rails, 2);	/* SETUP's rails, as named */
+	CHECK_EQ(ru_engine_stat(a, 24713).nr_rails, 2);	/* SETUP's rails, as named */
 	close(b);
 	close(a);
 	munmap(la, len);
 	munmap(rb, len);
 	CHECK(vm_pin_kb() <= pin0);
 
-	if (access("/sys/class/infiniband/rxe1", F_OK) != 0 &&
-	    system("rdma link add rxe1 type rxe netdev veth2") != 0) {
-		printf("#   RESTORING rxe1 FAILED: later rail tests will fail\n");
-		CHECK(0);
+	rc = ru_rxe1_restore();
+	CHECK_EQ(rc, 0);
+	if (rc)
 		return;
-	}
-	for (int i = 0; i < 200 && !rxe1_active(); i++)
-		usleep(50000);
-	CHECK(rxe1_active());
 	/* a two-rail SETUP finds it again */
 	a = open_dev();
 	REQUIRE(a >= 0);

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "rail_util.h"
 #include "tests.h"
 #include "util.h"
 
@@ -29,55 +30,7 @@ void test_rail_mr_before_setup(void);
 void test_rail_mr_invalidate(void);
 void test_rail_mr_device_removed(void);
 
-#define RAIL1_IP "10.78.0.1"
 #define RAILS_DEBUGFS "/sys/kernel/debug/hixl/rails"
-
-/* SKIP without the module's rails, rxe0 and rxe1 */
-static void need_two_rails(int fd)
-{
-	struct hixl_info info;
-
-	memset(&info, 0, sizeof(info));
-	REQUIRE(xioctl(fd, HIXL_IOC_GET_INFO, &info) == 0);
-	if (!(info.features & HIXL_FEAT_RAILS))
-		SKIP("the module has no HIXL_FEAT_RAILS");
-	if (access("/sys/class/infiniband/rxe0", F_OK) ||
-	    access("/sys/class/infiniband/rxe1", F_OK))
-		SKIP("no rxe0 and rxe1 (the test VM's two rails on 10.77.0.1, 10.78.0.1)");
-}
-
-/* SETUP on HX_IP:port with rail 1 on RAIL1_IP: 0 or -errno */
-static long setup_two(int fd, uint16_t port)
-{
-	struct hixl_sockaddr r1;
-	struct hixl_setup a;
-
-	memset(&r1, 0, sizeof(r1));
-	r1.family = AF_INET;
-	inet_pton(AF_INET, RAIL1_IP, r1.addr);
-	memset(&a, 0, sizeof(a));
-	a.local = hx_name(port);
-	a.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	a.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	a.flags = HIXL_SETUP_RAILS;
-	a.rails = (uintptr_t)&r1;
-	a.nr_rails = 1;
-	return xioctl(fd, HIXL_IOC_SETUP, &a);
-}
-
-/* the id of this process's set-up engine named HX_IP:port, or 0 */
-static uint64_t engine_id(int fd, uint16_t port)
-{
-	static struct hixl_engine_stat es[64];
-	uint32_t total = 0;
-	int n = hixl_dev_engines(fd, es, 64, &total);
-
-	for (int i = 0; i < n; i++)
-		if (es[i].pid == (uint32_t)getpid() && (es[i].flags & HIXL_ENGINE_STAT_SETUP) &&
-		    es[i].local.port == port)
-			return es[i].id;
-	return 0;
-}
 
 /*
  * debugfs rails' line of engine @id, rail @rail: its MR count and whether
@@ -133,9 +86,9 @@ void test_rail_mr_two(void)
 	int up = 0, fd = open_dev(), one;
 
 	REQUIRE(fd >= 0);
-	need_two_rails(fd);
-	REQUIRE(setup_two(fd, 24800) == 0);
-	id = engine_id(fd, 24800);
+	REQUIRE(ru_need(fd, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
+	REQUIRE(ru_setup(fd, 24800, 1, 0, NULL) == 0);
+	id = ru_engine_stat(fd, 24800).id;
 	CHECK(id != 0);
 	buf = hx_map(len);
 	REQUIRE(buf != NULL);
@@ -183,7 +136,7 @@ void test_rail_mr_two(void)
 	REQUIRE(reg_mem(one, buf, len, 0, &out) == 0);
 	CHECK_EQ(get_stats(one).mrs, out.nr_mrs);
 	if (have_debugfs())
-		CHECK_EQ(rail_mrs(engine_id(one, 24801), 1, NULL), -1);	/* no rail 1 */
+		CHECK_EQ(rail_mrs(ru_engine_stat(one, 24801).id, 1, NULL), -1);	/* no rail 1 */
 	close(one);
 	close(fd);
 	munmap(buf, len);
@@ -199,14 +152,14 @@ void test_rail_mr_before_setup(void)
 	int fd = open_dev();
 
 	REQUIRE(fd >= 0);
-	need_two_rails(fd);
+	REQUIRE(ru_need(fd, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
 	buf = hx_map(2 * len);
 	REQUIRE(buf != NULL);
 	REQUIRE(reg_mem(fd, buf, len, 0, &out[0]) == 0);
 	REQUIRE(reg_mem(fd, buf + len, len, HIXL_REG_READ_ONLY, &out[1]) == 0);
 	CHECK_EQ(get_stats(fd).mrs, 0);			/* no device yet */
-	REQUIRE(setup_two(fd, 24802) == 0);
-	id = engine_id(fd, 24802);
+	REQUIRE(ru_setup(fd, 24802, 1, 0, NULL) == 0);
+	id = ru_engine_stat(fd, 24802).id;
 	if (have_debugfs()) {
 		long long m0 = rail_mrs(id, 0, NULL), m1 = rail_mrs(id, 1, NULL);
 
@@ -235,9 +188,9 @@ void test_rail_mr_invalidate(void)
 	int fd = open_dev();
 
 	REQUIRE(fd >= 0);
-	need_two_rails(fd);
-	REQUIRE(setup_two(fd, 24803) == 0);
-	id = engine_id(fd, 24803);
+	REQUIRE(ru_need(fd, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
+	REQUIRE(ru_setup(fd, 24803, 1, 0, NULL) == 0);
+	id = ru_engine_stat(fd, 24803).id;
 	a = hx_map(len);
 	b = hx_map(len);
 	REQUIRE(a && b);
@@ -260,32 +213,6 @@ void test_rail_mr_invalidate(void)
 	CHECK(vm_pin_kb() <= pin0);
 }
 
-static int rxe1_active(void)
-{
-	char st[64] = "";
-	FILE *f = fopen("/sys/class/infiniband/rxe1/ports/1/state", "r");
-
-	if (!f)
-		return 0;
-	if (!fgets(st, sizeof(st), f))
-		st[0] = 0;
-	fclose(f);
-	return strstr(st, "ACTIVE") != NULL;
-}
-
-/* put rxe1 back (if it is gone) and wait for its port: 0, or -1 */
-static int rxe1_restore(void)
-{
-	if (access("/sys/class/infiniband/rxe1", F_OK) != 0 &&
-	    system("rdma link add rxe1 type rxe netdev veth2") != 0) {
-		printf("#   RESTORING rxe1 FAILED: later rail tests will fail\n");
-		return -1;
-	}
-	for (int i = 0; i < 200 && !rxe1_active(); i++)
-		usleep(50000);
-	return rxe1_active() ? 0 : -1;
-}
-
 /*
  * `rdma link delete rxe1` under a two-rail engine with registered regions
  * and a live link: the removal takes rail 1's MRs and PD (it would hang or
@@ -306,11 +233,10 @@ void test_rail_mr_device_removed(void)
 
 	a = open_dev();
 	REQUIRE(a >= 0);
-	need_two_rails(a);
-	if (system("command -v rdma >/dev/null") != 0)
-		SKIP("no rdma tool (iproute2)");
-	REQUIRE(setup_two(a, 24804) == 0);
-	id = engine_id(a, 24804);
+	REQUIRE(ru_need(a, HIXL_FEAT_RAILS, "HIXL_FEAT_RAILS") == 0);
+	ru_need_tool("rdma");
+	REQUIRE(ru_setup(a, 24804, 1, 0, NULL) == 0);
+	id = ru_engine_stat(a, 24804).id;
 	b = hx_engine(24805, 0, 0);
 	REQUIRE(b >= 0);
 	la = hx_map(len);
@@ -365,11 +291,11 @@ void test_rail_mr_device_removed(void)
 	munmap(rbuf, len);
 	CHECK(vm_pin_kb() <= pin0);
 
-	CHECK_EQ(rxe1_restore(), 0);
+	CHECK_EQ(ru_rxe1_restore(), 0);
 	/* a two-rail engine on the restored rxe1 has MRs on it again */
 	a = open_dev();
 	REQUIRE(a >= 0);
-	CHECK_EQ(setup_two(a, 24806), 0);
+	CHECK_EQ(ru_setup(a, 24806, 1, 0, NULL), 0);
 	la = hx_map(len);
 	REQUIRE(la != NULL);
 	CHECK_EQ(reg_mem(a, la, len, 0, &ra), 0);

@@ -15,55 +15,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "rail_util.h"
 #include "tests.h"
 #include "util.h"
 
 void test_rail_stats_flags(void);
 void test_rail_stats_two(void);
-
-#define RS_RAIL1_IP "10.78.0.1"
-
-/* SKIP without rail links in the module or without rxe0 and rxe1 */
-static void rs_need_rails(int fd)
-{
-	struct hixl_info info;
-
-	memset(&info, 0, sizeof(info));
-	REQUIRE(xioctl(fd, HIXL_IOC_GET_INFO, &info) == 0);
-	if (!(info.features & HIXL_FEAT_LINK_STATS_RAILS) ||
-	    !(info.features & HIXL_FEAT_RAIL_LINKS))
-		SKIP("the module has no HIXL_FEAT_LINK_STATS_RAILS or HIXL_FEAT_RAIL_LINKS");
-	if (access("/sys/class/infiniband/rxe0", F_OK) ||
-	    access("/sys/class/infiniband/rxe1", F_OK))
-		SKIP("no rxe0 and rxe1 (the test VM's two rails on 10.77.0.1, 10.78.0.1)");
-}
-
-/* an engine on HX_IP:port with the extra rail 10.78.0.1, or -1 */
-static int rs_engine(uint16_t port)
-{
-	struct hixl_sockaddr r1;
-	struct hixl_setup a;
-	int fd = open_dev();
-
-	if (fd < 0)
-		return -1;
-	memset(&r1, 0, sizeof(r1));
-	r1.family = AF_INET;
-	inet_pton(AF_INET, RS_RAIL1_IP, r1.addr);
-	memset(&a, 0, sizeof(a));
-	a.local = hx_name(port);
-	a.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	a.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	a.transport = HIXL_TRANSPORT_RDMA;	/* never the same-host copy: rails are RDMA's */
-	a.flags = HIXL_SETUP_RAILS;
-	a.rails = (uintptr_t)&r1;
-	a.nr_rails = 1;
-	if (xioctl(fd, HIXL_IOC_SETUP, &a)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 /* LINK_STATS with @flags into @st[@n]: entries written, or -errno */
 static long rs_link_stats(int fd, uint32_t flags, struct hixl_link_stat *st, uint32_t n,
@@ -140,17 +97,13 @@ void test_rail_stats_two(void)
 	size_t n;
 
 	REQUIRE(a >= 0);
-	rs_need_rails(a);
+	REQUIRE(ru_need(a, HIXL_FEAT_LINK_STATS_RAILS | HIXL_FEAT_RAIL_LINKS,
+			"HIXL_FEAT_LINK_STATS_RAILS or HIXL_FEAT_RAIL_LINKS") == 0);
 	close(a);
-	a = rs_engine(24920);
-	b = rs_engine(24921);
+	a = ru_engine(24920, 1, HIXL_TRANSPORT_RDMA);
+	b = ru_engine(24921, 1, HIXL_TRANSPORT_RDMA);
 	REQUIRE(a >= 0 && b >= 0);
-	abuf = hx_map(len);
-	bbuf = hx_map(len);
-	REQUIRE(abuf && bbuf);
-	REQUIRE(reg_mem(a, abuf, len, 0, NULL) == 0);
-	REQUIRE(reg_mem(b, bbuf, len, 0, NULL) == 0);
-	REQUIRE(hx_connect(a, 24921, 10000) == 0);
+	REQUIRE(ru_pair_mem(a, b, 24921, len, 10000, &abuf, &bbuf) == 0);
 
 	/* the connector: link then rail 1 */
 	if (rs_wait_rail_ready(a, st, 10000)) {
@@ -173,7 +126,7 @@ void test_rail_stats_two(void)
 
 		memset(&want, 0, sizeof(want));
 		want.family = AF_INET;
-		inet_pton(AF_INET, RS_RAIL1_IP, want.addr);
+		inet_pton(AF_INET, RAIL1_IP, want.addr);
 		CHECK_EQ(st[1].peer.family, AF_INET);
 		CHECK_EQ(memcmp(st[1].peer.addr, want.addr, sizeof(want.addr)), 0);
 	}
@@ -209,13 +162,13 @@ void test_rail_stats_two(void)
 	buf[n] = '\0';
 	pclose(p);
 	CHECK(strstr(buf, "    rail engine=") != NULL);
-	CHECK(strstr(buf, " rail=1 address=" RS_RAIL1_IP ":") != NULL);
+	CHECK(strstr(buf, " rail=1 address=" RAIL1_IP ":") != NULL);
 	p = popen("tools/hixlctl stats --json 2>&1", "r");
 	REQUIRE(p != NULL);
 	n = fread(buf, 1, sizeof(buf) - 1, p);
 	buf[n] = '\0';
 	pclose(p);
-	CHECK(strstr(buf, "\"rails\": [{\"rail\": 1, \"address\": \"" RS_RAIL1_IP ":") != NULL);
+	CHECK(strstr(buf, "\"rails\": [{\"rail\": 1, \"address\": \"" RAIL1_IP ":") != NULL);
 
 	close(a);
 	close(b);

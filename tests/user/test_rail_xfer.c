@@ -31,15 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rail_util.h"
 #include "tests.h"
 #include "util.h"
 #include "raw.h"
 
-#ifndef HIXL_FEAT_RAIL_LINKS
-#define HIXL_FEAT_RAIL_LINKS	(1ULL << 21)
-#endif
-
-#define RX_RAIL1_IP	"10.78.0.1"
 #define RX_TMO_MS	120000		/* a rail's RC retries take seconds */
 #define RX_LEN		(6u * 1024 * 1024 + 12345)
 
@@ -51,61 +47,18 @@ void test_rail_xfer_no_rail_left(void);
 void test_rail_xfer_one_rail_peer(void);
 void test_rail_xfer_cancel(void);
 
-/* Put rail 1 (and rail 0's veth0) back as tests/vm/run.sh made them. */
-static void rail_restore(void)
-{
-	if (system("ip link set veth0 up 2>/dev/null; ip link set veth2 up 2>/dev/null") != 0)
-		printf("# rail_restore: ip link set up failed\n");
-	if (access("/sys/class/infiniband/rxe0", F_OK) &&
-	    system("rdma link add rxe0 type rxe netdev veth0") != 0)
-		printf("# rail_restore: rdma link add rxe0 failed\n");
-	if (access("/sys/class/infiniband/rxe1", F_OK) &&
-	    system("rdma link add rxe1 type rxe netdev veth2") != 0)
-		printf("# rail_restore: rdma link add rxe1 failed\n");
-}
-
 static void need_stripe(int fd)
 {
-	struct hixl_info info;
-
-	memset(&info, 0, sizeof(info));
-	REQUIRE(xioctl(fd, HIXL_IOC_GET_INFO, &info) == 0);
-	if (!(info.features & HIXL_FEAT_RAIL_STRIPE) || !(info.features & HIXL_FEAT_RAIL_LINKS))
-		SKIP("the module has no HIXL_FEAT_RAIL_STRIPE/RAIL_LINKS (rails carry no traffic)");
-	if (access("/sys/class/infiniband/rxe0", F_OK) ||
-	    access("/sys/class/infiniband/rxe1", F_OK))
-		SKIP("no rxe0 and rxe1 (the test VM's two rails on 10.77.0.1, 10.78.0.1)");
-	if (system("command -v rdma >/dev/null && command -v ip >/dev/null") != 0)
-		SKIP("no ip/rdma tools (iproute2)");
+	REQUIRE(ru_need(fd, HIXL_FEAT_RAIL_STRIPE | HIXL_FEAT_RAIL_LINKS,
+			"HIXL_FEAT_RAIL_STRIPE/RAIL_LINKS (rails carry no traffic)") == 0);
+	ru_need_tool("rdma");
+	ru_need_tool("ip");
 }
 
-/* an engine on HX_IP:@port (and 10.78.0.1 with @two), staging off: fd or -errno */
+/* an engine on HX_IP:@port (and 10.78.0.1 with @two), staging off: fd or -1 */
 static int rx_engine(uint16_t port, int two)
 {
-	struct hixl_sockaddr r1;
-	struct hixl_setup a;
-	int fd = open_dev();
-
-	if (fd < 0)
-		return fd;
-	memset(&a, 0, sizeof(a));
-	memset(&r1, 0, sizeof(r1));
-	r1.family = AF_INET;
-	inet_pton(AF_INET, RX_RAIL1_IP, r1.addr);
-	a.local = hx_name(port);
-	a.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	a.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	a.transport = hixl_raw_transport();
-	if (two) {
-		a.flags = HIXL_SETUP_RAILS;
-		a.rails = (uintptr_t)&r1;
-		a.nr_rails = 1;
-	}
-	if (xioctl(fd, HIXL_IOC_SETUP, &a)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return ru_engine(port, two, hixl_raw_transport());
 }
 
 /* the engine's direct bytes of @op, and its primary link's to HX_IP:@port */

@@ -47,69 +47,27 @@
 #include <unistd.h>
 
 #include "peer.h"
+#include "rail_util.h"
 #include "tests.h"
 #include "util.h"
 
-#define RAIL1_IP	"10.78.0.1"
 #define RAILLINKS	"/sys/kernel/debug/hixl/raillinks"
 #define KA_BOUND_MS	30000	/* keep-alive interval + the RC retries, with TCG slack */
-
-static struct hixl_sockaddr ip_name(const char *ip, uint16_t port)
-{
-	struct hixl_sockaddr a;
-
-	memset(&a, 0, sizeof(a));
-	a.family = AF_INET;
-	a.port = port;
-	inet_pton(AF_INET, ip, a.addr);
-	return a;
-}
-
-static void need_rails(void)
-{
-	if (access("/sys/class/infiniband/rxe0", F_OK) ||
-	    access("/sys/class/infiniband/rxe1", F_OK))
-		SKIP("no rxe0 and rxe1 (the test VM's rails on 10.77.0.1, 10.78.0.1)");
-}
-
-static uint64_t features(int fd)
-{
-	struct hixl_info info;
-
-	memset(&info, 0, sizeof(info));
-	return xioctl(fd, HIXL_IOC_GET_INFO, &info) ? 0 : info.features;
-}
 
 /* An engine on HX_IP:port (0: client only) with rail 1 (@rails) and maybe a secret. */
 static int engine_rails(uint16_t port, bool rails, const char *secret)
 {
-	struct hixl_sockaddr r1 = ip_name(RAIL1_IP, 0);
-	struct hixl_setup a;
 	int fd = open_dev();
 	long ret;
 
 	if (fd < 0)
 		return fd;
-	if (!(features(fd) & HIXL_FEAT_RAILS)) {
+	if (!(ru_features(fd) & HIXL_FEAT_RAILS)) {
 		close(fd);
 		SKIP("the module has no HIXL_FEAT_RAILS");
 	}
-	memset(&a, 0, sizeof(a));
-	a.local = ip_name(HX_IP, port);
-	a.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	a.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	a.transport = HIXL_TRANSPORT_RDMA;	/* never the same-host copy */
-	if (rails) {
-		a.flags |= HIXL_SETUP_RAILS;
-		a.rails = (uintptr_t)&r1;
-		a.nr_rails = 1;
-	}
-	if (secret) {
-		a.flags |= HIXL_SETUP_SECRET;
-		a.secret = (uintptr_t)secret;
-		a.secret_len = strlen(secret);
-	}
-	ret = xioctl(fd, HIXL_IOC_SETUP, &a);
+	/* never the same-host copy */
+	ret = ru_setup(fd, port, rails, HIXL_TRANSPORT_RDMA, secret);
 	if (ret == -ENOPKG) {
 		close(fd);
 		SKIP("the kernel has no hmac(sha256)");
@@ -177,12 +135,12 @@ static const struct hixl_wire_hello_rails *engine_rails_blk(const struct hp *p)
 void test_raillink_hello_rails(void)
 {
 	const struct hixl_wire_hello_rails *x;
-	struct hixl_sockaddr want = ip_name(RAIL1_IP, 24820);
+	struct hixl_sockaddr want = ru_addr(RAIL1_IP, 24820);
 	struct hp p;
 	uint8_t zero[HIXL_WIRE_RAIL_TOKEN] = { 0 };
 	int v;
 
-	need_rails();
+	ru_need_rxe();
 	v = engine_rails(24820, true, NULL);
 	REQUIRE(v >= 0);
 	REQUIRE(hp_connect(&p, 24820, 0, 0) == 0);
@@ -236,10 +194,10 @@ static uint32_t bad_hello(struct hp *p, enum bad_kind k, uint16_t my_port)
 	x->len = htole16(sizeof(*x));
 	x->nr_rails = htole32(3);
 	memset(x->token, 0x5a, sizeof(x->token));
-	r = ip_name("10.78.0.9", 0);
+	r = ru_addr("10.78.0.9", 0);
 	x->rail[0].family = htole16(AF_INET);
 	memcpy(x->rail[0].addr, r.addr, 16);
-	r = ip_name("10.79.0.9", 0);
+	r = ru_addr("10.79.0.9", 0);
 	x->rail[1].family = htole16(AF_INET);
 	memcpy(x->rail[1].addr, r.addr, 16);
 	switch (k) {
@@ -310,7 +268,7 @@ void test_raillink_hello_bad(void)
 {
 	int v;
 
-	need_rails();
+	ru_need_rxe();
 	v = engine_rails(24821, true, NULL);
 	REQUIRE(v >= 0);
 	for (int k = 0; k < BAD_MAX; k++) {
@@ -346,7 +304,7 @@ void test_raillink_rail_forged(void)
 {
 	int v;
 
-	need_rails();
+	ru_need_rxe();
 	v = engine_rails(24822, true, NULL);
 	REQUIRE(v >= 0);
 	for (int forged = 0; forged < 2; forged++) {
@@ -396,22 +354,6 @@ void test_raillink_one_rail_peer(void);
 void test_raillink_secret(void);
 void test_raillink_device_readd(void);
 
-/* ENGINES: this process's engine on port @port (its number, its links). */
-static uint64_t engine_id(int fd, uint16_t port, uint32_t *nr_links)
-{
-	static struct hixl_engine_stat es[64];
-	uint32_t total = 0;
-	int n = hixl_dev_engines(fd, es, 64, &total);
-
-	for (int i = 0; i < n; i++)
-		if (es[i].pid == (uint32_t)getpid() && es[i].local.port == port) {
-			if (nr_links)
-				*nr_links = es[i].nr_links;
-			return es[i].id;
-		}
-	return ~0ULL - 1;	/* matches no line */
-}
-
 /* Wait up to @ms for @n ready rail links of engine @id; the count seen. */
 static int wait_raillinks(uint64_t id, int n, int ms)
 {
@@ -428,8 +370,8 @@ static int wait_raillinks(uint64_t id, int n, int ms)
 
 static void need_rail_links(int fd)
 {
-	need_rails();
-	if (!(features(fd) & HIXL_FEAT_RAIL_LINKS))
+	ru_need_rxe();
+	if (!(ru_features(fd) & HIXL_FEAT_RAIL_LINKS))
 		SKIP("the module has no HIXL_FEAT_RAIL_LINKS (rails without a device side)");
 	if (access(RAILLINKS, R_OK))
 		SKIP("no debugfs " RAILLINKS);
@@ -466,7 +408,7 @@ void test_raillink_up(void)
 	struct hixl_link_stat ls[4];
 	struct hixl_reg_mem rm;
 	uint64_t ida, idb;
-	uint32_t total = 0, nl = 0;
+	uint32_t total = 0;
 	long qp0 = qp_count();
 	uint8_t *la, *rb, *rc;
 	int a, b, regions = -1;
@@ -476,15 +418,11 @@ void test_raillink_up(void)
 	need_rail_links(a);
 	b = engine_rails(24824, true, NULL);
 	REQUIRE(b >= 0);
-	ida = engine_id(a, 24823, NULL);
-	idb = engine_id(b, 24824, NULL);
-	la = hx_map(len);
-	rb = hx_map(len);
+	ida = ru_engine_stat(a, 24823).id;
+	idb = ru_engine_stat(b, 24824).id;
 	rc = hx_map(len);
-	REQUIRE(la && rb && rc);
-	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
-	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
-	REQUIRE(hx_connect(a, 24824, 10000) == 0);
+	REQUIRE(rc);
+	REQUIRE(ru_pair_mem(a, b, 24824, len, 10000, &la, &rb) == 0);
 	CHECK_EQ(wait_raillinks(ida, 1, 10000), 1);	/* rail 1, active */
 	CHECK_EQ(wait_raillinks(idb, 1, 10000), 1);	/* rail 1, passive */
 	raillinks(ida, "ready", &regions);
@@ -493,10 +431,8 @@ void test_raillink_up(void)
 	CHECK_EQ(hixl_dev_link_stats(a, 0, ls, 4, &total), 1);
 	CHECK_EQ(total, 1);
 	CHECK_EQ(hixl_dev_link_stats(b, 0, ls, 4, &total), 1);
-	engine_id(a, 24823, &nl);
-	CHECK_EQ(nl, 1);
-	engine_id(b, 24824, &nl);
-	CHECK_EQ(nl, 1);
+	CHECK_EQ(ru_engine_stat(a, 24823).nr_links, 1);
+	CHECK_EQ(ru_engine_stat(b, 24824).nr_links, 1);
 
 	/* a registration after CONNECT reaches the rail link's table, and goes */
 	REQUIRE(reg_mem(b, rc, len, 0, &rm) == 0);
@@ -549,17 +485,11 @@ void test_raillink_port_down(void)
 	a = engine_rails(24825, true, NULL);
 	REQUIRE(a >= 0);
 	need_rail_links(a);
-	if (system("command -v ip >/dev/null") != 0)
-		SKIP("no ip tool (iproute2)");
+	ru_need_tool("ip");
 	b = engine_rails(24826, true, NULL);
 	REQUIRE(b >= 0);
-	ida = engine_id(a, 24825, NULL);
-	la = hx_map(len);
-	rb = hx_map(len);
-	REQUIRE(la && rb);
-	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
-	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
-	REQUIRE(hx_connect(a, 24826, 10000) == 0);
+	ida = ru_engine_stat(a, 24825).id;
+	REQUIRE(ru_pair_mem(a, b, 24826, len, 10000, &la, &rb) == 0);
 	REQUIRE(wait_raillinks(ida, 1, 10000) == 1);
 
 	CHECK_EQ(system("ip link set veth2 down"), 0);
@@ -596,13 +526,8 @@ void test_raillink_one_rail_peer(void)
 	need_rail_links(a);
 	b = engine_rails(24828, false, NULL);
 	REQUIRE(b >= 0);
-	ida = engine_id(a, 24827, NULL);
-	la = hx_map(len);
-	rb = hx_map(len);
-	REQUIRE(la && rb);
-	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
-	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
-	REQUIRE(hx_connect(a, 24828, 10000) == 0);
+	ida = ru_engine_stat(a, 24827).id;
+	REQUIRE(ru_pair_mem(a, b, 24828, len, 10000, &la, &rb) == 0);
 	usleep(1500000);				/* a rail work round */
 	CHECK_EQ(raillinks(ida, NULL, NULL), 0);	/* one rail paired */
 	xfer_ok(a, 24828, la, rb, len, 9);
@@ -625,14 +550,9 @@ void test_raillink_secret(void)
 	need_rail_links(a);
 	b = engine_rails(24830, true, key);
 	REQUIRE(b >= 0);
-	ida = engine_id(a, 24829, NULL);
-	idb = engine_id(b, 24830, NULL);
-	la = hx_map(len);
-	rb = hx_map(len);
-	REQUIRE(la && rb);
-	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
-	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
-	REQUIRE(hx_connect(a, 24830, 10000) == 0);
+	ida = ru_engine_stat(a, 24829).id;
+	idb = ru_engine_stat(b, 24830).id;
+	REQUIRE(ru_pair_mem(a, b, 24830, len, 10000, &la, &rb) == 0);
 	CHECK_EQ(wait_raillinks(ida, 1, 10000), 1);
 	CHECK_EQ(wait_raillinks(idb, 1, 10000), 1);
 	xfer_ok(a, 24830, la, rb, len, 11);
@@ -640,32 +560,6 @@ void test_raillink_secret(void)
 	close(b);
 	munmap(la, len);
 	munmap(rb, len);
-}
-
-static int rxe1_active(void)
-{
-	char st[64] = "";
-	FILE *f = fopen("/sys/class/infiniband/rxe1/ports/1/state", "r");
-
-	if (!f)
-		return 0;
-	if (!fgets(st, sizeof(st), f))
-		st[0] = 0;
-	fclose(f);
-	return strstr(st, "ACTIVE") != NULL;
-}
-
-/* Put rxe1 back (after `rdma link delete rxe1`): 0, or -1 when that failed. */
-static int rxe1_restore(void)
-{
-	if (access("/sys/class/infiniband/rxe1", F_OK) != 0 &&
-	    system("rdma link add rxe1 type rxe netdev veth2") != 0) {
-		printf("#   RESTORING rxe1 FAILED: later rail tests will fail\n");
-		return -1;
-	}
-	for (int i = 0; i < 200 && !rxe1_active(); i++)
-		usleep(50000);
-	return rxe1_active() ? 0 : -1;
 }
 
 void test_raillink_device_readd(void)
@@ -678,18 +572,12 @@ void test_raillink_device_readd(void)
 	a = engine_rails(24831, true, NULL);
 	REQUIRE(a >= 0);
 	need_rail_links(a);
-	if (system("command -v rdma >/dev/null") != 0)
-		SKIP("no rdma tool (iproute2)");
+	ru_need_tool("rdma");
 	b = engine_rails(24832, true, NULL);
 	REQUIRE(b >= 0);
-	ida = engine_id(a, 24831, NULL);
-	idb = engine_id(b, 24832, NULL);
-	la = hx_map(len);
-	rb = hx_map(len);
-	REQUIRE(la && rb);
-	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
-	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
-	REQUIRE(hx_connect(a, 24832, 10000) == 0);
+	ida = ru_engine_stat(a, 24831).id;
+	idb = ru_engine_stat(b, 24832).id;
+	REQUIRE(ru_pair_mem(a, b, 24832, len, 10000, &la, &rb) == 0);
 	REQUIRE(wait_raillinks(ida, 1, 10000) == 1);
 
 	rc = system("timeout 60 rdma link delete rxe1");
@@ -699,7 +587,7 @@ void test_raillink_device_readd(void)
 		usleep(100000);
 	CHECK_EQ(raillinks(idb, NULL, NULL), 0);
 	xfer_ok(a, 24832, la, rb, len, 13);		/* rail 0 goes on */
-	CHECK_EQ(rxe1_restore(), 0);
+	CHECK_EQ(ru_rxe1_restore(), 0);
 	CHECK_EQ(wait_raillinks(ida, 1, 20000), 1);	/* revived on both, re-made */
 	CHECK_EQ(wait_raillinks(idb, 1, 10000), 1);
 	xfer_ok(a, 24832, la, rb, len, 14);
@@ -708,7 +596,7 @@ void test_raillink_device_readd(void)
 	CHECK_EQ(raillinks(~0ULL, NULL, NULL), 0);
 	munmap(la, len);
 	munmap(rb, len);
-	rxe1_restore();
+	ru_rxe1_restore();
 }
 
 const struct ht_test raillink_tests[] = {
