@@ -11,8 +11,8 @@
  * around the same events.  Ports 24940-24959.
  *
  * Every test that changes veth0, veth2, rxe0 or rxe1 puts them back before
- * it ends, failed or not (gs_restore(), as test_rail_xfer.c's
- * rail_restore()): later tests use the same VM.
+ * it ends, failed or not (rail_util.c's rail_restore()): later tests use
+ * the same VM.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,28 +27,15 @@
 
 #include "tests.h"
 #include "util.h"
+#include "rail_util.h"
 
 void test_rail_gstats_args(void);
 void test_rail_gstats_two(void);
 void test_rail_gstats_removed(void);
 void test_rail_gstats_trace(void);
 
-#define GS_RAIL1_IP	"10.78.0.1"
 #define GS_TMO_MS	120000		/* a rail's RC retries take seconds */
 #define GS_CANARY	0xa5
-
-/* Put rail 1 (and rail 0's veth0) back as tests/vm/run.sh made them. */
-static void gs_restore(void)
-{
-	if (system("ip link set veth0 up 2>/dev/null; ip link set veth2 up 2>/dev/null") != 0)
-		printf("# gs_restore: ip link set up failed\n");
-	if (access("/sys/class/infiniband/rxe0", F_OK) &&
-	    system("rdma link add rxe0 type rxe netdev veth0") != 0)
-		printf("# gs_restore: rdma link add rxe0 failed\n");
-	if (access("/sys/class/infiniband/rxe1", F_OK) &&
-	    system("rdma link add rxe1 type rxe netdev veth2") != 0)
-		printf("# gs_restore: rdma link add rxe1 failed\n");
-}
 
 static void gs_need_feature(int fd)
 {
@@ -60,50 +47,20 @@ static void gs_need_feature(int fd)
 		SKIP("the module has no HIXL_FEAT_STATS_RAILS");
 }
 
-/* SKIP without striping, rxe0 and rxe1, or the ip/rdma tools */
+/* SKIP without per-rail stats and striping, rxe0 and rxe1, or the ip/rdma tools */
 static void gs_need_rails(int fd)
 {
-	struct hixl_info info;
-
-	gs_need_feature(fd);
-	memset(&info, 0, sizeof(info));
-	REQUIRE(xioctl(fd, HIXL_IOC_GET_INFO, &info) == 0);
-	if (!(info.features & HIXL_FEAT_RAIL_STRIPE) || !(info.features & HIXL_FEAT_RAIL_LINKS))
-		SKIP("the module has no HIXL_FEAT_RAIL_STRIPE/RAIL_LINKS (rails carry no traffic)");
-	if (access("/sys/class/infiniband/rxe0", F_OK) ||
-	    access("/sys/class/infiniband/rxe1", F_OK))
-		SKIP("no rxe0 and rxe1 (the test VM's two rails on 10.77.0.1, 10.78.0.1)");
-	if (system("command -v rdma >/dev/null && command -v ip >/dev/null") != 0)
-		SKIP("no ip/rdma tools (iproute2)");
+	REQUIRE(ru_need(fd, HIXL_FEAT_STATS_RAILS | HIXL_FEAT_RAIL_STRIPE | HIXL_FEAT_RAIL_LINKS,
+			"HIXL_FEAT_STATS_RAILS/RAIL_STRIPE/RAIL_LINKS") == 0);
+	ru_need_tool("ip");
+	ru_need_tool("rdma");
 }
 
-/* an engine on HX_IP:@port, with the extra rail 10.78.0.1 when @two: fd or -1 */
+/* an engine on HX_IP:@port, with rail 1 (RAIL1_IP) when @two, RDMA only (rails
+ * are RDMA's: never the same-host copy): fd or -1 */
 static int gs_engine(uint16_t port, int two)
 {
-	struct hixl_sockaddr r1;
-	struct hixl_setup a;
-	int fd = open_dev();
-
-	if (fd < 0)
-		return -1;
-	memset(&r1, 0, sizeof(r1));
-	r1.family = AF_INET;
-	inet_pton(AF_INET, GS_RAIL1_IP, r1.addr);
-	memset(&a, 0, sizeof(a));
-	a.local = hx_name(port);
-	a.traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
-	a.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
-	a.transport = HIXL_TRANSPORT_RDMA;	/* rails are RDMA's: never the same-host copy */
-	if (two) {
-		a.flags = HIXL_SETUP_RAILS;
-		a.rails = (uintptr_t)&r1;
-		a.nr_rails = 1;
-	}
-	if (xioctl(fd, HIXL_IOC_SETUP, &a)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return ru_engine(port, two, HIXL_TRANSPORT_RDMA);
 }
 
 /* GET_STATS with the raw fields: 0 or -errno */
@@ -414,7 +371,7 @@ static void gs_hixlctl(int a)
 		 "state=up ", id, HX_IP);
 	CHECK(strstr(buf, want) != NULL);
 	snprintf(want, sizeof(want), "\n  rail engine=%llu rail=1 address=%s device=rxe1 "
-		 "state=up ", id, GS_RAIL1_IP);
+		 "state=up ", id, RAIL1_IP);
 	CHECK(strstr(buf, want) != NULL);
 	if (ht_failures)
 		printf("# hixlctl stats:\n%s", buf);
@@ -423,7 +380,7 @@ static void gs_hixlctl(int a)
 		 "\"device\": \"rxe0\", \"state\": \"up\"", HX_IP);
 	CHECK(strstr(buf, want) != NULL);
 	snprintf(want, sizeof(want), "{\"rail\": 1, \"address\": \"%s\", \"device\": \"rxe1\", "
-		 "\"state\": \"up\"", GS_RAIL1_IP);
+		 "\"state\": \"up\"", RAIL1_IP);
 	CHECK(strstr(buf, want) != NULL);
 	gs_run("--prometheus", buf, sizeof(buf));
 	CHECK(strstr(buf, "# TYPE hixl_rail_up gauge") != NULL);
@@ -472,7 +429,7 @@ static void gs_two_body(void)
 	CHECK_EQ(r[0].addr.port, 24942);
 	CHECK_EQ(r[1].addr.port, 0);
 	memset(&want, 0, sizeof(want));
-	inet_pton(AF_INET, GS_RAIL1_IP, want.addr);
+	inet_pton(AF_INET, RAIL1_IP, want.addr);
 	CHECK_EQ(memcmp(r[1].addr.addr, want.addr, sizeof(want.addr)), 0);
 	CHECK_EQ(r[0].links, 1);
 	CHECK_EQ(r[0].links_up, 1);
@@ -630,7 +587,7 @@ static void gs_removed_body(void)
 		 (r1[1].xfer.write_direct_bytes - r0[1].xfer.write_direct_bytes),
 		 s1.xfer.write_direct_bytes - s0.xfer.write_direct_bytes);
 
-	gs_restore();
+	rail_restore();
 	CHECK_EQ(gs_wait_rail1(a, HIXL_RAIL_STATE_UP, 40000), 0);	/* revived, re-made */
 	REQUIRE(gs_rails(a, &s2, r2) == 2);
 	gs_print("rxe1 re-added", r2, 2);
@@ -652,7 +609,7 @@ void test_rail_gstats_removed(void)
 	gs_need_rails(fd);
 	close(fd);
 	gs_removed_body();
-	gs_restore();
+	rail_restore();
 }
 
 /* ---- the rail tracepoints ---- */
@@ -749,7 +706,7 @@ static void gs_trace_body(const char *dir)
 	REQUIRE(hx_connect(a, 24947, 10000) == 0);
 	CHECK_EQ(gs_wait_rail1(a, HIXL_RAIL_STATE_UP, 15000), 0);
 	CHECK_EQ(gs_write_rail1_deleted(a, 24947, la, rb, len, &during), 0);
-	gs_restore();
+	rail_restore();
 	CHECK_EQ(gs_wait_rail1(a, HIXL_RAIL_STATE_UP, 40000), 0);
 
 	CHECK_EQ(gs_trace_enable(dir, "0"), 0);
@@ -823,7 +780,7 @@ void test_rail_gstats_trace(void)
 	gs_trace_body(dir);
 	gs_trace_enable(dir, "0");
 	gs_write(dir, "trace", "");
-	gs_restore();
+	rail_restore();
 }
 
 const struct ht_test rail_gstats_tests[] = {
