@@ -118,7 +118,8 @@
 				 HIXL_FEAT_AUTH | HIXL_FEAT_LOCAL_ONLY | HIXL_FEAT_LISTEN_ANY | \
 				 HIXL_FEAT_POLL | HIXL_FEAT_XFER_STATS | HIXL_FEAT_LOCAL | \
 				 HIXL_FEAT_LOOPBACK | HIXL_FEAT_RAILS | HIXL_FEAT_CANCEL_REVOKE | \
-				 HIXL_FEAT_RAIL_LINKS | HIXL_FEAT_RAIL_STRIPE | HIXL_FEAT_LINK_STATS_RAILS)
+				 HIXL_FEAT_RAIL_LINKS | HIXL_FEAT_RAIL_STRIPE | HIXL_FEAT_LINK_STATS_RAILS | \
+				 HIXL_FEAT_STATS_RAILS)
 #define HIXL_REG_FLAGS_ALL	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
 #define HIXL_SETUP_FLAGS_ALL	(HIXL_SETUP_ALLOWED_PEERS | HIXL_SETUP_SECRET | \
 				 HIXL_SETUP_LISTEN_ANY | HIXL_SETUP_RAILS | \
@@ -296,6 +297,9 @@ struct hixl_rdma {
  *              links refused or closed for the engine secret, auth.c)
  * @ctrs:       data-path counters, its links' included, closed ones too
  *              (stats.c; atomic, no lock)
+ * @rail_ctrs:  [i]: the same counters of the links on rail i (l->rail),
+ *              kept for the engine's life, and rail i's failovers and
+ *              re-posted bytes (railstats.c; atomic, no lock)
  * @link_walk:  the last table-update walk (hixl_next_table_link()); under @lock
  * @tbl_gen:    tables that began to go out on links (hixl_link_publish());
  *              under @lock
@@ -356,6 +360,7 @@ struct hixl_engine {
 	atomic64_t st_refused;
 	atomic64_t st_auth_failed;
 	struct hixl_ctrs ctrs;
+	struct hixl_ctrs rail_ctrs[HIXL_MAX_RAILS];
 	spinlock_t xfer_lock;
 	struct list_head xfers;
 	struct list_head uring_saved;

@@ -729,13 +729,16 @@ void hixl_engine_links_destroy(struct hixl_engine *eng)
  * it (its batches end, its QP flushes); the engine's other links stay.
  * Returns once every such link is freed, including those whose release
  * work took them off the list first (it waits for the engine's release
- * works, as hixl_engine_links_destroy() does).
+ * works, as hixl_engine_links_destroy() does).  Each rail link hooked to a
+ * primary traces hixl_rail_state down with -ENODEV (the device removal is
+ * the only way rail links go here, and the rail work that traces the
+ * other ways a rail goes down never sees these).
  *
  * Context: process context, may sleep; @eng->rdma_sem held for reading.
  */
 void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail)
 {
-	struct hixl_link *l, *found;
+	struct hixl_link *l, *found, *p;
 
 	if (WARN_ON_ONCE(!rail))
 		return;
@@ -752,6 +755,12 @@ void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail)
 		mutex_unlock(&eng->links_lock);
 		if (!found)
 			break;
+		/* the rail goes down under its primary: say so (hixl_rail_state) */
+		spin_lock(&found->lock);
+		p = found->parent;	/* held by @found until it is freed */
+		spin_unlock(&found->lock);
+		if (p)
+			trace_hixl_rail_state(eng->id, &p->raddr, rail, false, -ENODEV);
 		hixl_link_cancel_release(found);
 		hixl_link_destroy(found);
 	}

@@ -6,7 +6,8 @@
  *   HIXL_IOC_LINK_STATS  the links of this engine, or of another visible
  *                        one, with their counters
  *   HIXL_IOC_ENGINES     every engine visible to the caller, with its
- *                        name, owner and counters
+ *                        name, owner and counters (and, with
+ *                        HIXL_ENGINES_RAILS, its rails: railstats.c)
  *
  * Neither needs SETUP nor being the engine's owner: /dev/hixl is mode 0660
  * for the group hixl, and this is what hixlctl stats shows to a member of
@@ -43,11 +44,24 @@ void hixl_ctrs_read(struct hixl_ctrs *c, struct hixl_xfer_stats *s)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_ctrs_read);
 
+/* Is counter @i one of the engine's per-rail counters of the link's rail? */
+static bool hixl_ctr_per_rail(const struct hixl_link *l, enum hixl_ctr i)
+{
+	/* failovers and re-posts: per rail by hixl_rail_count_failover() */
+	return l->rail < HIXL_MAX_RAILS && i != HIXL_CTR_RAIL_FAILOVERS &&
+	       i != HIXL_CTR_RAIL_REPOST_BYTES;
+}
+
 /**
- * hixl_link_count() - add to a counter of a link and of its engine
- * @l: the link
+ * hixl_link_count() - add to a counter of a link, of its engine and of the
+ * engine's rail the link is on
+ * @l: the link (rail 0: a primary link; rail i: rail i's link)
  * @i: the counter
  * @n: how much
+ *
+ * The one place data-path counters are added: the per-rail copy
+ * (hixl_engine.rail_ctrs[l->rail], railstats.c) gets every counter but the
+ * two failover ones, which railstats.c counts by where pieces moved.
  *
  * Context: any (atomic adds only).
  */
@@ -55,7 +69,10 @@ void hixl_link_count(struct hixl_link *l, enum hixl_ctr i, u64 n)
 {
 	atomic64_add(n, &l->ctrs.v[i]);
 	atomic64_add(n, &l->eng->ctrs.v[i]);
+	if (hixl_ctr_per_rail(l, i))
+		atomic64_add(n, &l->eng->rail_ctrs[l->rail].v[i]);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_link_count);
 
 /**
  * hixl_link_count_xfer() - descriptors of a TRANSFER that completed
@@ -77,6 +94,7 @@ void hixl_link_count_xfer(struct hixl_link *l, u32 op, bool staged, u64 bytes, u
 	hixl_link_count(l, i, bytes);
 	hixl_link_count(l, i + 1, ops);	/* the _OPS counter follows its _BYTES */
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_xfer);
 
 /**
  * hixl_link_count_result() - the end of a failed TRANSFER (or half of one)
@@ -124,15 +142,20 @@ void hixl_link_count_connect(struct hixl_link *l, int ret, u64 ns)
 	hixl_link_count(l, HIXL_CTR_CONNECT_US_SUM, us);
 	atomic64_set(&l->ctrs.v[HIXL_CTR_CONNECT_US_LAST], us);
 	atomic64_set(&l->eng->ctrs.v[HIXL_CTR_CONNECT_US_LAST], us);
+	if (hixl_ctr_per_rail(l, HIXL_CTR_CONNECT_US_LAST))
+		atomic64_set(&l->eng->rail_ctrs[l->rail].v[HIXL_CTR_CONNECT_US_LAST], us);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_connect);
 
-/* Checks shared by LINK_STATS and ENGINES: flags, reserved, count and buf. */
-static int hixl_stat_args(const char *cmd, u32 flags, u32 reserved0, const u64 *reserved,
-			  u32 count, u64 buf)
+/*
+ * Checks shared by LINK_STATS and ENGINES: flags (their unknown bits),
+ * reserved (@reserved: any of them not zero), count and buf.
+ */
+static int hixl_stat_args(const char *cmd, u32 flags, bool reserved, u32 count, u64 buf)
 {
 	if (flags)
 		return hixl_einval("%s: flags 0x%x has unknown bits", cmd, flags);
-	if (reserved0 || reserved[0] || reserved[1])
+	if (reserved)
 		return hixl_einval("%s: reserved is not zero", cmd);
 	if (count > HIXL_MAX_STAT_ENTRIES)
 		return hixl_einval("%s: count %u is above %u", cmd, count, HIXL_MAX_STAT_ENTRIES);
@@ -237,8 +260,8 @@ int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 
 	bool rails = a->flags & HIXL_LINK_STATS_RAILS;
 
-	ret = hixl_stat_args("LINK_STATS", a->flags & ~HIXL_LINK_STATS_RAILS, a->reserved0,
-			     a->reserved, a->count, a->buf);
+	ret = hixl_stat_args("LINK_STATS", a->flags & ~HIXL_LINK_STATS_RAILS,
+			     a->reserved0 || a->reserved[0] || a->reserved[1], a->count, a->buf);
 	if (ret)
 		return ret;
 	mutex_lock(&hixl_engines_lock);
@@ -291,9 +314,12 @@ unlock:
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_link_stats);
 
-/* One engine's record; hixl_engines_lock held. */
+/*
+ * One engine's record, and with @ro its rails' records (HIXL_MAX_RAILS
+ * entries, zeroed); hixl_engines_lock held.
+ */
 static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *self,
-				  pid_t pid, struct hixl_engine_stat *o)
+				  pid_t pid, struct hixl_engine_stat *o, struct hixl_rail_stat *ro)
 {
 	o->id = eng->id;
 	o->pid = pid;
@@ -313,6 +339,8 @@ static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *s
 			o->nr_rails = hixl_rails_count(rd);
 			if (rd->ibdev)		/* a loopback engine has none: "" */
 				strscpy(o->device, dev_name(&rd->ibdev->dev), sizeof(o->device));
+			if (ro)		/* under the rdma_sem held (or tried) above */
+				hixl_rail_stats_fill(eng, rd, ro, o->nr_rails);
 		}
 		if (eng != self)
 			up_read(&eng->rdma_sem);
@@ -328,27 +356,53 @@ static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *s
 	hixl_ctrs_read(&eng->ctrs, &o->xfer);
 }
 
+/* ENGINES' HIXL_ENGINES_RAILS arguments (the rest: hixl_stat_args()) */
+static int hixl_engines_rails_args(const struct hixl_engines *a)
+{
+	if (!(a->flags & HIXL_ENGINES_RAILS)) {
+		if (a->rails)
+			return hixl_einval("ENGINES: rails set without HIXL_ENGINES_RAILS");
+		return 0;
+	}
+	if (a->count > HIXL_MAX_RAIL_STAT_ENGINES)
+		return hixl_einval("ENGINES: RAILS: count %u is above %u", a->count,
+				   HIXL_MAX_RAIL_STAT_ENGINES);
+	if (!a->count != !a->rails)
+		return hixl_einval("ENGINES: RAILS: rails and count must be both set or both 0");
+	return 0;
+}
+
 /**
  * hixl_cmd_engines() - HIXL_IOC_ENGINES: every engine the caller may see
  * @eng: the engine of the calling file (any caller, set up or not; its
  *       rdma_sem held for reading by the ioctl)
- * @a:   in: buf, count, flags 0, reserved 0; out: total
+ * @a:   in: buf, count, flags (0 or HIXL_ENGINES_RAILS), rails (with the
+ *       flag), reserved 0; out: total
  *
- * Copies min(@a->count, engines) records to @a->buf, oldest engine first.
+ * Copies min(@a->count, engines) records to @a->buf, oldest engine first,
+ * and with HIXL_ENGINES_RAILS each one's rails (hixl_rail_stats_fill(),
+ * read under the engine's rdma_sem taken with a trylock, as its device
+ * name is) to @a->rails, HIXL_MAX_RAILS entries per engine.
  *
  * Context: process context, sleeps.
  * Return: 0; -EINVAL (flags, reserved, @a->count above
- * HIXL_MAX_STAT_ENTRIES, @a->buf 0 with a count or set without one);
- * -ENOMEM; -EFAULT (@a->buf cannot be written).
+ * HIXL_MAX_STAT_ENTRIES - HIXL_MAX_RAIL_STAT_ENGINES with the flag -,
+ * @a->buf or @a->rails 0 with a count or set without one, @a->rails
+ * without the flag); -ENOMEM; -EFAULT (@a->buf or @a->rails cannot be
+ * written).
  */
 int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 {
 	struct hixl_engine_stat *out = NULL;
+	struct hixl_rail_stat *rout = NULL;
 	struct hixl_engine *it;
 	u32 n, total = 0;
 	int ret;
 
-	ret = hixl_stat_args("ENGINES", a->flags, a->reserved0, a->reserved, a->count, a->buf);
+	ret = hixl_stat_args("ENGINES", a->flags & ~HIXL_ENGINES_RAILS,
+			     a->reserved0 || a->reserved[0], a->count, a->buf);
+	if (!ret)
+		ret = hixl_engines_rails_args(a);
 	if (ret)
 		return ret;
 	mutex_lock(&hixl_engines_lock);
@@ -357,8 +411,11 @@ int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 	n = min(a->count, total);
 	if (n) {
 		out = kvcalloc(n, sizeof(*out), GFP_KERNEL);
-		if (!out) {
+		if (out && (a->flags & HIXL_ENGINES_RAILS))
+			rout = kvcalloc(array_size(n, HIXL_MAX_RAILS), sizeof(*rout), GFP_KERNEL);
+		if (!out || ((a->flags & HIXL_ENGINES_RAILS) && !rout)) {
 			mutex_unlock(&hixl_engines_lock);
+			kvfree(out);
 			return -ENOMEM;
 		}
 	}
@@ -369,7 +426,8 @@ int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 		if (!pid && it != eng)
 			continue;
 		if (total < n)
-			hixl_engine_stat_fill(it, eng, pid, &out[total]);
+			hixl_engine_stat_fill(it, eng, pid, &out[total],
+					      rout ? &rout[total * HIXL_MAX_RAILS] : NULL);
 		total++;
 	}
 	mutex_unlock(&hixl_engines_lock);
@@ -377,6 +435,11 @@ int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 	n = min(n, total);
 	if (n && copy_to_user(u64_to_user_ptr(a->buf), out, array_size(n, sizeof(*out))))
 		ret = -EFAULT;
+	if (!ret && n && rout &&
+	    copy_to_user(u64_to_user_ptr(a->rails), rout,
+			 array3_size(n, HIXL_MAX_RAILS, sizeof(*rout))))
+		ret = -EFAULT;
+	kvfree(rout);
 	kvfree(out);
 	return ret;
 }

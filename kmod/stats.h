@@ -66,6 +66,15 @@ void hixl_link_count_result(struct hixl_link *l, int ret);
 void hixl_link_count_connect(struct hixl_link *l, int ret, u64 ns);
 
 int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a);
+
+/* railstats.c: the engine's counters per rail (GET_STATS, HIXL_STATS_RAILS) */
+struct hixl_rail_piece;
+void hixl_rail_count_failover(struct hixl_engine *eng, u32 from,
+			      const struct hixl_rail_piece *pc, const u32 *idx, u32 n);
+int hixl_stats_rails(struct hixl_engine *eng, u64 ubuf, u32 room, u32 *nr);
+struct hixl_rdma;
+void hixl_rail_stats_fill(struct hixl_engine *eng, const struct hixl_rdma *rd,
+			  struct hixl_rail_stat *out, u32 n);
 int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a);
 
 #endif /* _HIXL_STATS_H */

@@ -45,7 +45,10 @@
  *
  * Counters: each sub-batch counts its bytes on its own link (and the
  * engine); the parent counts the descriptors (ops), its result, and the
- * failovers and re-posted bytes on the primary link (and the engine).
+ * failovers and re-posted bytes on the primary link (and the engine);
+ * per rail (GET_STATS's HIXL_STATS_RAILS) the failover away from each
+ * broken rail and the bytes re-posted onto each rail
+ * (hixl_rail_count_failover(), railstats.c).
  *
  * Locks: xrail.lock is innermost: nothing else is taken under it.  A
  * striped batch in flight holds no rdma_sem: not through io_uring, and not
@@ -439,6 +442,8 @@ static void hixl_xrail_work(struct work_struct *w)
 			hixl_xrail_replan(xr->pc, xr->npc, xr->wbuf, n, mask, &xr->rr);
 			hixl_link_count(xr->l, HIXL_CTR_RAIL_FAILOVERS, 1);
 			hixl_link_count(xr->l, HIXL_CTR_RAIL_REPOST_BYTES, bytes);
+			/* per rail: away from @from, onto where each piece went */
+			hixl_rail_count_failover(eng, from, xr->pc, xr->wbuf, n);
 			trace_hixl_rail_failover(eng->id, from ? __ffs(from) : 0, n, bytes, mask);
 			ret = hixl_xrail_build(xr, xr->wbuf, n, rl, false, sb, &nsb, &failed);
 			if (!ret)

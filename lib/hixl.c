@@ -59,6 +59,28 @@ HIXL_EXPORT int hixl_dev_get_stats(int fd, struct hixl_stats *st)
 	return HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_GET_STATS, st));
 }
 
+HIXL_EXPORT int hixl_dev_get_stats_rails(int fd, struct hixl_stats *st, struct hixl_rail_stat *buf,
+					 uint32_t count, uint32_t *total)
+{
+	struct hixl_stats a;
+	int ret;
+
+	if ((count && !buf) || count > HIXL_MAX_RAILS)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.flags = HIXL_STATS_RAILS;
+	a.nr_rails = count;
+	a.rails = count ? (uint64_t)(uintptr_t)buf : 0;
+	ret = HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_GET_STATS, &a));
+	if (ret)
+		return ret;
+	if (total)
+		*total = a.nr_rails;
+	if (st)
+		*st = a;
+	return (int)(a.nr_rails < count ? a.nr_rails : count);
+}
+
 static int link_stats(int fd, uint64_t engine, uint32_t flags, struct hixl_link_stat *buf,
 		      uint32_t count, uint32_t *total)
 {
@@ -92,21 +114,38 @@ HIXL_EXPORT int hixl_dev_link_stats_rails(int fd, uint64_t engine, struct hixl_l
 	return link_stats(fd, engine, HIXL_LINK_STATS_RAILS, buf, count, total);
 }
 
-HIXL_EXPORT int hixl_dev_engines(int fd, struct hixl_engine_stat *buf, uint32_t count,
-				 uint32_t *total)
+static int engines(int fd, struct hixl_engine_stat *buf, struct hixl_rail_stat *rails,
+		   uint32_t flags, uint32_t count, uint32_t *total)
 {
 	struct hixl_engines a;
 	int ret;
 
-	if (count && !buf)
+	if (count && (!buf || ((flags & HIXL_ENGINES_RAILS) && !rails)))
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	a.buf = count ? (uint64_t)(uintptr_t)buf : 0;
 	a.count = count;
+	a.flags = flags;
+	a.rails = count && (flags & HIXL_ENGINES_RAILS) ? (uint64_t)(uintptr_t)rails : 0;
 	ret = HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_ENGINES, &a));
 	if (ret)
 		return ret;
 	if (total)
 		*total = a.total;
 	return (int)(a.total < count ? a.total : count);
+}
+
+HIXL_EXPORT int hixl_dev_engines(int fd, struct hixl_engine_stat *buf, uint32_t count,
+				 uint32_t *total)
+{
+	return engines(fd, buf, NULL, 0, count, total);
+}
+
+HIXL_EXPORT int hixl_dev_engines_rails(int fd, struct hixl_engine_stat *buf,
+				       struct hixl_rail_stat *rails, uint32_t count,
+				       uint32_t *total)
+{
+	if (count > HIXL_MAX_RAIL_STAT_ENGINES)
+		return -EINVAL;
+	return engines(fd, buf, rails, HIXL_ENGINES_RAILS, count, total);
 }

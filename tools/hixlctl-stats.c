@@ -11,13 +11,21 @@
  * key=value, and under each link one line per further rail paired with
  * its peer (hixl_dev_link_stats_rails(): the rail's state, the peer's
  * address on it, its own counters).
- * --json: {"engines": [{..., "links": [{..., "rails": [{...}]}]}]}, every
+ * With HIXL_FEAT_STATS_RAILS, each engine line is followed by one line
+ * per rail of the engine (hixl_dev_engines_rails(): address, device,
+ * state, NUMA node, links up, MRs and the engine's counters of that rail,
+ * since SETUP), indented as its links: "  rail engine=... rail=0 ...".
+ * --json: {"engines": [{..., "rails": [{...}], "links": [{..., "rails":
+ * [{...}]}]}]} (the engine's "rails" only from such a module), every
  * counter a number.
  * --prometheus: the text exposition format 0.0.4: hixl_engine_* families
  * (an engine's totals, closed links included) and hixl_link_* families (a
- * live link's own; hixl_link_rails_up: its rails that are ready), each
+ * live link's own; hixl_link_rails_up: its rails that are ready) and
+ * hixl_rail_* families (each rail of an engine: up, links up, bytes,
+ * failovers away, bytes re-posted onto it), each
  * with # HELP and # TYPE, counters ending in _total;
- * labels pid, engine (its number), name (its address), peer, op, path.
+ * labels pid, engine (its number), name (its address), peer, rail,
+ * device, op, path.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -34,7 +42,22 @@ struct eng_rec {
 	char name[HIXL_ENGINE_NAME_MAX];
 	struct hixl_link_stat *links;
 	uint32_t nlinks;
+	struct hixl_rail_stat rails[HIXL_MAX_RAILS];
+	uint32_t nrails;	/* rails[] filled: 0 from a module without them */
 };
+
+static const char *rail_state(uint32_t s)
+{
+	static const char *const n[] = { "none", "up", "down", "removed" };
+
+	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "unknown";
+}
+
+static void rail_addr(const struct hixl_rail_stat *r, char *buf, size_t len)
+{
+	if (hixl_format_engine_name(&r->addr, buf, len))
+		snprintf(buf, len, "-");
+}
 
 static const char *const state_names[] = { "connecting", "ready", "error", "closed" };
 
@@ -72,28 +95,39 @@ static void peer_name(const struct hixl_link_stat *l, char *buf, size_t len)
 static int collect(struct eng_rec **out, uint32_t *n)
 {
 	struct hixl_engine_stat *es = NULL;
+	struct hixl_rail_stat *rs = NULL;
+	struct hixl_info info;
 	struct eng_rec *r;
 	uint32_t total = 0, cnt = 0, n_out = 0;
-	int fd, ret;
+	int fd, ret, rails;
 
 	fd = hixl_dev_open(NULL);
 	if (fd < 0) {
 		fprintf(stderr, "hixlctl: %s: %s\n", HIXL_DEVICE_PATH, strerror(-fd));
 		return -1;
 	}
+	/* each engine's rails too, from a module that has them (and for up to 1024) */
+	rails = !hixl_dev_get_info(fd, &info) && (info.features & HIXL_FEAT_STATS_RAILS);
 	/* engines come and go between the calls: ask until the room was enough */
 	for (int tries = 0; tries < 8; tries++) {
 		ret = hixl_dev_engines(fd, NULL, 0, &total);
 		if (ret < 0)
 			break;
 		free(es);
+		free(rs);
+		rs = NULL;
 		cnt = total + 8;
+		if (cnt > HIXL_MAX_RAIL_STAT_ENGINES)
+			rails = 0;
 		es = calloc(cnt, sizeof(*es));
-		if (!es) {
+		if (rails)
+			rs = calloc((size_t)cnt * HIXL_MAX_RAILS, sizeof(*rs));
+		if (!es || (rails && !rs)) {
 			ret = -ENOMEM;
 			break;
 		}
-		ret = hixl_dev_engines(fd, es, cnt, &total);
+		ret = rails ? hixl_dev_engines_rails(fd, es, rs, cnt, &total) :
+			      hixl_dev_engines(fd, es, cnt, &total);
 		if (ret < 0 || total <= cnt)
 			break;
 	}
@@ -101,6 +135,7 @@ static int collect(struct eng_rec **out, uint32_t *n)
 		fprintf(stderr, "hixlctl: ENGINES: %s%s\n", strerror(-ret),
 			ret == -ENOTTY || ret == -EINVAL ? " (hixl.ko without HIXL_FEAT_XFER_STATS?)" : "");
 		free(es);
+		free(rs);
 		close(fd);
 		return -1;
 	}
@@ -108,6 +143,7 @@ static int collect(struct eng_rec **out, uint32_t *n)
 	r = calloc(cnt ? cnt : 1, sizeof(*r));
 	if (!r) {
 		free(es);
+		free(rs);
 		close(fd);
 		return -1;
 	}
@@ -120,6 +156,14 @@ static int collect(struct eng_rec **out, uint32_t *n)
 			continue;	/* hixlctl's own descriptor: no engine of anyone's */
 		i = n_out++;
 		r[i].e = es[j];
+		if (rs) {
+			r[i].nrails = es[j].nr_rails < HIXL_MAX_RAILS ? es[j].nr_rails : HIXL_MAX_RAILS;
+			memcpy(r[i].rails, &rs[(size_t)j * HIXL_MAX_RAILS],
+			       r[i].nrails * sizeof(*rs));
+			/* a busy engine's device side was not read: no rails */
+			while (r[i].nrails && r[i].rails[r[i].nrails - 1].state == HIXL_RAIL_STATE_NONE)
+				r[i].nrails--;
+		}
 		if (!(r[i].e.flags & HIXL_ENGINE_STAT_SETUP) ||
 		    hixl_format_engine_name(&r[i].e.local, r[i].name, sizeof(r[i].name)))
 			snprintf(r[i].name, sizeof(r[i].name), "-");
@@ -138,6 +182,7 @@ static int collect(struct eng_rec **out, uint32_t *n)
 		r[i].nlinks = ret < 0 ? 0 : (uint32_t)ret;
 	}
 	free(es);
+	free(rs);
 	close(fd);
 	*out = r;
 	*n = n_out;
@@ -156,6 +201,19 @@ static void print_text(const struct eng_rec *r, uint32_t n)
 		for (int c = 0; c < NCTR; c++)
 			printf(" %s=%llu", ctr_names[c], ctr(&e->xfer, c));
 		printf("\n");
+		for (uint32_t k = 0; k < r[i].nrails; k++) {
+			const struct hixl_rail_stat *rl = &r[i].rails[k];
+			char addr[HIXL_ENGINE_NAME_MAX];
+
+			rail_addr(rl, addr, sizeof(addr));
+			printf("  rail engine=%llu rail=%u address=%s device=%s state=%s node=%d "
+			       "links=%u links_up=%u mrs=%llu", (unsigned long long)e->id, rl->rail,
+			       addr, rl->device[0] ? rl->device : "-", rail_state(rl->state),
+			       rl->numa_node, rl->links, rl->links_up, (unsigned long long)rl->mrs);
+			for (int c = 0; c < NCTR; c++)
+				printf(" %s=%llu", ctr_names[c], ctr(&rl->xfer, c));
+			printf("\n");
+		}
 		for (uint32_t k = 0; k < r[i].nlinks; k++) {
 			const struct hixl_link_stat *l = &r[i].links[k];
 			char peer[HIXL_ENGINE_NAME_MAX];
@@ -221,6 +279,26 @@ static void print_json(const struct eng_rec *r, uint32_t n)
 		       "\"device_bytes\": %llu", e->nr_rails, e->nr_links, (unsigned long long)e->regions,
 		       (unsigned long long)e->host_bytes, (unsigned long long)e->device_bytes);
 		json_ctrs(&e->xfer);
+		if (r[i].nrails) {
+			printf(", \"rails\": [");
+			for (uint32_t k = 0; k < r[i].nrails; k++) {
+				const struct hixl_rail_stat *rl = &r[i].rails[k];
+				char addr[HIXL_ENGINE_NAME_MAX];
+
+				rail_addr(rl, addr, sizeof(addr));
+				printf("%s{\"rail\": %u, \"address\": ", k ? ", " : "", rl->rail);
+				json_str(addr);
+				printf(", \"device\": ");
+				json_str(rl->device);
+				printf(", \"state\": \"%s\", \"numa_node\": %d, \"links\": %u, "
+				       "\"links_up\": %u, \"mrs\": %llu", rail_state(rl->state),
+				       rl->numa_node, rl->links, rl->links_up,
+				       (unsigned long long)rl->mrs);
+				json_ctrs(&rl->xfer);
+				printf("}");
+			}
+			printf("]");
+		}
 		printf(", \"links\": [");
 		for (uint32_t k = 0, nl = 0; k < r[i].nlinks; k++) {
 			const struct hixl_link_stat *l = &r[i].links[k];
@@ -359,6 +437,8 @@ static void prom_head(const char *prefix, const char *name, const char *type, co
 	       type);
 }
 
+static void print_prometheus_rails(const struct eng_rec *r, uint32_t n);
+
 static void print_prometheus(const struct eng_rec *r, uint32_t n)
 {
 	const size_t nf = sizeof(families) / sizeof(families[0]);
@@ -431,6 +511,74 @@ static void print_prometheus(const struct eng_rec *r, uint32_t n)
 			prom_labels(&r[i], peer, NULL, NULL);
 			printf(" %u\n", up);
 		}
+	print_prometheus_rails(r, n);
+}
+
+/* An engine's rail: the engine's labels, then rail, device (and op, path). */
+static void prom_rail_labels(const struct eng_rec *r, const struct hixl_rail_stat *rl,
+			     const char *op, const char *path)
+{
+	printf("{pid=\"%u\",engine=\"%llu\",name=", r->e.pid, (unsigned long long)r->e.id);
+	prom_val(r->name);
+	printf(",rail=\"%u\",device=", rl->rail);
+	prom_val(rl->device);
+	if (op)
+		printf(",op=\"%s\",path=\"%s\"", op, path);
+	printf("}");
+}
+
+/* hixl_rail_*: every rail of every engine (a module with HIXL_FEAT_STATS_RAILS) */
+static void print_prometheus_rails(const struct eng_rec *r, uint32_t n)
+{
+	static const struct { const char *name, *type, *help; int ctr; } fam[] = {
+		{ "links_up", "gauge", "Links whose connection on the rail is ready.", -1 },
+		{ "transfer_bytes_total", "counter",
+		  "Bytes of direct transfer descriptors the rail moved, by op.", 0 },
+		{ "work_completion_errors_total", "counter",
+		  "Transfer work completions with an error status on the rail.", 9 },
+		{ "failovers_total", "counter",
+		  "Failovers of striped transfers away from the rail (it broke under them).", 20 },
+		{ "repost_bytes_total", "counter",
+		  "Bytes of striped transfers re-posted onto the rail after another broke.", 21 },
+	};
+	static const char *const ops[] = { "read", "write" };
+	uint32_t have = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		have += r[i].nrails;
+	if (!have)
+		return;
+	prom_head("rail", "up", "gauge", "1 when the rail is up (device there, port active, "
+		  "its connections up), else 0.");
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < r[i].nrails; k++) {
+			printf("hixl_rail_up");
+			prom_rail_labels(&r[i], &r[i].rails[k], NULL, NULL);
+			printf(" %d\n", r[i].rails[k].state == HIXL_RAIL_STATE_UP);
+		}
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		prom_head("rail", fam[f].name, fam[f].type, fam[f].help);
+		for (uint32_t i = 0; i < n; i++)
+			for (uint32_t k = 0; k < r[i].nrails; k++) {
+				const struct hixl_rail_stat *rl = &r[i].rails[k];
+
+				if (fam[f].ctr < 0) {
+					printf("hixl_rail_%s", fam[f].name);
+					prom_rail_labels(&r[i], rl, NULL, NULL);
+					printf(" %u\n", rl->links_up);
+				} else if (fam[f].ctr == 0) {	/* direct bytes, READ and WRITE */
+					for (int o = 0; o < 2; o++) {
+						printf("hixl_rail_%s", fam[f].name);
+						prom_rail_labels(&r[i], rl, ops[o], "direct");
+						printf(" %llu\n", ctr(&rl->xfer, 4 * o));
+					}
+				} else {
+					printf("hixl_rail_%s", fam[f].name);
+					prom_rail_labels(&r[i], rl, NULL, NULL);
+					printf(" %llu\n", ctr(&rl->xfer, fam[f].ctr));
+				}
+			}
+	}
 }
 
 int cmd_stats(int argc, char **argv)

@@ -665,17 +665,61 @@ static bool build_dereg(struct hixl_dereg_mem *a, int e)
 	return bad;
 }
 
+/* GET_STATS's rail entries asked for (nr_rails in): check_stats() needs it */
+static uint32_t stats_room;
+
+/*
+ * GET_STATS: flags 0 or HIXL_STATS_RAILS (HIXL_FEAT_STATS_RAILS), with
+ * nr_rails (0..HIXL_MAX_RAILS, at times past it) entries at rails: stat_buf
+ * (canary-filled, so an entry written past min(in, out) shows), a bad
+ * pointer (-EFAULT) or none.  Without the flag both must be 0.
+ */
 static bool build_stats(struct hixl_stats *a)
 {
 	bool bad = false;
 	int m = base_fill(a, sizeof(*a));
 
-	if (m == 2)
-		return a->flags || a->reserved0;
-	FLAGS32(a->flags, 0);
-	RES32(a->reserved0);
+	memset(stat_buf, STAT_CANARY, STAT_BUF_SZ);
+	if (m == 2) {
+		stats_room = a->nr_rails;
+		return (a->flags & ~HIXL_STATS_RAILS) ||
+		       (!(a->flags & HIXL_STATS_RAILS) && (a->nr_rails || a->rails)) ||
+		       a->nr_rails > HIXL_MAX_RAILS || !a->nr_rails != !a->rails ||
+		       a->xfer.reserved[0] || a->xfer.reserved[1];
+	}
+	if (chance(40)) {		/* the rails too */
+		a->flags = HIXL_STATS_RAILS;
+		switch (rnd(8)) {
+		case 0:			/* the count only */
+			break;
+		case 1:
+			a->nr_rails = chance(50) ? boundary32() : HIXL_MAX_RAILS + 1 + rnd(8);
+			a->rails = (uint64_t)(uintptr_t)stat_buf;
+			break;
+		case 2:
+			a->nr_rails = rnd(HIXL_MAX_RAILS) + 1;
+			a->rails = gen_ptr(stat_buf, STAT_BUF_SZ);
+			break;
+		default:
+			a->nr_rails = rnd(HIXL_MAX_RAILS) + 1;
+			a->rails = (uint64_t)(uintptr_t)stat_buf;
+			break;
+		}
+		if (chance(3))		/* rails and nr_rails disagree */
+			a->rails = a->rails ? 0 : (uint64_t)(uintptr_t)stat_buf;
+		bad = a->nr_rails > HIXL_MAX_RAILS || !a->nr_rails != !a->rails;
+	} else if (chance(5)) {		/* rails without the flag */
+		if (chance(50))
+			a->nr_rails = (uint32_t)rnd64() | 1;
+		else
+			a->rails = (uint64_t)(uintptr_t)stat_buf;
+		bad = true;
+	}
+	FLAGS32(a->flags, HIXL_STATS_RAILS);
+	RES64_ANY(a->xfer.reserved);
 	if (chance(10))
 		rnd_fill(&a->regions, 8 * 12);	/* out fields */
+	stats_room = a->nr_rails;
 	return bad;
 }
 
@@ -1128,8 +1172,28 @@ static bool build_engines(struct hixl_engines *a)
 		return true;
 	bad = build_stat_buf(&a->buf, &a->count);
 	if (chance(30))
-		a->flags = HIXL_LINK_STATS_RAILS;	/* each link's rails too */
-	FLAGS32(a->flags, HIXL_LINK_STATS_RAILS);
+		a->flags = HIXL_ENGINES_RAILS;	/* each engine's rails too */
+	FLAGS32(a->flags, HIXL_ENGINES_RAILS);
+	if (a->flags & HIXL_ENGINES_RAILS) {
+		/*
+		 * room for 64 engines' rails (more than the VM has: stat_buf's
+		 * NSTAT_BUF records bound what is asked for, but ENGINES writes
+		 * min(count, engines)), or a pointer that cannot take them
+		 */
+		static struct hixl_rail_stat rails[64 * HIXL_MAX_RAILS];
+
+		switch (rnd(8)) {
+		case 0: a->rails = 0; break;
+		case 1: a->rails = (uint64_t)(uintptr_t)hole; break;
+		case 2: a->rails = (uint64_t)(uintptr_t)ro_page; break;
+		case 3: a->rails = 0xffff888000000000ULL; break;
+		default: a->rails = (uint64_t)(uintptr_t)rails; break;
+		}
+		bad |= a->count > HIXL_MAX_RAIL_STAT_ENGINES || !a->count != !a->rails;
+	} else if (chance(5)) {
+		a->rails = rnd64() | 1;		/* rails without the flag */
+		bad = true;
+	}
 	RES32(a->reserved0);
 	RES64_ANY(a->reserved);
 	if (chance(10))
@@ -1375,6 +1439,45 @@ static void check_link_stats(const struct hixl_link_stats *a, int cmd)
 		violation("LINK_STATS wrote past min(count, total) records", cur_call, cmd, 0);
 }
 
+/*
+ * A GET_STATS that succeeded: nr_rails out within HIXL_MAX_RAILS (0 without
+ * HIXL_STATS_RAILS), the min(in, out) rail entries in order with their
+ * state in range and reserved fields 0, and nothing written past them.
+ */
+static void check_stats(const struct hixl_stats *a, int cmd)
+{
+	const struct hixl_rail_stat *o = (const void *)stat_buf;
+	uint32_t n = stats_room < a->nr_rails ? stats_room : a->nr_rails;
+
+	if (a->nr_rails > HIXL_MAX_RAILS)
+		violation("GET_STATS nr_rails above HIXL_MAX_RAILS", cur_call, cmd, 0);
+	if (!(a->flags & HIXL_STATS_RAILS)) {
+		if (a->nr_rails || a->rails)
+			violation("GET_STATS nr_rails or rails out without HIXL_STATS_RAILS",
+				  cur_call, cmd, 0);
+		return;
+	}
+	if (a->rails != (uint64_t)(uintptr_t)stat_buf)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		if (o[i].rail != i)
+			violation("GET_STATS rail entry out of order", cur_call, cmd, 0);
+		if (o[i].state < HIXL_RAIL_STATE_UP || o[i].state > HIXL_RAIL_STATE_REMOVED)
+			violation("GET_STATS rail state out of range", cur_call, cmd, 0);
+		if (o[i].links_up > o[i].links)
+			violation("GET_STATS rail links_up above links", cur_call, cmd, 0);
+		if (o[i].numa_node < -1)
+			violation("GET_STATS rail numa_node below -1", cur_call, cmd, 0);
+		if (o[i].reserved0 || !all_zero(o[i].reserved, sizeof(o[i].reserved)) ||
+		    !all_zero(o[i].xfer.reserved, sizeof(o[i].xfer.reserved)))
+			violation("GET_STATS rail reserved out not 0", cur_call, cmd, 0);
+		if (!memchr(o[i].device, 0, sizeof(o[i].device)))
+			violation("GET_STATS rail device not NUL-terminated", cur_call, cmd, 0);
+	}
+	if (!stat_tail_ok(n * sizeof(*o)))
+		violation("GET_STATS wrote past min(nr_rails in, out) rail entries", cur_call, cmd, 0);
+}
+
 /* An ENGINES that succeeded: its records are sane; their ids feed LINK_STATS. */
 static void check_engines(const struct hixl_engines *a, int cmd)
 {
@@ -1545,14 +1648,9 @@ static void do_call(int e, int fd, bool in_child)
 				recs[i].live = false;
 		break;
 	}
-	case 3: {
-		struct hixl_stats *a = (void *)arg;
-
-		for (size_t i = 0; i < NELEM(a->reserved); i++)
-			if (a->reserved[i])
-				violation("GET_STATS reserved out not 0", cur_call, cmd, ret);
+	case 3:
+		check_stats((void *)arg, cmd);
 		break;
-	}
 	case 4: {
 		struct hixl_setup *a = (void *)arg;
 

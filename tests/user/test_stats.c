@@ -481,18 +481,18 @@ static void test_stats_bad_args(void)
 
 	memset(&st, 0, sizeof(st));
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), 0);
-	st.flags = 1;
+	st.flags = 1U << 1;	/* bit 0 is HIXL_STATS_RAILS (test_rail_gstats.c) */
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), -EINVAL);
 	memset(&st, 0, sizeof(st));
-	st.reserved0 = 1;
+	st.nr_rails = 1;	/* without HIXL_STATS_RAILS */
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), -EINVAL);
 	memset(&st, 0, sizeof(st));
 	st.xfer.reserved[1] = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), -EINVAL);
 	memset(&st, 0xff, sizeof(st));		/* out fields on input are ignored ... */
 	st.flags = 0;
-	st.reserved0 = 0;
-	st.reserved[0] = 0;
+	st.nr_rails = 0;
+	st.rails = 0;
 	memset(st.xfer.reserved, 0, sizeof(st.xfer.reserved));
 	CHECK_EQ(xioctl(fd, HIXL_IOC_GET_STATS, &st), 0);
 	CHECK_EQ(st.xfer.read_direct_bytes, 0);	/* ... and overwritten */
@@ -543,7 +543,7 @@ static void test_stats_bad_args(void)
 		memset(old, 0, sizeof(old));
 		CHECK_EQ(xioctl(fd, _IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_STATS,
 					  unsigned char[HIXL_STATS_SIZE_VER0]), old), 0);
-		old[0] = 1;		/* flags */
+		old[0] = 2;		/* flags: bit 1 (bit 0 is HIXL_STATS_RAILS) */
 		CHECK_EQ(xioctl(fd, _IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_STATS,
 					  unsigned char[HIXL_STATS_SIZE_VER0]), old), -EINVAL);
 	}

@@ -76,6 +76,9 @@
 						 * rail_repost_bytes (docs/abi.md) */
 #define HIXL_FEAT_LINK_STATS_RAILS (1ULL << 23)	/* LINK_STATS lists rail links
 						 * (HIXL_LINK_STATS_RAILS, hixl_link_stat.rail) */
+#define HIXL_FEAT_STATS_RAILS	(1ULL << 24)	/* GET_STATS and ENGINES list engines'
+						 * rails (HIXL_STATS_RAILS, HIXL_ENGINES_RAILS,
+						 * struct hixl_rail_stat) */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -265,8 +268,15 @@ struct hixl_xfer_stats {
 /**
  * struct hixl_stats - HIXL_IOC_GET_STATS argument: counters of the engine
  * and of the process that owns it
- * @flags:          in: must be 0
- * @reserved0:      in: must be 0
+ * @flags:          in: 0, or HIXL_STATS_RAILS (HIXL_FEAT_STATS_RAILS): one
+ *                  struct hixl_rail_stat per rail of the engine to @rails;
+ *                  other bits: -EINVAL
+ * @nr_rails:       in: with HIXL_STATS_RAILS, the entries @rails holds,
+ *                  0..HIXL_MAX_RAILS (-EINVAL above); without it, must be
+ *                  0.  out: the rails the engine has (0 before SETUP and
+ *                  for a loopback engine); min(in, out) entries are
+ *                  written, rail 0 first, so a caller whose buffer is
+ *                  smaller gets the first rails and the real count here
  * @regions:        out: live registrations of this engine (valid or invalidated)
  * @invalid_regions: out: of those, invalidated by an unmap/remap
  * @host_bytes:     out: host bytes registered by this engine
@@ -287,14 +297,19 @@ struct hixl_xfer_stats {
  *                  where we have no secret), a wrong proof, a message before
  *                  the proof, or no proof by the handshake deadline; on the
  *                  connecting side, an acceptor whose proof was wrong
- * @reserved:       in: must be 0; out: 0
+ * @rails:          in: with HIXL_STATS_RAILS, a user pointer to @nr_rails
+ *                  struct hixl_rail_stat (0 when @nr_rails is 0, -EINVAL
+ *                  otherwise; -EFAULT when it cannot be written); without
+ *                  it, must be 0.  out: as given
  * @xfer:           out: the engine's data-path counters (hixl_info.features
  *                  has HIXL_FEAT_XFER_STATS); in: ignored, but
  *                  @xfer.reserved must be 0
  */
+#define HIXL_STATS_RAILS	(1U << 0)	/* hixl_stats.flags: the rail entries too */
+
 struct hixl_stats {
 	__u32 flags;
-	__u32 reserved0;
+	__u32 nr_rails;
 	__u64 regions;
 	__u64 invalid_regions;
 	__u64 host_bytes;
@@ -309,7 +324,7 @@ struct hixl_stats {
 	__u64 notify_dropped;
 	__u64 refused_peers;
 	__u64 auth_failures;
-	__u64 reserved[1];
+	__u64 rails;
 	struct hixl_xfer_stats xfer;
 };
 
@@ -330,6 +345,68 @@ struct hixl_sockaddr {
 	__u32 scope_id;
 	__u8 addr[16];
 	__u64 reserved;
+};
+
+/* hixl_rail_stat.state */
+#define HIXL_RAIL_STATE_NONE	0	/* not a rail: never written by the module (a
+					 * zeroed entry past hixl_stats.nr_rails) */
+#define HIXL_RAIL_STATE_UP	1	/* device there, a port active, and (rails
+					 * 1..) a connection up for every link
+					 * paired on it, or no link paired */
+#define HIXL_RAIL_STATE_DOWN	2	/* device there, but no port of it active,
+					 * or (rails 1..) links are paired on it
+					 * and none has its connection up */
+#define HIXL_RAIL_STATE_REMOVED	3	/* its RDMA device is gone (removed, not yet
+					 * revived) or being removed */
+
+/**
+ * struct hixl_rail_stat - one rail of an engine, as HIXL_IOC_GET_STATS writes
+ * it with HIXL_STATS_RAILS (HIXL_FEAT_STATS_RAILS)
+ * @rail:      the rail's index: 0 is SETUP's @local and its device, 1.. the
+ *             extra rails in SETUP's order
+ * @state:     HIXL_RAIL_STATE_*
+ * @addr:      the rail's local address (rail 0: SETUP's @local with its
+ *             port; rails 1..: port 0)
+ * @device:    its RDMA device's name, NUL-terminated (kept while the device
+ *             is gone)
+ * @numa_node: the device's NUMA node, -1 when not known or gone
+ * @links:     links that use this rail: rail 0, the engine's links (as
+ *             hixl_engine_stat.nr_links); rails 1.., links paired with
+ *             their peer on it (both engines have the rail)
+ * @links_up:  of those, the ones whose connection on this rail is ready
+ *             (rail 0: the link; rails 1..: its rail link)
+ * @reserved0: 0
+ * @mrs:       fast-registration MRs of the engine's regions on this rail
+ *             (hixl_stats.mrs is their sum)
+ * @reserved:  0
+ * @xfer:      the engine's counters of this rail, since SETUP, kept while
+ *             links and rail links come and go and while the device is
+ *             gone: every counter of the links of this rail (rail 0: the
+ *             primary links, their staged and same-host bytes included;
+ *             rail i: its rail links).  A striped TRANSFER counts each
+ *             piece's bytes on the rail that moved it, and its
+ *             descriptors (the _ops counters) and its result (@errors,
+ *             @timeouts, @cancels) on rail 0, as LINK_STATS does.  Here
+ *             @rail_failovers counts failovers AWAY from this rail (each
+ *             time the failover work re-posted the unfinished pieces of
+ *             this rail's broken link elsewhere) and @rail_repost_bytes the
+ *             bytes re-posted ONTO this rail.  Summed over the rails, every
+ *             counter equals the engine's @xfer but @connect_us_last and
+ *             @rail_failovers (the engine counts one failover when two
+ *             rails broke under it at once)
+ */
+struct hixl_rail_stat {
+	__u32 rail;
+	__u32 state;
+	struct hixl_sockaddr addr;
+	char device[64];
+	__s32 numa_node;
+	__u32 links;
+	__u32 links_up;
+	__u32 reserved0;
+	__u64 mrs;
+	__u64 reserved[4];
+	struct hixl_xfer_stats xfer;
 };
 
 /* hixl_setup defaults, as HIXL documents them (seeds/003_HIXL-api.md) */
@@ -763,8 +840,17 @@ struct hixl_engine_stat {
  * @count:     in: entries @buf holds, 0..HIXL_MAX_STAT_ENTRIES
  * @total:     out: engines visible to the caller; min(@count, @total)
  *             entries are written, oldest engine first
- * @flags:     in: must be 0
+ * @flags:     in: 0, or HIXL_ENGINES_RAILS (HIXL_FEAT_STATS_RAILS): each
+ *             engine's rails to @rails too; other bits: -EINVAL
  * @reserved0: in: must be 0
+ * @rails:     in: with HIXL_ENGINES_RAILS, a user pointer to @count *
+ *             HIXL_MAX_RAILS struct hixl_rail_stat (0 when @count is 0;
+ *             @count at most HIXL_MAX_RAIL_STAT_ENGINES): entry k of @buf
+ *             has its rails at @rails[k * HIXL_MAX_RAILS], as GET_STATS's
+ *             HIXL_STATS_RAILS writes them, hixl_engine_stat.nr_rails of
+ *             them (0 for an engine whose device side was being changed,
+ *             HIXL_ENGINE_STAT_BUSY), the rest zeroed (HIXL_RAIL_STATE_NONE);
+ *             without the flag, must be 0
  * @reserved:  in: must be 0
  *
  * Any open /dev/hixl may ask, without SETUP: the device node is mode 0660,
@@ -772,13 +858,17 @@ struct hixl_engine_stat {
  * (hixlctl stats).  An engine is visible when its owner's process is
  * visible in the caller's pid namespace (a container sees its own).
  */
+#define HIXL_ENGINES_RAILS		(1U << 0)	/* hixl_engines.flags: rails too */
+#define HIXL_MAX_RAIL_STAT_ENGINES	1024	/* @count with HIXL_ENGINES_RAILS */
+
 struct hixl_engines {
 	__u64 buf;
 	__u32 count;
 	__u32 total;
 	__u32 flags;
 	__u32 reserved0;
-	__u64 reserved[2];
+	__u64 rails;
+	__u64 reserved[1];
 };
 
 /*

@@ -134,6 +134,31 @@ int hixl_dev_uring_probe(int fd);
 int hixl_dev_get_stats(int fd, struct hixl_stats *st);
 
 /**
+ * hixl_dev_get_stats_rails() - the counters of the engine of a descriptor,
+ * with one record per rail
+ * @fd:    descriptor from hixl_dev_open()
+ * @st:    filled on success as by hixl_dev_get_stats() (may be NULL)
+ * @buf:   room for @count records (may be NULL when @count is 0)
+ * @count: records @buf holds, 0..HIXL_MAX_RAILS
+ * @total: out (may be NULL): the rails the engine has (0 before SETUP and
+ *         for a loopback engine)
+ *
+ * Wraps HIXL_IOC_GET_STATS with HIXL_STATS_RAILS: rail 0 (SETUP's own
+ * address and device) first, then the extra rails; each record has the
+ * rail's address, device, NUMA node, state (HIXL_RAIL_STATE_UP, _DOWN,
+ * _REMOVED), its links and those up, its MRs and the engine's counters of
+ * that rail (struct hixl_rail_stat, docs/abi.md).  A @count smaller than
+ * the engine's rails gets the first @count rails; @total says how many
+ * there are.
+ *
+ * Return: records written (min(@count, rails)); -EINVAL (NULL @buf with a
+ * count, @count above HIXL_MAX_RAILS, or a module without
+ * HIXL_FEAT_STATS_RAILS); -EFAULT; -ENOMEM; -EBADF, -ENOTTY.
+ */
+int hixl_dev_get_stats_rails(int fd, struct hixl_stats *st, struct hixl_rail_stat *buf,
+			     uint32_t count, uint32_t *total);
+
+/**
  * hixl_dev_link_stats() - the links of an engine and their counters
  * @fd:     descriptor from hixl_dev_open() (need not be set up)
  * @engine: 0: @fd's own engine; else an engine id from hixl_dev_engines()
@@ -187,6 +212,29 @@ int hixl_dev_link_stats_rails(int fd, uint64_t engine, struct hixl_link_stat *bu
  */
 int hixl_dev_engines(int fd, struct hixl_engine_stat *buf, uint32_t count,
 		     uint32_t *total);
+
+/**
+ * hixl_dev_engines_rails() - every engine the caller may see, with its rails
+ * @fd:    descriptor from hixl_dev_open() (need not be set up)
+ * @buf:   room for @count records (may be NULL when @count is 0)
+ * @rails: room for @count * HIXL_MAX_RAILS rail records (may be NULL when
+ *         @count is 0): engine record k's rails are @rails[k *
+ *         HIXL_MAX_RAILS ...], @buf[k].nr_rails of them, rail 0 first; the
+ *         rest are zero (HIXL_RAIL_STATE_NONE)
+ * @count: records @buf holds, 0..HIXL_MAX_RAIL_STAT_ENGINES
+ * @total: out (may be NULL): engines visible now
+ *
+ * As hixl_dev_engines(), with HIXL_ENGINES_RAILS: each engine's rails as
+ * hixl_dev_get_stats_rails() gives a caller its own (struct
+ * hixl_rail_stat); an engine whose device side was being changed
+ * (HIXL_ENGINE_STAT_BUSY) has none.
+ *
+ * Return: records written; the errors of hixl_dev_engines(), -EINVAL for
+ * NULL @rails with a count or @count above HIXL_MAX_RAIL_STAT_ENGINES, and
+ * from a module without HIXL_FEAT_STATS_RAILS.
+ */
+int hixl_dev_engines_rails(int fd, struct hixl_engine_stat *buf, struct hixl_rail_stat *rails,
+			   uint32_t count, uint32_t *total);
 
 
 /* ==== the engine API (HIXL's Hixl class, in C) ========================== */

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * railstats.c - an engine's counters per rail (issue 13 item 6): GET_STATS
+ * with HIXL_STATS_RAILS writes one struct hixl_rail_stat per rail of the
+ * calling engine - its address, device, NUMA node, state, links, MRs and
+ * the data-path counters of that rail.
+ *
+ * Counting: every data-path counter goes through hixl_link_count()
+ * (stats.c), which adds it to the link, to the engine and to the engine's
+ * counters of the link's rail (eng->rail_ctrs[l->rail]: rail 0 for a
+ * primary link, i for rail i's rail link).  Those are the engine's, not a
+ * link's, so they survive rail links being re-made and a rail's device
+ * going and coming back.  The two failover counters are the exception:
+ * the engine and the primary link count a failover once, on rail 0's
+ * link, but per rail they say where pieces went from and to, so xrail.c's
+ * failover work counts them here (hixl_rail_count_failover()).  Atomic
+ * adds only, no lock, as stats.h says why.
+ *
+ * Reading: under the engine's rdma_sem (held for reading by every
+ * command), so the device side stays; the links under links_lock, each
+ * primary's rail links under its rails.lock (hixl_link_rail_get()), in the
+ * order of engine.h.  A rail's state is read, not kept: its device there
+ * (hixl_rail_dev()), one of its ports active (ib_get_cached_port_state(),
+ * as keepalive.c and raillink.c ask for a link's port), and, for rails
+ * 1.., a connection up for the ready links paired on it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/numa.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+#include "hixl_priv.h"
+#include "raillink.h"
+
+/**
+ * hixl_rail_count_failover() - count one failover round on the rails
+ * @eng:  the engine of the striped TRANSFER
+ * @from: bit i: rail i's link broke under the batch (its pieces move away)
+ * @pc:   the batch's pieces, @pc[k].rail already the rail each moved to
+ * @idx:  indices into @pc of the pieces re-posted
+ * @n:    entries of @idx
+ *
+ * Adds 1 to rail_failovers of every rail in @from and each re-posted
+ * piece's bytes to rail_repost_bytes of the rail it now goes on (the
+ * engine's own totals are counted by the caller, on the primary link).
+ *
+ * Context: any (atomic adds only).
+ */
+void hixl_rail_count_failover(struct hixl_engine *eng, u32 from,
+			      const struct hixl_rail_piece *pc, const u32 *idx, u32 n)
+{
+	unsigned long f = from;
+	unsigned int r;
+	u32 k;
+
+	for_each_set_bit(r, &f, HIXL_MAX_RAILS)
+		atomic64_inc(&eng->rail_ctrs[r].v[HIXL_CTR_RAIL_FAILOVERS]);
+	for (k = 0; k < n; k++) {
+		r = pc[idx[k]].rail;
+		if (r < HIXL_MAX_RAILS)
+			atomic64_add(pc[idx[k]].len,
+				     &eng->rail_ctrs[r].v[HIXL_CTR_RAIL_REPOST_BYTES]);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_rail_count_failover);
+
+/* Is a port of @ibdev active?  (ib_get_cached_port_state(): no sleeping.) */
+static bool hixl_rail_port_active(struct ib_device *ibdev)
+{
+	enum ib_port_state st;
+	u32 p;
+
+	rdma_for_each_port(ibdev, p)
+		if (!ib_get_cached_port_state(ibdev, p, &st) && st == IB_PORT_ACTIVE)
+			return true;
+	return false;
+}
+
+/*
+ * Links per rail (@links) and those up (@up), rails 0..@nr - 1 (@nr <=
+ * HIXL_MAX_RAILS): rail 0
+ * every link of the engine and its READY ones; rail i every READY link
+ * paired with its peer on rail i and those whose rail link is READY.
+ */
+static void hixl_rail_links_count(struct hixl_engine *eng, u32 nr, u32 *links, u32 *up)
+{
+	struct hixl_link *l, *rl;
+	u32 i, lnr;
+	int err;
+
+	mutex_lock(&eng->links_lock);
+	list_for_each_entry(l, &eng->links, node) {
+		if (l->rail)		/* a rail link: counted through its primary */
+			continue;
+		links[0]++;
+		if (hixl_link_state(l, &err) != HIXL_LINK_READY)
+			continue;
+		up[0]++;
+		lnr = min(hixl_link_nr_rails(l), nr);
+		for (i = 1; i < lnr; i++) {
+			links[i]++;
+			rl = hixl_link_rail_get(l, i);
+			if (rl) {
+				up[i]++;
+				hixl_link_put(rl);
+			}
+		}
+	}
+	mutex_unlock(&eng->links_lock);
+}
+
+/* Rail @i's record; the engine's rdma_sem held (for reading). */
+static void hixl_rail_stat_fill(struct hixl_engine *eng, const struct hixl_rdma *rd, u32 i,
+				u32 links, u32 up, struct hixl_rail_stat *o)
+{
+	struct hixl_rail_dev dev;
+	bool there = hixl_rail_dev(rd, i, &dev);
+
+	o->rail = i;
+	if (i) {
+		o->addr = rd->rails[i - 1].addr;
+		strscpy(o->device, rd->rails[i - 1].device, sizeof(o->device));
+	} else {
+		o->addr = rd->local;
+		if (rd->ibdev)
+			strscpy(o->device, dev_name(&rd->ibdev->dev), sizeof(o->device));
+	}
+	o->numa_node = there ? dev_to_node(&dev.ibdev->dev) : NUMA_NO_NODE;
+	o->links = links;
+	o->links_up = up;
+	o->mrs = atomic64_read(&eng->st_rail_mrs[i]);
+	if (!there)
+		o->state = HIXL_RAIL_STATE_REMOVED;
+	else if (!hixl_rail_port_active(dev.ibdev) || (i && links && !up))
+		o->state = HIXL_RAIL_STATE_DOWN;
+	else
+		o->state = HIXL_RAIL_STATE_UP;
+	hixl_ctrs_read(&eng->rail_ctrs[i], &o->xfer);
+}
+
+/**
+ * hixl_rail_stats_fill() - the records of an engine's first rails
+ * @eng: the engine; its rdma_sem held (for reading, or a trylock of it)
+ * @rd:  its device side (eng->rdma, not NULL)
+ * @out: out: @n records, rail 0 first (zeroed by the caller)
+ * @n:   records, at most hixl_rails_count(@rd) and HIXL_MAX_RAILS
+ *
+ * Context: process context, sleeps (the engine's links_lock).
+ */
+void hixl_rail_stats_fill(struct hixl_engine *eng, const struct hixl_rdma *rd,
+			  struct hixl_rail_stat *out, u32 n)
+{
+	u32 links[HIXL_MAX_RAILS] = {}, up[HIXL_MAX_RAILS] = {};
+	u32 i;
+
+	n = min_t(u32, n, HIXL_MAX_RAILS);
+	hixl_rail_links_count(eng, n, links, up);
+	for (i = 0; i < n; i++)
+		hixl_rail_stat_fill(eng, rd, i, links[i], up[i], &out[i]);
+}
+
+/**
+ * hixl_stats_rails() - GET_STATS's rail entries (HIXL_STATS_RAILS)
+ * @eng:  the engine of the calling file; its rdma_sem held for reading
+ *        (hixl_engine_ioctl())
+ * @ubuf: user pointer to @room struct hixl_rail_stat (0 when @room is 0)
+ * @room: entries @ubuf holds, 0..HIXL_MAX_RAILS (checked by the caller)
+ * @nr:   out: the rails the engine has: 0 before SETUP and for a loopback
+ *        engine, else 1 + its extra rails
+ *
+ * Writes min(@room, *@nr) records, rail 0 first; a smaller buffer gets the
+ * first rails.  (HIXL_IOC_ENGINES with HIXL_ENGINES_RAILS writes the same
+ * records of every visible engine: hixl_rail_stats_fill() from stats.c.)  Follows hixl_cmd_link_stats()'s shape: the records are
+ * built in a kernel buffer under the locks and copied out after.
+ *
+ * Context: process context, sleeps (links_lock, the allocation, the copy).
+ * Return: 0; -ENOMEM; -EFAULT when @ubuf cannot be written (*@nr is set
+ * either way, but the ioctl does not copy it back on an error).
+ */
+int hixl_stats_rails(struct hixl_engine *eng, u64 ubuf, u32 room, u32 *nr)
+{
+	const struct hixl_rdma *rd = smp_load_acquire(&eng->rdma);	/* SETUP's store */
+	struct hixl_rail_stat *out;
+	int ret = 0;
+	u32 n;
+
+	*nr = rd ? min_t(u32, hixl_rails_count(rd), HIXL_MAX_RAILS) : 0;
+	n = min(room, *nr);
+	if (!n)
+		return 0;
+	out = kcalloc(n, sizeof(*out), GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	hixl_rail_stats_fill(eng, rd, out, n);
+	if (copy_to_user(u64_to_user_ptr(ubuf), out, array_size(n, sizeof(*out))))
+		ret = -EFAULT;
+	kfree(out);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_stats_rails);
