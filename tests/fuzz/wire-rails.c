@@ -504,29 +504,44 @@ static int wait_table_end(struct hp *p, int ms)
 	return p->table_end ? 0 : p->disconnected ? -ECONNRESET : -ETIMEDOUT;
 }
 
+/* The victim's TABLE_ACK on @p counts @n or more within @ms. */
+static bool wait_acked(struct hp *p, uint64_t n, int ms)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (p->acked < n && !p->disconnected && hx_ms_since(&t0) < ms)
+		if (hp_pump(p, 20) < 0)
+			break;
+	return p->acked >= n;
+}
+
 /*
  * The victim closes the hostile primary @p, judged by the victim (RDMA CM's
  * DREQ does not always reach the peer within seconds under TCG): @p
- * disconnected, or the victim lists no primary named HX_IP:@port that is
- * CONNECTING or READY.  The caller closes @p.
+ * disconnected, or the victim lists at most @keep links named HX_IP:@port
+ * (ours that stay) and no unnamed one (@p before its HELLO is handled)
+ * that are CONNECTING or READY.  The caller closes @p.
  */
-static void expect_primary_closed(struct hp *p, uint16_t port, int send_ret, const char *what)
+static void expect_primary_closed(struct hp *p, uint16_t port, int keep, int send_ret,
+				  const char *what)
 {
 	static struct hixl_link_stat ls[128];
 	struct timespec t0;
 	bool gone = false;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!gone && hx_ms_since(&t0) < WAIT_MS) {
+	while (!gone && hx_ms_since(&t0) < 2 * WAIT_MS) {
 		uint32_t total = 0;
-		int n = hixl_dev_link_stats(vfd, 0, ls, 128, &total), i;
+		int n = hixl_dev_link_stats(vfd, 0, ls, 128, &total), i, live = 0;
 
 		gone = p->disconnected || hp_pump(p, 20) < 0;
 		if (n >= 0 && !gone) {
-			gone = true;
 			for (i = 0; i < n; i++)
-				if (ls[i].peer.port == port && ls[i].state <= HIXL_LINK_STATE_READY)
-					gone = false;
+				if (ls[i].state <= HIXL_LINK_STATE_READY &&
+				    (ls[i].peer.port == port || !(ls[i].flags & HIXL_LINK_STAT_NAMED)))
+					live++;
+			gone = live <= keep;
 		}
 		if (!gone)
 			usleep(50 * 1000);
@@ -573,7 +588,8 @@ void case_rails_hello(void)
 	len = hello_head(hbuf, p_port, &P);
 	len = rails_variant(v, len, &ok, &paired, NULL);
 	if (!ok) {
-		expect_primary_closed(&P, p_port, send_hello(&P, len), "malformed HELLO rails block");
+		expect_primary_closed(&P, p_port, 0, send_hello(&P, len),
+				      "malformed HELLO rails block");
 		peer_down();
 		check_rails(0, 0, "rails block");
 		return;
@@ -582,8 +598,18 @@ void case_rails_hello(void)
 		ret = send_hello(&P, len);
 		if (!ret)
 			ret = hp_table_end(&P);
-		if (ret || wait_table_end(&P, 3000))
+		/*
+		 * The victim sends its table whatever our HELLO says: only a
+		 * TABLE_ACK of our REGION tells the link is up (then it stays).
+		 */
+		if (!ret)
+			ret = hp_region(&P);
+		if (!ret && !wait_acked(&P, 1, 3000))
+			ret = -ECONNRESET;
+		if (ret)
 			peer_down();
+		else
+			p_tbl_sent = 1;
 		check_rails(0, 0, "rails block with random bytes");
 		return;
 	}
@@ -637,10 +663,12 @@ static int primary_open(struct hp *q, uint16_t port, const char *rail1, uint8_t 
 	struct hixl_wire_hello_rails *x;
 	const struct hixl_wire_hello_rails *vx;
 	uint32_t len;
-	int ret = hp_connect(q, VPORT, 0, 0);
+	int ret = hp_connect(q, VPORT, 0, 64 * KiB);
 
-	if (ret)
+	if (ret) {
+		hp_close(q);
 		return ret;
+	}
 	nconn++;
 	len = hello_head(hbuf, port, NULL);
 	x = (void *)(hbuf + len);
@@ -650,6 +678,10 @@ static int primary_open(struct hp *q, uint16_t port, const char *rail1, uint8_t 
 		ret = hp_table_end(q);
 	if (!ret)
 		ret = wait_table_end(q, 10000);
+	if (!ret)	/* accepted: our REGION acknowledged */
+		ret = hp_region(q);
+	if (!ret && !wait_acked(q, 1, WAIT_MS))
+		ret = -ECONNRESET;
 	vx = ret ? NULL : rails_blk_of(q);
 	if (!vx) {
 		hp_close(q);
@@ -751,7 +783,7 @@ void case_raillink(void)
 		nconn++;
 		if (!ret) {
 			len = rail_hello(hbuf, port, 1, vtok);
-			expect_primary_closed(&r1, port, send_hello(&r1, len),
+			expect_primary_closed(&r1, port, port == p_port, send_hello(&r1, len),
 					      "a rail block on the primary listener");
 		}
 		hp_close(&r1);
