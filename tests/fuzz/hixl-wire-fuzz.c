@@ -6,7 +6,8 @@
  * Usage: hixl-wire-fuzz [--cases N] [--seed S] [--from I] [--time SECONDS]
  *                       [--legit-every N] [--trace]
  *
- * The victim is a /dev/hixl engine on 10.77.0.1:21000 (rxe0) with a staging
+ * The victim is a /dev/hixl engine on 10.77.0.1:21000 (rxe0; and rail 1 on
+ * 10.78.0.1, rxe1, when the module and the VM have rails) with a staging
  * pool and three registrations in one mapping: A (1 MiB, read-write), R
  * (256 KiB, HIXL_REG_READ_ONLY) and, between and around them, canary pages
  * that are not registered.  A second engine (21001) is the legitimate peer.
@@ -56,6 +57,12 @@
  *   flood      up to 12 connections that never say HELLO while the
  *              legitimate engine reconnects and moves data
  *   random     a valid message with 1-8 random bytes changed (no oracle)
+ *   rails      a primary HELLO with a rails block, well-formed or broken in
+ *              one field (wire-rails.c)         -> accepted / closed
+ *   raillink   a rail connection to the victim's rail 1 listener with the
+ *              victim's token (accepted, also replayed) or a forged, own,
+ *              foreign or stale one, another index, a bad block, no block,
+ *              the good block on the primary listener (wire-rails.c) -> closed
  *
  * "Closed" and "accepted" are the receiver rules of docs/protocol.md; a
  * case that breaks its rule is a violation.  After every case: the canary
