@@ -4,7 +4,7 @@
  * a hostile peer against a victim engine, in one process of the test VM.
  *
  * Usage: hixl-wire-fuzz [--cases N] [--seed S] [--from I] [--time SECONDS]
- *                       [--legit-every N] [--trace]
+ *                       [--legit-every N] [--trace] [--only KIND,...]
  *
  * The victim is a /dev/hixl engine on 10.77.0.1:21000 (rxe0; and rail 1 on
  * 10.78.0.1, rxe1, when the module and the VM have rails) with a staging
@@ -1796,10 +1796,31 @@ static uint8_t *map_or_die(size_t len)
 	return p;
 }
 
+/* --only: weight 0 for every kind not in the comma-separated @list; -1 when none is left. */
+static int only_kinds(const char *list)
+{
+	unsigned int k, left = 0;
+
+	for (k = 0; k < NKIND; k++) {
+		const char *p = strstr(list, kind_name[k]);
+		size_t n = strlen(kind_name[k]);
+		bool in = false;
+
+		while (p && !in) {	/* a whole item of the list */
+			in = (p == list || p[-1] == ',') && (p[n] == ',' || !p[n]);
+			p = strstr(p + 1, kind_name[k]);
+		}
+		if (!in)
+			kind_weight[k] = 0;
+		left += kind_weight[k];
+	}
+	return left ? 0 : -1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: hixl-wire-fuzz [--cases N] [--seed S] [--from I] [--time SECONDS] "
-		"[--legit-every N] [--trace]\n");
+		"[--legit-every N] [--trace] [--only KIND,...]\n");
 	exit(2);
 }
 
@@ -1810,6 +1831,7 @@ int main(int argc, char **argv)
 	uint64_t seed = (uint64_t)time(NULL);
 	double limit = 0, secs;
 	struct timespec t0;
+	const char *only = NULL;
 	int rc = 0, k;
 
 	for (k = 1; k < argc; k++) {
@@ -1825,6 +1847,8 @@ int main(int argc, char **argv)
 			legit_every = strtoul(argv[++k], NULL, 0);
 		else if (!strcmp(argv[k], "--trace"))
 			trace = true;
+		else if (!strcmp(argv[k], "--only") && k + 1 < argc)
+			only = argv[++k];
 		else
 			usage();
 	}
@@ -1864,6 +1888,8 @@ int main(int argc, char **argv)
 	lfd = rails_engine(LPORT, 4, 2);
 	if (!rails_on)
 		kind_weight[K_RAILS] = kind_weight[K_RAILLINK] = 0;
+	if (only && only_kinds(only))
+		usage();
 	if (vfd < 0 || lfd < 0 || reg(vfd, va, A_LEN, 0) || reg(vfd, vr, R_LEN, HIXL_REG_READ_ONLY) ||
 	    reg(vfd, vb, B_LEN, 0) || reg(lfd, lbuf, 2 * MiB, 0) || reg(lfd, lchk, 2 * MiB, 0) ||
 	    victim_activate()) {
