@@ -182,7 +182,7 @@ static const char *const kind_name[NKIND] = {
 /* relative frequency; the ones that need a fresh connection are rarer */
 /* (rails, raillink: 0 without two-rail engines, wire-rails.c) */
 static unsigned int kind_weight[NKIND] = {
-	6, 6, 4, 6, 6, 5, 8, 6, 2, 2, 12, 4, 3, 3, 8, 4, 3, 1, 6, 3, 3,
+	6, 6, 4, 6, 6, 5, 8, 6, 2, 2, 12, 4, 3, 3, 8, 4, 3, 1, 6, 5, 5,
 };
 
 static unsigned long kind_runs[NKIND];
