@@ -62,7 +62,7 @@
  *   raillink   a rail connection to the victim's rail 1 listener with the
  *              victim's token (accepted, also replayed) or a forged, own,
  *              foreign or stale one, another index, a bad block, no block,
- *              the good block on the primary listener (wire-rails.c) -> closed
+ *              the good block on the primary listener (wire-raillink.c) -> closed
  *
  * "Closed" and "accepted" are the receiver rules of docs/protocol.md; a
  * case that breaks its rule is a violation.  After every case: the canary

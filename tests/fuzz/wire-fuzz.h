@@ -62,12 +62,35 @@ long xfer_retry(int fd, uint16_t port, uint32_t op, const struct hixl_op_desc *d
 		uint32_t *failed);
 bool legit_link(bool reconnect);	/* the legitimate engine linked to the victim */
 
-/* wire-rails.c */
+/* wire-rails.c: the rail cases' set-up, the rails kind, the two-rail check */
+#define RAIL1_IP	"10.78.0.1"	/* rail 1 of the victim and the legitimate engine */
+#define GONE_MS		10000		/* a closed rail connection off the victim's lists */
+
 extern bool rails_on;			/* victim and legitimate engine have two rails */
 int rails_engine(uint16_t port, uint32_t pool_n, uint32_t pool_mb);
 void case_rails_hello(void);
-void case_raillink(void);
 void rails_legit_check(void);
 void rails_summary(void);
+
+/* wire-rails.c: what the raillink cases use too (see each one's comment) */
+extern uint8_t hbuf[HP_TX_SIZE];	/* the HELLO being built */
+uint32_t hello_head(uint8_t *b, uint16_t port, const struct hp *p);
+int send_hello(struct hp *p, uint32_t len);
+void rails_fill(struct hixl_wire_hello_rails *x, uint32_t nr, const char *rail1,
+		uint8_t *token);
+const struct hixl_wire_hello_rails *rails_blk_of(const struct hp *p);
+int victim_rails(uint16_t port, int *entries, int *conns, int *ready, int *foreign);
+int raillinks_hostile(int *live);
+void check_rails(uint16_t owner, int owned, const char *what);
+int wait_table_end(struct hp *p, int ms);
+bool wait_acked(struct hp *p, uint64_t n, int ms);
+void expect_primary_closed(struct hp *p, uint16_t port, int keep, int send_ret,
+			   const char *what);
+int primary_accept(uint32_t hlen, const char *what);
+
+/* wire-raillink.c: the raillink kind */
+extern unsigned long rail_conns;	/* connections to the victim's rail 1 listener */
+void case_raillink(void);
+void raillink_summary(void);
 
 #endif
