@@ -195,8 +195,8 @@ FUZZ_SRCS := tests/fuzz/hixl-fuzz.c tests/fuzz/fuzz-local.c
 tests/fuzz/hixl-fuzz: $(FUZZ_SRCS) tests/fuzz/fuzz-local.h $(RAW_H) $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $(FUZZ_SRCS) $(LIB_A) -luring -pthread $(LDFLAGS)
 # the wire fuzzer plays its hostile peer with the user tests' wire peer
-WIRE_FUZZ_SRCS := tests/fuzz/hixl-wire-fuzz.c tests/user/peer.c tests/user/util.c
-tests/fuzz/hixl-wire-fuzz: $(WIRE_FUZZ_SRCS) tests/user/peer.h tests/user/util.h tests/user/harness.h \
+WIRE_FUZZ_SRCS := tests/fuzz/hixl-wire-fuzz.c tests/fuzz/wire-rails.c tests/fuzz/wire-raillink.c tests/user/peer.c tests/user/util.c
+tests/fuzz/hixl-wire-fuzz: $(WIRE_FUZZ_SRCS) tests/fuzz/wire-fuzz.h tests/user/peer.h tests/user/util.h tests/user/harness.h \
 		$(RAW_H) kmod/proto.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -Itests/user -o $@ $(WIRE_FUZZ_SRCS) $(LIB_A) -luring -lrdmacm -libverbs -pthread $(LDFLAGS)
 tests/pair/hixl-pair: tests/pair/hixl-pair.c tests/pair/pair-rails.c tests/pair/pair.h $(RAW_H) \

@@ -140,7 +140,7 @@ fuzz_verdict() {	# RC LOG CALLS SEED
 fuzz_wire_verdict() {	# RC LOG CASES SECS SEED
 	if [ "$1" = 0 ] && grep -q '^result PASS' "$2"; then
 		passed=$((passed + 1))
-		grep -E '^hixl-wire-fuzz: seed .*cases \(|^well-formed|^result' "$2"
+		grep -E '^hixl-wire-fuzz: seed .*cases \(|^hixl-wire-fuzz: rail cases|^well-formed|^rail|^result' "$2"
 	elif grep -q '^result SKIP' "$2"; then
 		skipped=$((skipped + 1))
 		grep 'SKIP' "$2"

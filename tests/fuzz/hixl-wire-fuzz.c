@@ -4,9 +4,10 @@
  * a hostile peer against a victim engine, in one process of the test VM.
  *
  * Usage: hixl-wire-fuzz [--cases N] [--seed S] [--from I] [--time SECONDS]
- *                       [--legit-every N] [--trace]
+ *                       [--legit-every N] [--trace] [--only KIND,...]
  *
- * The victim is a /dev/hixl engine on 10.77.0.1:21000 (rxe0) with a staging
+ * The victim is a /dev/hixl engine on 10.77.0.1:21000 (rxe0; and rail 1 on
+ * 10.78.0.1, rxe1, when the module and the VM have rails) with a staging
  * pool and three registrations in one mapping: A (1 MiB, read-write), R
  * (256 KiB, HIXL_REG_READ_ONLY) and, between and around them, canary pages
  * that are not registered.  A second engine (21001) is the legitimate peer.
@@ -56,6 +57,12 @@
  *   flood      up to 12 connections that never say HELLO while the
  *              legitimate engine reconnects and moves data
  *   random     a valid message with 1-8 random bytes changed (no oracle)
+ *   rails      a primary HELLO with a rails block, well-formed or broken in
+ *              one field (wire-rails.c)         -> accepted / closed
+ *   raillink   a rail connection to the victim's rail 1 listener with the
+ *              victim's token (accepted, also replayed) or a forged, own,
+ *              foreign or stale one, another index, a bad block, no block,
+ *              the good block on the primary listener (wire-raillink.c) -> closed
  *
  * "Closed" and "accepted" are the receiver rules of docs/protocol.md; a
  * case that breaks its rule is a violation.  After every case: the canary
@@ -90,22 +97,8 @@
 #include "harness.h"
 #include "peer.h"
 #include "util.h"
+#include "wire-fuzz.h"
 
-#define KiB		1024ULL
-#define MiB		(1024 * KiB)
-#define VPORT		21000		/* the victim */
-#define LPORT		21001		/* the legitimate engine */
-#define PPORT		21100		/* names the hostile peer claims: 21100-21199 */
-#define CANARY_LEN	(16 * KiB)
-#define A_LEN		(1 * MiB)
-#define A_MIR		(768 * KiB)	/* mirrored part of A; the rest is scratch */
-#define R_LEN		(256 * KiB)
-#define B_LEN		(256 * KiB)	/* the victim's source for vxfer */
-#define P_LAND		(2 * MiB)	/* the hostile peer's landing buffer */
-#define P_MEM		(4 * MiB)	/* the hostile peer's region, and its staging copy */
-#define SLOT_BASE	0x100000000000ULL	/* odd regions: 64 slots of 16 MiB */
-#define SLOT_LEN	(16 * MiB)
-#define WAIT_MS		5000
 
 /* ---- the harness symbols peer.c and util.c use -------------------------------------- */
 
@@ -121,7 +114,7 @@ void ht_skip(const char *why)
 
 static uint64_t rng;
 
-static uint64_t rnd64(void)
+uint64_t rnd64(void)
 {
 	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
 
@@ -130,17 +123,17 @@ static uint64_t rnd64(void)
 	return z ^ (z >> 31);
 }
 
-static uint64_t rnd(uint64_t n)	/* 0 .. n-1 */
+uint64_t rnd(uint64_t n)	/* 0 .. n-1 */
 {
 	return n ? rnd64() % n : 0;
 }
 
-static bool chance(unsigned int pct)
+bool chance(unsigned int pct)
 {
 	return rnd(100) < pct;
 }
 
-static void rnd_fill(void *p, size_t n)
+void rnd_fill(void *p, size_t n)
 {
 	uint8_t *b = p;
 
@@ -156,47 +149,49 @@ static void rnd_fill(void *p, size_t n)
 
 /* ---- state -------------------------------------------------------------------------- */
 
-static int vfd = -1, lfd = -1;		/* victim and legitimate engines */
+int vfd = -1, lfd = -1;		/* victim and legitimate engines */
 static uint8_t *vmap;			/* canary | A | canary | R | canary */
-static uint8_t *va, *vr, *vb;		/* A, R (in vmap), B (own mapping) */
-static uint8_t *canary_ref, *r_ref, *a_mirror;
-static uint8_t *lbuf, *lchk;		/* the legitimate engine's buffers, registered */
+uint8_t *va, *vr, *vb;		/* A, R (in vmap), B (own mapping) */
+uint8_t *canary_ref, *r_ref, *a_mirror;
+uint8_t *lbuf, *lchk;		/* the legitimate engine's buffers, registered */
 static size_t vmap_len;
 static bool trace;
 
-static struct hp P;			/* the hostile peer */
-static bool p_up;
-static uint16_t p_port;
-static uint64_t p_tbl_sent;		/* REGION/REGION_DEL the victim should have applied */
-static unsigned long nconn;
-static bool l_linked;
+struct hp P;			/* the hostile peer */
+bool p_up;
+uint16_t p_port;
+uint64_t p_tbl_sent;		/* REGION/REGION_DEL the victim should have applied */
+unsigned long nconn;
+bool l_linked;
 
-static unsigned long cur_case, violations, wf_ok, wf_total, legit_checks;
-static unsigned long n_closed_ok, n_alive_ok;
+unsigned long cur_case, violations, wf_ok, wf_total, legit_checks;
+unsigned long n_closed_ok, n_alive_ok;
 
 enum kind {
 	K_HDR, K_TRUNC, K_OVERSIZE, K_REGION_BAD, K_REGION_ODD, K_REGION_DEL, K_NOTIFY,
 	K_SEQ, K_HELLO2, K_PREHELLO, K_STAGE, K_STAGE_BAD, K_STAGE2, K_TOCTOU, K_RDMA,
-	K_VXFER, K_VREG, K_FLOOD, K_RANDOM, NKIND
+	K_VXFER, K_VREG, K_FLOOD, K_RANDOM, K_RAILS, K_RAILLINK, NKIND
 };
 
 static const char *const kind_name[NKIND] = {
 	"hdr", "trunc", "oversize", "region_bad", "region_odd", "region_del", "notify",
 	"seq", "hello2", "prehello", "stage", "stage_bad", "stage2", "toctou", "rdma",
-	"vxfer", "vreg", "flood", "random",
+	"vxfer", "vreg", "flood", "random", "rails", "raillink",
 };
 
 /* relative frequency; the ones that need a fresh connection are rarer */
-static const unsigned int kind_weight[NKIND] = {
-	6, 6, 4, 6, 6, 5, 8, 6, 2, 2, 12, 4, 3, 3, 8, 4, 3, 1, 6,
+/* (rails, raillink: 0 without two-rail engines, wire-rails.c) */
+static unsigned int kind_weight[NKIND] = {
+	6, 6, 4, 6, 6, 5, 8, 6, 2, 2, 12, 4, 3, 3, 8, 4, 3, 1, 6, 5, 5,
 };
 
 static unsigned long kind_runs[NKIND];
+static double kind_ms[NKIND];		/* time spent in each kind's cases */
 static enum kind cur_kind;
 
-static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static void violation(const char *fmt, ...)
+void violation(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -210,7 +205,7 @@ static void violation(const char *fmt, ...)
 
 /* ---- the hostile connection --------------------------------------------------------- */
 
-static void peer_down(void)
+void peer_down(void)
 {
 	if (p_up || P.id)
 		hp_close(&P);
@@ -218,7 +213,7 @@ static void peer_down(void)
 }
 
 /* Connect without a handshake; 0 or -errno. */
-static int peer_connect(void)
+int peer_connect(void)
 {
 	int ret;
 
@@ -275,7 +270,7 @@ static int peer_fresh(void)
  * our send itself failed (a link only marked broken stays on the victim's
  * list, holding its slot, and never tells the peer).
  */
-static void expect_closed(int send_ret, const char *what)
+void expect_closed(int send_ret, const char *what)
 {
 	if (!hp_wait_disconnect(&P, WAIT_MS))
 		violation("%s: the victim did not disconnect (our send: %s)", what,
@@ -289,7 +284,7 @@ static void expect_closed(int send_ret, const char *what)
  * The rule says the victim accepts: a REGION of our own region behind it
  * must be applied and acknowledged (messages are handled in order).
  */
-static bool expect_alive(int send_ret, const char *what)
+bool expect_alive(int send_ret, const char *what)
 {
 	struct timespec t0;
 
@@ -322,7 +317,7 @@ static bool expect_alive(int send_ret, const char *what)
 
 static uint8_t msg[HP_TX_SIZE];
 
-static void hdr(void *buf, uint16_t type, uint32_t len)
+void hdr(void *buf, uint16_t type, uint32_t len)
 {
 	struct hixl_wire_hdr *h = buf;
 
@@ -518,7 +513,7 @@ static void check_memory(void)
 }
 
 /* One TRANSFER, retried while the link connects. */
-static long xfer_retry(int fd, uint16_t port, uint32_t op, const struct hixl_op_desc *d,
+long xfer_retry(int fd, uint16_t port, uint32_t op, const struct hixl_op_desc *d,
 		       uint32_t n, uint32_t *failed)
 {
 	long ret;
@@ -528,6 +523,30 @@ static long xfer_retry(int fd, uint16_t port, uint32_t op, const struct hixl_op_
 		ret = hx_xfer(fd, port, op, d, n, 10000, failed);
 	} while (ret == -EAGAIN && ++tries < 200 && !usleep(50000));
 	return ret;
+}
+
+/* The legitimate engine linked to the victim, (re)connecting when asked or unlinked. */
+bool legit_link(bool reconnect)
+{
+	struct timespec t0;
+	long ret;
+
+	if (reconnect && l_linked) {
+		hx_disconnect(lfd, VPORT);
+		l_linked = false;
+	}
+	if (l_linked)
+		return true;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ret = hx_connect(lfd, VPORT, 10000);
+	} while (ret && ret != -EISCONN && hx_ms_since(&t0) < 20000 && !usleep(100000));
+	if (ret && ret != -EISCONN) {
+		violation("the legitimate engine cannot connect: %s", strerror(-ret));
+		return false;
+	}
+	l_linked = true;
+	return true;
 }
 
 /*
@@ -543,23 +562,8 @@ static void legit_check(bool reconnect)
 	int i;
 
 	legit_checks++;
-	if (reconnect && l_linked) {
-		hx_disconnect(lfd, VPORT);
-		l_linked = false;
-	}
-	if (!l_linked) {
-		struct timespec t0;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		do {
-			ret = hx_connect(lfd, VPORT, 10000);
-		} while (ret && ret != -EISCONN && hx_ms_since(&t0) < 20000 && !usleep(100000));
-		if (ret && ret != -EISCONN) {
-			violation("the legitimate engine cannot connect: %s", strerror(-ret));
-			return;
-		}
-		l_linked = true;
-	}
+	if (!legit_link(reconnect))
+		return;
 	rnd_fill(lbuf, 1 * MiB);
 	d[0] = (struct hixl_op_desc){ (uintptr_t)lbuf, (uintptr_t)va + off, 384 * KiB };
 	for (i = 1; i < 17; i++)	/* small: staged */
@@ -1615,6 +1619,8 @@ static enum kind pick_kind(void)
 
 static void run_case(uint64_t seed, unsigned long i)
 {
+	struct timespec t0;
+
 	rng = seed ^ (0xa0761d6478bd642fULL * (i + 1));
 	rnd64();
 	cur_case = i;
@@ -1622,7 +1628,9 @@ static void run_case(uint64_t seed, unsigned long i)
 	kind_runs[cur_kind]++;
 	if (trace)
 		fprintf(stderr, "case %lu: %s\n", i, kind_name[cur_kind]);
-	if (cur_kind != K_PREHELLO && cur_kind != K_FLOOD && peer_ready())
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (cur_kind != K_PREHELLO && cur_kind != K_FLOOD && cur_kind != K_RAILS &&
+	    cur_kind != K_RAILLINK && peer_ready())
 		return;
 	switch (cur_kind) {
 	case K_HDR:
@@ -1679,11 +1687,20 @@ static void run_case(uint64_t seed, unsigned long i)
 	case K_FLOOD:
 		case_flood();
 		break;
+	case K_RAILS:
+		case_rails_hello();
+		rails_legit_check();
+		break;
+	case K_RAILLINK:
+		case_raillink();
+		rails_legit_check();
+		break;
 	default:
 		case_random();
 		break;
 	}
 	check_memory();
+	kind_ms[cur_kind] += hx_ms_since(&t0);
 }
 
 /* ---- setup and the final check ------------------------------------------------------ */
@@ -1737,7 +1754,7 @@ static int final_check(void)
 {
 	struct hixl_stats st;
 	struct timespec t0;
-	int e = -1, r = -1, l = -1, fd;
+	int e = -1, r = -1, l = -1, rl = -1, fd;
 	long pin = -1, ret = -1;
 
 	peer_down();
@@ -1749,8 +1766,9 @@ static int final_check(void)
 		e = debugfs_lines("engines");
 		r = debugfs_lines("regions");
 		l = debugfs_lines("links");
+		rl = debugfs_lines("raillinks");
 		pin = vm_pin_kb();
-		if (e <= 0 && r <= 0 && l <= 0 && pin == 0)
+		if (e <= 0 && r <= 0 && l <= 0 && rl <= 0 && pin == 0)
 			break;
 		usleep(100 * 1000);
 	}
@@ -1759,11 +1777,12 @@ static int final_check(void)
 	ret = fd >= 0 ? xioctl(fd, HIXL_IOC_GET_STATS, &st) : -errno;
 	if (fd >= 0)
 		close(fd);
-	printf("final: debugfs engines %d regions %d links %d (-1: no debugfs), VmPin %ld kB, "
-	       "GET_STATS %ld proc_regions %llu proc_host_bytes %llu (after %.1f s)\n", e, r, l, pin,
+	printf("final: debugfs engines %d regions %d links %d raillinks %d (-1: no debugfs), "
+	       "VmPin %ld kB, GET_STATS %ld proc_regions %llu proc_host_bytes %llu (after %.1f s)\n",
+	       e, r, l, rl, pin,
 	       ret, (unsigned long long)st.proc_regions, (unsigned long long)st.proc_host_bytes,
 	       hx_ms_since(&t0) / 1000);
-	if (e > 0 || r > 0 || l > 0 || pin != 0 || ret || st.proc_regions || st.proc_host_bytes) {
+	if (e > 0 || r > 0 || l > 0 || rl > 0 || pin != 0 || ret || st.proc_regions || st.proc_host_bytes) {
 		printf("FAIL: engines, regions, links or pins left after every descriptor closed\n");
 		return 1;
 	}
@@ -1782,10 +1801,31 @@ static uint8_t *map_or_die(size_t len)
 	return p;
 }
 
+/* --only: weight 0 for every kind not in the comma-separated @list; -1 when none is left. */
+static int only_kinds(const char *list)
+{
+	unsigned int k, left = 0;
+
+	for (k = 0; k < NKIND; k++) {
+		const char *p = strstr(list, kind_name[k]);
+		size_t n = strlen(kind_name[k]);
+		bool in = false;
+
+		while (p && !in) {	/* a whole item of the list */
+			in = (p == list || p[-1] == ',') && (p[n] == ',' || !p[n]);
+			p = strstr(p + 1, kind_name[k]);
+		}
+		if (!in)
+			kind_weight[k] = 0;
+		left += kind_weight[k];
+	}
+	return left ? 0 : -1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: hixl-wire-fuzz [--cases N] [--seed S] [--from I] [--time SECONDS] "
-		"[--legit-every N] [--trace]\n");
+		"[--legit-every N] [--trace] [--only KIND,...]\n");
 	exit(2);
 }
 
@@ -1796,6 +1836,7 @@ int main(int argc, char **argv)
 	uint64_t seed = (uint64_t)time(NULL);
 	double limit = 0, secs;
 	struct timespec t0;
+	const char *only = NULL;
 	int rc = 0, k;
 
 	for (k = 1; k < argc; k++) {
@@ -1811,6 +1852,8 @@ int main(int argc, char **argv)
 			legit_every = strtoul(argv[++k], NULL, 0);
 		else if (!strcmp(argv[k], "--trace"))
 			trace = true;
+		else if (!strcmp(argv[k], "--only") && k + 1 < argc)
+			only = argv[++k];
 		else
 			usage();
 	}
@@ -1846,8 +1889,12 @@ int main(int argc, char **argv)
 	write_param("max_setup_links", 8);
 	write_param("handshake_ms", 2000);
 
-	vfd = hx_engine(VPORT, 8, 2);
-	lfd = hx_engine(LPORT, 4, 2);
+	vfd = rails_engine(VPORT, 8, 2);	/* two rails when the VM has them */
+	lfd = rails_engine(LPORT, 4, 2);
+	if (!rails_on)
+		kind_weight[K_RAILS] = kind_weight[K_RAILLINK] = 0;
+	if (only && only_kinds(only))
+		usage();
 	if (vfd < 0 || lfd < 0 || reg(vfd, va, A_LEN, 0) || reg(vfd, vr, R_LEN, HIXL_REG_READ_ONLY) ||
 	    reg(vfd, vb, B_LEN, 0) || reg(lfd, lbuf, 2 * MiB, 0) || reg(lfd, lchk, 2 * MiB, 0) ||
 	    victim_activate()) {
@@ -1893,7 +1940,12 @@ int main(int argc, char **argv)
 	printf("per kind:");
 	for (k = 0; k < NKIND; k++)
 		printf(" %s=%lu", kind_name[k], kind_runs[k]);
-	printf("\nresult %s\n", rc ? "FAIL" : "PASS");
+	printf("\nseconds per kind:");
+	for (k = 0; k < NKIND; k++)
+		printf(" %s=%.1f", kind_name[k], kind_ms[k] / 1000);
+	printf("\n");
+	rails_summary();
+	printf("result %s\n", rc ? "FAIL" : "PASS");
 	if (violations)
 		printf("reproduce one case: hixl-wire-fuzz --seed %" PRIu64 " --from I --cases 1\n",
 		       seed);
