@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -615,53 +614,10 @@ void test_rail_gstats_removed(void)
 
 /* ---- the rail tracepoints ---- */
 
-static const char *gs_tracefs(void)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char p[128];
-
-	for (int i = 0; i < 2; i++) {
-		snprintf(p, sizeof(p), "%s/events/hixl/hixl_rail_state", dirs[i]);
-		if (!access(p, F_OK))
-			return dirs[i];
-	}
-	if (!mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
-	    !access("/sys/kernel/tracing/events/hixl/hixl_rail_state", F_OK))
-		return dirs[0];
-	return NULL;
-}
-
-static int gs_write(const char *dir, const char *file, const char *v)
-{
-	char p[256];
-	FILE *f;
-	int ok;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, file);
-	f = fopen(p, "w");
-	if (!f)
-		return -1;
-	ok = fputs(v, f) >= 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 static int gs_trace_enable(const char *dir, const char *v)
 {
-	return gs_write(dir, "events/hixl/hixl_rail_state/enable", v) |
-	       gs_write(dir, "events/hixl/hixl_rail_failover/enable", v);
-}
-
-/* the engine id of @fd (its ENGINES record flagged SELF), or 0 */
-static uint64_t gs_self_id(int fd)
-{
-	struct hixl_engine_stat es[64];
-	uint32_t total = 0;
-	int n = hixl_dev_engines(fd, es, 64, &total);
-
-	for (int i = 0; i < n; i++)
-		if (es[i].flags & HIXL_ENGINE_STAT_SELF)
-			return es[i].id;
-	return 0;
+	return hx_tracefs_write(dir, "events/hixl/hixl_rail_state/enable", v) |
+	       hx_tracefs_write(dir, "events/hixl/hixl_rail_failover/enable", v);
 }
 
 /* the first line of @buf from @from on that contains @what, or NULL */
@@ -699,9 +655,9 @@ static void gs_trace_body(const char *dir)
 	REQUIRE(la && rb);
 	REQUIRE(reg_mem(a, la, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
-	ida = gs_self_id(a);
+	ida = hx_self_id(a);
 	REQUIRE(ida);
-	REQUIRE(gs_write(dir, "trace", "") == 0);	/* clear */
+	REQUIRE(hx_tracefs_write(dir, "trace", "") == 0);	/* clear */
 	REQUIRE(gs_trace_enable(dir, "1") == 0);
 
 	REQUIRE(hx_connect(a, 24947, 10000) == 0);
@@ -717,7 +673,7 @@ static void gs_trace_body(const char *dir)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
 	fclose(f);
-	CHECK_EQ(gs_write(dir, "trace", ""), 0);	/* leave it empty */
+	CHECK_EQ(hx_tracefs_write(dir, "trace", ""), 0);	/* leave it empty */
 
 	/* rail 1 of engine A up (its link to B's rail 1 made), in order: up, down, up */
 	snprintf(want, sizeof(want), "hixl_rail_state: engine=%llu peer=%s:%u rail=1 up err=0",
@@ -775,12 +731,12 @@ void test_rail_gstats_trace(void)
 	REQUIRE(fd >= 0);
 	gs_need_rails(fd);
 	close(fd);
-	dir = gs_tracefs();
+	dir = hx_tracefs("hixl_rail_state");
 	if (!dir)
 		SKIP("no tracefs with events/hixl/hixl_rail_state (not mounted, or no tracing)");
 	gs_trace_body(dir);
 	gs_trace_enable(dir, "0");
-	gs_write(dir, "trace", "");
+	hx_tracefs_write(dir, "trace", "");
 	rail_restore();
 }
 

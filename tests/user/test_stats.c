@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -73,19 +72,6 @@ static long links_of(int fd, uint64_t id, struct hixl_link_stat *buf, uint32_t n
 	if (total)
 		*total = a.total;
 	return ret ? ret : (long)(a.total < n ? a.total : n);
-}
-
-/* This engine's id: the ENGINES record flagged SELF (0: not found). */
-static uint64_t self_id(int fd)
-{
-	struct hixl_engine_stat e[64];
-	uint32_t total = 0;
-	int n = hixl_dev_engines(fd, e, 64, &total);
-
-	for (int i = 0; i < n; i++)
-		if (e[i].flags & HIXL_ENGINE_STAT_SELF)
-			return e[i].id;
-	return 0;
 }
 
 /* Wait up to 5 s for the accepting engine @fd to count @n accepts (its link turns READY last). */
@@ -410,11 +396,11 @@ static void test_stats_engines(void)
 	n = open_dev();
 	REQUIRE(n >= 0);
 	REQUIRE(hx_connect(a, pb, 5000) == 0);
-	ida = self_id(a);
-	idb = self_id(b);
+	ida = hx_self_id(a);
+	idb = hx_self_id(b);
 	CHECK(ida && idb && ida != idb);
 	CHECK_EQ(wait_accepts(b, 1), 1);
-	CHECK(self_id(n) != 0);
+	CHECK(hx_self_id(n) != 0);
 	/* count 0: the total only */
 	CHECK_EQ(hixl_dev_engines(n, NULL, 0, &total), 0);
 	CHECK(total >= 3);
@@ -751,7 +737,7 @@ static void test_stats_hixlctl(void)
 	CHECK_EQ(xfer_tag(a, pb, HIXL_OP_WRITE, &d, 1, 10000, 0), 0);
 	CHECK_EQ(xfer_tag(a, pb, HIXL_OP_READ, &d, 1, 10000, 0), 0);
 	s = xstats(a);
-	ida = self_id(a);
+	ida = hx_self_id(a);
 	REQUIRE(ida);
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)ida);
 
@@ -827,7 +813,7 @@ static void test_stats_group(void)
 	REQUIRE(hx_connect(a, pb, 5000) == 0);
 	d = (struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, 512 * KiB };
 	CHECK_EQ(xfer_tag(a, pb, HIXL_OP_WRITE, &d, 1, 10000, 0), 0);
-	ida = self_id(a);
+	ida = hx_self_id(a);
 	REQUIRE(ida);
 
 	REQUIRE(chown(HIXL_DEVICE_PATH, 0, 65534) == 0);
@@ -851,36 +837,6 @@ static void test_stats_group(void)
 
 /* ---- tracepoints ---- */
 
-static const char *tracefs(void)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char p[128];
-
-	for (int i = 0; i < 2; i++) {
-		snprintf(p, sizeof(p), "%s/events/hixl", dirs[i]);
-		if (!access(p, F_OK))
-			return dirs[i];
-	}
-	if (!mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
-	    !access("/sys/kernel/tracing/events/hixl", F_OK))
-		return dirs[0];
-	return NULL;
-}
-
-static int write_file(const char *dir, const char *file, const char *v)
-{
-	char p[256];
-	FILE *f;
-	int ok;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, file);
-	f = fopen(p, "w");
-	if (!f)
-		return -1;
-	ok = fputs(v, f) >= 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 static const char *const events[] = { "hixl_xfer_submit", "hixl_xfer_complete", "hixl_connect",
 				      "hixl_link_error" };
 
@@ -890,7 +846,7 @@ static void trace_enable(const char *dir, const char *v)
 
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		snprintf(e, sizeof(e), "events/hixl/%s/enable", events[i]);
-		CHECK_EQ(write_file(dir, e, v), 0);
+		CHECK_EQ(hx_tracefs_write(dir, e, v), 0);
 	}
 }
 
@@ -910,7 +866,7 @@ static void test_stats_trace(void)
 
 	if (access(HIXL_DEVICE_PATH, F_OK))
 		SKIP("no /dev/hixl: hixl.ko not loaded");
-	dir = tracefs();
+	dir = hx_tracefs("");
 	if (!dir)
 		SKIP("no tracefs with events/hixl (not mounted, or a kernel without tracing)");
 	a = hx_engine(pa, 0, 0);
@@ -919,9 +875,9 @@ static void test_stats_trace(void)
 	REQUIRE(b >= 0 && la && rb);
 	REQUIRE(reg_mem(a, la, MiB, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, rb, MiB, 0, NULL) == 0);
-	ida = self_id(a);
+	ida = hx_self_id(a);
 	REQUIRE(ida);
-	REQUIRE(write_file(dir, "trace", "") == 0);	/* clear */
+	REQUIRE(hx_tracefs_write(dir, "trace", "") == 0);	/* clear */
 	trace_enable(dir, "1");
 
 	REQUIRE(hx_connect(a, pb, 5000) == 0);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <linux/udmabuf.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 
 #include "harness.h"
 #include "util.h"
@@ -377,4 +378,50 @@ int hx_thp_backed(void *p, size_t len)
 	}
 	fclose(f);
 	return (size_t)total * 1024 >= len;
+}
+
+/*
+ * tracefs, mounted if it is not yet: the folder that has hixl's event
+ * @event ("hixl_rail_state"; "" for the hixl events folder), or NULL.
+ */
+const char *hx_tracefs(const char *event)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char p[160];
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/events/hixl/%s", dirs[i], event);
+		if (!access(p, F_OK))
+			return dirs[i];
+	}
+	snprintf(p, sizeof(p), "/sys/kernel/tracing/events/hixl/%s", event);
+	if (!mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) && !access(p, F_OK))
+		return dirs[0];
+	return NULL;
+}
+
+int hx_tracefs_write(const char *dir, const char *file, const char *v)
+{
+	char p[256];
+	FILE *f;
+	int ok;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	f = fopen(p, "w");
+	if (!f)
+		return -1;
+	ok = fputs(v, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+uint64_t hx_self_id(int fd)
+{
+	struct hixl_engine_stat e[64];
+	uint32_t total = 0;
+	int n = hixl_dev_engines(fd, e, 64, &total);
+
+	for (int i = 0; i < n; i++)
+		if (e[i].flags & HIXL_ENGINE_STAT_SELF)
+			return e[i].id;
+	return 0;
 }

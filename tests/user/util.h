@@ -60,6 +60,12 @@ void hx_fill(void *p, size_t len, unsigned int seed);	/* pseudo-random bytes */
 long hx_first_diff(const void *a, const void *b, size_t len);	/* index, or -1 */
 long vm_pin_kb_pid(pid_t pid);		/* VmPin of /proc/PID/status, kB */
 int hx_debug_kernel(void);		/* the KASAN/kmemleak test kernel? */
+/* tracefs with hixl's event @event (events/hixl/@event): its folder, or NULL */
+const char *hx_tracefs(const char *event);
+/* write @v to tracefs @dir's @file ("trace", "events/.../enable"): 0 or -1 */
+int hx_tracefs_write(const char *dir, const char *file, const char *v);
+/* the id of @fd's engine (its ENGINES record flagged SELF), 0 when not found */
+uint64_t hx_self_id(int fd);
 double hx_ms_since(const struct timespec *t0);	/* CLOCK_MONOTONIC ms since t0 */
 /* the first line of a file, without its newline: 0, or -1 */
 int hx_read_line(const char *path, char *buf, size_t len);
