@@ -44,7 +44,8 @@
  * the rail batch (xrail_cancel.c).
  *
  * Counters: each sub-batch counts its bytes on its own link (and the
- * engine); the parent counts the descriptors (ops), its result, and the
+ * engine; one failed over, the bytes of the pieces it completed, so every
+ * byte counts once, on the rail that moved it); the parent counts the descriptors (ops), its result, and the
  * failovers and re-posted bytes on the primary link (and the engine);
  * per rail (GET_STATS's HIXL_STATS_RAILS) the failover away from each
  * broken rail and the bytes re-posted onto each rail
@@ -375,6 +376,7 @@ static void hixl_xrail_sub_end(struct hixl_xbatch *b)
 	struct hixl_xrail *xr = b->xr;
 	int lerr = 0, st = b->status ? hixl_link_state(b->l, &lerr) : HIXL_LINK_READY;
 	bool end, fail = false;
+	u64 done = 0;
 	u32 i;
 
 	spin_lock(&xr->lock);
@@ -383,9 +385,12 @@ static void hixl_xrail_sub_end(struct hixl_xbatch *b)
 	if (b->status && hixl_xrail_failover_ok(b->status, st, xr->cancelled,
 						time_after_eq(jiffies, xr->deadline))) {
 		/* what completed is done: the pieces of chains that came back */
-		for (i = 0; i < b->xr_n; i++)
+		for (i = 0; i < b->xr_n; i++) {
 			if (b->xr_plend[i] > b->acked)
 				xr->redo[xr->nredo++] = b->xr_pieces[i];
+			else
+				done += xr->pc[b->xr_pieces[i]].len;
+		}
 		xr->redo_err = lerr ? lerr : b->status;
 		xr->redo_from |= BIT(b->xr_rail);
 		fail = st < HIXL_LINK_ERROR;
@@ -398,6 +403,13 @@ static void hixl_xrail_sub_end(struct hixl_xbatch *b)
 	}
 	end = !xr->pending && !xr->work_busy;
 	spin_unlock(&xr->lock);
+	/*
+	 * The pieces the broken rail did move count there (bytes only: the
+	 * descriptors count on the primary), as those re-posted count where
+	 * they land: the engine's bytes are every byte once.
+	 */
+	if (done)
+		hixl_link_count_xfer(b->l, b->op, false, done, 0);
 	if (fail)	/* flushed before its CM event: no new batch goes there */
 		hixl_link_fail(b->l, b->status);
 	if (end)

@@ -582,6 +582,12 @@ static void gs_removed_body(void)
 		 s1.xfer.rail_repost_bytes - s0.xfer.rail_repost_bytes);
 	CHECK_EQ(r1[1].xfer.rail_failovers - r0[1].xfer.rail_failovers,
 		 s1.xfer.rail_failovers - s0.xfer.rail_failovers);
+	/*
+	 * Every byte of the batch counted once: on the rail that moved it
+	 * (what rail 1 completed before it went stays rail 1's, the re-posted
+	 * rest is rail 0's)
+	 */
+	CHECK_EQ(s1.xfer.write_direct_bytes - s0.xfer.write_direct_bytes, len / 4 * 4);
 	/* the bytes: each rail's write bytes sum to the engine's, re-posts included */
 	CHECK_EQ((r1[0].xfer.write_direct_bytes - r0[0].xfer.write_direct_bytes) +
 		 (r1[1].xfer.write_direct_bytes - r0[1].xfer.write_direct_bytes),
