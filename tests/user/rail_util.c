@@ -152,31 +152,6 @@ int ru_pair_mem(int a, int b, uint16_t pb, size_t len, uint32_t ms, uint8_t **la
 	return 0;
 }
 
-int ru_rxe1_active(void)
-{
-	char st[64] = "";
-	FILE *f = fopen("/sys/class/infiniband/rxe1/ports/1/state", "r");
-
-	if (!f)
-		return 0;
-	if (!fgets(st, sizeof(st), f))
-		st[0] = 0;
-	fclose(f);
-	return strstr(st, "ACTIVE") != NULL;
-}
-
-int ru_rxe1_restore(void)
-{
-	if (access("/sys/class/infiniband/rxe1", F_OK) != 0 &&
-	    system("rdma link add rxe1 type rxe netdev veth2") != 0) {
-		printf("#   RESTORING rxe1 FAILED: later rail tests will fail\n");
-		return -1;
-	}
-	for (int i = 0; i < 200 && !ru_rxe1_active(); i++)
-		usleep(50000);
-	return ru_rxe1_active() ? 0 : -1;
-}
-
 void rail_restore(void)
 {
 	if (system("ip link set veth0 up 2>/dev/null; ip link set veth2 up 2>/dev/null") != 0)

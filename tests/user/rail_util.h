@@ -54,14 +54,6 @@ struct hixl_engine_stat ru_engine_stat(int fd, uint16_t port);
 int ru_pair_mem(int a, int b, uint16_t pb, size_t len, uint32_t ms, uint8_t **la,
 		uint8_t **rb);
 
-/* is rxe1's port 1 ACTIVE? */
-int ru_rxe1_active(void);
-/*
- * rxe1 added back (`rdma link add rxe1 type rxe netdev veth2`) if it is
- * gone, then up to 10 s for its port to be ACTIVE: 0, or -1 (printed when
- * adding failed).
- */
-int ru_rxe1_restore(void);
 /*
  * veth0 and veth2 up, rxe0 and rxe1 added back if gone (failures printed):
  * what a test that changes them calls before it ends, failed or not

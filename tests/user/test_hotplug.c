@@ -71,36 +71,6 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static int port_active(void)
-{
-	FILE *f = fopen("/sys/class/infiniband/rxe0/ports/1/state", "r");
-	char s[64] = "";
-
-	if (!f)
-		return 0;
-	if (!fgets(s, sizeof(s), f))
-		s[0] = 0;
-	fclose(f);
-	return strstr(s, "ACTIVE") != NULL;
-}
-
-/* Put rxe0 back on veth0 and wait for it; 0 or -1 (loudly). */
-static int restore_rxe0(void)
-{
-	if (access("/sys/class/infiniband/rxe0", F_OK) != 0 &&
-	    system("rdma link add rxe0 type rxe netdev veth0") != 0) {
-		printf("#   RESTORING rxe0 FAILED: later tests will fail\n");
-		return -1;
-	}
-	for (int i = 0; i < 200 && !port_active(); i++)
-		usleep(50000);
-	if (!port_active()) {
-		printf("#   rxe0 is back but not ACTIVE\n");
-		return -1;
-	}
-	return 0;
-}
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -180,7 +150,7 @@ void test_dev_removed_mid_batch(void)
 	CHECK_EQ(st.regions, 1);		/* still registered (and pinned) */
 
 	/* the device comes back: a new SETUP, and everything works again */
-	if (restore_rxe0()) {
+	if (hx_rxe_restore("rxe0", "veth0")) {
 		ht_failures++;
 		return;
 	}
@@ -276,7 +246,7 @@ static void back_and_working(uint16_t port, long pin0)
 	struct hixl_op_desc d;
 	int a, b;
 
-	if (restore_rxe0()) {
+	if (hx_rxe_restore("rxe0", "veth0")) {
 		ht_failures++;
 		return;
 	}
@@ -801,7 +771,7 @@ arrive:	/* the pages arrive */
 		close(e1);
 		close(e2);
 		close(uffd);
-		restore_rxe0();
+		hx_rxe_restore("rxe0", "veth0");
 		return;
 	}
 	CHECK_EQ(dbg_late, 0);

@@ -373,7 +373,7 @@ void test_rail_device_removed(void)
 	munmap(rb, len);
 	CHECK(vm_pin_kb() <= pin0);
 
-	rc = ru_rxe1_restore();
+	rc = hx_rxe_restore("rxe1", "veth2");
 	CHECK_EQ(rc, 0);
 	if (rc)
 		return;

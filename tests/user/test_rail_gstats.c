@@ -646,12 +646,10 @@ static void gs_trace_body(const char *dir)
 	static char buf[1 << 20];
 	const size_t len = gs_long_len();
 	const char *up1, *down, *fo, *up2, *l;
-	char want[256], p[256];
+	char want[256];
 	uint8_t *la, *rb;
 	int a, b, during = 0;
 	uint64_t ida;
-	size_t n;
-	FILE *f;
 
 	a = gs_engine(24946, 1);
 	b = gs_engine(24947, 1);
@@ -673,12 +671,7 @@ static void gs_trace_body(const char *dir)
 	CHECK_EQ(gs_wait_rail1(a, HIXL_RAIL_STATE_UP, 40000), 0);
 
 	CHECK_EQ(gs_trace_enable(dir, "0"), 0);
-	snprintf(p, sizeof(p), "%s/trace", dir);
-	f = fopen(p, "r");
-	REQUIRE(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
+	REQUIRE(hx_tracefs_read(dir, buf, sizeof(buf)) >= 0);
 	CHECK_EQ(hx_tracefs_write(dir, "trace", ""), 0);	/* leave it empty */
 
 	/* rail 1 of engine A up (its link to B's rail 1 made), in order: up, down, up */

@@ -291,7 +291,7 @@ void test_rail_mr_device_removed(void)
 	munmap(rbuf, len);
 	CHECK(vm_pin_kb() <= pin0);
 
-	CHECK_EQ(ru_rxe1_restore(), 0);
+	CHECK_EQ(hx_rxe_restore("rxe1", "veth2"), 0);
 	/* a two-rail engine on the restored rxe1 has MRs on it again */
 	a = open_dev();
 	REQUIRE(a >= 0);

@@ -587,7 +587,7 @@ void test_raillink_device_readd(void)
 		usleep(100000);
 	CHECK_EQ(raillinks(idb, NULL, NULL), 0);
 	xfer_ok(a, 24832, la, rb, len, 13);		/* rail 0 goes on */
-	CHECK_EQ(ru_rxe1_restore(), 0);
+	CHECK_EQ(hx_rxe_restore("rxe1", "veth2"), 0);
 	CHECK_EQ(wait_raillinks(ida, 1, 20000), 1);	/* revived on both, re-made */
 	CHECK_EQ(wait_raillinks(idb, 1, 10000), 1);
 	xfer_ok(a, 24832, la, rb, len, 14);
@@ -596,7 +596,7 @@ void test_raillink_device_readd(void)
 	CHECK_EQ(raillinks(~0ULL, NULL, NULL), 0);
 	munmap(la, len);
 	munmap(rb, len);
-	ru_rxe1_restore();
+	hx_rxe_restore("rxe1", "veth2");
 }
 
 const struct ht_test raillink_tests[] = {

@@ -858,10 +858,8 @@ static void test_stats_trace(void)
 	unsigned char *la = map(MiB), *rb = map(MiB);
 	struct hixl_op_desc d;
 	const char *dir;
-	char want[256], p[256];
+	char want[256];
 	uint64_t ida;
-	size_t n;
-	FILE *f;
 	int a, b, i;
 
 	if (access(HIXL_DEVICE_PATH, F_OK))
@@ -894,12 +892,7 @@ static void test_stats_trace(void)
 	CHECK(i < 500);
 	trace_enable(dir, "0");
 
-	snprintf(p, sizeof(p), "%s/trace", dir);
-	f = fopen(p, "r");
-	REQUIRE(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
+	REQUIRE(hx_tracefs_read(dir, buf, sizeof(buf)) >= 0);
 
 	snprintf(want, sizeof(want), "hixl_connect: engine=%llu peer=%s:%u result=0 latency_ns=",
 		 (unsigned long long)ida, HX_IP, pb);

@@ -425,3 +425,53 @@ uint64_t hx_self_id(int fd)
 			return e[i].id;
 	return 0;
 }
+
+long hx_tracefs_read(const char *dir, char *buf, size_t size)
+{
+	char p[256];
+	FILE *f;
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s/trace", dir);
+	f = fopen(p, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return (long)n;
+}
+
+int hx_rxe_active(const char *dev)
+{
+	char p[96], st[64] = "";
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/sys/class/infiniband/%s/ports/1/state", dev);
+	f = fopen(p, "r");
+	if (!f)
+		return 0;
+	if (!fgets(st, sizeof(st), f))
+		st[0] = 0;
+	fclose(f);
+	return strstr(st, "ACTIVE") != NULL;
+}
+
+int hx_rxe_restore(const char *dev, const char *netdev)
+{
+	char p[96], cmd[128];
+
+	snprintf(p, sizeof(p), "/sys/class/infiniband/%s", dev);
+	snprintf(cmd, sizeof(cmd), "rdma link add %s type rxe netdev %s", dev, netdev);
+	if (access(p, F_OK) != 0 && system(cmd) != 0) {
+		printf("#   RESTORING %s FAILED: later tests will fail\n", dev);
+		return -1;
+	}
+	for (int i = 0; i < 200 && !hx_rxe_active(dev); i++)
+		usleep(50000);
+	if (!hx_rxe_active(dev)) {
+		printf("#   %s is back but not ACTIVE\n", dev);
+		return -1;
+	}
+	return 0;
+}

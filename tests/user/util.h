@@ -66,6 +66,15 @@ const char *hx_tracefs(const char *event);
 int hx_tracefs_write(const char *dir, const char *file, const char *v);
 /* the id of @fd's engine (its ENGINES record flagged SELF), 0 when not found */
 uint64_t hx_self_id(int fd);
+/* rxe device @dev ("rxe0") has port 1 ACTIVE */
+int hx_rxe_active(const char *dev);
+/*
+ * @dev added back (`rdma link add @dev type rxe netdev @netdev`) if it is
+ * gone, then up to 10 s for its port to be ACTIVE: 0, or -1 (printed)
+ */
+int hx_rxe_restore(const char *dev, const char *netdev);
+/* tracefs @dir's trace buffer into @buf (@size bytes, NUL-terminated): its length, or -1 */
+long hx_tracefs_read(const char *dir, char *buf, size_t size);
 double hx_ms_since(const struct timespec *t0);	/* CLOCK_MONOTONIC ms since t0 */
 /* the first line of a file, without its newline: 0, or -1 */
 int hx_read_line(const char *path, char *buf, size_t len);
