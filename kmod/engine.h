@@ -13,7 +13,9 @@
  * in a link's transfer queue (xq.c).
  *
  * Lock order (outer first):
- *   hixl_engine.rdma_sem (read: every command, and a device removal while it
+ *   hixl_engine.rdma_sem (read: every command, but a striped TRANSFER
+ *   releases it while it waits for its batch, xrail.c, as a batch through
+ *   io_uring is in flight without it; and a device removal while it
  *   tears the engine's links down; write: the device going away, engine.c,
  *   and the engine's own teardown, main.c)  >  hixl_engine.lock  >
  *   hixl_procs_lock (acct.c)  >  hixl_proc.lock  >  hixl_region.lock
