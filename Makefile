@@ -441,8 +441,8 @@ install-module: module
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KDIR_KVER)"; depmod -a $(KDIR_KVER); fi
 
 # the sources dkms.conf builds: dkms install hixl/$(VERSION)
-DKMS_SRCS     = dkms.conf Kbuild kmod/Kbuild kmod/tests/Kbuild $(wildcard uapi/rdma/*.h) \
-		$(filter-out %.mod.c,$(wildcard kmod/*.[ch] kmod/tests/*.[ch]))
+DKMS_SRCS     = dkms.conf Kbuild kmod/Kbuild tests/kunit/Kbuild $(wildcard uapi/rdma/*.h) \
+		$(filter-out %.mod.c,$(wildcard kmod/*.[ch] tests/kunit/*.[ch]))
 install-dkms:
 	for f in $(DKMS_SRCS); do \
 		install -D -m 0644 $$f $(DESTDIR)$(DKMSSRCDIR)/$$f || exit; \

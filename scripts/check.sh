@@ -312,7 +312,7 @@ if kdir=$(tests/vm/build-kernel.sh); then
 	stage "debug VM: KUnit + user tests (KASAN, lockdep, kmemleak)"
 	if scripts/build-module.sh "$kdir" build/debug W=1; then
 		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- \
-			tests/vm/guest-tests.sh build/debug/kmod/tests/hixl_kunit.ko \
+			tests/vm/guest-tests.sh build/debug/tests/kunit/hixl_kunit.ko \
 			|| vm_fail debug "debug VM run"
 		count_kunit "$repo/build/vm/debug/kunit" "$kdir"
 		count_guest debug "debug kernel"
