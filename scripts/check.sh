@@ -9,7 +9,9 @@
 #                                 bench/results.json and bench-diff on fixtures (tests/bench)
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers
-#   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash)
+#   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash);
+#                                 kmod/ and tests/kunit/ exported as
+#                                 drivers/infiniband/ulp/hixl/ and built against it
 #   5. debug VM                   KUnit + user + C++ + Python tests, KASAN/lockdep/kmemleak
 #   6. stock VMs                  user + C++ + Python tests on Debian's 6.1 and 6.12 kernels
 #   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
@@ -309,6 +311,9 @@ compat
 
 stage "debug kernel"
 if kdir=$(tests/vm/build-kernel.sh); then
+	stage "host: in-tree export (scripts/export-intree.sh) built against the debug kernel"
+	tests/tools/export-intree.sh "$kdir" > "$out/export-intree.tap" 2>&1
+	count_tap "$out/export-intree.tap" "in-tree export"
 	stage "debug VM: KUnit + user tests (KASAN, lockdep, kmemleak)"
 	if scripts/build-module.sh "$kdir" build/debug W=1; then
 		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- \
