@@ -512,7 +512,9 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  *  -EINVAL  NULL @eng or @local_engine, a malformed name, an unknown option
  *           key, a malformed or out-of-range option value or variable
  *           (a secret outside 16..128 bytes, an allowed-peers entry with
- *           host bits set, more than 256 entries);
+ *           host bits set, more than 256 entries): hixl_last_error() names
+ *           the option or environment variable, its value (a secret's
+ *           left out) and what it accepts;
  *  -EOPNOTSUPP "AllowedPeers" or a secret, and hixl.ko predates them
  *           (no HIXL_FEAT_AUTH); port 0 and no HIXL_FEAT_LISTEN_ANY;
  *  -ENOPKG  a secret, and the kernel has no hmac(sha256)
