@@ -320,14 +320,14 @@ bench-crossover: userspace
 bench-lat: userspace
 	bench/bench.sh lat
 
-# same-host links (issue 14): the kernel copy inline and parallel vs rxe vs
+# same-host links: the kernel copy inline and parallel vs rxe vs
 # UCX's intra-host transport (cma,posix) vs single-thread memcpy, CPU per
 # GiB, blocks 64 KiB..4 MiB, batches 1 and 8, one VM run (also part of
 # `make bench`); writes bench/results-local.md
 bench-local: userspace
 	bench/bench.sh local
 
-# rails (issue 13 item 10): one large WRITE/READ batch with one rail, two
+# rails: one large WRITE/READ batch with one rail, two
 # rails, and two with rail 1 (veth2) taken down mid-batch, GB/s, the time
 # lost, bytes verified, packets per rail; one VM run (also part of `make
 # bench`); writes bench/results-rails.md

@@ -233,7 +233,7 @@ pair() {
 }
 
 # make pair-soak: the two-VM run N times in a row, stopping at the first
-# failure (the pair test once failed on a fresh clone; issue 12)
+# failure (the pair test once failed on a fresh clone)
 if [ "${1:-}" = pair ]; then
 	runs=${2:-30}
 	make -s all && compat || exit 1

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wire-rails.c - the wire fuzzer's rail cases (issue 13 item 7;
+ * wire-rails.c - the wire fuzzer's rail cases (
  * kmod/raillink.c, docs/protocol.md "Rails", tests/fuzz/README.md).
  *
  * The victim and the legitimate engine have two rails: rail 0 on 10.77.0.1

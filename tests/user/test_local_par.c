@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_local_par.c - the parallel kernel copy of same-host links (issue 14
- * item 3, kmod/lcopy.c): a large batch is cut into shares copied by
+ * test_local_par.c - the parallel kernel copy of same-host links
+ * (kmod/lcopy.c): a large batch is cut into shares copied by
  * several CPUs (local_copy_threads), a small one inline.  The module's
  * debugfs file hixl/lcopy counts what ran (inline and parallel batches,
  * shares copied by workers or taken back by the caller), so each test
