@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lcopy.c - the parallel kernel copy of same-host links (issue 14): a
+ * lcopy.c - the parallel kernel copy of same-host links: a
  * TRANSFER that local.c planned is cut into shares, contiguous byte ranges
  * of the batch (its descriptors end to end), one per CPU up to
  * local_copy_threads; the caller copies the first share itself and queues
