@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_rail_xfer.c - striped transfers and failover (
- * HIXL_FEAT_RAIL_STRIPE): two two-rail engines in the test VM (rail 0 on
+ * test_rail_xfer.c - striped transfers and failover (HIXL_FEAT_RAIL_STRIPE):
+ * two two-rail engines in the test VM (rail 0 on
  * 10.77.0.1/rxe0, rail 1 on 10.78.0.1/rxe1 over veth2), READ and WRITE
  * byte for byte across chunk borders, both rails moving bytes; rail 1 taken
  * away mid-batch (veth2 down, `rdma link delete rxe1`), synchronous and
