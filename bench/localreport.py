@@ -115,7 +115,7 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
           f"(median of {len(p['memcpy'])}).")
         w("")
     w(f"Guest: {info.get('kernel', '?')}, {info.get('ncpu', '?')} vCPUs under QEMU/TCG on a "
-      "2-core host shared with other sessions: absolute numbers mean nothing and the spread "
+      "2-core host shared with other builds and VMs: absolute numbers mean nothing and the spread "
       "is wide; the ratios are of medians measured in this boot only.")
     w("")
     w("| op | block | batch | local 1 MiB/s | local par MiB/s | rxe MiB/s | UCX MiB/s | "

@@ -92,7 +92,7 @@ def section(p, heading="## Rails: one rail vs two, and two with rail 1 taken awa
       "pieces posted again on rail 0.  No ratio is a goal or a test here.")
     w("")
     w(f"Guest: {info.get('kernel', '?')}, {info.get('ncpu', '?')} vCPUs under QEMU/TCG on a "
-      "2-core host shared with other sessions: absolute numbers mean nothing; compare "
+      "2-core host shared with other builds and VMs: absolute numbers mean nothing; compare "
       "within this boot only.  Rails: " + info.get("rails", "?") + ".")
     w("")
     w("| op | block | batch | rails-1 GB/s | rails-2 GB/s | rails-2-down GB/s | "
