@@ -6,7 +6,8 @@
 #   2. make                       hixl.ko (the running kernel's headers, else the
 #                                 stock ones: KVER=), libhixl-user, tools, tests;
 #                                 make install into a scratch root (scripts/check-install.sh);
-#                                 bench/results.json and bench-diff on fixtures (tests/bench)
+#                                 bench/results.json and bench-diff on fixtures (tests/bench);
+#                                 README.md against the tree (tests/tools/readme.py)
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers
 #   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash);
@@ -314,6 +315,10 @@ fi
 stage "bench scripts: results.json and bench-diff on fixtures (tests/bench)"
 /usr/bin/python3 tests/bench/test-results-json.py > "$out/bench.tap" 2>&1 || cat "$out/bench.tap"
 count_tap "$out/bench.tap" "bench scripts"
+
+stage "README: length, tracepoints, quick start, benchmark block, links (tests/tools/readme.py)"
+/usr/bin/python3 tests/tools/readme.py > "$out/readme.tap" 2>&1
+count_tap "$out/readme.tap" "README"
 
 stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
 compat
