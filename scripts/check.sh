@@ -319,6 +319,9 @@ count_tap "$out/bench.tap" "bench scripts"
 stage "README: length, tracepoints, quick start, benchmark block, links (tests/tools/readme.py)"
 /usr/bin/python3 tests/tools/readme.py > "$out/readme.tap" 2>&1
 count_tap "$out/readme.tap" "README"
+stage "make: the kernel hixl.ko is built for (tests/tools/make-kernel.sh)"
+tests/tools/make-kernel.sh > "$out/make-kernel.tap" 2>&1
+count_tap "$out/make-kernel.tap" "make's kernel"
 
 stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
 compat
