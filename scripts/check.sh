@@ -237,7 +237,7 @@ pair() {
 # failure (the pair test once failed on a fresh clone)
 if [ "${1:-}" = pair ]; then
 	runs=${2:-30}
-	make -s all && compat || exit 1
+	make -s userspace && compat || exit 1
 	mkdir -p build/vm
 	for i in $(seq "$runs"); do
 		t1=$(date +%s)
@@ -258,7 +258,7 @@ if [ "${1:-}" = compat ]; then
 	exit $?
 fi
 if [ "${1:-}" = fuzz-wire ]; then
-	make -s all || exit 1
+	make -s userspace || exit 1
 	mkdir -p build/vm
 	fuzz_wire "${2:-6000}" "${3:-1}" "${4:-1500}"
 	echo "$passed passed, $failed failed, $skipped skipped"
@@ -267,7 +267,7 @@ if [ "${1:-}" = fuzz-wire ]; then
 fi
 # the fuzz stages of make check alone: both fuzzers in one debug VM boot
 if [ "${1:-}" = fuzz-both ]; then
-	make -s all || exit 1
+	make -s userspace || exit 1
 	mkdir -p build/vm
 	fuzz_module && fuzz_both "${2:-10000}" "${3:-1}" 100000 "${3:-1}" "${4:-60}" "$fuzz_ko"
 	echo "$passed passed, $failed failed, $skipped skipped"
@@ -275,7 +275,7 @@ if [ "${1:-}" = fuzz-both ]; then
 	exit
 fi
 if [ "${1:-}" = fuzz ]; then
-	make -s all || exit 1
+	make -s userspace || exit 1
 	mkdir -p build/vm
 	fuzz "${2:-1000000}" "${3:-1}"
 	echo "$passed passed, $failed failed"
