@@ -261,18 +261,18 @@ check-compat:
 
 # The fuzzer in the debug VM: 1,000,000 calls (FUZZ_CALLS=, FUZZ_SEED= to
 # change); make check runs 10,000
-fuzz: all
+fuzz: userspace
 	scripts/check.sh fuzz $(or $(FUZZ_CALLS),1000000) $(or $(FUZZ_SEED),1)
 
 # The wire fuzzer in the debug VM: a hostile peer against a victim engine,
 # 6,000 cases or 25 minutes, whichever comes first (WIRE_CASES=, WIRE_SEED=,
 # WIRE_TIME= seconds to change); make check runs 60 s of it
-fuzz-wire: all
+fuzz-wire: userspace
 	scripts/check.sh fuzz-wire $(or $(WIRE_CASES),6000) $(or $(WIRE_SEED),1) $(or $(WIRE_TIME),1500)
 
 # The two-VM run (Debian 6.1 <-> 6.12) PAIR_RUNS times in a row (default 30),
 # stopping at the first failure; make check runs it once
-pair-soak: all
+pair-soak: userspace
 	scripts/check.sh pair $(or $(PAIR_RUNS),30)
 
 # A 256 MiB KV cache between two engines (tools/hixl-bench) in one VM on
