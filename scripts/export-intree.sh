@@ -4,7 +4,9 @@
 #
 #	kmod/                  -> drivers/infiniband/ulp/hixl/
 #	tests/kunit/           -> drivers/infiniband/ulp/hixl/tests/
-#	uapi/rdma/hixl.h       -> include/uapi/rdma/hixl.h
+#	uapi/rdma/*.h          -> include/uapi/rdma/ (the ABI header hixl.h and
+#	                          its layout check hixl_layout.h, which
+#	                          kmod/main.c includes too)
 #
 # Usage: scripts/export-intree.sh DIR
 #
@@ -29,7 +31,7 @@ rm -f "$drv"/*.[ch] "$drv/tests"/*.[ch]
 cp "$repo/kmod/Kconfig" "$repo/kmod/Kbuild" "$drv/"
 find "$repo/kmod" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' -exec cp {} "$drv/" \;
 cp "$repo/tests/kunit/Kbuild" "$repo/tests/kunit/.kunitconfig" "$repo/tests/kunit/"*_kunit.c "$drv/tests/"
-cp "$repo/uapi/rdma/hixl.h" "$dir/include/uapi/rdma/hixl.h"
+cp "$repo/uapi/rdma/"*.h "$dir/include/uapi/rdma/"
 
 kconfig=$dir/drivers/infiniband/Kconfig
 ulpmk=$dir/drivers/infiniband/ulp/Makefile

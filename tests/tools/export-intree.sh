@@ -7,7 +7,7 @@
 #      ulp/hixl/ reached exactly once, also after a second run;
 #   2. every object the two Kbuild files name has its source there, and
 #      every source there is named (nothing of kmod/ or tests/kunit/ left
-#      out, nothing stray);
+#      out, nothing stray), the uapi headers in include/uapi/rdma/;
 #   3. with KDIR, a kernel build tree with CONFIG_KUNIT (make check gives
 #      the debug kernel's), that layout built as the kernel would (W=1,
 #      in-tree Kbuild, the ABI header from include/uapi/): hixl.ko and
@@ -49,7 +49,7 @@ named=$( { objs "$drv/Kbuild" hixl-y; objs "$drv/tests/Kbuild" hixl_kunit-y | se
 there=$(cd "$drv" && { ls *.c; ls tests/*.c; } | sort)
 want=$( { cd "$repo/kmod" && ls *.c | grep -v '\.mod\.c$'; cd "$repo/tests/kunit" && ls *.c | sed 's|^|tests/|'; } | sort)
 if [ -n "$named" ] && [ "$named" = "$there" ] && [ "$there" = "$want" ] &&
-   [ -f "$drv/Kconfig" ] && [ -f "$drv/tests/.kunitconfig" ] && [ -f "$k/include/uapi/rdma/hixl.h" ]; then
+   [ -f "$drv/Kconfig" ] && [ -f "$drv/tests/.kunitconfig" ] && [ -f "$k/include/uapi/rdma/hixl.h" ] && [ -f "$k/include/uapi/rdma/hixl_layout.h" ]; then
 	ok "every object named has its source, every source is named ($(echo "$there" | wc -l) files)"
 else
 	diff <(echo "$named") <(echo "$there") | sed 's/^/# named vs there: /'
