@@ -185,11 +185,15 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 		hixl_link_fail(l, -ECONNRESET);
 		/*
 		 * Our QP to the error state now (rdma_disconnect() takes the
-		 * id's qp_mutex, so it is safe against rdma_destroy_qp()):
-		 * whatever a transfer has outstanding flushes at once instead
-		 * of waiting for the transport's retries to run out.
+		 * id's qp_mutex, so it is safe against rdma_destroy_qp(), and
+		 * we take the link's, so it is not beside the drain and RESET
+		 * of hixl_link_destroy_qp()): whatever a transfer has
+		 * outstanding flushes at once instead of waiting for the
+		 * transport's retries to run out.
 		 */
+		mutex_lock(&l->qp_mutex);
 		rdma_disconnect(l->cm_id);
+		mutex_unlock(&l->qp_mutex);
 		if (!l->active)		/* the peer left: nobody else will free it */
 			hixl_link_schedule_release(l);
 		return 0;

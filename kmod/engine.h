@@ -41,7 +41,10 @@
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
  * works, which take them, under cm_mutex); hixl_engine.lock  >
- * hixl_engine.links_lock, hixl_link.msg.post_mutex and hixl_link.rt.lock.
+ * hixl_engine.links_lock, hixl_link.msg.post_mutex and hixl_link.rt.lock;
+ * hixl_link.msg.post_mutex  >  hixl_link.qp_mutex  >  RDMA CM's cm_id
+ * qp_mutex (the CM handler takes hixl_link.qp_mutex alone, for its
+ * rdma_disconnect()).
  * mmu_interval_notifier_remove() is called with hixl_engine.lock held; the
  * notifier callback takes only hixl_region.lock, so that cannot deadlock.
  * Transfer queue: hixl_link.xq.mutex  >  hixl_link.xq.lock;
