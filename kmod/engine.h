@@ -31,8 +31,9 @@
  * for writing, as rail 0's (hixl_engine_rail_detach()); it marks the rail
  * under hixl_engine.lock  >  hixl_engine.links_lock.  hixl_rail_revive()
  * runs under rdma_sem (read) and takes engine.c's hixl_devs_lock (the
- * live devices, which hixl_ib_remove() takes alone first)  >
- * hixl_engine.lock.
+ * live devices, which hixl_ib_remove() takes alone first), then
+ * hixl_engine.lock with mutex_trylock() only: a stuck engine must not
+ * hold up every RDMA device's add and removal.
  * Rail links (raillink*.c): hixl_engine.links_lock  >  a primary's
  * hixl_link.rails.lock (a spinlock)  >  a rail link's hixl_link.lock; the
  * rail work takes rdma_sem for reading only with down_read_trylock(), so a
