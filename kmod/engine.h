@@ -68,8 +68,9 @@
  * its close waits for before anything of it is freed.  hixl_local_lock (a
  * spinlock) is innermost.  The parallel copy (lcopy.c) adds no lock: its
  * workers take only what the caller's own copy takes (the peer engine's
- * lock, the link's xq.lock), one at a time, and the caller waits for them
- * (a completion) holding only what it holds for the inline copy.
+ * lock, with mutex_trylock() for at most HIXL_LCOPY_LOCK_US, and the
+ * link's xq.lock), one at a time, and the caller waits for them (a
+ * completion) holding only what it holds for the inline copy.
  * Loopback engines (loopback.c): hixl_engine.lock  >  hixl_loop_lock  >
  * hixl_engine.links_lock (a loopback CONNECT lists the target's link under
  * hixl_loop_lock, holding neither engine's lock).
