@@ -367,7 +367,7 @@ static void hixl_xrail_finish(struct hixl_xrail *xr)
 static void hixl_xrail_queue(struct hixl_xrail *xr, unsigned long delay)
 {
 	kref_get(&xr->ref);
-	queue_delayed_work(hixl_wq, &xr->work, delay);
+	queue_delayed_work(xr->eng->wq, &xr->work, delay);
 }
 
 /* A sub-batch's end_fn: no lock held (CQ handler, timeout, cancel, submit). */
