@@ -244,9 +244,9 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 		b->xr_rail = r;
 		b->end_fn = hixl_xrail_sub_end;
 		b->start_ns = xr->start_ns;
-		b->xr_pieces = kvmalloc_array(cnt[r], sizeof(*b->xr_pieces), GFP_KERNEL);
-		b->xr_plend = kvmalloc_array(cnt[r], sizeof(*b->xr_plend), GFP_KERNEL);
-		b->pl.held = kvmalloc_array(cnt[r], sizeof(*b->pl.held), GFP_KERNEL);
+		b->xr_pieces = kvmalloc_array(cnt[r], sizeof(*b->xr_pieces), HIXL_PLAN_GFP);
+		b->xr_plend = kvmalloc_array(cnt[r], sizeof(*b->xr_plend), HIXL_PLAN_GFP);
+		b->pl.held = kvmalloc_array(cnt[r], sizeof(*b->pl.held), HIXL_PLAN_GFP);
 		if (!b->xr_pieces || !b->xr_plend || !b->pl.held) {
 			ret = -ENOMEM;
 			goto fail;
@@ -542,10 +542,10 @@ static struct hixl_xrail *hixl_xrail_new(struct hixl_engine *eng, struct hixl_tr
 	INIT_LIST_HEAD(&xr->subs);
 	INIT_DELAYED_WORK(&xr->work, hixl_xrail_work);
 	init_completion(&xr->done);
-	xr->d = kvmalloc_array(a->count, sizeof(*xr->d), GFP_KERNEL);
-	xr->pc = kvmalloc_array(npc, sizeof(*xr->pc), GFP_KERNEL);
-	xr->redo = kvmalloc_array(npc, sizeof(*xr->redo), GFP_KERNEL);
-	xr->wbuf = kvmalloc_array(npc, sizeof(*xr->wbuf), GFP_KERNEL);
+	xr->d = kvmalloc_array(a->count, sizeof(*xr->d), HIXL_PLAN_GFP);
+	xr->pc = kvmalloc_array(npc, sizeof(*xr->pc), HIXL_PLAN_GFP);
+	xr->redo = kvmalloc_array(npc, sizeof(*xr->redo), HIXL_PLAN_GFP);
+	xr->wbuf = kvmalloc_array(npc, sizeof(*xr->wbuf), HIXL_PLAN_GFP);
 	xr->anchor = hixl_xbatch_new(eng, l, a->op, a->count, a->tag);
 	if (!xr->d || !xr->pc || !xr->redo || !xr->wbuf || !xr->anchor) {
 		if (xr->anchor)
@@ -660,11 +660,15 @@ int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct
 	for (i = 0; i < a->count; i++)
 		npc64 += d[i].len >= HIXL_RAIL_STRIPE_MIN ?
 			 DIV_ROUND_UP_ULL(d[i].len, HIXL_RAIL_CHUNK) : 1;
-	ret = -ENOMEM;
-	if (npc64 > U32_MAX / 2)
+	ret = -E2BIG;
+	if (npc64 > HIXL_MAX_PIECES) {
+		pr_debug_ratelimited("TRANSFER: %llu stripe chunks, more than %u\n", npc64,
+				     HIXL_MAX_PIECES);
 		goto out_links;
+	}
+	ret = -ENOMEM;
 	npc = npc64;
-	lens = kvmalloc_array(a->count, sizeof(*lens), GFP_KERNEL);
+	lens = kvmalloc_array(a->count, sizeof(*lens), HIXL_PLAN_GFP);
 	xr = lens ? hixl_xrail_new(eng, a, l, d, npc, deadline, start_ns, cmd) : NULL;
 	if (!xr)
 		goto out_links;
