@@ -424,7 +424,7 @@ static void hixl_xrail_work(struct work_struct *w)
 	struct hixl_engine *eng = xr->eng;
 	struct hixl_link *rl[HIXL_MAX_RAILS];
 	struct hixl_xbatch *sb[HIXL_MAX_RAILS];
-	u32 n, i, mask, from, failed, nsb;
+	u32 n, i, mask, from, failed, failed0, nsb, tries = 0;
 	bool cancelled, expired, end;
 	u64 bytes = 0;
 	int err, ret;
@@ -440,28 +440,43 @@ static void hixl_xrail_work(struct work_struct *w)
 	cancelled = xr->cancelled;
 	spin_unlock(&xr->lock);
 
-	failed = xr->count;
+	failed0 = xr->count;
 	for (i = 0; i < n; i++) {
-		failed = min(failed, xr->pc[xr->wbuf[i]].desc);
+		failed0 = min(failed0, xr->pc[xr->wbuf[i]].desc);
 		bytes += xr->pc[xr->wbuf[i]].len;
 	}
+	failed = failed0;
 	ret = cancelled ? -ECANCELED : expired ? -ETIMEDOUT : 0;
-	if (!ret && n) {
+	while (!ret && n) {
 		mask = hixl_xrail_links(xr->l, xr->mask, rl);
 		if (!mask) {
 			ret = err;	/* no rail left: the link's error, as on one rail */
 		} else {
 			hixl_xrail_replan(xr->pc, xr->npc, xr->wbuf, n, mask, &xr->rr);
-			hixl_link_count(xr->l, HIXL_CTR_RAIL_FAILOVERS, 1);
-			hixl_link_count(xr->l, HIXL_CTR_RAIL_REPOST_BYTES, bytes);
-			/* per rail: away from @from, onto where each piece went */
-			hixl_rail_count_failover(eng, from, xr->pc, xr->wbuf, n);
-			trace_hixl_rail_failover(eng->id, from ? __ffs(from) : 0, n, bytes, mask);
+			if (!tries) {
+				hixl_link_count(xr->l, HIXL_CTR_RAIL_FAILOVERS, 1);
+				hixl_link_count(xr->l, HIXL_CTR_RAIL_REPOST_BYTES, bytes);
+				/* per rail: away from @from, onto where each piece went */
+				hixl_rail_count_failover(eng, from, xr->pc, xr->wbuf, n);
+				trace_hixl_rail_failover(eng->id, from ? __ffs(from) : 0, n, bytes,
+							 mask);
+			}
 			ret = hixl_xrail_build(xr, xr->wbuf, n, rl, false, sb, &nsb, &failed);
 			if (!ret)
 				hixl_xrail_submit(xr, sb, nsb, false);
 		}
 		hixl_xrail_links_put(rl);
+		/*
+		 * -ENOENT: a rail's MRs went between hixl_xrail_links() and the
+		 * build.  Its device's removal destroys the rail's links before
+		 * it frees the rail's MRs, so that link is no longer READY: plan
+		 * again without it (a rail goes once; a local region that went
+		 * fails the same way every round, and the last round says so).
+		 */
+		if (ret != -ENOENT || ++tries >= HIXL_MAX_RAILS)
+			break;
+		ret = 0;
+		failed = failed0;
 	}
 
 	spin_lock(&xr->lock);
