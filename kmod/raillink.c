@@ -249,7 +249,7 @@ void hixl_rail_work_arm(struct hixl_link *p)
 {
 	spin_lock(&p->lock);
 	if (p->state < HIXL_LINK_ERROR && p->rails.work_on)
-		queue_delayed_work(system_long_wq, &p->rails.work,
+		queue_delayed_work(p->eng->wq, &p->rails.work,
 				   msecs_to_jiffies(HIXL_RAIL_RETRY_MS));
 	spin_unlock(&p->lock);
 }

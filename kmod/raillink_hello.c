@@ -16,6 +16,13 @@
 #include "hixl_priv.h"
 #include "proto.h"
 
+/*
+ * The wire's rail arrays are indexed with the engine's rail numbers, and a
+ * rail token is copied between the link and the wire: one size each.
+ */
+static_assert(HIXL_WIRE_MAX_RAILS == HIXL_MAX_RAILS);
+static_assert(HIXL_WIRE_RAIL_TOKEN == HIXL_RAIL_TOKEN);
+
 /**
  * hixl_rails_hello_fill() - append our rails block (primary) or rail block
  * (a rail link we connect) to a HELLO being built

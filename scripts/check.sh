@@ -42,7 +42,29 @@ mkdir -p "$out"
 passed=0 failed=0 skipped=0
 t0=$(date +%s)
 
-stage() { echo; echo "=== check: $* ($(( $(date +%s) - t0 )) s)"; }
+# each stage's name and start, for the times table at the end
+stage_names=() stage_starts=()
+stage() {
+	stage_names+=("$*")
+	stage_starts+=("$(date +%s)")
+	echo; echo "=== check: $* ($(( $(date +%s) - t0 )) s)"
+}
+# Where the time went: each stage's seconds, then the 15 slowest user tests
+# (one column per VM run of this check: debug, stock 6.1, stock 6.12).
+times_table() {
+	local i n=${#stage_names[@]} taps=() f
+	echo "check: times (s) by stage:"
+	for ((i = 0; i + 1 < n; i++)); do
+		printf 'check:   %6d  %.100s\n' $(( stage_starts[i + 1] - stage_starts[i] )) \
+			"${stage_names[i]}"
+	done
+	for f in build/vm/debug/user.tap build/vm/stock-6.1/user.tap build/vm/stock-6.12/user.tap; do
+		[ -s "$f" ] && taps+=("$f")
+	done
+	[ ${#taps[@]} -gt 0 ] || return 0
+	echo "check: the 15 slowest user tests (s; columns: ${taps[*]})"
+	scripts/test-times.sh -n 15 "${taps[@]}" | sed 's/^/check:   /'
+}
 fails=()
 stage_fail() { echo "check: FAILED: $*"; failed=$((failed + 1)); fails+=("$*"); }
 # A VM run failed: say so, with what a CI log needs to tell why (the failed
@@ -369,6 +391,7 @@ stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network
 pair
 
 stage "done"
+times_table
 echo "check: took $(( $(date +%s) - t0 )) s"
 for f in "${fails[@]}"; do echo "check: FAILED: $f"; done
 echo "$passed passed, $failed failed, $skipped skipped"
