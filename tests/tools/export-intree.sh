@@ -42,8 +42,8 @@ fi
 
 # 2. the objects the Kbuild files name against the sources that are there
 drv=$k/drivers/infiniband/ulp/hixl
-objs() {	# KBUILD VAR: the objects of VAR := ..., continuation lines too
-	sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$1" | sed -n "s/^$2[[:space:]]*:=//p" | tr ' \t' '\n\n' | grep '\.o$' | sed 's/\.o$/.c/' | sort
+objs() {	# KBUILD VAR: the objects of VAR := and VAR += ..., continuation lines too
+	sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$1" | sed -n "s/^$2[[:space:]]*[:+]=//p" | tr ' \t' '\n\n' | grep '\.o$' | sed 's/\.o$/.c/' | sort
 }
 named=$( { objs "$drv/Kbuild" hixl-y; objs "$drv/tests/Kbuild" hixl_kunit-y | sed 's|^|tests/|'; } | sort)
 there=$(cd "$drv" && { ls *.c; ls tests/*.c; } | sort)
