@@ -40,8 +40,9 @@ from ._types import (  # noqa: F401 (re-exported)
     OPTION_RAILS, FEATURE_SUPPORTED, FEATURE_NOT_SUPPORTED,
     MemType, TransferOp, TransferStatus, AsyncConnectStatus, FeatureType,
     MemDesc, TransferOpDesc, TransferArgs, GetTransferStatusArgs, TransferResult,
-    NotifyDesc, HixlError,
+    NotifyDesc, HixlError, HixlWarning,
 )
+from ._diagnose import warn_init as _warn_init
 
 #: the C request type: transfer_async() returns one (HIXL: an int handle)
 Request = _hixl.Request
@@ -244,11 +245,16 @@ class Hixl:
                       OPTION_ALLOWED_PEERS, OPTION_AUTH_SECRET(_FILE),
                       OPTION_TRANSPORT TRANSPORT_AUTO (default) /
                       TRANSPORT_RDMA / TRANSPORT_LOCAL
+        A failure whose cause lies outside the program (hixl.ko not
+        loaded, /dev/hixl not accessible, a bad option or environment
+        variable, no RDMA device at the address) also emits one
+        HixlWarning naming the cause and the fix.
         Returns SUCCESS (also when already initialized: nothing happens);
         PARAM_INVALID a malformed name, an unknown key (HIXL's Ascend-only
-        ones included) or value, /dev/hixl missing (hixl.ko not loaded) or
-        not accessible; UNSUPPORTED a feature the module lacks; FAILED the
-        address is not local or has no RDMA device, the port is taken;
+        ones included) or value, or environment variable; UNSUPPORTED a
+        feature the module lacks; FAILED /dev/hixl missing (hixl.ko not
+        loaded) or not accessible, the address is not local or has no RDMA
+        device, the port is taken;
         RESOURCE_EXHAUSTED.  Raises TypeError for non-str names, keys,
         values.
         """
@@ -262,7 +268,10 @@ class Hixl:
             err, eng = _hixl.engine_init(local_engine, opts)
             if err == 0:
                 self._eng = eng
-        return self._ret(_status(err, "initialize(%s)" % local_engine, "hixl_engine_init"))
+        status = _status(err, "initialize(%s)" % local_engine, "hixl_engine_init")
+        if err:
+            _warn_init(err, local_engine, opts, last_error(), _hixl.error_hint(err))
+        return self._ret(status)
 
     def finalize(self):
         """Tear the engine down (HIXL Finalize): waits for pending connects,
@@ -666,7 +675,7 @@ __all__ = [
     "TransferResult", "NotifyDesc", "Hixl", "get_capability",
     # hixl's own
     "OPTION_ALLOWED_PEERS", "OPTION_AUTH_SECRET", "OPTION_AUTH_SECRET_FILE", "STATUS_NAMES",
-    "ASYNC_TIMEOUT_MS", "Request", "HixlError", "check", "last_error", "status_name", "version",
+    "ASYNC_TIMEOUT_MS", "Request", "HixlError", "HixlWarning", "check", "last_error", "status_name", "version",
     "strerror", "error_hint", "OPTION_TRANSPORT", "TRANSPORT_AUTO", "TRANSPORT_RDMA",
     "TRANSPORT_LOCAL", "LINK_STAT_ACTIVE", "LINK_STAT_NAMED", "LINK_STAT_LOCAL", "LinkState",
     "LinkStat",

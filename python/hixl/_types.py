@@ -363,3 +363,12 @@ class HixlError(Exception):
     def __str__(self):
         text = "%s (%d)" % (self.name, self.status)
         return "%s: %s" % (text, self.message) if self.message else text
+
+
+class HixlWarning(UserWarning):
+    """hixl's: emitted once by a failed initialize() whose cause lies
+    outside the program (hixl.ko not loaded, /dev/hixl not accessible, a bad
+    option or environment variable, an address without an RDMA device): the
+    message names the cause and the fix.  The call still returns HIXL's
+    status; warnings.simplefilter("error", hixl.HixlWarning) makes it an
+    exception."""
