@@ -46,6 +46,8 @@ from ._diagnose import warn_init as _warn_init
 
 #: the C request type: transfer_async() returns one (HIXL: an int handle)
 Request = _hixl.Request
+#: hixl's: a batch of descriptors as one C array (arrays, block ids); see its doc
+OpDescs = _hixl.OpDescs
 
 # HIXL exports the values of these enums at module level too
 MEM_DEVICE, MEM_HOST = MemType.MEM_DEVICE, MemType.MEM_HOST
@@ -512,7 +514,12 @@ class Hixl:
         op_descs           list of TransferOpDesc (any sequence of objects
                            with local_addr, remote_addr, len), >= 1; each
                            range inside one registration (local: of this
-                           engine; remote: of the peer)
+                           engine; remote: of the peer).  hixl's, without
+                           per-descriptor Python work: an OpDescs
+                           (OpDescs.from_arrays(), OpDescs.from_blocks()),
+                           an (n, 3) integer array (numpy, array.array,
+                           memoryview) of rows (local_addr, remote_addr,
+                           len), or a tuple of three integer arrays
         timeout_in_millis  ms, > 0 (default 1000), for the whole batch
         Local memory that is not registered goes through the engine's
         staging pool (OPTION_BUFFER_POOL, HIXL's relay).
@@ -523,7 +530,9 @@ class Hixl:
         OPTION_AUTO_CONNECT off); TIMEOUT (the link is then broken);
         RESOURCE_EXHAUSTED; FAILED a broken link, still connecting, not
         initialized.  Raises TypeError for a descriptor field that is not an
-        int in 0..2**64-1 or a buffer object.
+        int in 0..2**64-1 or a buffer object, or a non-integer array;
+        ValueError for an array of another shape, arrays of different
+        lengths or a negative value.
         """
         remote = _str(remote_engine, "remote_engine")
         opv = _int(op, "op")
@@ -675,7 +684,7 @@ __all__ = [
     "TransferResult", "NotifyDesc", "Hixl", "get_capability",
     # hixl's own
     "OPTION_ALLOWED_PEERS", "OPTION_AUTH_SECRET", "OPTION_AUTH_SECRET_FILE", "STATUS_NAMES",
-    "ASYNC_TIMEOUT_MS", "Request", "HixlError", "HixlWarning", "check", "last_error", "status_name", "version",
+    "ASYNC_TIMEOUT_MS", "Request", "OpDescs", "HixlError", "HixlWarning", "check", "last_error", "status_name", "version",
     "strerror", "error_hint", "OPTION_TRANSPORT", "TRANSPORT_AUTO", "TRANSPORT_RDMA",
     "TRANSPORT_LOCAL", "LINK_STAT_ACTIVE", "LINK_STAT_NAMED", "LINK_STAT_LOCAL", "LinkState",
     "LinkStat",

@@ -115,6 +115,28 @@ def bad_option(options, environ=None):
     return None
 
 
+def bad_name(name):
+    """What is wrong with an engine name ("ip", "ip:port", "[ipv6]",
+    "[ipv6]:port", port 0..65535; lib/name.c), one line; None if nothing."""
+    host, port = name, None
+    if name.startswith("["):
+        host, sep, rest = name[1:].partition("]")
+        if not sep or (rest and not rest.startswith(":")):
+            host = None
+        elif rest:
+            port = rest[1:]
+    elif name.count(":") == 1:
+        host, port = name.split(":")
+    try:
+        ok = host is not None and ipaddress.ip_address(host) is not None
+    except ValueError:
+        ok = False
+    if ok and (port is None or _uint(port, 65535)):
+        return None
+    return "the engine name %r is not \"ip\", \"ip:port\", \"[ipv6]\" or " \
+           "\"[ipv6]:port\" (port 0..65535; 0: one the kernel picks)" % name
+
+
 def init_warning(err, name, options, library_message, hint):
     """The text of the HixlWarning for an initialize() that failed with err
     (a negative errno), or None when the failure is not one the user fixes
@@ -130,11 +152,8 @@ def init_warning(err, name, options, library_message, hint):
     elif err == -errno.EPERM:
         cause = "/dev/hixl is not accessible to this user (it belongs to the group hixl)"
     elif err == -errno.EINVAL:
-        what = bad_option(options)
-        if what is None:
-            return None if "hixl_engine_init" not in library_message else \
-                "hixl: initialize(%s) failed: %s" % (name, library_message)
-        return "hixl: initialize(%s) failed: %s" % (name, what)
+        what = bad_name(name) or bad_option(options)
+        return "hixl: initialize(%s) failed: %s" % (name, what) if what else None
     elif err in (-errno.ENODEV, -errno.EADDRNOTAVAIL):
         cause = "no RDMA device has the address %s" % name
     else:

@@ -322,12 +322,11 @@ static PyObject *engine_get_all_connect_status(EngineObject *self, PyObject *unu
 /* transfer_sync(name, op, descs, timeout_ms) -> (err, failed_index) */
 static PyObject *engine_transfer_sync(EngineObject *self, PyObject *args)
 {
-	struct hixl_op_desc *d = NULL;
 	PyObject *name_o, *descs_o;
+	OpDescsObject *d;
 	size_t failed = 0;
 	const char *name;
 	int op, timeout, err;
-	Py_ssize_t n;
 
 	if (!PyArg_ParseTuple(args, "OiOi:transfer_sync", &name_o, &op, &descs_o, &timeout))
 		return NULL;
@@ -336,19 +335,19 @@ static PyObject *engine_transfer_sync(EngineObject *self, PyObject *args)
 		return NULL;
 	if (err)
 		return Py_BuildValue("(in)", err, (Py_ssize_t)0);
-	n = descs_from(descs_o, &d);
-	if (n < 0)
+	d = descs_from(descs_o);
+	if (!d)
 		return NULL;
-	failed = (size_t)n;
+	failed = (size_t)d->n;
 	err = eng_enter(self);
 	if (!err) {
 		Py_BEGIN_ALLOW_THREADS
-		err = hixl_transfer_sync(self->eng, name, (enum hixl_op)op, d, (size_t)n, timeout,
-					 &failed);
+		err = hixl_transfer_sync(self->eng, name, (enum hixl_op)op, d->d, (size_t)d->n,
+					 timeout, &failed);
 		Py_END_ALLOW_THREADS
 		eng_leave(self);
 	}
-	PyMem_Free(d);
+	Py_DECREF(d);
 	return Py_BuildValue("(in)", err, (Py_ssize_t)failed);
 }
 

@@ -43,12 +43,11 @@ static int request_clear(RequestObject *self)
 PyObject *engine_transfer_async(EngineObject *self, PyObject *args)
 {
 	PyObject *name_o, *descs_o, *user_data;
-	struct hixl_op_desc *d = NULL;
 	struct hixl_request *req = NULL;
+	OpDescsObject *d;
 	RequestObject *r;
 	const char *name;
 	int op, timeout, err;
-	Py_ssize_t n;
 
 	if (!PyArg_ParseTuple(args, "OiOiO:transfer_async", &name_o, &op, &descs_o, &timeout,
 			      &user_data))
@@ -58,12 +57,12 @@ PyObject *engine_transfer_async(EngineObject *self, PyObject *args)
 		return NULL;
 	if (err)
 		return Py_BuildValue("(iO)", err, Py_None);
-	n = descs_from(descs_o, &d);
-	if (n < 0)
+	d = descs_from(descs_o);
+	if (!d)
 		return NULL;
 	r = PyObject_GC_New(RequestObject, &RequestType);
 	if (!r) {
-		PyMem_Free(d);
+		Py_DECREF(d);
 		return NULL;
 	}
 	r->engine = (EngineObject *)Py_NewRef(self);
@@ -77,13 +76,13 @@ PyObject *engine_transfer_async(EngineObject *self, PyObject *args)
 
 		ta.user_data = r;
 		Py_BEGIN_ALLOW_THREADS
-		err = hixl_transfer_async(self->eng, name, (enum hixl_op)op, d, (size_t)n, &ta,
-					  &req);
+		err = hixl_transfer_async(self->eng, name, (enum hixl_op)op, d->d, (size_t)d->n,
+					  &ta, &req);
 		Py_END_ALLOW_THREADS
 		r->req = err ? NULL : req;
 		eng_leave(self);
 	}
-	PyMem_Free(d);
+	Py_DECREF(d);
 	if (err) {
 		Py_DECREF(r);
 		return Py_BuildValue("(iO)", err, Py_None);

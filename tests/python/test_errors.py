@@ -98,3 +98,10 @@ def test_warning_texts():
 def test_success_is_silent(dev):
     ret, texts = init_warnings()
     assert ret == hixl.SUCCESS and texts == []
+
+
+def test_bad_name_warns():
+    ret, texts = init_warnings(engine="10.77.0.1:99999")
+    assert ret == hixl.PARAM_INVALID
+    assert len(texts) == 1 and "is not \"ip\", \"ip:port\"" in texts[0], texts
+    assert _diagnose.bad_name("[fd77::1]:5") is None and _diagnose.bad_name("10.0.0.1") is None
