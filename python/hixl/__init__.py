@@ -575,6 +575,29 @@ class Hixl:
         self._reqs[int(req)] = req
         return SUCCESS, req
 
+    async def transfer(self, remote_engine, op, op_descs, timeout_in_millis=ASYNC_TIMEOUT_MS):
+        """hixl's: one READ or WRITE batch awaited in the running asyncio
+        loop: transfer_async(), then 'await req' (the engine's event
+        descriptor in the loop: no thread, no polling; see hixl._aio).
+
+        Arguments as transfer_async(); timeout_in_millis ms > 0 (default
+        ASYNC_TIMEOUT_MS).  Returns SUCCESS when every descriptor completed,
+        else the status transfer_sync() would give (TIMEOUT, PARAM_INVALID,
+        NOT_CONNECTED, FAILED, ...; last_error() says why).  Cancelling the
+        awaiting task cancels the transfer (Request.cancel(): the request
+        ends, its buffers are free to reuse) and raises CancelledError.
+        Raises TypeError, ValueError as transfer_async().
+        """
+        ret, req = self.transfer_async(remote_engine, op, op_descs,
+                                       TransferArgs(timeout_in_millis=timeout_in_millis))
+        if ret != SUCCESS:
+            return ret
+        st = await req
+        if st == TransferStatus.COMPLETED:
+            return SUCCESS
+        err, _failed = req.result()
+        return self._ret(_status(err, "transfer(%s)" % remote_engine))
+
     def _request(self, req):
         if isinstance(req, Request):
             return req if self._reqs.get(int(req)) is req else None

@@ -435,6 +435,7 @@ static PyObject *opdescs_from_blocks(PyObject *cls, PyObject *args, PyObject *kw
 	IntVec lb, rb, li, ri;
 	OpDescsObject *self = NULL;
 	unsigned long long bs, bl;
+	uint64_t maxl, maxr;
 	Py_ssize_t nb, nid, j, i;
 	int opened = 0;
 
@@ -484,31 +485,45 @@ static PyObject *opdescs_from_blocks(PyObject *cls, PyObject *args, PyObject *kw
 		goto out;
 	}
 	self = opdescs_alloc(nb * nid);
-	if (!self)
+	if (!self || !nb)
 		goto out;
-	for (j = 0; j < nb; j++) {
+	/* the ids' byte offsets once (into the first layer's rows), then
+	 * every layer's rows from them */
+	for (i = 0; i < nid; i++) {
+		uint64_t l, r;
+
+		if (intvec_get(&li, i, &l) || intvec_get(&ri, i, &r))
+			goto bad;
+		if (l > UINT64_MAX / bs || r > UINT64_MAX / bs)
+			goto overflow;
+		self->d[i].local_addr = l * bs;
+		self->d[i].remote_addr = r * bs;
+	}
+	maxl = maxr = 0;
+	for (i = 0; i < nid; i++) {
+		if (self->d[i].local_addr > maxl)
+			maxl = self->d[i].local_addr;
+		if (self->d[i].remote_addr > maxr)
+			maxr = self->d[i].remote_addr;
+	}
+	for (j = nb - 1; j >= 0; j--) {		/* row 0's offsets are read last */
 		uint64_t lbase, rbase;
 
 		if (intvec_get(&lb, j, &lbase) || intvec_get(&rb, j, &rbase))
 			goto bad;
+		if (maxl > UINT64_MAX - lbase || maxr > UINT64_MAX - rbase)
+			goto overflow;
 		for (i = 0; i < nid; i++) {
 			struct hixl_op_desc *d = &self->d[j * nid + i];
-			uint64_t l, r;
 
-			if (intvec_get(&li, i, &l) || intvec_get(&ri, i, &r))
-				goto bad;
-			if (l > (UINT64_MAX - lbase) / bs || r > (UINT64_MAX - rbase) / bs) {
-				PyErr_Format(PyExc_OverflowError, "from_blocks: block id %llu or %llu "
-					     "overflows the address", (unsigned long long)l,
-					     (unsigned long long)r);
-				goto bad;
-			}
-			d->local_addr = lbase + l * bs;
-			d->remote_addr = rbase + r * bs;
+			d->local_addr = lbase + self->d[i].local_addr;
+			d->remote_addr = rbase + self->d[i].remote_addr;
 			d->len = bl;
 		}
 	}
 	goto out;
+overflow:
+	PyErr_SetString(PyExc_OverflowError, "from_blocks: a block address overflows 64 bits");
 bad:
 	Py_CLEAR(self);
 out:

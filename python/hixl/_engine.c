@@ -462,6 +462,18 @@ static PyObject *engine_name(EngineObject *self, PyObject *unused)
 	return err ? PyUnicode_FromString("") : PyUnicode_FromString(buf);
 }
 
+/* event_fd() -> fd or -errno: hixl_engine_event_fd() (owned by the engine) */
+static PyObject *engine_event_fd(EngineObject *self, PyObject *unused)
+{
+	int r = eng_enter(self);
+
+	if (!r) {
+		r = hixl_engine_event_fd(self->eng);
+		eng_leave(self);
+	}
+	return PyLong_FromLong(r);
+}
+
 static PyObject *engine_async_path(EngineObject *self, PyObject *unused)
 {
 	int r = eng_enter(self);
@@ -580,6 +592,9 @@ static PyMethodDef engine_methods[] = {
 	  "name() -> str: hixl_engine_name(), the port picked for port 0; '' once finalized" },
 	{ "link_stats", (PyCFunction)engine_link_stats, METH_NOARGS,
 	  "link_stats() -> (err, [(peer, state, flags, err, {counter: value})])" },
+	{ "event_fd", (PyCFunction)engine_event_fd, METH_NOARGS,
+	  "event_fd() -> int: hixl_engine_event_fd(), readable while a request ended\n"
+	  "unreported or notifications wait; owned by the engine; -errno on failure" },
 	{ "async_path", (PyCFunction)engine_async_path, METH_NOARGS,
 	  "async_path() -> int: 1 io_uring, 0 worker threads, -errno" },
 	{ NULL }
