@@ -56,6 +56,9 @@ READ, WRITE = TransferOp.READ, TransferOp.WRITE
  DISCONNECTING) = tuple(AsyncConnectStatus)
 AUTO_CONNECT, CLIENT_SERVER_COMM = FeatureType.AUTO_CONNECT, FeatureType.CLIENT_SERVER_COMM
 
+#: the package's version (the library's: version())
+__version__ = "0.2.0"
+
 #: default timeout of transfer_async(), ms (TransferArgs.timeout_in_millis)
 ASYNC_TIMEOUT_MS = 60000
 
