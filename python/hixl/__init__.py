@@ -306,6 +306,20 @@ class Hixl:
         eng = self._eng
         return eng.device() if eng is not None else ""
 
+    def fileno(self):
+        """hixl's: the engine's event descriptor (hixl_engine_event_fd()), for
+        loop.add_reader(), select() or epoll: readable while a request ended
+        that no status call reported yet, or notifications wait
+        (get_notifies() takes them; a module without HIXL_FEAT_POLL
+        signals request ends only).  Level-triggered; owned by the engine
+        (never close it), valid until finalize().  Raises OSError when not
+        initialized or when it cannot be made."""
+        eng = self._eng
+        fd = eng.event_fd() if eng is not None else -_ESHUTDOWN
+        if fd < 0:
+            raise OSError(-fd, "event descriptor: %s" % os.strerror(-fd))
+        return fd
+
     # ---- memory --------------------------------------------------------------
 
     def register_mem(self, mem_desc, mem_type):
