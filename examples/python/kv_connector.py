@@ -27,9 +27,9 @@ import sys
 
 import hixl
 
-LAYERS, BLOCKS, TOKENS, HEADS, DIM = 4, 64, 16, 4, 64	# 4 MiB of bf16 per side
-PREFILL_IDS = [3, 4, 5, 17, 40]		# where prefill computed the request's KV
-DECODE_IDS = [0, 9, 10, 11, 63]		# where decode allocated room for it
+LAYERS, BLOCKS, TOKENS, HEADS, DIM = 4, 16, 16, 4, 64	# 1 MiB of bf16 per side
+PREFILL_IDS = [3, 4, 5, 9, 14]		# where prefill computed the request's KV
+DECODE_IDS = [0, 6, 7, 8, 15]		# where decode allocated room for it
 
 
 def name(ip, port):
