@@ -30,18 +30,22 @@ class _Dispatcher:
 
     def __init__(self, loop, engine, fd):
         self.loop, self.engine, self.fd = loop, engine, fd
-        self.waiters = {}	# Request -> Future
+        self.waiters = {}	# Request -> [Future]: a request may be awaited twice
         self.reading = False
         self.backoff = _BACKOFF_FIRST
         self.timer = None
 
     def add(self, req, fut):
-        self.waiters[req] = fut
+        self.waiters.setdefault(req, []).append(fut)
         self.check()		# it may have ended already
         self._arm()
 
-    def discard(self, req):
-        self.waiters.pop(req, None)
+    def discard(self, req, fut):
+        futs = self.waiters.get(req, [])
+        if fut in futs:
+            futs.remove(fut)
+        if not futs:
+            self.waiters.pop(req, None)
         if not self.waiters:
             self._disarm()
 
@@ -61,13 +65,15 @@ class _Dispatcher:
     def check(self):
         """resume the tasks of the requests that ended; how many did"""
         ended = 0
-        for req, fut in list(self.waiters.items()):
+        for req, futs in list(self.waiters.items()):
             err, st = req.status()
             if err == 0 and st == _WAITING:
                 continue
             del self.waiters[req]
             ended += 1
-            if not fut.done():
+            for fut in futs:
+                if fut.done():
+                    continue
                 if err:
                     fut.set_exception(OSError(-err, "status of %r: %d" % (req, err)))
                 else:
@@ -127,7 +133,7 @@ async def wait(req):
     try:
         st = await fut
     except asyncio.CancelledError:
-        d.discard(req)
+        d.discard(req, fut)
         req.cancel()
         raise
     finally:

@@ -46,14 +46,16 @@ def test_await_requests(pair):
                                                    65536]], dtype=np.uint64))
             assert ret == S, hixl.last_error()
             reqs.append(req)
-        sts = await asyncio.gather(*reqs)
+        async def again(req):
+            return await req
+        sts = await asyncio.gather(*reqs, again(reqs[0]))	# reqs[0] awaited twice
         assert threading.active_count() == threads		# no helper thread
         return sts, await a.transfer(b.name, hixl.READ,
                                      np.array([[src[0].ctypes.data, dst[7].ctypes.data, 65536]],
                                               dtype=np.uint64))
 
     sts, ret = asyncio.run(main())
-    assert sts == [hixl.TransferStatus.COMPLETED] * 8
+    assert sts == [hixl.TransferStatus.COMPLETED] * 9
     assert np.array_equal(dst, want)
     assert ret == S and np.array_equal(src[0], want[7])	# READ dst[7] back into src[0]
     assert not _aio._dispatchers				# nothing left in a loop
