@@ -31,17 +31,24 @@
  * for writing, as rail 0's (hixl_engine_rail_detach()); it marks the rail
  * under hixl_engine.lock  >  hixl_engine.links_lock.  hixl_rail_revive()
  * runs under rdma_sem (read) and takes engine.c's hixl_devs_lock (the
- * live devices, which hixl_ib_remove() takes alone first)  >
- * hixl_engine.lock.
+ * live devices, which hixl_ib_remove() takes alone first), then
+ * hixl_engine.lock with mutex_trylock() only: a stuck engine must not
+ * hold up every RDMA device's add and removal.
  * Rail links (raillink*.c): hixl_engine.links_lock  >  a primary's
  * hixl_link.rails.lock (a spinlock)  >  a rail link's hixl_link.lock; the
  * rail work takes rdma_sem for reading only with down_read_trylock(), so a
  * close or removal holding it for writing may cancel the work and wait for
  * it; raillink_accept.c's hixl_rail_listen_lock (a spinlock) is innermost.
+ * Work that may wait for hixl_engine.lock without bound (the rail work's
+ * table publishing; a striped transfer's failover) runs on the engine's
+ * own workqueue (hixl_engine.wq), never on one that other engines share.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
  * works, which take them, under cm_mutex); hixl_engine.lock  >
- * hixl_engine.links_lock, hixl_link.msg.post_mutex and hixl_link.rt.lock.
+ * hixl_engine.links_lock, hixl_link.msg.post_mutex and hixl_link.rt.lock;
+ * hixl_link.msg.post_mutex  >  hixl_link.qp_mutex  >  RDMA CM's cm_id
+ * qp_mutex (the CM handler takes hixl_link.qp_mutex alone, for its
+ * rdma_disconnect()).
  * mmu_interval_notifier_remove() is called with hixl_engine.lock held; the
  * notifier callback takes only hixl_region.lock, so that cannot deadlock.
  * Transfer queue: hixl_link.xq.mutex  >  hixl_link.xq.lock;
@@ -64,8 +71,9 @@
  * its close waits for before anything of it is freed.  hixl_local_lock (a
  * spinlock) is innermost.  The parallel copy (lcopy.c) adds no lock: its
  * workers take only what the caller's own copy takes (the peer engine's
- * lock, the link's xq.lock), one at a time, and the caller waits for them
- * (a completion) holding only what it holds for the inline copy.
+ * lock, with mutex_trylock() for at most HIXL_LCOPY_LOCK_US, and the
+ * link's xq.lock), one at a time, and the caller waits for them (a
+ * completion) holding only what it holds for the inline copy.
  * Loopback engines (loopback.c): hixl_engine.lock  >  hixl_loop_lock  >
  * hixl_engine.links_lock (a loopback CONNECT lists the target's link under
  * hixl_loop_lock, holding neither engine's lock).
@@ -255,6 +263,13 @@ struct hixl_rdma {
  * @mm:         the opener's mm (mmgrab()); memory commands from another mm
  *              get -EPERM.  NULL for an engine opened without an mm.
  * @proc:       the opener's per-process accounting
+ * @wq:         the engine's own workqueue (unbound): the work that may wait
+ *              for its lock (a primary's rail work, raillink.c; a striped
+ *              transfer's failover, xrail.c), so that an engine whose lock a
+ *              command holds while it waits for user memory fills no slot of
+ *              a queue other engines or the kernel share; empty when the
+ *              engine is destroyed (links and batches are gone), destroyed
+ *              then
  * @memcg:      the opener's memory cgroup (a reference, may be NULL): what a
  *              peer's messages make the kernel allocate for this engine's
  *              links (its region table, queued notifications) is charged
@@ -333,6 +348,7 @@ struct hixl_engine {
 	struct pid *owner;
 	struct mm_struct *mm;
 	struct hixl_proc *proc;
+	struct workqueue_struct *wq;
 	struct mem_cgroup *memcg;
 	struct xarray regions;
 	u32 next_handle;

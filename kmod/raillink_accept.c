@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink_accept.c - the acceptor's side of rail links (issue 13 item 2;
- * the design is at the top of raillink.c): which rail a connection is
+ * raillink_accept.c - the acceptor's side of rail links (the design is at
+ * the top of raillink.c): which rail a connection is
  * (the device it came in on, hixl_rail_of_device()), pairing an accepted
  * rail link with its primary by the token and rail address its HELLO
  * names (hixl_raillink_attach()), and the rail listeners: one per rail
@@ -117,8 +117,9 @@ int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
  * @eng: the engine (its rdma published)
  * @dev: the device a connection came in on
  *
- * Context: RDMA CM's handler; takes the engine's rdma_sem for reading with
- * a trylock (a removal holding it for writing: the connection is refused).
+ * Context: RDMA CM's handler (hixl_accept()), which holds the engine's
+ * rdma_sem for reading (taken with a trylock: a removal holding it for
+ * writing refuses the connection) until the link is listed or refused.
  * Return: 0 for rail 0's device (and for a device that is none of ours:
  * hixl_link_create_qp() then refuses it, -EXDEV); i for rail i's.
  */
@@ -128,14 +129,12 @@ u32 hixl_rail_of_device(struct hixl_engine *eng, struct ib_device *dev)
 	struct hixl_rail_dev d;
 	u32 i, found = 0;
 
+	lockdep_assert_held(&eng->rdma_sem);
 	if (!rd || dev == rd->ibdev || !rd->nr_rails)
-		return 0;
-	if (!down_read_trylock(&eng->rdma_sem))
 		return 0;
 	for (i = 1; i <= rd->nr_rails && !found; i++)
 		if (hixl_rail_dev(rd, i, &d) && d.ibdev == dev)
 			found = i;
-	up_read(&eng->rdma_sem);
 	return found;
 }
 
@@ -179,8 +178,8 @@ int hixl_rail_listen_one(struct hixl_rdma *rd, u32 i, struct net *net)
 		ret = rdma_listen(id, 128);
 	if (ret) {
 		rdma_destroy_id(id);
-		pr_warn("engine %llu: rail %u (%pISc): cannot listen on port %u: %d\n",
-			rd->eng->id, i, &ss, rd->local.port, ret);
+		pr_warn_ratelimited("engine %llu: rail %u (%pISc): cannot listen on port %u: %d\n",
+				    rd->eng->id, i, &ss, rd->local.port, ret);
 		return ret;
 	}
 	spin_lock(&hixl_rail_listen_lock);
@@ -262,6 +261,7 @@ void hixl_rail_unlisten(struct hixl_rdma *rd)
 int hixl_rail_listener_event(struct hixl_rdma *rd, struct rdma_cm_id *id,
 			     struct rdma_cm_event *ev)
 {
+	u64 eng_id = 0;
 	int ret = 0;
 	u32 i;
 
@@ -274,9 +274,15 @@ int hixl_rail_listener_event(struct hixl_rdma *rd, struct rdma_cm_id *id,
 			ret = 1;
 		}
 	}
+	/*
+	 * Read under the lock: once the listener is forgotten, the engine's
+	 * close no longer waits for it, and may free @rd and the engine.
+	 */
+	if (ret)
+		eng_id = rd->eng->id;
 	spin_unlock(&hixl_rail_listen_lock);
 	if (ret)
 		pr_warn("engine %llu: a rail's device was removed: its listener goes (back with the device, raillink.c's rail work)\n",
-			rd->eng->id);
+			eng_id);
 	return ret;
 }

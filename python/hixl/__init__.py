@@ -57,7 +57,7 @@ READ, WRITE = TransferOp.READ, TransferOp.WRITE
 AUTO_CONNECT, CLIENT_SERVER_COMM = FeatureType.AUTO_CONNECT, FeatureType.CLIENT_SERVER_COMM
 
 #: the package's version (the library's: version())
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 #: default timeout of transfer_async(), ms (TransferArgs.timeout_in_millis)
 ASYNC_TIMEOUT_MS = 60000
@@ -69,7 +69,7 @@ _tls = threading.local()
 
 
 def version():
-    """The libhixl-user version, a str such as "0.1.0"."""
+    """The libhixl-user version, a str such as "0.3.0"."""
     return _hixl.version()
 
 

@@ -23,3 +23,4 @@ def test_python_m_hixl():
     else:
         assert "hixl.ko: not loaded" in out and "modprobe hixl" in out and p.returncode == 1, out
     assert "preflight: " in out
+    assert hixl.__version__ == hixl.version()	# pyproject.toml and __init__.py follow the library
