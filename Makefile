@@ -115,12 +115,12 @@ PY_CONFIG    := $(shell $(PYTHON) -c 'import sysconfig as s; print(s.get_paths()
 PY_INC       := $(if $(wildcard $(word 1,$(PY_CONFIG))/Python.h),$(word 1,$(PY_CONFIG)))
 PY_EXT       := python/hixl/_hixl$(or $(word 2,$(PY_CONFIG)),.so)
 PY_EXT_INST  := build/python/$(notdir $(PY_EXT))
-PY_SRCS      := python/hixl/_hixl.c python/hixl/_engine.c python/hixl/_request.c
+PY_SRCS      := python/hixl/_hixl.c python/hixl/_engine.c python/hixl/_request.c python/hixl/_descs.c
 PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails clean install
+.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-py clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module userspace
 # everything but hixl.ko (the benchmarks build theirs for the VM's kernel)
@@ -338,6 +338,13 @@ bench-local: userspace
 # bench`); writes bench/results-rails.md
 bench-rails: userspace
 	bench/bench.sh rails
+
+# the Python package: Python-side time to build and submit one 8,192-descriptor
+# KV-cache request, a list of TransferOpDesc vs an (n, 3) numpy array vs
+# OpDescs.from_blocks(); one VM run (also part of `make bench`); writes
+# bench/results-py.md
+bench-py: userspace
+	bench/bench.sh py
 
 clean:
 	-[ ! -f "$(KDIR)/Makefile" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

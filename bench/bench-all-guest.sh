@@ -17,7 +17,8 @@
 # LOCAL_BATCHES, LOCAL_MIN_MIB), BENCH_RAILS (1: run
 # bench/bench-rails-guest.sh, one rail vs two vs two with rail 1 taken
 # away, into $HIXL_WORK/raw-rails.txt; RAILS_REPS, RAILS_MIB,
-# RAILS_BLOCK_KIB).
+# RAILS_BLOCK_KIB), BENCH_PY (1: run bench/pysubmit.py, the Python
+# package's descriptor forms, into $HIXL_WORK/raw-py.txt; PY_REPS).
 set -u
 # hixl's side of every comparison here is RDMA over rxe0: two engines of
 # one host would otherwise pair and copy in the kernel (Transport "auto",
@@ -66,6 +67,11 @@ fi
 if [ "${BENCH_RAILS:-1}" = 1 ]; then
 	echo "bench: rails"
 	bench/bench-rails-guest.sh "$HIXL_WORK/raw-rails.txt" || exit 1
+fi
+if [ "${BENCH_PY:-1}" = 1 ]; then
+	echo "bench: python"
+	/usr/bin/python3 bench/pysubmit.py --run --reps "${PY_REPS:-15}" \
+		--raw "$HIXL_WORK/raw-py.txt" || exit 1
 fi
 info guest_seconds "$(( $(date +%s) - start ))"
 exit 0

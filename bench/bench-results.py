@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results_json  # noqa: E402  (bench/results_json.py: results.json)
 import latreport  # noqa: E402  (bench/latreport.py: the latency section)
 import localreport  # noqa: E402  (bench/localreport.py: the same-host section)
+import pysubmit  # noqa: E402  (bench/pysubmit.py: the Python section)
 import railsreport  # noqa: E402  (bench/railsreport.py: the rails section)
 from benchstats import GIB, MIB, geomean, med, ratio, size_name, spread  # noqa: E402
 
@@ -151,6 +152,7 @@ def main():
     ap.add_argument("--submit")
     ap.add_argument("--vm-seconds", type=int)
     ap.add_argument("--lat", help="bench/bench-lat-guest.sh's raw lines (latency section)")
+    ap.add_argument("--py", help="bench/pysubmit.py's raw lines (the Python section)")
     ap.add_argument("--local", help="bench/bench-local-guest.sh's raw lines (same-host section)")
     ap.add_argument("--rails", help="bench/bench-rails-guest.sh's raw lines (rails section)")
     ap.add_argument("--mainjob", help="bench/results-default.txt (make bench-default): the "
@@ -345,6 +347,8 @@ def main():
                              "BENCH_LOCAL", "local")
     rails = optional_section(out, railsreport, a.rails, lambda p: p["res"] or p["na"], "Rails",
                              "BENCH_RAILS", "rails")
+    optional_section(out, pysubmit, a.py, lambda p: p["res"], "Python submission", "BENCH_PY",
+                     "py")
 
     # ---- submission
     w("## Submission rate: TRANSFER ioctl vs io_uring URING_CMD\n")

@@ -4,11 +4,11 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|all
+# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|py|all
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-what=${1:?usage: bench/bench.sh reg|xfer|submit|lat|all}
+what=${1:?usage: bench/bench.sh reg|xfer|submit|lat|local|rails|py|all}
 kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' | sort -V | tail -1)
 [ -n "$kver" ] || { echo "bench: no Debian 6.12 kernel: make deps" >&2; exit 1; }
 scripts/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
@@ -108,6 +108,13 @@ rails)
 		env RAILS_REPS="${RAILS_REPS:-5}" RAILS_MIB="${RAILS_MIB:-64}" \
 		RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" bench/bench-rails-guest.sh
 	;;
+py)
+	# `make bench-py`: the Python package's descriptor forms (bench/pysubmit.py);
+	# PY_REPS (15)
+	guest_report bench-py raw-py.txt pysubmit.py results-py \
+		env HIXL_TRANSPORT=rdma PY_REPS="${PY_REPS:-15}" sh -c '/usr/bin/python3 \
+		bench/pysubmit.py --run --reps "$PY_REPS" --raw "$HIXL_WORK/raw-py.txt"'
+	;;
 all)
 	# `make bench`: everything side by side in one VM run
 	# (bench/bench-all-guest.sh), then bench/results.md and
@@ -117,7 +124,8 @@ all)
 	# BENCH_LAT (1), BENCH_LOCAL (1: the same-host section,
 	# bench/bench-local-guest.sh, with LOCAL_* as for `local`), BENCH_RAILS
 	# (1: the rails section, bench/bench-rails-guest.sh, RAILS_* as for
-	# `rails`) reach the guest on its command line.
+	# `rails`), BENCH_PY (1: the Python section, bench/pysubmit.py, PY_REPS)
+	# reach the guest on its command line.
 	t0=$(date +%s)
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} \
@@ -131,13 +139,14 @@ all)
 		LOCAL_BATCHES="${LOCAL_BATCHES:-1,8}" LOCAL_MIN_MIB="${LOCAL_MIN_MIB:-64}" \
 		BENCH_RAILS="${BENCH_RAILS:-1}" RAILS_REPS="${RAILS_REPS:-5}" \
 		RAILS_MIB="${RAILS_MIB:-64}" RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" \
+		BENCH_PY="${BENCH_PY:-1}" PY_REPS="${PY_REPS:-15}" \
 		bench/bench-all-guest.sh
 	# Debian's python3 has python3-matplotlib (another python3 may come first in PATH)
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
 	"$py" bench/bench-results.py --raw build/vm/bench-all/raw.txt \
 		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
 		--lat build/vm/bench-all/raw-lat.txt --local build/vm/bench-all/raw-local.txt \
-		--rails build/vm/bench-all/raw-rails.txt \
+		--rails build/vm/bench-all/raw-rails.txt --py build/vm/bench-all/raw-py.txt \
 		--mainjob bench/results-default.txt \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \

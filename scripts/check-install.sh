@@ -149,6 +149,32 @@ assert hixl.get_capability(hixl.AUTO_CONNECT) == (hixl.SUCCESS, hixl.FEATURE_SUP
 	readelf -d "$pydir"/hixl/_hixl*.so | grep -q "RUNPATH.*\[$prefix/lib\]" ||
 		fail "hixl/_hixl*.so: RUNPATH is not $prefix/lib"
 	[ -z "$(find "$pydir" -name __pycache__)" ] || fail "byte code installed"
+	# pip install into a venv, offline: Debian's pip, setuptools and wheel
+	# (/usr/share/python-wheels), the extension built against the installed
+	# library (pkg-config through the sysroot), linked by its soname, no
+	# RUNPATH (LIBDIR is the linker's own); python -m hixl runs
+	venv=$dest/venv
+	cp -r python "$dest/pysrc"
+	rm -rf "$dest"/pysrc/hixl/_hixl*.so "$dest"/pysrc/hixl/__pycache__ "$dest"/pysrc/build \
+		"$dest"/pysrc/*.egg-info
+	/usr/bin/python3 -m venv "$venv" >"$dest/venv.log" 2>&1 &&
+	"$venv/bin/pip" install -q --no-index --find-links /usr/share/python-wheels wheel \
+		>>"$dest/venv.log" 2>&1 &&
+	PKG_CONFIG_SYSROOT_DIR=$dest "$venv/bin/pip" install -q --no-index --no-build-isolation \
+		"$dest/pysrc" >>"$dest/venv.log" 2>&1 ||
+		{ cat "$dest/venv.log" >&2; fail "pip install ./python into a venv"; }
+	vext=$(echo "$venv"/lib/python3*/site-packages/hixl/_hixl*.so)
+	readelf -d "$vext" | grep -q 'NEEDED.*\[libhixl-user\.so\.[0-9]*\]' ||
+		fail "venv: $vext does not link libhixl-user by its soname"
+	! readelf -d "$vext" | grep -qE 'RUNPATH|RPATH' || fail "venv: $vext has a RUNPATH"
+	(cd / && LD_LIBRARY_PATH=$libdir PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -c '
+import sys, hixl, hixl.mooncake
+assert hixl.__file__.startswith(sys.argv[1]), hixl.__file__
+assert hixl.get_capability(hixl.AUTO_CONNECT) == (hixl.SUCCESS, hixl.FEATURE_SUPPORTED)' "$venv") ||
+		fail "import hixl from the venv"
+	out=$(cd / && LD_LIBRARY_PATH=$libdir "$venv/bin/python" -m hixl 2>&1) || true
+	case "$out" in *"libhixl-user $version"*"hixl.ko: "*) ;;
+	*) fail "venv: python -m hixl said: $out" ;; esac
 fi
 
 # -- uninstall leaves nothing behind (but directories)

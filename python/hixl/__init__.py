@@ -40,11 +40,14 @@ from ._types import (  # noqa: F401 (re-exported)
     OPTION_RAILS, FEATURE_SUPPORTED, FEATURE_NOT_SUPPORTED,
     MemType, TransferOp, TransferStatus, AsyncConnectStatus, FeatureType,
     MemDesc, TransferOpDesc, TransferArgs, GetTransferStatusArgs, TransferResult,
-    NotifyDesc, HixlError,
+    NotifyDesc, HixlError, HixlWarning,
 )
+from ._diagnose import warn_init as _warn_init
 
 #: the C request type: transfer_async() returns one (HIXL: an int handle)
 Request = _hixl.Request
+#: hixl's: a batch of descriptors as one C array (arrays, block ids); see its doc
+OpDescs = _hixl.OpDescs
 
 # HIXL exports the values of these enums at module level too
 MEM_DEVICE, MEM_HOST = MemType.MEM_DEVICE, MemType.MEM_HOST
@@ -52,6 +55,9 @@ READ, WRITE = TransferOp.READ, TransferOp.WRITE
 (NOT_CONNECT, CONNECT_PENDING, CONNECTING, CONNECTED, CONNECT_FAILED, DISCONNECT_PENDING,
  DISCONNECTING) = tuple(AsyncConnectStatus)
 AUTO_CONNECT, CLIENT_SERVER_COMM = FeatureType.AUTO_CONNECT, FeatureType.CLIENT_SERVER_COMM
+
+#: the package's version (the library's: version())
+__version__ = "0.3.0"
 
 #: default timeout of transfer_async(), ms (TransferArgs.timeout_in_millis)
 ASYNC_TIMEOUT_MS = 60000
@@ -244,11 +250,16 @@ class Hixl:
                       OPTION_ALLOWED_PEERS, OPTION_AUTH_SECRET(_FILE),
                       OPTION_TRANSPORT TRANSPORT_AUTO (default) /
                       TRANSPORT_RDMA / TRANSPORT_LOCAL
+        A failure whose cause lies outside the program (hixl.ko not
+        loaded, /dev/hixl not accessible, a bad option or environment
+        variable, no RDMA device at the address) also emits one
+        HixlWarning naming the cause and the fix.
         Returns SUCCESS (also when already initialized: nothing happens);
         PARAM_INVALID a malformed name, an unknown key (HIXL's Ascend-only
-        ones included) or value, /dev/hixl missing (hixl.ko not loaded) or
-        not accessible; UNSUPPORTED a feature the module lacks; FAILED the
-        address is not local or has no RDMA device, the port is taken;
+        ones included) or value, or environment variable; UNSUPPORTED a
+        feature the module lacks; FAILED /dev/hixl missing (hixl.ko not
+        loaded) or not accessible, the address is not local or has no RDMA
+        device, the port is taken;
         RESOURCE_EXHAUSTED.  Raises TypeError for non-str names, keys,
         values.
         """
@@ -262,7 +273,10 @@ class Hixl:
             err, eng = _hixl.engine_init(local_engine, opts)
             if err == 0:
                 self._eng = eng
-        return self._ret(_status(err, "initialize(%s)" % local_engine, "hixl_engine_init"))
+        status = _status(err, "initialize(%s)" % local_engine, "hixl_engine_init")
+        if err:
+            _warn_init(err, local_engine, opts, last_error(), _hixl.error_hint(err))
+        return self._ret(status)
 
     def finalize(self):
         """Tear the engine down (HIXL Finalize): waits for pending connects,
@@ -291,6 +305,20 @@ class Hixl:
         initialized."""
         eng = self._eng
         return eng.device() if eng is not None else ""
+
+    def fileno(self):
+        """hixl's: the engine's event descriptor (hixl_engine_event_fd()), for
+        loop.add_reader(), select() or epoll: readable while a request ended
+        that no status call reported yet, or notifications wait
+        (get_notifies() takes them; a module without HIXL_FEAT_POLL
+        signals request ends only).  Level-triggered; owned by the engine
+        (never close it), valid until finalize().  Raises OSError when not
+        initialized or when it cannot be made."""
+        eng = self._eng
+        fd = eng.event_fd() if eng is not None else -_ESHUTDOWN
+        if fd < 0:
+            raise OSError(-fd, "event descriptor: %s" % os.strerror(-fd))
+        return fd
 
     # ---- memory --------------------------------------------------------------
 
@@ -503,7 +531,12 @@ class Hixl:
         op_descs           list of TransferOpDesc (any sequence of objects
                            with local_addr, remote_addr, len), >= 1; each
                            range inside one registration (local: of this
-                           engine; remote: of the peer)
+                           engine; remote: of the peer).  hixl's, without
+                           per-descriptor Python work: an OpDescs
+                           (OpDescs.from_arrays(), OpDescs.from_blocks()),
+                           an (n, 3) integer array (numpy, array.array,
+                           memoryview) of rows (local_addr, remote_addr,
+                           len), or a tuple of three integer arrays
         timeout_in_millis  ms, > 0 (default 1000), for the whole batch
         Local memory that is not registered goes through the engine's
         staging pool (OPTION_BUFFER_POOL, HIXL's relay).
@@ -514,7 +547,9 @@ class Hixl:
         OPTION_AUTO_CONNECT off); TIMEOUT (the link is then broken);
         RESOURCE_EXHAUSTED; FAILED a broken link, still connecting, not
         initialized.  Raises TypeError for a descriptor field that is not an
-        int in 0..2**64-1 or a buffer object.
+        int in 0..2**64-1 or a buffer object, or a non-integer array;
+        ValueError for an array of another shape, arrays of different
+        lengths or a negative value.
         """
         remote = _str(remote_engine, "remote_engine")
         opv = _int(op, "op")
@@ -556,6 +591,29 @@ class Hixl:
                                          "hixl_transfer_async")), 0
         self._reqs[int(req)] = req
         return SUCCESS, req
+
+    async def transfer(self, remote_engine, op, op_descs, timeout_in_millis=ASYNC_TIMEOUT_MS):
+        """hixl's: one READ or WRITE batch awaited in the running asyncio
+        loop: transfer_async(), then 'await req' (the engine's event
+        descriptor in the loop: no thread, no polling; see hixl._aio).
+
+        Arguments as transfer_async(); timeout_in_millis ms > 0 (default
+        ASYNC_TIMEOUT_MS).  Returns SUCCESS when every descriptor completed,
+        else the status transfer_sync() would give (TIMEOUT, PARAM_INVALID,
+        NOT_CONNECTED, FAILED, ...; last_error() says why).  Cancelling the
+        awaiting task cancels the transfer (Request.cancel(): the request
+        ends, its buffers are free to reuse) and raises CancelledError.
+        Raises TypeError, ValueError as transfer_async().
+        """
+        ret, req = self.transfer_async(remote_engine, op, op_descs,
+                                       TransferArgs(timeout_in_millis=timeout_in_millis))
+        if ret != SUCCESS:
+            return ret
+        st = await req
+        if st == TransferStatus.COMPLETED:
+            return SUCCESS
+        err, _failed = req.result()
+        return self._ret(_status(err, "transfer(%s)" % remote_engine))
 
     def _request(self, req):
         if isinstance(req, Request):
@@ -666,7 +724,7 @@ __all__ = [
     "TransferResult", "NotifyDesc", "Hixl", "get_capability",
     # hixl's own
     "OPTION_ALLOWED_PEERS", "OPTION_AUTH_SECRET", "OPTION_AUTH_SECRET_FILE", "STATUS_NAMES",
-    "ASYNC_TIMEOUT_MS", "Request", "HixlError", "check", "last_error", "status_name", "version",
+    "ASYNC_TIMEOUT_MS", "Request", "OpDescs", "HixlError", "HixlWarning", "check", "last_error", "status_name", "version",
     "strerror", "error_hint", "OPTION_TRANSPORT", "TRANSPORT_AUTO", "TRANSPORT_RDMA",
     "TRANSPORT_LOCAL", "LINK_STAT_ACTIVE", "LINK_STAT_NAMED", "LINK_STAT_LOCAL", "LinkState",
     "LinkStat",

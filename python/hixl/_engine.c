@@ -322,12 +322,11 @@ static PyObject *engine_get_all_connect_status(EngineObject *self, PyObject *unu
 /* transfer_sync(name, op, descs, timeout_ms) -> (err, failed_index) */
 static PyObject *engine_transfer_sync(EngineObject *self, PyObject *args)
 {
-	struct hixl_op_desc *d = NULL;
 	PyObject *name_o, *descs_o;
+	OpDescsObject *d;
 	size_t failed = 0;
 	const char *name;
 	int op, timeout, err;
-	Py_ssize_t n;
 
 	if (!PyArg_ParseTuple(args, "OiOi:transfer_sync", &name_o, &op, &descs_o, &timeout))
 		return NULL;
@@ -336,19 +335,19 @@ static PyObject *engine_transfer_sync(EngineObject *self, PyObject *args)
 		return NULL;
 	if (err)
 		return Py_BuildValue("(in)", err, (Py_ssize_t)0);
-	n = descs_from(descs_o, &d);
-	if (n < 0)
+	d = descs_from(descs_o);
+	if (!d)
 		return NULL;
-	failed = (size_t)n;
+	failed = (size_t)d->n;
 	err = eng_enter(self);
 	if (!err) {
 		Py_BEGIN_ALLOW_THREADS
-		err = hixl_transfer_sync(self->eng, name, (enum hixl_op)op, d, (size_t)n, timeout,
-					 &failed);
+		err = hixl_transfer_sync(self->eng, name, (enum hixl_op)op, d->d, (size_t)d->n,
+					 timeout, &failed);
 		Py_END_ALLOW_THREADS
 		eng_leave(self);
 	}
-	PyMem_Free(d);
+	Py_DECREF(d);
 	return Py_BuildValue("(in)", err, (Py_ssize_t)failed);
 }
 
@@ -461,6 +460,18 @@ static PyObject *engine_name(EngineObject *self, PyObject *unused)
 		eng_leave(self);
 	}
 	return err ? PyUnicode_FromString("") : PyUnicode_FromString(buf);
+}
+
+/* event_fd() -> fd or -errno: hixl_engine_event_fd() (owned by the engine) */
+static PyObject *engine_event_fd(EngineObject *self, PyObject *unused)
+{
+	int r = eng_enter(self);
+
+	if (!r) {
+		r = hixl_engine_event_fd(self->eng);
+		eng_leave(self);
+	}
+	return PyLong_FromLong(r);
 }
 
 static PyObject *engine_async_path(EngineObject *self, PyObject *unused)
@@ -581,6 +592,9 @@ static PyMethodDef engine_methods[] = {
 	  "name() -> str: hixl_engine_name(), the port picked for port 0; '' once finalized" },
 	{ "link_stats", (PyCFunction)engine_link_stats, METH_NOARGS,
 	  "link_stats() -> (err, [(peer, state, flags, err, {counter: value})])" },
+	{ "event_fd", (PyCFunction)engine_event_fd, METH_NOARGS,
+	  "event_fd() -> int: hixl_engine_event_fd(), readable while a request ended\n"
+	  "unreported or notifications wait; owned by the engine; -errno on failure" },
 	{ "async_path", (PyCFunction)engine_async_path, METH_NOARGS,
 	  "async_path() -> int: 1 io_uring, 0 worker threads, -errno" },
 	{ NULL }

@@ -157,50 +157,6 @@ int addr_of(PyObject *o, uint64_t *v)
 
 PyObject *s_local_addr, *s_remote_addr, *s_len;
 
-/* descriptors (objects with local_addr, remote_addr, len) into a C array */
-Py_ssize_t descs_from(PyObject *seq_o, struct hixl_op_desc **out)
-{
-	PyObject *seq, *item, *v;
-	struct hixl_op_desc *d;
-	Py_ssize_t i, n;
-	uint64_t f[3];
-	int k, rc;
-
-	seq = PySequence_Fast(seq_o, "op_descs must be a sequence of TransferOpDesc");
-	if (!seq)
-		return -1;
-	n = PySequence_Fast_GET_SIZE(seq);
-	d = PyMem_Calloc(n ? (size_t)n : 1, sizeof(*d));
-	if (!d) {
-		Py_DECREF(seq);
-		PyErr_NoMemory();
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		item = PySequence_Fast_GET_ITEM(seq, i);
-		for (k = 0; k < 3; k++) {
-			v = PyObject_GetAttr(item, k == 0 ? s_local_addr : k == 1 ? s_remote_addr : s_len);
-			if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
-				PyErr_Format(PyExc_TypeError, "op_descs[%zd]: expected a TransferOpDesc, got %.80s",
-					     i, Py_TYPE(item)->tp_name);
-			}
-			rc = v ? addr_of(v, &f[k]) : -1;
-			Py_XDECREF(v);
-			if (rc) {
-				Py_DECREF(seq);
-				PyMem_Free(d);
-				return -1;
-			}
-		}
-		d[i].local_addr = f[0];
-		d[i].remote_addr = f[1];
-		d[i].len = f[2];
-	}
-	Py_DECREF(seq);
-	*out = d;
-	return n;
-}
-
 /* ---- module functions ---------------------------------------------------- */
 
 /* HIXL's numeric Status codes, indexed by enum hixl_status */
@@ -327,7 +283,7 @@ PyMODINIT_FUNC PyInit__hixl(void)
 	PyObject *m;
 
 	if (PyType_Ready(&BufferType) < 0 || PyType_Ready(&EngineType) < 0 ||
-	    PyType_Ready(&RequestType) < 0)
+	    PyType_Ready(&RequestType) < 0 || PyType_Ready(&OpDescsType) < 0)
 		return NULL;
 	s_local_addr = PyUnicode_InternFromString("local_addr");
 	s_remote_addr = PyUnicode_InternFromString("remote_addr");
@@ -340,6 +296,7 @@ PyMODINIT_FUNC PyInit__hixl(void)
 	if (PyModule_AddObjectRef(m, "Buffer", (PyObject *)&BufferType) ||
 	    PyModule_AddObjectRef(m, "Engine", (PyObject *)&EngineType) ||
 	    PyModule_AddObjectRef(m, "Request", (PyObject *)&RequestType) ||
+	    PyModule_AddObjectRef(m, "OpDescs", (PyObject *)&OpDescsType) ||
 	    PyModule_AddIntConstant(m, "REG_READ_ONLY", HIXL_REG_READ_ONLY) ||
 	    PyModule_AddIntConstant(m, "REG_LOCAL_ONLY", HIXL_REG_LOCAL_ONLY) ||
 	    PyModule_AddIntConstant(m, "QUERY_SKIP_WAITING", HIXL_QUERY_SKIP_WAITING) ||

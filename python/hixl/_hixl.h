@@ -2,6 +2,7 @@
 /*
  * _hixl.h - what the files of the hixl._hixl extension share: the object
  * layouts and the helpers.  _hixl.c: the module, Buffer, argument helpers;
+ * _descs.c: OpDescs, descriptor batches;
  * _engine.c: Engine; _request.c: Request and the asynchronous calls.
  */
 #ifndef HIXL_PY_HIXL_H
@@ -38,13 +39,24 @@ typedef struct {
 	PyObject *weakreflist;
 } RequestObject;
 
-extern PyTypeObject BufferType, EngineType, RequestType;
+/* a batch of descriptors: d[n], owned, or in place in a held export */
+typedef struct {
+	PyObject_HEAD
+	struct hixl_op_desc *d;
+	Py_ssize_t n;
+	Py_buffer view;
+	int held;			/* d points into view */
+} OpDescsObject;
+
+extern PyTypeObject BufferType, EngineType, RequestType, OpDescsType;
 
 /* _hixl.c */
 int utf8(PyObject *o, const char **s, Py_ssize_t *len);
 int addr_of(PyObject *o, uint64_t *v);
-Py_ssize_t descs_from(PyObject *seq_o, struct hixl_op_desc **out);
 extern PyObject *s_local_addr, *s_remote_addr, *s_len;
+
+/* _descs.c */
+OpDescsObject *descs_from(PyObject *o);
 
 /* _engine.c */
 int eng_enter(EngineObject *self);

@@ -43,12 +43,11 @@ static int request_clear(RequestObject *self)
 PyObject *engine_transfer_async(EngineObject *self, PyObject *args)
 {
 	PyObject *name_o, *descs_o, *user_data;
-	struct hixl_op_desc *d = NULL;
 	struct hixl_request *req = NULL;
+	OpDescsObject *d;
 	RequestObject *r;
 	const char *name;
 	int op, timeout, err;
-	Py_ssize_t n;
 
 	if (!PyArg_ParseTuple(args, "OiOiO:transfer_async", &name_o, &op, &descs_o, &timeout,
 			      &user_data))
@@ -58,12 +57,12 @@ PyObject *engine_transfer_async(EngineObject *self, PyObject *args)
 		return NULL;
 	if (err)
 		return Py_BuildValue("(iO)", err, Py_None);
-	n = descs_from(descs_o, &d);
-	if (n < 0)
+	d = descs_from(descs_o);
+	if (!d)
 		return NULL;
 	r = PyObject_GC_New(RequestObject, &RequestType);
 	if (!r) {
-		PyMem_Free(d);
+		Py_DECREF(d);
 		return NULL;
 	}
 	r->engine = (EngineObject *)Py_NewRef(self);
@@ -77,13 +76,13 @@ PyObject *engine_transfer_async(EngineObject *self, PyObject *args)
 
 		ta.user_data = r;
 		Py_BEGIN_ALLOW_THREADS
-		err = hixl_transfer_async(self->eng, name, (enum hixl_op)op, d, (size_t)n, &ta,
-					  &req);
+		err = hixl_transfer_async(self->eng, name, (enum hixl_op)op, d->d, (size_t)d->n,
+					  &ta, &req);
 		Py_END_ALLOW_THREADS
 		r->req = err ? NULL : req;
 		eng_leave(self);
 	}
-	PyMem_Free(d);
+	Py_DECREF(d);
 	if (err) {
 		Py_DECREF(r);
 		return Py_BuildValue("(iO)", err, Py_None);
@@ -182,6 +181,42 @@ static PyObject *request_result(RequestObject *self, PyObject *unused)
 	return Py_BuildValue("(in)", err, (Py_ssize_t)failed);
 }
 
+/* cancel() -> err: hixl_request_cancel() without the GIL */
+static PyObject *request_cancel(RequestObject *self, PyObject *unused)
+{
+	int err = self->req ? eng_enter(self->engine) : -EINVAL;
+
+	if (err)
+		return PyLong_FromLong(err);
+	Py_BEGIN_ALLOW_THREADS
+	err = hixl_request_cancel(self->engine->eng, self->req);
+	Py_END_ALLOW_THREADS
+	eng_leave(self->engine);
+	return PyLong_FromLong(err);
+}
+
+/* await req: hixl._aio.wait(req).__await__() (the event fd in the loop) */
+static PyObject *request_await(RequestObject *self)
+{
+	PyObject *mod, *coro, *it;
+
+	mod = PyImport_ImportModule("hixl._aio");
+	if (!mod)
+		return NULL;
+	coro = PyObject_CallMethod(mod, "wait", "O", (PyObject *)self);
+	Py_DECREF(mod);
+	if (!coro)
+		return NULL;
+	it = PyObject_CallMethod(coro, "__await__", NULL);
+	Py_DECREF(coro);
+	return it;
+}
+
+static PyObject *request_engine(RequestObject *self, void *unused)
+{
+	return Py_NewRef(self->engine ? (PyObject *)self->engine : Py_None);
+}
+
 static PyObject *request_index(RequestObject *self)
 {
 	return PyLong_FromVoidPtr(self->req);
@@ -200,6 +235,10 @@ static PyMethodDef request_methods[] = {
 	  "wait(timeout_ms) -> (err, status): hixl_request_wait() without the GIL" },
 	{ "result", (PyCFunction)request_result, METH_NOARGS,
 	  "result() -> (err, failed_index): hixl_request_result()" },
+	{ "cancel", (PyCFunction)request_cancel, METH_NOARGS,
+	  "cancel() -> err: hixl_request_cancel() without the GIL: 0 the request has\n"
+	  "ended (FAILED, result() -ECANCELED, unless it ended first); -EALREADY it had\n"
+	  "ended before; -ESHUTDOWN the engine was finalized" },
 	{ NULL }
 };
 
@@ -207,6 +246,16 @@ static PyMemberDef request_members[] = {
 	{ "user_data", T_OBJECT, offsetof(RequestObject, user_data), READONLY,
 	  "the user_data given to transfer_async()" },
 	{ NULL }
+};
+
+static PyGetSetDef request_getset[] = {
+	{ "engine", (getter)request_engine, NULL, "the C engine (hixl._hixl.Engine) of the request",
+	  NULL },
+	{ NULL }
+};
+
+static PyAsyncMethods request_as_async = {
+	.am_await = (unaryfunc)request_await,
 };
 
 static PyNumberMethods request_as_number = {
@@ -220,7 +269,8 @@ PyTypeObject RequestType = {
 	.tp_doc = "One asynchronous transfer (struct hixl_request), made by\n"
 		  "Hixl.transfer_async().  int(req) is the C request's address (HIXL's\n"
 		  "int TransferReq).  Dropping the last reference frees it; a request\n"
-		  "still WAITING then runs to its end and the library frees it.",
+		  "still WAITING then runs to its end and the library frees it.\n"
+		  "'await req' waits in the running asyncio loop (hixl._aio.wait()).",
 	.tp_basicsize = sizeof(RequestObject),
 	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
 	.tp_dealloc = (destructor)request_dealloc,
@@ -230,6 +280,8 @@ PyTypeObject RequestType = {
 	.tp_methods = request_methods,
 	.tp_members = request_members,
 	.tp_as_number = &request_as_number,
+	.tp_as_async = &request_as_async,
+	.tp_getset = request_getset,
 	.tp_repr = (reprfunc)request_repr,
 };
 

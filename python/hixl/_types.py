@@ -5,6 +5,7 @@ and values; see hixl/__init__.py for the engine)."""
 import enum
 
 from . import _hixl
+from . import _torch
 
 # ---- status codes (HIXL's Status; hixl_status_from_errno() picks one) -------
 SUCCESS = 0
@@ -164,9 +165,13 @@ def _uint(value, name, limit=_U64):
 
 def _address(value, name):
     """(address, nbytes or None, the buffer object or None) of an int address
-    or of a buffer object (numpy array, bytearray, memoryview, mmap...)."""
+    or of a buffer object (numpy array, bytearray, memoryview, mmap...) or a
+    CPU torch tensor (a view of its memory that references it: _torch.py;
+    ValueError for device tensors)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return _uint(value, name), None, None
+    if _torch.is_tensor(value):
+        value = _torch.tensor_buffer(value, name)
     try:
         buf = _hixl.Buffer(value)
     except TypeError:
@@ -186,7 +191,9 @@ class MemDesc:
     MemDesc(addr, len=None, local_only=False, dmabuf_fd=-1, dmabuf_offset=0)
 
     addr        int, the start address; or any contiguous buffer object
-                (numpy array, bytearray, memoryview, mmap): its start, and
+                (numpy array, bytearray, memoryview, mmap) or CPU torch
+                tensor (ValueError for device or non-contiguous tensors):
+                its start, and
                 register_mem() then holds the buffer (read-only buffers are
                 registered read-only) until deregister_mem() or finalize()
     len         bytes, int; default (buffer objects only) the buffer's size
@@ -363,3 +370,12 @@ class HixlError(Exception):
     def __str__(self):
         text = "%s (%d)" % (self.name, self.status)
         return "%s: %s" % (text, self.message) if self.message else text
+
+
+class HixlWarning(UserWarning):
+    """hixl's: emitted once by a failed initialize() whose cause lies
+    outside the program (hixl.ko not loaded, /dev/hixl not accessible, a bad
+    option or environment variable, an address without an RDMA device): the
+    message names the cause and the fix.  The call still returns HIXL's
+    status; warnings.simplefilter("error", hixl.HixlWarning) makes it an
+    exception."""

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""examples/kv_transfer.py runs and reports an intact KV cache; the README's
-Python example runs."""
+"""examples/kv_transfer.py and examples/python/kv_connector.py run and
+report intact KV blocks; the README's Python example runs."""
 
 import os
 import subprocess
@@ -20,6 +20,25 @@ def test_kv_transfer_example(dev):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "data intact" in p.stdout and "notify kv_ready/layers=4" in p.stdout
     print(p.stdout)
+
+
+def test_kv_connector_example(dev):
+    """examples/python/kv_connector.py: two processes, blocks by id, asyncio,
+    a notification; torch tensors with HIXL_TEST_TORCH=1 (each of its two
+    processes imports torch: about a minute each under TCG), numpy arrays
+    otherwise"""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    if os.environ.get("HIXL_PY_INSTALLED") != "1":
+        env["PYTHONPATH"] = os.path.join(REPO, "python")
+    flags = [] if os.environ.get("HIXL_TEST_TORCH") == "1" else ["--numpy"]
+    port = next_port()
+    next_port()				# the decode engine's
+    p = subprocess.run([sys.executable, os.path.join(REPO, "examples", "python",
+                                                     "kv_connector.py")] + flags +
+                       [IP, str(port)], env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "prefill: wrote 40 descriptors" in p.stdout, p.stdout
+    assert "decode: request req-42: 5 blocks x 4 layers intact" in p.stdout, p.stdout
 
 
 def test_readme_snippet(dev):

@@ -25,7 +25,12 @@ cat "$HIXL_WORK/user.tap"
 tests/cpp/hixl-cpp-test > "$HIXL_WORK/cpp.tap" 2>&1 || rc=1
 cat "$HIXL_WORK/cpp.tap"
 # the Python package: pytest writes $HIXL_WORK/python.tap (tests/python/conftest.py);
-# the repo is read-only in the guest: no bytecode, no cache
+# the repo is read-only in the guest: no bytecode, no cache.  Importing torch
+# takes about a minute under TCG: its tests run in the stock 6.12 VM only
+case "$(uname -r)" in
+6.12.*+deb12-amd64) ;;
+*) export HIXL_TEST_TORCH="${HIXL_TEST_TORCH:-0}" ;;
+esac
 PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python \
 	> "$HIXL_WORK/python.log" 2>&1 || rc=1
 tail -5 "$HIXL_WORK/python.log"

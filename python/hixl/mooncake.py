@@ -1,0 +1,527 @@
+# SPDX-License-Identifier: MIT
+"""hixl.mooncake - Mooncake Transfer Engine's Python API over hixl.
+
+    from hixl.mooncake import TransferEngine     # for: from mooncake.engine import ...
+    te = TransferEngine()
+    te.initialize("10.77.0.1", "P2PHANDSHAKE", "rdma", "")
+    session_id = "10.77.0.1:%d" % te.get_rpc_port()
+    te.batch_register_memory([kv.ctypes.data], [kv.nbytes])
+    te.batch_transfer_sync_write(peer_session_id, src_ptrs, dst_ptrs, lengths)
+
+The members that vLLM's MooncakeConnector, SGLang's mooncake backend and
+LMCache's MooncakeChannel call, with the names, argument order, defaults
+and return conventions of Mooncake's TransferEngine
+(kvcache-ai/Mooncake mooncake-integration/transfer_engine/
+transfer_engine_py.cpp): 0 on success and a negative number on failure
+(here the library's -errno: hixl.last_error() says what failed; Mooncake
+returns -1), batch ids as ints.  The model is the same as hixl's: a peer is
+its "host:rpc_port" session name, remote memory is named by the peer's
+virtual addresses, registered on its side.  Transfers connect on first use
+(hixl's AutoConnect, as Mooncake opens a segment on first use).
+docs/python.md compares the two member by member.
+"""
+
+import ctypes
+import enum
+import mmap
+import os
+import socket
+import threading
+import warnings
+
+from . import _hixl
+from . import _diagnose
+from ._types import HixlWarning
+
+P2PHANDSHAKE = "P2PHANDSHAKE"
+#: protocols taken: hixl moves bytes over RDMA, or by the kernel's copy
+#: between engines of one host, whichever protocol is named
+PROTOCOLS = ("rdma", "tcp")
+_C_READ, _C_WRITE = 0, 1	# enum hixl_op: HIXL_OP_READ, HIXL_OP_WRITE
+
+
+class TransferOpcode(enum.IntEnum):
+    """Mooncake's TransferEngine.TransferOpcode: Read, Write."""
+    Read = 0
+    Write = 1
+
+
+class TransferNotify:
+    """Mooncake's TransferNotify(name, msg): a notification sent with a
+    transfer (transfer_sync(notify=...)) or received (get_notifies())."""
+
+    def __init__(self, name="", msg=""):
+        self.name = name
+        self.msg = msg
+
+    def __repr__(self):
+        return "TransferNotify(%r, %r)" % (self.name, self.msg)
+
+
+def _set_error(message):
+    """what hixl.last_error() says next in this thread"""
+    from . import _tls
+    _tls.msg = message
+
+
+def _lib_error():
+    from . import _tls
+    _tls.msg = None
+
+
+def _timeout_ms(nbytes):
+    """Mooncake's transfer deadline: MC_TRANSFER_TIMEOUT s (at least 5,
+    default 30) plus 1 ns per byte"""
+    env = os.environ.get("MC_TRANSFER_TIMEOUT")
+    try:
+        secs = max(5, int(env)) if env else 30
+    except ValueError:
+        secs = 30
+    return min(secs * 1000 + nbytes // 1000000, (1 << 31) - 1)
+
+
+def _resolve(host):
+    """an IP address for a host name ("localhost" -> "127.0.0.1")"""
+    try:
+        socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
+        return host
+    except OSError:
+        return socket.getaddrinfo(host, None, socket.AF_INET)[0][4][0]
+
+
+class TransferEngine:
+    """Mooncake's TransferEngine over one hixl engine.
+
+    TransferEngine() makes nothing yet; initialize() sets the engine up.
+    Methods return 0 or a negative -errno (hixl.last_error() says why),
+    except where Mooncake returns something else (noted on each).  Safe to
+    call from several threads, as Mooncake's.
+    """
+
+    TransferOpcode = TransferOpcode
+
+    def __init__(self):
+        self._eng = None
+        self._lock = threading.Lock()
+        self._regs = {}		# addr -> (handle, length)
+        self._managed = {}	# addr -> (mmap, length)
+        self._batches = {}	# batch id -> Request
+        self._hostname = ""
+
+    # ---- setup ---------------------------------------------------------------
+
+    def initialize(self, local_hostname, metadata_server, protocol, device_name):
+        """Set the engine up (Mooncake initialize()).
+
+        local_hostname   "ip", "host" or "ip:port" ("[ipv6]:port"): the
+                         engine listens there; without a port on one the
+                         kernel picks (get_rpc_port() says which), as
+                         Mooncake's P2P handshake picks its RPC port
+        metadata_server  "P2PHANDSHAKE" only: peers are named "host:port"
+                         and find each other directly (hixl has no metadata
+                         service: the kernel exchanges the region tables
+                         when a link is made)
+        protocol         "rdma" or "tcp": either way hixl moves the bytes
+                         over RDMA, or by the kernel's copy between engines
+                         of one host
+        device_name      Mooncake's RDMA device filter: ignored, the
+                         address chooses the device (hixl.Hixl.device)
+        Returns 0; -EINVAL for another metadata server or protocol or a
+        malformed name, -EALREADY when already initialized, or the
+        library's -errno (hixl.ko not loaded: -ENOPKG); every failure with
+        one HixlWarning naming the cause and the fix.
+        """
+        if self._eng is not None:
+            _set_error("initialize: already initialized")
+            return -_hixl_errno("EALREADY")
+        if metadata_server != P2PHANDSHAKE:
+            return self._init_refused("metadata server %r: hixl.mooncake takes only %r "
+                                      "(peers named host:port, no metadata service)"
+                                      % (metadata_server, P2PHANDSHAKE))
+        if protocol not in PROTOCOLS:
+            return self._init_refused("protocol %r: hixl.mooncake moves bytes over RDMA "
+                                      "(\"rdma\", \"tcp\" taken alike)" % (protocol,))
+        host, port = local_hostname, "0"
+        if local_hostname.startswith("["):
+            host, _, rest = local_hostname[1:].partition("]")
+            port = rest[1:] or "0"
+        elif local_hostname.count(":") == 1:
+            host, port = local_hostname.split(":")
+        try:
+            ip = _resolve(host)
+        except OSError as e:
+            return self._init_refused("local_hostname %r does not resolve: %s"
+                                      % (local_hostname, e))
+        name = "[%s]:%s" % (ip, port) if ":" in ip else "%s:%s" % (ip, port)
+        opts = [("AutoConnect", "1")]
+        err, eng = _hixl.engine_init(name, opts)
+        if err:
+            _lib_error()
+            _diagnose.warn_init(err, name, opts, _hixl.last_error(), _hixl.error_hint(err))
+            return err
+        self._eng = eng
+        self._hostname = host
+        return 0
+
+    def _init_refused(self, what):
+        _set_error("initialize: " + what)
+        warnings.warn("hixl.mooncake: initialize failed: " + what, HixlWarning, stacklevel=3)
+        return -_hixl_errno("EINVAL")
+
+    def get_rpc_port(self):
+        """The port peers reach this engine on (Mooncake get_rpc_port()):
+        session names are "host:port"; -1 when not initialized."""
+        eng = self._eng
+        if eng is None:
+            return -1
+        name = eng.name()
+        return int(name.rsplit(":", 1)[1]) if name else -1
+
+    def _engine(self, what):
+        eng = self._eng
+        if eng is None:
+            _set_error("%s: the engine is not initialized" % what)
+        return eng
+
+    # ---- memory --------------------------------------------------------------
+
+    def register_memory(self, buffer_addr, capacity, location="*"):
+        """Register [buffer_addr, buffer_addr + capacity) for transfers
+        (Mooncake register_memory()); location (Mooncake's NUMA/device
+        hint, "*" any) is ignored.  Returns 0; -EEXIST for an address
+        already registered here or an overlap, -EINVAL length 0, the
+        library's -errno (-EFAULT unmapped, -ENOMEM memlock limit, ...);
+        -ESHUTDOWN when not initialized."""
+        return self._register(int(buffer_addr), int(capacity), None, "register_memory")
+
+    def _register(self, addr, length, buf, what):
+        eng = self._engine(what)
+        if eng is None:
+            return -_hixl.ESHUTDOWN
+        with self._lock:
+            if addr in self._regs:
+                _set_error("%s: 0x%x is already registered" % (what, addr))
+                return -_hixl_errno("EEXIST")
+            err, handle = eng.register_mem(addr, length, 0, _hixl.C_MEM_HOST, -1, 0, buf)
+            if err:
+                _lib_error()
+                return err
+            self._regs[addr] = (handle, length)
+        return 0
+
+    def unregister_memory(self, buffer_addr):
+        """Drop the registration that starts at buffer_addr (Mooncake
+        unregister_memory()).  Returns 0; -ENOENT for an address not
+        registered here; -ESHUTDOWN when not initialized."""
+        eng = self._engine("unregister_memory")
+        if eng is None:
+            return -_hixl.ESHUTDOWN
+        with self._lock:
+            reg = self._regs.pop(int(buffer_addr), None)
+            if reg is None:
+                _set_error("unregister_memory: 0x%x is not registered" % int(buffer_addr))
+                return -_hixl_errno("ENOENT")
+            err = eng.deregister_mem(reg[0])
+        if err:
+            _lib_error()
+        return err
+
+    def batch_register_memory(self, buffer_addresses, capacities, location="*"):
+        """register_memory() of each (address, capacity) pair (Mooncake
+        batch_register_memory()): all or none - a failure drops the ones
+        this call made.  Returns 0, -EINVAL for lists of different
+        lengths, or the first failure's -errno."""
+        addrs, caps = list(buffer_addresses), list(capacities)
+        if len(addrs) != len(caps):
+            _set_error("batch_register_memory: %d addresses, %d capacities"
+                       % (len(addrs), len(caps)))
+            return -_hixl_errno("EINVAL")
+        done = []
+        for addr, cap in zip(addrs, caps):
+            err = self.register_memory(addr, cap, location)
+            if err:
+                for a in done:
+                    self.unregister_memory(a)
+                return err
+            done.append(addr)
+        return 0
+
+    def batch_unregister_memory(self, buffer_addresses):
+        """unregister_memory() of each address (Mooncake
+        batch_unregister_memory()); goes on past failures.  Returns 0 or
+        the first failure's -errno."""
+        first = 0
+        for addr in list(buffer_addresses):
+            err = self.unregister_memory(addr)
+            first = first or err
+        return first
+
+    def allocate_managed_buffer(self, length):
+        """A registered buffer of length bytes made by the engine (Mooncake
+        allocate_managed_buffer(); anonymous memory here, no slab
+        allocator).  Returns its address, 0 on failure."""
+        try:
+            m = mmap.mmap(-1, int(length))
+        except (OSError, ValueError) as e:
+            _set_error("allocate_managed_buffer(%d): %s" % (int(length), e))
+            return 0
+        buf = _hixl.Buffer(m)
+        addr = buf.addr
+        if self._register(addr, int(length), buf, "allocate_managed_buffer"):
+            buf.release()
+            m.close()
+            return 0
+        self._managed[addr] = (m, int(length))
+        return addr
+
+    def free_managed_buffer(self, buffer_addr, length):
+        """Give back an allocate_managed_buffer() buffer (Mooncake
+        free_managed_buffer()).  Returns 0; -ENOENT for another address."""
+        m = self._managed.pop(int(buffer_addr), None)
+        if m is None:
+            _set_error("free_managed_buffer: 0x%x is no managed buffer" % int(buffer_addr))
+            return -_hixl_errno("ENOENT")
+        err = self.unregister_memory(buffer_addr)
+        m[0].close()
+        return err
+
+    def write_bytes_to_buffer(self, dest_address, src_ptr, length):
+        """Copy length bytes of src_ptr (bytes) to local memory at
+        dest_address (Mooncake write_bytes_to_buffer()).  Returns 0;
+        -EINVAL when src_ptr is shorter than length."""
+        data = bytes(src_ptr)
+        if len(data) < int(length):
+            _set_error("write_bytes_to_buffer: %d bytes given, %d asked" % (len(data), length))
+            return -_hixl_errno("EINVAL")
+        ctypes.memmove(int(dest_address), data, int(length))
+        return 0
+
+    def read_bytes_from_buffer(self, source_address, length):
+        """length bytes of local memory at source_address, as bytes
+        (Mooncake read_bytes_from_buffer())."""
+        return ctypes.string_at(int(source_address), int(length))
+
+    # ---- transfers -----------------------------------------------------------
+
+    def _sync(self, what, target, op, descs, nbytes, notify=None):
+        eng = self._engine(what)
+        if eng is None:
+            return -_hixl.ESHUTDOWN
+        err, _failed = eng.transfer_sync(str(target), op, descs, _timeout_ms(nbytes))
+        if not err and notify is not None:
+            err = eng.send_notify(str(target), _b(notify.name), _b(notify.msg), 10000)
+        if err:
+            _lib_error()
+        return err
+
+    def transfer_sync_write(self, target_hostname, buffer, peer_buffer_address, length,
+                            transport_hint=""):
+        """WRITE length bytes at local buffer to peer_buffer_address of the
+        peer session target_hostname ("host:port"), waiting for the end
+        (Mooncake transfer_sync_write()).  transport_hint is ignored.
+        Returns 0 or the library's -errno: -ERANGE a remote range the peer
+        did not register, -ENOENT a local one not registered, -ETIMEDOUT
+        past MC_TRANSFER_TIMEOUT (30 s) plus 1 ns a byte, -ECONNREFUSED no
+        such peer, ..."""
+        return self._sync("transfer_sync_write", target_hostname, _C_WRITE,
+                          _one(buffer, peer_buffer_address, length), int(length))
+
+    def transfer_sync_read(self, target_hostname, buffer, peer_buffer_address, length,
+                           transport_hint=""):
+        """READ length bytes at the peer's peer_buffer_address into local
+        buffer (Mooncake transfer_sync_read()); as transfer_sync_write()."""
+        return self._sync("transfer_sync_read", target_hostname, _C_READ,
+                          _one(buffer, peer_buffer_address, length), int(length))
+
+    def transfer_sync(self, target_hostname, buffer, peer_buffer_address, length, opcode,
+                      notify=None, transport_hint=""):
+        """One READ or WRITE (opcode TransferOpcode.Read/Write), then, when
+        it succeeded, notify (a TransferNotify) sent to the peer (Mooncake
+        transfer_sync()).  Returns 0 or -errno."""
+        return self._sync("transfer_sync", target_hostname, _op(opcode),
+                          _one(buffer, peer_buffer_address, length), int(length), notify)
+
+    def _batch_descs(self, what, buffers, peer_buffer_addresses, lengths):
+        """(OpDescs, bytes) of three lists, or (None, -errno)"""
+        try:
+            descs = _hixl.OpDescs.from_arrays(buffers, peer_buffer_addresses, lengths)
+        except (TypeError, ValueError) as e:
+            _set_error("%s: %s" % (what, e))
+            return None, -_hixl_errno("EINVAL")
+        return descs, descs.nbytes
+
+    def batch_transfer_sync(self, target_hostname, buffers, peer_buffer_addresses, lengths,
+                            opcode, notify=None, transport_hint=""):
+        """One batch: buffers[i] <-> peer_buffer_addresses[i], lengths[i]
+        bytes each, READ or WRITE, one library call, waited for; then notify
+        when it succeeded (Mooncake batch_transfer_sync()).  The three are
+        equal-length sequences of ints or integer arrays (numpy too).
+        Returns 0; -EINVAL for lists of different lengths or none; or
+        -errno as transfer_sync_write()."""
+        descs, n = self._batch_descs("batch_transfer_sync", buffers, peer_buffer_addresses,
+                                     lengths)
+        if descs is None:
+            return n
+        return self._sync("batch_transfer_sync", target_hostname, _op(opcode), descs, n, notify)
+
+    def batch_transfer_sync_write(self, target_hostname, buffers, peer_buffer_addresses,
+                                  lengths, transport_hint=""):
+        """batch_transfer_sync(..., TransferOpcode.Write) (Mooncake
+        batch_transfer_sync_write())."""
+        return self.batch_transfer_sync(target_hostname, buffers, peer_buffer_addresses,
+                                        lengths, TransferOpcode.Write)
+
+    def batch_transfer_sync_read(self, target_hostname, buffers, peer_buffer_addresses,
+                                 lengths, transport_hint=""):
+        """batch_transfer_sync(..., TransferOpcode.Read) (Mooncake
+        batch_transfer_sync_read())."""
+        return self.batch_transfer_sync(target_hostname, buffers, peer_buffer_addresses,
+                                        lengths, TransferOpcode.Read)
+
+    def batch_transfer_async(self, target_hostname, buffers, peer_buffer_addresses, lengths,
+                             opcode, transport_hint=""):
+        """Start one batch and return at once (Mooncake
+        batch_transfer_async()).  Returns its batch id, an int != 0, for
+        get_batch_transfer_status() (and hixl's batch_request()); 0 on
+        failure (as Mooncake; hixl.last_error() says why)."""
+        descs, n = self._batch_descs("batch_transfer_async", buffers, peer_buffer_addresses,
+                                     lengths)
+        eng = self._engine("batch_transfer_async")
+        if descs is None or eng is None:
+            return 0
+        err, req = eng.transfer_async(str(target_hostname), _op(opcode), descs,
+                                      _timeout_ms(n), None)
+        if err:
+            _lib_error()
+            return 0
+        with self._lock:
+            self._batches[int(req)] = req
+        return int(req)
+
+    def batch_transfer_async_write(self, target_hostname, buffers, peer_buffer_addresses,
+                                   lengths, transport_hint=""):
+        """batch_transfer_async(..., TransferOpcode.Write)."""
+        return self.batch_transfer_async(target_hostname, buffers, peer_buffer_addresses,
+                                         lengths, TransferOpcode.Write)
+
+    def batch_transfer_async_read(self, target_hostname, buffers, peer_buffer_addresses,
+                                  lengths, transport_hint=""):
+        """batch_transfer_async(..., TransferOpcode.Read)."""
+        return self.batch_transfer_async(target_hostname, buffers, peer_buffer_addresses,
+                                         lengths, TransferOpcode.Read)
+
+    def batch_request(self, batch_id):
+        """hixl's: the hixl.Request behind a batch id (await it, cancel()
+        it); None for an unknown id."""
+        return self._batches.get(int(batch_id))
+
+    def get_batch_transfer_status(self, batch_ids):
+        """Wait until every batch of batch_ids (a list of ids) has ended
+        (Mooncake get_batch_transfer_status(): it blocks too).  Returns 0
+        when all COMPLETED, -1 when one FAILED or TIMED OUT (the others are
+        still waited for; hixl.last_error() says which failed) or an id is
+        unknown.  The ids are spent either way, as Mooncake frees them."""
+        first = 0
+        for bid in list(batch_ids):
+            with self._lock:
+                req = self._batches.pop(int(bid), None)
+            if req is None:
+                _set_error("get_batch_transfer_status: unknown batch id %r" % (bid,))
+                first = -1
+                continue
+            err, st = req.wait(-1)
+            if err or st != 1:	# TransferStatus.COMPLETED
+                rerr, _ = req.result()
+                _set_error("batch %#x: %s" % (int(bid), _hixl.strerror(rerr or err)))
+                first = -1
+        return first
+
+    def transfer_submit_write(self, target_hostname, buffer, peer_buffer_address, length,
+                              transport_hint=""):
+        """Start one WRITE (Mooncake transfer_submit_write()).  Returns its
+        batch id for transfer_check_status(), -1 on failure."""
+        bid = self.batch_transfer_async(target_hostname, [int(buffer)],
+                                        [int(peer_buffer_address)], [int(length)],
+                                        TransferOpcode.Write)
+        return bid if bid else -1
+
+    def transfer_check_status(self, batch_id):
+        """How a transfer_submit_write() batch is doing, without waiting
+        (Mooncake transfer_check_status()): 1 COMPLETED, 0 still running,
+        -1 FAILED (or an unknown id), -2 TIMED OUT.  An id that ended is
+        spent (Mooncake frees it, a timed-out one excepted)."""
+        req = self._batches.get(int(batch_id))
+        if req is None:
+            _set_error("transfer_check_status: unknown batch id %r" % (batch_id,))
+            return -1
+        err, st = req.status()
+        if err:
+            return -1
+        if st == 0:		# WAITING
+            return 0
+        if st == 2:		# TIMEOUT: Mooncake keeps the id
+            return -2
+        with self._lock:
+            self._batches.pop(int(batch_id), None)
+        return 1 if st == 1 else -1
+
+    # ---- notifications, probes -------------------------------------------------
+
+    def get_notifies(self):
+        """The notifications received so far (Mooncake get_notifies()): a
+        list of TransferNotify(name, msg), [] when none or not
+        initialized."""
+        eng = self._eng
+        if eng is None:
+            return []
+        err, items, _dropped = eng.get_notifies()
+        return [TransferNotify(n.decode("utf-8", "surrogateescape"),
+                               m.decode("utf-8", "surrogateescape")) for _, n, m in items]
+
+    def send_probe(self, peer_server_name):
+        """Is the peer session reachable (Mooncake send_probe())?  Connects
+        when no link is up.  Returns 0 when it is, else -errno."""
+        eng = self._engine("send_probe")
+        if eng is None:
+            return -_hixl.ESHUTDOWN
+        err = eng.connect(str(peer_server_name), 5000)
+        if err == -_hixl_errno("EISCONN"):
+            return 0
+        if err:
+            _lib_error()
+        return err
+
+    def finalize(self):
+        """hixl's: tear the engine down now (Mooncake's at the object's end):
+        links, registrations, managed buffers, batches."""
+        eng, self._eng = self._eng, None
+        self._regs.clear()
+        self._batches.clear()
+        if eng is not None:
+            eng.finalize()
+        for m, _ in self._managed.values():
+            m.close()
+        self._managed.clear()
+
+
+def _op(opcode):
+    op = int(opcode)
+    if op not in (TransferOpcode.Read, TransferOpcode.Write):
+        raise ValueError("opcode must be TransferOpcode.Read or Write, got %r" % (opcode,))
+    return _C_READ if op == TransferOpcode.Read else _C_WRITE
+
+
+def _one(buffer, peer, length):
+    return _hixl.OpDescs.from_arrays([int(buffer)], [int(peer)], [int(length)])
+
+
+def _b(v):
+    return v.encode("utf-8", "surrogateescape") if isinstance(v, str) else bytes(v)
+
+
+def _hixl_errno(name):
+    import errno
+    return getattr(errno, name)
+
+
+__all__ = ["TransferEngine", "TransferOpcode", "TransferNotify", "P2PHANDSHAKE"]

@@ -1,0 +1,299 @@
+# SPDX-License-Identifier: MIT
+"""hixl.mooncake.TransferEngine against a second process (a peer engine on
+the VM's rxe0, also through hixl.mooncake): every member, the bytes
+checked on the side that received them, and the call sequences of vLLM's
+MooncakeConnector, SGLang's mooncake backend and LMCache's MooncakeChannel
+as those files make them."""
+
+import errno
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import hixl
+from hixl.mooncake import P2PHANDSHAKE, TransferEngine, TransferNotify, TransferOpcode
+from conftest import IP, REPO
+
+N = 1 << 20		# bytes of the peer's inbox and outbox
+
+# the peer: registers inbox (zeros) and outbox (pattern 99), prints its
+# session and addresses, then answers one command a line on stdin
+PEER = r"""
+import sys
+import numpy as np
+from hixl.mooncake import TransferEngine
+N = 1 << 20
+def pattern(seed, n):
+    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8)
+te = TransferEngine()
+ret = te.initialize(sys.argv[1], "P2PHANDSHAKE", "rdma", "")
+inbox, outbox = np.zeros(N, np.uint8), pattern(99, N)
+reg = te.batch_register_memory([inbox.ctypes.data, outbox.ctypes.data], [N, N])
+print(ret, reg, "%s:%d" % (sys.argv[1], te.get_rpc_port()), inbox.ctypes.data,
+      outbox.ctypes.data, flush=True)
+for line in sys.stdin:
+    cmd = line.split()
+    if cmd[0] == "check":		# check OFF LEN SEED: inbox bytes == pattern(SEED)
+        off, n, seed = map(int, cmd[1:])
+        print("ok" if np.array_equal(inbox[off:off + n], pattern(seed, n)) else "bad",
+              flush=True)
+    elif cmd[0] == "clear":
+        inbox[:] = 0
+        print("ok", flush=True)
+    elif cmd[0] == "notifies":
+        print(" ".join("%s=%s" % (n.name, n.msg) for n in te.get_notifies()) or "-", flush=True)
+    else:
+        break
+te.finalize()
+"""
+
+
+def pattern(seed, n):
+    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8)
+
+
+class Peer:
+    def __init__(self):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        if os.environ.get("HIXL_PY_INSTALLED") != "1":
+            env["PYTHONPATH"] = os.path.join(REPO, "python")
+        self.p = subprocess.Popen([sys.executable, "-c", PEER, IP], env=env, text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        first = self.p.stdout.readline().split()
+        assert first[:2] == ["0", "0"], first
+        self.session, self.inbox, self.outbox = first[2], int(first[3]), int(first[4])
+
+    def ask(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        return self.p.stdout.readline().strip()
+
+    def check(self, off, n, seed):
+        return self.ask("check %d %d %d" % (off, n, seed)) == "ok"
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.stdin.close()
+            self.p.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def peer():
+    if not os.path.exists("/dev/hixl"):
+        pytest.skip("no /dev/hixl (hixl.ko not loaded): runs in the test VM")
+    p = Peer()
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def te(peer):
+    peer.ask("clear")
+    e = TransferEngine()
+    assert e.initialize(IP, P2PHANDSHAKE, "rdma", "") == 0, hixl.last_error()
+    yield e
+    e.finalize()
+
+
+# ---- the callers' sequences --------------------------------------------------
+
+def test_vllm_sequence(peer):
+    """vLLM MooncakeConnectorWorker: initialize(hostname, "P2PHANDSHAKE",
+    protocol, ""), get_rpc_port(), batch_register_memory(kv_data_ptrs,
+    kv_data_lens) of every layer, batch_transfer_sync_write(remote_session,
+    src_ptrs, dst_ptrs, lengths) of the blocks (contiguous ones merged)"""
+    peer.ask("clear")
+    engine = TransferEngine()
+    assert engine.initialize(IP, "P2PHANDSHAKE", "rdma", "") == 0, hixl.last_error()
+    rpc_port = engine.get_rpc_port()
+    assert rpc_port > 0
+    layers = [pattern(10 + i, 16 * 4096).reshape(16, 4096) for i in range(2)]
+    assert engine.batch_register_memory([t.ctypes.data for t in layers],
+                                        [t.nbytes for t in layers]) == 0, hixl.last_error()
+    src_ptrs, dst_ptrs, lengths = [], [], []
+    for i, t in enumerate(layers):		# blocks 2..4 (merged) and 9, per layer
+        for first, count in ((2, 3), (9, 1)):
+            src_ptrs.append(t[first].ctypes.data)
+            dst_ptrs.append(peer.inbox + i * 65536 + first * 4096)
+            lengths.append(count * 4096)
+    ret = engine.batch_transfer_sync_write(peer.session, src_ptrs, dst_ptrs, lengths)
+    assert ret == 0, hixl.last_error()
+    for i, t in enumerate(layers):
+        seed_bytes = t.ravel()
+        want = np.zeros(65536, np.uint8)
+        want[2 * 4096:5 * 4096] = seed_bytes[2 * 4096:5 * 4096]
+        want[9 * 4096:10 * 4096] = seed_bytes[9 * 4096:10 * 4096]
+        got = engine_read_back(engine, peer, i * 65536, 65536)
+        assert np.array_equal(got, want)
+    assert engine.batch_unregister_memory([t.ctypes.data for t in layers]) == 0
+    engine.finalize()
+
+
+def engine_read_back(engine, peer, off, n):
+    """the peer's inbox bytes, READ back with batch_transfer_sync_read()"""
+    back = np.zeros(n, np.uint8)
+    assert engine.register_memory(back.ctypes.data, n) == 0, hixl.last_error()
+    assert engine.batch_transfer_sync_read(peer.session, [back.ctypes.data],
+                                           [peer.inbox + off], [n]) == 0, hixl.last_error()
+    assert engine.unregister_memory(back.ctypes.data) == 0
+    return back
+
+
+def test_sglang_sequence(peer):
+    """SGLang MooncakeTransferEngine: initialize(hostname, "P2PHANDSHAKE",
+    "rdma", ib_device or ""), session_id f"{hostname}:{get_rpc_port()}",
+    register_memory(ptr, length), transfer_sync_write(session_id, buffer,
+    peer_buffer_address, length), batch_transfer_sync_write(...),
+    unregister_memory(ptr)"""
+    peer.ask("clear")
+    engine = TransferEngine()
+    assert engine.initialize(IP, "P2PHANDSHAKE", "rdma", "") == 0
+    session_id = "%s:%d" % (IP, engine.get_rpc_port())
+    assert session_id != peer.session
+    src = pattern(21, 3 * 8192)
+    assert engine.register_memory(src.ctypes.data, src.nbytes) == 0
+    assert engine.transfer_sync_write(peer.session, src.ctypes.data, peer.inbox, 8192) == 0
+    assert engine.batch_transfer_sync_write(
+        peer.session, [src.ctypes.data + 8192, src.ctypes.data + 16384],
+        [peer.inbox + 8192, peer.inbox + 16384], [8192, 8192]) == 0, hixl.last_error()
+    assert peer.check(0, src.nbytes, 21)
+    assert engine.unregister_memory(src.ctypes.data) == 0
+    engine.finalize()
+
+
+def test_lmcache_sequence(peer):
+    """LMCache MooncakeEngineWrapper + MooncakeChannel.batched_write:
+    initialize(hostname, metadata_server, protocol "tcp" by default,
+    device_name), session_id f"{hostname}:{rpc_port}",
+    register_memory(buffer_ptr, buffer_size), one transfer_sync_write()
+    per page (buffer_ptr + local_index * align_bytes -> remote_base +
+    remote_index * align_bytes), unregister_memory(buffer_ptr)"""
+    peer.ask("clear")
+    engine = TransferEngine()
+    assert engine.initialize(IP, "P2PHANDSHAKE", "tcp", "") == 0
+    align, pages = 4096, pattern(31, 8 * 4096)
+    assert engine.register_memory(pages.ctypes.data, pages.nbytes) == 0
+    for local_index, remote_index in zip([5, 1, 7], [0, 1, 2]):
+        ret = engine.transfer_sync_write(peer.session, pages.ctypes.data + local_index * align,
+                                         peer.inbox + remote_index * align, align)
+        assert ret == 0, hixl.last_error()
+    got = engine_read_back(engine, peer, 0, 3 * align)
+    want = np.concatenate([pages[i * align:(i + 1) * align] for i in (5, 1, 7)])
+    assert np.array_equal(got, want)
+    assert engine.unregister_memory(pages.ctypes.data) == 0
+    engine.finalize()
+
+
+# ---- every other member --------------------------------------------------------
+
+def test_read_members(te, peer):
+    """transfer_sync_read, transfer_sync(Read), batch_transfer_sync(Read)"""
+    want = pattern(99, N)
+    back = np.zeros(N, np.uint8)
+    assert te.register_memory(back.ctypes.data, N) == 0
+    assert te.transfer_sync_read(peer.session, back.ctypes.data, peer.outbox, 4096) == 0
+    assert te.transfer_sync(peer.session, back.ctypes.data + 4096, peer.outbox + 4096, 4096,
+                            TransferOpcode.Read) == 0
+    assert te.batch_transfer_sync(peer.session, np.array([back.ctypes.data + 8192]),
+                                  np.array([peer.outbox + 8192]), np.array([N - 8192]),
+                                  te.TransferOpcode.Read) == 0, hixl.last_error()
+    assert np.array_equal(back, want)
+
+
+def test_async_members(te, peer):
+    """batch_transfer_async_write/_read + get_batch_transfer_status,
+    batch_transfer_async, transfer_submit_write + transfer_check_status"""
+    src, back = pattern(41, 3 * 65536), np.zeros(65536, np.uint8)
+    assert te.batch_register_memory([src.ctypes.data, back.ctypes.data],
+                                    [src.nbytes, back.nbytes]) == 0
+    b1 = te.batch_transfer_async_write(peer.session, [src.ctypes.data], [peer.inbox], [65536])
+    b2 = te.batch_transfer_async(peer.session, [src.ctypes.data + 65536],
+                                 [peer.inbox + 65536], [65536], TransferOpcode.Write)
+    assert b1 and b2 and b1 != b2, hixl.last_error()
+    assert isinstance(te.batch_request(b1), hixl.Request)
+    assert te.get_batch_transfer_status([b1, b2]) == 0, hixl.last_error()
+    b3 = te.batch_transfer_async_read(peer.session, [back.ctypes.data], [peer.outbox], [65536])
+    assert te.get_batch_transfer_status([b3]) == 0
+    assert np.array_equal(back, pattern(99, N)[:65536])
+    bid = te.transfer_submit_write(peer.session, src.ctypes.data + 131072, peer.inbox + 131072,
+                                   65536)
+    assert bid > 0
+    for _ in range(20000):
+        st = te.transfer_check_status(bid)
+        if st != 0:
+            break
+    assert st == 1
+    assert te.transfer_check_status(bid) == -1		# spent
+    assert peer.check(0, src.nbytes, 41)
+    assert te.get_batch_transfer_status([b1]) == -1	# spent too
+    # a failing batch: a remote range the peer did not register
+    bad = te.batch_transfer_async_write(peer.session, [src.ctypes.data], [0x1000], [4096])
+    assert bad and te.get_batch_transfer_status([bad]) == -1
+    assert "batch" in hixl.last_error()
+
+
+def test_notify_probe_bytes(te, peer):
+    """transfer_sync with notify, get_notifies, send_probe,
+    write_bytes_to_buffer, read_bytes_from_buffer"""
+    buf = np.zeros(4096, np.uint8)
+    assert te.register_memory(buf.ctypes.data, 4096) == 0
+    data = bytes(pattern(51, 4096))
+    assert te.write_bytes_to_buffer(buf.ctypes.data, data, 4096) == 0
+    assert te.read_bytes_from_buffer(buf.ctypes.data, 4096) == data
+    assert te.write_bytes_to_buffer(buf.ctypes.data, b"ab", 3) == -errno.EINVAL
+    assert te.transfer_sync(peer.session, buf.ctypes.data, peer.inbox, 4096,
+                            TransferOpcode.Write, TransferNotify("kv", "req-1")) == 0
+    assert peer.check(0, 4096, 51)
+    assert peer.ask("notifies") == "kv=req-1"
+    assert te.send_probe(peer.session) == 0
+    assert te.send_probe("%s:1" % IP) < 0
+    assert te.get_notifies() == []
+
+
+def test_managed_buffers(te, peer):
+    addr = te.allocate_managed_buffer(65536)
+    assert addr != 0, hixl.last_error()
+    data = bytes(pattern(61, 65536))
+    assert te.write_bytes_to_buffer(addr, data, 65536) == 0
+    assert te.transfer_sync_write(peer.session, addr, peer.inbox, 65536) == 0
+    assert peer.check(0, 65536, 61)
+    assert te.free_managed_buffer(addr, 65536) == 0
+    assert te.free_managed_buffer(addr, 65536) == -errno.ENOENT
+
+
+def test_errors(te, peer):
+    buf = np.zeros(8192, np.uint8)
+    assert te.register_memory(buf.ctypes.data, 8192) == 0
+    assert te.register_memory(buf.ctypes.data, 8192) == -errno.EEXIST
+    assert te.unregister_memory(buf.ctypes.data + 1) == -errno.ENOENT
+    # unwinds: the second range overlaps buf, so the first is dropped again
+    other = np.zeros(4096, np.uint8)
+    assert te.batch_register_memory([other.ctypes.data, buf.ctypes.data + 4096],
+                                    [4096, 4096]) < 0
+    assert te.register_memory(other.ctypes.data, 4096) == 0
+    assert te.batch_register_memory([1], [1, 2]) == -errno.EINVAL
+    assert te.transfer_sync_write(peer.session, buf.ctypes.data, 0x1000, 4096) < 0
+    assert te.batch_transfer_sync_write(peer.session, [buf.ctypes.data], [], [1]) == \
+        -errno.EINVAL
+    assert "different lengths" in hixl.last_error()
+    assert te.batch_transfer_async_write(peer.session, [1, 2], [3], [4]) == 0
+    with pytest.raises(ValueError):
+        te.transfer_sync(peer.session, buf.ctypes.data, peer.inbox, 1, 7)
+    assert te.initialize(IP, P2PHANDSHAKE, "rdma", "") == -errno.EALREADY
+
+
+def test_initialize_refusals():
+    e = TransferEngine()
+    assert e.get_rpc_port() == -1
+    assert e.register_memory(0x1000, 4096) < 0
+    for args, needle in ((("10.0.0.1", "etcd://10.0.0.2:2379", "rdma", ""), "metadata server"),
+                         (("10.0.0.1", P2PHANDSHAKE, "nvlink", ""), "protocol")):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            assert e.initialize(*args) == -errno.EINVAL
+        assert len(got) == 1 and got[0].category is hixl.HixlWarning
+        assert needle in str(got[0].message)
