@@ -82,7 +82,9 @@ const char *memName(nixl_mem_t m)
 
 std::string errStr(int err)
 {
-	return std::string(hixl_strerror(err)) + " (" + (strerrorname_np(-err) ?: "?") + ")";
+	const char *name = strerrorname_np(-err);
+
+	return std::string(hixl_strerror(err)) + " (" + (name ? name : "?") + ")";
 }
 
 /* a hixl -errno as a NIXL status */
@@ -344,6 +346,47 @@ nixl_status_t nixlHixlEngine::unloadMD(nixlBackendMD *input)
 	return NIXL_SUCCESS;
 }
 
+bool nixlHixlEngine::linkUp(const std::string &engine) const
+{
+	std::vector<struct hixl_link_stat> st(64);
+	uint32_t total = 0;
+	int n;
+
+	for (;;) {
+		n = hixl_engine_link_stats(eng_, st.data(), st.size(), &total);
+		if (n < 0)
+			return true;	/* cannot tell: keep the transfer's own error */
+		if (total <= st.size())
+			break;
+		st.resize(total);
+	}
+	for (int i = 0; i < n; i++) {
+		char name[HIXL_ENGINE_NAME_MAX];
+
+		if ((st[i].flags & HIXL_LINK_STAT_NAMED) && st[i].state == HIXL_LINK_STATE_READY &&
+		    !hixl_format_engine_name(&st[i].peer, name, sizeof(name)) && engine == name)
+			return true;
+	}
+	return false;
+}
+
+nixl_status_t nixlHixlEngine::failStatus(int err, const std::string &engine, const std::string &agent) const
+{
+	nixl_status_t st = nixlStatus(err);
+
+	/*
+	 * A peer that died takes its region table with it: a transfer then
+	 * fails as if its ranges were never registered.  Without a live link
+	 * to it, say what happened, and NIXL forgets the agent.
+	 */
+	if (st != NIXL_ERR_REMOTE_DISCONNECT && st != NIXL_ERR_CANCELED && !linkUp(engine)) {
+		NIXL_ERROR << "HIXL backend: agent " << agent << " (hixl engine " << engine
+			   << ") has no live link: the peer process exited or the link broke";
+		return NIXL_ERR_REMOTE_DISCONNECT;
+	}
+	return st;
+}
+
 bool nixlHixlEngine::peerEngine(const std::string &remote_agent, std::string &engine) const
 {
 	std::lock_guard<std::mutex> g(lock_);
@@ -493,7 +536,7 @@ nixl_status_t nixlHixlEngine::postXfer(const nixl_xfer_op_t & /* operation */,
 	if (ret) {
 		h->req = nullptr;
 		NIXL_ERROR << "HIXL backend: postXfer to agent " << h->agent << ": " << errStr(ret);
-		return nixlStatus(ret);
+		return failStatus(ret, h->engine, h->agent);
 	}
 	return checkXfer(h);
 }
@@ -504,9 +547,10 @@ nixl_status_t nixlHixlEngine::sendNotif(const std::string &engine, const std::st
 	int ret = hixl_send_notify(eng_, engine.c_str(), localAgent.c_str(), msg.data(), msg.size(),
 				   cfg_.notifTimeoutMs);
 
-	if (ret)
-		NIXL_ERROR << "HIXL backend: notification to agent " << remote_agent << ": " << errStr(ret);
-	return nixlStatus(ret);
+	if (!ret)
+		return NIXL_SUCCESS;
+	NIXL_ERROR << "HIXL backend: notification to agent " << remote_agent << ": " << errStr(ret);
+	return failStatus(ret, engine, remote_agent);
 }
 
 nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
@@ -536,7 +580,7 @@ nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
 	NIXL_ERROR << "HIXL backend: transfer to agent " << h->agent << " ("
 		   << (h->op == HIXL_OP_READ ? "READ" : "WRITE") << ", " << h->descs.size()
 		   << " descriptors) failed at descriptor " << failed << ": " << errStr(ret);
-	return nixlStatus(ret);
+	return failStatus(ret, h->engine, h->agent);
 }
 
 nixl_status_t nixlHixlEngine::releaseReqH(nixlBackendReqH *handle) const

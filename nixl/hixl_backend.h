@@ -107,6 +107,10 @@ public:
 
 private:
 	bool peerEngine(const std::string &remote_agent, std::string &engine) const;
+	/* whether this engine has a READY link to the peer engine @engine */
+	bool linkUp(const std::string &engine) const;
+	/* a failed call's NIXL status: REMOTE_DISCONNECT when the peer's link is gone */
+	nixl_status_t failStatus(int err, const std::string &engine, const std::string &agent) const;
 	nixl_status_t sendNotif(const std::string &engine, const std::string &remote_agent,
 				const std::string &msg) const;
 

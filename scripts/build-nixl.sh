@@ -17,8 +17,10 @@
 # libasio-dev, pybind11) comes from `make deps`.  Abseil takes about 17 minutes at -j1
 # on a busy 2-core machine, NIXL about 3; HIXL_NIXL_JOBS (default 1) sets -j.
 #
-# Exit status: 0 with the prefix printed; 1 when a source or tool is missing or the
-# build failed (the last lines of the log are shown on stderr).
+# Exit status: 0 with the prefix printed; 77 when a third-party snapshot is
+# missing (NIXL cannot be built here: callers skip what needs it, with the
+# reason printed on stderr); 1 when a tool is missing or the build failed (the
+# last lines of the log are shown on stderr).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tp=${HIXL_THIRD_PARTY:-/work/shared/third_party}
@@ -30,7 +32,7 @@ toml_tar=$tp/tomlplusplus-3.4.0.tar.gz
 tf_tar=$tp/taskflow-3.10.0-headers.tar.gz
 
 for f in "$nixl_tar" "$absl_tar" "$toml_tar" "$tf_tar"; do
-	[ -r "$f" ] || { echo "build-nixl: $f missing (third-party snapshot, see $tp/README.md)" >&2; exit 1; }
+	[ -r "$f" ] || { echo "build-nixl: $f missing (third-party snapshot, see $tp/README.md)" >&2; exit 77; }
 done
 for t in meson ninja cmake g++ pkg-config; do
 	command -v "$t" >/dev/null || { echo "build-nixl: $t missing: run 'make deps' first" >&2; exit 1; }
@@ -58,8 +60,11 @@ mkdir -p "$out"
 export CUDA_PATH=/nonexistent CUDA_HOME=/nonexistent CUDA_ROOT=/nonexistent
 PATH=$(echo "$PATH" | tr ':' '\n' | grep -v cuda | paste -sd:)
 export PATH
-{
-	set -x
+# a subshell, its set -x and cd stay in it; not in an `||` list, which would
+# switch its set -e off
+set +e
+(
+	set -ex
 	# Abseil: its own stage marker, so a failed NIXL step does not rebuild it
 	if [ ! -e "$out/.abseil-done" ]; then
 		t0=$(date +%s)
@@ -100,6 +105,9 @@ export PATH
 	ninja -C build install
 	echo "build-nixl: nixl took $(( $(date +%s) - t0 )) s"
 	[ -r "$prefix/include/nixl.h" ] || { echo "build-nixl: no nixl.h installed"; exit 1; }
-} > "$log" 2>&1 || { echo "build-nixl: FAILED, last lines of $log:" >&2; tail -40 "$log" >&2; exit 1; }
+) > "$log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 0 ] || { echo "build-nixl: FAILED, last lines of $log:" >&2; tail -40 "$log" >&2; exit 1; }
 touch "$out/.done"
 echo "$prefix"

@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hixl-nixl-test - NIXL's C++ agent API (nixlAgent, NIXL 1.4.0) with the
+ * backend HIXL (build/nixl/libplugin_HIXL.so), two agents in two processes.
+ * TAP on stdout; exit 0 when all passed, 1 when one failed, 77 (skip) with
+ * the reason when this host has no /dev/hixl.
+ *
+ * Usage: hixl-nixl-test            (the plugin is looked up beside the
+ *                                   program unless NIXL_PLUGIN_DIR is set)
+ *
+ * The initiator (this process, agent "A") re-executes itself as the target
+ * (agent "B", `--target FD`), which answers commands on a socketpair: fill,
+ * hash, snapshot and compare its buffer, wait for notifications, send one,
+ * deregister a region.  A third process ("C") is killed mid-transfer.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <hixl/hixl.h>
+#include <nixl.h>
+
+namespace {
+
+constexpr size_t bufSize = 64 << 20;	/* each agent's registered buffer */
+constexpr size_t smallSize = 1 << 20;	/* B's second region, deregistered by a test */
+constexpr size_t blk = 32 << 10;	/* a KV block */
+
+int failures, testNo;
+
+void ok(bool cond, const std::string &name, const std::string &why = "")
+{
+	testNo++;
+	if (!cond)
+		failures++;
+	printf("%s %d - %s%s%s\n", cond ? "ok" : "not ok", testNo, name.c_str(),
+	       why.empty() ? "" : " # ", why.c_str());
+	fflush(stdout);
+}
+
+uint8_t pat(unsigned seed, size_t off)
+{
+	uint32_t x = (uint32_t)off * 2654435761u + seed * 40503u;
+
+	return (uint8_t)(x >> 13 ^ off >> 8);
+}
+
+void fill(uint8_t *p, size_t len, unsigned seed, size_t base)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = pat(seed, base + i);
+}
+
+uint64_t fnv(const uint8_t *p, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+/* length-prefixed messages on the socketpair */
+void sendMsg(int fd, const std::string &s)
+{
+	uint32_t n = s.size();
+
+	if (write(fd, &n, 4) != 4 || write(fd, s.data(), n) != (ssize_t)n) {
+		perror("hixl-nixl-test: write");
+		exit(1);
+	}
+}
+
+bool readAll(int fd, void *buf, size_t len)
+{
+	char *p = (char *)buf;
+
+	while (len) {
+		ssize_t r = read(fd, p, len);
+
+		if (r <= 0)
+			return false;
+		p += r;
+		len -= r;
+	}
+	return true;
+}
+
+std::string recvMsg(int fd)
+{
+	uint32_t n;
+	std::string s;
+
+	if (!readAll(fd, &n, 4))
+		return "EOF";
+	s.resize(n);
+	if (!readAll(fd, &s[0], n))
+		return "EOF";
+	return s;
+}
+
+nixl_status_t waitXfer(nixlAgent &ag, nixlXferReqH *req, int timeout_ms = 60000)
+{
+	auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+	nixl_status_t st;
+
+	while ((st = ag.getXferStatus(req)) == NIXL_IN_PROG && std::chrono::steady_clock::now() < until)
+		std::this_thread::sleep_for(std::chrono::microseconds(200));
+	return st;
+}
+
+/* an agent with the HIXL backend on memory it registers; false with why */
+struct Agent {
+	explicit Agent(const std::string &name) : ag(name, nixlAgentConfig(false)) {}
+	nixlAgent ag;
+	nixlBackendH *be = nullptr;
+	nixl_status_t make(const nixl_b_params_t &p) { return ag.createBackend("HIXL", p, be); }
+	nixl_status_t reg(void *p, size_t len)
+	{
+		nixl_reg_dlist_t d(DRAM_SEG);
+
+		d.addDesc(nixlBlobDesc((uintptr_t)p, len, 0, ""));
+		return ag.registerMem(d);
+	}
+	nixl_status_t dereg(void *p, size_t len)
+	{
+		nixl_reg_dlist_t d(DRAM_SEG);
+
+		d.addDesc(nixlBlobDesc((uintptr_t)p, len, 0, ""));
+		return ag.deregisterMem(d);
+	}
+};
+
+nixl_b_params_t defaults()
+{
+	nixlAgent probe("probe", nixlAgentConfig(false));
+	nixl_mem_list_t mems;
+	nixl_b_params_t p;
+
+	if (probe.getPluginParams("HIXL", mems, p) != NIXL_SUCCESS)
+		return {};
+	return p;
+}
+
+void *alloc(size_t len)
+{
+	void *p = nullptr;
+
+	if (posix_memalign(&p, 4096, len))
+		abort();
+	memset(p, 0, len);
+	return p;
+}
+
+/*
+ * The target: agent NAME, a buffer of bufSize (and for "B" a second region
+ * of smallSize), its metadata and addresses sent first, then commands.
+ */
+int target(int fd, const std::string &name)
+{
+	Agent a(name);
+	uint8_t *buf = (uint8_t *)alloc(bufSize), *small = (uint8_t *)alloc(smallSize);
+	std::vector<uint8_t> snap;
+	nixl_status_t st;
+	std::string md, peer;
+
+	if ((st = a.make(defaults())) != NIXL_SUCCESS || (st = a.reg(buf, bufSize)) != NIXL_SUCCESS ||
+	    (st = a.reg(small, smallSize)) != NIXL_SUCCESS || (st = a.ag.getLocalMD(md)) != NIXL_SUCCESS) {
+		sendMsg(fd, "ERR " + std::string(nixlEnumStrings::statusStr(st)));
+		return 1;
+	}
+	sendMsg(fd, "OK " + std::to_string((uintptr_t)buf) + " " + std::to_string((uintptr_t)small));
+	sendMsg(fd, md);
+	for (;;) {
+		std::string msg = recvMsg(fd), cmd;
+		std::istringstream in(msg);
+		size_t off = 0, len = 0;
+		unsigned seed = 0;
+
+		in >> cmd;
+		if (cmd == "EOF" || cmd == "EXIT")
+			return 0;
+		if (cmd == "LOADMD") {		/* the rest of the message is A's metadata */
+			st = a.ag.loadRemoteMD(msg.substr(7), peer);
+			sendMsg(fd, st == NIXL_SUCCESS ? "OK " + peer : "ERR " + std::string(nixlEnumStrings::statusStr(st)));
+		} else if (cmd == "FILL") {
+			in >> seed;
+			fill(buf, bufSize, seed, 0);
+			sendMsg(fd, "OK");
+		} else if (cmd == "HASH") {	/* HASH off len */
+			in >> off >> len;
+			sendMsg(fd, std::to_string(fnv(buf + off, len)));
+		} else if (cmd == "CHECK") {	/* CHECK seed off len: pattern seed at offsets off.. */
+			in >> seed >> off >> len;
+			size_t i;
+
+			for (i = 0; i < len && buf[off + i] == pat(seed, off + i); i++)
+				;
+			sendMsg(fd, i == len ? "OK" : "BAD at " + std::to_string(off + i));
+		} else if (cmd == "SNAP") {
+			snap.assign(buf, buf + bufSize);
+			sendMsg(fd, "OK");
+		} else if (cmd == "UNCHANGED") {	/* UNCHANGED ms: bytes that changed since SNAP */
+			int ms;
+			size_t diff = 0, landed = 0;
+
+			in >> ms;
+			std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+			for (size_t i = 0; i < bufSize; i++) {
+				diff += buf[i] != snap[i];
+				landed += buf[i] != 0;
+			}
+			sendMsg(fd, std::to_string(diff) + " " + std::to_string(landed));
+		} else if (cmd == "ZERO") {
+			memset(buf, 0, bufSize);
+			sendMsg(fd, "OK");
+		} else if (cmd == "WAITNOTIF") {	/* WAITNOTIF msg [seed off len]: bytes there on arrival */
+			std::string want;
+			int got = 0;
+			auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+
+			in >> want >> seed >> off >> len;
+			std::string res = "TIMEOUT";
+			while (!got && std::chrono::steady_clock::now() < until) {
+				nixl_notifs_t n;
+
+				if ((st = a.ag.getNotifs(n)) != NIXL_SUCCESS) {
+					res = "ERR getNotifs " + std::string(nixlEnumStrings::statusStr(st));
+					break;
+				}
+				for (auto &kv : n)
+					for (auto &m : kv.second)
+						if (m == want) {
+							got = 1;
+							res = "OK " + kv.first;
+							for (size_t i = 0; i < len; i++)
+								if (buf[off + i] != pat(seed, off + i)) {
+									res = "BYTES-LATE at " + std::to_string(off + i);
+									break;
+								}
+						}
+				if (!got)
+					std::this_thread::sleep_for(std::chrono::milliseconds(1));
+			}
+			sendMsg(fd, res);
+		} else if (cmd == "GENNOTIF") {	/* GENNOTIF agent msg */
+			std::string to, m;
+
+			in >> to >> m;
+			st = a.ag.genNotif(to, m);
+			sendMsg(fd, st == NIXL_SUCCESS ? "OK" : "ERR " + std::string(nixlEnumStrings::statusStr(st)));
+		} else if (cmd == "DEREG") {
+			st = a.dereg(small, smallSize);
+			sendMsg(fd, st == NIXL_SUCCESS ? "OK" : "ERR " + std::string(nixlEnumStrings::statusStr(st)));
+		} else {
+			sendMsg(fd, "ERR unknown command " + cmd);
+		}
+	}
+}
+
+struct Peer {
+	pid_t pid = -1;
+	int fd = -1;
+	uintptr_t buf = 0, small = 0;
+	std::string md, err;
+	std::string cmd(const std::string &c)
+	{
+		sendMsg(fd, c);
+		return recvMsg(fd);
+	}
+};
+
+bool spawn(Peer &p, const std::string &name)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return false;
+	p.pid = fork();
+	if (p.pid == 0) {
+		char fdstr[16];
+
+		snprintf(fdstr, sizeof(fdstr), "%d", sv[1]);
+		fcntl(sv[1], F_SETFD, 0);
+		execl("/proc/self/exe", "hixl-nixl-test", "--target", fdstr, name.c_str(), (char *)nullptr);
+		_exit(127);
+	}
+	close(sv[1]);
+	p.fd = sv[0];
+	std::string hello = recvMsg(p.fd);
+	std::istringstream in(hello);
+	std::string okw;
+
+	in >> okw >> p.buf >> p.small;
+	if (okw != "OK") {
+		p.err = hello;
+		return false;
+	}
+	p.md = recvMsg(p.fd);
+	return true;
+}
+
+nixl_xfer_dlist_t dlist(uintptr_t base, size_t count, size_t len, size_t stride)
+{
+	nixl_xfer_dlist_t d(DRAM_SEG);
+
+	for (size_t i = 0; i < count; i++)
+		d.addDesc(nixlBasicDesc(base + i * stride, len, 0));
+	return d;
+}
+
+/* one transfer A -> peer: create, post, wait; the final status */
+nixl_status_t xfer(Agent &a, nixl_xfer_op_t op, const nixl_xfer_dlist_t &l, const nixl_xfer_dlist_t &r,
+		   const std::string &peer, const char *notif = nullptr)
+{
+	nixlXferReqH *req = nullptr;
+	nixl_opt_args_t extra;
+	nixl_status_t st;
+
+	if (notif)
+		extra.notif = std::string(notif);
+	st = a.ag.createXferReq(op, l, r, peer, req, notif ? &extra : nullptr);
+	if (st != NIXL_SUCCESS)
+		return st;
+	st = a.ag.postXferReq(req);
+	if (st == NIXL_IN_PROG)
+		st = waitXfer(a.ag, req);
+	a.ag.releaseXferReq(req);
+	return st;
+}
+
+std::string sstr(nixl_status_t st)
+{
+	return nixlEnumStrings::statusStr(st);
+}
+
+/* no engine of process @pid is left in the kernel (its pinned memory went with it) */
+bool engineGone(pid_t pid)
+{
+	int fd = hixl_dev_open(nullptr);
+	std::vector<struct hixl_engine_stat> e(256);
+	bool gone = false;
+
+	if (fd < 0)
+		return false;
+	for (int tries = 0; tries < 100 && !gone; tries++) {
+		int n = hixl_dev_engines(fd, e.data(), e.size(), nullptr);
+
+		gone = n >= 0 && std::none_of(e.begin(), e.begin() + n,
+					      [pid](const hixl_engine_stat &s) { return s.pid == (uint32_t)pid; });
+		if (!gone)
+			std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	}
+	close(fd);
+	return gone;
+}
+
+int initiator()
+{
+	Peer b, c;
+	std::string peer, r;
+	nixl_status_t st;
+
+	printf("TAP version 13\n");
+	Agent a("A");
+	uint8_t *buf = (uint8_t *)alloc(bufSize);
+
+	st = a.make(defaults());
+	ok(st == NIXL_SUCCESS, "createBackend(HIXL) with the plugin's default parameters", sstr(st));
+	if (st != NIXL_SUCCESS) {
+		printf("1..%d\n", testNo);
+		return 1;
+	}
+	ok(a.reg(buf, bufSize) == NIXL_SUCCESS, "registerMem: 64 MiB DRAM_SEG");
+	if (!spawn(b, "B")) {
+		ok(false, "agent B in a second process", b.err);
+		printf("1..%d\n", testNo);
+		return 1;
+	}
+
+	/* metadata exchange both ways */
+	std::string amd;
+
+	st = a.ag.loadRemoteMD(b.md, peer);
+	a.ag.getLocalMD(amd);
+	r = b.cmd("LOADMD " + amd);
+	ok(st == NIXL_SUCCESS && peer == "B" && r == "OK A",
+	   "getLocalMD/loadRemoteMD: A loaded B's metadata, B loaded A's", sstr(st) + ", B: " + r);
+
+	/* WRITE, 16 descriptors of 1 MiB, byte for byte */
+	fill(buf, 16 << 20, 1, 0);
+	st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 16, 1 << 20, 1 << 20), dlist(b.buf, 16, 1 << 20, 1 << 20), "B");
+	r = b.cmd("CHECK 1 0 " + std::to_string(16 << 20));
+	ok(st == NIXL_SUCCESS && r == "OK", "WRITE 16 x 1 MiB: B's bytes are A's", sstr(st) + ", B: " + r);
+
+	/* READ from B's second 16 MiB into A's first, byte for byte */
+	b.cmd("FILL 2");
+	memset(buf, 0, bufSize);
+	st = xfer(a, NIXL_READ, dlist((uintptr_t)buf, 16, 1 << 20, 1 << 20),
+		  dlist(b.buf + (16 << 20), 16, 1 << 20, 1 << 20), "B");
+	{
+		size_t i;
+
+		for (i = 0; i < (16u << 20) && buf[i] == pat(2, (16 << 20) + i); i++)
+			;
+		ok(st == NIXL_SUCCESS && i == (16u << 20), "READ 16 x 1 MiB: A's bytes are B's",
+		   sstr(st) + (i < (16u << 20) ? ", first difference at " + std::to_string(i) : ""));
+	}
+
+	/* prepped lists, 256 of A's blocks to 256 scattered of B's 2048 */
+	{
+		nixlDlistH *hl = nullptr, *hr = nullptr;
+		nixlXferReqH *req = nullptr;
+		std::vector<int> li(256), ri(2048);
+		std::mt19937 rng(7);
+
+		for (int i = 0; i < 256; i++)
+			li[i] = i;
+		for (int i = 0; i < 2048; i++)
+			ri[i] = i;
+		std::shuffle(ri.begin(), ri.end(), rng);
+		ri.resize(256);
+		b.cmd("ZERO");
+		fill(buf, 256 * blk, 3, 0);
+		st = a.ag.prepXferDlist(NIXL_INIT_AGENT, dlist((uintptr_t)buf, 256, blk, blk), hl);
+		if (st == NIXL_SUCCESS)
+			st = a.ag.prepXferDlist("B", dlist(b.buf, 2048, blk, blk), hr);
+		if (st == NIXL_SUCCESS)
+			st = a.ag.makeXferReq(NIXL_WRITE, hl, li, hr, ri, req);
+		if (st == NIXL_SUCCESS) {
+			st = a.ag.postXferReq(req);
+			if (st == NIXL_IN_PROG)
+				st = waitXfer(a.ag, req);
+			a.ag.releaseXferReq(req);
+		}
+		int bad = 0;
+
+		for (int i = 0; i < 256 && st == NIXL_SUCCESS; i++)
+			bad += b.cmd("HASH " + std::to_string(ri[i] * blk) + " " + std::to_string(blk)) !=
+			       std::to_string(fnv(buf + i * blk, blk));
+		ok(st == NIXL_SUCCESS && bad == 0,
+		   "prepXferDlist/makeXferReq: 256 blocks of 32 KiB to scattered block ids",
+		   sstr(st) + ", " + std::to_string(bad) + " blocks differ");
+
+		/* and back: READ them into A's second half, same ids */
+		std::vector<int> li2(256);
+
+		for (int i = 0; i < 256; i++)
+			li2[i] = 1024 + i;
+		nixlDlistH *hl2 = nullptr;
+
+		req = nullptr;
+		st = a.ag.prepXferDlist(NIXL_INIT_AGENT, dlist((uintptr_t)buf, 2048, blk, blk), hl2);
+		if (st == NIXL_SUCCESS)
+			st = a.ag.makeXferReq(NIXL_READ, hl2, li2, hr, ri, req);
+		if (st == NIXL_SUCCESS) {
+			st = a.ag.postXferReq(req);
+			if (st == NIXL_IN_PROG)
+				st = waitXfer(a.ag, req);
+			a.ag.releaseXferReq(req);
+		}
+		ok(st == NIXL_SUCCESS && !memcmp(buf, buf + 1024 * blk, 256 * blk),
+		   "makeXferReq READ of the same scattered ids gives the blocks back", sstr(st));
+		if (hl)
+			a.ag.releasedDlistH(hl);
+		if (hl2)
+			a.ag.releasedDlistH(hl2);
+		if (hr)
+			a.ag.releasedDlistH(hr);
+	}
+
+	/* a WRITE's notification arrives after its bytes */
+	{
+		fill(buf, 8 << 20, 4, 0);
+		sendMsg(b.fd, "WAITNOTIF w4 4 0 " + std::to_string(8 << 20));
+		st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 256, blk, blk), dlist(b.buf, 256, blk, blk), "B", "w4");
+		r = recvMsg(b.fd);
+		ok(st == NIXL_SUCCESS && r == "OK A",
+		   "postXferReq with a notification: B gets it from A, after the bytes", sstr(st) + ", B: " + r);
+	}
+
+	/* notifications without a transfer, both ways */
+	sendMsg(b.fd, "WAITNOTIF hello 0 0 0");
+	st = a.ag.genNotif("B", "hello");
+	r = recvMsg(b.fd);
+	ok(st == NIXL_SUCCESS && r == "OK A", "genNotif A -> B", sstr(st) + ", B: " + r);
+	r = b.cmd("GENNOTIF A back");
+	{
+		bool got = false;
+		auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+
+		while (!got && r == "OK" && std::chrono::steady_clock::now() < until) {
+			nixl_notifs_t n;
+
+			a.ag.getNotifs(n);
+			got = n.count("B") && std::count(n["B"].begin(), n["B"].end(), "back");
+			if (!got)
+				std::this_thread::sleep_for(std::chrono::milliseconds(1));
+		}
+		ok(got, "genNotif B -> A (on the link A made)", "B: " + r);
+	}
+	{
+		std::string big(HIXL_NOTIFY_MAX_MSG + 1, 'x');
+
+		st = a.ag.genNotif("B", big);
+		ok(st != NIXL_SUCCESS, "genNotif of 1025 bytes is refused (hixl carries 1024)", sstr(st));
+	}
+
+	/* releaseXferReq mid-flight: nothing lands afterwards */
+	{
+		nixlXferReqH *req = nullptr;
+		bool inflight = false;
+
+		b.cmd("ZERO");
+		fill(buf, bufSize, 5, 0);
+		st = a.ag.createXferReq(NIXL_WRITE, dlist((uintptr_t)buf, bufSize / blk, blk, blk),
+					dlist(b.buf, bufSize / blk, blk, blk), "B", req);
+		if (st == NIXL_SUCCESS) {
+			st = a.ag.postXferReq(req);
+			inflight = st == NIXL_IN_PROG && a.ag.getXferStatus(req) == NIXL_IN_PROG;
+			nixl_status_t rs = a.ag.releaseXferReq(req);
+
+			if (st == NIXL_IN_PROG)
+				st = rs;
+		}
+		b.cmd("SNAP");
+		r = b.cmd("UNCHANGED 500");
+		std::istringstream in(r);
+		size_t diff = 1, landed = 0;
+
+		in >> diff >> landed;
+		ok(st == NIXL_SUCCESS && inflight && diff == 0,
+		   "releaseXferReq of a 64 MiB WRITE in flight: no byte lands after it returned",
+		   sstr(st) + (inflight ? "" : ", it was not in flight at the release") + ", " +
+			   std::to_string(diff) + " bytes changed after, " + std::to_string(landed) +
+			   " landed before");
+
+		fill(buf, 1 << 20, 6, 0);
+		st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 1, 1 << 20, 0), dlist(b.buf, 1, 1 << 20, 0), "B");
+		r = b.cmd("CHECK 6 0 " + std::to_string(1 << 20));
+		ok(st == NIXL_SUCCESS && r == "OK", "a WRITE after the release works", sstr(st) + ", B: " + r);
+	}
+
+	/* error paths */
+	st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 1, 4096, 0), dlist(b.buf, 1, 4096, 0), "nobody");
+	ok(st == NIXL_ERR_NOT_FOUND, "a transfer to an agent never loaded: NOT_FOUND", sstr(st));
+	st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 1, 4096, 0), dlist(b.buf + bufSize, 1, 4096, 0), "B");
+	ok(st != NIXL_SUCCESS && st != NIXL_IN_PROG, "a remote descriptor outside B's regions is refused", sstr(st));
+	st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 1, 4096, 0), dlist(b.buf, 1, 8192, 0), "B");
+	ok(st != NIXL_SUCCESS && st != NIXL_IN_PROG, "descriptors of unequal lengths are refused", sstr(st));
+	r = b.cmd("DEREG");
+	st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 1, 4096, 0), dlist(b.small, 1, 4096, 0), "B");
+	ok(r == "OK" && st != NIXL_SUCCESS && st != NIXL_IN_PROG,
+	   "a WRITE into a region B deregistered after A loaded it fails", "B: " + r + ", " + sstr(st));
+	fill(buf, 4096, 7, 0);
+	st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 1, 4096, 0), dlist(b.buf, 1, 4096, 0), "B");
+	r = b.cmd("CHECK 7 0 4096");
+	ok(st == NIXL_SUCCESS && r == "OK", "the link still works after the failed transfers", sstr(st) + ", B: " + r);
+
+	/* bad backend parameters: a clear error, no backend */
+	const std::pair<const char *, const char *> bad[] = {
+		{"bogus", "1"}, {"xfer_timeout_ms", "abc"}, {"engine", "not an address"}, {"traffic_class", "3"},
+	};
+	for (const auto &kv : bad) {
+		Agent x(std::string("X-") + kv.first);
+		nixl_b_params_t p = defaults();
+
+		p[kv.first] = kv.second;
+		st = x.make(p);
+		ok(st != NIXL_SUCCESS, std::string("createBackend refuses ") + kv.first + "=" + kv.second, sstr(st));
+	}
+
+	/* a peer killed mid-transfer: a clear error, its engine (and pins) gone */
+	if (!spawn(c, "C")) {
+		ok(false, "agent C in a third process", c.err);
+	} else {
+		nixlXferReqH *req = nullptr;
+		bool midflight = false;
+
+		st = a.ag.loadRemoteMD(c.md, peer);
+		fill(buf, bufSize, 8, 0);
+		if (st == NIXL_SUCCESS)
+			st = a.ag.createXferReq(NIXL_WRITE, dlist((uintptr_t)buf, bufSize / blk, blk, blk),
+						dlist(c.buf, bufSize / blk, blk, blk), "C", req);
+		if (st == NIXL_SUCCESS) {
+			st = a.ag.postXferReq(req);
+			midflight = st == NIXL_IN_PROG;
+			kill(c.pid, SIGKILL);
+			waitpid(c.pid, nullptr, 0);
+			if (st == NIXL_IN_PROG)
+				st = waitXfer(a.ag, req);
+			/* finished before the kill: the next one meets the dead peer */
+			if (st == NIXL_SUCCESS)
+				st = a.ag.postXferReq(req) == NIXL_IN_PROG ? waitXfer(a.ag, req) : a.ag.getXferStatus(req);
+			a.ag.releaseXferReq(req);
+		} else {
+			kill(c.pid, SIGKILL);
+			waitpid(c.pid, nullptr, 0);
+		}
+		ok(st == NIXL_ERR_REMOTE_DISCONNECT, "a WRITE to a peer killed mid-transfer: REMOTE_DISCONNECT",
+		   sstr(st) + (midflight ? "" : ", it had completed before the kill"));
+		ok(engineGone(c.pid), "the killed peer's hixl engine is gone (nothing of it stays pinned)");
+		close(c.fd);
+	}
+
+	b.cmd("EXIT");
+	waitpid(b.pid, nullptr, 0);
+	close(b.fd);
+	free(buf);
+	printf("1..%d\n", testNo);
+	return failures ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--target"))
+		return target(atoi(argv[2]), argv[3]);
+	if (argc != 1) {
+		fprintf(stderr, "usage: hixl-nixl-test\n");
+		return 2;
+	}
+	if (access("/dev/hixl", R_OK | W_OK)) {
+		printf("1..0 # SKIP no /dev/hixl (hixl.ko not loaded): run in the test VM\n");
+		return 77;
+	}
+	if (!getenv("NIXL_PLUGIN_DIR")) {
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n > 0) {
+			exe[n] = '\0';
+			*strrchr(exe, '/') = '\0';
+			setenv("NIXL_PLUGIN_DIR", exe, 1);
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	return initiator();
+}
