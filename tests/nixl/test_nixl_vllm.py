@@ -56,12 +56,13 @@ def nixl_api():
     return mod.nixl_agent, mod.nixl_agent_config
 
 
-def expected(region, block):
-    """The bytes of one KV block of the prefill side."""
+def expected_all():
+    """The prefill side's KV bytes: [region][block] -> BLOCK_LEN bytes."""
     import numpy as np
 
-    i = np.arange(BLOCK_LEN, dtype=np.uint32)
-    return ((i * 2654435761 + (region * NUM_BLOCKS + block) * 40503) >> 13).astype(np.uint8)
+    i = np.arange(BLOCK_LEN, dtype=np.uint32)[None, None, :]
+    k = np.arange(LAYERS * NUM_BLOCKS, dtype=np.uint32).reshape(LAYERS, NUM_BLOCKS, 1)
+    return ((i * np.uint32(2654435761) + k * np.uint32(40503)) >> 13).astype(np.uint8)
 
 
 _out = None  # the prefill side's channel to the decode side: its original stdout
@@ -88,12 +89,8 @@ def prefill():
 
     nixl_agent, nixl_agent_config = nixl_api()
     agent = nixl_agent("prefill-" + str(uuid.uuid4()), nixl_agent_config(backends=["HIXL"]))
-    kv = []
-    for r in range(LAYERS):
-        t = torch.empty((NUM_BLOCKS, BLOCK_LEN), dtype=torch.uint8)
-        for b in range(NUM_BLOCKS):
-            t[b] = torch.from_numpy(expected(r, b))
-        kv.append(t)
+    exp = expected_all()
+    kv = [torch.from_numpy(exp[r]).clone() for r in range(LAYERS)]
     caches_data = [(t.data_ptr(), t.numel() * t.element_size(), 0, "") for t in kv]
     descs = agent.get_reg_descs(caches_data, "DRAM")
     agent.register_memory(descs, backends=["HIXL"])
@@ -129,11 +126,13 @@ def main():
         return 0
     if not os.access("/dev/hixl", os.R_OK | os.W_OK):
         skip("no /dev/hixl (hixl.ko not loaded): run in the test VM")
-    try:
-        import numpy as np
-        import torch  # noqa: F401  (the prefill side's tensors)
-    except ImportError as e:
-        skip("no numpy or torch: %s" % e)
+    import importlib.util
+
+    for m in ("numpy", "torch"):  # torch: the prefill side's tensors
+        if importlib.util.find_spec(m) is None:
+            skip("no %s for %s (make deps)" % (m, sys.executable))
+    import numpy as np
+
     nixl_agent, nixl_agent_config = nixl_api()
 
     n = 0
@@ -159,8 +158,10 @@ def main():
         dst = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), "DRAM"))
 
         info = pickle.load(p.stdout)
-        remote = agent.add_remote_agent(info["md"])
-        ok(remote == info["name"], "add_remote_agent(get_agent_metadata()) names the prefill agent")
+        remote = agent.add_remote_agent(info["md"])  # bytes, passed on as vLLM does
+        rname = remote.decode() if isinstance(remote, bytes) else remote
+        ok(rname == info["name"], "add_remote_agent(get_agent_metadata()) names the prefill agent",
+           "%r" % remote)
         src = agent.prep_xfer_dlist(remote, agent.get_xfer_descs(block_descs(info["bases"]), "DRAM"))
 
         # a request's blocks: scattered ids on both sides, every region (vLLM's
@@ -177,7 +178,8 @@ def main():
             state = agent.check_xfer_state(handle)
             time.sleep(0.0002)
         agent.release_xfer_handle(handle)
-        bad = sum(not np.array_equal(kv[r][lb], expected(r, int(rb)))
+        exp = expected_all()
+        bad = sum(not np.array_equal(kv[r][lb], exp[r][rb])
                   for r in range(LAYERS) for lb, rb in zip(local_blocks, remote_blocks))
         untouched = [b for b in range(NUM_BLOCKS) if b not in set(int(x) for x in local_blocks)]
         stray = sum(bool(kv[r][b].any()) for r in range(LAYERS) for b in untouched)
@@ -194,7 +196,7 @@ def main():
         got = False
         deadline = time.time() + 30
         while not got and time.time() < deadline:
-            got = b"done:req-1" in agent.get_new_notifs().get(remote, [])
+            got = b"done:req-1" in agent.get_new_notifs().get(rname, [])
             time.sleep(0.001)
         ok(got, "send_notif(decode) arrives in the decode side's get_new_notifs()")
 

@@ -10,7 +10,9 @@
 # $HIXL_WORK/python.tap (the Python package), and with the NIXL backend
 # plugin built (make nixl: build/nixl/) $HIXL_WORK/nixl.tap (NIXL's C++
 # agent API) and $HIXL_WORK/nixl-python.tap (NIXL's Python nixl_agent in
-# vLLM's call sequence); without it those two say "1..0 # SKIP" why.
+# vLLM's call sequence, with HIXL_NIXL_PYTHON=1 only: torch's first import
+# takes ~80 s of a boot, so make check runs it in one VM); without the
+# plugin, or without HIXL_NIXL_PYTHON=1, they say "1..0 # SKIP" why.
 set -u
 rc=0
 if [ -n "${1:-}" ]; then
@@ -37,10 +39,15 @@ if [ -x build/nixl/hixl-nixl-test ] && [ -r build/nixl/libplugin_HIXL.so ]; then
 	build/nixl/hixl-nixl-test > "$HIXL_WORK/nixl.tap" 2> "$HIXL_WORK/nixl.log"
 	r=$?; [ $r = 0 ] || [ $r = 77 ] || { rc=1; tail -20 "$HIXL_WORK/nixl.log"; }
 	cat "$HIXL_WORK/nixl.tap"
-	PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 tests/nixl/test_nixl_vllm.py \
-		> "$HIXL_WORK/nixl-python.tap" 2> "$HIXL_WORK/nixl-python.log"
-	r=$?; [ $r = 0 ] || [ $r = 77 ] || { rc=1; tail -20 "$HIXL_WORK/nixl-python.log"; }
-	cat "$HIXL_WORK/nixl-python.tap"
+	if [ "${HIXL_NIXL_PYTHON:-0}" = 1 ]; then
+		PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 tests/nixl/test_nixl_vllm.py \
+			> "$HIXL_WORK/nixl-python.tap" 2> "$HIXL_WORK/nixl-python.log"
+		r=$?; [ $r = 0 ] || [ $r = 77 ] || { rc=1; tail -20 "$HIXL_WORK/nixl-python.log"; }
+		cat "$HIXL_WORK/nixl-python.tap"
+	else
+		echo "1..0 # SKIP the NIXL Python test runs in one VM only (HIXL_NIXL_PYTHON=1; make check: stock 6.12)" \
+			> "$HIXL_WORK/nixl-python.tap"
+	fi
 else
 	for t in nixl nixl-python; do
 		echo "1..0 # SKIP the NIXL backend plugin is not built (make nixl NIXL_PREFIX=...)" \
