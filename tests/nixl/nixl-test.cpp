@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -553,6 +554,81 @@ int initiator()
 		st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 1, 1 << 20, 0), dlist(b.buf, 1, 1 << 20, 0), "B");
 		r = b.cmd("CHECK 6 0 " + std::to_string(1 << 20));
 		ok(st == NIXL_SUCCESS && r == "OK", "a WRITE after the release works", sstr(st) + ", B: " + r);
+	}
+
+	/* 8 agents in this process, each its own hixl engine, each WRITEs its own block of B */
+	{
+		std::vector<std::unique_ptr<Agent>> many;
+		std::vector<uint8_t *> mem;
+		int good = 0, checked = 0;
+
+		b.cmd("ZERO");
+		for (int i = 0; i < 8; i++) {
+			std::string p;
+
+			many.emplace_back(new Agent("M" + std::to_string(i)));
+			mem.push_back((uint8_t *)alloc(blk));
+			fill(mem[i], blk, 9, i * blk);
+			if (many[i]->make(defaults()) == NIXL_SUCCESS && many[i]->reg(mem[i], blk) == NIXL_SUCCESS &&
+			    many[i]->ag.loadRemoteMD(b.md, p) == NIXL_SUCCESS &&
+			    xfer(*many[i], NIXL_WRITE, dlist((uintptr_t)mem[i], 1, blk, 0),
+				 dlist(b.buf + i * blk, 1, blk, 0), "B") == NIXL_SUCCESS)
+				good++;
+		}
+		checked = b.cmd("CHECK 9 0 " + std::to_string(8 * blk)) == "OK";
+		ok(good == 8 && checked, "8 agents in one process, each WRITEs its block of B",
+		   std::to_string(good) + " of 8 transfers succeeded" + (checked ? "" : ", B's bytes differ"));
+		many.clear();
+		for (auto *m : mem)
+			free(m);
+	}
+
+	/* NIXL's socket listener path: fetchRemoteMD from an agent's listener thread */
+	{
+		nixlAgent l("L", nixlAgentConfig(false, true, 19631)), p("P", nixlAgentConfig(false, true, 19632));
+		nixlBackendH *lb = nullptr, *pb = nullptr;
+		uint8_t *lm = (uint8_t *)alloc(1 << 20), *pm = (uint8_t *)alloc(1 << 20);
+		nixl_reg_dlist_t ld(DRAM_SEG), pd(DRAM_SEG);
+		nixl_opt_args_t where;
+		bool loaded = false;
+
+		ld.addDesc(nixlBlobDesc((uintptr_t)lm, 1 << 20, 0, ""));
+		pd.addDesc(nixlBlobDesc((uintptr_t)pm, 1 << 20, 0, ""));
+		where.ipAddr = "127.0.0.1";
+		where.port = 19631;
+		st = l.createBackend("HIXL", defaults(), lb);
+		if (st == NIXL_SUCCESS)
+			st = p.createBackend("HIXL", defaults(), pb);
+		if (st == NIXL_SUCCESS)
+			st = l.registerMem(ld);
+		if (st == NIXL_SUCCESS)
+			st = p.registerMem(pd);
+		if (st == NIXL_SUCCESS)
+			st = p.fetchRemoteMD("L", &where);
+		auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+		while (st == NIXL_SUCCESS && !loaded && std::chrono::steady_clock::now() < until) {
+			loaded = p.checkRemoteMD("L", dlist((uintptr_t)lm, 1, 1 << 20, 0)) == NIXL_SUCCESS;
+			if (!loaded)
+				std::this_thread::sleep_for(std::chrono::milliseconds(5));
+		}
+		fill(pm, 1 << 20, 10, 0);
+		nixl_status_t xs = NIXL_ERR_NOT_POSTED;
+		nixlXferReqH *req = nullptr;
+
+		if (loaded && p.createXferReq(NIXL_WRITE, dlist((uintptr_t)pm, 1, 1 << 20, 0),
+					      dlist((uintptr_t)lm, 1, 1 << 20, 0), "L", req) == NIXL_SUCCESS) {
+			xs = p.postXferReq(req);
+			if (xs == NIXL_IN_PROG)
+				xs = waitXfer(p, req);
+			p.releaseXferReq(req);
+		}
+		ok(loaded && xs == NIXL_SUCCESS && !memcmp(lm, pm, 1 << 20),
+		   "fetchRemoteMD through NIXL's listener thread, then a WRITE to that agent",
+		   sstr(st) + (loaded ? ", loaded, " : ", not loaded, ") + sstr(xs));
+		p.deregisterMem(pd);
+		l.deregisterMem(ld);
+		free(lm);
+		free(pm);
 	}
 
 	/* error paths */
