@@ -29,8 +29,16 @@ NUM_BLOCKS = 64
 BLOCK_LEN = 32 << 10  # bytes of one KV block of one region
 
 
+_tap = sys.stdout  # TAP; NIXL's Python logger prints on stdout, main() moves it to stderr
+
+
+def tap(line):
+    _tap.write(line + "\n")
+    _tap.flush()
+
+
 def skip(why):
-    print("1..0 # SKIP %s" % why)
+    tap("1..0 # SKIP %s" % why)
     sys.exit(77)
 
 
@@ -134,6 +142,10 @@ def main():
     import numpy as np
 
     nixl_agent, nixl_agent_config = nixl_api()
+    global _tap
+    sys.stdout.flush()
+    _tap = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
 
     n = 0
     failed = 0
@@ -142,10 +154,9 @@ def main():
         nonlocal n, failed
         n += 1
         failed += not cond
-        print("%s %d - %s%s" % ("ok" if cond else "not ok", n, what, " # " + why if why else ""))
-        sys.stdout.flush()
+        tap("%s %d - %s%s" % ("ok" if cond else "not ok", n, what, " # " + why if why else ""))
 
-    print("TAP version 13")
+    tap("TAP version 13")
     p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--prefill"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
@@ -212,7 +223,7 @@ def main():
             p.wait(timeout=30)
         except subprocess.TimeoutExpired:
             p.kill()
-    print("1..%d" % n)
+    tap("1..%d" % n)
     return 1 if failed else 0
 
 
