@@ -23,6 +23,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "hixl_priv.h"
+#include "testhook.h"
 #include "trace.h"
 #include "proto.h"
 
@@ -81,9 +82,10 @@ static u32 hixl_links_in_setup(struct hixl_engine *eng)
  */
 static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
+	struct hixl_rdma *rd = eng->rdma;
 	struct rdma_conn_param param;
 	struct hixl_link *l;
-	bool broken;
+	bool broken, on_rail;
 	int ret;
 
 	ret = hixl_auth_admit(eng, id, ev);	/* a refused peer costs no link, no QP */
@@ -96,17 +98,37 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	l->raddr = id->route.addr.dst_addr;
 	l->cm_id = id;
 	id->context = l;
-	/* on a rail's device: a rail link, whose HELLO must pair it (raillink_accept.c) */
-	l->rail = hixl_rail_of_device(eng, id->device);
-	ret = hixl_link_create_qp(l);
-	if (ret)
+	/*
+	 * On a rail's device: a rail link, whose HELLO must pair it
+	 * (raillink_accept.c).  The engine's rdma_sem (read) is held from the
+	 * rail's lookup until the link is listed or refused: a rail's removal
+	 * (hixl_engine_rail_detach()) marks the rail removing under links_lock,
+	 * destroys the links listed then, and frees the rail's PD only once it
+	 * holds rdma_sem for writing.  So a QP made on the rail is either
+	 * listed before that walk or refused below, never left on a freed PD.
+	 * A trylock: RDMA CM's handler must not wait for a removal, which
+	 * destroys cm_ids and so waits for their handlers; a removal under way
+	 * refuses the connection.
+	 */
+	on_rail = id->device != rd->ibdev;
+	if (on_rail && !down_read_trylock(&eng->rdma_sem)) {
+		ret = -ENODEV;
 		goto err;
+	}
+	if (on_rail)
+		l->rail = hixl_rail_of_device(eng, id->device);
+	ret = hixl_link_create_qp(l);
+	if (!ret)
+		hixl_test_delay(HIXL_TEST_ACCEPT_QP);
 	mutex_lock(&eng->links_lock);
-	if (!l->rail && eng->nr_links >= READ_ONCE(hixl_max_links)) {
+	if (ret) {
+		;
+	} else if (!l->rail && eng->nr_links >= READ_ONCE(hixl_max_links)) {
 		ret = -ENOSPC;
 	} else if (hixl_links_in_setup(eng) >= READ_ONCE(hixl_max_setup_links)) {
 		ret = -EBUSY;
-	} else if (eng->rdma_gone) {
+	} else if (eng->rdma_gone ||
+		   (l->rail && READ_ONCE(rd->rails[l->rail - 1].removing))) {
 		ret = -ENODEV;
 	} else {
 		list_add_tail(&l->node, &eng->links);
@@ -114,8 +136,15 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 			eng->nr_links++;
 	}
 	mutex_unlock(&eng->links_lock);
-	if (ret)
+	if (ret) {
+		if (on_rail) {		/* the QP goes while the rail cannot */
+			hixl_link_destroy_qp(l);
+			up_read(&eng->rdma_sem);
+		}
 		goto err;
+	}
+	if (on_rail)
+		up_read(&eng->rdma_sem);
 	hixl_conn_param(id->device, &param);
 	ret = rdma_set_ack_timeout(id, HIXL_ACK_TIMEOUT);
 	if (!ret)
@@ -185,11 +214,15 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 		hixl_link_fail(l, -ECONNRESET);
 		/*
 		 * Our QP to the error state now (rdma_disconnect() takes the
-		 * id's qp_mutex, so it is safe against rdma_destroy_qp()):
-		 * whatever a transfer has outstanding flushes at once instead
-		 * of waiting for the transport's retries to run out.
+		 * id's qp_mutex, so it is safe against rdma_destroy_qp(), and
+		 * we take the link's, so it is not beside the drain and RESET
+		 * of hixl_link_destroy_qp()): whatever a transfer has
+		 * outstanding flushes at once instead of waiting for the
+		 * transport's retries to run out.
 		 */
+		mutex_lock(&l->qp_mutex);
 		rdma_disconnect(l->cm_id);
+		mutex_unlock(&l->qp_mutex);
 		if (!l->active)		/* the peer left: nobody else will free it */
 			hixl_link_schedule_release(l);
 		return 0;

@@ -14,6 +14,7 @@
 #include <linux/seq_file.h>
 
 #include "hixl_priv.h"
+#include "testhook.h"
 
 static struct dentry *hixl_debugfs_dir;
 
@@ -166,6 +167,7 @@ void hixl_debugfs_init(void)
 	debugfs_create_file("rails", 0400, hixl_debugfs_dir, NULL, &hixl_rails_dbg_fops);
 	debugfs_create_file("raillinks", 0400, hixl_debugfs_dir, NULL,
 			    &hixl_raillinks_dbg_fops);
+	hixl_testhook_init(hixl_debugfs_dir);
 }
 
 /** hixl_debugfs_exit() - remove /sys/kernel/debug/hixl */

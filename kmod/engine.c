@@ -457,7 +457,9 @@ static DEFINE_XARRAY(hixl_devs);
  *
  * Until hixl_devs_live_unlock(), hixl_ib_remove() cannot begin for any
  * device: check hixl_dev_live() and publish what uses the device
- * (hixl_rail_revive()) meanwhile.  Lock order: outside every engine lock.
+ * (hixl_rail_revive()) meanwhile.  Lock order: outside every engine lock,
+ * which a holder takes only with mutex_trylock() (a command may hold an
+ * engine's lock while it waits for user memory: engine.h).
  *
  * Context: process context, may sleep.
  */

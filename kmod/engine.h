@@ -31,8 +31,9 @@
  * for writing, as rail 0's (hixl_engine_rail_detach()); it marks the rail
  * under hixl_engine.lock  >  hixl_engine.links_lock.  hixl_rail_revive()
  * runs under rdma_sem (read) and takes engine.c's hixl_devs_lock (the
- * live devices, which hixl_ib_remove() takes alone first)  >
- * hixl_engine.lock.
+ * live devices, which hixl_ib_remove() takes alone first), then
+ * hixl_engine.lock with mutex_trylock() only: a stuck engine must not
+ * hold up every RDMA device's add and removal.
  * Rail links (raillink*.c): hixl_engine.links_lock  >  a primary's
  * hixl_link.rails.lock (a spinlock)  >  a rail link's hixl_link.lock; the
  * rail work takes rdma_sem for reading only with down_read_trylock(), so a
@@ -41,7 +42,10 @@
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
  * works, which take them, under cm_mutex); hixl_engine.lock  >
- * hixl_engine.links_lock, hixl_link.msg.post_mutex and hixl_link.rt.lock.
+ * hixl_engine.links_lock, hixl_link.msg.post_mutex and hixl_link.rt.lock;
+ * hixl_link.msg.post_mutex  >  hixl_link.qp_mutex  >  RDMA CM's cm_id
+ * qp_mutex (the CM handler takes hixl_link.qp_mutex alone, for its
+ * rdma_disconnect()).
  * mmu_interval_notifier_remove() is called with hixl_engine.lock held; the
  * notifier callback takes only hixl_region.lock, so that cannot deadlock.
  * Transfer queue: hixl_link.xq.mutex  >  hixl_link.xq.lock;
@@ -64,8 +68,9 @@
  * its close waits for before anything of it is freed.  hixl_local_lock (a
  * spinlock) is innermost.  The parallel copy (lcopy.c) adds no lock: its
  * workers take only what the caller's own copy takes (the peer engine's
- * lock, the link's xq.lock), one at a time, and the caller waits for them
- * (a completion) holding only what it holds for the inline copy.
+ * lock, with mutex_trylock() for at most HIXL_LCOPY_LOCK_US, and the
+ * link's xq.lock), one at a time, and the caller waits for them (a
+ * completion) holding only what it holds for the inline copy.
  * Loopback engines (loopback.c): hixl_engine.lock  >  hixl_loop_lock  >
  * hixl_engine.links_lock (a loopback CONNECT lists the target's link under
  * hixl_loop_lock, holding neither engine's lock).

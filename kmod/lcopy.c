@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lcopy.c - the parallel kernel copy of same-host links (issue 14): a
+ * lcopy.c - the parallel kernel copy of same-host links: a
  * TRANSFER that local.c planned is cut into shares, contiguous byte ranges
  * of the batch (its descriptors end to end), one per CPU up to
  * local_copy_threads; the caller copies the first share itself and queues
@@ -24,7 +24,15 @@
  * descriptor holding that position (the lowest index that failed, as the
  * one-thread copy in descriptor order reports) and its error.
  *
- * Lifetime: the caller does not return before every queued work item has
+ * Nobody waits without bound: a worker waits for the peer engine's lock at
+ * most HIXL_LCOPY_LOCK_US (a command of the peer's may hold it while it
+ * waits for user memory, engine.h) and then hands the rest of its share
+ * back to the caller, which copies it after the workers ended, killably;
+ * the caller takes every still-queued work item off the queue
+ * (cancel_work()) when it takes its share back, so it never waits for an
+ * item that a queue full of other engines' copies would run late.
+ *
+ * Lifetime: the caller does not return before every started work item has
  * finished with the job (pending, then a completion); everything a share
  * uses (the peer engine's reference, the link, the batch, our held
  * regions, the descriptors) is the caller's and outlives it.  The
@@ -64,6 +72,7 @@ static atomic64_t hixl_lcopy_parallel;		/* batches cut into more than one */
 static atomic64_t hixl_lcopy_worker_shares;	/* shares a worker copied */
 static atomic64_t hixl_lcopy_taken_back;	/* queued shares the caller copied */
 static atomic64_t hixl_lcopy_worker_bytes;	/* bytes workers copied */
+static atomic64_t hixl_lcopy_handed_back;	/* shares a worker gave back (peer's lock busy) */
 
 /* one share's progress; the work item of a queued share */
 struct hixl_lcopy_slot {
@@ -75,6 +84,10 @@ struct hixl_lcopy_slot {
 	u32 failed;		/* the descriptor of @err */
 	u64 fpos;		/* the batch byte position of @err */
 	u64 done;		/* bytes copied */
+	/* where the share goes on: descriptor @i, @off bytes in, batch position @pos */
+	u32 i;
+	u64 off, pos, left;
+	bool handback;		/* its worker gave the rest back (the peer's lock was busy) */
 };
 
 /* a batch being copied: the caller's, on its stack's allocation */
@@ -192,42 +205,49 @@ static void hixl_lcopy_stop_at(struct hixl_lcopy_job *j, u64 pos)
 	}
 }
 
-/* Copy share @k of the job; from the caller or a worker. */
-static void hixl_lcopy_share_run(struct hixl_lcopy_job *j, u32 k)
+/*
+ * Copy share @k of the job from where it stands (its slot's cursor); from
+ * the caller or a worker (@worker).  A worker that cannot have the peer's
+ * lock within HIXL_LCOPY_LOCK_US (hixl_local_chunk()'s -EBUSY) stops at
+ * that chunk and hands the rest of the share back to the caller.
+ */
+static void hixl_lcopy_share_run(struct hixl_lcopy_job *j, u32 k, bool worker)
 {
-	const struct hixl_lcopy_share *s = &j->share[k];
 	struct hixl_lcopy_slot *slot = &j->slot[k];
 	struct hixl_local_seg *seg = j->segs + (size_t)k * HIXL_LOCAL_SEGS;
-	u64 pos = s->pos, left = s->bytes, off = s->off;
-	u32 i = s->first;
 	int ret = 0;
 
-	while (left) {
-		const struct hixl_op_desc *d = &j->d[i];
-		u64 n = min3(left, d->len - off, (u64)HIXL_LOCAL_CHUNK);
+	while (slot->left) {
+		const struct hixl_op_desc *d = &j->d[slot->i];
+		u64 n = min3(slot->left, d->len - slot->off, (u64)HIXL_LOCAL_CHUNK);
 
-		if (pos > (u64)atomic64_read(&j->stop))
+		if (slot->pos > (u64)atomic64_read(&j->stop))
 			return;		/* a failure before us ends the batch */
 		ret = READ_ONCE(j->abort);
 		if (!ret)
 			ret = hixl_local_stop(j->b, j->l, j->deadline);
 		if (!ret)
-			ret = hixl_local_chunk(j->peer, j->op, j->pl->held[i], d->local_addr + off,
-					       d->remote_addr + off, n, seg);
-		if (ret) {
-			slot->err = ret;
-			slot->failed = i;
-			slot->fpos = pos;
-			hixl_lcopy_stop_at(j, pos);
+			ret = hixl_local_chunk(j->peer, j->op, j->pl->held[slot->i],
+					       d->local_addr + slot->off, d->remote_addr + slot->off,
+					       n, seg, worker);
+		if (ret == -EBUSY && worker) {
+			slot->handback = true;
 			return;
 		}
-		off += n;
-		pos += n;
-		left -= n;
+		if (ret) {
+			slot->err = ret;
+			slot->failed = slot->i;
+			slot->fpos = slot->pos;
+			hixl_lcopy_stop_at(j, slot->pos);
+			return;
+		}
+		slot->off += n;
+		slot->pos += n;
+		slot->left -= n;
 		slot->done += n;
-		if (off == d->len) {
-			i++;
-			off = 0;
+		if (slot->off == d->len) {
+			slot->i++;
+			slot->off = 0;
 		}
 		cond_resched();
 	}
@@ -239,7 +259,7 @@ static void hixl_lcopy_work(struct work_struct *work)
 	struct hixl_lcopy_job *j = slot->job;
 
 	if (!atomic_xchg(&slot->claimed, 1)) {
-		hixl_lcopy_share_run(j, slot->idx);
+		hixl_lcopy_share_run(j, slot->idx, true);
 		atomic64_inc(&hixl_lcopy_worker_shares);
 		atomic64_add(slot->done, &hixl_lcopy_worker_bytes);
 	}
@@ -288,9 +308,11 @@ static void hixl_lcopy_job_free(struct hixl_lcopy_job *j)
  * Up to hixl_lcopy_threads() shares (hixl_lcopy_workers(), then
  * hixl_lcopy_plan()); one share runs inline in the caller without the
  * workqueue.  The caller copies share 0, then any queued share no worker
- * has claimed, then waits for the workers (killable: a fatal signal makes
- * the remaining shares stop at their next chunk with -ECANCELED, and the
- * wait goes on uninterruptibly for at most one chunk per worker).
+ * has claimed (its work item taken off the queue), then waits for the
+ * workers that started (killable: a fatal signal makes the remaining
+ * shares stop at their next chunk with -ECANCELED, and the wait goes on
+ * uninterruptibly for at most one chunk and HIXL_LCOPY_LOCK_US per
+ * worker), then copies what workers handed back.
  *
  * Context: process context, sleeps; no lock held but our engine's
  * rdma_sem (read).
@@ -330,24 +352,50 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 	nw = hixl_lcopy_plan(d, a->count, nw, j->share);
 	atomic_set(&j->pending, nw - 1);
 	for (k = 0; k < nw; k++) {
-		j->slot[k].job = j;
-		j->slot[k].idx = k;
+		struct hixl_lcopy_slot *slot = &j->slot[k];
+
+		slot->job = j;
+		slot->idx = k;
+		slot->i = j->share[k].first;
+		slot->off = j->share[k].off;
+		slot->pos = j->share[k].pos;
+		slot->left = j->share[k].bytes;
 	}
 	for (k = 1; k < nw; k++) {
 		INIT_WORK(&j->slot[k].work, hixl_lcopy_work);
 		queue_work(hixl_lcopy_wq, &j->slot[k].work);
 	}
 	atomic_set(&j->slot[0].claimed, 1);
-	hixl_lcopy_share_run(j, 0);
+	hixl_lcopy_share_run(j, 0, false);
 	for (k = 1; k < nw; k++) {
+		/*
+		 * A work item still queued (the queue's slots may all be
+		 * taken, by anyone's copies) is taken off it: it never runs,
+		 * so it is not waited for.  One that started claims its share
+		 * first or finds it claimed.
+		 */
+		if (cancel_work(&j->slot[k].work) && atomic_dec_and_test(&j->pending))
+			complete(&j->done);
 		if (atomic_xchg(&j->slot[k].claimed, 1))
 			continue;
-		hixl_lcopy_share_run(j, k);
+		hixl_lcopy_share_run(j, k, false);
 		atomic64_inc(&hixl_lcopy_taken_back);
 	}
+	/*
+	 * Only workers that started are waited for, each for at most the
+	 * chunk it copies and HIXL_LCOPY_LOCK_US for the peer's lock; after a
+	 * fatal signal they stop at their next chunk.
+	 */
 	if (nw > 1 && wait_for_completion_killable(&j->done)) {
 		WRITE_ONCE(j->abort, -ECANCELED);
 		wait_for_completion(&j->done);
+	}
+	for (k = 1; k < nw; k++) {
+		if (!j->slot[k].handback)
+			continue;
+		j->slot[k].handback = false;	/* the rest of a handed-back share */
+		hixl_lcopy_share_run(j, k, false);
+		atomic64_inc(&hixl_lcopy_handed_back);
 	}
 	atomic64_inc(nw > 1 ? &hixl_lcopy_parallel : &hixl_lcopy_inline);
 
@@ -372,6 +420,7 @@ static int hixl_lcopy_show(struct seq_file *m, void *v)
 	seq_printf(m, "worker_shares %lld\n", (s64)atomic64_read(&hixl_lcopy_worker_shares));
 	seq_printf(m, "taken_back %lld\n", (s64)atomic64_read(&hixl_lcopy_taken_back));
 	seq_printf(m, "worker_bytes %lld\n", (s64)atomic64_read(&hixl_lcopy_worker_bytes));
+	seq_printf(m, "handed_back %lld\n", (s64)atomic64_read(&hixl_lcopy_handed_back));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_lcopy);

@@ -330,6 +330,7 @@ struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	INIT_DELAYED_WORK(&l->hs_work, hixl_link_hs_expire);
 	hixl_link_ka_init(l);
 	mutex_init(&l->cm_mutex);
+	mutex_init(&l->qp_mutex);
 	mutex_init(&l->msg.post_mutex);
 	mutex_init(&l->rt.lock);
 	mutex_init(&l->stage.reply_lock);
@@ -358,6 +359,7 @@ static void hixl_link_free(struct kref *ref)
 	if (l->parent)			/* a rail link's reference on its primary */
 		hixl_link_put(l->parent);
 	mutex_destroy(&l->cm_mutex);
+	mutex_destroy(&l->qp_mutex);
 	mutex_destroy(&l->msg.post_mutex);
 	mutex_destroy(&l->rt.lock);
 	mutex_destroy(&l->stage.reply_lock);
@@ -447,6 +449,7 @@ void hixl_link_destroy_qp(struct hixl_link *l)
 {
 	struct ib_device *ibdev = l->eng->rdma->ibdev;
 
+	mutex_lock(&l->qp_mutex);	/* no rdma_disconnect() of the CM handler beside us */
 	if (l->qp) {
 		struct ib_qp_attr reset = { .qp_state = IB_QPS_RESET };
 		int err;
@@ -468,6 +471,7 @@ void hixl_link_destroy_qp(struct hixl_link *l)
 		rdma_destroy_qp(l->cm_id);
 		l->qp = NULL;
 	}
+	mutex_unlock(&l->qp_mutex);
 	if (l->cq) {
 		ib_free_cq(l->cq);
 		l->cq = NULL;

@@ -295,6 +295,15 @@ struct hixl_link_ka {
  *              and, after a refusal, frees them) and starts none once the
  *              link is CLOSED; hixl_link_destroy() holds it while it frees
  *              them.  The CM handler does not take it.
+ * @qp_mutex:   serialises the QP state changes hixl makes outside RDMA CM's
+ *              own (which hold the cm_id's qp_mutex): the CM handler's
+ *              rdma_disconnect() on DISCONNECTED and hixl_link_destroy_qp()'s
+ *              drain, RESET and destroy.  rxe does not serialise two
+ *              ib_modify_qp() on one QP: a DISCONNECTED (the DREP to our
+ *              own teardown's DREQ) moving the QP to ERR beside our RESET
+ *              underflowed the QP's refcount (WARNING in rxe_enable_task()).
+ *              Innermost but for spinlocks; never held while waiting for the
+ *              CM handler.
  * @lock:       protects @state, @err and the CM event slot below
  * @state:      enum hixl_link_state
  * @err:        why the link broke (-errno), for the next caller
@@ -367,6 +376,7 @@ struct hixl_link {
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	struct mutex cm_mutex;
+	struct mutex qp_mutex;
 	spinlock_t lock;
 	int state;
 	int err;

@@ -34,7 +34,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/highmem.h>
+#include <linux/ktime.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <crypto/algapi.h>
@@ -540,6 +542,8 @@ int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long de
  * @ra:   the peer's address of the chunk
  * @n:    bytes, at most HIXL_LOCAL_CHUNK
  * @seg:  room for HIXL_LOCAL_SEGS segments (the caller's, one per thread)
+ * @worker: true from a copy worker (lcopy.c), false from the TRANSFER's
+ *        caller: how long the peer's lock is waited for (below)
  *
  * The peer's region is looked up anew under the peer's lock.  The peer's
  * pages of the chunk are referenced for the copy (not its region: a
@@ -548,20 +552,37 @@ int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long de
  * raised so that its close waits.  Called by the TRANSFER's caller and by
  * copy workers (lcopy.c).
  *
+ * The TRANSFER's caller waits for the peer's lock as long as it takes
+ * (killable).  A copy worker (@worker) waits at most HIXL_LCOPY_LOCK_US:
+ * the peer's lock may be held for as long as a command of the peer's waits
+ * for user memory (engine.h), and a kworker cannot be killed out of a
+ * wait, nor may it hold a slot of the module-wide copy queue that long;
+ * the worker hands its share back to the caller instead (lcopy.c).
+ *
  * Context: process context, sleeps; no lock held.
  * Return: 0; -ECANCELED (fatal signal waiting for the peer's lock),
+ * -EBUSY (@worker: the peer's lock stayed busy, nothing copied),
  * -ECONNRESET (the peer engine closes), -ERANGE, -EACCES (the peer's
  * region went or changed), -EIO (more segments than a chunk can have).
  */
 int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
-		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg)
+		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg, bool worker)
 {
 	struct hixl_region *rr;
 	u32 nseg = 0, k;
 	u64 a, left;
 
-	if (mutex_lock_killable(&peer->lock))
+	if (worker) {
+		ktime_t end = ktime_add_us(ktime_get(), HIXL_LCOPY_LOCK_US);
+
+		while (!mutex_trylock(&peer->lock)) {
+			if (ktime_after(ktime_get(), end))
+				return -EBUSY;
+			usleep_range(20, 100);
+		}
+	} else if (mutex_lock_killable(&peer->lock)) {
 		return -ECANCELED;
+	}
 	if (READ_ONCE(peer->local_dead)) {
 		mutex_unlock(&peer->lock);
 		return -ECONNRESET;

@@ -30,6 +30,8 @@
 #define HIXL_LCOPY_MIN		SZ_2M	/* bytes: a smaller batch is copied inline */
 #define HIXL_LCOPY_SHARE_MIN	SZ_1M	/* bytes a share gets at least */
 #define HIXL_LCOPY_ALIGN	SZ_64K	/* share boundaries: multiples of it in the batch */
+/* us a copy worker waits for the peer engine's lock before it hands its share back */
+#define HIXL_LCOPY_LOCK_US	20000
 
 struct hixl_engine;
 struct hixl_link;
@@ -130,7 +132,7 @@ struct hixl_local_seg {
 
 int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline);
 int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
-		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg);
+		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg, bool worker);
 
 /**
  * struct hixl_lcopy_share - a contiguous byte range of a batch (lcopy.c)

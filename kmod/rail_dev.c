@@ -165,6 +165,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_rail_dev);
  * rail 0's device is gone, while rail @i's device is still being removed,
  * when no RDMA device owns the address, or it is rail 0's or another
  * rail's device; -EADDRNOTAVAIL when the address is not local (yet);
+ * -EAGAIN when the engine's lock is busy (a command holds it: the caller
+ * tries again later);
  * -EOPNOTSUPP, -ENOMEM, or the device's -errno from ib_alloc_pd() or MR
  * creation (everything made here undone).
  */
@@ -223,7 +225,18 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 		return -ENODEV;
 	}
 
-	mutex_lock(&eng->lock);
+	/*
+	 * hixl_devs_lock is global (every device's add and removal take it):
+	 * never sleep on an engine lock under it, which a command of that
+	 * engine may hold while it waits for user memory that never comes
+	 * (engine.h).  A busy engine is revived at the rail work's next tick.
+	 */
+	if (!mutex_trylock(&eng->lock)) {
+		hixl_devs_live_unlock();
+		ib_device_put(tmp.ibdev);
+		hixl_rail_close(&tmp);
+		return -EAGAIN;
+	}
 	if (rail->pd || rail->removing) {	/* revived by another caller, or going */
 		ret = rail->pd && !rail->removing ? 0 : -ENODEV;
 		goto out_close;

@@ -117,8 +117,9 @@ int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
  * @eng: the engine (its rdma published)
  * @dev: the device a connection came in on
  *
- * Context: RDMA CM's handler; takes the engine's rdma_sem for reading with
- * a trylock (a removal holding it for writing: the connection is refused).
+ * Context: RDMA CM's handler (hixl_accept()), which holds the engine's
+ * rdma_sem for reading (taken with a trylock: a removal holding it for
+ * writing refuses the connection) until the link is listed or refused.
  * Return: 0 for rail 0's device (and for a device that is none of ours:
  * hixl_link_create_qp() then refuses it, -EXDEV); i for rail i's.
  */
@@ -128,14 +129,12 @@ u32 hixl_rail_of_device(struct hixl_engine *eng, struct ib_device *dev)
 	struct hixl_rail_dev d;
 	u32 i, found = 0;
 
+	lockdep_assert_held(&eng->rdma_sem);
 	if (!rd || dev == rd->ibdev || !rd->nr_rails)
-		return 0;
-	if (!down_read_trylock(&eng->rdma_sem))
 		return 0;
 	for (i = 1; i <= rd->nr_rails && !found; i++)
 		if (hixl_rail_dev(rd, i, &d) && d.ibdev == dev)
 			found = i;
-	up_read(&eng->rdma_sem);
 	return found;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_local_par.c - the parallel kernel copy of same-host links (issue 14
- * item 3, kmod/lcopy.c): a large batch is cut into shares copied by
+ * test_local_par.c - the parallel kernel copy of same-host links
+ * (kmod/lcopy.c): a large batch is cut into shares copied by
  * several CPUs (local_copy_threads), a small one inline.  The module's
  * debugfs file hixl/lcopy counts what ran (inline and parallel batches,
  * shares copied by workers or taken back by the caller), so each test
@@ -25,8 +25,16 @@
  *                       link then copies fine
  *   local_par_async     io_uring (the library's async transfers): a large
  *                       batch takes the parallel path too
+ *   local_par_kill_stuck a process copying to a peer engine whose lock is
+ *                       stuck (userfaultfd, stall_util.h) dies on SIGKILL
+ *                       within 1 s: neither its wait for the copy workers
+ *                       nor a worker waits without bound for the peer's lock
+ *   local_par_queue_full 24 batches to a peer engine whose lock sticks mid-copy
+ *                       (one queued share each; the copy queue has 16 slots) do not stop another
+ *                       pair's batch: it completes, byte for byte, while they
+ *                       wait; they complete once the peer's pages arrive
  *
- * Engines on 10.77.0.1 (rxe0 in the test VM), ports 24300-24309.
+ * Engines on 10.77.0.1 (rxe0 in the test VM), ports 24300-24315.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,12 +42,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "raw.h"
 #include "tests.h"
 #include "util.h"
 #include "local_util.h"
+#include "stall_util.h"
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
@@ -363,10 +376,190 @@ static void local_par_async(void)
 	hixl_engine_finalize(b);
 }
 
+/* Wait up to @ms for child @pid to end: ms it took, or -1 */
+static double reap_within(pid_t pid, int ms)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (hx_ms_since(&t0) <= ms) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return hx_ms_since(&t0);
+		usleep(5000);
+	}
+	return -1;
+}
+
+/*
+ * The child of local_par_kill_stuck: its own engine (24311) and memory,
+ * connected to the parent's engine on 24310 once the parent says so
+ * (@go), then, at the parent's next word, large WRITEs to it, one after
+ * the other until it is killed.  Nothing is registered before fork(): the
+ * parent's pinned pages stay its own.
+ */
+static void kill_stuck_child(int go, int told, size_t len, uint64_t dst)
+{
+	uint8_t *buf = hx_map(len);
+	struct hixl_op_desc d;
+	struct hixl_link_stat o;
+	uint32_t failed;
+	char c = 0;
+	int e0;
+
+	if (read(go, &c, 1) != 1 || !buf)
+		_exit(2);
+	e0 = lu_eng(24311, HIXL_TRANSPORT_AUTO);
+	if (e0 < 0 || reg_mem(e0, buf, len, 0, NULL) || hx_connect(e0, 24310, 5000) ||
+	    lu_link0(e0, &o) || !(o.flags & HIXL_LINK_STAT_LOCAL))
+		c = 'F';
+	else
+		c = 'C';
+	if (write(told, &c, 1) != 1 || c != 'C')
+		_exit(3);
+	if (read(go, &c, 1) != 1)
+		_exit(4);
+	hx_fill(buf, len, 31);
+	memset(buf, 0x5a, 4096);	/* what the parent looks for */
+	d = (struct hixl_op_desc){ (uintptr_t)buf, dst, len };
+	for (;;)
+		hx_xfer(e0, 24310, HIXL_OP_WRITE, &d, 1, 60000, &failed);
+}
+
+/* Wait up to 10 s for the first byte of a WRITE to land at @p (0x5a): 0, or -1 */
+static int first_bytes(const volatile uint8_t *p)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (p[0] == 0x5a)
+			return 0;
+		usleep(5000);
+	}
+	printf("#   no byte of the WRITE arrived within 10 s\n");
+	return -1;
+}
+
+static void local_par_kill_stuck(void)
+{
+	size_t len = par_len();
+	struct lcopy_stats s0, s1;
+	struct hx_stall st;
+	int p2c[2], c2p[2], e1;
+	uint8_t *dst;
+	double ms;
+	pid_t pid;
+	char c = 'x';
+
+	set_threads("2");
+	s0 = lcopy_read();
+	REQUIRE(pipe(p2c) == 0 && pipe(c2p) == 0);
+	dst = hx_map(len);
+	REQUIRE(dst);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0)
+		kill_stuck_child(p2c[0], c2p[1], len, (uintptr_t)dst);
+	e1 = lu_eng(24310, HIXL_TRANSPORT_AUTO);
+	REQUIRE(e1 >= 0);
+	REQUIRE(reg_mem(e1, dst, len, 0, NULL) == 0);
+	REQUIRE(write(p2c[1], &c, 1) == 1);
+	REQUIRE(read(c2p[0], &c, 1) == 1);
+	if (c != 'C') {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		SKIP("the child's engine did not get a same-host link to ours");
+	}
+	REQUIRE(write(p2c[1], &c, 1) == 1);		/* the child's WRITEs start */
+	REQUIRE(first_bytes(dst) == 0);
+	/* mid-copy: our engine's lock sticks, the child's next chunks wait for it */
+	REQUIRE(hx_stall_begin(&st, e1, 60) == 0);
+	usleep(500000);
+	CHECK_EQ(waitpid(pid, NULL, WNOHANG), 0);	/* still copying: it waits for our lock */
+	kill(pid, SIGKILL);
+	ms = reap_within(pid, 1000);
+	printf("#   the copying process ended %.0f ms after SIGKILL (-1: not within 1 s)\n", ms);
+	CHECK(ms >= 0);
+	CHECK_EQ(hx_stall_end(&st), 0);
+	if (ms < 0)
+		waitpid(pid, NULL, 0);
+	s1 = lcopy_read();
+	printf("#   parallel batches +%lld, worker shares +%lld, taken back +%lld\n",
+	       s1.parallel_batches - s0.parallel_batches, s1.worker_shares - s0.worker_shares,
+	       s1.taken_back - s0.taken_back);
+	set_threads("-1");
+	close(e1);
+	munmap(dst, len);
+	munmap(st.addr, HX_STALL_LEN);
+}
+
+/* batches stuck: more than the copy queue's slots (HIXL_LCOPY_MAX, 16) */
+#define QF_STUCK	24
+
+static void local_par_queue_full(void)
+{
+	size_t len = par_len();
+	uint8_t *a0 = hx_map(len), *a1 = hx_map(len), *v0 = hx_map(len), *v1 = hx_map(len);
+	struct lu_bg stuck[QF_STUCK], v;
+	pthread_t th[QF_STUCK], vt;
+	struct hixl_op_desc da, dv;
+	struct timespec ts;
+	struct hx_stall st;
+	int a, b, va, vb, vlate;
+
+	REQUIRE(a0 && a1 && v0 && v1);
+	set_threads("2");		/* one queued share per batch */
+	REQUIRE(pair_up(24312, 24313, &a, &b) == 0);
+	REQUIRE(pair_up(24314, 24315, &va, &vb) == 0);
+	REQUIRE(reg_mem(a, a0, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(b, a1, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(va, v0, len, 0, NULL) == 0);
+	REQUIRE(reg_mem(vb, v1, len, 0, NULL) == 0);
+	hx_fill(a0, len, 41);
+	memset(a0, 0x5a, 4096);
+	hx_fill(v0, len, 42);
+	da = (struct hixl_op_desc){ (uintptr_t)a0, (uintptr_t)a1, len };
+	dv = (struct hixl_op_desc){ (uintptr_t)v0, (uintptr_t)v1, len };
+
+	for (int i = 0; i < QF_STUCK; i++) {
+		stuck[i] = (struct lu_bg){ .fd = a, .remote = hx_name(24313), .op = HIXL_OP_WRITE,
+					   .d = &da, .n = 1, .timeout_ms = 120000 };
+		REQUIRE(pthread_create(&th[i], NULL, lu_bg_run, &stuck[i]) == 0);
+	}
+	REQUIRE(first_bytes(a1) == 0);
+	/* mid-copy: b's lock sticks; the batches' callers and workers wait for it */
+	REQUIRE(hx_stall_begin(&st, b, 120) == 0);
+	usleep(500000);
+	v = (struct lu_bg){ .fd = va, .remote = hx_name(24315), .op = HIXL_OP_WRITE,
+			    .d = &dv, .n = 1, .timeout_ms = 60000 };
+	REQUIRE(pthread_create(&vt, NULL, lu_bg_run, &v) == 0);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 30;
+	vlate = pthread_timedjoin_np(vt, NULL, &ts);
+	printf("#   the other pair's %zu MiB batch with %d batches stuck: %s (%ld)\n",
+	       (size_t)(len / MiB), QF_STUCK, vlate ? "still waiting after 30 s" : "ended", v.ret);
+	CHECK_EQ(vlate, 0);
+	CHECK_EQ(hx_stall_end(&st), 0);	/* b's pages arrive */
+	if (vlate)
+		pthread_join(vt, NULL);
+	CHECK_EQ(v.ret, 0);
+	CHECK_EQ(hx_first_diff(v0, v1, len), -1);
+	for (int i = 0; i < QF_STUCK; i++) {
+		pthread_join(th[i], NULL);
+		CHECK_EQ(stuck[i].ret, 0);
+	}
+	CHECK_EQ(hx_first_diff(a0, a1, len), -1);
+	set_threads("-1");
+	close(a);
+	close(b);
+	close(va);
+	close(vb);
+	munmap(st.addr, HX_STALL_LEN);
+}
+
 const struct ht_test local_par_tests[] = {
 	{ "local_par_rw", local_par_rw },
 	{ "local_par_dereg", local_par_dereg },
 	{ "local_par_cancel", local_par_cancel },
 	{ "local_par_async", local_par_async },
+	{ "local_par_kill_stuck", local_par_kill_stuck },
+	{ "local_par_queue_full", local_par_queue_full },
 	{ NULL, NULL },
 };

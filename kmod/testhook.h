@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * testhook.h - delays that the user tests open at chosen points of the
+ * module, to make a race with an admin event (a device removal) happen on
+ * purpose.  Built only against a kernel with KUnit (the debug test
+ * kernel): a production build has none and pays nothing.
+ */
+#ifndef _HIXL_TESTHOOK_H
+#define _HIXL_TESTHOOK_H
+
+#include <linux/dcache.h>
+
+/* The points, each a u32 of milliseconds in debugfs hixl/test/ */
+enum hixl_test_point {
+	HIXL_TEST_ACCEPT_QP,	/* accept_qp_ms: hixl_accept(), QP made, not yet listed */
+	HIXL_TEST_NR,
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+void hixl_testhook_init(struct dentry *dir);
+void hixl_test_delay(enum hixl_test_point p);
+#else
+static inline void hixl_testhook_init(struct dentry *dir) { }
+static inline void hixl_test_delay(enum hixl_test_point p) { }
+#endif
+
+#endif
