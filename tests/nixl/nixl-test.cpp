@@ -556,6 +556,58 @@ int initiator()
 		ok(st == NIXL_SUCCESS && r == "OK", "a WRITE after the release works", sstr(st) + ", B: " + r);
 	}
 
+	/*
+	 * The same over RDMA (transport rdma: rxe, no same-host copy), as a
+	 * READ: once the release returned, nothing of it changes our memory
+	 */
+	{
+		Agent r("R");
+		nixl_b_params_t p = defaults();
+		nixlXferReqH *req = nullptr;
+		uint8_t *mem = (uint8_t *)alloc(bufSize);
+		std::vector<uint8_t> snap;
+		bool inflight = false;
+		std::string bn;
+		size_t diff = 0;
+
+		p["transport"] = "rdma";
+		b.cmd("FILL 13");
+		st = r.make(p);
+		if (st == NIXL_SUCCESS)
+			st = r.reg(mem, bufSize);
+		if (st == NIXL_SUCCESS)
+			st = r.ag.loadRemoteMD(b.md, bn);
+		if (st == NIXL_SUCCESS)
+			st = r.ag.createXferReq(NIXL_READ, dlist((uintptr_t)mem, bufSize / blk, blk, blk),
+						dlist(b.buf, bufSize / blk, blk, blk), "B", req);
+		if (st == NIXL_SUCCESS) {
+			st = r.ag.postXferReq(req);
+			inflight = st == NIXL_IN_PROG && r.ag.getXferStatus(req) == NIXL_IN_PROG;
+			nixl_status_t rs = r.ag.releaseXferReq(req);
+
+			if (st == NIXL_IN_PROG)
+				st = rs;
+			snap.assign(mem, mem + bufSize);
+			std::this_thread::sleep_for(std::chrono::milliseconds(500));
+			for (size_t i = 0; i < bufSize; i++)
+				diff += mem[i] != snap[i];
+		}
+		ok(st == NIXL_SUCCESS && inflight && diff == 0,
+		   "releaseXferReq of a 64 MiB READ in flight over RDMA: our memory unchanged after it returned",
+		   sstr(st) + (inflight ? "" : ", it was not in flight at the release") + ", " +
+			   std::to_string(diff) + " bytes changed after");
+		memset(mem, 0, blk);
+		st = xfer(r, NIXL_READ, dlist((uintptr_t)mem, 1, blk, 0), dlist(b.buf, 1, blk, 0), "B");
+		size_t i;
+
+		for (i = 0; i < blk && mem[i] == pat(13, i); i++)
+			;
+		ok(st == NIXL_SUCCESS && i == blk, "a READ over RDMA after the release works (the link is made again)",
+		   sstr(st));
+		r.dereg(mem, bufSize);
+		free(mem);
+	}
+
 	/* 8 agents in this process, each its own hixl engine, each WRITEs its own block of B */
 	{
 		std::vector<std::unique_ptr<Agent>> many;
