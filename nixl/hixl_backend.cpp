@@ -608,7 +608,8 @@ nixl_status_t nixlHixlEngine::releaseReqH(nixlBackendReqH *handle) const
 
 nixl_status_t nixlHixlEngine::getNotifs(notif_list_t &notif_list)
 {
-	std::vector<struct hixl_notify> buf(16);
+	/* 16 entries of ~2 KiB, kept per thread: serving loops poll every step */
+	static thread_local std::vector<struct hixl_notify> buf(16);
 	size_t count;
 	int ret;
 
