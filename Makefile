@@ -361,9 +361,9 @@ $(NIXL_PLUGIN): $(NIXL_SRCS) $(NIXL_HDRS) nixl/libplugin_HIXL.map $(LIB_OBJS_PIC
 		$(LIB_OBJS_PIC) -Wl,--version-script,nixl/libplugin_HIXL.map -Wl,--no-undefined \
 		-L$(NIXL_LIBDIR) -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,$(NIXL_LIBDIR) -lnixl_common -luring \
 		-pthread $(LDFLAGS)
-$(NIXL_TEST): tests/nixl/*.cpp $(LIB_A) $(LIB_HDRS) | nixl-check-inc
+$(NIXL_TEST): tests/nixl/*.cpp tests/nixl/*.h $(LIB_A) $(LIB_HDRS) | nixl-check-inc
 	@mkdir -p build/nixl
-	$(CXX) $(CXX_CPPFLAGS) $(NIXL_CXXFLAGS) $(CXX_WARN) $(CXXFLAGS) -o $@ tests/nixl/*.cpp \
+	$(CXX) $(CXX_CPPFLAGS) $(NIXL_CXXFLAGS) $(CXX_WARN) $(CXXFLAGS) -Itests/nixl -o $@ tests/nixl/*.cpp \
 		-L$(NIXL_LIBDIR) -Wl,-rpath,$(NIXL_LIBDIR) -lnixl -lnixl_build -lnixl_common -lserdes $(LIB_A) -luring \
 		-pthread $(LDFLAGS)
 install-nixl: $(NIXL_PLUGIN)
