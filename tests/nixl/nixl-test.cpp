@@ -40,14 +40,20 @@
 namespace {
 
 int failures, testNo;
+auto lastResult = std::chrono::steady_clock::now();	/* the program's start, then the last ok() */
 
+/* a TAP result, then "# took NAME S s": the time since the last result */
 void ok(bool cond, const std::string &name, const std::string &why = "")
 {
+	auto now = std::chrono::steady_clock::now();
+
 	testNo++;
 	if (!cond)
 		failures++;
-	printf("%s %d - %s%s%s\n", cond ? "ok" : "not ok", testNo, name.c_str(),
-	       why.empty() ? "" : " # ", why.c_str());
+	printf("%s %d - %s%s%s\n# took %d %.1f s\n", cond ? "ok" : "not ok", testNo, name.c_str(),
+	       why.empty() ? "" : " # ", why.c_str(), testNo,
+	       std::chrono::duration<double>(now - lastResult).count());
+	lastResult = now;
 	fflush(stdout);
 }
 
