@@ -338,8 +338,14 @@ static int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 		return -ECONNABORTED;	/* hixl_link_destroy() has been and gone */
 	if (st == HIXL_LINK_ERROR)
 		return err;
-	l->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, l,
-				  RDMA_PS_TCP, IB_QPT_RC);
+	/*
+	 * A rail link connects in the network namespace the engine's rails
+	 * were set up in: its rail work runs in a kworker, whose namespace is
+	 * the initial one.  A primary link connects from CONNECT, in its
+	 * caller's.
+	 */
+	l->cm_id = rdma_create_id(l->rail ? eng->rdma->rails_net : current->nsproxy->net_ns,
+				  hixl_cm_handler, l, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(l->cm_id)) {
 		ret = PTR_ERR(l->cm_id);
 		l->cm_id = NULL;

@@ -23,6 +23,7 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/fs.h>
 #include <linux/scatterlist.h>
 
 #include "hixl_priv.h"
@@ -35,8 +36,10 @@
  * @pgsz:   out: the mapped layout, for the page-size choice
  *
  * Context: process context, may sleep.
- * Return: 0; -EBADF when @fd is not an open dma-buf; -EINVAL when the range
- * lies outside the buffer; the exporter's -errno when attach or map fails.
+ * Return: 0; -EBADF when @fd is not an open dma-buf; -EACCES when the
+ * dma-buf is read-only (its file lacks FMODE_WRITE) and the registration is
+ * not HIXL_REG_READ_ONLY; -EINVAL when the range lies outside the buffer;
+ * the exporter's -errno when attach or map fails.
  */
 int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz)
 {
@@ -51,6 +54,17 @@ int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz 
 		ret = PTR_ERR(r->dmabuf) == -EINVAL ? -EBADF : PTR_ERR(r->dmabuf);
 		r->dmabuf = NULL;
 		return ret;
+	}
+	/*
+	 * The buffer's file says whether its exporter allowed writing (a DRM
+	 * PRIME export without DRM_RDWR is read-only): a writable
+	 * registration (RDMA and the same-host copy write it) needs
+	 * FMODE_WRITE, as a writable mmap() of the fd would.
+	 */
+	if (!(r->flags & HIXL_REG_READ_ONLY) && !(r->dmabuf->file->f_mode & FMODE_WRITE)) {
+		pr_debug_ratelimited("REG_MEM: the dma-buf is read-only: register it HIXL_REG_READ_ONLY\n");
+		ret = -EACCES;
+		goto err_put;
 	}
 	if (offset >= r->dmabuf->size || r->len > r->dmabuf->size - offset) {
 		ret = hixl_einval("REG_MEM: dmabuf_offset 0x%llx + len 0x%llx is beyond the "

@@ -39,6 +39,9 @@
  * rail work takes rdma_sem for reading only with down_read_trylock(), so a
  * close or removal holding it for writing may cancel the work and wait for
  * it; raillink_accept.c's hixl_rail_listen_lock (a spinlock) is innermost.
+ * Work that may wait for hixl_engine.lock without bound (the rail work's
+ * table publishing; a striped transfer's failover) runs on the engine's
+ * own workqueue (hixl_engine.wq), never on one that other engines share.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
  * works, which take them, under cm_mutex); hixl_engine.lock  >
@@ -260,6 +263,13 @@ struct hixl_rdma {
  * @mm:         the opener's mm (mmgrab()); memory commands from another mm
  *              get -EPERM.  NULL for an engine opened without an mm.
  * @proc:       the opener's per-process accounting
+ * @wq:         the engine's own workqueue (unbound): the work that may wait
+ *              for its lock (a primary's rail work, raillink.c; a striped
+ *              transfer's failover, xrail.c), so that an engine whose lock a
+ *              command holds while it waits for user memory fills no slot of
+ *              a queue other engines or the kernel share; empty when the
+ *              engine is destroyed (links and batches are gone), destroyed
+ *              then
  * @memcg:      the opener's memory cgroup (a reference, may be NULL): what a
  *              peer's messages make the kernel allocate for this engine's
  *              links (its region table, queued notifications) is charged
@@ -338,6 +348,7 @@ struct hixl_engine {
 	struct pid *owner;
 	struct mm_struct *mm;
 	struct hixl_proc *proc;
+	struct workqueue_struct *wq;
 	struct mem_cgroup *memcg;
 	struct xarray regions;
 	u32 next_handle;

@@ -206,7 +206,10 @@ static void hixl_link_setup_work(struct work_struct *w)
  * hixl binds a CONNECT to its engine's own address (or rail address,
  * hixl_link_try_connect()), so a legitimate peer's claim and the source
  * address agree; ports differ (RDMA CM's source port is not the
- * listener's), so only the address is compared.
+ * listener's), so only the address is compared: on a shared host a local
+ * user can claim another local engine's name (same address, other port)
+ * to an engine without a secret; docs/protocol.md ("The claimed name")
+ * says so, and that the engine secret is the answer.
  *
  * Return: true when the addresses are equal; false otherwise, and for a
  * name hixl_sockaddr_to_kernel() refuses.

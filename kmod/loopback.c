@@ -33,6 +33,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
+#include <net/sock.h>
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
 
@@ -138,6 +139,7 @@ static u16 hixl_loop_pick_port(const struct net *net, const struct hixl_sockaddr
  * Context: process context; takes @eng->lock, then hixl_loop_lock.
  * Return: 0, or
  *  -ENODEV      transport HIXL_TRANSPORT_RDMA: no device owns a loopback name;
+ *  -EACCES      a port below 1024 without CAP_NET_BIND_SERVICE;
  *  -EALREADY    the engine was set up already;
  *  -EADDRINUSE  a loopback engine of this network namespace has this name,
  *               or port 0 and no port of 32768..60999 is free;
@@ -155,6 +157,9 @@ int hixl_loop_setup(struct hixl_engine *eng, struct hixl_setup *a)
 				    eng->id);
 		return -ENODEV;
 	}
+	/* a privileged port as RDMA CM grants one (cma_get_port()) */
+	if (a->local.port && a->local.port < PROT_SOCK && !capable(CAP_NET_BIND_SERVICE))
+		return -EACCES;
 	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
 	if (!rd)
 		return -ENOMEM;

@@ -122,9 +122,15 @@ struct hixl_engine *hixl_engine_create(void)
 	mutex_init(&eng->cancel_mutex);
 	init_waitqueue_head(&eng->local_wq);
 	init_rwsem(&eng->rdma_sem);
+	eng->wq = alloc_workqueue("hixl_eng", WQ_UNBOUND, 0);
+	if (!eng->wq) {
+		kfree(eng);
+		return ERR_PTR(-ENOMEM);
+	}
 	if (current->mm) {
 		eng->proc = hixl_proc_get(current->mm);
 		if (!eng->proc) {
+			destroy_workqueue(eng->wq);
 			kfree(eng);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -205,6 +211,7 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 	put_pid(eng->owner);
 	mem_cgroup_put(eng->memcg);
 	WARN_ON_ONCE(!list_empty(&eng->xfers));
+	destroy_workqueue(eng->wq);	/* links and batches are gone: nothing queued */
 	hixl_uring_engine_destroy(eng);
 	hixl_engine_put(eng);
 }
@@ -509,4 +516,4 @@ MODULE_LICENSE("GPL");
 /* modules.devname: /dev/hixl, char 10:HIXL_MISC_MINOR (above) */
 MODULE_ALIAS_MISCDEV(HIXL_MISC_MINOR);
 MODULE_ALIAS("devname:" HIXL_DEVICE_NAME);
-MODULE_VERSION("0.2");
+MODULE_VERSION("0.3");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink.c - rail links (issue 13 item 2): between two engines with
+ * raillink.c - rail links: between two engines with
  * several rails, one more RC link per rail pair beside the link CONNECT
  * made (the primary, rail 0), so that every rail carries its own QP, region
  * table (the keys valid on that rail's device) and keep-alive.  Here: a
@@ -249,7 +249,7 @@ void hixl_rail_work_arm(struct hixl_link *p)
 {
 	spin_lock(&p->lock);
 	if (p->state < HIXL_LINK_ERROR && p->rails.work_on)
-		queue_delayed_work(system_long_wq, &p->rails.work,
+		queue_delayed_work(p->eng->wq, &p->rails.work,
 				   msecs_to_jiffies(HIXL_RAIL_RETRY_MS));
 	spin_unlock(&p->lock);
 }

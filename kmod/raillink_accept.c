@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink_accept.c - the acceptor's side of rail links (issue 13 item 2;
- * the design is at the top of raillink.c): which rail a connection is
+ * raillink_accept.c - the acceptor's side of rail links (the design is at
+ * the top of raillink.c): which rail a connection is
  * (the device it came in on, hixl_rail_of_device()), pairing an accepted
  * rail link with its primary by the token and rail address its HELLO
  * names (hixl_raillink_attach()), and the rail listeners: one per rail
@@ -178,8 +178,8 @@ int hixl_rail_listen_one(struct hixl_rdma *rd, u32 i, struct net *net)
 		ret = rdma_listen(id, 128);
 	if (ret) {
 		rdma_destroy_id(id);
-		pr_warn("engine %llu: rail %u (%pISc): cannot listen on port %u: %d\n",
-			rd->eng->id, i, &ss, rd->local.port, ret);
+		pr_warn_ratelimited("engine %llu: rail %u (%pISc): cannot listen on port %u: %d\n",
+				    rd->eng->id, i, &ss, rd->local.port, ret);
 		return ret;
 	}
 	spin_lock(&hixl_rail_listen_lock);
@@ -261,6 +261,7 @@ void hixl_rail_unlisten(struct hixl_rdma *rd)
 int hixl_rail_listener_event(struct hixl_rdma *rd, struct rdma_cm_id *id,
 			     struct rdma_cm_event *ev)
 {
+	u64 eng_id = 0;
 	int ret = 0;
 	u32 i;
 
@@ -273,9 +274,15 @@ int hixl_rail_listener_event(struct hixl_rdma *rd, struct rdma_cm_id *id,
 			ret = 1;
 		}
 	}
+	/*
+	 * Read under the lock: once the listener is forgotten, the engine's
+	 * close no longer waits for it, and may free @rd and the engine.
+	 */
+	if (ret)
+		eng_id = rd->eng->id;
 	spin_unlock(&hixl_rail_listen_lock);
 	if (ret)
 		pr_warn("engine %llu: a rail's device was removed: its listener goes (back with the device, raillink.c's rail work)\n",
-			rd->eng->id);
+			eng_id);
 	return ret;
 }

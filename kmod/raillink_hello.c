@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink_hello.c - the rail blocks of a HELLO (issue 13 item 2; proto.h,
+ * raillink_hello.c - the rail blocks of a HELLO (proto.h,
  * docs/protocol.md "Rails"): building ours (a primary's rails block
  * "XHLS": our rails' addresses, listener port and the link's token; a rail
  * link's rail block "XHLR": its rail index and the primary's peer token)
@@ -15,6 +15,13 @@
 
 #include "hixl_priv.h"
 #include "proto.h"
+
+/*
+ * The wire's rail arrays are indexed with the engine's rail numbers, and a
+ * rail token is copied between the link and the wire: one size each.
+ */
+static_assert(HIXL_WIRE_MAX_RAILS == HIXL_MAX_RAILS);
+static_assert(HIXL_WIRE_RAIL_TOKEN == HIXL_RAIL_TOKEN);
 
 /**
  * hixl_rails_hello_fill() - append our rails block (primary) or rail block

@@ -55,9 +55,12 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_plan_free);
 static int hixl_plan_add(struct hixl_plan *pl, const struct hixl_piece *pc)
 {
 	if (pl->n == pl->cap) {
-		u32 cap = pl->cap ? pl->cap * 2 : 256;
-		struct hixl_piece *np = kvmalloc_array(cap, sizeof(*np), GFP_KERNEL);
+		u32 cap = pl->cap ? min(pl->cap * 2, HIXL_MAX_PIECES) : 256;
+		struct hixl_piece *np;
 
+		if (pl->n >= HIXL_MAX_PIECES)
+			return -E2BIG;
+		np = kvmalloc_array(cap, sizeof(*np), HIXL_PLAN_GFP);
 		if (!np)
 			return -ENOMEM;
 		if (pl->p)
@@ -420,8 +423,8 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 		p->rails_only = true;	/* a broken primary with a READY rail link */
 		p->err = err;
 	}
-	p->d = kvmalloc_array(a->count, sizeof(*p->d), GFP_KERNEL);
-	p->pl.held = kvmalloc_array(a->count, sizeof(*p->pl.held), GFP_KERNEL);
+	p->d = kvmalloc_array(a->count, sizeof(*p->d), HIXL_PLAN_GFP);
+	p->pl.held = kvmalloc_array(a->count, sizeof(*p->pl.held), HIXL_PLAN_GFP);
 	if (!p->d || !p->pl.held)
 		return -ENOMEM;
 	if (copy_from_user(p->d, u64_to_user_ptr(a->descs), array_size(a->count, sizeof(*p->d))))
@@ -440,7 +443,7 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 
 	cap = hixl_stage_cap(l);
 	if (cap) {
-		p->sidx = kvmalloc_array(a->count, sizeof(*p->sidx), GFP_KERNEL);
+		p->sidx = kvmalloc_array(a->count, sizeof(*p->sidx), HIXL_PLAN_GFP);
 		p->smap = bitmap_zalloc(a->count, GFP_KERNEL);
 		if (!p->sidx || !p->smap)
 			return -ENOMEM;
@@ -657,6 +660,8 @@ static void hixl_xprep_failed(const struct hixl_xprep *p, int ret)
  *  -ECANCELED  HIXL_IOC_CANCEL named @a->tag, or a fatal signal arrived
  *              (the call still returns only once nothing is on the wire);
  *  -EIO        the device reported an error on a work request;
+ *  -E2BIG      the batch would need more than HIXL_MAX_PIECES work
+ *              requests (or stripe chunks): split it;
  *  -ENOMEM.
  * Descriptor errors are found before anything is posted: nothing is written.
  */

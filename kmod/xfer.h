@@ -41,6 +41,15 @@ struct hixl_plan {
 };
 
 #define HIXL_MAX_SGE_LEN	SZ_1G	/* bytes one work request moves at most */
+/*
+ * Pieces one TRANSFER's plan may have (work requests of the direct path,
+ * stripe chunks of a striped one): its planning arrays stay below 200 MiB,
+ * far from kvmalloc()'s INT_MAX, and are charged to the caller's memory
+ * cgroup (GFP_KERNEL_ACCOUNT); more is -E2BIG.
+ */
+#define HIXL_MAX_PIECES		(1U << 22)
+/* what the planning arrays of a TRANSFER are allocated with */
+#define HIXL_PLAN_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
 int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, u32 idx,
 		   struct hixl_plan *pl);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrail.c - the striped data path (issue 13 items 3, 4): one TRANSFER
+ * xrail.c - the striped data path: one TRANSFER
  * spread over the rail links of its primary link, and failover.  The pure
  * planning (hixl_rail_plan(), hixl_xrail_replan(),
  * hixl_xrail_failover_ok()) is rail_plan.c's, cancelling a rail batch
@@ -244,9 +244,9 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 		b->xr_rail = r;
 		b->end_fn = hixl_xrail_sub_end;
 		b->start_ns = xr->start_ns;
-		b->xr_pieces = kvmalloc_array(cnt[r], sizeof(*b->xr_pieces), GFP_KERNEL);
-		b->xr_plend = kvmalloc_array(cnt[r], sizeof(*b->xr_plend), GFP_KERNEL);
-		b->pl.held = kvmalloc_array(cnt[r], sizeof(*b->pl.held), GFP_KERNEL);
+		b->xr_pieces = kvmalloc_array(cnt[r], sizeof(*b->xr_pieces), HIXL_PLAN_GFP);
+		b->xr_plend = kvmalloc_array(cnt[r], sizeof(*b->xr_plend), HIXL_PLAN_GFP);
+		b->pl.held = kvmalloc_array(cnt[r], sizeof(*b->pl.held), HIXL_PLAN_GFP);
 		if (!b->xr_pieces || !b->xr_plend || !b->pl.held) {
 			ret = -ENOMEM;
 			goto fail;
@@ -367,7 +367,7 @@ static void hixl_xrail_finish(struct hixl_xrail *xr)
 static void hixl_xrail_queue(struct hixl_xrail *xr, unsigned long delay)
 {
 	kref_get(&xr->ref);
-	queue_delayed_work(hixl_wq, &xr->work, delay);
+	queue_delayed_work(xr->eng->wq, &xr->work, delay);
 }
 
 /* A sub-batch's end_fn: no lock held (CQ handler, timeout, cancel, submit). */
@@ -424,7 +424,7 @@ static void hixl_xrail_work(struct work_struct *w)
 	struct hixl_engine *eng = xr->eng;
 	struct hixl_link *rl[HIXL_MAX_RAILS];
 	struct hixl_xbatch *sb[HIXL_MAX_RAILS];
-	u32 n, i, mask, from, failed, nsb;
+	u32 n, i, mask, from, failed, failed0, nsb, tries = 0;
 	bool cancelled, expired, end;
 	u64 bytes = 0;
 	int err, ret;
@@ -440,28 +440,43 @@ static void hixl_xrail_work(struct work_struct *w)
 	cancelled = xr->cancelled;
 	spin_unlock(&xr->lock);
 
-	failed = xr->count;
+	failed0 = xr->count;
 	for (i = 0; i < n; i++) {
-		failed = min(failed, xr->pc[xr->wbuf[i]].desc);
+		failed0 = min(failed0, xr->pc[xr->wbuf[i]].desc);
 		bytes += xr->pc[xr->wbuf[i]].len;
 	}
+	failed = failed0;
 	ret = cancelled ? -ECANCELED : expired ? -ETIMEDOUT : 0;
-	if (!ret && n) {
+	while (!ret && n) {
 		mask = hixl_xrail_links(xr->l, xr->mask, rl);
 		if (!mask) {
 			ret = err;	/* no rail left: the link's error, as on one rail */
 		} else {
 			hixl_xrail_replan(xr->pc, xr->npc, xr->wbuf, n, mask, &xr->rr);
-			hixl_link_count(xr->l, HIXL_CTR_RAIL_FAILOVERS, 1);
-			hixl_link_count(xr->l, HIXL_CTR_RAIL_REPOST_BYTES, bytes);
-			/* per rail: away from @from, onto where each piece went */
-			hixl_rail_count_failover(eng, from, xr->pc, xr->wbuf, n);
-			trace_hixl_rail_failover(eng->id, from ? __ffs(from) : 0, n, bytes, mask);
+			if (!tries) {
+				hixl_link_count(xr->l, HIXL_CTR_RAIL_FAILOVERS, 1);
+				hixl_link_count(xr->l, HIXL_CTR_RAIL_REPOST_BYTES, bytes);
+				/* per rail: away from @from, onto where each piece went */
+				hixl_rail_count_failover(eng, from, xr->pc, xr->wbuf, n);
+				trace_hixl_rail_failover(eng->id, from ? __ffs(from) : 0, n, bytes,
+							 mask);
+			}
 			ret = hixl_xrail_build(xr, xr->wbuf, n, rl, false, sb, &nsb, &failed);
 			if (!ret)
 				hixl_xrail_submit(xr, sb, nsb, false);
 		}
 		hixl_xrail_links_put(rl);
+		/*
+		 * -ENOENT: a rail's MRs went between hixl_xrail_links() and the
+		 * build.  Its device's removal destroys the rail's links before
+		 * it frees the rail's MRs, so that link is no longer READY: plan
+		 * again without it (a rail goes once; a local region that went
+		 * fails the same way every round, and the last round says so).
+		 */
+		if (ret != -ENOENT || ++tries >= HIXL_MAX_RAILS)
+			break;
+		ret = 0;
+		failed = failed0;
 	}
 
 	spin_lock(&xr->lock);
@@ -542,10 +557,10 @@ static struct hixl_xrail *hixl_xrail_new(struct hixl_engine *eng, struct hixl_tr
 	INIT_LIST_HEAD(&xr->subs);
 	INIT_DELAYED_WORK(&xr->work, hixl_xrail_work);
 	init_completion(&xr->done);
-	xr->d = kvmalloc_array(a->count, sizeof(*xr->d), GFP_KERNEL);
-	xr->pc = kvmalloc_array(npc, sizeof(*xr->pc), GFP_KERNEL);
-	xr->redo = kvmalloc_array(npc, sizeof(*xr->redo), GFP_KERNEL);
-	xr->wbuf = kvmalloc_array(npc, sizeof(*xr->wbuf), GFP_KERNEL);
+	xr->d = kvmalloc_array(a->count, sizeof(*xr->d), HIXL_PLAN_GFP);
+	xr->pc = kvmalloc_array(npc, sizeof(*xr->pc), HIXL_PLAN_GFP);
+	xr->redo = kvmalloc_array(npc, sizeof(*xr->redo), HIXL_PLAN_GFP);
+	xr->wbuf = kvmalloc_array(npc, sizeof(*xr->wbuf), HIXL_PLAN_GFP);
 	xr->anchor = hixl_xbatch_new(eng, l, a->op, a->count, a->tag);
 	if (!xr->d || !xr->pc || !xr->redo || !xr->wbuf || !xr->anchor) {
 		if (xr->anchor)
@@ -660,11 +675,15 @@ int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct
 	for (i = 0; i < a->count; i++)
 		npc64 += d[i].len >= HIXL_RAIL_STRIPE_MIN ?
 			 DIV_ROUND_UP_ULL(d[i].len, HIXL_RAIL_CHUNK) : 1;
-	ret = -ENOMEM;
-	if (npc64 > U32_MAX / 2)
+	ret = -E2BIG;
+	if (npc64 > HIXL_MAX_PIECES) {
+		pr_debug_ratelimited("TRANSFER: %llu stripe chunks, more than %u\n", npc64,
+				     HIXL_MAX_PIECES);
 		goto out_links;
+	}
+	ret = -ENOMEM;
 	npc = npc64;
-	lens = kvmalloc_array(a->count, sizeof(*lens), GFP_KERNEL);
+	lens = kvmalloc_array(a->count, sizeof(*lens), HIXL_PLAN_GFP);
 	xr = lens ? hixl_xrail_new(eng, a, l, d, npc, deadline, start_ns, cmd) : NULL;
 	if (!xr)
 		goto out_links;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_loopback.c - loopback engines (issue 14 item 1, kmod/loopback.c):
+ * test_loopback.c - loopback engines (kmod/loopback.c):
  * engines named 127.0.0.1:port or [::1]:port need no RDMA device; two of
  * them in one network namespace link in the kernel and copy with the CPU.
  * Nothing here needs rxe0 except the one check that a device-bound engine
  * cannot reach a loopback name (that part SKIPs without it).
  *
+ *   loop_privileged_port a port below 1024 without CAP_NET_BIND_SERVICE: EACCES
  *   loop_setup      SETUP on 127.0.0.1 and ::1 with no device (device "",
  *                   no MR sizes); the name taken twice -> EADDRINUSE; port
  *                   0 with LISTEN_ANY and without picks distinct ports;
@@ -44,6 +45,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -53,6 +55,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -686,7 +689,37 @@ static void loop_lib(void)
 	CHECK_EQ(vm_pin_kb(), 0);
 }
 
+/*
+ * A port below 1024 needs CAP_NET_BIND_SERVICE, as RDMA CM asks of an
+ * engine with a device (cma_get_port()): with it (root) SETUP on
+ * 127.0.0.1:999 works; with the capability dropped from this test's
+ * process, 998 is EACCES and an unprivileged port still works.
+ */
+static void loop_privileged_port(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct c[2];
+	int a;
+
+	need_loopback();
+	a = lo_eng(AF_INET, 999);
+	if (a == -EACCES)
+		SKIP("the test does not run with CAP_NET_BIND_SERVICE");
+	CHECK(a >= 0);
+	if (a >= 0)
+		close(a);
+	REQUIRE(syscall(SYS_capget, &h, c) == 0);
+	c[CAP_TO_INDEX(CAP_NET_BIND_SERVICE)].effective &= ~CAP_TO_MASK(CAP_NET_BIND_SERVICE);
+	REQUIRE(syscall(SYS_capset, &h, c) == 0);
+	CHECK_EQ(lo_eng(AF_INET, 998), -EACCES);
+	a = lo_eng(AF_INET, 24403);
+	CHECK(a >= 0);
+	if (a >= 0)
+		close(a);
+}
+
 const struct ht_test loopback_tests[] = {
+	{ "loop_privileged_port", loop_privileged_port },
 	{ "loop_setup", loop_setup },
 	{ "loop_rw4", loop_rw4 },
 	{ "loop_rw6", loop_rw6 },

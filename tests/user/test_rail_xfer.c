@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_rail_xfer.c - striped transfers and failover (issue 13 items 3, 4,
- * HIXL_FEAT_RAIL_STRIPE): two two-rail engines in the test VM (rail 0 on
+ * test_rail_xfer.c - striped transfers and failover
+ * (HIXL_FEAT_RAIL_STRIPE): two two-rail engines in the test VM (rail 0 on
  * 10.77.0.1/rxe0, rail 1 on 10.78.0.1/rxe1 over veth2), READ and WRITE
  * byte for byte across chunk borders, both rails moving bytes; rail 1 taken
  * away mid-batch (veth2 down, `rdma link delete rxe1`), synchronous and
  * through io_uring, every batch still verifying; both rails gone: the
  * link's error (synchronous and through io_uring) and nothing left pinned
  * (both devices removed: on one VM a port down does not stop rxe's
- * loopback); rail 1 back and used again; a one-rail peer.  Ports
- * 24860-24899 (24876-24887: no rail left).
+ * loopback); rail 1 back and used again; a one-rail peer; a batch of too
+ * many stripe chunks refused (E2BIG).  Ports 24860-24899 (24876-24887: no
+ * rail left; 24888-24889: too many chunks).
  *
  * Which rail moved what: LINK_STATS shows primary links only, so the
  * primary link's direct bytes are rail 0's share, and the engine's totals
@@ -636,7 +637,39 @@ void test_rail_xfer_cancel(void)
 	rx_cancel_body();
 }
 
+/*
+ * A striped batch of more stripe chunks than the module plans for one
+ * TRANSFER (4,194,304: kmod/xfer.h's HIXL_MAX_PIECES): the whole
+ * descriptor table (65,536) over one 33 MiB range, 66 chunks each, is
+ * refused with E2BIG before anything moves, and the link still works.
+ */
+void test_rail_xfer_too_big(void);
+void test_rail_xfer_too_big(void)
+{
+	const size_t len = 33u * 1024 * 1024;
+	struct hixl_op_desc *d;
+	struct rx_pair p;
+	uint32_t failed = 0;
+	int fd = open_dev();
+
+	REQUIRE(fd >= 0);
+	need_stripe(fd);
+	close(fd);
+	REQUIRE(rx_pair_open(&p, 24888, 24889, 1, len) == 0);
+	d = calloc(HIXL_MAX_DESCS, sizeof(*d));
+	REQUIRE(d != NULL);
+	for (uint32_t i = 0; i < HIXL_MAX_DESCS; i++)
+		d[i] = (struct hixl_op_desc){ (uintptr_t)p.la, (uintptr_t)p.rb, len };
+	CHECK_EQ(hx_xfer(p.a, 24889, HIXL_OP_WRITE, d, HIXL_MAX_DESCS, 5000, &failed), -E2BIG);
+	rx_prime(&p, HIXL_OP_WRITE, 17);
+	CHECK_EQ(hx_xfer(p.a, 24889, HIXL_OP_WRITE, p.d, p.n, RX_TMO_MS, &failed), 0);
+	CHECK_EQ(rx_verify(&p, HIXL_OP_WRITE), 0);
+	free(d);
+	rx_pair_close(&p);
+}
+
 const struct ht_test rail_xfer_tests[] = {
+	{ "rail_xfer_too_big", test_rail_xfer_too_big },
 	{ "rail_xfer_cancel", test_rail_xfer_cancel },
 	{ "rail_xfer_stripe", test_rail_xfer_stripe },
 	{ "rail_xfer_one_rail_peer", test_rail_xfer_one_rail_peer },
