@@ -346,6 +346,48 @@ bench-rails: userspace
 bench-py: userspace
 	bench/bench.sh py
 
+# ---- the NIXL backend plugin (nixl/, docs/nixl.md) ----------------------
+# `make nixl` builds build/nixl/libplugin_HIXL.so, NIXL's backend "HIXL", and
+# its test program, against NIXL's installed headers: NIXL_PREFIX=DIR (the
+# prefix scripts/build-nixl.sh prints, or any NIXL install with its
+# headers), else `pkg-config nixl`.  The plugin carries libhixl-user (its PIC
+# objects) and exports only nixl_plugin_init/nixl_plugin_fini; it needs
+# NIXL's libnixl_common.so (its Abseil logging), found as NIXL's own plugins
+# find it ($ORIGIN/.., from NIXL's plugin directory) or in NIXL's libdir.
+# build/nixl/prefix records the NIXL prefix for the Python test
+# (tests/nixl/test_nixl_vllm.py).  `make install-nixl` copies it to NIXL_PLUGIN_DIR (default
+# NIXL_PREFIX/lib/plugins, where NIXL looks first).
+NIXL_PREFIX  ?=
+NIXL_INC     := $(if $(NIXL_PREFIX),$(NIXL_PREFIX)/include,$(shell pkg-config --variable=includedir nixl 2>/dev/null))
+NIXL_LIBDIR  := $(if $(NIXL_PREFIX),$(NIXL_PREFIX)/lib,$(shell pkg-config --variable=libdir nixl 2>/dev/null))
+NIXL_PLUGIN_DIR ?= $(NIXL_LIBDIR)/plugins
+# -isystem: NIXL's headers are not built with our warnings
+NIXL_CXXFLAGS = -std=c++20 $(patsubst %,-isystem %,$(NIXL_INC) $(NIXL_INC)/backend $(NIXL_INC)/utils \
+		$(NIXL_INC)/utils/common $(NIXL_INC)/utils/serdes)
+NIXL_SRCS    := nixl/hixl_backend.cpp nixl/hixl_params.cpp nixl/hixl_plugin.cpp
+NIXL_HDRS    := nixl/hixl_backend.h
+NIXL_PLUGIN  := build/nixl/libplugin_HIXL.so
+NIXL_TEST    := build/nixl/hixl-nixl-test
+NIXL_MISSING  = nixl: no NIXL headers: NIXL_PREFIX=DIR (scripts/build-nixl.sh prints one) or a nixl.pc on PKG_CONFIG_PATH
+.PHONY: nixl install-nixl nixl-check-inc
+nixl: nixl-check-inc $(NIXL_PLUGIN) $(NIXL_TEST)
+	@echo "$(or $(NIXL_PREFIX),$(shell pkg-config --variable=prefix nixl))" > build/nixl/prefix
+nixl-check-inc:
+	@[ -n "$(NIXL_INC)" ] && [ -r "$(NIXL_INC)/backend/backend_plugin.h" ] || { echo "$(NIXL_MISSING)" >&2; exit 1; }
+$(NIXL_PLUGIN): $(NIXL_SRCS) $(NIXL_HDRS) nixl/libplugin_HIXL.map $(LIB_OBJS_PIC) $(LIB_HDRS) | nixl-check-inc
+	@mkdir -p build/nixl
+	$(CXX) $(CXX_CPPFLAGS) $(NIXL_CXXFLAGS) $(CXX_WARN) $(CXXFLAGS) -fPIC -shared -o $@ $(NIXL_SRCS) \
+		$(LIB_OBJS_PIC) -Wl,--version-script,nixl/libplugin_HIXL.map -Wl,--no-undefined \
+		-L$(NIXL_LIBDIR) -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,$(NIXL_LIBDIR) -lnixl_common -luring \
+		-pthread $(LDFLAGS)
+$(NIXL_TEST): tests/nixl/*.cpp tests/nixl/*.h $(LIB_A) $(LIB_HDRS) | nixl-check-inc
+	@mkdir -p build/nixl
+	$(CXX) $(CXX_CPPFLAGS) $(NIXL_CXXFLAGS) $(CXX_WARN) $(CXXFLAGS) -Itests/nixl -o $@ tests/nixl/*.cpp \
+		-L$(NIXL_LIBDIR) -Wl,-rpath,$(NIXL_LIBDIR) -lnixl -lnixl_build -lnixl_common -lserdes $(LIB_A) -luring \
+		-pthread $(LDFLAGS)
+install-nixl: $(NIXL_PLUGIN)
+	install -D -m 0755 $(NIXL_PLUGIN) $(DESTDIR)$(NIXL_PLUGIN_DIR)/libplugin_HIXL.so
+
 clean:
 	-[ ! -f "$(KDIR)/Makefile" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	rm -f lib/*.o lib/*.so* lib/*.a $(TOOLS) $(BENCH_PROGS) $(USER_TESTS) $(CPP_PROGS) python/hixl/_hixl*.so

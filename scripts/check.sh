@@ -20,6 +20,9 @@
 #   8. wire fuzz                  60 s of hostile-peer cases against a victim engine in the
 #                                 debug VM (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min);
 #                                 7 and 8 in one boot, with stage 5's hixl.ko
+#      (5 and 6 also run the NIXL backend plugin's tests, tests/nixl/, when
+#      NIXL could be built: scripts/build-nixl.sh, cached by hash, runs in
+#      the background from stage 2 on, then make nixl)
 #   9. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
 #                                 READ/WRITE between two kernels, hixl-bench
 #                                 --server/--client, examples/exchange, a peer
@@ -118,6 +121,48 @@ count_guest() {	# NAME LABEL
 	scripts/test-times.sh -n 5 "build/vm/$1/user.tap" 2>/dev/null | sed "s/^/check: $2: time: /"
 	count_tap "build/vm/$1/cpp.tap" "$2, C++"
 	count_tap "build/vm/$1/python.tap" "$2, Python"
+	count_nixl "build/vm/$1/nixl.tap" "$2, NIXL C++"
+	count_nixl "build/vm/$1/nixl-python.tap" "$2, NIXL Python"
+}
+
+# The NIXL tests' TAP: as count_tap, and a whole-file skip ("1..0 # SKIP
+# why", no NIXL build) is one skip with its reason
+count_nixl() {	# FILE LABEL
+	if grep -q '^1\.\.0 # SKIP' "$1" 2>/dev/null; then
+		echo "check: $2: $(sed -n 's/^1\.\.0 # //p' "$1")"
+		skipped=$((skipped + 1))
+	else
+		count_tap "$1" "$2"
+	fi
+}
+
+# NIXL, for the NIXL backend plugin's tests: built (or found in the cache)
+# in the background while the stages before the VMs run; nixl_wait then
+# builds the plugin and its tests (build/nixl/).  A missing third-party
+# snapshot (exit 77) makes their tests skip with the reason; any other
+# failure fails the stage.
+nixl_pid=
+nixl_start() {
+	rm -rf build/nixl
+	scripts/build-nixl.sh > "$out/nixl-prefix" 2> "$out/nixl-build.log" &
+	nixl_pid=$!
+}
+nixl_wait() {
+	local rc
+	[ -n "$nixl_pid" ] || return
+	wait "$nixl_pid"; rc=$?
+	nixl_pid=
+	if [ "$rc" = 77 ]; then
+		echo "check: NIXL tests will SKIP: $(tail -1 "$out/nixl-build.log")"
+	elif [ "$rc" != 0 ]; then
+		cat "$out/nixl-build.log"
+		stage_fail "NIXL build (scripts/build-nixl.sh)"
+	elif make -s nixl NIXL_PREFIX="$(cat "$out/nixl-prefix")"; then
+		echo "check: NIXL at $(cat "$out/nixl-prefix"); plugin build/nixl/libplugin_HIXL.so"
+	else
+		stage_fail "make nixl"
+		rm -rf build/nixl
+	fi
 }
 
 # Merge the per-suite KTAP documents into one and parse it with the kernel's
@@ -320,6 +365,9 @@ fi
 echo "check: hixl.ko for $module_kver"
 make -s all KVER="$module_kver" || stage_fail "make"
 
+stage "NIXL: scripts/build-nixl.sh in the background (Abseil and NIXL, cached in /var/cache/hixl)"
+nixl_start
+
 stage "library ABI against lib/libhixl-user.abi (abidiff)"
 if scripts/check-abi.sh; then
 	passed=$((passed + 1))
@@ -349,7 +397,10 @@ stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
 compat
 
 stage "debug kernel"
-if kdir=$(tests/vm/build-kernel.sh); then
+kdir=$(tests/vm/build-kernel.sh); kernel_rc=$?
+stage "NIXL: waiting for its build, then make nixl"
+nixl_wait
+if [ "$kernel_rc" = 0 ]; then
 	stage "host: in-tree export (scripts/export-intree.sh) built against the debug kernel"
 	tests/tools/export-intree.sh "$kdir" > "$out/export-intree.tap" 2>&1
 	count_tap "$out/export-intree.tap" "in-tree export"
@@ -370,8 +421,10 @@ fi
 for series in 6.1 6.12; do
 	stage "stock $series VM: user tests"
 	if [ -f "build/compat-$series/kmod/hixl.ko" ]; then
+		# the NIXL Python test (torch's cold import: ~80 s a boot) in 6.12's only
 		tests/vm/run.sh --kernel "$series" --module "build/compat-$series/kmod/hixl.ko" \
-			--name "stock-$series" -- tests/vm/guest-tests.sh \
+			--name "stock-$series" -- env HIXL_NIXL_PYTHON=$([ "$series" = 6.12 ] && echo 1 || echo 0) \
+			tests/vm/guest-tests.sh \
 			|| vm_fail "stock-$series" "stock $series VM run"
 		count_guest "stock-$series" "stock $series kernel"
 	else

@@ -29,6 +29,10 @@ pkgs=(
 	abigail-tools
 	# make bench: the UCX peer (ucx_perftest) and the plot
 	ucx-utils python3-matplotlib
+	# NIXL for the NIXL backend plugin's tests (scripts/build-nixl.sh builds it,
+	# with Abseil, from ../shared/third_party; these are Debian's part), and
+	# torch (CPU) for the vLLM-sequence test's KV tensors
+	meson ninja-build cmake libasio-dev python3-pybind11 python3-torch
 )
 
 missing=()

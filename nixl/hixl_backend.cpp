@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hixl_backend.cpp - hixl as a NIXL backend: nixlBackendEngine over one
+ * libhixl-user engine.  Follows NIXL's backend API of src/api/cpp/backend/
+ * (NIXL 1.4.0) and the shape of its Mooncake plugin; docs/nixl.md says what
+ * each method does.
+ *
+ * Mapping, in short:
+ *  - a NIXL agent is one hixl engine; its connection info is the engine's
+ *    name ("10.77.0.1:40321"), a peer's is kept per remote agent;
+ *  - DRAM_SEG registrations are hixl registrations (HIXL_MEM_HOST); hixl
+ *    transfers name remote memory by the peer's own addresses (the link
+ *    carries the peer's region table), so public metadata is only the
+ *    region's range, checked on load;
+ *  - a NIXL request is one hixl_transfer_async() of the whole descriptor
+ *    list (io_uring: one URING_CMD per 65536 descriptors), checked with
+ *    hixl_get_transfer_status(), released with hixl_request_cancel() (the
+ *    revoking cancel where the module has it) and hixl_request_free();
+ *  - notifications are hixl notifications named by the sending agent; a
+ *    transfer's is sent when checkXfer() first sees the transfer complete,
+ *    so the peer gets it after the bytes.
+ */
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <thread>
+
+#include <hixl/hixl.h>
+
+#include "common/nixl_log.h"
+#include "hixl_backend.h"
+
+namespace {
+
+/* a DRAM_SEG registration of this agent */
+class hixlLocalMD : public nixlBackendMD {
+public:
+	hixlLocalMD(uint64_t h, uintptr_t a, size_t l) : nixlBackendMD(true), handle(h), addr(a), len(l) {}
+	uint64_t handle;
+	uintptr_t addr;
+	size_t len;
+};
+
+/* a region of a remote agent, as its public metadata described it */
+class hixlRemoteMD : public nixlBackendMD {
+public:
+	hixlRemoteMD(const std::string &ag, uintptr_t a, size_t l)
+		: nixlBackendMD(false), agent(ag), addr(a), len(l) {}
+	std::string agent;
+	uintptr_t addr;
+	size_t len;
+};
+
+/* one NIXL request: the hixl descriptors, and the hixl request while posted */
+class hixlReqH : public nixlBackendReqH {
+public:
+	std::vector<struct hixl_op_desc> descs;
+	std::string agent;		/* the remote agent */
+	std::string engine;		/* its hixl engine */
+	enum hixl_op op = HIXL_OP_READ;
+	struct hixl_request *req = nullptr;
+	bool notif = false;		/* send notifMsg once the transfer completed */
+	std::string notifMsg;
+};
+
+/* live requests of every engine, so the engine's teardown can free them first */
+std::mutex reqsLock;
+std::set<hixlReqH *> liveReqs;
+
+const char *memName(nixl_mem_t m)
+{
+	static const char *const names[] = {"DRAM_SEG", "VRAM_SEG", "BLK_SEG", "OBJ_SEG", "FILE_SEG"};
+
+	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : "an unknown type";
+}
+
+std::string errStr(int err)
+{
+	const char *name = strerrorname_np(-err);
+
+	return std::string(hixl_strerror(err)) + " (" + (name ? name : "?") + ")";
+}
+
+/* a hixl -errno as a NIXL status */
+nixl_status_t nixlStatus(int err)
+{
+	switch (-err) {
+	case 0:
+		return NIXL_SUCCESS;
+	case ENOTCONN: case ECONNRESET: case ENETDOWN: case EHOSTDOWN: case EHOSTUNREACH:
+	case ENETUNREACH: case ECONNREFUSED: case ECOMM: case EPIPE: case ESHUTDOWN:
+		return NIXL_ERR_REMOTE_DISCONNECT;
+	case ECANCELED:
+		return NIXL_ERR_CANCELED;
+	case EINVAL: case ENOENT: case ERANGE: case EACCES: case EOVERFLOW: case EFAULT:
+	case EEXIST:
+		return NIXL_ERR_INVALID_PARAM;
+	case EOPNOTSUPP:
+		return NIXL_ERR_NOT_SUPPORTED;
+	default:
+		return NIXL_ERR_BACKEND;
+	}
+}
+
+/* a name hixl_engine_init() listens on: without a port, ":0" (a free one) */
+std::string listenName(const std::string &name)
+{
+	if (name.back() == ']' || name.find(':') == std::string::npos)
+		return name + ":0";
+	return name;
+}
+
+/* the local IPv4 addresses (no loopback), in interface order */
+std::vector<std::string> localAddrs()
+{
+	std::vector<std::string> out;
+	struct ifaddrs *ifa, *i;
+
+	if (getifaddrs(&ifa))
+		return out;
+	for (i = ifa; i; i = i->ifa_next) {
+		char buf[INET_ADDRSTRLEN];
+
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_LOOPBACK) ||
+		    !(i->ifa_flags & IFF_UP))
+			continue;
+		if (inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, buf, sizeof(buf)))
+			out.emplace_back(buf);
+	}
+	freeifaddrs(ifa);
+	return out;
+}
+
+} // namespace
+
+nixlHixlEngine::nixlHixlEngine(const nixlBackendInitParams *init_params)
+	: nixlBackendEngine(init_params)
+{
+	std::vector<struct hixl_option> opts;
+	std::vector<std::string> names;
+	std::string err;
+	int ret = -ENODEV;
+
+	if (!hixlNixlParseParams(*init_params->customParams, cfg_, err)) {
+		NIXL_ERROR << "HIXL backend: " << err;
+		initErr = true;
+		return;
+	}
+	if (localAgent.empty() || localAgent.size() > HIXL_NOTIFY_MAX_NAME) {
+		NIXL_ERROR << "HIXL backend: the agent name must be 1.." << HIXL_NOTIFY_MAX_NAME
+			   << " bytes (it names the agent's notifications), not " << localAgent.size();
+		initErr = true;
+		return;
+	}
+	if (init_params->enableProgTh)
+		NIXL_INFO << "HIXL backend: needs no progress thread (the kernel and hixl's io_uring "
+			     "reaper progress transfers); the agent's progress thread does nothing for it";
+
+	for (const auto &o : cfg_.opts)
+		opts.push_back({o.first.c_str(), o.second.c_str()});
+	if (cfg_.engine == "auto") {
+		for (const auto &a : localAddrs())
+			names.push_back(a + ":0");
+	} else {
+		names.push_back(listenName(cfg_.engine));
+	}
+	for (const auto &n : names) {
+		ret = hixl_engine_init(&eng_, n.c_str(), opts.data(), opts.size());
+		if (ret != -ENODEV && ret != -EADDRNOTAVAIL)
+			break;
+	}
+	if (ret == -EINVAL) {
+		/* which parameter did hixl refuse?  Each option alone, on the same address */
+		for (size_t i = 0; i < opts.size(); i++) {
+			struct hixl_engine *e = nullptr;
+
+			if (hixl_engine_init(&e, names.back().c_str(), &opts[i], 1) == -EINVAL) {
+				NIXL_ERROR << "HIXL backend: parameter '" << cfg_.optParams[i] << "': '"
+					   << opts[i].value << "' is refused by hixl (its option "
+					   << opts[i].key << ", see hixl_engine_init(3))";
+				initErr = true;
+				eng_ = nullptr;
+				return;
+			}
+			hixl_engine_finalize(e);
+		}
+	}
+	if (ret) {
+		eng_ = nullptr;
+		if (names.empty())
+			NIXL_ERROR << "HIXL backend: parameter 'engine' is \"auto\" and this host has no "
+				      "IPv4 address besides loopback: name the engine's address";
+		else if (cfg_.engine == "auto" && (ret == -ENODEV || ret == -EADDRNOTAVAIL))
+			NIXL_ERROR << "HIXL backend: parameter 'engine' is \"auto\" and no local IPv4 "
+				      "address has an RDMA device (rdma link add rxe0 type rxe netdev "
+				      "IFACE makes one): " << hixl_last_error();
+		else
+			NIXL_ERROR << "HIXL backend: " << hixl_last_error() << ": " << errStr(ret)
+				   << (*hixl_error_hint(ret) ? std::string("; hint: ") + hixl_error_hint(ret)
+							     : std::string());
+		initErr = true;
+		return;
+	}
+
+	char buf[HIXL_ENGINE_NAME_MAX];
+
+	hixl_engine_name(eng_, buf, sizeof(buf));
+	name_ = buf;
+	NIXL_INFO << "HIXL backend: agent " << localAgent << " is hixl engine " << name_ << " on "
+		  << hixl_engine_device(eng_) << " ("
+		  << (hixl_engine_async_path(eng_) == HIXL_ASYNC_URING ? "io_uring" : "worker threads")
+		  << ")";
+}
+
+nixlHixlEngine::~nixlHixlEngine()
+{
+	if (!eng_)
+		return;
+	/* requests NIXL did not release: their hixl requests die with the engine */
+	{
+		std::lock_guard<std::mutex> g(reqsLock);
+
+		for (auto *h : liveReqs) {
+			if (h->req && hixl_request_user_data(h->req) == this) {
+				hixl_request_cancel(eng_, h->req);
+				hixl_request_free(h->req);
+				h->req = nullptr;
+			}
+		}
+	}
+	hixl_engine_finalize(eng_);
+}
+
+nixl_mem_list_t nixlHixlEngine::getSupportedMems() const
+{
+	/*
+	 * VRAM_SEG: hixl registers device memory as a dma-buf, and NIXL's
+	 * registration gives an address and a device id, no dma-buf fd.
+	 */
+	return {DRAM_SEG};
+}
+
+nixl_status_t nixlHixlEngine::registerMem(const nixlBlobDesc &mem, const nixl_mem_t &nixl_mem,
+					  nixlBackendMD *&out)
+{
+	struct hixl_mem_desc d;
+	uint64_t handle;
+	int ret;
+
+	if (nixl_mem != DRAM_SEG) {
+		NIXL_ERROR << "HIXL backend: registerMem: memory type " << memName(nixl_mem)
+			   << " is not supported: only DRAM_SEG (hixl takes device memory as a dma-buf, "
+			      "and NIXL passes none)";
+		return NIXL_ERR_NOT_SUPPORTED;
+	}
+	memset(&d, 0, sizeof(d));
+	d.addr = mem.addr;
+	d.len = mem.len;
+	ret = hixl_register_mem(eng_, &d, HIXL_MEM_HOST, &handle);
+	if (ret) {
+		NIXL_ERROR << "HIXL backend: registerMem(0x" << std::hex << mem.addr << std::dec << ", "
+			   << mem.len << " bytes): " << errStr(ret);
+		return nixlStatus(ret);
+	}
+	out = new hixlLocalMD(handle, mem.addr, mem.len);
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::deregisterMem(nixlBackendMD *meta)
+{
+	auto *md = dynamic_cast<hixlLocalMD *>(meta);
+	int ret;
+
+	if (!md)
+		return NIXL_ERR_INVALID_PARAM;
+	ret = hixl_deregister_mem(eng_, md->handle);
+	if (ret)
+		NIXL_ERROR << "HIXL backend: deregisterMem(0x" << std::hex << md->addr << std::dec
+			   << "): " << errStr(ret);
+	delete md;
+	return nixlStatus(ret);
+}
+
+nixl_status_t nixlHixlEngine::getPublicData(const nixlBackendMD *meta, std::string &str) const
+{
+	auto *md = dynamic_cast<const hixlLocalMD *>(meta);
+
+	if (!md)
+		return NIXL_ERR_INVALID_PARAM;
+	/* the peer transfers by our addresses: the range says which region */
+	str = "hixl1:" + std::to_string(md->addr) + ":" + std::to_string(md->len);
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::getConnInfo(std::string &str) const
+{
+	str = name_;
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::loadRemoteConnInfo(const std::string &remote_agent,
+						 const std::string &remote_conn_info)
+{
+	struct hixl_sockaddr a;
+
+	if (hixl_parse_engine_name(remote_conn_info.c_str(), &a) || !a.port) {
+		NIXL_ERROR << "HIXL backend: agent " << remote_agent << "'s connection info '"
+			   << remote_conn_info << "' is not a hixl engine name with a port";
+		return NIXL_ERR_INVALID_PARAM;
+	}
+	std::lock_guard<std::mutex> g(lock_);
+	peers_[remote_agent] = remote_conn_info;
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::loadRemoteMD(const nixlBlobDesc &input, const nixl_mem_t &nixl_mem,
+					   const std::string &remote_agent, nixlBackendMD *&output)
+{
+	unsigned long long addr, len;
+	int end = 0;
+
+	if (nixl_mem != DRAM_SEG) {
+		NIXL_ERROR << "HIXL backend: loadRemoteMD: agent " << remote_agent << "'s memory type "
+			   << memName(nixl_mem) << " is not supported (only DRAM_SEG)";
+		return NIXL_ERR_NOT_SUPPORTED;
+	}
+	if (sscanf(input.metaInfo.c_str(), "hixl1:%llu:%llu%n", &addr, &len, &end) != 2 ||
+	    (size_t)end != input.metaInfo.size()) {
+		NIXL_ERROR << "HIXL backend: loadRemoteMD: agent " << remote_agent
+			   << "'s metadata is not a HIXL region ('" << input.metaInfo.substr(0, 64) << "')";
+		return NIXL_ERR_INVALID_PARAM;
+	}
+	output = new hixlRemoteMD(remote_agent, addr, len);
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::unloadMD(nixlBackendMD *input)
+{
+	delete dynamic_cast<hixlRemoteMD *>(input);
+	return NIXL_SUCCESS;
+}
+
+bool nixlHixlEngine::linkUp(const std::string &engine) const
+{
+	std::vector<struct hixl_link_stat> st(64);
+	uint32_t total = 0;
+	int n;
+
+	for (;;) {
+		n = hixl_engine_link_stats(eng_, st.data(), st.size(), &total);
+		if (n < 0)
+			return true;	/* cannot tell: keep the transfer's own error */
+		if (total <= st.size())
+			break;
+		st.resize(total);
+	}
+	for (int i = 0; i < n; i++) {
+		char name[HIXL_ENGINE_NAME_MAX];
+
+		if ((st[i].flags & HIXL_LINK_STAT_NAMED) && st[i].state == HIXL_LINK_STATE_READY &&
+		    !hixl_format_engine_name(&st[i].peer, name, sizeof(name)) && engine == name)
+			return true;
+	}
+	return false;
+}
+
+nixl_status_t nixlHixlEngine::failStatus(int err, const std::string &engine, const std::string &agent) const
+{
+	nixl_status_t st = nixlStatus(err);
+
+	/*
+	 * A peer that died takes its region table with it: a transfer then
+	 * fails as if its ranges were never registered.  Without a live link
+	 * to it, say what happened, and NIXL forgets the agent.
+	 */
+	if (st != NIXL_ERR_REMOTE_DISCONNECT && st != NIXL_ERR_CANCELED && !linkUp(engine)) {
+		NIXL_ERROR << "HIXL backend: agent " << agent << " (hixl engine " << engine
+			   << ") has no live link: the peer process exited or the link broke";
+		return NIXL_ERR_REMOTE_DISCONNECT;
+	}
+	return st;
+}
+
+bool nixlHixlEngine::peerEngine(const std::string &remote_agent, std::string &engine) const
+{
+	std::lock_guard<std::mutex> g(lock_);
+	auto it = peers_.find(remote_agent);
+
+	if (it == peers_.end())
+		return false;
+	engine = it->second;
+	return true;
+}
+
+nixl_status_t nixlHixlEngine::connect(const std::string &remote_agent)
+{
+	std::string engine;
+	int ret;
+
+	if (!peerEngine(remote_agent, engine)) {
+		NIXL_ERROR << "HIXL backend: connect: agent " << remote_agent
+			   << " is not loaded (loadRemoteMD first)";
+		return NIXL_ERR_NOT_FOUND;
+	}
+	ret = hixl_connect(eng_, engine.c_str(), cfg_.connectTimeoutMs);
+	if (ret == -EALREADY) {
+		/* a connect of another thread (AutoConnect, the peer's) is running: wait for it */
+		auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(cfg_.connectTimeoutMs);
+		enum hixl_connect_status st = HIXL_CONNECTING;
+
+		while (std::chrono::steady_clock::now() < until) {
+			ret = hixl_get_connect_status(eng_, engine.c_str(), &st);
+			if (ret || (st != HIXL_CONNECT_PENDING && st != HIXL_CONNECTING))
+				break;
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+		}
+		ret = ret ? ret : st == HIXL_CONNECTED ? 0 : -ETIMEDOUT;
+	}
+	if (ret == -EISCONN)
+		ret = 0;
+	if (ret)
+		NIXL_ERROR << "HIXL backend: connect to agent " << remote_agent << " (hixl engine "
+			   << engine << "): " << errStr(ret);
+	return nixlStatus(ret);
+}
+
+nixl_status_t nixlHixlEngine::disconnect(const std::string &remote_agent)
+{
+	std::string engine;
+	int ret;
+
+	if (!peerEngine(remote_agent, engine))
+		return NIXL_ERR_NOT_FOUND;
+	ret = hixl_disconnect(eng_, engine.c_str(), cfg_.connectTimeoutMs);
+	if (ret && ret != -ENOTCONN) {
+		NIXL_ERROR << "HIXL backend: disconnect from agent " << remote_agent << ": " << errStr(ret);
+		return nixlStatus(ret);
+	}
+	std::lock_guard<std::mutex> g(lock_);
+	peers_.erase(remote_agent);
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::prepXfer(const nixl_xfer_op_t &operation, const nixl_meta_dlist_t &local,
+				       const nixl_meta_dlist_t &remote, const std::string &remote_agent,
+				       nixlBackendReqH *&handle, const nixl_opt_b_args_t * /* opt_args */) const
+{
+	size_t n = local.descCount();
+	std::string engine;
+
+	if (operation != NIXL_READ && operation != NIXL_WRITE) {
+		NIXL_ERROR << "HIXL backend: prepXfer: unknown operation " << (int)operation;
+		return NIXL_ERR_INVALID_PARAM;
+	}
+	if (local.getType() != DRAM_SEG || remote.getType() != DRAM_SEG) {
+		NIXL_ERROR << "HIXL backend: prepXfer: only DRAM_SEG to DRAM_SEG (local "
+			   << memName(local.getType()) << ", remote "
+			   << memName(remote.getType()) << ")";
+		return NIXL_ERR_NOT_SUPPORTED;
+	}
+	if (n == 0 || n != (size_t)remote.descCount()) {
+		NIXL_ERROR << "HIXL backend: prepXfer: " << n << " local and " << remote.descCount()
+			   << " remote descriptors (the same number, at least one)";
+		return NIXL_ERR_INVALID_PARAM;
+	}
+	if (!peerEngine(remote_agent, engine)) {
+		NIXL_ERROR << "HIXL backend: prepXfer: agent " << remote_agent
+			   << " is not loaded (loadRemoteMD first)";
+		return NIXL_ERR_NOT_FOUND;
+	}
+
+	auto *h = new hixlReqH;
+
+	h->descs.resize(n);
+	for (size_t i = 0; i < n; i++) {
+		const nixlMetaDesc &l = local[i], &r = remote[i];
+
+		if (l.len != r.len || l.len == 0) {
+			NIXL_ERROR << "HIXL backend: prepXfer: descriptor " << i << ": local " << l.len
+				   << " bytes, remote " << r.len << " (equal, not 0)";
+			delete h;
+			return NIXL_ERR_INVALID_PARAM;
+		}
+		h->descs[i] = {l.addr, r.addr, l.len};
+	}
+	h->agent = remote_agent;
+	h->engine = engine;
+	h->op = operation == NIXL_READ ? HIXL_OP_READ : HIXL_OP_WRITE;
+	{
+		std::lock_guard<std::mutex> g(reqsLock);
+
+		liveReqs.insert(h);
+	}
+	handle = h;
+	return NIXL_SUCCESS;
+}
+
+/* the descriptors and peer are the handle's, from prepXfer() (NIXL passes the same) */
+nixl_status_t nixlHixlEngine::postXfer(const nixl_xfer_op_t & /* operation */,
+				       const nixl_meta_dlist_t & /* local */,
+				       const nixl_meta_dlist_t & /* remote */,
+				       const std::string & /* remote_agent */,
+				       nixlBackendReqH *&handle, const nixl_opt_b_args_t *opt_args) const
+{
+	auto *h = dynamic_cast<hixlReqH *>(handle);
+	struct hixl_transfer_args args = HIXL_TRANSFER_ARGS_INIT(cfg_.xferTimeoutMs);
+	enum hixl_transfer_status st;
+	int ret;
+
+	if (!h)
+		return NIXL_ERR_INVALID_PARAM;
+	if (h->req) {
+		if (!hixl_get_transfer_status(eng_, h->req, &st) && st == HIXL_TRANSFER_WAITING)
+			return NIXL_ERR_REPOST_ACTIVE;
+		hixl_request_free(h->req);
+		h->req = nullptr;
+	}
+	h->notif = opt_args && opt_args->hasNotif;
+	if (h->notif) {
+		if (opt_args->notifMsg.size() > HIXL_NOTIFY_MAX_MSG) {
+			NIXL_ERROR << "HIXL backend: postXfer: a notification of " << opt_args->notifMsg.size()
+				   << " bytes; hixl's carry at most " << HIXL_NOTIFY_MAX_MSG;
+			return NIXL_ERR_INVALID_PARAM;
+		}
+		h->notifMsg = opt_args->notifMsg;
+	}
+	args.user_data = const_cast<nixlHixlEngine *>(this);
+	ret = hixl_transfer_async(eng_, h->engine.c_str(), h->op, h->descs.data(), h->descs.size(),
+				  &args, &h->req);
+	if (ret) {
+		h->req = nullptr;
+		NIXL_ERROR << "HIXL backend: postXfer to agent " << h->agent << ": " << errStr(ret);
+		return failStatus(ret, h->engine, h->agent);
+	}
+	return checkXfer(h);
+}
+
+nixl_status_t nixlHixlEngine::sendNotif(const std::string &engine, const std::string &remote_agent,
+					const std::string &msg) const
+{
+	int ret = hixl_send_notify(eng_, engine.c_str(), localAgent.c_str(), msg.data(), msg.size(),
+				   cfg_.notifTimeoutMs);
+
+	if (!ret)
+		return NIXL_SUCCESS;
+	NIXL_ERROR << "HIXL backend: notification to agent " << remote_agent << ": " << errStr(ret);
+	return failStatus(ret, engine, remote_agent);
+}
+
+nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
+{
+	auto *h = dynamic_cast<hixlReqH *>(handle);
+	enum hixl_transfer_status st;
+	size_t failed;
+	int ret;
+
+	if (!h)
+		return NIXL_ERR_INVALID_PARAM;
+	if (!h->req)
+		return NIXL_ERR_NOT_POSTED;
+	ret = hixl_get_transfer_status(eng_, h->req, &st);
+	if (ret)
+		return nixlStatus(ret);
+	if (st == HIXL_TRANSFER_WAITING)
+		return NIXL_IN_PROG;
+	if (st == HIXL_TRANSFER_COMPLETED) {
+		if (h->notif) {
+			h->notif = false;
+			return sendNotif(h->engine, h->agent, h->notifMsg);
+		}
+		return NIXL_SUCCESS;
+	}
+	ret = hixl_request_result(h->req, &failed);
+	NIXL_ERROR << "HIXL backend: transfer to agent " << h->agent << " ("
+		   << (h->op == HIXL_OP_READ ? "READ" : "WRITE") << ", " << h->descs.size()
+		   << " descriptors) failed at descriptor " << failed << ": " << errStr(ret);
+	return failStatus(ret, h->engine, h->agent);
+}
+
+nixl_status_t nixlHixlEngine::releaseReqH(nixlBackendReqH *handle) const
+{
+	auto *h = dynamic_cast<hixlReqH *>(handle);
+
+	if (!h)
+		return NIXL_ERR_INVALID_PARAM;
+	{
+		std::lock_guard<std::mutex> g(reqsLock);
+
+		liveReqs.erase(h);
+	}
+	if (h->req) {
+		/*
+		 * Ends a running transfer before returning: no byte of it lands
+		 * afterwards (hixl_request_cancel(3); revoking where it can).
+		 */
+		hixl_request_cancel(eng_, h->req);
+		hixl_request_free(h->req);
+	}
+	delete h;
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::getNotifs(notif_list_t &notif_list)
+{
+	/* 16 entries of ~2 KiB, kept per thread: serving loops poll every step */
+	static thread_local std::vector<struct hixl_notify> buf(16);
+	size_t count;
+	int ret;
+
+	do {
+		ret = hixl_get_notifies(eng_, buf.data(), buf.size(), &count, nullptr);
+		if (ret) {
+			NIXL_ERROR << "HIXL backend: getNotifs: " << errStr(ret);
+			return nixlStatus(ret);
+		}
+		for (size_t i = 0; i < count; i++)
+			notif_list.emplace_back(std::string((const char *)buf[i].name, buf[i].name_len),
+						std::string((const char *)buf[i].msg, buf[i].msg_len));
+	} while (count == buf.size());
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::genNotif(const std::string &remote_agent, const std::string &msg) const
+{
+	std::string engine;
+
+	if (msg.size() > HIXL_NOTIFY_MAX_MSG) {
+		NIXL_ERROR << "HIXL backend: genNotif: a notification of " << msg.size()
+			   << " bytes; hixl's carry at most " << HIXL_NOTIFY_MAX_MSG;
+		return NIXL_ERR_INVALID_PARAM;
+	}
+	if (!peerEngine(remote_agent, engine)) {
+		NIXL_ERROR << "HIXL backend: genNotif: agent " << remote_agent << " is not loaded";
+		return NIXL_ERR_NOT_FOUND;
+	}
+	return sendNotif(engine, remote_agent, msg);
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hixl_backend.h - hixl as a NIXL backend (plugin "HIXL"): the engine class.
+ *
+ * NIXL (ai-dynamo/nixl) loads its transports as backend plugins, each a
+ * nixlBackendEngine (src/api/cpp/backend/backend_engine.h in NIXL's tree);
+ * this one runs NIXL's calls on one libhixl-user engine (<hixl/hixl.h>).
+ * The shape follows NIXL's own Mooncake and POSIX plugins.  What each method
+ * does, and what is not supported and why: docs/nixl.md.
+ */
+#ifndef HIXL_NIXL_BACKEND_H
+#define HIXL_NIXL_BACKEND_H
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/backend_engine.h"
+
+struct hixl_engine;
+
+/*
+ * The backend parameters (nixl_b_params_t) the plugin takes, with their
+ * defaults: nixl_plugin_init() publishes them (get_backend_options), and an
+ * engine refuses any other key.  hixl_nixl_params.cpp.
+ */
+nixl_b_params_t hixlNixlDefaultParams();
+
+/*
+ * What hixlNixlParseParams() makes of the parameters: the local engine's
+ * name, hixl's engine options (key, value) and the plugin's own timeouts.
+ */
+struct hixlNixlConfig {
+	std::string engine;		/* "auto", or a hixl engine name */
+	std::vector<std::pair<std::string, std::string>> opts;	/* hixl option, value */
+	std::vector<std::string> optParams;	/* the NIXL parameter of each opts entry */
+	int xferTimeoutMs = 0;
+	int connectTimeoutMs = 0;
+	int notifTimeoutMs = 0;
+};
+
+/*
+ * hixlNixlParseParams() - check the backend parameters and map them to hixl
+ * @params: NIXL's custom parameters of the backend (keys of
+ *          hixlNixlDefaultParams(); absent keys take their defaults)
+ * @cfg:    out: the configuration
+ * @err:    out: on failure, one line naming the bad parameter and why
+ *
+ * Return: true when every parameter is known and well formed.  hixl's own
+ * ranges (a traffic class that is not a multiple of 4, a malformed peer
+ * list) are checked by hixl_engine_init(); the engine then finds which
+ * parameter it refused (nixlHixlEngine's constructor).
+ */
+bool hixlNixlParseParams(const nixl_b_params_t &params, hixlNixlConfig &cfg, std::string &err);
+
+class nixlHixlEngine : public nixlBackendEngine {
+public:
+	/*
+	 * Makes the hixl engine from the backend parameters.  Any failure
+	 * (a bad parameter, no /dev/hixl, no RDMA device on the address) is
+	 * logged with its cause and sets initErr, which NIXL's createBackend
+	 * turns into an error; the object then holds no resource.
+	 */
+	explicit nixlHixlEngine(const nixlBackendInitParams *init_params);
+	~nixlHixlEngine() override;
+
+	bool supportsRemote() const override { return true; }
+	/*
+	 * NIXL's "local" is a transfer inside one agent, between two of its
+	 * own registrations: a hixl link joins two engines, so that is not
+	 * offered (another agent on the same host is "remote" for NIXL and
+	 * gets hixl's same-host kernel copy).
+	 */
+	bool supportsLocal() const override { return false; }
+	bool supportsNotif() const override { return true; }
+	nixl_mem_list_t getSupportedMems() const override;
+
+	nixl_status_t registerMem(const nixlBlobDesc &mem, const nixl_mem_t &nixl_mem,
+				  nixlBackendMD *&out) override;
+	nixl_status_t deregisterMem(nixlBackendMD *meta) override;
+
+	nixl_status_t getPublicData(const nixlBackendMD *meta, std::string &str) const override;
+	nixl_status_t getConnInfo(std::string &str) const override;
+	nixl_status_t loadRemoteConnInfo(const std::string &remote_agent,
+					 const std::string &remote_conn_info) override;
+	nixl_status_t loadRemoteMD(const nixlBlobDesc &input, const nixl_mem_t &nixl_mem,
+				   const std::string &remote_agent, nixlBackendMD *&output) override;
+	nixl_status_t unloadMD(nixlBackendMD *input) override;
+
+	nixl_status_t connect(const std::string &remote_agent) override;
+	nixl_status_t disconnect(const std::string &remote_agent) override;
+
+	nixl_status_t prepXfer(const nixl_xfer_op_t &operation, const nixl_meta_dlist_t &local,
+			       const nixl_meta_dlist_t &remote, const std::string &remote_agent,
+			       nixlBackendReqH *&handle,
+			       const nixl_opt_b_args_t *opt_args = nullptr) const override;
+	nixl_status_t postXfer(const nixl_xfer_op_t &operation, const nixl_meta_dlist_t &local,
+			       const nixl_meta_dlist_t &remote, const std::string &remote_agent,
+			       nixlBackendReqH *&handle,
+			       const nixl_opt_b_args_t *opt_args = nullptr) const override;
+	nixl_status_t checkXfer(nixlBackendReqH *handle) const override;
+	nixl_status_t releaseReqH(nixlBackendReqH *handle) const override;
+
+	nixl_status_t getNotifs(notif_list_t &notif_list) override;
+	nixl_status_t genNotif(const std::string &remote_agent, const std::string &msg) const override;
+
+private:
+	bool peerEngine(const std::string &remote_agent, std::string &engine) const;
+	/* whether this engine has a READY link to the peer engine @engine */
+	bool linkUp(const std::string &engine) const;
+	/* a failed call's NIXL status: REMOTE_DISCONNECT when the peer's link is gone */
+	nixl_status_t failStatus(int err, const std::string &engine, const std::string &agent) const;
+	nixl_status_t sendNotif(const std::string &engine, const std::string &remote_agent,
+				const std::string &msg) const;
+
+	struct hixl_engine *eng_ = nullptr;
+	std::string name_;		/* the engine's name, with its port */
+	hixlNixlConfig cfg_;
+	mutable std::mutex lock_;	/* peers_ */
+	std::map<std::string, std::string> peers_;	/* remote agent -> hixl engine name */
+};
+
+#endif /* HIXL_NIXL_BACKEND_H */

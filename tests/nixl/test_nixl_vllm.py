@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""NIXL's Python nixl_agent with backends=["HIXL"], driven in the call
+sequence of vLLM's NixlConnector (vllm/distributed/kv_transfer/kv_connector/
+v1/nixl_connector.py): a prefill process holding KV blocks in torch (CPU)
+tensors, a decode process pulling scattered blocks into numpy arrays with a
+READ that carries a notification, the prefill side answering with send_notif.
+
+TAP on stdout; exit 0 all passed, 1 a failure, 77 (skip) with the reason when
+there is no /dev/hixl, no NIXL build (make nixl records its prefix in
+build/nixl/prefix) or no torch.
+
+Usage: tests/nixl/test_nixl_vllm.py       (the decode side; it starts the
+       prefill side as `--prefill`, which talks pickles on stdin/stdout)
+"""
+
+import glob
+import os
+import pickle
+import subprocess
+import sys
+import time
+import uuid
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(REPO, "build", "nixl")
+LAYERS = 4  # regions: 2 layers x (K, V), one registration each, as vLLM
+NUM_BLOCKS = 64
+BLOCK_LEN = 32 << 10  # bytes of one KV block of one region
+
+
+_tap = sys.stdout  # TAP; NIXL's Python logger prints on stdout, main() moves it to stderr
+
+
+def tap(line):
+    _tap.write(line + "\n")
+    _tap.flush()
+
+
+def skip(why):
+    tap("1..0 # SKIP %s" % why)
+    sys.exit(77)
+
+
+def nixl_api():
+    """NIXL's Python package from the prefix `make nixl` built against."""
+    try:
+        with open(os.path.join(BUILD, "prefix")) as f:
+            prefix = f.read().strip()
+    except OSError:
+        skip("no build/nixl/prefix: make nixl NIXL_PREFIX=... (scripts/build-nixl.sh) first")
+    pkgs = glob.glob(os.path.join(prefix, "lib", "python3*", "site-packages", "nixl*", "_api.py"))
+    if not pkgs:
+        skip("NIXL at %s has no Python package" % prefix)
+    # NIXL's extension has no run path to libnixl.so: start again with one
+    libdir = os.path.join(prefix, "lib")
+    if libdir not in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        os.environ["LD_LIBRARY_PATH"] = ":".join(filter(None, [libdir, os.environ.get("LD_LIBRARY_PATH")]))
+        sys.stdout.flush()
+        os.execv(sys.executable, [sys.executable] + sys.argv)
+    sys.path.insert(0, os.path.dirname(os.path.dirname(pkgs[0])))
+    os.environ.setdefault("NIXL_PLUGIN_DIR", BUILD)
+    mod = __import__(os.path.basename(os.path.dirname(pkgs[0])) + "._api", fromlist=["_api"])
+    return mod.nixl_agent, mod.nixl_agent_config
+
+
+def expected_all():
+    """The prefill side's KV bytes: [region][block] -> BLOCK_LEN bytes."""
+    import numpy as np
+
+    i = np.arange(BLOCK_LEN, dtype=np.uint32)[None, None, :]
+    k = np.arange(LAYERS * NUM_BLOCKS, dtype=np.uint32).reshape(LAYERS, NUM_BLOCKS, 1)
+    return ((i * np.uint32(2654435761) + k * np.uint32(40503)) >> 13).astype(np.uint8)
+
+
+_out = None  # the prefill side's channel to the decode side: its original stdout
+
+
+def send(obj):
+    _out.write(pickle.dumps(obj))
+    _out.flush()
+
+
+def block_descs(bases):
+    """vLLM's blocks_data: one (addr, len, device) per block of each region."""
+    return [(base + b * BLOCK_LEN, BLOCK_LEN, 0) for base in bases for b in range(NUM_BLOCKS)]
+
+
+def prefill():
+    """The KV producer: torch tensors, registered; answers the decode side."""
+    global _out
+    import torch
+
+    # pickles on the original stdout; anything else printed goes to stderr
+    _out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+
+    nixl_agent, nixl_agent_config = nixl_api()
+    agent = nixl_agent("prefill-" + str(uuid.uuid4()), nixl_agent_config(backends=["HIXL"]))
+    exp = expected_all()
+    kv = [torch.from_numpy(exp[r]).clone() for r in range(LAYERS)]
+    caches_data = [(t.data_ptr(), t.numel() * t.element_size(), 0, "") for t in kv]
+    descs = agent.get_reg_descs(caches_data, "DRAM")
+    agent.register_memory(descs, backends=["HIXL"])
+    bases = [t.data_ptr() for t in kv]
+    src = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), "DRAM"))
+    send({"md": agent.get_agent_metadata(), "bases": bases, "name": agent.name})
+
+    inp = sys.stdin.buffer
+    decode_md = pickle.load(inp)  # the decode side's metadata, for send_notif
+    decode = agent.add_remote_agent(decode_md)
+    # wait for the decode side's READ notification (vLLM: _get_new_notifs)
+    got = None
+    deadline = time.time() + 60
+    while got is None and time.time() < deadline:
+        for who, msgs in agent.get_new_notifs().items():
+            for m in msgs:
+                if m == b"req-1":
+                    got = who
+        time.sleep(0.001)
+    if got is not None:
+        agent.send_notif(decode, b"done:req-1")
+    send({"notif_from": got})
+    pickle.load(inp)  # "exit"
+    agent.remove_remote_agent(decode)
+    agent.release_dlist_handle(src)
+    agent.deregister_memory(descs, backends=["HIXL"])
+    send({"bye": True})
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--prefill":
+        prefill()
+        return 0
+    if not os.access("/dev/hixl", os.R_OK | os.W_OK):
+        skip("no /dev/hixl (hixl.ko not loaded): run in the test VM")
+    import importlib.util
+
+    for m in ("numpy", "torch"):  # torch: the prefill side's tensors
+        if importlib.util.find_spec(m) is None:
+            skip("no %s for %s (make deps)" % (m, sys.executable))
+    import numpy as np
+
+    nixl_agent, nixl_agent_config = nixl_api()
+    global _tap
+    sys.stdout.flush()
+    _tap = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+
+    n = 0
+    failed = 0
+
+    def ok(cond, what, why=""):
+        nonlocal n, failed
+        n += 1
+        failed += not cond
+        tap("%s %d - %s%s" % ("ok" if cond else "not ok", n, what, " # " + why if why else ""))
+
+    tap("TAP version 13")
+    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--prefill"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        agent = nixl_agent("decode-" + str(uuid.uuid4()), nixl_agent_config(backends=["HIXL"]))
+        ok("HIXL" in agent.backends, 'nixl_agent(backends=["HIXL"]) made the backend')
+        kv = [np.zeros((NUM_BLOCKS, BLOCK_LEN), dtype=np.uint8) for _ in range(LAYERS)]
+        bases = [a.ctypes.data for a in kv]
+        descs = agent.get_reg_descs([(b, NUM_BLOCKS * BLOCK_LEN, 0, "") for b in bases], "DRAM")
+        agent.register_memory(descs, backends=["HIXL"])
+        dst = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), "DRAM"))
+
+        info = pickle.load(p.stdout)
+        remote = agent.add_remote_agent(info["md"])  # bytes, passed on as vLLM does
+        rname = remote.decode() if isinstance(remote, bytes) else remote
+        ok(rname == info["name"], "add_remote_agent(get_agent_metadata()) names the prefill agent",
+           "%r" % remote)
+        src = agent.prep_xfer_dlist(remote, agent.get_xfer_descs(block_descs(info["bases"]), "DRAM"))
+
+        # a request's blocks: scattered ids on both sides, every region (vLLM's
+        # _get_block_descs_ids: region * num_blocks + block)
+        rng = np.random.default_rng(3)
+        remote_blocks = rng.choice(NUM_BLOCKS, 24, replace=False)
+        local_blocks = rng.choice(NUM_BLOCKS, 24, replace=False)
+        rids = [r * NUM_BLOCKS + int(b) for r in range(LAYERS) for b in remote_blocks]
+        lids = [r * NUM_BLOCKS + int(b) for r in range(LAYERS) for b in local_blocks]
+        handle = agent.make_prepped_xfer("READ", dst, lids, src, rids, notif_msg=b"req-1")
+        state = agent.transfer(handle)
+        deadline = time.time() + 60
+        while state == "PROC" and time.time() < deadline:
+            state = agent.check_xfer_state(handle)
+            time.sleep(0.0002)
+        agent.release_xfer_handle(handle)
+        exp = expected_all()
+        bad = sum(not np.array_equal(kv[r][lb], exp[r][rb])
+                  for r in range(LAYERS) for lb, rb in zip(local_blocks, remote_blocks))
+        untouched = [b for b in range(NUM_BLOCKS) if b not in set(int(x) for x in local_blocks)]
+        stray = sum(bool(kv[r][b].any()) for r in range(LAYERS) for b in untouched)
+        ok(state == "DONE" and bad == 0 and stray == 0,
+           "make_prepped_xfer READ of 96 scattered 32 KiB blocks, transfer, check_xfer_state: "
+           "torch blocks in numpy byte for byte",
+           "state %s, %d blocks differ, %d untouched blocks written" % (state, bad, stray))
+
+        pickle.dump(agent.get_agent_metadata(), p.stdin)
+        p.stdin.flush()
+        res = pickle.load(p.stdout)
+        ok(res["notif_from"] == agent.name, "the prefill side's get_new_notifs() has the READ's notification",
+           "from %r" % res["notif_from"])
+        got = False
+        deadline = time.time() + 30
+        while not got and time.time() < deadline:
+            got = b"done:req-1" in agent.get_new_notifs().get(rname, [])
+            time.sleep(0.001)
+        ok(got, "send_notif(decode) arrives in the decode side's get_new_notifs()")
+
+        agent.remove_remote_agent(remote)
+        agent.release_dlist_handle(src)
+        agent.release_dlist_handle(dst)
+        agent.deregister_memory(descs, backends=["HIXL"])
+        pickle.dump("exit", p.stdin)
+        p.stdin.flush()
+        ok(pickle.load(p.stdout).get("bye"), "both sides released, deregistered and removed the remote agent")
+    finally:
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    tap("1..%d" % n)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
