@@ -485,13 +485,13 @@ static void test_stats_bad_args(void)
 
 	memset(&ls, 0, sizeof(ls));
 	CHECK_EQ(xioctl(fd, HIXL_IOC_LINK_STATS, &ls), 0);
-	ls.flags = 1U << 1;	/* bit 0 is HIXL_LINK_STATS_RAILS (test_rail_stats.c) */
+	ls.flags = 1U << 2;	/* bits 0, 1: HIXL_LINK_STATS_RAILS (test_rail_stats.c), _LATENCY */
 	CHECK_EQ(xioctl(fd, HIXL_IOC_LINK_STATS, &ls), -EINVAL);
 	memset(&ls, 0, sizeof(ls));
 	ls.reserved0 = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_LINK_STATS, &ls), -EINVAL);
 	memset(&ls, 0, sizeof(ls));
-	ls.reserved[1] = 1;
+	ls.reserved[0] = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_LINK_STATS, &ls), -EINVAL);
 	memset(&ls, 0, sizeof(ls));
 	ls.count = 1;				/* a count without a buffer */
@@ -505,10 +505,10 @@ static void test_stats_bad_args(void)
 	memset(&en, 0, sizeof(en));
 	CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en), 0);
 	CHECK(en.total >= 1);
-	en.flags = 2;
+	en.flags = 4;	/* bits 0, 1: HIXL_ENGINES_RAILS, HIXL_ENGINES_LATENCY */
 	CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en), -EINVAL);
 	memset(&en, 0, sizeof(en));
-	en.reserved[0] = 1;
+	en.reserved0 = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en), -EINVAL);
 	memset(&en, 0, sizeof(en));
 	en.count = HIXL_MAX_STAT_ENTRIES + 1;
