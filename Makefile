@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # hixl: top-level build.  `make` builds kmod/hixl.ko (against KDIR), the
-# library and the tools; `make lib tools` the library and tools alone (no
-# kernel headers needed); `make check-host` checks what needs no root, VM
+# library and the tools; `make userspace` all but the module (no kernel
+# headers needed); `make check-host` checks what needs no root, VM
 # or /dev/hixl; `make check` runs everything CI runs; `make deps` installs
 # what that needs (root, Debian 12).
 
@@ -32,16 +32,16 @@ BASHCOMPDIR  ?= $(PREFIX)/share/bash-completion/completions
 PYTHONDIR    ?= /usr/lib/python3/dist-packages
 DKMSSRCDIR   ?= /usr/src/hixl-$(VERSION)
 
-# The kernel hixl.ko is built for (`make module`, `make install-module`):
-# KDIR, a kernel build tree, or KVER, a release under /lib/modules.  By
-# default the running kernel, when its headers are installed
-# (/lib/modules/$(uname -r)/build); else Debian's stock kernel, the one the
-# linux-image-amd64 meta-package points at (the build machines run a kernel
-# without headers).
+# The kernel hixl.ko is built for (`make`, `make module`, `make
+# install-module`): KDIR, a kernel build tree, or KVER, a release under
+# /lib/modules; by default the running kernel (/lib/modules/$(uname -r)/build).
+# Without its headers `make` stops and says what to install: a hixl.ko
+# built for another kernel would not load in this one, and install-module
+# would put it into that kernel's tree.  Only KVER= or KDIR= builds for
+# another kernel (scripts/check.sh passes KVER on build machines, whose
+# running kernel has no headers).
 RUNNING_KVER := $(shell uname -r)
-STOCK_KVER   ?= $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | \
-		  sed -n 's/^linux-image-\([^ ,]*\).*/\1/p')
-KVER         ?= $(if $(shell test -d /lib/modules/$(RUNNING_KVER)/build && echo y),$(RUNNING_KVER),$(or $(STOCK_KVER),$(RUNNING_KVER)))
+KVER         ?= $(RUNNING_KVER)
 KDIR         ?= /lib/modules/$(KVER)/build
 
 CC           ?= cc
@@ -120,17 +120,24 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails clean install
+.PHONY: all userspace module lib tools tests python deps check check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
-all: module lib tools tests $(if $(PY_INC),python,python-skip)
+all: module userspace
+# everything but hixl.ko (the benchmarks build theirs for the VM's kernel)
+userspace: lib tools tests $(if $(PY_INC),python,python-skip)
 python-skip:
 	@echo "python: skipped, no Python.h for $(PYTHON) (apt-get install python3-dev)"
 
 # Without a kernel build tree at KDIR (no headers for KVER), say so and how
-# to go on, instead of Kbuild's "No such file or directory"
+# to go on, instead of Kbuild's "No such file or directory": the package
+# to install, the releases that do have headers, and make userspace
+KVER_WHOSE    = $(if $(filter file,$(origin KVER)),the running kernel $(KVER),kernel $(KVER))
+KVERS_WITH    = $(patsubst /lib/modules/%/build,%,$(wildcard /lib/modules/*/build))
 KDIR_MISSING  = $(strip module: no kernel build tree at $(KDIR)$(if $(filter /lib/modules/$(KVER)/build,$(KDIR)), \
-		(no headers for kernel $(KVER): apt-get install linux-headers-$(KVER))); \
-		KVER=RELEASE or KDIR=DIR picks another kernel.  Without the module: make lib tools)
+		(no headers for $(KVER_WHOSE)): sudo apt-get install linux-headers-$(KVER), \
+		then make again); or build for another kernel with KVER=RELEASE$(if $(KVERS_WITH), \
+		(headers installed for: $(KVERS_WITH))) or KDIR=DIR; everything but the \
+		module: make userspace)
 module:
 	@[ -f "$(KDIR)/Makefile" ] || { echo "$(KDIR_MISSING)" >&2; exit 1; }
 	@echo "module: hixl.ko against $(KDIR)"
@@ -254,18 +261,18 @@ check-compat:
 
 # The fuzzer in the debug VM: 1,000,000 calls (FUZZ_CALLS=, FUZZ_SEED= to
 # change); make check runs 10,000
-fuzz: all
+fuzz: userspace
 	scripts/check.sh fuzz $(or $(FUZZ_CALLS),1000000) $(or $(FUZZ_SEED),1)
 
 # The wire fuzzer in the debug VM: a hostile peer against a victim engine,
 # 6,000 cases or 25 minutes, whichever comes first (WIRE_CASES=, WIRE_SEED=,
 # WIRE_TIME= seconds to change); make check runs 60 s of it
-fuzz-wire: all
+fuzz-wire: userspace
 	scripts/check.sh fuzz-wire $(or $(WIRE_CASES),6000) $(or $(WIRE_SEED),1) $(or $(WIRE_TIME),1500)
 
 # The two-VM run (Debian 6.1 <-> 6.12) PAIR_RUNS times in a row (default 30),
 # stopping at the first failure; make check runs it once
-pair-soak: all
+pair-soak: userspace
 	scripts/check.sh pair $(or $(PAIR_RUNS),30)
 
 # A 256 MiB KV cache between two engines (tools/hixl-bench) in one VM on
@@ -276,55 +283,55 @@ demo:
 # Everything side by side in one VM run on Debian's stock 6.12 kernel: hixl
 # (ioctl and io_uring) vs perftest and UCX, CPU per GiB, memcpy ceiling,
 # registration, same-host links, rails; writes bench/results.md, bench/results.png and bench/results.json
-bench: all
+bench: userspace
 	bench/bench.sh all
 
 # Registration time, hixl vs ibv_reg_mr, in one VM run on Debian's stock 6.12
 # kernel (no debug options); writes bench/results-reg.md
-bench-reg: all
+bench-reg: userspace
 	bench/bench.sh reg
 
 # WRITE/READ throughput, hixl vs perftest (ib_write_bw/ib_read_bw), same VM run;
 # writes bench/results-xfer.md
-bench-xfer: all
+bench-xfer: userspace
 	bench/bench.sh xfer
 
 # Descriptors/s of 4 KiB batches (1..256), TRANSFER ioctl vs io_uring URING_CMD,
 # same VM run; writes bench/results-submit.md
-bench-submit: all
+bench-submit: userspace
 	bench/bench.sh submit
 
 # the main job's defaults (tools/hixl-bench) beside its best configuration,
 # 0.2's defaults and ib_write_bw/ib_read_bw at 32 KiB, interleaved in one VM
 # run; writes bench/results-default.md (and its raw lines)
-bench-default: all
+bench-default: userspace
 	bench/bench.sh default
 
 # staging vs direct work requests over descriptor sizes and batches (the
 # crossover the staging cost model is fitted to); writes
 # bench/results-crossover.md
-bench-crossover: all
+bench-crossover: userspace
 	bench/bench.sh crossover
 
 # 64 B and 4 KiB round trips, hixl sync (hybrid polling on and off) vs
 # perftest (ib_write_lat/ib_read_lat), p50 and p99, and the sync 4 KiB
 # batch-1 throughput and CPU per GiB with polling on and off, same VM run;
 # writes bench/results-lat.md
-bench-lat: all
+bench-lat: userspace
 	bench/bench.sh lat
 
-# same-host links (issue 14): the kernel copy inline and parallel vs rxe vs
+# same-host links: the kernel copy inline and parallel vs rxe vs
 # UCX's intra-host transport (cma,posix) vs single-thread memcpy, CPU per
 # GiB, blocks 64 KiB..4 MiB, batches 1 and 8, one VM run (also part of
 # `make bench`); writes bench/results-local.md
-bench-local: all
+bench-local: userspace
 	bench/bench.sh local
 
-# rails (issue 13 item 10): one large WRITE/READ batch with one rail, two
+# rails: one large WRITE/READ batch with one rail, two
 # rails, and two with rail 1 (veth2) taken down mid-batch, GB/s, the time
 # lost, bytes verified, packets per rail; one VM run (also part of `make
 # bench`); writes bench/results-rails.md
-bench-rails: all
+bench-rails: userspace
 	bench/bench.sh rails
 
 clean:
@@ -441,8 +448,8 @@ install-module: module
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KDIR_KVER)"; depmod -a $(KDIR_KVER); fi
 
 # the sources dkms.conf builds: dkms install hixl/$(VERSION)
-DKMS_SRCS     = dkms.conf Kbuild kmod/Kbuild kmod/tests/Kbuild $(wildcard uapi/rdma/*.h) \
-		$(filter-out %.mod.c,$(wildcard kmod/*.[ch] kmod/tests/*.[ch]))
+DKMS_SRCS     = dkms.conf Kbuild kmod/Kbuild tests/kunit/Kbuild $(wildcard uapi/rdma/*.h) \
+		$(filter-out %.mod.c,$(wildcard kmod/*.[ch] tests/kunit/*.[ch]))
 install-dkms:
 	for f in $(DKMS_SRCS); do \
 		install -D -m 0644 $$f $(DESTDIR)$(DKMSSRCDIR)/$$f || exit; \

@@ -78,7 +78,7 @@ def default(raw, kernel, json_out):
       "reports them (`mib_per_s`).")
     w("- Configurations: **defaults** (no option: the staging pool 4:8 with the module's "
       "cost model, stage_policy=0, and the default --inflight); **best** `--pool 0:0 "
-      "--inflight 8`, the fastest configuration issue 15 measured; **v0.2**: 0.2's "
+      "--inflight 8`, the fastest configuration measured before 0.3; **v0.2**: 0.2's "
       "defaults, `--inflight 1` with the module's stage_policy=1 (every host descriptor "
       "below 256 KiB staged); **perftest**: `ib_write_bw`/`ib_read_bw -d rxe0 -R -F -s "
       "32768 -n N` with N the 32 KiB messages of one hixl-bench pass (its default tx "

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside one stock-6.12 VM (issue 14: `make bench-local`, and `make
+# Runs inside one stock-6.12 VM (`make bench-local`, and `make
 # bench` unless BENCH_LOCAL=0): the same-host path against its peers, WRITE
 # and READ, blocks of 64 KiB..4 MiB, batches of 1 and 8, interleaved per
 # repetition, the order rotating:

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside one stock-6.12 VM (issue 13 item 10: `make bench-rails`, and
+# Runs inside one stock-6.12 VM (`make bench-rails`, and
 # `make bench` unless BENCH_RAILS=0): one rail vs two rails, and two rails
 # with the second one taken away mid-batch, WRITE and READ of one large
 # batch (RAILS_MIB of RAILS_BLOCK_KIB descriptors), interleaved per

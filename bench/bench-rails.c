@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench-rails.c - one measurement of `make bench-rails` (issue 13 item 10):
+ * bench-rails.c - one measurement of `make bench-rails`:
  * a large WRITE or READ batch between two engines of this VM over RDMA,
  * with one rail, with two, or with two and the second rail's RDMA device
  * deleted in the middle of the batch.

@@ -111,7 +111,8 @@ rails)
 all)
 	# `make bench`: everything side by side in one VM run
 	# (bench/bench-all-guest.sh), then bench/results.md and
-	# bench/results.png and bench/results.json on the host.  BENCH_REPS (3), BENCH_MIN_MIB (32),
+	# bench/results.png and bench/results.json on the host, and README.md's
+	# summary from results.json (bench/readme-table.py).  BENCH_REPS (3), BENCH_MIN_MIB (32),
 	# BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1),
 	# BENCH_LAT (1), BENCH_LOCAL (1: the same-host section,
 	# bench/bench-local-guest.sh, with LOCAL_* as for `local`), BENCH_RAILS
@@ -141,6 +142,9 @@ all)
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \
 		--out bench/results.md --png bench/results.png --json bench/results.json
+	# the README's summary comes from results.json, never by hand (make
+	# check compares them: tests/tools/readme.sh)
+	"$py" bench/readme-table.py --json bench/results.json --update README.md
 	cat bench/results.md
 	;;
 *)

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench/localreport.py - the same-host section (issue 14) from the raw lines
+"""bench/localreport.py - the same-host section from the raw lines
 of bench/bench-local-guest.sh: the kernel copy inline (hixl-local-1) and
 parallel (hixl-local-par) vs rxe (hixl-rdma) vs UCX's intra-host transport
 (ucx-intra) vs single-thread memcpy of the same block (memcpy), throughput
-and CPU seconds per GiB, and the ratios against issue 14's goal.
+and CPU seconds per GiB, and the ratios against the same-host copy's goals.
 
 bench/bench-results.py includes section() in results.md (make bench) and
 passes parse() to bench/results_json.py (the `local` and `local_cpu`
@@ -24,7 +24,7 @@ TOOLS = ["hixl-local-1", "hixl-local-par", "hixl-rdma", "ucx-intra", "memcpy"]
 PAIRS = [["hixl-local-1", "memcpy"], ["hixl-local-par", "memcpy"],
          ["hixl-local-par", "ucx-intra"], ["hixl-local-par", "hixl-local-1"],
          ["hixl-local-par", "hixl-rdma"]]
-# issue 14's goal at >= 64 KiB blocks: (pair, bound, strictly above?, text)
+# the same-host copy's goals at >= 64 KiB blocks: (pair, bound, strictly above?, text)
 GOALS = [(("hixl-local-1", "memcpy"), 0.8, False, "one stream >= 0.8x memcpy"),
          (("hixl-local-par", "memcpy"), 1.0, True, "parallel > 1.0x memcpy"),
          (("hixl-local-par", "ucx-intra"), 1.0, False, "parallel >= 1.0x UCX intra-host")]
@@ -94,7 +94,7 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
     info = p["info"]
     out = [heading, ""]
     w = out.append
-    w("`bench/bench-local-guest.sh` in the same VM boot (issue 14): two engines of one "
+    w("`bench/bench-local-guest.sh` in the same VM boot: two engines of one "
       "process that pair (`HIXL_TRANSPORT=auto`), one `TRANSFER` ioctl of B one-block "
       "descriptors after the other (bench-matrix's `hixl-sync`, staging off), with the module "
       "parameter `local_copy_threads=1` (**local 1**: the copy inline in the caller) and "
@@ -115,7 +115,7 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
           f"(median of {len(p['memcpy'])}).")
         w("")
     w(f"Guest: {info.get('kernel', '?')}, {info.get('ncpu', '?')} vCPUs under QEMU/TCG on a "
-      "2-core host shared with other sessions: absolute numbers mean nothing and the spread "
+      "2-core host shared with other builds and VMs: absolute numbers mean nothing and the spread "
       "is wide; the ratios are of medians measured in this boot only.")
     w("")
     w("| op | block | batch | local 1 MiB/s | local par MiB/s | rxe MiB/s | UCX MiB/s | "
@@ -140,7 +140,7 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
           f"{ratio(m['hixl-local-par'], m['ucx-intra'])} | "
           f"{ratio(m['hixl-local-par'], m['hixl-local-1'])} |")
     w("")
-    w("Against issue 14's goal, over the points of 64 KiB blocks and more:")
+    w("Against the same-host copy's goals (one stream >= 0.8x memcpy, parallel > 1.0x memcpy and >= 1.0x UCX), over the points of 64 KiB blocks and more:")
     w("")
     out.extend(goal_lines(p))
     w("")
@@ -149,7 +149,7 @@ def section(p, heading="## Same-host links: kernel copy vs rxe vs UCX intra-host
 
 def main():
     report_main("localreport", parse, section, lambda p: p["res"],
-                "Same-host links: the kernel copy, inline and parallel (issue 14)", "bench-local")
+                "Same-host links: the kernel copy, inline and parallel", "bench-local")
 
 
 if __name__ == "__main__":

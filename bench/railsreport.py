@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench/railsreport.py - the rails section (issue 13 item 10) from the raw
+"""bench/railsreport.py - the rails section from the raw
 lines of bench/bench-rails-guest.sh: one rail (rails-1) vs two rails
 (rails-2) vs two rails with the second taken away mid-batch (rails-2-down),
 WRITE and READ of one large batch, GB/s (10^9 bytes/s), the time the
@@ -71,7 +71,7 @@ def section(p, heading="## Rails: one rail vs two, and two with rail 1 taken awa
     info = p["info"]
     out = [heading, ""]
     w = out.append
-    w("`bench/bench-rails-guest.sh` in one VM boot (issue 13 item 10): two engines on "
+    w("`bench/bench-rails-guest.sh` in one VM boot: two engines on "
       "10.77.0.1 (rxe0), Transport `rdma`, no staging pool, one `hixl_transfer_sync()` of "
       f"one batch ({info.get('config', '?')}: MiB and descriptor KiB), a fresh pair of "
       "engines per measurement.  **rails-1**: no extra rail; **rails-2**: both engines with "
@@ -92,7 +92,7 @@ def section(p, heading="## Rails: one rail vs two, and two with rail 1 taken awa
       "pieces posted again on rail 0.  No ratio is a goal or a test here.")
     w("")
     w(f"Guest: {info.get('kernel', '?')}, {info.get('ncpu', '?')} vCPUs under QEMU/TCG on a "
-      "2-core host shared with other sessions: absolute numbers mean nothing; compare "
+      "2-core host shared with other builds and VMs: absolute numbers mean nothing; compare "
       "within this boot only.  Rails: " + info.get("rails", "?") + ".")
     w("")
     w("| op | block | batch | rails-1 GB/s | rails-2 GB/s | rails-2-down GB/s | "
@@ -144,7 +144,7 @@ def section(p, heading="## Rails: one rail vs two, and two with rail 1 taken awa
 
 def main():
     report_main("railsreport", parse, section, lambda p: p["res"] or p["na"],
-                "Rails: one rail vs two, and a rail taken away (issue 13 item 10)", "bench-rails")
+                "Rails: one rail vs two, and a rail taken away", "bench-rails")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@
  * AutoConnect does that by itself).  -ECONNABORTED is only ever a
  * consequence of a revoking CANCEL: retry the batch, the bytes are the
  * same (READ and WRITE are idempotent).  Re-establishing the link inside
- * the kernel and re-posting those batches is not done yet (issue 13).
+ * the kernel and re-posting those batches is not done yet.
  *
  * A striped TRANSFER (xrail.c) is one batch per rail link it uses and an
  * anchor: CANCEL cancels all of them, counts the TRANSFER once, and a

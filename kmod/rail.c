@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rail.c - an engine on several rails (issue 13): SETUP's extra local
+ * rail.c - an engine on several rails: SETUP's extra local
  * addresses, one per further RDMA device (checked, resolved, kept and
  * freed), the NUMA choice of a region's rails, debugfs "rails".  A rail's
  * device side (opening it and its PD, hixl_rail_dev(), its removal and
@@ -48,12 +48,12 @@
  *    chunk from the descriptor's start), smaller ones go whole, each piece
  *    to the least-loaded rail (ties round-robin), so that bytes spread
  *    evenly.  Each piece names its descriptor, offset and length: re-posting a failed rail's
- *    unfinished pieces on another rail (failover, item 4) is re-planning
+ *    unfinished pieces on another rail (failover) is re-planning
  *    those pieces with that rail removed, and a batch's error remains its
  *    lowest failing descriptor.  With one rail the planner is not called:
  *    the one-rail path stays as it is.
  *
- *  - NUMA (issue 13 item 5): a region's rails (hixl_region_rails()) are
+ *  - NUMA: a region's rails (hixl_region_rails()) are
  *    chosen once, at registration (and again when a rail's device goes or
  *    comes back): when the node of the region's first page is known (host
  *    memory; device memory: not known) and at least one rail's device sits

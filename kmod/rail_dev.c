@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rail_dev.c - the device side of an engine's extra rails (issue 13; the
+ * rail_dev.c - the device side of an engine's extra rails (the
  * design is at the top of rail.c): opening a rail's RDMA device and its PD
  * (hixl_rail_resolve(), as SETUP does, and hixl_rail_close()), the one
  * accessor of rail i's device (hixl_rail_dev()), a rail's device removal

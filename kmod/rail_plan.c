@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rail_plan.c - the pure parts of striping (issue 13 items 3, 4): which
+ * rail_plan.c - the pure parts of striping: which
  * rail carries which bytes of which descriptor (hixl_rail_plan()), where
  * the unfinished pieces of a broken rail go (hixl_xrail_replan()), and
  * which failed sub-batches fail over at all (hixl_xrail_failover_ok()).

@@ -21,8 +21,8 @@
  * @off:  bytes from the descriptor's start
  * @len:  bytes, > 0
  *
- * Enough to post the piece again on another rail (failover, issue 13
- * item 4): the same bytes of the same descriptor.
+ * Enough to post the piece again on another rail (failover): the same
+ * bytes of the same descriptor.
  */
 struct hixl_rail_piece {
 	u32 desc;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink.c - rail links (issue 13 item 2): between two engines with
+ * raillink.c - rail links: between two engines with
  * several rails, one more RC link per rail pair beside the link CONNECT
  * made (the primary, rail 0), so that every rail carries its own QP, region
  * table (the keys valid on that rail's device) and keep-alive.  Here: a

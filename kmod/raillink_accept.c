@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink_accept.c - the acceptor's side of rail links (issue 13 item 2;
- * the design is at the top of raillink.c): which rail a connection is
+ * raillink_accept.c - the acceptor's side of rail links (the design is at
+ * the top of raillink.c): which rail a connection is
  * (the device it came in on, hixl_rail_of_device()), pairing an accepted
  * rail link with its primary by the token and rail address its HELLO
  * names (hixl_raillink_attach()), and the rail listeners: one per rail

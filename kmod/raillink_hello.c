@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink_hello.c - the rail blocks of a HELLO (issue 13 item 2; proto.h,
+ * raillink_hello.c - the rail blocks of a HELLO (proto.h,
  * docs/protocol.md "Rails"): building ours (a primary's rails block
  * "XHLS": our rails' addresses, listener port and the link's token; a rail
  * link's rail block "XHLR": its rail index and the primary's peer token)

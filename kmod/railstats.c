@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * railstats.c - an engine's counters per rail (issue 13 item 6): GET_STATS
+ * railstats.c - an engine's counters per rail: GET_STATS
  * with HIXL_STATS_RAILS writes one struct hixl_rail_stat per rail of the
  * calling engine - its address, device, NUMA node, state, links, MRs and
  * the data-path counters of that rail.

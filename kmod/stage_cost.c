@@ -4,7 +4,7 @@
  * takes: the cost model, its module parameters (stage_policy, stage_wr_ns,
  * stage_round_ns, stage_copy_ps) and the two decisions xfer.c asks it,
  * hixl_stage_small() and hixl_stage_pays().  Pure arithmetic, no locks;
- * KUnit: kmod/tests/stage_kunit.c.
+ * KUnit: tests/kunit/stage_kunit.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrail.c - the striped data path (issue 13 items 3, 4): one TRANSFER
+ * xrail.c - the striped data path: one TRANSFER
  * spread over the rail links of its primary link, and failover.  The pure
  * planning (hixl_rail_plan(), hixl_xrail_replan(),
  * hixl_xrail_failover_ok()) is rail_plan.c's, cancelling a rail batch

@@ -161,21 +161,27 @@ int hixl_auth_option(struct hixl_auth_opts *o, const char *key, const char *valu
  * hixl_auth_env() - the environment's say, for what no option said
  * @o: the options gathered
  *
+ * @bad: on failure, the name of the variable refused
+ *
  * HIXL_ALLOWED_PEERS and HIXL_AUTH_SECRET_FILE; a variable that is set
  * (even to "") must be valid.
  *
  * Return: 0, -EINVAL, or -errno of reading the key file.
  */
-int hixl_auth_env(struct hixl_auth_opts *o)
+int hixl_auth_env(struct hixl_auth_opts *o, const char **bad)
 {
 	const char *allowed = o->have_allowed ? NULL : getenv("HIXL_ALLOWED_PEERS");
 	const char *file = o->have_secret ? NULL : getenv("HIXL_AUTH_SECRET_FILE");
 	int ret = 0;
 
-	if (allowed)
+	if (allowed) {
 		ret = parse_allowed(allowed, o);
-	if (!ret && file)
+		*bad = "HIXL_ALLOWED_PEERS";
+	}
+	if (!ret && file) {
 		ret = read_secret_file(file, o);
+		*bad = "HIXL_AUTH_SECRET_FILE";
+	}
 	return ret;
 }
 

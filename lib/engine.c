@@ -5,6 +5,8 @@
  * itself.  How the engine's parts fit together: lib/internal.h.
  */
 #include <arpa/inet.h>
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -109,11 +111,12 @@ static int parse_rails(const char *v, struct hixl_setup *s, struct hixl_sockaddr
 	return 0;
 }
 
-/* the first of two environment variables that is set, or NULL */
-static const char *env2(const char *ours, const char *hccl)
+/* the first of two environment variables that is set (*name: which), or NULL */
+static const char *env2(const char *ours, const char *hccl, const char **name)
 {
 	const char *v = getenv(ours);
 
+	*name = v ? ours : hccl;
 	return v ? v : getenv(hccl);
 }
 
@@ -131,16 +134,68 @@ static int parse_bool(const char *v, bool *out)
 	return -EINVAL;
 }
 
+#define HIXL_STR_(x)	#x
+#define HIXL_STR(x)	HIXL_STR_(x)
+static_assert(HIXL_MAX_RAILS - 1 == 7, "ACCEPT_RAILS says 7 further rails");
+
+/* what each option and its environment variable accept, for the error */
+#define ACCEPT_POOL	"\"BUFFERS:MB\", BUFFERS 1.." HIXL_STR(HIXL_MAX_POOL_BUFFERS) \
+			", MB 1.." HIXL_STR(HIXL_MAX_POOL_BUFFER_MB) ", or \"0:0\""
+#define ACCEPT_TC	"0..255, a multiple of 4"
+#define ACCEPT_SL	"0..7"
+#define ACCEPT_TRANSPORT "auto, rdma or local"
+#define ACCEPT_RAILS	"auto, \"\" or up to 7 IP addresses, comma-separated, no port"
+#define ACCEPT_BOOL	"1, true, 0 or false"
+#define ACCEPT_PEERS	"up to " HIXL_STR(HIXL_MAX_ALLOWED_PEERS) \
+			" ADDRESS or ADDRESS/PREFIXLEN, comma-separated"
+#define ACCEPT_SECRET	HIXL_STR(HIXL_SECRET_MIN) ".." HIXL_STR(HIXL_SECRET_MAX) " bytes"
+#define ACCEPT_FILE	"a readable file of " ACCEPT_SECRET " (one trailing newline left out)"
+#define KNOWN_OPTIONS	"BufferPool RdmaTrafficClass RdmaServiceLevel AutoConnect Transport " \
+			"Rails AllowedPeers AuthSecret AuthSecretFile"
+
+/* what an auth option or variable accepts */
+static const char *auth_accepts(const char *key)
+{
+	if (!strcmp(key, HIXL_OPTION_ALLOWED_PEERS) || !strcmp(key, "HIXL_ALLOWED_PEERS"))
+		return ACCEPT_PEERS;
+	if (!strcmp(key, HIXL_OPTION_AUTH_SECRET))
+		return ACCEPT_SECRET;
+	return ACCEPT_FILE;
+}
+
+/*
+ * Say in @why which option (@env false) or environment variable (@env true)
+ * was refused, with its value unless it is a secret, and what it accepts;
+ * return @err.
+ */
+static int bad_option(char *why, size_t len, bool env, const char *name, const char *value,
+		      const char *accepts, int err)
+{
+	bool secret = !strcmp(name, HIXL_OPTION_AUTH_SECRET);
+
+	snprintf(why, len, "%s %s%s%.32s%s: accepted: %s", env ? "environment" : "option",
+		 name, env ? "=" : " \"", secret ? "..." : value, env ? "" : "\"", accepts);
+	return err;
+}
+
+/*
+ * The engine's options and, for what no option said, the environment.
+ * On -EINVAL (or the key file's -errno) @why names the option or variable
+ * and what it accepts.
+ */
 static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *auto_connect,
-			 struct hixl_sockaddr *rails, const struct hixl_option *opts, size_t nopts)
+			 struct hixl_sockaddr *rails, const struct hixl_option *opts, size_t nopts,
+			 char *why, size_t wlen)
 {
 	bool have_tc = false, have_sl = false, have_ac = false, have_tr = false;
 	bool have_rails = false;
-	const char *v;
+	const char *v, *name, *bad;
 	int ret;
 
-	if (nopts && !opts)
+	if (nopts && !opts) {
+		snprintf(why, wlen, "%zu options at NULL", nopts);
 		return -EINVAL;
+	}
 	s->traffic_class = HIXL_DEFAULT_TRAFFIC_CLASS;
 	s->service_level = HIXL_DEFAULT_SERVICE_LEVEL;
 	s->pool_buffers = HIXL_DEFAULT_POOL_BUFFERS;
@@ -148,51 +203,63 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *
 	for (size_t i = 0; i < nopts; i++) {
 		const char *k = opts[i].key;
 
-		if (!k || !opts[i].value)
+		v = opts[i].value;
+		if (!k || !v) {
+			snprintf(why, wlen, "option %zu (%.32s): a NULL %s", i, k ? k : "",
+				 k ? "value" : "key");
 			return -EINVAL;
+		}
 		if (!strcmp(k, HIXL_OPTION_BUFFER_POOL)) {
-			if (parse_pool(opts[i].value, &s->pool_buffers, &s->pool_buffer_mb))
-				return -EINVAL;
+			if (parse_pool(v, &s->pool_buffers, &s->pool_buffer_mb))
+				return bad_option(why, wlen, false, k, v, ACCEPT_POOL, -EINVAL);
 		} else if (!strcmp(k, HIXL_OPTION_RDMA_TRAFFIC_CLASS)) {
-			if (parse_tc(opts[i].value, &s->traffic_class))
-				return -EINVAL;
+			if (parse_tc(v, &s->traffic_class))
+				return bad_option(why, wlen, false, k, v, ACCEPT_TC, -EINVAL);
 			have_tc = true;
 		} else if (!strcmp(k, HIXL_OPTION_RDMA_SERVICE_LEVEL)) {
-			if (parse_sl(opts[i].value, &s->service_level))
-				return -EINVAL;
+			if (parse_sl(v, &s->service_level))
+				return bad_option(why, wlen, false, k, v, ACCEPT_SL, -EINVAL);
 			have_sl = true;
 		} else if (!strcmp(k, HIXL_OPTION_TRANSPORT)) {
-			if (parse_transport(opts[i].value, &s->transport))
-				return -EINVAL;
+			if (parse_transport(v, &s->transport))
+				return bad_option(why, wlen, false, k, v, ACCEPT_TRANSPORT, -EINVAL);
 			have_tr = true;
 		} else if (!strcmp(k, HIXL_OPTION_RAILS)) {
-			if (parse_rails(opts[i].value, s, rails))
-				return -EINVAL;
+			if (parse_rails(v, s, rails))
+				return bad_option(why, wlen, false, k, v, ACCEPT_RAILS, -EINVAL);
 			have_rails = true;
 		} else if (!strcmp(k, HIXL_OPTION_AUTO_CONNECT)) {
-			if (parse_bool(opts[i].value, auto_connect))
-				return -EINVAL;
+			if (parse_bool(v, auto_connect))
+				return bad_option(why, wlen, false, k, v, ACCEPT_BOOL, -EINVAL);
 			have_ac = true;
 		} else {
-			ret = hixl_auth_option(ao, k, opts[i].value);
-			if (ret <= 0)
-				return ret ? ret : -EINVAL;	/* malformed, or unknown */
+			ret = hixl_auth_option(ao, k, v);
+			if (!ret) {
+				snprintf(why, wlen, "unknown option \"%.32s\" (known: " KNOWN_OPTIONS ")",
+					 k);
+				return -EINVAL;
+			}
+			if (ret < 0)
+				return bad_option(why, wlen, false, k, v, auth_accepts(k), ret);
 		}
 	}
-	if (!have_tc && (v = env2("HIXL_RDMA_TC", "HCCL_RDMA_TC")) && parse_tc(v, &s->traffic_class))
-		return -EINVAL;
-	if (!have_sl && (v = env2("HIXL_RDMA_SL", "HCCL_RDMA_SL")) && parse_sl(v, &s->service_level))
-		return -EINVAL;
+	if (!have_tc && (v = env2("HIXL_RDMA_TC", "HCCL_RDMA_TC", &name)) &&
+	    parse_tc(v, &s->traffic_class))
+		return bad_option(why, wlen, true, name, v, ACCEPT_TC, -EINVAL);
+	if (!have_sl && (v = env2("HIXL_RDMA_SL", "HCCL_RDMA_SL", &name)) &&
+	    parse_sl(v, &s->service_level))
+		return bad_option(why, wlen, true, name, v, ACCEPT_SL, -EINVAL);
 	if (!have_ac && (v = getenv("HIXL_AUTO_CONNECT")) && parse_bool(v, auto_connect))
-		return -EINVAL;
+		return bad_option(why, wlen, true, "HIXL_AUTO_CONNECT", v, ACCEPT_BOOL, -EINVAL);
 	if (!have_tr && (v = getenv("HIXL_TRANSPORT")) && parse_transport(v, &s->transport))
-		return -EINVAL;
+		return bad_option(why, wlen, true, "HIXL_TRANSPORT", v, ACCEPT_TRANSPORT, -EINVAL);
 	if (!have_rails && (v = getenv("HIXL_RAILS")) && parse_rails(v, s, rails))
-		return -EINVAL;
-	ret = hixl_auth_env(ao);
-	if (!ret)
-		hixl_auth_apply(ao, s);
-	return ret;
+		return bad_option(why, wlen, true, "HIXL_RAILS", v, ACCEPT_RAILS, -EINVAL);
+	ret = hixl_auth_env(ao, &bad);
+	if (ret)
+		return bad_option(why, wlen, true, bad, getenv(bad) ?: "", auth_accepts(bad), ret);
+	hixl_auth_apply(ao, s);
+	return 0;
 }
 
 /*
@@ -247,7 +314,8 @@ static bool any_port(const char *name)
 }
 
 static int engine_init(struct hixl_engine **engp, const char *local_engine,
-		       const struct hixl_option *opts, size_t nopts, bool *at_open)
+		       const struct hixl_option *opts, size_t nopts, bool *at_open,
+		       char *why, size_t wlen)
 {
 	struct hixl_sockaddr rails[HIXL_MAX_RAILS - 1];
 	struct hixl_auth_opts ao = { 0 };
@@ -262,11 +330,15 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	ret = hixl_parse_name(local_engine, &s.local);
-	if (ret)
+	if (ret) {
+		if (local_engine)
+			snprintf(why, wlen, "not an engine name (IPV4:PORT or [IPV6]:PORT, PORT "
+				 "0..65535, 0 for any)");
 		return ret;
+	}
 	if (any_port(local_engine))
 		s.flags |= HIXL_SETUP_LISTEN_ANY;
-	ret = setup_options(&s, &ao, &auto_connect, rails, opts, nopts);
+	ret = setup_options(&s, &ao, &auto_connect, rails, opts, nopts, why, wlen);
 	if (ret) {
 		hixl_auth_opts_clear(&ao);
 		return ret;
@@ -315,8 +387,14 @@ HIXL_EXPORT int hixl_engine_init(struct hixl_engine **eng, const char *local_eng
 				 const struct hixl_option *opts, size_t nopts)
 {
 	bool at_open = false;
-	int ret = HIXL_KEEP_ERRNO(engine_init(eng, local_engine, opts, nopts, &at_open));
+	char why[512] = "";
+	int ret = HIXL_KEEP_ERRNO(engine_init(eng, local_engine, opts, nopts, &at_open,
+					      why, sizeof(why)));
 	struct hixl_sockaddr a;
+
+	if (ret && why[0])	/* an option or environment variable refused */
+		return hixl_failf(ret, "hixl_engine_init(%.*s): %s", HIXL_ENGINE_NAME_MAX,
+				  local_engine, why);
 
 	if (at_open && (ret == -ENOPKG || ret == -EPERM))
 		return hixl_failf(ret, "hixl_engine_init(%.*s): %s", HIXL_ENGINE_NAME_MAX,

@@ -54,7 +54,7 @@ struct hixl_auth_opts {
 };
 
 int hixl_auth_option(struct hixl_auth_opts *o, const char *key, const char *value);
-int hixl_auth_env(struct hixl_auth_opts *o);
+int hixl_auth_env(struct hixl_auth_opts *o, const char **bad);
 struct hixl_setup;
 void hixl_auth_apply(struct hixl_auth_opts *o, struct hixl_setup *s);
 void hixl_auth_opts_clear(struct hixl_auth_opts *o);

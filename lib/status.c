@@ -26,20 +26,28 @@ static __thread char last_error[HIXL_ERRMSG_MAX];
 int hixl_failf(int err, const char *fmt, ...)
 {
 	int saved = errno, n;
+	char buf[128], suffix[160];
 	const char *name;
-	char buf[128];
+	size_t room;
 	va_list ap;
 
 	if (err >= 0)
 		return err;
+	name = strerrorname_np(-err);
+	snprintf(suffix, sizeof(suffix), ": %s (-%s)", strerror_r(-err, buf, sizeof(buf)),
+		 name ? name : "E?");
 	va_start(ap, fmt);
 	n = vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(last_error))
+	/* a message too long is cut short ("..."), never the error's name */
+	room = sizeof(last_error) - 1 - strlen(suffix);
+	if (n < 0)
 		n = 0;
-	name = strerrorname_np(-err);
-	snprintf(last_error + n, sizeof(last_error) - n, ": %s (-%s)",
-		 strerror_r(-err, buf, sizeof(buf)), name ? name : "E?");
+	if ((size_t)n > room) {
+		n = (int)room;
+		memcpy(last_error + n - 3, "...", 3);
+	}
+	strcpy(last_error + n, suffix);
 	errno = saved;
 	return err;
 }

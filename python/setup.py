@@ -33,7 +33,7 @@ def lib_flags():
 incs, libdirs, rpath = lib_flags()
 setup(
     name="hixl",
-    version="0.2.0",
+    version="0.3.0",
     description="HIXL's Python API over the hixl RDMA transfer engine (libhixl-user)",
     license="MIT",
     packages=["hixl"],

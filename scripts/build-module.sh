@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build kmod/hixl.ko (and, against a kernel with CONFIG_KUNIT,
-# kmod/tests/hixl_kunit.ko) in a private copy of the module sources, so
+# tests/kunit/hixl_kunit.ko) in a private copy of the module sources, so
 # builds against several kernels do not overwrite each other's objects.
 #
 # Usage: scripts/build-module.sh KDIR OUTDIR [W=1]
@@ -15,6 +15,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 rm -rf "$out"
 mkdir -p "$out"
 cp -r "$repo/Kbuild" "$repo/kmod" "$repo/uapi" "$out/"
+mkdir -p "$out/tests"
+cp -r "$repo/tests/kunit" "$out/tests/"
 find "$out" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
 log=$out/build.log
 # kmod/Kbuild is in-tree style: say what its Kconfig symbol would (the

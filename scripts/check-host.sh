@@ -32,7 +32,7 @@ check-host: FAILED: $*"; }
 # reason of the machine, e.g. no huge pages): every other test of
 # tests/user needs the module and runs in the VMs.
 HOST_TESTS="lib_names lib_status lib_options lib_version errors_status errors_strerror
-	errors_no_module
+	errors_no_module errors_option_names
 	physmem_granularity physmem_malloc_errors physmem_normal_lifecycle physmem_numa_node
 	physmem_huge_exhausted physmem_huge_2m physmem_huge_1g physmem_reserve physmem_map_errors
 	physmem_export_import physmem_share_scm_rights physmem_share_scm_rights_huge

@@ -203,7 +203,7 @@ old_rule() {
 old_rule
 make -s install-dkms DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
 	{ cat "$dest/install.log" >&2; fail "make install-dkms"; }
-for f in dkms.conf Kbuild kmod/Kbuild kmod/main.c uapi/rdma/hixl.h; do
+for f in dkms.conf Kbuild kmod/Kbuild kmod/main.c tests/kunit/Kbuild tests/kunit/xfer_kunit.c uapi/rdma/hixl.h; do
 	[ -f "$dest/usr/src/hixl-$version/$f" ] || fail "install-dkms: no /usr/src/hixl-$version/$f"
 done
 check_module_files install-dkms
@@ -216,9 +216,10 @@ left=$(leftovers)
 # extra/, with its devname: and char-major- aliases in modules.devname (depmod)
 if [ -f kmod/hixl.ko ]; then
 	old_rule
-	make -s install-module DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
-		{ cat "$dest/install.log" >&2; fail "make install-module"; }
+	# the kernel it was built for, said (make alone means the running one)
 	kver=$(modinfo -F vermagic kmod/hixl.ko | cut -d' ' -f1)
+	make -s install-module KVER="$kver" DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
+		{ cat "$dest/install.log" >&2; fail "make install-module"; }
 	[ -f "$dest/lib/modules/$kver/extra/hixl.ko" ] ||
 		fail "install-module: no /lib/modules/$kver/extra/hixl.ko"
 	check_module_files install-module
@@ -233,7 +234,7 @@ if [ -f kmod/hixl.ko ]; then
 	grep -qx "hixl hixl c10:$minor" "$droot/lib/modules/$kver/modules.devname" ||
 		fail "modules.devname lacks 'hixl hixl c10:$minor': $(cat "$droot/lib/modules/$kver/modules.devname")"
 	rm -rf "$droot"
-	make -s uninstall-module DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
+	make -s uninstall-module KVER="$kver" DESTDIR="$dest" >"$dest/install.log" 2>&1 ||
 		{ cat "$dest/install.log" >&2; fail "make uninstall-module"; }
 	left=$(leftovers)
 	[ -z "$left" ] || fail "left after uninstall-module: $left"

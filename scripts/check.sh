@@ -4,12 +4,15 @@
 #
 #   1. make deps                  packages (idempotent)
 #   2. make                       hixl.ko (the running kernel's headers, else the
-#                                 stock ones), libhixl-user, tools, tests;
+#                                 stock ones: KVER=), libhixl-user, tools, tests;
 #                                 make install into a scratch root (scripts/check-install.sh);
-#                                 bench/results.json and bench-diff on fixtures (tests/bench)
+#                                 bench/results.json and bench-diff on fixtures (tests/bench);
+#                                 README.md against the tree (tests/tools/readme.py)
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers
-#   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash)
+#   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash);
+#                                 kmod/ and tests/kunit/ exported as
+#                                 drivers/infiniband/ulp/hixl/ and built against it
 #   5. debug VM                   KUnit + user + C++ + Python tests, KASAN/lockdep/kmemleak
 #   6. stock VMs                  user + C++ + Python tests on Debian's 6.1 and 6.12 kernels
 #   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
@@ -253,10 +256,10 @@ pair() {
 }
 
 # make pair-soak: the two-VM run N times in a row, stopping at the first
-# failure (the pair test once failed on a fresh clone; issue 12)
+# failure (the pair test once failed on a fresh clone)
 if [ "${1:-}" = pair ]; then
 	runs=${2:-30}
-	make -s all && compat || exit 1
+	make -s userspace && compat || exit 1
 	mkdir -p build/vm
 	for i in $(seq "$runs"); do
 		t1=$(date +%s)
@@ -277,7 +280,7 @@ if [ "${1:-}" = compat ]; then
 	exit $?
 fi
 if [ "${1:-}" = fuzz-wire ]; then
-	make -s all || exit 1
+	make -s userspace || exit 1
 	mkdir -p build/vm
 	fuzz_wire "${2:-6000}" "${3:-1}" "${4:-1500}"
 	echo "$passed passed, $failed failed, $skipped skipped"
@@ -286,7 +289,7 @@ if [ "${1:-}" = fuzz-wire ]; then
 fi
 # the fuzz stages of make check alone: both fuzzers in one debug VM boot
 if [ "${1:-}" = fuzz-both ]; then
-	make -s all || exit 1
+	make -s userspace || exit 1
 	mkdir -p build/vm
 	fuzz_module && fuzz_both "${2:-10000}" "${3:-1}" 100000 "${3:-1}" "${4:-60}" "$fuzz_ko"
 	echo "$passed passed, $failed failed, $skipped skipped"
@@ -294,7 +297,7 @@ if [ "${1:-}" = fuzz-both ]; then
 	exit
 fi
 if [ "${1:-}" = fuzz ]; then
-	make -s all || exit 1
+	make -s userspace || exit 1
 	mkdir -p build/vm
 	fuzz "${2:-1000000}" "${3:-1}"
 	echo "$passed passed, $failed failed"
@@ -306,7 +309,16 @@ stage "deps"
 scripts/deps.sh || { stage_fail "make deps"; echo "$passed passed, $failed failed"; exit 1; }
 
 stage "build (module for the running or the stock kernel, library, tools, tests)"
-make -s all || stage_fail "make"
+# `make` alone stops without the running kernel's headers (the build
+# machines have none): say which kernel, Debian's stock one (the release
+# linux-image-amd64 points at) when the running one has no headers
+module_kver=$(uname -r)
+if [ ! -d "/lib/modules/$module_kver/build" ]; then
+	module_kver=$(dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null |
+		sed -n 's/^linux-image-\([^ ,]*\).*/\1/p')
+fi
+echo "check: hixl.ko for $module_kver"
+make -s all KVER="$module_kver" || stage_fail "make"
 
 stage "library ABI against lib/libhixl-user.abi (abidiff)"
 if scripts/check-abi.sh; then
@@ -326,15 +338,25 @@ stage "bench scripts: results.json and bench-diff on fixtures (tests/bench)"
 /usr/bin/python3 tests/bench/test-results-json.py > "$out/bench.tap" 2>&1 || cat "$out/bench.tap"
 count_tap "$out/bench.tap" "bench scripts"
 
+stage "README: length, tracepoints, quick start, benchmark block, links (tests/tools/readme.py)"
+/usr/bin/python3 tests/tools/readme.py > "$out/readme.tap" 2>&1
+count_tap "$out/readme.tap" "README"
+stage "make: the kernel hixl.ko is built for (tests/tools/make-kernel.sh)"
+tests/tools/make-kernel.sh > "$out/make-kernel.tap" 2>&1
+count_tap "$out/make-kernel.tap" "make's kernel"
+
 stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
 compat
 
 stage "debug kernel"
 if kdir=$(tests/vm/build-kernel.sh); then
+	stage "host: in-tree export (scripts/export-intree.sh) built against the debug kernel"
+	tests/tools/export-intree.sh "$kdir" > "$out/export-intree.tap" 2>&1
+	count_tap "$out/export-intree.tap" "in-tree export"
 	stage "debug VM: KUnit + user tests (KASAN, lockdep, kmemleak)"
 	if scripts/build-module.sh "$kdir" build/debug W=1; then
 		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- \
-			tests/vm/guest-tests.sh build/debug/kmod/tests/hixl_kunit.ko \
+			tests/vm/guest-tests.sh build/debug/tests/kunit/hixl_kunit.ko \
 			|| vm_fail debug "debug VM run"
 		count_kunit "$repo/build/vm/debug/kunit" "$kdir"
 		count_guest debug "debug kernel"

@@ -120,7 +120,7 @@ static int collect(struct eng_rec **out, uint32_t *n)
 
 	fd = hixl_dev_open(NULL);
 	if (fd < 0) {
-		fprintf(stderr, "hixlctl: %s: %s\n", HIXL_DEVICE_PATH, strerror(-fd));
+		tool_error(HIXL_DEVICE_PATH, fd);	/* as info says it, with the hint */
 		return -1;
 	}
 	/* each engine's rails too, from a module that has them (and for up to 1024) */

@@ -99,7 +99,16 @@ static int is_number(const char *s)
 
 void tool_error(const char *what, int err)
 {
-	fprintf(stderr, "hixlctl: %s: %s (%s)\n", what, hixl_strerror(err),
+	/*
+	 * hixlctl sets up no engine, so never with a secret: its ENOPKG is
+	 * the missing module alone (the library's meaning also names the
+	 * kernel's hmac(sha256), which only a secret needs)
+	 */
+	const char *meaning = err == -ENOPKG || err == ENOPKG ?
+		"the kernel module hixl.ko is not loaded" :
+		hixl_strerror(err);
+
+	fprintf(stderr, "hixlctl: %s: %s (%s)\n", what, meaning,
 		strerrorname_np(err < 0 ? -err : err) ?: "E?");
 	if (*hixl_error_hint(err))
 		fprintf(stderr, "hint: %s\n", hixl_error_hint(err));
@@ -116,11 +125,12 @@ static int cmd_table(const char *file, int json)
 	snprintf(path, sizeof(path), "/sys/kernel/debug/hixl/%s", file);
 	f = fopen(path, "r");
 	if (!f) {
-		perror(path);
-		if (access("/sys/module/hixl", F_OK))
-			tool_error("hixl.ko", -ENOPKG);		/* not loaded: no table */
-		else
+		if (access("/sys/module/hixl", F_OK)) {
+			tool_error(file, -ENOPKG);		/* not loaded: no table */
+		} else {
+			perror(path);
 			fprintf(stderr, "hixlctl: needs root and debugfs mounted\n");
+		}
 		return 1;
 	}
 	while (nrows < MAX_ROWS && fgets(line, sizeof(line), f)) {

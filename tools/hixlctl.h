@@ -56,7 +56,9 @@ int read_line(const char *path, char *buf, size_t len);
 
 /*
  * tool_error() - print "hixlctl: WHAT: <hixl's meaning of @err>" and, when
- * the library has one (hixl_error_hint()), a "hint: ..." line, on stderr
+ * the library has one (hixl_error_hint()), a "hint: ..." line, on stderr;
+ * ENOPKG is the missing module only (hixlctl never asks for a secret, the
+ * other cause the library's meaning names)
  * @what: what failed, e.g. "/dev/hixl"
  * @err:  the -errno a library call returned
  */

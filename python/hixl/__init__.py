@@ -63,7 +63,7 @@ _tls = threading.local()
 
 
 def version():
-    """The libhixl-user version, a str such as "0.1.0"."""
+    """The libhixl-user version, a str such as "0.3.0"."""
     return _hixl.version()
 
 

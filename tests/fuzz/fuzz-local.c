@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz-local.c - same-host links in hixl-fuzz (issue 14).
+ * fuzz-local.c - same-host links in hixl-fuzz.
  *
  * Every engine of the fuzzer lives on the same rxe0 address of this
  * kernel, so two engines that both allow it pair in the handshake and move

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wire-rails.c - the wire fuzzer's rail cases (issue 13 item 7;
- * kmod/raillink.c, docs/protocol.md "Rails", tests/fuzz/README.md).
+ * wire-rails.c - the wire fuzzer's rail cases (kmod/raillink.c,
+ * docs/protocol.md "Rails", tests/fuzz/README.md).
  *
  * The victim and the legitimate engine have two rails: rail 0 on 10.77.0.1
  * (rxe0), rail 1 on 10.78.0.1 (rxe1 on veth2, tests/vm/run.sh), transport

@@ -186,7 +186,7 @@ static int server(const char *ip, int port, int seconds)
 	 * at once must find the region in our table.  Registered after it, the
 	 * region reached the client in a REGION update that could come just
 	 * after its CONNECT returned, and its first READ failed with ERANGE
-	 * (the two-VM flake of issue 12).
+	 * (a two-VM flake once).
 	 */
 	p = fd >= 0 ? region(fd, REGION_ADDR) : NULL;
 	if (p)

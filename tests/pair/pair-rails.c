@@ -2,7 +2,7 @@
 /*
  * pair-rails.c - hixl-pair's rails modes: two engines in two VMs, each on
  * two rails (its first NIC's address, which names it, and the second NIC's,
- * HIXL_SETUP_RAILS), across two kernels (issue 13 items 3, 4, 7).
+ * HIXL_SETUP_RAILS), across two kernels.
  *
  *   rails-server IP IP2 PORT SECONDS
  *       registers RAILS_LEN at RAILS_ADDR (pattern 6) before SETUP; on the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_abi.c - the ABI decisions taken before 1.0 (issue 16 item 3):
+ * test_abi.c - the ABI decisions taken before 1.0:
  * the library's version macros and runtime check, struct hixl_mem_desc's
  * reserved space, hixl_transfer_async()'s args struct (flags, tag,
  * reserved), and CONNECT's timeout as a deadline that a signal's restart

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_alive.c - silent peers and peer restarts (issue 13 item 8):
+ * test_alive.c - silent peers and peer restarts:
  *
  * - alive_silent_peer: a peer engine on a second address of rxe0's netdev
  *   (10.77.0.5) is silenced by removing that address (its GID goes, rxe

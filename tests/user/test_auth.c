@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_auth.c - who may connect (issue 12, item 4): SETUP's allowed peers
+ * test_auth.c - who may connect: SETUP's allowed peers
  * and engine secret (kmod/auth.c, docs/protocol.md "Who may connect").
  *
  *   auth_allow_admits      a listed address (IPv4 /32, IPv6 /64) connects

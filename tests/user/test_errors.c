@@ -8,8 +8,11 @@
  * who may not open it (nobody, with the node root:root 0660, in the VM):
  * the library's answer, hixl_last_error() and what the README's example
  * (examples/kv_transfer) prints; the module's dynamic debug line for a
- * refused argument (errors_dyndbg).  No engine listens: no ports used.
- * errors_status, errors_strerror and errors_no_module run on the build host
+ * refused argument (errors_dyndbg); a refused option or environment
+ * variable named with what it accepts (errors_option_names).  No engine
+ * listens: no ports used.
+ * errors_status, errors_strerror, errors_no_module and errors_option_names
+ * run on the build host
  * (make check-host); errors_no_module skips where /dev/hixl exists, and
  * errors_no_permission needs it (the VM).
  */
@@ -333,10 +336,121 @@ static void test_errors_dyndbg(void)
 	close(fd);
 }
 
+/*
+ * A refused option or environment variable is named in hixl_last_error(),
+ * with its value (never a secret's) and what it accepts, before the device
+ * is opened (so also on a host without the module): each case alone, the
+ * rest of the environment clean.  A message longer than the last error
+ * holds is cut short, never its errno name.
+ */
+static void test_errors_option_names(void)
+{
+	static const struct {
+		const char *key, *value;	/* an option, or with key NULL ... */
+		const char *var, *env;		/* ... an environment variable */
+		int err;
+		const char *want[3];		/* in hixl_last_error(), in order */
+	} cases[] = {
+		{ "RdmaTrafficClass", "999", NULL, NULL, -EINVAL,
+		  { "option RdmaTrafficClass \"999\"", "0..255, a multiple of 4", "(-EINVAL)" } },
+		{ "RdmaServiceLevel", "8", NULL, NULL, -EINVAL,
+		  { "option RdmaServiceLevel \"8\"", "0..7", "(-EINVAL)" } },
+		{ "BufferPool", "abc", NULL, NULL, -EINVAL,
+		  { "option BufferPool \"abc\"", "BUFFERS 1..256, MB 1..1024", "(-EINVAL)" } },
+		{ "Transport", "fast", NULL, NULL, -EINVAL,
+		  { "option Transport \"fast\"", "auto, rdma or local", "(-EINVAL)" } },
+		{ "Rails", "10.0.0.1:5", NULL, NULL, -EINVAL,
+		  { "option Rails \"10.0.0.1:5\"", "up to 7 IP addresses", "(-EINVAL)" } },
+		{ "AutoConnect", "yes", NULL, NULL, -EINVAL,
+		  { "option AutoConnect \"yes\"", "1, true, 0 or false", "(-EINVAL)" } },
+		{ "AllowedPeers", "10.0.0.1/99", NULL, NULL, -EINVAL,
+		  { "option AllowedPeers \"10.0.0.1/99\"", "ADDRESS/PREFIXLEN", "(-EINVAL)" } },
+		{ "AuthSecret", "tooshort-secret", NULL, NULL, -EINVAL,
+		  { "option AuthSecret \"...\"", "16..128 bytes", "(-EINVAL)" } },
+		{ "AuthSecretFile", "/nonexistent/key", NULL, NULL, -ENOENT,
+		  { "option AuthSecretFile \"/nonexistent/key\"", "a readable file", "(-ENOENT)" } },
+		{ "EngineType", "1", NULL, NULL, -EINVAL,
+		  { "unknown option \"EngineType\"", "known: BufferPool", "(-EINVAL)" } },
+		{ NULL, NULL, "HIXL_RDMA_TC", "7", -EINVAL,
+		  { "environment HIXL_RDMA_TC=7", "0..255, a multiple of 4", "(-EINVAL)" } },
+		{ NULL, NULL, "HCCL_RDMA_TC", "999", -EINVAL,
+		  { "environment HCCL_RDMA_TC=999", "0..255, a multiple of 4", "(-EINVAL)" } },
+		{ NULL, NULL, "HIXL_RDMA_SL", "x", -EINVAL,
+		  { "environment HIXL_RDMA_SL=x", "0..7", "(-EINVAL)" } },
+		{ NULL, NULL, "HCCL_RDMA_SL", "8", -EINVAL,
+		  { "environment HCCL_RDMA_SL=8", "0..7", "(-EINVAL)" } },
+		{ NULL, NULL, "HIXL_AUTO_CONNECT", "on", -EINVAL,
+		  { "environment HIXL_AUTO_CONNECT=on", "1, true, 0 or false", "(-EINVAL)" } },
+		{ NULL, NULL, "HIXL_TRANSPORT", "fast", -EINVAL,
+		  { "environment HIXL_TRANSPORT=fast", "auto, rdma or local", "(-EINVAL)" } },
+		{ NULL, NULL, "HIXL_RAILS", "eth1", -EINVAL,
+		  { "environment HIXL_RAILS=eth1", "up to 7 IP addresses", "(-EINVAL)" } },
+		{ NULL, NULL, "HIXL_ALLOWED_PEERS", "", -EINVAL,
+		  { "environment HIXL_ALLOWED_PEERS=", "ADDRESS/PREFIXLEN", "(-EINVAL)" } },
+		{ NULL, NULL, "HIXL_AUTH_SECRET_FILE", "/nonexistent/key", -ENOENT,
+		  { "environment HIXL_AUTH_SECRET_FILE=/nonexistent/key", "16..128 bytes",
+		    "(-ENOENT)" } },
+	};
+	static const char *const vars[] = {
+		"HIXL_RDMA_TC", "HCCL_RDMA_TC", "HIXL_RDMA_SL", "HCCL_RDMA_SL", "HIXL_AUTO_CONNECT",
+		"HIXL_TRANSPORT", "HIXL_RAILS", "HIXL_ALLOWED_PEERS", "HIXL_AUTH_SECRET_FILE",
+	};
+	/* the longest name and an unknown key: more than 255 characters */
+	static const char long_name[] = "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff%4294967295]:65535";
+	struct hixl_option o[1];
+	struct hixl_engine *e;
+
+	for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++)
+		unsetenv(vars[v]);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *msg, *at;
+		int ret;
+
+		e = NULL;
+		if (cases[i].var)
+			setenv(cases[i].var, cases[i].env, 1);
+		o[0].key = cases[i].key;
+		o[0].value = cases[i].value;
+		ret = hixl_engine_init(&e, HX_IP ":0", cases[i].key ? o : NULL, cases[i].key ? 1 : 0);
+		if (cases[i].var)
+			unsetenv(cases[i].var);
+		msg = hixl_last_error();
+		printf("#   %s\n", msg);
+		CHECK_EQ(ret, cases[i].err);
+		CHECK(e == NULL);
+		at = strstr(msg, "hixl_engine_init(" HX_IP ":0): ");
+		for (int w = 0; w < 3 && at; w++)
+			at = strstr(at, cases[i].want[w]);
+		if (!at) {
+			printf("#   case %zu: wanted \"%s\", \"%s\", \"%s\" in that order\n", i,
+			       cases[i].want[0], cases[i].want[1], cases[i].want[2]);
+			ht_failures++;
+		}
+	}
+	/* the secret's value is never in the message */
+	o[0].key = "AuthSecret";
+	o[0].value = "tooshort-secret";
+	CHECK_EQ(hixl_engine_init(&e, HX_IP ":0", o, 1), -EINVAL);
+	CHECK(strstr(hixl_last_error(), "tooshort") == NULL);
+	/* cut short, the errno name kept */
+	o[0].key = "SomeAscendOnlyOptionKeyThatIsLong";
+	o[0].value = "1";
+	CHECK_EQ(hixl_engine_init(&e, long_name, o, 1), -EINVAL);
+	printf("#   %s\n", hixl_last_error());
+	CHECK_EQ(strlen(hixl_last_error()), 255);
+	CHECK(strstr(hixl_last_error(), "unknown option \"SomeAscendOnly") != NULL);
+	CHECK(strstr(hixl_last_error(), "...: Invalid argument (-EINVAL)") != NULL);
+	/* a name that is none */
+	CHECK_EQ(hixl_engine_init(&e, "10.0.0.1:99999", NULL, 0), -EINVAL);
+	printf("#   %s\n", hixl_last_error());
+	CHECK(strstr(hixl_last_error(), "hixl_engine_init(10.0.0.1:99999): not an engine name") != NULL);
+}
+
 const struct ht_test errors_tests[] = {
 	{ "errors_status", test_errors_status },
 	{ "errors_strerror", test_errors_strerror },
 	{ "errors_no_module", test_errors_no_module },
+	{ "errors_option_names", test_errors_option_names },
 	{ "errors_no_permission", test_errors_no_permission },
 	{ "errors_dyndbg", test_errors_dyndbg },
 	{ NULL, NULL },

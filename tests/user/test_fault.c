@@ -1206,8 +1206,8 @@ static void test_fault_threads(void)
 }
 
 /*
- * CONNECT and DISCONNECT of one name from two threads for 3 s (issue 18,
- * item 2): one thread CONNECTs to a port nobody listens on (refused,
+ * CONNECT and DISCONNECT of one name from two threads for 3 s: one
+ * thread CONNECTs to a port nobody listens on (refused,
  * retried every 50 ms until its 1 s timeout), the other DISCONNECTs that
  * name every few milliseconds and so tears the connecting link down under
  * the CONNECT.  CONNECT used to hold no reference on its link: it went on

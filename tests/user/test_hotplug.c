@@ -276,7 +276,7 @@ static void back_and_working(uint16_t port, long pin0)
 }
 
 /*
- * An engine closed while rxe0 is deleted (issue 18, item 5).
+ * An engine closed while rxe0 is deleted.
  * hixl_engine_destroy() used to leave the engine list before it freed its
  * RDMA objects, so the device removal (hixl_ib_remove()) skipped the engine
  * being closed and rxe0 was unregistered and freed under that engine's MRs
@@ -289,8 +289,8 @@ static void back_and_working(uint16_t port, long pin0)
  * CPU and no preemption: there the close does not yield while it frees its
  * registrations, so the old race does not show, but lockdep sees the
  * removal wait for the close.)  Engine S, left open, is detached by the
- * removal while a thread CONNECTs it to a port nobody listens on (issue 18,
- * item 2: the removal freed the link under that CONNECT).  The removal
+ * removal while a thread CONNECTs it to a port nobody listens on (the
+ * removal once freed the link under that CONNECT).  The removal
  * succeeds, the close returns, the CONNECT ends with -ENODEV, S answers
  * -ENODEV and keeps its registration, nothing stays pinned, and once rxe0
  * is back a new pair links and moves bytes.
@@ -400,8 +400,8 @@ void test_close_vs_device_removal(void)
 }
 
 /*
- * A user page that never arrives stalls its own engine, not /dev/hixl
- * (issue 18, item 6).  Engine E1 has three commands stuck on userfaultfd
+ * A user page that never arrives stalls its own engine, not /dev/hixl.
+ * Engine E1 has three commands stuck on userfaultfd
  * pages nobody resolves: a SEND_NOTIFY reading its message, a staged WRITE
  * reading its source (it holds its link's post_mutex) and a REG_MEM pinning
  * its range (it holds E1's lock).  Meanwhile, each within a bound:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_keys.c - what an engine's keys and addresses tell a peer, and what
- * a peer that holds them can do (issue 12, item 2).  The peer is the
+ * a peer that holds them can do.  The peer is the
  * userspace wire peer of peer.c, playing a hostile remote host:
  *
  *   keys_no_kernel_iova    no announced RDMA address (REGION entries, the
@@ -119,7 +119,7 @@ static int reg_done(struct reg_op *o)
 }
 
 /*
- * Issue 12, item 2(a): REGION entries carried mr->iova and HELLO the
+ * REGION entries carried mr->iova and HELLO the
  * landing buffer's, which on rxe are kernel direct-map addresses (the DMA
  * address of a page is its kernel virtual address): a peer learnt where
  * the kernel's memory is (KASLR).  The iova of every MR is now zero-based:
@@ -181,7 +181,7 @@ static void keys_no_kernel_iova(void)
 #define SLACK_MS	6000	/* TCG: a registration's own work, the sends */
 
 /*
- * Issue 12, item 2(c): REG_MEM waited for each peer's TABLE_ACK with the
+ * REG_MEM waited for each peer's TABLE_ACK with the
  * engine lock held, 10 s per silent peer: three peers that never answer
  * stalled the registrant 30 s and every other command of the engine with
  * it.  Now the peers get one deadline (table_ack_ms) all together, the
@@ -254,7 +254,7 @@ static void keys_silent_peers(void)
 }
 
 /*
- * Issue 12, item 2(b): every link's landing buffer is an MR of the
+ * Every link's landing buffer is an MR of the
  * engine's one PD, so its rkey works on any of the engine's QPs, and
  * nothing but the rkey's 8 random bits (rxe; most devices alike) keeps
  * one peer out of another peer's staged data.  No per-link protection is
@@ -313,7 +313,7 @@ static long engine_notify(int fd, uint16_t port)
 #define STARVED		2
 
 /*
- * Issue 12, item 2(c), the sends: a peer that stops posting receives holds
+ * The sends: a peer that stops posting receives holds
  * a SEND of ours forever (RNR retries never end), and each table update's
  * REGION waited 10 s per such peer with the engine lock held.  The sends
  * now have the update's deadline too (at least 1 s each once it passed).
@@ -407,7 +407,7 @@ static int send_notifies(struct hp *p, int n)
 }
 
 /*
- * Issue 12, item 2(d): what a peer's messages make the engine hold was
+ * What a peer's messages make the engine hold was
  * bounded per link only (max_peer_mrs table entries, 4096 notifications),
  * so max_links links could make it hold max_links times that.  Now the
  * links of an engine share max_engine_peer_mrs and max_engine_notifies.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_local.c - same-host links (issue 14, kmod/local.c): two engines of
+ * test_local.c - same-host links (kmod/local.c): two engines of
  * this kernel, connected over RDMA CM as always, pair in the handshake and
  * move host registrations with one CPU copy in the kernel.
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_local_dmabuf.c - device (dma-buf) registrations on same-host links
- * (issue 14, kmod/local_dmabuf.c): a udmabuf (the test VM's exporter, with
+ * (kmod/local_dmabuf.c): a udmabuf (the test VM's exporter, with
  * vmap) stands in for GPU memory; the memfd behind it is the CPU's view to
  * fill and check.  Each test proves which path ran from LINK_STATS: the
  * same-host copy counts local_bytes/local_ops, RDMA does not.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_loopback.c - loopback engines (issue 14 item 1, kmod/loopback.c):
+ * test_loopback.c - loopback engines (kmod/loopback.c):
  * engines named 127.0.0.1:port or [::1]:port need no RDMA device; two of
  * them in one network namespace link in the kernel and copy with the CPU.
  * Nothing here needs rxe0 except the one check that a device-bound engine

@@ -28,7 +28,7 @@
  *                          link was marked broken but never closed: the
  *                          peer stayed connected, the link kept its slot)
  *
- * and of what the engine tells a peer about its own table (issue 18, item 8):
+ * and of what the engine tells a peer about its own table:
  *
  *   peer_dereg_invalidated DEREG_MEM of a region munmap invalidated before
  *                          its pins were released (it used to skip
@@ -143,7 +143,7 @@ static void peer_hello_twice(void)
 }
 
 /*
- * Issue 12: the name in a peer's HELLO was never checked against where the
+ * The name in a peer's HELLO was never checked against where the
  * connection came from, so a peer could claim another engine's name and
  * receive the WRITEs meant for it.  A peer connecting from 10.77.0.1 that
  * claims 10.77.0.9 is now refused; one claiming its own address is not.
@@ -218,7 +218,7 @@ static uint64_t wait_stage_req(struct hp *p, int ms)
 }
 
 /*
- * Issue 18, item 1: a TRANSFER is planned as staged; before it runs, the
+ * A TRANSFER is planned as staged; before it runs, the
  * peer's second HELLO announces a landing buffer too small for data.  The
  * staging copy used min(send buffer, peer's landing buffer) - 64 KiB as its
  * room, which underflowed, and copied 9.4 MiB into an 8 MiB buffer.  Now a
@@ -263,7 +263,7 @@ static void peer_hello_shrinks_stage(void)
 }
 
 /*
- * Issue 18, item 7: the peer's STAGE_DONE status is a number on the wire;
+ * The peer's STAGE_DONE status is a number on the wire;
  * it used to become the caller's errno as it was (529 = EIOCBQUEUED on
  * io_uring, 512 = ERESTARTSYS).  The engine maps it to its own set: the
  * codes its scatter/gather sends (ERANGE, EACCES, EPROTO) pass, anything
@@ -338,7 +338,7 @@ static void peer_after_error(void)
 }
 
 /*
- * Issue 18, item 8: the engine answered every REGION with its own TABLE_ACK,
+ * The engine answered every REGION with its own TABLE_ACK,
  * none counted against the send queue.  A peer slow to post receive buffers
  * (RNR: the first ACK waits at the head of the queue) and quick to send
  * table messages filled the queue: ib_post_send() failed and the link broke.
@@ -457,7 +457,7 @@ static int thread_blocked(pid_t tid, int ms)
 }
 
 /*
- * Issue 18, item 8(a): a region that munmap invalidated is withdrawn from
+ * A region that munmap invalidated is withdrawn from
  * the peer's table with REGION_DEL when its pins are released - by the
  * invalidation work, or by DEREG_MEM when that comes first.  DEREG_MEM
  * skipped it for any invalidated region, so a DEREG_MEM that got the
@@ -587,7 +587,7 @@ static long long read_ll(const char *path)
 }
 
 /*
- * Issue 12: what a peer's messages make the kernel hold for an engine is
+ * What a peer's messages make the kernel hold for an engine is
  * charged to the memory cgroup of the engine's process.  4,000 queued
  * NOTIFY messages of 2 KiB are 8 MiB of kernel memory; they were allocated
  * in the CQ's kworker and charged to nobody.
@@ -623,7 +623,7 @@ static void peer_memcg(void)
 }
 
 /*
- * Issue 18, item 8(b): once the engine has sent its table on a link, every
+ * Once the engine has sent its table on a link, every
  * later registration and deregistration reaches that link, even while it
  * waits for the peer's TABLE_END (not READY yet).  Table updates went to
  * READY links only, so a REG_MEM in that window was missing from the
@@ -689,7 +689,7 @@ static void peer_update_before_ready(void)
 }
 
 /*
- * Issue 12: connections that never say HELLO held a link slot each for as
+ * Connections that never say HELLO held a link slot each for as
  * long as the peer liked; max_links of them kept every legitimate engine
  * out.  Now at most max_setup_links accepted links may be in their
  * handshake, and one that has not finished it within handshake_ms is
@@ -752,7 +752,7 @@ static int debugfs_links_to(uint16_t peer_port)
 }
 
 /*
- * Issue 12 (wire fuzzer, hixl-wire-fuzz): a SEND longer than the engine's
+ * Found by the wire fuzzer (hixl-wire-fuzz): a SEND longer than the engine's
  * 4 KiB receive buffer completes in error on the engine's side (local
  * length error).  That only marked the link broken: it stayed on the
  * engine's list in the error state, counting toward max_links and holding

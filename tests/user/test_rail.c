@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_rail.c - an engine on several rails (issue 13): SETUP's extra rails
+ * test_rail.c - an engine on several rails: SETUP's extra rails
  * (HIXL_SETUP_RAILS, HIXL_SETUP_RAILS_AUTO), their validation, what
  * ENGINES and hixlctl show, the library's "Rails" option, and that a
  * two-rail engine still moves bytes with a one-rail peer both ways (the

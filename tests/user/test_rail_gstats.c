@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_rail_gstats.c - GET_STATS per rail (issue 13 item 6,
- * HIXL_FEAT_STATS_RAILS): HIXL_STATS_RAILS's arguments refused one by one;
+ * test_rail_gstats.c - GET_STATS per rail (HIXL_FEAT_STATS_RAILS):
+ * HIXL_STATS_RAILS's arguments refused one by one;
  * two two-rail engines (rail 0 on 10.77.0.1/rxe0, rail 1 on 10.78.0.1/rxe1
  * over veth2) moving a striped WRITE and READ, both rails' counters moving
  * and summing to the engine's; rail 1's device deleted under a batch (it

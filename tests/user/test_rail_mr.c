@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_rail_mr.c - a region's MRs on every rail (issue 13 item 2): a
+ * test_rail_mr.c - a region's MRs on every rail: a
  * region on a two-rail engine has MRs on both rails (GET_STATS' mrs counts
  * every rail's, debugfs hixl/rails each rail's), registration before
  * SETUP, device memory (udmabuf), DEREG_MEM and munmap invalidation free

@@ -2,7 +2,7 @@
 /*
  * test_rail_stats.c - what LINK_STATS (HIXL_LINK_STATS_RAILS,
  * hixl_dev_link_stats_rails()) and `hixlctl stats` show of a link's rails
- * (issue 13 item 6): one entry per further rail after its link, the
+ * one entry per further rail after its link, the
  * rail's state, the peer's address on it, its own counters; flags
  * validated.  Engines on 10.77.0.1 (rxe0) with the extra rail 10.78.0.1
  * (rxe1 in the test VM); ports 24920-24929.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_raillink.c - rail links (issue 13 item 2; kmod/raillink.c,
+ * test_raillink.c - rail links (kmod/raillink.c,
  * docs/protocol.md "Rails").
  *
  * The wire, against a wire peer (peer.c) on a two-rail engine:

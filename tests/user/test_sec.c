@@ -278,7 +278,7 @@ static void test_sec_readonly_peer(void)
 }
 
 /*
- * Issue 18, item 8(c): a staged READ never writes a byte of a local
+ * A staged READ never writes a byte of a local
  * read-only registration, also when its local range is only partly inside
  * one.  Only a range wholly inside was refused; one straddling the border
  * (unregistered memory or a writable registration on the other side) is

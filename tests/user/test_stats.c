@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_stats.c - the data-path counters (issue 16 item 5): GET_STATS's
+ * test_stats.c - the data-path counters: GET_STATS's
  * xfer counters move by exactly the bytes and descriptors moved, READ and
  * WRITE, direct and staged; errors, timeouts, cancels and link resets are
  * counted when provoked; LINK_STATS's entries match; ENGINES lists every
@@ -919,7 +919,7 @@ static void test_stats_trace(void)
 }
 
 /*
- * Issue 15, item 2: which registered descriptors are staged, by the module
+ * Which registered descriptors are staged, by the module
  * parameter stage_policy, seen in the counters.  By cost (0, the default):
  * 256 descriptors of 64 B in one TRANSFER are staged (one round instead of
  * 256 work requests), 32 of them and a lone 4 KiB one go directly, and so

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_vanish.c - peers that vanish mid-handshake (issue 12: hostile
- * peers; issue 13: peers that die).
+ * test_vanish.c - peers that vanish mid-handshake (hostile
+ * peers, peers that die).
  *
  *   peer_connect_vanish  200 connection requests, each peer gone 0-4 ms
  *                        after it sent its request: its REJ races the

@@ -138,7 +138,7 @@ else
 	ip addr add fd77::1/64 dev veth0 nodad
 	ip link set veth0 up && ip link set veth1 up
 	rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0"
-	# a second rail (issue 13: several NICs per server): rxe1 on its own
+	# a second rail (several NICs per server): rxe1 on its own
 	# veth pair and subnet
 	ip link add veth2 mtu 9000 type veth peer name veth3 mtu 9000 || fail "veth2"
 	ip addr add 10.78.0.1/24 dev veth2

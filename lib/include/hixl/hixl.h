@@ -26,15 +26,15 @@ extern "C" {
  * one soname symbols are versioned (HIXL_0.1, HIXL_0.2, ...).
  */
 #define HIXL_VERSION_MAJOR	0
-#define HIXL_VERSION_MINOR	2
+#define HIXL_VERSION_MINOR	3
 #define HIXL_VERSION_PATCH	0
-/* one number to compare: HIXL_VERSION_NUM(0, 2, 0) == 0x000200 */
+/* one number to compare: HIXL_VERSION_NUM(0, 3, 0) == 0x000300 */
 #define HIXL_VERSION_NUM(major, minor, patch)	(((major) << 16) | ((minor) << 8) | (patch))
 #define HIXL_VERSION	HIXL_VERSION_NUM(HIXL_VERSION_MAJOR, HIXL_VERSION_MINOR, \
 					 HIXL_VERSION_PATCH)
 
 /**
- * hixl_version() - the running library's version string, e.g. "0.2.0"
+ * hixl_version() - the running library's version string, e.g. "0.3.0"
  *
  * Return: a static string; never NULL.
  */
@@ -558,7 +558,9 @@ struct hixl_request;	/* opaque: one asynchronous transfer */
  *  -EINVAL  NULL @eng or @local_engine, a malformed name, an unknown option
  *           key, a malformed or out-of-range option value or variable
  *           (a secret outside 16..128 bytes, an allowed-peers entry with
- *           host bits set, more than 256 entries);
+ *           host bits set, more than 256 entries): hixl_last_error() names
+ *           the option or environment variable, its value (a secret's
+ *           left out) and what it accepts;
  *  -EOPNOTSUPP "AllowedPeers" or a secret, and hixl.ko predates them
  *           (no HIXL_FEAT_AUTH); port 0 and no HIXL_FEAT_LISTEN_ANY;
  *  -ENOPKG  a secret, and the kernel has no hmac(sha256)

@@ -8,7 +8,7 @@
 #include <linux/in6.h>
 #include <linux/sizes.h>
 
-#include "../hixl_priv.h"
+#include "hixl_priv.h"
 
 static struct hixl_setup hixl_good_setup(void)
 {

@@ -14,8 +14,8 @@
 #include <linux/numa.h>
 #include <linux/sizes.h>
 
-#include "../hixl_priv.h"
-#include "../rail_plan.h"
+#include "hixl_priv.h"
+#include "rail_plan.h"
 
 #define RAIL_MAX_PIECES 512
 

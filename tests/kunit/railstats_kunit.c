@@ -9,7 +9,7 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 
-#include "../hixl_priv.h"
+#include "hixl_priv.h"
 
 static u64 rs_ctr(struct hixl_engine *eng, u32 rail, enum hixl_ctr i)
 {

@@ -10,7 +10,7 @@
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 
-#include "../hixl_priv.h"
+#include "hixl_priv.h"
 
 static struct hixl_engine *hixl_test_engine(struct kunit *test)
 {

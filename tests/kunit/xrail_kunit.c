@@ -8,8 +8,8 @@
 #include <kunit/test.h>
 #include <linux/sizes.h>
 
-#include "../hixl_priv.h"
-#include "../rail_plan.h"
+#include "hixl_priv.h"
+#include "rail_plan.h"
 
 #define XR_MAX 256
 

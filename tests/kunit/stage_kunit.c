@@ -9,8 +9,8 @@
 #include <kunit/test.h>
 #include <linux/sizes.h>
 
-#include "../hixl_priv.h"
-#include "../proto.h"
+#include "hixl_priv.h"
+#include "proto.h"
 
 /* round numbers: a WR 10 us, a round 100 us, 2 ps a byte (two copies) */
 static const struct hixl_stage_cost hixl_stage_fixed = {

@@ -14,7 +14,7 @@
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 
-#include "../hixl_priv.h"
+#include "hixl_priv.h"
 
 static void hixl_uring_transfer_inline(struct kunit *test)
 {

@@ -12,8 +12,8 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 
-#include "../hixl_priv.h"
-#include "../proto.h"
+#include "hixl_priv.h"
+#include "proto.h"
 
 struct hixl_poll_ctx {
 	struct hixl_engine *eng;

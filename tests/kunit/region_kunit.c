@@ -12,7 +12,7 @@
 #include <linux/mman.h>
 #include <linux/sizes.h>
 
-#include "../hixl_priv.h"
+#include "hixl_priv.h"
 
 /* ---- hixl_pgsz ---------------------------------------------------------------- */
 

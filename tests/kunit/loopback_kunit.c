@@ -7,7 +7,7 @@
  */
 #include <kunit/test.h>
 
-#include "../hixl_priv.h"
+#include "hixl_priv.h"
 
 struct hixl_loop_case {
 	const char *desc;

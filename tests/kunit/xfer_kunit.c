@@ -14,8 +14,8 @@
 #include <linux/sched/mm.h>
 #include <linux/sizes.h>
 
-#include "../hixl_priv.h"
-#include "../proto.h"
+#include "hixl_priv.h"
+#include "proto.h"
 
 /* ---- hixl_split --------------------------------------------------------------------- */
 
