@@ -383,7 +383,7 @@ static int pipe_to(const char *cmd, const char *in)
 static void test_latency_hixlctl(void)
 {
 	static char out[1 << 20];
-	char want[512], id[32], cmd[512];
+	char want[512], id[32];
 	struct pair p;
 	uint64_t ida;
 
@@ -398,17 +398,20 @@ static void test_latency_hixlctl(void)
 	CHECK(strstr(out, want) != NULL);
 	CHECK(strstr(out, " latency_count=1 latency_sum_ns=") != NULL);
 
+	/* JSON: engine a's histogram and its link's (that it parses: stats_hixlctl) */
 	CHECK_EQ(hixlctl("stats --json", out, sizeof(out)), 0);
-	if (access(PY, X_OK))
-		SKIP("no " PY " to parse hixlctl's output");
-	snprintf(cmd, sizeof(cmd), PY " -c 'import json, sys\n"
-		 "e = [e for e in json.load(sys.stdin)[\"engines\"] if e[\"engine\"] == %s][0]\n"
-		 "for h in (e[\"latency\"], e[\"links\"][0][\"latency\"]):\n"
-		 "    assert h[\"count\"] == 1 and sum(h[\"buckets\"]) == 1 and h[\"sum_ns\"] > 0\n"
-		 "    assert len(h[\"buckets\"]) == len(h[\"le_ns\"]) == %d and h[\"le_ns\"][0] == 1000\n'",
-		 id, HIXL_LAT_BUCKETS);
-	CHECK_EQ(pipe_to(cmd, out), 0);
+	{
+		const char *e = strstr(out, "\"latency\": {\"count\": 1, \"sum_ns\": ");
 
+		CHECK(e != NULL);
+		CHECK(e && strstr(e + 1, "\"latency\": {\"count\": 1, \"sum_ns\": ") != NULL);
+		CHECK(strstr(out, "\"le_ns\": [1000, 2000, 4000, ") != NULL);
+	}
+
+	if (access(PY, X_OK)) {
+		pair_down(&p);
+		SKIP("no " PY " to check hixlctl's Prometheus output");
+	}
 	CHECK_EQ(hixlctl("stats --prometheus", out, sizeof(out)), 0);
 	snprintf(want, sizeof(want),
 		 "\nhixl_engine_transfer_duration_seconds_count{name=\"%s:%u\"} 1\n", HX_IP, p.pa);
