@@ -3,7 +3,8 @@
  * test_latency.c - the TRANSFER latency histograms (HIXL_FEAT_LATENCY,
  * struct hixl_lat_hist): one TRANSFER, by ioctl and through io_uring, is
  * counted once, in the one bucket its duration falls in, with that
- * duration as the sum, on its engine and on its link and nowhere else; a
+ * duration as the sum, on its engine and on its link and nowhere else (a
+ * TRANSFER striped over two rails too, on its primary link); a
  * failed one is not counted; an engine keeps its closed links' counts;
  * LINK_STATS's and ENGINES's LATENCY arguments are refused when wrong;
  * hixlctl stats prints the histograms as text, JSON and Prometheus
@@ -26,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rail_util.h"
 #include "raw.h"
 #include "tests.h"
 #include "util.h"
@@ -117,9 +119,8 @@ static void check_moved(const struct hixl_lat_hist *h0, const struct hixl_lat_hi
 {
 	uint64_t d = h->sum_ns - h0->sum_ns, nb = 0;
 
-	printf("#   %s: count %llu, sum %llu ns (at most %llu)\n", what,
-	       (unsigned long long)h->count, (unsigned long long)h->sum_ns,
-	       (unsigned long long)max_ns);
+	printf("#   %s: count %llu, sum +%llu ns (the call took %llu ns)\n", what,
+	       (unsigned long long)h->count, (unsigned long long)d, (unsigned long long)max_ns);
 	CHECK_EQ(h->count - h0->count, n);
 	CHECK(d > 0 && d <= max_ns * n);
 	for (int i = 0; i < HIXL_LAT_BUCKETS; i++) {
@@ -138,21 +139,37 @@ struct pair {
 	struct hixl_op_desc d;
 };
 
-/* Engines a (HX_IP:@pa) and b, a 1 MiB registration each, a linked to b. */
-static void pair_up(struct pair *p, uint16_t pa, uint16_t pb)
+/*
+ * Engines a (HX_IP:@pa) and b with @transport (HIXL_TRANSPORT_RDMA: RDMA
+ * over rxe0; _AUTO: same host, the kernel copy), a 1 MiB registration
+ * each, a linked to b by that path.
+ */
+static void pair_up(struct pair *p, uint16_t pa, uint16_t pb, uint32_t transport)
 {
+	struct hixl_link_stat ls[4];
+	uint32_t total;
+	int n;
+
 	p->pa = pa;
 	p->pb = pb;
 	p->la = hx_map(1 << 20);
 	p->rb = hx_map(1 << 20);
-	p->a = hx_engine(pa, 0, 0);
+	p->a = ru_engine(pa, 0, transport);
+	if (p->a < 0)
+		hx_engine(pa, 0, 0);	/* SKIPs without rxe0, or says why SETUP failed */
 	REQUIRE(p->a >= 0);
 	need_latency(p->a);
-	p->b = hx_engine(pb, 0, 0);
+	p->b = ru_engine(pb, 0, transport);
 	REQUIRE(p->b >= 0 && p->la && p->rb);
 	REQUIRE(reg_mem(p->a, p->la, 1 << 20, 0, NULL) == 0);
 	REQUIRE(reg_mem(p->b, p->rb, 1 << 20, 0, NULL) == 0);
 	REQUIRE(hx_connect(p->a, pb, 5000) == 0);
+	n = hixl_dev_link_stats(p->a, 0, ls, 4, &total);
+	REQUIRE(n == 1);
+	if (transport == HIXL_TRANSPORT_RDMA)
+		REQUIRE(!(ls[0].flags & HIXL_LINK_STAT_LOCAL));
+	else if (!(ls[0].flags & HIXL_LINK_STAT_LOCAL))
+		printf("#   same-host link not paired for the kernel copy: RDMA\n");
 	/* registered on both sides and large: a direct TRANSFER */
 	p->d = (struct hixl_op_desc){ (uintptr_t)p->la, (uintptr_t)p->rb, 768 * KiB };
 }
@@ -166,7 +183,7 @@ static void pair_down(struct pair *p)
 }
 
 /*
- * One WRITE by ioctl: counted once on engine a and on its link to b, in
+ * One WRITE by ioctl over RDMA: counted once on engine a and on its link to b, in
  * the bucket of its duration, which is at most the call's; b (the passive
  * side) counts nothing; a failed TRANSFER counts nothing; a READ then
  * makes two; the engine keeps the count after the link is closed.
@@ -178,7 +195,7 @@ static void test_latency_xfer(void)
 	struct pair p;
 	uint64_t ida, idb, t0, t;
 
-	pair_up(&p, LT_PORT, LT_PORT + 1);
+	pair_up(&p, LT_PORT, LT_PORT + 1, HIXL_TRANSPORT_RDMA);
 	ida = hx_self_id(p.a);
 	idb = hx_self_id(p.b);
 	REQUIRE(ida && idb);
@@ -225,54 +242,164 @@ static void test_latency_xfer(void)
 	pair_down(&p);
 }
 
-/* One WRITE through io_uring (the batch ends in its completion): counted once. */
-static void test_latency_uring(void)
+/*
+ * One WRITE of @d from @fd to HX_IP:@port through io_uring: its CQE's res,
+ * *@ns the time from submission to the CQE; SKIPs without io_uring.
+ */
+static int uring_write(int fd, uint16_t port, const struct hixl_op_desc *d, uint64_t *ns)
 {
-	struct hixl_lat_hist e0, e, l0, l;
 	struct io_uring_params prm;
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
 	struct hixl_transfer t;
 	struct io_uring r;
-	uint64_t ida, t0, dt;
-	struct pair p;
+	uint64_t t0;
 	int ret;
 
-	pair_up(&p, LT_PORT + 2, LT_PORT + 3);
-	ida = hx_self_id(p.a);
-	REQUIRE(ida);
-	REQUIRE(engine_hist(p.a, ida, &e0) == 0);
-	REQUIRE(link_hist(p.a, p.pb, &l0) == 0);
 	memset(&prm, 0, sizeof(prm));
 	prm.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 	ret = io_uring_queue_init_params(4, &r, &prm);
-	if (ret == -ENOSYS || ret == -EPERM) {
-		pair_down(&p);
+	if (ret == -ENOSYS || ret == -EPERM)
 		SKIP("io_uring is not available (io_uring_disabled?)");
-	}
-	REQUIRE(ret == 0);
+	if (ret)
+		return ret;
 	memset(&t, 0, sizeof(t));
-	t.remote = hx_name(p.pb);
+	t.remote = hx_name(port);
 	t.op = HIXL_OP_WRITE;
-	t.descs = (uintptr_t)&p.d;
+	t.descs = (uintptr_t)d;
 	t.count = 1;
 	t.timeout_ms = 10000;
 	sqe = io_uring_get_sqe(&r);
-	REQUIRE(sqe);
-	hixl_raw_uring_cmd(sqe, 128, p.a, HIXL_IOC_TRANSFER, &t, sizeof(t), 7);
+	if (!sqe) {
+		io_uring_queue_exit(&r);
+		return -EBUSY;
+	}
+	hixl_raw_uring_cmd(sqe, 128, fd, HIXL_IOC_TRANSFER, &t, sizeof(t), 7);
 	t0 = now_ns();
-	CHECK_EQ(io_uring_submit_and_wait(&r, 1), 1);
-	REQUIRE(io_uring_wait_cqe(&r, &cqe) == 0);
-	dt = now_ns() - t0;
-	CHECK_EQ(cqe->res, 0);
-	CHECK_EQ(cqe->user_data, 7);
-	io_uring_cqe_seen(&r, cqe);
+	ret = io_uring_submit_and_wait(&r, 1);
+	if (ret == 1)
+		ret = io_uring_wait_cqe(&r, &cqe);
+	*ns = now_ns() - t0;
+	if (!ret) {
+		ret = cqe->user_data == 7 ? cqe->res : -EPROTO;
+		io_uring_cqe_seen(&r, cqe);
+	}
 	io_uring_queue_exit(&r);
-	REQUIRE(engine_hist(p.a, ida, &e) == 0);
-	REQUIRE(link_hist(p.a, p.pb, &l) == 0);
-	check_moved(&e0, &e, 1, dt, "engine after an io_uring WRITE");
-	check_moved(&l0, &l, 1, dt, "link after an io_uring WRITE");
-	pair_down(&p);
+	return ret;
+}
+
+/*
+ * One WRITE through io_uring, over RDMA (the batch ends in its
+ * completion) and by the same-host kernel copy (it ends in the issue):
+ * each counted once.
+ */
+static void test_latency_uring(void)
+{
+	static const uint32_t tr[] = { HIXL_TRANSPORT_RDMA, HIXL_TRANSPORT_AUTO };
+	struct hixl_lat_hist e0, e, l0, l;
+	uint64_t ida, dt;
+	struct pair p;
+
+	for (int i = 0; i < 2; i++) {
+		pair_up(&p, LT_PORT + 2, LT_PORT + 3, tr[i]);
+		ida = hx_self_id(p.a);
+		REQUIRE(ida);
+		REQUIRE(engine_hist(p.a, ida, &e0) == 0);
+		REQUIRE(link_hist(p.a, p.pb, &l0) == 0);
+		CHECK_EQ(uring_write(p.a, p.pb, &p.d, &dt), 0);
+		REQUIRE(engine_hist(p.a, ida, &e) == 0);
+		REQUIRE(link_hist(p.a, p.pb, &l) == 0);
+		check_moved(&e0, &e, 1, dt, i ? "engine, io_uring, kernel copy" : "engine, io_uring, RDMA");
+		check_moved(&l0, &l, 1, dt, i ? "link, io_uring, kernel copy" : "link, io_uring, RDMA");
+		pair_down(&p);
+	}
+}
+
+/* rail 1's links up on @fd's engine within @ms: 0, or -1 */
+static int wait_rail1(int fd, int ms)
+{
+	struct hixl_rail_stat r[HIXL_MAX_RAILS];
+
+	for (int t = 0; t < ms; t += 50) {
+		if (hixl_dev_get_stats_rails(fd, NULL, r, HIXL_MAX_RAILS, NULL) == 2 &&
+		    r[1].links && r[1].links_up == r[1].links)
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
+/* bytes rail 1 of @fd's engine wrote, or 0 */
+static uint64_t rail1_written(int fd)
+{
+	struct hixl_rail_stat r[HIXL_MAX_RAILS];
+
+	if (hixl_dev_get_stats_rails(fd, NULL, r, HIXL_MAX_RAILS, NULL) < 2)
+		return 0;
+	return r[1].xfer.write_direct_bytes;
+}
+
+/*
+ * Two engines on two rails: a 4 MiB WRITE striped over both, by ioctl and
+ * through io_uring (the striped batch ends in its own completion), each
+ * counted once on the engine and the primary link; the rail 1 entry of
+ * LINK_STATS has no histogram.
+ */
+static void test_latency_striped(void)
+{
+	const uint16_t pa = LT_PORT + 8, pb = LT_PORT + 9;
+	const size_t len = 4u << 20;
+	struct hixl_lat_hist e0, e, l0, l, lh[8];
+	struct hixl_link_stat ls[8];
+	struct hixl_op_desc d;
+	uint8_t *la = NULL, *rb = NULL;
+	uint64_t ida, t0, dt, w0;
+	uint32_t total;
+	int a, b, n;
+
+	ru_need_rxe();
+	a = ru_engine(pa, 1, HIXL_TRANSPORT_RDMA);	/* same host: not the kernel copy */
+	REQUIRE(a >= 0);
+	if (ru_need(a, HIXL_FEAT_RAIL_STRIPE | HIXL_FEAT_RAIL_LINKS | HIXL_FEAT_LATENCY |
+		    HIXL_FEAT_STATS_RAILS, "HIXL_FEAT_RAIL_STRIPE/RAIL_LINKS/LATENCY/STATS_RAILS"))
+		REQUIRE(0);
+	b = ru_engine(pb, 1, HIXL_TRANSPORT_RDMA);
+	REQUIRE(b >= 0);
+	REQUIRE(ru_pair_mem(a, b, pb, len, 10000, &la, &rb) == 0);
+	REQUIRE(wait_rail1(a, 15000) == 0);
+	ida = hx_self_id(a);
+	REQUIRE(ida);
+	d = (struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)rb, len };
+
+	REQUIRE(engine_hist(a, ida, &e0) == 0);
+	REQUIRE(link_hist(a, pb, &l0) == 0);
+	w0 = rail1_written(a);
+	t0 = now_ns();
+	CHECK_EQ(hx_xfer(a, pb, HIXL_OP_WRITE, &d, 1, 10000, NULL), 0);
+	dt = now_ns() - t0;
+	CHECK(rail1_written(a) > w0);		/* striped: rail 1 moved part of it */
+	REQUIRE(engine_hist(a, ida, &e) == 0);
+	REQUIRE(link_hist(a, pb, &l) == 0);
+	check_moved(&e0, &e, 1, dt, "engine after a striped WRITE");
+	check_moved(&l0, &l, 1, dt, "link after a striped WRITE");
+
+	w0 = rail1_written(a);
+	CHECK_EQ(uring_write(a, pb, &d, &dt), 0);
+	CHECK(rail1_written(a) > w0);
+	REQUIRE(engine_hist(a, ida, &e0) == 0);
+	REQUIRE(link_hist(a, pb, &l0) == 0);
+	check_moved(&e, &e0, 1, dt, "engine after a striped io_uring WRITE");
+	check_moved(&l, &l0, 1, dt, "link after a striped io_uring WRITE");
+
+	n = hixl_dev_link_stats_latency(a, 0, ls, lh, 8, &total);
+	CHECK_EQ(n, 2);				/* the link and its rail 1 entry */
+	for (int i = 0; i < n; i++)
+		if (ls[i].rail)
+			CHECK(all_zero(&lh[i], sizeof(lh[i])));
+	close(a);
+	close(b);
+	munmap(la, len);
+	munmap(rb, len);
 }
 
 /* LINK_STATS's and ENGINES's LATENCY flag and lat pointer: refused when they disagree. */
@@ -286,7 +413,7 @@ static void test_latency_bad_args(void)
 	struct pair p;
 	void *ro;
 
-	pair_up(&p, LT_PORT + 4, LT_PORT + 5);
+	pair_up(&p, LT_PORT + 4, LT_PORT + 5, HIXL_TRANSPORT_AUTO);
 	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	REQUIRE(ro != MAP_FAILED);
 
@@ -387,7 +514,7 @@ static void test_latency_hixlctl(void)
 	struct pair p;
 	uint64_t ida;
 
-	pair_up(&p, LT_PORT + 6, LT_PORT + 7);
+	pair_up(&p, LT_PORT + 6, LT_PORT + 7, HIXL_TRANSPORT_AUTO);
 	CHECK_EQ(hx_xfer(p.a, p.pb, HIXL_OP_WRITE, &p.d, 1, 10000, NULL), 0);
 	ida = hx_self_id(p.a);
 	REQUIRE(ida);
@@ -449,6 +576,7 @@ static void test_latency_hixlctl(void)
 const struct ht_test latency_tests[] = {
 	{ "latency_xfer", test_latency_xfer },
 	{ "latency_uring", test_latency_uring },
+	{ "latency_striped", test_latency_striped },
 	{ "latency_bad_args", test_latency_bad_args },
 	{ "latency_hixlctl", test_latency_hixlctl },
 	{ NULL, NULL },
