@@ -36,7 +36,9 @@
  * what stays the same when a process restarts, so a restart does not
  * start new series.  --ids adds pid and engine (its number), which change
  * on every restart; without it an engine not set up (no name) and a link
- * whose peer is not named yet are left out, as their series would clash.
+ * whose peer is not named yet are left out, as their series would clash,
+ * and engines that share a name (one address in several network
+ * namespaces) get the engine label, for the same reason.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -56,6 +58,7 @@ struct eng_rec {
 	struct hixl_rail_stat rails[HIXL_MAX_RAILS];
 	uint32_t nrails;	/* rails[] filled: 0 from a module without them */
 	int has_lat;		/* lat and llat filled (HIXL_FEAT_LATENCY) */
+	int dup;		/* another engine has the same name (another netns) */
 	struct hixl_lat_hist lat;
 	struct hixl_lat_hist *llat;	/* one per links[] entry */
 };
@@ -458,6 +461,8 @@ static void prom_engine_labels(const struct eng_rec *r)
 {
 	if (prom_ids)
 		printf("pid=\"%u\",engine=\"%llu\",", r->e.pid, (unsigned long long)r->e.id);
+	else if (r->dup)	/* the name alone would make two series one */
+		printf("engine=\"%llu\",", (unsigned long long)r->e.id);
 	printf("name=");
 	prom_val(r->name);
 }
@@ -762,6 +767,11 @@ int cmd_stats(int argc, char **argv)
 		return 2;
 	if (collect(&r, &n))
 		return 1;
+	/* engines of one name (in different network namespaces): told apart by engine */
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = i + 1; j < n; j++)
+			if (strcmp(r[i].name, "-") && !strcmp(r[i].name, r[j].name))
+				r[i].dup = r[j].dup = 1;
 	if (json)
 		print_json(r, n);
 	else if (prom)
