@@ -11,7 +11,8 @@
  * histograms that parse (tests/tools/prom_check.py), whose metric families
  * are those of the saved output tests/tools/hixlctl-stats.prom, with every
  * metric the Grafana dashboard (contrib/grafana) queries, and without
- * labels that change on a restart unless --ids asks for them.  With
+ * labels that change on a restart unless --ids asks for them, but with
+ * the engine label for two engines of one name (two network namespaces).  With
  * HIXL_PROM_OUT set, the Prometheus output is written to that file (how
  * tests/tools/hixlctl-stats.prom is made again when the families change).
  *
@@ -19,6 +20,7 @@
  */
 #include <errno.h>
 #include <liburing.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loop.h"
 #include "rail_util.h"
 #include "raw.h"
 #include "tests.h"
@@ -573,11 +576,78 @@ static void test_latency_hixlctl(void)
 	pair_down(&p);
 }
 
+/*
+ * Two loopback engines of one name, 127.0.0.1:LT_PORT+8, in two network
+ * namespaces: hixlctl stats --prometheus tells them apart by the engine
+ * label (their name alone would make one series of two) and its output
+ * still passes prom_check.py.
+ */
+static void test_latency_same_name(void)
+{
+	static char out[1 << 20];
+	char want[256], name[64];
+	uint64_t ida, idc = 0;
+	int a, p[2], q[2], status;
+	long res[2] = { 0 };
+	pid_t pid;
+
+	need_loopback();
+	a = lo_eng(AF_INET, LT_PORT + 8);
+	REQUIRE(a >= 0);
+	need_latency(a);
+	ida = hx_self_id(a);
+	REQUIRE(ida);
+	REQUIRE(pipe(p) == 0 && pipe(q) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		int c;
+		char x;
+
+		close(q[1]);
+		if (unshare(CLONE_NEWNET)) {
+			res[0] = -errno;
+			(void)!write(p[1], res, sizeof(res));
+			_exit(0);
+		}
+		c = lo_eng(AF_INET, LT_PORT + 8);	/* the same name, another namespace */
+		res[0] = c < 0 ? c : 0;
+		res[1] = c < 0 ? 0 : (long)hx_self_id(c);
+		(void)!write(p[1], res, sizeof(res));
+		(void)!read(q[0], &x, 1);		/* hold the engine until the parent is done */
+		_exit(0);
+	}
+	close(q[0]);
+	REQUIRE(read(p[0], res, sizeof(res)) == sizeof(res));
+	if (res[0] == -EPERM || res[0] == -EINVAL || res[0] == -ENOSYS) {
+		close(q[1]);
+		waitpid(pid, &status, 0);
+		SKIP("no unshare(CLONE_NEWNET) here");
+	}
+	CHECK_EQ(res[0], 0);
+	idc = (uint64_t)res[1];
+	CHECK(idc && idc != ida);
+	CHECK_EQ(hixlctl("stats --prometheus", out, sizeof(out)), 0);
+	close(q[1]);
+	waitpid(pid, &status, 0);
+	snprintf(name, sizeof(name), "127.0.0.1:%u", LT_PORT + 8);
+	snprintf(want, sizeof(want), "\nhixl_engine_links{engine=\"%llu\",name=\"%s\"} 0\n",
+		 (unsigned long long)ida, name);
+	CHECK(strstr(out, want) != NULL);
+	snprintf(want, sizeof(want), "\nhixl_engine_links{engine=\"%llu\",name=\"%s\"} 0\n",
+		 (unsigned long long)idc, name);
+	CHECK(strstr(out, want) != NULL);
+	if (!access(PY, X_OK))
+		CHECK_EQ(pipe_to(PY " tests/tools/prom_check.py -", out), 0);
+	close(a);
+}
+
 const struct ht_test latency_tests[] = {
 	{ "latency_xfer", test_latency_xfer },
 	{ "latency_uring", test_latency_uring },
 	{ "latency_striped", test_latency_striped },
 	{ "latency_bad_args", test_latency_bad_args },
 	{ "latency_hixlctl", test_latency_hixlctl },
+	{ "latency_same_name", test_latency_same_name },
 	{ NULL, NULL },
 };
