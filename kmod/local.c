@@ -672,6 +672,19 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 	spin_unlock(&eng->xfer_lock);
 
 	ret = hixl_lcopy_run(peer, l, b, a, d, pl, deadline, &bytes);	/* lcopy.c */
+	/*
+	 * The copy is over: a CANCEL from now on finds the batch ended and
+	 * neither counts nor changes it (hixl_cmd_cancel()).  One that came
+	 * after the last chunk's check but before this counted it: the batch
+	 * ends cancelled, as CANCEL said, its last descriptor blamed.
+	 */
+	spin_lock(&l->xq.lock);
+	b->ended = true;
+	if (!ret && b->status) {
+		ret = b->status;
+		a->failed = a->count - 1;
+	}
+	spin_unlock(&l->xq.lock);
 
 	spin_lock(&eng->xfer_lock);
 	list_del_init(&b->eng_node);

@@ -337,6 +337,13 @@ int hx_debug_kernel(void)
 	return access("/sys/kernel/debug/kmemleak", F_OK) == 0;
 }
 
+int hx_long(void)
+{
+	const char *v = getenv("HIXL_TEST_LONG");
+
+	return v && *v && strcmp(v, "0");
+}
+
 double hx_ms_since(const struct timespec *t0)
 {
 	struct timespec t1;

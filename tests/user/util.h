@@ -60,6 +60,12 @@ void hx_fill(void *p, size_t len, unsigned int seed);	/* pseudo-random bytes */
 long hx_first_diff(const void *a, const void *b, size_t len);	/* index, or -1 */
 long vm_pin_kb_pid(pid_t pid);		/* VmPin of /proc/PID/status, kB */
 int hx_debug_kernel(void);		/* the KASAN/kmemleak test kernel? */
+/*
+ * make check-long (HIXL_TEST_LONG=1 in the VM)?  Then the long cases that
+ * make check runs on the stock kernels only (where they take seconds, not
+ * minutes, and the code under test is the same) run on the debug kernel too.
+ */
+int hx_long(void);
 /* tracefs with hixl's event @event (events/hixl/@event): its folder, or NULL */
 const char *hx_tracefs(const char *event);
 /* write @v to tracefs @dir's @file ("trace", "events/.../enable"): 0 or -1 */

@@ -27,7 +27,8 @@
 # HIXL_VM_TCG_THREAD=single runs all vCPUs on one host thread (default multi).
 # A guest kernel that crashes while booting, before the command starts, is
 # booted again (twice at most; not in pair mode).  HIXL_VM_ACCEL=kvm uses
-# KVM (it hangs on the build machines; TCG is the default), HIXL_TEST_TIMEOUT
+# KVM (it hangs on the build machines; TCG is the default), HIXL_TEST_LONG=1
+# runs the user tests' long cases everywhere (make check-long), HIXL_TEST_TIMEOUT
 # bounds each user test in seconds (600, tests/user/main.c), HIXL_VM_MEM sets
 # the memory (default 6G: the command line reserves one 1 GiB and 64 2 MiB
 # huge pages for the tests).
@@ -97,7 +98,7 @@ ENV
 	cat <<'HDR'
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp LANG=C.UTF-8
 HDR
-	echo "export HIXL_WORK='$work' HIXL_REPO='$repo' HIXL_VM_PAIR_IP='${HIXL_VM_PAIR_IP:-}' HIXL_VM_PAIR_IP2='${HIXL_VM_PAIR_IP2:-}' HIXL_TEST_TIMEOUT='${HIXL_TEST_TIMEOUT:-600}'"
+	echo "export HIXL_WORK='$work' HIXL_REPO='$repo' HIXL_VM_PAIR_IP='${HIXL_VM_PAIR_IP:-}' HIXL_VM_PAIR_IP2='${HIXL_VM_PAIR_IP2:-}' HIXL_TEST_TIMEOUT='${HIXL_TEST_TIMEOUT:-600}' HIXL_TEST_LONG='${HIXL_TEST_LONG:-}'"
 	cat <<'SETUP'
 fail() { echo "guest: $*"; exit 1; }
 cd "$HIXL_REPO"
