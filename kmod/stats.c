@@ -9,6 +9,9 @@
  *                        name, owner and counters (and, with
  *                        HIXL_ENGINES_RAILS, its rails: railstats.c)
  *
+ * and the TRANSFER latency histograms (struct hixl_lat_hist), which both
+ * commands return with their LATENCY flag.
+ *
  * Neither needs SETUP nor being the engine's owner: /dev/hixl is mode 0660
  * for the group hixl, and this is what hixlctl stats shows to a member of
  * it without debugfs.  What another user's engine shows: its number, its
@@ -26,6 +29,7 @@
 #include <linux/uaccess.h>
 
 #include "hixl_priv.h"
+#include "trace.h"
 
 static_assert(offsetof(struct hixl_xfer_stats, reserved) == HIXL_CTR_NR * sizeof(__u64));
 
@@ -147,6 +151,108 @@ void hixl_link_count_connect(struct hixl_link *l, int ret, u64 ns)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_connect);
 
+/**
+ * hixl_lat_bucket() - the histogram bucket of a TRANSFER's duration
+ * @ns: the duration, nanoseconds
+ *
+ * Return: the smallest i with @ns <= HIXL_LAT_BOUND_NS(i) (1000 << i), or
+ * HIXL_LAT_BUCKETS - 1 (+Inf) when @ns is above the last bound
+ * (struct hixl_lat_hist).
+ */
+u32 hixl_lat_bucket(u64 ns)
+{
+	u64 us = div_u64(ns, NSEC_PER_USEC) + !!(ns % NSEC_PER_USEC);	/* rounded up */
+	u32 i = us <= 1 ? 0 : fls64(us - 1);	/* smallest i with us <= 2^i */
+
+	return min_t(u32, i, HIXL_LAT_BUCKETS - 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_lat_bucket);
+
+static void hixl_lat_add(struct hixl_lat *h, u32 b, u64 ns)
+{
+	atomic64_inc(&h->bucket[b]);
+	atomic64_add(ns, &h->sum_ns);
+	atomic64_inc(&h->count);
+}
+
+/**
+ * hixl_link_count_latency() - the end of a TRANSFER: its duration into the
+ * histograms of its link and of its engine (HIXL_FEAT_LATENCY)
+ * @l:   the link the TRANSFER named (a striped one's: the primary link)
+ * @ret: its result: only 0 is counted
+ * @ns:  how long it took, nanoseconds (as hixl_xfer_complete reports)
+ *
+ * Called once per TRANSFER, where the hixl_xfer_complete tracepoint is.
+ *
+ * Context: any (atomic adds only).
+ */
+void hixl_link_count_latency(struct hixl_link *l, int ret, u64 ns)
+{
+	u32 b = hixl_lat_bucket(ns);
+
+	if (ret)
+		return;
+	hixl_lat_add(&l->ctrs.lat, b, ns);
+	hixl_lat_add(&l->eng->ctrs.lat, b, ns);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_latency);
+
+/**
+ * hixl_xfer_done() - a TRANSFER has ended: the one place that says so
+ * @eng:   its engine
+ * @l:     the link it named (a striped one's: the primary link)
+ * @op:    HIXL_OP_READ or HIXL_OP_WRITE
+ * @ret:   its result, 0 or -errno
+ * @bytes: the bytes it moved (0 when it failed)
+ * @tag:   its tag
+ * @ns:    how long it took, nanoseconds, from its start (the ioctl's
+ *         entry or the io_uring issue) to now
+ *
+ * Fires the hixl_xfer_complete tracepoint and counts @ns in the latency
+ * histograms (hixl_link_count_latency()).  Called once per TRANSFER, by
+ * the synchronous path (xfer.c) and by the io_uring completions of a
+ * batch (xq.c) and of a striped batch (xrail.c).
+ *
+ * Context: any.
+ */
+void hixl_xfer_done(struct hixl_engine *eng, struct hixl_link *l, u32 op, int ret,
+		    u64 bytes, u64 tag, u64 ns)
+{
+	trace_hixl_xfer_complete(eng->id, &l->raddr, op, ret, bytes, tag, ns);
+	hixl_link_count_latency(l, ret, ns);
+}
+
+/**
+ * hixl_lat_read() - copy a histogram out
+ * @h: the counters
+ * @o: out: struct hixl_lat_hist, reserved fields 0
+ */
+void hixl_lat_read(struct hixl_lat *h, struct hixl_lat_hist *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->count = atomic64_read(&h->count);
+	o->sum_ns = atomic64_read(&h->sum_ns);
+	for (int i = 0; i < HIXL_LAT_BUCKETS; i++)
+		o->bucket[i] = atomic64_read(&h->bucket[i]);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_lat_read);
+
+/*
+ * With @want (the command's LATENCY flag): @lat and @count both set or
+ * both 0; without it, @lat 0.
+ */
+static int hixl_lat_args(const char *cmd, bool want, u32 count, u64 lat)
+{
+	if (!want) {
+		if (lat)
+			return hixl_einval("%s: lat set without the LATENCY flag", cmd);
+		return 0;
+	}
+	if (!count != !lat)
+		return hixl_einval("%s: LATENCY: lat and count must be both set or both 0", cmd);
+	return 0;
+}
+
 /*
  * Checks shared by LINK_STATS and ENGINES: flags (their unknown bits),
  * reserved (@reserved: any of them not zero), count and buf.
@@ -170,8 +276,9 @@ static pid_t hixl_engine_pid(const struct hixl_engine *eng)
 	return pid_nr_ns(eng->owner, task_active_pid_ns(current));
 }
 
-/* One link's record; the engine's links_lock held. */
-static void hixl_link_stat_fill(struct hixl_link *l, struct hixl_link_stat *o)
+/* One link's record (and with @lo its histogram); the engine's links_lock held. */
+static void hixl_link_stat_fill(struct hixl_link *l, struct hixl_link_stat *o,
+				struct hixl_lat_hist *lo)
 {
 	int err;
 
@@ -188,6 +295,8 @@ static void hixl_link_stat_fill(struct hixl_link *l, struct hixl_link_stat *o)
 	if (hixl_local_paired(l))
 		o->flags |= HIXL_LINK_STAT_LOCAL;
 	hixl_ctrs_read(&l->ctrs, &o->xfer);
+	if (lo)
+		hixl_lat_read(&l->ctrs.lat, lo);
 }
 
 /*
@@ -216,7 +325,7 @@ static void hixl_link_stat_rails(struct hixl_link *l, struct hixl_link_stat *out
 		if (o) {
 			o->rail = i;
 			if (rl) {
-				hixl_link_stat_fill(rl, o);
+				hixl_link_stat_fill(rl, o, NULL);	/* histogram: 0s */
 			} else {
 				o->state = HIXL_LINK_STATE_ERROR;
 				o->err = -ENOTCONN;
@@ -235,23 +344,26 @@ static void hixl_link_stat_rails(struct hixl_link *l, struct hixl_link_stat *out
 /**
  * hixl_cmd_link_stats() - HIXL_IOC_LINK_STATS: the links of an engine
  * @eng: the engine of the calling file (any caller, set up or not)
- * @a:   in: engine (0: @eng), buf, count, flags (0 or
- *       HIXL_LINK_STATS_RAILS), reserved 0; out: total
+ * @a:   in: engine (0: @eng), buf, count, flags (HIXL_LINK_STATS_RAILS,
+ *       HIXL_LINK_STATS_LATENCY), lat (with the latter), reserved 0; out: total
  *
  * Copies min(@a->count, entries) records to @a->buf: the primary links
  * (rail 0), each followed, with HIXL_LINK_STATS_RAILS, by its rail
- * entries (hixl_link_stat.rail 1..).  Another engine is
+ * entries (hixl_link_stat.rail 1..); with HIXL_LINK_STATS_LATENCY, entry
+ * k's struct hixl_lat_hist to @a->lat[k] (a rail entry's: zeros).  Another engine is
  * found by its id under hixl_engines_lock and its links read under its
  * links_lock (the order debugfs uses).
  *
  * Context: process context, sleeps.
  * Return: 0; -EINVAL (flags, reserved, @a->count above
- * HIXL_MAX_STAT_ENTRIES, @a->buf 0 with a count or set without one);
- * -ENOENT (no visible engine has that id); -ENOMEM; -EFAULT (@a->buf
+ * HIXL_MAX_STAT_ENTRIES, @a->buf or @a->lat - with the flag - 0 with a
+ * count or set without one, @a->lat without the flag); -ENOENT (no
+ * visible engine has that id); -ENOMEM; -EFAULT (@a->buf or @a->lat
  * cannot be written).
  */
 int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 {
+	struct hixl_lat_hist *lout = NULL;
 	struct hixl_link_stat *out = NULL;
 	struct hixl_engine *e = NULL, *it;
 	struct hixl_link *l;
@@ -259,9 +371,13 @@ int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 	int ret;
 
 	bool rails = a->flags & HIXL_LINK_STATS_RAILS;
+	bool lat = a->flags & HIXL_LINK_STATS_LATENCY;
 
-	ret = hixl_stat_args("LINK_STATS", a->flags & ~HIXL_LINK_STATS_RAILS,
-			     a->reserved0 || a->reserved[0] || a->reserved[1], a->count, a->buf);
+	ret = hixl_stat_args("LINK_STATS",
+			     a->flags & ~(HIXL_LINK_STATS_RAILS | HIXL_LINK_STATS_LATENCY),
+			     a->reserved0 || a->reserved[0], a->count, a->buf);
+	if (!ret)
+		ret = hixl_lat_args("LINK_STATS", lat, a->count, a->lat);
 	if (ret)
 		return ret;
 	mutex_lock(&hixl_engines_lock);
@@ -285,7 +401,9 @@ int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 	n = min(a->count, total);
 	if (n) {
 		out = kvcalloc(n, sizeof(*out), GFP_KERNEL);
-		if (!out) {
+		if (out && lat)
+			lout = kvcalloc(n, sizeof(*lout), GFP_KERNEL);
+		if (!out || (lat && !lout)) {
 			ret = -ENOMEM;
 			goto unlock;
 		}
@@ -295,7 +413,7 @@ int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 		if (l->rail)	/* a rail link: an entry after its primary's */
 			continue;
 		if (total < n)
-			hixl_link_stat_fill(l, &out[total]);
+			hixl_link_stat_fill(l, &out[total], lout ? &lout[total] : NULL);
 		total++;
 		if (rails)
 			hixl_link_stat_rails(l, out, n, &total);
@@ -304,11 +422,16 @@ unlock:
 	mutex_unlock(&e->links_lock);
 	mutex_unlock(&hixl_engines_lock);
 	if (ret)
-		return ret;
+		goto out;
 	a->total = total;
 	n = min(n, total);
 	if (n && copy_to_user(u64_to_user_ptr(a->buf), out, array_size(n, sizeof(*out))))
 		ret = -EFAULT;
+	if (!ret && n && lout &&
+	    copy_to_user(u64_to_user_ptr(a->lat), lout, array_size(n, sizeof(*lout))))
+		ret = -EFAULT;
+out:
+	kvfree(lout);
 	kvfree(out);
 	return ret;
 }
@@ -319,7 +442,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_link_stats);
  * entries, zeroed); hixl_engines_lock held.
  */
 static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *self,
-				  pid_t pid, struct hixl_engine_stat *o, struct hixl_rail_stat *ro)
+				  pid_t pid, struct hixl_engine_stat *o, struct hixl_rail_stat *ro,
+				  struct hixl_lat_hist *lo)
 {
 	o->id = eng->id;
 	o->pid = pid;
@@ -354,6 +478,8 @@ static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *s
 	o->host_bytes = atomic64_read(&eng->st_host_bytes);
 	o->device_bytes = atomic64_read(&eng->st_device_bytes);
 	hixl_ctrs_read(&eng->ctrs, &o->xfer);
+	if (lo)
+		hixl_lat_read(&eng->ctrs.lat, lo);
 }
 
 /* ENGINES' HIXL_ENGINES_RAILS arguments (the rest: hixl_stat_args()) */
@@ -376,33 +502,38 @@ static int hixl_engines_rails_args(const struct hixl_engines *a)
  * hixl_cmd_engines() - HIXL_IOC_ENGINES: every engine the caller may see
  * @eng: the engine of the calling file (any caller, set up or not; its
  *       rdma_sem held for reading by the ioctl)
- * @a:   in: buf, count, flags (0 or HIXL_ENGINES_RAILS), rails (with the
- *       flag), reserved 0; out: total
+ * @a:   in: buf, count, flags (HIXL_ENGINES_RAILS, HIXL_ENGINES_LATENCY),
+ *       rails and lat (with their flags), reserved0 0; out: total
  *
  * Copies min(@a->count, engines) records to @a->buf, oldest engine first,
  * and with HIXL_ENGINES_RAILS each one's rails (hixl_rail_stats_fill(),
  * read under the engine's rdma_sem taken with a trylock, as its device
- * name is) to @a->rails, HIXL_MAX_RAILS entries per engine.
+ * name is) to @a->rails, HIXL_MAX_RAILS entries per engine, and with
+ * HIXL_ENGINES_LATENCY each one's struct hixl_lat_hist to @a->lat.
  *
  * Context: process context, sleeps.
  * Return: 0; -EINVAL (flags, reserved, @a->count above
  * HIXL_MAX_STAT_ENTRIES - HIXL_MAX_RAIL_STAT_ENGINES with the flag -,
- * @a->buf or @a->rails 0 with a count or set without one, @a->rails
- * without the flag); -ENOMEM; -EFAULT (@a->buf or @a->rails cannot be
- * written).
+ * @a->buf, @a->rails or @a->lat 0 with a count or set without one,
+ * @a->rails or @a->lat without its flag); -ENOMEM; -EFAULT (@a->buf,
+ * @a->rails or @a->lat cannot be written).
  */
 int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 {
 	struct hixl_engine_stat *out = NULL;
 	struct hixl_rail_stat *rout = NULL;
+	struct hixl_lat_hist *lout = NULL;
+	bool lat = a->flags & HIXL_ENGINES_LATENCY;
 	struct hixl_engine *it;
 	u32 n, total = 0;
 	int ret;
 
-	ret = hixl_stat_args("ENGINES", a->flags & ~HIXL_ENGINES_RAILS,
-			     a->reserved0 || a->reserved[0], a->count, a->buf);
+	ret = hixl_stat_args("ENGINES", a->flags & ~(HIXL_ENGINES_RAILS | HIXL_ENGINES_LATENCY),
+			     a->reserved0, a->count, a->buf);
 	if (!ret)
 		ret = hixl_engines_rails_args(a);
+	if (!ret)
+		ret = hixl_lat_args("ENGINES", lat, a->count, a->lat);
 	if (ret)
 		return ret;
 	mutex_lock(&hixl_engines_lock);
@@ -413,8 +544,12 @@ int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 		out = kvcalloc(n, sizeof(*out), GFP_KERNEL);
 		if (out && (a->flags & HIXL_ENGINES_RAILS))
 			rout = kvcalloc(array_size(n, HIXL_MAX_RAILS), sizeof(*rout), GFP_KERNEL);
-		if (!out || ((a->flags & HIXL_ENGINES_RAILS) && !rout)) {
+		if (out && lat)
+			lout = kvcalloc(n, sizeof(*lout), GFP_KERNEL);
+		if (!out || ((a->flags & HIXL_ENGINES_RAILS) && !rout) || (lat && !lout)) {
 			mutex_unlock(&hixl_engines_lock);
+			kvfree(lout);
+			kvfree(rout);
 			kvfree(out);
 			return -ENOMEM;
 		}
@@ -427,7 +562,8 @@ int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 			continue;
 		if (total < n)
 			hixl_engine_stat_fill(it, eng, pid, &out[total],
-					      rout ? &rout[total * HIXL_MAX_RAILS] : NULL);
+					      rout ? &rout[total * HIXL_MAX_RAILS] : NULL,
+					      lout ? &lout[total] : NULL);
 		total++;
 	}
 	mutex_unlock(&hixl_engines_lock);
@@ -439,6 +575,10 @@ int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 	    copy_to_user(u64_to_user_ptr(a->rails), rout,
 			 array3_size(n, HIXL_MAX_RAILS, sizeof(*rout))))
 		ret = -EFAULT;
+	if (!ret && n && lout &&
+	    copy_to_user(u64_to_user_ptr(a->lat), lout, array_size(n, sizeof(*lout))))
+		ret = -EFAULT;
+	kvfree(lout);
 	kvfree(rout);
 	kvfree(out);
 	return ret;

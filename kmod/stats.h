@@ -54,9 +54,23 @@ enum hixl_ctr {
 	HIXL_CTR_NR
 };
 
+/*
+ * struct hixl_lat_hist's counters (HIXL_FEAT_LATENCY): one increment of a
+ * bucket, one add to the sum and one increment of the count per TRANSFER
+ * that succeeded.  The engine's and each link's; a rail's copy
+ * (hixl_engine.rail_ctrs) stays zero (a TRANSFER's time is its primary
+ * link's).
+ */
+struct hixl_lat {
+	atomic64_t count;
+	atomic64_t sum_ns;
+	atomic64_t bucket[HIXL_LAT_BUCKETS];
+};
+
 /* struct hixl_xfer_stats's counters, atomic: no lock protects them. */
 struct hixl_ctrs {
 	atomic64_t v[HIXL_CTR_NR];
+	struct hixl_lat lat;
 };
 
 void hixl_ctrs_read(struct hixl_ctrs *c, struct hixl_xfer_stats *s);
@@ -64,6 +78,11 @@ void hixl_link_count(struct hixl_link *l, enum hixl_ctr i, u64 n);
 void hixl_link_count_xfer(struct hixl_link *l, u32 op, bool staged, u64 bytes, u64 ops);
 void hixl_link_count_result(struct hixl_link *l, int ret);
 void hixl_link_count_connect(struct hixl_link *l, int ret, u64 ns);
+void hixl_xfer_done(struct hixl_engine *eng, struct hixl_link *l, u32 op, int ret,
+		    u64 bytes, u64 tag, u64 ns);
+u32 hixl_lat_bucket(u64 ns);
+void hixl_link_count_latency(struct hixl_link *l, int ret, u64 ns);
+void hixl_lat_read(struct hixl_lat *h, struct hixl_lat_hist *o);
 
 int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a);
 

@@ -684,8 +684,8 @@ int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 			ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, NULL, false, 0);
 		if (ret == 1)	/* one usable rail: the one-link path */
 			ret = hixl_xprep_run_sync(eng, a, &p, deadline);
-		trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret, ret ? 0 : bytes,
-					 a->tag, ktime_get_ns() - start);
+		hixl_xfer_done(eng, p.l, a->op, ret, ret ? 0 : bytes, a->tag,
+			       ktime_get_ns() - start);
 	}
 	hixl_xprep_free(eng, &p);
 	return ret;
@@ -729,17 +729,17 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 					     issue_flags);
 		if (ret != 1) {
 			if (ret != -EIOCBQUEUED && ret != -EAGAIN)
-				trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret,
-							 ret ? 0 : p.pl.bytes + p.rbytes, a->tag,
-							 ktime_get_ns() - start);
+				hixl_xfer_done(eng, p.l, a->op, ret,
+					       ret ? 0 : p.pl.bytes + p.rbytes, a->tag,
+					       ktime_get_ns() - start);
 			goto out;
 		}
 	}
 	if (p.ns || !p.pl.n) {
 		bytes = p.pl.bytes + p.sbytes;
 		ret = hixl_xprep_run_sync(eng, a, &p, deadline);
-		trace_hixl_xfer_complete(eng->id, &p.l->raddr, a->op, ret, ret ? 0 : bytes,
-					 a->tag, ktime_get_ns() - start);
+		hixl_xfer_done(eng, p.l, a->op, ret, ret ? 0 : bytes, a->tag,
+			       ktime_get_ns() - start);
 		goto out;
 	}
 	b = hixl_xbatch_new(eng, p.l, a->op, a->count, a->tag);

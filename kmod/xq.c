@@ -239,9 +239,8 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
 		hixl_link_count_result(b->l, b->status);
 	}
 	if (b->cmd)			/* io_uring: the TRANSFER ends here */
-		trace_hixl_xfer_complete(eng->id, &b->l->raddr, b->op, b->status,
-					 b->status ? 0 : b->pl.bytes, b->tag,
-					 ktime_get_ns() - b->start_ns);
+		hixl_xfer_done(eng, b->l, b->op, b->status, b->status ? 0 : b->pl.bytes,
+			       b->tag, ktime_get_ns() - b->start_ns);
 	hixl_plan_release(eng, &b->pl);
 	spin_lock(&eng->xfer_lock);
 	list_del_init(&b->eng_node);

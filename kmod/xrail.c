@@ -352,9 +352,8 @@ static void hixl_xrail_finish(struct hixl_xrail *xr)
 	else
 		hixl_link_count_result(xr->l, status);
 	if (xr->cmd) {
-		trace_hixl_xfer_complete(eng->id, &xr->l->raddr, xr->op, status,
-					 status ? 0 : xr->bytes, xr->tag,
-					 ktime_get_ns() - xr->start_ns);
+		hixl_xfer_done(eng, xr->l, xr->op, status, status ? 0 : xr->bytes, xr->tag,
+			       ktime_get_ns() - xr->start_ns);
 		xr->anchor = NULL;
 		hixl_uring_end(a);	/* takes the anchor's submitter reference */
 		hixl_xrail_put(xr);	/* the submitter's: io_uring is done with it */

@@ -82,18 +82,19 @@ HIXL_EXPORT int hixl_dev_get_stats_rails(int fd, struct hixl_stats *st, struct h
 }
 
 static int link_stats(int fd, uint64_t engine, uint32_t flags, struct hixl_link_stat *buf,
-		      uint32_t count, uint32_t *total)
+		      struct hixl_lat_hist *lat, uint32_t count, uint32_t *total)
 {
 	struct hixl_link_stats a;
 	int ret;
 
-	if (count && !buf)
+	if (count && (!buf || ((flags & HIXL_LINK_STATS_LATENCY) && !lat)))
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	a.engine = engine;
 	a.buf = count ? (uint64_t)(uintptr_t)buf : 0;
 	a.count = count;
 	a.flags = flags;
+	a.lat = count && (flags & HIXL_LINK_STATS_LATENCY) ? (uint64_t)(uintptr_t)lat : 0;
 	ret = HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_LINK_STATS, &a));
 	if (ret)
 		return ret;
@@ -105,28 +106,38 @@ static int link_stats(int fd, uint64_t engine, uint32_t flags, struct hixl_link_
 HIXL_EXPORT int hixl_dev_link_stats(int fd, uint64_t engine, struct hixl_link_stat *buf,
 				    uint32_t count, uint32_t *total)
 {
-	return link_stats(fd, engine, 0, buf, count, total);
+	return link_stats(fd, engine, 0, buf, NULL, count, total);
 }
 
 HIXL_EXPORT int hixl_dev_link_stats_rails(int fd, uint64_t engine, struct hixl_link_stat *buf,
 					  uint32_t count, uint32_t *total)
 {
-	return link_stats(fd, engine, HIXL_LINK_STATS_RAILS, buf, count, total);
+	return link_stats(fd, engine, HIXL_LINK_STATS_RAILS, buf, NULL, count, total);
+}
+
+HIXL_EXPORT int hixl_dev_link_stats_latency(int fd, uint64_t engine, struct hixl_link_stat *buf,
+					    struct hixl_lat_hist *lat, uint32_t count,
+					    uint32_t *total)
+{
+	return link_stats(fd, engine, HIXL_LINK_STATS_RAILS | HIXL_LINK_STATS_LATENCY, buf, lat,
+			  count, total);
 }
 
 static int engines(int fd, struct hixl_engine_stat *buf, struct hixl_rail_stat *rails,
-		   uint32_t flags, uint32_t count, uint32_t *total)
+		   struct hixl_lat_hist *lat, uint32_t flags, uint32_t count, uint32_t *total)
 {
 	struct hixl_engines a;
 	int ret;
 
-	if (count && (!buf || ((flags & HIXL_ENGINES_RAILS) && !rails)))
+	if (count && (!buf || ((flags & HIXL_ENGINES_RAILS) && !rails) ||
+		      ((flags & HIXL_ENGINES_LATENCY) && !lat)))
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	a.buf = count ? (uint64_t)(uintptr_t)buf : 0;
 	a.count = count;
 	a.flags = flags;
 	a.rails = count && (flags & HIXL_ENGINES_RAILS) ? (uint64_t)(uintptr_t)rails : 0;
+	a.lat = count && (flags & HIXL_ENGINES_LATENCY) ? (uint64_t)(uintptr_t)lat : 0;
 	ret = HIXL_SYSCALL_RET(ioctl(fd, HIXL_IOC_ENGINES, &a));
 	if (ret)
 		return ret;
@@ -138,7 +149,7 @@ static int engines(int fd, struct hixl_engine_stat *buf, struct hixl_rail_stat *
 HIXL_EXPORT int hixl_dev_engines(int fd, struct hixl_engine_stat *buf, uint32_t count,
 				 uint32_t *total)
 {
-	return engines(fd, buf, NULL, 0, count, total);
+	return engines(fd, buf, NULL, NULL, 0, count, total);
 }
 
 HIXL_EXPORT int hixl_dev_engines_rails(int fd, struct hixl_engine_stat *buf,
@@ -147,5 +158,15 @@ HIXL_EXPORT int hixl_dev_engines_rails(int fd, struct hixl_engine_stat *buf,
 {
 	if (count > HIXL_MAX_RAIL_STAT_ENGINES)
 		return -EINVAL;
-	return engines(fd, buf, rails, HIXL_ENGINES_RAILS, count, total);
+	return engines(fd, buf, rails, NULL, HIXL_ENGINES_RAILS, count, total);
+}
+
+HIXL_EXPORT int hixl_dev_engines_latency(int fd, struct hixl_engine_stat *buf,
+					 struct hixl_rail_stat *rails, struct hixl_lat_hist *lat,
+					 uint32_t count, uint32_t *total)
+{
+	if (rails && count > HIXL_MAX_RAIL_STAT_ENGINES)
+		return -EINVAL;
+	return engines(fd, buf, rails, lat,
+		       HIXL_ENGINES_LATENCY | (rails ? HIXL_ENGINES_RAILS : 0), count, total);
 }

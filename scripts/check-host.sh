@@ -12,6 +12,8 @@
 #   C++       tests/cpp/hixl-cpp-test (its device tests skip without /dev/hixl)
 #   Python    tests/python with pytest (its engine tests skip without /dev/hixl)
 #   bench     tests/bench: bench/results.json and bench/bench-diff.py on fixtures
+#   contrib   tests/tools/test-contrib.py: the Grafana dashboard's metrics in
+#             hixlctl's saved output, the textfile exporter, the systemd units
 #   install   scripts/check-install.sh
 #
 # Everything here also runs in make check (headers in its build, which
@@ -120,6 +122,10 @@ part "bench scripts: results.json and bench-diff on fixtures (tests/bench)"
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 "$py" tests/bench/test-results-json.py > "$out/bench.tap" 2>&1 || cat "$out/bench.tap"
 count_tap "$out/bench.tap" "bench scripts"
+
+part "contrib: Grafana dashboard's metrics, textfile exporter, systemd units (tests/tools)"
+"$py" -B tests/tools/test-contrib.py > "$out/contrib.tap" 2>&1 || cat "$out/contrib.tap"
+count_tap "$out/contrib.tap" "contrib"
 
 part "install check"
 if scripts/check-install.sh; then

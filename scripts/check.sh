@@ -7,7 +7,9 @@
 #                                 stock ones: KVER=), libhixl-user, tools, tests;
 #                                 make install into a scratch root (scripts/check-install.sh);
 #                                 bench/results.json and bench-diff on fixtures (tests/bench);
-#                                 README.md against the tree (tests/tools/readme.py)
+#                                 README.md against the tree (tests/tools/readme.py);
+#                                 contrib/ (tests/tools/test-contrib.py: the Grafana
+#                                 dashboard's metrics, the textfile exporter, systemd units)
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers
 #   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash);
@@ -392,6 +394,9 @@ count_tap "$out/readme.tap" "README"
 stage "make: the kernel hixl.ko is built for (tests/tools/make-kernel.sh)"
 tests/tools/make-kernel.sh > "$out/make-kernel.tap" 2>&1
 count_tap "$out/make-kernel.tap" "make's kernel"
+stage "contrib: Grafana dashboard's metrics, textfile exporter, systemd units (tests/tools/test-contrib.py)"
+/usr/bin/python3 -B tests/tools/test-contrib.py > "$out/contrib.tap" 2>&1 || cat "$out/contrib.tap"
+count_tap "$out/contrib.tap" "contrib"
 
 stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
 compat

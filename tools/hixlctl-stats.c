@@ -18,14 +18,27 @@
  * --json: {"engines": [{..., "rails": [{...}], "links": [{..., "rails":
  * [{...}]}]}]} (the engine's "rails" only from such a module), every
  * counter a number.
+ * With HIXL_FEAT_LATENCY, every engine and link also has its TRANSFER
+ * latency histogram (hixl_dev_engines_latency(),
+ * hixl_dev_link_stats_latency(); struct hixl_lat_hist): text
+ * latency_count=, latency_sum_ns=, latency_buckets=b0,b1,... (not
+ * cumulative, bucket i: at most 2^i us, the last +Inf); JSON "latency":
+ * {"count", "sum_ns", "le_ns": [bounds], "buckets": [...]}.
  * --prometheus: the text exposition format 0.0.4: hixl_engine_* families
  * (an engine's totals, closed links included) and hixl_link_* families (a
  * live link's own; hixl_link_rails_up: its rails that are ready) and
  * hixl_rail_* families (each rail of an engine: up, links up, bytes,
  * failovers away, bytes re-posted onto it), each
- * with # HELP and # TYPE, counters ending in _total;
- * labels pid, engine (its number), name (its address), peer, rail,
- * device, op, path.
+ * with # HELP and # TYPE, counters ending in _total, and the histograms
+ * hixl_engine_transfer_duration_seconds and
+ * hixl_link_transfer_duration_seconds (_bucket{le=...}, _sum, _count);
+ * labels name (the engine's address:port), peer, rail, device, op, path:
+ * what stays the same when a process restarts, so a restart does not
+ * start new series.  --ids adds pid and engine (its number), which change
+ * on every restart; without it an engine not set up (no name) and a link
+ * whose peer is not named yet are left out, as their series would clash,
+ * and engines that share a name (one address in several network
+ * namespaces) get the engine label, for the same reason.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -44,7 +57,13 @@ struct eng_rec {
 	uint32_t nlinks;
 	struct hixl_rail_stat rails[HIXL_MAX_RAILS];
 	uint32_t nrails;	/* rails[] filled: 0 from a module without them */
+	int has_lat;		/* lat and llat filled (HIXL_FEAT_LATENCY) */
+	int dup;		/* another engine has the same name (another netns) */
+	struct hixl_lat_hist lat;
+	struct hixl_lat_hist *llat;	/* one per links[] entry */
 };
+
+static int prom_ids;	/* --ids: pid and engine labels too */
 
 static const char *rail_state(uint32_t s)
 {
@@ -96,10 +115,11 @@ static int collect(struct eng_rec **out, uint32_t *n)
 {
 	struct hixl_engine_stat *es = NULL;
 	struct hixl_rail_stat *rs = NULL;
+	struct hixl_lat_hist *lh = NULL;
 	struct hixl_info info;
 	struct eng_rec *r;
 	uint32_t total = 0, cnt = 0, n_out = 0;
-	int fd, ret, rails;
+	int fd, ret, rails, lat;
 
 	fd = hixl_dev_open(NULL);
 	if (fd < 0) {
@@ -108,6 +128,8 @@ static int collect(struct eng_rec **out, uint32_t *n)
 	}
 	/* each engine's rails too, from a module that has them (and for up to 1024) */
 	rails = !hixl_dev_get_info(fd, &info) && (info.features & HIXL_FEAT_STATS_RAILS);
+	/* and each engine's and link's latency histogram, from a module that keeps them */
+	lat = rails && (info.features & HIXL_FEAT_LATENCY);
 	/* engines come and go between the calls: ask until the room was enough */
 	for (int tries = 0; tries < 8; tries++) {
 		ret = hixl_dev_engines(fd, NULL, 0, &total);
@@ -115,19 +137,26 @@ static int collect(struct eng_rec **out, uint32_t *n)
 			break;
 		free(es);
 		free(rs);
+		free(lh);
 		rs = NULL;
+		lh = NULL;
 		cnt = total + 8;
 		if (cnt > HIXL_MAX_RAIL_STAT_ENGINES)
 			rails = 0;
 		es = calloc(cnt, sizeof(*es));
 		if (rails)
 			rs = calloc((size_t)cnt * HIXL_MAX_RAILS, sizeof(*rs));
-		if (!es || (rails && !rs)) {
+		if (lat)
+			lh = calloc(cnt, sizeof(*lh));
+		if (!es || (rails && !rs) || (lat && !lh)) {
 			ret = -ENOMEM;
 			break;
 		}
-		ret = rails ? hixl_dev_engines_rails(fd, es, rs, cnt, &total) :
-			      hixl_dev_engines(fd, es, cnt, &total);
+		if (lat)
+			ret = hixl_dev_engines_latency(fd, es, rs, lh, cnt, &total);
+		else
+			ret = rails ? hixl_dev_engines_rails(fd, es, rs, cnt, &total) :
+				      hixl_dev_engines(fd, es, cnt, &total);
 		if (ret < 0 || total <= cnt)
 			break;
 	}
@@ -136,6 +165,7 @@ static int collect(struct eng_rec **out, uint32_t *n)
 			ret == -ENOTTY || ret == -EINVAL ? " (hixl.ko without HIXL_FEAT_XFER_STATS?)" : "");
 		free(es);
 		free(rs);
+		free(lh);
 		close(fd);
 		return -1;
 	}
@@ -144,6 +174,7 @@ static int collect(struct eng_rec **out, uint32_t *n)
 	if (!r) {
 		free(es);
 		free(rs);
+		free(lh);
 		close(fd);
 		return -1;
 	}
@@ -156,6 +187,10 @@ static int collect(struct eng_rec **out, uint32_t *n)
 			continue;	/* hixlctl's own descriptor: no engine of anyone's */
 		i = n_out++;
 		r[i].e = es[j];
+		if (lh) {
+			r[i].has_lat = 1;
+			r[i].lat = lh[j];
+		}
 		if (rs) {
 			r[i].nrails = es[j].nr_rails < HIXL_MAX_RAILS ? es[j].nr_rails : HIXL_MAX_RAILS;
 			memcpy(r[i].rails, &rs[(size_t)j * HIXL_MAX_RAILS],
@@ -176,17 +211,32 @@ static int collect(struct eng_rec **out, uint32_t *n)
 			continue;	/* closed meanwhile: no links shown */
 		lc = lt + 8;
 		r[i].links = calloc(lc, sizeof(*r[i].links));
-		if (!r[i].links)
+		if (lh)
+			r[i].llat = calloc(lc, sizeof(*r[i].llat));
+		if (!r[i].links || (lh && !r[i].llat))
 			continue;
-		ret = ls(fd, r[i].e.id, r[i].links, lc, &lt);
+		if (lh)
+			ret = hixl_dev_link_stats_latency(fd, r[i].e.id, r[i].links, r[i].llat, lc, &lt);
+		else
+			ret = ls(fd, r[i].e.id, r[i].links, lc, &lt);
 		r[i].nlinks = ret < 0 ? 0 : (uint32_t)ret;
 	}
 	free(es);
 	free(rs);
+	free(lh);
 	close(fd);
 	*out = r;
 	*n = n_out;
 	return 0;
+}
+
+/* The histogram as text: " latency_count=N latency_sum_ns=N latency_buckets=b0,b1,..." */
+static void text_lat(const struct hixl_lat_hist *h)
+{
+	printf(" latency_count=%llu latency_sum_ns=%llu latency_buckets=",
+	       (unsigned long long)h->count, (unsigned long long)h->sum_ns);
+	for (int b = 0; b < HIXL_LAT_BUCKETS; b++)
+		printf("%s%llu", b ? "," : "", (unsigned long long)h->bucket[b]);
 }
 
 static void print_text(const struct eng_rec *r, uint32_t n)
@@ -200,6 +250,8 @@ static void print_text(const struct eng_rec *r, uint32_t n)
 		       (unsigned long long)e->regions);
 		for (int c = 0; c < NCTR; c++)
 			printf(" %s=%llu", ctr_names[c], ctr(&e->xfer, c));
+		if (r[i].has_lat)
+			text_lat(&r[i].lat);
 		printf("\n");
 		for (uint32_t k = 0; k < r[i].nrails; k++) {
 			const struct hixl_rail_stat *rl = &r[i].rails[k];
@@ -236,6 +288,8 @@ static void print_text(const struct eng_rec *r, uint32_t n)
 			       l->flags & HIXL_LINK_STAT_LOCAL ? "local" : "rdma");
 			for (int c = 0; c < NCTR; c++)
 				printf(" %s=%llu", ctr_names[c], ctr(&l->xfer, c));
+			if (r[i].has_lat)
+				text_lat(&r[i].llat[k]);
 			printf("\n");
 		}
 	}
@@ -264,6 +318,23 @@ static void json_ctrs(const struct hixl_xfer_stats *x)
 		printf(", \"%s\": %llu", ctr_names[c], ctr(x, c));
 }
 
+/* ", \"latency\": {...}": count, sum_ns, each bucket's bound (ns; null: +Inf), buckets */
+static void json_lat(const struct hixl_lat_hist *h)
+{
+	printf(", \"latency\": {\"count\": %llu, \"sum_ns\": %llu, \"le_ns\": [",
+	       (unsigned long long)h->count, (unsigned long long)h->sum_ns);
+	for (int b = 0; b < HIXL_LAT_BUCKETS; b++) {
+		if (b == HIXL_LAT_BUCKETS - 1)
+			printf(", null");
+		else
+			printf("%s%llu", b ? ", " : "", (unsigned long long)HIXL_LAT_BOUND_NS(b));
+	}
+	printf("], \"buckets\": [");
+	for (int b = 0; b < HIXL_LAT_BUCKETS; b++)
+		printf("%s%llu", b ? ", " : "", (unsigned long long)h->bucket[b]);
+	printf("]}");
+}
+
 static void print_json(const struct eng_rec *r, uint32_t n)
 {
 	printf("{\"engines\": [");
@@ -279,6 +350,8 @@ static void print_json(const struct eng_rec *r, uint32_t n)
 		       "\"device_bytes\": %llu", e->nr_rails, e->nr_links, (unsigned long long)e->regions,
 		       (unsigned long long)e->host_bytes, (unsigned long long)e->device_bytes);
 		json_ctrs(&e->xfer);
+		if (r[i].has_lat)
+			json_lat(&r[i].lat);
 		if (r[i].nrails) {
 			printf(", \"rails\": [");
 			for (uint32_t k = 0; k < r[i].nrails; k++) {
@@ -316,6 +389,8 @@ static void print_json(const struct eng_rec *r, uint32_t n)
 			       link_state(l->state), l->err,
 			       l->flags & HIXL_LINK_STAT_LOCAL ? "local" : "rdma");
 			json_ctrs(&l->xfer);
+			if (r[i].has_lat)
+				json_lat(&r[i].llat[k]);
 			printf(", \"rails\": [");
 			for (uint32_t j = k + 1; j < r[i].nlinks && r[i].links[j].rail; j++) {
 				const struct hixl_link_stat *rl = &r[i].links[j];
@@ -381,22 +456,52 @@ static const struct prom_family families[] = {
 	{ "connect_seconds", "summary", "Durations of the successful CONNECTs.", -1, 0 },
 };
 
-static void prom_labels(const struct eng_rec *r, const char *peer, const char *op,
-			const char *path)
+/* The engine's labels: name, and with --ids pid and engine first. */
+static void prom_engine_labels(const struct eng_rec *r)
 {
-	char id[24];
-
-	printf("{pid=\"%u\",engine=\"", r->e.pid);
-	snprintf(id, sizeof(id), "%llu", (unsigned long long)r->e.id);
-	printf("%s\",name=", id);
+	if (prom_ids)
+		printf("pid=\"%u\",engine=\"%llu\",", r->e.pid, (unsigned long long)r->e.id);
+	else if (r->dup)	/* the name alone would make two series one */
+		printf("engine=\"%llu\",", (unsigned long long)r->e.id);
+	printf("name=");
 	prom_val(r->name);
+}
+
+/*
+ * Without --ids, an engine with no name (not set up) and a link whose peer
+ * is not named have no label that tells them from another such: left out.
+ */
+static int prom_skip_engine(const struct eng_rec *r)
+{
+	return !prom_ids && !strcmp(r->name, "-");
+}
+
+static int prom_skip_link(const struct eng_rec *r, const struct hixl_link_stat *l)
+{
+	return l->rail || prom_skip_engine(r) || (!prom_ids && !(l->flags & HIXL_LINK_STAT_NAMED));
+}
+
+/* {engine's labels[,peer=][,op=,path=][,le=]}: @peer, @op, @le NULL: none */
+static void prom_labels_le(const struct eng_rec *r, const char *peer, const char *op,
+			   const char *path, const char *le)
+{
+	printf("{");
+	prom_engine_labels(r);
 	if (peer) {
 		printf(",peer=");
 		prom_val(peer);
 	}
 	if (op)
 		printf(",op=\"%s\",path=\"%s\"", op, path);
+	if (le)
+		printf(",le=\"%s\"", le);
 	printf("}");
+}
+
+static void prom_labels(const struct eng_rec *r, const char *peer, const char *op,
+			const char *path)
+{
+	prom_labels_le(r, peer, op, path, NULL);
 }
 
 /* The samples of family @f for one engine or link (@x), @peer NULL for an engine. */
@@ -439,18 +544,75 @@ static void prom_head(const char *prefix, const char *name, const char *type, co
 
 static void print_prometheus_rails(const struct eng_rec *r, uint32_t n);
 
+/* One histogram's samples: _bucket{...,le=...} cumulative, _sum (s), _count. */
+static void prom_hist(const char *prefix, const struct eng_rec *r, const char *peer,
+		      const struct hixl_lat_hist *h)
+{
+	unsigned long long cum = 0;
+
+	for (int b = 0; b < HIXL_LAT_BUCKETS; b++) {
+		char le[32];
+
+		cum += h->bucket[b];
+		if (b == HIXL_LAT_BUCKETS - 1)
+			snprintf(le, sizeof(le), "+Inf");
+		else	/* 1e-06 ... 67.108864: seconds, as Prometheus's le */
+			snprintf(le, sizeof(le), "%.9g", HIXL_LAT_BOUND_NS(b) / 1e9);
+		printf("hixl_%s_transfer_duration_seconds_bucket", prefix);
+		prom_labels_le(r, peer, NULL, NULL, le);
+		printf(" %llu\n", cum);
+	}
+	printf("hixl_%s_transfer_duration_seconds_sum", prefix);
+	prom_labels(r, peer, NULL, NULL);
+	printf(" %.9f\n", h->sum_ns / 1e9);
+	/* the buckets' sum, not h->count: a racing completion may be in one only */
+	printf("hixl_%s_transfer_duration_seconds_count", prefix);
+	prom_labels(r, peer, NULL, NULL);
+	printf(" %llu\n", cum);
+}
+
+static void print_prometheus_lat(const struct eng_rec *r, uint32_t n)
+{
+	static const char help[] = "Durations of the TRANSFERs that succeeded, from the call "
+				   "(or io_uring submission) to the result.";
+	int have = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		have |= r[i].has_lat;
+	if (!have)
+		return;		/* a module without HIXL_FEAT_LATENCY */
+	prom_head("engine", "transfer_duration_seconds", "histogram", help);
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].has_lat && !prom_skip_engine(&r[i]))
+			prom_hist("engine", &r[i], NULL, &r[i].lat);
+	prom_head("link", "transfer_duration_seconds", "histogram", help);
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t k = 0; r[i].has_lat && k < r[i].nlinks; k++) {
+			char peer[HIXL_ENGINE_NAME_MAX];
+
+			if (prom_skip_link(&r[i], &r[i].links[k]))
+				continue;
+			peer_name(&r[i].links[k], peer, sizeof(peer));
+			prom_hist("link", &r[i], peer, &r[i].llat[k]);
+		}
+}
+
 static void print_prometheus(const struct eng_rec *r, uint32_t n)
 {
 	const size_t nf = sizeof(families) / sizeof(families[0]);
 
 	prom_head("engine", "links", "gauge", "Links of the engine.");
 	for (uint32_t i = 0; i < n; i++) {
+		if (prom_skip_engine(&r[i]))
+			continue;
 		printf("hixl_engine_links");
 		prom_labels(&r[i], NULL, NULL, NULL);
 		printf(" %u\n", r[i].e.nr_links);
 	}
 	prom_head("engine", "rails", "gauge", "RDMA devices (rails) of the engine.");
 	for (uint32_t i = 0; i < n; i++) {
+		if (prom_skip_engine(&r[i]))
+			continue;
 		printf("hixl_engine_rails");
 		prom_labels(&r[i], NULL, NULL, NULL);
 		printf(" %u\n", r[i].e.nr_rails);
@@ -458,6 +620,8 @@ static void print_prometheus(const struct eng_rec *r, uint32_t n)
 	prom_head("engine", "registered_bytes", "gauge",
 		  "Bytes the engine has registered, host and device memory.");
 	for (uint32_t i = 0; i < n; i++) {
+		if (prom_skip_engine(&r[i]))
+			continue;
 		printf("hixl_engine_registered_bytes");
 		prom_labels(&r[i], NULL, NULL, NULL);
 		printf(" %llu\n",
@@ -466,15 +630,16 @@ static void print_prometheus(const struct eng_rec *r, uint32_t n)
 	for (size_t f = 0; f < nf; f++) {
 		prom_head("engine", families[f].name, families[f].type, families[f].help);
 		for (uint32_t i = 0; i < n; i++)
-			prom_samples("engine", &families[f], &r[i], NULL, &r[i].e.xfer);
+			if (!prom_skip_engine(&r[i]))
+				prom_samples("engine", &families[f], &r[i], NULL, &r[i].e.xfer);
 	}
 	prom_head("link", "up", "gauge", "1 when the link is ready, else 0.");
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t k = 0; k < r[i].nlinks; k++) {
 			char peer[HIXL_ENGINE_NAME_MAX];
 
-			if (r[i].links[k].rail)
-				continue;	/* hixl_link_rails_up below */
+			if (prom_skip_link(&r[i], &r[i].links[k]))
+				continue;	/* a rail: hixl_link_rails_up below */
 			peer_name(&r[i].links[k], peer, sizeof(peer));
 			printf("hixl_link_up");
 			prom_labels(&r[i], peer, NULL, NULL);
@@ -486,7 +651,7 @@ static void print_prometheus(const struct eng_rec *r, uint32_t n)
 			for (uint32_t k = 0; k < r[i].nlinks; k++) {
 				char peer[HIXL_ENGINE_NAME_MAX];
 
-				if (r[i].links[k].rail)
+				if (prom_skip_link(&r[i], &r[i].links[k]))
 					continue;	/* a rail's counters: text and --json */
 				peer_name(&r[i].links[k], peer, sizeof(peer));
 				prom_samples("link", &families[f], &r[i], peer,
@@ -501,7 +666,7 @@ static void print_prometheus(const struct eng_rec *r, uint32_t n)
 			char peer[HIXL_ENGINE_NAME_MAX];
 			uint32_t up;
 
-			if (l->rail)
+			if (prom_skip_link(&r[i], l))
 				continue;
 			up = l->state == HIXL_LINK_STATE_READY;
 			for (uint32_t j = k + 1; j < r[i].nlinks && r[i].links[j].rail; j++)
@@ -511,6 +676,7 @@ static void print_prometheus(const struct eng_rec *r, uint32_t n)
 			prom_labels(&r[i], peer, NULL, NULL);
 			printf(" %u\n", up);
 		}
+	print_prometheus_lat(r, n);
 	print_prometheus_rails(r, n);
 }
 
@@ -518,8 +684,8 @@ static void print_prometheus(const struct eng_rec *r, uint32_t n)
 static void prom_rail_labels(const struct eng_rec *r, const struct hixl_rail_stat *rl,
 			     const char *op, const char *path)
 {
-	printf("{pid=\"%u\",engine=\"%llu\",name=", r->e.pid, (unsigned long long)r->e.id);
-	prom_val(r->name);
+	printf("{");
+	prom_engine_labels(r);
 	printf(",rail=\"%u\",device=", rl->rail);
 	prom_val(rl->device);
 	if (op)
@@ -545,13 +711,13 @@ static void print_prometheus_rails(const struct eng_rec *r, uint32_t n)
 	uint32_t have = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		have += r[i].nrails;
+		have += prom_skip_engine(&r[i]) ? 0 : r[i].nrails;
 	if (!have)
 		return;
 	prom_head("rail", "up", "gauge", "1 when the rail is up (device there, port active, "
 		  "its connections up), else 0.");
 	for (uint32_t i = 0; i < n; i++)
-		for (uint32_t k = 0; k < r[i].nrails; k++) {
+		for (uint32_t k = 0; !prom_skip_engine(&r[i]) && k < r[i].nrails; k++) {
 			printf("hixl_rail_up");
 			prom_rail_labels(&r[i], &r[i].rails[k], NULL, NULL);
 			printf(" %d\n", r[i].rails[k].state == HIXL_RAIL_STATE_UP);
@@ -559,7 +725,7 @@ static void print_prometheus_rails(const struct eng_rec *r, uint32_t n)
 	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
 		prom_head("rail", fam[f].name, fam[f].type, fam[f].help);
 		for (uint32_t i = 0; i < n; i++)
-			for (uint32_t k = 0; k < r[i].nrails; k++) {
+			for (uint32_t k = 0; !prom_skip_engine(&r[i]) && k < r[i].nrails; k++) {
 				const struct hixl_rail_stat *rl = &r[i].rails[k];
 
 				if (fam[f].ctr < 0) {
@@ -592,21 +758,30 @@ int cmd_stats(int argc, char **argv)
 			json = 1;
 		else if (!strcmp(argv[i], "--prometheus"))
 			prom = 1;
+		else if (!strcmp(argv[i], "--ids"))
+			prom_ids = 1;
 		else
 			return 2;
 	}
-	if (json && prom)
+	if ((json && prom) || (prom_ids && !prom))
 		return 2;
 	if (collect(&r, &n))
 		return 1;
+	/* engines of one name (in different network namespaces): told apart by engine */
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = i + 1; j < n; j++)
+			if (strcmp(r[i].name, "-") && !strcmp(r[i].name, r[j].name))
+				r[i].dup = r[j].dup = 1;
 	if (json)
 		print_json(r, n);
 	else if (prom)
 		print_prometheus(r, n);
 	else
 		print_text(r, n);
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		free(r[i].links);
+		free(r[i].llat);
+	}
 	free(r);
 	return 0;
 }

@@ -8,7 +8,7 @@
  *   hixlctl engines [--json]  every open engine and its counters
  *   hixlctl regions [--json]  every registration of every engine
  *   hixlctl links [--json]    every link of every engine
- *   hixlctl stats [--json|--prometheus]  every engine and link with its
+ *   hixlctl stats [--json|--prometheus [--ids]]  every engine and link with its
  *                             data-path counters (hixlctl-stats.c)
  *   hixlctl --help | --version
  *
@@ -34,7 +34,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: hixlctl check [--size BYTES] [--json]\n"
 		"       hixlctl info|engines|regions|links [--json]\n"
-		"       hixlctl stats [--json|--prometheus]\n"
+		"       hixlctl stats [--json|--prometheus [--ids]]\n"
 		"       hixlctl --help | --version\n");
 }
 
@@ -60,12 +60,14 @@ static void help(void)
 	       "  engines [--json]   every open engine and its counters (root, debugfs)\n"
 	       "  regions [--json]   every registration of every engine (root, debugfs)\n"
 	       "  links [--json]     every link of every engine (root, debugfs)\n"
-	       "  stats [--json|--prometheus]\n"
+	       "  stats [--json|--prometheus [--ids]]\n"
 	       "      every engine on the host and each of its links: bytes and descriptors\n"
 	       "      moved by READ and WRITE, direct and staged, errors, timeouts, cancels,\n"
-	       "      link resets, connects and their latency.  Needs only /dev/hixl (the\n"
-	       "      group hixl), no root or debugfs.  --prometheus: the Prometheus text\n"
-	       "      exposition format (hixl_engine_* and hixl_link_* families)\n"
+	       "      link resets, connects and their latency, TRANSFER latency histograms.\n"
+	       "      Needs only /dev/hixl (the group hixl), no root or debugfs.\n"
+	       "      --prometheus: the Prometheus text exposition format (hixl_engine_*,\n"
+	       "      hixl_link_*, hixl_rail_* families), labelled by engine name and peer;\n"
+	       "      --ids adds the pid and engine labels (new series on every restart)\n"
 	       "\n"
 	       "Options:\n"
 	       "  --json         machine-readable output: check prints {\"ok\": bool,\n"

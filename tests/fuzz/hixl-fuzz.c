@@ -1134,6 +1134,31 @@ static bool build_stat_buf(__u64 *buf, __u32 *count)
 	return *count > HIXL_MAX_STAT_ENTRIES || !*count != !*buf;
 }
 
+/*
+ * The @lat pointer of LINK_STATS or ENGINES (their LATENCY flag, @want):
+ * room for 64 histograms, a pointer that cannot take them, 0, or
+ * without the flag now and then a stray one.  True when it must be refused.
+ */
+static bool build_lat(__u64 *lat, bool want, uint32_t count)
+{
+	static struct hixl_lat_hist hists[64];	/* more than the VM has engines or links */
+
+	if (!want) {
+		if (chance(5)) {
+			*lat = rnd64() | 1;	/* lat without the flag */
+			return true;
+		}
+		return *lat != 0;
+	}
+	switch (rnd(8)) {
+	case 0: *lat = 0; break;
+	case 1: *lat = (uint64_t)(uintptr_t)hole; break;
+	case 2: *lat = (uint64_t)(uintptr_t)ro_page; break;
+	default: *lat = (uint64_t)(uintptr_t)hists; break;
+	}
+	return !count != !*lat;
+}
+
 static bool build_link_stats(struct hixl_link_stats *a)
 {
 	bool bad = false;
@@ -1155,7 +1180,10 @@ static bool build_link_stats(struct hixl_link_stats *a)
 	bad = build_stat_buf(&a->buf, &a->count);
 	if (chance(30))
 		a->flags = HIXL_LINK_STATS_RAILS;	/* each link's rails too */
-	FLAGS32(a->flags, HIXL_LINK_STATS_RAILS);
+	if (chance(20))
+		a->flags |= HIXL_LINK_STATS_LATENCY;	/* and their histograms */
+	FLAGS32(a->flags, HIXL_LINK_STATS_RAILS | HIXL_LINK_STATS_LATENCY);
+	bad |= build_lat(&a->lat, a->flags & HIXL_LINK_STATS_LATENCY, a->count);
 	RES32(a->reserved0);
 	RES64_ANY(a->reserved);
 	if (chance(10))
@@ -1173,7 +1201,10 @@ static bool build_engines(struct hixl_engines *a)
 	bad = build_stat_buf(&a->buf, &a->count);
 	if (chance(30))
 		a->flags = HIXL_ENGINES_RAILS;	/* each engine's rails too */
-	FLAGS32(a->flags, HIXL_ENGINES_RAILS);
+	if (chance(20))
+		a->flags |= HIXL_ENGINES_LATENCY;	/* and their histograms */
+	FLAGS32(a->flags, HIXL_ENGINES_RAILS | HIXL_ENGINES_LATENCY);
+	bad |= build_lat(&a->lat, a->flags & HIXL_ENGINES_LATENCY, a->count);
 	if (a->flags & HIXL_ENGINES_RAILS) {
 		/*
 		 * room for 64 engines' rails (more than the VM has: stat_buf's
@@ -1195,7 +1226,6 @@ static bool build_engines(struct hixl_engines *a)
 		bad = true;
 	}
 	RES32(a->reserved0);
-	RES64_ANY(a->reserved);
 	if (chance(10))
 		a->total = (uint32_t)rnd64();	/* out */
 	return bad;

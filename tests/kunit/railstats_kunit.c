@@ -4,7 +4,9 @@
  * rail (railstats.c, stats.c): a link's counters land on its rail's
  * (hixl_link_count()), failovers away from the broken rails and re-posted
  * bytes onto the rails the pieces went to (hixl_rail_count_failover()),
- * and GET_STATS's HIXL_STATS_RAILS arguments on an engine without SETUP.
+ * GET_STATS's HIXL_STATS_RAILS arguments on an engine without SETUP, and
+ * the TRANSFER latency histograms (hixl_lat_bucket()'s bounds,
+ * hixl_link_count_latency() on the link and the engine, not the rail).
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -131,7 +133,53 @@ static void hixl_railstats_get_stats_args(struct kunit *test)
 	hixl_engine_destroy(eng);
 }
 
+static void hixl_railstats_lat_bucket(struct kunit *test)
+{
+	static const struct { u64 ns; u32 b; } c[] = {
+		{ 0, 0 }, { 1, 0 }, { 1000, 0 }, { 1001, 1 }, { 2000, 1 }, { 2001, 2 },
+		{ 4000, 2 }, { 1000ULL << 10, 10 }, { (1000ULL << 10) + 1, 11 },
+		{ 1000ULL << 26, 26 }, { (1000ULL << 26) + 1, HIXL_LAT_BUCKETS - 1 },
+		{ U64_MAX, HIXL_LAT_BUCKETS - 1 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++)
+		KUNIT_EXPECT_EQ_MSG(test, hixl_lat_bucket(c[i].ns), c[i].b, "ns %llu", c[i].ns);
+	/* each bound is the top of its bucket, as the ABI says */
+	for (u32 i = 0; i < HIXL_LAT_BUCKETS - 1; i++) {
+		KUNIT_EXPECT_EQ(test, hixl_lat_bucket(HIXL_LAT_BOUND_NS(i)), i);
+		KUNIT_EXPECT_EQ(test, hixl_lat_bucket(HIXL_LAT_BOUND_NS(i) + 1), i + 1);
+	}
+}
+
+static void hixl_railstats_latency(struct kunit *test)
+{
+	struct hixl_engine *eng = hixl_engine_create();
+	struct hixl_lat_hist h;
+	struct hixl_link *l;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eng);
+	l = rs_link(test, eng, 1);
+	hixl_link_count_latency(l, 0, 1500);		/* bucket 1: (1 us, 2 us] */
+	hixl_link_count_latency(l, -EIO, 1500);		/* failed: not counted */
+	hixl_link_count_latency(l, 0, 5000000);		/* 5 ms: bucket 13 (<= 8.192 ms) */
+	hixl_lat_read(&l->ctrs.lat, &h);
+	KUNIT_EXPECT_EQ(test, h.count, 2ULL);
+	KUNIT_EXPECT_EQ(test, h.sum_ns, 5001500ULL);
+	for (u32 i = 0; i < HIXL_LAT_BUCKETS; i++)
+		KUNIT_EXPECT_EQ(test, h.bucket[i], (u64)(i == 1 || i == 13));
+	KUNIT_EXPECT_EQ(test, h.reserved[0] | h.reserved[1], 0ULL);
+	hixl_lat_read(&eng->ctrs.lat, &h);
+	KUNIT_EXPECT_EQ(test, h.count, 2ULL);
+	KUNIT_EXPECT_EQ(test, h.bucket[13], 1ULL);
+	/* the rail's copy of the counters has no histogram of its own */
+	hixl_lat_read(&eng->rail_ctrs[1].lat, &h);
+	KUNIT_EXPECT_EQ(test, h.count, 0ULL);
+	hixl_engine_destroy(eng);
+}
+
 static struct kunit_case hixl_railstats_cases[] = {
+	KUNIT_CASE(hixl_railstats_lat_bucket),
+	KUNIT_CASE(hixl_railstats_latency),
 	KUNIT_CASE(hixl_railstats_link_count),
 	KUNIT_CASE(hixl_railstats_failover),
 	KUNIT_CASE(hixl_railstats_get_stats_args),

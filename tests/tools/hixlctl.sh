@@ -26,7 +26,7 @@ fail() { echo "hixlctl: FAIL: $*" >&2; exit 1; }
 [ "$("$ctl" --version)" = "hixlctl (hixl) $version" ] || fail "hixlctl --version"
 [ "$("$bench" --version)" = "hixl-bench (hixl) $version" ] || fail "hixl-bench --version"
 "$ctl" --help >"$out" || fail "hixlctl --help"
-for w in check info engines regions links stats --size --json --prometheus --help --version; do
+for w in check info engines regions links stats --size --json --prometheus --ids --help --version; do
 	grep -q -- "$w" "$out" || fail "hixlctl --help does not mention $w"
 done
 "$bench" --help >"$out" || fail "hixl-bench --help"
@@ -36,7 +36,8 @@ for w in --layers --kv-heads --head-dim --dtype-bytes --block-tokens --tokens --
 	grep -q -- "$w" "$out" || fail "hixl-bench --help does not mention $w"
 done
 for args in "" "bogus" "check --bogus" "check --size" "check --size 0" "check --size 12Q" \
-	    "info --bogus" "stats --bogus" "stats --json --prometheus"; do
+	    "info --bogus" "stats --bogus" "stats --json --prometheus" "stats --ids" \
+	    "stats --json --ids"; do
 	# shellcheck disable=SC2086
 	"$ctl" $args >/dev/null 2>&1
 	[ $? = 2 ] || fail "hixlctl $args: exit status is not 2"

@@ -485,13 +485,13 @@ static void test_stats_bad_args(void)
 
 	memset(&ls, 0, sizeof(ls));
 	CHECK_EQ(xioctl(fd, HIXL_IOC_LINK_STATS, &ls), 0);
-	ls.flags = 1U << 1;	/* bit 0 is HIXL_LINK_STATS_RAILS (test_rail_stats.c) */
+	ls.flags = 1U << 2;	/* bits 0, 1: HIXL_LINK_STATS_RAILS (test_rail_stats.c), _LATENCY */
 	CHECK_EQ(xioctl(fd, HIXL_IOC_LINK_STATS, &ls), -EINVAL);
 	memset(&ls, 0, sizeof(ls));
 	ls.reserved0 = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_LINK_STATS, &ls), -EINVAL);
 	memset(&ls, 0, sizeof(ls));
-	ls.reserved[1] = 1;
+	ls.reserved[0] = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_LINK_STATS, &ls), -EINVAL);
 	memset(&ls, 0, sizeof(ls));
 	ls.count = 1;				/* a count without a buffer */
@@ -505,10 +505,10 @@ static void test_stats_bad_args(void)
 	memset(&en, 0, sizeof(en));
 	CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en), 0);
 	CHECK(en.total >= 1);
-	en.flags = 2;
+	en.flags = 4;	/* bits 0, 1: HIXL_ENGINES_RAILS, HIXL_ENGINES_LATENCY */
 	CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en), -EINVAL);
 	memset(&en, 0, sizeof(en));
-	en.reserved[0] = 1;
+	en.reserved0 = 1;
 	CHECK_EQ(xioctl(fd, HIXL_IOC_ENGINES, &en), -EINVAL);
 	memset(&en, 0, sizeof(en));
 	en.count = HIXL_MAX_STAT_ENTRIES + 1;
@@ -616,7 +616,9 @@ static int metric_name_ok(const char *s, size_t n)
  * A strict check of the Prometheus text exposition format (0.0.4) as
  * hixlctl writes it: # HELP and # TYPE once per family, before its samples;
  * families not interleaved; samples "name{label="value",...} number"; a
- * counter's samples end in _total, a summary's in _sum or _count; label
+ * counter's samples end in _total, a summary's in _sum or _count, a
+ * histogram's in _bucket, _sum or _count (tests/tools/prom_check.py checks
+ * the histogram rules); label
  * names valid and values quoted with only \\, \" and \n escapes.
  * Return: the samples, or -1 (and the offending line printed).
  */
@@ -642,7 +644,7 @@ static int prom_parse(char *text)
 					goto bad;	/* HELP first, then TYPE */
 				snprintf(type, sizeof(type), "%s", p + n + 1);
 				if (strcmp(type, "counter") && strcmp(type, "gauge") &&
-				    strcmp(type, "summary"))
+				    strcmp(type, "summary") && strcmp(type, "histogram"))
 					goto bad;
 			} else {
 				for (int i = 0; i < ndone; i++)
@@ -662,11 +664,12 @@ static int prom_parse(char *text)
 			goto bad;
 		memcpy(name, line, n);
 		name[n] = '\0';
-		if (!strcmp(type, "summary")) {
+		if (!strcmp(type, "summary") || !strcmp(type, "histogram")) {
 			size_t f = strlen(family);
 
 			if (strncmp(name, family, f) ||
-			    (strcmp(name + f, "_sum") && strcmp(name + f, "_count")))
+			    (strcmp(name + f, "_sum") && strcmp(name + f, "_count") &&
+			     (type[0] != 'h' || strcmp(name + f, "_bucket"))))
 				goto bad;
 		} else if (strcmp(name, family)) {
 			goto bad;
@@ -760,20 +763,29 @@ static void test_stats_hixlctl(void)
 		 HX_IP, pb);
 	CHECK(strstr(out, want) != NULL);
 
+	/* labels a restart keeps: the engine's name and peer, no pid or number */
 	CHECK_EQ(hixlctl("stats --prometheus", out, sizeof(out)), 0);
 	snprintf(want, sizeof(want),
-		 "hixl_engine_transfer_bytes_total{pid=\"%d\",engine=\"%s\",name=\"%s:%u\","
-		 "op=\"write\",path=\"direct\"} %llu\n", getpid(), id, HX_IP, pa,
+		 "hixl_engine_transfer_bytes_total{name=\"%s:%u\","
+		 "op=\"write\",path=\"direct\"} %llu\n", HX_IP, pa,
 		 (unsigned long long)s.write_direct_bytes);
 	CHECK(strstr(out, want) != NULL);
 	snprintf(want, sizeof(want),
-		 "hixl_link_transfer_bytes_total{pid=\"%d\",engine=\"%s\",name=\"%s:%u\","
-		 "peer=\"%s:%u\",op=\"read\",path=\"direct\"} %llu\n", getpid(), id, HX_IP, pa,
+		 "hixl_link_transfer_bytes_total{name=\"%s:%u\","
+		 "peer=\"%s:%u\",op=\"read\",path=\"direct\"} %llu\n", HX_IP, pa,
 		 HX_IP, pb, (unsigned long long)s.read_direct_bytes);
 	CHECK(strstr(out, want) != NULL);
 	n = prom_parse(out);
 	printf("#   %d samples\n", n);
 	CHECK(n > 0);
+	/* --ids: pid and engine too */
+	CHECK_EQ(hixlctl("stats --prometheus --ids", out, sizeof(out)), 0);
+	snprintf(want, sizeof(want),
+		 "hixl_link_transfer_bytes_total{pid=\"%d\",engine=\"%s\",name=\"%s:%u\","
+		 "peer=\"%s:%u\",op=\"read\",path=\"direct\"} %llu\n", getpid(), id, HX_IP, pa,
+		 HX_IP, pb, (unsigned long long)s.read_direct_bytes);
+	CHECK(strstr(out, want) != NULL);
+	CHECK(prom_parse(out) > 0);
 
 	CHECK_EQ(hixlctl("stats --json --prometheus", out, sizeof(out)), 2);
 	CHECK_EQ(hixlctl("stats --yaml", out, sizeof(out)), 2);

@@ -36,6 +36,7 @@ extern const struct ht_test local_tests[];	/* test_local.c: same-host links, the
 extern const struct ht_test local_par_tests[];	/* test_local_par.c: the parallel kernel copy */
 extern const struct ht_test local_dmabuf_tests[];	/* test_local_dmabuf.c: dma-buf on same-host links */
 extern const struct ht_test stats_tests[];	/* test_stats.c: data-path counters, hixlctl stats, tracepoints */
+extern const struct ht_test latency_tests[];	/* test_latency.c: TRANSFER latency histograms */
 extern const struct ht_test loopback_tests[];	/* test_loopback.c: loopback engines, no device */
 extern const struct ht_test hpoll_tests[];	/* test_hpoll.c: hybrid polling of small sync transfers */
 extern const struct ht_test revoke_tests[];	/* test_revoke.c: the revoking CANCEL */
@@ -50,7 +51,7 @@ extern const struct ht_test rail_race_tests[];	/* test_rail_race.c: rail removal
 static const struct ht_test *const hixl_test_tables[] = {
 	dev_tests, reg_tests, runs_tests, setup_tests, xfer_tests, uring_tests, physmem_tests, prof_tests,
 	lib_tests, liburing_tests, poll_tests, api_tests, abi_tests, errors_tests, tools_tests, bench_tests,
-	stats_tests, hpoll_tests, revoke_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests, local_tests,
+	stats_tests, latency_tests, hpoll_tests, revoke_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests, local_tests,
 	loopback_tests,
 	local_par_tests,
 	local_dmabuf_tests,

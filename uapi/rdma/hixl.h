@@ -79,6 +79,9 @@
 #define HIXL_FEAT_STATS_RAILS	(1ULL << 24)	/* GET_STATS and ENGINES list engines'
 						 * rails (HIXL_STATS_RAILS, HIXL_ENGINES_RAILS,
 						 * struct hixl_rail_stat) */
+#define HIXL_FEAT_LATENCY	(1ULL << 25)	/* TRANSFER latency histograms per
+						 * engine and link (HIXL_LINK_STATS_LATENCY,
+						 * HIXL_ENGINES_LATENCY, struct hixl_lat_hist) */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -738,6 +741,39 @@ struct hixl_get_notifies {
 						 * counters 0 */
 
 /**
+ * struct hixl_lat_hist - how long TRANSFERs took: a histogram of an engine
+ * or of one link (HIXL_FEAT_LATENCY)
+ * @count:   TRANSFERs that succeeded
+ * @sum_ns:  the sum of their durations, nanoseconds (from the call, or
+ *           the io_uring submission, to the result: what the
+ *           hixl_xfer_complete tracepoint reports as ns)
+ * @bucket:  TRANSFERs by duration, not cumulative: @bucket[i], i <
+ *           HIXL_LAT_BUCKETS - 1, counts those that took more than
+ *           HIXL_LAT_BOUND_NS(i - 1) and at most HIXL_LAT_BOUND_NS(i)
+ *           nanoseconds (@bucket[0]: at most 1 us); the last counts those
+ *           above HIXL_LAT_BOUND_NS(HIXL_LAT_BUCKETS - 2), about 67 s
+ * @reserved: 0
+ *
+ * Log2 buckets from 1 us to 2^26 us, fixed by the ABI so that histograms
+ * of different engines and hosts add up.  Only TRANSFERs that succeeded
+ * are counted (a failed one: hixl_xfer_stats.errors, timeouts, cancels),
+ * once each, on the engine and on the link it named (a striped TRANSFER:
+ * its primary link; a rail entry of LINK_STATS has zeros).  An engine's
+ * histogram includes its closed links'.  Each field is its own atomic
+ * counter: a reader racing a completion may find it in @count before
+ * its @bucket (sum the buckets for a consistent count).
+ */
+#define HIXL_LAT_BUCKETS	28
+#define HIXL_LAT_BOUND_NS(i)	(1000ULL << (i))	/* upper bound of bucket i */
+
+struct hixl_lat_hist {
+	__u64 count;
+	__u64 sum_ns;
+	__u64 bucket[HIXL_LAT_BUCKETS];
+	__u64 reserved[2];
+};
+
+/**
  * struct hixl_link_stat - one link, as HIXL_IOC_LINK_STATS writes it
  * @peer:  the peer engine's name (0s until known, see @flags)
  * @state: HIXL_LINK_STATE_*
@@ -774,8 +810,13 @@ struct hixl_link_stat {
  *             written, in the engine's link order (oldest first)
  * @flags:     in: 0, or HIXL_LINK_STATS_RAILS: after each link, one entry
  *             per further rail paired with its peer (rail 1 first;
- *             HIXL_FEAT_LINK_STATS_RAILS); other bits: -EINVAL
+ *             HIXL_FEAT_LINK_STATS_RAILS); HIXL_LINK_STATS_LATENCY
+ *             (HIXL_FEAT_LATENCY): each entry's latency histogram to
+ *             @lat; other bits: -EINVAL
  * @reserved0: in: must be 0
+ * @lat:       in: with HIXL_LINK_STATS_LATENCY, a user pointer to @count
+ *             struct hixl_lat_hist (0 when @count is 0): @lat[k] is the
+ *             histogram of entry k of @buf; without the flag, must be 0
  * @reserved:  in: must be 0
  *
  * Needs no SETUP: any open /dev/hixl may ask (an engine without links has
@@ -783,6 +824,7 @@ struct hixl_link_stat {
  * its memory is.
  */
 #define HIXL_LINK_STATS_RAILS	(1U << 0)	/* hixl_link_stats.flags: rail entries too */
+#define HIXL_LINK_STATS_LATENCY	(1U << 1)	/* hixl_link_stats.flags: histograms to @lat */
 
 struct hixl_link_stats {
 	__u64 engine;
@@ -791,7 +833,8 @@ struct hixl_link_stats {
 	__u32 total;
 	__u32 flags;
 	__u32 reserved0;
-	__u64 reserved[2];
+	__u64 lat;
+	__u64 reserved[1];
 };
 
 /* hixl_engine_stat.flags */
@@ -841,7 +884,9 @@ struct hixl_engine_stat {
  * @total:     out: engines visible to the caller; min(@count, @total)
  *             entries are written, oldest engine first
  * @flags:     in: 0, or HIXL_ENGINES_RAILS (HIXL_FEAT_STATS_RAILS): each
- *             engine's rails to @rails too; other bits: -EINVAL
+ *             engine's rails to @rails too; HIXL_ENGINES_LATENCY
+ *             (HIXL_FEAT_LATENCY): each engine's latency histogram to
+ *             @lat; other bits: -EINVAL
  * @reserved0: in: must be 0
  * @rails:     in: with HIXL_ENGINES_RAILS, a user pointer to @count *
  *             HIXL_MAX_RAILS struct hixl_rail_stat (0 when @count is 0;
@@ -851,7 +896,9 @@ struct hixl_engine_stat {
  *             them (0 for an engine whose device side was being changed,
  *             HIXL_ENGINE_STAT_BUSY), the rest zeroed (HIXL_RAIL_STATE_NONE);
  *             without the flag, must be 0
- * @reserved:  in: must be 0
+ * @lat:       in: with HIXL_ENGINES_LATENCY, a user pointer to @count
+ *             struct hixl_lat_hist (0 when @count is 0): @lat[k] is the
+ *             histogram of entry k of @buf; without the flag, must be 0
  *
  * Any open /dev/hixl may ask, without SETUP: the device node is mode 0660,
  * group hixl, so this is what a member of that group sees of every engine
@@ -859,6 +906,7 @@ struct hixl_engine_stat {
  * visible in the caller's pid namespace (a container sees its own).
  */
 #define HIXL_ENGINES_RAILS		(1U << 0)	/* hixl_engines.flags: rails too */
+#define HIXL_ENGINES_LATENCY		(1U << 1)	/* hixl_engines.flags: histograms */
 #define HIXL_MAX_RAIL_STAT_ENGINES	1024	/* @count with HIXL_ENGINES_RAILS */
 
 struct hixl_engines {
@@ -868,7 +916,7 @@ struct hixl_engines {
 	__u32 flags;
 	__u32 reserved0;
 	__u64 rails;
-	__u64 reserved[1];
+	__u64 lat;
 };
 
 /*

@@ -197,6 +197,27 @@ int hixl_dev_link_stats_rails(int fd, uint64_t engine, struct hixl_link_stat *bu
 			      uint32_t count, uint32_t *total);
 
 /**
+ * hixl_dev_link_stats_latency() - the links of an engine with their rails
+ * and each link's TRANSFER latency histogram
+ * @fd:     descriptor from hixl_dev_open() (need not be set up)
+ * @engine: 0: @fd's own engine; else an engine id from hixl_dev_engines()
+ * @buf:    room for @count records (may be NULL when @count is 0)
+ * @lat:    room for @count histograms (may be NULL when @count is 0):
+ *          @lat[k] is record k's; a rail record's is zero (a TRANSFER
+ *          counts on the link it named)
+ * @count:  records @buf holds, 0..HIXL_MAX_STAT_ENTRIES
+ * @total:  out (may be NULL): links and rail entries the engine has now
+ *
+ * As hixl_dev_link_stats_rails(), with HIXL_LINK_STATS_LATENCY.
+ *
+ * Return: records written; the errors of hixl_dev_link_stats_rails(), and
+ * -EINVAL for NULL @lat with a count and from a module without
+ * HIXL_FEAT_LATENCY.
+ */
+int hixl_dev_link_stats_latency(int fd, uint64_t engine, struct hixl_link_stat *buf,
+				struct hixl_lat_hist *lat, uint32_t count, uint32_t *total);
+
+/**
  * hixl_dev_engines() - every engine on the host the caller may see
  * @fd:    descriptor from hixl_dev_open() (need not be set up)
  * @buf:   room for @count records (may be NULL when @count is 0)
@@ -235,6 +256,31 @@ int hixl_dev_engines(int fd, struct hixl_engine_stat *buf, uint32_t count,
  */
 int hixl_dev_engines_rails(int fd, struct hixl_engine_stat *buf, struct hixl_rail_stat *rails,
 			   uint32_t count, uint32_t *total);
+
+/**
+ * hixl_dev_engines_latency() - every engine the caller may see, with its
+ * TRANSFER latency histogram (and its rails)
+ * @fd:    descriptor from hixl_dev_open() (need not be set up)
+ * @buf:   room for @count records (may be NULL when @count is 0)
+ * @rails: NULL, or room for @count * HIXL_MAX_RAILS rail records, as
+ *         hixl_dev_engines_rails() fills them
+ * @lat:   room for @count histograms (may be NULL when @count is 0):
+ *         @lat[k] is engine record k's (struct hixl_lat_hist: successful
+ *         TRANSFERs by duration in log2 buckets from 1 us, their count
+ *         and the sum of their durations in nanoseconds)
+ * @count: records @buf holds, 0..HIXL_MAX_STAT_ENTRIES (with @rails,
+ *         0..HIXL_MAX_RAIL_STAT_ENGINES)
+ * @total: out (may be NULL): engines visible now
+ *
+ * Wraps HIXL_IOC_ENGINES with HIXL_ENGINES_LATENCY (and, with @rails,
+ * HIXL_ENGINES_RAILS).
+ *
+ * Return: records written; the errors of hixl_dev_engines_rails(), and
+ * -EINVAL for NULL @lat with a count and from a module without
+ * HIXL_FEAT_LATENCY.
+ */
+int hixl_dev_engines_latency(int fd, struct hixl_engine_stat *buf, struct hixl_rail_stat *rails,
+			     struct hixl_lat_hist *lat, uint32_t count, uint32_t *total);
 
 
 /* ==== the engine API (HIXL's Hixl class, in C) ========================== */
