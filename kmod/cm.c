@@ -72,6 +72,34 @@ static u32 hixl_links_in_setup(struct hixl_engine *eng)
 }
 
 /*
+ * List an accepted link whose QP exists, unless the engine is full (-ENOSPC
+ * at max_links, -EBUSY with max_setup_links links in their handshake) or
+ * its device, or the link's rail's, is going (-ENODEV: set under
+ * links_lock by the removal, which then destroys the links listed).
+ */
+static int hixl_accept_list(struct hixl_engine *eng, struct hixl_link *l)
+{
+	const struct hixl_rdma *rd = eng->rdma;
+	int ret = 0;
+
+	mutex_lock(&eng->links_lock);
+	if (!l->rail && eng->nr_links >= READ_ONCE(hixl_max_links)) {
+		ret = -ENOSPC;
+	} else if (hixl_links_in_setup(eng) >= READ_ONCE(hixl_max_setup_links)) {
+		ret = -EBUSY;
+	} else if (eng->rdma_gone ||
+		   (l->rail && READ_ONCE(rd->rails[l->rail - 1].removing))) {
+		ret = -ENODEV;
+	} else {
+		list_add_tail(&l->node, &eng->links);
+		if (!l->rail)	/* rail links are not counted in max_links */
+			eng->nr_links++;
+	}
+	mutex_unlock(&eng->links_lock);
+	return ret;
+}
+
+/*
  * CONNECT_REQUEST on our listener: make the link and accept, in the
  * handler.  Refused (the peer sees a reject): -EACCES by the engine's
  * allowed peers or secret policy, before anything is allocated
@@ -118,24 +146,10 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	if (on_rail)
 		l->rail = hixl_rail_of_device(eng, id->device);
 	ret = hixl_link_create_qp(l);
-	if (!ret)
+	if (!ret) {
 		hixl_test_delay(HIXL_TEST_ACCEPT_QP);
-	mutex_lock(&eng->links_lock);
-	if (ret) {
-		;
-	} else if (!l->rail && eng->nr_links >= READ_ONCE(hixl_max_links)) {
-		ret = -ENOSPC;
-	} else if (hixl_links_in_setup(eng) >= READ_ONCE(hixl_max_setup_links)) {
-		ret = -EBUSY;
-	} else if (eng->rdma_gone ||
-		   (l->rail && READ_ONCE(rd->rails[l->rail - 1].removing))) {
-		ret = -ENODEV;
-	} else {
-		list_add_tail(&l->node, &eng->links);
-		if (!l->rail)	/* rail links are not counted in max_links */
-			eng->nr_links++;
+		ret = hixl_accept_list(eng, l);
 	}
-	mutex_unlock(&eng->links_lock);
 	if (ret) {
 		if (on_rail) {		/* the QP goes while the rail cannot */
 			hixl_link_destroy_qp(l);
