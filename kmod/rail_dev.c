@@ -79,7 +79,7 @@ int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss, struct hixl_
 	if (!ret && (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 		     !dev->attrs.max_fast_reg_page_list_len))
 		ret = -EOPNOTSUPP;
-	/* (hR2) not on a device being unregistered: see hixl_rail_revive() */
+	/* not on a device being unregistered: see hixl_rail_revive() */
 	if (!ret && !ib_device_try_get(dev))
 		ret = -ENODEV;
 	if (!ret) {
