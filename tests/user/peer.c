@@ -208,6 +208,9 @@ static int hp_rx(struct hp *p, struct ibv_wc *wc);
  * completion; receives seen meanwhile are kept by hp_rx() for hp_pump().
  * 0, or -ECONNRESET with its status in *st when it completed in error.
  */
+/* after the engine's DREQ, how long a posted WR's completion is awaited */
+#define HP_DISC_GRACE_MS	2000
+
 static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, int ms, int *st)
 {
 	struct ibv_send_wr *bad;
@@ -225,6 +228,19 @@ static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, int ms, int *st)
 		if (n < 0)
 			return -EIO;
 		if (!n) {
+			struct pollfd pfd = { .fd = p->ec->fd, .events = POLLIN };
+
+			/*
+			 * The engine closed the link: after its DREQ, our WR's
+			 * ACK may still come (the engine took the message, then
+			 * closed), or never (its QP is gone: the WR would wait
+			 * out its retries, up to ms).  Wait HP_DISC_GRACE_MS.
+			 */
+			if (!p->disconnected && poll(&pfd, 1, 0) > 0 &&
+			    hp_cm_wait(p, RDMA_CM_EVENT_DISCONNECTED, 0) == -ECONNRESET) {
+				clock_gettime(CLOCK_MONOTONIC, &t0);
+				ms = HP_DISC_GRACE_MS;
+			}
 			usleep(100);
 			continue;
 		}
@@ -235,7 +251,7 @@ static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, int ms, int *st)
 		}
 		hp_rx(p, &wc);	/* a receive: kept for hp_pump() */
 	}
-	return -ETIMEDOUT;
+	return p->disconnected ? -ECONNRESET : -ETIMEDOUT;
 }
 
 /* Post one SEND of p->tx and wait for its completion. */

@@ -120,7 +120,14 @@ int hp_dial_to(struct hp *p, const char *ip, uint16_t port, size_t land_len, siz
 int hp_wait_established(struct hp *p, int ms);
 void hp_close(struct hp *p);
 
-/* Send len bytes of p->tx as a message whose header says type/len. */
+/*
+ * Send len bytes of p->tx as a message whose header says type/len; waits up
+ * to 10 s for the SEND's completion, and at most 2 s more once the engine
+ * disconnected (RDMA CM's DISCONNECTED: a SEND into a destroyed QP would
+ * wait out its retries).  Returns 0, -ECONNRESET when it completed in error
+ * or not within 2 s of the disconnect, -ETIMEDOUT, -EIO (post failed).
+ * hp_send_raw() likewise.
+ */
 int hp_send(struct hp *p, uint16_t type, uint32_t len);
 /*
  * Send a raw buffer as it is (headers and all), for malformed messages; up
@@ -160,7 +167,8 @@ unsigned int hp_tbl_count(const struct hp *p, uint16_t type, uint64_t addr);
  * One RDMA WRITE (write) or READ of len bytes between local (inside p->land
  * or p->mem) and the engine's raddr/rkey; waits up to ms for its completion.
  * Returns 0, -EREMOTEIO when it completed in error (the QP is then broken;
- * the status in *wc_status when not NULL), -ETIMEDOUT, -EINVAL (local not
+ * the status in *wc_status when not NULL) or not within 2 s of the engine's
+ * disconnect (*wc_status untouched), -ETIMEDOUT, -EINVAL (local not
  * inside our buffers), -EIO (post failed).
  */
 int hp_rdma(struct hp *p, bool write, void *local, uint32_t len, uint64_t raddr,
