@@ -44,14 +44,6 @@ static void *tbuf(size_t len)
 	return p;
 }
 
-static void tfill(unsigned char *p, size_t len, unsigned int seed)
-{
-	for (size_t i = 0; i < len; i++) {
-		seed = seed * 1103515245 + 12345;
-		p[i] = seed >> 16;
-	}
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -188,7 +180,7 @@ static void inflight_round(struct pair *p, int n, unsigned int seed)
 	size_t total = (size_t)n * PER_REQ, bytes = total * PIECE, failed;
 	enum hixl_transfer_status st;
 
-	tfill(p->la, bytes, seed);
+	hx_fill(p->la, bytes, seed);
 	memset(p->rb, 0, bytes);
 	memset(p->lb, 0, bytes);
 	for (int op = 0; op < 2; op++) {
@@ -274,7 +266,7 @@ static void inflight(enum path path, int port)
 		enum hixl_transfer_status st;
 		pthread_t t;
 
-		tfill(p.la, p.len, 77);
+		hx_fill(p.la, p.len, 77);
 		memset(p.rb, 0, p.len);
 		REQUIRE(pthread_create(&t, NULL, submit_and_exit, &sub) == 0);
 		pthread_join(t, NULL);
@@ -417,7 +409,7 @@ static void error_cases(enum path path, int port, struct outcome *out, bool big_
 		free(m);
 		return;
 	}
-	tfill(p.la, p.len, 3);
+	hx_fill(p.la, p.len, 3);
 	for (int k = 0; k < 4; k++) {
 		d[k].local_addr = (uintptr_t)(p.la + k * 65536);
 		d[k].remote_addr = (uintptr_t)(p.rb + (3 - k) * 65536);
@@ -553,7 +545,7 @@ static void timeout_case(enum path path, int port)
 		ht_failures++;
 		return;
 	}
-	tfill(p.la, len, 9);
+	hx_fill(p.la, len, 9);
 	big = (struct hixl_op_desc){ (uintptr_t)p.la, (uintptr_t)p.rb, len };
 	tobig = (struct hixl_op_desc){ (uintptr_t)p.la, (uintptr_t)rc, len };
 	for (int i = 0; i < 4; i++)

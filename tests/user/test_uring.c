@@ -53,14 +53,6 @@ static void *buf(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static void fill(unsigned char *p, size_t len, unsigned int seed)
-{
-	for (size_t i = 0; i < len; i++) {
-		seed = seed * 1103515245 + 12345;
-		p[i] = seed >> 16;
-	}
-}
-
 /* A ring with 128-byte SQEs and 32-byte CQEs (big: 1) or 64/16-byte ones. */
 static int ring_init(struct io_uring *r, unsigned int entries, int big)
 {
@@ -283,7 +275,7 @@ static void inflight(int a, uint16_t bport, struct io_uring *r, unsigned int dep
 	size_t len = (size_t)depth * per * blk;
 
 	REQUIRE(d && t && res && res2);
-	fill(src, len, depth);
+	hx_fill(src, len, depth);
 	memset(rb, 0, len);
 	memset(dst, 0, len);
 	for (int op = 0; op < 2; op++) {
@@ -468,7 +460,7 @@ static void big_setup(struct big *g, uint16_t port_a, uint16_t port_b, size_t le
 	g->d = calloc(g->n, sizeof(*g->d));
 	if (g->a < 0 || g->b < 0 || !g->la || !g->rb || !g->d)
 		return;
-	fill(g->la, len, 5);
+	hx_fill(g->la, len, 5);
 	for (uint32_t i = 0; i < g->n; i++) {
 		g->d[i].local_addr = (uintptr_t)(g->la + i * 4 * KiB);
 		g->d[i].remote_addr = (uintptr_t)(g->rb + i * 4 * KiB);
@@ -786,7 +778,7 @@ void test_uring_cancel_race(void)
 	REQUIRE(a >= 0);
 	b = hx_engine(16215, 0, 0);
 	REQUIRE(b >= 0 && la && rb);
-	fill(la, len, 9);
+	hx_fill(la, len, 9);
 	memset(rb, 0, len);
 	REQUIRE(reg_mem(a, la, len, 0, &ra) == 0);
 	REQUIRE(reg_mem(b, rb, len, 0, NULL) == 0);
@@ -967,7 +959,7 @@ static int staged_setup(struct staged *g, uint16_t port_a, uint16_t port_b)
 	g->b = g->a >= 0 ? hx_engine(port_b, 4, 8) : -1;
 	if (!g->src || !g->rb || g->a < 0 || g->b < 0)
 		return -1;
-	fill(g->src, g->len, 31);
+	hx_fill(g->src, g->len, 31);
 	memset(g->rb, 0, g->len);
 	if (reg_mem(g->b, g->rb, g->len, 0, NULL) || hx_connect(g->a, port_b, 5000))
 		return -1;

@@ -55,14 +55,6 @@ static void *buf(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static void fill(unsigned char *p, size_t len, unsigned int seed)
-{
-	for (size_t i = 0; i < len; i++) {
-		seed = seed * 1103515245 + 12345;
-		p[i] = seed >> 16;
-	}
-}
-
 static int debug_kernel(void)
 {
 	return access("/sys/kernel/debug/kmemleak", F_OK) == 0;
@@ -144,7 +136,7 @@ void test_xfer_sizes(void)
 		size_t n = sizes[i], off = 4096 * i + i;	/* odd offsets too */
 		unsigned char *rb = i % 2 ? rb2 : rb1;
 
-		fill(la + off, n, i + 1);
+		hx_fill(la + off, n, i + 1);
 		d.local_addr = (uintptr_t)(la + off);
 		d.remote_addr = (uintptr_t)(rb + off);
 		d.len = n;
@@ -182,7 +174,7 @@ void test_xfer_batches(void)
 		uint32_t n = counts[c], failed;
 		size_t piece = len / 4096;	/* 256 B */
 
-		fill(la, len, 100 + c);
+		hx_fill(la, len, 100 + c);
 		memset(rb, 0, len);
 		memset(back, 0, len);
 		/* descriptor i: local piece i -> remote piece (i * 7919) % 4096 */
@@ -341,7 +333,7 @@ void test_link_self(void)
 	struct hixl_op_desc d;
 
 	REQUIRE(a >= 0 && src && dst);
-	fill(src, len, 7);
+	hx_fill(src, len, 7);
 	memset(dst, 0, len);
 	REQUIRE(reg_mem(a, src, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(a, dst, len, 0, NULL) == 0);
@@ -538,7 +530,7 @@ void test_xfer_large(void)
 	dst = buf(len);
 	back = buf(len);
 	REQUIRE(b >= 0 && src && dst && back);
-	fill(src, len, 99);
+	hx_fill(src, len, 99);
 	REQUIRE(reg_mem(a, src, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(a, back, len, 0, NULL) == 0);
 	REQUIRE(reg_mem(b, dst, len, 0, NULL) == 0);
@@ -860,7 +852,7 @@ void test_xfer_staged(void)
 	REQUIRE(hx_connect(a, 16024, 5000) == 0);
 
 	/* 1 MiB from unregistered memory, WRITE then READ back */
-	fill(unreg, len, 31);
+	hx_fill(unreg, len, 31);
 	d[0].local_addr = (uintptr_t)unreg;
 	d[0].remote_addr = (uintptr_t)rb;
 	d[0].len = 1 * MiB;
@@ -872,8 +864,8 @@ void test_xfer_staged(void)
 	CHECK(!memcmp(back, rb, 1 * MiB));
 
 	/* 4096 scattered 64-byte descriptors (staged) and one 512 KiB direct one */
-	fill(unreg, len, 32);
-	fill(big, len, 33);
+	hx_fill(unreg, len, 32);
+	hx_fill(big, len, 33);
 	for (uint32_t i = 0; i < n; i++) {
 		d[i].local_addr = (uintptr_t)(unreg + i * piece);
 		d[i].remote_addr = (uintptr_t)(rb + ((i * 7919) % n) * piece);
