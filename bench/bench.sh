@@ -4,7 +4,7 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|py|all
+# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|py|nixl|all
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -31,7 +31,29 @@ guest_report() {	# NAME RAW REPORT RESULT CMD...
 	cat "bench/$result.md"
 }
 
+# The NIXL table's parts, built on the host before the VM (bench/bench-nixl-guest.sh):
+# NIXL (scripts/build-nixl.sh, cached), the plugin and build/nixl/bench-nixl
+# (make nixl), NIXL's UCX plugin (scripts/build-nixl-ucx.sh, cached); sets
+# NIXL_UCX_DIR, or NIXL_UCX_NA to why not.  Without NIXL the guest's table
+# says the plugin is not built.
+nixl_prep() {
+	local prefix rc=0
+	NIXL_UCX_DIR= NIXL_UCX_NA=
+	prefix=$(scripts/build-nixl.sh) || { echo "bench: no NIXL, its table will say so" >&2; rm -rf build/nixl; return 0; }
+	nice -n 10 make -s nixl NIXL_PREFIX="$prefix" >&2 || { rm -rf build/nixl; return 0; }
+	NIXL_UCX_DIR=$(scripts/build-nixl-ucx.sh "$prefix" 2> build/nixl/ucx.err) || rc=$?
+	[ "$rc" = 0 ] || NIXL_UCX_NA="NIXL's UCX plugin not built: $(grep -v '^ ' build/nixl/ucx.err | tail -1)"
+}
+
 case "$what" in
+nixl)
+	# `make bench-nixl`: NIXL+HIXL vs hixl's own API vs NIXL+UCX
+	# (bench/bench-nixl-guest.sh): NIXL_REPS (5), NIXL_LAYERS (16)
+	nixl_prep
+	guest_report bench-nixl raw-nixl.txt nixlreport.py results-nixl \
+		env NIXL_REPS="${NIXL_REPS:-5}" NIXL_LAYERS="${NIXL_LAYERS:-16}" \
+		NIXL_UCX_DIR="$NIXL_UCX_DIR" NIXL_UCX_NA="$NIXL_UCX_NA" bench/bench-nixl-guest.sh
+	;;
 reg)
 	# 600 x 2 MiB huge pages: room for the 1 GiB hugetlb buffer
 	HIXL_VM_HUGEPAGES_2M=600 tests/vm/run.sh --kernel 6.12 \
