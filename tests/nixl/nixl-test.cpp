@@ -447,8 +447,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--target"))
 		return target(atoi(argv[2]), argv[3]);
-	if (argc != 1) {
-		fprintf(stderr, "usage: hixl-nixl-test\n");
+	bool pair = argc >= 2 && !strncmp(argv[1], "pair-", 5);
+
+	if (argc != 1 && !pair) {
+		fprintf(stderr, "usage: hixl-nixl-test [pair-server MY_IP PORT | pair-client MY_IP PEER_IP PORT]\n");
 		return 2;
 	}
 	if (access("/dev/hixl", R_OK | W_OK)) {
@@ -466,5 +468,5 @@ int main(int argc, char **argv)
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);
-	return initiator();
+	return pair ? pairMain(argc, argv) : initiator();
 }

@@ -45,6 +45,8 @@ nixl_b_params_t defaults();
 void *alloc(size_t len);
 /* the target process's loop (agent @name, commands on @fd): its exit status */
 int target(int fd, const std::string &name);
+/* the two-VM mode, hixl-nixl-test pair-server|pair-client ... (nixl-pair.cpp): its exit status */
+int pairMain(int argc, char **argv);
 
 /* a target process and its socketpair end; spawn() re-executes this program */
 struct Peer {
