@@ -142,8 +142,11 @@ struct Native : Tool {
 		int ret;
 		std::string ea = C.engine + ":0", eb = C.engine + ":0";
 
-		if ((ret = hixl_engine_init(&b, eb.c_str(), nullptr, 0)) ||
-		    (ret = hixl_engine_init(&a, ea.c_str(), nullptr, 0)) ||
+		/* RDMA over rxe0, as the plugin below is told: two engines of one host would pair */
+		const hixl_option rdma[] = {{HIXL_OPTION_TRANSPORT, "rdma"}};
+
+		if ((ret = hixl_engine_init(&b, eb.c_str(), rdma, 1)) ||
+		    (ret = hixl_engine_init(&a, ea.c_str(), rdma, 1)) ||
 		    (ret = hixl_engine_name(b, bname, sizeof(bname))))
 			return ret;
 		d.addr = (uintptr_t)la;
@@ -225,8 +228,10 @@ struct Nixl : Tool {
 		if (a.getPluginParams(backend, mems, params) != NIXL_SUCCESS)
 			return "NIXL has no backend " + backend + " here (no libplugin_" + backend +
 			       ".so in NIXL_PLUGIN_DIR or NIXL's plugin directory)";
-		if (backend == "HIXL")
+		if (backend == "HIXL") {
 			params["engine"] = C.engine;
+			params["transport"] = "rdma";
+		}
 		if ((st = a.createBackend(backend, params, h)) != NIXL_SUCCESS ||
 		    (st = b.createBackend(backend, params, h)) != NIXL_SUCCESS)
 			return "createBackend " + backend + ": " + nixlEnumStrings::statusStr(st);
