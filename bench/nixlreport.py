@@ -37,7 +37,7 @@ def parse(path):
             continue
         if f[0] == "info" and len(f) >= 2:
             p["info"][f[1]] = " ".join(f[2:])
-        elif f[0] == "res" and len(f) == 12 and f[2] in TOOLS:
+        elif f[0] == "res" and len(f) == 11 and f[2] in TOOLS:
             _, _, tool, op, bk, descs, _layers, nbytes, secs, cpu, post = f
             block, nb, s = int(bk) << 10, int(nbytes), float(secs)
             key = (op, block, int(descs))
