@@ -377,9 +377,18 @@ NIXL_PLUGIN  := build/nixl/libplugin_HIXL.so
 NIXL_TEST    := build/nixl/hixl-nixl-test
 # the NIXL table of `make bench` (bench/bench-nixl-guest.sh)
 NIXL_BENCH   := build/nixl/bench-nixl
+# NIXL's own generic backend test (its test/gtest/test_transfer.cpp) for
+# HIXL (tests/nixl/gtest/hixl_transfer.cpp): built when NIXL_SRC holds NIXL's
+# source tree (scripts/build-nixl.sh keeps it beside its prefix) and
+# GoogleTest is installed; NIXL's meson builds its gtest suite only with a
+# non-release buildtype, so the one binary is built here against the release
+# NIXL instead, about 15 s at -j1
+NIXL_SRC     ?= $(if $(NIXL_PREFIX),$(abspath $(NIXL_PREFIX)/../nixl))
+NIXL_GTEST_DIR = $(NIXL_SRC)/test/gtest
+NIXL_GTEST   := $(if $(wildcard $(NIXL_GTEST_DIR)/test_transfer.cpp),$(if $(wildcard /usr/include/gtest/gtest.h),build/nixl/nixl-gtest-hixl))
 NIXL_MISSING  = nixl: no NIXL headers: NIXL_PREFIX=DIR (scripts/build-nixl.sh prints one) or a nixl.pc on PKG_CONFIG_PATH
 .PHONY: nixl install-nixl nixl-check-inc
-nixl: nixl-check-inc $(NIXL_PLUGIN) $(NIXL_TEST) $(NIXL_BENCH)
+nixl: nixl-check-inc $(NIXL_PLUGIN) $(NIXL_TEST) $(NIXL_BENCH) $(NIXL_GTEST)
 	@echo "$(or $(NIXL_PREFIX),$(shell pkg-config --variable=prefix nixl))" > build/nixl/prefix
 nixl-check-inc:
 	@[ -n "$(NIXL_INC)" ] && [ -r "$(NIXL_INC)/backend/backend_plugin.h" ] || { echo "$(NIXL_MISSING)" >&2; exit 1; }
@@ -399,6 +408,14 @@ $(NIXL_BENCH): bench/bench-nixl.cpp $(LIB_A) $(LIB_HDRS) | nixl-check-inc
 	$(CXX) $(CXX_CPPFLAGS) $(NIXL_CXXFLAGS) $(CXX_WARN) $(CXXFLAGS) -o $@ bench/bench-nixl.cpp \
 		-L$(NIXL_LIBDIR) -Wl,-rpath,$(NIXL_LIBDIR) -lnixl -lnixl_build -lnixl_common -lserdes $(LIB_A) -luring \
 		-pthread $(LDFLAGS)
+build/nixl/nixl-gtest-hixl: tests/nixl/gtest/hixl_transfer.cpp | nixl-check-inc
+	@mkdir -p build/nixl
+	$(CXX) -std=c++20 -O1 -w -DBUILD_DIR='"/nonexistent"' -I$(NIXL_GTEST_DIR) $(patsubst %,-I%,$(NIXL_INC) \
+		$(NIXL_INC)/utils $(NIXL_INC)/backend $(addprefix $(NIXL_SRC)/src/,core core/telemetry utils \
+		utils/common infra api/cpp)) -o $@ $(NIXL_GTEST_DIR)/main.cpp $(NIXL_GTEST_DIR)/common.cpp $< \
+		-L$(NIXL_LIBDIR) -Wl,-rpath,$(NIXL_LIBDIR) -lnixl -lnixl_build -lnixl_common -lserdes -lgtest -lgmock \
+		-labsl_strings -labsl_time -labsl_log_internal_message -labsl_log_internal_check_op \
+		-labsl_log_sink -labsl_log_internal_log_sink_set -pthread $(LDFLAGS)
 install-nixl: $(NIXL_PLUGIN)
 	install -D -m 0755 $(NIXL_PLUGIN) $(DESTDIR)$(NIXL_PLUGIN_DIR)/libplugin_HIXL.so
 

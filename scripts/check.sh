@@ -124,6 +124,7 @@ count_guest() {	# NAME LABEL
 	count_tap "build/vm/$1/cpp.tap" "$2, C++"
 	count_tap "build/vm/$1/python.tap" "$2, Python"
 	count_nixl "build/vm/$1/nixl.tap" "$2, NIXL C++"
+	count_nixl "build/vm/$1/nixl-gtest.tap" "$2, NIXL's gtest"
 	count_nixl "build/vm/$1/nixl-python.tap" "$2, NIXL Python"
 }
 
