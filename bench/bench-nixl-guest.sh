@@ -36,7 +36,8 @@ if [ ! -x "$bin" ] || [ ! -r build/nixl/libplugin_HIXL.so ]; then
 	exit 0
 fi
 prefix=$(cat build/nixl/prefix 2>/dev/null)
-info nixl "$(sed -n 's/^Version: //p' "$prefix/lib/pkgconfig/nixl.pc" 2>/dev/null)"
+# NIXL's version, from the source tree scripts/build-nixl.sh keeps beside its prefix
+info nixl "$(grep -o "project('nixl', 'CPP', version: '[0-9.]*'" "$prefix/../nixl/meson.build" 2>/dev/null | grep -o "[0-9][0-9.]*")"
 tools=(native nixl-hixl nixl-ucx)
 one() {	# REP TOOL OP
 	local args=(--rep "$1" --tool "$2" --op "$3" --layers "$layers" --descs "$descs" --block-kib "$blk")
@@ -45,7 +46,8 @@ one() {	# REP TOOL OP
 	nixl-hixl) HIXL_TRANSPORT=rdma NIXL_PLUGIN_DIR=$PWD/build/nixl "$bin" "${args[@]}" ;;
 	nixl-ucx)
 		if [ -z "${NIXL_UCX_DIR:-}" ]; then
-			echo "na $1 nixl-ucx $3 $blk $descs ${NIXL_UCX_NA:-NIXL's UCX plugin was not built}"
+			why=${NIXL_UCX_NA:-"NIXL's UCX plugin was not built"}
+			echo "na $1 nixl-ucx $3 $blk $descs $why"
 			return 0
 		fi
 		UCX_TLS=rc_verbs,ud_verbs UCX_NET_DEVICES=rxe0:1 UCX_IB_GID_INDEX=2 UCX_MODULES=ib \
