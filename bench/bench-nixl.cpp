@@ -198,7 +198,13 @@ struct Native : Tool {
 
 struct Nixl : Tool {
 	std::string backend;
-	nixlAgent a{"bench-a", nixlAgentConfig(false)}, b{"bench-b", nixlAgentConfig(false)};
+	/*
+	 * The initiator progresses its requests by polling (getXferStatus);
+	 * UCX's target must progress too (its worker answers the endpoint's
+	 * wire-up), so with UCX the target agent runs NIXL's progress thread
+	 * (UCX sleeps on its events there); HIXL's needs none.
+	 */
+	nixlAgent a, b;
 	nixlDlistH *lh = nullptr, *rh = nullptr;
 	std::vector<nixlXferReqH *> reqs;
 	uint8_t *la, *rb;
@@ -206,7 +212,8 @@ struct Nixl : Tool {
 	std::string err;
 
 	Nixl(const std::string &be, uint8_t *l, uint8_t *r, const Plan &pl)
-		: backend(be), reqs(C.inflight), la(l), rb(r), p(pl) {}
+		: backend(be), a("bench-a", nixlAgentConfig(false)),
+		  b("bench-b", nixlAgentConfig(be == "UCX")), reqs(C.inflight), la(l), rb(r), p(pl) {}
 	~Nixl() override
 	{
 		if (lh)
