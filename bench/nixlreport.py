@@ -79,8 +79,9 @@ def section(p, heading="## NIXL: NIXL+HIXL vs hixl's own API (and NIXL+UCX)"):
       "descriptor per block), per layer `makeXferReq()` with the layer's block ids, "
       "`postXferReq()`, `getXferStatus()` polled, `releaseXferReq()`.  **nixl-ucx**: the "
       "same through NIXL's own UCX backend (UCX " + info.get("ucx", "?") + ", RC over rxe0, UD "
-      "for the wire-up).  Every tool polls the same way (its status call, then "
-      "`sched_yield()`).  Interleaved per repetition, order rotating; medians (min..max).")
+      "for the wire-up; the target agent runs NIXL's progress thread, which UCX needs to "
+      "answer the wire-up).  The initiator of every tool polls the same way (its status "
+      "call, then `sched_yield()`).  Interleaved per repetition, order rotating; medians (min..max).")
     w("")
     w("Columns: throughput; descriptors per second (blocks moved / s); whole-VM CPU s per "
       "GiB (`/proc/stat`); **submit us/layer**: wall microseconds per layer in the "
