@@ -264,7 +264,8 @@ nixl_status_t nixlHixlEngine::registerMem(const nixlBlobDesc &mem, const nixl_me
 	d.len = mem.len;
 	ret = hixl_register_mem(eng_, &d, HIXL_MEM_HOST, &handle);
 	if (ret) {
-		NIXL_ERROR << "HIXL backend: registerMem(0x" << std::hex << mem.addr << std::dec << ", "
+		NIXL_ERROR << "HIXL backend: registerMem(" << std::hex << std::showbase << mem.addr
+			   << std::noshowbase << std::dec << ", "
 			   << mem.len << " bytes): " << errStr(ret);
 		return nixlStatus(ret);
 	}
@@ -281,7 +282,8 @@ nixl_status_t nixlHixlEngine::deregisterMem(nixlBackendMD *meta)
 		return NIXL_ERR_INVALID_PARAM;
 	ret = hixl_deregister_mem(eng_, md->handle);
 	if (ret)
-		NIXL_ERROR << "HIXL backend: deregisterMem(0x" << std::hex << md->addr << std::dec
+		NIXL_ERROR << "HIXL backend: deregisterMem(" << std::hex << std::showbase << md->addr
+			   << std::noshowbase << std::dec
 			   << "): " << errStr(ret);
 	delete md;
 	return nixlStatus(ret);

@@ -132,7 +132,11 @@ int server(const char *ip, int port)
 
 int client(const char *ip, const char *peer, int port)
 {
-	Agent a("pair-client");
+	/*
+	 * NIXL's listener thread also takes the answers to fetchRemoteMD: the
+	 * client runs one too (on PORT + 1), or a fetched metadata never loads
+	 */
+	Agent a("pair-client", nixlAgentConfig(false, true, port + 1));
 	uint8_t *buf = (uint8_t *)alloc(2 * pairHalf);
 	nixl_opt_args_t where;
 	nixl_status_t st;
