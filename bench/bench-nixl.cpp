@@ -30,8 +30,13 @@
  * meanwhile, POST_US the mean wall microseconds per layer spent in the
  * submitting calls (native: hixl_transfer_async; NIXL: makeXferReq +
  * postXferReq); or "na REP TOOL OP BLOCK_KIB DESCS REASON..." (exit 77)
- * when the tool cannot run here.  Exit 1 on a failed transfer or a byte
- * that differs.
+ * when the tool cannot run here.  Then, where the time of the submit and
+ * of the polling went:
+ *   split REP TOOL OP MAKE_US STATUS_US STATUS_PER_LAYER
+ * MAKE_US the part of POST_US in makeXferReq (NIXL's descriptor lookup and
+ * the backend's prepXfer; 0 for native), STATUS_US the mean wall
+ * microseconds of one status call, STATUS_PER_LAYER the status calls per
+ * layer.  Exit 1 on a failed transfer or a byte that differs.
  */
 #include <sched.h>
 #include <unistd.h>
@@ -113,6 +118,7 @@ Plan plan()
  * caller), done(slot) polls it: 1 finished, 0 running, < 0 failed.
  */
 struct Tool {
+	double make_s = 0;	/* seconds in makeXferReq (NIXL) */
 	virtual ~Tool() = default;
 	virtual int post(int slot, int layer) = 0;
 	virtual int done(int slot) = 0;
@@ -264,8 +270,11 @@ struct Nixl : Tool {
 				    p.lid.begin() + (size_t)(layer + 1) * C.descs);
 		std::vector<int> ri(p.rid.begin() + (size_t)layer * C.descs,
 				    p.rid.begin() + (size_t)(layer + 1) * C.descs);
+		auto t0 = clk::now();
 		nixl_status_t st = a.makeXferReq(C.op == "read" ? NIXL_READ : NIXL_WRITE, lh, li, rh, ri,
 						 reqs[slot]);
+
+		make_s += std::chrono::duration<double>(clk::now() - t0).count();
 
 		if (st != NIXL_SUCCESS) {
 			err = "makeXferReq: " + nixlEnumStrings::statusStr(st);
@@ -296,6 +305,9 @@ struct Nixl : Tool {
 	std::string lastError() override { return err; }
 };
 
+double status_s;	/* the timed passes' status calls: seconds, count */
+long status_n;
+
 /* one pass: every layer once, INFLIGHT at a time; the submit time added to @post_s */
 int pass(Tool &t, double &post_s)
 {
@@ -318,7 +330,11 @@ int pass(Tool &t, double &post_s)
 		for (int s = 0; s < C.inflight; s++) {
 			if (busyLayer[s] < 0)
 				continue;
+			auto t0 = clk::now();
 			int r = t.done(s);
+
+			status_s += std::chrono::duration<double>(clk::now() - t0).count();
+			status_n++;
 
 			if (r < 0)
 				return -1;
@@ -413,6 +429,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	post_s = 0;
+	t->make_s = 0;
+	status_s = 0;
+	status_n = 0;
 	double c0 = busy();
 	auto t0 = clk::now();
 	for (int i = 0; i < C.passes; i++) {
@@ -423,6 +442,7 @@ int main(int argc, char **argv)
 		}
 	}
 	double secs = std::chrono::duration<double>(clk::now() - t0).count(), cpu = busy() - c0;
+	double make_us = t->make_s * 1e6 / ((double)C.layers * C.passes);
 	delete t;
 
 	/* every block of the pass, byte for byte */
@@ -439,6 +459,8 @@ int main(int argc, char **argv)
 	printf("res %d %s %s %zu %d %d %zu %.6f %.3f %.2f\n", C.rep, C.tool.c_str(), C.op.c_str(),
 	       C.block >> 10, C.descs, C.layers, len * C.passes, secs, cpu,
 	       post_s * 1e6 / ((double)C.layers * C.passes));
+	printf("split %d %s %s %.2f %.3f %.1f\n", C.rep, C.tool.c_str(), C.op.c_str(), make_us,
+	       status_n ? status_s * 1e6 / status_n : 0.0, (double)status_n / (C.layers * C.passes));
 	free(la);
 	free(rb);
 	return 0;

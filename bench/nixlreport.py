@@ -16,7 +16,8 @@ writes bench/results-nixl.md (make bench-nixl):
     bench/nixlreport.py --raw RAW --kernel KVER --out bench/results-nixl.md
 
 Raw lines (bench/bench-nixl.cpp): "res REP TOOL OP BLOCK_KIB DESCS LAYERS
-BYTES SECONDS CPU POST_US", "na REP TOOL OP BLOCK_KIB DESCS REASON...",
+BYTES SECONDS CPU POST_US", "split REP TOOL OP MAKE_US STATUS_US
+STATUS_PER_LAYER", "na REP TOOL OP BLOCK_KIB DESCS REASON...",
 "info KEY VALUE...".
 """
 from benchstats import GIB, MIB, med, ratio, report_main, spread
@@ -30,7 +31,7 @@ GOAL = 0.95
 def parse(path):
     """{"info", "res": {(op, block_bytes, descs): {tool: [(MiB/s, desc/s,
     CPU s/GiB, post us)]}}, "na": {key: {tool: [reason]}}}"""
-    p = {"info": {}, "res": {}, "na": {}}
+    p = {"info": {}, "res": {}, "na": {}, "split": {}}
     for line in open(path, errors="replace"):
         f = line.split()
         if not f:
@@ -43,6 +44,8 @@ def parse(path):
             key = (op, block, int(descs))
             p["res"].setdefault(key, {}).setdefault(tool, []).append(
                 (nb / s / MIB, nb / block / s, float(cpu) / (nb / GIB), float(post)))
+        elif f[0] == "split" and len(f) == 7 and f[2] in TOOLS:
+            p["split"].setdefault((f[3], f[2]), []).append(tuple(float(x) for x in f[4:7]))
         elif f[0] == "na" and len(f) >= 7 and f[2] in TOOLS:
             key = (f[3], int(f[4]) << 10, int(f[5]))
             p["na"].setdefault(key, {}).setdefault(f[2], []).append(" ".join(f[6:]))
@@ -116,6 +119,21 @@ def section(p, heading="## NIXL: NIXL+HIXL vs hixl's own API (and NIXL+UCX)"):
         w(f"| {k[0]} | {r}{mark} | {ratio(m['nixl-hixl'], m['nixl-ucx'])} | "
           f"{ratio(c['nixl-hixl'], c['native'])} | {d} |")
     w("")
+    if p["split"]:
+        w("Where the submit and the polling went (medians): **makeXferReq us/layer**, the part "
+          "of the submit in `makeXferReq` (NIXL's lookup of the layer's block ids in the "
+          "prepped lists and the backend's `prepXfer`; the rest is `postXferReq`, for HIXL "
+          "the same `hixl_transfer_async()` native makes); **status us/call**, one status "
+          "call (native `hixl_get_transfer_status()`, NIXL `getXferStatus()` down to the "
+          "backend's `checkXfer`); **status calls/layer**.")
+        w("")
+        w("| op | tool | makeXferReq us/layer | status us/call | status calls/layer |")
+        w("|---|---|---|---|---|")
+        for (op, t) in sorted(p["split"], key=lambda k: (k[0] != "write", TOOLS.index(k[1]))):
+            v = p["split"][(op, t)]
+            w(f"| {op} | {t} | {spread([x[0] for x in v], 0)} | {spread([x[1] for x in v], 2)} | "
+              f"{spread([x[2] for x in v], 0)} |")
+        w("")
     nf = info.get("failed_measurements")
     if nf and nf != "0":
         w(f"{nf} measurement(s) failed; their reason is in the cell.")
