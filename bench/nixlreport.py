@@ -84,7 +84,7 @@ def section(p, heading="## NIXL: NIXL+HIXL vs hixl's own API (and NIXL+UCX)"):
       "same through NIXL's own UCX backend (UCX " + info.get("ucx", "?") + ", RC over rxe0, UD "
       "for the wire-up; the target agent runs NIXL's progress thread, which UCX needs to "
       "answer the wire-up).  The initiator of every tool polls the same way (its status "
-      "call, then `sched_yield()`).  Interleaved per repetition, order rotating; medians (min..max).")
+      "call, then 50 us of sleep when none of its layers ended).  Interleaved per repetition, order rotating; medians (min..max).")
     w("")
     w("Columns: throughput; descriptors per second (blocks moved / s); whole-VM CPU s per "
       "GiB (`/proc/stat`); **submit us/layer**: wall microseconds per layer in the "
