@@ -38,7 +38,7 @@ guest_report() {	# NAME RAW REPORT RESULT CMD...
 # says the plugin is not built.
 nixl_prep() {
 	local prefix rc=0
-	NIXL_UCX_DIR= NIXL_UCX_NA=
+	NIXL_UCX_DIR='' NIXL_UCX_NA=''
 	prefix=$(scripts/build-nixl.sh) || { echo "bench: no NIXL, its table will say so" >&2; rm -rf build/nixl; return 0; }
 	nice -n 10 make -s nixl NIXL_PREFIX="$prefix" >&2 || { rm -rf build/nixl; return 0; }
 	NIXL_UCX_DIR=$(scripts/build-nixl-ucx.sh "$prefix" 2> build/nixl/ucx.err) || rc=$?
@@ -150,7 +150,7 @@ all)
 	# BENCH_NIXL (1: the NIXL section, bench/bench-nixl-guest.sh, NIXL_REPS,
 	# NIXL_LAYERS; NIXL and the plugins built first by nixl_prep)
 	# reach the guest on its command line.
-	NIXL_UCX_DIR= NIXL_UCX_NA=
+	NIXL_UCX_DIR='' NIXL_UCX_NA=''
 	[ "${BENCH_NIXL:-1}" = 0 ] || nixl_prep
 	t0=$(date +%s)
 	load0=$(cut -d' ' -f1 /proc/loadavg)
