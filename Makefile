@@ -120,7 +120,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-py clean install
+.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-py bench-nixl clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module userspace
 # everything but hixl.ko (the benchmarks build theirs for the VM's kernel)
@@ -291,6 +291,13 @@ demo:
 bench: userspace
 	bench/bench.sh all
 
+# NIXL+HIXL vs hixl's own API vs NIXL+UCX on the main job's shape (32 KiB
+# blocks, layers of 256 scattered descriptors), one VM run (also part of
+# `make bench`); builds NIXL, the plugin and NIXL's UCX plugin first (cached);
+# writes bench/results-nixl.md
+bench-nixl: userspace
+	bench/bench.sh nixl
+
 # Registration time, hixl vs ibv_reg_mr, in one VM run on Debian's stock 6.12
 # kernel (no debug options); writes bench/results-reg.md
 bench-reg: userspace
@@ -368,9 +375,20 @@ NIXL_SRCS    := nixl/hixl_backend.cpp nixl/hixl_params.cpp nixl/hixl_plugin.cpp
 NIXL_HDRS    := nixl/hixl_backend.h
 NIXL_PLUGIN  := build/nixl/libplugin_HIXL.so
 NIXL_TEST    := build/nixl/hixl-nixl-test
+# the NIXL table of `make bench` (bench/bench-nixl-guest.sh)
+NIXL_BENCH   := build/nixl/bench-nixl
+# NIXL's own generic backend test (its test/gtest/test_transfer.cpp) for
+# HIXL (tests/nixl/gtest/hixl_transfer.cpp): built when NIXL_SRC holds NIXL's
+# source tree (scripts/build-nixl.sh keeps it beside its prefix) and
+# GoogleTest is installed; NIXL's meson builds its gtest suite only with a
+# non-release buildtype, so the one binary is built here against the release
+# NIXL instead, about 15 s at -j1
+NIXL_SRC     ?= $(if $(NIXL_PREFIX),$(abspath $(NIXL_PREFIX)/../nixl))
+NIXL_GTEST_DIR = $(NIXL_SRC)/test/gtest
+NIXL_GTEST   := $(if $(wildcard $(NIXL_GTEST_DIR)/test_transfer.cpp),$(if $(wildcard /usr/include/gtest/gtest.h),build/nixl/nixl-gtest-hixl))
 NIXL_MISSING  = nixl: no NIXL headers: NIXL_PREFIX=DIR (scripts/build-nixl.sh prints one) or a nixl.pc on PKG_CONFIG_PATH
 .PHONY: nixl install-nixl nixl-check-inc
-nixl: nixl-check-inc $(NIXL_PLUGIN) $(NIXL_TEST)
+nixl: nixl-check-inc $(NIXL_PLUGIN) $(NIXL_TEST) $(NIXL_BENCH) $(NIXL_GTEST)
 	@echo "$(or $(NIXL_PREFIX),$(shell pkg-config --variable=prefix nixl))" > build/nixl/prefix
 nixl-check-inc:
 	@[ -n "$(NIXL_INC)" ] && [ -r "$(NIXL_INC)/backend/backend_plugin.h" ] || { echo "$(NIXL_MISSING)" >&2; exit 1; }
@@ -385,6 +403,19 @@ $(NIXL_TEST): tests/nixl/*.cpp tests/nixl/*.h $(LIB_A) $(LIB_HDRS) | nixl-check-
 	$(CXX) $(CXX_CPPFLAGS) $(NIXL_CXXFLAGS) $(CXX_WARN) $(CXXFLAGS) -Itests/nixl -o $@ tests/nixl/*.cpp \
 		-L$(NIXL_LIBDIR) -Wl,-rpath,$(NIXL_LIBDIR) -lnixl -lnixl_build -lnixl_common -lserdes $(LIB_A) -luring \
 		-pthread $(LDFLAGS)
+$(NIXL_BENCH): bench/bench-nixl.cpp $(LIB_A) $(LIB_HDRS) | nixl-check-inc
+	@mkdir -p build/nixl
+	$(CXX) $(CXX_CPPFLAGS) $(NIXL_CXXFLAGS) $(CXX_WARN) $(CXXFLAGS) -o $@ bench/bench-nixl.cpp \
+		-L$(NIXL_LIBDIR) -Wl,-rpath,$(NIXL_LIBDIR) -lnixl -lnixl_build -lnixl_common -lserdes $(LIB_A) -luring \
+		-pthread $(LDFLAGS)
+build/nixl/nixl-gtest-hixl: tests/nixl/gtest/hixl_transfer.cpp | nixl-check-inc
+	@mkdir -p build/nixl
+	$(CXX) -std=c++20 -O1 -w -DBUILD_DIR='"/nonexistent"' -I$(NIXL_GTEST_DIR) $(patsubst %,-I%,$(NIXL_INC) \
+		$(NIXL_INC)/utils $(NIXL_INC)/backend $(addprefix $(NIXL_SRC)/src/,core core/telemetry utils \
+		utils/common infra api/cpp)) -o $@ $(NIXL_GTEST_DIR)/main.cpp $(NIXL_GTEST_DIR)/common.cpp $< \
+		-L$(NIXL_LIBDIR) -Wl,-rpath,$(NIXL_LIBDIR) -lnixl -lnixl_build -lnixl_common -lserdes -lgtest -lgmock \
+		-labsl_strings -labsl_time -labsl_log_internal_message -labsl_log_internal_check_op \
+		-labsl_log_sink -labsl_log_internal_log_sink_set -pthread $(LDFLAGS)
 install-nixl: $(NIXL_PLUGIN)
 	install -D -m 0755 $(NIXL_PLUGIN) $(DESTDIR)$(NIXL_PLUGIN_DIR)/libplugin_HIXL.so
 

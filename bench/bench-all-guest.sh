@@ -18,7 +18,10 @@
 # bench/bench-rails-guest.sh, one rail vs two vs two with rail 1 taken
 # away, into $HIXL_WORK/raw-rails.txt; RAILS_REPS, RAILS_MIB,
 # RAILS_BLOCK_KIB), BENCH_PY (1: run bench/pysubmit.py, the Python
-# package's descriptor forms, into $HIXL_WORK/raw-py.txt; PY_REPS).
+# package's descriptor forms, into $HIXL_WORK/raw-py.txt; PY_REPS),
+# BENCH_NIXL (1: run bench/bench-nixl-guest.sh, NIXL+HIXL vs hixl's own API
+# vs NIXL+UCX, into $HIXL_WORK/raw-nixl.txt; NIXL_REPS, NIXL_LAYERS,
+# NIXL_UCX_DIR, NIXL_UCX_NA).
 set -u
 # hixl's side of every comparison here is RDMA over rxe0: two engines of
 # one host would otherwise pair and copy in the kernel (Transport "auto",
@@ -72,6 +75,10 @@ if [ "${BENCH_PY:-1}" = 1 ]; then
 	echo "bench: python"
 	/usr/bin/python3 bench/pysubmit.py --run --reps "${PY_REPS:-15}" \
 		--raw "$HIXL_WORK/raw-py.txt" || exit 1
+fi
+if [ "${BENCH_NIXL:-1}" = 1 ]; then
+	echo "bench: NIXL"
+	bench/bench-nixl-guest.sh "$HIXL_WORK/raw-nixl.txt" || exit 1
 fi
 info guest_seconds "$(( $(date +%s) - start ))"
 exit 0

@@ -30,6 +30,7 @@ import latreport  # noqa: E402  (bench/latreport.py: the latency section)
 import localreport  # noqa: E402  (bench/localreport.py: the same-host section)
 import pysubmit  # noqa: E402  (bench/pysubmit.py: the Python section)
 import railsreport  # noqa: E402  (bench/railsreport.py: the rails section)
+import nixlreport  # noqa: E402  (bench/nixlreport.py: the NIXL section)
 from benchstats import GIB, MIB, geomean, med, ratio, size_name, spread  # noqa: E402
 
 TOOLS = ["hixl-sync", "hixl-async", "perftest", "ucx"]
@@ -155,6 +156,7 @@ def main():
     ap.add_argument("--py", help="bench/pysubmit.py's raw lines (the Python section)")
     ap.add_argument("--local", help="bench/bench-local-guest.sh's raw lines (same-host section)")
     ap.add_argument("--rails", help="bench/bench-rails-guest.sh's raw lines (rails section)")
+    ap.add_argument("--nixl", help="bench/bench-nixl-guest.sh's raw lines (the NIXL section)")
     ap.add_argument("--mainjob", help="bench/results-default.txt (make bench-default): the "
                     "main job's table in --json")
     ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
@@ -349,6 +351,8 @@ def main():
                              "BENCH_RAILS", "rails")
     optional_section(out, pysubmit, a.py, lambda p: p["res"], "Python submission", "BENCH_PY",
                      "py")
+    nixl = optional_section(out, nixlreport, a.nixl, lambda p: p["res"] or p["na"], "NIXL",
+                            "BENCH_NIXL", "nixl")
 
     # ---- submission
     w("## Submission rate: TRANSFER ioctl vs io_uring URING_CMD\n")
@@ -374,6 +378,8 @@ def main():
             run["local"] = local
         if rails:
             run["rails"] = rails
+        if nixl:
+            run["nixl"] = nixl
         if a.mainjob and os.path.exists(a.mainjob):
             run["mainjob"], run["mainjob_info"] = results_json.parse_mainjob(a.mainjob)
         meta = json_meta(a, info, conf)

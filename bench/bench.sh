@@ -4,7 +4,7 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|py|all
+# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|py|nixl|all
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -31,7 +31,29 @@ guest_report() {	# NAME RAW REPORT RESULT CMD...
 	cat "bench/$result.md"
 }
 
+# The NIXL table's parts, built on the host before the VM (bench/bench-nixl-guest.sh):
+# NIXL (scripts/build-nixl.sh, cached), the plugin and build/nixl/bench-nixl
+# (make nixl), NIXL's UCX plugin (scripts/build-nixl-ucx.sh, cached); sets
+# NIXL_UCX_DIR, or NIXL_UCX_NA to why not.  Without NIXL the guest's table
+# says the plugin is not built.
+nixl_prep() {
+	local prefix rc=0
+	NIXL_UCX_DIR='' NIXL_UCX_NA=''
+	prefix=$(scripts/build-nixl.sh) || { echo "bench: no NIXL, its table will say so" >&2; rm -rf build/nixl; return 0; }
+	nice -n 10 make -s nixl NIXL_PREFIX="$prefix" >&2 || { rm -rf build/nixl; return 0; }
+	NIXL_UCX_DIR=$(scripts/build-nixl-ucx.sh "$prefix" 2> build/nixl/ucx.err) || rc=$?
+	[ "$rc" = 0 ] || NIXL_UCX_NA="NIXL's UCX plugin not built: $(grep -v '^ ' build/nixl/ucx.err | tail -1)"
+}
+
 case "$what" in
+nixl)
+	# `make bench-nixl`: NIXL+HIXL vs hixl's own API vs NIXL+UCX
+	# (bench/bench-nixl-guest.sh): NIXL_REPS (5), NIXL_LAYERS (16)
+	nixl_prep
+	guest_report bench-nixl raw-nixl.txt nixlreport.py results-nixl \
+		env NIXL_REPS="${NIXL_REPS:-5}" NIXL_LAYERS="${NIXL_LAYERS:-16}" \
+		NIXL_UCX_DIR="$NIXL_UCX_DIR" NIXL_UCX_NA="$NIXL_UCX_NA" bench/bench-nixl-guest.sh
+	;;
 reg)
 	# 600 x 2 MiB huge pages: room for the 1 GiB hugetlb buffer
 	HIXL_VM_HUGEPAGES_2M=600 tests/vm/run.sh --kernel 6.12 \
@@ -124,8 +146,12 @@ all)
 	# BENCH_LAT (1), BENCH_LOCAL (1: the same-host section,
 	# bench/bench-local-guest.sh, with LOCAL_* as for `local`), BENCH_RAILS
 	# (1: the rails section, bench/bench-rails-guest.sh, RAILS_* as for
-	# `rails`), BENCH_PY (1: the Python section, bench/pysubmit.py, PY_REPS)
+	# `rails`), BENCH_PY (1: the Python section, bench/pysubmit.py, PY_REPS),
+	# BENCH_NIXL (1: the NIXL section, bench/bench-nixl-guest.sh, NIXL_REPS,
+	# NIXL_LAYERS; NIXL and the plugins built first by nixl_prep)
 	# reach the guest on its command line.
+	NIXL_UCX_DIR='' NIXL_UCX_NA=''
+	[ "${BENCH_NIXL:-1}" = 0 ] || nixl_prep
 	t0=$(date +%s)
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} \
@@ -140,6 +166,8 @@ all)
 		BENCH_RAILS="${BENCH_RAILS:-1}" RAILS_REPS="${RAILS_REPS:-5}" \
 		RAILS_MIB="${RAILS_MIB:-64}" RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" \
 		BENCH_PY="${BENCH_PY:-1}" PY_REPS="${PY_REPS:-15}" \
+		BENCH_NIXL="${BENCH_NIXL:-1}" NIXL_REPS="${NIXL_REPS:-5}" NIXL_LAYERS="${NIXL_LAYERS:-16}" \
+		NIXL_UCX_DIR="$NIXL_UCX_DIR" NIXL_UCX_NA="$NIXL_UCX_NA" \
 		bench/bench-all-guest.sh
 	# Debian's python3 has python3-matplotlib (another python3 may come first in PATH)
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
@@ -147,6 +175,7 @@ all)
 		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
 		--lat build/vm/bench-all/raw-lat.txt --local build/vm/bench-all/raw-local.txt \
 		--rails build/vm/bench-all/raw-rails.txt --py build/vm/bench-all/raw-py.txt \
+		--nixl build/vm/bench-all/raw-nixl.txt \
 		--mainjob bench/results-default.txt \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \

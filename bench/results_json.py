@@ -309,6 +309,33 @@ def table_rails(run):
     return t
 
 
+def _nixl(run, idx, title, unit, better):
+    """The NIXL section (bench/nixlreport.py's parse()): native (hixl's own
+    API), nixl-hixl (NIXL with the backend HIXL), nixl-ucx (NIXL's UCX
+    backend); key (op, block, batch) with batch the descriptors per layer;
+    idx 0 MiB/s, 1 descriptors/s, 2 CPU s/GiB, 3 submit us per layer."""
+    r = run.get("nixl")
+    if not r or not (r.get("res") or r.get("na")):
+        return None
+    tools = ["native", "nixl-hixl", "nixl-ucx"]
+    pairs = [["nixl-hixl", "native"], ["nixl-hixl", "nixl-ucx"]]
+    info = {"batch": "descriptors per layer (scattered 32 KiB KV blocks), 4 layers in flight",
+            "nixl-hixl": "goal: nixl-hixl/native >= 0.95"}
+    return _op_table(r.get("res") or {}, r.get("na") or {}, idx, tools, pairs,
+                     (title, unit, better), info=info)
+
+
+def table_nixl(run):
+    """NIXL+HIXL vs hixl's own API vs NIXL+UCX on the main job's shape, MiB/s."""
+    return _nixl(run, 0, "NIXL: NIXL+HIXL vs hixl's own API vs NIXL+UCX, main job's shape",
+                 "MiB/s", "higher")
+
+
+def table_nixl_descs(run):
+    """The same points as descriptors (blocks) moved per second."""
+    return _nixl(run, 1, "NIXL: descriptors per second", "descriptors/s", "higher")
+
+
 TABLES = [
     ("throughput", table_throughput),
     ("cpu", table_cpu),
@@ -319,6 +346,8 @@ TABLES = [
     ("local", table_local),
     ("local_cpu", table_local_cpu),
     ("rails", table_rails),
+    ("nixl", table_nixl),
+    ("nixl_descs", table_nixl_descs),
 ]
 
 

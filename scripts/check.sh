@@ -124,6 +124,7 @@ count_guest() {	# NAME LABEL
 	count_tap "build/vm/$1/cpp.tap" "$2, C++"
 	count_tap "build/vm/$1/python.tap" "$2, Python"
 	count_nixl "build/vm/$1/nixl.tap" "$2, NIXL C++"
+	count_nixl "build/vm/$1/nixl-gtest.tap" "$2, NIXL's gtest"
 	count_nixl "build/vm/$1/nixl-python.tap" "$2, NIXL Python"
 }
 
@@ -278,7 +279,8 @@ fuzz_both() {	# CALLS SEED CASES WIRE_SEED SECS KO
 
 # The two-VM run: Debian 6.1 (server) and 6.12 (client) over a QEMU socket
 # network (tests/pair/guest.sh on each: hixl-pair, hixl-bench --server and
-# --client, examples/exchange, a peer restart and a silent peer); its TAP
+# --client, examples/exchange, NIXL agents with the backend HIXL when the
+# plugin is built, a peer restart and a silent peer); its TAP
 # counts as tests.  Returns 1 when
 # anything failed.
 pair() {

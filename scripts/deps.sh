@@ -33,6 +33,10 @@ pkgs=(
 	# with Abseil, from ../shared/third_party; these are Debian's part), and
 	# torch (CPU) for the vLLM-sequence test's KV tensors
 	meson ninja-build cmake libasio-dev python3-pybind11 python3-torch
+	# NIXL's own generic backend test for HIXL (make nixl: build/nixl/nixl-gtest-hixl)
+	libgtest-dev libgmock-dev
+	# make bench: NIXL's UCX backend beside HIXL (scripts/build-nixl-ucx.sh)
+	libucx-dev
 )
 
 missing=()

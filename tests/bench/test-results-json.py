@@ -17,7 +17,9 @@ bench/localreport.py) must give the local and local_cpu tables with the
 fixture's medians and ratios and results.md the goal lines; the rails
 section (--rails, fixtures/raw-rails.txt, bench/railsreport.py) the rails
 table (GB/s medians, ratios, bytes verified, a failed measurement as n/a)
-and the time lost in results.md; the
+and the time lost in results.md; the NIXL section (--nixl,
+fixtures/raw-nixl.txt, bench/nixlreport.py) the nixl and nixl_descs tables
+and the goal line in results.md; the
 --from-md import of the results.md written from A must give A's numbers
 back; the committed bench/results.json must pass the schema.  TAP output.
 """
@@ -270,6 +272,32 @@ def main():
        and "8100 / 2" in rm,
        "railsreport.py alone writes results-rails.md's table", p.stderr + rm[:2000])
     ok("rails" not in e["tables"], "E: no --rails, no rails table", sorted(e["tables"]))
+
+    # the NIXL section (bench/nixlreport.py, bench-nixl-guest.sh's lines)
+    g = results(tmp, "g", "raw-b.txt", "--nixl", os.path.join(FIX, "raw-nixl.txt"))
+    t = g["tables"].get("nixl", {"points": []})
+    mibs = lambda secs: 268435456 / secs / 1048576  # noqa: E731
+    w = [pt for pt in t["points"] if pt["op"] == "write"]
+    r = [pt for pt in t["points"] if pt["op"] == "read"]
+    wn, wh = (statistics.median([mibs(x) for x in v]) for v in ((2.0, 1.9, 2.1), (2.1, 2.0, 2.2)))
+    ok(not results_json.check(g) and t.get("unit") == "MiB/s" and len(w) == 1 and len(r) == 1
+       and w[0]["block"] == 32768 and w[0]["batch"] == 256
+       and close(w[0]["values"]["native"]["median"], wn, 0, 0.1)
+       and close(w[0]["values"]["nixl-hixl"]["median"], wh, 0, 0.1)
+       and close(w[0]["ratios"]["nixl-hixl/native"], wh / wn)
+       and "libucx-dev" in w[0]["na"]["nixl-ucx"] and "nixl-ucx" not in w[0]["values"]
+       and close(r[0]["ratios"]["nixl-hixl/nixl-ucx"], 2.0)
+       and close(g["tables"]["nixl_descs"]["points"][0]["values"]["native"]["median"],
+                 wn * 32, 0, 5),
+       "G: --nixl gives the nixl and nixl_descs tables: medians, nixl-hixl/native, UCX n/a "
+       "with its reason", t["points"])
+    md = open(os.path.join(tmp, "g.md")).read()
+    sec = md[md.find("## NIXL"):]
+    ok(f"| write | {wh / wn:.2f} (met) |" in sec and "| read | 1.00 (met) | 2.00 |" in sec
+       and "n/a (NIXL's UCX plugin not built" in sec and "| +50 |" in sec,
+       "G: results.md's NIXL section: the ratio against the 0.95 goal, UCX's reason, the submit "
+       "time difference", sec[:3000])
+    ok("nixl" not in e["tables"], "E: no --nixl, no nixl table", sorted(e["tables"]))
 
     b = results(tmp, "b", "raw-b.txt", "--reg", reg)
     check_doc(b, "raw-b.txt", "B")

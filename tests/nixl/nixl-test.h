@@ -31,7 +31,8 @@ nixl_status_t waitXfer(nixlAgent &ag, nixlXferReqH *req, int timeout_ms = 60000)
 
 /* an agent (no threads of NIXL's) with the HIXL backend on memory it registers */
 struct Agent {
-	explicit Agent(const std::string &name) : ag(name, nixlAgentConfig(false)) {}
+	explicit Agent(const std::string &name, const nixlAgentConfig &cfg = nixlAgentConfig(false))
+		: ag(name, cfg) {}
 	nixlAgent ag;
 	nixlBackendH *be = nullptr;
 	nixl_status_t make(const nixl_b_params_t &p) { return ag.createBackend("HIXL", p, be); }
@@ -45,6 +46,8 @@ nixl_b_params_t defaults();
 void *alloc(size_t len);
 /* the target process's loop (agent @name, commands on @fd): its exit status */
 int target(int fd, const std::string &name);
+/* the two-VM mode, hixl-nixl-test pair-server|pair-client ... (nixl-pair.cpp): its exit status */
+int pairMain(int argc, char **argv);
 
 /* a target process and its socketpair end; spawn() re-executes this program */
 struct Peer {

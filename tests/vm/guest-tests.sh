@@ -9,7 +9,8 @@
 # library and the module), $HIXL_WORK/cpp.tap (the C++ API) and
 # $HIXL_WORK/python.tap (the Python package), and with the NIXL backend
 # plugin built (make nixl: build/nixl/) $HIXL_WORK/nixl.tap (NIXL's C++
-# agent API) and $HIXL_WORK/nixl-python.tap (NIXL's Python nixl_agent in
+# agent API), $HIXL_WORK/nixl-gtest.tap (NIXL's own generic backend test for
+# HIXL, tests/nixl/run-gtest.sh) and $HIXL_WORK/nixl-python.tap (NIXL's Python nixl_agent in
 # vLLM's call sequence, with HIXL_NIXL_PYTHON=1 only: torch's first import
 # takes ~80 s of a boot, so make check runs it in one VM); without the
 # plugin, or without HIXL_NIXL_PYTHON=1, they say "1..0 # SKIP" why.
@@ -44,6 +45,9 @@ if [ -x build/nixl/hixl-nixl-test ] && [ -r build/nixl/libplugin_HIXL.so ]; then
 	build/nixl/hixl-nixl-test > "$HIXL_WORK/nixl.tap" 2> "$HIXL_WORK/nixl.log"
 	r=$?; [ $r = 0 ] || [ $r = 77 ] || { rc=1; tail -20 "$HIXL_WORK/nixl.log"; }
 	cat "$HIXL_WORK/nixl.tap"
+	# NIXL's own generic backend test, instantiated for HIXL (tests/nixl/run-gtest.sh)
+	tests/nixl/run-gtest.sh > "$HIXL_WORK/nixl-gtest.tap"
+	r=$?; [ $r = 0 ] || [ $r = 77 ] || { rc=1; tail -20 "$HIXL_WORK/nixl-gtest.log"; }
 	if [ "${HIXL_NIXL_PYTHON:-0}" = 1 ]; then
 		PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 tests/nixl/test_nixl_vllm.py \
 			> "$HIXL_WORK/nixl-python.tap" 2> "$HIXL_WORK/nixl-python.log"
@@ -54,7 +58,7 @@ if [ -x build/nixl/hixl-nixl-test ] && [ -r build/nixl/libplugin_HIXL.so ]; then
 			> "$HIXL_WORK/nixl-python.tap"
 	fi
 else
-	for t in nixl nixl-python; do
+	for t in nixl nixl-gtest nixl-python; do
 		echo "1..0 # SKIP the NIXL backend plugin is not built (make nixl NIXL_PREFIX=...)" \
 			> "$HIXL_WORK/$t.tap"
 	done
