@@ -7,6 +7,8 @@ hixl.Hixl.transfer_async(), descriptors given as
 
   list     a list of hixl.TransferOpDesc built in a Python loop (HIXL's way)
   numpy    an (n, 3) uint64 numpy array computed from the block ids
+  arrays   two uint64 numpy arrays (local, remote addresses) computed from
+           the block ids and the block size: hixl.OpDescs.from_arrays()
   blocks   hixl.OpDescs.from_blocks(layer bases, block size, block ids)
 
 Timed, each request waited for before the next (the transfer itself is
@@ -41,7 +43,7 @@ import time
 
 from benchstats import med, spread
 
-FORMS = ["list", "numpy", "blocks"]
+FORMS = ["list", "numpy", "arrays", "blocks"]
 #: the numpy build's statements, timed one by one
 STEPS = [("alloc", "`np.empty((64, 128, 3))`"),
          ("laddr", "local addresses (`lbases[:, None] + lids.astype(uint64) * BLOCK`)"),
@@ -90,6 +92,10 @@ def measure(raw, reps, ip):
             d[:, :, 1] = rbases[:, None] + rids[None, :].astype(np.uint64) * BLOCK
             d[:, :, 2] = BLOCK
             return d.reshape(-1, 3)
+        if form == "arrays":
+            la = (lbases[:, None] + lids.astype(np.uint64) * np.uint64(BLOCK)).ravel()
+            ra = (rbases[:, None] + rids.astype(np.uint64) * np.uint64(BLOCK)).ravel()
+            return la, ra, BLOCK
         return hixl.OpDescs.from_blocks(lbases, rbases, BLOCK, lids, rids)
 
     def steps(rep, lids, rids):
@@ -137,7 +143,7 @@ def measure(raw, reps, ip):
             t1 = time.perf_counter()
             # what transfer_async() does first with any form (descs_from()):
             # the rest of the Python-side work; given an OpDescs it is none
-            ready = hixl.OpDescs(descs)
+            ready = hixl.OpDescs.from_arrays(*descs) if form == "arrays" else hixl.OpDescs(descs)
             t2 = time.perf_counter()
             ret, req = a.transfer_async(b.local_engine, hixl.WRITE, ready)
             t3 = time.perf_counter()
@@ -201,6 +207,7 @@ def section(p):
            "| descriptors given as | build | convert | Python-side | ratio | submit | bytes |",
            "|---|---|---|---|---|---|---|"]
     names = {"list": "list of `TransferOpDesc`", "numpy": "(n, 3) uint64 numpy array",
+             "arrays": "two uint64 numpy arrays, `OpDescs.from_arrays()`",
              "blocks": "`OpDescs.from_blocks()`"}
     for form in FORMS:
         if form not in p["res"]:
