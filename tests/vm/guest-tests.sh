@@ -40,6 +40,7 @@ esac
 PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python \
 	> "$HIXL_WORK/python.log" 2>&1 || rc=1
 tail -5 "$HIXL_WORK/python.log"
+cat "$HIXL_WORK/nixl-python.tap" 2>/dev/null
 # the NIXL backend plugin (nixl/, docs/nixl.md); exit 77 is a skip
 if [ -x build/nixl/hixl-nixl-test ] && [ -r build/nixl/libplugin_HIXL.so ]; then
 	build/nixl/hixl-nixl-test > "$HIXL_WORK/nixl.tap" 2> "$HIXL_WORK/nixl.log"
