@@ -224,8 +224,11 @@ def section(p):
         def st(names):
             return ", ".join("%s %.3f" % (what, med([v * 1e3 for v in p["step"][k]]))
                              for k, what in names if k in p["step"])
-        out += ["", "Where the numpy form's build goes (each statement timed alone, ms median): "
-                + st(STEPS) + ".  numpy's floor in this VM: " + st(FLOORS) + ".  The (n, 3) "
+        total = med([sum(p["step"][k][i] for k, _ in STEPS if k in p["step"]) * 1e3
+                     for i in range(min(len(p["step"][k]) for k, _ in STEPS if k in p["step"]))])
+        out += ["", "Where the numpy form's build goes (the same build again right after the "
+                "timed one, each statement timed alone, ms median): " + st(STEPS) +
+                "; together %.3f.  numpy's floor in this VM: " % total + st(FLOORS) + ".  The (n, 3) "
                 "array's convert is hixl's whole share: the buffer is taken in place (C-contiguous "
                 "8-byte integers: no copy, no per-element Python work)."]
     return out + [""]
