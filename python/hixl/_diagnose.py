@@ -10,6 +10,7 @@ the failures worth a warning and adds the fix where the message has none.
 """
 
 import errno
+import re
 import warnings
 
 from ._types import HixlWarning
@@ -18,6 +19,9 @@ from ._types import HixlWarning
 # unknown; the warning says why they have no meaning here
 _ASCEND_ONLY = ("EnableUseFabricMem", "GlobalResourceConfig", "LocalCommRes")
 _PREFIX = "hixl_engine_init("
+# the errno the library appends ("...: Invalid argument (-EINVAL)"): the
+# cause before it says more
+_ERRNO_TAIL = re.compile(r": [^:]+ \(-E[A-Z0-9]+\)$")
 
 
 def _library_cause(name, message):
@@ -48,6 +52,8 @@ def init_warning(err, name, options, library_message, hint):
                    -errno.EADDRNOTAVAIL):
         return None
     cause = _library_cause(name, library_message or "")
+    if cause:
+        cause = _ERRNO_TAIL.sub("", cause) or cause
     if not cause:
         return None
     text = "hixl: initialize(%s) failed: %s" % (name, cause)
