@@ -5,7 +5,8 @@
 # builds against several kernels do not overwrite each other's objects.
 #
 # Usage: scripts/build-module.sh KDIR OUTDIR [W=1]
-# With W=1 any compiler warning fails the build.
+# With W=1 any compiler warning fails the build.  Runs HIXL_JOBS (default:
+# every CPU) compiler jobs at once.
 set -euo pipefail
 kdir=$1 w=${3:-}
 mkdir -p "$2"
@@ -21,7 +22,7 @@ find "$out" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \
 log=$out/build.log
 # kmod/Kbuild is in-tree style: say what its Kconfig symbol would (the
 # KUnit one follows CONFIG_KUNIT, ../Kbuild)
-if ! make -C "$kdir" M="$out" CONFIG_INFINIBAND_HIXL=m $w modules > "$log" 2>&1; then
+if ! make -C "$kdir" M="$out" -j"${HIXL_JOBS:-$(nproc)}" CONFIG_INFINIBAND_HIXL=m $w modules > "$log" 2>&1; then
 	cat "$log" >&2
 	exit 1
 fi

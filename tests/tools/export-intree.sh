@@ -65,7 +65,7 @@ fi
 # as an external module of that tree: the Kconfig symbols on the command
 # line (no .config of that kernel has them), the ABI header from the
 # exported include/uapi/ (after the kernel's own, as KCFLAGS come)
-if make -C "$kdir" M="$drv" CONFIG_INFINIBAND_HIXL=m CONFIG_INFINIBAND_HIXL_KUNIT_TEST=m \
+if make -C "$kdir" M="$drv" -j"$(nproc)" CONFIG_INFINIBAND_HIXL=m CONFIG_INFINIBAND_HIXL_KUNIT_TEST=m \
 	KCFLAGS="-I$k/include/uapi" W=1 modules > "$tmp/build.log" 2>&1 &&
    ! grep -qE 'warning:|error:' "$tmp/build.log" &&
    [ -f "$drv/hixl.ko" ] && [ -f "$drv/tests/hixl_kunit.ko" ]; then
