@@ -7,6 +7,8 @@ hixl.Hixl.transfer_async(), descriptors given as
 
   list     a list of hixl.TransferOpDesc built in a Python loop (HIXL's way)
   numpy    an (n, 3) uint64 numpy array computed from the block ids
+  arrays   two uint64 numpy arrays (local, remote addresses) computed from
+           the block ids and the block size: hixl.OpDescs.from_arrays()
   blocks   hixl.OpDescs.from_blocks(layer bases, block size, block ids)
 
 Timed, each request waited for before the next (the transfer itself is
@@ -17,7 +19,10 @@ OpDescs); submit, transfer_async() of that array (the library and the
 kernel queueing the request: no Python work per descriptor).
 Python-side = build + convert.  Reps are interleaved list/numpy/blocks;
 the report gives medians (min..max) and the ratio list / form of the
-Python-side time.  Every form's bytes are checked once.
+Python-side time.  Every form's bytes are checked once.  Where the numpy
+form's build goes: after each rep, the same build again with each numpy
+statement timed alone (STEPS), and numpy's floor: one ufunc call on one
+element (its per-call cost) and on 8,192 contiguous uint64 (FLOORS).
 
 Run in the bench VM (bench/bench.sh py, `make bench-py`, and in `make bench`
 by bench/bench-all-guest.sh):
@@ -29,7 +34,7 @@ bench/bench-results.py includes section() in results.md; alone:
     bench/pysubmit.py --raw RAW --kernel KVER --out bench/results-py.md
 
 Raw lines: "res REP FORM NDESCS BUILD_S CONVERT_S SUBMIT_S", "verified FORM 0|1",
-"info KEY VALUE...".
+"step REP NAME S" (STEPS and FLOORS), "info KEY VALUE...".
 """
 import argparse
 import os
@@ -38,7 +43,16 @@ import time
 
 from benchstats import med, spread
 
-FORMS = ["list", "numpy", "blocks"]
+FORMS = ["list", "numpy", "arrays", "blocks"]
+#: the numpy build's statements, timed one by one
+STEPS = [("alloc", "`np.empty((64, 128, 3))`"),
+         ("laddr", "local addresses (`lbases[:, None] + lids.astype(uint64) * BLOCK`)"),
+         ("lstore", "storing them in column 0 (`d[:, :, 0] = t`, strided)"),
+         ("raddr", "remote addresses"), ("rstore", "storing them in column 1"),
+         ("len", "the length column (`d[:, :, 2] = BLOCK`)")]
+#: numpy's floor: one ufunc call on 1 element, on 8,192 contiguous uint64
+FLOORS = [("call1", "one `np.add(out=)` call on 1 element"),
+          ("add8192", "one `np.add(out=)` over 8,192 contiguous uint64")]
 LAYERS, BLOCKS, BLOCK = 64, 128, 64	# 8,192 descriptors of 64 bytes
 
 
@@ -78,7 +92,41 @@ def measure(raw, reps, ip):
             d[:, :, 1] = rbases[:, None] + rids[None, :].astype(np.uint64) * BLOCK
             d[:, :, 2] = BLOCK
             return d.reshape(-1, 3)
+        if form == "arrays":
+            la = (lbases[:, None] + lids.astype(np.uint64) * np.uint64(BLOCK)).ravel()
+            ra = (rbases[:, None] + rids.astype(np.uint64) * np.uint64(BLOCK)).ravel()
+            return la, ra, BLOCK
         return hixl.OpDescs.from_blocks(lbases, rbases, BLOCK, lids, rids)
+
+    def steps(rep, lids, rids):
+        """the numpy build once more, each statement timed alone"""
+        T = time.perf_counter
+        t = {}
+        t0 = T()
+        d = np.empty((LAYERS, len(lids), 3), dtype=np.uint64)
+        t1 = T()
+        la = lbases[:, None] + lids[None, :].astype(np.uint64) * BLOCK
+        t2 = T()
+        d[:, :, 0] = la
+        t3 = T()
+        ra = rbases[:, None] + rids[None, :].astype(np.uint64) * BLOCK
+        t4 = T()
+        d[:, :, 1] = ra
+        t5 = T()
+        d[:, :, 2] = BLOCK
+        t6 = T()
+        t.update(alloc=t1 - t0, laddr=t2 - t1, lstore=t3 - t2, raddr=t4 - t3, rstore=t5 - t4,
+                 len=t6 - t5)
+        x1, y1, z1 = (np.ones(1, np.uint64) for _ in range(3))
+        x, y, z = (np.ones(LAYERS * BLOCKS, np.uint64) for _ in range(3))
+        t0 = T()
+        np.add(x1, y1, out=z1)
+        t1 = T()
+        np.add(x, y, out=z)
+        t2 = T()
+        t.update(call1=t1 - t0, add8192=t2 - t1)
+        for k, v in t.items():
+            out.write("step %d %s %.9f\n" % (rep, k, v))
 
     def wait(req):
         err, st = req.wait(120000)
@@ -95,7 +143,7 @@ def measure(raw, reps, ip):
             t1 = time.perf_counter()
             # what transfer_async() does first with any form (descs_from()):
             # the rest of the Python-side work; given an OpDescs it is none
-            ready = hixl.OpDescs(descs)
+            ready = hixl.OpDescs.from_arrays(*descs) if form == "arrays" else hixl.OpDescs(descs)
             t2 = time.perf_counter()
             ret, req = a.transfer_async(b.local_engine, hixl.WRITE, ready)
             t3 = time.perf_counter()
@@ -107,6 +155,8 @@ def measure(raw, reps, ip):
             else:
                 out.write("res %d %s %d %.9f %.9f %.9f\n"
                           % (rep, form, LAYERS * BLOCKS, t1 - t0, t2 - t1, t3 - t2))
+                if form == "numpy":
+                    steps(rep, lids, rids)
             out.flush()
     a.finalize()
     b.finalize()
@@ -116,7 +166,7 @@ def measure(raw, reps, ip):
 def parse(path):
     """{"info", "res": {form: [(build, submit, floor) s]}, "n": descriptors,
     "verified": {form: bool}}"""
-    p = {"info": {}, "res": {}, "n": 0, "verified": {}}
+    p = {"info": {}, "res": {}, "n": 0, "verified": {}, "step": {}}
     for line in open(path, errors="replace"):
         f = line.split()
         if not f:
@@ -126,6 +176,8 @@ def parse(path):
         elif f[0] == "res" and len(f) == 7 and f[2] in FORMS:
             p["res"].setdefault(f[2], []).append(tuple(float(x) for x in f[4:7]))
             p["n"] = int(f[3])
+        elif f[0] == "step" and len(f) == 4:
+            p["step"].setdefault(f[2], []).append(float(f[3]))
         elif f[0] == "verified" and len(f) == 3:
             p["verified"][f[1]] = f[2] == "1"
     return p
@@ -155,6 +207,7 @@ def section(p):
            "| descriptors given as | build | convert | Python-side | ratio | submit | bytes |",
            "|---|---|---|---|---|---|---|"]
     names = {"list": "list of `TransferOpDesc`", "numpy": "(n, 3) uint64 numpy array",
+             "arrays": "two uint64 numpy arrays, `OpDescs.from_arrays()`",
              "blocks": "`OpDescs.from_blocks()`"}
     for form in FORMS:
         if form not in p["res"]:
@@ -167,6 +220,17 @@ def section(p):
             spread(ms(form, lambda b, c, s: c), 3), spread(side, 3), r,
             spread(ms(form, lambda b, c, s: s), 3),
             "checked" if p["verified"].get(form) else "MISMATCH"))
+    if p["step"]:
+        def st(names):
+            return ", ".join("%s %.3f" % (what, med([v * 1e3 for v in p["step"][k]]))
+                             for k, what in names if k in p["step"])
+        total = med([sum(p["step"][k][i] for k, _ in STEPS if k in p["step"]) * 1e3
+                     for i in range(min(len(p["step"][k]) for k, _ in STEPS if k in p["step"]))])
+        out += ["", "Where the numpy form's build goes (the same build again right after the "
+                "timed one, each statement timed alone, ms median): " + st(STEPS) +
+                "; together %.3f.  numpy's floor in this VM: " % total + st(FLOORS) + ".  The (n, 3) "
+                "array's convert is hixl's whole share: the buffer is taken in place (C-contiguous "
+                "8-byte integers: no copy, no per-element Python work)."]
     return out + [""]
 
 

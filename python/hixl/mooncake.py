@@ -60,12 +60,12 @@ class TransferNotify:
 
 def _set_error(message):
     """what hixl.last_error() says next in this thread"""
-    from . import _tls
+    from ._common import _tls
     _tls.msg = message
 
 
 def _lib_error():
-    from . import _tls
+    from ._common import _tls
     _tls.msg = None
 
 

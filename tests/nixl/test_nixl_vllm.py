@@ -6,14 +6,20 @@ v1/nixl_connector.py): a prefill process holding KV blocks in torch (CPU)
 tensors, a decode process pulling scattered blocks into numpy arrays with a
 READ that carries a notification, the prefill side answering with send_notif.
 
-TAP on stdout; exit 0 all passed, 1 a failure, 77 (skip) with the reason when
-there is no /dev/hixl, no NIXL build (make nixl records its prefix in
-build/nixl/prefix) or no torch.
+Two ways to run it, the same checks (CHECKS):
+- under pytest, collected by tests/python/test_nixl_agent.py, whose process
+  imports torch once and forks the prefill side (make check: a VM boot pays
+  torch's import once); tests/python/conftest.py writes its results to
+  $HIXL_WORK/nixl-python.tap;
+- standalone: TAP on stdout; exit 0 all passed, 1 a failure, 77 (skip) with
+  the reason when there is no /dev/hixl, no NIXL build (make nixl records its
+  prefix in build/nixl/prefix) or no torch.
 
 Usage: tests/nixl/test_nixl_vllm.py       (the decode side; it starts the
        prefill side as `--prefill`, which talks pickles on stdin/stdout)
 """
 
+import ctypes
 import glob
 import os
 import pickle
@@ -37,13 +43,41 @@ def tap(line):
     _tap.flush()
 
 
+class Skip(Exception):
+    """What this machine lacks for the test (the reason)."""
+
+
 def skip(why):
-    tap("1..0 # SKIP %s" % why)
-    sys.exit(77)
+    raise Skip(why)
+
+
+#: the checks, in order: (id, what it shows)
+CHECKS = [
+    ("backend", 'nixl_agent(backends=["HIXL"]) made the backend'),
+    ("remote_agent", "add_remote_agent(get_agent_metadata()) names the prefill agent"),
+    ("read", "make_prepped_xfer READ of 96 scattered 32 KiB blocks, transfer, check_xfer_state: "
+             "torch blocks in numpy byte for byte"),
+    ("notif", "the prefill side's get_new_notifs() has the READ's notification"),
+    ("send_notif", "send_notif(decode) arrives in the decode side's get_new_notifs()"),
+    ("release", "both sides released, deregistered and removed the remote agent"),
+]
+
+
+def requirements():
+    """Skip (raise Skip) unless /dev/hixl, numpy and torch are there."""
+    if not os.access("/dev/hixl", os.R_OK | os.W_OK):
+        skip("no /dev/hixl (hixl.ko not loaded): run in the test VM")
+    import importlib.util
+
+    for m in ("numpy", "torch"):  # torch: the prefill side's tensors
+        if importlib.util.find_spec(m) is None:
+            skip("no %s for %s (make deps)" % (m, sys.executable))
 
 
 def nixl_api():
     """NIXL's Python package from the prefix `make nixl` built against."""
+    if not os.path.exists(os.path.join(BUILD, "libplugin_HIXL.so")):
+        skip("the NIXL backend plugin is not built (make nixl NIXL_PREFIX=...)")
     try:
         with open(os.path.join(BUILD, "prefix")) as f:
             prefix = f.read().strip()
@@ -52,12 +86,10 @@ def nixl_api():
     pkgs = glob.glob(os.path.join(prefix, "lib", "python3*", "site-packages", "nixl*", "_api.py"))
     if not pkgs:
         skip("NIXL at %s has no Python package" % prefix)
-    # NIXL's extension has no run path to libnixl.so: start again with one
-    libdir = os.path.join(prefix, "lib")
-    if libdir not in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
-        os.environ["LD_LIBRARY_PATH"] = ":".join(filter(None, [libdir, os.environ.get("LD_LIBRARY_PATH")]))
-        sys.stdout.flush()
-        os.execv(sys.executable, [sys.executable] + sys.argv)
+    # NIXL's extension has no run path to libnixl.so (libserdes.so): load
+    # libnixl.so by its path first (its own run path finds libserdes.so), so
+    # the extension's dependencies are libraries already loaded
+    ctypes.CDLL(os.path.join(prefix, "lib", "libnixl.so"), mode=ctypes.RTLD_GLOBAL)
     sys.path.insert(0, os.path.dirname(os.path.dirname(pkgs[0])))
     os.environ.setdefault("NIXL_PLUGIN_DIR", BUILD)
     mod = __import__(os.path.basename(os.path.dirname(pkgs[0])) + "._api", fromlist=["_api"])
@@ -73,12 +105,9 @@ def expected_all():
     return ((i * np.uint32(2654435761) + k * np.uint32(40503)) >> 13).astype(np.uint8)
 
 
-_out = None  # the prefill side's channel to the decode side: its original stdout
-
-
-def send(obj):
-    _out.write(pickle.dumps(obj))
-    _out.flush()
+def send(out, obj):
+    out.write(pickle.dumps(obj))
+    out.flush()
 
 
 def block_descs(bases):
@@ -86,14 +115,10 @@ def block_descs(bases):
     return [(base + b * BLOCK_LEN, BLOCK_LEN, 0) for base in bases for b in range(NUM_BLOCKS)]
 
 
-def prefill():
-    """The KV producer: torch tensors, registered; answers the decode side."""
-    global _out
+def prefill(inp, out):
+    """The KV producer: torch tensors, registered; answers the decode side.
+    inp, out: binary files of the pickle channel from and to the decode side."""
     import torch
-
-    # pickles on the original stdout; anything else printed goes to stderr
-    _out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
 
     nixl_agent, nixl_agent_config = nixl_api()
     agent = nixl_agent("prefill-" + str(uuid.uuid4()), nixl_agent_config(backends=["HIXL"]))
@@ -104,9 +129,8 @@ def prefill():
     agent.register_memory(descs, backends=["HIXL"])
     bases = [t.data_ptr() for t in kv]
     src = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), "DRAM"))
-    send({"md": agent.get_agent_metadata(), "bases": bases, "name": agent.name})
+    send(out, {"md": agent.get_agent_metadata(), "bases": bases, "name": agent.name})
 
-    inp = sys.stdin.buffer
     decode_md = pickle.load(inp)  # the decode side's metadata, for send_notif
     decode = agent.add_remote_agent(decode_md)
     # wait for the decode side's READ notification (vLLM: _get_new_notifs)
@@ -120,28 +144,88 @@ def prefill():
         time.sleep(0.001)
     if got is not None:
         agent.send_notif(decode, b"done:req-1")
-    send({"notif_from": got})
+    send(out, {"notif_from": got})
     pickle.load(inp)  # "exit"
     agent.remove_remote_agent(decode)
     agent.release_dlist_handle(src)
     agent.deregister_memory(descs, backends=["HIXL"])
-    send({"bye": True})
+    send(out, {"bye": True})
+
+
+def decode(inp, out, ok):
+    """The KV consumer (vLLM's NixlConnector on the decode side) against the
+    prefill side behind inp/out (binary files of its pickle channel); calls
+    ok(index into CHECKS, passed, why) for each check, in order."""
+    import numpy as np
+
+    nixl_agent, nixl_agent_config = nixl_api()
+    agent = nixl_agent("decode-" + str(uuid.uuid4()), nixl_agent_config(backends=["HIXL"]))
+    ok(0, "HIXL" in agent.backends)
+    kv = [np.zeros((NUM_BLOCKS, BLOCK_LEN), dtype=np.uint8) for _ in range(LAYERS)]
+    bases = [a.ctypes.data for a in kv]
+    descs = agent.get_reg_descs([(b, NUM_BLOCKS * BLOCK_LEN, 0, "") for b in bases], "DRAM")
+    agent.register_memory(descs, backends=["HIXL"])
+    dst = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), "DRAM"))
+
+    info = pickle.load(inp)
+    remote = agent.add_remote_agent(info["md"])  # bytes, passed on as vLLM does
+    rname = remote.decode() if isinstance(remote, bytes) else remote
+    ok(1, rname == info["name"], "%r" % remote)
+    src = agent.prep_xfer_dlist(remote, agent.get_xfer_descs(block_descs(info["bases"]), "DRAM"))
+
+    # a request's blocks: scattered ids on both sides, every region (vLLM's
+    # _get_block_descs_ids: region * num_blocks + block)
+    rng = np.random.default_rng(3)
+    remote_blocks = rng.choice(NUM_BLOCKS, 24, replace=False)
+    local_blocks = rng.choice(NUM_BLOCKS, 24, replace=False)
+    rids = [r * NUM_BLOCKS + int(b) for r in range(LAYERS) for b in remote_blocks]
+    lids = [r * NUM_BLOCKS + int(b) for r in range(LAYERS) for b in local_blocks]
+    handle = agent.make_prepped_xfer("READ", dst, lids, src, rids, notif_msg=b"req-1")
+    state = agent.transfer(handle)
+    deadline = time.time() + 60
+    while state == "PROC" and time.time() < deadline:
+        state = agent.check_xfer_state(handle)
+        time.sleep(0.0002)
+    agent.release_xfer_handle(handle)
+    exp = expected_all()
+    bad = sum(not np.array_equal(kv[r][lb], exp[r][rb])
+              for r in range(LAYERS) for lb, rb in zip(local_blocks, remote_blocks))
+    untouched = [b for b in range(NUM_BLOCKS) if b not in set(int(x) for x in local_blocks)]
+    stray = sum(bool(kv[r][b].any()) for r in range(LAYERS) for b in untouched)
+    ok(2, state == "DONE" and bad == 0 and stray == 0,
+       "state %s, %d blocks differ, %d untouched blocks written" % (state, bad, stray))
+
+    send(out, agent.get_agent_metadata())
+    res = pickle.load(inp)
+    ok(3, res["notif_from"] == agent.name, "from %r" % res["notif_from"])
+    got = False
+    deadline = time.time() + 30
+    while not got and time.time() < deadline:
+        got = b"done:req-1" in agent.get_new_notifs().get(rname, [])
+        time.sleep(0.001)
+    ok(4, got)
+
+    agent.remove_remote_agent(remote)
+    agent.release_dlist_handle(src)
+    agent.release_dlist_handle(dst)
+    agent.deregister_memory(descs, backends=["HIXL"])
+    send(out, "exit")
+    ok(5, pickle.load(inp).get("bye"))
 
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--prefill":
-        prefill()
+        # pickles on the original stdout; anything else printed goes to stderr
+        out = os.fdopen(os.dup(1), "wb")
+        os.dup2(2, 1)
+        prefill(sys.stdin.buffer, out)
         return 0
-    if not os.access("/dev/hixl", os.R_OK | os.W_OK):
-        skip("no /dev/hixl (hixl.ko not loaded): run in the test VM")
-    import importlib.util
-
-    for m in ("numpy", "torch"):  # torch: the prefill side's tensors
-        if importlib.util.find_spec(m) is None:
-            skip("no %s for %s (make deps)" % (m, sys.executable))
-    import numpy as np
-
-    nixl_agent, nixl_agent_config = nixl_api()
+    try:
+        requirements()
+        nixl_api()
+    except Skip as e:
+        tap("1..0 # SKIP %s" % e)
+        return 77
     global _tap
     sys.stdout.flush()
     _tap = os.fdopen(os.dup(1), "w")
@@ -150,81 +234,25 @@ def main():
     n = 0
     failed = 0
 
-    def ok(cond, what, why=""):
+    def ok(i, cond, why=""):
         nonlocal n, failed
         n += 1
         failed += not cond
-        tap("%s %d - %s%s" % ("ok" if cond else "not ok", n, what, " # " + why if why else ""))
+        tap("%s %d - %s%s" % ("ok" if cond else "not ok", n, CHECKS[i][1],
+                              " # " + why if why and not cond else ""))
 
     tap("TAP version 13")
     p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--prefill"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        agent = nixl_agent("decode-" + str(uuid.uuid4()), nixl_agent_config(backends=["HIXL"]))
-        ok("HIXL" in agent.backends, 'nixl_agent(backends=["HIXL"]) made the backend')
-        kv = [np.zeros((NUM_BLOCKS, BLOCK_LEN), dtype=np.uint8) for _ in range(LAYERS)]
-        bases = [a.ctypes.data for a in kv]
-        descs = agent.get_reg_descs([(b, NUM_BLOCKS * BLOCK_LEN, 0, "") for b in bases], "DRAM")
-        agent.register_memory(descs, backends=["HIXL"])
-        dst = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), "DRAM"))
-
-        info = pickle.load(p.stdout)
-        remote = agent.add_remote_agent(info["md"])  # bytes, passed on as vLLM does
-        rname = remote.decode() if isinstance(remote, bytes) else remote
-        ok(rname == info["name"], "add_remote_agent(get_agent_metadata()) names the prefill agent",
-           "%r" % remote)
-        src = agent.prep_xfer_dlist(remote, agent.get_xfer_descs(block_descs(info["bases"]), "DRAM"))
-
-        # a request's blocks: scattered ids on both sides, every region (vLLM's
-        # _get_block_descs_ids: region * num_blocks + block)
-        rng = np.random.default_rng(3)
-        remote_blocks = rng.choice(NUM_BLOCKS, 24, replace=False)
-        local_blocks = rng.choice(NUM_BLOCKS, 24, replace=False)
-        rids = [r * NUM_BLOCKS + int(b) for r in range(LAYERS) for b in remote_blocks]
-        lids = [r * NUM_BLOCKS + int(b) for r in range(LAYERS) for b in local_blocks]
-        handle = agent.make_prepped_xfer("READ", dst, lids, src, rids, notif_msg=b"req-1")
-        state = agent.transfer(handle)
-        deadline = time.time() + 60
-        while state == "PROC" and time.time() < deadline:
-            state = agent.check_xfer_state(handle)
-            time.sleep(0.0002)
-        agent.release_xfer_handle(handle)
-        exp = expected_all()
-        bad = sum(not np.array_equal(kv[r][lb], exp[r][rb])
-                  for r in range(LAYERS) for lb, rb in zip(local_blocks, remote_blocks))
-        untouched = [b for b in range(NUM_BLOCKS) if b not in set(int(x) for x in local_blocks)]
-        stray = sum(bool(kv[r][b].any()) for r in range(LAYERS) for b in untouched)
-        ok(state == "DONE" and bad == 0 and stray == 0,
-           "make_prepped_xfer READ of 96 scattered 32 KiB blocks, transfer, check_xfer_state: "
-           "torch blocks in numpy byte for byte",
-           "state %s, %d blocks differ, %d untouched blocks written" % (state, bad, stray))
-
-        pickle.dump(agent.get_agent_metadata(), p.stdin)
-        p.stdin.flush()
-        res = pickle.load(p.stdout)
-        ok(res["notif_from"] == agent.name, "the prefill side's get_new_notifs() has the READ's notification",
-           "from %r" % res["notif_from"])
-        got = False
-        deadline = time.time() + 30
-        while not got and time.time() < deadline:
-            got = b"done:req-1" in agent.get_new_notifs().get(rname, [])
-            time.sleep(0.001)
-        ok(got, "send_notif(decode) arrives in the decode side's get_new_notifs()")
-
-        agent.remove_remote_agent(remote)
-        agent.release_dlist_handle(src)
-        agent.release_dlist_handle(dst)
-        agent.deregister_memory(descs, backends=["HIXL"])
-        pickle.dump("exit", p.stdin)
-        p.stdin.flush()
-        ok(pickle.load(p.stdout).get("bye"), "both sides released, deregistered and removed the remote agent")
+        decode(p.stdout, p.stdin, ok)
     finally:
         try:
             p.wait(timeout=30)
         except subprocess.TimeoutExpired:
             p.kill()
     tap("1..%d" % n)
-    return 1 if failed else 0
+    return 1 if failed or n != len(CHECKS) else 0
 
 
 if __name__ == "__main__":
