@@ -183,6 +183,42 @@ static void set_field(struct hixl_op_desc *d, int k, uint64_t v)
 		d->len = v;
 }
 
+/*
+ * Field k (0 local_addr, 1 remote_addr, 2 len) of d[0..n) from v: a
+ * contiguous array of 8-byte ints in one pass of plain loads (the shape
+ * numpy's int64/uint64 arrays have), anything else value by value.  0, or
+ * -1 with an exception (a negative value, a non-int item).
+ */
+static int intvec_fill(IntVec *v, struct hixl_op_desc *d, Py_ssize_t n, int k)
+{
+	Py_ssize_t i;
+
+	if (v->held && v->size == 8 && v->view.strides[0] == 8) {
+		const char *p = v->view.buf;
+
+		for (i = 0; i < n; i++) {
+			uint64_t x;
+
+			memcpy(&x, p + 8 * i, 8);
+			if (v->is_signed && (int64_t)x < 0) {
+				PyErr_Format(PyExc_ValueError, "%s: negative value %lld", v->what,
+					     (long long)x);
+				return -1;
+			}
+			set_field(&d[i], k, x);
+		}
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t x;
+
+		if (intvec_get(v, i, &x))
+			return -1;
+		set_field(&d[i], k, x);
+	}
+	return 0;
+}
+
 static OpDescsObject *opdescs_alloc(Py_ssize_t n)
 {
 	OpDescsObject *self = PyObject_New(OpDescsObject, &OpDescsType);
@@ -287,7 +323,7 @@ static OpDescsObject *opdescs_from_arrays(PyObject *lo, PyObject *ro, PyObject *
 {
 	IntVec v[3];
 	OpDescsObject *self = NULL;
-	Py_ssize_t n, i;
+	Py_ssize_t n;
 	int k, opened = 0;
 
 	if (intvec_open(&v[0], lo, "local_addrs", 0))
@@ -311,15 +347,10 @@ static OpDescsObject *opdescs_from_arrays(PyObject *lo, PyObject *ro, PyObject *
 	self = opdescs_alloc(n);
 	if (!self)
 		goto out;
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < 3; k++) {
-			uint64_t x;
-
-			if (intvec_get(&v[k], i, &x)) {
-				Py_CLEAR(self);
-				goto out;
-			}
-			set_field(&self->d[i], k, x);
+	for (k = 0; k < 3; k++) {
+		if (intvec_fill(&v[k], self->d, n, k)) {
+			Py_CLEAR(self);
+			goto out;
 		}
 	}
 out:
