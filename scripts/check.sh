@@ -15,17 +15,17 @@
 #   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash);
 #                                 kmod/ and tests/kunit/ exported as
 #                                 drivers/infiniband/ulp/hixl/ and built against it
-#   5. debug VM                   KUnit + user + C++ + Python tests, KASAN/lockdep/kmemleak
+#   5. debug VM                   KUnit + user + C++ + Python tests, KASAN/lockdep/kmemleak,
+#                                 then in the same boot:
+#      fuzz                       10,000 random ioctls and uring_cmds, counters and pins
+#                                 back to zero (make fuzz: 1,000,000)
+#      wire fuzz                  60 s of hostile-peer cases against a victim engine
+#                                 (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min)
 #   6. stock VMs                  user + C++ + Python tests on Debian's 6.1 and 6.12 kernels
-#   7. fuzz                       10,000 random ioctls and uring_cmds in the debug VM, counters
-#                                 and pins back to zero (make fuzz: 1,000,000)
-#   8. wire fuzz                  60 s of hostile-peer cases against a victim engine in the
-#                                 debug VM (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min);
-#                                 7 and 8 in one boot, with stage 5's hixl.ko
 #      (5 and 6 also run the NIXL backend plugin's tests, tests/nixl/, when
 #      NIXL could be built: scripts/build-nixl.sh, cached by hash, runs in
 #      the background from stage 2 on, then make nixl)
-#   9. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
+#   7. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
 #                                 READ/WRITE between two kernels, hixl-bench
 #                                 --server/--client, examples/exchange, a peer
 #                                 restart and a silent peer (keep-alive)
@@ -34,7 +34,7 @@
 # guest log.  Closing line: "N passed, N failed" over KUnit and user tests
 # together; a stage that fails before producing test results counts as one
 # failure.  `scripts/check.sh compat` runs stage 3 alone, `scripts/check.sh
-# fuzz-both [CALLS [SEED [SECONDS]]]` stages 7 and 8.
+# fuzz-both [CALLS [SEED [SECONDS]]]` both fuzzers in a boot of their own.
 set -uo pipefail
 # every make below, and scripts/check-install.sh's: a compiler warning in the
 # library, tools, tests or Python extension fails the build (the Makefile's
@@ -256,10 +256,10 @@ fuzz_wire() {
 	fuzz_wire_verdict $? build/vm/fuzz-wire.log "$cases" "$secs" "$seed"
 }
 
-# make check: both fuzzers, one after the other, in one boot of the debug
-# VM with KO (stage 5's hixl.ko, already built W=1 against that kernel):
-# one boot, one teardown and kmemleak scan, no module build of their own
-# (two boots cost about 135 s more on the CI machine).  Each counts as one
+# scripts/check.sh fuzz-both: both fuzzers, one after the other, in one boot
+# of the debug VM with KO (make check runs them after the tests of stage
+# 5's boot instead): one boot, one teardown and kmemleak scan (two boots
+# cost about 135 s more on the CI machine).  Each counts as one
 # test by its own exit status and output (build/vm/fuzz/fuzz.log,
 # fuzz-wire.log); a BUG, WARNING, KASAN, lockdep or kmemleak report in the
 # boot's log fails the boot as one more failure (its console.log's
@@ -411,13 +411,24 @@ if [ "$kernel_rc" = 0 ]; then
 	stage "host: in-tree export (scripts/export-intree.sh) built against the debug kernel"
 	tests/tools/export-intree.sh "$kdir" > "$out/export-intree.tap" 2>&1
 	count_tap "$out/export-intree.tap" "in-tree export"
-	stage "debug VM: KUnit + user tests (KASAN, lockdep, kmemleak)"
+	stage "debug VM: KUnit + user tests (KASAN, lockdep, kmemleak), then 10000 random calls (ioctl and io_uring) and 60 s of hostile-peer cases (make fuzz runs 1,000,000 calls, make fuzz-wire 25 min)"
 	if scripts/build-module.sh "$kdir" build/debug W=1; then
-		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- \
-			tests/vm/guest-tests.sh build/debug/tests/kunit/hixl_kunit.ko \
+		# the fuzzers after the tests in the same boot (a boot and its
+		# kmemleak scans cost about 100 s under KASAN): a splat or leak
+		# fails the boot, whose console.log's timestamps and the fuzzers'
+		# logs (fuzz.log, fuzz-wire.log) tell which ran when
+		HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-2700} \
+		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- sh -c \
+			'tests/vm/guest-tests.sh "$1"; rc=$?; tests/fuzz/hixl-fuzz --calls "$2" --seed "$3" > "$HIXL_WORK/fuzz.log" 2>&1; echo $? > "$HIXL_WORK/fuzz.rc"; tests/fuzz/hixl-wire-fuzz --cases "$4" --seed "$5" --time "$6" > "$HIXL_WORK/fuzz-wire.log" 2>&1; echo $? > "$HIXL_WORK/fuzz-wire.rc"; exit $rc' \
+			sh build/debug/tests/kunit/hixl_kunit.ko 10000 "${HIXL_FUZZ_SEED:-1}" 100000 \
+			"${HIXL_WIRE_SEED:-1}" 60 \
 			|| vm_fail debug "debug VM run"
 		count_kunit "$repo/build/vm/debug/kunit" "$kdir"
 		count_guest debug "debug kernel"
+		fuzz_verdict "$(cat build/vm/debug/fuzz.rc 2>/dev/null || echo 1)" \
+			build/vm/debug/fuzz.log 10000 "${HIXL_FUZZ_SEED:-1}"
+		fuzz_wire_verdict "$(cat build/vm/debug/fuzz-wire.rc 2>/dev/null || echo 1)" \
+			build/vm/debug/fuzz-wire.log 100000 60 "${HIXL_WIRE_SEED:-1}"
 	else
 		stage_fail "module build against the debug kernel"
 	fi
@@ -436,14 +447,6 @@ for series in 6.1 6.12; do
 		stage_fail "no hixl.ko for $series"
 	fi
 done
-
-stage "fuzz: 10000 random calls (ioctl and io_uring), then 60 s of hostile-peer cases, in one debug VM boot (make fuzz runs 1,000,000 calls, make fuzz-wire 25 min)"
-if [ -f build/debug/kmod/hixl.ko ]; then
-	fuzz_both 10000 "${HIXL_FUZZ_SEED:-1}" 100000 "${HIXL_WIRE_SEED:-1}" 60 \
-		build/debug/kmod/hixl.ko
-elif fuzz_module; then
-	fuzz_both 10000 "${HIXL_FUZZ_SEED:-1}" 100000 "${HIXL_WIRE_SEED:-1}" 60 "$fuzz_ko"
-fi
 
 stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"
 pair
