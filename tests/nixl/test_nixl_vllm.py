@@ -17,12 +17,21 @@ Two ways to run it, the same checks (CHECKS):
 
 Usage: tests/nixl/test_nixl_vllm.py       (the decode side; it starts the
        prefill side as `--prefill`, which talks pickles on stdin/stdout)
+       tests/nixl/test_nixl_vllm.py --pair-prefill MY_IP PORT
+       tests/nixl/test_nixl_vllm.py --pair-decode MY_IP PEER_IP PORT
+           the two sides on two hosts (make check's two VMs, tests/pair/
+           guest.sh): the pickles over a TCP connection to PEER_IP:PORT (as
+           vLLM's side channel), each side's hixl engine on MY_IP (the
+           backend parameter "engine"), the KV blocks in numpy on both
+           sides (no torch import); the decode side prints the TAP, the
+           prefill side exits 0 when it served the decode side to the end
 """
 
 import ctypes
 import glob
 import os
 import pickle
+import socket
 import subprocess
 import sys
 import time
@@ -63,13 +72,14 @@ CHECKS = [
 ]
 
 
-def requirements():
-    """Skip (raise Skip) unless /dev/hixl, numpy and torch are there."""
+def requirements(tensors="torch"):
+    """Skip (raise Skip) unless /dev/hixl, numpy and (tensors="torch": the
+    prefill side's tensors) torch are there."""
     if not os.access("/dev/hixl", os.R_OK | os.W_OK):
         skip("no /dev/hixl (hixl.ko not loaded): run in the test VM")
     import importlib.util
 
-    for m in ("numpy", "torch"):  # torch: the prefill side's tensors
+    for m in ("numpy", "torch") if tensors == "torch" else ("numpy",):
         if importlib.util.find_spec(m) is None:
             skip("no %s for %s (make deps)" % (m, sys.executable))
 
@@ -105,6 +115,19 @@ def expected_all():
     return ((i * np.uint32(2654435761) + k * np.uint32(40503)) >> 13).astype(np.uint8)
 
 
+def new_agent(role, params=None):
+    """An agent named role-<uuid> with the backend HIXL: as vLLM makes it
+    (nixl_agent_config(backends=["HIXL"]), the backend's default parameters)
+    or, with params, by create_backend("HIXL", params)."""
+    nixl_agent, nixl_agent_config = nixl_api()
+    name = role + "-" + str(uuid.uuid4())
+    if params is None:
+        return nixl_agent(name, nixl_agent_config(backends=["HIXL"]))
+    agent = nixl_agent(name, nixl_agent_config(backends=[]))
+    agent.create_backend("HIXL", params)
+    return agent
+
+
 def send(out, obj):
     out.write(pickle.dumps(obj))
     out.flush()
@@ -115,19 +138,24 @@ def block_descs(bases):
     return [(base + b * BLOCK_LEN, BLOCK_LEN, 0) for base in bases for b in range(NUM_BLOCKS)]
 
 
-def prefill(inp, out):
-    """The KV producer: torch tensors, registered; answers the decode side.
-    inp, out: binary files of the pickle channel from and to the decode side."""
-    import torch
-
-    nixl_agent, nixl_agent_config = nixl_api()
-    agent = nixl_agent("prefill-" + str(uuid.uuid4()), nixl_agent_config(backends=["HIXL"]))
+def prefill(inp, out, params=None, tensors="torch"):
+    """The KV producer: torch tensors (tensors="torch") or numpy arrays
+    ("numpy"), registered; answers the decode side.  inp, out: binary files
+    of the pickle channel from and to the decode side; params: the HIXL
+    backend's parameters (new_agent())."""
+    agent = new_agent("prefill", params)
     exp = expected_all()
-    kv = [torch.from_numpy(exp[r]).clone() for r in range(LAYERS)]
-    caches_data = [(t.data_ptr(), t.numel() * t.element_size(), 0, "") for t in kv]
+    if tensors == "torch":
+        import torch
+
+        kv = [torch.from_numpy(exp[r]).clone() for r in range(LAYERS)]
+        caches_data = [(t.data_ptr(), t.numel() * t.element_size(), 0, "") for t in kv]
+    else:
+        kv = [exp[r].copy() for r in range(LAYERS)]
+        caches_data = [(a.ctypes.data, a.nbytes, 0, "") for a in kv]
     descs = agent.get_reg_descs(caches_data, "DRAM")
     agent.register_memory(descs, backends=["HIXL"])
-    bases = [t.data_ptr() for t in kv]
+    bases = [c[0] for c in caches_data]
     src = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), "DRAM"))
     send(out, {"md": agent.get_agent_metadata(), "bases": bases, "name": agent.name})
 
@@ -152,14 +180,14 @@ def prefill(inp, out):
     send(out, {"bye": True})
 
 
-def decode(inp, out, ok):
+def decode(inp, out, ok, params=None):
     """The KV consumer (vLLM's NixlConnector on the decode side) against the
     prefill side behind inp/out (binary files of its pickle channel); calls
-    ok(index into CHECKS, passed, why) for each check, in order."""
+    ok(index into CHECKS, passed, why) for each check, in order; params: the
+    HIXL backend's parameters (new_agent())."""
     import numpy as np
 
-    nixl_agent, nixl_agent_config = nixl_api()
-    agent = nixl_agent("decode-" + str(uuid.uuid4()), nixl_agent_config(backends=["HIXL"]))
+    agent = new_agent("decode", params)
     ok(0, "HIXL" in agent.backends)
     kv = [np.zeros((NUM_BLOCKS, BLOCK_LEN), dtype=np.uint8) for _ in range(LAYERS)]
     bases = [a.ctypes.data for a in kv]
@@ -213,7 +241,43 @@ def decode(inp, out, ok):
     ok(5, pickle.load(inp).get("bye"))
 
 
+def pair_prefill(my_ip, port):
+    """--pair-prefill: serve one decode side that connects to my_ip:port
+    (waits up to 240 s for it); 0 when served to the end."""
+    with socket.create_server((my_ip, port)) as srv:
+        srv.settimeout(240)
+        conn, _ = srv.accept()
+    with conn, conn.makefile("rb") as inp, conn.makefile("wb") as out:
+        conn.settimeout(120)
+        prefill(inp, out, {"engine": my_ip}, "numpy")
+    return 0
+
+
+def pair_connect(peer_ip, port):
+    """The decode side's connection to the prefill side, retried for up to
+    240 s while the other VM finishes the step before."""
+    deadline = time.time() + 240
+    while True:
+        try:
+            conn = socket.create_connection((peer_ip, port), timeout=5)
+            conn.settimeout(120)
+            return conn
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.5)
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--pair-prefill":
+        try:
+            requirements(tensors="numpy")
+        except Skip as e:
+            print("test_nixl_vllm: %s" % e, file=sys.stderr)
+            return 77
+        os.dup2(2, 1)  # NIXL's logger
+        return pair_prefill(sys.argv[2], int(sys.argv[3]))
+    pair = len(sys.argv) == 5 and sys.argv[1] == "--pair-decode"
     if len(sys.argv) > 1 and sys.argv[1] == "--prefill":
         # pickles on the original stdout; anything else printed goes to stderr
         out = os.fdopen(os.dup(1), "wb")
@@ -221,7 +285,7 @@ def main():
         prefill(sys.stdin.buffer, out)
         return 0
     try:
-        requirements()
+        requirements(tensors="numpy" if pair else "torch")
         nixl_api()
     except Skip as e:
         tap("1..0 # SKIP %s" % e)
@@ -242,6 +306,12 @@ def main():
                               " # " + why if why and not cond else ""))
 
     tap("TAP version 13")
+    if pair:
+        with pair_connect(sys.argv[3], int(sys.argv[4])) as conn, \
+                conn.makefile("rb") as inp, conn.makefile("wb") as out:
+            decode(inp, out, ok, {"engine": sys.argv[2]})
+        tap("1..%d" % n)
+        return 1 if failed or n != len(CHECKS) else 0
     p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--prefill"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:

@@ -21,6 +21,11 @@
 #      NIXL agent with the backend HIXL per VM, the client's scattered READ
 #      and WRITE (with a notification) verified byte for byte on both sides;
 #      a skip with the reason otherwise
+#   8. (run before 6) tests/nixl/test_nixl_vllm.py --pair-prefill /
+#      --pair-decode (TCP port 16112) when the NIXL plugin is built: NIXL's
+#      Python nixl_agent in vLLM NixlConnector's call sequence, the prefill
+#      side on the server VM, the decode side on the client VM, KV blocks in
+#      numpy, checked byte for byte; a skip with the reason otherwise
 #   6. tests/pair/hixl-pair silent-server / silent-client (engine port
 #      16105): the server's engine restarts under the same name with its
 #      region elsewhere, and the client's CONNECT replaces the broken link
@@ -141,6 +146,32 @@ if [ -x build/nixl/hixl-nixl-test ] && [ -r build/nixl/libplugin_HIXL.so ]; then
 else
 	n=$((n + 1))
 	echo "ok $n # SKIP NIXL: the NIXL backend plugin is not built (make nixl NIXL_PREFIX=...)"
+fi
+# 8. NIXL's Python agent in vLLM's call sequence across the VMs (the
+# decode side's checks renumbered; NIXL's log lines, on stderr, shown on a
+# failure only)
+if [ -x build/nixl/hixl-nixl-test ] && [ -r build/nixl/libplugin_HIXL.so ]; then
+	err=$(mktemp)
+	if [ "$role" = server ]; then
+		timeout 300 /usr/bin/python3 -B tests/nixl/test_nixl_vllm.py --pair-prefill "$me" 16112 \
+			>"$out" 2>"$err"
+	else
+		timeout 300 /usr/bin/python3 -B tests/nixl/test_nixl_vllm.py --pair-decode "$me" "$peer" \
+			16112 >"$out" 2>"$err"
+	fi
+	rc=$?
+	if [ "$rc" = 77 ]; then
+		n=$((n + 1))
+		echo "ok $n # SKIP NIXL Python: $(cat "$out" "$err" | sed -n 's/^1\.\.0 # SKIP //p; s/^test_nixl_vllm: //p' | head -1)"
+	else
+		renumber
+		[ "$rc" = 0 ] || sed 's/^/#   /' "$err" | tail -30
+		ok "$rc" "$role: test_nixl_vllm.py --pair-$([ "$role" = server ] && echo prefill || echo decode) (NIXL's Python agents across the VMs) exit status $rc"
+	fi
+	rm -f "$err"
+else
+	n=$((n + 1))
+	echo "ok $n # SKIP NIXL Python: the NIXL backend plugin is not built (make nixl NIXL_PREFIX=...)"
 fi
 # 6. a silent peer that restarts (hixl-pair's checks, renumbered)
 pair_step silent- "$me" "$peer" 16105 "hixl-pair silent-$role"
