@@ -421,16 +421,39 @@ HIXL_EXPORT int hixl_get_all_connect_status(struct hixl_engine *eng,
 	return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
+static int auto_connect_once(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
+			     long long deadline, bool stale);
+
 /*
  * AutoConnect: make sure a link to addr exists before a transfer or a
  * notification, within deadline.  stale: the module just said the link is
  * gone or broken (hixl_link_error(): the peer went away or restarted):
  * take it down and connect again.  0 when the link is up (ours, or one the peer made to
- * us: -EISCONN from the module); -ENOTCONN without AutoConnect; else the
- * connect's error.
+ * us: -EISCONN from the module); -ENOTCONN without AutoConnect; -ETIMEDOUT
+ * past deadline; else the connect's error.  Threads that need the same
+ * link at once share one connect: one whose connect finds another's under
+ * way (-EALREADY, from the library's list or the module) waits for it and
+ * looks again, rather than failing the transfer (NIXL's generic backend
+ * test, several threads posting to one new peer, showed it).
  */
 int hixl_auto_connect(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
 		      long long deadline, bool stale)
+{
+	int ret;
+
+	for (;;) {
+		ret = auto_connect_once(eng, addr, deadline, stale);
+		if (ret != -EALREADY)
+			return ret;
+		if (hixl_ms_left(deadline) <= 0)
+			return -ETIMEDOUT;
+		stale = false;	/* the connect under way makes the new link */
+		usleep(1000);	/* the module's connect has no entry of ours to wait on */
+	}
+}
+
+static int auto_connect_once(struct hixl_engine *eng, const struct hixl_sockaddr *addr,
+			     long long deadline, bool stale)
 {
 	struct hixl_link *l;
 	struct timespec ts;
