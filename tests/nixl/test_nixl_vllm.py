@@ -65,7 +65,7 @@ CHECKS = [
     ("backend", 'nixl_agent(backends=["HIXL"]) made the backend'),
     ("remote_agent", "add_remote_agent(get_agent_metadata()) names the prefill agent"),
     ("read", "make_prepped_xfer READ of 96 scattered 32 KiB blocks, transfer, check_xfer_state: "
-             "torch blocks in numpy byte for byte"),
+             "the prefill side's blocks (torch; numpy across two VMs) in numpy byte for byte"),
     ("notif", "the prefill side's get_new_notifs() has the READ's notification"),
     ("send_notif", "send_notif(decode) arrives in the decode side's get_new_notifs()"),
     ("release", "both sides released, deregistered and removed the remote agent"),
