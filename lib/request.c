@@ -190,11 +190,21 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 	ret = transfer_args(eng, remote_engine, op, descs, count, timeout_ms, &addr);
 	if (ret)
 		goto out;
+	/*
+	 * AutoConnect: the link first, in the call's time, as an asynchronous
+	 * request does: a first transfer without one would fail, and its
+	 * reconnect (stale) take down the link another thread just made
+	 */
+	if (eng->auto_connect) {
+		ret = hixl_auto_connect(eng, &addr, deadline, false);
+		if (ret)
+			goto out;
+	}
 	__atomic_add_fetch(&eng->sync_running, 1, __ATOMIC_SEQ_CST);	/* no revoking cancel now */
 	ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0, NULL, &failed);
 	/*
-	 * AutoConnect: no link (never made), or a broken one (its peer went
-	 * away or restarted): connect and run the batch again, all of it (READ and WRITE of the same
+	 * AutoConnect: a broken link (its peer went away or restarted):
+	 * connect again and run the batch again, all of it (READ and WRITE of the same
 	 * bytes are idempotent), under the same deadline.
 	 */
 	if (hixl_link_error(ret) && eng->auto_connect) {
