@@ -463,7 +463,8 @@ static int engine_of_pid_exists(pid_t pid)
 
 /*
  * The peer is killed while a large WRITE to it is in flight: the transfer
- * fails within its timeout + 1 s (here: at once), the dead peer's engine and
+ * fails within its timeout + 1 s (here: at the disconnect, within a third of
+ * the timeout), the dead peer's engine and
  * pins are gone, and ours come back to zero when we close.
  */
 void test_link_peer_killed_mid_transfer(void);
@@ -504,7 +505,12 @@ void test_link_peer_killed_mid_transfer(void)
 	printf("#   peer killed mid-WRITE: %ld after %.0f ms\n", k.ret, ms);
 	CHECK(k.ret == -ECONNRESET || k.ret == -ETIMEDOUT || k.ret == -EIO || k.ret == -ENETDOWN);
 	CHECK(ms <= 31000);	/* the timeout (30 s) + 1 s */
-	CHECK(ms <= 2000);	/* and in fact at once */
+	/*
+	 * and at the disconnect, not by the timeout: a third of it (under
+	 * KASAN and TCG on a loaded host the teardown once took 2011 ms, on
+	 * a stock kernel tens of ms)
+	 */
+	CHECK(ms <= 10000);
 	/* the dead peer's engine, with its registrations and pins, is gone */
 	for (int i = 0; i < 100 && engine_of_pid_exists(pid) == 1; i++)
 		usleep(20000);
