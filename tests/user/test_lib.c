@@ -1040,6 +1040,10 @@ void test_lib_readme_example(void)
 		SKIP("run from the repo after make");
 	if (access("/dev/hixl", F_OK))
 		SKIP("no /dev/hixl");
+	/* a compiler run: seconds under KASAN and TCG, user space */
+	if (hx_debug_kernel() && !hx_long())
+		SKIP("debug kernel: the README example is compiled and run on the stock kernels "
+		     "(and here under make check-long)");
 	snprintf(src, sizeof(src), "%s/readme_example.c", dir);
 	snprintf(bin, sizeof(bin), "%s/readme_example", dir);
 	in = fopen("README.md", "r");
