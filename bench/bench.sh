@@ -133,9 +133,10 @@ rails)
 py)
 	# `make bench-py`: the Python package's descriptor forms (bench/pysubmit.py);
 	# PY_REPS (15)
+	# (the guest command on one line: the guest's sh takes no $'...' quoting of newlines)
 	guest_report bench-py raw-py.txt pysubmit.py results-py \
-		env HIXL_TRANSPORT=rdma PY_REPS="${PY_REPS:-15}" sh -c '/usr/bin/python3 \
-		bench/pysubmit.py --run --reps "$PY_REPS" --raw "$HIXL_WORK/raw-py.txt"'
+		env HIXL_TRANSPORT=rdma PY_REPS="${PY_REPS:-15}" sh -c \
+		'/usr/bin/python3 bench/pysubmit.py --run --reps "$PY_REPS" --raw "$HIXL_WORK/raw-py.txt"'
 	;;
 all)
 	# `make bench`: everything side by side in one VM run
