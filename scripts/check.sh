@@ -265,16 +265,18 @@ fuzz_wire() {
 # boot's log fails the boot as one more failure (its console.log's
 # timestamps and the two logs tell which fuzzer ran when).
 fuzz_both() {	# CALLS SEED CASES WIRE_SEED SECS KO
-	local calls=$1 seed=$2 cases=$3 wseed=$4 secs=$5 ko=$6 w=build/vm/fuzz
-	# the command on one line: the guest's sh (dash) takes no $'...' quoting of newlines
-	HIXL_VM_TIMEOUT=$(( 1500 + calls / 100 + secs * 2 )) \
-	tests/vm/run.sh --kernel debug --module "$ko" --name fuzz -- sh -c \
-		'tests/fuzz/hixl-fuzz --calls "$1" --seed "$2" > "$HIXL_WORK/fuzz.log" 2>&1; echo $? > "$HIXL_WORK/fuzz.rc"; tests/fuzz/hixl-wire-fuzz --cases "$3" --seed "$4" --time "$5" > "$HIXL_WORK/fuzz-wire.log" 2>&1; echo $? > "$HIXL_WORK/fuzz-wire.rc"' \
-		sh "$calls" "$seed" "$cases" "$wseed" "$secs" \
+	HIXL_VM_TIMEOUT=$(( 1500 + $1 / 100 + $5 * 2 )) \
+	tests/vm/run.sh --kernel debug --module "$6" --name fuzz -- \
+		tests/fuzz/guest-both.sh "$1" "$2" "$3" "$4" "$5" \
 		> build/vm/fuzz-both.log 2>&1 || vm_fail fuzz "fuzz VM run (both fuzzers)"
-	fuzz_verdict "$(cat $w/fuzz.rc 2>/dev/null || echo 1)" $w/fuzz.log "$calls" "$seed"
-	fuzz_wire_verdict "$(cat $w/fuzz-wire.rc 2>/dev/null || echo 1)" $w/fuzz-wire.log \
-		"$cases" "$secs" "$wseed"
+	fuzz_both_verdicts build/vm/fuzz "$1" "$2" "$3" "$4" "$5"
+}
+
+# The two verdicts of a tests/fuzz/guest-both.sh run whose $HIXL_WORK was DIR.
+fuzz_both_verdicts() {	# DIR CALLS SEED CASES WIRE_SEED SECS
+	fuzz_verdict "$(cat "$1/fuzz.rc" 2>/dev/null || echo 1)" "$1/fuzz.log" "$2" "$3"
+	fuzz_wire_verdict "$(cat "$1/fuzz-wire.rc" 2>/dev/null || echo 1)" "$1/fuzz-wire.log" \
+		"$4" "$6" "$5"
 }
 
 # The two-VM run: Debian 6.1 (server) and 6.12 (client) over a QEMU socket
@@ -417,18 +419,16 @@ if [ "$kernel_rc" = 0 ]; then
 		# kmemleak scans cost about 100 s under KASAN): a splat or leak
 		# fails the boot, whose console.log's timestamps and the fuzzers'
 		# logs (fuzz.log, fuzz-wire.log) tell which ran when
+		fuzz_args=(10000 "${HIXL_FUZZ_SEED:-1}" 100000 "${HIXL_WIRE_SEED:-1}" 60)
+		# the command on one line: the guest's sh (dash) takes no $'...' quoting of newlines
 		HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-2700} \
 		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- sh -c \
-			'tests/vm/guest-tests.sh "$1"; rc=$?; tests/fuzz/hixl-fuzz --calls "$2" --seed "$3" > "$HIXL_WORK/fuzz.log" 2>&1; echo $? > "$HIXL_WORK/fuzz.rc"; tests/fuzz/hixl-wire-fuzz --cases "$4" --seed "$5" --time "$6" > "$HIXL_WORK/fuzz-wire.log" 2>&1; echo $? > "$HIXL_WORK/fuzz-wire.rc"; exit $rc' \
-			sh build/debug/tests/kunit/hixl_kunit.ko 10000 "${HIXL_FUZZ_SEED:-1}" 100000 \
-			"${HIXL_WIRE_SEED:-1}" 60 \
+			'tests/vm/guest-tests.sh "$1"; rc=$?; shift; tests/fuzz/guest-both.sh "$@"; exit $rc' \
+			sh build/debug/tests/kunit/hixl_kunit.ko "${fuzz_args[@]}" \
 			|| vm_fail debug "debug VM run"
 		count_kunit "$repo/build/vm/debug/kunit" "$kdir"
 		count_guest debug "debug kernel"
-		fuzz_verdict "$(cat build/vm/debug/fuzz.rc 2>/dev/null || echo 1)" \
-			build/vm/debug/fuzz.log 10000 "${HIXL_FUZZ_SEED:-1}"
-		fuzz_wire_verdict "$(cat build/vm/debug/fuzz-wire.rc 2>/dev/null || echo 1)" \
-			build/vm/debug/fuzz-wire.log 100000 60 "${HIXL_WIRE_SEED:-1}"
+		fuzz_both_verdicts build/vm/debug "${fuzz_args[@]}"
 	else
 		stage_fail "module build against the debug kernel"
 	fi
