@@ -203,14 +203,15 @@ void hp_close(struct hp *p)
 
 static int hp_rx(struct hp *p, struct ibv_wc *wc);
 
-/*
- * Post one work request (wr_id UINT64_MAX) and wait up to ms for its
- * completion; receives seen meanwhile are kept by hp_rx() for hp_pump().
- * 0, or -ECONNRESET with its status in *st when it completed in error.
- */
 /* after the engine's DREQ, how long a posted WR's completion is awaited */
 #define HP_DISC_GRACE_MS	2000
 
+/*
+ * Post one work request (wr_id UINT64_MAX) and wait up to ms for its
+ * completion; receives seen meanwhile are kept by hp_rx() for hp_pump().
+ * 0, or -ECONNRESET with its status in *st when it completed in error, or
+ * when it did not complete within HP_DISC_GRACE_MS of the engine's DREQ.
+ */
 static int hp_post_wait(struct hp *p, struct ibv_send_wr *wr, int ms, int *st)
 {
 	struct ibv_send_wr *bad;
