@@ -71,6 +71,7 @@ times_table() {
 	scripts/test-times.sh -n 15 "${taps[@]}" | sed 's/^/check:   /'
 }
 fails=()
+diags=()	# the failing tests' own lines (tap_fail_diags)
 stage_fail() { echo "check: FAILED: $*"; failed=$((failed + 1)); fails+=("$*"); }
 # A VM run failed: say so, with what a CI log needs to tell why (the failed
 # tests, the end of the guest's console: a hang's blocked tasks, a splat).
@@ -112,7 +113,20 @@ count_tap() {
 	f_=$(grep -c '^not ok ' "$f")
 	echo "check: user tests ($2): $p passed, $f_ failed, $s skipped"
 	while read -r l; do fails+=("$2: $l"); done < <(grep '^not ok ' "$f")
+	# what each failing test printed ("# " lines since the test before
+	# it), shown again at the end: CI keeps only the end of the output
+	while IFS= read -r l; do diags+=("$2: $l"); done < <(tap_fail_diags "$f")
 	passed=$((passed + p)) failed=$((failed + f_)) skipped=$((skipped + s))
+}
+
+# The "# " lines a TAP FILE gives before each "not ok" since the result
+# before it (at most the last 30 of each test; hixl-test's "# took" lines
+# left out), each after its test's "not ok" line.
+tap_fail_diags() {	# FILE
+	awk '/^(not )?ok / { if (/^not ok /) { print; for (i = (n > 30 ? n - 30 : 0); i < n; i++) print "  " d[i] }
+			     n = 0; next }
+	     /^# took / { next }
+	     /^#/ { d[n++] = $0 }' "$1"
 }
 
 # The TAP files of one guest-tests.sh run: the user tests, the C++ API, the
@@ -454,6 +468,7 @@ pair
 stage "done"
 times_table
 echo "check: took $(( $(date +%s) - t0 )) s"
+for f in "${diags[@]}"; do echo "check: failed test: $f"; done
 for f in "${fails[@]}"; do echo "check: FAILED: $f"; done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
