@@ -29,9 +29,18 @@ NIXL_PLUGIN_DIR=$PWD/build/nixl timeout 600 "$bin" --tests_plugin_dirs="$PWD/bui
 rc=$?
 [ -n "$old_mr" ] && echo "$old_mr" > "$mr"
 awk -v rc="$rc" '
-	/^\[       OK \] /   { n++; print "ok " n " - NIXL gtest " $4; next }
-	/^\[  FAILED  \] .*\(/ { n++; bad++; print "not ok " n " - NIXL gtest " $4; next }
-	/^\[  SKIPPED \] .*\(/ { n++; print "ok " n " - NIXL gtest " $4 " # SKIP"; next }
+	# a test'"'"'s result line ends "(N ms)"; the summary lists the failed again without
+	/^\[ RUN      \] /   { nd = 0; next }
+	/^\[       OK \] .* ms\)$/ { n++; print "ok " n " - NIXL gtest " $4; next }
+	/^\[  FAILED  \] .* ms\)$/ {
+		# what it printed: GoogleTest'"'"'s failures and NIXL'"'"'s errors
+		for (i = (nd > 40 ? nd - 40 : 0); i < nd; i++) print "# " d[i]
+		t = $4; sub(/,$/, "", t)
+		n++; bad++; print "not ok " n " - NIXL gtest " t; next }
+	/^\[  SKIPPED \] .* ms\)$/ { n++; print "ok " n " - NIXL gtest " $4 " # SKIP"; next }
+	/^\[/ { next }
+	/telemetry is not enabled/ { next }
+	/^[EW][0-9]|Failure|Expected|Which is|Value of|Actual|^  / { d[nd++] = $0 }
 	END {
 		# an agent notifying itself: NIXL sends it only through a backend
 		# with supportsLocal(), which HIXL does not claim (docs/nixl.md)
