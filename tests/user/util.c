@@ -408,6 +408,22 @@ int hx_thp_backed(void *p, size_t len)
 }
 
 /*
+ * Events enabled with the record-cmd option on (the default) also hook the
+ * scheduler's sched_switch and sched_wakeup tracepoints to keep task names,
+ * and their static calls in __schedule() are patched each time (int3 and
+ * IPIs, text_poke_bp()).  Under QEMU's multi-threaded TCG a vCPU in
+ * __schedule() then spun on the int3 for good while the other waited for
+ * it (a 6.1 guest, the rail tracepoint test run in a loop).  The tests
+ * read only hixl's own fields: the names are not kept, and enabling
+ * hixl's events patches only hixl's code.
+ */
+static const char *hx_tracefs_ready(const char *dir)
+{
+	hx_tracefs_write(dir, "options/record-cmd", "0");
+	return dir;
+}
+
+/*
  * tracefs, mounted if it is not yet: the folder that has hixl's event
  * @event ("hixl_rail_state"; "" for the hixl events folder), or NULL.
  */
@@ -419,11 +435,11 @@ const char *hx_tracefs(const char *event)
 	for (int i = 0; i < 2; i++) {
 		snprintf(p, sizeof(p), "%s/events/hixl/%s", dirs[i], event);
 		if (!access(p, F_OK))
-			return dirs[i];
+			return hx_tracefs_ready(dirs[i]);
 	}
 	snprintf(p, sizeof(p), "/sys/kernel/tracing/events/hixl/%s", event);
 	if (!mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) && !access(p, F_OK))
-		return dirs[0];
+		return hx_tracefs_ready(dirs[0]);
 	return NULL;
 }
 
