@@ -105,8 +105,9 @@ static int hixl_accept_list(struct hixl_engine *eng, struct hixl_link *l)
  * allowed peers or secret policy, before anything is allocated
  * (hixl_auth_admit()); -ENOSPC at max_links,
  * -EBUSY with max_setup_links accepted links still in their handshake,
- * -ENODEV once the device is going.  An accepted link that has not
- * finished its handshake hixl_handshake_ms later is closed (hs_work).
+ * -ENODEV once the device is going.  An accepted link whose handshake
+ * makes no progress for hixl_handshake_ms is closed (hs_work,
+ * hixl_link_hs_progress()).
  */
 static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {

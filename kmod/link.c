@@ -287,6 +287,33 @@ int hixl_rx_table_end(struct hixl_link *l, const void *buf, u32 len)
 
 static void hixl_link_release_work(struct work_struct *w);
 
+/**
+ * hixl_link_hs_progress() - an accepted link's handshake moved on
+ * @l: the link
+ *
+ * A HELLO or table message of the peer (REGION, REGION_DEL, TABLE_END), or
+ * a SEND or REG_MR of ours, while the link is CONNECTING: its handshake
+ * deadline (@l->hs_work) is hixl_handshake_ms from now.  A table of
+ * thousands of regions takes longer than handshake_ms to cross (one
+ * message per region, each waited for) and its link used to be closed
+ * midway; a peer that stops is still closed handshake_ms after its last
+ * message.  Nothing for a link we connected (no deadline) or one past its
+ * handshake.  hixl_link_destroy() marks the link CLOSED under @l->lock
+ * before it cancels @l->hs_work, so nothing re-arms it afterwards.
+ *
+ * Context: any (the CQ's completion handler, a process sending).
+ */
+void hixl_link_hs_progress(struct hixl_link *l)
+{
+	if (l->active)
+		return;
+	spin_lock(&l->lock);
+	if (l->state == HIXL_LINK_CONNECTING && !l->accepting)
+		mod_delayed_work(hixl_wq, &l->hs_work,
+				 msecs_to_jiffies(READ_ONCE(hixl_handshake_ms)));
+	spin_unlock(&l->lock);
+}
+
 /* The handshake deadline of an accepted link passed. */
 static void hixl_link_hs_expire(struct work_struct *w)
 {
@@ -295,7 +322,7 @@ static void hixl_link_hs_expire(struct work_struct *w)
 
 	if (hixl_link_state(l, &err) != HIXL_LINK_CONNECTING)
 		return;
-	hixl_link_warn(l, "closing the link: no handshake within %u ms\n",
+	hixl_link_warn(l, "closing the link: its handshake made no progress for %u ms\n",
 		       READ_ONCE(hixl_handshake_ms));
 	hixl_auth_expired(l);
 	hixl_link_abort(l, -ETIMEDOUT);

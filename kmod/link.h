@@ -315,7 +315,8 @@ struct hixl_link_ka {
  * @setup_work: an accepted link's publishing of our table
  * @release_work: frees an accepted link whose peer left
  * @hs_work:    closes an accepted link still CONNECTING hixl_handshake_ms
- *              after the peer's CONNECT_REQUEST
+ *              after the peer's CONNECT_REQUEST or the handshake's last
+ *              progress (hixl_link_hs_progress())
  * @msg:        the message channel: buffers, posting (msg.c)
  * @rt:         the peer's region table (rtable.c)
  * @stage:      staging buffers and requests (stage.c)
@@ -435,6 +436,7 @@ int hixl_link_state(struct hixl_link *l, int *err);
 void hixl_link_fail(struct hixl_link *l, int err);
 void hixl_link_abort(struct hixl_link *l, int err);
 void hixl_link_check_ready(struct hixl_link *l);
+void hixl_link_hs_progress(struct hixl_link *l);
 bool hixl_link_usable(struct hixl_link *l);
 void hixl_link_queue(struct hixl_link *l, struct workqueue_struct *wq, struct work_struct *w);
 struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active);

@@ -49,15 +49,18 @@ MODULE_PARM_DESC(max_links, "links per engine (default 512)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
 
 /*
- * Half-open links: a link accepted from a peer must finish its handshake
- * (HELLO, tables both ways) within handshake_ms or it is closed, and at
- * most max_setup_links accepted links of an engine may be in the handshake
- * at once, so that connections that never say HELLO can neither hold a
- * slot for long nor take every slot of max_links.
+ * Half-open links: a link accepted from a peer is closed when its handshake
+ * (HELLO, tables both ways) makes no progress for handshake_ms - none
+ * within handshake_ms of the connect request, or none since the last
+ * handshake message either way (hixl_link_hs_progress(): a table of
+ * thousands of regions takes longer than that to cross) - and at most
+ * max_setup_links accepted links of an engine may be in the handshake at
+ * once, so that connections that never say HELLO can neither hold a slot
+ * for long nor take every slot of max_links.
  */
 unsigned int hixl_handshake_ms = 10000;
 module_param_named(handshake_ms, hixl_handshake_ms, uint, 0644);
-MODULE_PARM_DESC(handshake_ms, "ms an accepted link may take to finish its handshake (default 10000)");
+MODULE_PARM_DESC(handshake_ms, "ms an accepted link's handshake may go without progress before it is closed (default 10000)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_handshake_ms);
 
 unsigned int hixl_max_setup_links = 64;

@@ -39,6 +39,10 @@ static void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  * stops posting receives holds our SEND (RNR retries never end) only that
  * long.
  *
+ * A completed one is progress of an accepted link's handshake
+ * (hixl_link_hs_progress()): our table, sent one message at a time, may
+ * take longer than handshake_ms.
+ *
  * Return: 0; -ETIMEDOUT after that, -EHOSTDOWN when the transport's retries
  * ran out (keepalive.c) or -ECONNRESET on another error completion, all
  * breaking the link.
@@ -69,8 +73,10 @@ int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 		wait_for_completion(&l->msg.tx_done);
 		return ret;
 	}
-	if (l->msg.tx_status == IB_WC_SUCCESS)
+	if (l->msg.tx_status == IB_WC_SUCCESS) {
+		hixl_link_hs_progress(l);
 		return 0;
+	}
 	/* the peer does not answer (hixl_tx_done() closed the link), or else */
 	ret = l->msg.tx_status == IB_WC_RETRY_EXC_ERR ? -EHOSTDOWN : -ECONNRESET;
 fail:
@@ -250,7 +256,11 @@ static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 	hd = &hixl_rx_handlers[array_index_nospec(type, ARRAY_SIZE(hixl_rx_handlers))];
 	if (!hd->fn || len < hd->min_len)
 		return -EPROTO;
-	return hd->fn(l, buf, len);
+	ret = hd->fn(l, buf, len);
+	if (!ret && (type == HIXL_MSG_HELLO || type == HIXL_MSG_REGION ||
+		     type == HIXL_MSG_REGION_DEL || type == HIXL_MSG_TABLE_END))
+		hixl_link_hs_progress(l);	/* the peer's half of the handshake */
+	return ret;
 }
 
 static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)

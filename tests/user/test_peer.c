@@ -735,6 +735,77 @@ static void peer_flood(void)
 	write_param("handshake_ms", old_hs);
 }
 
+/*
+ * The handshake deadline counts from the handshake's last progress: a peer
+ * whose table takes longer than handshake_ms to arrive keeps its link
+ * (1,000 regions a side took over the 10 s default under QEMU/TCG, and
+ * NIXL's generic test saw the link closed midway); a peer that says HELLO
+ * and then nothing is still closed.  Here handshake_ms is 1500: HELLO,
+ * then a REGION every 500 ms for 3 s, then TABLE_END, and the engine
+ * WRITEs into our memory over the link.
+ */
+static void peer_slow_table(void)
+{
+	unsigned long long old_hs = read_param("handshake_ms");
+	uint8_t *src = hx_map(64 * KiB);
+	struct hixl_op_desc d;
+	struct timespec t0;
+	uint32_t failed = 0;
+	struct hp p;
+	int v, i, tries = 0;
+	long ret, ms;
+
+	REQUIRE(src);
+	if (write_param("handshake_ms", 1500))
+		SKIP("no handshake_ms parameter");
+	v = victim(20031);
+	CHECK(v >= 0);
+	if (v >= 0)
+		CHECK_EQ(reg_mem(v, src, 64 * KiB, 0, NULL), 0);	/* the WRITE's source */
+	if (v >= 0 && hp_connect(&p, 20031, 0, 64 * KiB) == 0) {
+		CHECK_EQ(hp_hello(&p, 20131, 0), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (i = 0; i < 6 && !p.disconnected; i++) {
+			CHECK_EQ(hp_region(&p), 0);	/* the same region, again: progress */
+			hp_pump(&p, 500);
+		}
+		ms = hx_ms_since(&t0);
+		printf("#   table messages for %ld ms (handshake_ms 1500); closed: %d\n", ms,
+		       p.disconnected);
+		CHECK(!p.disconnected);
+		CHECK_EQ(hp_table_end(&p), 0);
+		hp_pump(&p, 300);
+		CHECK(!p.disconnected);
+		hx_fill(src, 64 * KiB, 31);
+		d = (struct hixl_op_desc){ (uintptr_t)src, (uintptr_t)p.mem, 64 * KiB };
+		do {
+			ret = hx_xfer(v, 20131, HIXL_OP_WRITE, &d, 1, 5000, &failed);
+		} while (ret == -EAGAIN && ++tries < 100 && !usleep(50000));
+		CHECK_EQ(ret, 0);
+		CHECK_EQ(hx_first_diff(p.mem, src, 64 * KiB), -1);
+		hp_close(&p);
+	} else {
+		CHECK(!"peer connect");
+	}
+
+	/* HELLO, then silence: closed about handshake_ms after the HELLO */
+	if (v >= 0 && hp_connect(&p, 20031, 0, 64 * KiB) == 0) {
+		CHECK_EQ(hp_hello(&p, 20132, 0), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		CHECK(hp_wait_disconnect(&p, 8000));
+		ms = hx_ms_since(&t0);
+		printf("#   HELLO, then nothing: closed after %ld ms\n", ms);
+		CHECK(ms > 1000);
+		hp_close(&p);
+	} else {
+		CHECK(!"peer connect");
+	}
+	if (v >= 0)
+		close(v);
+	munmap(src, 64 * KiB);
+	write_param("handshake_ms", old_hs);
+}
+
 /* Links (any engine, any state) to HX_IP:peer_port in debugfs, or -1 without debugfs. */
 static int debugfs_links_to(uint16_t peer_port)
 {
@@ -799,6 +870,7 @@ const struct ht_test peer_tests[] = {
 	{ "peer_ack_flood", peer_ack_flood },
 	{ "peer_memcg", peer_memcg },
 	{ "peer_flood", peer_flood },
+	{ "peer_slow_table", peer_slow_table },
 	{ "peer_dereg_invalidated", peer_dereg_invalidated },
 	{ "peer_update_before_ready", peer_update_before_ready },
 	{ "peer_oversize", peer_oversize },
