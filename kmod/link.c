@@ -794,7 +794,7 @@ void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail)
 		p = found->parent;	/* held by @found until it is freed */
 		spin_unlock(&found->lock);
 		if (p)
-			trace_hixl_rail_state(eng->id, &p->raddr, rail, false, -ENODEV);
+			hixl_raillink_trace_down(found, p, -ENODEV);
 		hixl_link_cancel_release(found);
 		hixl_link_destroy(found);
 	}

@@ -361,6 +361,8 @@ struct hixl_link_ka {
  *              or once its HELLO pairs it (acceptor, under the primary's
  *              rails.lock and @lock, never once the link is broken or
  *              CLOSED), never changed after
+ * @rail_up:    rail links: hixl_rail_state said it came up and has not
+ *              yet said it went (hixl_raillink_trace_down(); under @lock)
  * @rails:      primary links: their rail links (raillink.h)
  */
 struct hixl_link {
@@ -416,6 +418,7 @@ struct hixl_link {
 	struct ib_pd *pd;
 	u32 rail;
 	struct hixl_link *parent;
+	bool rail_up;
 	struct hixl_link_rails rails;
 };
 

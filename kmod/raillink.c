@@ -194,7 +194,10 @@ static int hixl_raillink_make(struct hixl_link *p, u32 i, unsigned long deadline
 		ret = hixl_link_publish(rl);
 	if (!ret)
 		ret = hixl_connect_wait_ready(rl, deadline);
-	trace_hixl_rail_state(eng->id, &p->raddr, i, !ret, ret);
+	if (!ret)
+		hixl_raillink_trace_up(rl, p);
+	else		/* an attempt that failed: down, never up */
+		trace_hixl_rail_state(eng->id, &p->raddr, i, false, ret);
 	if (ret && hixl_link_unlist(rl))
 		hixl_link_destroy(rl);
 	hixl_link_put(rl);
@@ -293,15 +296,14 @@ static void hixl_rail_work(struct work_struct *w)
 			if (st == HIXL_LINK_READY && !up) {
 				hixl_link_warn(rl, "rail %u: our port is down: rail link broken\n", i);
 				hixl_link_fail(rl, -ENETDOWN);
-				trace_hixl_rail_state(eng->id, &p->raddr, i, false, -ENETDOWN);
+				hixl_raillink_trace_down(rl, p, -ENETDOWN);
 			} else if (st >= HIXL_LINK_ERROR && up) {
 				/*
 				 * Destroyed (DREQ) only with the port up: on rxe a send
 				 * on a port that is down moves the QP to error, the CM's
 				 * too (keepalive.c, hixl_ka_port_up()).
 				 */
-				if (err != -ENETDOWN)
-					trace_hixl_rail_state(eng->id, &p->raddr, i, false, err);
+				hixl_raillink_trace_down(rl, p, err);
 				hixl_raillink_drop(p, i, rl);
 			}
 			hixl_link_put(rl);
@@ -378,7 +380,7 @@ void hixl_raillinks_destroy(struct hixl_link *l)
 	for (i = 1; i < HIXL_MAX_RAILS; i++) {
 		if (!rl[i])
 			continue;
-		trace_hixl_rail_state(l->eng->id, &l->raddr, i, false, -ECONNRESET);
+		hixl_raillink_trace_down(rl[i], l, -ECONNRESET);
 		if (hixl_link_unlist(rl[i])) {
 			hixl_link_cancel_release(rl[i]);
 			hixl_link_destroy(rl[i]);
@@ -389,20 +391,68 @@ void hixl_raillinks_destroy(struct hixl_link *l)
 }
 
 /**
+ * hixl_raillink_trace_up() - hixl_rail_state up for a rail link now READY
+ * @rl: the rail link
+ * @p:  its primary (whose peer address the event names)
+ *
+ * Not for a link broken meanwhile: its down would then never come
+ * (hixl_link_destroy() marks it CLOSED under @rl->lock before it unhooks).
+ */
+void hixl_raillink_trace_up(struct hixl_link *rl, struct hixl_link *p)
+{
+	spin_lock(&rl->lock);
+	if (rl->state < HIXL_LINK_ERROR && !rl->rail_up) {
+		rl->rail_up = true;
+		trace_hixl_rail_state(rl->eng->id, &p->raddr, rl->rail, true, 0);
+	}
+	spin_unlock(&rl->lock);
+}
+
+/**
+ * hixl_raillink_trace_down() - hixl_rail_state down, once per up
+ * @rl:  the rail link
+ * @p:   its primary
+ * @err: why, -errno: -ENODEV its device is removed, -ENETDOWN its port
+ *       went down, -ECONNRESET its primary went or a newer rail link
+ *       replaced it, else the link's error
+ *
+ * Each way a rail link goes says so here: the rail work, the device's
+ * removal, its primary's end, a replacement, and its own teardown
+ * (hixl_raillink_unhook(), for the ways none of these saw: a link the
+ * CM's DISCONNECTED or DEVICE_REMOVAL event released before the device's
+ * removal reached it went without a word).  The first says why; the rest
+ * say nothing.
+ */
+void hixl_raillink_trace_down(struct hixl_link *rl, struct hixl_link *p, int err)
+{
+	spin_lock(&rl->lock);
+	if (rl->rail_up) {
+		rl->rail_up = false;
+		trace_hixl_rail_state(rl->eng->id, &p->raddr, rl->rail, false, err);
+	}
+	spin_unlock(&rl->lock);
+}
+
+/**
  * hixl_raillink_unhook() - a rail link is torn down: off its primary's rails
  * @l: the rail link, marked CLOSED by hixl_link_destroy()
  *
- * Its reference on the primary goes with the link's struct (hixl_link_free()).
+ * Its reference on the primary goes with the link's struct
+ * (hixl_link_free()).  A link still counted up traces its down here, with
+ * its error (-ECONNRESET when it has none).
  */
 void hixl_raillink_unhook(struct hixl_link *l)
 {
 	struct hixl_link *p;
+	int err;
 
 	spin_lock(&l->lock);		/* pairs with hixl_raillink_attach() */
 	p = l->parent;
+	err = l->err ?: -ECONNRESET;
 	spin_unlock(&l->lock);
 	if (!p)
 		return;
+	hixl_raillink_trace_down(l, p, err);
 	spin_lock(&p->rails.lock);
 	if (l->rail < HIXL_MAX_RAILS && p->rails.link[l->rail] == l)
 		p->rails.link[l->rail] = NULL;

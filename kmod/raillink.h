@@ -71,6 +71,8 @@ void hixl_rail_work_arm(struct hixl_link *p);
 int hixl_raillinks_connect(struct hixl_link *l, unsigned long deadline);
 void hixl_raillinks_destroy(struct hixl_link *l);
 void hixl_raillink_unhook(struct hixl_link *l);
+void hixl_raillink_trace_up(struct hixl_link *rl, struct hixl_link *p);
+void hixl_raillink_trace_down(struct hixl_link *rl, struct hixl_link *p, int err);
 int hixl_raillinks_show(struct seq_file *m);
 
 /* raillink_hello.c */

@@ -101,9 +101,11 @@ int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
 	if (ret == -EPROTO)
 		hixl_link_warn(l, "rail %u: not paired, or not from the peer's rail %u address: closing\n",
 			       i, i);
+	if (old)	/* a rail link it replaces: its peer has given it up */
+		hixl_raillink_trace_down(old, found, -ECONNRESET);
 	if (!ret)
-		trace_hixl_rail_state(eng->id, &l->raddr, i, true, 0);
-	if (old) {	/* a rail link it replaces: its peer has given it up */
+		hixl_raillink_trace_up(l, found);
+	if (old) {
 		if (hixl_link_state(old, &err) < HIXL_LINK_CLOSED)
 			hixl_link_abort(old, -ECONNRESET);
 		hixl_link_put(old);

@@ -219,7 +219,11 @@ TRACE_EVENT(hixl_link_error,
 						 { 1, "ready" }, { 2, "error" }, { 3, "closed" }))
 );
 
-/* A rail link of a primary link came up or went (raillink.c; a rail device removed: link.c). */
+/*
+ * A rail link of a primary link came up or went: one down per up, whichever
+ * way it went (hixl_raillink_trace_up()/_down(), raillink.c); a connect
+ * attempt that failed is a down alone.
+ */
 TRACE_EVENT(hixl_rail_state,
 	TP_PROTO(u64 engine, const struct sockaddr_storage *peer, u32 rail, bool up, int err),
 	TP_ARGS(engine, peer, rail, up, err),
