@@ -192,15 +192,29 @@ struct xfer_arg {
 	uint32_t failed;
 };
 
-/* One TRANSFER; retried while the engine's side of the link is still connecting. */
+/*
+ * One TRANSFER, tried again every 50 ms (100 times at most) while the
+ * engine's side of the link is still connecting (-EAGAIN): it is READY a
+ * moment after our TABLE_END reaches it.
+ */
+static long xfer_ready(int fd, uint16_t port, uint32_t op, const struct hixl_op_desc *d,
+		       uint32_t n, int timeout_ms, uint32_t *failed)
+{
+	int tries = 0;
+	long ret;
+
+	do {
+		ret = hx_xfer(fd, port, op, d, n, timeout_ms, failed);
+	} while (ret == -EAGAIN && ++tries < 100 && !usleep(50000));
+	return ret;
+}
+
+/* xfer_ready() in a thread */
 static void *xfer_thread(void *arg)
 {
 	struct xfer_arg *a = arg;
-	int tries = 0;
 
-	do {
-		a->ret = hx_xfer(a->fd, a->port, a->op, a->d, a->n, 20000, &a->failed);
-	} while (a->ret == -EAGAIN && ++tries < 100 && !usleep(50000));
+	a->ret = xfer_ready(a->fd, a->port, a->op, a->d, a->n, 20000, &a->failed);
 	return NULL;
 }
 
@@ -639,8 +653,7 @@ static void peer_update_before_ready(void)
 	uint64_t h0;
 	uint32_t failed;
 	struct hp p;
-	long ret;
-	int v = victim(20021), tries = 0;
+	int v = victim(20021);
 
 	REQUIRE(v >= 0 && r0 && r1 && r2);
 	REQUIRE(reg_mem(v, r0, 64 * KiB, 0, &out) == 0);	/* no link yet */
@@ -678,10 +691,7 @@ static void peer_update_before_ready(void)
 
 	/* and the engine uses the link: r1 (registered in the window) to our memory */
 	d = (struct hixl_op_desc){ (uintptr_t)r1, (uintptr_t)p.mem, 4 * KiB };
-	do {
-		ret = hx_xfer(v, 20121, HIXL_OP_WRITE, &d, 1, 5000, &failed);
-	} while (ret == -EAGAIN && ++tries < 100 && !usleep(50000));
-	CHECK_EQ(ret, 0);
+	CHECK_EQ(xfer_ready(v, 20121, HIXL_OP_WRITE, &d, 1, 5000, &failed), 0);
 	CHECK_EQ(hx_first_diff(p.mem, r1, 4 * KiB), -1);
 	CHECK(!p.disconnected);
 	hp_close(&p);
@@ -752,8 +762,8 @@ static void peer_slow_table(void)
 	struct timespec t0;
 	uint32_t failed = 0;
 	struct hp p;
-	int v, i, tries = 0;
-	long ret, ms;
+	int v, i;
+	long ms;
 
 	REQUIRE(src);
 	if (write_param("handshake_ms", 1500))
@@ -778,10 +788,7 @@ static void peer_slow_table(void)
 		CHECK(!p.disconnected);
 		hx_fill(src, 64 * KiB, 31);
 		d = (struct hixl_op_desc){ (uintptr_t)src, (uintptr_t)p.mem, 64 * KiB };
-		do {
-			ret = hx_xfer(v, 20131, HIXL_OP_WRITE, &d, 1, 5000, &failed);
-		} while (ret == -EAGAIN && ++tries < 100 && !usleep(50000));
-		CHECK_EQ(ret, 0);
+		CHECK_EQ(xfer_ready(v, 20131, HIXL_OP_WRITE, &d, 1, 5000, &failed), 0);
 		CHECK_EQ(hx_first_diff(p.mem, src, 64 * KiB), -1);
 		hp_close(&p);
 	} else {
