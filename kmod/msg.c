@@ -203,12 +203,16 @@ static int hixl_post_recv(struct hixl_iu *rx)
 
 /**
  * struct hixl_rx_handler - how one message type is received
- * @min_len: bytes the message has at least (shorter: -EPROTO)
- * @fn:      the handler; gets the whole message, @min_len bytes or more
+ * @min_len:   bytes the message has at least (shorter: -EPROTO)
+ * @fn:        the handler; gets the whole message, @min_len bytes or more
+ * @handshake: the peer's half of the handshake (HELLO, its table): once
+ *             applied, progress of an accepted link's handshake
+ *             (hixl_link_hs_progress())
  */
 struct hixl_rx_handler {
 	u32 min_len;
 	int (*fn)(struct hixl_link *l, const void *buf, u32 len);
+	bool handshake;
 };
 
 /*
@@ -216,10 +220,11 @@ struct hixl_rx_handler {
  * messages are hixl_auth_rx()'s); a type without an entry is -EPROTO.
  */
 static const struct hixl_rx_handler hixl_rx_handlers[] = {
-	[HIXL_MSG_HELLO]	= { sizeof(struct hixl_wire_hello), hixl_rx_hello },
-	[HIXL_MSG_REGION]	= { sizeof(struct hixl_wire_region), hixl_rx_region_msg },
-	[HIXL_MSG_REGION_DEL]	= { sizeof(struct hixl_wire_region_del), hixl_rx_region_del_msg },
-	[HIXL_MSG_TABLE_END]	= { sizeof(struct hixl_wire_hdr), hixl_rx_table_end },
+	[HIXL_MSG_HELLO]	= { sizeof(struct hixl_wire_hello), hixl_rx_hello, true },
+	[HIXL_MSG_REGION]	= { sizeof(struct hixl_wire_region), hixl_rx_region_msg, true },
+	[HIXL_MSG_REGION_DEL]	= { sizeof(struct hixl_wire_region_del), hixl_rx_region_del_msg,
+				    true },
+	[HIXL_MSG_TABLE_END]	= { sizeof(struct hixl_wire_hdr), hixl_rx_table_end, true },
 	[HIXL_MSG_NOTIFY]	= { sizeof(struct hixl_wire_notify), hixl_rx_notify },
 	[HIXL_MSG_STAGE_REQ]	= { sizeof(struct hixl_wire_stage_req), hixl_rx_stage_req },
 	[HIXL_MSG_STAGE_DONE]	= { sizeof(struct hixl_wire_stage_done), hixl_rx_stage_done },
@@ -257,9 +262,8 @@ static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 	if (!hd->fn || len < hd->min_len)
 		return -EPROTO;
 	ret = hd->fn(l, buf, len);
-	if (!ret && (type == HIXL_MSG_HELLO || type == HIXL_MSG_REGION ||
-		     type == HIXL_MSG_REGION_DEL || type == HIXL_MSG_TABLE_END))
-		hixl_link_hs_progress(l);	/* the peer's half of the handshake */
+	if (!ret && hd->handshake)
+		hixl_link_hs_progress(l);
 	return ret;
 }
 
