@@ -500,11 +500,42 @@ int hx_rxe_active(const char *dev)
 	return strstr(st, "ACTIVE") != NULL;
 }
 
+/*
+ * Is rxe @dev's GSI QP (QP1, which carries the CM's MADs) in the ERR state?
+ * rxe moves any QP whose packet finds no route to ERR, QP1 included, and the
+ * MAD layer brings QP1 back only from SQE: a MAD sent while the netdev was
+ * down ends rdma_cm on that device until the device is made again.
+ */
+static int rxe_gsi_dead(const char *dev)
+{
+	char cmd[128], out[512];
+	size_t n;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "rdma res show qp link %s/1 lqpn 1 2>/dev/null", dev);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	pclose(p);
+	return strstr(out, " type GSI state ERR ") != NULL;
+}
+
 int hx_rxe_restore(const char *dev, const char *netdev)
 {
 	char p[96], cmd[128];
 
 	snprintf(p, sizeof(p), "/sys/class/infiniband/%s", dev);
+	if (access(p, F_OK) == 0 && rxe_gsi_dead(dev)) {
+		printf("#   %s's GSI QP is in ERR (a CM MAD sent while %s was down: an rxe "
+		       "defect, see docs/developing.md): making %s again\n", dev, netdev, dev);
+		snprintf(cmd, sizeof(cmd), "timeout 60 rdma link delete %s", dev);
+		if (system(cmd) != 0) {
+			printf("#   RESTORING %s FAILED: later tests will fail\n", dev);
+			return -1;
+		}
+	}
 	snprintf(cmd, sizeof(cmd), "rdma link add %s type rxe netdev %s", dev, netdev);
 	if (access(p, F_OK) != 0 && system(cmd) != 0) {
 		printf("#   RESTORING %s FAILED: later tests will fail\n", dev);

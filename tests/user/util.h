@@ -76,7 +76,9 @@ uint64_t hx_self_id(int fd);
 int hx_rxe_active(const char *dev);
 /*
  * @dev added back (`rdma link add @dev type rxe netdev @netdev`) if it is
- * gone, then up to 10 s for its port to be ACTIVE: 0, or -1 (printed)
+ * gone, or made again if its GSI QP is in ERR (rxe's, after a MAD met a
+ * netdev that was down), then up to 10 s for its port to be ACTIVE: 0, or
+ * -1 (printed)
  */
 int hx_rxe_restore(const char *dev, const char *netdev);
 /* tracefs @dir's trace buffer into @buf (@size bytes, NUL-terminated): its length, or -1 */
