@@ -156,10 +156,6 @@ void rail_restore(void)
 {
 	if (system("ip link set veth0 up 2>/dev/null; ip link set veth2 up 2>/dev/null") != 0)
 		printf("# rail_restore: ip link set up failed\n");
-	if (access("/sys/class/infiniband/rxe0", F_OK) &&
-	    system("rdma link add rxe0 type rxe netdev veth0") != 0)
-		printf("# rail_restore: rdma link add rxe0 failed\n");
-	if (access("/sys/class/infiniband/rxe1", F_OK) &&
-	    system("rdma link add rxe1 type rxe netdev veth2") != 0)
-		printf("# rail_restore: rdma link add rxe1 failed\n");
+	hx_rxe_restore("rxe0", "veth0");
+	hx_rxe_restore("rxe1", "veth2");
 }

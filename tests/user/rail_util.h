@@ -55,7 +55,8 @@ int ru_pair_mem(int a, int b, uint16_t pb, size_t len, uint32_t ms, uint8_t **la
 		uint8_t **rb);
 
 /*
- * veth0 and veth2 up, rxe0 and rxe1 added back if gone (failures printed):
+ * veth0 and veth2 up, rxe0 and rxe1 added back if gone or made again if
+ * rxe's CM died with the netdev down (hx_rxe_restore(), failures printed):
  * what a test that changes them calls before it ends, failed or not
  */
 void rail_restore(void);
