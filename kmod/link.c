@@ -494,10 +494,20 @@ void hixl_link_destroy_qp(struct hixl_link *l)
 		 * rxe_destroy_qp() that is a WARNING in rxe_sched_task() and
 		 * a use after free.  Harmless on hardware: any state may go
 		 * to RESET (IBTA 10.3.1).
+		 *
+		 * Twice: rxe_qp_reset() drains the packet queues with the
+		 * QP's tasks disabled and enables them without a run, so a
+		 * packet that passed the state check before the first RESET
+		 * and is queued after that drain would stay queued, holding a
+		 * QP reference: rxe_destroy_qp() then waits 50 s for it and
+		 * WARNs in __rxe_cleanup().  Nothing passes the check once the
+		 * QP is in RESET, so the second RESET's drain frees it.
 		 */
-		err = ib_modify_qp(l->qp, &reset, IB_QP_STATE);
-		if (err)
-			pr_debug("hixl: QP %u to RESET: %d\n", l->qp->qp_num, err);
+		for (int i = 0; i < 2; i++) {
+			err = ib_modify_qp(l->qp, &reset, IB_QP_STATE);
+			if (err)
+				pr_debug("hixl: QP %u to RESET: %d\n", l->qp->qp_num, err);
+		}
 		rdma_destroy_qp(l->cm_id);
 		l->qp = NULL;
 	}
