@@ -13,8 +13,10 @@
 #include <linux/list.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
 #include "trace.h"
 
 /* Every live struct hixl_proc; hixl_procs_lock protects the list and ->ref. */

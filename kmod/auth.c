@@ -49,8 +49,11 @@
 #include <net/ipv6.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "auth.h"
+#include "link.h"
 #include "proto.h"
 
 static_assert(HIXL_AUTH_NONCE == HIXL_AUTH_NONCE_LEN);

@@ -64,8 +64,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/sched/signal.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "link.h"
+#include "xfer.h"
+#include "xrail.h"
 
 /**
  * hixl_revoke_wait() - flush the work requests of cancelled batches

@@ -22,7 +22,13 @@
 #include <net/net_namespace.h>
 #include <rdma/rdma_cm.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "rail.h"
+#include "auth.h"
+#include "link.h"
+#include "raillink.h"
+#include "loopback.h"
 #include "testhook.h"
 #include "trace.h"
 #include "proto.h"

@@ -13,7 +13,12 @@
 #include <linux/delay.h>
 #include <linux/seq_file.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "rail.h"
+#include "link.h"
+#include "raillink.h"
+#include "local.h"
 #include "testhook.h"
 
 static struct dentry *hixl_debugfs_dir;

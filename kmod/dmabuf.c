@@ -26,7 +26,9 @@
 #include <linux/fs.h>
 #include <linux/scatterlist.h>
 
-#include "hixl_priv.h"
+#include "compat.h"
+#include "engine.h"
+#include "region.h"
 
 /**
  * hixl_dmabuf_map() - attach and map the dma-buf behind a device registration

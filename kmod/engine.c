@@ -19,8 +19,15 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "rail.h"
+#include "auth.h"
+#include "link.h"
+#include "raillink.h"
+#include "loopback.h"
 
 /**
  * hixl_sockaddr_to_kernel() - convert a uapi address to a sockaddr

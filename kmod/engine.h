@@ -91,6 +91,7 @@
 #include <linux/maple_tree.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
+#include <linux/printk.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
@@ -462,5 +463,18 @@ extern struct mutex hixl_engines_lock;
 extern struct list_head hixl_engines;
 extern struct device *hixl_dev;
 extern struct workqueue_struct *hixl_wq;
+
+/*
+ * hixl_einval() - -EINVAL for an argument the module refuses, after saying
+ * why in one line naming the command and the field, e.g.
+ * "return hixl_einval("REG_MEM: flags 0x%x has unknown bits", a->flags);".
+ * The line goes through pr_debug_ratelimited(): dynamic debug, off until
+ * "echo 'module hixl +p' > /sys/kernel/debug/dynamic_debug/control", and
+ * rate-limited per site when on, so a caller cannot flood the log.
+ */
+#define hixl_einval(fmt, ...)	({					\
+	pr_debug_ratelimited(fmt "\n", ##__VA_ARGS__);			\
+	-EINVAL;							\
+})
 
 #endif /* _HIXL_ENGINE_H */

@@ -36,8 +36,11 @@
 #include <rdma/ib_cache.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_verbs.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "link.h"
 
 /*
  * The keep-alive interval, ms; 0 turns keep-alives off (a silent peer is

@@ -56,8 +56,12 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "link.h"
+#include "local.h"
+#include "xfer.h"
 
 static int local_copy_threads = -1;
 module_param(local_copy_threads, int, 0644);

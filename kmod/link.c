@@ -23,8 +23,17 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/rdma_cm.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "rail.h"
+#include "auth.h"
+#include "link.h"
+#include "raillink.h"
+#include "local.h"
+#include "loopback.h"
+#include "xfer.h"
 #include "trace.h"
 #include "proto.h"
 

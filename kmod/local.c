@@ -40,8 +40,14 @@
 #include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <crypto/algapi.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "region.h"
+#include "link.h"
+#include "local.h"
+#include "xfer.h"
 #include "proto.h"
 
 static u8 hixl_local_boot_id[HIXL_LOCAL_ID_LEN];

@@ -51,7 +51,9 @@
 #include <linux/dma-buf.h>
 #include <linux/highmem.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "local.h"
 
 /**
  * hixl_local_region_ok() - can the CPU copy reach a region?

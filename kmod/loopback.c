@@ -36,8 +36,14 @@
 #include <net/sock.h>
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "auth.h"
+#include "link.h"
+#include "local.h"
+#include "loopback.h"
 #include "proto.h"
 
 #define HIXL_LOOP_RETRY_MS	50	/* CONNECT to a name nobody listens on yet: again */

@@ -19,8 +19,14 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/hixl_layout.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "region.h"
+#include "link.h"
+#include "local.h"
+#include "xfer.h"
 
 /*
  * Per-process limits.  Defaults are the vendor's published limits for HIXL

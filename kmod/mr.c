@@ -19,8 +19,12 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "rail.h"
+#include "link.h"
 
 /**
  * hixl_mr_shift() - the MR page size for a region on a device

@@ -12,7 +12,9 @@
 #include <linux/slab.h>
 #include <rdma/rdma_cm.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "auth.h"
+#include "link.h"
 #include "proto.h"
 
 /* ---- sending ---------------------------------------------------------------------- */

@@ -9,8 +9,11 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "link.h"
+#include "loopback.h"
 #include "proto.h"
 
 /*

@@ -44,7 +44,10 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "hixl_priv.h"
+#include "compat.h"
+#include "engine.h"
+#include "region.h"
+#include "link.h"
 #include "trace.h"
 
 /* ---- host memory: pin, charge, notifier ------------------------------------ */

@@ -42,8 +42,10 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "link.h"
+#include "xfer.h"
 
 unsigned int hixl_poll_us = 200;
 module_param_named(poll_us, hixl_poll_us, uint, 0644);

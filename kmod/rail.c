@@ -76,8 +76,11 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "loopback.h"
 #include "rail.h"
 
 int hixl_rail_numa = 1;

@@ -15,8 +15,11 @@
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "link.h"
 #include "rail.h"
 
 static int hixl_rail_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)

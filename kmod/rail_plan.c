@@ -10,8 +10,9 @@
  */
 #include <linux/bitops.h>
 #include <linux/errno.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "link.h"
 #include "rail_plan.h"
 
 /**

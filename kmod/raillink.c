@@ -49,8 +49,15 @@
 #include <linux/seq_file.h>
 #include <rdma/ib_cache.h>
 #include <rdma/rdma_cm.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "rail.h"
+#include "auth.h"
+#include "link.h"
+#include "raillink.h"
+#include "local.h"
 #include "proto.h"
 #include "trace.h"
 

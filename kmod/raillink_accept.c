@@ -20,7 +20,10 @@
 #include <crypto/algapi.h>
 #include <rdma/rdma_cm.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "rail.h"
+#include "link.h"
+#include "raillink.h"
 #include "trace.h"
 
 /**

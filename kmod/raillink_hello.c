@@ -13,7 +13,10 @@
 #include <linux/minmax.h>
 #include <linux/string.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "rail.h"
+#include "link.h"
+#include "raillink.h"
 #include "proto.h"
 
 /*

@@ -33,8 +33,13 @@
 #include <linux/uaccess.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "rail.h"
+#include "link.h"
+#include "rail_plan.h"
 #include "raillink.h"
 
 /**

@@ -19,8 +19,12 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "region.h"
+#include "link.h"
 #include "trace.h"
 
 /* ---- page-size selection (pure, KUnit-tested) ----------------------------- */

@@ -9,8 +9,12 @@
 
 #include <linux/maple_tree.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "link.h"
+#include "xfer.h"
 #include "proto.h"
 
 /**

@@ -23,8 +23,9 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "region.h"
 
 /* First allocation: 64 runs, 1 KiB */
 #define HIXL_RUNS_MIN	64

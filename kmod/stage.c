@@ -26,8 +26,11 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/rdma_cm.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "link.h"
 #include "proto.h"
 
 #define HIXL_STAGE_CHUNK	SZ_2M

@@ -11,8 +11,9 @@
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "link.h"
 #include "proto.h"
 
 /*

@@ -27,8 +27,14 @@
 #include <linux/pid_namespace.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "rail.h"
+#include "link.h"
+#include "raillink.h"
+#include "local.h"
 #include "trace.h"
 
 static_assert(offsetof(struct hixl_xfer_stats, reserved) == HIXL_CTR_NR * sizeof(__u64));

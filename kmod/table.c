@@ -22,8 +22,13 @@
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "link.h"
+#include "raillink.h"
+#include "local.h"
 #include "proto.h"
 
 /*

@@ -35,8 +35,11 @@
 #include <linux/fs.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "link.h"
+#include "xfer.h"
 #include "compat.h"
 
 /*

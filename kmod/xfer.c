@@ -20,8 +20,15 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/rdma_cm.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "region.h"
+#include "link.h"
+#include "local.h"
+#include "xfer.h"
+#include "xrail.h"
 #include "trace.h"
 
 /* Index of the span that holds @addr (spans are in address order, n > 0). */

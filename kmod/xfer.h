@@ -17,9 +17,9 @@
 
 #include <rdma/hixl.h>
 #include "link.h"
-#include "xrail.h"
 
 struct io_uring_cmd;
+struct hixl_xrail;
 
 /* One work request's worth of a descriptor (xfer.c). */
 struct hixl_piece {

@@ -39,8 +39,13 @@
 
 #include <linux/slab.h>
 #include <rdma/rdma_cm.h>
+#include <kunit/visibility.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "link.h"
+#include "xfer.h"
+#include "xrail.h"
 #include "trace.h"
 
 /* one work request of a chain: what its completion needs */

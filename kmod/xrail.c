@@ -68,7 +68,12 @@
 #include <linux/bitops.h>
 #include <linux/slab.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "region.h"
+#include "link.h"
+#include "xfer.h"
+#include "rail_plan.h"
 #include "xrail.h"
 #include "raillink.h"
 #include "trace.h"

@@ -11,7 +11,7 @@
 #include <linux/in6.h>
 #include <linux/inet.h>
 
-#include "hixl_priv.h"
+#include "auth.h"
 
 static struct hixl_peer_prefix hixl_pfx(const char *addr, u8 len)
 {

@@ -8,7 +8,9 @@
 #include <linux/in6.h>
 #include <linux/sizes.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "proto.h"
 
 static struct hixl_setup hixl_good_setup(void)
 {

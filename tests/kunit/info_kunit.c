@@ -10,7 +10,8 @@
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 
-#include "hixl_priv.h"
+#include "compat.h"
+#include "engine.h"
 
 static struct hixl_engine *hixl_test_engine(struct kunit *test)
 {

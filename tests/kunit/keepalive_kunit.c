@@ -9,7 +9,7 @@
 #include <kunit/test.h>
 #include <linux/jiffies.h>
 
-#include "hixl_priv.h"
+#include "link.h"
 
 static void hixl_ka_off_looks_again_in_a_second(struct kunit *test)
 {

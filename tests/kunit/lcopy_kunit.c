@@ -12,7 +12,7 @@
  */
 #include <kunit/test.h>
 
-#include "hixl_priv.h"
+#include "local.h"
 
 #define KiB	1024ULL
 #define MiB	(1024 * KiB)

@@ -9,8 +9,9 @@
  * offering engine's, and a closing engine do not.
  */
 #include <kunit/test.h>
+#include <linux/socket.h>
 
-#include "hixl_priv.h"
+#include "local.h"
 
 static const u8 boot[HIXL_LOCAL_ID_LEN] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 static const u8 other_boot[HIXL_LOCAL_ID_LEN] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17 };

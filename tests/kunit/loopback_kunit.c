@@ -6,8 +6,9 @@
  * engine with a device none.
  */
 #include <kunit/test.h>
+#include <linux/socket.h>
 
-#include "hixl_priv.h"
+#include "loopback.h"
 
 struct hixl_loop_case {
 	const char *desc;

@@ -12,7 +12,8 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "link.h"
 #include "proto.h"
 
 struct hixl_poll_ctx {

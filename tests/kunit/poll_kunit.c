@@ -12,7 +12,7 @@
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 
-#include "hixl_priv.h"
+#include "xfer.h"
 
 static void hixl_poll_off_never_spins(struct kunit *test)
 {

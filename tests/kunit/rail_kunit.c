@@ -14,7 +14,9 @@
 #include <linux/numa.h>
 #include <linux/sizes.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
+#include "rail.h"
 #include "rail_plan.h"
 
 #define RAIL_MAX_PIECES 512

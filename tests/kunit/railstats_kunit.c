@@ -11,7 +11,10 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "stats.h"
+#include "link.h"
+#include "rail_plan.h"
 
 static u64 rs_ctr(struct hixl_engine *eng, u32 rail, enum hixl_ctr i)
 {

@@ -12,7 +12,8 @@
 #include <linux/mman.h>
 #include <linux/sizes.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "region.h"
 
 /* ---- hixl_pgsz ---------------------------------------------------------------- */
 

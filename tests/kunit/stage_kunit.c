@@ -9,7 +9,7 @@
 #include <kunit/test.h>
 #include <linux/sizes.h>
 
-#include "hixl_priv.h"
+#include "link.h"
 #include "proto.h"
 
 /* round numbers: a WR 10 us, a round 100 us, 2 ps a byte (two copies) */

@@ -14,7 +14,8 @@
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "xfer.h"
 
 static void hixl_uring_transfer_inline(struct kunit *test)
 {

@@ -14,7 +14,9 @@
 #include <linux/sched/mm.h>
 #include <linux/sizes.h>
 
-#include "hixl_priv.h"
+#include "engine.h"
+#include "link.h"
+#include "xfer.h"
 #include "proto.h"
 
 /* ---- hixl_split --------------------------------------------------------------------- */

@@ -8,7 +8,7 @@
 #include <kunit/test.h>
 #include <linux/sizes.h>
 
-#include "hixl_priv.h"
+#include "link.h"
 #include "rail_plan.h"
 
 #define XR_MAX 256
