@@ -42,6 +42,12 @@
  * Work that may wait for hixl_engine.lock without bound (the rail work's
  * table publishing; a striped transfer's failover) runs on the engine's
  * own workqueue (hixl_engine.wq), never on one that other engines share.
+ * io_uring's staged and same-host batches run from work items of xwork.c
+ * (hixl_xwork_wq, all engines') under rdma_sem for reading, as a command:
+ * they wait for no engine's lock without bound (the same-host copy takes
+ * the peer's in HIXL_LCOPY_LOCK_US tries, checking for CANCEL and the
+ * deadline between them, lcopy.c), and nothing flushes that workqueue but
+ * the module's unload.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
  * works, which take them, under cm_mutex); hixl_engine.lock  >
@@ -440,6 +446,7 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 		      unsigned int *canon);
 int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 void hixl_uring_end(struct hixl_xbatch *b);
+void hixl_uring_complete(struct io_uring_cmd *cmd, int ret, u32 failed);
 void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned int issue_flags);
 void hixl_uring_engine_destroy(struct hixl_engine *eng);
 

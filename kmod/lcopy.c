@@ -27,7 +27,10 @@
  * Nobody waits without bound: a worker waits for the peer engine's lock at
  * most HIXL_LCOPY_LOCK_US (a command of the peer's may hold it while it
  * waits for user memory, engine.h) and then hands the rest of its share
- * back to the caller, which copies it after the workers ended, killably;
+ * back to the caller, which copies it after the workers ended; the caller
+ * too waits for the lock in HIXL_LCOPY_LOCK_US steps, between which CANCEL,
+ * the deadline and a fatal signal end the batch (it may be an io_uring
+ * batch's work item, xwork.c, which no signal reaches);
  * the caller takes every still-queued work item off the queue
  * (cancel_work()) when it takes its share back, so it never waits for an
  * item that a queue full of other engines' copies would run late.
@@ -51,6 +54,7 @@
 
 #include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
@@ -233,10 +237,14 @@ static void hixl_lcopy_share_run(struct hixl_lcopy_job *j, u32 k, bool worker)
 		if (!ret)
 			ret = hixl_local_chunk(j->peer, j->op, j->pl->held[slot->i],
 					       d->local_addr + slot->off, d->remote_addr + slot->off,
-					       n, seg, worker);
+					       n, seg);
 		if (ret == -EBUSY && worker) {
 			slot->handback = true;
 			return;
+		}
+		if (ret == -EBUSY) {	/* the caller: again, after hixl_local_stop() */
+			msleep(1);
+			continue;
 		}
 		if (ret) {
 			slot->err = ret;

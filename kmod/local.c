@@ -548,8 +548,6 @@ int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long de
  * @ra:   the peer's address of the chunk
  * @n:    bytes, at most HIXL_LOCAL_CHUNK
  * @seg:  room for HIXL_LOCAL_SEGS segments (the caller's, one per thread)
- * @worker: true from a copy worker (lcopy.c), false from the TRANSFER's
- *        caller: how long the peer's lock is waited for (below)
  *
  * The peer's region is looked up anew under the peer's lock.  The peer's
  * pages of the chunk are referenced for the copy (not its region: a
@@ -558,36 +556,35 @@ int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long de
  * raised so that its close waits.  Called by the TRANSFER's caller and by
  * copy workers (lcopy.c).
  *
- * The TRANSFER's caller waits for the peer's lock as long as it takes
- * (killable).  A copy worker (@worker) waits at most HIXL_LCOPY_LOCK_US:
- * the peer's lock may be held for as long as a command of the peer's waits
- * for user memory (engine.h), and a kworker cannot be killed out of a
- * wait, nor may it hold a slot of the module-wide copy queue that long;
- * the worker hands its share back to the caller instead (lcopy.c).
+ * Waits at most HIXL_LCOPY_LOCK_US for the peer's lock, then returns
+ * -EBUSY, nothing copied: the peer's lock may be held for as long as a
+ * command of the peer's waits for user memory (engine.h), and a kworker
+ * cannot be killed out of a wait.  The TRANSFER's caller tries again
+ * (lcopy.c) after it checked for CANCEL, the deadline and a fatal signal
+ * (hixl_local_stop()), so each of them ends a batch whose peer's lock
+ * sticks - the caller may itself be an io_uring batch's work item
+ * (xwork.c), which no signal reaches.  A copy worker hands its share back
+ * to the caller instead: it may not hold a slot of the module-wide copy
+ * queue that long (lcopy.c).
  *
  * Context: process context, sleeps; no lock held.
- * Return: 0; -ECANCELED (fatal signal waiting for the peer's lock),
- * -EBUSY (@worker: the peer's lock stayed busy, nothing copied),
+ * Return: 0; -EBUSY (the peer's lock stayed busy, nothing copied),
  * -ECONNRESET (the peer engine closes), -ERANGE, -EACCES (the peer's
  * region went or changed), -EIO (more segments than a chunk can have).
  */
 int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
-		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg, bool worker)
+		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg)
 {
 	struct hixl_region *rr;
 	u32 nseg = 0, k;
+	ktime_t end;
 	u64 a, left;
 
-	if (worker) {
-		ktime_t end = ktime_add_us(ktime_get(), HIXL_LCOPY_LOCK_US);
-
-		while (!mutex_trylock(&peer->lock)) {
-			if (ktime_after(ktime_get(), end))
-				return -EBUSY;
-			usleep_range(20, 100);
-		}
-	} else if (mutex_lock_killable(&peer->lock)) {
-		return -ECANCELED;
+	end = ktime_add_us(ktime_get(), HIXL_LCOPY_LOCK_US);
+	while (!mutex_trylock(&peer->lock)) {
+		if (ktime_after(ktime_get(), end))
+			return -EBUSY;
+		usleep_range(20, 100);
 	}
 	if (READ_ONCE(peer->local_dead)) {
 		mutex_unlock(&peer->lock);

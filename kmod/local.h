@@ -132,7 +132,7 @@ struct hixl_local_seg {
 
 int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline);
 int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
-		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg, bool worker);
+		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg);
 
 /**
  * struct hixl_lcopy_share - a contiguous byte range of a batch (lcopy.c)

@@ -27,6 +27,7 @@
 #include "link.h"
 #include "local.h"
 #include "xfer.h"
+#include "xprep.h"
 
 /*
  * Per-process limits.  Defaults are the vendor's published limits for HIXL
@@ -473,9 +474,12 @@ static int __init hixl_init(void)
 	if (!hixl_wq)
 		return -ENOMEM;
 	hixl_lcopy_init();
-	ret = hixl_ib_client_register();
+	ret = hixl_xwork_init();
 	if (ret)
 		goto err_wq;
+	ret = hixl_ib_client_register();
+	if (ret)
+		goto err_xwork;
 	ret = misc_register(&hixl_misc);
 	if (ret == -EBUSY) {
 		pr_warn("misc minor %d is taken: /dev/%s gets a dynamic one (no load on first open)\n",
@@ -501,6 +505,8 @@ err_misc:
 	misc_deregister(&hixl_misc);
 err_ib_client:
 	hixl_ib_client_unregister();
+err_xwork:
+	hixl_xwork_exit();
 err_wq:
 	hixl_lcopy_exit();
 	destroy_workqueue(hixl_wq);
@@ -512,6 +518,7 @@ static void __exit hixl_exit(void)
 	hixl_debugfs_exit();
 	misc_deregister(&hixl_misc);
 	hixl_ib_client_unregister();
+	hixl_xwork_exit();
 	hixl_lcopy_exit();
 	destroy_workqueue(hixl_wq);
 }

@@ -13,6 +13,7 @@
 /* The points, each a u32 of milliseconds in debugfs hixl/test/ */
 enum hixl_test_point {
 	HIXL_TEST_ACCEPT_QP,	/* accept_qp_ms: hixl_accept(), QP made, not yet listed */
+	HIXL_TEST_XWORK_START,	/* xwork_start_ms: an io_uring batch's work item, before it runs */
 	HIXL_TEST_NR,
 };
 

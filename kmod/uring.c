@@ -176,14 +176,32 @@ static void hixl_uring_task_done(struct io_uring_cmd *cmd, unsigned int issue_fl
 void hixl_uring_end(struct hixl_xbatch *b)
 {
 	struct io_uring_cmd *cmd = b->cmd;
-	struct hixl_uring_pdu *pdu = hixl_pdu(cmd);
+	int status = b->status;
+	u32 failed = b->failed;
 
 	spin_lock(&b->eng->xfer_lock);
-	pdu->b = NULL;
+	hixl_pdu(cmd)->b = NULL;
 	spin_unlock(&b->eng->xfer_lock);
-	pdu->ret = b->status;
-	pdu->res2 = b->failed;
 	hixl_xbatch_put(b);
+	hixl_uring_complete(cmd, status, failed);
+}
+
+/**
+ * hixl_uring_complete() - post a queued TRANSFER's CQE
+ * @cmd:    the command, not attached to a batch (pdu->b NULL)
+ * @ret:    the CQE's res: 0 or -errno
+ * @failed: its big_cqe[0] on a CQE32 ring: hixl_transfer.failed
+ *
+ * From any context: the CQE is posted from the submitter's task work.
+ * Nothing of the engine may be used after it: the CQE lets io_uring drop
+ * the file.
+ */
+void hixl_uring_complete(struct io_uring_cmd *cmd, int ret, u32 failed)
+{
+	struct hixl_uring_pdu *pdu = hixl_pdu(cmd);
+
+	pdu->ret = ret;
+	pdu->res2 = failed;
 	io_uring_cmd_complete_in_task(cmd, hixl_uring_task_done);
 }
 

@@ -11,7 +11,8 @@
  * waits for that, io_uring's URING_CMD (uring.c) does not.  Descriptors
  * whose local range is not registered, and small ones when the batch's
  * cost model says staging is faster (hixl_stage_batch()), are staged
- * (stage.c), synchronously.
+ * (stage.c), synchronously: in the ioctl's task, or for io_uring in a work
+ * item of xwork.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,6 +30,7 @@
 #include "local.h"
 #include "xfer.h"
 #include "xrail.h"
+#include "xprep.h"
 #include "trace.h"
 
 /* Index of the span that holds @addr (spans are in address order, n > 0). */
@@ -260,25 +262,8 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 	return hixl_engine_usable(eng);
 }
 
-/* A TRANSFER checked and planned: the direct pieces and the staged descriptors. */
-struct hixl_xprep {
-	struct hixl_link *l;
-	struct hixl_op_desc *d;
-	struct hixl_plan pl;
-	unsigned long *smap;
-	u32 *sidx;
-	u32 ns;
-	u64 sbytes;		/* bytes of the staged descriptors */
-	u64 rbytes;		/* with @rails_only: the descriptors' bytes (the
-				 * trace's; pl is not planned then) */
-	bool planning;		/* hixl_xq_plan_begin() done, not ended */
-	bool local;		/* the same-host copy carries it (local.c) */
-	bool rails_only;	/* the primary link is broken, a rail link is READY:
-				 * xrail.c checks and plans on the rail links */
-	int err;		/* with @rails_only: the primary link's error */
-};
-
-static void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p)
+/* Release what hixl_xprep_init() planned and held; @p is zeroed. */
+void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p)
 {
 	hixl_plan_release(eng, &p->pl);
 	if (p->planning)
@@ -560,8 +545,22 @@ static int hixl_xprep_run_direct(struct hixl_engine *eng, struct hixl_transfer *
 	return ret;
 }
 
-/* Direct pieces, then staged descriptors; the caller waits for both. */
-static int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
+/**
+ * hixl_xprep_run_sync() - run a planned one-link TRANSFER to its end
+ * @eng:      the engine
+ * @a:        the TRANSFER; out: failed
+ * @p:        hixl_xprep_init()'s plan (not striped)
+ * @deadline: jiffies: -ETIMEDOUT after it
+ *
+ * The same-host copy (local.c), or the direct pieces through the link's
+ * queue and then the staged descriptors (stage.c); waits for both.  Staged
+ * descriptors are copied from and to the current mm: the TRANSFER's
+ * process, or the work item of xwork.c that uses its mm.
+ *
+ * Context: process context, sleeps; rdma_sem held for reading.
+ * Return: 0 or the errors hixl_cmd_transfer() documents, @a->failed set.
+ */
+int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
 			       struct hixl_xprep *p, unsigned long deadline)
 {
 	struct hixl_link *l = p->l;
@@ -709,18 +708,21 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_transfer);
  *               staging, and io_uring retries from its worker threads
  * @issue_flags: io_uring's, for hixl_uring_attach()
  *
- * Direct batches are queued and -EIOCBQUEUED returned: the batch ends in
- * hixl_uring_end().  A batch with staged descriptors (only without
- * @nonblock) runs to its end here, as the ioctl would.
+ * Every batch is queued and -EIOCBQUEUED returned; none runs here.  A
+ * direct or striped batch goes to its links' queues and ends in
+ * hixl_uring_end(); one with staged descriptors (planned only without
+ * @nonblock) or a same-host one runs from a work item (xwork.c), which
+ * posts the CQE.
  *
- * Return: -EIOCBQUEUED; -EAGAIN (see @nonblock); or the result of a batch
- * that ended here, as hixl_cmd_transfer() documents, with @a->failed set.
+ * Return: -EIOCBQUEUED; -EAGAIN (see @nonblock); or an error found before
+ * anything was queued, as hixl_cmd_transfer() documents, with @a->failed
+ * set.
  */
 int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags)
 {
 	unsigned long deadline = hixl_deadline(a->timeout_ms);
-	u64 start = ktime_get_ns(), bytes;
+	u64 start = ktime_get_ns();
 	struct hixl_xbatch *b;
 	struct hixl_xprep p;
 	int ret;
@@ -742,11 +744,12 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 			goto out;
 		}
 	}
-	if (p.ns || !p.pl.n) {
-		bytes = p.pl.bytes + p.sbytes;
-		ret = hixl_xprep_run_sync(eng, a, &p, deadline);
-		hixl_xfer_done(eng, p.l, a->op, ret, ret ? 0 : bytes, a->tag,
-			       ktime_get_ns() - start);
+	if (p.ns || !p.pl.n) {		/* staged or same-host: from a work item */
+		ret = hixl_xwork_queue(eng, a, &p, cmd, deadline, start);
+		if (ret != -EIOCBQUEUED) {
+			hixl_link_count_result(p.l, ret);
+			hixl_xfer_done(eng, p.l, a->op, ret, 0, a->tag, ktime_get_ns() - start);
+		}
 		goto out;
 	}
 	b = hixl_xbatch_new(eng, p.l, a->op, a->count, a->tag);

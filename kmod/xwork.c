@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xwork.c - io_uring's TRANSFERs that run in process context: a batch with
+ * staged descriptors (stage.c copies them between the process's memory and
+ * the staging pool, and waits for the peer) and a same-host batch (local.c,
+ * a kernel copy).  io_uring's issue plans them (xfer.c) and queues them
+ * here; the CQE comes from the work item when the batch has ended, so no
+ * io_uring thread - neither the submitter nor one of io-wq's bounded
+ * workers - is held for a batch, as none is for a direct one (xq.c).
+ *
+ * Model: the USB gadget's f_fs and aio (ffs_user_copy_worker()): a work
+ * item that copies to and from a process's memory runs with that
+ * process's mm (kthread_use_mm()), held by mmget() from the issue to the
+ * end, so the copies fault pages in as the process would.  The work runs
+ * under the engine's rdma_sem for reading, as every command does: a
+ * device removal waits for it like for an ioctl's batch.  The engine
+ * outlives it: io_uring holds the engine's file until the CQE, which is
+ * posted last.
+ *
+ * Each batch is one work item on hixl_xwork_wq, an unbound workqueue of
+ * its own: batches on one link wait for each other on the link's
+ * post_mutex as ioctls do, batches on different links or engines run side
+ * by side, and nothing that flushes hixl_wq or an engine's workqueue
+ * (link teardown, rails) waits for a batch that waits for a peer.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "engine.h"
+#include "link.h"
+#include "stats.h"
+#include "testhook.h"
+#include "xprep.h"
+
+static struct workqueue_struct *hixl_xwork_wq;
+
+/**
+ * struct hixl_xwork - one io_uring TRANSFER waiting for or running in its work item
+ * @work:     on hixl_xwork_wq
+ * @eng:      the engine (alive until the CQE: io_uring holds its file)
+ * @cmd:      the io_uring command the CQE completes
+ * @mm:       the submitter's mm (mmget()), with staged descriptors; else NULL
+ * @a:        the TRANSFER as read at submission (the descriptors are in @p)
+ * @p:        its plan, taken over from the issue
+ * @deadline: jiffies: the TRANSFER's timeout, counted from submission
+ * @start:    ktime_get_ns() at submission (latency counters, trace)
+ */
+struct hixl_xwork {
+	struct work_struct work;
+	struct hixl_engine *eng;
+	struct io_uring_cmd *cmd;
+	struct mm_struct *mm;
+	struct hixl_transfer a;
+	struct hixl_xprep p;
+	unsigned long deadline;
+	u64 start;
+};
+
+static void hixl_xwork_fn(struct work_struct *work)
+{
+	struct hixl_xwork *x = container_of(work, struct hixl_xwork, work);
+	struct hixl_engine *eng = x->eng;
+	struct io_uring_cmd *cmd = x->cmd;
+	u64 bytes = x->p.pl.bytes + x->p.sbytes;
+	u32 failed;
+	int ret;
+
+	hixl_test_delay(HIXL_TEST_XWORK_START);
+	down_read(&eng->rdma_sem);
+	if (x->mm)
+		kthread_use_mm(x->mm);
+	ret = hixl_xprep_run_sync(eng, &x->a, &x->p, x->deadline);
+	if (x->mm)
+		kthread_unuse_mm(x->mm);
+	hixl_xfer_done(eng, x->p.l, x->a.op, ret, ret ? 0 : bytes, x->a.tag,
+		       ktime_get_ns() - x->start);
+	hixl_xprep_free(eng, &x->p);
+	up_read(&eng->rdma_sem);
+	if (x->mm)
+		mmput(x->mm);
+	failed = x->a.failed;
+	kfree(x);
+	hixl_uring_complete(cmd, ret, failed);	/* last: the engine may go after it */
+}
+
+/**
+ * hixl_xwork_queue() - queue an io_uring TRANSFER that runs in process context
+ * @eng:      the engine
+ * @a:        the TRANSFER, checked and planned; copied
+ * @p:        its plan (not striped, not direct only): taken over and
+ *            zeroed on success, left to the caller on error
+ * @cmd:      the io_uring command its CQE completes
+ * @deadline: jiffies: its timeout
+ * @start:    ktime_get_ns() at submission
+ *
+ * Context: io_uring's issue (inline or from a worker), process context,
+ * rdma_sem held for reading; does not sleep on anything but memory.
+ * Return: -EIOCBQUEUED (the CQE comes from the work item);
+ * -ENOMEM; -EFAULT when the plan has staged descriptors and the
+ * submitting context has no mm (the process is exiting).
+ */
+int hixl_xwork_queue(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_xprep *p,
+		     struct io_uring_cmd *cmd, unsigned long deadline, u64 start)
+{
+	struct hixl_xwork *x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
+
+	if (!x)
+		return -ENOMEM;
+	if (p->ns) {
+		if (!current->mm || !mmget_not_zero(current->mm)) {
+			kfree(x);
+			return -EFAULT;
+		}
+		x->mm = current->mm;
+	}
+	INIT_WORK(&x->work, hixl_xwork_fn);
+	x->eng = eng;
+	x->cmd = cmd;
+	x->a = *a;
+	x->p = *p;
+	memset(p, 0, sizeof(*p));
+	x->deadline = deadline;
+	x->start = start;
+	queue_work(hixl_xwork_wq, &x->work);
+	return -EIOCBQUEUED;
+}
+
+/**
+ * hixl_xwork_init() - module load: the batches' workqueue
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hixl_xwork_init(void)
+{
+	hixl_xwork_wq = alloc_workqueue("hixl_xwork", WQ_UNBOUND, 0);
+	return hixl_xwork_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * hixl_xwork_exit() - module unload: no batch is queued (every engine's file
+ * is closed), the last work items finish their return
+ */
+void hixl_xwork_exit(void)
+{
+	destroy_workqueue(hixl_xwork_wq);
+}
