@@ -68,11 +68,6 @@ static void *bg_run(void *p)
 	return NULL;
 }
 
-static double ms_between(const struct timespec *a, const struct timespec *b)
-{
-	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
-}
-
 /* n descriptors cutting [l, l + len) and [r, r + len) into equal pieces */
 static struct hixl_op_desc *cut(void *l, uint64_t r, size_t len, uint32_t n)
 {
@@ -175,7 +170,7 @@ static void peer_closed(uint32_t op, int active, uint16_t our_port, uint16_t pee
 	REQUIRE(put(pc[1], "c", 1) == 0);
 	REQUIRE(get(cp[0], &peer_pin[1], sizeof(long)) == 0);
 	pthread_join(b.t, NULL);
-	ms = ms_between(&t0, &b.end);
+	ms = hx_ms_between(&t0, &b.end);
 	if (b.ret == 0)
 		SKIP("the batch finished before the peer closed its engine");
 	printf("#   peer closed mid-%s (%s link): %ld, descriptor %u, after %.0f ms\n",
@@ -351,7 +346,7 @@ static void test_fault_netdev_down(void)
 		printf("#   TRANSFER still running 12 s after the netdev went down: a hang\n");
 		ht_failures++;
 	} else {
-		ms = ms_between(&t0, &x.end);
+		ms = hx_ms_between(&t0, &x.end);
 		printf("#   %s down mid-WRITE: %ld, descriptor %u, after %.0f ms\n", ndev, x.ret,
 		       x.failed, ms);
 		CHECK(x.ret != 0);
@@ -1050,11 +1045,11 @@ static void peer_drops_region(int unmap, uint16_t port)
 		usleep(5000);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	pthread_join(x.t, NULL);
-	if (x.ret == 0 && ms_between(&t0, &x.end) <= 0)
+	if (x.ret == 0 && hx_ms_between(&t0, &x.end) <= 0)
 		SKIP("the batch finished before the peer let go of the region");
 	printf("#   %s mid-batch: %ld, pins released after %.0f ms; the batch: %ld (descriptor %u) after %.0f ms\n",
-	       unmap ? "munmap" : "DEREG_MEM", drop, ms_between(&t0, &t1), x.ret, x.failed,
-	       ms_between(&t0, &x.end));
+	       unmap ? "munmap" : "DEREG_MEM", drop, hx_ms_between(&t0, &t1), x.ret, x.failed,
+	       hx_ms_between(&t0, &x.end));
 	CHECK_EQ(drop, 0);
 	CHECK(x.ret == 0 || is_link_error(x.ret));
 	dc = (struct hixl_op_desc){ (uintptr_t)la, (uintptr_t)ctl, clen };

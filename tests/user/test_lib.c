@@ -502,8 +502,16 @@ void test_lib_xfer_sync(void)
 	CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, d, 1, 0, NULL), -EINVAL);
 	CHECK_EQ(hixl_transfer_sync(a, "x", HIXL_OP_WRITE, d, 1, 100, NULL), -EINVAL);
 	CHECK_EQ(hixl_transfer_sync(NULL, IP ":18031", HIXL_OP_WRITE, d, 1, 100, NULL), -EINVAL);
-	/* more than HIXL_MAX_DESCS: split in two ioctls */
-	{
+	/*
+	 * More than HIXL_MAX_DESCS: split in two ioctls.  65,636 descriptors
+	 * take ~40 s under KASAN and TCG; the library's split is the same
+	 * code on every kernel, so the stock kernels check it (and the debug
+	 * kernel in make check-long).
+	 */
+	if (hx_debug_kernel() && !hx_long())
+		printf("#   debug kernel: no two-chunk case (the stock kernels and make check-long "
+		       "run it)\n");
+	else {
 		size_t n = HIXL_MAX_DESCS + 100;
 		struct hixl_op_desc *m = calloc(n, sizeof(*m));
 
@@ -518,19 +526,11 @@ void test_lib_xfer_sync(void)
 		CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, m, n, 300000, &failed), 0);
 		CHECK_EQ(failed, n);
 		CHECK(!memcmp(la, rb, len));
-		/*
-		 * A bad descriptor in the second ioctl: its index counts the
-		 * first one's.  The first one's 65,536 descriptors move again
-		 * before it (~45 s under KASAN): the library's split is the
-		 * same code on every kernel, so the stock kernels check it
-		 * (and the debug kernel in make check-long).
-		 */
-		if (!hx_debug_kernel() || hx_long()) {
-			m[HIXL_MAX_DESCS + 7].local_addr = (uintptr_t)un;
-			CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, m, n, 300000,
-						    &failed), -ENOENT);
-			CHECK_EQ(failed, HIXL_MAX_DESCS + 7);
-		}
+		/* a bad descriptor in the second ioctl: its index counts the first one's */
+		m[HIXL_MAX_DESCS + 7].local_addr = (uintptr_t)un;
+		CHECK_EQ(hixl_transfer_sync(a, IP ":18031", HIXL_OP_WRITE, m, n, 300000, &failed),
+			 -ENOENT);
+		CHECK_EQ(failed, HIXL_MAX_DESCS + 7);
 		free(m);
 	}
 	hixl_engine_finalize(a);

@@ -491,11 +491,6 @@ static size_t gs_long_len(void)
 	return hx_debug_kernel() ? 24u << 20 : 96u << 20;
 }
 
-static long gs_ms(const struct timespec *from, const struct timespec *to)
-{
-	return (to->tv_sec - from->tv_sec) * 1000 + (to->tv_nsec - from->tv_nsec) / 1000000;
-}
-
 /*
  * WRITE @len bytes from @la to @rb on @a with rxe1 deleted 30 ms in:
  * 0 or -errno; *@during: the device was gone (the deletion returned) 500 ms
@@ -529,9 +524,9 @@ static long gs_write_rail1_deleted(int a, uint16_t pb, uint8_t *la, uint8_t *rb,
 	ret = hx_xfer(a, pb, HIXL_OP_WRITE, d, 4, GS_TMO_MS, &failed);
 	clock_gettime(CLOCK_MONOTONIC, &t_end);
 	pthread_join(th, NULL);
-	*during = gs_ms(&dn.done, &t_end) >= 500;
+	*during = (long)hx_ms_between(&dn.done, &t_end) >= 500;
 	printf("#   the deletion took %ld ms; the batch ended %ld ms after it returned\n",
-	       gs_ms(&dn.at, &dn.done), gs_ms(&dn.done, &t_end));
+	       (long)hx_ms_between(&dn.at, &dn.done), (long)hx_ms_between(&dn.done, &t_end));
 	if (ret)
 		printf("#   failed descriptor %u\n", failed);
 	CHECK_EQ(hx_first_diff(la, rb, len), -1);

@@ -249,11 +249,6 @@ static void *rx_down_thread(void *arg)
 }
 
 /* ms from @a to @b */
-static double rx_ms(const struct timespec *a, const struct timespec *b)
-{
-	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
-}
-
 /* wait up to @ms for rail 1 to move bytes again (the rail work re-makes it) */
 static int rx_rail1_used(struct rx_pair *p, int ms)
 {
@@ -353,7 +348,7 @@ static void rx_failover(struct rx_pair *p, uint32_t op, const char *down, int ur
 	 * may wait for it to end (the rail's RDMA CM ids and the engine's
 	 * rdma_sem), and is then not judged.
 	 */
-	during = rx_ms(&dn.done, &t_end) > 500;
+	during = hx_ms_between(&dn.done, &t_end) > 500;
 	CHECK_EQ(ret, 0);
 	if (ret)
 		printf("#   failed descriptor %u\n", failed);
@@ -364,9 +359,9 @@ static void rx_failover(struct rx_pair *p, uint32_t op, const char *down, int ur
 	       op == HIXL_OP_WRITE ? "WRITE" : "READ", uring ? "io_uring" : "ioctl", down,
 	       dn.after_ms, (unsigned long long)(s1.xfer.rail_failovers - s0.xfer.rail_failovers),
 	       (unsigned long long)(s1.xfer.rail_repost_bytes - s0.xfer.rail_repost_bytes),
-	       rx_ms(&dn.at, &t_end));
+	       hx_ms_between(&dn.at, &t_end));
 	printf("#   the command took %.0f ms; the batch ended %.0f ms after it returned\n",
-	       rx_ms(&dn.at, &dn.done), rx_ms(&dn.done, &t_end));
+	       hx_ms_between(&dn.at, &dn.done), hx_ms_between(&dn.done, &t_end));
 	/*
 	 * A device removal destroys rail 1's links at once: a batch still
 	 * running then had pieces there to re-post.  A port down (veth2) has
@@ -493,8 +488,8 @@ static void rx_no_rail_body(long pin0, int uring)
 		printf("# both rails down under a %zu MiB %s WRITE: %ld (%s), failed descriptor "
 		       "%u of %u; the batch ended %.0f ms after the removals began, which "
 		       "took %.0f ms\n", p.len >> 20, uring ? "io_uring" : "ioctl", ret,
-		       strerror((int)-ret), failed, p.n, rx_ms(&dn.at, &t_end),
-		       rx_ms(&dn.at, &dn.done));
+		       strerror((int)-ret), failed, p.n, hx_ms_between(&dn.at, &t_end),
+		       hx_ms_between(&dn.at, &dn.done));
 		if (ret) {	/* both went while it ran */
 			seen = 1;
 			CHECK(failed < p.n);

@@ -364,12 +364,17 @@ int hx_long(void)
 	return v && *v && strcmp(v, "0");
 }
 
+double hx_ms_between(const struct timespec *t0, const struct timespec *t1)
+{
+	return (t1->tv_sec - t0->tv_sec) * 1e3 + (t1->tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 double hx_ms_since(const struct timespec *t0)
 {
 	struct timespec t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+	return hx_ms_between(t0, &t1);
 }
 
 int hx_read_line(const char *path, char *buf, size_t len)

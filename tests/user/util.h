@@ -84,6 +84,7 @@ int hx_rxe_restore(const char *dev, const char *netdev);
 /* tracefs @dir's trace buffer into @buf (@size bytes, NUL-terminated): its length, or -1 */
 long hx_tracefs_read(const char *dir, char *buf, size_t size);
 double hx_ms_since(const struct timespec *t0);	/* CLOCK_MONOTONIC ms since t0 */
+double hx_ms_between(const struct timespec *t0, const struct timespec *t1);	/* ms from t0 to t1 */
 /* the first line of a file, without its newline: 0, or -1 */
 int hx_read_line(const char *path, char *buf, size_t len);
 /* is [p, p + len) backed by transparent huge pages (AnonHugePages in smaps)? */
