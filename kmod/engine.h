@@ -447,6 +447,8 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 void hixl_uring_end(struct hixl_xbatch *b);
 void hixl_uring_complete(struct io_uring_cmd *cmd, int ret, u32 failed);
+void hixl_uring_cancelable(struct io_uring_cmd *cmd, unsigned int issue_flags);
+bool hixl_uring_bind(struct hixl_engine *eng, struct io_uring_cmd *cmd, struct hixl_xbatch *b);
 void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned int issue_flags);
 void hixl_uring_engine_destroy(struct hixl_engine *eng);
 

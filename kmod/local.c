@@ -637,12 +637,15 @@ int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region 
  * @d:        its descriptors
  * @pl:       hixl_local_prep()'s plan: @pl->held[i] is descriptor i's region
  * @deadline: jiffies: -ETIMEDOUT after it
+ * @cmd:      the io_uring command of a batch xwork.c runs, or NULL: its
+ *            cancel by io_uring (ring exit, the process killed) cancels
+ *            the batch (hixl_uring_bind())
  *
  * In chunks of HIXL_LOCAL_CHUNK bytes, on several CPUs for a large batch
  * (hixl_lcopy_run(), lcopy.c, says which descriptor is blamed); between
  * chunks it stops for a CANCEL of @a->tag (the batch sits on the engine's
- * xfers list like an RDMA one), the deadline, a fatal signal, a broken
- * link or pairing.  Counted as direct bytes, and as local bytes.
+ * xfers list like an RDMA one), io_uring's cancel of @cmd, the deadline, a
+ * fatal signal, a broken link or pairing.  Counted as direct bytes, and as local bytes.
  *
  * Context: process context, sleeps; no lock held.
  * Return: 0; -ECANCELED, -ETIMEDOUT, -ECONNRESET (the peer engine closed
@@ -650,7 +653,8 @@ int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region 
  * -EACCES (the peer's region went or changed meanwhile), -ENOMEM.
  */
 int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
-		   const struct hixl_op_desc *d, const struct hixl_plan *pl, unsigned long deadline)
+		   const struct hixl_op_desc *d, const struct hixl_plan *pl, unsigned long deadline,
+		   struct io_uring_cmd *cmd)
 {
 	struct hixl_engine *peer = hixl_local_peer_get(l);
 	struct hixl_xbatch *b;
@@ -673,6 +677,8 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 	spin_lock(&eng->xfer_lock);		/* CANCEL finds it; it is never submitted */
 	list_add_tail(&b->eng_node, &eng->xfers);
 	spin_unlock(&eng->xfer_lock);
+	if (cmd && hixl_uring_bind(eng, cmd, b))
+		hixl_xbatch_cancel(b);		/* io_uring cancelled it already */
 
 	ret = hixl_lcopy_run(peer, l, b, a, d, pl, deadline, &bytes);	/* lcopy.c */
 	/*
@@ -692,6 +698,8 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 	spin_lock(&eng->xfer_lock);
 	list_del_init(&b->eng_node);
 	spin_unlock(&eng->xfer_lock);
+	if (cmd)
+		hixl_uring_bind(eng, cmd, NULL);
 	hixl_xbatch_put(b);
 	hixl_engine_put(peer);
 count:

@@ -66,6 +66,7 @@ struct hixl_uring_pdu {
 	struct hixl_uring_saved *saved;	/* from an -EAGAIN to the reissue */
 	int ret;		/* the CQE's res */
 	u32 res2;		/* its big_cqe[0] */
+	bool cancelled;		/* io_uring cancelled it; under the engine's xfer_lock */
 };
 
 static struct hixl_uring_pdu *hixl_pdu(struct io_uring_cmd *cmd)
@@ -157,6 +158,46 @@ void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned
 #ifdef HIXL_HAVE_URING_CANCEL
 	io_uring_cmd_mark_cancelable(cmd, issue_flags);
 #endif
+}
+
+/**
+ * hixl_uring_cancelable() - let io_uring cancel a TRANSFER xwork.c runs
+ * @cmd:         the command, in its issue
+ * @issue_flags: io_uring's
+ *
+ * On ring exit or the process's death io_uring then calls
+ * hixl_uring_cmd() with IO_URING_F_CANCEL: the batch hixl_uring_bind()
+ * bound to @cmd is cancelled, or the next bind says so.  Without
+ * io_uring_cmd_mark_cancelable() (6.1) nothing: io_uring waits for the
+ * batch, which its timeout bounds.
+ */
+void hixl_uring_cancelable(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+#ifdef HIXL_HAVE_URING_CANCEL
+	io_uring_cmd_mark_cancelable(cmd, issue_flags);
+#endif
+}
+
+/**
+ * hixl_uring_bind() - the batch that carries @cmd now, for io_uring's cancel
+ * @eng: the engine
+ * @cmd: an io_uring TRANSFER run by xwork.c (hixl_uring_cancelable())
+ * @b:   the batch, referenced by the caller until it unbinds; NULL unbinds
+ *
+ * Context: any; takes the engine's xfer_lock.
+ * Return: true when io_uring cancelled @cmd already: the caller cancels
+ * @b itself (or, with @b NULL, does not start).
+ */
+bool hixl_uring_bind(struct hixl_engine *eng, struct io_uring_cmd *cmd, struct hixl_xbatch *b)
+{
+	struct hixl_uring_pdu *pdu = hixl_pdu(cmd);
+	bool cancelled;
+
+	spin_lock(&eng->xfer_lock);
+	pdu->b = b;
+	cancelled = pdu->cancelled;
+	spin_unlock(&eng->xfer_lock);
+	return cancelled;
 }
 
 static void hixl_uring_task_done(struct io_uring_cmd *cmd, unsigned int issue_flags)
@@ -299,6 +340,7 @@ static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
 	struct hixl_xbatch *b;
 
 	spin_lock(&eng->xfer_lock);
+	hixl_pdu(cmd)->cancelled = true;	/* for hixl_uring_bind() */
 	b = hixl_pdu(cmd)->b;
 	if (b)
 		kref_get(&b->ref);
@@ -346,6 +388,7 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	}
 #endif
 	hixl_pdu(cmd)->b = NULL;
+	hixl_pdu(cmd)->cancelled = false;
 	if (cmd->flags & HIXL_URING_CMD_REISSUE) {
 		ret = hixl_uring_restore(eng, cmd, &arg);
 		if (ret)

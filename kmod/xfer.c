@@ -551,6 +551,8 @@ static int hixl_xprep_run_direct(struct hixl_engine *eng, struct hixl_transfer *
  * @a:        the TRANSFER; out: failed
  * @p:        hixl_xprep_init()'s plan (not striped)
  * @deadline: jiffies: -ETIMEDOUT after it
+ * @cmd:      the io_uring command when xwork.c runs it (the same-host
+ *            copy binds its batch to it for io_uring's cancel), or NULL
  *
  * The same-host copy (local.c), or the direct pieces through the link's
  * queue and then the staged descriptors (stage.c); waits for both.  Staged
@@ -561,13 +563,13 @@ static int hixl_xprep_run_direct(struct hixl_engine *eng, struct hixl_transfer *
  * Return: 0 or the errors hixl_cmd_transfer() documents, @a->failed set.
  */
 int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
-			       struct hixl_xprep *p, unsigned long deadline)
+			struct hixl_xprep *p, unsigned long deadline, struct io_uring_cmd *cmd)
 {
 	struct hixl_link *l = p->l;
 	int ret = 0, st, err;
 
 	if (p->local)
-		return hixl_local_run(eng, l, a, p->d, &p->pl, deadline);
+		return hixl_local_run(eng, l, a, p->d, &p->pl, deadline, cmd);
 	if (p->pl.n)
 		ret = hixl_xprep_run_direct(eng, a, p, deadline);
 	if (p->planning) {		/* staged pieces carry no rkey of the peer */
@@ -689,7 +691,7 @@ int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 		if (hixl_xprep_striped(&p))
 			ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, NULL, false, 0);
 		if (ret == 1)	/* one usable rail: the one-link path */
-			ret = hixl_xprep_run_sync(eng, a, &p, deadline);
+			ret = hixl_xprep_run_sync(eng, a, &p, deadline, NULL);
 		hixl_xfer_done(eng, p.l, a->op, ret, ret ? 0 : bytes, a->tag,
 			       ktime_get_ns() - start);
 	}
@@ -745,7 +747,7 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 		}
 	}
 	if (p.ns || !p.pl.n) {		/* staged or same-host: from a work item */
-		ret = hixl_xwork_queue(eng, a, &p, cmd, deadline, start);
+		ret = hixl_xwork_queue(eng, a, &p, cmd, issue_flags, deadline, start);
 		if (ret != -EIOCBQUEUED) {
 			hixl_link_count_result(p.l, ret);
 			hixl_xfer_done(eng, p.l, a->op, ret, 0, a->tag, ktime_get_ns() - start);

@@ -40,11 +40,12 @@ struct hixl_xprep {
 
 void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p);
 int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
-			struct hixl_xprep *p, unsigned long deadline);
+			struct hixl_xprep *p, unsigned long deadline, struct io_uring_cmd *cmd);
 
 /* xwork.c: io_uring's staged and same-host TRANSFERs, run from a work item */
 int hixl_xwork_queue(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_xprep *p,
-		     struct io_uring_cmd *cmd, unsigned long deadline, u64 start);
+		     struct io_uring_cmd *cmd, unsigned int issue_flags, unsigned long deadline,
+		     u64 start);
 int hixl_xwork_init(void);
 void hixl_xwork_exit(void);
 

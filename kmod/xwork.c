@@ -71,11 +71,17 @@ static void hixl_xwork_fn(struct work_struct *work)
 
 	hixl_test_delay(HIXL_TEST_XWORK_START);
 	down_read(&eng->rdma_sem);
-	if (x->mm)
-		kthread_use_mm(x->mm);
-	ret = hixl_xprep_run_sync(eng, &x->a, &x->p, x->deadline);
-	if (x->mm)
-		kthread_unuse_mm(x->mm);
+	if (hixl_uring_bind(eng, cmd, NULL)) {	/* io_uring cancelled it */
+		ret = -ECANCELED;
+		x->a.failed = x->a.count;
+		hixl_link_count_result(x->p.l, ret);
+	} else {
+		if (x->mm)
+			kthread_use_mm(x->mm);
+		ret = hixl_xprep_run_sync(eng, &x->a, &x->p, x->deadline, cmd);
+		if (x->mm)
+			kthread_unuse_mm(x->mm);
+	}
 	hixl_xfer_done(eng, x->p.l, x->a.op, ret, ret ? 0 : bytes, x->a.tag,
 		       ktime_get_ns() - x->start);
 	hixl_xprep_free(eng, &x->p);
@@ -94,8 +100,14 @@ static void hixl_xwork_fn(struct work_struct *work)
  * @p:        its plan (not striped, not direct only): taken over and
  *            zeroed on success, left to the caller on error
  * @cmd:      the io_uring command its CQE completes
+ * @issue_flags: io_uring's, for hixl_uring_cancelable()
  * @deadline: jiffies: its timeout
  * @start:    ktime_get_ns() at submission
+ *
+ * io_uring may cancel the batch (hixl_uring_cancelable()): one that has
+ * not started ends with -ECANCELED; a same-host copy stops at its next
+ * chunk; staged descriptors being copied are not stopped (as CANCEL does
+ * not stop them), the batch's timeout bounds them.
  *
  * Context: io_uring's issue (inline or from a worker), process context,
  * rdma_sem held for reading; does not sleep on anything but memory.
@@ -104,7 +116,8 @@ static void hixl_xwork_fn(struct work_struct *work)
  * submitting context has no mm (the process is exiting).
  */
 int hixl_xwork_queue(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_xprep *p,
-		     struct io_uring_cmd *cmd, unsigned long deadline, u64 start)
+		     struct io_uring_cmd *cmd, unsigned int issue_flags, unsigned long deadline,
+		     u64 start)
 {
 	struct hixl_xwork *x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
 
@@ -117,6 +130,7 @@ int hixl_xwork_queue(struct hixl_engine *eng, struct hixl_transfer *a, struct hi
 		}
 		x->mm = current->mm;
 	}
+	hixl_uring_cancelable(cmd, issue_flags);
 	INIT_WORK(&x->work, hixl_xwork_fn);
 	x->eng = eng;
 	x->cmd = cmd;

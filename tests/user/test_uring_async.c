@@ -16,17 +16,24 @@
  *                        test delay xwork_start_ms): a CANCEL of their tag
  *                        ends them all within 10 s (a work item cannot be
  *                        killed: it must not wait for the lock unbounded)
+ *   uring_async_killed   the same, but the submitting process is killed:
+ *                        io_uring cancels the batches at its ring's exit,
+ *                        so its engine is gone within 10 s (io_uring's
+ *                        cancel reaches the work item; 6.7+, the debug
+ *                        kernel)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "raw.h"
 #include "tests.h"
@@ -36,6 +43,7 @@
 
 void test_uring_async_stalled(void);
 void test_uring_async_stuck_peer(void);
+void test_uring_async_killed(void);
 
 #define UA_CHUNK	(64 * 1024)	/* a staged descriptor (unregistered, small) */
 #define UA_N		16		/* staged batches, and same-host batches, behind the stall */
@@ -312,8 +320,107 @@ void test_uring_async_stuck_peer(void)
 	munmap(st.addr, HX_STALL_LEN);
 }
 
+/* engines of the module: the lines of debugfs hixl/engines (-1 without it) */
+static int sp_engines(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/hixl/engines", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
+/* The child of uring_async_killed: SP_N same-host batches to port 16240, then waits. */
+static void sp_child(int ready, unsigned char *a0, size_t len)
+{
+	static struct hixl_transfer t[SP_N];
+	static struct hixl_uring_ptr ptr[SP_N];
+	struct hixl_op_desc d = { .local_addr = (uintptr_t)a0, .remote_addr = 0, .len = len };
+	struct io_uring r;
+	char c = 0;
+	int a = lu_eng(16239, HIXL_TRANSPORT_LOCAL);
+
+	if (a < 0 || reg_mem(a, a0, len, 0, NULL) || hx_connect(a, 16240, 5000) ||
+	    io_uring_queue_init(64, &r, 0))
+		_exit(2);
+	if (read(ready, &d.remote_addr, sizeof(d.remote_addr)) != sizeof(d.remote_addr))
+		_exit(3);
+	for (int i = 0; i < SP_N; i++)
+		if (ua_prep(&r, a, &t[i], &ptr[i], 16240, &d, (uint64_t)i))
+			_exit(4);
+	if (io_uring_submit(&r) != SP_N)
+		_exit(5);
+	if (read(ready, &c, 1) != 1)	/* the parent kills us first */
+		_exit(6);
+	_exit(7);
+}
+
+void test_uring_async_killed(void)
+{
+	size_t len = 4 << 20;
+	unsigned char *a0 = ua_buf(len), *a1 = ua_buf(len);
+	struct timespec t0;
+	struct hx_stall st;
+	int b, p[2], status = 0, gone = 0, n0;
+	uint64_t rb;
+	pid_t pid;
+
+	if (access(SP_HOOK, W_OK))
+		SKIP("no " SP_HOOK " (the module's test delays exist only against a kernel with KUnit)");
+	REQUIRE(a0 && a1);
+	hx_fill(a0, len, 53);
+	b = lu_eng(16240, HIXL_TRANSPORT_AUTO);
+	REQUIRE(b >= 0);
+	n0 = sp_engines();
+	REQUIRE(n0 >= 1);
+	REQUIRE(reg_mem(b, a1, len, 0, NULL) == 0);
+	REQUIRE(pipe(p) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (!pid) {
+		close(p[1]);
+		sp_child(p[0], a0, len);
+	}
+	close(p[0]);
+	/* the child's batches: planned and queued; their work items wait 2 s */
+	REQUIRE(sp_hook("2000") == 0);
+	rb = (uintptr_t)a1;
+	REQUIRE(write(p[1], &rb, sizeof(rb)) == sizeof(rb));
+	usleep(500000);
+	sp_hook("0");
+	/* meanwhile b's lock sticks: the batches' first chunks wait for it */
+	REQUIRE(hx_stall_begin(&st, b, 120) == 0);
+	usleep(2500000);
+	kill(pid, SIGKILL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (hx_ms_since(&t0) < 10000 && !(gone = waitpid(pid, &status, WNOHANG) == pid))
+		usleep(20000);
+	printf("#   the killed child %s (%.0f ms after SIGKILL)\n",
+	       gone ? "is gone" : "is still there after 10 s", hx_ms_since(&t0));
+	CHECK(gone);
+	CHECK(gone && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* its ring's exit cancels the batches: then its engine (the file) goes */
+	while (hx_ms_since(&t0) < 10000 && sp_engines() > n0)
+		usleep(20000);
+	printf("#   engines: %d before the child, %d %.0f ms after SIGKILL\n", n0, sp_engines(),
+	       hx_ms_since(&t0));
+	CHECK_EQ(sp_engines(), n0);
+	CHECK_EQ(hx_stall_end(&st), 0);	/* b's pages arrive */
+	if (!gone)
+		waitpid(pid, &status, 0);
+	close(p[1]);
+	close(b);
+	munmap(st.addr, HX_STALL_LEN);
+}
+
 const struct ht_test uring_async_tests[] = {
 	{ "uring_async_stalled", test_uring_async_stalled },
 	{ "uring_async_stuck_peer", test_uring_async_stuck_peer },
+	{ "uring_async_killed", test_uring_async_killed },
 	{ NULL, NULL },
 };
