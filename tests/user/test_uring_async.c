@@ -16,6 +16,9 @@
  *                        test delay xwork_start_ms): a CANCEL of their tag
  *                        ends them all within 10 s (a work item cannot be
  *                        killed: it must not wait for the lock unbounded)
+ *   uring_async_stuck_revoke  the same with a revoking CANCEL: it ends them
+ *                        as a plain one does and breaks no link (a kernel
+ *                        copy has nothing on the wire to revoke)
  *   uring_async_killed   the same, but the submitting process is killed:
  *                        io_uring cancels the batches at its ring's exit,
  *                        so its engine is gone within 10 s (io_uring's
@@ -44,6 +47,7 @@
 void test_uring_async_stalled(void);
 void test_uring_async_stuck_peer(void);
 void test_uring_async_killed(void);
+void test_uring_async_stuck_revoke(void);
 
 #define UA_CHUNK	(64 * 1024)	/* a staged descriptor (unregistered, small) */
 #define UA_N		16		/* staged batches, and same-host batches, behind the stall */
@@ -264,14 +268,14 @@ static int sp_hook(const char *ms)
 	return fclose(f) ? -errno : ret;
 }
 
-void test_uring_async_stuck_peer(void)
+static void stuck_peer(uint32_t flags, uint16_t pa, uint16_t pb)
 {
 	static struct hixl_transfer t[SP_N];
 	static struct hixl_uring_ptr ptr[SP_N];
 	static int res[SP_N];
 	size_t len = 4 << 20;
 	unsigned char *a0 = ua_buf(len), *a1 = ua_buf(len);
-	struct hixl_cancel cn = { .tag = SP_TAG };
+	struct hixl_cancel cn = { .tag = SP_TAG, .flags = flags };
 	struct hixl_op_desc d;
 	struct io_uring r;
 	struct hx_stall st;
@@ -281,14 +285,14 @@ void test_uring_async_stuck_peer(void)
 	if (access(SP_HOOK, W_OK))
 		SKIP("no " SP_HOOK " (the module's test delays exist only against a kernel with KUnit)");
 	REQUIRE(a0 && a1);
-	REQUIRE(lu_pair(16235, HIXL_TRANSPORT_LOCAL, 16236, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
+	REQUIRE(lu_pair(pa, HIXL_TRANSPORT_LOCAL, pb, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
 	REQUIRE(reg_mem(a, a0, len, 0, NULL) == 0 && reg_mem(b, a1, len, 0, NULL) == 0);
 	hx_fill(a0, len, 51);
 	d = (struct hixl_op_desc){ .local_addr = (uintptr_t)a0, .remote_addr = (uintptr_t)a1,
 				   .len = len };
 	REQUIRE(io_uring_queue_init(64, &r, 0) == 0);
 	for (int i = 0; i < SP_N; i++) {
-		REQUIRE(ua_prep(&r, a, &t[i], &ptr[i], 16236, &d, (uint64_t)i) == 0);
+		REQUIRE(ua_prep(&r, a, &t[i], &ptr[i], pb, &d, (uint64_t)i) == 0);
 		t[i].tag = SP_TAG;
 		res[i] = 1;
 	}
@@ -305,10 +309,12 @@ void test_uring_async_stuck_peer(void)
 	got = ua_done(res, 0, SP_N - 1);
 	for (int i = 0; i < SP_N; i++)
 		cancelled += res[i] == -ECANCELED;
-	printf("#   CANCEL %ld: %u batches; within 10 s %d of %d CQEs, %d of them -ECANCELED\n",
-	       cret, cn.count, got, SP_N, cancelled);
+	printf("#   %sCANCEL %ld: %u batches, %u links broken; within 10 s %d of %d CQEs, "
+	       "%d of them -ECANCELED\n", flags ? "revoking " : "", cret, cn.count, cn.broken, got,
+	       SP_N, cancelled);
 	CHECK_EQ(cret, 0);
 	CHECK_EQ(cn.count, SP_N);	/* every batch was stuck behind the lock */
+	CHECK_EQ(cn.broken, 0);		/* a kernel copy: nothing on the wire, no link reset */
 	CHECK_EQ(got, SP_N);
 	CHECK_EQ(cancelled, SP_N);
 	CHECK_EQ(hx_stall_end(&st), 0);	/* b's pages arrive */
@@ -318,6 +324,16 @@ void test_uring_async_stuck_peer(void)
 	close(a);
 	close(b);
 	munmap(st.addr, HX_STALL_LEN);
+}
+
+void test_uring_async_stuck_peer(void)
+{
+	stuck_peer(0, 16235, 16236);
+}
+
+void test_uring_async_stuck_revoke(void)
+{
+	stuck_peer(HIXL_CANCEL_REVOKE, 16241, 16242);
 }
 
 /* engines of the module: the lines of debugfs hixl/engines (-1 without it) */
@@ -421,6 +437,7 @@ void test_uring_async_killed(void)
 const struct ht_test uring_async_tests[] = {
 	{ "uring_async_stalled", test_uring_async_stalled },
 	{ "uring_async_stuck_peer", test_uring_async_stuck_peer },
+	{ "uring_async_stuck_revoke", test_uring_async_stuck_revoke },
 	{ "uring_async_killed", test_uring_async_killed },
 	{ NULL, NULL },
 };
