@@ -630,24 +630,10 @@ void test_uring_ring_close(void)
 	CHECK_EQ(vm_pin_kb(), pin0);
 }
 
-static int count_engines(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/hixl/engines", "r");
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		n++;
-	fclose(f);
-	return n;
-}
-
 /* A process killed with batches in flight: its engines, pins and MRs go. */
 void test_uring_killed(void)
 {
-	int n0 = count_engines(), status = 0, go[2];
+	int n0 = hx_count_engines(), status = 0, go[2];
 	pid_t pid;
 	char c;
 
@@ -678,13 +664,13 @@ void test_uring_killed(void)
 	}
 	close(go[1]);
 	REQUIRE(read(go[0], &c, 1) == 1);
-	CHECK_EQ(count_engines(), n0 + 2);
+	CHECK_EQ(hx_count_engines(), n0 + 2);
 	kill(pid, SIGKILL);
 	REQUIRE(waitpid(pid, &status, 0) == pid);
 	CHECK(WIFSIGNALED(status));
-	for (int i = 0; i < 300 && count_engines() != n0; i++)
+	for (int i = 0; i < 300 && hx_count_engines() != n0; i++)
 		usleep(50000);
-	CHECK_EQ(count_engines(), n0);
+	CHECK_EQ(hx_count_engines(), n0);
 	close(go[0]);
 }
 

@@ -336,21 +336,6 @@ void test_uring_async_stuck_revoke(void)
 	stuck_peer(HIXL_CANCEL_REVOKE, 16241, 16242);
 }
 
-/* engines of the module: the lines of debugfs hixl/engines (-1 without it) */
-static int sp_engines(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/hixl/engines", "r");
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		n++;
-	fclose(f);
-	return n;
-}
-
 /* The child of uring_async_killed: SP_N same-host batches to port 16240, then waits. */
 static void sp_child(int ready, unsigned char *a0, size_t len)
 {
@@ -392,7 +377,7 @@ void test_uring_async_killed(void)
 	hx_fill(a0, len, 53);
 	b = lu_eng(16240, HIXL_TRANSPORT_AUTO);
 	REQUIRE(b >= 0);
-	n0 = sp_engines();
+	n0 = hx_count_engines();
 	REQUIRE(n0 >= 1);
 	REQUIRE(reg_mem(b, a1, len, 0, NULL) == 0);
 	REQUIRE(pipe(p) == 0);
@@ -421,11 +406,11 @@ void test_uring_async_killed(void)
 	CHECK(gone);
 	CHECK(gone && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	/* its ring's exit cancels the batches: then its engine (the file) goes */
-	while (hx_ms_since(&t0) < 10000 && sp_engines() > n0)
+	while (hx_ms_since(&t0) < 10000 && hx_count_engines() > n0)
 		usleep(20000);
-	printf("#   engines: %d before the child, %d %.0f ms after SIGKILL\n", n0, sp_engines(),
+	printf("#   engines: %d before the child, %d %.0f ms after SIGKILL\n", n0, hx_count_engines(),
 	       hx_ms_since(&t0));
-	CHECK_EQ(sp_engines(), n0);
+	CHECK_EQ(hx_count_engines(), n0);
 	CHECK_EQ(hx_stall_end(&st), 0);	/* b's pages arrive */
 	if (!gone)
 		waitpid(pid, &status, 0);

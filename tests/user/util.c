@@ -364,6 +364,20 @@ int hx_long(void)
 	return v && *v && strcmp(v, "0");
 }
 
+int hx_count_engines(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/hixl/engines", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
 double hx_ms_between(const struct timespec *t0, const struct timespec *t1)
 {
 	return (t1->tv_sec - t0->tv_sec) * 1e3 + (t1->tv_nsec - t0->tv_nsec) / 1e6;
