@@ -124,7 +124,8 @@ void hixl_link_fail(struct hixl_link *l, int err)
  * @err: -errno the next caller gets (hixl_link_fail())
  *
  * For a peer that broke the protocol: the link is marked broken, parses
- * nothing more (hixl_rx_done() drops what still arrives), and is taken off
+ * nothing more but a NOTIFY that arrived whole (hixl_rx_done() drops
+ * everything after a bad message or a failed receive), and is taken off
  * the engine's list and torn down from hixl_wq, which disconnects the peer
  * and gives its link slot back at once.  A link whose hixl_accept() is
  * still running (its QP can fail under rdma_accept()) is only marked

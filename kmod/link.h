@@ -158,6 +158,10 @@ struct hixl_stage_cost {
  * @tx_deadline: 0, or jiffies by which a post must complete (a table
  *              update's deadline, table.c; at least HIXL_TX_MIN_MS from the
  *              post) rather than HIXL_MSG_TIMEOUT_MS; under @post_mutex
+ * @rx_stopped: a bad message or a failed receive closed the link: nothing
+ *              the peer sends is parsed any more (only the receive handler
+ *              reads and writes it; a CQ's completions are handled one at a
+ *              time)
  */
 struct hixl_link_msg {
 	struct mutex post_mutex;
@@ -166,6 +170,7 @@ struct hixl_link_msg {
 	struct completion tx_done;
 	int tx_status;
 	unsigned long tx_deadline;
+	bool rx_stopped;
 };
 
 /**

@@ -16,6 +16,7 @@
 #include "auth.h"
 #include "link.h"
 #include "proto.h"
+#include "testhook.h"
 
 /* ---- sending ---------------------------------------------------------------------- */
 
@@ -269,12 +270,42 @@ static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 	return ret;
 }
 
+/*
+ * A message that arrived whole on a link already broken or being torn
+ * down, not by a message of the peer's.  Most often the peer left: RDMA
+ * CM's handler and this CQ's work are not ordered, so the DISCONNECTED of
+ * a peer that sends a NOTIFY and closes at once can be handled first, and
+ * the release it schedules (CLOSED) drains the QP, and this message with
+ * it, through here.  The peer's SEND completed, which told it the message
+ * arrived, so a NOTIFY is still queued for GET_NOTIFIES (with a reference
+ * to the link, like any: hixl_engine_destroy() frees the notifications
+ * after every link's drain).  Everything else (table, staging) ended with
+ * the link and is dropped.  The NOTIFY passes the same checks as on a
+ * working link: the header, the engine secret's proof, the peer's HELLO,
+ * its bounds.
+ */
+static void hixl_rx_late(struct hixl_link *l, const void *buf, u32 len)
+{
+	const struct hixl_wire_hdr *h = buf;
+	u16 type;
+
+	if (len < sizeof(struct hixl_wire_notify) ||
+	    le32_to_cpu(h->magic) != HIXL_WIRE_MAGIC ||
+	    le16_to_cpu(h->version) != HIXL_WIRE_VERSION || le32_to_cpu(h->len) != len)
+		return;
+	type = le16_to_cpu(h->type);
+	if (type != HIXL_MSG_NOTIFY || !READ_ONCE(l->hello_seen) ||
+	    hixl_auth_rx(l, type, buf, len))
+		return;
+	hixl_rx_notify(l, buf, len);
+}
+
 static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct hixl_iu *rx = container_of(wc->wr_cqe, struct hixl_iu, cqe);
 	struct hixl_link *l = rx->link;
 	struct mem_cgroup *old_memcg;
-	int ret, err;
+	int ret, err, st;
 
 	if (wc->status == IB_WC_WR_FLUSH_ERR) {
 		/*
@@ -302,18 +333,27 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		 */
 		hixl_link_warn(l, "closing the link: receive failed: %s\n",
 			       ib_wc_status_msg(wc->status));
+		l->msg.rx_stopped = true;
 		hixl_link_abort(l, -ECONNRESET);
 		return;
 	}
-	if (hixl_link_state(l, &err) >= HIXL_LINK_ERROR)
-		return;		/* broken: nothing more is parsed */
-	hixl_link_alive(l);
+	if (l->msg.rx_stopped)
+		return;		/* the peer broke the protocol: nothing more is parsed */
+	hixl_test_delay(HIXL_TEST_RX_MSG);
+	st = hixl_link_state(l, &err);
 	ib_dma_sync_single_for_cpu(l->ibdev, rx->dma, HIXL_MSG_SIZE, DMA_FROM_DEVICE);
 	old_memcg = set_active_memcg(l->eng->memcg);	/* charge the engine's owner */
+	if (st >= HIXL_LINK_ERROR) {
+		hixl_rx_late(l, rx->buf, wc->byte_len);
+		set_active_memcg(old_memcg);
+		return;		/* no repost: the QP is failing or gone */
+	}
+	hixl_link_alive(l);
 	ret = hixl_rx_msg(l, rx->buf, wc->byte_len);
 	set_active_memcg(old_memcg);
 	if (ret) {
 		hixl_link_warn(l, "closing the link: bad message (%d)\n", ret);
+		l->msg.rx_stopped = true;
 		hixl_link_abort(l, ret);
 		return;
 	}

@@ -378,6 +378,22 @@ int hx_count_engines(void)
 	return n;
 }
 
+int hx_test_delay(const char *point, unsigned int ms)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/hixl/test/%s", point);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%u\n", ms) < 0 ? -EIO : 0;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 double hx_ms_between(const struct timespec *t0, const struct timespec *t1)
 {
 	return (t1->tv_sec - t0->tv_sec) * 1e3 + (t1->tv_nsec - t0->tv_nsec) / 1e6;

@@ -84,6 +84,12 @@ int hx_rxe_restore(const char *dev, const char *netdev);
 /* tracefs @dir's trace buffer into @buf (@size bytes, NUL-terminated): its length, or -1 */
 long hx_tracefs_read(const char *dir, char *buf, size_t size);
 int hx_count_engines(void);	/* the module's engines: lines of debugfs hixl/engines; -1 without it */
+/*
+ * The module's test delay @point (debugfs hixl/test/<point>, e.g.
+ * "rx_msg_ms") set to @ms: 0, or -errno (-ENOENT: the module has no test
+ * delays, which exist only against a kernel with KUnit: the debug kernel)
+ */
+int hx_test_delay(const char *point, unsigned int ms);
 double hx_ms_since(const struct timespec *t0);	/* CLOCK_MONOTONIC ms since t0 */
 double hx_ms_between(const struct timespec *t0, const struct timespec *t1);	/* ms from t0 to t1 */
 /* the first line of a file, without its newline: 0, or -1 */
