@@ -508,8 +508,9 @@ void test_liburing_errors(void)
 /*
  * The big transfers of the timeout and finalize cases: 16 MiB, 4 MiB on
  * the debug kernel, whose rxe moves about 3 MB/s (KASAN under TCG; 30 on a
- * stock kernel): there 4 MiB still takes over a second, a thousand times
- * the 1 ms timeout and long enough that finalize finds them pending.
+ * stock kernel): there 4 MiB still takes over a second, several times the
+ * timeout case's URING_TMO_MS and long enough that finalize finds them
+ * pending.
  */
 static size_t big_len(void)
 {
@@ -517,12 +518,22 @@ static size_t big_len(void)
 }
 
 /*
+ * Long enough that the kernel has posted the WRITE before its deadline: with
+ * 1 ms the timeout could fire while the link's pump was still a work item
+ * away (the debug guest's tick is 4 ms), the batch then ended with nothing
+ * on the wire and the link stayed up, as it should.  Short enough that
+ * big_len() cannot arrive in time: over a second at rxe's speeds above,
+ * shared with the four on the other link.
+ */
+#define URING_TMO_MS 200
+
+/*
  * An asynchronous request that times out, on both paths: a big_len() WRITE
- * with 1 ms to a link of its own ends TIMEOUT (-ETIMEDOUT, failed index 0)
- * while four big_len() writes on another link complete.  Worker threads: the
- * four hold the workers, it expires in the library's queue.  io_uring: the
- * kernel times it out on the wire and breaks its link (later transfers on
- * it fail); the other link is untouched.
+ * to a link of its own ends TIMEOUT (-ETIMEDOUT, failed index 0) while four
+ * big_len() writes on another link complete.  Worker threads: with 1 ms, the
+ * four hold the workers and it expires in the library's queue.  io_uring:
+ * with URING_TMO_MS the kernel times it out on the wire and breaks its link
+ * (later transfers on it fail); the other link is untouched.
  */
 static void timeout_case(enum path path, int port)
 {
@@ -551,7 +562,8 @@ static void timeout_case(enum path path, int port)
 	for (int i = 0; i < 4; i++)
 		CHECK_EQ(hixl_transfer_async(p.a, p.peer, HIXL_OP_WRITE, &big, 1, &HX_TARGS(60000, NULL),
 					     &bigs[i]), 0);
-	CHECK_EQ(hixl_transfer_async(p.a, cname, HIXL_OP_WRITE, &tobig, 1, &HX_TARGS(1, NULL), &r), 0);
+	CHECK_EQ(hixl_transfer_async(p.a, cname, HIXL_OP_WRITE, &tobig, 1,
+				     &HX_TARGS(path == URING ? URING_TMO_MS : 1, NULL), &r), 0);
 	CHECK_EQ(hixl_request_wait(p.a, r, 60000, &st), 0);
 	CHECK_EQ(st, HIXL_TRANSFER_TIMEOUT);
 	CHECK_EQ(hixl_request_result(r, &failed), -ETIMEDOUT);
