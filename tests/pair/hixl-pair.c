@@ -158,20 +158,46 @@ int pair_setup(int fd, const char *ip, int port)
 	return pair_setup_rails(fd, ip, port, NULL);
 }
 
+/*
+ * What the engine knows when a notification did not come: each link's
+ * state and error, the notifications it dropped and the other ones it got
+ * meanwhile, as TAP comments (a two-VM run once waited in vain, and its
+ * output said nothing more).
+ */
+static void note_missing(int fd, const char *name, int seconds, unsigned int other)
+{
+	struct hixl_link_stat st[8];
+	struct hixl_link_stats a = { .buf = (uintptr_t)st, .count = 8 };
+	struct hixl_stats s = { 0 };
+
+	printf("#   no notification \"%s\" in %d s; %u other(s) came\n", name, seconds, other);
+	if (!ioctl(fd, HIXL_IOC_GET_STATS, &s))
+		printf("#   notifications dropped: %llu\n", (unsigned long long)s.notify_dropped);
+	if (ioctl(fd, HIXL_IOC_LINK_STATS, &a))
+		return;
+	printf("#   %u link(s)\n", a.total);
+	for (uint32_t i = 0; i < a.total && i < 8; i++)
+		printf("#   link %u: state %u err %d\n", i, st[i].state, st[i].err);
+}
+
 /* Wait up to @seconds for a notification named @name; 1 when it came. */
 int wait_note(int fd, const char *name, int seconds, struct hixl_notify *n)
 {
 	size_t len = strlen(name);
+	unsigned int other = 0;
 
 	for (int i = 0; i < seconds * 10; i++) {
 		struct hixl_get_notifies g = { .buf = (uintptr_t)n, .max = 8 };
 
 		if (!ioctl(fd, HIXL_IOC_GET_NOTIFIES, &g))
-			for (uint32_t k = 0; k < g.count; k++)
+			for (uint32_t k = 0; k < g.count; k++) {
 				if (n[k].name_len == len && !memcmp(n[k].name, name, len))
 					return 1;
+				other++;
+			}
 		usleep(100000);
 	}
+	note_missing(fd, name, seconds, other);
 	return 0;
 }
 
