@@ -510,6 +510,41 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
 	return ret;
 }
 
+/**
+ * hixl_xpath_choose() - the one place that chooses how a TRANSFER runs
+ * @local:      hixl_local_prep() planned it for the same-host copy
+ * @nstaged:    descriptors hixl_xprep_init() chose to stage
+ * @rails_only: the primary link is broken and a rail link is READY
+ * @rails:      striping is wanted: the link has two rails or more paired
+ *              with its peer (hixl_xrail_wanted()), and xrail.c has not
+ *              handed the TRANSFER back for want of usable rails
+ *
+ * Only a batch of direct pieces is striped; staged and same-host batches
+ * keep the one-link path, and a broken primary has no other path than its
+ * rails.  Both submitters, the ioctl (hixl_cmd_transfer()) and io_uring
+ * (hixl_transfer_async()), run what this says.
+ *
+ * Return: the path (enum hixl_xpath).
+ */
+enum hixl_xpath hixl_xpath_choose(bool local, u32 nstaged, bool rails_only, bool rails)
+{
+	if (rails_only)
+		return HIXL_XPATH_STRIPED;
+	if (local)
+		return HIXL_XPATH_LOCAL;
+	if (nstaged)
+		return HIXL_XPATH_STAGED;
+	return rails ? HIXL_XPATH_STRIPED : HIXL_XPATH_DIRECT;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_xpath_choose);
+
+/* The path of a planned TRANSFER; @rails: xrail.c has not handed it back. */
+static enum hixl_xpath hixl_xprep_path(const struct hixl_xprep *p, bool rails)
+{
+	return hixl_xpath_choose(p->local, p->ns, p->rails_only,
+				 rails && !p->local && !p->ns && hixl_xrail_wanted(p->l));
+}
+
 static void hixl_xbatch_end_sync(struct hixl_xbatch *b)
 {
 	complete(&b->done);
@@ -568,7 +603,7 @@ int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
 	struct hixl_link *l = p->l;
 	int ret = 0, st, err;
 
-	if (p->local)
+	if (hixl_xprep_path(p, false) == HIXL_XPATH_LOCAL)
 		return hixl_local_run(eng, l, a, p->d, &p->pl, deadline, cmd);
 	if (p->pl.n)
 		ret = hixl_xprep_run_direct(eng, a, p, deadline);
@@ -598,16 +633,6 @@ static void hixl_xprep_trace(struct hixl_engine *eng, const struct hixl_transfer
 {
 	trace_hixl_xfer_submit(eng->id, &p->l->raddr, a->op, a->count, p->ns,
 			       p->pl.bytes + p->sbytes, a->tag);
-}
-
-/*
- * May the planned TRANSFER be striped across rails (xrail.c)?  Only a
- * batch of direct pieces on an RDMA link with two rails or more; staged
- * and same-host batches keep the one-link path.
- */
-static bool hixl_xprep_striped(const struct hixl_xprep *p)
-{
-	return p->rails_only || (!p->local && !p->ns && p->pl.n && hixl_xrail_wanted(p->l));
 }
 
 /*
@@ -688,7 +713,7 @@ int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 		hixl_xprep_trace(eng, a, &p);
 		bytes = p.pl.bytes + p.sbytes + p.rbytes;
 		ret = 1;
-		if (hixl_xprep_striped(&p))
+		if (hixl_xprep_path(&p, true) == HIXL_XPATH_STRIPED)
 			ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, NULL, false, 0);
 		if (ret == 1)	/* one usable rail: the one-link path */
 			ret = hixl_xprep_run_sync(eng, a, &p, deadline, NULL);
@@ -725,6 +750,7 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 {
 	unsigned long deadline = hixl_deadline(a->timeout_ms);
 	u64 start = ktime_get_ns();
+	enum hixl_xpath path;
 	struct hixl_xbatch *b;
 	struct hixl_xprep p;
 	int ret;
@@ -735,7 +761,8 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 		goto out;
 	}
 	hixl_xprep_trace(eng, a, &p);
-	if (hixl_xprep_striped(&p)) {
+	path = hixl_xprep_path(&p, true);
+	if (path == HIXL_XPATH_STRIPED) {
 		ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, cmd, nonblock,
 					     issue_flags);
 		if (ret != 1) {
@@ -745,8 +772,9 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 					       ktime_get_ns() - start);
 			goto out;
 		}
+		path = hixl_xprep_path(&p, false);	/* one usable rail */
 	}
-	if (p.ns || !p.pl.n) {		/* staged or same-host: from a work item */
+	if (path != HIXL_XPATH_DIRECT) {	/* staged or same-host: from a work item */
 		ret = hixl_xwork_queue(eng, a, &p, cmd, issue_flags, deadline, start);
 		if (ret != -EIOCBQUEUED) {
 			hixl_link_count_result(p.l, ret);

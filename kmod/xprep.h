@@ -38,6 +38,27 @@ struct hixl_xprep {
 	int err;		/* with @rails_only: the primary link's error */
 };
 
+/**
+ * enum hixl_xpath - how a checked and planned TRANSFER runs (hixl_xpath_choose())
+ * @HIXL_XPATH_DIRECT:  RDMA pieces only, on the link's queue (xq.c): the
+ *                      ioctl waits for their end, io_uring's CQE comes from it
+ * @HIXL_XPATH_STAGED:  staged descriptors (stage.c), after the direct pieces
+ *                      if there are any: in process context, the ioctl's
+ *                      caller or, for io_uring, a work item (xwork.c)
+ * @HIXL_XPATH_LOCAL:   the same-host copy (local.c): in process context, as
+ *                      staged ones
+ * @HIXL_XPATH_STRIPED: RDMA pieces across the link's rails (xrail.c); with
+ *                      fewer than two usable rails xrail.c hands the TRANSFER
+ *                      back, and it is chosen again without rails
+ */
+enum hixl_xpath {
+	HIXL_XPATH_DIRECT,
+	HIXL_XPATH_STAGED,
+	HIXL_XPATH_LOCAL,
+	HIXL_XPATH_STRIPED,
+};
+
+enum hixl_xpath hixl_xpath_choose(bool local, u32 nstaged, bool rails_only, bool rails);
 void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p);
 int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
 			struct hixl_xprep *p, unsigned long deadline, struct io_uring_cmd *cmd);
