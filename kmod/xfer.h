@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xfer.h - transfers: a TRANSFER planned into pieces (xfer.c) and queued
+ * xfer.h - transfers: a TRANSFER planned into pieces (xfer.c, plan.c) and queued
  * as a batch on its link's transfer queue (xq.c).  Locks: in the order of
  * engine.h.
  */
@@ -21,7 +21,7 @@
 struct io_uring_cmd;
 struct hixl_xrail;
 
-/* One work request's worth of a descriptor (xfer.c). */
+/* One work request's worth of a descriptor (plan.c). */
 struct hixl_piece {
 	u64 laddr;		/* local RDMA address */
 	u64 raddr;		/* remote RDMA address */
@@ -51,17 +51,19 @@ struct hixl_plan {
 /* what the planning arrays of a TRANSFER are allocated with */
 #define HIXL_PLAN_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
+/* plan.c */
 int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, u32 idx,
 		   struct hixl_plan *pl);
+int hixl_stage_check(struct hixl_link *l, u32 op, const struct hixl_op_desc *d);
 int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32 nr,
 	       u64 la, u64 ra, u64 len, u32 desc, struct hixl_plan *pl);
 void hixl_plan_free(struct hixl_plan *pl);
+void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
 
 /* xfer.c */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a);
 int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
 			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags);
-void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
 
 /* xq.c: a link's transfer queue */
 /*
