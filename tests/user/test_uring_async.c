@@ -255,18 +255,7 @@ void test_uring_async_stalled(void)
 /* batches stuck behind the peer's lock */
 #define SP_N		4
 #define SP_TAG		7
-#define SP_HOOK		"/sys/kernel/debug/hixl/test/xwork_start_ms"
-
-static int sp_hook(const char *ms)
-{
-	FILE *f = fopen(SP_HOOK, "w");
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = fputs(ms, f) < 0 ? -EIO : 0;
-	return fclose(f) ? -errno : ret;
-}
+#define SP_HOOK		"xwork_start_ms"	/* debugfs hixl/test/ */
 
 static void stuck_peer(uint32_t flags, uint16_t pa, uint16_t pb)
 {
@@ -282,8 +271,8 @@ static void stuck_peer(uint32_t flags, uint16_t pa, uint16_t pb)
 	int a = -1, b = -1, got, cancelled = 0;
 	long cret;
 
-	if (access(SP_HOOK, W_OK))
-		SKIP("no " SP_HOOK " (the module's test delays exist only against a kernel with KUnit)");
+	if (hx_test_delay(SP_HOOK, 0))
+		SKIP("no debugfs hixl/test/" SP_HOOK " (the module's test delays exist only against a kernel with KUnit)");
 	REQUIRE(a0 && a1);
 	REQUIRE(lu_pair(pa, HIXL_TRANSPORT_LOCAL, pb, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
 	REQUIRE(reg_mem(a, a0, len, 0, NULL) == 0 && reg_mem(b, a1, len, 0, NULL) == 0);
@@ -297,10 +286,10 @@ static void stuck_peer(uint32_t flags, uint16_t pa, uint16_t pb)
 		res[i] = 1;
 	}
 	/* planned and queued; their work items wait 2 s before they run */
-	REQUIRE(sp_hook("2000") == 0);
+	REQUIRE(hx_test_delay(SP_HOOK, 2000) == 0);
 	REQUIRE(io_uring_submit(&r) == SP_N);
 	usleep(300000);
-	sp_hook("0");
+	hx_test_delay(SP_HOOK, 0);
 	/* meanwhile b's lock sticks: the batches' first chunks wait for it */
 	REQUIRE(hx_stall_begin(&st, b, 120) == 0);
 	usleep(2500000);
@@ -371,8 +360,8 @@ void test_uring_async_killed(void)
 	uint64_t rb;
 	pid_t pid;
 
-	if (access(SP_HOOK, W_OK))
-		SKIP("no " SP_HOOK " (the module's test delays exist only against a kernel with KUnit)");
+	if (hx_test_delay(SP_HOOK, 0))
+		SKIP("no debugfs hixl/test/" SP_HOOK " (the module's test delays exist only against a kernel with KUnit)");
 	REQUIRE(a0 && a1);
 	hx_fill(a0, len, 53);
 	b = lu_eng(16240, HIXL_TRANSPORT_AUTO);
@@ -389,11 +378,11 @@ void test_uring_async_killed(void)
 	}
 	close(p[0]);
 	/* the child's batches: planned and queued; their work items wait 2 s */
-	REQUIRE(sp_hook("2000") == 0);
+	REQUIRE(hx_test_delay(SP_HOOK, 2000) == 0);
 	rb = (uintptr_t)a1;
 	REQUIRE(write(p[1], &rb, sizeof(rb)) == sizeof(rb));
 	usleep(500000);
-	sp_hook("0");
+	hx_test_delay(SP_HOOK, 0);
 	/* meanwhile b's lock sticks: the batches' first chunks wait for it */
 	REQUIRE(hx_stall_begin(&st, b, 120) == 0);
 	usleep(2500000);
