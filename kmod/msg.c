@@ -381,6 +381,7 @@ int hixl_link_msg_alloc(struct hixl_link *l)
 {
 	int i, ret;
 
+	l->msg.rx_stopped = false;	/* a new connection of an active link */
 	ret = hixl_iu_alloc(l, &l->msg.tx, HIXL_MSG_SIZE, DMA_TO_DEVICE, hixl_tx_done);
 	if (ret)
 		return ret;

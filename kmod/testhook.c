@@ -3,7 +3,7 @@
  * testhook.c - the test delays of testhook.h: debugfs hixl/test/<point>_ms
  * (root only, 0600), 0 by default.  A user test writes a delay, provokes
  * the race it needs inside it (tests/user/test_rail_race.c,
- * test_uring_async.c, test_notify_late.c), and writes 0
+ * test_uring_async.c, test_notify.c), and writes 0
  * back.  Compiled only against a kernel with CONFIG_KUNIT (Kbuild).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
