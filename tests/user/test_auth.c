@@ -402,6 +402,19 @@ void test_auth_peer_hello_first(void)
 	if (hp_region(&p) == 0)
 		hp_table_end(&p);
 	seen = pump_until_closed(&p, 5000, &closed);
+	if (!closed) {
+		/*
+		 * The engine can take the HELLO before RDMA CM has handled our
+		 * RTU (a MAD, apart from the data): closing its link then
+		 * sends no DREQ (RDMA CM sends one only once established),
+		 * and we hear nothing.  What counts is that the engine
+		 * dropped the link.
+		 */
+		struct hixl_link_stats a = { 0 };
+
+		closed = !xioctl(v, HIXL_IOC_LINK_STATS, &a) && a.total == 0;
+		printf("#   no DISCONNECTED reached us; the engine's links: %u\n", a.total);
+	}
 	CHECK(closed);
 	CHECK_EQ(seen, 0);
 	CHECK_EQ(p.ntbl, 0);
