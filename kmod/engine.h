@@ -63,10 +63,12 @@
  * both).  The CQ handler takes only xq.lock and xfer_lock.
  * Striped transfers (xrail*.c): hixl_xrail.lock is taken alone (no other
  * lock under it, none held but the caller's own, never xq.lock or
- * xfer_lock); its failover work takes no rdma_sem (the ioctl waiting for
- * the batch holds it for reading, a removal may wait to write it: xrail.c
- * says why none is needed), only hixl_engine.lock  >  a rail link's
- * msg.post_mutex and rt.lock, as a TRANSFER does.
+ * xfer_lock); its failover work takes no rdma_sem (xrail.c says why none
+ * is needed), only hixl_engine.lock  >  a rail link's msg.post_mutex and
+ * rt.lock, as a TRANSFER does.
+ * Requests (req.c): the ioctl waits for its request without rdma_sem
+ * (hixl_req_wait() releases the command's and takes it again); a
+ * request's end takes only hixl_engine.xfer_lock, alone.
  * hixl_engine.cancel_mutex (one CANCEL at a time)  >  hixl_engine.xfer_lock,
  * then, dropped, hixl_link.xq.lock; a revoking CANCEL (cancel.c) takes
  * hixl_link.msg.post_mutex under cancel_mutex (hixl_xq_break()) and waits
@@ -327,8 +329,9 @@ struct hixl_rdma {
  * @link_walk:  the last table-update walk (hixl_next_table_link()); under @lock
  * @tbl_gen:    tables that began to go out on links (hixl_link_publish());
  *              under @lock
- * @xfer_lock:  protects @xfers, @uring_saved, @nr_uring_saved and the
- *              batch pointer of a URING_CMD's pdu (uring.c)
+ * @xfer_lock:  protects @xfers, @uring_saved, @nr_uring_saved, the
+ *              request pointer of a URING_CMD's pdu (uring.c) and a
+ *              request's batch and cancelled mark (req.c)
  * @uring_saved: io_uring commands read at their first issue and kept for
  *              io_uring's reissue of them (struct hixl_uring_saved, uring.c),
  *              and those io_uring dropped without issuing them again; freed
@@ -445,11 +448,6 @@ int hixl_ioctl_canon(unsigned int cmd, unsigned int *canon, size_t *usize);
 int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg,
 		      unsigned int *canon);
 int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
-void hixl_uring_end(struct hixl_xbatch *b);
-void hixl_uring_complete(struct io_uring_cmd *cmd, int ret, u32 failed);
-void hixl_uring_cancelable(struct io_uring_cmd *cmd, unsigned int issue_flags);
-bool hixl_uring_bind(struct hixl_engine *eng, struct io_uring_cmd *cmd, struct hixl_xbatch *b);
-void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned int issue_flags);
 void hixl_uring_engine_destroy(struct hixl_engine *eng);
 
 /* engine.c */

@@ -48,6 +48,7 @@
 #include "link.h"
 #include "local.h"
 #include "xfer.h"
+#include "req.h"
 #include "proto.h"
 
 static u8 hixl_local_boot_id[HIXL_LOCAL_ID_LEN];
@@ -637,15 +638,16 @@ int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region 
  * @d:        its descriptors
  * @pl:       hixl_local_prep()'s plan: @pl->held[i] is descriptor i's region
  * @deadline: jiffies: -ETIMEDOUT after it
- * @cmd:      the io_uring command of a batch xwork.c runs, or NULL: its
- *            cancel by io_uring (ring exit, the process killed) cancels
- *            the batch (hixl_uring_bind())
+ * @req:      the TRANSFER's request: its cancel (io_uring's at ring exit
+ *            or the process's death) cancels the copy's batch
+ *            (hixl_req_bind())
  *
  * In chunks of HIXL_LOCAL_CHUNK bytes, on several CPUs for a large batch
  * (hixl_lcopy_run(), lcopy.c, says which descriptor is blamed); between
  * chunks it stops for a CANCEL of @a->tag (the batch sits on the engine's
  * xfers list like an RDMA one), io_uring's cancel of @cmd, the deadline, a
- * fatal signal, a broken link or pairing.  Counted as direct bytes, and as local bytes.
+ * fatal signal, a broken link or pairing.  Counted as direct bytes, and as
+ * local bytes; an error is counted by the request's end (req.c).
  *
  * Context: process context, sleeps; no lock held.
  * Return: 0; -ECANCELED, -ETIMEDOUT, -ECONNRESET (the peer engine closed
@@ -654,7 +656,7 @@ int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region 
  */
 int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
 		   const struct hixl_op_desc *d, const struct hixl_plan *pl, unsigned long deadline,
-		   struct io_uring_cmd *cmd)
+		   struct hixl_req *req)
 {
 	struct hixl_engine *peer = hixl_local_peer_get(l);
 	struct hixl_xbatch *b;
@@ -677,8 +679,8 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 	spin_lock(&eng->xfer_lock);		/* CANCEL finds it; it is never submitted */
 	list_add_tail(&b->eng_node, &eng->xfers);
 	spin_unlock(&eng->xfer_lock);
-	if (cmd && hixl_uring_bind(eng, cmd, b))
-		hixl_xbatch_cancel(b);		/* io_uring cancelled it already */
+	if (hixl_req_bind(req, b))
+		hixl_xbatch_cancel(b);		/* its request was cancelled already */
 
 	ret = hixl_lcopy_run(peer, l, b, a, d, pl, deadline, &bytes);	/* lcopy.c */
 	/*
@@ -698,14 +700,11 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 	spin_lock(&eng->xfer_lock);
 	list_del_init(&b->eng_node);
 	spin_unlock(&eng->xfer_lock);
-	if (cmd)
-		hixl_uring_bind(eng, cmd, NULL);
+	hixl_req_bind(req, NULL);	/* before the batch may be freed */
 	hixl_xbatch_put(b);
 	hixl_engine_put(peer);
 count:
-	if (ret) {
-		hixl_link_count_result(l, ret);
-	} else {
+	if (!ret) {
 		hixl_link_count_xfer(l, a->op, false, bytes, a->count);
 		hixl_link_count(l, HIXL_CTR_LOCAL_BYTES, bytes);
 		hixl_link_count(l, HIXL_CTR_LOCAL_OPS, a->count);

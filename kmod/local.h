@@ -33,7 +33,7 @@
 /* us a copy worker waits for the peer engine's lock before it hands its share back */
 #define HIXL_LCOPY_LOCK_US	20000
 
-struct io_uring_cmd;
+struct hixl_req;
 struct hixl_engine;
 struct hixl_link;
 struct hixl_plan;
@@ -118,7 +118,7 @@ int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tr
 		    const struct hixl_op_desc *d, bool nonblock, struct hixl_plan *pl);
 int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
 		   const struct hixl_op_desc *d, const struct hixl_plan *pl,
-		   unsigned long deadline, struct io_uring_cmd *cmd);
+		   unsigned long deadline, struct hixl_req *req);
 
 /*
  * One physically contiguous piece of the peer's memory in a chunk: @len

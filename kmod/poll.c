@@ -32,7 +32,8 @@
  * The spinner stays a good citizen: it yields at need_resched(), stops at
  * a fatal signal, and does not spin at all on a single online CPU, where
  * the completion can only run once the waiter gives the CPU up.  What
- * follows the spin is the wait it replaces, unchanged (hixl_xbatch_wait()).
+ * follows the spin is the wait it replaces, unchanged (hixl_req_wait(),
+ * hixl_xbatch_wait()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -9,9 +9,9 @@
  * and drivers/block/ublk_drv.c (-EIOCBQUEUED, io_uring_cmd_done() from the
  * issue path, io_uring_cmd_mark_cancelable() and IO_URING_F_CANCEL).
  *
- * TRANSFER is queued on the link (xq.c) and completes from the CQ handler:
- * the batch's result goes into the command's pdu and io_uring posts the CQE
- * from task work.  SEND_NOTIFY waits for the device, so io_uring's inline
+ * TRANSFER is submitted as a request (req.c, xfer.c) whose end - from the
+ * CQ handler, a work item or the submission itself - puts the result into
+ * the command's pdu, and io_uring posts the CQE from task work.  SEND_NOTIFY waits for the device, so io_uring's inline
  * issue (IO_URING_F_NONBLOCK) hands it to its worker threads with -EAGAIN;
  * so does a revoking CANCEL (HIXL_CANCEL_REVOKE waits for the flush,
  * cancel.c); a plain CANCEL never waits.  That inline issue takes no lock that sleeps: rdma_sem,
@@ -40,6 +40,7 @@
 #include "engine.h"
 #include "link.h"
 #include "xfer.h"
+#include "req.h"
 #include "compat.h"
 
 /*
@@ -62,11 +63,10 @@ struct hixl_uring_saved {
 
 /* what a command carries between its issues and while queued, in io_uring_cmd.pdu */
 struct hixl_uring_pdu {
-	struct hixl_xbatch *b;	/* under the engine's xfer_lock; NULL once ended */
+	struct hixl_req *req;	/* a TRANSFER's; under the engine's xfer_lock, NULL once ended */
 	struct hixl_uring_saved *saved;	/* from an -EAGAIN to the reissue */
 	int ret;		/* the CQE's res */
 	u32 res2;		/* its big_cqe[0] */
-	bool cancelled;		/* io_uring cancelled it; under the engine's xfer_lock */
 };
 
 static struct hixl_uring_pdu *hixl_pdu(struct io_uring_cmd *cmd)
@@ -139,67 +139,6 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_uring_decode);
 
-/**
- * hixl_uring_attach() - tie a queued batch to its io_uring command
- * @cmd:         the command
- * @b:           the batch, not yet submitted
- * @issue_flags: io_uring's
- *
- * From here on io_uring may cancel the command (ring exit, process exit)
- * on kernels that offer it; hixl_uring_end() undoes the tie.
- */
-void hixl_uring_attach(struct io_uring_cmd *cmd, struct hixl_xbatch *b, unsigned int issue_flags)
-{
-	struct hixl_engine *eng = b->eng;
-
-	spin_lock(&eng->xfer_lock);
-	hixl_pdu(cmd)->b = b;
-	spin_unlock(&eng->xfer_lock);
-#ifdef HIXL_HAVE_URING_CANCEL
-	io_uring_cmd_mark_cancelable(cmd, issue_flags);
-#endif
-}
-
-/**
- * hixl_uring_cancelable() - let io_uring cancel a TRANSFER xwork.c runs
- * @cmd:         the command, in its issue
- * @issue_flags: io_uring's
- *
- * On ring exit or the process's death io_uring then calls
- * hixl_uring_cmd() with IO_URING_F_CANCEL: the batch hixl_uring_bind()
- * bound to @cmd is cancelled, or the next bind says so.  Without
- * io_uring_cmd_mark_cancelable() (6.1) nothing: io_uring waits for the
- * batch, which its timeout bounds.
- */
-void hixl_uring_cancelable(struct io_uring_cmd *cmd, unsigned int issue_flags)
-{
-#ifdef HIXL_HAVE_URING_CANCEL
-	io_uring_cmd_mark_cancelable(cmd, issue_flags);
-#endif
-}
-
-/**
- * hixl_uring_bind() - the batch that carries @cmd now, for io_uring's cancel
- * @eng: the engine
- * @cmd: an io_uring TRANSFER run by xwork.c (hixl_uring_cancelable())
- * @b:   the batch, referenced by the caller until it unbinds; NULL unbinds
- *
- * Context: any; takes the engine's xfer_lock.
- * Return: true when io_uring cancelled @cmd already: the caller cancels
- * @b itself (or, with @b NULL, does not start).
- */
-bool hixl_uring_bind(struct hixl_engine *eng, struct io_uring_cmd *cmd, struct hixl_xbatch *b)
-{
-	struct hixl_uring_pdu *pdu = hixl_pdu(cmd);
-	bool cancelled;
-
-	spin_lock(&eng->xfer_lock);
-	pdu->b = b;
-	cancelled = pdu->cancelled;
-	spin_unlock(&eng->xfer_lock);
-	return cancelled;
-}
-
 static void hixl_uring_task_done(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
 	struct hixl_uring_pdu *pdu = hixl_pdu(cmd);
@@ -207,43 +146,71 @@ static void hixl_uring_task_done(struct io_uring_cmd *cmd, unsigned int issue_fl
 	io_uring_cmd_done(cmd, pdu->ret, pdu->res2, issue_flags);
 }
 
-/**
- * hixl_uring_end() - a batch submitted through io_uring has ended
- * @b: the batch; its end_fn.  Its submitter's reference is dropped here.
- *
- * The CQE is posted from the submitting task's task work, as
- * io_uring_cmd_done() must not run from the CQ handler's context.
+/*
+ * A TRANSFER's request has ended (its ops->end): post the CQE from the
+ * submitting task's task work, as io_uring_cmd_done() must not run from
+ * the CQ handler's context.  Nothing of the engine may be used after it:
+ * the CQE lets io_uring drop the file.
  */
-void hixl_uring_end(struct hixl_xbatch *b)
+static void hixl_uring_req_end(struct hixl_req *req)
 {
-	struct io_uring_cmd *cmd = b->cmd;
-	int status = b->status;
-	u32 failed = b->failed;
+	struct io_uring_cmd *cmd = req->priv;
+	struct hixl_uring_pdu *pdu = hixl_pdu(cmd);
+	struct hixl_engine *eng = req->eng;
 
-	spin_lock(&b->eng->xfer_lock);
-	hixl_pdu(cmd)->b = NULL;
-	spin_unlock(&b->eng->xfer_lock);
-	hixl_xbatch_put(b);
-	hixl_uring_complete(cmd, status, failed);
+	spin_lock(&eng->xfer_lock);
+	pdu->req = NULL;		/* io_uring's cancel finds nothing from now on */
+	spin_unlock(&eng->xfer_lock);
+	pdu->ret = req->status;
+	pdu->res2 = req->failed;
+	hixl_req_release(req);
+	kfree(req);
+	io_uring_cmd_complete_in_task(cmd, hixl_uring_task_done);
 }
 
-/**
- * hixl_uring_complete() - post a queued TRANSFER's CQE
- * @cmd:    the command, not attached to a batch (pdu->b NULL)
- * @ret:    the CQE's res: 0 or -errno
- * @failed: its big_cqe[0] on a CQE32 ring: hixl_transfer.failed
- *
- * From any context: the CQE is posted from the submitter's task work.
- * Nothing of the engine may be used after it: the CQE lets io_uring drop
- * the file.
+/*
+ * The request is about to be queued: io_uring may cancel it from now on
+ * (ring exit, process exit) on kernels that offer it; without
+ * io_uring_cmd_mark_cancelable() (6.1) io_uring waits for it, which its
+ * timeout bounds.
  */
-void hixl_uring_complete(struct io_uring_cmd *cmd, int ret, u32 failed)
+static void hixl_uring_req_cancelable(struct hixl_req *req)
 {
-	struct hixl_uring_pdu *pdu = hixl_pdu(cmd);
+#ifdef HIXL_HAVE_URING_CANCEL
+	io_uring_cmd_mark_cancelable(req->priv, req->issue_flags);
+#endif
+}
 
-	pdu->ret = ret;
-	pdu->res2 = failed;
-	io_uring_cmd_complete_in_task(cmd, hixl_uring_task_done);
+static const struct hixl_req_ops hixl_uring_req_ops = {
+	.end = hixl_uring_req_end,
+	.cancelable = hixl_uring_req_cancelable,
+	.async = true,
+};
+
+/*
+ * TRANSFER: submitted as a request that ends with the CQE; -EIOCBQUEUED,
+ * or the error or -EAGAIN of a submission that started nothing.
+ */
+static int hixl_uring_transfer(struct hixl_engine *eng, struct io_uring_cmd *cmd,
+			       struct hixl_transfer *a, bool nonblock, unsigned int issue_flags)
+{
+	struct hixl_req *req = kmalloc(sizeof(*req), GFP_KERNEL_ACCOUNT);
+	int ret;
+
+	if (!req)
+		return -ENOMEM;
+	hixl_req_init(req, &hixl_uring_req_ops, cmd, issue_flags);
+	spin_lock(&eng->xfer_lock);
+	hixl_pdu(cmd)->req = req;
+	spin_unlock(&eng->xfer_lock);
+	ret = hixl_transfer_submit(eng, a, req, nonblock);
+	if (ret == -EIOCBQUEUED)
+		return ret;		/* @req is the CQE's now */
+	spin_lock(&eng->xfer_lock);
+	hixl_pdu(cmd)->req = NULL;
+	spin_unlock(&eng->xfer_lock);
+	kfree(req);
+	return ret;
 }
 
 /**
@@ -337,18 +304,16 @@ void hixl_uring_engine_destroy(struct hixl_engine *eng)
 /* io_uring cancels @cmd (ring or process exit); may be called again. */
 static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
 {
-	struct hixl_xbatch *b;
+	struct hixl_xbatch *b = NULL;
+	struct hixl_req *req;
 
 	spin_lock(&eng->xfer_lock);
-	hixl_pdu(cmd)->cancelled = true;	/* for hixl_uring_bind() */
-	b = hixl_pdu(cmd)->b;
-	if (b)
-		kref_get(&b->ref);
+	req = hixl_pdu(cmd)->req;
+	if (req)
+		b = hixl_req_cancel_locked(req);
 	spin_unlock(&eng->xfer_lock);
-	if (b) {
-		hixl_xbatch_cancel(b);
-		hixl_xbatch_put(b);
-	}
+	if (b)
+		hixl_req_cancel_batch(b);
 }
 #endif
 
@@ -387,8 +352,7 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		return 0;
 	}
 #endif
-	hixl_pdu(cmd)->b = NULL;
-	hixl_pdu(cmd)->cancelled = false;
+	hixl_pdu(cmd)->req = NULL;
 	if (cmd->flags & HIXL_URING_CMD_REISSUE) {
 		ret = hixl_uring_restore(eng, cmd, &arg);
 		if (ret)
@@ -419,7 +383,7 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	}
 	switch (op) {
 	case HIXL_IOC_TRANSFER:
-		ret = hixl_transfer_async(eng, &arg.transfer, cmd, nonblock, issue_flags);
+		ret = hixl_uring_transfer(eng, cmd, &arg.transfer, nonblock, issue_flags);
 		res2 = arg.transfer.failed;
 		break;
 	case HIXL_IOC_SEND_NOTIFY:

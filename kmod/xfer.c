@@ -6,13 +6,17 @@
  * Every descriptor is checked against the local registrations and the
  * peer's announced table before anything is posted, and split at the
  * borders of the local and the remote MRs into one WR with one SGE per
- * piece (plan.c).  The pieces go to the link's transfer queue (xq.c), which posts
- * them in chains with selective signaling and ends the batch; the ioctl
- * waits for that, io_uring's URING_CMD (uring.c) does not.  Descriptors
- * whose local range is not registered, and small ones when the batch's
- * cost model says staging is faster (hixl_stage_batch()), are staged
- * (stage.c), synchronously: in the ioctl's task, or for io_uring in a work
- * item of xwork.c.
+ * piece (plan.c).  The pieces go to the link's transfer queue (xq.c), which
+ * posts them in chains with selective signaling and ends the batch, or
+ * across the link's rails (xrail.c).  Descriptors whose local range is not
+ * registered, and small ones when the batch's cost model says staging is
+ * faster (hixl_stage_batch()), are staged (stage.c), synchronously: in the
+ * ioctl's task, or for io_uring in a work item of xwork.c.
+ *
+ * The ioctl and io_uring's URING_CMD (uring.c) submit alike
+ * (hixl_transfer_submit()): a checked and planned TRANSFER is a request
+ * (req.c) whose end is said once, by whatever carried it; the ioctl then
+ * waits for it, io_uring does not.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,6 +35,7 @@
 #include "xfer.h"
 #include "xrail.h"
 #include "xprep.h"
+#include "req.h"
 #include "trace.h"
 
 static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_transfer *a)
@@ -315,7 +320,8 @@ static int hixl_xprep_init(struct hixl_engine *eng, struct hixl_transfer *a, boo
  * Only a batch of direct pieces is striped; staged and same-host batches
  * keep the one-link path, and a broken primary has no other path than its
  * rails.  Both submitters, the ioctl (hixl_cmd_transfer()) and io_uring
- * (hixl_transfer_async()), run what this says.
+ * (uring.c), submit through hixl_transfer_submit(), which runs what this
+ * says.
  *
  * Return: the path (enum hixl_xpath).
  */
@@ -343,19 +349,21 @@ static void hixl_xbatch_end_sync(struct hixl_xbatch *b)
 	complete(&b->done);
 }
 
-/* The direct pieces through the link's queue; the caller waits. */
+/*
+ * The direct pieces of a TRANSFER with staged descriptors, through the
+ * link's queue; the caller waits, and a cancel of @req reaches the batch.
+ */
 static int hixl_xprep_run_direct(struct hixl_engine *eng, struct hixl_transfer *a,
-				 struct hixl_xprep *p, unsigned long deadline)
+				 struct hixl_xprep *p, unsigned long deadline,
+				 struct hixl_req *req)
 {
 	struct hixl_xbatch *b;
 	u32 failed;
 	int ret;
 
 	b = hixl_xbatch_new(eng, p->l, a->op, a->count, a->tag);
-	if (!b) {
-		hixl_link_count_result(p->l, -ENOMEM);
+	if (!b)
 		return -ENOMEM;
-	}
 	b->ndesc = a->count - p->ns;
 	b->pl = p->pl;
 	memset(&p->pl, 0, sizeof(p->pl));
@@ -365,8 +373,11 @@ static int hixl_xprep_run_direct(struct hixl_engine *eng, struct hixl_transfer *
 	b->poll = hixl_poll_small(b->pl.bytes, b->pl.n);
 	if (b->poll)
 		b->post_ns = ktime_get_ns();
+	if (hixl_req_bind(req, b))
+		hixl_xbatch_cancel(b);		/* cancelled already: ends at submission */
 	hixl_xbatch_submit(b, deadline, false);
 	ret = hixl_xbatch_wait(b, &failed);
+	hixl_req_bind(req, NULL);
 	if (ret)
 		a->failed = failed;
 	hixl_xbatch_put(b);
@@ -374,32 +385,35 @@ static int hixl_xprep_run_direct(struct hixl_engine *eng, struct hixl_transfer *
 }
 
 /**
- * hixl_xprep_run_sync() - run a planned one-link TRANSFER to its end
+ * hixl_xprep_run_sync() - run a planned staged or same-host TRANSFER to its end
  * @eng:      the engine
  * @a:        the TRANSFER; out: failed
- * @p:        hixl_xprep_init()'s plan (not striped)
+ * @p:        hixl_xprep_init()'s plan
+ * @path:     its path, HIXL_XPATH_STAGED or HIXL_XPATH_LOCAL
  * @deadline: jiffies: -ETIMEDOUT after it
- * @cmd:      the io_uring command when xwork.c runs it (the same-host
- *            copy binds its batch to it for io_uring's cancel), or NULL
+ * @req:      its request: a cancel of it (io_uring's, a fatal signal to
+ *            the ioctl's caller) reaches the batch that carries it
  *
  * The same-host copy (local.c), or the direct pieces through the link's
  * queue and then the staged descriptors (stage.c); waits for both.  Staged
  * descriptors are copied from and to the current mm: the TRANSFER's
- * process, or the work item of xwork.c that uses its mm.
+ * process, or the work item of xwork.c that uses its mm.  The caller ends
+ * @req with the result.
  *
  * Context: process context, sleeps; rdma_sem held for reading.
  * Return: 0 or the errors hixl_cmd_transfer() documents, @a->failed set.
  */
 int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
-			struct hixl_xprep *p, unsigned long deadline, struct io_uring_cmd *cmd)
+			struct hixl_xprep *p, enum hixl_xpath path, unsigned long deadline,
+			struct hixl_req *req)
 {
 	struct hixl_link *l = p->l;
 	int ret = 0, st, err;
 
-	if (hixl_xprep_path(p, false) == HIXL_XPATH_LOCAL)
-		return hixl_local_run(eng, l, a, p->d, &p->pl, deadline, cmd);
+	if (path == HIXL_XPATH_LOCAL)
+		return hixl_local_run(eng, l, a, p->d, &p->pl, deadline, req);
 	if (p->pl.n)
-		ret = hixl_xprep_run_direct(eng, a, p, deadline);
+		ret = hixl_xprep_run_direct(eng, a, p, deadline, req);
 	if (p->planning) {		/* staged pieces carry no rkey of the peer */
 		hixl_xq_plan_end(l);
 		p->planning = false;
@@ -413,9 +427,7 @@ int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
 	else
 		ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, deadline, &a->failed);
 	mutex_unlock(&l->msg.post_mutex);
-	if (ret)
-		hixl_link_count_result(l, ret);
-	else
+	if (!ret)
 		hixl_link_count_xfer(l, a->op, true, p->sbytes, p->ns);
 	return ret;
 }
@@ -428,22 +440,59 @@ static void hixl_xprep_trace(struct hixl_engine *eng, const struct hixl_transfer
 			       p->pl.bytes + p->sbytes, a->tag);
 }
 
+/* A direct batch's end is its request's. */
+static void hixl_xbatch_end_req(struct hixl_xbatch *b)
+{
+	struct hixl_req *req = b->req;
+	int status = b->status;
+	u32 failed = b->failed;
+
+	hixl_req_bind(req, NULL);	/* before the batch may be freed */
+	hixl_xbatch_put(b);		/* the submitter's */
+	hixl_req_end(req, status, failed);
+}
+
+/* Queue the direct pieces on the link; the batch ends @req (-EIOCBQUEUED). */
+static int hixl_xprep_submit_direct(struct hixl_engine *eng, struct hixl_transfer *a,
+				    struct hixl_xprep *p, struct hixl_req *req,
+				    unsigned long deadline, bool nonblock)
+{
+	struct hixl_xbatch *b = hixl_xbatch_new(eng, p->l, a->op, a->count, a->tag);
+
+	if (!b)
+		return -ENOMEM;
+	b->ndesc = a->count;
+	b->pl = p->pl;
+	memset(&p->pl, 0, sizeof(p->pl));
+	b->planning = p->planning;	/* hixl_xbatch_submit() ends it */
+	p->planning = false;
+	b->req = req;
+	b->end_fn = hixl_xbatch_end_req;	/* takes over our reference */
+	if (!req->ops->async && hixl_poll_small(b->pl.bytes, b->pl.n)) {
+		req->poll = true;	/* the ioctl may spin on it */
+		req->post_ns = ktime_get_ns();
+	}
+	if (hixl_req_bind(req, b))
+		hixl_xbatch_cancel(b);		/* cancelled already: ends at submission */
+	hixl_req_cancelable(req);
+	hixl_xbatch_submit(b, deadline, nonblock);
+	return -EIOCBQUEUED;
+}
+
 /*
- * Striped, or the one-link path when xrail.c found fewer than two usable
- * rails (1); a broken primary has no one-link path: its error then.
+ * Striped (-EIOCBQUEUED), or the one-link path when xrail.c found fewer
+ * than two usable rails (1); a broken primary has no one-link path: its
+ * error then.
  */
 static int hixl_xprep_run_striped(struct hixl_engine *eng, struct hixl_transfer *a,
-				  struct hixl_xprep *p, unsigned long deadline, u64 start,
-				  struct io_uring_cmd *cmd, bool nonblock,
-				  unsigned int issue_flags)
+				  struct hixl_xprep *p, struct hixl_req *req,
+				  unsigned long deadline, bool nonblock)
 {
-	int ret = hixl_xrail_transfer(eng, a, p->l, p->d, deadline, start, cmd, nonblock,
-				      issue_flags, &p->planning, p->rails_only ? 1 : 2);
+	int ret = hixl_xrail_transfer(eng, a, p->l, p->d, deadline, req, nonblock,
+				      &p->planning, p->rails_only ? 1 : 2);
 
-	if (ret == 1 && p->rails_only) {
-		hixl_link_count_result(p->l, p->err);
+	if (ret == 1 && p->rails_only)
 		return p->err;
-	}
 	return ret;
 }
 
@@ -455,11 +504,93 @@ static void hixl_xprep_failed(const struct hixl_xprep *p, int ret)
 }
 
 /**
+ * hixl_transfer_submit() - check, plan and queue a TRANSFER as a request
+ * @eng:      the engine
+ * @a:        the TRANSFER (the ioctl's argument, or read from the SQE);
+ *            out: failed, when an error is returned
+ * @req:      a request from hixl_req_init(), with its submitter's ops
+ * @nonblock: io_uring's inline issue (IO_URING_F_NONBLOCK): return
+ *            -EAGAIN instead of sleeping on the device, a busy lock or
+ *            staging, and io_uring retries from its worker threads
+ *
+ * The one submission of both submitters, the ioctl (hixl_cmd_transfer(),
+ * which then waits) and io_uring (uring.c): the path hixl_xpath_choose()
+ * says is taken, and the request ends through hixl_req_end() once, from
+ * whatever carries it.  A direct or striped batch goes to its links'
+ * queues; staged descriptors and the same-host copy run in a process's
+ * context, the caller's own when it waits, else a work item's (xwork.c).
+ * No batch runs to its end here unless the submitter waits for it anyway.
+ *
+ * Context: process context; rdma_sem held for reading.
+ * Return: -EIOCBQUEUED: @req was started and ends (or has ended) through
+ * its ops; otherwise nothing was started and @req is unused: -EAGAIN (see
+ * @nonblock), or an error found before anything was planned, as
+ * hixl_cmd_transfer() documents, with @a->failed set.
+ */
+int hixl_transfer_submit(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_req *req,
+			 bool nonblock)
+{
+	unsigned long deadline = hixl_deadline(a->timeout_ms);
+	u64 start = ktime_get_ns();
+	enum hixl_xpath path;
+	struct hixl_xprep p;
+	int ret;
+
+	ret = hixl_xprep_init(eng, a, nonblock, &p);
+	if (ret) {
+		hixl_xprep_failed(&p, ret);
+		goto out;
+	}
+	hixl_xprep_trace(eng, a, &p);
+	hixl_req_start(req, eng, p.l, a, p.pl.bytes + p.sbytes + p.rbytes, start);
+	path = hixl_xprep_path(&p, true);
+	if (path == HIXL_XPATH_STRIPED) {
+		ret = hixl_xprep_run_striped(eng, a, &p, req, deadline, nonblock);
+		if (ret != 1)
+			goto started;
+		path = hixl_xprep_path(&p, false);	/* one usable rail */
+	}
+	if (path == HIXL_XPATH_DIRECT) {
+		ret = hixl_xprep_submit_direct(eng, a, &p, req, deadline, nonblock);
+	} else if (req->ops->async) {	/* staged or same-host: from a work item */
+		ret = hixl_xwork_queue(eng, a, &p, path, req, deadline);
+	} else {			/* the caller waits: here */
+		ret = hixl_xprep_run_sync(eng, a, &p, path, deadline, req);
+		hixl_req_end(req, ret, a->failed);
+		ret = -EIOCBQUEUED;
+	}
+started:
+	if (ret == -EAGAIN) {		/* nothing queued: io_uring issues it again */
+		hixl_req_release(req);
+	} else if (ret != -EIOCBQUEUED) {	/* refused before it was queued */
+		hixl_req_end(req, ret, a->failed);
+		ret = -EIOCBQUEUED;
+	}
+out:
+	hixl_xprep_free(eng, &p);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_transfer_submit);
+
+static void hixl_ioctl_req_end(struct hixl_req *req)
+{
+	complete(&req->done);		/* hixl_req_wait() releases the link */
+}
+
+static const struct hixl_req_ops hixl_ioctl_req_ops = {
+	.end = hixl_ioctl_req_end,
+};
+
+/**
  * hixl_cmd_transfer() - HIXL_IOC_TRANSFER: one synchronous READ or WRITE batch
  * @eng: the engine
  * @a:   in: remote, op, descs (user pointer), count, timeout_ms; out: failed
  *
- * Context: process context, sleeps up to @a->timeout_ms.
+ * Submits the TRANSFER as a request (hixl_transfer_submit()) and waits for
+ * its end (hixl_req_wait()).
+ *
+ * Context: process context, sleeps up to @a->timeout_ms; rdma_sem held for
+ * reading, released while the request is in flight.
  * Return: 0 when every descriptor completed; otherwise -errno, with
  * @a->failed the index of the first failing descriptor (or @a->count when
  * no single descriptor is to blame):
@@ -493,107 +624,15 @@ static void hixl_xprep_failed(const struct hixl_xprep *p, int ret)
  */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 {
-	unsigned long deadline = hixl_deadline(a->timeout_ms);
-	u64 start = ktime_get_ns();
-	struct hixl_xprep p;
-	u64 bytes;
+	struct hixl_req req;
 	int ret;
 
-	ret = hixl_xprep_init(eng, a, false, &p);
-	if (ret) {
-		hixl_xprep_failed(&p, ret);
-	} else {
-		hixl_xprep_trace(eng, a, &p);
-		bytes = p.pl.bytes + p.sbytes + p.rbytes;
-		ret = 1;
-		if (hixl_xprep_path(&p, true) == HIXL_XPATH_STRIPED)
-			ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, NULL, false, 0);
-		if (ret == 1)	/* one usable rail: the one-link path */
-			ret = hixl_xprep_run_sync(eng, a, &p, deadline, NULL);
-		hixl_xfer_done(eng, p.l, a->op, ret, ret ? 0 : bytes, a->tag,
-			       ktime_get_ns() - start);
-	}
-	hixl_xprep_free(eng, &p);
+	hixl_req_init(&req, &hixl_ioctl_req_ops, NULL, 0);
+	ret = hixl_transfer_submit(eng, a, &req, false);
+	if (ret != -EIOCBQUEUED)
+		return ret;
+	ret = hixl_req_wait(&req);
+	a->failed = req.failed;
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_transfer);
-
-/**
- * hixl_transfer_async() - TRANSFER submitted through io_uring (uring.c)
- * @eng:         the engine
- * @a:           the argument, read from the SQE; out: failed
- * @cmd:         the io_uring command the batch completes
- * @nonblock:    io_uring's inline issue (IO_URING_F_NONBLOCK): return
- *               -EAGAIN instead of sleeping on the device, a busy lock or
- *               staging, and io_uring retries from its worker threads
- * @issue_flags: io_uring's, for hixl_uring_attach()
- *
- * Every batch is queued and -EIOCBQUEUED returned; none runs here.  A
- * direct or striped batch goes to its links' queues and ends in
- * hixl_uring_end(); one with staged descriptors (planned only without
- * @nonblock) or a same-host one runs from a work item (xwork.c), which
- * posts the CQE.
- *
- * Return: -EIOCBQUEUED; -EAGAIN (see @nonblock); or an error found before
- * anything was queued, as hixl_cmd_transfer() documents, with @a->failed
- * set.
- */
-int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
-			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags)
-{
-	unsigned long deadline = hixl_deadline(a->timeout_ms);
-	u64 start = ktime_get_ns();
-	enum hixl_xpath path;
-	struct hixl_xbatch *b;
-	struct hixl_xprep p;
-	int ret;
-
-	ret = hixl_xprep_init(eng, a, nonblock, &p);
-	if (ret) {
-		hixl_xprep_failed(&p, ret);
-		goto out;
-	}
-	hixl_xprep_trace(eng, a, &p);
-	path = hixl_xprep_path(&p, true);
-	if (path == HIXL_XPATH_STRIPED) {
-		ret = hixl_xprep_run_striped(eng, a, &p, deadline, start, cmd, nonblock,
-					     issue_flags);
-		if (ret != 1) {
-			if (ret != -EIOCBQUEUED && ret != -EAGAIN)
-				hixl_xfer_done(eng, p.l, a->op, ret,
-					       ret ? 0 : p.pl.bytes + p.rbytes, a->tag,
-					       ktime_get_ns() - start);
-			goto out;
-		}
-		path = hixl_xprep_path(&p, false);	/* one usable rail */
-	}
-	if (path != HIXL_XPATH_DIRECT) {	/* staged or same-host: from a work item */
-		ret = hixl_xwork_queue(eng, a, &p, cmd, issue_flags, deadline, start);
-		if (ret != -EIOCBQUEUED) {
-			hixl_link_count_result(p.l, ret);
-			hixl_xfer_done(eng, p.l, a->op, ret, 0, a->tag, ktime_get_ns() - start);
-		}
-		goto out;
-	}
-	b = hixl_xbatch_new(eng, p.l, a->op, a->count, a->tag);
-	if (!b) {
-		hixl_link_count_result(p.l, -ENOMEM);
-		ret = -ENOMEM;
-		goto out;
-	}
-	b->ndesc = a->count;
-	b->start_ns = start;
-	b->pl = p.pl;
-	memset(&p.pl, 0, sizeof(p.pl));
-	b->planning = p.planning;	/* hixl_xbatch_submit() ends it */
-	p.planning = false;
-	b->cmd = cmd;
-	b->end_fn = hixl_uring_end;	/* takes over our reference */
-	hixl_uring_attach(cmd, b, issue_flags);
-	hixl_xbatch_submit(b, deadline, nonblock);
-	ret = -EIOCBQUEUED;
-out:
-	hixl_xprep_free(eng, &p);
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_transfer_async);

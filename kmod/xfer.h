@@ -18,7 +18,7 @@
 #include <rdma/hixl.h>
 #include "link.h"
 
-struct io_uring_cmd;
+struct hixl_req;
 struct hixl_xrail;
 
 /* One work request's worth of a descriptor (plan.c). */
@@ -62,8 +62,8 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
 
 /* xfer.c */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a);
-int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
-			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags);
+int hixl_transfer_submit(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_req *req,
+			 bool nonblock);
 
 /* xq.c: a link's transfer queue */
 /*
@@ -104,16 +104,18 @@ int hixl_transfer_async(struct hixl_engine *eng, struct hixl_transfer *a,
  * @tmo:      the timeout
  * @end_fn:   called once when the batch has ended, without locks, from the
  *            CQ handler, the timeout, a cancel or the submitter
- * @done:     completed by the ioctl's @end_fn
+ * @done:     completed by the @end_fn of a batch its submitter waits for
+ *            (the direct pieces of a TRANSFER with staged descriptors)
  * @gone:     completed (all) when the batch ended, after its regions were
  *            released and before @end_fn: none of its work requests is on
  *            the send queue any more (a revoking CANCEL waits for it)
- * @cmd:      the io_uring command (uring.c), or NULL
+ * @req:      the request a direct batch carries whole (its @end_fn ends
+ *            it, req.c), or NULL
  * @ndesc:    descriptors of the TRANSFER in @pl (its direct ones), for the
  *            counters (stats.c)
- * @start_ns: ktime_get_ns() at the TRANSFER's start (hixl_xfer_complete)
- * @poll:     a small synchronous batch: its waiter may spin (poll.c) and
- *            its wait feeds the link's EWMAs
+ * @poll:     a small batch its submitter waits for with
+ *            hixl_xbatch_wait(): it may spin (poll.c), and its wait feeds
+ *            the link's EWMAs
  * @post_ns:  with @poll, ktime_get_ns() just before hixl_xbatch_submit()
  * @xr:       the striped TRANSFER (xrail.c) this batch is a sub-batch or
  *            the anchor of (a reference, dropped when the batch is
@@ -152,9 +154,8 @@ struct hixl_xbatch {
 	void (*end_fn)(struct hixl_xbatch *b);
 	struct completion done;
 	struct completion gone;
-	struct io_uring_cmd *cmd;
+	struct hixl_req *req;
 	u32 ndesc;
-	u64 start_ns;
 	bool poll;
 	u64 post_ns;
 	struct hixl_xrail *xr;

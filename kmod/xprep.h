@@ -15,7 +15,7 @@
 
 struct hixl_engine;
 struct hixl_link;
-struct io_uring_cmd;
+struct hixl_req;
 
 /*
  * A TRANSFER checked and planned: the direct pieces and the staged
@@ -61,12 +61,12 @@ enum hixl_xpath {
 enum hixl_xpath hixl_xpath_choose(bool local, u32 nstaged, bool rails_only, bool rails);
 void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p);
 int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
-			struct hixl_xprep *p, unsigned long deadline, struct io_uring_cmd *cmd);
+			struct hixl_xprep *p, enum hixl_xpath path, unsigned long deadline,
+			struct hixl_req *req);
 
 /* xwork.c: io_uring's staged and same-host TRANSFERs, run from a work item */
 int hixl_xwork_queue(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_xprep *p,
-		     struct io_uring_cmd *cmd, unsigned int issue_flags, unsigned long deadline,
-		     u64 start);
+		     enum hixl_xpath path, struct hixl_req *req, unsigned long deadline);
 int hixl_xwork_init(void);
 void hixl_xwork_exit(void);
 

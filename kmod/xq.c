@@ -237,15 +237,10 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
 
 	if (cancel_delayed_work(&b->tmo))
 		hixl_xbatch_put(b);		/* the timeout's reference */
-	if (!b->status) {
+	if (!b->status) {	/* an error counts once, at the request's end (req.c) */
 		b->failed = b->count;
 		hixl_link_count_xfer(b->l, b->op, false, b->pl.bytes, b->ndesc);
-	} else if (!b->xr) {	/* a sub-batch's result is its rail batch's */
-		hixl_link_count_result(b->l, b->status);
 	}
-	if (b->cmd)			/* io_uring: the TRANSFER ends here */
-		hixl_xfer_done(eng, b->l, b->op, b->status, b->status ? 0 : b->pl.bytes,
-			       b->tag, ktime_get_ns() - b->start_ns);
 	hixl_plan_release(eng, &b->pl);
 	spin_lock(&eng->xfer_lock);
 	list_del_init(&b->eng_node);
@@ -262,7 +257,7 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
  * @count: the TRANSFER's descriptor count
  * @tag:   its tag (0: not cancelable by tag)
  *
- * The caller moves its plan into @b->pl, sets @b->end_fn (and @b->cmd)
+ * The caller moves its plan into @b->pl, sets @b->end_fn (and @b->req)
  * and calls hixl_xbatch_submit().  The batch starts with one reference,
  * the submitter's.
  *
@@ -553,9 +548,10 @@ static void hixl_xbatch_timeout(struct work_struct *w)
  *            is left to a worker when another poster is busy
  *
  * From here on the batch ends exactly once, through @b->end_fn, whatever
- * happens to the link; the submitter keeps its reference until then (the
- * ioctl) or hands it to @end_fn (io_uring).  The cancel paths see the batch
- * before it is queued (on @eng->xfers, in the io_uring command): a cancel
+ * happens to the link; the submitter keeps its reference until then (a
+ * waiter, hixl_xbatch_wait()) or hands it to @end_fn (a request's batch).
+ * The cancel paths see the batch before it is queued (on @eng->xfers,
+ * bound to its request): a cancel
  * that comes first only records -ECANCELED (hixl_xbatch_cancel()), and the
  * batch ends here, never queued.  It also ends here on a closed link and
  * without pieces.

@@ -25,7 +25,7 @@
  * the first is submitted: a descriptor error is found before anything is
  * posted.  The parent (struct hixl_xrail) ends when every sub-batch ended
  * and no failover is pending: 0, or the lowest failing descriptor index
- * with its error.
+ * with its error; it ends the TRANSFER's request then (hixl_req_end()).
  *
  * Failover: a sub-batch that ended with an error while its link is no
  * longer READY (QP error, keep-alive, DREQ, device removal: the rail
@@ -40,21 +40,23 @@
  * last rail that broke, as a one-rail link reports its own.
  *
  * Cancel: the parent has an anchor batch on the engine's xfers list (and
- * in the io_uring command) that is never queued; cancelling it cancels
- * the rail batch (xrail_cancel.c).
+ * bound to the request, req.c) that is never queued; cancelling it
+ * cancels the rail batch (xrail_cancel.c).
  *
  * Counters: each sub-batch counts its bytes on its own link (and the
  * engine; one failed over, the bytes of the pieces it completed, so every
- * byte counts once, on the rail that moved it); the parent counts the descriptors (ops), its result, and the
- * failovers and re-posted bytes on the primary link (and the engine);
+ * byte counts once, on the rail that moved it); the parent counts the
+ * descriptors (ops), the failovers and re-posted bytes on the primary link
+ * (and the engine), and its error is counted there once, at the
+ * request's end (req.c);
  * per rail (GET_STATS's HIXL_STATS_RAILS) the failover away from each
  * broken rail and the bytes re-posted onto each rail
  * (hixl_rail_count_failover(), railstats.c).
  *
  * Locks: xrail.lock is innermost: nothing else is taken under it.  A
  * striped batch in flight holds no rdma_sem: not through io_uring, and not
- * while the ioctl waits for it (hixl_xrail_transfer() releases the
- * command's for the wait).  So a rail's device removal, which destroys the
+ * while the ioctl waits for it (hixl_req_wait() releases the command's
+ * for the wait).  So a rail's device removal, which destroys the
  * rail's links (failing the sub-batch over) and then takes rdma_sem for
  * writing to free the rail's MRs, never waits for a batch that goes on on
  * the other rails.  The failover work takes no rdma_sem either, and needs
@@ -76,6 +78,7 @@
 #include "rail_plan.h"
 #include "xrail.h"
 #include "raillink.h"
+#include "req.h"
 #include "trace.h"
 
 /* where the next striped batch starts (hixl_rail_plan()'s cursor) */
@@ -248,7 +251,6 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 		b->xr = xr;
 		b->xr_rail = r;
 		b->end_fn = hixl_xrail_sub_end;
-		b->start_ns = xr->start_ns;
 		b->xr_pieces = kvmalloc_array(cnt[r], sizeof(*b->xr_pieces), HIXL_PLAN_GFP);
 		b->xr_plend = kvmalloc_array(cnt[r], sizeof(*b->xr_plend), HIXL_PLAN_GFP);
 		b->pl.held = kvmalloc_array(cnt[r], sizeof(*b->pl.held), HIXL_PLAN_GFP);
@@ -340,31 +342,28 @@ static void hixl_xrail_finish(struct hixl_xrail *xr)
 {
 	struct hixl_engine *eng = xr->eng;
 	struct hixl_xbatch *a = xr->anchor;
+	struct hixl_req *req = xr->req;
 	int status = xr->status;
+	u32 failed = status ? xr->failed : xr->count;
 
 	spin_lock(&xr->l->xq.lock);
 	a->status = status;
-	a->failed = status ? xr->failed : xr->count;
+	a->failed = failed;
 	a->ended = true;
 	spin_unlock(&xr->l->xq.lock);
 	spin_lock(&eng->xfer_lock);
 	list_del_init(&a->eng_node);
 	spin_unlock(&eng->xfer_lock);
 	complete_all(&a->gone);
-	if (!status)
+	if (!status)	/* an error counts once, at the request's end (req.c) */
 		hixl_link_count(xr->l, xr->op == HIXL_OP_WRITE ? HIXL_CTR_WRITE_DIRECT_OPS :
 				HIXL_CTR_READ_DIRECT_OPS, xr->count);
-	else
-		hixl_link_count_result(xr->l, status);
-	if (xr->cmd) {
-		hixl_xfer_done(eng, xr->l, xr->op, status, status ? 0 : xr->bytes, xr->tag,
-			       ktime_get_ns() - xr->start_ns);
-		xr->anchor = NULL;
-		hixl_uring_end(a);	/* takes the anchor's submitter reference */
-		hixl_xrail_put(xr);	/* the submitter's: io_uring is done with it */
-	} else {
-		complete(&xr->done);
-	}
+	hixl_req_bind(req, NULL);	/* before the anchor may be freed */
+	xr->anchor = NULL;
+	xr->req = NULL;
+	hixl_xbatch_put(a);		/* the anchor's submitter reference */
+	hixl_xrail_put(xr);		/* the submitter's (the caller holds another) */
+	hixl_req_end(req, status, failed);
 }
 
 /* Queue the failover work; xr->lock held, xr->work_busy just set. */
@@ -538,11 +537,9 @@ bool hixl_xrail_wanted(struct hixl_link *l)
 /* A new rail batch for @a's descriptors @d, with its anchor; NULL: no memory. */
 static struct hixl_xrail *hixl_xrail_new(struct hixl_engine *eng, struct hixl_transfer *a,
 					 struct hixl_link *l, const struct hixl_op_desc *d,
-					 u32 npc, unsigned long deadline, u64 start_ns,
-					 struct io_uring_cmd *cmd)
+					 u32 npc, unsigned long deadline, struct hixl_req *req)
 {
 	struct hixl_xrail *xr = kzalloc(sizeof(*xr), GFP_KERNEL);
-	u32 i;
 
 	if (!xr)
 		return NULL;
@@ -554,13 +551,11 @@ static struct hixl_xrail *hixl_xrail_new(struct hixl_engine *eng, struct hixl_tr
 	xr->count = a->count;
 	xr->tag = a->tag;
 	xr->deadline = deadline;
-	xr->start_ns = start_ns;
-	xr->cmd = cmd;
+	xr->req = req;
 	xr->failed = a->count;
 	spin_lock_init(&xr->lock);
 	INIT_LIST_HEAD(&xr->subs);
 	INIT_DELAYED_WORK(&xr->work, hixl_xrail_work);
-	init_completion(&xr->done);
 	xr->d = kvmalloc_array(a->count, sizeof(*xr->d), HIXL_PLAN_GFP);
 	xr->pc = kvmalloc_array(npc, sizeof(*xr->pc), HIXL_PLAN_GFP);
 	xr->redo = kvmalloc_array(npc, sizeof(*xr->redo), HIXL_PLAN_GFP);
@@ -573,13 +568,9 @@ static struct hixl_xrail *hixl_xrail_new(struct hixl_engine *eng, struct hixl_tr
 		return NULL;
 	}
 	memcpy(xr->d, d, array_size(a->count, sizeof(*d)));
-	for (i = 0; i < a->count; i++)
-		xr->bytes += d[i].len;
 	kref_get(&xr->ref);		/* the anchor's */
 	xr->anchor->xr = xr;
 	xr->anchor->xr_anchor = true;
-	xr->anchor->cmd = cmd;
-	xr->anchor->start_ns = start_ns;
 	return xr;
 }
 
@@ -614,18 +605,18 @@ static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
 }
 
 /**
- * hixl_xrail_transfer() - run a direct TRANSFER striped over @l's rails
+ * hixl_xrail_transfer() - queue a direct TRANSFER striped over @l's rails
  * @eng:         the engine
  * @a:           the TRANSFER (checked and planned on @l by xfer.c, with no
  *               staged descriptor); out: failed
  * @l:           the primary link (the caller's reference)
  * @d:           the descriptors, @a->count of them
  * @deadline:    jiffies: the TRANSFER's
- * @start_ns:    ktime_get_ns() at its start
- * @cmd:         the io_uring command, or NULL for the ioctl (which waits)
+ * @req:         its request, started: the rail batch ends it
+ *               (hixl_req_end()) when its last sub-batch and failover are
+ *               over; a cancel of it cancels the rail batch (its anchor)
  * @nonblock:    io_uring's inline issue: -EAGAIN rather than sleep on a
  *               lock (nothing was submitted then)
- * @issue_flags: io_uring's, for hixl_uring_attach()
  * @planning:    in/out: the caller's hixl_xq_plan_begin() on @l is still
  *               open; ended here once the sub-batches are planned (their
  *               own plan_begin holds a REGION_DEL's ACK from then on)
@@ -634,20 +625,19 @@ static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
  *
  * Context: process context, the engine's rdma_sem held for reading (the
  * command's); takes the engine lock, each rail link's rt.lock (tried with
- * @nonblock); the ioctl sleeps until the batch ended, with rdma_sem
- * released meanwhile and taken again before it returns (nothing of the
- * device side is used after the wait).
- * Return: 1 when fewer than @min_rails rails are usable for this batch
- * (nothing done: the caller takes the one-link path); -EIOCBQUEUED (@cmd: the
- * batch completes the command); -EAGAIN (@nonblock); otherwise the
- * TRANSFER's result as hixl_cmd_transfer() documents it (with @a->failed),
- * and after a failover with no rail left the error of the last rail link
- * that broke (-ECONNRESET, -EHOSTDOWN, -ECONNABORTED, -EIO, ...).
+ * @nonblock).
+ * Return: -EIOCBQUEUED: queued, @req ends through the rail batch (it may
+ * have ended already); 1 when fewer than @min_rails rails are usable for
+ * this batch (nothing done: the caller takes the one-link path); -EAGAIN
+ * (@nonblock); otherwise an error found before anything was queued, as
+ * hixl_cmd_transfer() documents it (with @a->failed), for the caller to
+ * end @req with.  After a failover with no rail left the request ends
+ * with the error of the last rail link that broke (-ECONNRESET,
+ * -EHOSTDOWN, -ECONNABORTED, -EIO, ...).
  */
 int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_link *l,
-			const struct hixl_op_desc *d, unsigned long deadline, u64 start_ns,
-			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags,
-			bool *planning, u32 min_rails)
+			const struct hixl_op_desc *d, unsigned long deadline, struct hixl_req *req,
+			bool nonblock, bool *planning, u32 min_rails)
 {
 	struct hixl_link *rl[HIXL_MAX_RAILS];
 	struct hixl_xbatch *sb[HIXL_MAX_RAILS], *anchor;
@@ -688,7 +678,7 @@ int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct
 	ret = -ENOMEM;
 	npc = npc64;
 	lens = kvmalloc_array(a->count, sizeof(*lens), HIXL_PLAN_GFP);
-	xr = lens ? hixl_xrail_new(eng, a, l, d, npc, deadline, start_ns, cmd) : NULL;
+	xr = lens ? hixl_xrail_new(eng, a, l, d, npc, deadline, req) : NULL;
 	if (!xr)
 		goto out_links;
 	xr->mask = regions;
@@ -720,39 +710,17 @@ int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct
 	spin_lock(&eng->xfer_lock);	/* a CANCEL by tag finds it from now on */
 	list_add_tail(&anchor->eng_node, &eng->xfers);
 	spin_unlock(&eng->xfer_lock);
-	if (cmd)
-		hixl_uring_attach(cmd, anchor, issue_flags);
+	if (hixl_req_bind(req, anchor))
+		hixl_xbatch_cancel(anchor);	/* cancelled already: so is every sub-batch */
+	hixl_req_cancelable(req);
 	hixl_xrail_submit(xr, sb, nsb, nonblock);
 	hixl_xrail_links_put(rl);
-	if (cmd)
-		return -EIOCBQUEUED;	/* @xr may be gone already */
-
-	/*
-	 * The ioctl waits without the engine's rdma_sem, as a batch through
-	 * io_uring is in flight without it: a rail's device removal destroys
-	 * the rail's links (this batch fails over) and then frees the rail's
-	 * MRs holding rdma_sem for writing.  Held here, that removal would
-	 * wait for the whole batch, and every other command of the engine
-	 * would queue behind the waiting writer; a removal of the last rail
-	 * could not start before the batch had ended on it.
-	 */
-	up_read(&eng->rdma_sem);
-	if (wait_for_completion_killable(&xr->done)) {
-		hixl_xbatch_cancel(anchor);
-		wait_for_completion(&xr->done);
-	}
-	down_read(&eng->rdma_sem);
-	ret = xr->status;
-	if (ret)
-		a->failed = xr->failed;
-	hixl_xrail_drop(xr);
-	return ret;
+	return -EIOCBQUEUED;		/* @xr may be gone already */
 
 out_drop:
 	hixl_xrail_drop(xr);
 out_links:
 	kvfree(lens);
 	hixl_xrail_links_put(rl);
-	hixl_link_count_result(l, ret);	/* -EAGAIN counts nothing */
 	return ret;
 }

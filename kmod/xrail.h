@@ -21,8 +21,8 @@
 
 struct hixl_engine;
 struct hixl_link;
+struct hixl_req;
 struct hixl_xbatch;
-struct io_uring_cmd;
 
 /**
  * struct hixl_xrail - the parent of a striped TRANSFER ("rail batch")
@@ -31,15 +31,14 @@ struct io_uring_cmd;
  * @eng:      the engine
  * @l:        the primary link (a reference)
  * @anchor:   a batch that is never queued: on @eng->xfers (so a CANCEL by
- *            tag finds the TRANSFER even between two sub-batches) and in
- *            the io_uring command; cancelling it cancels the rail batch
- *            (hixl_xrail_cancel()).  The rail batch holds its submitter
- *            reference until it ends
+ *            tag finds the TRANSFER even between two sub-batches) and
+ *            bound to the request (hixl_req_bind()); cancelling it cancels
+ *            the rail batch (hixl_xrail_cancel()).  The rail batch holds
+ *            its submitter reference until it ends
  * @op:       HIXL_OP_READ or HIXL_OP_WRITE
  * @count:    descriptors of the TRANSFER
  * @tag:      its tag
  * @deadline: jiffies: the TRANSFER's, for every sub-batch, re-posted or not
- * @start_ns: ktime_get_ns() at the TRANSFER's start
  * @d:        the descriptors (a copy)
  * @pc:       the pieces (hixl_rail_plan()); @pc[i].rail is where piece i
  *            runs now (the failover work moves them)
@@ -61,9 +60,7 @@ struct io_uring_cmd;
  * @failed:   see @status
  * @work:     the failover work (process context: plans, submits)
  * @wbuf:     the work's copy of @redo (only the work touches it)
- * @bytes:    bytes of the TRANSFER
- * @cmd:      the io_uring command, or NULL (the ioctl)
- * @done:     completed when the rail batch ended (the ioctl waits)
+ * @req:      the request the rail batch ends (hixl_xrail_finish())
  */
 struct hixl_xrail {
 	struct kref ref;
@@ -74,7 +71,6 @@ struct hixl_xrail {
 	u32 count;
 	u64 tag;
 	unsigned long deadline;
-	u64 start_ns;
 	struct hixl_op_desc *d;
 	struct hixl_rail_piece *pc;
 	u32 npc;
@@ -93,16 +89,13 @@ struct hixl_xrail {
 	u32 failed;
 	struct delayed_work work;
 	u32 *wbuf;
-	u64 bytes;
-	struct io_uring_cmd *cmd;
-	struct completion done;
+	struct hixl_req *req;
 };
 
 bool hixl_xrail_wanted(struct hixl_link *l);
 int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_link *l,
-			const struct hixl_op_desc *d, unsigned long deadline, u64 start_ns,
-			struct io_uring_cmd *cmd, bool nonblock, unsigned int issue_flags,
-			bool *planning, u32 min_rails);
+			const struct hixl_op_desc *d, unsigned long deadline, struct hixl_req *req,
+			bool nonblock, bool *planning, u32 min_rails);
 bool hixl_xrail_rails_only(struct hixl_link *l);
 void hixl_xrail_put(struct hixl_xrail *xr);
 

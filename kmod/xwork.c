@@ -35,6 +35,7 @@
 #include "stats.h"
 #include "testhook.h"
 #include "xprep.h"
+#include "req.h"
 
 static struct workqueue_struct *hixl_xwork_wq;
 
@@ -42,82 +43,76 @@ static struct workqueue_struct *hixl_xwork_wq;
  * struct hixl_xwork - one io_uring TRANSFER waiting for or running in its work item
  * @work:     on hixl_xwork_wq
  * @eng:      the engine (alive until the CQE: io_uring holds its file)
- * @cmd:      the io_uring command the CQE completes
+ * @req:      its request, which the work item ends (the CQE, uring.c)
  * @mm:       the submitter's mm (mmget()), with staged descriptors; else NULL
  * @a:        the TRANSFER as read at submission (the descriptors are in @p)
  * @p:        its plan, taken over from the issue
+ * @path:     HIXL_XPATH_STAGED or HIXL_XPATH_LOCAL (hixl_xpath_choose())
  * @deadline: jiffies: the TRANSFER's timeout, counted from submission
- * @start:    ktime_get_ns() at submission (latency counters, trace)
  */
 struct hixl_xwork {
 	struct work_struct work;
 	struct hixl_engine *eng;
-	struct io_uring_cmd *cmd;
+	struct hixl_req *req;
 	struct mm_struct *mm;
 	struct hixl_transfer a;
 	struct hixl_xprep p;
+	enum hixl_xpath path;
 	unsigned long deadline;
-	u64 start;
 };
 
 static void hixl_xwork_fn(struct work_struct *work)
 {
 	struct hixl_xwork *x = container_of(work, struct hixl_xwork, work);
 	struct hixl_engine *eng = x->eng;
-	struct io_uring_cmd *cmd = x->cmd;
-	u64 bytes = x->p.pl.bytes + x->p.sbytes;
+	struct hixl_req *req = x->req;
 	u32 failed;
 	int ret;
 
 	hixl_test_delay(HIXL_TEST_XWORK_START);
 	down_read(&eng->rdma_sem);
-	if (hixl_uring_bind(eng, cmd, NULL)) {	/* io_uring cancelled it */
+	if (hixl_req_bind(req, NULL)) {	/* io_uring cancelled it */
 		ret = -ECANCELED;
 		x->a.failed = x->a.count;
-		hixl_link_count_result(x->p.l, ret);
 	} else {
 		if (x->mm)
 			kthread_use_mm(x->mm);
-		ret = hixl_xprep_run_sync(eng, &x->a, &x->p, x->deadline, cmd);
+		ret = hixl_xprep_run_sync(eng, &x->a, &x->p, x->path, x->deadline, req);
 		if (x->mm)
 			kthread_unuse_mm(x->mm);
 	}
-	hixl_xfer_done(eng, x->p.l, x->a.op, ret, ret ? 0 : bytes, x->a.tag,
-		       ktime_get_ns() - x->start);
 	hixl_xprep_free(eng, &x->p);
 	up_read(&eng->rdma_sem);
 	if (x->mm)
 		mmput(x->mm);
 	failed = x->a.failed;
 	kfree(x);
-	hixl_uring_complete(cmd, ret, failed);	/* last: the engine may go after it */
+	hixl_req_end(req, ret, failed);	/* last: the engine may go after its CQE */
 }
 
 /**
  * hixl_xwork_queue() - queue an io_uring TRANSFER that runs in process context
  * @eng:      the engine
  * @a:        the TRANSFER, checked and planned; copied
- * @p:        its plan (not striped, not direct only): taken over and
- *            zeroed on success, left to the caller on error
- * @cmd:      the io_uring command its CQE completes
- * @issue_flags: io_uring's, for hixl_uring_cancelable()
+ * @p:        its plan: taken over and zeroed on success, left to the
+ *            caller on error
+ * @path:     HIXL_XPATH_STAGED or HIXL_XPATH_LOCAL
+ * @req:      its request, started; the work item ends it
  * @deadline: jiffies: its timeout
- * @start:    ktime_get_ns() at submission
  *
- * io_uring may cancel the batch (hixl_uring_cancelable()): one that has
+ * io_uring may cancel the request (hixl_req_cancelable()): one that has
  * not started ends with -ECANCELED; a same-host copy stops at its next
  * chunk; staged descriptors being copied are not stopped (as CANCEL does
  * not stop them), the batch's timeout bounds them.
  *
  * Context: io_uring's issue (inline or from a worker), process context,
  * rdma_sem held for reading; does not sleep on anything but memory.
- * Return: -EIOCBQUEUED (the CQE comes from the work item);
- * -ENOMEM; -EFAULT when the plan has staged descriptors and the
- * submitting context has no mm (the process is exiting).
+ * Return: -EIOCBQUEUED (the work item ends @req); -ENOMEM; -EFAULT when
+ * the plan has staged descriptors and the submitting context has no mm
+ * (the process is exiting).
  */
 int hixl_xwork_queue(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_xprep *p,
-		     struct io_uring_cmd *cmd, unsigned int issue_flags, unsigned long deadline,
-		     u64 start)
+		     enum hixl_xpath path, struct hixl_req *req, unsigned long deadline)
 {
 	struct hixl_xwork *x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
 
@@ -130,15 +125,15 @@ int hixl_xwork_queue(struct hixl_engine *eng, struct hixl_transfer *a, struct hi
 		}
 		x->mm = current->mm;
 	}
-	hixl_uring_cancelable(cmd, issue_flags);
+	hixl_req_cancelable(req);
 	INIT_WORK(&x->work, hixl_xwork_fn);
 	x->eng = eng;
-	x->cmd = cmd;
+	x->req = req;
 	x->a = *a;
 	x->p = *p;
 	memset(p, 0, sizeof(*p));
+	x->path = path;
 	x->deadline = deadline;
-	x->start = start;
 	queue_work(hixl_xwork_wq, &x->work);
 	return -EIOCBQUEUED;
 }

@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "xfer.h"
+#include "req.h"
 
 static void hixl_uring_transfer_inline(struct kunit *test)
 {
@@ -304,6 +305,17 @@ static void hixl_nonblock_engine_destroy(struct hixl_engine *eng)
 	hixl_engine_destroy(eng);
 }
 
+static void hixl_kunit_req_end(struct hixl_req *req)
+{
+	complete(&req->done);
+}
+
+/* a submitter's ops for the cases below, whose requests never start */
+static const struct hixl_req_ops hixl_kunit_req_ops = {
+	.end = hixl_kunit_req_end,
+	.async = true,
+};
+
 /* TRANSFER: the engine's links_lock (hixl_link_get()) busy */
 static void hixl_uring_nonblock_links_lock(struct kunit *test)
 {
@@ -313,21 +325,24 @@ static void hixl_uring_nonblock_links_lock(struct kunit *test)
 	};
 	struct hixl_engine *eng = hixl_nonblock_engine(test);
 	struct hixl_holder h;
+	struct hixl_req req;
 	bool released;
 	int ret;
 
+	hixl_req_init(&req, &hixl_kunit_req_ops, NULL, 0);
 	t.remote.family = AF_INET;
 	t.remote.port = 16999;
 	t.remote.addr[0] = 10;
 	t.remote.addr[3] = 1;
 	hixl_hold(test, &h, &eng->links_lock);
-	ret = hixl_transfer_async(eng, &t, NULL, true, 0);
+	ret = hixl_transfer_submit(eng, &t, &req, true);
 	released = READ_ONCE(h.released);
 	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
 	KUNIT_EXPECT_FALSE_MSG(test, released, "slept on links_lock until its holder let go");
 	hixl_unhold(&h);
 	/* and without the contention: no link to that peer */
-	KUNIT_EXPECT_EQ(test, hixl_transfer_async(eng, &t, NULL, true, 0), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, hixl_transfer_submit(eng, &t, &req, true), -ENOTCONN);
+	KUNIT_EXPECT_FALSE(test, completion_done(&req.done));	/* never started */
 	hixl_nonblock_engine_destroy(eng);
 }
 

@@ -461,7 +461,7 @@ static struct hixl_xbatch *hixl_test_batch(struct hixl_xq_fix *f, u64 tag)
 
 /*
  * A cancel that reaches a batch before it is queued - io_uring's cancel
- * of a command hixl_uring_attach() tied it to, or a CANCEL that found it on
+ *  of a request hixl_req_bind() tied it to, or a CANCEL that found it on
  * eng->xfers - must not end it there: the submitter would end it a second
  * time (double completion, its plan released twice).  It ends once, in
  * hixl_xbatch_submit(), with -ECANCELED, and is never queued.
