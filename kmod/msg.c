@@ -234,6 +234,15 @@ static const struct hixl_rx_handler hixl_rx_handlers[] = {
 	[HIXL_MSG_TABLE_ACK]	= { sizeof(struct hixl_wire_ack), hixl_rx_table_ack },
 };
 
+/* Is @buf, @len bytes received, a whole message of this wire version? */
+static bool hixl_wire_hdr_ok(const void *buf, u32 len)
+{
+	const struct hixl_wire_hdr *h = buf;
+
+	return len >= sizeof(*h) && le32_to_cpu(h->magic) == HIXL_WIRE_MAGIC &&
+	       le16_to_cpu(h->version) == HIXL_WIRE_VERSION && le32_to_cpu(h->len) == len;
+}
+
 /*
  * One received message.  Every message type has one answer: carried out,
  * ignored (a STAGE_DONE of another sequence, a REGION_DEL of an unknown
@@ -248,8 +257,7 @@ static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 	u16 type;
 	int ret;
 
-	if (len < sizeof(*h) || le32_to_cpu(h->magic) != HIXL_WIRE_MAGIC ||
-	    le16_to_cpu(h->version) != HIXL_WIRE_VERSION || le32_to_cpu(h->len) != len)
+	if (!hixl_wire_hdr_ok(buf, len))
 		return -EPROTO;
 	type = le16_to_cpu(h->type);
 	ret = hixl_auth_rx(l, type, buf, len);	/* nothing but AUTH_* before the proof */
@@ -289,9 +297,7 @@ static void hixl_rx_late(struct hixl_link *l, const void *buf, u32 len)
 	const struct hixl_wire_hdr *h = buf;
 	u16 type;
 
-	if (len < sizeof(struct hixl_wire_notify) ||
-	    le32_to_cpu(h->magic) != HIXL_WIRE_MAGIC ||
-	    le16_to_cpu(h->version) != HIXL_WIRE_VERSION || le32_to_cpu(h->len) != len)
+	if (len < sizeof(struct hixl_wire_notify) || !hixl_wire_hdr_ok(buf, len))
 		return;
 	type = le16_to_cpu(h->type);
 	if (type != HIXL_MSG_NOTIFY || !READ_ONCE(l->hello_seen) ||
