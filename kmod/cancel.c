@@ -57,7 +57,7 @@
  * revoking CANCEL breaks every rail link with a sub-batch on the wire and
  * waits for each of them (hixl_xrail_wire()).
  *
- * Batches on a same-host link (local.c, a kernel copy in the TRANSFER
+ * Batches on a same-host link (local_xfer.c, a kernel copy in the TRANSFER
  * caller's own thread) and staged descriptors (stage.c) are not on a send
  * queue: a revoking CANCEL cancels them like a plain one.
  */

@@ -73,7 +73,7 @@
  * then, dropped, hixl_link.xq.lock; a revoking CANCEL (cancel.c) takes
  * hixl_link.msg.post_mutex under cancel_mutex (hixl_xq_break()) and waits
  * for the flushes, which take only the CQ handler's locks, holding it.
- * Same-host copies (local.c): a TRANSFER takes its own engine's lock and
+ * Same-host copies (local_xfer.c): a TRANSFER takes its own engine's lock and
  * the peer engine's lock one after the other, never both; the peer's
  * regions are held by their users count and the peer's local_users, which
  * its close waits for before anything of it is freed.  hixl_local_lock (a

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lcopy.c - the parallel kernel copy of same-host links: a
- * TRANSFER that local.c planned is cut into shares, contiguous byte ranges
+ * TRANSFER that local_xfer.c planned is cut into shares, contiguous byte ranges
  * of the batch (its descriptors end to end), one per CPU up to
  * local_copy_threads; the caller copies the first share itself and queues
  * the others on a bounded unbound workqueue (hixl_lcopy_wq), then takes

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * local.h - same-host links (local.c): a link whose two ends are engines of
- * this kernel copies host registrations with the CPU instead of RDMA.
+ * local.h - same-host links (local.c pairs them, local_xfer.c copies): a
+ * link whose two ends are engines of this kernel copies host registrations
+ * with the CPU instead of RDMA.
  * Locks: hixl_local_lock (a spinlock, irq-safe) guards every link's
  * struct hixl_link_local and the list of offered tokens; it nests inside
  * everything and nothing nests inside it.  See docs/protocol.md,
@@ -113,7 +114,9 @@ void hixl_local_accept(struct hixl_link *l, const struct hixl_wire_hello_local *
 void hixl_local_link_gone(struct hixl_link *l);
 void hixl_local_link_free(struct hixl_link *l);
 bool hixl_local_paired(struct hixl_link *l);
+struct hixl_engine *hixl_local_peer_get(struct hixl_link *l);
 void hixl_local_engine_close(struct hixl_engine *eng);
+/* local_xfer.c: the same-host transport */
 int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
 		    const struct hixl_op_desc *d, bool nonblock, struct hixl_plan *pl);
 int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * local_dmabuf.c - device (dma-buf) registrations on same-host links: the
- * CPU copy of local.c through the exporter's kernel mapping of the buffer
+ * CPU copy of local_xfer.c through the exporter's kernel mapping of the buffer
  * (dma_buf_vmap()), instead of RDMA through the device.
  *
  * When the mapping is made.  Once per registration, kept until the
@@ -64,7 +64,7 @@
  * for the registration's lifetime: see the head of this file).
  *
  * Context: process context, may sleep (the exporter's vmap).
- * Return: true when local.c may copy it.
+ * Return: true when local_xfer.c may copy it.
  */
 bool hixl_local_region_ok(struct hixl_region *r)
 {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xprep.h - a TRANSFER checked and planned (xfer.c), as the files that run
- * one share it: xfer.c itself (the ioctl, and io_uring's direct and
- * striped batches) and xwork.c (io_uring's staged and same-host batches,
- * run from a work item).  Not for other files.
+ * xprep.h - a TRANSFER checked and planned, and the transports that carry
+ * one, behind one seam (struct hixl_xport): the same-host copy
+ * (local_xfer.c) and RDMA (xrdma.c: direct, staged and striped).  xfer.c
+ * checks a TRANSFER, lets each transport in turn plan it, and hands it to
+ * the one that did; xwork.c runs a transport's process-context part for
+ * io_uring.  Not for other files.
  */
 #ifndef _HIXL_XPREP_H
 #define _HIXL_XPREP_H
@@ -16,37 +18,16 @@
 struct hixl_engine;
 struct hixl_link;
 struct hixl_req;
-
-/*
- * A TRANSFER checked and planned: the direct pieces and the staged
- * descriptors.  hixl_xprep_free() releases it, whoever ran it.
- */
-struct hixl_xprep {
-	struct hixl_link *l;
-	struct hixl_op_desc *d;
-	struct hixl_plan pl;
-	unsigned long *smap;
-	u32 *sidx;
-	u32 ns;
-	u64 sbytes;		/* bytes of the staged descriptors */
-	u64 rbytes;		/* with @rails_only: the descriptors' bytes (the
-				 * trace's; pl is not planned then) */
-	bool planning;		/* hixl_xq_plan_begin() done, not ended */
-	bool local;		/* the same-host copy carries it (local.c) */
-	bool rails_only;	/* the primary link is broken, a rail link is READY:
-				 * xrail.c checks and plans on the rail links */
-	int err;		/* with @rails_only: the primary link's error */
-};
+struct hixl_xport;
 
 /**
- * enum hixl_xpath - how a checked and planned TRANSFER runs (hixl_xpath_choose())
- * @HIXL_XPATH_DIRECT:  RDMA pieces only, on the link's queue (xq.c): the
- *                      ioctl waits for their end, io_uring's CQE comes from it
+ * enum hixl_xpath - how the RDMA transport runs a planned TRANSFER
+ *                   (hixl_xpath_choose(), xrdma.c)
+ * @HIXL_XPATH_DIRECT:  RDMA pieces only, on the link's queue (xq.c), which
+ *                      ends the request
  * @HIXL_XPATH_STAGED:  staged descriptors (stage.c), after the direct pieces
  *                      if there are any: in process context, the ioctl's
  *                      caller or, for io_uring, a work item (xwork.c)
- * @HIXL_XPATH_LOCAL:   the same-host copy (local.c): in process context, as
- *                      staged ones
  * @HIXL_XPATH_STRIPED: RDMA pieces across the link's rails (xrail.c); with
  *                      fewer than two usable rails xrail.c hands the TRANSFER
  *                      back, and it is chosen again without rails
@@ -54,19 +35,100 @@ struct hixl_xprep {
 enum hixl_xpath {
 	HIXL_XPATH_DIRECT,
 	HIXL_XPATH_STAGED,
-	HIXL_XPATH_LOCAL,
 	HIXL_XPATH_STRIPED,
 };
 
-enum hixl_xpath hixl_xpath_choose(bool local, u32 nstaged, bool rails_only, bool rails);
-void hixl_xprep_free(struct hixl_engine *eng, struct hixl_xprep *p);
-int hixl_xprep_run_sync(struct hixl_engine *eng, struct hixl_transfer *a,
-			struct hixl_xprep *p, enum hixl_xpath path, unsigned long deadline,
-			struct hixl_req *req);
+/**
+ * struct hixl_xprep - a TRANSFER being checked, planned and submitted
+ * @eng:        the engine
+ * @a:          the TRANSFER (the caller's, or xwork.c's copy); out: failed
+ * @req:        its request (req.c), started once it is planned
+ * @deadline:   jiffies: its timeout, counted from the submission
+ * @nonblock:   io_uring's inline issue: -EAGAIN rather than sleep
+ * @xport:      the transport that planned it (hixl_xport_plan())
+ * @l:          the link (a reference)
+ * @d:          the descriptors, copied from the caller
+ * @pl:         the planned pieces and the regions they hold (both
+ *              transports: the same-host copy holds regions only)
+ * @path:       the RDMA transport's path (hixl_xpath_choose())
+ * @smap:       RDMA: bit i, descriptor i is staged
+ * @sidx:       RDMA: the staged descriptors' indices
+ * @ns:         RDMA: entries of @sidx
+ * @sbytes:     RDMA: bytes of the staged descriptors
+ * @rbytes:     with @rails_only: the descriptors' bytes (the trace's; @pl
+ *              is not planned then)
+ * @planning:   RDMA: hixl_xq_plan_begin() done, not ended
+ * @rails_only: the primary link is broken, a rail link is READY: only the
+ *              RDMA transport plans it, on the rail links (xrail.c)
+ * @err:        with @rails_only: the primary link's error
+ *
+ * hixl_xprep_free() releases it, whoever ran it.
+ */
+struct hixl_xprep {
+	struct hixl_engine *eng;
+	struct hixl_transfer *a;
+	struct hixl_req *req;
+	unsigned long deadline;
+	bool nonblock;
+	const struct hixl_xport *xport;
+	struct hixl_link *l;
+	struct hixl_op_desc *d;
+	struct hixl_plan pl;
+	enum hixl_xpath path;
+	unsigned long *smap;
+	u32 *sidx;
+	u32 ns;
+	u64 sbytes;
+	u64 rbytes;
+	bool planning;
+	bool rails_only;
+	int err;
+};
 
-/* xwork.c: io_uring's staged and same-host TRANSFERs, run from a work item */
-int hixl_xwork_queue(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_xprep *p,
-		     enum hixl_xpath path, struct hixl_req *req, unsigned long deadline);
+/**
+ * struct hixl_xport - a transport: how a TRANSFER moves once it is checked
+ * @name:   for messages
+ * @plan:   check and plan @p's descriptors (@p->d, @p->a) for this
+ *          transport.  Return: 0 planned (what @p holds is released by
+ *          hixl_xprep_free()); 1 not this transport's (nothing held: the
+ *          next one plans); -EAGAIN (@p->nonblock); or the TRANSFER's
+ *          error, @p->a->failed set
+ * @submit: queue the planned TRANSFER; what carries it ends @p->req
+ *          (hixl_req_end()).  A transport whose work needs process
+ *          context submits with hixl_xprep_process().  Return:
+ *          -EIOCBQUEUED; -EAGAIN (@p->nonblock, nothing queued); or an
+ *          error found before anything was queued, for the caller to end
+ *          the request with (@p->a->failed set)
+ * @run:    hixl_xprep_process()'s: carry the TRANSFER out to its end in
+ *          process context (the waiting submitter's, or a work item's with
+ *          the submitter's mm), rdma_sem held for reading.  Return: its
+ *          result, @p->a->failed set; NULL for a transport that never
+ *          needs process context
+ *
+ * A transport's files define one of these and need nothing of another
+ * transport's; xfer.c lists them (hixl_xports[]) in the order they are
+ * asked to plan.
+ */
+struct hixl_xport {
+	const char *name;
+	int (*plan)(struct hixl_xprep *p);
+	int (*submit)(struct hixl_xprep *p);
+	int (*run)(struct hixl_xprep *p);
+};
+
+extern const struct hixl_xport hixl_xport_local;	/* local_xfer.c */
+extern const struct hixl_xport hixl_xport_rdma;		/* xrdma.c */
+
+/* xfer.c */
+int hixl_xport_plan(struct hixl_xprep *p, const struct hixl_xport *const *xports, u32 n);
+int hixl_xprep_process(struct hixl_xprep *p);
+void hixl_xprep_free(struct hixl_xprep *p);
+
+/* xrdma.c */
+enum hixl_xpath hixl_xpath_choose(u32 nstaged, bool rails_only, bool rails);
+
+/* xwork.c: io_uring's process-context TRANSFERs, run from a work item */
+int hixl_xwork_queue(struct hixl_xprep *p);
 int hixl_xwork_init(void);
 void hixl_xwork_exit(void);
 

@@ -638,7 +638,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_cancel);
  * True when hixl_xbatch_submit() queued it and it has not ended: after
  * hixl_xbatch_cancel() that means chains of it were posted (or are being
  * posted) and have not completed yet.  A batch that was never submitted
- * (one of local.c's, or one still being planned) is never on the wire.
+ * (one of local_xfer.c's, or one still being planned) is never on the wire.
  */
 bool hixl_xbatch_on_wire(struct hixl_xbatch *b)
 {

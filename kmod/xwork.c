@@ -2,7 +2,7 @@
 /*
  * xwork.c - io_uring's TRANSFERs that run in process context: a batch with
  * staged descriptors (stage.c copies them between the process's memory and
- * the staging pool, and waits for the peer) and a same-host batch (local.c,
+ * the staging pool, and waits for the peer) and a same-host batch (local_xfer.c,
  * a kernel copy).  io_uring's issue plans them (xfer.c) and queues them
  * here; the CQE comes from the work item when the batch has ended, so no
  * io_uring thread - neither the submitter nor one of io-wq's bounded
@@ -41,31 +41,25 @@ static struct workqueue_struct *hixl_xwork_wq;
 
 /**
  * struct hixl_xwork - one io_uring TRANSFER waiting for or running in its work item
- * @work:     on hixl_xwork_wq
- * @eng:      the engine (alive until the CQE: io_uring holds its file)
- * @req:      its request, which the work item ends (the CQE, uring.c)
- * @mm:       the submitter's mm (mmget()), with staged descriptors; else NULL
- * @a:        the TRANSFER as read at submission (the descriptors are in @p)
- * @p:        its plan, taken over from the issue
- * @path:     HIXL_XPATH_STAGED or HIXL_XPATH_LOCAL (hixl_xpath_choose())
- * @deadline: jiffies: the TRANSFER's timeout, counted from submission
+ * @work: on hixl_xwork_wq
+ * @mm:   the submitter's mm (mmget()), with staged descriptors; else NULL
+ * @a:    the TRANSFER as read at submission (the descriptors are in @p)
+ * @p:    its plan, taken over from the issue (@p.a points to @a); its
+ *        request is ended by the work item (the CQE, uring.c); its engine
+ *        is alive until then: io_uring holds the engine's file
  */
 struct hixl_xwork {
 	struct work_struct work;
-	struct hixl_engine *eng;
-	struct hixl_req *req;
 	struct mm_struct *mm;
 	struct hixl_transfer a;
 	struct hixl_xprep p;
-	enum hixl_xpath path;
-	unsigned long deadline;
 };
 
 static void hixl_xwork_fn(struct work_struct *work)
 {
 	struct hixl_xwork *x = container_of(work, struct hixl_xwork, work);
-	struct hixl_engine *eng = x->eng;
-	struct hixl_req *req = x->req;
+	struct hixl_engine *eng = x->p.eng;
+	struct hixl_req *req = x->p.req;
 	u32 failed;
 	int ret;
 
@@ -77,11 +71,11 @@ static void hixl_xwork_fn(struct work_struct *work)
 	} else {
 		if (x->mm)
 			kthread_use_mm(x->mm);
-		ret = hixl_xprep_run_sync(eng, &x->a, &x->p, x->path, x->deadline, req);
+		ret = x->p.xport->run(&x->p);
 		if (x->mm)
 			kthread_unuse_mm(x->mm);
 	}
-	hixl_xprep_free(eng, &x->p);
+	hixl_xprep_free(&x->p);
 	up_read(&eng->rdma_sem);
 	if (x->mm)
 		mmput(x->mm);
@@ -92,13 +86,9 @@ static void hixl_xwork_fn(struct work_struct *work)
 
 /**
  * hixl_xwork_queue() - queue an io_uring TRANSFER that runs in process context
- * @eng:      the engine
- * @a:        the TRANSFER, checked and planned; copied
- * @p:        its plan: taken over and zeroed on success, left to the
- *            caller on error
- * @path:     HIXL_XPATH_STAGED or HIXL_XPATH_LOCAL
- * @req:      its request, started; the work item ends it
- * @deadline: jiffies: its timeout
+ * @p: the TRANSFER, checked and planned by a transport with a run op, its
+ *     request started (hixl_xprep_process()): taken over and zeroed on
+ *     success, left to the caller on error
  *
  * io_uring may cancel the request (hixl_req_cancelable()): one that has
  * not started ends with -ECANCELED; a same-host copy stops at its next
@@ -107,12 +97,11 @@ static void hixl_xwork_fn(struct work_struct *work)
  *
  * Context: io_uring's issue (inline or from a worker), process context,
  * rdma_sem held for reading; does not sleep on anything but memory.
- * Return: -EIOCBQUEUED (the work item ends @req); -ENOMEM; -EFAULT when
- * the plan has staged descriptors and the submitting context has no mm
- * (the process is exiting).
+ * Return: -EIOCBQUEUED (the work item ends the request); -ENOMEM; -EFAULT
+ * when the plan has staged descriptors and the submitting context has no
+ * mm (the process is exiting).
  */
-int hixl_xwork_queue(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_xprep *p,
-		     enum hixl_xpath path, struct hixl_req *req, unsigned long deadline)
+int hixl_xwork_queue(struct hixl_xprep *p)
 {
 	struct hixl_xwork *x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
 
@@ -125,15 +114,13 @@ int hixl_xwork_queue(struct hixl_engine *eng, struct hixl_transfer *a, struct hi
 		}
 		x->mm = current->mm;
 	}
-	hixl_req_cancelable(req);
+	hixl_req_cancelable(p->req);
 	INIT_WORK(&x->work, hixl_xwork_fn);
-	x->eng = eng;
-	x->req = req;
-	x->a = *a;
+	x->a = *p->a;
 	x->p = *p;
 	memset(p, 0, sizeof(*p));
-	x->path = path;
-	x->deadline = deadline;
+	x->p.a = &x->a;
+	x->p.nonblock = false;
 	queue_work(hixl_xwork_wq, &x->work);
 	return -EIOCBQUEUED;
 }
