@@ -57,6 +57,7 @@
 #include "auth.h"
 #include "link.h"
 #include "raillink.h"
+#include "xfer.h"
 #include "local.h"
 #include "proto.h"
 #include "trace.h"
@@ -303,6 +304,12 @@ static void hixl_rail_work(struct work_struct *w)
 			if (st == HIXL_LINK_READY && !up) {
 				hixl_link_warn(rl, "rail %u: our port is down: rail link broken\n", i);
 				hixl_link_fail(rl, -ENETDOWN);
+				/*
+				 * what it has on the wire may never complete (rxe
+				 * need not retransmit): flush it, so that a striped
+				 * batch fails over now, not at its deadline
+				 */
+				hixl_xq_flush(rl);
 				hixl_raillink_trace_down(rl, p, -ENETDOWN);
 			} else if (st >= HIXL_LINK_ERROR && up) {
 				/*

@@ -180,6 +180,7 @@ void hixl_xbatch_cancel(struct hixl_xbatch *b);
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed);
 bool hixl_xbatch_on_wire(struct hixl_xbatch *b);
 void hixl_xq_break(struct hixl_link *l, int err);
+void hixl_xq_flush(struct hixl_link *l);
 
 /* cancel.c: HIXL_IOC_CANCEL, plain and revoking */
 int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonblock);

@@ -315,6 +315,33 @@ void hixl_xq_break(struct hixl_link *l, int err)
 	mutex_unlock(&l->msg.post_mutex);
 }
 
+/**
+ * hixl_xq_flush() - flush what a broken link has posted, sending nothing
+ * @l: the link, ERROR already (the caller holds a reference)
+ *
+ * Moves its QP to the error state with ib_modify_qp(), as ib_drain_qp()
+ * does, so that every posted work request completes with a flush: its
+ * batches end, and striped ones fail over (xrail.c), instead of waiting
+ * for their deadline when nothing else would complete them.  Unlike
+ * hixl_xq_break() no DREQ is sent: for a rail link whose port is down
+ * (raillink.c), where a send moves the device's GSI QP to the error state
+ * on rxe (keepalive.c).  The link's teardown disconnects as usual.
+ *
+ * Context: process context; takes @l->msg.post_mutex.
+ */
+void hixl_xq_flush(struct hixl_link *l)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret = 0;
+
+	mutex_lock(&l->msg.post_mutex);
+	if (l->qp)
+		ret = ib_modify_qp(l->qp, &attr, IB_QP_STATE);
+	mutex_unlock(&l->msg.post_mutex);
+	if (ret)
+		hixl_link_warn(l, "moving the QP to the error state failed: %d\n", ret);
+}
+
 static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct hixl_xwr *w = container_of(wc->wr_cqe, struct hixl_xwr, cqe);
