@@ -50,7 +50,6 @@ enum hixl_xpath {
  * @d:          the descriptors, copied from the caller
  * @pl:         the planned pieces and the regions they hold (both
  *              transports: the same-host copy holds regions only)
- * @path:       the RDMA transport's path (hixl_xpath_choose())
  * @smap:       RDMA: bit i, descriptor i is staged
  * @sidx:       RDMA: the staged descriptors' indices
  * @ns:         RDMA: entries of @sidx
@@ -74,7 +73,6 @@ struct hixl_xprep {
 	struct hixl_link *l;
 	struct hixl_op_desc *d;
 	struct hixl_plan pl;
-	enum hixl_xpath path;
 	unsigned long *smap;
 	u32 *sidx;
 	u32 ns;

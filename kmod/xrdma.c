@@ -264,6 +264,25 @@ static enum hixl_xpath hixl_rdma_path(const struct hixl_xprep *p, bool rails)
 				 rails && !p->ns && hixl_xrail_wanted(p->l));
 }
 
+/*
+ * A batch for @p's direct pieces, which it takes over with the open
+ * hixl_xq_plan_begin() (hixl_xbatch_submit() ends it); NULL: no memory.
+ */
+static struct hixl_xbatch *hixl_rdma_batch(struct hixl_xprep *p)
+{
+	const struct hixl_transfer *a = p->a;
+	struct hixl_xbatch *b = hixl_xbatch_new(p->eng, p->l, a->op, a->count, a->tag);
+
+	if (!b)
+		return NULL;
+	b->ndesc = a->count - p->ns;	/* the direct descriptors, for the counters */
+	b->pl = p->pl;
+	memset(&p->pl, 0, sizeof(p->pl));
+	b->planning = p->planning;
+	p->planning = false;
+	return b;
+}
+
 static void hixl_xbatch_end_sync(struct hixl_xbatch *b)
 {
 	complete(&b->done);
@@ -282,14 +301,9 @@ static int hixl_rdma_run_direct(struct hixl_xprep *p)
 	u32 failed;
 	int ret;
 
-	b = hixl_xbatch_new(p->eng, p->l, a->op, a->count, a->tag);
+	b = hixl_rdma_batch(p);
 	if (!b)
 		return -ENOMEM;
-	b->ndesc = a->count - p->ns;
-	b->pl = p->pl;
-	memset(&p->pl, 0, sizeof(p->pl));
-	b->planning = p->planning;	/* hixl_xbatch_submit() ends it */
-	p->planning = false;
 	b->end_fn = hixl_xbatch_end_sync;
 	b->poll = hixl_poll_small(b->pl.bytes, b->pl.n);
 	if (b->poll)
@@ -357,17 +371,11 @@ static void hixl_xbatch_end_req(struct hixl_xbatch *b)
 /* Queue the direct pieces on the link; the batch ends the request (-EIOCBQUEUED). */
 static int hixl_rdma_submit_direct(struct hixl_xprep *p)
 {
-	struct hixl_transfer *a = p->a;
 	struct hixl_req *req = p->req;
-	struct hixl_xbatch *b = hixl_xbatch_new(p->eng, p->l, a->op, a->count, a->tag);
+	struct hixl_xbatch *b = hixl_rdma_batch(p);
 
 	if (!b)
 		return -ENOMEM;
-	b->ndesc = a->count;
-	b->pl = p->pl;
-	memset(&p->pl, 0, sizeof(p->pl));
-	b->planning = p->planning;	/* hixl_xbatch_submit() ends it */
-	p->planning = false;
 	b->req = req;
 	b->end_fn = hixl_xbatch_end_req;	/* takes over our reference */
 	if (!req->ops->async && hixl_poll_small(b->pl.bytes, b->pl.n)) {
@@ -403,16 +411,16 @@ static int hixl_rdma_striped(struct hixl_xprep *p)
  */
 static int hixl_rdma_submit(struct hixl_xprep *p)
 {
+	enum hixl_xpath path = hixl_rdma_path(p, true);
 	int ret;
 
-	p->path = hixl_rdma_path(p, true);
-	if (p->path == HIXL_XPATH_STRIPED) {
+	if (path == HIXL_XPATH_STRIPED) {
 		ret = hixl_rdma_striped(p);
 		if (ret != 1)
 			return ret;
-		p->path = hixl_rdma_path(p, false);	/* one usable rail */
+		path = hixl_rdma_path(p, false);	/* one usable rail */
 	}
-	if (p->path == HIXL_XPATH_DIRECT)
+	if (path == HIXL_XPATH_DIRECT)
 		return hixl_rdma_submit_direct(p);
 	return hixl_xprep_process(p);		/* staged: in process context */
 }
