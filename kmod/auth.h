@@ -16,23 +16,7 @@ struct rdma_cm_id;
 struct rdma_cm_event;
 struct sockaddr;
 
-struct crypto_shash;
-
-/**
- * struct hixl_auth - an engine's connection policy, fixed by SETUP
- * @allow:    prefixes a connection request's source must match (validated:
- *            family, length, host bits zero), @nr_allow of them; NULL:
- *            anyone may connect
- * @nr_allow: entries of @allow, 0..HIXL_MAX_ALLOWED_PEERS
- * @tfm:      "hmac(sha256)" keyed with the engine secret, NULL without one.
- *            Read-only after SETUP (no lock: crypto_shash_setkey() ran
- *            before the engine was published); the raw secret is not kept
- */
-struct hixl_auth {
-	struct hixl_peer_prefix *allow;
-	u32 nr_allow;
-	struct crypto_shash *tfm;
-};
+struct hixl_auth;
 
 /* Where a link is in the secret exchange (hixl_link.auth_state, under its @lock). */
 enum hixl_auth_state {

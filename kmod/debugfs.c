@@ -20,6 +20,7 @@
 #include "raillink.h"
 #include "local.h"
 #include "testhook.h"
+#include "main.h"
 
 static struct dentry *hixl_debugfs_dir;
 
@@ -146,15 +147,121 @@ static int hixl_links_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_links);
 
+/**
+ * hixl_rails_show() - debugfs "rails": one line per rail of each set-up
+ * device engine, rail 0 first: "engine rail address device node mrs
+ * state", where node is the device's NUMA node (-1: not known), mrs the
+ * region MRs on the rail (struct hixl_engine.st_rail_mrs) and state "up",
+ * or "gone" while the rail's device is removed (device: the name it had)
+ * @m: the seq_file
+ *
+ * An engine whose device side is being changed (SETUP, close, device
+ * removal: its rdma_sem held for writing) is shown "busy", as ENGINES
+ * does, rather than waited for under hixl_engines_lock.
+ *
+ * Context: process context; takes hixl_engines_lock, then each engine's
+ * rdma_sem with down_read_trylock() only.
+ * Return: 0.
+ */
+static int hixl_rails_show(struct seq_file *m)
+{
+	struct hixl_engine *eng;
+	struct hixl_rail_dev dev;
+	struct hixl_rdma *rd;
+	u32 i;
+
+	seq_puts(m, "engine rail address device node mrs state\n");
+	mutex_lock(&hixl_engines_lock);
+	list_for_each_entry(eng, &hixl_engines, node) {
+		if (!down_read_trylock(&eng->rdma_sem)) {
+			seq_printf(m, "%llu - busy -\n", eng->id);
+			continue;
+		}
+		rd = eng->rdma;
+		if (rd && !rd->loopback && rd->ibdev) {
+			for (i = 0; i <= rd->nr_rails; i++) {
+				const struct hixl_sockaddr *a = i ? &rd->rails[i - 1].addr :
+								    &rd->local;
+				bool up = hixl_rail_dev(rd, i, &dev);
+
+				seq_printf(m, "%llu %u ", eng->id, i);
+				if (a->family == AF_INET)
+					seq_printf(m, "%pI4", a->addr);
+				else
+					seq_printf(m, "%pI6c", a->addr);
+				seq_printf(m, " %s %d %lld %s\n", i ? rd->rails[i - 1].device :
+					   dev_name(&rd->ibdev->dev),
+					   up ? dev_to_node(&dev.ibdev->dev) : NUMA_NO_NODE,
+					   atomic64_read(&eng->st_rail_mrs[i]), up ? "up" : "gone");
+			}
+		}
+		up_read(&eng->rdma_sem);
+	}
+	mutex_unlock(&hixl_engines_lock);
+	return 0;
+}
+
+/**
+ * hixl_raillinks_show() - debugfs hixl/raillinks: one line per rail link
+ * @m: the file
+ *
+ * engine, peer engine, rail, side, state, error, the peer's regions in
+ * the link's table, bytes moved and errors (the link's ctrs).
+ *
+ * Context: process context; takes hixl_engines_lock, each engine's
+ * links_lock and each rail link's rt.lock.
+ * Return: 0.
+ */
+static int hixl_raillinks_show(struct seq_file *m)
+{
+	struct hixl_engine *eng;
+	struct hixl_link *l;
+
+	static const char *const names[] = { "connecting", "ready", "error", "closed" };
+
+	seq_puts(m, "engine peer rail side state error peer_regions bytes errors\n");
+	mutex_lock(&hixl_engines_lock);
+	list_for_each_entry(eng, &hixl_engines, node) {
+		mutex_lock(&eng->links_lock);
+		list_for_each_entry(l, &eng->links, node) {
+			unsigned long idx = 0;
+			struct hixl_rregion *rr;
+			int st, err, n = 0;
+			u64 bytes;
+
+			if (!l->rail)
+				continue;
+			st = hixl_link_state(l, &err);
+			mutex_lock(&l->rt.lock);
+			mt_for_each(&l->rt.tree, rr, idx, ULONG_MAX)
+				n++;
+			mutex_unlock(&l->rt.lock);
+			bytes = atomic64_read(&l->ctrs.v[HIXL_CTR_READ_DIRECT_BYTES]) +
+				atomic64_read(&l->ctrs.v[HIXL_CTR_WRITE_DIRECT_BYTES]);
+			if (l->peer.family == AF_INET)
+				seq_printf(m, "%llu %pI4:%u", eng->id, l->peer.addr, l->peer.port);
+			else
+				seq_printf(m, "%llu [%pI6c]:%u", eng->id, l->peer.addr, l->peer.port);
+			seq_printf(m, " %u %s %s %d %d %llu %llu\n", l->rail,
+				   l->active ? "active" : "passive", names[st],
+				   err, n, bytes,
+				   (u64)atomic64_read(&l->ctrs.v[HIXL_CTR_ERRORS]));
+		}
+		mutex_unlock(&eng->links_lock);
+	}
+	mutex_unlock(&hixl_engines_lock);
+	return 0;
+}
+
 static int hixl_rails_dbg_show(struct seq_file *m, void *unused)
 {
-	return hixl_rails_show(m);	/* rail.c */
+	return hixl_rails_show(m);
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_rails_dbg);
 
 static int hixl_raillinks_dbg_show(struct seq_file *m, void *unused)
 {
-	return hixl_raillinks_show(m);	/* raillink.c */
+	return hixl_raillinks_show(m);
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_raillinks_dbg);
 

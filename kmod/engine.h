@@ -121,8 +121,8 @@
 #include <rdma/hixl.h>
 #include "compat.h"
 
-#include "auth.h"
-#include "stats.h"
+#include "ctrs.h"
+#include "param.h"
 
 /*
  * What this module knows: the hixl_info.features it reports and the flag
@@ -144,18 +144,27 @@
 				 HIXL_SETUP_LISTEN_ANY | HIXL_SETUP_RAILS | \
 				 HIXL_SETUP_RAILS_AUTO)
 
+struct crypto_shash;
+
+/**
+ * struct hixl_auth - an engine's connection policy, fixed by SETUP
+ * @allow:    prefixes a connection request's source must match (validated:
+ *            family, length, host bits zero), @nr_allow of them; NULL:
+ *            anyone may connect
+ * @nr_allow: entries of @allow, 0..HIXL_MAX_ALLOWED_PEERS
+ * @tfm:      "hmac(sha256)" keyed with the engine secret, NULL without one.
+ *            Read-only after SETUP (no lock: crypto_shash_setkey() ran
+ *            before the engine was published); the raw secret is not kept
+ */
+struct hixl_auth {
+	struct hixl_peer_prefix *allow;
+	u32 nr_allow;
+	struct crypto_shash *tfm;
+};
+
 struct hixl_proc;
 struct hixl_xbatch;
 struct io_uring_cmd;
-
-/* Limits, module parameters (main.c); read them with READ_ONCE(). */
-extern unsigned int hixl_max_regions;
-extern unsigned long hixl_max_host_bytes;
-extern unsigned long hixl_max_device_bytes;
-extern unsigned int hixl_max_links;
-extern unsigned int hixl_max_peer_mrs;
-extern unsigned int hixl_handshake_ms;
-extern unsigned int hixl_max_setup_links;
 
 #define HIXL_NOTIFY_NAME_MAX	1024
 #define HIXL_NOTIFY_MSG_MAX	1024
@@ -413,63 +422,15 @@ static inline bool hixl_is_owner(const struct hixl_engine *eng)
 	return eng->mm && current->mm == eng->mm;
 }
 
-struct hixl_engine *hixl_engine_create(void);
-void hixl_engine_destroy(struct hixl_engine *eng);
 void hixl_engine_put(struct hixl_engine *eng);
-long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
-		       void __user *uarg);
-
-int hixl_cmd_get_info(struct hixl_engine *eng, struct hixl_info *info);
-int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *arg);
-int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
-int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *arg);
-int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *arg);
-
-/* uring.c: io_uring URING_CMD */
-union hixl_cmd_arg {
-	struct hixl_info info;
-	struct hixl_reg_mem reg_mem;
-	struct hixl_dereg_mem dereg_mem;
-	struct hixl_stats stats;
-	struct hixl_setup setup;
-	struct hixl_connect connect;
-	struct hixl_transfer transfer;
-	struct hixl_send_notify send_notify;
-	struct hixl_get_notifies get_notifies;
-	struct hixl_cancel cancel;
-	struct hixl_link_stats link_stats;
-	struct hixl_engines engines;
-};
-
-#define HIXL_URING_CMD_AREA	80	/* bytes of sqe->cmd on an SQE128 ring */
-#define HIXL_URING_CMD_AREA_SMALL 16	/* bytes of sqe->cmd on a 64-byte SQE ring */
-
-int hixl_ioctl_canon(unsigned int cmd, unsigned int *canon, size_t *usize);
-int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg,
-		      unsigned int *canon);
-int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
-void hixl_uring_engine_destroy(struct hixl_engine *eng);
-
-/* engine.c */
-int hixl_setup_validate(const struct hixl_setup *a);
 int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss);
-void hixl_engine_rdma_stop(struct hixl_engine *eng);
 int hixl_engine_usable(struct hixl_engine *eng);
-int hixl_ib_client_register(void);
-void hixl_ib_client_unregister(void);
+int hixl_dev_add(struct ib_device *ibdev);
+void hixl_dev_remove(struct ib_device *ibdev);
+void hixl_devs_destroy(void);
 void hixl_devs_live_lock(void);
 void hixl_devs_live_unlock(void);
 bool hixl_dev_live(struct ib_device *ibdev);
-void hixl_engine_rdma_destroy(struct hixl_engine *eng);
-
-/* debugfs.c */
-void hixl_debugfs_init(void);
-void hixl_debugfs_exit(void);
-/* hixl_engines_lock protects hixl_engines, every open engine (main.c) */
-extern struct mutex hixl_engines_lock;
-extern struct list_head hixl_engines;
-extern struct device *hixl_dev;
-extern struct workqueue_struct *hixl_wq;
 
 /*
  * hixl_einval() - -EINVAL for an argument the module refuses, after saying

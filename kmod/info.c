@@ -9,6 +9,7 @@
 #include <kunit/visibility.h>
 
 #include "engine.h"
+#include "main.h"
 
 /**
  * hixl_cmd_get_info() - validate and answer a GET_INFO request

@@ -28,63 +28,10 @@
 #include "local.h"
 #include "xfer.h"
 #include "xprep.h"
-
-/*
- * Per-process limits.  Defaults are the vendor's published limits for HIXL
- * RegisterMem: 256 registrations, 20 GiB host memory, 50 GiB device
- * memory; and HIXL Connect's 512 links per engine.  Writable by root at run time; a new
- * value applies to the next call that checks it.
- */
-unsigned int hixl_max_regions = 256;
-module_param_named(max_regions, hixl_max_regions, uint, 0644);
-MODULE_PARM_DESC(max_regions, "registrations per process (default 256)");
-EXPORT_SYMBOL_IF_KUNIT(hixl_max_regions);
-
-unsigned long hixl_max_host_bytes = 20UL << 30;
-module_param_named(max_host_bytes, hixl_max_host_bytes, ulong, 0644);
-MODULE_PARM_DESC(max_host_bytes, "host memory registered per process, bytes (default 20 GiB)");
-EXPORT_SYMBOL_IF_KUNIT(hixl_max_host_bytes);
-
-unsigned long hixl_max_device_bytes = 50UL << 30;
-module_param_named(max_device_bytes, hixl_max_device_bytes, ulong, 0644);
-MODULE_PARM_DESC(max_device_bytes, "device (dma-buf) memory registered per process, bytes (default 50 GiB)");
-EXPORT_SYMBOL_IF_KUNIT(hixl_max_device_bytes);
-
-unsigned int hixl_max_links = 512;
-module_param_named(max_links, hixl_max_links, uint, 0644);
-MODULE_PARM_DESC(max_links, "links per engine (default 512)");
-EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
-
-/*
- * Half-open links: a link accepted from a peer is closed when its handshake
- * (HELLO, tables both ways) makes no progress for handshake_ms - none
- * within handshake_ms of the connect request, or none since the last
- * handshake message either way (hixl_link_hs_progress(): a table of
- * thousands of regions takes longer than that to cross) - and at most
- * max_setup_links accepted links of an engine may be in the handshake at
- * once, so that connections that never say HELLO can neither hold a slot
- * for long nor take every slot of max_links.
- */
-unsigned int hixl_handshake_ms = 10000;
-module_param_named(handshake_ms, hixl_handshake_ms, uint, 0644);
-MODULE_PARM_DESC(handshake_ms, "ms an accepted link's handshake may go without progress before it is closed (default 10000)");
-EXPORT_SYMBOL_IF_KUNIT(hixl_handshake_ms);
-
-unsigned int hixl_max_setup_links = 64;
-module_param_named(max_setup_links, hixl_max_setup_links, uint, 0644);
-MODULE_PARM_DESC(max_setup_links, "accepted links per engine still in their handshake (default 64)");
-EXPORT_SYMBOL_IF_KUNIT(hixl_max_setup_links);
-
-/*
- * What one peer's region table may hold: MR entries over all its regions
- * (32 bytes each, so 2 MiB per link by default).  A legitimate peer at the
- * default limits needs at most ~36,000 (70 GiB of 4 KiB pages, 512 pages
- * per MR on rxe; fewer on devices with longer page lists).
- */
-unsigned int hixl_max_peer_mrs = 65536;
-module_param_named(max_peer_mrs, hixl_max_peer_mrs, uint, 0644);
-MODULE_PARM_DESC(max_peer_mrs, "MRs one peer's region table may hold, per link (default 65536)");
-EXPORT_SYMBOL_IF_KUNIT(hixl_max_peer_mrs);
+#include "main.h"
+#include "uring.h"
+#include "setup.h"
+#include "report.h"
 
 /*
  * Every open engine, for debugfs and device removal (hixl_ib_remove()); an
@@ -94,12 +41,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_max_peer_mrs);
 DEFINE_MUTEX(hixl_engines_lock);
 LIST_HEAD(hixl_engines);
 static u64 hixl_next_engine_id;	/* under hixl_engines_lock */
-
-/* The device dma-bufs are attached to (dmabuf.c). */
-struct device *hixl_dev;
-
-/* Work that engine teardown must be able to wait for (link.c). */
-struct workqueue_struct *hixl_wq;
 
 /**
  * hixl_engine_create() - allocate the state of one engine (one open file)
@@ -156,32 +97,6 @@ struct hixl_engine *hixl_engine_create(void)
 	return eng;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_engine_create);
-
-static void hixl_engine_free(struct kref *ref)
-{
-	struct hixl_engine *eng = container_of(ref, struct hixl_engine, ref);
-
-	mutex_destroy(&eng->cancel_mutex);
-	mutex_destroy(&eng->links_lock);
-	mutex_destroy(&eng->lock);
-	kfree(eng);
-}
-
-/**
- * hixl_engine_put() - drop a reference on an engine's struct
- * @eng: the engine
- *
- * The last reference frees the struct only: hixl_engine_destroy() has
- * released everything it held.  Holders other than the open file (a device
- * removal, a queued link release) use only its rdma_sem, links_lock,
- * release_wq and the fields those protect.
- *
- * Context: any; frees with kfree().
- */
-void hixl_engine_put(struct hixl_engine *eng)
-{
-	kref_put(&eng->ref, hixl_engine_free);
-}
 
 /**
  * hixl_engine_destroy() - release everything an engine holds

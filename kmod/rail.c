@@ -2,7 +2,8 @@
 /*
  * rail.c - an engine on several rails: SETUP's extra local
  * addresses, one per further RDMA device (checked, resolved, kept and
- * freed), the NUMA choice of a region's rails, debugfs "rails".  A rail's
+ * freed) and the NUMA choice of a region's rails (debugfs "rails" is
+ * debugfs.c's).  A rail's
  * device side (opening it and its PD, hixl_rail_dev(), its removal and
  * revival) is rail_dev.c's; the striping planner is rail_plan.c's.
  *
@@ -73,7 +74,6 @@
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/numa.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
@@ -421,58 +421,4 @@ void hixl_engine_rails_update(struct hixl_engine *eng)
 	lockdep_assert_held(&eng->lock);
 	xa_for_each(&eng->regions, idx, r)
 		hixl_region_rails_update(r, eng->rdma);
-}
-
-/**
- * hixl_rails_show() - debugfs "rails": one line per rail of each set-up
- * device engine, rail 0 first: "engine rail address device node mrs
- * state", where node is the device's NUMA node (-1: not known), mrs the
- * region MRs on the rail (struct hixl_engine.st_rail_mrs) and state "up",
- * or "gone" while the rail's device is removed (device: the name it had)
- * @m: the seq_file
- *
- * An engine whose device side is being changed (SETUP, close, device
- * removal: its rdma_sem held for writing) is shown "busy", as ENGINES
- * does, rather than waited for under hixl_engines_lock.
- *
- * Context: process context; takes hixl_engines_lock, then each engine's
- * rdma_sem with down_read_trylock() only.
- * Return: 0.
- */
-int hixl_rails_show(struct seq_file *m)
-{
-	struct hixl_engine *eng;
-	struct hixl_rail_dev dev;
-	struct hixl_rdma *rd;
-	u32 i;
-
-	seq_puts(m, "engine rail address device node mrs state\n");
-	mutex_lock(&hixl_engines_lock);
-	list_for_each_entry(eng, &hixl_engines, node) {
-		if (!down_read_trylock(&eng->rdma_sem)) {
-			seq_printf(m, "%llu - busy -\n", eng->id);
-			continue;
-		}
-		rd = eng->rdma;
-		if (rd && !rd->loopback && rd->ibdev) {
-			for (i = 0; i <= rd->nr_rails; i++) {
-				const struct hixl_sockaddr *a = i ? &rd->rails[i - 1].addr :
-								    &rd->local;
-				bool up = hixl_rail_dev(rd, i, &dev);
-
-				seq_printf(m, "%llu %u ", eng->id, i);
-				if (a->family == AF_INET)
-					seq_printf(m, "%pI4", a->addr);
-				else
-					seq_printf(m, "%pI6c", a->addr);
-				seq_printf(m, " %s %d %lld %s\n", i ? rd->rails[i - 1].device :
-					   dev_name(&rd->ibdev->dev),
-					   up ? dev_to_node(&dev.ibdev->dev) : NUMA_NO_NODE,
-					   atomic64_read(&eng->st_rail_mrs[i]), up ? "up" : "gone");
-			}
-		}
-		up_read(&eng->rdma_sem);
-	}
-	mutex_unlock(&hixl_engines_lock);
-	return 0;
 }

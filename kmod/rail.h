@@ -18,7 +18,6 @@ struct ib_device;
 struct ib_pd;
 struct net;
 struct rdma_cm_id;
-struct seq_file;
 struct sockaddr_storage;
 
 /*
@@ -95,7 +94,6 @@ u32 hixl_rails_count(const struct hixl_rdma *rd);
 u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled);
 void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd);
 void hixl_engine_rails_update(struct hixl_engine *eng);
-int hixl_rails_show(struct seq_file *m);
 
 /* rail_dev.c */
 int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss, struct hixl_rail *rail);

@@ -5,8 +5,8 @@
  * made (the primary, rail 0), so that every rail carries its own QP, region
  * table (the keys valid on that rail's device) and keep-alive.  Here: a
  * primary's rail fields, the connector's rail links (CONNECT's, the rail
- * work that re-makes broken ones), their teardown, debugfs
- * hixl/raillinks.  The HELLO's rails and rail blocks are
+ * work that re-makes broken ones) and their teardown (debugfs
+ * hixl/raillinks is debugfs.c's).  The HELLO's rails and rail blocks are
  * raillink_hello.c's; the acceptor's side (the rail of a connection, the
  * pairing by token, the rail listeners) raillink_accept.c's.
  *
@@ -46,7 +46,6 @@
 
 #include <linux/in.h>
 #include <linux/random.h>
-#include <linux/seq_file.h>
 #include <rdma/ib_cache.h>
 #include <rdma/rdma_cm.h>
 #include <kunit/visibility.h>
@@ -471,58 +470,4 @@ void hixl_raillink_unhook(struct hixl_link *l)
 	if (l->rail < HIXL_MAX_RAILS && p->rails.link[l->rail] == l)
 		p->rails.link[l->rail] = NULL;
 	spin_unlock(&p->rails.lock);
-}
-
-/* ---- debugfs ------------------------------------------------------------------------ */
-
-/**
- * hixl_raillinks_show() - debugfs hixl/raillinks: one line per rail link
- * @m: the file
- *
- * engine, peer engine, rail, side, state, error, the peer's regions in
- * the link's table, bytes moved and errors (the link's ctrs).
- *
- * Context: process context; takes hixl_engines_lock, each engine's
- * links_lock and each rail link's rt.lock.
- * Return: 0.
- */
-int hixl_raillinks_show(struct seq_file *m)
-{
-	struct hixl_engine *eng;
-	struct hixl_link *l;
-
-	static const char *const names[] = { "connecting", "ready", "error", "closed" };
-
-	seq_puts(m, "engine peer rail side state error peer_regions bytes errors\n");
-	mutex_lock(&hixl_engines_lock);
-	list_for_each_entry(eng, &hixl_engines, node) {
-		mutex_lock(&eng->links_lock);
-		list_for_each_entry(l, &eng->links, node) {
-			unsigned long idx = 0;
-			struct hixl_rregion *rr;
-			int st, err, n = 0;
-			u64 bytes;
-
-			if (!l->rail)
-				continue;
-			st = hixl_link_state(l, &err);
-			mutex_lock(&l->rt.lock);
-			mt_for_each(&l->rt.tree, rr, idx, ULONG_MAX)
-				n++;
-			mutex_unlock(&l->rt.lock);
-			bytes = atomic64_read(&l->ctrs.v[HIXL_CTR_READ_DIRECT_BYTES]) +
-				atomic64_read(&l->ctrs.v[HIXL_CTR_WRITE_DIRECT_BYTES]);
-			if (l->peer.family == AF_INET)
-				seq_printf(m, "%llu %pI4:%u", eng->id, l->peer.addr, l->peer.port);
-			else
-				seq_printf(m, "%llu [%pI6c]:%u", eng->id, l->peer.addr, l->peer.port);
-			seq_printf(m, " %u %s %s %d %d %llu %llu\n", l->rail,
-				   l->active ? "active" : "passive", names[st],
-				   err, n, bytes,
-				   (u64)atomic64_read(&l->ctrs.v[HIXL_CTR_ERRORS]));
-		}
-		mutex_unlock(&eng->links_lock);
-	}
-	mutex_unlock(&hixl_engines_lock);
-	return 0;
 }

@@ -16,7 +16,6 @@
 struct hixl_link;
 struct hixl_engine;
 struct hixl_wire_hello;
-struct seq_file;
 
 #define HIXL_RAIL_RETRY_MS	1000	/* the rail work re-makes broken rail links this often */
 #define HIXL_RAIL_TOKEN		16
@@ -73,7 +72,6 @@ void hixl_raillinks_destroy(struct hixl_link *l);
 void hixl_raillink_unhook(struct hixl_link *l);
 void hixl_raillink_trace_up(struct hixl_link *rl, struct hixl_link *p);
 void hixl_raillink_trace_down(struct hixl_link *rl, struct hixl_link *p, int err);
-int hixl_raillinks_show(struct seq_file *m);
 
 /* raillink_hello.c */
 u32 hixl_rails_hello_fill(struct hixl_link *l, void *blk, u32 room);

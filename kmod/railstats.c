@@ -41,38 +41,7 @@
 #include "link.h"
 #include "rail_plan.h"
 #include "raillink.h"
-
-/**
- * hixl_rail_count_failover() - count one failover round on the rails
- * @eng:  the engine of the striped TRANSFER
- * @from: bit i: rail i's link broke under the batch (its pieces move away)
- * @pc:   the batch's pieces, @pc[k].rail already the rail each moved to
- * @idx:  indices into @pc of the pieces re-posted
- * @n:    entries of @idx
- *
- * Adds 1 to rail_failovers of every rail in @from and each re-posted
- * piece's bytes to rail_repost_bytes of the rail it now goes on (the
- * engine's own totals are counted by the caller, on the primary link).
- *
- * Context: any (atomic adds only).
- */
-void hixl_rail_count_failover(struct hixl_engine *eng, u32 from,
-			      const struct hixl_rail_piece *pc, const u32 *idx, u32 n)
-{
-	unsigned long f = from;
-	unsigned int r;
-	u32 k;
-
-	for_each_set_bit(r, &f, HIXL_MAX_RAILS)
-		atomic64_inc(&eng->rail_ctrs[r].v[HIXL_CTR_RAIL_FAILOVERS]);
-	for (k = 0; k < n; k++) {
-		r = pc[idx[k]].rail;
-		if (r < HIXL_MAX_RAILS)
-			atomic64_add(pc[idx[k]].len,
-				     &eng->rail_ctrs[r].v[HIXL_CTR_RAIL_REPOST_BYTES]);
-	}
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_rail_count_failover);
+#include "report.h"
 
 /* Is a port of @ibdev active?  (ib_get_cached_port_state(): no sleeping.) */
 static bool hixl_rail_port_active(struct ib_device *ibdev)

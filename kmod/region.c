@@ -436,66 +436,6 @@ bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len)
 }
 
 /**
- * hixl_cmd_get_stats() - HIXL_IOC_GET_STATS: the engine's and its process's
- * registration counters, the engine's data-path counters (@a->xfer) and,
- * with HIXL_STATS_RAILS, its rails (railstats.c)
- * @eng: the engine; its rdma_sem held for reading (hixl_engine_ioctl())
- * @a:   in: flags (0 or HIXL_STATS_RAILS), nr_rails and rails (with the
- *       flag: 0..HIXL_MAX_RAILS entries at a user pointer, both 0 or both
- *       set; without it: 0), xfer.reserved (0); out: the counters,
- *       nr_rails the engine's rails (0 without the flag), rails as given
- *
- * Context: process context; sleeps with HIXL_STATS_RAILS and nr_rails > 0
- * (hixl_stats_rails()); takes the process accounting spinlock.
- * Return: 0; -EINVAL for an unknown flag, nr_rails or rails set without
- * HIXL_STATS_RAILS, nr_rails above HIXL_MAX_RAILS, one of nr_rails and
- * rails set without the other, or a non-zero xfer.reserved; -ENOMEM;
- * -EFAULT when the rail entries cannot be written.
- */
-int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
-{
-	u32 flags = a->flags, room = a->nr_rails;
-	u64 rails = a->rails;
-
-	if (flags & ~HIXL_STATS_RAILS)
-		return hixl_einval("GET_STATS: flags 0x%x has unknown bits", flags);
-	if (!(flags & HIXL_STATS_RAILS) && (room || rails))
-		return hixl_einval("GET_STATS: nr_rails or rails set without HIXL_STATS_RAILS");
-	if (room > HIXL_MAX_RAILS)
-		return hixl_einval("GET_STATS: nr_rails %u is above %u", room, HIXL_MAX_RAILS);
-	if (!room != !rails)
-		return hixl_einval("GET_STATS: rails and nr_rails must be both set or both 0");
-	if (memchr_inv(a->xfer.reserved, 0, sizeof(a->xfer.reserved)))
-		return hixl_einval("GET_STATS: xfer.reserved is not zero");
-	memset(a, 0, sizeof(*a));
-	hixl_ctrs_read(&eng->ctrs, &a->xfer);
-	a->regions = atomic64_read(&eng->st_regions);
-	a->invalid_regions = atomic64_read(&eng->st_invalid);
-	a->host_bytes = atomic64_read(&eng->st_host_bytes);
-	a->device_bytes = atomic64_read(&eng->st_device_bytes);
-	a->pinned_pages = atomic64_read(&eng->st_pinned_pages);
-	a->invalidations = atomic64_read(&eng->st_invalidations);
-	a->limit_hits = atomic64_read(&eng->st_limit_hits);
-	a->mrs = atomic64_read(&eng->st_mrs);
-	a->notify_dropped = atomic64_read(&eng->st_notify_dropped);
-	a->refused_peers = atomic64_read(&eng->st_refused);
-	a->auth_failures = atomic64_read(&eng->st_auth_failed);
-	if (eng->proc) {
-		spin_lock(&eng->proc->lock);
-		a->proc_regions = eng->proc->regions;
-		a->proc_host_bytes = eng->proc->host_bytes;
-		a->proc_device_bytes = eng->proc->device_bytes;
-		spin_unlock(&eng->proc->lock);
-	}
-	a->flags = flags;
-	a->rails = rails;
-	if (flags & HIXL_STATS_RAILS)
-		return hixl_stats_rails(eng, rails, room, &a->nr_rails);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_get_stats);
-
-/**
  * hixl_engine_regions_init() - set up an engine's registration state
  * @eng: a new engine
  */

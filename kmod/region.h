@@ -293,6 +293,8 @@ void hixl_region_release_pins(struct hixl_region *r);
 void hixl_inval_work(struct work_struct *work);
 
 /* region.c */
+int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *arg);
+int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
 void hixl_engine_regions_init(struct hixl_engine *eng);
 void hixl_engine_regions_destroy(struct hixl_engine *eng);
 struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len);

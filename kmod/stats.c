@@ -1,32 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stats.c - the data-path counters (stats.h says why atomic64_t), and the
- * two commands that read them beyond GET_STATS (region.c):
- *
- *   HIXL_IOC_LINK_STATS  the links of this engine, or of another visible
- *                        one, with their counters
- *   HIXL_IOC_ENGINES     every engine visible to the caller, with its
- *                        name, owner and counters (and, with
- *                        HIXL_ENGINES_RAILS, its rails: railstats.c)
- *
- * and the TRANSFER latency histograms (struct hixl_lat_hist), which both
- * commands return with their LATENCY flag.
- *
- * Neither needs SETUP nor being the engine's owner: /dev/hixl is mode 0660
- * for the group hixl, and this is what hixlctl stats shows to a member of
- * it without debugfs.  What another user's engine shows: its number, its
- * owner's pid, its name (local address), RDMA device, peers' names, link
- * states, registration sizes and counters.  Never an address of its memory,
- * a key, a region or its secret.  An engine is visible when its owner is
- * visible in the caller's pid namespace, so a container sees its own
- * engines only.  Why an ioctl and not sysfs attributes: the records are
- * per engine and per link, which come and go by the thousand; one call
- * returns a consistent array of fixed-size records, with no text to parse,
- * and the library and hixlctl already speak ioctls.
+ * stats.c - the data-path counters (stats.h says why atomic64_t): every
+ * count goes to the link, its engine and the engine's copy for the link's
+ * rail (hixl_link_count()); the failover counters per rail
+ * (hixl_rail_count_failover()); and the TRANSFER latency histograms
+ * (struct hixl_lat_hist).  The commands that read them are report.c's and
+ * railstats.c's.
  */
-#include <linux/pid_namespace.h>
+#include <linux/bitops.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
 #include "engine.h"
@@ -35,6 +17,7 @@
 #include "link.h"
 #include "raillink.h"
 #include "local.h"
+#include "rail_plan.h"
 #include "trace.h"
 
 static_assert(offsetof(struct hixl_xfer_stats, reserved) == HIXL_CTR_NR * sizeof(__u64));
@@ -243,350 +226,34 @@ void hixl_lat_read(struct hixl_lat *h, struct hixl_lat_hist *o)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_lat_read);
 
-/*
- * With @want (the command's LATENCY flag): @lat and @count both set or
- * both 0; without it, @lat 0.
- */
-static int hixl_lat_args(const char *cmd, bool want, u32 count, u64 lat)
-{
-	if (!want) {
-		if (lat)
-			return hixl_einval("%s: lat set without the LATENCY flag", cmd);
-		return 0;
-	}
-	if (!count != !lat)
-		return hixl_einval("%s: LATENCY: lat and count must be both set or both 0", cmd);
-	return 0;
-}
-
-/*
- * Checks shared by LINK_STATS and ENGINES: flags (their unknown bits),
- * reserved (@reserved: any of them not zero), count and buf.
- */
-static int hixl_stat_args(const char *cmd, u32 flags, bool reserved, u32 count, u64 buf)
-{
-	if (flags)
-		return hixl_einval("%s: flags 0x%x has unknown bits", cmd, flags);
-	if (reserved)
-		return hixl_einval("%s: reserved is not zero", cmd);
-	if (count > HIXL_MAX_STAT_ENTRIES)
-		return hixl_einval("%s: count %u is above %u", cmd, count, HIXL_MAX_STAT_ENTRIES);
-	if ((count && !buf) || (!count && buf))
-		return hixl_einval("%s: buf and count must be both set or both 0", cmd);
-	return 0;
-}
-
-/* The owner's pid as the caller sees it; 0: not visible to the caller. */
-static pid_t hixl_engine_pid(const struct hixl_engine *eng)
-{
-	return pid_nr_ns(eng->owner, task_active_pid_ns(current));
-}
-
-/* One link's record (and with @lo its histogram); the engine's links_lock held. */
-static void hixl_link_stat_fill(struct hixl_link *l, struct hixl_link_stat *o,
-				struct hixl_lat_hist *lo)
-{
-	int err;
-
-	o->state = hixl_link_state(l, &err);
-	o->err = err;
-	spin_lock(&l->lock);
-	if (l->named) {
-		o->peer = l->peer;
-		o->flags |= HIXL_LINK_STAT_NAMED;
-	}
-	spin_unlock(&l->lock);
-	if (l->active)
-		o->flags |= HIXL_LINK_STAT_ACTIVE;
-	if (hixl_local_paired(l))
-		o->flags |= HIXL_LINK_STAT_LOCAL;
-	hixl_ctrs_read(&l->ctrs, &o->xfer);
-	if (lo)
-		hixl_lat_read(&l->ctrs.lat, lo);
-}
-
-/*
- * The rail entries of primary link @l (HIXL_LINK_STATS_RAILS): one per rail
- * 1..nr - 1 paired with the peer, written to @out while *@k < @n; *@k
- * counts them all.  A rail whose connection is missing (broken and not
- * yet re-made by the rail work, raillink.c) gets HIXL_LINK_STAT_NO_LINK.
- * Each rail link is held by a reference taken under the primary's
- * rails.lock and read outside it.  The engine's links_lock held.
- */
-static void hixl_link_stat_rails(struct hixl_link *l, struct hixl_link_stat *out, u32 n, u32 *k)
-{
-	struct hixl_sockaddr peer;
-	struct hixl_link *rl;
-	u32 i, nr = hixl_link_nr_rails(l);
-
-	for (i = 1; i < nr; i++, (*k)++) {
-		struct hixl_link_stat *o = *k < n ? &out[*k] : NULL;
-
-		spin_lock(&l->rails.lock);
-		rl = i < l->rails.nr ? l->rails.link[i] : NULL;
-		if (rl)
-			kref_get(&rl->ref);
-		peer = l->rails.peer_rail[i];
-		spin_unlock(&l->rails.lock);
-		if (o) {
-			o->rail = i;
-			if (rl) {
-				hixl_link_stat_fill(rl, o, NULL);	/* histogram: 0s */
-			} else {
-				o->state = HIXL_LINK_STATE_ERROR;
-				o->err = -ENOTCONN;
-				o->flags = HIXL_LINK_STAT_NO_LINK;
-			}
-			o->peer = peer;		/* the peer's rail address, not its name */
-			if (l->active)
-				o->flags |= HIXL_LINK_STAT_ACTIVE;
-			o->flags |= HIXL_LINK_STAT_NAMED;
-		}
-		if (rl)
-			hixl_link_put(rl);
-	}
-}
-
 /**
- * hixl_cmd_link_stats() - HIXL_IOC_LINK_STATS: the links of an engine
- * @eng: the engine of the calling file (any caller, set up or not)
- * @a:   in: engine (0: @eng), buf, count, flags (HIXL_LINK_STATS_RAILS,
- *       HIXL_LINK_STATS_LATENCY), lat (with the latter), reserved 0; out: total
+ * hixl_rail_count_failover() - count one failover round on the rails
+ * @eng:  the engine of the striped TRANSFER
+ * @from: bit i: rail i's link broke under the batch (its pieces move away)
+ * @pc:   the batch's pieces, @pc[k].rail already the rail each moved to
+ * @idx:  indices into @pc of the pieces re-posted
+ * @n:    entries of @idx
  *
- * Copies min(@a->count, entries) records to @a->buf: the primary links
- * (rail 0), each followed, with HIXL_LINK_STATS_RAILS, by its rail
- * entries (hixl_link_stat.rail 1..); with HIXL_LINK_STATS_LATENCY, entry
- * k's struct hixl_lat_hist to @a->lat[k] (a rail entry's: zeros).  Another engine is
- * found by its id under hixl_engines_lock and its links read under its
- * links_lock (the order debugfs uses).
+ * Adds 1 to rail_failovers of every rail in @from and each re-posted
+ * piece's bytes to rail_repost_bytes of the rail it now goes on (the
+ * engine's own totals are counted by the caller, on the primary link).
  *
- * Context: process context, sleeps.
- * Return: 0; -EINVAL (flags, reserved, @a->count above
- * HIXL_MAX_STAT_ENTRIES, @a->buf or @a->lat - with the flag - 0 with a
- * count or set without one, @a->lat without the flag); -ENOENT (no
- * visible engine has that id); -ENOMEM; -EFAULT (@a->buf or @a->lat
- * cannot be written).
+ * Context: any (atomic adds only).
  */
-int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
+void hixl_rail_count_failover(struct hixl_engine *eng, u32 from,
+			      const struct hixl_rail_piece *pc, const u32 *idx, u32 n)
 {
-	struct hixl_lat_hist *lout = NULL;
-	struct hixl_link_stat *out = NULL;
-	struct hixl_engine *e = NULL, *it;
-	struct hixl_link *l;
-	u32 n = 0, total = 0;
-	int ret;
+	unsigned long f = from;
+	unsigned int r;
+	u32 k;
 
-	bool rails = a->flags & HIXL_LINK_STATS_RAILS;
-	bool lat = a->flags & HIXL_LINK_STATS_LATENCY;
-
-	ret = hixl_stat_args("LINK_STATS",
-			     a->flags & ~(HIXL_LINK_STATS_RAILS | HIXL_LINK_STATS_LATENCY),
-			     a->reserved0 || a->reserved[0], a->count, a->buf);
-	if (!ret)
-		ret = hixl_lat_args("LINK_STATS", lat, a->count, a->lat);
-	if (ret)
-		return ret;
-	mutex_lock(&hixl_engines_lock);
-	list_for_each_entry(it, &hixl_engines, node) {
-		if (a->engine ? it->id == a->engine && hixl_engine_pid(it) : it == eng) {
-			e = it;
-			break;
-		}
+	for_each_set_bit(r, &f, HIXL_MAX_RAILS)
+		atomic64_inc(&eng->rail_ctrs[r].v[HIXL_CTR_RAIL_FAILOVERS]);
+	for (k = 0; k < n; k++) {
+		r = pc[idx[k]].rail;
+		if (r < HIXL_MAX_RAILS)
+			atomic64_add(pc[idx[k]].len,
+				     &eng->rail_ctrs[r].v[HIXL_CTR_RAIL_REPOST_BYTES]);
 	}
-	if (!e) {
-		mutex_unlock(&hixl_engines_lock);
-		return -ENOENT;
-	}
-	mutex_lock(&e->links_lock);
-	total = e->nr_links;
-	if (rails) {		/* rail entries too: count them first */
-		list_for_each_entry(l, &e->links, node)
-			if (!l->rail)
-				total += hixl_link_nr_rails(l) - 1;
-	}
-	n = min(a->count, total);
-	if (n) {
-		out = kvcalloc(n, sizeof(*out), GFP_KERNEL);
-		if (out && lat)
-			lout = kvcalloc(n, sizeof(*lout), GFP_KERNEL);
-		if (!out || (lat && !lout)) {
-			ret = -ENOMEM;
-			goto unlock;
-		}
-	}
-	total = 0;
-	list_for_each_entry(l, &e->links, node) {
-		if (l->rail)	/* a rail link: an entry after its primary's */
-			continue;
-		if (total < n)
-			hixl_link_stat_fill(l, &out[total], lout ? &lout[total] : NULL);
-		total++;
-		if (rails)
-			hixl_link_stat_rails(l, out, n, &total);
-	}
-unlock:
-	mutex_unlock(&e->links_lock);
-	mutex_unlock(&hixl_engines_lock);
-	if (ret)
-		goto out;
-	a->total = total;
-	n = min(n, total);
-	if (n && copy_to_user(u64_to_user_ptr(a->buf), out, array_size(n, sizeof(*out))))
-		ret = -EFAULT;
-	if (!ret && n && lout &&
-	    copy_to_user(u64_to_user_ptr(a->lat), lout, array_size(n, sizeof(*lout))))
-		ret = -EFAULT;
-out:
-	kvfree(lout);
-	kvfree(out);
-	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_link_stats);
-
-/*
- * One engine's record, and with @ro its rails' records (HIXL_MAX_RAILS
- * entries, zeroed); hixl_engines_lock held.
- */
-static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *self,
-				  pid_t pid, struct hixl_engine_stat *o, struct hixl_rail_stat *ro,
-				  struct hixl_lat_hist *lo)
-{
-	o->id = eng->id;
-	o->pid = pid;
-	if (eng == self)
-		o->flags |= HIXL_ENGINE_STAT_SELF;
-	/*
-	 * The device side is freed under rdma_sem held for writing (a device
-	 * removal, the engine's close): read it only when that is not
-	 * happening, and never wait for it under hixl_engines_lock.
-	 */
-	if (eng == self || down_read_trylock(&eng->rdma_sem)) {
-		struct hixl_rdma *rd = smp_load_acquire(&eng->rdma);
-
-		if (rd) {
-			o->flags |= HIXL_ENGINE_STAT_SETUP;
-			o->local = rd->local;
-			o->nr_rails = hixl_rails_count(rd);
-			if (rd->ibdev)		/* a loopback engine has none: "" */
-				strscpy(o->device, dev_name(&rd->ibdev->dev), sizeof(o->device));
-			if (ro)		/* under the rdma_sem held (or tried) above */
-				hixl_rail_stats_fill(eng, rd, ro, o->nr_rails);
-		}
-		if (eng != self)
-			up_read(&eng->rdma_sem);
-	} else {
-		o->flags |= HIXL_ENGINE_STAT_BUSY;
-	}
-	mutex_lock(&eng->links_lock);
-	o->nr_links = eng->nr_links;
-	mutex_unlock(&eng->links_lock);
-	o->regions = atomic64_read(&eng->st_regions);
-	o->host_bytes = atomic64_read(&eng->st_host_bytes);
-	o->device_bytes = atomic64_read(&eng->st_device_bytes);
-	hixl_ctrs_read(&eng->ctrs, &o->xfer);
-	if (lo)
-		hixl_lat_read(&eng->ctrs.lat, lo);
-}
-
-/* ENGINES' HIXL_ENGINES_RAILS arguments (the rest: hixl_stat_args()) */
-static int hixl_engines_rails_args(const struct hixl_engines *a)
-{
-	if (!(a->flags & HIXL_ENGINES_RAILS)) {
-		if (a->rails)
-			return hixl_einval("ENGINES: rails set without HIXL_ENGINES_RAILS");
-		return 0;
-	}
-	if (a->count > HIXL_MAX_RAIL_STAT_ENGINES)
-		return hixl_einval("ENGINES: RAILS: count %u is above %u", a->count,
-				   HIXL_MAX_RAIL_STAT_ENGINES);
-	if (!a->count != !a->rails)
-		return hixl_einval("ENGINES: RAILS: rails and count must be both set or both 0");
-	return 0;
-}
-
-/**
- * hixl_cmd_engines() - HIXL_IOC_ENGINES: every engine the caller may see
- * @eng: the engine of the calling file (any caller, set up or not; its
- *       rdma_sem held for reading by the ioctl)
- * @a:   in: buf, count, flags (HIXL_ENGINES_RAILS, HIXL_ENGINES_LATENCY),
- *       rails and lat (with their flags), reserved0 0; out: total
- *
- * Copies min(@a->count, engines) records to @a->buf, oldest engine first,
- * and with HIXL_ENGINES_RAILS each one's rails (hixl_rail_stats_fill(),
- * read under the engine's rdma_sem taken with a trylock, as its device
- * name is) to @a->rails, HIXL_MAX_RAILS entries per engine, and with
- * HIXL_ENGINES_LATENCY each one's struct hixl_lat_hist to @a->lat.
- *
- * Context: process context, sleeps.
- * Return: 0; -EINVAL (flags, reserved, @a->count above
- * HIXL_MAX_STAT_ENTRIES - HIXL_MAX_RAIL_STAT_ENGINES with the flag -,
- * @a->buf, @a->rails or @a->lat 0 with a count or set without one,
- * @a->rails or @a->lat without its flag); -ENOMEM; -EFAULT (@a->buf,
- * @a->rails or @a->lat cannot be written).
- */
-int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
-{
-	struct hixl_engine_stat *out = NULL;
-	struct hixl_rail_stat *rout = NULL;
-	struct hixl_lat_hist *lout = NULL;
-	bool lat = a->flags & HIXL_ENGINES_LATENCY;
-	struct hixl_engine *it;
-	u32 n, total = 0;
-	int ret;
-
-	ret = hixl_stat_args("ENGINES", a->flags & ~(HIXL_ENGINES_RAILS | HIXL_ENGINES_LATENCY),
-			     a->reserved0, a->count, a->buf);
-	if (!ret)
-		ret = hixl_engines_rails_args(a);
-	if (!ret)
-		ret = hixl_lat_args("ENGINES", lat, a->count, a->lat);
-	if (ret)
-		return ret;
-	mutex_lock(&hixl_engines_lock);
-	list_for_each_entry(it, &hixl_engines, node)
-		total++;
-	n = min(a->count, total);
-	if (n) {
-		out = kvcalloc(n, sizeof(*out), GFP_KERNEL);
-		if (out && (a->flags & HIXL_ENGINES_RAILS))
-			rout = kvcalloc(array_size(n, HIXL_MAX_RAILS), sizeof(*rout), GFP_KERNEL);
-		if (out && lat)
-			lout = kvcalloc(n, sizeof(*lout), GFP_KERNEL);
-		if (!out || ((a->flags & HIXL_ENGINES_RAILS) && !rout) || (lat && !lout)) {
-			mutex_unlock(&hixl_engines_lock);
-			kvfree(lout);
-			kvfree(rout);
-			kvfree(out);
-			return -ENOMEM;
-		}
-	}
-	total = 0;
-	list_for_each_entry(it, &hixl_engines, node) {
-		pid_t pid = hixl_engine_pid(it);
-
-		if (!pid && it != eng)
-			continue;
-		if (total < n)
-			hixl_engine_stat_fill(it, eng, pid, &out[total],
-					      rout ? &rout[total * HIXL_MAX_RAILS] : NULL,
-					      lout ? &lout[total] : NULL);
-		total++;
-	}
-	mutex_unlock(&hixl_engines_lock);
-	a->total = total;
-	n = min(n, total);
-	if (n && copy_to_user(u64_to_user_ptr(a->buf), out, array_size(n, sizeof(*out))))
-		ret = -EFAULT;
-	if (!ret && n && rout &&
-	    copy_to_user(u64_to_user_ptr(a->rails), rout,
-			 array3_size(n, HIXL_MAX_RAILS, sizeof(*rout))))
-		ret = -EFAULT;
-	if (!ret && n && lout &&
-	    copy_to_user(u64_to_user_ptr(a->lat), lout, array_size(n, sizeof(*lout))))
-		ret = -EFAULT;
-	kvfree(lout);
-	kvfree(rout);
-	kvfree(out);
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_engines);
+EXPORT_SYMBOL_IF_KUNIT(hixl_rail_count_failover);

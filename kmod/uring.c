@@ -42,6 +42,8 @@
 #include "xfer.h"
 #include "req.h"
 #include "compat.h"
+#include "main.h"
+#include "uring.h"
 
 /*
  * Commands kept for a reissue, per engine.  Those io_uring drops instead of

@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "region.h"
 #include "proto.h"
+#include "setup.h"
 
 static struct hixl_setup hixl_good_setup(void)
 {

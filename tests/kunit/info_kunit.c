@@ -12,6 +12,7 @@
 
 #include "compat.h"
 #include "engine.h"
+#include "main.h"
 
 static struct hixl_engine *hixl_test_engine(struct kunit *test)
 {

@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "link.h"
 #include "proto.h"
+#include "main.h"
 
 struct hixl_poll_ctx {
 	struct hixl_engine *eng;

@@ -18,6 +18,8 @@
 #include "region.h"
 #include "rail.h"
 #include "rail_plan.h"
+#include "main.h"
+#include "setup.h"
 
 #define RAIL_MAX_PIECES 512
 

@@ -15,6 +15,8 @@
 #include "stats.h"
 #include "link.h"
 #include "rail_plan.h"
+#include "main.h"
+#include "report.h"
 
 static u64 rs_ctr(struct hixl_engine *eng, u32 rail, enum hixl_ctr i)
 {

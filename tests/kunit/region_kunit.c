@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "region.h"
+#include "main.h"
 
 /* ---- hixl_pgsz ---------------------------------------------------------------- */
 

@@ -17,6 +17,8 @@
 #include "engine.h"
 #include "xfer.h"
 #include "req.h"
+#include "main.h"
+#include "uring.h"
 
 static void hixl_uring_transfer_inline(struct kunit *test)
 {

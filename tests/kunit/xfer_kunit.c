@@ -18,6 +18,7 @@
 #include "link.h"
 #include "xfer.h"
 #include "proto.h"
+#include "main.h"
 
 /* ---- hixl_split --------------------------------------------------------------------- */
 

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * main.h - the module's entry points: /dev/hixl's engines and their
+ * ioctls (main.c), GET_INFO (info.c), debugfs (debugfs.c).
+ */
+#ifndef _HIXL_MAIN_H
+#define _HIXL_MAIN_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+
+struct hixl_engine;
+struct hixl_info;
+
+struct hixl_engine *hixl_engine_create(void);
+void hixl_engine_destroy(struct hixl_engine *eng);
+long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
+		       void __user *uarg);
+int hixl_ioctl_canon(unsigned int cmd, unsigned int *canon, size_t *usize);
+
+/* hixl_engines_lock protects hixl_engines, every open engine (main.c) */
+extern struct mutex hixl_engines_lock;
+extern struct list_head hixl_engines;
+
+/* info.c */
+int hixl_cmd_get_info(struct hixl_engine *eng, struct hixl_info *info);
+
+/* debugfs.c */
+void hixl_debugfs_init(void);
+void hixl_debugfs_exit(void);
+
+#endif /* _HIXL_MAIN_H */

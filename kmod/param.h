@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * param.h - the module's parameters and module-wide objects (param.c).
+ */
+#ifndef _HIXL_PARAM_H
+#define _HIXL_PARAM_H
+
+struct device;
+struct workqueue_struct;
+
+/* Limits, module parameters (param.c); read them with READ_ONCE(). */
+extern unsigned int hixl_max_regions;
+extern unsigned long hixl_max_host_bytes;
+extern unsigned long hixl_max_device_bytes;
+extern unsigned int hixl_max_links;
+extern unsigned int hixl_max_peer_mrs;
+extern unsigned int hixl_handshake_ms;
+extern unsigned int hixl_max_setup_links;
+
+/* The device dma-bufs are attached to (set at load by main.c). */
+extern struct device *hixl_dev;
+/* Work that engine teardown must be able to wait for (link.c). */
+extern struct workqueue_struct *hixl_wq;
+
+#endif /* _HIXL_PARAM_H */

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * setup.c - HIXL_IOC_SETUP: bind an engine to its local address, find the
+ * RDMA device that owns it, and allocate the engine's protection domain
+ * (HIXL Initialize).
+ *
+ * The address is resolved by RDMA CM (rdma_create_id() in the caller's
+ * network namespace, rdma_bind_addr()), so rxe, siw and hardware devices
+ * are found alike.  Options are validated here; the traffic class and
+ * service level apply to the QPs of later links, the staging pool is made
+ * with them.
+ *
+ * The engine's RDMA objects end here too: at close (hixl_engine_rdma_stop(),
+ * hixl_engine_rdma_destroy()) and when their device is unregistered (the
+ * ib_client, hixl_ib_remove()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/nsproxy.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <kunit/visibility.h>
+
+#include "engine.h"
+#include "region.h"
+#include "rail.h"
+#include "auth.h"
+#include "link.h"
+#include "raillink.h"
+#include "loopback.h"
+#include "setup.h"
+#include "main.h"
+
+/**
+ * hixl_setup_validate() - check the options of a SETUP request
+ * @a: the request
+ *
+ * The allowed peers' entries and the secret are read later, by
+ * hixl_auth_setup(); here only their flags, pointers and sizes are checked.
+ *
+ * Return: 0, or -EINVAL for an unknown flag, a non-zero reserved field, a
+ * traffic class above 255 or not a multiple of 4, a service level above 7,
+ * a pool with only one of its two numbers zero, or a pool above 256
+ * buffers or 1024 MiB per buffer; bad rail fields (hixl_rails_validate());
+ * with HIXL_SETUP_ALLOWED_PEERS, no list
+ * or 0 or more than HIXL_MAX_ALLOWED_PEERS entries; with HIXL_SETUP_SECRET,
+ * no secret or one outside HIXL_SECRET_MIN..HIXL_SECRET_MAX bytes; without
+ * a flag, a non-zero field of its option.
+ */
+int hixl_setup_validate(const struct hixl_setup *a)
+{
+	int ret;
+
+	if (a->flags & ~HIXL_SETUP_FLAGS_ALL)
+		return hixl_einval("SETUP: flags 0x%x has unknown bits", a->flags);
+	if (a->reserved1 || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
+		return hixl_einval("SETUP: reserved is not zero");
+	if (a->flags & HIXL_SETUP_ALLOWED_PEERS) {
+		if (!a->allowed || !a->nr_allowed || a->nr_allowed > HIXL_MAX_ALLOWED_PEERS)
+			return hixl_einval("SETUP: ALLOWED_PEERS: allowed %s, nr_allowed %u "
+					   "(1..%u)", a->allowed ? "set" : "NULL", a->nr_allowed,
+					   HIXL_MAX_ALLOWED_PEERS);
+	} else if (a->allowed || a->nr_allowed) {
+		return hixl_einval("SETUP: allowed or nr_allowed set without ALLOWED_PEERS");
+	}
+	if (a->flags & HIXL_SETUP_SECRET) {
+		if (!a->secret || a->secret_len < HIXL_SECRET_MIN ||
+		    a->secret_len > HIXL_SECRET_MAX)
+			return hixl_einval("SETUP: SECRET: secret %s, secret_len %u (%u..%u)",
+					   a->secret ? "set" : "NULL", a->secret_len,
+					   HIXL_SECRET_MIN, HIXL_SECRET_MAX);
+	} else if (a->secret || a->secret_len) {
+		return hixl_einval("SETUP: secret or secret_len set without SECRET");
+	}
+	if ((a->flags & HIXL_SETUP_LISTEN_ANY) && a->local.port)
+		return hixl_einval("SETUP: LISTEN_ANY with local.port %u", a->local.port);
+	if (a->traffic_class > 255 || a->traffic_class % 4)
+		return hixl_einval("SETUP: traffic_class %u (0..255, a multiple of 4)",
+				   a->traffic_class);
+	if (a->transport > HIXL_TRANSPORT_LOCAL)
+		return hixl_einval("SETUP: transport %u (AUTO %u, RDMA %u, LOCAL %u)", a->transport,
+				   HIXL_TRANSPORT_AUTO, HIXL_TRANSPORT_RDMA, HIXL_TRANSPORT_LOCAL);
+	if (a->service_level > 7)
+		return hixl_einval("SETUP: service_level %u (0..7)", a->service_level);
+	ret = hixl_rails_validate(a);
+	if (ret)
+		return ret;
+	if (!a->pool_buffers != !a->pool_buffer_mb)
+		return hixl_einval("SETUP: pool %u:%u: only one of the two is 0",
+				   a->pool_buffers, a->pool_buffer_mb);
+	if (a->pool_buffers > HIXL_MAX_POOL_BUFFERS ||
+	    a->pool_buffer_mb > HIXL_MAX_POOL_BUFFER_MB)
+		return hixl_einval("SETUP: pool %u:%u (at most %u:%u)", a->pool_buffers,
+				   a->pool_buffer_mb, HIXL_MAX_POOL_BUFFERS,
+				   HIXL_MAX_POOL_BUFFER_MB);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_setup_validate);
+
+static void hixl_rdma_free(struct hixl_rdma *rd)
+{
+	hixl_rail_unlisten(rd);		/* stopped already, unless SETUP never finished */
+	hixl_rails_free(rd);
+	if (rd->pd)
+		ib_dealloc_pd(rd->pd);
+	if (!IS_ERR_OR_NULL(rd->cm_id))
+		rdma_destroy_id(rd->cm_id);
+	hixl_auth_free(&rd->auth);	/* no link uses it any more */
+	kfree(rd);
+}
+
+/*
+ * eng->rail_ibdev[] from @rd's rails (NULL: clear them all), for
+ * hixl_ib_remove(); the engine's lock held.
+ */
+static void hixl_engine_rail_ibdevs_set(struct hixl_engine *eng, const struct hixl_rdma *rd)
+{
+	u32 i;
+
+	for (i = 1; i < HIXL_MAX_RAILS; i++)
+		WRITE_ONCE(eng->rail_ibdev[i], rd && i <= rd->nr_rails ?
+			   rd->rails[i - 1].ibdev : NULL);
+}
+
+/**
+ * hixl_cmd_setup() - HIXL_IOC_SETUP: give an engine its RDMA device
+ * @eng: the engine; the caller must be the process that opened it
+ * @a:   in: local address and options; out: device name, page_size_cap,
+ *       max_mr_pages
+ *
+ * All or nothing.  The device side (CM id bound to the address, PD, each
+ * extra rail's device and PD (rail.c, rail_dev.c), the MRs of regions registered
+ * before SETUP on every rail) is built privately under
+ * @eng->lock; with a port, the id then listens, and only after that, when
+ * nothing can fail any more, is it published in @eng->rdma.  A connection
+ * request that arrives between rdma_listen() and the publication is refused
+ * (hixl_cm_handler(): its CONNECT retries), so a failure at any step leaves
+ * no link behind, unwinds everything made so far in reverse order, and
+ * leaves the engine as it was: not set up, its registrations kept, ready
+ * for another SETUP.
+ *
+ * Context: process context, may sleep; takes @eng->lock.
+ * Return: 0, or
+ *  -EINVAL        a bad option or reserved field (hixl_setup_validate()),
+ *                 a malformed allowed-peers entry (hixl_auth_setup()), a
+ *                 bad extra rail (hixl_rails_setup()), or rails for a
+ *                 loopback address;
+ *  rails: also hixl_rails_setup()'s -EFAULT, -EADDRNOTAVAIL, -ENODEV,
+ *                 -EOPNOTSUPP for an extra rail;
+ *  -EFAULT        the allowed peers or the secret are not readable;
+ *  -ENOPKG        a secret, and the kernel has no hmac(sha256)
+ *                 (CONFIG_CRYPTO_HMAC, CONFIG_CRYPTO_SHA256);
+ *  -EAFNOSUPPORT  the address family is not AF_INET or AF_INET6;
+ *  -EPERM         the caller is not the engine's process;
+ *  -EALREADY      the engine was set up already;
+ *  -EADDRNOTAVAIL the address is not local (rdma_bind_addr());
+ *  a loopback address (127.0.0.0/8, ::1): hixl_loop_setup(), no device;
+ *  -ENODEV        the address is local but no RDMA device owns it;
+ *  -EOPNOTSUPP    the device has no fast-registration MRs, or cannot make
+ *                 the MRs of a region registered before SETUP (no page
+ *                 size it supports fits, or device memory on a device that
+ *                 cannot map it);
+ *  -EADDRINUSE    port > 0 and another listener has that address
+ *                 (rdma_listen());
+ *  -ENOMEM, or the device's -errno from ib_alloc_pd(), MR creation or
+ *  rdma_listen().
+ */
+int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
+{
+	struct sockaddr_storage ss;
+	struct hixl_region *r;
+	struct hixl_rdma *rd;
+	unsigned long idx;
+	int ret;
+
+	ret = hixl_setup_validate(a);
+	if (ret)
+		return ret;
+	ret = hixl_sockaddr_to_kernel(&a->local, &ss);
+	if (ret)
+		return ret;
+	if (!hixl_is_owner(eng))
+		return -EPERM;
+	if (hixl_loop_addr(&a->local)) {
+		if (a->flags & (HIXL_SETUP_RAILS | HIXL_SETUP_RAILS_AUTO))
+			return hixl_einval("SETUP: a loopback engine has no rails");
+		return hixl_loop_setup(eng, a);	/* no device: loopback.c */
+	}
+
+	/* eng->lock: one SETUP at a time, and no REG_MEM/DEREG_MEM meanwhile */
+	mutex_lock(&eng->lock);
+	if (eng->rdma) {
+		ret = -EALREADY;
+		goto unlock;
+	}
+	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	if (!rd) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
+	rd->cm_kind = HIXL_CM_ENGINE;
+	rd->eng = eng;
+	rd->local = a->local;
+	rd->traffic_class = a->traffic_class;
+	rd->service_level = a->service_level;
+	rd->pool_buffers = a->pool_buffers;
+	rd->pool_buffer_mb = a->pool_buffer_mb;
+	rd->transport = a->transport;
+	ret = hixl_auth_setup(&rd->auth, a);	/* before the listener can see a request */
+	if (ret)
+		goto err_free_rd;
+
+	rd->cm_id = rdma_create_id(current->nsproxy->net_ns, hixl_cm_handler, rd,
+				   RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(rd->cm_id)) {
+		ret = PTR_ERR(rd->cm_id);
+		goto err_free_rd;
+	}
+	ret = rdma_bind_addr(rd->cm_id, (struct sockaddr *)&ss);
+	if (ret)
+		goto err_destroy_id;
+	rd->ibdev = rd->cm_id->device;
+	if (!rd->ibdev) {
+		ret = -ENODEV;
+		goto err_destroy_id;
+	}
+	if (!(rd->ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
+	    !rd->ibdev->attrs.max_fast_reg_page_list_len) {
+		ret = -EOPNOTSUPP;
+		goto err_destroy_id;
+	}
+	rd->page_size_cap = rd->ibdev->attrs.page_size_cap;
+	rd->max_mr_pages = rd->ibdev->attrs.max_fast_reg_page_list_len;
+	ret = hixl_rails_setup(rd, a, current->nsproxy->net_ns);	/* rail.c */
+	if (ret)
+		goto err_destroy_id;
+	rd->pd = ib_alloc_pd(rd->ibdev, 0);
+	if (IS_ERR(rd->pd)) {
+		ret = PTR_ERR(rd->pd);
+		goto err_free_rails;
+	}
+
+	/* no region has MRs yet: a device removal freed them with the old PD */
+	xa_for_each(&eng->regions, idx, r) {
+		if (READ_ONCE(r->invalid))
+			continue;
+		ret = hixl_region_make_mrs_on(r, rd);
+		if (ret)
+			goto err_free_mrs;
+	}
+	if (a->local.port || (a->flags & HIXL_SETUP_LISTEN_ANY)) {
+		ret = rdma_listen(rd->cm_id, 128);
+		if (ret)
+			goto err_free_mrs;
+		/* port 0: the one RDMA CM bound, which peers and HELLO name */
+		rd->local.port = ntohs(((struct sockaddr_in *)
+					&rd->cm_id->route.addr.src_addr)->sin_port);	/* sin6 too */
+		a->local.port = rd->local.port;
+		/* and on each rail's address, with that port (raillink_accept.c) */
+		ret = hixl_rail_listen(rd, a->flags & HIXL_SETUP_LISTEN_ANY);
+		if (ret)
+			goto err_free_mrs;
+	}
+
+	/* nothing fails from here on: publish (the CM handler reads it unlocked) */
+	atomic_set(&eng->pool_free, a->pool_buffers);
+	WRITE_ONCE(eng->rdma_gone, false);
+	smp_store_release(&eng->rdma, rd);
+	WRITE_ONCE(eng->ibdev, rd->ibdev);
+	hixl_engine_rail_ibdevs_set(eng, rd);
+
+	strscpy(a->device, dev_name(&rd->ibdev->dev), sizeof(a->device));
+	a->page_size_cap = rd->page_size_cap;
+	a->max_mr_pages = rd->max_mr_pages;
+	mutex_unlock(&eng->lock);
+	return 0;
+
+err_free_mrs:
+	xa_for_each(&eng->regions, idx, r)
+		hixl_region_free_mrs_on(r, rd);
+	ib_dealloc_pd(rd->pd);
+err_free_rails:
+	hixl_rails_free(rd);
+err_destroy_id:
+	rdma_destroy_id(rd->cm_id);	/* not listening: no connection came in */
+err_free_rd:
+	hixl_auth_free(&rd->auth);
+	kfree(rd);
+unlock:
+	mutex_unlock(&eng->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_setup);
+
+/**
+ * hixl_engine_rdma_stop() - stop listening: no new link after this
+ * @eng: the engine, being destroyed
+ *
+ * Context: process context, may sleep (waits for a running CM handler).
+ */
+void hixl_engine_rdma_stop(struct hixl_engine *eng)
+{
+	hixl_loop_stop(eng);		/* a loopback engine: off loopback.c's list */
+	if (!eng->rdma)
+		return;
+	hixl_rail_unlisten(eng->rdma);	/* raillink_accept.c */
+	if (!eng->rdma->cm_id)
+		return;
+	rdma_destroy_id(eng->rdma->cm_id);
+	eng->rdma->cm_id = NULL;
+}
+
+/**
+ * hixl_engine_rdma_destroy() - release the device side of an engine
+ * @eng: the engine, whose links and regions (and so MRs) are gone already
+ *
+ * Context: process context, may sleep; @eng->rdma_sem held for writing
+ * (hixl_engine_destroy()), so a device removal waits for this.
+ */
+void hixl_engine_rdma_destroy(struct hixl_engine *eng)
+{
+	lockdep_assert_held_write(&eng->rdma_sem);
+	if (!eng->rdma)
+		return;
+	WRITE_ONCE(eng->ibdev, NULL);
+	hixl_engine_rail_ibdevs_set(eng, NULL);
+	hixl_rdma_free(eng->rdma);
+	eng->rdma = NULL;
+}
+
+/*
+ * hixl_engine_detach() - the engine's RDMA device @ibdev is being
+ * unregistered: give up everything on it - listener, links (their batches
+ * end, their QPs flush), MRs, PD - and leave the engine as if never set up
+ * (its registrations stay pinned; a later SETUP on another device makes
+ * their MRs again).  Commands get -ENODEV from then on.
+ *
+ * First, holding rdma_sem for reading like a command (a close cannot begin
+ * its teardown meanwhile; other commands go on): no new link, no listener,
+ * every link torn down, which wakes each command waiting in one with an
+ * error.  Then, holding it for writing: the commands still running have
+ * ended (one waiting for user memory that never comes ends when the page
+ * arrives or its process is killed), and the MRs and PD go.  A close that
+ * got in between has freed them itself.
+ *
+ * Context: process context, may sleep; the caller holds a reference on
+ * @eng and no lock.
+ */
+static void hixl_engine_detach(struct hixl_engine *eng, struct ib_device *ibdev)
+{
+	struct hixl_region *r;
+	struct hixl_rdma *rd;
+	unsigned long idx;
+
+	down_read(&eng->rdma_sem);
+	rd = eng->rdma;
+	if (!rd || rd->ibdev != ibdev) {	/* closed, or set up again elsewhere */
+		up_read(&eng->rdma_sem);
+		return;
+	}
+	pr_warn("engine %llu: RDMA device %s removed; its links and MRs go\n", eng->id,
+		dev_name(&ibdev->dev));
+	mutex_lock(&eng->links_lock);
+	WRITE_ONCE(eng->rdma_gone, true);	/* no new link from here on */
+	mutex_unlock(&eng->links_lock);
+	hixl_engine_rdma_stop(eng);
+	hixl_engine_links_destroy(eng);		/* wakes every waiter with an error */
+	up_read(&eng->rdma_sem);
+
+	down_write(&eng->rdma_sem);		/* commands that still run finish */
+	mutex_lock(&eng->lock);
+	rd = eng->rdma;
+	if (rd && rd->ibdev == ibdev) {
+		xa_for_each(&eng->regions, idx, r)
+			hixl_region_free_mrs(r);	/* every rail's */
+		WRITE_ONCE(eng->ibdev, NULL);
+		hixl_engine_rail_ibdevs_set(eng, NULL);
+		eng->rdma = NULL;
+	} else {
+		rd = NULL;			/* a close freed them meanwhile */
+	}
+	mutex_unlock(&eng->lock);
+	up_write(&eng->rdma_sem);
+	if (rd)
+		hixl_rdma_free(rd);
+}
+
+static int hixl_ib_add(struct ib_device *ibdev)
+{
+	int ret;
+
+	/* engines bind to devices through RDMA CM at SETUP; revival asks hixl_dev_live() */
+	ret = hixl_dev_add(ibdev);
+	if (ret)	/* only a rail's revival on this device is refused */
+		pr_warn("device %s: not tracked (%d): rails on it are not revived\n",
+			dev_name(&ibdev->dev), ret);
+	return 0;
+}
+
+static u64 hixl_removal_seq;	/* under hixl_engines_lock */
+
+/* does @eng use @ibdev, as rail 0 or an extra rail?  Only compares. */
+static bool hixl_engine_on_dev(struct hixl_engine *eng, struct ib_device *ibdev)
+{
+	u32 i;
+
+	if (READ_ONCE(eng->ibdev) == ibdev)
+		return true;
+	for (i = 1; i < HIXL_MAX_RAILS; i++)
+		if (READ_ONCE(eng->rail_ibdev[i]) == ibdev)
+			return true;
+	return false;
+}
+
+/**
+ * hixl_ib_remove() - ib_client.remove: an RDMA device is being unregistered
+ * @ibdev:       the device
+ * @client_data: unused
+ *
+ * Called before RDMA CM's own remove (clients go in reverse order of
+ * registration), so our CM ids, QPs, MRs and PD on @ibdev are gone before
+ * the core looks for leftovers (model: drivers/nvme/host/rdma.c,
+ * nvme_rdma_remove_one()).  Engines on @ibdev are detached one at a time
+ * (hixl_engine_detach()), each with a reference taken under
+ * hixl_engines_lock and the lock dropped while it waits: an engine whose
+ * command is stuck in a user page fault holds up this removal, not the
+ * opening, closing or removal of other engines.  Each engine is looked at
+ * once per removal (@removal_seq), even if it is set up again meanwhile.
+ * An engine that has @ibdev as an extra rail (hixl_engine.rail_ibdev[])
+ * loses that rail only (hixl_engine_rail_detach(), rail_dev.c): its links on
+ * the rail, the regions' MRs there and the rail's PD; it goes on on its
+ * other rails.
+ *
+ * Context: process context, may sleep; takes hixl_engines_lock to walk the
+ * list, then, without it, each engine's rdma_sem.
+ */
+static void hixl_ib_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct hixl_engine *eng, *found;
+	u64 seq;
+
+	hixl_dev_remove(ibdev);	/* no rail is revived on it from here on */
+
+	mutex_lock(&hixl_engines_lock);
+	seq = ++hixl_removal_seq;
+	for (;;) {
+		found = NULL;
+		list_for_each_entry(eng, &hixl_engines, node) {
+			if (eng->removal_seq != seq && hixl_engine_on_dev(eng, ibdev)) {
+				found = eng;
+				break;
+			}
+		}
+		if (!found)
+			break;
+		found->removal_seq = seq;
+		kref_get(&found->ref);
+		mutex_unlock(&hixl_engines_lock);
+		if (READ_ONCE(found->ibdev) == ibdev)
+			hixl_engine_detach(found, ibdev);
+		else
+			hixl_engine_rail_detach(found, ibdev);
+		hixl_engine_put(found);
+		mutex_lock(&hixl_engines_lock);
+	}
+	mutex_unlock(&hixl_engines_lock);
+}
+
+static struct ib_client hixl_ib_client = {
+	.name = "hixl",
+	.add = hixl_ib_add,
+	.remove = hixl_ib_remove,
+};
+
+/**
+ * hixl_ib_client_register() - learn about RDMA devices going away
+ *
+ * Return: 0 or ib_register_client()'s -errno.
+ */
+int hixl_ib_client_register(void)
+{
+	return ib_register_client(&hixl_ib_client);
+}
+
+/** hixl_ib_client_unregister() - undo hixl_ib_client_register() */
+void hixl_ib_client_unregister(void)
+{
+	ib_unregister_client(&hixl_ib_client);	/* removes every device: the set is empty */
+	hixl_devs_destroy();
+}
+
