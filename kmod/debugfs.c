@@ -18,9 +18,9 @@
 #include "rail.h"
 #include "link.h"
 #include "raillink.h"
-#include "local.h"
 #include "testhook.h"
 #include "main.h"
+#include "local_xfer.h"
 
 static struct dentry *hixl_debugfs_dir;
 

@@ -59,6 +59,24 @@ int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_stora
 EXPORT_SYMBOL_IF_KUNIT(hixl_sockaddr_to_kernel);
 
 /**
+ * hixl_loop_addr() - is an engine name on a loopback address?
+ * @a: the name (its fields unchecked)
+ *
+ * Return: true for AF_INET 127.0.0.0/8 and AF_INET6 ::1; false for
+ * anything else (::ffff:127.0.0.1 included: IPv4-mapped names are not
+ * loopback names here).
+ */
+bool hixl_loop_addr(const struct hixl_sockaddr *a)
+{
+	if (a->family == AF_INET)
+		return a->addr[0] == 127;
+	if (a->family == AF_INET6)
+		return ipv6_addr_loopback((const struct in6_addr *)a->addr);
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_loop_addr);
+
+/**
  * hixl_engine_usable() - may the caller run a command that needs the device?
  * @eng: the engine
  *

@@ -424,6 +424,7 @@ static inline bool hixl_is_owner(const struct hixl_engine *eng)
 
 void hixl_engine_put(struct hixl_engine *eng);
 int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss);
+bool hixl_loop_addr(const struct hixl_sockaddr *a);
 int hixl_engine_usable(struct hixl_engine *eng);
 int hixl_dev_add(struct ib_device *ibdev);
 void hixl_dev_remove(struct ib_device *ibdev);

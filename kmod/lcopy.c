@@ -64,8 +64,8 @@
 
 #include "engine.h"
 #include "link.h"
-#include "local.h"
 #include "xfer.h"
+#include "local_xfer.h"
 
 static int local_copy_threads = -1;
 module_param(local_copy_threads, int, 0644);

@@ -24,6 +24,7 @@
 #include <rdma/ib_verbs.h>
 
 #include <rdma/hixl.h>
+#include "region.h"
 #include "auth.h"
 #include "stats.h"
 #include "local.h"
@@ -45,18 +46,6 @@ enum hixl_link_state {
 	HIXL_LINK_READY,
 	HIXL_LINK_ERROR,	/* broken: every call but DISCONNECT fails */
 	HIXL_LINK_CLOSED,	/* being torn down */
-};
-
-/*
- * One MR as the transfer path sees it: the region bytes [addr, addr + len)
- * are RDMA address iova under key.  A peer's MRs as it announced them
- * (key = rkey), and our own (key = lkey, struct hixl_region.spans).
- */
-struct hixl_rmr {
-	u64 addr;
-	u64 len;
-	u64 iova;
-	u32 rkey;
 };
 
 /*

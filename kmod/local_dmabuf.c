@@ -53,7 +53,7 @@
 
 #include "engine.h"
 #include "region.h"
-#include "local.h"
+#include "local_xfer.h"
 
 /**
  * hixl_local_region_ok() - can the CPU copy reach a region?

@@ -35,6 +35,7 @@
 #include "xfer.h"
 #include "xprep.h"
 #include "req.h"
+#include "local_xfer.h"
 
 /* Give back regions held by a local plan, keeping the arrays (fallback to RDMA). */
 static void hixl_local_unhold(struct hixl_engine *eng, struct hixl_plan *pl)

@@ -56,24 +56,6 @@ static LIST_HEAD(hixl_loop_engines);
 static u16 hixl_loop_next_port = HIXL_LOOP_PORT_LO;	/* under hixl_loop_lock */
 
 /**
- * hixl_loop_addr() - is an engine name on a loopback address?
- * @a: the name (its fields unchecked)
- *
- * Return: true for AF_INET 127.0.0.0/8 and AF_INET6 ::1; false for
- * anything else (::ffff:127.0.0.1 included: IPv4-mapped names are not
- * loopback names here).
- */
-bool hixl_loop_addr(const struct hixl_sockaddr *a)
-{
-	if (a->family == AF_INET)
-		return a->addr[0] == 127;
-	if (a->family == AF_INET6)
-		return ipv6_addr_loopback((const struct in6_addr *)a->addr);
-	return false;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_loop_addr);
-
-/**
  * hixl_loop_route() - may an engine CONNECT to @dst at all?
  * @loop_engine: the engine is a loopback engine (no device)
  * @dst:         the CONNECT's target name

@@ -17,7 +17,6 @@ struct hixl_engine;
 struct hixl_link;
 struct hixl_setup;
 
-bool hixl_loop_addr(const struct hixl_sockaddr *a);
 int hixl_loop_route(bool loop_engine, const struct hixl_sockaddr *dst);
 bool hixl_loop_engine(const struct hixl_engine *eng);
 int hixl_loop_setup(struct hixl_engine *eng, struct hixl_setup *a);

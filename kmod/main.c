@@ -32,6 +32,7 @@
 #include "uring.h"
 #include "setup.h"
 #include "report.h"
+#include "local_xfer.h"
 
 /*
  * Every open engine, for debugfs and device removal (hixl_ib_remove()); an

@@ -79,14 +79,7 @@
 #include <kunit/visibility.h>
 
 #include "engine.h"
-#include "region.h"
-#include "loopback.h"
 #include "rail.h"
-
-int hixl_rail_numa = 1;
-module_param_named(rail_numa, hixl_rail_numa, int, 0644);
-MODULE_PARM_DESC(rail_numa,
-		 "1 (default): a host region's descriptors go on the rails whose device is on the region's NUMA node (when there is one); 0: on every rail");
 
 /**
  * hixl_rails_validate() - check SETUP's rail fields, before anything is read
@@ -341,84 +334,3 @@ u32 hixl_rails_count(const struct hixl_rdma *rd)
 	return rd->loopback ? 0 : 1 + rd->nr_rails;
 }
 
-/**
- * hixl_rail_numa_mask() - the rails a region on a NUMA node should use
- * @dev_node: each rail's device node: a node id, NUMA_NO_NODE (not known)
- *            or HIXL_RAIL_NODE_GONE (no device: never chosen)
- * @nr_rails: entries of @dev_node, at most HIXL_MAX_RAILS (more are
- *            ignored)
- * @mem_node: the region's node, NUMA_NO_NODE when not known (device memory)
- * @enabled:  the rail_numa module parameter
- *
- * A pure function (KUnit: tests/rail_kunit.c).  With @enabled, a known
- * @mem_node and at least one rail's device on @mem_node: those rails plus
- * the rails whose node is not known (they are not known to be remote).
- * Otherwise every rail that has a device.
- *
- * Return: bit i set for rail i chosen; 0 only when no rail has a device.
- */
-u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled)
-{
-	u32 all = 0, local = 0, unknown = 0, i;
-
-	for (i = 0; i < min_t(u32, nr_rails, HIXL_MAX_RAILS); i++) {
-		if (dev_node[i] == HIXL_RAIL_NODE_GONE)
-			continue;
-		all |= BIT(i);
-		if (dev_node[i] == NUMA_NO_NODE)
-			unknown |= BIT(i);
-		else if (mem_node != NUMA_NO_NODE && dev_node[i] == mem_node)
-			local |= BIT(i);
-	}
-	if (!enabled || mem_node == NUMA_NO_NODE || !local)
-		return all;
-	return local | unknown;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_rail_numa_mask);
-
-/**
- * hixl_region_rails_update() - recompute a region's rails (struct
- * hixl_region.rails)
- * @r:  the region; its engine's lock held
- * @rd: the device side its MRs were made on (published or being set up)
- *
- * The rails whose device exists and where @r has MRs, narrowed by
- * hixl_rail_numa_mask() with rail_numa as it is now; rail 0 always.
- *
- * Context: any; the engine's lock held.
- */
-void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd)
-{
-	int node[HIXL_MAX_RAILS];
-	struct hixl_rail_dev dev;
-	u32 i, n, have = 0;
-
-	lockdep_assert_held(&r->eng->lock);
-	n = rd && !rd->loopback ? 1 + rd->nr_rails : 1;
-	for (i = 0; i < n; i++) {
-		node[i] = HIXL_RAIL_NODE_GONE;
-		if (!hixl_region_mrset(r, i)->nr_mrs || !hixl_rail_dev(rd, i, &dev))
-			continue;
-		have |= BIT(i);
-		node[i] = i ? rd->rails[i - 1].numa_node : dev_to_node(&rd->ibdev->dev);
-	}
-	WRITE_ONCE(r->rails, (hixl_rail_numa_mask(node, n, r->numa_node,
-						  READ_ONCE(hixl_rail_numa)) & have) | 1);
-}
-
-/**
- * hixl_engine_rails_update() - recompute every region's rails after a rail's
- * device went or came back
- * @eng: the engine; its lock held
- *
- * Context: any; the engine's lock held.
- */
-void hixl_engine_rails_update(struct hixl_engine *eng)
-{
-	struct hixl_region *r;
-	unsigned long idx;
-
-	lockdep_assert_held(&eng->lock);
-	xa_for_each(&eng->regions, idx, r)
-		hixl_region_rails_update(r, eng->rdma);
-}

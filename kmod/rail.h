@@ -84,22 +84,32 @@ struct hixl_rail_dev {
 	u32 max_mr_pages;
 };
 
-extern int hixl_rail_numa;
+/**
+ * struct hixl_rail_piece - one piece of a descriptor on one rail
+ * @desc: the descriptor's index in its batch
+ * @rail: the rail it goes on, 0..nr_rails - 1
+ * @off:  bytes from the descriptor's start
+ * @len:  bytes, > 0
+ *
+ * Enough to post the piece again on another rail (failover): the same
+ * bytes of the same descriptor.
+ */
+struct hixl_rail_piece {
+	u32 desc;
+	u32 rail;
+	u64 off;
+	u64 len;
+};
 
 /* rail.c */
 int hixl_rails_validate(const struct hixl_setup *a);
 int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net);
 void hixl_rails_free(struct hixl_rdma *rd);
 u32 hixl_rails_count(const struct hixl_rdma *rd);
-u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled);
-void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd);
-void hixl_engine_rails_update(struct hixl_engine *eng);
 
 /* rail_dev.c */
 int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss, struct hixl_rail *rail);
 void hixl_rail_close(struct hixl_rail *rail);
 bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out);
-int hixl_rail_revive(struct hixl_engine *eng, u32 i);
-void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev);
 
 #endif /* HIXL_RAIL_H */

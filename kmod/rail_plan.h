@@ -10,26 +10,11 @@
 
 #include <linux/types.h>
 
+#include "rail.h"
+
 /* striping defaults of the multi-rail data path (xrail.c) */
 #define HIXL_RAIL_STRIPE_MIN	(1ULL << 20)	/* bytes: striped from here on */
 #define HIXL_RAIL_CHUNK		(512ULL << 10)	/* bytes: one stripe chunk */
-
-/**
- * struct hixl_rail_piece - one piece of a descriptor on one rail
- * @desc: the descriptor's index in its batch
- * @rail: the rail it goes on, 0..nr_rails - 1
- * @off:  bytes from the descriptor's start
- * @len:  bytes, > 0
- *
- * Enough to post the piece again on another rail (failover): the same
- * bytes of the same descriptor.
- */
-struct hixl_rail_piece {
-	u32 desc;
-	u32 rail;
-	u64 off;
-	u64 len;
-};
 
 long hixl_rail_plan(const u64 *lens, u32 n, u32 nr_rails, u64 stripe_min, u64 chunk,
 		    u32 *rr, struct hixl_rail_piece *out, u32 max);

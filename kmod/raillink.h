@@ -62,6 +62,9 @@ struct net;
 struct rdma_cm_id;
 struct rdma_cm_event;
 
+/* rail_revive.c */
+int hixl_rail_revive(struct hixl_engine *eng, u32 i);
+
 /* raillink.c */
 void hixl_link_rails_init(struct hixl_link *l);
 u32 hixl_link_nr_rails(struct hixl_link *l);

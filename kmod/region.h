@@ -18,6 +18,18 @@
 #include <linux/types.h>
 #include <rdma/hixl.h>
 
+/*
+ * One MR as the transfer path sees it: the region bytes [addr, addr + len)
+ * are RDMA address iova under key.  A peer's MRs as it announced them
+ * (key = rkey), and our own (key = lkey, struct hixl_region.spans).
+ */
+struct hixl_rmr {
+	u64 addr;
+	u64 len;
+	u64 iova;
+	u32 rkey;
+};
+
 struct hixl_engine;
 struct hixl_rdma;
 struct hixl_rmr;
@@ -295,6 +307,12 @@ void hixl_inval_work(struct work_struct *work);
 /* region.c */
 int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *arg);
 int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
+/* mr.c: the rails a region's descriptors go on (its NUMA node's) */
+extern int hixl_rail_numa;
+struct hixl_rdma;
+u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled);
+void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd);
+void hixl_engine_rails_update(struct hixl_engine *eng);
 void hixl_engine_regions_init(struct hixl_engine *eng);
 void hixl_engine_regions_destroy(struct hixl_engine *eng);
 struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len);

@@ -493,3 +493,65 @@ void hixl_ib_client_unregister(void)
 	hixl_devs_destroy();
 }
 
+/**
+ * hixl_engine_rail_detach() - rail @ibdev of @eng is being unregistered
+ * @eng:   an engine that has @ibdev as one of its extra rails (a reference
+ *         held by the caller, hixl_ib_remove())
+ * @ibdev: the device
+ *
+ * As hixl_engine_detach() does for rail 0, for one extra rail: first,
+ * holding rdma_sem for reading, the rail is marked removing (under
+ * links_lock: no new link on it, hixl_rail_dev() says it is gone) and its
+ * links are destroyed (hixl_engine_links_destroy_rail(); their batches
+ * end, their QPs flush); then, holding rdma_sem for writing (commands that
+ * may use the rail's MRs have ended), every region's MRs on the rail and
+ * its PD are freed and the rail's @ibdev/@pd are cleared.  The engine keeps
+ * working on its other rails; hixl_rail_revive() may bring the rail back.
+ *
+ * Context: process context, may sleep; the caller holds no lock.
+ */
+void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)
+{
+	struct hixl_region *r;
+	struct hixl_rdma *rd;
+	unsigned long idx;
+	u32 i = 0, j;
+
+	down_read(&eng->rdma_sem);
+	rd = eng->rdma;
+	mutex_lock(&eng->lock);
+	for (j = 0; rd && !rd->loopback && j < rd->nr_rails; j++) {
+		if (rd->rails[j].ibdev == ibdev && rd->rails[j].pd) {
+			i = j + 1;
+			break;
+		}
+	}
+	if (i) {
+		mutex_lock(&eng->links_lock);
+		WRITE_ONCE(rd->rails[i - 1].removing, true);
+		mutex_unlock(&eng->links_lock);
+	}
+	mutex_unlock(&eng->lock);
+	if (!i) {			/* closed, or not (any more) on @ibdev */
+		up_read(&eng->rdma_sem);
+		return;
+	}
+	pr_warn("engine %llu: rail %u's RDMA device %s removed; its links and MRs go\n",
+		eng->id, i, dev_name(&ibdev->dev));
+	hixl_engine_links_destroy_rail(eng, i);
+	up_read(&eng->rdma_sem);
+
+	down_write(&eng->rdma_sem);	/* commands that still run finish */
+	mutex_lock(&eng->lock);
+	rd = eng->rdma;
+	if (rd && rd->nr_rails >= i && rd->rails[i - 1].ibdev == ibdev) {
+		xa_for_each(&eng->regions, idx, r)
+			hixl_region_free_mrs_rail(r, rd, i);
+		hixl_rail_close(&rd->rails[i - 1]);
+		WRITE_ONCE(eng->rail_ibdev[i], NULL);
+		hixl_engine_rails_update(eng);
+	}
+	mutex_unlock(&eng->lock);
+	up_write(&eng->rdma_sem);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_engine_rail_detach);

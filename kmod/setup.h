@@ -8,11 +8,13 @@
 
 struct hixl_engine;
 struct hixl_setup;
+struct ib_device;
 
 int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *arg);
 int hixl_setup_validate(const struct hixl_setup *a);
 void hixl_engine_rdma_stop(struct hixl_engine *eng);
 void hixl_engine_rdma_destroy(struct hixl_engine *eng);
+void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev);
 int hixl_ib_client_register(void);
 void hixl_ib_client_unregister(void);
 

@@ -16,8 +16,6 @@
 #include "rail.h"
 #include "link.h"
 #include "raillink.h"
-#include "local.h"
-#include "rail_plan.h"
 #include "trace.h"
 
 static_assert(offsetof(struct hixl_xfer_stats, reserved) == HIXL_CTR_NR * sizeof(__u64));

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * local_xfer.h - the same-host transport: a TRANSFER on a paired
+ * same-host link (local.h) is a CPU copy between the two engines'
+ * registrations (local_xfer.c), in parallel for large batches (lcopy.c),
+ * device registrations through their dma-bufs (local_dmabuf.c).
+ */
+#ifndef _HIXL_LOCAL_XFER_H
+#define _HIXL_LOCAL_XFER_H
+
+#include <linux/sizes.h>
+#include <linux/types.h>
+
+#define HIXL_LOCAL_CHUNK	SZ_1M	/* bytes copied between checks */
+/* Segments a chunk may need: HIXL_LOCAL_CHUNK of 4 KiB pages, misaligned. */
+#define HIXL_LOCAL_SEGS		(HIXL_LOCAL_CHUNK / PAGE_SIZE + 1)
+
+/* lcopy.c: the parallel copy */
+#define HIXL_LCOPY_MAX		16	/* CPUs one batch uses at most */
+/*
+ * A share must be long against waking a worker on another CPU (a few us on
+ * hardware, far more under QEMU/TCG): 1 MiB is ~100 us of memcpy at 10 GB/s.
+ */
+#define HIXL_LCOPY_MIN		SZ_2M	/* bytes: a smaller batch is copied inline */
+#define HIXL_LCOPY_SHARE_MIN	SZ_1M	/* bytes a share gets at least */
+#define HIXL_LCOPY_ALIGN	SZ_64K	/* share boundaries: multiples of it in the batch */
+/* us a copy worker waits for the peer engine's lock before it hands its share back */
+#define HIXL_LCOPY_LOCK_US	20000
+
+struct hixl_req;
+struct hixl_engine;
+struct hixl_link;
+struct hixl_plan;
+struct hixl_op_desc;
+struct hixl_transfer;
+struct hixl_xbatch;
+struct hixl_region;
+struct dentry;
+struct page;
+
+/* local_xfer.c: the same-host transport */
+int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
+		    const struct hixl_op_desc *d, bool nonblock, struct hixl_plan *pl);
+int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
+		   const struct hixl_op_desc *d, const struct hixl_plan *pl,
+		   unsigned long deadline, struct hixl_req *req);
+
+/*
+ * One physically contiguous piece of the peer's memory in a chunk: @len
+ * bytes from byte @off of @page on, each of its pages referenced
+ * (get_page()) while the chunk is copied.
+ */
+struct hixl_local_seg {
+	struct page *page;
+	u32 off;
+	u32 len;
+};
+
+int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline);
+int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
+		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg);
+
+/**
+ * struct hixl_lcopy_share - a contiguous byte range of a batch (lcopy.c)
+ * @first: the descriptor it starts in
+ * @off:   bytes into that descriptor
+ * @pos:   its first byte's position in the batch (descriptors end to end)
+ * @bytes: its length, > 0
+ */
+struct hixl_lcopy_share {
+	u32 first;
+	u64 off;
+	u64 pos;
+	u64 bytes;
+};
+
+u32 hixl_lcopy_threads(void);
+u32 hixl_lcopy_workers(u64 total, u32 threads);
+u32 hixl_lcopy_plan(const struct hixl_op_desc *d, u32 count, u32 nw,
+		    struct hixl_lcopy_share *share);
+int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xbatch *b,
+		   struct hixl_transfer *a, const struct hixl_op_desc *d,
+		   const struct hixl_plan *pl, unsigned long deadline, u64 *bytes);
+void hixl_lcopy_debugfs(struct dentry *dir);
+void hixl_lcopy_init(void);
+void hixl_lcopy_exit(void);
+
+/* local_dmabuf.c: device (dma-buf) registrations on the same-host path */
+struct hixl_region;
+bool hixl_local_region_ok(struct hixl_region *r);
+int hixl_local_dmabuf_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
+			    u64 la, const struct hixl_region *rr, u64 ra, u64 n);
+
+#endif /* _HIXL_LOCAL_XFER_H */
