@@ -13,6 +13,7 @@
 #include <kunit/test.h>
 
 #include "local.h"
+#include "local_xfer.h"
 
 #define KiB	1024ULL
 #define MiB	(1024 * KiB)

@@ -9,6 +9,7 @@
 #include <linux/socket.h>
 
 #include "loopback.h"
+#include "engine.h"
 
 struct hixl_loop_case {
 	const char *desc;

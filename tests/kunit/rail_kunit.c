@@ -20,6 +20,7 @@
 #include "rail_plan.h"
 #include "main.h"
 #include "setup.h"
+#include "raillink.h"
 
 #define RAIL_MAX_PIECES 512
 
