@@ -68,7 +68,8 @@
 
 #include "engine.h"
 #include "link.h"
-#include "xfer.h"
+#include "xq.h"
+#include "cancel.h"
 #include "xrail.h"
 
 /**

@@ -64,7 +64,8 @@
 
 #include "engine.h"
 #include "link.h"
-#include "xfer.h"
+#include "plan.h"
+#include "xq.h"
 #include "local_xfer.h"
 
 static int local_copy_threads = -1;

@@ -33,7 +33,7 @@
 #include "raillink.h"
 #include "local.h"
 #include "loopback.h"
-#include "xfer.h"
+#include "xq.h"
 #include "trace.h"
 #include "proto.h"
 

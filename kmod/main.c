@@ -26,6 +26,8 @@
 #include "region.h"
 #include "link.h"
 #include "local.h"
+#include "xq.h"
+#include "cancel.h"
 #include "xfer.h"
 #include "xprep.h"
 #include "main.h"

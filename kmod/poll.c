@@ -46,7 +46,8 @@
 #include <kunit/visibility.h>
 
 #include "link.h"
-#include "xfer.h"
+#include "xq.h"
+#include "poll.h"
 
 unsigned int hixl_poll_us = 200;
 module_param_named(poll_us, hixl_poll_us, uint, 0644);

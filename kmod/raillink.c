@@ -56,7 +56,7 @@
 #include "auth.h"
 #include "link.h"
 #include "raillink.h"
-#include "xfer.h"
+#include "xq.h"
 #include "local.h"
 #include "proto.h"
 #include "trace.h"

@@ -32,7 +32,8 @@
 #include "engine.h"
 #include "link.h"
 #include "stats.h"
-#include "xfer.h"
+#include "xq.h"
+#include "poll.h"
 #include "req.h"
 
 /**

@@ -14,7 +14,7 @@
 #include "engine.h"
 #include "region.h"
 #include "link.h"
-#include "xfer.h"
+#include "xq.h"
 #include "proto.h"
 
 /**

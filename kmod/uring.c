@@ -39,6 +39,8 @@
 
 #include "engine.h"
 #include "link.h"
+#include "xq.h"
+#include "cancel.h"
 #include "xfer.h"
 #include "req.h"
 #include "compat.h"

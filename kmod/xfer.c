@@ -25,6 +25,8 @@
 #include "engine.h"
 #include "stats.h"
 #include "link.h"
+#include "plan.h"
+#include "xq.h"
 #include "xfer.h"
 #include "xrail.h"
 #include "xprep.h"

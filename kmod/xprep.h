@@ -13,7 +13,8 @@
 #include <linux/types.h>
 
 #include <rdma/hixl.h>
-#include "xfer.h"
+#include "plan.h"
+#include "xq.h"
 
 struct hixl_engine;
 struct hixl_link;

@@ -44,7 +44,9 @@
 #include "engine.h"
 #include "stats.h"
 #include "link.h"
-#include "xfer.h"
+#include "plan.h"
+#include "xq.h"
+#include "poll.h"
 #include "xrail.h"
 #include "trace.h"
 

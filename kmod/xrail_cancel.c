@@ -19,7 +19,7 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 
-#include "xfer.h"
+#include "xq.h"
 #include "xrail.h"
 
 /* what hixl_xrail_next_sub() looks for */

@@ -12,7 +12,8 @@
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 
-#include "xfer.h"
+#include "xq.h"
+#include "poll.h"
 
 static void hixl_poll_off_never_spins(struct kunit *test)
 {

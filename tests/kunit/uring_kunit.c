@@ -15,6 +15,8 @@
 #include <linux/uaccess.h>
 
 #include "engine.h"
+#include "xq.h"
+#include "cancel.h"
 #include "xfer.h"
 #include "req.h"
 #include "main.h"

@@ -16,6 +16,9 @@
 
 #include "engine.h"
 #include "link.h"
+#include "plan.h"
+#include "xq.h"
+#include "cancel.h"
 #include "xfer.h"
 #include "proto.h"
 #include "main.h"

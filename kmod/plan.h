@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * plan.h - a TRANSFER's descriptors planned into pieces, one work request
+ * each, over the MRs of both sides (plan.c).
+ */
+#ifndef _HIXL_PLAN_H
+#define _HIXL_PLAN_H
+
+#include <linux/sizes.h>
+#include <linux/types.h>
+#include <rdma/hixl.h>
+
+#include "link.h"
+
+/* One work request's worth of a descriptor (plan.c). */
+struct hixl_piece {
+	u64 laddr;		/* local RDMA address */
+	u64 raddr;		/* remote RDMA address */
+	u32 len;
+	u32 lkey;
+	u32 rkey;
+	u32 desc;
+};
+
+/* The pieces of a TRANSFER (@bytes: their sum), and the regions it holds (users raised). */
+struct hixl_plan {
+	struct hixl_piece *p;
+	u32 n, cap;
+	u64 bytes;
+	struct hixl_region **held;
+	u32 nheld;
+};
+
+#define HIXL_MAX_SGE_LEN	SZ_1G	/* bytes one work request moves at most */
+/*
+ * Pieces one TRANSFER's plan may have (work requests of the direct path,
+ * stripe chunks of a striped one): its planning arrays stay below 200 MiB,
+ * far from kvmalloc()'s INT_MAX, and are charged to the caller's memory
+ * cgroup (GFP_KERNEL_ACCOUNT); more is -E2BIG.
+ */
+#define HIXL_MAX_PIECES		(1U << 22)
+/* what the planning arrays of a TRANSFER are allocated with */
+#define HIXL_PLAN_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
+
+/* plan.c */
+int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, u32 idx,
+		   struct hixl_plan *pl);
+int hixl_stage_check(struct hixl_link *l, u32 op, const struct hixl_op_desc *d);
+int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32 nr,
+	       u64 la, u64 ra, u64 len, u32 desc, struct hixl_plan *pl);
+void hixl_plan_free(struct hixl_plan *pl);
+void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
+
+#endif /* _HIXL_PLAN_H */
