@@ -33,7 +33,6 @@
 #include "raillink.h"
 #include "local.h"
 #include "loopback.h"
-#include "xq.h"
 #include "trace.h"
 #include "proto.h"
 
@@ -338,6 +337,10 @@ static void hixl_link_hs_expire(struct work_struct *w)
 	hixl_link_abort(l, -ETIMEDOUT);
 }
 
+/* The links' transfer queue (struct hixl_link_queue_ops), set at load by main.c. */
+const struct hixl_link_queue_ops *hixl_xq_ops __read_mostly;
+EXPORT_SYMBOL_IF_KUNIT(hixl_xq_ops);
+
 /**
  * hixl_link_alloc() - a new link of @eng, CONNECTING, with one reference
  * @eng:    the engine
@@ -354,7 +357,7 @@ struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 
 	if (!l)
 		return NULL;
-	if (hixl_link_xq_init(l)) {
+	if (hixl_xq_ops->init(l)) {
 		kfree(l);
 		return NULL;
 	}
@@ -395,7 +398,7 @@ static void hixl_link_free(struct kref *ref)
 	struct hixl_link *l = container_of(ref, struct hixl_link, ref);
 
 	hixl_local_link_free(l);
-	hixl_link_xq_free(l);
+	hixl_xq_ops->free(l);
 	if (l->parent)			/* a rail link's reference on its primary */
 		hixl_link_put(l->parent);
 	mutex_destroy(&l->cm_mutex);
@@ -571,7 +574,7 @@ void hixl_link_destroy(struct hixl_link *l)
 	cancel_work_sync(&l->stage.work);
 	cancel_delayed_work_sync(&l->hs_work);
 	hixl_link_ka_stop(l);
-	hixl_link_xq_close(l);			/* waiting batches end; posted ones flush */
+	hixl_xq_ops->close(l);		/* waiting batches end; posted ones flush */
 	mutex_lock(&l->msg.post_mutex);		/* a staged transfer finishes */
 	hixl_link_destroy_qp(l);
 	mutex_unlock(&l->msg.post_mutex);

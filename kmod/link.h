@@ -234,6 +234,30 @@ struct hixl_link_xq {
 };
 
 /**
+ * struct hixl_link_queue_ops - what a link asks of its transfer queue
+ * @init:     set up a new link's queue (struct hixl_link_xq); 0 or -ENOMEM
+ * @close:    the link is going away, its QP still exists: its batches end
+ * @free:     free what @init allocated; no batch refers to the link any more
+ * @hold_ack: may a table message's TABLE_ACK go now?  true: the queue
+ *            holds it and sends it once what was planned against the
+ *            table is posted; false: the caller sends it (@applied: the
+ *            count it says either way)
+ *
+ * The links sit below the data path (kmod/LAYERS): a link reaches its
+ * queue through these, which the data path's queue provides (xq.c,
+ * hixl_xq_link_ops) and main.c sets at load, before any link can exist
+ * (hixl_xq_ops).  Read-only afterwards.
+ */
+struct hixl_link_queue_ops {
+	int (*init)(struct hixl_link *l);
+	void (*close)(struct hixl_link *l);
+	void (*free)(struct hixl_link *l);
+	bool (*hold_ack)(struct hixl_link *l, bool fence, u64 *applied);
+};
+
+extern const struct hixl_link_queue_ops *hixl_xq_ops;
+
+/**
  * struct hixl_rtable - the peer's region table on a link (rtable.c)
  * @lock:       protects @tree, the hixl_rregion entries in it and the two
  *              counts
@@ -504,26 +528,6 @@ int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline);
 
 /* table.c: our table on the links; rtable.c: the peer's table, TABLE_ACK */
 
-/**
- * struct hixl_tbl_wait - the acknowledgements one table update waits for
- * @eng:      the engine
- * @deadline: jiffies by which every peer must have acknowledged
- * @ents:     each link sent the update (a reference), the count of its
- *            table messages its peer must have applied, and by when
- * @n:        entries used; @cap: entries allocated
- *
- * Owned by the one thread making the update; no lock.
- */
-struct hixl_tbl_wait {
-	struct hixl_engine *eng;
-	unsigned long deadline;
-	struct hixl_tbl_wait_ent {
-		struct hixl_link *link;
-		u64 want;
-		unsigned long deadline;
-	} *ents;
-	u32 n, cap;
-};
 
 extern unsigned int hixl_table_ack_ms;
 extern unsigned int hixl_max_engine_peer_mrs;
@@ -533,6 +537,7 @@ void hixl_peer_mrs_uncharge(struct hixl_engine *eng, u32 nr);
 void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 			     struct hixl_tbl_wait *w);
 void hixl_tbl_wait_finish(struct hixl_tbl_wait *w);
+extern const struct hixl_region_events hixl_table_region_events;
 void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r);
 
 int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r);

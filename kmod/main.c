@@ -387,6 +387,8 @@ static int __init hixl_init(void)
 {
 	int ret;
 
+	hixl_xq_ops = &hixl_xq_link_ops;
+	hixl_region_events = &hixl_table_region_events;
 	hixl_local_init();
 	hixl_wq = alloc_workqueue("hixl", WQ_UNBOUND, 0);
 	if (!hixl_wq)

@@ -47,7 +47,6 @@
 #include "compat.h"
 #include "engine.h"
 #include "region.h"
-#include "link.h"
 #include "trace.h"
 
 /* ---- host memory: pin, charge, notifier ------------------------------------ */
@@ -425,7 +424,7 @@ void hixl_inval_work(struct work_struct *work)
 		/* a transfer in flight still uses the pins: it requeues us */
 		if (READ_ONCE(r->invalid) && hixl_region_has_pages(r) &&
 		    !atomic_read(&r->users)) {
-			hixl_links_region_removed(eng, r);
+			hixl_region_events->removed(eng, r);
 			hixl_region_release_pins(r);
 		}
 	}

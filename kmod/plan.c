@@ -22,7 +22,6 @@
 #include "region.h"
 #include "link.h"
 #include "plan.h"
-#include "xq.h"
 
 /* Index of the span that holds @addr (spans are in address order, n > 0). */
 static u32 hixl_find_span(const struct hixl_rmr *s, u32 n, u64 addr)

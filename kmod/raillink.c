@@ -56,7 +56,6 @@
 #include "auth.h"
 #include "link.h"
 #include "raillink.h"
-#include "xq.h"
 #include "local.h"
 #include "proto.h"
 #include "trace.h"
@@ -64,6 +63,33 @@
 #define HIXL_RAIL_CONNECT_MS	3000	/* the rail work's bound on one rail connection */
 
 static void hixl_rail_work(struct work_struct *w);
+
+/**
+ * hixl_raillink_flush() - flush what a broken link has posted, sending nothing
+ * @l: the link, ERROR already (the caller holds a reference)
+ *
+ * Moves its QP to the error state with ib_modify_qp(), as ib_drain_qp()
+ * does, so that every posted work request completes with a flush: its
+ * batches end, and striped ones fail over (xrail.c), instead of waiting
+ * for their deadline when nothing else would complete them.  Unlike
+ * hixl_xq_break() no DREQ is sent: for a rail link whose port is down
+ * (the rail work), where a send moves the device's GSI QP to the error state
+ * on rxe (keepalive.c).  The link's teardown disconnects as usual.
+ *
+ * Context: process context; takes @l->msg.post_mutex.
+ */
+static void hixl_raillink_flush(struct hixl_link *l)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret = 0;
+
+	mutex_lock(&l->msg.post_mutex);
+	if (l->qp)
+		ret = ib_modify_qp(l->qp, &attr, IB_QP_STATE);
+	mutex_unlock(&l->msg.post_mutex);
+	if (ret)
+		hixl_link_warn(l, "moving the QP to the error state failed: %d\n", ret);
+}
 
 /**
  * hixl_link_rails_init() - a new link's rail fields: one rail, a fresh token
@@ -308,7 +334,7 @@ static void hixl_rail_work(struct work_struct *w)
 				 * need not retransmit): flush it, so that a striped
 				 * batch fails over now, not at its deadline
 				 */
-				hixl_xq_flush(rl);
+				hixl_raillink_flush(rl);
 				hixl_raillink_trace_down(rl, p, -ENETDOWN);
 			} else if (st >= HIXL_LINK_ERROR && up) {
 				/*

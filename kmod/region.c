@@ -23,7 +23,6 @@
 
 #include "engine.h"
 #include "region.h"
-#include "link.h"
 #include "trace.h"
 
 /* ---- page-size selection (pure, KUnit-tested) ----------------------------- */
@@ -110,6 +109,10 @@ int hixl_range_check(u64 addr, u64 len)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_range_check);
 
+/* The links' side of a registration (struct hixl_region_events), set at load by main.c. */
+const struct hixl_region_events *hixl_region_events __read_mostly;
+EXPORT_SYMBOL_IF_KUNIT(hixl_region_events);
+
 /* ---- registrations ----------------------------------------------------------- */
 
 /**
@@ -130,7 +133,7 @@ static void hixl_region_free(struct hixl_region *r)
 	struct hixl_engine *eng = r->eng;
 
 	lockdep_assert_held(&eng->lock);
-	hixl_links_region_removed(eng, r);
+	hixl_region_events->removed(eng, r);
 	if (r->type == HIXL_MEM_HOST)
 		mmu_interval_notifier_remove(&r->notifier);	/* waits for callbacks */
 	hixl_region_release_pins(r);
@@ -287,7 +290,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	atomic64_inc(&eng->st_regions);
 	atomic64_add(r->len, r->type == HIXL_MEM_HOST ? &eng->st_host_bytes :
 							&eng->st_device_bytes);
-	hixl_links_region_added(eng, r, &w);
+	hixl_region_events->added(eng, r, &w);
 	a->handle = r->handle;
 	a->page_size = 1ULL << shift;
 	a->nr_pages = hixl_pages_spanned(r->addr, r->len, shift);
@@ -301,7 +304,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	 * caller by table_ack_ms at most and nobody else (@r may be
 	 * deregistered meanwhile by another thread; it is not touched).
 	 */
-	hixl_tbl_wait_finish(&w);
+	hixl_region_events->wait(&w);
 	return 0;
 
 err_unmap:

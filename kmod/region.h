@@ -307,6 +307,50 @@ void hixl_inval_work(struct work_struct *work);
 /* region.c */
 int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *arg);
 int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
+/**
+ * struct hixl_tbl_wait - the acknowledgements one table update waits for
+ * @eng:      the engine
+ * @deadline: jiffies by which every peer must have acknowledged
+ * @ents:     each link sent the update (a reference), the count of its
+ *            table messages its peer must have applied, and by when
+ * @n:        entries used; @cap: entries allocated
+ *
+ * Owned by the one thread making the update; no lock.
+ */
+struct hixl_tbl_wait {
+	struct hixl_engine *eng;
+	unsigned long deadline;
+	struct hixl_tbl_wait_ent {
+		struct hixl_link *link;
+		u64 want;
+		unsigned long deadline;
+	} *ents;
+	u32 n, cap;
+};
+
+/**
+ * struct hixl_region_events - what the links do when a registration comes
+ * or goes (table.c: the peers' tables)
+ * @added:   announce @r to every ready link's peer; @w: out, the
+ *           acknowledgements to wait for (hixl_links_region_added())
+ * @wait:    wait for them, without the engine's lock (hixl_tbl_wait_finish())
+ * @removed: withdraw @r from every peer's table that has it, and wait for
+ *           the acknowledgements (hixl_links_region_removed())
+ *
+ * Memory sits below the links (kmod/LAYERS), so a registration reaches
+ * them through these, which table.c provides (hixl_table_region_events)
+ * and main.c sets at load, before any engine exists (hixl_region_events).
+ * Read-only afterwards.  Context: process context, the engine's lock held
+ * (@added, @removed) or not (@wait).
+ */
+struct hixl_region_events {
+	void (*added)(struct hixl_engine *eng, struct hixl_region *r, struct hixl_tbl_wait *w);
+	void (*wait)(struct hixl_tbl_wait *w);
+	void (*removed)(struct hixl_engine *eng, struct hixl_region *r);
+};
+
+extern const struct hixl_region_events *hixl_region_events;
+
 /* mr.c: the rails a region's descriptors go on (its NUMA node's) */
 extern int hixl_rail_numa;
 struct hixl_rdma;

@@ -14,7 +14,6 @@
 #include "engine.h"
 #include "region.h"
 #include "link.h"
-#include "xq.h"
 #include "proto.h"
 
 /**
@@ -245,7 +244,7 @@ int hixl_rx_region_msg(struct hixl_link *l, const void *buf, u32 len)
 	int ret;
 
 	ret = hixl_rx_region(l, buf, len);
-	if (!ret && !hixl_xq_hold_ack(l, false, &applied))
+	if (!ret && !hixl_xq_ops->hold_ack(l, false, &applied))
 		ret = hixl_table_ack(l, applied);
 	return ret;
 }
@@ -258,7 +257,7 @@ int hixl_rx_region_del_msg(struct hixl_link *l, const void *buf, u32 len)
 
 	hixl_rx_region_del(l, buf);
 	/* not before the pieces already planned against it are posted */
-	if (!hixl_xq_hold_ack(l, true, &applied))
+	if (!hixl_xq_ops->hold_ack(l, true, &applied))
 		ret = hixl_table_ack(l, applied);
 	return ret;
 }

@@ -533,3 +533,10 @@ int hixl_link_publish(struct hixl_link *l)
 	hixl_link_check_ready(l);
 	return 0;
 }
+
+/* A registration as the links see it (struct hixl_region_events, region.h). */
+const struct hixl_region_events hixl_table_region_events = {
+	.added = hixl_links_region_added,
+	.wait = hixl_tbl_wait_finish,
+	.removed = hixl_links_region_removed,
+};

@@ -317,33 +317,6 @@ void hixl_xq_break(struct hixl_link *l, int err)
 	mutex_unlock(&l->msg.post_mutex);
 }
 
-/**
- * hixl_xq_flush() - flush what a broken link has posted, sending nothing
- * @l: the link, ERROR already (the caller holds a reference)
- *
- * Moves its QP to the error state with ib_modify_qp(), as ib_drain_qp()
- * does, so that every posted work request completes with a flush: its
- * batches end, and striped ones fail over (xrail.c), instead of waiting
- * for their deadline when nothing else would complete them.  Unlike
- * hixl_xq_break() no DREQ is sent: for a rail link whose port is down
- * (raillink.c), where a send moves the device's GSI QP to the error state
- * on rxe (keepalive.c).  The link's teardown disconnects as usual.
- *
- * Context: process context; takes @l->msg.post_mutex.
- */
-void hixl_xq_flush(struct hixl_link *l)
-{
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	int ret = 0;
-
-	mutex_lock(&l->msg.post_mutex);
-	if (l->qp)
-		ret = ib_modify_qp(l->qp, &attr, IB_QP_STATE);
-	mutex_unlock(&l->msg.post_mutex);
-	if (ret)
-		hixl_link_warn(l, "moving the QP to the error state failed: %d\n", ret);
-}
-
 static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct hixl_xwr *w = container_of(wc->wr_cqe, struct hixl_xwr, cqe);
@@ -737,3 +710,11 @@ void hixl_link_xq_close(struct hixl_link *l)
 	mutex_lock(&l->xq.mutex);	/* a pump that reserved before the close has posted */
 	mutex_unlock(&l->xq.mutex);
 }
+
+/* The transfer queue as a link sees it (struct hixl_link_queue_ops, link.h). */
+const struct hixl_link_queue_ops hixl_xq_link_ops = {
+	.init = hixl_link_xq_init,
+	.close = hixl_link_xq_close,
+	.free = hixl_link_xq_free,
+	.hold_ack = hixl_xq_hold_ack,
+};

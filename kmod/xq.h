@@ -134,7 +134,7 @@ void hixl_xbatch_cancel(struct hixl_xbatch *b);
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed);
 bool hixl_xbatch_on_wire(struct hixl_xbatch *b);
 void hixl_xq_break(struct hixl_link *l, int err);
-void hixl_xq_flush(struct hixl_link *l);
+extern const struct hixl_link_queue_ops hixl_xq_link_ops;
 void hixl_xq_plan_begin(struct hixl_link *l);
 void hixl_xq_plan_end(struct hixl_link *l);
 bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied);
