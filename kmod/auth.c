@@ -54,6 +54,7 @@
 #include "engine.h"
 #include "auth.h"
 #include "link.h"
+#include "msg.h"
 #include "proto.h"
 
 static_assert(HIXL_AUTH_NONCE == HIXL_AUTH_NONCE_LEN);

@@ -41,6 +41,7 @@
 #include "engine.h"
 #include "stats.h"
 #include "link.h"
+#include "keepalive.h"
 
 /*
  * The keep-alive interval, ms; 0 turns keep-alives off (a silent peer is

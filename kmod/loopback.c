@@ -42,6 +42,8 @@
 #include "stats.h"
 #include "auth.h"
 #include "link.h"
+#include "msg.h"
+#include "notify.h"
 #include "local.h"
 #include "loopback.h"
 #include "proto.h"

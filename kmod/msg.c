@@ -15,6 +15,11 @@
 #include "engine.h"
 #include "auth.h"
 #include "link.h"
+#include "keepalive.h"
+#include "msg.h"
+#include "rtable.h"
+#include "notify.h"
+#include "stage.h"
 #include "proto.h"
 #include "testhook.h"
 

@@ -13,6 +13,9 @@
 
 #include "engine.h"
 #include "link.h"
+#include "msg.h"
+#include "table.h"
+#include "notify.h"
 #include "loopback.h"
 #include "proto.h"
 

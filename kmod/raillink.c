@@ -55,6 +55,8 @@
 #include "rail.h"
 #include "auth.h"
 #include "link.h"
+#include "cm.h"
+#include "table.h"
 #include "raillink.h"
 #include "local.h"
 #include "proto.h"

@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "rail.h"
 #include "link.h"
+#include "cm.h"
 #include "raillink.h"
 #include "trace.h"
 

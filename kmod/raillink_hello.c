@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "rail.h"
 #include "link.h"
+#include "msg.h"
 #include "raillink.h"
 #include "proto.h"
 

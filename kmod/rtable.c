@@ -14,6 +14,10 @@
 #include "engine.h"
 #include "region.h"
 #include "link.h"
+#include "keepalive.h"
+#include "msg.h"
+#include "table.h"
+#include "rtable.h"
 #include "proto.h"
 
 /**

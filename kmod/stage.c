@@ -31,6 +31,8 @@
 #include "engine.h"
 #include "region.h"
 #include "link.h"
+#include "msg.h"
+#include "stage.h"
 #include "proto.h"
 
 #define HIXL_STAGE_CHUNK	SZ_2M

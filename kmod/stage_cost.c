@@ -14,6 +14,7 @@
 #include <kunit/visibility.h>
 
 #include "link.h"
+#include "stage_cost.h"
 #include "proto.h"
 
 /*

@@ -39,6 +39,7 @@
 
 #include "engine.h"
 #include "link.h"
+#include "notify.h"
 #include "xq.h"
 #include "cancel.h"
 #include "xfer.h"

@@ -44,6 +44,8 @@
 #include "engine.h"
 #include "stats.h"
 #include "link.h"
+#include "keepalive.h"
+#include "rtable.h"
 #include "plan.h"
 #include "xq.h"
 #include "poll.h"

@@ -74,6 +74,7 @@
 #include "stats.h"
 #include "region.h"
 #include "link.h"
+#include "table.h"
 #include "plan.h"
 #include "xq.h"
 #include "rail_plan.h"

@@ -10,6 +10,7 @@
 #include <linux/jiffies.h>
 
 #include "link.h"
+#include "keepalive.h"
 
 static void hixl_ka_off_looks_again_in_a_second(struct kunit *test)
 {

@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "link.h"
+#include "notify.h"
 #include "proto.h"
 #include "main.h"
 

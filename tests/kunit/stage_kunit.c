@@ -10,6 +10,7 @@
 #include <linux/sizes.h>
 
 #include "link.h"
+#include "stage_cost.h"
 #include "proto.h"
 
 /* round numbers: a WR 10 us, a round 100 us, 2 ps a byte (two copies) */

@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "link.h"
+#include "rtable.h"
 #include "plan.h"
 #include "xq.h"
 #include "cancel.h"

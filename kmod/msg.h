@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * msg.h - a link's message buffers, posting and receive dispatch (msg.c).
+ */
+#ifndef _HIXL_MSG_H
+#define _HIXL_MSG_H
+
+#include "link.h"
+
+struct hixl_wire_hdr;
+struct hixl_wire_name;
+int hixl_link_msg_alloc(struct hixl_link *l);
+void hixl_link_msg_free(struct hixl_link *l);
+int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr);
+void hixl_wire_hdr_fill(struct hixl_wire_hdr *h, u16 type, u32 len);
+int hixl_send_msg(struct hixl_link *l, u16 type, u32 len);
+void hixl_name_to_wire(const struct hixl_sockaddr *a, struct hixl_wire_name *w);
+void hixl_name_from_wire(const struct hixl_wire_name *w, struct hixl_sockaddr *a);
+
+#endif /* _HIXL_MSG_H */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * table.h - our region table on the links: announcements, their
+ * acknowledgements, the peers' MRs charged to the engine (table.c).
+ */
+#ifndef _HIXL_TABLE_H
+#define _HIXL_TABLE_H
+
+#include "link.h"
+
+extern unsigned int hixl_table_ack_ms;
+extern unsigned int hixl_max_engine_peer_mrs;
+extern unsigned int hixl_max_engine_notifies;
+int hixl_peer_mrs_charge(struct hixl_engine *eng, u32 nr);
+void hixl_peer_mrs_uncharge(struct hixl_engine *eng, u32 nr);
+void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
+			     struct hixl_tbl_wait *w);
+void hixl_tbl_wait_finish(struct hixl_tbl_wait *w);
+extern const struct hixl_region_events hixl_table_region_events;
+void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r);
+
+int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r);
+int hixl_send_region(struct hixl_link *l, struct hixl_region *r);
+int hixl_link_publish(struct hixl_link *l);
+
+#endif /* _HIXL_TABLE_H */
