@@ -14,6 +14,7 @@
 #   bench     tests/bench: bench/results.json and bench/bench-diff.py on fixtures
 #   contrib   tests/tools/test-contrib.py: the Grafana dashboard's metrics in
 #             hixlctl's saved output, the textfile exporter, the systemd units
+#   layers    kmod/'s layers and their budgets (scripts/kmod-layers.py)
 #   install   scripts/check-install.sh
 #
 # Everything here also runs in make check (headers in its build, which
@@ -126,6 +127,15 @@ count_tap "$out/bench.tap" "bench scripts"
 part "contrib: Grafana dashboard's metrics, textfile exporter, systemd units (tests/tools)"
 "$py" -B tests/tools/test-contrib.py > "$out/contrib.tap" 2>&1 || cat "$out/contrib.tap"
 count_tap "$out/contrib.tap" "contrib"
+
+part "layers of kmod/ (scripts/kmod-layers.py, kmod/LAYERS)"
+if "$py" scripts/kmod-layers.py; then
+	passed=$((passed + 1))
+else
+	fail "layers (scripts/kmod-layers.py)"
+fi
+"$py" -B tests/tools/test-kmod-layers.py > "$out/layers.tap" 2>&1 || cat "$out/layers.tap"
+count_tap "$out/layers.tap" "kmod-layers"
 
 part "install check"
 if scripts/check-install.sh; then

@@ -11,7 +11,8 @@
 #                                 contrib/ (tests/tools/test-contrib.py: the Grafana
 #                                 dashboard's metrics, the textfile exporter, systemd units)
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
-#                                 6.1 and 6.12 headers
+#                                 6.1 and 6.12 headers; kmod/'s layers
+#                                 (scripts/kmod-layers.py: no arrow up, circles)
 #   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash);
 #                                 kmod/ and tests/kunit/ exported as
 #                                 drivers/infiniband/ulp/hixl/ and built against it
@@ -418,6 +419,15 @@ count_tap "$out/contrib.tap" "contrib"
 
 stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
 compat
+
+stage "layers: kmod/LAYERS and its budgets (scripts/kmod-layers.py, tests/tools/test-kmod-layers.py)"
+if /usr/bin/python3 scripts/kmod-layers.py; then
+	passed=$((passed + 1))
+else
+	stage_fail "layers (scripts/kmod-layers.py)"
+fi
+/usr/bin/python3 -B tests/tools/test-kmod-layers.py > "$out/layers.tap" 2>&1 || cat "$out/layers.tap"
+count_tap "$out/layers.tap" "kmod-layers"
 
 stage "debug kernel"
 kdir=$(tests/vm/build-kernel.sh); kernel_rc=$?
