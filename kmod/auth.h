@@ -18,18 +18,6 @@ struct sockaddr;
 
 struct hixl_auth;
 
-/* Where a link is in the secret exchange (hixl_link.auth_state, under its @lock). */
-enum hixl_auth_state {
-	HIXL_AUTH_NONE,		/* no secret: no exchange, nothing waits for it */
-	HIXL_AUTH_START,	/* connector: CHALLENGE not sent yet */
-	HIXL_AUTH_SENT,		/* connector: CHALLENGE sent, waiting for REPLY */
-	HIXL_AUTH_VERIFIED,	/* connector: the REPLY's proof was right */
-	HIXL_AUTH_WAIT,		/* acceptor: waiting for CHALLENGE */
-	HIXL_AUTH_CHALLENGED,	/* acceptor: CHALLENGE in, REPLY to send */
-	HIXL_AUTH_ANSWERED,	/* acceptor: REPLY sent, waiting for PROOF */
-	HIXL_AUTH_DONE,		/* the peer proved the secret: publish */
-	HIXL_AUTH_PUBLISHED,	/* acceptor: the setup work publishes, once */
-};
 
 struct hixl_link;
 struct hixl_rdma;
@@ -54,6 +42,5 @@ bool hixl_auth_prefix_match(const struct hixl_peer_prefix *p, const struct socka
 
 #define HIXL_AUTH_RX_DONE	1	/* hixl_auth_rx(): an AUTH_* message, done */
 #define HIXL_AUTH_RX_STEP	2	/* hixl_auth_rx(): done; queue the setup work */
-#define HIXL_AUTH_NONCE		32	/* proto.h HIXL_AUTH_NONCE_LEN */
 
 #endif /* _HIXL_AUTH_H */

@@ -27,6 +27,7 @@
 #include "rail.h"
 #include "auth.h"
 #include "link.h"
+#include "link_life.h"
 #include "cm.h"
 #include "table.h"
 #include "rtable.h"

@@ -17,7 +17,6 @@
 #include "region.h"
 #include "rail.h"
 #include "link.h"
-#include "raillink.h"
 #include "testhook.h"
 #include "main.h"
 #include "local_xfer.h"

@@ -25,15 +25,65 @@
 
 #include <rdma/hixl.h>
 #include "region.h"
-#include "auth.h"
-#include "stats.h"
+#include "ctrs.h"
 #include "local.h"
-#include "raillink.h"
 
 struct hixl_engine;
 struct hixl_region;
 struct rdma_cm_id;
 struct rdma_cm_event;
+
+#define HIXL_AUTH_NONCE		32	/* proto.h HIXL_AUTH_NONCE_LEN */
+#define HIXL_RAIL_TOKEN		16
+
+/* Where a link is in the secret exchange (hixl_link.auth_state, under its @lock). */
+enum hixl_auth_state {
+	HIXL_AUTH_NONE,		/* no secret: no exchange, nothing waits for it */
+	HIXL_AUTH_START,	/* connector: CHALLENGE not sent yet */
+	HIXL_AUTH_SENT,		/* connector: CHALLENGE sent, waiting for REPLY */
+	HIXL_AUTH_VERIFIED,	/* connector: the REPLY's proof was right */
+	HIXL_AUTH_WAIT,		/* acceptor: waiting for CHALLENGE */
+	HIXL_AUTH_CHALLENGED,	/* acceptor: CHALLENGE in, REPLY to send */
+	HIXL_AUTH_ANSWERED,	/* acceptor: REPLY sent, waiting for PROOF */
+	HIXL_AUTH_DONE,		/* the peer proved the secret: publish */
+	HIXL_AUTH_PUBLISHED,	/* acceptor: the setup work publishes, once */
+};
+
+/**
+ * struct hixl_link_rails - a primary link's rail links (raillink.c)
+ * @lock:   protects @link[], @nr, @dying and @peer_rail[] (a spinlock:
+ *          hixl_link_rail_get() runs in any context that may take one);
+ *          nests inside hixl_link.lock's users only as documented in
+ *          engine.h (it is innermost but for hixl_local_lock)
+ * @link:   rail i's link (no reference: a rail link unhooks itself in
+ *          hixl_link_destroy() before its list reference goes); [0] NULL,
+ *          the primary is rail 0
+ * @nr:     rails paired with the peer, >= 1: min(ours, the peer's), set
+ *          by the peer's HELLO (1 before it and for a peer without rails)
+ * @token:  ours, random, sent in our HELLO's rails block; an acceptor
+ *          hangs a rail link off the primary whose token its HELLO names
+ * @peer_token: the peer's, from its HELLO (the connector's rail links
+ *          carry it)
+ * @peer_rail: the peer's rail i address and listener port (i >= 1), from
+ *          its HELLO: where the connector connects rail i, and the source
+ *          address an acceptor requires of rail i's connection
+ * @dying:  the primary is being torn down: no rail link is hooked any more
+ * @work:   (active) every HIXL_RAIL_RETRY_MS while the primary is READY:
+ *          destroys broken rail links and makes missing ones
+ * @work_on: @work may be queued (an active primary whose CONNECT made its
+ *          rails); under hixl_link.lock, as the queueing is
+ */
+struct hixl_link_rails {
+	spinlock_t lock;
+	struct hixl_link *link[HIXL_MAX_RAILS];
+	u32 nr;
+	u8 token[HIXL_RAIL_TOKEN];
+	u8 peer_token[HIXL_RAIL_TOKEN];
+	struct hixl_sockaddr peer_rail[HIXL_MAX_RAILS];
+	bool dying;
+	struct delayed_work work;
+	bool work_on;
+};
 
 #define HIXL_CM_ENGINE	1
 #define HIXL_CM_LINK	2
@@ -460,23 +510,14 @@ void hixl_link_check_ready(struct hixl_link *l);
 void hixl_link_hs_progress(struct hixl_link *l);
 bool hixl_link_usable(struct hixl_link *l);
 void hixl_link_queue(struct hixl_link *l, struct workqueue_struct *wq, struct work_struct *w);
-struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active);
-int hixl_link_create_qp(struct hixl_link *l);
-void hixl_link_destroy_qp(struct hixl_link *l);
-void hixl_link_destroy(struct hixl_link *l);
 bool hixl_link_unlist(struct hixl_link *l);
 void hixl_link_schedule_release(struct hixl_link *l);
 void hixl_link_cancel_release(struct hixl_link *l);
+void hixl_release_done(struct hixl_engine *eng);
 struct hixl_link *hixl_link_lookup(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
 struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
 struct hixl_link *hixl_link_tryget(struct hixl_engine *eng, const struct hixl_sockaddr *peer);
 void hixl_link_put(struct hixl_link *l);
 __printf(2, 3) void hixl_link_warn(const struct hixl_link *l, const char *fmt, ...);
-void hixl_engine_links_destroy(struct hixl_engine *eng);
-void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail);
-
-/* Receive handlers of link.c (msg.c's hixl_rx_handlers[] has every type's). */
-int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len);
-int hixl_rx_table_end(struct hixl_link *l, const void *buf, u32 len);
 
 #endif /* _HIXL_LINK_H */

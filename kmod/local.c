@@ -29,7 +29,6 @@
 #include <kunit/visibility.h>
 
 #include "engine.h"
-#include "stats.h"
 #include "region.h"
 #include "link.h"
 #include "local.h"

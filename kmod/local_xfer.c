@@ -31,6 +31,7 @@
 #include "stats.h"
 #include "region.h"
 #include "link.h"
+#include "auth.h"
 #include "rtable.h"
 #include "local.h"
 #include "plan.h"

@@ -42,9 +42,9 @@
 #include "stats.h"
 #include "auth.h"
 #include "link.h"
+#include "link_life.h"
 #include "msg.h"
 #include "notify.h"
-#include "local.h"
 #include "loopback.h"
 #include "proto.h"
 

@@ -22,9 +22,9 @@
 #include <kunit/visibility.h>
 
 #include "engine.h"
-#include "stats.h"
 #include "region.h"
 #include "link.h"
+#include "link_life.h"
 #include "cm.h"
 #include "table.h"
 #include "notify.h"

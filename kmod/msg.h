@@ -9,8 +9,7 @@
 
 struct hixl_wire_hdr;
 struct hixl_wire_name;
-int hixl_link_msg_alloc(struct hixl_link *l);
-void hixl_link_msg_free(struct hixl_link *l);
+void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr);
 void hixl_wire_hdr_fill(struct hixl_wire_hdr *h, u16 type, u32 len);
 int hixl_send_msg(struct hixl_link *l, u16 type, u32 len);

@@ -14,10 +14,18 @@
 #include "engine.h"
 #include "link.h"
 #include "msg.h"
-#include "table.h"
 #include "notify.h"
 #include "loopback.h"
 #include "proto.h"
+
+/*
+ * Notifications queued on one engine, all its links together (each link
+ * has its own bound too, HIXL_NOTIFY_MAX_PENDING).
+ */
+unsigned int hixl_max_engine_notifies = 16384;
+module_param_named(max_engine_notifies, hixl_max_engine_notifies, uint, 0644);
+MODULE_PARM_DESC(max_engine_notifies, "notifications queued on an engine, of all its links together (default 16384); more are dropped and counted");
+EXPORT_SYMBOL_IF_KUNIT(hixl_max_engine_notifies);
 
 /*
  * Queue a NOTIFY message on the engine, or count it dropped: beyond

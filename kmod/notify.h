@@ -7,6 +7,7 @@
 
 #include "link.h"
 
+extern unsigned int hixl_max_engine_notifies;
 int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a);
 int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a);
 void hixl_engine_notifies_destroy(struct hixl_engine *eng);

@@ -51,10 +51,10 @@
 #include <kunit/visibility.h>
 
 #include "engine.h"
-#include "stats.h"
 #include "rail.h"
 #include "auth.h"
 #include "link.h"
+#include "link_life.h"
 #include "cm.h"
 #include "table.h"
 #include "raillink.h"

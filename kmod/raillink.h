@@ -18,43 +18,7 @@ struct hixl_engine;
 struct hixl_wire_hello;
 
 #define HIXL_RAIL_RETRY_MS	1000	/* the rail work re-makes broken rail links this often */
-#define HIXL_RAIL_TOKEN		16
 
-/**
- * struct hixl_link_rails - a primary link's rail links (raillink.c)
- * @lock:   protects @link[], @nr, @dying and @peer_rail[] (a spinlock:
- *          hixl_link_rail_get() runs in any context that may take one);
- *          nests inside hixl_link.lock's users only as documented in
- *          engine.h (it is innermost but for hixl_local_lock)
- * @link:   rail i's link (no reference: a rail link unhooks itself in
- *          hixl_link_destroy() before its list reference goes); [0] NULL,
- *          the primary is rail 0
- * @nr:     rails paired with the peer, >= 1: min(ours, the peer's), set
- *          by the peer's HELLO (1 before it and for a peer without rails)
- * @token:  ours, random, sent in our HELLO's rails block; an acceptor
- *          hangs a rail link off the primary whose token its HELLO names
- * @peer_token: the peer's, from its HELLO (the connector's rail links
- *          carry it)
- * @peer_rail: the peer's rail i address and listener port (i >= 1), from
- *          its HELLO: where the connector connects rail i, and the source
- *          address an acceptor requires of rail i's connection
- * @dying:  the primary is being torn down: no rail link is hooked any more
- * @work:   (active) every HIXL_RAIL_RETRY_MS while the primary is READY:
- *          destroys broken rail links and makes missing ones
- * @work_on: @work may be queued (an active primary whose CONNECT made its
- *          rails); under hixl_link.lock, as the queueing is
- */
-struct hixl_link_rails {
-	spinlock_t lock;
-	struct hixl_link *link[HIXL_MAX_RAILS];
-	u32 nr;
-	u8 token[HIXL_RAIL_TOKEN];
-	u8 peer_token[HIXL_RAIL_TOKEN];
-	struct hixl_sockaddr peer_rail[HIXL_MAX_RAILS];
-	bool dying;
-	struct delayed_work work;
-	bool work_on;
-};
 
 struct hixl_rdma;
 struct ib_device;

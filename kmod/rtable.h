@@ -7,6 +7,9 @@
 
 #include "link.h"
 
+extern unsigned int hixl_max_engine_peer_mrs;
+int hixl_peer_mrs_charge(struct hixl_engine *eng, u32 nr);
+void hixl_peer_mrs_uncharge(struct hixl_engine *eng, u32 nr);
 int hixl_table_ack(struct hixl_link *l, u64 applied);
 void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc);
 

@@ -30,6 +30,7 @@
 #include "rail.h"
 #include "auth.h"
 #include "link.h"
+#include "link_life.h"
 #include "cm.h"
 #include "raillink.h"
 #include "loopback.h"

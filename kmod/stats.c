@@ -15,7 +15,6 @@
 #include "stats.h"
 #include "rail.h"
 #include "link.h"
-#include "raillink.h"
 #include "trace.h"
 
 static_assert(offsetof(struct hixl_xfer_stats, reserved) == HIXL_CTR_NR * sizeof(__u64));

@@ -43,51 +43,6 @@ module_param_named(table_ack_ms, hixl_table_ack_ms, uint, 0644);
 MODULE_PARM_DESC(table_ack_ms, "ms the peers get, all together, to acknowledge a table update; a late peer's link is closed (default 10000)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_table_ack_ms);
 
-/*
- * What the peers of one engine may make it hold, all its links together
- * (each link has its own bounds too: max_regions and max_peer_mrs entries
- * in its table, HIXL_NOTIFY_MAX_PENDING notifications queued), so that
- * max_links links cannot add up to max_links times one link's share.
- */
-unsigned int hixl_max_engine_peer_mrs = 1U << 20;
-module_param_named(max_engine_peer_mrs, hixl_max_engine_peer_mrs, uint, 0644);
-MODULE_PARM_DESC(max_engine_peer_mrs, "MR entries the peer tables of all of an engine's links may hold together (default 1048576: 32 MiB)");
-EXPORT_SYMBOL_IF_KUNIT(hixl_max_engine_peer_mrs);
-
-unsigned int hixl_max_engine_notifies = 16384;
-module_param_named(max_engine_notifies, hixl_max_engine_notifies, uint, 0644);
-MODULE_PARM_DESC(max_engine_notifies, "notifications queued on an engine, of all its links together (default 16384); more are dropped and counted");
-EXPORT_SYMBOL_IF_KUNIT(hixl_max_engine_notifies);
-
-/**
- * hixl_peer_mrs_charge() - count MR entries of a peer's table against its engine
- * @eng: the engine of the link whose table grows
- * @nr:  entries
- *
- * Context: any (atomic).
- * Return: 0; -ENOSPC (nothing charged) when the peer tables of all the
- * engine's links would hold more than hixl_max_engine_peer_mrs entries.
- */
-int hixl_peer_mrs_charge(struct hixl_engine *eng, u32 nr)
-{
-	if (atomic64_add_return(nr, &eng->peer_mrs) > READ_ONCE(hixl_max_engine_peer_mrs)) {
-		atomic64_sub(nr, &eng->peer_mrs);
-		return -ENOSPC;
-	}
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_peer_mrs_charge);
-
-/**
- * hixl_peer_mrs_uncharge() - undo hixl_peer_mrs_charge()
- * @eng: the engine
- * @nr:  entries leaving a peer's table
- */
-void hixl_peer_mrs_uncharge(struct hixl_engine *eng, u32 nr)
-{
-	atomic64_sub(nr, &eng->peer_mrs);
-}
-EXPORT_SYMBOL_IF_KUNIT(hixl_peer_mrs_uncharge);
 
 /**
  * hixl_next_table_link() - the next link a table update goes to

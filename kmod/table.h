@@ -9,10 +9,6 @@
 #include "link.h"
 
 extern unsigned int hixl_table_ack_ms;
-extern unsigned int hixl_max_engine_peer_mrs;
-extern unsigned int hixl_max_engine_notifies;
-int hixl_peer_mrs_charge(struct hixl_engine *eng, u32 nr);
-void hixl_peer_mrs_uncharge(struct hixl_engine *eng, u32 nr);
 void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 			     struct hixl_tbl_wait *w);
 void hixl_tbl_wait_finish(struct hixl_tbl_wait *w);

@@ -32,7 +32,6 @@
 
 #include "engine.h"
 #include "link.h"
-#include "stats.h"
 #include "testhook.h"
 #include "xprep.h"
 #include "req.h"
