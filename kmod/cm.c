@@ -269,7 +269,7 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
  * Context: RDMA CM's handler context (may sleep); serialised per id.
  * Return: 0, or -errno to make RDMA CM destroy a refused new connection:
  * -EAGAIN for a request to an engine whose SETUP listens but has not
- * published its device side yet (engine.c; the peer's CONNECT retries),
+ * published its device side yet (setup.c; the peer's CONNECT retries),
  * or hixl_accept()'s error.
  */
 int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -487,7 +487,7 @@ static int hixl_connect_list(struct hixl_engine *eng, struct hixl_link *l,
 	if (!ret && eng->nr_links >= READ_ONCE(hixl_max_links))
 		ret = -ENOSPC;
 	if (!ret && eng->rdma_gone)
-		ret = -ENODEV;		/* the device is going away (engine.c) */
+		ret = -ENODEV;		/* the device is going away (setup.c) */
 	if (!ret) {
 		list_add_tail(&l->node, &eng->links);
 		eng->nr_links++;

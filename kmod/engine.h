@@ -16,7 +16,7 @@
  *   hixl_engine.rdma_sem (read: every command, but a striped TRANSFER
  *   releases it while it waits for its batch, xrail.c, as a batch through
  *   io_uring is in flight without it; and a device removal while it
- *   tears the engine's links down; write: the device going away, engine.c,
+ *   tears the engine's links down; write: the device going away, setup.c,
  *   and the engine's own teardown, main.c)  >  hixl_engine.lock  >
  *   hixl_procs_lock (acct.c)  >  hixl_proc.lock  >  hixl_region.lock
  * hixl_engines_lock (main.c) is held only to walk or change hixl_engines,
@@ -27,7 +27,7 @@
  * command that waits for user memory that never comes (a userfaultfd or
  * FUSE page) holds up its own engine, and the removal of its device, and
  * nobody else.
- * Rails (rail_dev.c): a rail's device removal holds rdma_sem for reading, then
+ * Rails (setup.c, rail_revive.c): a rail's device removal holds rdma_sem for reading, then
  * for writing, as rail 0's (hixl_engine_rail_detach()); it marks the rail
  * under hixl_engine.lock  >  hixl_engine.links_lock.  hixl_rail_revive()
  * runs under rdma_sem (read) and takes engine.c's hixl_devs_lock (the
@@ -260,7 +260,7 @@ struct hixl_rdma {
  *              the last hixl_engine_put() frees it (hixl_engine_destroy()
  *              has freed everything else by then)
  * @node:       in hixl_engines (main.c), for debugfs and device removal
- *              (engine.c), until its RDMA objects are freed
+ *              (setup.c), until its RDMA objects are freed
  * @ibdev:      @rdma's device, for hixl_ib_remove() to find the engine
  *              without its rdma_sem: set with @rdma, cleared when @rdma is
  *              freed (WRITE_ONCE(); read with READ_ONCE() and only compared,

@@ -187,7 +187,7 @@ struct hixl_stage_cost {
 };
 
 /**
- * struct hixl_link_msg - a link's message channel (msg.c)
+ * struct hixl_link_msg - a link's message channel (msg.c, msg_rx.c)
  * @post_mutex: one poster of messages, REG_MR and staging requests at a
  *              time on the link's QP, and owner of @tx; a staged transfer
  *              holds it for its whole batch
@@ -385,7 +385,7 @@ struct hixl_link_ka {
  * @hs_work:    closes an accepted link still CONNECTING hixl_handshake_ms
  *              after the peer's CONNECT_REQUEST or the handshake's last
  *              progress (hixl_link_hs_progress())
- * @msg:        the message channel: buffers, posting (msg.c)
+ * @msg:        the message channel: buffers, posting (msg.c, msg_rx.c)
  * @rt:         the peer's region table (rtable.c)
  * @stage:      staging buffers and requests (stage.c)
  * @xq:         the transfer queue (xq.c)
@@ -490,7 +490,7 @@ struct hixl_link {
 	struct hixl_link_rails rails;
 };
 
-/* A received notification, queued on its engine (link.c). */
+/* A received notification, queued on its engine (notify.c). */
 struct hixl_notify_ent {
 	struct list_head node;
 	struct hixl_link *link;		/* a reference: pending counts are per link */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * msg.h - a link's message buffers, posting and receive dispatch (msg.c).
+ * msg.h - posting a link's messages, their headers and names (msg.c).
  */
 #ifndef _HIXL_MSG_H
 #define _HIXL_MSG_H

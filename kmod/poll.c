@@ -5,7 +5,7 @@
  * that a small batch that completes within microseconds does not pay a
  * sleep and a wake-up per call.
  *
- * The link's CQ is IB_POLL_WORKQUEUE (link.c): the core's worker polls it
+ * The link's CQ is IB_POLL_WORKQUEUE (link_life.c): the core's worker polls it
  * and runs hixl_xwr_done(), which ends the batch.  Polling that CQ from the
  * waiter as well would race with the core's poller (ib_poll_cq() is not
  * serialized against it), so the waiter spins on the batch's completion

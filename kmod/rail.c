@@ -9,7 +9,7 @@
  *
  * Design (of the rails as a whole):
  *
- *  - Rail 0 is SETUP's @local, its device, PD and listener (engine.c); it
+ *  - Rail 0 is SETUP's @local, its device, PD and listener (setup.c); it
  *    names the engine.  Rails 1.. come from hixl_setup.rails (a list of
  *    local addresses, port 0) or HIXL_SETUP_RAILS_AUTO (every other RDMA
  *    device with an IPv4 address in the caller's network namespace).  Each
@@ -29,7 +29,7 @@
  *    rails 1.. are activated (IB_WR_REG_MR) on that rail's link's QP.
  *    hixl_rail_dev() is the one accessor of rail i's device side.
  *
- *  - A rail's device removed (hixl_ib_remove(), engine.c, calls
+ *  - A rail's device removed (hixl_ib_remove(), setup.c, calls
  *    hixl_engine_rail_detach()): the rail is marked removing, its links
  *    (l->rail == i) are destroyed, then, with the engine's rdma_sem held
  *    for writing, every region's MRs on the rail and its PD go and
@@ -37,7 +37,8 @@
  *    0's removal detaches the whole engine, as before).  REG_MEM meanwhile
  *    makes MRs on the rails that exist.  hixl_rail_revive() brings a rail
  *    back when its address resolves again (in the SETUP caller's network
- *    namespace): PD, every valid region's MRs, then published (rail_dev.c).
+ *    namespace): PD, every valid region's MRs, then published
+ *    (rail_revive.c).
  *
  *  - Rail links (one RDMA CM connection per rail pair, bound to the
  *    primary link by a token) are raillink.c's (raillink_hello.c their

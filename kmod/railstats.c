@@ -13,7 +13,7 @@
  * going and coming back.  The two failover counters are the exception:
  * the engine and the primary link count a failover once, on rail 0's
  * link, but per rail they say where pieces went from and to, so xrail.c's
- * failover work counts them here (hixl_rail_count_failover()).  Atomic
+ * failover work counts them (hixl_rail_count_failover(), stats.c).  Atomic
  * adds only, no lock, as stats.h says why.
  *
  * Reading: under the engine's rdma_sem (held for reading by every

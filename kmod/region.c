@@ -275,7 +275,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 		goto err_unmap;
 	}
 	r->page_shift = shift;
-	/* NUMA (rail.c): the node of the first page; device memory: not known */
+	/* NUMA (mr.c): the node of the first page; device memory: not known */
 	r->numa_node = r->type == HIXL_MEM_HOST && hixl_region_has_pages(r) ?
 		       page_to_nid(pfn_to_page(r->runs.run[0].pfn)) : NUMA_NO_NODE;
 	ret = hixl_region_make_mrs(r);

@@ -8,7 +8,7 @@
      said before it;
   2. the tracepoint list is every TRACE_EVENT of kmod/trace*.h, no more;
   3. the quick start's `hixlctl check --size S` passes the module's
-     default per-process limit (max_host_bytes in kmod/main.c), as
+     default per-process limit (max_host_bytes in kmod/param.c), as
      hixlctl check judges it (S <= the limit);
   4. the benchmark block is what bench/readme-table.py makes of
      bench/results.json (never copied by hand);
@@ -67,7 +67,7 @@ result(events and listed == events, "tracepoints: README lists the %d of kmod/tr
        "missing: %s\nnot in kmod: %s" % (sorted(events - listed), sorted(listed - events)))
 
 # 3. the quick start's --size against the default max_host_bytes
-m = re.search(r"hixl_max_host_bytes\s*=\s*(\d+)UL\s*<<\s*(\d+);", read("kmod/main.c"))
+m = re.search(r"hixl_max_host_bytes\s*=\s*(\d+)UL\s*<<\s*(\d+);", read("kmod/param.c"))
 limit = int(m.group(1)) << int(m.group(2)) if m else 0
 sizes = re.findall(r"hixlctl check --size (\d+)([KMGT]?)\b", readme)
 units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -75,7 +75,7 @@ bad = [v + u for v, u in sizes if int(v) * units[u] > limit]
 result(limit and sizes and not bad,
        "quick start: hixlctl check --size %s within the default max_host_bytes (%d GiB)"
        % (",".join(v + u for v, u in sizes), limit >> 30),
-       "no default found in kmod/main.c" if not limit else
+       "no default found in kmod/param.c" if not limit else
        "no hixlctl check --size in README" if not sizes else "over the limit: %s" % bad)
 
 # 4. the benchmark block
