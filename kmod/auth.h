@@ -18,7 +18,6 @@ struct sockaddr;
 
 struct hixl_auth;
 
-
 struct hixl_link;
 struct hixl_rdma;
 struct rdma_conn_param;

@@ -157,7 +157,6 @@ struct hixl_link *hixl_link_rail_get(struct hixl_link *l, u32 i)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_link_rail_get);
 
-
 /* ---- the connector ------------------------------------------------------------------ */
 
 /*

@@ -19,7 +19,6 @@ struct hixl_wire_hello;
 
 #define HIXL_RAIL_RETRY_MS	1000	/* the rail work re-makes broken rail links this often */
 
-
 struct hixl_rdma;
 struct ib_device;
 struct net;

@@ -117,7 +117,6 @@ int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
 	return ret;
 }
 
-
 /**
  * hixl_rail_of_device() - which of an engine's rails a device is
  * @eng: the engine (its rdma published)

@@ -145,7 +145,6 @@ static int hixl_rails_blk_check(struct hixl_link *l, const struct hixl_wire_hell
 	return 0;
 }
 
-
 /**
  * hixl_rails_hello_rx() - the rail blocks of a peer's HELLO
  * @l:    the link

@@ -43,7 +43,6 @@ module_param_named(table_ack_ms, hixl_table_ack_ms, uint, 0644);
 MODULE_PARM_DESC(table_ack_ms, "ms the peers get, all together, to acknowledge a table update; a late peer's link is closed (default 10000)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_table_ack_ms);
 
-
 /**
  * hixl_next_table_link() - the next link a table update goes to
  * @eng:    the engine; its lock held (it protects every link's @tbl_gen)

@@ -86,7 +86,6 @@
 /* where the next striped batch starts (hixl_rail_plan()'s cursor) */
 static atomic_t hixl_xrail_cursor = ATOMIC_INIT(0);
 
-
 static void hixl_xrail_free(struct kref *ref)
 {
 	struct hixl_xrail *xr = container_of(ref, struct hixl_xrail, ref);
