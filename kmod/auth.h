@@ -19,7 +19,6 @@ struct sockaddr;
 struct hixl_auth;
 
 struct hixl_link;
-struct hixl_rdma;
 struct rdma_conn_param;
 struct hixl_wire_cm_req;
 int hixl_auth_setup(struct hixl_auth *auth, const struct hixl_setup *a);

@@ -7,6 +7,9 @@
 
 #include "link.h"
 
+struct rdma_cm_id;
+struct rdma_cm_event;
+
 int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a);
 int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a);

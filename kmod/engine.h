@@ -163,8 +163,6 @@ struct hixl_auth {
 };
 
 struct hixl_proc;
-struct hixl_xbatch;
-struct io_uring_cmd;
 
 #define HIXL_NOTIFY_NAME_MAX	1024
 #define HIXL_NOTIFY_MSG_MAX	1024
@@ -186,9 +184,7 @@ static inline long hixl_jiffies_left(unsigned long deadline)
 
 struct ib_device;
 struct ib_pd;
-struct ib_mr;
 struct rdma_cm_id;
-struct rdma_cm_event;
 
 /**
  * struct hixl_rdma - the RDMA side of an engine, made by HIXL_IOC_SETUP

@@ -254,7 +254,6 @@ void hixl_link_hs_progress(struct hixl_link *l)
 
 /* The links' transfer queue (struct hixl_link_queue_ops), set at load by main.c. */
 const struct hixl_link_queue_ops *hixl_xq_ops __read_mostly;
-EXPORT_SYMBOL_IF_KUNIT(hixl_xq_ops);
 
 /**
  * hixl_link_free() - kref release of a link: free the struct

@@ -29,9 +29,7 @@
 #include "local.h"
 
 struct hixl_engine;
-struct hixl_region;
 struct rdma_cm_id;
-struct rdma_cm_event;
 
 #define HIXL_AUTH_NONCE		32	/* proto.h HIXL_AUTH_NONCE_LEN */
 #define HIXL_RAIL_TOKEN		16

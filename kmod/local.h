@@ -12,22 +12,15 @@
 #define _HIXL_LOCAL_H
 
 #include <linux/list.h>
-#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <rdma/hixl.h>
 
 #define HIXL_LOCAL_ID_LEN	16	/* bytes of the boot id and of a link token */
-struct hixl_req;
+
 struct hixl_engine;
 struct hixl_link;
-struct hixl_plan;
-struct hixl_op_desc;
-struct hixl_transfer;
 struct hixl_wire_hello_local;
-struct hixl_xbatch;
-struct hixl_region;
-struct dentry;
 
 /**
  * struct hixl_link_local - a link's same-host pairing (under hixl_local_lock)

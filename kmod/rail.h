@@ -11,9 +11,7 @@
 #include <linux/types.h>
 #include <rdma/hixl.h>
 
-struct hixl_engine;
 struct hixl_rdma;
-struct hixl_region;
 struct ib_device;
 struct ib_pd;
 struct net;

@@ -111,7 +111,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_range_check);
 
 /* The links' side of a registration (struct hixl_region_events), set at load by main.c. */
 const struct hixl_region_events *hixl_region_events __read_mostly;
-EXPORT_SYMBOL_IF_KUNIT(hixl_region_events);
 
 /* ---- registrations ----------------------------------------------------------- */
 

@@ -171,7 +171,7 @@ static void hixl_tbl_wait_add(struct hixl_tbl_wait *w, struct hixl_link *l, u64 
  * Context: process context, may sleep; the engine lock need not be held
  * (hixl_cmd_reg_mem() calls it after dropping it).
  */
-void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
+static void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
 {
 	u32 i;
 
@@ -203,7 +203,7 @@ void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
  * update's deadline too (hixl_post_wait(); a link whose peer takes no SEND
  * by then, or within HIXL_TX_MIN_MS once it passed, is broken).
  */
-void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
+static void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 			     struct hixl_tbl_wait *w)
 {
 	struct hixl_link *l;
@@ -267,7 +267,7 @@ void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
  * Context: process context, may sleep, with the engine lock held: up to
  * hixl_table_ack_ms for the acknowledgements of all peers together.
  */
-void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
+static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 {
 	struct hixl_wire_region_del *m;
 	struct hixl_tbl_wait w;

@@ -9,11 +9,7 @@
 #include "link.h"
 
 extern unsigned int hixl_table_ack_ms;
-void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
-			     struct hixl_tbl_wait *w);
-void hixl_tbl_wait_finish(struct hixl_tbl_wait *w);
 extern const struct hixl_region_events hixl_table_region_events;
-void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r);
 
 int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r);
 int hixl_send_region(struct hixl_link *l, struct hixl_region *r);

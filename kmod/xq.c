@@ -124,7 +124,7 @@ static bool hixl_xq_busy(struct hixl_link *l)
  * Return: true when the ACK is held (the pump sends it later, with the
  * count of that moment); false when the caller sends it now.
  */
-bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied)
+static bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied)
 {
 	bool hold;
 
@@ -690,7 +690,7 @@ int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed)
  * the wire end when the QP's flush returns them.  After this no pump posts
  * on @l, and a new batch ends at submission.
  */
-void hixl_link_xq_close(struct hixl_link *l)
+static void hixl_link_xq_close(struct hixl_link *l)
 {
 	struct hixl_xbatch *b, *tmp;
 	LIST_HEAD(ended);

@@ -124,7 +124,6 @@ struct hixl_xbatch {
 };
 
 int hixl_link_xq_init(struct hixl_link *l);
-void hixl_link_xq_close(struct hixl_link *l);
 void hixl_link_xq_free(struct hixl_link *l);
 struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l, u32 op,
 				    u32 count, u64 tag);
@@ -137,6 +136,5 @@ void hixl_xq_break(struct hixl_link *l, int err);
 extern const struct hixl_link_queue_ops hixl_xq_link_ops;
 void hixl_xq_plan_begin(struct hixl_link *l);
 void hixl_xq_plan_end(struct hixl_link *l);
-bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied);
 
 #endif /* _HIXL_XQ_H */
