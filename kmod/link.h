@@ -88,6 +88,8 @@ struct hixl_link_rails {
 
 #define HIXL_RX_DEPTH	32	/* RECVs posted per link */
 #define HIXL_SQ_DEPTH	256	/* send queue entries per link */
+#define HIXL_SCQ_BATCH	16	/* send CQ: WCs per ib_poll_cq() (scq.c) */
+#define HIXL_SCQ_BUDGET	65536	/* ... and per run of its worker, as IB_POLL_BUDGET_WORKQUEUE */
 
 enum hixl_link_state {
 	HIXL_LINK_CONNECTING,
@@ -282,6 +284,23 @@ struct hixl_link_xq {
 };
 
 /**
+ * struct hixl_scq - a link's send CQ (scq.c)
+ * @cq:    the CQ of the QP's send queue, made by ib_create_cq() with
+ *         scq.c's completion handler; NULL before it exists and once freed
+ * @mutex: serialises the polling of @cq - its worker and a spinning
+ *         synchronous waiter run its WCs' handlers under it, one at a
+ *         time, in order - and protects @cq against its free
+ * @work:  polls @cq after a completion event and re-arms it (hixl_cq_wq)
+ * @wc:    the poller's WCs (under @mutex)
+ */
+struct hixl_scq {
+	struct ib_cq *cq;
+	struct mutex mutex;
+	struct work_struct work;
+	struct ib_wc wc[HIXL_SCQ_BATCH];
+};
+
+/**
  * struct hixl_link_queue_ops - what a link asks of its transfer queue
  * @init:     set up a new link's queue (struct hixl_link_xq); 0 or -ENOMEM
  * @close:    the link is going away, its QP still exists: its batches end
@@ -355,7 +374,10 @@ struct hixl_link_ka {
  * @raddr:      the peer's address as connected: CONNECT's destination or
  *              an accepted connection's source; set before the link is
  *              listed and never changed, so log lines read it unlocked
- * @cm_id, @cq, @qp: the connection
+ * @cm_id, @qp: the connection
+ * @rcq:        the receive CQ (ib_alloc_cq(), IB_POLL_WORKQUEUE: its
+ *              handlers parse the peer's messages and take mutexes)
+ * @scq:        the send CQ, polled by hixl (scq.c)
  * @cm_mutex:   protects @cm_id and the making of the QP side of an active
  *              link: CONNECT holds it over each attempt (it creates, uses
  *              and, after a refusal, frees them) and starts none once the
@@ -442,7 +464,8 @@ struct hixl_link {
 	bool named;
 	struct sockaddr_storage raddr;
 	struct rdma_cm_id *cm_id;
-	struct ib_cq *cq;
+	struct ib_cq *rcq;
+	struct hixl_scq scq;
 	struct ib_qp *qp;
 	struct mutex cm_mutex;
 	struct mutex qp_mutex;

@@ -32,6 +32,7 @@
 #include "auth.h"
 #include "link.h"
 #include "link_life.h"
+#include "scq.h"
 #include "keepalive.h"
 #include "msg.h"
 #include "msg_rx.h"
@@ -160,6 +161,7 @@ struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 	hixl_link_ka_init(l);
 	mutex_init(&l->cm_mutex);
 	mutex_init(&l->qp_mutex);
+	hixl_scq_init(l);
 	mutex_init(&l->msg.post_mutex);
 	mutex_init(&l->rt.lock);
 	mutex_init(&l->stage.reply_lock);
@@ -182,7 +184,7 @@ static void hixl_qp_event(struct ib_event *ev, void *ctx)
 }
 
 /*
- * CQ, QP and receive buffers on l->cm_id, on rail @l->rail's device and PD
+ * CQs, QP and receive buffers on l->cm_id, on rail @l->rail's device and PD
  * (rail 0: the engine's); undone by hixl_link_destroy().  -EXDEV when the
  * connection is not on that device; -ENODEV when the rail's device is gone.
  */
@@ -216,19 +218,22 @@ int hixl_link_create_qp(struct hixl_link *l)
 	l->ibdev = dev.ibdev;
 	l->pd = dev.pd;
 	/*
-	 * Every work request can complete on the CQ at once when the QP
-	 * flushes (unsignaled ones too), plus three drain markers: the
-	 * pump's ib_drain_sq() (xq.c) and ib_drain_qp()'s two.
+	 * Two CQs (scq.c says why).  Every work request can complete at once
+	 * when the QP flushes (unsignaled ones too), plus the drain markers:
+	 * on the send CQ the pump's ib_drain_sq() (xq.c) and ib_drain_qp()'s
+	 * first, on the receive CQ ib_drain_qp()'s second.
 	 */
-	l->cq = ib_alloc_cq(l->ibdev, l, HIXL_SQ_DEPTH + HIXL_RX_DEPTH + 3, 0,
-			    IB_POLL_WORKQUEUE);
-	if (IS_ERR(l->cq)) {
-		ret = PTR_ERR(l->cq);
-		l->cq = NULL;
+	l->rcq = ib_alloc_cq(l->ibdev, l, HIXL_RX_DEPTH + 1, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(l->rcq)) {
+		ret = PTR_ERR(l->rcq);
+		l->rcq = NULL;
 		return ret;
 	}
-	attr.send_cq = l->cq;
-	attr.recv_cq = l->cq;
+	ret = hixl_scq_create(l, l->ibdev, HIXL_SQ_DEPTH + 2);
+	if (ret)
+		return ret;
+	attr.send_cq = l->scq.cq;
+	attr.recv_cq = l->rcq;
 	ret = rdma_create_qp(l->cm_id, l->pd, &attr);
 	if (ret)
 		return ret;
@@ -280,9 +285,10 @@ void hixl_link_destroy_qp(struct hixl_link *l)
 		l->qp = NULL;
 	}
 	mutex_unlock(&l->qp_mutex);
-	if (l->cq) {
-		ib_free_cq(l->cq);
-		l->cq = NULL;
+	hixl_scq_destroy(l);
+	if (l->rcq) {
+		ib_free_cq(l->rcq);
+		l->rcq = NULL;
 	}
 	hixl_link_msg_free(l);
 	if (l->stage.tx.mr) {

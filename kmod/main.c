@@ -396,6 +396,11 @@ static int __init hixl_init(void)
 	hixl_wq = alloc_workqueue("hixl", WQ_UNBOUND, 0);
 	if (!hixl_wq)
 		return -ENOMEM;
+	hixl_cq_wq = alloc_workqueue("hixl_cq", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!hixl_cq_wq) {
+		destroy_workqueue(hixl_wq);
+		return -ENOMEM;
+	}
 	hixl_lcopy_init();
 	ret = hixl_xwork_init();
 	if (ret)
@@ -432,6 +437,7 @@ err_xwork:
 	hixl_xwork_exit();
 err_wq:
 	hixl_lcopy_exit();
+	destroy_workqueue(hixl_cq_wq);
 	destroy_workqueue(hixl_wq);
 	return ret;
 }
@@ -443,6 +449,7 @@ static void __exit hixl_exit(void)
 	hixl_ib_client_unregister();
 	hixl_xwork_exit();
 	hixl_lcopy_exit();
+	destroy_workqueue(hixl_cq_wq);
 	destroy_workqueue(hixl_wq);
 }
 

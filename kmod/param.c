@@ -73,3 +73,6 @@ struct device *hixl_dev;
 
 /* Work that engine teardown must be able to wait for (link.c). */
 struct workqueue_struct *hixl_wq;
+
+/* The send CQs' pollers (scq.c), of the core's ib_comp_wq's kind. */
+struct workqueue_struct *hixl_cq_wq;

@@ -21,5 +21,7 @@ extern unsigned int hixl_max_setup_links;
 extern struct device *hixl_dev;
 /* Work that engine teardown must be able to wait for (link.c). */
 extern struct workqueue_struct *hixl_wq;
+/* The send CQs' pollers (scq.c); WQ_HIGHPRI, as the core's ib_comp_wq. */
+extern struct workqueue_struct *hixl_cq_wq;
 
 #endif /* _HIXL_PARAM_H */

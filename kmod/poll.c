@@ -5,19 +5,21 @@
  * that a small batch that completes within microseconds does not pay a
  * sleep and a wake-up per call.
  *
- * The link's CQ is IB_POLL_WORKQUEUE (link_life.c): the core's worker polls it
- * and runs hixl_xwr_done(), which ends the batch.  Polling that CQ from the
- * waiter as well would race with the core's poller (ib_poll_cq() is not
- * serialized against it), so the waiter spins on the batch's completion
- * (completion_done()) instead: the same work runs in the worker, only the
- * waiter's sleep and wake-up are saved.
+ * The spinner polls the link's send CQ itself (hixl_scq_poll(), scq.c) as
+ * it spins, the way a block device's poll queue is polled by its waiter
+ * (blk_mq_poll(), nvme-rdma's IB_POLL_DIRECT queues): the completion of
+ * its chain runs hixl_xwr_done(), which ends the batch, in the waiter's
+ * own context, without the hop through the CQ's worker and without a
+ * wake-up.  When the worker is polling already the spinner only watches
+ * the batch's completion (completion_done()): the worker runs the same
+ * handlers.
  *
  * Whether spinning pays depends on the machine: with a hardware RNIC the
- * completion comes from another CPU's interrupt and the spinner only saves
- * the wake-up; with a software device (rxe) on few CPUs the completion
- * itself needs a CPU (rxe's tasks, the CQ's worker), and a spinner can
- * delay the very completion it waits for - measured under QEMU/TCG with 2
- * vCPUs, spinning made a 64 B WRITE slower (bench/results-lat.md).  So the
+ * WC is in the CQ as soon as the device wrote it; with a software device
+ * (rxe) on few CPUs the WC itself needs a CPU (rxe's tasks), and a spinner
+ * can delay the very completion it waits for - measured under QEMU/TCG
+ * with 2 vCPUs when the spinner could not poll, spinning made a 64 B WRITE
+ * slower (bench/results-lat.md).  So the
  * decision is measured per link, not assumed: each small synchronous batch
  * records the time its caller waited (post to return, what the caller
  * sees) in one of two EWMAs, the spinning one or the sleeping one, and a
@@ -47,6 +49,7 @@
 
 #include "link.h"
 #include "xq.h"
+#include "scq.h"
 #include "poll.h"
 
 unsigned int hixl_poll_us = 200;
@@ -149,21 +152,25 @@ void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns)
 
 /**
  * hixl_poll_spin_until() - spin on a completion until a deadline
+ * @l:      the link whose send CQ to poll meanwhile (NULL: none)
  * @done:   the completion
  * @end_ns: ktime_get_ns() after which to give up
  *
  * Spins until @done is completed, @end_ns has passed or a fatal signal is
- * pending; yields the CPU whenever the scheduler asks for it.  Consumes
- * nothing of @done.
+ * pending, polling @l's send CQ (hixl_scq_poll()) at every turn, so that
+ * the completion that ends @done may run here; yields the CPU whenever
+ * the scheduler asks for it.  Consumes nothing of @done.
  *
- * Context: process context, may sleep (cond_resched()).
+ * Context: process context, may sleep (cond_resched(), the CQ's handlers).
  * Return: true when @done was completed.
  */
-bool hixl_poll_spin_until(struct completion *done, u64 end_ns)
+bool hixl_poll_spin_until(struct hixl_link *l, struct completion *done, u64 end_ns)
 {
 	while (!completion_done(done)) {
 		if (fatal_signal_pending(current) || ktime_get_ns() >= end_ns)
 			return false;
+		if (l && hixl_scq_poll(l))
+			continue;
 		if (need_resched())
 			cond_resched();
 		else
@@ -196,6 +203,6 @@ bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns)
 
 	if (!budget || num_online_cpus() < 2)
 		return false;
-	hixl_poll_spin_until(done, post_ns + budget);
+	hixl_poll_spin_until(l, done, post_ns + budget);
 	return true;
 }

@@ -111,7 +111,7 @@ static void hixl_poll_spin_done_returns_at_once(struct kunit *test)
 	DECLARE_COMPLETION_ONSTACK(done);
 
 	complete(&done);
-	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(&done, ktime_get_ns() + NSEC_PER_SEC));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(NULL, &done, ktime_get_ns() + NSEC_PER_SEC));
 	/* the spin consumed nothing: the wait after it returns at once */
 	KUNIT_EXPECT_TRUE(test, completion_done(&done));
 	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&done, 1), 0UL);
@@ -122,10 +122,10 @@ static void hixl_poll_spin_gives_up_at_the_deadline(struct kunit *test)
 	DECLARE_COMPLETION_ONSTACK(done);
 	u64 t0 = ktime_get_ns();
 
-	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(&done, t0 + 200 * NSEC_PER_USEC));
+	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(NULL, &done, t0 + 200 * NSEC_PER_USEC));
 	KUNIT_EXPECT_GE(test, ktime_get_ns() - t0, 200 * NSEC_PER_USEC);
 	/* a deadline already past: no spin */
-	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(&done, t0));
+	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(NULL, &done, t0));
 }
 
 struct hixl_poll_timer {
@@ -149,7 +149,7 @@ static void hixl_poll_spin_sees_a_completion(struct kunit *test)
 	pt->t.function = hixl_poll_timer_fn;
 	hrtimer_start(&pt->t, ns_to_ktime(50 * NSEC_PER_USEC), HRTIMER_MODE_REL);
 	/* completed from hard interrupt context well before the deadline */
-	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(&pt->done, ktime_get_ns() + 5 * NSEC_PER_SEC));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(NULL, &pt->done, ktime_get_ns() + 5 * NSEC_PER_SEC));
 	hrtimer_cancel(&pt->t);
 	wait_for_completion(&pt->done);
 }
