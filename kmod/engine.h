@@ -60,7 +60,13 @@
  * Transfer queue: hixl_link.xq.mutex  >  hixl_link.xq.lock;
  * hixl_engine.xfer_lock is never held with xq.lock;
  * hixl_link.msg.post_mutex  >  hixl_link.xq.mutex (the QP is freed under
- * both).  The CQ handler takes only xq.lock and xfer_lock.
+ * both).  The send CQ's handlers (xq.c, msg.c, rtable.c, keepalive.c) run
+ * under hixl_link.scq.mutex (scq.c), in its worker or in a spinning
+ * TRANSFER's caller, which holds only rdma_sem (read) and takes scq.mutex
+ * with mutex_trylock(); under it they take spinlocks only (xq.lock,
+ * xfer_lock, hixl_link.lock, a striped TRANSFER's hixl_xrail.lock), one
+ * at a time, and queue work: never a mutex, never rdma_sem.
+ * hixl_link_destroy_qp() takes scq.mutex alone, after its drain.
  * Striped transfers (xrail*.c): hixl_xrail.lock is taken alone (no other
  * lock under it, none held but the caller's own, never xq.lock or
  * xfer_lock); its failover work takes no rdma_sem (xrail.c says why none

@@ -165,6 +165,7 @@ void hixl_scq_destroy(struct hixl_link *l)
 	ib_destroy_cq(cq);	/* no completion event after this */
 	cancel_work_sync(&l->scq.work);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_scq_destroy);
 
 /**
  * hixl_scq_poll() - a spinning waiter polls its link's send CQ
@@ -188,3 +189,4 @@ int hixl_scq_poll(struct hixl_link *l)
 	mutex_unlock(&l->scq.mutex);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_scq_poll);

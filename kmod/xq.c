@@ -13,7 +13,8 @@
  * chain is signaled; a failed request still completes, with its flushed
  * successors, so a chain always ends with a completion of its last request
  * (model: the selective signaling of drivers/infiniband/ulp/rtrs and
- * NVMe-oF's RDMA host).  The CQ handler returns the chain's credits, ends a
+ * NVMe-oF's RDMA host).  The send CQ's handler (scq.c runs it, in the
+ * CQ's worker or in a spinning waiter) returns the chain's credits, ends a
  * batch whose last chain came back and kicks the pump for the next ones.
  *
  * Every batch has a real timeout: one still waiting for the send queue ends

@@ -6,13 +6,18 @@
  * HIXL_POLL_EXPLORE the other, the cap; the EWMA of completion times
  * (hixl_poll_ewma()) converging both ways, a stall clamped, never
  * reading as "no sample"; and which batches may spin (hixl_poll_small()).
+ * The spinner's poll of its link's send CQ (scq.c) without a CQ and while
+ * another poller holds it: the spin goes on, and nothing waits for the
+ * other poller.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 
+#include "link.h"
 #include "xq.h"
+#include "scq.h"
 #include "poll.h"
 
 static void hixl_poll_off_never_spins(struct kunit *test)
@@ -154,6 +159,50 @@ static void hixl_poll_spin_sees_a_completion(struct kunit *test)
 	wait_for_completion(&pt->done);
 }
 
+static struct hixl_link *hixl_poll_test_link(struct kunit *test)
+{
+	struct hixl_link *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	hixl_scq_init(l);
+	return l;
+}
+
+static void hixl_poll_scq_without_cq(struct kunit *test)
+{
+	struct hixl_link *l = hixl_poll_test_link(test);
+	DECLARE_COMPLETION_ONSTACK(done);
+	u64 t0 = ktime_get_ns();
+
+	/* before the QP exists, or after it is gone: nothing to poll */
+	KUNIT_EXPECT_EQ(test, hixl_scq_poll(l), 0);
+	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(l, &done, t0 + 100 * NSEC_PER_USEC));
+	KUNIT_EXPECT_GE(test, ktime_get_ns() - t0, 100 * NSEC_PER_USEC);
+	complete(&done);
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(l, &done, ktime_get_ns() + NSEC_PER_SEC));
+	hixl_scq_destroy(l);		/* no CQ: nothing to free */
+	KUNIT_EXPECT_NULL(test, l->scq.cq);
+}
+
+static void hixl_poll_scq_busy_poller(struct kunit *test)
+{
+	struct hixl_link *l = hixl_poll_test_link(test);
+	struct hixl_poll_timer *pt = kunit_kzalloc(test, sizeof(*pt), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pt);
+	/* the CQ's worker (here: the test) polls: the spinner does not wait for it */
+	mutex_lock(&l->scq.mutex);
+	KUNIT_EXPECT_EQ(test, hixl_scq_poll(l), 0);
+	init_completion(&pt->done);
+	hrtimer_init(&pt->t, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	pt->t.function = hixl_poll_timer_fn;
+	hrtimer_start(&pt->t, ns_to_ktime(50 * NSEC_PER_USEC), HRTIMER_MODE_REL);
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(l, &pt->done, ktime_get_ns() + 5 * NSEC_PER_SEC));
+	mutex_unlock(&l->scq.mutex);
+	hrtimer_cancel(&pt->t);
+	wait_for_completion(&pt->done);
+}
+
 static struct kunit_case hixl_hybrid_poll_cases[] = {
 	KUNIT_CASE(hixl_poll_off_never_spins),
 	KUNIT_CASE(hixl_poll_learns_both_ways_first),
@@ -165,6 +214,8 @@ static struct kunit_case hixl_hybrid_poll_cases[] = {
 	KUNIT_CASE(hixl_poll_spin_done_returns_at_once),
 	KUNIT_CASE(hixl_poll_spin_gives_up_at_the_deadline),
 	KUNIT_CASE(hixl_poll_spin_sees_a_completion),
+	KUNIT_CASE(hixl_poll_scq_without_cq),
+	KUNIT_CASE(hixl_poll_scq_busy_poller),
 	{}
 };
 
