@@ -113,37 +113,6 @@ void hixl_scq_init(struct hixl_link *l)
 EXPORT_SYMBOL_IF_KUNIT(hixl_scq_init);
 
 /**
- * hixl_scq_create() - make and arm a link's send CQ
- * @l:    the link (@l->scq.cq is NULL)
- * @dev:  the device of the link's QP
- * @cqe:  entries: every send queue entry plus the drain markers
- *
- * Completion vector 0, as the receive CQ's.
- *
- * Context: process context.
- * Return: 0, or ib_create_cq()'s or ib_req_notify_cq()'s -errno (nothing
- * is left to free then).
- */
-int hixl_scq_create(struct hixl_link *l, struct ib_device *dev, int cqe)
-{
-	struct ib_cq_init_attr attr = { .cqe = cqe, .comp_vector = 0 };
-	struct ib_cq *cq = ib_create_cq(dev, hixl_scq_comp, hixl_scq_event, l, &attr);
-	int ret;
-
-	if (IS_ERR(cq))
-		return PTR_ERR(cq);
-	ret = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
-	if (ret) {
-		ib_destroy_cq(cq);
-		return ret;
-	}
-	mutex_lock(&l->scq.mutex);
-	l->scq.cq = cq;
-	mutex_unlock(&l->scq.mutex);
-	return 0;
-}
-
-/**
  * hixl_scq_destroy() - free a link's send CQ, if it has one
  * @l: the link; its QP is destroyed (nothing completes on the CQ any more)
  *
@@ -166,6 +135,36 @@ void hixl_scq_destroy(struct hixl_link *l)
 	cancel_work_sync(&l->scq.work);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_scq_destroy);
+
+/**
+ * hixl_scq_create() - make and arm a link's send CQ
+ * @l:    the link (@l->scq.cq is NULL)
+ * @dev:  the device of the link's QP
+ * @cqe:  entries: every send queue entry plus the drain markers
+ *
+ * Completion vector 0, as the receive CQ's.
+ *
+ * Context: process context.
+ * Return: 0, or ib_create_cq()'s or ib_req_notify_cq()'s -errno (nothing
+ * is left to free then).
+ */
+int hixl_scq_create(struct hixl_link *l, struct ib_device *dev, int cqe)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe, .comp_vector = 0 };
+	struct ib_cq *cq = ib_create_cq(dev, hixl_scq_comp, hixl_scq_event, l, &attr);
+	int ret;
+
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	/* set before it is armed: its worker finds it (nothing is posted yet) */
+	mutex_lock(&l->scq.mutex);
+	l->scq.cq = cq;
+	mutex_unlock(&l->scq.mutex);
+	ret = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	if (ret)
+		hixl_scq_destroy(l);
+	return ret;
+}
 
 /**
  * hixl_scq_poll() - a spinning waiter polls its link's send CQ
