@@ -7,7 +7,7 @@
  * link_life.c's.
  *
  * The layers of a link, one file each: RDMA CM connect, accept and
- * disconnect (cm.c); posting messages (msg.c), their buffers and receive
+ * disconnect (cm.c, connect.c); posting messages (msg.c), their buffers and receive
  * dispatch (msg_rx.c);
  * our region table to the peer (table.c) and the peer's to us (rtable.c);
  * notifications (notify.c); staging (stage.c); the transfer queue (xq.c).
@@ -155,7 +155,7 @@ void hixl_link_check_ready(struct hixl_link *l)
 	}
 	spin_unlock(&l->lock);
 	wake_up_all(&l->wq);
-	if (ready && !l->active)	/* CONNECT counts its own (cm.c) */
+	if (ready && !l->active)	/* CONNECT counts its own (connect.c) */
 		hixl_link_count(l, HIXL_CTR_ACCEPTS, 1);
 }
 

@@ -6,7 +6,7 @@
  * uses (its state, references, the engine's list of links) is link.c's.
  *
  * The layers of a link, one file each: RDMA CM connect, accept and
- * disconnect (cm.c); posting messages (msg.c), their buffers and receive
+ * disconnect (cm.c, connect.c); posting messages (msg.c), their buffers and receive
  * dispatch (msg_rx.c);
  * our region table to the peer (table.c) and the peer's to us (rtable.c);
  * notifications (notify.c); staging (stage.c); the transfer queue (xq.c).

@@ -25,7 +25,7 @@
 #include "region.h"
 #include "link.h"
 #include "link_life.h"
-#include "cm.h"
+#include "connect.h"
 #include "table.h"
 #include "notify.h"
 #include "local.h"
