@@ -39,6 +39,7 @@
 #include "xprep.h"
 #include "req.h"
 #include "local_xfer.h"
+#include "testhook.h"
 
 /* Give back regions held by a local plan, keeping the arrays (fallback to RDMA). */
 static void hixl_local_unhold(struct hixl_engine *eng, struct hixl_plan *pl)
@@ -432,6 +433,7 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 	spin_unlock(&eng->xfer_lock);
 	if (hixl_req_bind(req, b))
 		hixl_xbatch_cancel(b);		/* its request was cancelled already */
+	hixl_test_delay(HIXL_TEST_LOCAL_RUN);	/* in flight, nothing copied yet */
 
 	ret = hixl_lcopy_run(peer, l, b, a, d, pl, deadline, &bytes);	/* lcopy.c */
 	/*

@@ -3,7 +3,7 @@
  * testhook.c - the test delays of testhook.h: debugfs hixl/test/<point>_ms
  * (root only, 0600), 0 by default.  A user test writes a delay, provokes
  * the race it needs inside it (tests/user/test_rail_race.c,
- * test_uring_async.c, test_notify.c), and writes 0
+ * test_uring_async.c, test_notify.c, test_cancel_matrix.c), and writes 0
  * back.  Compiled only against a kernel with CONFIG_KUNIT (Kbuild).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -19,6 +19,7 @@ static const char *const hixl_test_names[HIXL_TEST_NR] = {
 	[HIXL_TEST_ACCEPT_QP] = "accept_qp_ms",
 	[HIXL_TEST_XWORK_START] = "xwork_start_ms",
 	[HIXL_TEST_RX_MSG] = "rx_msg_ms",
+	[HIXL_TEST_LOCAL_RUN] = "local_run_ms",
 };
 
 /**

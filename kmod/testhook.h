@@ -15,6 +15,7 @@ enum hixl_test_point {
 	HIXL_TEST_ACCEPT_QP,	/* accept_qp_ms: hixl_accept(), QP made, not yet listed */
 	HIXL_TEST_XWORK_START,	/* xwork_start_ms: an io_uring batch's work item, before it runs */
 	HIXL_TEST_RX_MSG,	/* rx_msg_ms: a received message, before its link's state is read */
+	HIXL_TEST_LOCAL_RUN,	/* local_run_ms: a same-host batch, listed, before its copy */
 	HIXL_TEST_NR,
 };
 

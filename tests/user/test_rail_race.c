@@ -50,36 +50,6 @@ static int write_file(const char *path, const char *v)
 	return ret;
 }
 
-/* /dev/kmsg from now on, non-blocking: an fd, or -1 */
-static int kmsg_open(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
-/* Wait up to @ms for a kernel log line containing @what: 1 found, 0 not. */
-static int kmsg_wait(int fd, const char *what, int ms)
-{
-	char rec[1024];
-
-	for (int waited = 0; waited <= ms; waited += 20) {
-		ssize_t n;
-
-		while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-			if (n <= 0)
-				continue;	/* EPIPE: records overwritten, go on */
-			rec[n] = '\0';
-			if (strstr(rec, what))
-				return 1;
-		}
-		usleep(20000);
-	}
-	return 0;
-}
-
 struct arv_connect {
 	int fd;
 	long ret;
@@ -123,16 +93,16 @@ void test_rail_accept_vs_removal(void)
 	sb.service_level = HIXL_DEFAULT_SERVICE_LEVEL;
 	REQUIRE(xioctl(c.fd, HIXL_IOC_SETUP, &sb) == 0);
 
-	kmsg = kmsg_open();
+	kmsg = hx_kmsg_open();
 	REQUIRE(kmsg >= 0);
 	REQUIRE(write_file(ACCEPT_HOOK, "3000") == 0);
 	REQUIRE(pthread_create(&th, NULL, arv_connect_run, &c) == 0);
-	in_delay = kmsg_wait(kmsg, "test delay accept_qp_ms", 10000);
+	in_delay = hx_kmsg_wait(kmsg, "test delay accept_qp_ms", 10000);
 	CHECK(in_delay);
 	/* the accepted connection's QP is on rail 1's PD, not yet listed */
 	rc = system("timeout 60 rdma link delete rxe1");
 	CHECK_EQ(rc, 0);
-	refused = kmsg_wait(kmsg, "refusing the connection: -19", 10000);
+	refused = hx_kmsg_wait(kmsg, "refusing the connection: -19", 10000);
 	write_file(ACCEPT_HOOK, "0");
 	pthread_join(th, NULL);
 	printf("#   in the delay: %d; rxe1 deleted: %d; refused with -ENODEV: %d; B's CONNECT: %ld\n",

@@ -42,6 +42,7 @@ extern const struct ht_test latency_tests[];	/* test_latency.c: TRANSFER latency
 extern const struct ht_test loopback_tests[];	/* test_loopback.c: loopback engines, no device */
 extern const struct ht_test hpoll_tests[];	/* test_hpoll.c: hybrid polling of small sync transfers */
 extern const struct ht_test revoke_tests[];	/* test_revoke.c: the revoking CANCEL */
+extern const struct ht_test cancel_matrix_tests[];	/* test_cancel_matrix.c: each cancel on each path */
 extern const struct ht_test rail_tests[];	/* test_rail.c: an engine on several rails */
 extern const struct ht_test rail_mr_tests[];	/* test_rail_mr.c: a region's MRs on every rail */
 extern const struct ht_test raillink_tests[];	/* test_raillink.c: rail links, their HELLO blocks */
@@ -53,7 +54,7 @@ extern const struct ht_test rail_race_tests[];	/* test_rail_race.c: rail removal
 static const struct ht_test *const hixl_test_tables[] = {
 	dev_tests, reg_tests, runs_tests, setup_tests, xfer_tests, notify_tests, uring_tests, uring_async_tests, physmem_tests, prof_tests,
 	lib_tests, liburing_tests, poll_tests, api_tests, abi_tests, errors_tests, tools_tests, bench_tests,
-	stats_tests, latency_tests, hpoll_tests, revoke_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests, local_tests,
+	stats_tests, latency_tests, hpoll_tests, revoke_tests, cancel_matrix_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests, local_tests,
 	loopback_tests,
 	local_par_tests,
 	local_dmabuf_tests,

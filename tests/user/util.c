@@ -584,3 +584,31 @@ int hx_rxe_restore(const char *dev, const char *netdev)
 	}
 	return 0;
 }
+
+int hx_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+int hx_kmsg_wait(int fd, const char *what, int ms)
+{
+	char rec[1024];
+
+	for (int waited = 0; waited <= ms; waited += 20) {
+		ssize_t n;
+
+		while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+			if (n <= 0)
+				continue;	/* EPIPE: records overwritten, go on */
+			rec[n] = '\0';
+			if (strstr(rec, what))
+				return 1;
+		}
+		usleep(20000);
+	}
+	return 0;
+}

@@ -90,6 +90,10 @@ int hx_count_engines(void);	/* the module's engines: lines of debugfs hixl/engin
  * delays, which exist only against a kernel with KUnit: the debug kernel)
  */
 int hx_test_delay(const char *point, unsigned int ms);
+/* /dev/kmsg from now on, non-blocking: an fd, or -1 */
+int hx_kmsg_open(void);
+/* wait up to @ms for a kernel log line containing @what on hx_kmsg_open()'s @fd: 1 found, 0 not */
+int hx_kmsg_wait(int fd, const char *what, int ms);
 double hx_ms_since(const struct timespec *t0);	/* CLOCK_MONOTONIC ms since t0 */
 double hx_ms_between(const struct timespec *t0, const struct timespec *t1);	/* ms from t0 to t1 */
 /* the first line of a file, without its newline: 0, or -1 */
