@@ -20,6 +20,7 @@ static const char *const hixl_test_names[HIXL_TEST_NR] = {
 	[HIXL_TEST_XWORK_START] = "xwork_start_ms",
 	[HIXL_TEST_RX_MSG] = "rx_msg_ms",
 	[HIXL_TEST_LOCAL_RUN] = "local_run_ms",
+	[HIXL_TEST_XWR_DONE] = "xwr_done_ms",
 };
 
 /**
@@ -50,6 +51,26 @@ void hixl_test_delay(enum hixl_test_point p)
 	u32 ms = READ_ONCE(hixl_test_ms[p]);
 
 	if (ms) {
+		pr_info("test delay %s: %u ms\n", hixl_test_names[p], min(ms, 10000U));
+		msleep(min(ms, 10000U));
+	}
+}
+
+/**
+ * hixl_test_delay_once() - hixl_test_delay(), for the first caller only
+ * @p: the point
+ *
+ * The delay is taken (set back to 0) by the first caller that finds it, so
+ * that of completions that come at once (a striped TRANSFER's rails) one
+ * is held and the others run.
+ *
+ * Context: process context, may sleep (msleep()).
+ */
+void hixl_test_delay_once(enum hixl_test_point p)
+{
+	u32 ms = READ_ONCE(hixl_test_ms[p]);
+
+	if (ms && cmpxchg(&hixl_test_ms[p], ms, 0) == ms) {
 		pr_info("test delay %s: %u ms\n", hixl_test_names[p], min(ms, 10000U));
 		msleep(min(ms, 10000U));
 	}

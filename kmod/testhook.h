@@ -16,15 +16,19 @@ enum hixl_test_point {
 	HIXL_TEST_XWORK_START,	/* xwork_start_ms: an io_uring batch's work item, before it runs */
 	HIXL_TEST_RX_MSG,	/* rx_msg_ms: a received message, before its link's state is read */
 	HIXL_TEST_LOCAL_RUN,	/* local_run_ms: a same-host batch, listed, before its copy */
+	HIXL_TEST_XWR_DONE,	/* xwr_done_ms: a transfer chain's completion, before its
+				 * handler reads it; once (hixl_test_delay_once()) */
 	HIXL_TEST_NR,
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)
 void hixl_testhook_init(struct dentry *dir);
 void hixl_test_delay(enum hixl_test_point p);
+void hixl_test_delay_once(enum hixl_test_point p);
 #else
 static inline void hixl_testhook_init(struct dentry *dir) { }
 static inline void hixl_test_delay(enum hixl_test_point p) { }
+static inline void hixl_test_delay_once(enum hixl_test_point p) { }
 #endif
 
 #endif

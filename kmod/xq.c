@@ -51,6 +51,7 @@
 #include "xq.h"
 #include "poll.h"
 #include "xrail.h"
+#include "testhook.h"
 #include "trace.h"
 
 /* one work request of a chain: what its completion needs */
@@ -329,6 +330,7 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool last = w->i == c->n - 1, end = false, kick = false;
 	int err = 0, lerr = 0;
 
+	hixl_test_delay_once(HIXL_TEST_XWR_DONE);	/* the chain on the wire, held */
 	if (wc->status != IB_WC_SUCCESS) {
 		err = hixl_wc_errno(wc);
 		/*

@@ -15,15 +15,17 @@
  * only, kill the ioctl's only: 24 cells.
  *
  * In flight, certainly: a batch is held by the debug kernel's test delays
- * (kmod/testhook.c), so no cell races the batch's end.  RDMA paths: engine
- * B sends A a notification and A's CQ work sleeps in rx_msg_ms on it before
- * the batch is posted; the batch's requests then execute (their bytes land,
- * waited for) but none of their completions is seen until the hold ends,
- * so the batch is on the wire when it is cancelled.  Striped: rail 1's
- * link has its own CQ, so rail 1's share completes (waited for: the
- * engine's direct bytes move) and rail 0's is on the wire.  Local: the copy
- * waits in local_run_ms, listed for CANCEL, before its first chunk.  The
- * hold's start is seen in the kernel log.  Without the test delays (stock
+ * (kmod/testhook.c), so no cell races the batch's end.  RDMA paths: the
+ * handler of the batch's first chain completion sleeps in xwr_done_ms
+ * (once: the delay is taken by the first completion, xq.c) before it reads
+ * the completion, whether the send CQ's worker or the spinning ioctl
+ * caller runs it (scq.c); the batch's requests have executed (their bytes
+ * landed, checked) but the batch has not ended, so it is on the wire when
+ * it is cancelled.  Striped: each rail's link has its own send CQ, so one
+ * rail's share is held and the other's completes (waited for: the engine's
+ * direct bytes move).  Local: the copy waits in local_run_ms, listed for
+ * CANCEL, before its first chunk.  The hold's start is seen in the kernel
+ * log.  Without the test delays (stock
  * kernels) every cell SKIPs; ring also SKIPs before Linux 6.7 (io_uring
  * cancels a URING_CMD at ring exit from then on).
  *
@@ -201,54 +203,27 @@ static int cm_link(int a, uint16_t pb, enum cm_path p, struct cm_mem *m, int ver
 	return 0;
 }
 
-static long cm_notify(int fd, uint16_t port, const char *name)
-{
-	struct hixl_send_notify n;
-
-	memset(&n, 0, sizeof(n));
-	n.remote = hx_name(port);
-	n.name = (uintptr_t)name;
-	n.name_len = strlen(name);
-	return xioctl(fd, HIXL_IOC_SEND_NOTIFY, &n);
-}
-
 static const char *cm_hook(enum cm_path p)
 {
-	return p == CP_LOCAL ? "local_run_ms" : "rx_msg_ms";
+	return p == CP_LOCAL ? "local_run_ms" : "xwr_done_ms";
 }
 
 /*
- * RDMA paths, before the batch: A's CQ work held on a notification from B
- * (its completion was queued before B's SEND completed, so before any of
- * the batch's).  0 once the delay began, -1.
+ * After the batch's submission: 0 once it waits in its path's test delay
+ * (RDMA: the handler of a chain's completion, its requests executed, the
+ * batch not ended; local: the copy, before its first chunk), -1.
  */
-static int cm_hold_cq(struct cm *c)
+static int cm_hold_wait(struct cm *c)
 {
+	char line[64];
 	int in;
 
-	if (hx_test_delay("rx_msg_ms", CM_HOLD_MS))
-		return -1;
-	if (cm_notify(c->b, c->pa, "hold")) {
-		hx_test_delay("rx_msg_ms", 0);
-		return -1;
-	}
-	in = hx_kmsg_wait(c->kmsg, "test delay rx_msg_ms", 10000);
-	hx_test_delay("rx_msg_ms", 0);		/* nothing else is held */
+	snprintf(line, sizeof(line), "test delay %s", cm_hook(c->p));
+	in = hx_kmsg_wait(c->kmsg, line, 10000);
+	hx_test_delay(cm_hook(c->p), 0);	/* nothing else is held */
 	clock_gettime(CLOCK_MONOTONIC, &c->hold);
 	if (!in)
-		printf("#   A's CQ work did not reach the test delay\n");
-	return in ? 0 : -1;
-}
-
-/* Local, after the batch's submission: 0 once the copy waits in the delay, -1. */
-static int cm_hold_copy(struct cm *c)
-{
-	int in = hx_kmsg_wait(c->kmsg, "test delay local_run_ms", 10000);
-
-	hx_test_delay("local_run_ms", 0);
-	clock_gettime(CLOCK_MONOTONIC, &c->hold);
-	if (!in)
-		printf("#   the copy did not reach the test delay\n");
+		printf("#   the batch did not reach the test delay %s\n", cm_hook(c->p));
 	return in ? 0 : -1;
 }
 
@@ -260,7 +235,7 @@ static double cm_left(const struct cm *c)
 
 /*
  * RDMA: the batch is on the wire: every direct byte landed at B (striped:
- * and rail 1's share ended, the engine's direct bytes moved past @e0),
+ * and the other rail's share ended, the engine's direct bytes moved past @e0),
  * within the hold.  0 or -1.
  */
 static int cm_on_wire(struct cm *c, uint64_t e0)
@@ -357,27 +332,6 @@ static int cm_cqe(struct io_uring *r, uint64_t ud, int ms, int *res, uint32_t *f
 	return -1;
 }
 
-/* the batch's notification of the hold reached A (its CQ work ran again) */
-static int cm_hold_seen(int a)
-{
-	struct hixl_notify *n = calloc(4, sizeof(*n));
-	struct hixl_get_notifies g;
-	int got = 0;
-
-	for (int i = 0; n && i < 200 && !got; i++) {
-		memset(&g, 0, sizeof(g));
-		g.buf = (uintptr_t)n;
-		g.max = 4;
-		if (xioctl(a, HIXL_IOC_GET_NOTIFIES, &g))
-			break;
-		got = g.count == 1 && n[0].name_len == 4 && !memcmp(n[0].name, "hold", 4);
-		if (!got)
-			usleep(50000);
-	}
-	free(n);
-	return got;
-}
-
 /*
  * The link after the cancel: a draining one (or a revoke with nothing on
  * the wire) left it up; a revoking one broke it: -ECONNABORTED until a
@@ -392,12 +346,19 @@ static void cm_after(struct cm *c, int broken)
 	if (broken) {
 		ret = hx_xfer(c->a, c->pb, HIXL_OP_WRITE, c->m.d, c->m.n, CM_TMO_MS, &failed);
 		printf("#   the next WRITE on the revoked link: %ld\n", ret);
-		/* striped: rail 1's link was not on the wire and carries it alone */
-		if (c->p == CP_STRIPED && ret == 0)
+		/*
+		 * striped: the other rail's link was not on the wire and
+		 * carries it alone; the revoked one was the primary (CONNECT
+		 * replaces it) or rail 1's (the primary is up: -EISCONN)
+		 */
+		if (c->p == CP_STRIPED && ret == 0) {
 			CHECK(cm_arrived(&c->m));
-		else
+			ret = hx_connect(c->a, c->pb, 10000);
+			CHECK(ret == 0 || ret == -EISCONN);
+		} else {
 			CHECK_EQ(ret, -ECONNABORTED);
-		CHECK_EQ(hx_connect(c->a, c->pb, 10000), 0);
+			CHECK_EQ(hx_connect(c->a, c->pb, 10000), 0);
+		}
 		cm_prime(&c->m, 29);
 	}
 	CHECK_EQ(hx_xfer(c->a, c->pb, HIXL_OP_WRITE, c->m.d, c->m.n, CM_TMO_MS, &failed), 0);
@@ -430,10 +391,7 @@ static void cm_run(struct cm *c)
 	cm_prime(&c->m, 11);
 	e0 = get_stats(c->a).xfer.write_direct_bytes;
 	c0 = get_stats(c->a).xfer.cancels;
-	if (c->p == CP_LOCAL)
-		REQUIRE(hx_test_delay("local_run_ms", CM_HOLD_MS) == 0);
-	else
-		REQUIRE(cm_hold_cq(c) == 0);
+	REQUIRE(hx_test_delay(cm_hook(c->p), CM_HOLD_MS) == 0);
 
 	/* the batch */
 	memset(&t, 0, sizeof(t));
@@ -454,9 +412,8 @@ static void cm_run(struct cm *c)
 		hixl_raw_uring_cmd(sqe, 128, c->a, HIXL_IOC_TRANSFER, &t, sizeof(t), CM_UD_XFER);
 		REQUIRE(io_uring_submit(&r) == 1);
 	}
-	if (c->p == CP_LOCAL)
-		CHECK_EQ(cm_hold_copy(c), 0);
-	else
+	CHECK_EQ(cm_hold_wait(c), 0);
+	if (c->p != CP_LOCAL)
 		CHECK_EQ(cm_on_wire(c, e0), 0);
 	/* in flight: not ended */
 	if (c->s == CS_IOCTL) {
@@ -479,7 +436,7 @@ static void cm_run(struct cm *c)
 		printf("#   CANCEL: count %u, links broken %u, %.0f ms (%.0f ms of the hold left)\n",
 		       cn.count, cn.broken, hx_ms_since(&t0), cm_left(c));
 		CHECK_EQ(cn.count, 1);
-		/* a copy has nothing on the wire; rail 1's share had ended */
+		/* a copy has nothing on the wire; the other rail's share had ended */
 		CHECK_EQ(cn.broken, c->k == CK_REVOKE && c->p != CP_LOCAL);
 		broken = cn.broken;
 	} else {		/* CK_RING */
@@ -533,8 +490,6 @@ static void cm_run(struct cm *c)
 		CHECK(cm_zero(c->m.rb + CM_LEN, CM_SLEN));
 	if (c->p == CP_LOCAL)	/* cancelled before its first chunk */
 		CHECK(cm_zero(c->m.rb, CM_LEN));
-	else
-		CHECK(cm_hold_seen(c->a));
 
 	cm_after(c, broken);
 	if (ring)
@@ -587,14 +542,10 @@ static void cm_kill(struct cm *c)
 	REQUIRE(read(up[0], &ok, 1) == 1 && ok);
 	CHECK(cm_arrived(&c->m));
 	cm_prime(&c->m, 11);	/* what the child's cancelled WRITE brings */
-	if (c->p == CP_LOCAL)
-		REQUIRE(hx_test_delay("local_run_ms", CM_HOLD_MS) == 0);
-	else
-		REQUIRE(cm_hold_cq(c) == 0);
+	REQUIRE(hx_test_delay(cm_hook(c->p), CM_HOLD_MS) == 0);
 	REQUIRE(write(down[1], &go, 1) == 1);
-	if (c->p == CP_LOCAL) {
-		CHECK_EQ(cm_hold_copy(c), 0);
-	} else {
+	CHECK_EQ(cm_hold_wait(c), 0);
+	if (c->p != CP_LOCAL) {
 		while (cm_left(c) > 500 && hx_first_diff(c->m.la, c->m.rb, CM_LEN) != -1)
 			usleep(2000);
 		CHECK_EQ(hx_first_diff(c->m.la, c->m.rb, CM_LEN), -1);
