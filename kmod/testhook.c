@@ -38,6 +38,14 @@ void hixl_testhook_init(struct dentry *dir)
 		debugfs_create_u32(hixl_test_names[i], 0600, t, &hixl_test_ms[i]);
 }
 
+/* Log and sleep @ms at point @p, at most 10 s. */
+static void hixl_test_sleep(enum hixl_test_point p, u32 ms)
+{
+	ms = min(ms, 10000U);
+	pr_info("test delay %s: %u ms\n", hixl_test_names[p], ms);
+	msleep(ms);
+}
+
 /**
  * hixl_test_delay() - sleep for the delay the tests set at point @p
  * @p: the point
@@ -50,10 +58,8 @@ void hixl_test_delay(enum hixl_test_point p)
 {
 	u32 ms = READ_ONCE(hixl_test_ms[p]);
 
-	if (ms) {
-		pr_info("test delay %s: %u ms\n", hixl_test_names[p], min(ms, 10000U));
-		msleep(min(ms, 10000U));
-	}
+	if (ms)
+		hixl_test_sleep(p, ms);
 }
 
 /**
@@ -70,8 +76,6 @@ void hixl_test_delay_once(enum hixl_test_point p)
 {
 	u32 ms = READ_ONCE(hixl_test_ms[p]);
 
-	if (ms && cmpxchg(&hixl_test_ms[p], ms, 0) == ms) {
-		pr_info("test delay %s: %u ms\n", hixl_test_names[p], min(ms, 10000U));
-		msleep(min(ms, 10000U));
-	}
+	if (ms && cmpxchg(&hixl_test_ms[p], ms, 0) == ms)
+		hixl_test_sleep(p, ms);
 }
