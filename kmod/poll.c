@@ -39,6 +39,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/moduleparam.h>
@@ -157,26 +158,42 @@ void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns)
  * @end_ns: ktime_get_ns() after which to give up
  *
  * Spins until @done is completed, @end_ns has passed or a fatal signal is
- * pending, polling @l's send CQ (hixl_scq_poll()) at every turn, so that
- * the completion that ends @done may run here; yields the CPU whenever
+ * pending.  Each turn, the first one even past @end_ns, runs this CPU's
+ * pending softirqs and polls @l's send CQ (hixl_scq_poll()), so that the
+ * work that makes the completion, and the completion's handler that ends
+ * @done, may run here; between turns the spinner yields the CPU whenever
  * the scheduler asks for it.  Consumes nothing of @done.
  *
- * Context: process context, may sleep (cond_resched(), the CQ's handlers).
+ * The softirqs run here as netif_rx() has them run, by enabling bottom
+ * halves (local_bh_enable()): a software RDMA device may leave its work
+ * as a pending softirq of the posting CPU (rxe's tasklets on Linux 6.1),
+ * which ksoftirqd would otherwise run after taking the CPU from the
+ * spinner, and hand the completion to the CQ's worker after that.
+ *
+ * Context: process context, bottom halves enabled; may sleep
+ * (cond_resched(), the CQ's handlers).
  * Return: true when @done was completed.
  */
 bool hixl_poll_spin_until(struct hixl_link *l, struct completion *done, u64 end_ns)
 {
-	while (!completion_done(done)) {
+	for (;;) {
+		int n = 0;
+
+		local_bh_disable();
+		local_bh_enable();	/* runs the pending softirqs */
+		if (l)
+			n = hixl_scq_poll(l);
+		if (completion_done(done))
+			return true;
 		if (fatal_signal_pending(current) || ktime_get_ns() >= end_ns)
 			return false;
-		if (l && hixl_scq_poll(l))
+		if (n)
 			continue;
 		if (need_resched())
 			cond_resched();
 		else
 			cpu_relax();
 	}
-	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_poll_spin_until);
 

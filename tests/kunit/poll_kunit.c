@@ -6,6 +6,8 @@
  * HIXL_POLL_EXPLORE the other, the cap; the EWMA of completion times
  * (hixl_poll_ewma()) converging both ways, a stall clamped, never
  * reading as "no sample"; and which batches may spin (hixl_poll_small()).
+ * The spinner runs its CPU's pending softirqs itself (a tasklet, as
+ * rxe's on Linux 6.1, completes on the spinning task).
  * The spinner's poll of its link's send CQ (scq.c) without a CQ and while
  * another poller holds it: the spin goes on, and nothing waits for the
  * other poller.
@@ -13,6 +15,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/ktime.h>
 
 #include "link.h"
@@ -129,7 +132,7 @@ static void hixl_poll_spin_gives_up_at_the_deadline(struct kunit *test)
 
 	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(NULL, &done, t0 + 200 * NSEC_PER_USEC));
 	KUNIT_EXPECT_GE(test, ktime_get_ns() - t0, 200 * NSEC_PER_USEC);
-	/* a deadline already past: no spin */
+	/* a deadline already past: one turn, no spin */
 	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(NULL, &done, t0));
 }
 
@@ -156,6 +159,41 @@ static void hixl_poll_spin_sees_a_completion(struct kunit *test)
 	/* completed from hard interrupt context well before the deadline */
 	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(NULL, &pt->done, ktime_get_ns() + 5 * NSEC_PER_SEC));
 	hrtimer_cancel(&pt->t);
+	wait_for_completion(&pt->done);
+}
+
+struct hixl_poll_tasklet {
+	struct tasklet_struct t;
+	struct completion done;
+	struct task_struct *ran_on;
+};
+
+static void hixl_poll_tasklet_fn(struct tasklet_struct *t)
+{
+	struct hixl_poll_tasklet *pt = from_tasklet(pt, t, t);
+
+	pt->ran_on = current;
+	complete(&pt->done);
+}
+
+static void hixl_poll_spin_runs_softirqs(struct kunit *test)
+{
+	struct hixl_poll_tasklet *pt = kunit_kzalloc(test, sizeof(*pt), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pt);
+	init_completion(&pt->done);
+	tasklet_setup(&pt->t, hixl_poll_tasklet_fn);
+	/*
+	 * Scheduled from process context, the tasklet is this CPU's pending
+	 * softirq and ksoftirqd is woken for it, as for rxe's tasklets on
+	 * Linux 6.1: the spinner runs it itself, on its first turn (which
+	 * a deadline already past does not skip), instead of handing the
+	 * CPU to ksoftirqd.
+	 */
+	tasklet_schedule(&pt->t);
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(NULL, &pt->done, 0));
+	KUNIT_EXPECT_PTR_EQ(test, pt->ran_on, current);
+	tasklet_kill(&pt->t);
 	wait_for_completion(&pt->done);
 }
 
@@ -214,6 +252,7 @@ static struct kunit_case hixl_hybrid_poll_cases[] = {
 	KUNIT_CASE(hixl_poll_spin_done_returns_at_once),
 	KUNIT_CASE(hixl_poll_spin_gives_up_at_the_deadline),
 	KUNIT_CASE(hixl_poll_spin_sees_a_completion),
+	KUNIT_CASE(hixl_poll_spin_runs_softirqs),
 	KUNIT_CASE(hixl_poll_scq_without_cq),
 	KUNIT_CASE(hixl_poll_scq_busy_poller),
 	{}
