@@ -63,7 +63,8 @@
  * both).  The send CQ's handlers (xq.c, msg.c, rtable.c, keepalive.c) run
  * under hixl_link.scq.mutex (scq.c), in its worker or in a spinning
  * TRANSFER's caller, which holds only rdma_sem (read) and takes scq.mutex
- * with mutex_trylock(); under it they take spinlocks only (xq.lock,
+ * with mutex_trylock() while it spins and with mutex_lock() when it stops
+ * (rdma_sem  >  scq.mutex); under it they take spinlocks only (xq.lock,
  * xfer_lock, hixl_link.lock, a striped TRANSFER's hixl_xrail.lock), one
  * at a time, and queue work: never a mutex, never rdma_sem.
  * hixl_link_destroy_qp() takes scq.mutex alone, after its drain.

@@ -291,14 +291,22 @@ struct hixl_link_xq {
  *         synchronous waiter run its WCs' handlers under it, one at a
  *         time, in order - and protects @cq against its free
  * @work:  polls @cq after a completion event and re-arms it (hixl_cq_wq)
+ * @spinners: waiters spinning on a batch of this link (poll.c): while
+ *         there is one, a completion event is left to them (@event)
+ * @event: HIXL_SCQ_EVENT: a completion event came while a waiter spun; the
+ *         last one to stop polls and re-arms @cq in the worker's stead
  * @wc:    the poller's WCs (under @mutex)
  */
 struct hixl_scq {
 	struct ib_cq *cq;
 	struct mutex mutex;
 	struct work_struct work;
+	atomic_t spinners;
+	unsigned long event;
 	struct ib_wc wc[HIXL_SCQ_BATCH];
 };
+
+#define HIXL_SCQ_EVENT	0	/* bit of struct hixl_scq's event */
 
 /**
  * struct hixl_link_queue_ops - what a link asks of its transfer queue

@@ -162,7 +162,9 @@ void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns)
  * pending softirqs and polls @l's send CQ (hixl_scq_poll()), so that the
  * work that makes the completion, and the completion's handler that ends
  * @done, may run here; between turns the spinner yields the CPU whenever
- * the scheduler asks for it.  Consumes nothing of @done.
+ * the scheduler asks for it.  Meanwhile the CQ's completion events are
+ * left to the spinner, which polls and re-arms the CQ when it stops
+ * (hixl_scq_spin_begin(), hixl_scq_spin_end()).  Consumes nothing of @done.
  *
  * The softirqs run here as netif_rx() has them run, by enabling bottom
  * halves (local_bh_enable()): a software RDMA device may leave its work
@@ -176,6 +178,10 @@ void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns)
  */
 bool hixl_poll_spin_until(struct hixl_link *l, struct completion *done, u64 end_ns)
 {
+	bool ret;
+
+	if (l)
+		hixl_scq_spin_begin(l);
 	for (;;) {
 		int n = 0;
 
@@ -183,10 +189,9 @@ bool hixl_poll_spin_until(struct hixl_link *l, struct completion *done, u64 end_
 		local_bh_enable();	/* runs the pending softirqs */
 		if (l)
 			n = hixl_scq_poll(l);
-		if (completion_done(done))
-			return true;
-		if (fatal_signal_pending(current) || ktime_get_ns() >= end_ns)
-			return false;
+		ret = completion_done(done);
+		if (ret || fatal_signal_pending(current) || ktime_get_ns() >= end_ns)
+			break;
 		if (n)
 			continue;
 		if (need_resched())
@@ -194,6 +199,13 @@ bool hixl_poll_spin_until(struct hixl_link *l, struct completion *done, u64 end_
 		else
 			cpu_relax();
 	}
+	if (l) {
+		/* the CQ's event, when the device raised it as a softirq, finds us */
+		local_bh_disable();
+		local_bh_enable();
+		hixl_scq_spin_end(l);
+	}
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_poll_spin_until);
 

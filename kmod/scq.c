@@ -22,7 +22,9 @@
  * (mutex_trylock()) and goes on spinning when the worker has it.  So the
  * handlers run one at a time, in the CQ's order, in process context, as
  * under IB_POLL_WORKQUEUE; the waiter runs them in its own context, holding
- * its engine's rdma_sem for reading, which no handler takes.
+ * its engine's rdma_sem for reading, which no handler takes.  While a
+ * waiter spins, the CQ's completion events do not wake the worker: the
+ * last spinner to stop polls and re-arms the CQ instead (hixl_scq_comp()).
  *
  * The worker is the core's ib_cq_poll_work() (drivers/infiniband/core/cq.c)
  * on a workqueue of the same kind (hixl_cq_wq: WQ_HIGHPRI, as ib_comp_wq):
@@ -69,29 +71,89 @@ static int hixl_scq_process(struct hixl_link *l, int budget)
 	return done;
 }
 
-static void hixl_scq_work(struct work_struct *w)
+/*
+ * What the worker does after a completion event: poll up to
+ * HIXL_SCQ_BUDGET WCs, then re-arm the CQ, and run again (queued) when
+ * the budget ran out or completions slipped in before the re-arm.  The
+ * work is queued under the mutex, with the CQ there, so that
+ * hixl_scq_destroy()'s cancel_work_sync() comes after it.
+ */
+static void hixl_scq_run(struct hixl_link *l)
 {
-	struct hixl_link *l = container_of(w, struct hixl_link, scq.work);
 	struct hixl_scq *s = &l->scq;
-	bool again = false;
 
 	mutex_lock(&s->mutex);
-	if (s->cq)
-		again = hixl_scq_process(l, HIXL_SCQ_BUDGET) >= HIXL_SCQ_BUDGET ||
-			ib_req_notify_cq(s->cq, IB_CQ_NEXT_COMP |
-					 IB_CQ_REPORT_MISSED_EVENTS) > 0;
-	mutex_unlock(&s->mutex);
-	if (again)
+	if (s->cq && (hixl_scq_process(l, HIXL_SCQ_BUDGET) >= HIXL_SCQ_BUDGET ||
+		      ib_req_notify_cq(s->cq, IB_CQ_NEXT_COMP |
+				       IB_CQ_REPORT_MISSED_EVENTS) > 0))
 		queue_work(hixl_cq_wq, &s->work);
+	mutex_unlock(&s->mutex);
 }
 
-/* The CQ's completion event: any context, hard IRQ included. */
-static void hixl_scq_comp(struct ib_cq *cq, void *ctx)
+static void hixl_scq_work(struct work_struct *w)
+{
+	hixl_scq_run(container_of(w, struct hixl_link, scq.work));
+}
+
+/*
+ * The CQ's completion event: any context, hard IRQ included.  While a
+ * waiter spins on a batch of the link it polls the CQ anyway, so the
+ * event is left to it (as NAPI leaves a device's interrupt off while it
+ * polls): the last spinner to stop runs what the worker would
+ * (hixl_scq_spin_end()).  The event's flag and the spinner count are
+ * each written before the other is read, with full barriers between
+ * (store buffering, tools/memory-model), so that when a spinner stops
+ * just as the event comes one of the two sees the other's write; the
+ * flag's test_and_clear_bit() lets only one of them run the worker's part.
+ */
+VISIBLE_IF_KUNIT void hixl_scq_comp(struct ib_cq *cq, void *ctx)
 {
 	struct hixl_link *l = ctx;
+	struct hixl_scq *s = &l->scq;
 
-	queue_work(hixl_cq_wq, &l->scq.work);
+	if (atomic_read(&s->spinners)) {
+		set_bit(HIXL_SCQ_EVENT, &s->event);
+		smp_mb__after_atomic();
+		if (atomic_read(&s->spinners) ||
+		    !test_and_clear_bit(HIXL_SCQ_EVENT, &s->event))
+			return;
+	}
+	queue_work(hixl_cq_wq, &s->work);
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_scq_comp);
+
+/**
+ * hixl_scq_spin_begin() - a waiter starts to spin on a batch of @l
+ * @l: the link, referenced by the waiter
+ *
+ * From now until hixl_scq_spin_end() the CQ's completion events are left
+ * to the spinners, which poll it (hixl_scq_poll()).
+ */
+void hixl_scq_spin_begin(struct hixl_link *l)
+{
+	atomic_inc(&l->scq.spinners);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_scq_spin_begin);
+
+/**
+ * hixl_scq_spin_end() - a spinning waiter stops
+ * @l: the link of hixl_scq_spin_begin()
+ *
+ * The last spinner to stop polls and re-arms the CQ, as the worker would
+ * have, when a completion event came while they spun (hixl_scq_comp()).
+ *
+ * Context: process context; may sleep (@l->scq.mutex, the handlers).
+ */
+void hixl_scq_spin_end(struct hixl_link *l)
+{
+	struct hixl_scq *s = &l->scq;
+
+	if (atomic_dec_return(&s->spinners))	/* ordered: the flag is read after */
+		return;				/* the last one polls */
+	if (test_and_clear_bit(HIXL_SCQ_EVENT, &s->event))
+		hixl_scq_run(l);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_scq_spin_end);
 
 static void hixl_scq_event(struct ib_event *ev, void *ctx)
 {
@@ -109,6 +171,8 @@ void hixl_scq_init(struct hixl_link *l)
 {
 	mutex_init(&l->scq.mutex);
 	INIT_WORK(&l->scq.work, hixl_scq_work);
+	atomic_set(&l->scq.spinners, 0);
+	l->scq.event = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_scq_init);
 

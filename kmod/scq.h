@@ -13,5 +13,11 @@ void hixl_scq_init(struct hixl_link *l);
 int hixl_scq_create(struct hixl_link *l, struct ib_device *dev, int cqe);
 void hixl_scq_destroy(struct hixl_link *l);
 int hixl_scq_poll(struct hixl_link *l);
+void hixl_scq_spin_begin(struct hixl_link *l);
+void hixl_scq_spin_end(struct hixl_link *l);
+#if IS_ENABLED(CONFIG_KUNIT)
+struct ib_cq;
+void hixl_scq_comp(struct ib_cq *cq, void *ctx);
+#endif
 
 #endif /* _HIXL_SCQ_H */

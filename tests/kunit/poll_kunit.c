@@ -10,13 +10,15 @@
  * rxe's on Linux 6.1, completes on the spinning task).
  * The spinner's poll of its link's send CQ (scq.c) without a CQ and while
  * another poller holds it: the spin goes on, and nothing waits for the
- * other poller.
+ * other poller; a completion event while waiters spin is left to the last
+ * of them to stop (hixl_scq_comp()).
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/ktime.h>
+#include <linux/workqueue.h>
 
 #include "link.h"
 #include "xq.h"
@@ -241,6 +243,36 @@ static void hixl_poll_scq_busy_poller(struct kunit *test)
 	wait_for_completion(&pt->done);
 }
 
+static void hixl_poll_scq_event_left_to_spinners(struct kunit *test)
+{
+	struct hixl_link *l = hixl_poll_test_link(test);
+
+	/* no spinner: the event queues the worker (no CQ: it finds nothing) */
+	hixl_scq_comp(NULL, l);
+	KUNIT_EXPECT_FALSE(test, test_bit(HIXL_SCQ_EVENT, &l->scq.event));
+	flush_work(&l->scq.work);
+
+	/* two spinners: the event waits for the last one to stop */
+	hixl_scq_spin_begin(l);
+	hixl_scq_spin_begin(l);
+	hixl_scq_comp(NULL, l);
+	KUNIT_EXPECT_TRUE(test, test_bit(HIXL_SCQ_EVENT, &l->scq.event));
+	KUNIT_EXPECT_FALSE(test, work_pending(&l->scq.work));
+	hixl_scq_spin_end(l);
+	KUNIT_EXPECT_TRUE(test, test_bit(HIXL_SCQ_EVENT, &l->scq.event));
+	hixl_scq_spin_end(l);
+	KUNIT_EXPECT_FALSE(test, test_bit(HIXL_SCQ_EVENT, &l->scq.event));
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->scq.spinners), 0);
+	KUNIT_EXPECT_FALSE(test, work_pending(&l->scq.work));
+
+	/* a spinner without an event leaves nothing behind */
+	hixl_scq_spin_begin(l);
+	hixl_scq_spin_end(l);
+	KUNIT_EXPECT_FALSE(test, test_bit(HIXL_SCQ_EVENT, &l->scq.event));
+	KUNIT_EXPECT_FALSE(test, work_pending(&l->scq.work));
+	hixl_scq_destroy(l);
+}
+
 static struct kunit_case hixl_hybrid_poll_cases[] = {
 	KUNIT_CASE(hixl_poll_off_never_spins),
 	KUNIT_CASE(hixl_poll_learns_both_ways_first),
@@ -255,6 +287,7 @@ static struct kunit_case hixl_hybrid_poll_cases[] = {
 	KUNIT_CASE(hixl_poll_spin_runs_softirqs),
 	KUNIT_CASE(hixl_poll_scq_without_cq),
 	KUNIT_CASE(hixl_poll_scq_busy_poller),
+	KUNIT_CASE(hixl_poll_scq_event_left_to_spinners),
 	{}
 };
 
