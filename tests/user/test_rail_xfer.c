@@ -248,8 +248,10 @@ static void *rx_down_thread(void *arg)
 	return NULL;
 }
 
-/* ms from @a to @b */
-/* wait up to @ms for rail 1 to move bytes again (the rail work re-makes it) */
+/*
+ * Wait up to @ms for rail 1 to move bytes again (the rail work re-makes
+ * it); when it does not, print the rail links' and rxe1's state.
+ */
 static int rx_rail1_used(struct rx_pair *p, int ms)
 {
 	struct timespec t0;
@@ -268,6 +270,12 @@ static int rx_rail1_used(struct rx_pair *p, int ms)
 		}
 		usleep(500 * 1000);
 	}
+	/* what the rail links, rxe1's GSI QP and the kernel say, for the report */
+	if (system("{ cat /sys/kernel/debug/hixl/raillinks; rdma link show; "
+		   "rdma res show qp link rxe1/1 lqpn 1; "
+		   "dmesg | grep -E 'hixl|rxe|infiniband' | tail -n 25; } 2>&1 | "
+		   "sed 's/^/#   rail 1 unused: /'") != 0)
+		printf("#   rail 1 unused: no state to show\n");
 	return 0;
 }
 
