@@ -53,7 +53,7 @@ def test_kv_connector_torch(dev, capsys):
     this process imported serves both (a test VM boot imports torch once)"""
     if os.environ.get("HIXL_TEST_TORCH") == "0":
         pytest.skip("HIXL_TEST_TORCH=0: importing torch takes about a minute under TCG "
-                    "(make check: not in the stock 6.1 VM)")
+                    "(make check: only in the stock 6.12 VM)")
     pytest.importorskip("torch", reason="no torch (Debian python3-torch, scripts/deps.sh)")
     spec = importlib.util.spec_from_file_location(
         "kv_connector", os.path.join(REPO, "examples", "python", "kv_connector.py"))

@@ -26,7 +26,7 @@ def results():
     error that stopped the decode side (None when it ran to the end)."""
     if os.environ.get("HIXL_TEST_TORCH") == "0":
         pytest.skip("HIXL_TEST_TORCH=0: the prefill side holds torch tensors, and importing "
-                    "torch takes about a minute under TCG (make check: not in the stock 6.1 VM)")
+                    "torch takes about a minute under TCG (make check: only in the stock 6.12 VM)")
     try:
         nixl_vllm.requirements()
         nixl_vllm.nixl_api()
