@@ -335,7 +335,8 @@ static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadli
  * Context: process context, sleeps until @deadline at most.
  * Return: 0 once ESTABLISHED; -ECONNABORTED when the link was torn down
  * (CLOSED) before the attempt began; the link's error when it broke;
- * -ECONNREFUSED when the peer rejected us (nobody listens); else as
+ * -ECONNREFUSED when the peer rejected us (nobody listens); -ENETDOWN
+ * for a rail link whose port is down; else as
  * hixl_link_wait_cm(), rdma_create_id(), rdma_resolve_addr(),
  * rdma_resolve_route(), hixl_link_create_qp() or rdma_connect().
  */
@@ -376,6 +377,13 @@ int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 		ret = rdma_resolve_route(l->cm_id, hixl_ms_left(deadline));
 	if (!ret)
 		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
+	/*
+	 * A rail link is made again by the rail work, unattended: not while
+	 * its port is down, where rxe would send the REQ into the void and
+	 * move the device's GSI QP to the error state (hixl_link_port_up()).
+	 */
+	if (!ret && l->rail && !hixl_link_port_up(l))
+		ret = -ENETDOWN;
 	if (!ret)
 		ret = hixl_link_create_qp(l);
 	if (!ret) {

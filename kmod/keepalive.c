@@ -33,7 +33,6 @@
 
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
-#include <rdma/ib_cache.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_verbs.h>
 #include <kunit/visibility.h>
@@ -156,25 +155,6 @@ static void hixl_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
-/*
- * Is our port up?  A keep-alive on a port that is down fails locally, not
- * for want of an answer, and that is a local event, not a silent peer.
- * Worse, on rxe: a send that fails moves its QP to error (rxe_requester(),
- * the GSI QP's too), and with keep-alives posted while the netdev was down
- * (the accepted link then failed and was torn down, sending its DREQ) no
- * CONNECT on the device worked after it came back (test_fault.c's
- * fault_netdev_down, 3 runs of 4 on the debug kernel).  So nothing is
- * posted while the port is down.
- */
-static bool hixl_ka_port_up(struct hixl_link *l)
-{
-	enum ib_port_state st;
-
-	return !l->cm_id ||
-	       ib_get_cached_port_state(l->cm_id->device, l->cm_id->port_num, &st) ||
-	       st == IB_PORT_ACTIVE;
-}
-
 /* Queue the next tick in @delay jiffies, unless the link left READY. */
 static void hixl_ka_arm(struct hixl_link *l, unsigned long delay)
 {
@@ -188,6 +168,15 @@ static void hixl_ka_arm(struct hixl_link *l, unsigned long delay)
  * Post one signaled zero-length RDMA WRITE.  post_mutex only if free: its
  * holder is posting (a message, staging), whose own completion or timeout
  * says whether the peer answers; the next tick tries again.
+ *
+ * Nothing is posted while our port is down (hixl_link_port_up()).  A
+ * keep-alive there fails locally, not for want of an answer, and that is a
+ * local event, not a silent peer.  Worse, on rxe: a send that fails moves
+ * its QP to error (rxe_requester(), the GSI QP's too), and with
+ * keep-alives posted while the netdev was down (the accepted link then
+ * failed and was torn down, sending its DREQ) no CONNECT on the device
+ * worked after it came back (test_fault.c's fault_netdev_down, 3 runs of 4
+ * on the debug kernel).
  */
 static void hixl_ka_post(struct hixl_link *l)
 {
@@ -202,7 +191,7 @@ static void hixl_ka_post(struct hixl_link *l)
 
 	if (!mutex_trylock(&l->msg.post_mutex))
 		return;
-	if (hixl_link_usable(l) && hixl_ka_port_up(l)) {
+	if (hixl_link_usable(l) && hixl_link_port_up(l)) {
 		WRITE_ONCE(l->ka.busy, true);
 		ret = ib_post_send(l->qp, &wr.wr, NULL);
 		if (ret) {

@@ -22,9 +22,11 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/netdevice.h>
 #include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
+#include <rdma/ib_cache.h>
 #include <rdma/rdma_cm.h>
 #include <kunit/visibility.h>
 
@@ -173,6 +175,48 @@ bool hixl_link_usable(struct hixl_link *l)
 
 	lockdep_assert_held(&l->msg.post_mutex);
 	return l->qp && l->msg.tx.buf && hixl_link_state(l, &err) < HIXL_LINK_ERROR;
+}
+
+/**
+ * hixl_link_port_up() - is the port under a link's connection up?
+ * @l: the link; its @cm_id stays while we read it (READY, or cm_mutex held)
+ *
+ * A RoCE port follows its netdev, and the core's cached port state
+ * (ib_get_cached_port_state()) follows the port late: a work item updates
+ * it after the port event, and rxe1's was still ACTIVE 225 ms after its
+ * netdev went down (Linux 6.1 under QEMU/TCG, a keep-alive posted then).
+ * What is sent on a port that is down moves rxe's QP to the error state,
+ * and a CM MAD sent then (the DREQ of a link torn down, the REQ of a rail
+ * link made again) its GSI QP, after which no CONNECT on the device works
+ * until the device is made again (docs/developing.md).  So the netdev the
+ * connection is bound to is read first (netif_running() and
+ * netif_carrier_ok(), as rxe_net.c sets its port from), then the cached
+ * state.  Follows rxe_set_port_state() (drivers/infiniband/sw/rxe).
+ *
+ * Context: any (RCU inside).
+ * Return: false when the bound netdev is not running or has no carrier,
+ * or the cached port state is known and not ACTIVE; true otherwise (no
+ * cm_id, no bound netdev: unknown counts as up).
+ */
+bool hixl_link_port_up(struct hixl_link *l)
+{
+	struct rdma_cm_id *id = l->cm_id;
+	struct rdma_dev_addr *da;
+	struct net_device *ndev;
+	enum ib_port_state st;
+	bool up = true;
+
+	if (!id)
+		return true;
+	da = &id->route.addr.dev_addr;
+	rcu_read_lock();
+	ndev = da->bound_dev_if && da->net ? dev_get_by_index_rcu(da->net, da->bound_dev_if) : NULL;
+	if (ndev)
+		up = netif_running(ndev) && netif_carrier_ok(ndev);
+	rcu_read_unlock();
+	if (up && id->device && !ib_get_cached_port_state(id->device, id->port_num, &st))
+		up = st == IB_PORT_ACTIVE;
+	return up;
 }
 
 /*

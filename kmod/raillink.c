@@ -46,7 +46,6 @@
 
 #include <linux/in.h>
 #include <linux/random.h>
-#include <rdma/ib_cache.h>
 #include <rdma/rdma_cm.h>
 #include <kunit/visibility.h>
 
@@ -255,21 +254,20 @@ static void hixl_raillink_drop(struct hixl_link *p, u32 i, struct hixl_link *rl)
 }
 
 /*
- * Is rail link @rl's port up?  (Unknown - no cm_id - counts as up.)  A
- * port that is down (`ip link set ... down`, a cable) gives no CM event,
- * and keepalive.c posts nothing on a port that is down, so a rail link
- * would stay READY on a dead rail: the rail work marks it broken instead.
+ * Is rail link @rl's port up (hixl_link_port_up(): its netdev, then the
+ * cached port state)?  A port that is down (`ip link set ... down`, a
+ * cable) gives no CM event, and keepalive.c posts nothing on a port that
+ * is down, so a rail link would stay READY on a dead rail: the rail work
+ * marks it broken instead.
  */
 static bool hixl_raillink_port_up(struct hixl_link *rl)
 {
-	enum ib_port_state st = IB_PORT_ACTIVE;
+	bool up;
 
 	mutex_lock(&rl->cm_mutex);
-	if (rl->cm_id && rl->cm_id->device &&
-	    ib_get_cached_port_state(rl->cm_id->device, rl->cm_id->port_num, &st))
-		st = IB_PORT_ACTIVE;
+	up = hixl_link_port_up(rl);
 	mutex_unlock(&rl->cm_mutex);
-	return st == IB_PORT_ACTIVE;
+	return up;
 }
 
 /**
@@ -341,7 +339,7 @@ static void hixl_rail_work(struct work_struct *w)
 				/*
 				 * Destroyed (DREQ) only with the port up: on rxe a send
 				 * on a port that is down moves the QP to error, the CM's
-				 * too (keepalive.c, hixl_ka_port_up()).
+				 * too (keepalive.c, hixl_link_port_up()).
 				 */
 				hixl_raillink_trace_down(rl, p, err);
 				hixl_raillink_drop(p, i, rl);
