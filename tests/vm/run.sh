@@ -25,6 +25,9 @@
 # HIXL_VM_PAIR_IP puts rxe0 with this address on the NIC whose MAC starts
 # 52:54:00:77:, HIXL_VM_PAIR_IP2 rxe1 on the one of 52:54:00:78: (run-pair.sh).
 # HIXL_VM_TCG_THREAD=single runs all vCPUs on one host thread (default multi).
+# HIXL_VM_SMP is QEMU's -smp (2 vCPUs; for the debug kernel as two sockets:
+# booted with acpi=off it finds its CPUs in SeaBIOS's MP table, which lists
+# one CPU per package, so two cores of one socket would give it one CPU).
 # A guest kernel that crashes while booting, before the command starts, is
 # booted again (twice at most; not in pair mode).  HIXL_VM_ACCEL=kvm uses
 # KVM (it hangs on the build machines; TCG is the default), HIXL_TEST_LONG=1
@@ -58,6 +61,7 @@ debug)
 	bzimage=$kdir/arch/x86/boot/bzImage
 	kver=
 	append="acpi=off"	# KASAN under TCG: ACPI's AML loop times out (DESIGN.md)
+	smp=2,sockets=2,cores=1	# the MP table lists one CPU per socket
 	;;
 stock|6.1|6.12)
 	series=$kernel; [ "$series" = stock ] && series=6.1
@@ -65,6 +69,7 @@ stock|6.1|6.12)
 	[ -n "$kver" ] || { echo "run.sh: no Debian $series kernel in /boot: run 'make deps'" >&2; exit 1; }
 	bzimage=/boot/vmlinuz-$kver
 	append=""
+	smp=2
 	;;
 *) echo "run.sh: unknown kernel $kernel" >&2; exit 2 ;;
 esac
@@ -202,7 +207,7 @@ for attempt in 1 2 3; do
 	set +e
 	# shellcheck disable=SC2086
 	timeout --foreground -k 10 "${HIXL_VM_TIMEOUT:-1800}" \
-	qemu-system-x86_64 $accel -smp 2 -m "${HIXL_VM_MEM:-6G}" \
+	qemu-system-x86_64 $accel -smp "${HIXL_VM_SMP:-$smp}" -m "${HIXL_VM_MEM:-6G}" \
 		-kernel "$bzimage" -initrd "$work/initrd.gz" \
 		-append "console=ttyS0 panic=-1 oops=panic hugepagesz=1G hugepages=${HIXL_VM_HUGEPAGES_1G:-1} hugepagesz=2M hugepages=${HIXL_VM_HUGEPAGES_2M:-64} $append ${HIXL_VM_CMDLINE:-}" \
 		-display none -monitor none -serial "file:$log" -no-reboot ${HIXL_VM_NET:--net none} \
