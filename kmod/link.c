@@ -184,19 +184,19 @@ bool hixl_link_usable(struct hixl_link *l)
  * A RoCE port follows its netdev, and the core's cached port state
  * (ib_get_cached_port_state()) follows the port late: a work item updates
  * it after the port event, and rxe1's was still ACTIVE 225 ms after its
- * netdev went down (Linux 6.1 under QEMU/TCG, a keep-alive posted then).
- * What is sent on a port that is down moves rxe's QP to the error state,
- * and a CM MAD sent then (the DREQ of a link torn down, the REQ of a rail
- * link made again) its GSI QP, after which no CONNECT on the device works
- * until the device is made again (docs/developing.md).  So the netdev the
- * connection is bound to is read first (netif_running() and
- * netif_carrier_ok(), as rxe_net.c sets its port from), then the cached
- * state.  Follows rxe_set_port_state() (drivers/infiniband/sw/rxe).
+ * netdev went down (Linux 6.1 under QEMU/TCG).  A keep-alive posted then
+ * failed locally, and no connection on the device came up afterwards
+ * until it was made again; a CM MAD sent on a port that is down (the DREQ
+ * of a link torn down, the REQ of a rail link made again) moves rxe's GSI
+ * QP to the error state, with the same end (docs/developing.md).  So the
+ * netdev the connection is bound to is read first (netif_running() and
+ * netif_carrier_ok(), what rxe_set_port_state() in
+ * drivers/infiniband/sw/rxe sets its port from), then the cached state.
  *
  * Context: any (RCU inside).
- * Return: false when the bound netdev is not running or has no carrier,
- * or the cached port state is known and not ACTIVE; true otherwise (no
- * cm_id, no bound netdev: unknown counts as up).
+ * Return: false when the bound netdev (not of an InfiniBand port) is not
+ * running or has no carrier, or the cached port state is known and not
+ * ACTIVE; true otherwise (no cm_id, no bound netdev: unknown counts as up).
  */
 bool hixl_link_port_up(struct hixl_link *l)
 {
@@ -210,7 +210,10 @@ bool hixl_link_port_up(struct hixl_link *l)
 		return true;
 	da = &id->route.addr.dev_addr;
 	rcu_read_lock();
-	ndev = da->bound_dev_if && da->net ? dev_get_by_index_rcu(da->net, da->bound_dev_if) : NULL;
+	/* an InfiniBand port does not follow its IPoIB netdev: only RoCE's */
+	ndev = da->bound_dev_if && da->net &&
+	       !(id->device && rdma_protocol_ib(id->device, id->port_num)) ?
+	       dev_get_by_index_rcu(da->net, da->bound_dev_if) : NULL;
 	if (ndev)
 		up = netif_running(ndev) && netif_carrier_ok(ndev);
 	rcu_read_unlock();
