@@ -183,6 +183,18 @@ static inline unsigned long hixl_deadline(unsigned int ms)
 	return jiffies + msecs_to_jiffies(ms);
 }
 
+/*
+ * Take @m, or with @nonblock (io_uring's inline issue) only if it is free:
+ * true when taken.  The planners' locks (xrdma.c, xrail.c).
+ */
+static inline bool hixl_mutex_lock_nb(struct mutex *m, bool nonblock)
+{
+	if (nonblock)
+		return mutex_trylock(m);
+	mutex_lock(m);
+	return true;
+}
+
 /* Jiffies left until @deadline; 0 once it has passed. */
 static inline long hixl_jiffies_left(unsigned long deadline)
 {

@@ -147,14 +147,6 @@ static void hixl_xrail_links_put(struct hixl_link **rl)
 			hixl_link_put(rl[i]);
 }
 
-static bool hixl_xrail_lock(struct mutex *m, bool nonblock)
-{
-	if (nonblock)
-		return mutex_trylock(m);
-	mutex_lock(m);
-	return true;
-}
-
 static void hixl_xrail_sub_end(struct hixl_xbatch *b);
 
 /* Give up sub-batches that were built and never submitted. */
@@ -260,7 +252,7 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 			goto fail;
 		}
 	}
-	if (!hixl_xrail_lock(&eng->lock, nonblock)) {
+	if (!hixl_mutex_lock_nb(&eng->lock, nonblock)) {
 		ret = -EAGAIN;
 		goto fail;
 	}
@@ -277,7 +269,7 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 		}
 		hixl_xq_plan_begin(rlk);	/* a REGION_DEL's ACK waits for our pieces */
 		b->planning = true;		/* hixl_xbatch_submit() ends it */
-		if (!hixl_xrail_lock(&rlk->rt.lock, nonblock)) {
+		if (!hixl_mutex_lock_nb(&rlk->rt.lock, nonblock)) {
 			ret = -EAGAIN;
 			break;
 		}
@@ -593,7 +585,7 @@ static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
 {
 	u32 allow = GENMASK(HIXL_MAX_RAILS - 1, 0), i;
 
-	if (!hixl_xrail_lock(&eng->lock, nonblock))
+	if (!hixl_mutex_lock_nb(&eng->lock, nonblock))
 		return -EAGAIN;
 	for (i = 0; i < count && allow; i++) {
 		struct hixl_region *r = hixl_region_lookup(eng, d[i].local_addr, d[i].len);

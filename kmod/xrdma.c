@@ -42,14 +42,6 @@
 #include "xprep.h"
 #include "req.h"
 
-static bool hixl_lock(struct mutex *m, bool nonblock)
-{
-	if (nonblock)
-		return mutex_trylock(m);
-	mutex_lock(m);
-	return true;
-}
-
 /*
  * Whether descriptor @d goes through the staging buffers (stage.c): when its
  * local range is unregistered (@r NULL), or when it is registered and
@@ -72,7 +64,7 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 		return 0;
 	if (r && (r->type != HIXL_MEM_HOST || !small))
 		return 0;
-	if (!hixl_lock(&l->rt.lock, nonblock))
+	if (!hixl_mutex_lock_nb(&l->rt.lock, nonblock))
 		return -EAGAIN;
 	rr = mtree_load(&l->rt.tree, d->remote_addr);
 	device = rr && rr->device;
@@ -168,7 +160,7 @@ static int hixl_rdma_plan(struct hixl_xprep *p)
 			return -ENOMEM;
 	}
 
-	if (!hixl_lock(&eng->lock, nonblock))
+	if (!hixl_mutex_lock_nb(&eng->lock, nonblock))
 		return -EAGAIN;
 	if (cap)
 		small = hixl_stage_batch(eng, p->d, a->count, cap, &policy, &cost);
@@ -220,7 +212,7 @@ static int hixl_rdma_plan(struct hixl_xprep *p)
 	}
 	hixl_xq_plan_begin(l);		/* a REGION_DEL's ACK waits for our pieces */
 	p->planning = true;
-	if (!hixl_lock(&l->rt.lock, nonblock)) {
+	if (!hixl_mutex_lock_nb(&l->rt.lock, nonblock)) {
 		mutex_unlock(&eng->lock);
 		return -EAGAIN;
 	}
