@@ -151,6 +151,13 @@ void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns)
 	WRITE_ONCE(*avg, hixl_poll_ewma(READ_ONCE(*avg), ktime_get_ns() - post_ns));
 }
 
+/* Run this CPU's pending softirqs here, as netif_rx() has them run. */
+static void hixl_poll_softirqs(void)
+{
+	local_bh_disable();
+	local_bh_enable();
+}
+
 /**
  * hixl_poll_spin_until() - spin on a completion until a deadline
  * @l:      the link whose send CQ to poll meanwhile (NULL: none)
@@ -185,8 +192,7 @@ bool hixl_poll_spin_until(struct hixl_link *l, struct completion *done, u64 end_
 	for (;;) {
 		int n = 0;
 
-		local_bh_disable();
-		local_bh_enable();	/* runs the pending softirqs */
+		hixl_poll_softirqs();
 		if (l)
 			n = hixl_scq_poll(l);
 		ret = completion_done(done);
@@ -201,8 +207,7 @@ bool hixl_poll_spin_until(struct hixl_link *l, struct completion *done, u64 end_
 	}
 	if (l) {
 		/* the CQ's event, when the device raised it as a softirq, finds us */
-		local_bh_disable();
-		local_bh_enable();
+		hixl_poll_softirqs();
 		hixl_scq_spin_end(l);
 	}
 	return ret;
