@@ -276,7 +276,7 @@ static int rx_rail1_used(struct rx_pair *p, int ms)
 		   "dmesg | grep -E 'hixl|rxe|infiniband' | tail -n 25; "
 		   "echo 'an RDMA CM connection on rxe1 (perftest):'; "
 		   "timeout 20 ib_write_lat -d rxe1 -R -n 5 >/dev/null & sleep 1; "
-		   "timeout 15 ib_write_lat -d rxe1 -R -n 5 10.78.0.1 | tail -n 2; wait; } 2>&1 | "
+		   "timeout 15 ib_write_lat -d rxe1 -R -n 5 " RAIL1_IP " | tail -n 2; wait; } 2>&1 | "
 		   "sed 's/^/#   rail 1 unused: /'") != 0)
 		printf("#   rail 1 unused: no state to show\n");
 	return 0;
