@@ -5,8 +5,10 @@
 # 1-descriptor transfer, 64 B and 4 KiB, WRITE and READ - hixl
 # (bench/bench-lat) with hybrid polling on (the module's poll_us as loaded)
 # and off (poll_us=0, through /sys/module/hixl/parameters) beside perftest's
-# ib_write_lat / ib_read_lat - interleaved, their order rotating with the
-# repetition; then the sync 4 KiB batch-1 throughput and CPU per GiB with
+# ib_write_lat / ib_read_lat and the kernel verbs floor (bench/kverbs:
+# kverbs_lat.ko from build/kverbs-KERNEL, bench/bench.sh builds it) with
+# 0, 20 and 50 us between a completion and the next post - interleaved,
+# their order rotating with the repetition; then the sync 4 KiB batch-1 throughput and CPU per GiB with
 # polling on and off beside ib_write_bw / ib_read_bw (bench/bench-matrix
 # run, one point).
 #
@@ -16,7 +18,8 @@
 #        its P99 the "99% percentile", MIN/MAX t_min/t_max, as it prints them)
 #   res REP TOOL OP BLOCK BATCH BYTES SECONDS CPU_SECONDS   (bench-matrix's)
 #   info KEY VALUE...
-# TOOL: hixl-poll, hixl-nopoll, perftest; in res lines hixl-sync-poll,
+# TOOL: hixl-poll, hixl-nopoll, perftest, kverbs, kverbs-gap20,
+# kverbs-gap50 (kverbs: CPU_SECONDS and SECONDS "-"); in res lines hixl-sync-poll,
 # hixl-sync-nopoll, perftest.
 # Settings (environment): LAT_REPS (3), LAT_ITERS (2000 ops per run),
 # LAT_SIZES ("64 4096"), LAT_MIN_MIB (16: bytes per throughput point).
@@ -67,17 +70,43 @@ run_perftest() {	# REP OP SIZE
 	return 0
 }
 
-tools=(hixl-poll hixl-nopoll perftest)
+# kverbs_lat.ko: one run, the poster busy-waiting GAP microseconds between
+# a completion and its next post (as a caller's own work between transfers
+# would); its line in the kernel log becomes a lat line
+kverbs=build/kverbs-$(uname -r)/kverbs_lat.ko
+run_kverbs() {	# REP TOOL GAP OP SIZE
+	local line before
+	if [ ! -f "$kverbs" ]; then
+		echo "na $1 $2 $4 $5 1 $kverbs not built (bench/bench.sh builds it)" >> "$out"
+		return 0
+	fi
+	before=$(dmesg | grep -c 'kverbs_lat op=')
+	insmod "$kverbs" op="$4" size="$5" iters="$iters" gap_us="$3" ||
+		{ echo "bench-lat: kverbs_lat $4 $5 gap $3 failed:"; dmesg | tail -5; } >&2
+	rmmod kverbs_lat 2>/dev/null
+	line=$(dmesg | grep -o 'kverbs_lat op=.*' | sed -n "$((before + 1))p")
+	[ -n "$line" ] || return 0
+	# p50_ns p99_ns mean_ns min_ns max_ns -> microseconds
+	echo "$line" | awk -v rep="$1" -v tool="$2" -v op="$4" -v sz="$5" -v n="$iters" '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "lat %s %s %s %s %s %.2f %.2f %.2f %.2f %.2f - -\n", rep, tool, op, sz, n,
+			v["p50_ns"] / 1000, v["p99_ns"] / 1000, v["mean_ns"] / 1000,
+			v["min_ns"] / 1000, v["max_ns"] / 1000 }' >> "$out"
+}
+
+tools=(hixl-poll hixl-nopoll perftest kverbs kverbs-gap20 kverbs-gap50)
 for rep in $(seq "$reps"); do
 	for size in $sizes; do
 		for op in write read; do
-			for i in 0 1 2; do
-				t=${tools[$(( (i + rep) % 3 ))]}
+			for i in 0 1 2 3 4 5; do
+				t=${tools[$(( (i + rep) % 6 ))]}
 				echo "bench-lat: rep $rep $op $size $t" >&2
 				case $t in
 				hixl-poll) run_hixl "$rep" "$t" "$on" "$op" "$size" || exit 1 ;;
 				hixl-nopoll) run_hixl "$rep" "$t" 0 "$op" "$size" || exit 1 ;;
 				perftest) run_perftest "$rep" "$op" "$size" || exit 1 ;;
+				kverbs) run_kverbs "$rep" "$t" 0 "$op" "$size" ;;
+				kverbs-gap*) run_kverbs "$rep" "$t" "${t#kverbs-gap}" "$op" "$size" ;;
 				esac
 			done
 		done

@@ -12,6 +12,11 @@ what=${1:?usage: bench/bench.sh reg|xfer|submit|lat|local|rails|py|all}
 kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.12\.[0-9][0-9.+a-z-]*-amd64\)$/\1/p' | sort -V | tail -1)
 [ -n "$kver" ] || { echo "bench: no Debian 6.12 kernel: make deps" >&2; exit 1; }
 scripts/build-module.sh "/lib/modules/$kver/build" build/compat-6.12
+# the kernel verbs latency floor (bench/kverbs), beside hixl in bench-lat-guest.sh
+kv=build/kverbs-$kver
+rm -rf "$kv" && mkdir -p "$kv" && cp bench/kverbs/Kbuild bench/kverbs/kverbs_lat.c "$kv/"
+make -C "/lib/modules/$kver/build" M="$repo/$kv" W=1 modules > "$kv/build.log" 2>&1 ||
+	{ cat "$kv/build.log" >&2; exit 1; }
 mkdir -p bench
 # One VM run of a guest script (CMD...) that writes RAW into its work
 # folder (VM NAME, or BENCH_VM_NAME): the raw lines kept as

@@ -28,6 +28,7 @@ from benchstats import med  # noqa: E402
 GIB = 1 << 30
 MIB = 1 << 20
 LAT_TOOLS = ["hixl-poll", "hixl-nopoll", "perftest"]
+KV_TOOLS = ["kverbs", "kverbs-gap20", "kverbs-gap50"]
 BW_TOOLS = ["hixl-sync-poll", "hixl-sync-nopoll", "perftest"]
 
 
@@ -107,6 +108,16 @@ def summary(data):
                 s[tag + "_p50_vs_perftest_rtt"] = round(h50 / _rtt(op, pp50), 3)
             if h99 is not None and pp99:
                 s[tag + "_p99_vs_perftest"] = round(h99 / pp99, 3)
+        h50 = _lat(data, k, "hixl-poll", 0)
+        for t in KV_TOOLS:
+            kv = _lat(data, k, t, 0)
+            if kv is None:
+                continue
+            name = t.replace("-", "_")
+            if pp50:
+                s[f"{name}_{op}_{size}B_p50_vs_perftest_rtt"] = round(kv / _rtt(op, pp50), 3)
+            if h50 is not None:
+                s[f"lat_{op}_{size}B_poll_p50_vs_{name}"] = round(h50 / kv, 3)
     for op, tools in sorted(data["bw"].items()):
         p = med([x[0] for x in tools.get("perftest", [])])
         pc = med([x[1] for x in tools.get("perftest", [])])
@@ -166,6 +177,8 @@ def section(data, level="##"):
           f"{ratio(m['hixl-poll', 0], _rtt(k[0], m['perftest', 0]))} | "
           f"{col('hixl-poll', 2)} | {col('hixl-nopoll', 2)} |")
     w("")
+    if any(t in data["lat"][k] for k in keys for t in KV_TOOLS):
+        out += kverbs_section(data, keys, level)
     if data["bw"]:
         w(f"{level} Sync 4 KiB batch-1 throughput: hybrid polling on and off\n")
         w("`bench/bench-matrix run --blocks 4 --batches 1 --tools hixl-sync,perftest` "
@@ -194,6 +207,46 @@ def section(data, level="##"):
     return out
 
 
+def kverbs_section(data, keys, level):
+    """The kernel verbs floor beside perftest's round trip and hixl."""
+    out = []
+    w = out.append
+    w(f"{level} The kernel verbs floor: what any kernel consumer of the device pays\n")
+    w("- **kverbs**: `bench/kverbs/kverbs_lat.ko`, loaded once per cell: one signaled "
+      "one-WR WRITE or READ at a time between two RC QPs of this VM over RDMA CM and "
+      "rxe0, posted with `ib_post_send()` and spun on with `ib_poll_cq()` (running the "
+      "CPU's pending softirqs each turn, as hixl's spinner does), one DMA-mapped buffer a "
+      "side and the PD's global rkey: a kernel consumer with nothing of hixl's in the way "
+      "(no ioctl, lookup or planning). Timed from just before the post to the completion; "
+      "p50 and p99 of the same count of WRs as hixl's. **+20 us**, **+50 us**: the same, "
+      "the poster busy-waiting that long (untimed) between a completion and its next post, "
+      "as a caller's own work between transfers, hixl's ioctl return and planning "
+      "included, leaves it.")
+    w("- Read it as: kverbs / perftest round trip is what the device charges a kernel "
+      "consumer over a user-space one; hixl / kverbs is what hixl adds to a kernel "
+      "consumer's floor.\n")
+    w("| op | size | perftest round trip p50 | kverbs p50 | kverbs +20 us p50 | "
+      "kverbs +50 us p50 | kverbs p99 | hixl poll p50 | kverbs / perftest round trip | "
+      "kverbs +20 us / perftest round trip | kverbs +50 us / perftest round trip | "
+      "hixl poll / kverbs | hixl poll / kverbs +20 us | hixl poll / kverbs +50 us |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for k in keys:
+        t = data["lat"][k]
+        col = lambda tool, i: spread([x[i] for x in t.get(tool, [])])
+        m = {tool: _lat(data, k, tool, 0) for tool in LAT_TOOLS + KV_TOOLS}
+        rtt = _rtt(k[0], m["perftest"])
+        w(f"| {k[0].upper()} | {size_name(k[1])} | "
+          f"{'n/a' if rtt is None else f'{rtt:.1f}'} | {col('kverbs', 0)} | "
+          f"{col('kverbs-gap20', 0)} | {col('kverbs-gap50', 0)} | {col('kverbs', 1)} | "
+          f"{col('hixl-poll', 0)} | {ratio(m['kverbs'], rtt)} | "
+          f"{ratio(m['kverbs-gap20'], rtt)} | {ratio(m['kverbs-gap50'], rtt)} | "
+          f"{ratio(m['hixl-poll'], m['kverbs'])} | "
+          f"{ratio(m['hixl-poll'], m['kverbs-gap20'])} | "
+          f"{ratio(m['hixl-poll'], m['kverbs-gap50'])} |")
+    w("")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--raw", required=True)
@@ -216,7 +269,7 @@ def main():
     s = summary(data)
     raw = [l.rstrip("\n") for l in open(a.raw, errors="replace") if l.split()[:1] in (["lat"], ["res"], ["na"], ["info"])]
     if s:
-        out.append("Summary ratios (hixl / perftest; the names are results.json's):\n")
+        out.append("Summary ratios (hixl / peer, kverbs / perftest; the names are results.json's):\n")
         out.append("```")
         out += [f"{k} {v}" for k, v in s.items()]
         out.append("```\n")

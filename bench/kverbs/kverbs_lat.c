@@ -37,6 +37,7 @@
 #include <linux/sort.h>
 #include <linux/sched.h>
 #include <linux/ktime.h>
+#include <linux/delay.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -55,6 +56,9 @@ MODULE_PARM_DESC(iters, "timed WRs, 1..1000000 (after 100 untimed)");
 static char *mode = "spin";
 module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode, "spin (softirqs, poll, yield when asked) or yield (yield every turn)");
+static uint gap_us;
+module_param(gap_us, uint, 0444);
+MODULE_PARM_DESC(gap_us, "busy-wait this many microseconds between a completion and the next post, untimed (0..10000)");
 static ushort port = 18519;
 module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "RDMA CM port of the passive side");
@@ -176,9 +180,12 @@ static int kl_measure(struct ib_qp *qp, u64 laddr, u64 raddr, bool read, bool yi
 	for (i = 0; i < total; i++) {
 		const struct ib_send_wr *bad;
 		struct ib_wc wc;
-		u64 t0 = ktime_get_ns();
+		u64 t0;
 		int n;
 
+		if (gap_us)
+			udelay(gap_us);
+		t0 = ktime_get_ns();
 		ret = ib_post_send(qp, &wr.wr, &bad);
 		if (ret)
 			break;
@@ -231,7 +238,7 @@ static int __init kl_init(void)
 	int ret;
 
 	if ((!read && strcmp(op, "write")) || (!yield_each && strcmp(mode, "spin")) ||
-	    !size || size > SZ_1M || !iters || iters > 1000000 ||
+	    !size || size > SZ_1M || gap_us > 10000 || !iters || iters > 1000000 ||
 	    !in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL)) {
 		pr_err("kverbs_lat: bad parameters (op=%s mode=%s size=%u iters=%u addr=%s)\n",
 		       op, mode, size, iters, addr);
