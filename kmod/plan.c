@@ -51,10 +51,16 @@ void hixl_plan_free(struct hixl_plan *pl)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_plan_free);
 
+/*
+ * Append a piece, doubling the array when full.  The first array is small:
+ * most TRANSFERs are a few pieces, and a kernel that zeroes every
+ * allocation (init_on_alloc, Debian's default) would clear a large one for
+ * each of them.
+ */
 static int hixl_plan_add(struct hixl_plan *pl, const struct hixl_piece *pc)
 {
 	if (pl->n == pl->cap) {
-		u32 cap = pl->cap ? min(pl->cap * 2, HIXL_MAX_PIECES) : 256;
+		u32 cap = pl->cap ? min(pl->cap * 2, HIXL_MAX_PIECES) : HIXL_PLAN_FIRST_PIECES;
 		struct hixl_piece *np;
 
 		if (pl->n >= HIXL_MAX_PIECES)

@@ -39,6 +39,8 @@ struct hixl_plan {
  * cgroup (GFP_KERNEL_ACCOUNT); more is -E2BIG.
  */
 #define HIXL_MAX_PIECES		(1U << 22)
+/* pieces the first array of a plan has room for; it doubles as it fills */
+#define HIXL_PLAN_FIRST_PIECES	8
 /* what the planning arrays of a TRANSFER are allocated with */
 #define HIXL_PLAN_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
