@@ -139,7 +139,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_poll_small);
  * hixl_poll_record() - a small batch ended well: feed the link's EWMAs
  * @l:       the link
  * @spun:    the waiter spun (hixl_poll_spin() returned a budget)
- * @post_ns: ktime_get_ns() before the batch was submitted
+ * @post_ns: hixl_poll_clock() before the batch was submitted
  *
  * Called by the waiter once its wait returned; racing updates from two
  * waiters on one link may lose a sample, which an average can afford.
@@ -148,7 +148,7 @@ void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns)
 {
 	u64 *avg = spun ? &l->xq.poll_spin_ns : &l->xq.poll_sleep_ns;
 
-	WRITE_ONCE(*avg, hixl_poll_ewma(READ_ONCE(*avg), ktime_get_ns() - post_ns));
+	WRITE_ONCE(*avg, hixl_poll_ewma(READ_ONCE(*avg), hixl_poll_clock() - post_ns));
 }
 
 /* Run this CPU's pending softirqs here, as netif_rx() has them run. */
@@ -162,7 +162,7 @@ static void hixl_poll_softirqs(void)
  * hixl_poll_spin_until() - spin on a completion until a deadline
  * @l:      the link whose send CQ to poll meanwhile (NULL: none)
  * @done:   the completion
- * @end_ns: ktime_get_ns() after which to give up
+ * @end_ns: hixl_poll_clock() after which to give up
  *
  * Spins until @done is completed, @end_ns has passed or a fatal signal is
  * pending.  Each turn, the first one even past @end_ns, runs this CPU's
@@ -196,7 +196,7 @@ bool hixl_poll_spin_until(struct hixl_link *l, struct completion *done, u64 end_
 		if (l)
 			n = hixl_scq_poll(l);
 		ret = completion_done(done);
-		if (ret || fatal_signal_pending(current) || ktime_get_ns() >= end_ns)
+		if (ret || fatal_signal_pending(current) || hixl_poll_clock() >= end_ns)
 			break;
 		if (n)
 			continue;
@@ -218,7 +218,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_poll_spin_until);
  * hixl_poll_spin() - spin briefly on a small batch's completion, or not
  * @l:       the batch's link
  * @done:    the completion its end completes
- * @post_ns: ktime_get_ns() before the batch was submitted
+ * @post_ns: hixl_poll_clock() before the batch was submitted
  *
  * Spins (hixl_poll_spin_until()) for the budget hixl_poll_budget_ns()
  * gives, counted from @post_ns; not at all with one online CPU.  The

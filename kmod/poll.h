@@ -5,6 +5,7 @@
 #ifndef _HIXL_POLL_H
 #define _HIXL_POLL_H
 
+#include <linux/sched/clock.h>
 #include <linux/sizes.h>
 #include <linux/time64.h>
 #include <linux/types.h>
@@ -16,6 +17,21 @@ struct hixl_link;
 #define HIXL_POLL_MAX_BYTES	SZ_64K		/* larger batches never spin */
 #define HIXL_POLL_EWMA_MAX_NS	(10ULL * NSEC_PER_SEC)	/* a sample counts at most this */
 #define HIXL_POLL_EXPLORE	16	/* one batch in this many tries the other way */
+
+/**
+ * hixl_poll_clock() - the clock of hybrid polling, in ns
+ *
+ * local_clock(), as the network stack's busy polling times its spins
+ * (busy_loop_current_time()): read on each turn of a spin, it must be
+ * cheap, and ktime_get() is not where the clocksource is slow (a VM's
+ * HPET).  Its readings on two CPUs may differ a little when the clock is
+ * not stable across them; a spinner that moves meanwhile only spins a
+ * little more or less.
+ */
+static inline u64 hixl_poll_clock(void)
+{
+	return local_clock();
+}
 
 extern unsigned int hixl_poll_us;
 u64 hixl_poll_budget_ns(u64 spin_ns, u64 sleep_ns, u64 cap_ns, u32 seq);

@@ -61,7 +61,7 @@ struct hixl_req_ops {
  * @cancelled: hixl_req_cancel() ran; under @eng->xfer_lock
  * @poll:      its submitter may spin on @done first (poll.c): a small
  *             direct batch the ioctl waits for
- * @post_ns:   with @poll, ktime_get_ns() just before the batch was queued
+ * @post_ns:   with @poll, hixl_poll_clock() just before the batch was queued
  * @status:    0 or -errno, set at the end
  * @failed:    set at the end: the descriptor to blame, @count on success
  * @done:      completed by the ioctl's @ops->end

@@ -70,7 +70,7 @@ struct hixl_xrail;
  * @poll:     a small batch its submitter waits for with
  *            hixl_xbatch_wait(): it may spin (poll.c), and its wait feeds
  *            the link's EWMAs
- * @post_ns:  with @poll, ktime_get_ns() just before hixl_xbatch_submit()
+ * @post_ns:  with @poll, hixl_poll_clock() just before hixl_xbatch_submit()
  * @xr:       the striped TRANSFER (xrail.c) this batch is a sub-batch or
  *            the anchor of (a reference, dropped when the batch is
  *            freed), or NULL

@@ -304,7 +304,7 @@ static int hixl_rdma_run_direct(struct hixl_xprep *p)
 	b->end_fn = hixl_xbatch_end_sync;
 	b->poll = hixl_poll_small(b->pl.bytes, b->pl.n);
 	if (b->poll)
-		b->post_ns = ktime_get_ns();
+		b->post_ns = hixl_poll_clock();
 	if (hixl_req_bind(req, b))
 		hixl_xbatch_cancel(b);		/* cancelled already: ends at submission */
 	hixl_xbatch_submit(b, p->deadline, false);
@@ -377,7 +377,7 @@ static int hixl_rdma_submit_direct(struct hixl_xprep *p)
 	b->end_fn = hixl_xbatch_end_req;	/* takes over our reference */
 	if (!req->ops->async && hixl_poll_small(b->pl.bytes, b->pl.n)) {
 		req->poll = true;	/* the ioctl may spin on it */
-		req->post_ns = ktime_get_ns();
+		req->post_ns = hixl_poll_clock();
 	}
 	if (hixl_req_bind(req, b))
 		hixl_xbatch_cancel(b);		/* cancelled already: ends at submission */

@@ -121,7 +121,7 @@ static void hixl_poll_spin_done_returns_at_once(struct kunit *test)
 	DECLARE_COMPLETION_ONSTACK(done);
 
 	complete(&done);
-	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(NULL, &done, ktime_get_ns() + NSEC_PER_SEC));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(NULL, &done, hixl_poll_clock() + NSEC_PER_SEC));
 	/* the spin consumed nothing: the wait after it returns at once */
 	KUNIT_EXPECT_TRUE(test, completion_done(&done));
 	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&done, 1), 0UL);
@@ -130,10 +130,14 @@ static void hixl_poll_spin_done_returns_at_once(struct kunit *test)
 static void hixl_poll_spin_gives_up_at_the_deadline(struct kunit *test)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
-	u64 t0 = ktime_get_ns();
+	u64 t0;
 
+	/* the poll clock is local_clock(): read both times on one CPU */
+	migrate_disable();
+	t0 = hixl_poll_clock();
 	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(NULL, &done, t0 + 200 * NSEC_PER_USEC));
-	KUNIT_EXPECT_GE(test, ktime_get_ns() - t0, 200 * NSEC_PER_USEC);
+	KUNIT_EXPECT_GE(test, hixl_poll_clock() - t0, 200 * NSEC_PER_USEC);
+	migrate_enable();
 	/* a deadline already past: one turn, no spin */
 	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(NULL, &done, t0));
 }
@@ -159,7 +163,7 @@ static void hixl_poll_spin_sees_a_completion(struct kunit *test)
 	pt->t.function = hixl_poll_timer_fn;
 	hrtimer_start(&pt->t, ns_to_ktime(50 * NSEC_PER_USEC), HRTIMER_MODE_REL);
 	/* completed from hard interrupt context well before the deadline */
-	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(NULL, &pt->done, ktime_get_ns() + 5 * NSEC_PER_SEC));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(NULL, &pt->done, hixl_poll_clock() + 5 * NSEC_PER_SEC));
 	hrtimer_cancel(&pt->t);
 	wait_for_completion(&pt->done);
 }
@@ -212,14 +216,17 @@ static void hixl_poll_scq_without_cq(struct kunit *test)
 {
 	struct hixl_link *l = hixl_poll_test_link(test);
 	DECLARE_COMPLETION_ONSTACK(done);
-	u64 t0 = ktime_get_ns();
+	u64 t0;
 
 	/* before the QP exists, or after it is gone: nothing to poll */
 	KUNIT_EXPECT_EQ(test, hixl_scq_poll(l), 0);
+	migrate_disable();	/* local_clock() read on one CPU */
+	t0 = hixl_poll_clock();
 	KUNIT_EXPECT_FALSE(test, hixl_poll_spin_until(l, &done, t0 + 100 * NSEC_PER_USEC));
-	KUNIT_EXPECT_GE(test, ktime_get_ns() - t0, 100 * NSEC_PER_USEC);
+	KUNIT_EXPECT_GE(test, hixl_poll_clock() - t0, 100 * NSEC_PER_USEC);
+	migrate_enable();
 	complete(&done);
-	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(l, &done, ktime_get_ns() + NSEC_PER_SEC));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(l, &done, hixl_poll_clock() + NSEC_PER_SEC));
 	hixl_scq_destroy(l);		/* no CQ: nothing to free */
 	KUNIT_EXPECT_NULL(test, l->scq.cq);
 }
@@ -237,7 +244,7 @@ static void hixl_poll_scq_busy_poller(struct kunit *test)
 	hrtimer_init(&pt->t, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	pt->t.function = hixl_poll_timer_fn;
 	hrtimer_start(&pt->t, ns_to_ktime(50 * NSEC_PER_USEC), HRTIMER_MODE_REL);
-	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(l, &pt->done, ktime_get_ns() + 5 * NSEC_PER_SEC));
+	KUNIT_EXPECT_TRUE(test, hixl_poll_spin_until(l, &pt->done, hixl_poll_clock() + 5 * NSEC_PER_SEC));
 	mutex_unlock(&l->scq.mutex);
 	hrtimer_cancel(&pt->t);
 	wait_for_completion(&pt->done);
