@@ -38,6 +38,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bottom_half.h>
 #include <linux/slab.h>
 #include <rdma/rdma_cm.h>
 #include <kunit/visibility.h>
@@ -493,7 +494,15 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 		spin_unlock(&l->xq.lock);
 
 		hixl_xchain_build(s, c);
+		/*
+		 * Posted with bottom halves off, as netif_rx() queues: a
+		 * software device's work that the post raises as a softirq
+		 * (rxe's tasklets on Linux 6.1) runs here when they are back
+		 * on, not after a wake-up of ksoftirqd.
+		 */
+		local_bh_disable();
 		ret = ib_post_send(l->qp, &s[0].wr.wr, &bad);
+		local_bh_enable();
 		spin_lock(&l->xq.lock);
 		l->xq.posting = false;
 		spin_unlock(&l->xq.lock);
