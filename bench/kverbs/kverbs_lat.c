@@ -9,7 +9,7 @@
  * way: no ioctl, no lookup, no planning, one DMA-mapped kmalloc buffer per
  * side and the PD's global rkey.  It prints one line
  *
- *   kverbs_lat op=OP size=BYTES n=ITERS p50_ns= p99_ns= mean_ns= min_ns= max_ns=
+ *   kverbs_lat op=OP size=BYTES n=ITERS gap_us=N p50_ns= p99_ns= mean_ns= min_ns= max_ns=
  *
  * to the kernel log and stays loaded (bench/bench-lat-guest.sh reads the
  * line, then removes it).  Each WR is timed from just before ib_post_send()
@@ -19,9 +19,9 @@
  *
  * The wait is hixl's spinner (kmod/poll.c) without its CQ hand-off: each
  * turn runs the CPU's pending softirqs (local_bh_enable()), polls the CQ
- * and yields when the scheduler asks.  mode=yield yields the CPU every
- * turn instead (yield()), for the question whether the device's work would
- * rather run on the poster's CPU.
+ * and yields when the scheduler asks.  gap_us=N busy-waits N us between a
+ * completion and the next post, untimed: what a caller's own work between
+ * transfers leaves the device's idle CPUs.
  *
  * IB_PD_UNSAFE_GLOBAL_RKEY exposes all memory to the peer: a benchmark
  * between two QPs of one host may use it, nothing else should.
@@ -53,9 +53,6 @@ MODULE_PARM_DESC(size, "bytes per WR, 1..1048576");
 static uint iters = 2000;
 module_param(iters, uint, 0444);
 MODULE_PARM_DESC(iters, "timed WRs, 1..1000000 (after 100 untimed)");
-static char *mode = "spin";
-module_param(mode, charp, 0444);
-MODULE_PARM_DESC(mode, "spin (softirqs, poll, yield when asked) or yield (yield every turn)");
 static uint gap_us;
 module_param(gap_us, uint, 0444);
 MODULE_PARM_DESC(gap_us, "busy-wait this many microseconds between a completion and the next post, untimed (0..10000)");
@@ -127,7 +124,7 @@ static int kl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	    ev->event == RDMA_CM_EVENT_TIMEWAIT_EXIT)
 		return 0;
 	if (ev->event != s->want && !completion_done(&s->done)) {
-		s->status = ev->status ? ev->status : -ECONNREFUSED;
+		s->status = ev->status < 0 ? ev->status : -ECONNREFUSED;
 		pr_err("kverbs_lat: RDMA CM event %s (status %d) while waiting for %s\n",
 		       rdma_event_msg(ev->event), ev->status, rdma_event_msg(s->want));
 	}
@@ -162,7 +159,7 @@ static int kl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int kl_measure(struct ib_qp *qp, u64 laddr, u64 raddr, bool read, bool yield_each)
+static int kl_measure(struct ib_qp *qp, u64 laddr, u64 raddr, bool read)
 {
 	struct ib_sge sge = { .addr = laddr, .length = size, .lkey = kl_pd->local_dma_lkey };
 	struct ib_rdma_wr wr = {
@@ -199,10 +196,7 @@ static int kl_measure(struct ib_qp *qp, u64 laddr, u64 raddr, bool read, bool yi
 				ret = -EINTR;	/* the QP's destruction flushes the WR */
 				goto out;
 			}
-			if (yield_each)
-				yield();
-			else
-				cond_resched();
+			cond_resched();
 		}
 		if (n < 0 || wc.status != IB_WC_SUCCESS) {
 			pr_err("kverbs_lat: WR %u: %s\n", i,
@@ -217,8 +211,8 @@ static int kl_measure(struct ib_qp *qp, u64 laddr, u64 raddr, bool read, bool yi
 	}
 	if (!ret) {
 		sort(ns, iters, sizeof(*ns), kl_cmp, NULL);
-		pr_info("kverbs_lat op=%s size=%u n=%u mode=%s p50_ns=%llu p99_ns=%llu mean_ns=%llu min_ns=%llu max_ns=%llu\n",
-			op, size, iters, mode, ns[iters / 2], ns[(u64)iters * 99 / 100],
+		pr_info("kverbs_lat op=%s size=%u n=%u gap_us=%u p50_ns=%llu p99_ns=%llu mean_ns=%llu min_ns=%llu max_ns=%llu\n",
+			op, size, iters, gap_us, ns[iters / 2], ns[(u64)iters * 99 / 100],
 			div_u64(sum, iters), ns[0], ns[iters - 1]);
 	}
 out:
@@ -229,7 +223,7 @@ out:
 static int __init kl_init(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
-	bool read = !strcmp(op, "read"), yield_each = !strcmp(mode, "yield");
+	bool read = !strcmp(op, "read");
 	struct rdma_cm_id *lis;
 	struct rdma_conn_param p;
 	void *src = NULL, *dst = NULL;
@@ -237,11 +231,11 @@ static int __init kl_init(void)
 	struct ib_device *dev;
 	int ret;
 
-	if ((!read && strcmp(op, "write")) || (!yield_each && strcmp(mode, "spin")) ||
+	if ((!read && strcmp(op, "write")) ||
 	    !size || size > SZ_1M || gap_us > 10000 || !iters || iters > 1000000 ||
 	    !in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL)) {
-		pr_err("kverbs_lat: bad parameters (op=%s mode=%s size=%u iters=%u addr=%s)\n",
-		       op, mode, size, iters, addr);
+		pr_err("kverbs_lat: bad parameters (op=%s size=%u iters=%u gap_us=%u addr=%s)\n",
+		       op, size, iters, gap_us, addr);
 		return -EINVAL;
 	}
 	init_completion(&kl_cli.done);
@@ -303,7 +297,7 @@ static int __init kl_init(void)
 	if (ret)
 		goto out_qp;
 
-	ret = kl_measure(kl_cli.id->qp, sdma, ddma, read, yield_each);
+	ret = kl_measure(kl_cli.id->qp, sdma, ddma, read);
 
 	rdma_disconnect(kl_cli.id);
 out_qp:
