@@ -142,14 +142,20 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_poll_small);
  * @post_ns: hixl_poll_clock() before the batch was submitted
  *
  * Called by the waiter once its wait returned; racing updates from two
- * waiters on one link may lose a sample, which an average can afford.
+ * waiters on one link may lose a sample, which an average can afford.  A
+ * waiter that moved to a CPU whose poll clock is behind @post_ns's gives
+ * no sample: the difference would wrap to a huge time.
  */
 void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns)
 {
 	u64 *avg = spun ? &l->xq.poll_spin_ns : &l->xq.poll_sleep_ns;
+	u64 now = hixl_poll_clock();
 
-	WRITE_ONCE(*avg, hixl_poll_ewma(READ_ONCE(*avg), hixl_poll_clock() - post_ns));
+	if (now < post_ns)
+		return;
+	WRITE_ONCE(*avg, hixl_poll_ewma(READ_ONCE(*avg), now - post_ns));
 }
+EXPORT_SYMBOL_IF_KUNIT(hixl_poll_record);
 
 /* Run this CPU's pending softirqs here, as netif_rx() has them run. */
 static void hixl_poll_softirqs(void)

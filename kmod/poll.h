@@ -26,7 +26,8 @@ struct hixl_link;
  * cheap, and ktime_get() is not where the clocksource is slow (a VM's
  * HPET).  Its readings on two CPUs may differ a little when the clock is
  * not stable across them; a spinner that moves meanwhile only spins a
- * little more or less.
+ * little more or less, and a waiter that finds the clock behind the
+ * batch's post records no sample (hixl_poll_record()).
  */
 static inline u64 hixl_poll_clock(void)
 {

@@ -212,6 +212,22 @@ static struct hixl_link *hixl_poll_test_link(struct kunit *test)
 	return l;
 }
 
+static void hixl_poll_record_feeds_the_waits_average(struct kunit *test)
+{
+	struct hixl_link *l = hixl_poll_test_link(test);
+
+	/* a spun batch posted 1 ms ago: the spin EWMA's first sample */
+	hixl_poll_record(l, true, hixl_poll_clock() - NSEC_PER_MSEC);
+	KUNIT_EXPECT_GE(test, l->xq.poll_spin_ns, NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, l->xq.poll_sleep_ns, 0ULL);
+	/*
+	 * posted "later" than now, as a CPU whose local_clock() is ahead
+	 * reads it: no sample, not a wrapped difference of centuries
+	 */
+	hixl_poll_record(l, false, hixl_poll_clock() + NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, l->xq.poll_sleep_ns, 0ULL);
+}
+
 static void hixl_poll_scq_without_cq(struct kunit *test)
 {
 	struct hixl_link *l = hixl_poll_test_link(test);
@@ -292,6 +308,7 @@ static struct kunit_case hixl_hybrid_poll_cases[] = {
 	KUNIT_CASE(hixl_poll_spin_gives_up_at_the_deadline),
 	KUNIT_CASE(hixl_poll_spin_sees_a_completion),
 	KUNIT_CASE(hixl_poll_spin_runs_softirqs),
+	KUNIT_CASE(hixl_poll_record_feeds_the_waits_average),
 	KUNIT_CASE(hixl_poll_scq_without_cq),
 	KUNIT_CASE(hixl_poll_scq_busy_poller),
 	KUNIT_CASE(hixl_poll_scq_event_left_to_spinners),
