@@ -8,9 +8,9 @@
 # ib_write_lat / ib_read_lat and the kernel verbs floor (bench/kverbs:
 # kverbs_lat.ko from build/kverbs-KERNEL, bench/bench.sh builds it) with
 # 0, 20 and 50 us between a completion and the next post - interleaved,
-# their order rotating with the repetition; then the sync 4 KiB batch-1 throughput and CPU per GiB with
-# polling on and off beside ib_write_bw / ib_read_bw (bench/bench-matrix
-# run, one point).
+# their order rotating with the repetition; then the sync 4 KiB batch-1
+# throughput and CPU per GiB with polling on and off beside ib_write_bw /
+# ib_read_bw (bench/bench-matrix run, one point).
 #
 # Output: $1 (default $HIXL_WORK/raw-lat.txt), lines
 #   lat REP TOOL OP SIZE N P50_US P99_US MEAN_US MIN_US MAX_US CPU_SECONDS SECONDS
@@ -19,8 +19,8 @@
 #   res REP TOOL OP BLOCK BATCH BYTES SECONDS CPU_SECONDS   (bench-matrix's)
 #   info KEY VALUE...
 # TOOL: hixl-poll, hixl-nopoll, perftest, kverbs, kverbs-gap20,
-# kverbs-gap50 (kverbs: CPU_SECONDS and SECONDS "-"); in res lines hixl-sync-poll,
-# hixl-sync-nopoll, perftest.
+# kverbs-gap50 (kverbs: CPU_SECONDS and SECONDS "-"); in res lines
+# hixl-sync-poll, hixl-sync-nopoll, perftest.
 # Settings (environment): LAT_REPS (3), LAT_ITERS (2000 ops per run),
 # LAT_SIZES ("64 4096"), LAT_MIN_MIB (16: bytes per throughput point).
 set -u

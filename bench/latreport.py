@@ -84,6 +84,11 @@ def size_name(b):
     return f"{b} B" if b < 1024 else f"{b >> 10} KiB"
 
 
+def _cells(t, tool, i):
+    """One table cell: field i of a point's runs of tool, median (min..max)."""
+    return spread([x[i] for x in t.get(tool, [])])
+
+
 def _lat(d, key, tool, i):
     return med([x[i] for x in d["lat"].get(key, {}).get(tool, [])])
 
@@ -167,7 +172,7 @@ def section(data, level="##"):
     keys = sorted(data["lat"], key=lambda k: (k[0] != "write", k[1]))
     for k in keys:
         t = data["lat"][k]
-        col = lambda tool, i: spread([x[i] for x in t.get(tool, [])])
+        col = lambda tool, i: _cells(t, tool, i)
         m = {(tool, i): _lat(data, k, tool, i) for tool in LAT_TOOLS for i in (0, 1, 2)}
         w(f"| {k[0].upper()} | {size_name(k[1])} | {col('hixl-poll', 0)} | {col('hixl-poll', 1)} | "
           f"{col('hixl-nopoll', 0)} | {col('hixl-nopoll', 1)} | {col('perftest', 0)} | "
@@ -232,7 +237,7 @@ def kverbs_section(data, keys, level):
     w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for k in keys:
         t = data["lat"][k]
-        col = lambda tool, i: spread([x[i] for x in t.get(tool, [])])
+        col = lambda tool, i: _cells(t, tool, i)
         m = {tool: _lat(data, k, tool, 0) for tool in LAT_TOOLS + KV_TOOLS}
         rtt = _rtt(k[0], m["perftest"])
         w(f"| {k[0].upper()} | {size_name(k[1])} | "
