@@ -205,7 +205,7 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (!l->active) {
-			hixl_link_queue(l, system_wq, &l->setup_work);
+			hixl_link_queue(l, &l->setup_work);
 			return 0;
 		}
 		fallthrough;

@@ -39,9 +39,12 @@
  * rail work takes rdma_sem for reading only with down_read_trylock(), so a
  * close or removal holding it for writing may cancel the work and wait for
  * it; raillink_accept.c's hixl_rail_listen_lock (a spinlock) is innermost.
- * Work that may wait for hixl_engine.lock without bound (the rail work's
- * table publishing; a striped transfer's failover) runs on the engine's
- * own workqueue (hixl_engine.wq), never on one that other engines share.
+ * Work that may wait for hixl_engine.lock without bound runs on the
+ * engine's own workqueue (hixl_engine.wq), never on one that other engines
+ * or the kernel share: an accepted link's setup (table publishing), a
+ * link's release (it cancels the setup work), the peer's STAGE_REQ, the
+ * release of invalidated pins, the rail work and a striped transfer's
+ * failover.  hixl_wq runs only work that takes no engine lock.
  * io_uring's staged and same-host batches run from work items of xwork.c
  * (hixl_xwork_wq, all engines') under rdma_sem for reading, as a command:
  * they wait for no engine's lock without bound (the same-host copy takes
@@ -286,7 +289,7 @@ struct hixl_rdma {
  *              and only compared; [0] unused (@ibdev)
  * @removal_seq: the last device removal that looked at this engine; under
  *              hixl_engines_lock
- * @releases:   link releases queued on hixl_wq and not yet finished
+ * @releases:   link releases queued on @wq and not yet finished
  *              (hixl_link_schedule_release()); hixl_engine_links_destroy()
  *              waits on @release_wq for it to reach zero, so a close waits
  *              for its own links only
@@ -296,12 +299,12 @@ struct hixl_rdma {
  * @mm:         the opener's mm (mmgrab()); memory commands from another mm
  *              get -EPERM.  NULL for an engine opened without an mm.
  * @proc:       the opener's per-process accounting
- * @wq:         the engine's own workqueue (unbound): the work that may wait
- *              for its lock (a primary's rail work, raillink.c; a striped
- *              transfer's failover, xrail.c), so that an engine whose lock a
- *              command holds while it waits for user memory fills no slot of
- *              a queue other engines or the kernel share; empty when the
- *              engine is destroyed (links and batches are gone), destroyed
+ * @wq:         the engine's own workqueue (unbound): every work that may
+ *              wait for its lock (the lock order above), so that an engine
+ *              whose lock a command holds while it waits for user memory
+ *              fills no slot of a queue other engines or the kernel share;
+ *              empty when the engine is destroyed (links and batches are
+ *              gone, every link CLOSED, so nothing queues more), destroyed
  *              then
  * @memcg:      the opener's memory cgroup (a reference, may be NULL): what a
  *              peer's messages make the kernel allocate for this engine's

@@ -126,8 +126,8 @@ void hixl_link_fail(struct hixl_link *l, int err)
  * For a peer that broke the protocol: the link is marked broken, parses
  * nothing more but a NOTIFY that arrived whole (hixl_rx_done() drops
  * everything after a bad message or a failed receive), and is taken off
- * the engine's list and torn down from hixl_wq, which disconnects the peer
- * and gives its link slot back at once.  A link whose hixl_accept() is
+ * the engine's list and torn down from the engine's workqueue, which
+ * disconnects the peer and gives its link slot back at once.  A link whose hixl_accept() is
  * still running (its QP can fail under rdma_accept()) is only marked
  * broken: hixl_accept() frees it, or releases it once it has returned.
  *
@@ -223,19 +223,17 @@ bool hixl_link_port_up(struct hixl_link *l)
 }
 
 /*
- * Queue one of the link's works (@w on @wq) unless hixl_link_destroy() has
- * begun: it marks the link CLOSED under @l->lock before it cancels them, so
- * nothing is queued after its cancel_work_sync() - a CM event or a receive
- * completion arriving in between used to queue work on a link about to be
- * freed (KASAN use-after-free in hixl_link_publish(), found by the fuzzer).
- * Called from the CM handler and the CQ's workqueue context.
+ * Queue one of the link's works that may wait for the engine's lock (the
+ * setup work, the peer's STAGE_REQ) on the engine's own workqueue, unless
+ * hixl_link_destroy() has begun: it marks the link CLOSED under @l->lock
+ * before it cancels them, so nothing is queued after its
+ * cancel_work_sync().  Called from the CM handler and the CQ's workqueue.
  */
-void hixl_link_queue(struct hixl_link *l, struct workqueue_struct *wq,
-		     struct work_struct *w)
+void hixl_link_queue(struct hixl_link *l, struct work_struct *w)
 {
 	spin_lock(&l->lock);
 	if (l->state != HIXL_LINK_CLOSED)
-		queue_work(wq, w);
+		queue_work(l->eng->wq, w);
 	spin_unlock(&l->lock);
 }
 
@@ -359,19 +357,26 @@ void hixl_release_done(struct hixl_engine *eng)
 }
 
 /*
- * Release works run on hixl_wq and are counted in the engine's @releases,
- * so that an engine being destroyed waits for the ones that already took
- * their link off its list, and for no other engine's
- * (hixl_engine_links_destroy()).
+ * A release runs on the engine's workqueue (it waits for the link's setup
+ * work, which waits for the engine's lock) and is counted in the engine's
+ * @releases, so that an engine being destroyed waits for the ones that
+ * already took their link off its list, and for no other engine's
+ * (hixl_engine_links_destroy()).  A link whose hixl_link_destroy() has
+ * begun needs none: that is the release.
  */
 void hixl_link_schedule_release(struct hixl_link *l)
 {
 	struct hixl_engine *eng = l->eng;
+	bool queued = false;
 
 	kref_get(&eng->ref);
 	atomic_inc(&eng->releases);
 	kref_get(&l->ref);
-	if (!queue_work(hixl_wq, &l->release_work)) {
+	spin_lock(&l->lock);
+	if (l->state != HIXL_LINK_CLOSED)
+		queued = queue_work(eng->wq, &l->release_work);
+	spin_unlock(&l->lock);
+	if (!queued) {
 		hixl_link_put(l);
 		hixl_release_done(eng);
 	}

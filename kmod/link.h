@@ -408,8 +408,8 @@ struct hixl_link_ka {
  * @table_sent: our HELLO, table and TABLE_END went out
  * @peer_done:  the peer's TABLE_END came in
  * @wq:         woken on every state or CM event change
- * @setup_work: an accepted link's publishing of our table
- * @release_work: frees an accepted link whose peer left
+ * @setup_work: an accepted link's publishing of our table (on hixl_engine.wq)
+ * @release_work: frees a link off its engine's list (on hixl_engine.wq)
  * @hs_work:    closes an accepted link still CONNECTING hixl_handshake_ms
  *              after the peer's CONNECT_REQUEST or the handshake's last
  *              progress (hixl_link_hs_progress())
@@ -539,7 +539,7 @@ void hixl_link_check_ready(struct hixl_link *l);
 void hixl_link_hs_progress(struct hixl_link *l);
 bool hixl_link_usable(struct hixl_link *l);
 bool hixl_link_port_up(struct hixl_link *l);
-void hixl_link_queue(struct hixl_link *l, struct workqueue_struct *wq, struct work_struct *w);
+void hixl_link_queue(struct hixl_link *l, struct work_struct *w);
 bool hixl_link_unlist(struct hixl_link *l);
 void hixl_link_schedule_release(struct hixl_link *l);
 void hixl_link_cancel_release(struct hixl_link *l);

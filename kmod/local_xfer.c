@@ -54,7 +54,7 @@ static void hixl_local_unhold(struct hixl_engine *eng, struct hixl_plan *pl)
 	}
 	pl->bytes = 0;
 	if (kick)
-		queue_work(system_wq, &eng->inval_work);
+		queue_work(eng->wq, &eng->inval_work);
 }
 
 /*

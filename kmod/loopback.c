@@ -432,8 +432,9 @@ int hixl_loop_join(struct hixl_link *l, unsigned long deadline)
  * @l: the link, CLOSED (hixl_link_destroy())
  *
  * The partner fails with -ECONNRESET; an accepted partner is released
- * (taken off its engine's list and torn down from hixl_wq), an active one
- * stays for its DISCONNECT, as after an RDMA peer's disconnect.  A no-op
+ * (taken off its engine's list and torn down from its engine's
+ * workqueue), an active one stays for its DISCONNECT, as after an RDMA
+ * peer's disconnect.  A no-op
  * for links that are not loopback links.  The partner's engine is
  * @l->loc.peer_eng, which @l holds until it is freed.
  *

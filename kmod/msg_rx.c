@@ -145,7 +145,7 @@ static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 	type = le16_to_cpu(h->type);
 	ret = hixl_auth_rx(l, type, buf, len);	/* nothing but AUTH_* before the proof */
 	if (ret == HIXL_AUTH_RX_STEP)
-		hixl_link_queue(l, system_wq, &l->setup_work);
+		hixl_link_queue(l, &l->setup_work);
 	if (ret)
 		return ret < 0 ? ret : 0;
 	if (type != HIXL_MSG_HELLO && type != HIXL_MSG_TABLE_ACK && !READ_ONCE(l->hello_seen))

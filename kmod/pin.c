@@ -336,7 +336,7 @@ static bool hixl_mn_invalidate(struct mmu_interval_notifier *mni,
 		hixl_region_invalidated(r);
 	/* looking at page tables and unpinning sleep; this callback may not */
 	if (queue)
-		queue_work(system_wq, &r->eng->inval_work);
+		queue_work(r->eng->wq, &r->eng->inval_work);
 	return true;
 }
 
@@ -398,7 +398,7 @@ static void hixl_region_revalidate(struct hixl_region *r)
 	if (!r->invalid && mmu_interval_read_retry(&r->notifier, seq)) {
 		/* changed again while we looked: look again */
 		spin_unlock(&r->lock);
-		queue_work(system_wq, &r->eng->inval_work);
+		queue_work(r->eng->wq, &r->eng->inval_work);
 		return;
 	}
 	if (!r->invalid && !same) {

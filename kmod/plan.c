@@ -240,6 +240,6 @@ void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl)
 			kick = true;
 	}
 	if (kick)	/* an invalidated region waited for us to release its pins */
-		queue_work(system_wq, &eng->inval_work);
+		queue_work(eng->wq, &eng->inval_work);
 	hixl_plan_free(pl);
 }
