@@ -23,6 +23,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
 #include <linux/overflow.h>
+#include <linux/pagemap.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/rdma_cm.h>
@@ -134,21 +136,43 @@ err:
 	return ret;
 }
 
-/* Copy between user memory and a staging buffer, across 2 MiB chunks. */
-static int hixl_stbuf_user(struct hixl_stbuf *b, size_t off, u64 uaddr, u64 len, bool in)
+/*
+ * Copy between user memory and a staging buffer, across 2 MiB chunks,
+ * without taking a page fault: the caller holds post_mutex, which the
+ * link's teardown and timeout need, and a user page may never arrive
+ * (userfaultfd, FUSE).  On a missing page, *@miss_addr and *@miss_len are
+ * the piece to fault in with the lock dropped (hixl_stage_fault_in()).
+ */
+static int hixl_stbuf_user(struct hixl_stbuf *b, size_t off, u64 uaddr, u64 len, bool in,
+			   u64 *miss_addr, size_t *miss_len)
 {
 	while (len) {
 		size_t n = min_t(u64, len, HIXL_STAGE_CHUNK - off % HIXL_STAGE_CHUNK);
 		void *k = hixl_stbuf_ptr(b, off);
 		void __user *u = u64_to_user_ptr(uaddr);
 
-		if (in ? copy_from_user(k, u, n) : copy_to_user(u, k, n))
+		if (in ? copy_from_user_nofault(k, u, n) : copy_to_user_nofault(u, k, n)) {
+			*miss_addr = uaddr;
+			*miss_len = n;
 			return -EFAULT;
+		}
 		off += n;
 		uaddr += n;
 		len -= n;
 	}
 	return 0;
+}
+
+/*
+ * Fault in the user range a round missed, no lock held: 0, -EFAULT when
+ * it cannot be (not mapped, or not writable for a READ's copy out).
+ * fault_in_safe_writeable() faults in without writing to the range.
+ */
+static int hixl_stage_fault_in(u64 uaddr, size_t len, bool in)
+{
+	char __user *u = u64_to_user_ptr(uaddr);
+
+	return (in ? fault_in_readable(u, len) : fault_in_safe_writeable(u, len)) ? -EFAULT : 0;
 }
 
 /*
@@ -388,9 +412,98 @@ int hixl_stage_status(u32 wire)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_stage_status);
 
+/* One round's place in the staged descriptors: idx[i], @done bytes of it moved. */
+struct hixl_stage_pos {
+	u32 i;
+	u64 done;
+};
+
+/*
+ * One round of a staged TRANSFER under post_mutex: fill the list (and for
+ * WRITE the bytes), move them, and for READ copy the bytes out.  Return:
+ * 0 with *@pos past the round; 1 when a user page was missing (*@miss_*
+ * say which: fault it in and run the round again, from the same *@pos);
+ * else the errors of hixl_stage_run().
+ */
+static int hixl_stage_round(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
+			    const u32 *idx, u32 n, unsigned long deadline, u32 *owner,
+			    struct hixl_stage_pos *pos, u32 *failed, u64 *miss_addr,
+			    size_t *miss_len)
+{
+	struct hixl_wire_stage_ent *list = hixl_stbuf_ptr(&l->stage.tx, 0);
+	struct hixl_stage_pos at = *pos;
+	struct hixl_stage_peer pr;
+	size_t used = 0, off;
+	u32 k = 0, bad = 0, e;
+	u64 jd;
+	int ret;
+
+	lockdep_assert_held(&l->msg.post_mutex);
+	if (!hixl_stage_peer_get(l, &pr)) {
+		*failed = idx[at.i];
+		return -EPROTO;
+	}
+	while (at.i < n && k < HIXL_STAGE_MAX_ENTS && used < pr.cap) {
+		const struct hixl_op_desc *x = &d[idx[at.i]];
+		u64 len = min_t(u64, x->len - at.done, pr.cap - used);
+
+		list[k].addr = cpu_to_le64(x->remote_addr + at.done);
+		list[k].len = cpu_to_le64(len);
+		owner[k] = idx[at.i];
+		if (op == HIXL_OP_WRITE &&
+		    hixl_stbuf_user(&l->stage.tx, HIXL_STAGE_LIST + used, x->local_addr + at.done,
+				    len, true, miss_addr, miss_len)) {
+			*failed = idx[at.i];
+			return 1;
+		}
+		used += len;
+		at.done += len;
+		k++;
+		if (at.done == x->len) {
+			at.i++;
+			at.done = 0;
+		}
+	}
+	hixl_sync_for_device(l->eng->rdma->ibdev, &l->stage.tx.sgt);
+	ret = hixl_stage_rdma(l, &pr, true, 0, op == HIXL_OP_WRITE ? HIXL_STAGE_LIST + used :
+							       HIXL_STAGE_LIST);
+	if (!ret)
+		ret = hixl_stage_request(l, op == HIXL_OP_WRITE ? HIXL_STAGE_SCATTER :
+							     HIXL_STAGE_GATHER, k, deadline, &bad);
+	if (ret) {
+		*failed = bad < k ? owner[bad] : idx[pos->i];
+		return ret;
+	}
+	if (op == HIXL_OP_READ) {
+		ret = hixl_stage_rdma(l, &pr, false, HIXL_STAGE_LIST, used);
+		if (ret) {
+			*failed = idx[pos->i];
+			return ret;
+		}
+		hixl_sync_for_cpu(l->eng->rdma->ibdev, &l->stage.tx.sgt);
+		off = HIXL_STAGE_LIST;
+		jd = pos->done;
+		for (e = 0; e < k; e++) {
+			u64 len = le64_to_cpu(list[e].len);
+
+			if (hixl_stbuf_user(&l->stage.tx, off, d[owner[e]].local_addr + jd, len,
+					    false, miss_addr, miss_len)) {
+				*failed = owner[e];
+				return 1;	/* a READ round is run again whole */
+			}
+			off += len;
+			jd += len;
+			if (jd == d[owner[e]].len)
+				jd = 0;
+		}
+	}
+	*pos = at;
+	return 0;
+}
+
 /**
  * hixl_stage_run() - move the staged descriptors of a TRANSFER
- * @l:        a ready link that can stage; post_mutex held
+ * @l:        a link that can stage; post_mutex not held
  * @op:       HIXL_OP_READ or HIXL_OP_WRITE
  * @d:        the descriptors
  * @idx:      indices into @d of the staged ones, @n of them
@@ -398,100 +511,53 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_stage_status);
  * @deadline: jiffies
  * @failed:   out: the failing descriptor's index
  *
+ * Each round (up to the staging buffers' size) runs under the link's
+ * post_mutex, which serialises the send buffer, and touches user memory
+ * only without faulting; a missing page is faulted in with the mutex
+ * dropped and the round run again, so that a page that never arrives
+ * holds up this TRANSFER alone, not the link's teardown, timeout or
+ * other TRANSFERs (as filemap's writes fault in outside the page lock).
+ *
+ * Context: process context (the TRANSFER's task, or a work item using its
+ * mm), sleeps; takes and releases @l->msg.post_mutex.
  * Return: 0, -EFAULT (a local range not readable/writable), the peer's
  * -ERANGE/-EACCES/-EPROTO or -EREMOTEIO (hixl_stage_status()), -EPROTO
- * (the link has no room to stage: never planned so), -ENOMEM, or a link
- * error (the link is then broken).
+ * (the link has no room to stage: never planned so), -ETIMEDOUT (the
+ * deadline passed while a page was faulted in), -EINTR (a fatal signal
+ * then), -ENOMEM, or a link error (the link is then broken).
  */
 int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
 		   u32 n, unsigned long deadline, u32 *failed)
 {
-	struct hixl_wire_stage_ent *list;
-	struct hixl_stage_peer pr;
-	size_t cap;
+	struct hixl_stage_pos pos = { 0, 0 };
+	size_t miss_len = 0;
+	u64 miss_addr = 0;
 	u32 *owner;
-	u32 i = 0;
-	u64 done = 0;		/* bytes of d[idx[i]] already moved */
-	int ret = 0;
+	int ret = 0, err;
 
-	lockdep_assert_held(&l->msg.post_mutex);
-	if (!hixl_stage_peer_get(l, &pr)) {
-		*failed = idx[0];
-		return -EPROTO;
-	}
-	cap = pr.cap;
-	list = hixl_stbuf_ptr(&l->stage.tx, 0);
 	owner = kvmalloc_array(HIXL_STAGE_MAX_ENTS, sizeof(*owner), GFP_KERNEL);
 	if (!owner)
 		return -ENOMEM;
-	while (i < n && !ret) {
-		size_t used = 0;
-		u32 k = 0, bad = 0;
-		u32 first = i;
-		u64 first_done = done;
-
-		/* fill one round: entries and (for WRITE) their bytes */
-		while (i < n && k < HIXL_STAGE_MAX_ENTS && used < cap) {
-			const struct hixl_op_desc *x = &d[idx[i]];
-			u64 len = min_t(u64, x->len - done, cap - used);
-
-			list[k].addr = cpu_to_le64(x->remote_addr + done);
-			list[k].len = cpu_to_le64(len);
-			owner[k] = idx[i];
-			if (op == HIXL_OP_WRITE &&
-			    hixl_stbuf_user(&l->stage.tx, HIXL_STAGE_LIST + used,
-					    x->local_addr + done, len, true)) {
-				*failed = idx[i];
-				ret = -EFAULT;
-				break;
-			}
-			used += len;
-			done += len;
-			k++;
-			if (done == x->len) {
-				i++;
-				done = 0;
-			}
+	while (pos.i < n) {
+		mutex_lock(&l->msg.post_mutex);
+		if (hixl_link_state(l, &err) != HIXL_LINK_READY) {
+			ret = err ? err : -ECONNRESET;
+			*failed = idx[pos.i];
+		} else {
+			ret = hixl_stage_round(l, op, d, idx, n, deadline, owner, &pos, failed,
+					       &miss_addr, &miss_len);
 		}
-		if (ret)
+		mutex_unlock(&l->msg.post_mutex);
+		if (ret < 0)
 			break;
-		hixl_sync_for_device(l->eng->rdma->ibdev, &l->stage.tx.sgt);
-		ret = hixl_stage_rdma(l, &pr, true, 0, op == HIXL_OP_WRITE ? HIXL_STAGE_LIST + used :
-							       HIXL_STAGE_LIST);
-		if (!ret)
-			ret = hixl_stage_request(l, op == HIXL_OP_WRITE ? HIXL_STAGE_SCATTER :
-							     HIXL_STAGE_GATHER, k, deadline, &bad);
-		if (ret) {
-			*failed = bad < k ? owner[bad] : idx[first];
-			break;
-		}
-		if (op == HIXL_OP_READ) {
-			size_t off = HIXL_STAGE_LIST;
-			u32 j = first;
-			u64 jd = first_done;
-
-			ret = hixl_stage_rdma(l, &pr, false, HIXL_STAGE_LIST, used);
-			if (ret) {
-				*failed = idx[first];
+		if (ret == 1) {
+			ret = hixl_stage_fault_in(miss_addr, miss_len, op == HIXL_OP_WRITE);
+			if (!ret && fatal_signal_pending(current))
+				ret = -EINTR;
+			if (!ret && !hixl_jiffies_left(deadline))
+				ret = -ETIMEDOUT;
+			if (ret)
 				break;
-			}
-			hixl_sync_for_cpu(l->eng->rdma->ibdev, &l->stage.tx.sgt);
-			for (u32 e = 0; e < k; e++) {
-				u64 len = le64_to_cpu(list[e].len);
-
-				if (hixl_stbuf_user(&l->stage.tx, off, d[owner[e]].local_addr + jd,
-						    len, false)) {
-					*failed = owner[e];
-					ret = -EFAULT;
-					break;
-				}
-				off += len;
-				jd += len;
-				if (jd == d[owner[e]].len) {
-					j++;
-					jd = 0;
-				}
-			}
 		}
 	}
 	kvfree(owner);
@@ -565,7 +631,7 @@ int hixl_rx_stage_req(struct hixl_link *l, const void *buf, u32 len)
 	l->stage.req_count = le32_to_cpu(q->count);
 	l->stage.req_seq = le64_to_cpu(q->seq);
 	spin_unlock(&l->lock);
-	hixl_link_queue(l, hixl_wq, &l->stage.work);
+	hixl_link_queue(l, &l->stage.work);
 	return 0;
 }
 

@@ -331,7 +331,7 @@ static int hixl_rdma_run(struct hixl_xprep *p)
 {
 	struct hixl_transfer *a = p->a;
 	struct hixl_link *l = p->l;
-	int ret = 0, st, err;
+	int ret = 0;
 
 	if (p->pl.n)
 		ret = hixl_rdma_run_direct(p);
@@ -341,13 +341,7 @@ static int hixl_rdma_run(struct hixl_xprep *p)
 	}
 	if (ret || !p->ns)
 		return ret;
-	mutex_lock(&l->msg.post_mutex);
-	st = hixl_link_state(l, &err);
-	if (st != HIXL_LINK_READY)
-		ret = err ? err : -ECONNRESET;
-	else
-		ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, p->deadline, &a->failed);
-	mutex_unlock(&l->msg.post_mutex);
+	ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, p->deadline, &a->failed);
 	if (!ret)
 		hixl_link_count_xfer(l, a->op, true, p->sbytes, p->ns);
 	return ret;
