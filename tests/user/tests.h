@@ -49,6 +49,7 @@ extern const struct ht_test raillink_tests[];	/* test_raillink.c: rail links, th
 extern const struct ht_test rail_xfer_tests[];	/* test_rail_xfer.c: striped transfers, failover */
 extern const struct ht_test rail_stats_tests[];	/* test_rail_stats.c: LINK_STATS and hixlctl of rails */
 extern const struct ht_test rail_gstats_tests[];	/* test_rail_gstats.c: GET_STATS per rail, rail tracepoints */
+extern const struct ht_test stall_tests[];	/* test_stall.c: a stuck engine holds up nobody else */
 extern const struct ht_test rail_race_tests[];	/* test_rail_race.c: rail removal/revival races, a stuck engine */
 
 static const struct ht_test *const hixl_test_tables[] = {
@@ -65,6 +66,7 @@ static const struct ht_test *const hixl_test_tables[] = {
 	rail_gstats_tests,	/* deletes and restores rxe1 */
 	rail_xfer_tests,	/* takes veth0/veth2/rxe1 away and restores them */
 	rail_race_tests,	/* deletes and restores rxe1, adds and deletes rxe9 */
+	stall_tests,
 	fault_tests, alive_tests,
 	hotplug_tests,	/* deletes and restores rxe0: keep it last */
 	NULL,
