@@ -36,6 +36,7 @@
 #include "msg.h"
 #include "stage.h"
 #include "proto.h"
+#include "req.h"
 
 #define HIXL_STAGE_CHUNK	SZ_2M
 
@@ -358,9 +359,14 @@ static int hixl_stage_request(struct hixl_link *l, u32 op, u32 count, unsigned l
 	ret = hixl_send_msg(l, HIXL_MSG_STAGE_REQ, sizeof(*m));
 	if (ret)
 		return ret;
-	left = wait_event_timeout(l->wq, READ_ONCE(l->stage.answered) ||
-				  READ_ONCE(l->state) >= HIXL_LINK_ERROR,
-				  hixl_jiffies_left(deadline));
+	left = wait_event_killable_timeout(l->wq, READ_ONCE(l->stage.answered) ||
+					   READ_ONCE(l->state) >= HIXL_LINK_ERROR,
+					   hixl_jiffies_left(deadline));
+	if (left < 0) {
+		/* the peer still holds the round: the link cannot stage again */
+		hixl_link_fail(l, -ECONNABORTED);
+		return -EINTR;
+	}
 	if (!left) {
 		hixl_link_fail(l, -ETIMEDOUT);
 		return -ETIMEDOUT;
@@ -509,6 +515,8 @@ static int hixl_stage_round(struct hixl_link *l, u32 op, const struct hixl_op_de
  * @idx:      indices into @d of the staged ones, @n of them
  * @n:        count of @idx
  * @deadline: jiffies
+ * @req:      the TRANSFER's request, whose cancel ends the run between
+ *            rounds; may be NULL
  * @failed:   out: the failing descriptor's index
  *
  * Each round (up to the staging buffers' size) runs under the link's
@@ -517,17 +525,20 @@ static int hixl_stage_round(struct hixl_link *l, u32 op, const struct hixl_op_de
  * dropped and the round run again, so that a page that never arrives
  * holds up this TRANSFER alone, not the link's teardown, timeout or
  * other TRANSFERs (as filemap's writes fault in outside the page lock).
+ * A fatal signal ends the wait for the peer's answer (the link breaks: the
+ * peer still holds the round) and, like a cancel, the run between rounds.
  *
  * Context: process context (the TRANSFER's task, or a work item using its
  * mm), sleeps; takes and releases @l->msg.post_mutex.
  * Return: 0, -EFAULT (a local range not readable/writable), the peer's
  * -ERANGE/-EACCES/-EPROTO or -EREMOTEIO (hixl_stage_status()), -EPROTO
  * (the link has no room to stage: never planned so), -ETIMEDOUT (the
- * deadline passed while a page was faulted in), -EINTR (a fatal signal
- * then), -ENOMEM, or a link error (the link is then broken).
+ * deadline passed while a page was faulted in), -EINTR (a fatal signal),
+ * -ECANCELED (@req cancelled), -ENOMEM, or a link error (the link is then
+ * broken).
  */
 int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
-		   u32 n, unsigned long deadline, u32 *failed)
+		   u32 n, unsigned long deadline, struct hixl_req *req, u32 *failed)
 {
 	struct hixl_stage_pos pos = { 0, 0 };
 	size_t miss_len = 0;
@@ -539,6 +550,11 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 	if (!owner)
 		return -ENOMEM;
 	while (pos.i < n) {
+		if (fatal_signal_pending(current) || (req && hixl_req_bind(req, NULL))) {
+			ret = fatal_signal_pending(current) ? -EINTR : -ECANCELED;
+			*failed = idx[pos.i];
+			break;
+		}
 		mutex_lock(&l->msg.post_mutex);
 		if (hixl_link_state(l, &err) != HIXL_LINK_READY) {
 			ret = err ? err : -ECONNRESET;
@@ -552,8 +568,6 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 			break;
 		if (ret == 1) {
 			ret = hixl_stage_fault_in(miss_addr, miss_len, op == HIXL_OP_WRITE);
-			if (!ret && fatal_signal_pending(current))
-				ret = -EINTR;
 			if (!ret && !hixl_jiffies_left(deadline))
 				ret = -ETIMEDOUT;
 			if (ret)

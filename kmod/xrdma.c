@@ -341,7 +341,7 @@ static int hixl_rdma_run(struct hixl_xprep *p)
 	}
 	if (ret || !p->ns)
 		return ret;
-	ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, p->deadline, &a->failed);
+	ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, p->deadline, p->req, &a->failed);
 	if (!ret)
 		hixl_link_count_xfer(l, a->op, true, p->sbytes, p->ns);
 	return ret;
