@@ -47,8 +47,9 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 				   HIXL_OP_WRITE);
 	if (!a->count || a->count > HIXL_MAX_DESCS)
 		return hixl_einval("TRANSFER: count %u (1..%u)", a->count, HIXL_MAX_DESCS);
-	if (!a->timeout_ms)
-		return hixl_einval("TRANSFER: timeout_ms 0");
+	if (!a->timeout_ms || a->timeout_ms > HIXL_MAX_TIMEOUT_MS)
+		return hixl_einval("TRANSFER: timeout_ms %u (1..%u)", a->timeout_ms,
+				   HIXL_MAX_TIMEOUT_MS);
 	ret = hixl_sockaddr_to_kernel(&a->remote, &ss);
 	if (ret)
 		return ret;
@@ -268,7 +269,8 @@ static const struct hixl_req_ops hixl_ioctl_req_ops = {
  * @a->failed the index of the first failing descriptor (or @a->count when
  * no single descriptor is to blame):
  *  -EINVAL     flags, reserved fields, op, count 0 or above HIXL_MAX_DESCS,
- *              timeout 0, a malformed peer name; a descriptor with len 0;
+ *              timeout_ms 0 or above HIXL_MAX_TIMEOUT_MS, a malformed
+ *              peer name; a descriptor with len 0;
  *  -EAFNOSUPPORT the peer name is not AF_INET or AF_INET6;
  *  -EPERM      the caller is not the engine's process;
  *  -EBADFD     the engine was not set up;

@@ -122,7 +122,8 @@ void hixl_transfer_fill(struct hixl_transfer *t, const struct hixl_sockaddr *rem
 	t->op = op;
 	t->descs = (uintptr_t)descs;
 	t->count = (uint32_t)n;
-	t->timeout_ms = left_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)left_ms;
+	/* the module refuses more than HIXL_MAX_TIMEOUT_MS: a longer wait is cut to it */
+	t->timeout_ms = left_ms > HIXL_MAX_TIMEOUT_MS ? HIXL_MAX_TIMEOUT_MS : (uint32_t)left_ms;
 	t->tag = tag;
 }
 

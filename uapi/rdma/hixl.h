@@ -585,6 +585,12 @@ struct hixl_op_desc {
 };
 
 #define HIXL_MAX_DESCS		65536	/* descriptors per TRANSFER */
+/*
+ * The longest timeout a TRANSFER may ask for, ms (one hour); more is
+ * -EINVAL.  A batch waits in kernel queues shared with the engine's other
+ * batches until it ends, so "forever" is not offered: pass this instead.
+ */
+#define HIXL_MAX_TIMEOUT_MS	3600000
 
 /**
  * struct hixl_transfer - HIXL_IOC_TRANSFER argument (HIXL TransferSync)
@@ -593,7 +599,8 @@ struct hixl_op_desc {
  * @flags:      in: must be 0
  * @descs:      in: user pointer to @count struct hixl_op_desc
  * @count:      in: 1 .. HIXL_MAX_DESCS
- * @timeout_ms: in: the whole batch must complete within this, ms, > 0
+ * @timeout_ms: in: the whole batch must complete within this, ms,
+ *              1 .. HIXL_MAX_TIMEOUT_MS
  * @failed:     out: on a descriptor error (-EINVAL, -EFAULT, -ERANGE,
  *              -EACCES, -ENOENT) or an RDMA error, the index of the first
  *              failing descriptor; on -ETIMEDOUT or -ECANCELED the first

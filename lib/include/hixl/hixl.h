@@ -937,7 +937,9 @@ enum hixl_transfer_status {
  * @count:         >= 1; batches above HIXL_MAX_DESCS (65536) are issued as
  *                 several TRANSFER calls, in order, under one deadline
  * @timeout_ms:    the whole batch must complete within this, ms, > 0
- *                 (HIXL's default: 1000)
+ *                 (HIXL's default: 1000); the kernel gives one TRANSFER
+ *                 call at most HIXL_MAX_TIMEOUT_MS (one hour): a longer
+ *                 timeout is cut to that
  * @failed_index:  out, may be NULL: on a descriptor or RDMA error the index
  *                 (into @descs) of the first failing descriptor; on
  *                 -ETIMEDOUT or -ECANCELED the first descriptor not known
@@ -967,7 +969,8 @@ int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_engine, enum 
  * @timeout_ms: ms, > 0, counted from the call: the kernel is given the
  *              time left when the request (or its next chunk of
  *              HIXL_MAX_DESCS) is issued; a request not issued yet when it
- *              expires ends TIMEOUT without being issued
+ *              expires ends TIMEOUT without being issued; the kernel is
+ *              given at most HIXL_MAX_TIMEOUT_MS (one hour) per chunk
  * @flags:      none defined yet: 0 (-EINVAL otherwise)
  * @tag:        the request's hixl_transfer.tag, as the kernel's CANCEL and
  *              the tracepoints see it: 0 (the usual): the library gives the
