@@ -46,11 +46,13 @@
  * release of invalidated pins, the rail work and a striped transfer's
  * failover.  hixl_wq runs only work that takes no engine lock.
  * io_uring's staged and same-host batches run from work items of xwork.c
- * (hixl_xwork_wq, all engines') under rdma_sem for reading, as a command:
- * they wait for no engine's lock without bound (the same-host copy takes
- * the peer's in HIXL_LCOPY_LOCK_US tries, checking for CANCEL and the
- * deadline between them, lcopy.c), and nothing flushes that workqueue but
- * the module's unload.
+ * on the engine's hixl_engine.xwork_wq (at most xwork_max_active at once)
+ * under rdma_sem for reading, as a command: a batch that waits for a
+ * peer (the same-host copy takes the peer's lock in HIXL_LCOPY_LOCK_US
+ * tries, checking for CANCEL and the deadline between them, lcopy.c; a
+ * staging round waits for the peer's answer) fills a slot of its own
+ * engine only, and nothing flushes that workqueue but the engine's close,
+ * after its last CQE.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's
  * works, which take them, under cm_mutex); hixl_engine.lock  >
@@ -306,6 +308,10 @@ struct hixl_rdma {
  *              empty when the engine is destroyed (links and batches are
  *              gone, every link CLOSED, so nothing queues more), destroyed
  *              then
+ * @xwork_wq:   the engine's io_uring staged and same-host batches, one
+ *              work item each (xwork.c; unbound, max_active
+ *              xwork_max_active as the engine was opened); destroyed first
+ *              at the engine's close, when io_uring has every CQE
  * @memcg:      the opener's memory cgroup (a reference, may be NULL): what a
  *              peer's messages make the kernel allocate for this engine's
  *              links (its region table, queued notifications) is charged
@@ -386,6 +392,7 @@ struct hixl_engine {
 	struct mm_struct *mm;
 	struct hixl_proc *proc;
 	struct workqueue_struct *wq;
+	struct workqueue_struct *xwork_wq;
 	struct mem_cgroup *memcg;
 	struct xarray regions;
 	u32 next_handle;

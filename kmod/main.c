@@ -84,9 +84,16 @@ struct hixl_engine *hixl_engine_create(void)
 		kfree(eng);
 		return ERR_PTR(-ENOMEM);
 	}
+	eng->xwork_wq = hixl_xwork_wq_alloc();
+	if (!eng->xwork_wq) {
+		destroy_workqueue(eng->wq);
+		kfree(eng);
+		return ERR_PTR(-ENOMEM);
+	}
 	if (current->mm) {
 		eng->proc = hixl_proc_get(current->mm);
 		if (!eng->proc) {
+			destroy_workqueue(eng->xwork_wq);
 			destroy_workqueue(eng->wq);
 			kfree(eng);
 			return ERR_PTR(-ENOMEM);
@@ -125,6 +132,7 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 {
 	if (!eng)
 		return;
+	destroy_workqueue(eng->xwork_wq);	/* the last CQE was posted: drained */
 	hixl_local_engine_close(eng);		/* other engines' copies leave */
 	down_write(&eng->rdma_sem);
 	hixl_engine_rdma_stop(eng);		/* no new links */
@@ -402,12 +410,9 @@ static int __init hixl_init(void)
 		return -ENOMEM;
 	}
 	hixl_lcopy_init();
-	ret = hixl_xwork_init();
-	if (ret)
-		goto err_wq;
 	ret = hixl_ib_client_register();
 	if (ret)
-		goto err_xwork;
+		goto err_wq;
 	ret = misc_register(&hixl_misc);
 	if (ret == -EBUSY) {
 		pr_warn("misc minor %d is taken: /dev/%s gets a dynamic one (no load on first open)\n",
@@ -433,8 +438,6 @@ err_misc:
 	misc_deregister(&hixl_misc);
 err_ib_client:
 	hixl_ib_client_unregister();
-err_xwork:
-	hixl_xwork_exit();
 err_wq:
 	hixl_lcopy_exit();
 	destroy_workqueue(hixl_cq_wq);
@@ -447,7 +450,6 @@ static void __exit hixl_exit(void)
 	hixl_debugfs_exit();
 	misc_deregister(&hixl_misc);
 	hixl_ib_client_unregister();
-	hixl_xwork_exit();
 	hixl_lcopy_exit();
 	destroy_workqueue(hixl_cq_wq);
 	destroy_workqueue(hixl_wq);

@@ -68,6 +68,17 @@ module_param_named(max_peer_mrs, hixl_max_peer_mrs, uint, 0644);
 MODULE_PARM_DESC(max_peer_mrs, "MRs one peer's region table may hold, per link (default 65536)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_peer_mrs);
 
+/*
+ * io_uring's staged and same-host batches run from work items on a queue
+ * of their engine's own (xwork.c); this many of one engine's run at once,
+ * the rest wait for one of them, so an engine whose batches wait for a
+ * stuck peer holds up only its own.  Read when an engine is opened.
+ */
+int hixl_xwork_max_active = 16;
+module_param_named(xwork_max_active, hixl_xwork_max_active, int, 0644);
+MODULE_PARM_DESC(xwork_max_active, "io_uring staged and same-host batches one engine runs at once, 1..512, read at open (default 16)");
+EXPORT_SYMBOL_IF_KUNIT(hixl_xwork_max_active);
+
 /* The device dma-bufs are attached to (dmabuf.c). */
 struct device *hixl_dev;
 

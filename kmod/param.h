@@ -16,6 +16,7 @@ extern unsigned int hixl_max_links;
 extern unsigned int hixl_max_peer_mrs;
 extern unsigned int hixl_handshake_ms;
 extern unsigned int hixl_max_setup_links;
+extern int hixl_xwork_max_active;
 
 /* The device dma-bufs are attached to (set at load by main.c). */
 extern struct device *hixl_dev;

@@ -128,7 +128,6 @@ enum hixl_xpath hixl_xpath_choose(u32 nstaged, bool rails_only, bool rails);
 
 /* xwork.c: io_uring's process-context TRANSFERs, run from a work item */
 int hixl_xwork_queue(struct hixl_xprep *p);
-int hixl_xwork_init(void);
-void hixl_xwork_exit(void);
+struct workqueue_struct *hixl_xwork_wq_alloc(void);
 
 #endif /* _HIXL_XPREP_H */

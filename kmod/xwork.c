@@ -17,11 +17,15 @@
  * outlives it: io_uring holds the engine's file until the CQE, which is
  * posted last.
  *
- * Each batch is one work item on hixl_xwork_wq, an unbound workqueue of
- * its own: batches on one link wait for each other on the link's
- * post_mutex as ioctls do, batches on different links or engines run side
- * by side, and nothing that flushes hixl_wq or an engine's workqueue
- * (link teardown, rails) waits for a batch that waits for a peer.
+ * Each batch is one work item on its engine's hixl_engine.xwork_wq, an
+ * unbound workqueue of the engine's own with at most xwork_max_active
+ * items running: batches on one link wait for each other on the link's
+ * post_mutex as ioctls do, batches on different links run side by side up
+ * to that cap, and an engine whose batches wait for a peer (a stuck peer
+ * lock, a staging round, a page of a userfaultfd range) fills only its own
+ * queue.  Nothing that flushes hixl_wq or hixl_engine.wq (link teardown,
+ * rails) waits for a batch; the engine's close destroys the queue after the
+ * last CQE (io_uring holds the file until then).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,11 +40,10 @@
 #include "xprep.h"
 #include "req.h"
 
-static struct workqueue_struct *hixl_xwork_wq;
 
 /**
  * struct hixl_xwork - one io_uring TRANSFER waiting for or running in its work item
- * @work: on hixl_xwork_wq
+ * @work: on the engine's xwork_wq
  * @mm:   the submitter's mm (mmget()), with staged descriptors; else NULL
  * @a:    the TRANSFER as read at submission (the descriptors are in @p)
  * @p:    its plan, taken over from the issue (@p.a points to @a); its
@@ -120,26 +123,22 @@ int hixl_xwork_queue(struct hixl_xprep *p)
 	memset(p, 0, sizeof(*p));
 	x->p.a = &x->a;
 	x->p.nonblock = false;
-	queue_work(hixl_xwork_wq, &x->work);
+	queue_work(x->p.eng->xwork_wq, &x->work);
 	return -EIOCBQUEUED;
 }
 
 /**
- * hixl_xwork_init() - module load: the batches' workqueue
+ * hixl_xwork_wq_alloc() - an engine's queue for its io_uring batches
  *
- * Return: 0 or -ENOMEM.
+ * Unbound, at most xwork_max_active (hixl_xwork_max_active, clamped to 1..WQ_MAX_ACTIVE) work
+ * items running; each is one batch (hixl_xwork_queue()).
+ *
+ * Context: process context (the engine's open), may sleep.
+ * Return: the workqueue, or NULL (no memory).
  */
-int hixl_xwork_init(void)
+struct workqueue_struct *hixl_xwork_wq_alloc(void)
 {
-	hixl_xwork_wq = alloc_workqueue("hixl_xwork", WQ_UNBOUND, 0);
-	return hixl_xwork_wq ? 0 : -ENOMEM;
-}
+	int max = clamp(READ_ONCE(hixl_xwork_max_active), 1, WQ_MAX_ACTIVE);
 
-/**
- * hixl_xwork_exit() - module unload: no batch is queued (every engine's file
- * is closed), the last work items finish their return
- */
-void hixl_xwork_exit(void)
-{
-	destroy_workqueue(hixl_xwork_wq);
+	return alloc_workqueue("hixl_xwork", WQ_UNBOUND, max);
 }
