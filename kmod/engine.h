@@ -51,7 +51,8 @@
  * peer (the same-host copy takes the peer's lock in HIXL_LCOPY_LOCK_US
  * tries, checking for CANCEL and the deadline between them, lcopy.c; a
  * staging round waits for the peer's answer) fills a slot of its own
- * engine only, and nothing flushes that workqueue but the engine's close,
+ * engine only.  A queued batch holds no hixl_xq_plan_begin() (xrdma.c's
+ * queue op), and nothing flushes that workqueue but the engine's close,
  * after its last CQE.
  * Links: hixl_engine.rdma_sem  >  hixl_link.cm_mutex  >  hixl_engine.lock
  * and hixl_link.msg.post_mutex (hixl_link_destroy() waits for the link's

@@ -56,9 +56,20 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 	return hixl_engine_usable(eng);
 }
 
-/* Release what planning held; @p is zeroed. */
+/*
+ * Release what planning held; @p is zeroed.  Direct pieces queued for a
+ * work item that did not run them (io_uring cancelled it) are cancelled
+ * and waited for first.
+ */
 void hixl_xprep_free(struct hixl_xprep *p)
 {
+	if (p->xb) {		/* queued direct pieces of a batch that never ran */
+		u32 failed;
+
+		hixl_xbatch_cancel(p->xb);
+		hixl_xbatch_wait(p->xb, &failed);
+		hixl_xbatch_put(p->xb);
+	}
 	hixl_plan_release(p->eng, &p->pl);
 	if (p->planning)
 		hixl_xq_plan_end(p->l);

@@ -61,6 +61,9 @@ enum hixl_xpath {
  * @rails_only: the primary link is broken, a rail link is READY: only the
  *              RDMA transport plans it, on the rail links (xrail.c)
  * @err:        with @rails_only: the primary link's error
+ * @xb:         RDMA, io_uring: the direct pieces of a staged TRANSFER,
+ *              queued on the link at the issue (hixl_rdma_queue()), a
+ *              reference; the work item waits for them
  *
  * hixl_xprep_free() releases it, whoever ran it.
  */
@@ -82,6 +85,7 @@ struct hixl_xprep {
 	bool planning;
 	bool rails_only;
 	int err;
+	struct hixl_xbatch *xb;
 };
 
 /**
@@ -98,6 +102,10 @@ struct hixl_xprep {
  *          -EIOCBQUEUED; -EAGAIN (@p->nonblock, nothing queued); or an
  *          error found before anything was queued, for the caller to end
  *          the request with (@p->a->failed set)
+ * @queue:  optional, xwork.c's, before it queues the work item that runs
+ *          @p: let go of what must not wait for a worker (RDMA: the hold
+ *          on the peer's table).  Return: 0, or an error with nothing
+ *          queued (@p still holds what it held)
  * @run:    hixl_xprep_process()'s: carry the TRANSFER out to its end in
  *          process context (the waiting submitter's, or a work item's with
  *          the submitter's mm), rdma_sem held for reading.  Return: its
@@ -112,6 +120,7 @@ struct hixl_xport {
 	const char *name;
 	int (*plan)(struct hixl_xprep *p);
 	int (*submit)(struct hixl_xprep *p);
+	int (*queue)(struct hixl_xprep *p);
 	int (*run)(struct hixl_xprep *p);
 };
 

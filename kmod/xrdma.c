@@ -286,39 +286,90 @@ static void hixl_xbatch_end_sync(struct hixl_xbatch *b)
 }
 
 /*
- * The direct pieces of a TRANSFER with staged descriptors, through the
- * link's queue; the caller waits, and a cancel of the request reaches the
- * batch.
+ * Queue the direct pieces of a TRANSFER with staged descriptors on the
+ * link (@p->xb, which takes over the planning hold); a cancel of the
+ * request reaches the batch.  Return: 0 or -ENOMEM.
  */
-static int hixl_rdma_run_direct(struct hixl_xprep *p)
+static int hixl_rdma_queue_direct(struct hixl_xprep *p)
 {
-	struct hixl_transfer *a = p->a;
-	struct hixl_req *req = p->req;
-	struct hixl_xbatch *b;
-	u32 failed;
-	int ret;
+	struct hixl_xbatch *b = hixl_rdma_batch(p);
 
-	b = hixl_rdma_batch(p);
 	if (!b)
 		return -ENOMEM;
 	b->end_fn = hixl_xbatch_end_sync;
 	b->poll = hixl_poll_small(b->pl.bytes, b->pl.n);
 	if (b->poll)
 		b->post_ns = hixl_poll_clock();
-	if (hixl_req_bind(req, b))
+	if (hixl_req_bind(p->req, b))
 		hixl_xbatch_cancel(b);		/* cancelled already: ends at submission */
 	hixl_xbatch_submit(b, p->deadline, false);
+	p->xb = b;
+	return 0;
+}
+
+/*
+ * Wait for the direct pieces hixl_rdma_queue_direct() queued; a cancel of
+ * the request (bound again: xwork.c unbinds it) reaches the batch.
+ */
+static int hixl_rdma_wait_direct(struct hixl_xprep *p)
+{
+	struct hixl_xbatch *b = p->xb;
+	u32 failed;
+	int ret;
+
+	if (hixl_req_bind(p->req, b))
+		hixl_xbatch_cancel(b);
 	ret = hixl_xbatch_wait(b, &failed);
-	hixl_req_bind(req, NULL);
+	hixl_req_bind(p->req, NULL);
 	if (ret)
-		a->failed = failed;
+		p->a->failed = failed;
 	hixl_xbatch_put(b);
+	p->xb = NULL;
 	return ret;
+}
+
+/**
+ * hixl_rdma_queue() - a staged TRANSFER is about to wait for its work item
+ * @p: planned on the staged path, its request started, for xwork.c
+ *
+ * A waiting batch must not hold a REGION_DEL's TABLE_ACK back (xq.c): a
+ * batch of staged descriptors only (they carry no rkey of the peer) ends
+ * its planning hold now; the direct pieces of a mixed one go on the link's
+ * queue now, as the ioctl's do, which ends the hold once they are queued
+ * (hixl_xbatch_submit()), and the work item waits for them
+ * (hixl_rdma_run()) before it copies the staged ones.
+ *
+ * Context: io_uring's issue from a worker (a staged plan never comes from
+ * the nonblocking one), process context.
+ * Return: 0, or -ENOMEM with nothing queued.
+ */
+static int hixl_rdma_queue(struct hixl_xprep *p)
+{
+	if (p->pl.n)
+		return hixl_rdma_queue_direct(p);
+	if (p->planning) {
+		hixl_xq_plan_end(p->l);
+		p->planning = false;
+	}
+	return 0;
+}
+
+/*
+ * The direct pieces of a TRANSFER with staged descriptors, through the
+ * link's queue; the caller waits, and a cancel of the request reaches the
+ * batch.
+ */
+static int hixl_rdma_run_direct(struct hixl_xprep *p)
+{
+	int ret = hixl_rdma_queue_direct(p);
+
+	return ret ? ret : hixl_rdma_wait_direct(p);
 }
 
 /*
  * The staged path (hixl_xport.run): the direct pieces through the link's
- * queue, then the staged descriptors (stage.c); waits for both.  Staged
+ * queue (for io_uring queued at the issue already, hixl_rdma_queue()),
+ * then the staged descriptors (stage.c); waits for both.  Staged
  * descriptors are copied from and to the current mm: the TRANSFER's
  * process, or the work item of xwork.c that uses its mm.  A cancel of the
  * request (io_uring's, a fatal signal to the ioctl's caller) reaches the
@@ -333,7 +384,9 @@ static int hixl_rdma_run(struct hixl_xprep *p)
 	struct hixl_link *l = p->l;
 	int ret = 0;
 
-	if (p->pl.n)
+	if (p->xb)			/* queued at io_uring's issue */
+		ret = hixl_rdma_wait_direct(p);
+	else if (p->pl.n)
 		ret = hixl_rdma_run_direct(p);
 	if (p->planning) {		/* staged pieces carry no rkey of the peer */
 		hixl_xq_plan_end(l);
@@ -420,6 +473,7 @@ const struct hixl_xport hixl_xport_rdma = {
 	.name = "RDMA",
 	.plan = hixl_rdma_plan,
 	.submit = hixl_rdma_submit,
+	.queue = hixl_rdma_queue,
 	.run = hixl_rdma_run,
 };
 EXPORT_SYMBOL_IF_KUNIT(hixl_xport_rdma);

@@ -26,6 +26,11 @@
  * queue.  Nothing that flushes hixl_wq or hixl_engine.wq (link teardown,
  * rails) waits for a batch; the engine's close destroys the queue after the
  * last CQE (io_uring holds the file until then).
+ *
+ * A queued batch holds nothing of the peer's region table: the transport's
+ * queue op (xrdma.c) ends its planning hold, or hands its direct pieces to
+ * the link's transfer queue, before the item is queued, so that a REGION_DEL
+ * acknowledgement (xq.c) never waits for a batch that waits for a worker.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -97,8 +102,12 @@ static void hixl_xwork_fn(struct work_struct *work)
  * chunk; staged descriptors being copied are not stopped (as CANCEL does
  * not stop them), the batch's timeout bounds them.
  *
+ * Before the item is queued the transport's queue op (struct hixl_xport)
+ * lets go of what must not wait for a worker.
+ *
  * Context: io_uring's issue (inline or from a worker), process context,
- * rdma_sem held for reading; does not sleep on anything but memory.
+ * rdma_sem held for reading; sleeps only on memory and, in the queue op,
+ * on the link's queue (xrdma.c, from io_uring's worker).
  * Return: -EIOCBQUEUED (the work item ends the request); -ENOMEM; -EFAULT
  * when the plan has staged descriptors and the submitting context has no
  * mm (the process is exiting).
@@ -106,6 +115,7 @@ static void hixl_xwork_fn(struct work_struct *work)
 int hixl_xwork_queue(struct hixl_xprep *p)
 {
 	struct hixl_xwork *x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
+	int ret;
 
 	if (!x)
 		return -ENOMEM;
@@ -115,6 +125,15 @@ int hixl_xwork_queue(struct hixl_xprep *p)
 			return -EFAULT;
 		}
 		x->mm = current->mm;
+	}
+	if (p->xport->queue) {
+		ret = p->xport->queue(p);
+		if (ret) {
+			if (x->mm)
+				mmput(x->mm);
+			kfree(x);
+			return ret;
+		}
 	}
 	hixl_req_cancelable(p->req);
 	INIT_WORK(&x->work, hixl_xwork_fn);
