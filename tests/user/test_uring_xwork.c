@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_uring_xwork.c - io_uring TRANSFERs that run from kernel work items
+ * (kmod/xwork.c) are queued per engine, and a TRANSFER's timeout has an
+ * upper bound.
+ *
+ *   uring_xwork_fair     300 io_uring same-host 64 MiB WRITEs A -> B (4 MiB
+ *                        on the debug kernel), B's lock stuck mid-copy
+ *                        (userfaultfd, stall_util.h), timeout_ms at
+ *                        HIXL_MAX_TIMEOUT_MS: another process's C -> D 4 KiB
+ *                        same-host io_uring WRITE gets its CQE, 0, within
+ *                        2 s; then CANCELs of their tag end all 300, and
+ *                        the stall ends
+ *   xfer_timeout_max     TRANSFER with timeout_ms HIXL_MAX_TIMEOUT_MS + 1 is
+ *                        EINVAL, ioctl and io_uring; at HIXL_MAX_TIMEOUT_MS
+ *                        a same-host WRITE completes, both ways
+ *
+ * Engines on 10.77.0.1 (rxe0 in the test VM), ports 24420-24427.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "raw.h"
+#include "tests.h"
+#include "util.h"
+#include "local_util.h"
+#include "stall_util.h"
+
+#define MiB		(1024 * 1024ULL)
+#define XF_N		300		/* more than the old module-wide queue's 256 slots */
+#define XF_TAG		0x5f
+#define XF_THREADS	"/sys/module/hixl/parameters/local_copy_threads"
+
+static void xf_threads(const char *v)
+{
+	FILE *f = fopen(XF_THREADS, "w");
+
+	if (!f)
+		SKIP("cannot write " XF_THREADS " (not root, or an older hixl.ko)");
+	fprintf(f, "%s\n", v);
+	if (fclose(f))
+		SKIP("cannot write " XF_THREADS);
+}
+
+static long long xf_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* One TRANSFER SQE: @t behind @ptr (both stay the caller's). */
+static int xf_prep(struct io_uring *r, int fd, struct hixl_transfer *t, struct hixl_uring_ptr *ptr,
+		   uint16_t port, struct hixl_op_desc *d, uint32_t timeout_ms, uint64_t user_data)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(r);
+
+	if (!sqe)
+		return -1;
+	memset(t, 0, sizeof(*t));
+	t->remote = hx_name(port);
+	t->op = HIXL_OP_WRITE;
+	t->descs = (uintptr_t)d;
+	t->count = 1;
+	t->timeout_ms = timeout_ms;
+	memset(ptr, 0, sizeof(*ptr));
+	ptr->addr = (uintptr_t)t;
+	ptr->len = sizeof(*t);
+	hixl_raw_uring_cmd(sqe, 64, fd, HIXL_IOC_TRANSFER, ptr, sizeof(*ptr), user_data);
+	return 0;
+}
+
+/* CQEs until @n came or @ms passed; res[user_data]; how many came. */
+static int xf_reap(struct io_uring *r, int n, int *res, unsigned int ms)
+{
+	int got = 0;
+
+	while (got < n) {
+		struct __kernel_timespec ts = { .tv_sec = ms / 1000,
+						.tv_nsec = (ms % 1000) * 1000000L };
+		struct io_uring_cqe *cqe;
+
+		if (io_uring_wait_cqe_timeout(r, &cqe, &ts))
+			break;
+		res[cqe->user_data] = cqe->res;
+		got++;
+		io_uring_cqe_seen(r, cqe);
+	}
+	return got;
+}
+
+/*
+ * The other process: engines C -> D paired on the same host, one 4 KiB
+ * io_uring WRITE with a 2 s timeout once @go says so.  Exit: 0 its CQE,
+ * success, within 2 s; 1 no CQE within 2 s; 2 a CQE with an error; 3 setup.
+ */
+static void xf_child(int ready, int go)
+{
+	static struct hixl_transfer t;
+	static struct hixl_uring_ptr ptr;
+	unsigned char *c0 = hx_map(4096), *d0 = hx_map(4096);
+	struct hixl_op_desc d;
+	struct io_uring r;
+	int c, dd, res = 1, got;
+	long long t0;
+	char x = 0;
+
+	if (!c0 || !d0 || lu_pair(24424, HIXL_TRANSPORT_LOCAL, 24425, HIXL_TRANSPORT_AUTO, &c, &dd) ||
+	    reg_mem(c, c0, 4096, 0, NULL) || reg_mem(dd, d0, 4096, 0, NULL) ||
+	    io_uring_queue_init(8, &r, 0))
+		_exit(3);
+	memset(c0, 0x3c, 4096);
+	d = (struct hixl_op_desc){ (uintptr_t)c0, (uintptr_t)d0, 4096 };
+	if (xf_prep(&r, c, &t, &ptr, 24425, &d, 2000, 0))
+		_exit(3);
+	if (write(ready, "r", 1) != 1 || read(go, &x, 1) != 1)
+		_exit(3);
+	t0 = xf_ms();
+	io_uring_submit(&r);
+	got = xf_reap(&r, 1, &res, 2000);
+	printf("#   the other process's 4 KiB io_uring WRITE: %s after %lld ms (res %d)\n",
+	       got ? "CQE" : "no CQE", xf_ms() - t0, res);
+	fflush(stdout);
+	if (!got)
+		_exit(1);
+	_exit(res == 0 && d0[4095] == 0x3c ? 0 : 2);
+}
+
+static void uring_xwork_fair(void)
+{
+	static struct hixl_transfer t[XF_N];
+	static struct hixl_uring_ptr ptr[XF_N];
+	static int res[XF_N];
+	size_t len = hx_debug_kernel() ? 4 * MiB : 64 * MiB;
+	unsigned char *a0 = hx_map(len), *a1 = hx_map(len);
+	struct hixl_cancel cn = { .tag = XF_TAG };
+	int ready[2], go[2], a, b, got, status = -1, cancels = 0;
+	struct hixl_op_desc d;
+	struct hx_stall st;
+	struct io_uring r;
+	pid_t pid;
+	char x;
+
+	REQUIRE(a0 && a1);
+	REQUIRE(lu_pair(24420, HIXL_TRANSPORT_LOCAL, 24421, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
+	xf_threads("1");		/* each batch is copied by its own work item */
+	REQUIRE(reg_mem(a, a0, len, 0, NULL) == 0 && reg_mem(b, a1, len, 0, NULL) == 0);
+	memset(a0, 0x5a, len);
+	d = (struct hixl_op_desc){ (uintptr_t)a0, (uintptr_t)a1, len };
+	REQUIRE(pipe(ready) == 0 && pipe(go) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (!pid)
+		xf_child(ready[1], go[0]);
+	REQUIRE(read(ready[0], &x, 1) == 1);
+
+	REQUIRE(io_uring_queue_init(512, &r, 0) == 0);
+	for (int i = 0; i < XF_N; i++) {
+		REQUIRE(xf_prep(&r, a, &t[i], &ptr[i], 24421, &d, HIXL_MAX_TIMEOUT_MS, i) == 0);
+		t[i].tag = XF_TAG;
+		res[i] = 1;
+	}
+	REQUIRE(io_uring_submit(&r) == XF_N);
+	for (int i = 0; i < 2000 && a1[0] != 0x5a; i++)
+		usleep(5000);
+	REQUIRE(a1[0] == 0x5a);		/* copying: now B's lock sticks mid-copy */
+	REQUIRE(hx_stall_begin(&st, b, 60) == 0);
+	usleep(500000);
+	got = xf_reap(&r, XF_N, res, 1);
+	printf("#   %d of %d batches ended before the stall held them\n", got, XF_N);
+
+	CHECK(write(go[1], "g", 1) == 1);
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+
+	/* a CANCEL reaches the batches running; the queued ones run and meet the next */
+	while (got < XF_N && cancels < 200) {
+		xioctl(a, HIXL_IOC_CANCEL, &cn);
+		cancels++;
+		got += xf_reap(&r, XF_N - got, res, 100);
+	}
+	printf("#   %d CQEs after %d CANCELs\n", got, cancels);
+	CHECK_EQ(got, XF_N);
+	for (int i = 0; i < XF_N; i++)
+		if (res[i] != 0 && res[i] != -ECANCELED) {
+			printf("#   batch %d: %d\n", i, res[i]);
+			CHECK(0);
+			break;
+		}
+	CHECK_EQ(hx_stall_end(&st), 0);
+	if (got < XF_N)
+		xf_reap(&r, XF_N - got, res, 120000);
+	io_uring_queue_exit(&r);
+	xf_threads("-1");
+	close(a);
+	close(b);
+	munmap(st.addr, HX_STALL_LEN);
+}
+
+static void xfer_timeout_max(void)
+{
+	static struct hixl_transfer t;
+	static struct hixl_uring_ptr ptr;
+	unsigned char *a0 = hx_map(4096), *a1 = hx_map(4096);
+	struct hixl_op_desc d;
+	struct hixl_transfer ta;
+	struct io_uring r;
+	int a, b, res = 1;
+
+	REQUIRE(a0 && a1);
+	REQUIRE(lu_pair(24426, HIXL_TRANSPORT_LOCAL, 24427, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
+	REQUIRE(reg_mem(a, a0, 4096, 0, NULL) == 0 && reg_mem(b, a1, 4096, 0, NULL) == 0);
+	d = (struct hixl_op_desc){ (uintptr_t)a0, (uintptr_t)a1, 4096 };
+	memset(&ta, 0, sizeof(ta));
+	ta.remote = hx_name(24427);
+	ta.op = HIXL_OP_WRITE;
+	ta.descs = (uintptr_t)&d;
+	ta.count = 1;
+
+	ta.timeout_ms = HIXL_MAX_TIMEOUT_MS + 1;
+	CHECK_EQ(xioctl(a, HIXL_IOC_TRANSFER, &ta), -EINVAL);
+	ta.timeout_ms = UINT32_MAX;
+	CHECK_EQ(xioctl(a, HIXL_IOC_TRANSFER, &ta), -EINVAL);
+	memset(a0, 0x11, 4096);
+	ta.timeout_ms = HIXL_MAX_TIMEOUT_MS;
+	CHECK_EQ(xioctl(a, HIXL_IOC_TRANSFER, &ta), 0);
+	CHECK_EQ(a1[4095], 0x11);
+
+	REQUIRE(io_uring_queue_init(8, &r, 0) == 0);
+	REQUIRE(xf_prep(&r, a, &t, &ptr, 24427, &d, HIXL_MAX_TIMEOUT_MS + 1, 0) == 0);
+	REQUIRE(io_uring_submit(&r) == 1);
+	CHECK_EQ(xf_reap(&r, 1, &res, 5000), 1);
+	CHECK_EQ(res, -EINVAL);
+	memset(a0, 0x22, 4096);
+	res = 1;
+	REQUIRE(xf_prep(&r, a, &t, &ptr, 24427, &d, HIXL_MAX_TIMEOUT_MS, 0) == 0);
+	REQUIRE(io_uring_submit(&r) == 1);
+	CHECK_EQ(xf_reap(&r, 1, &res, 5000), 1);
+	CHECK_EQ(res, 0);
+	CHECK_EQ(a1[4095], 0x22);
+	io_uring_queue_exit(&r);
+	close(a);
+	close(b);
+}
+
+const struct ht_test uring_xwork_tests[] = {
+	{ "uring_xwork_fair", uring_xwork_fair },
+	{ "xfer_timeout_max", xfer_timeout_max },
+	{ NULL, NULL },
+};
