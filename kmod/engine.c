@@ -208,3 +208,64 @@ void hixl_engine_put(struct hixl_engine *eng)
 {
 	kref_put(&eng->ref, hixl_engine_free);
 }
+
+/**
+ * hixl_work_queue_shared() - the shared workqueue the current work item runs on
+ *
+ * The engine lock rule (engine.h): work that may wait for an engine's lock
+ * runs on a workqueue of that engine's own (HIXL_ENG_WQ_NAME,
+ * HIXL_XWORK_WQ_NAME), never on one other engines or the kernel share.
+ * The workqueue of the running work item is read from lockdep, which
+ * holds the queue's "(wq_completion)<name>" map for the whole item
+ * (process_one_work()); kernels without lockdep cannot tell and say NULL.
+ * The check is by name: a work item of one engine's queue that waits for
+ * another engine's lock is not seen.
+ *
+ * Context: any.
+ * Return: the name of the workqueue current runs a work item of, when it
+ * is not an engine's own; NULL outside a work item, on an engine's own
+ * queue, or without lockdep.
+ */
+const char *hixl_work_queue_shared(void)
+{
+#ifdef CONFIG_LOCKDEP
+	static const char pfx[] = "(wq_completion)";
+	int i;
+
+	if (!current_work() || !debug_locks)
+		return NULL;
+	for (i = 0; i < current->lockdep_depth; i++) {
+		const struct lockdep_map *m = current->held_locks[i].instance;
+		const char *q;
+
+		if (!m || !m->name || !str_has_prefix(m->name, pfx))
+			continue;
+		q = m->name + sizeof(pfx) - 1;
+		if (!strcmp(q, HIXL_ENG_WQ_NAME) || !strcmp(q, HIXL_XWORK_WQ_NAME))
+			return NULL;
+		return q;
+	}
+#endif
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_work_queue_shared);
+
+/**
+ * hixl_engine_lock_check() - warn when a shared workqueue waits for an engine
+ * @eng: the engine whose lock is about to be waited for
+ *
+ * Called by hixl_engine_lock() and its variants before they may sleep:
+ * a work item of a workqueue other engines share that waits for an
+ * engine's lock is a bug (engine.h), reported once with a WARNING, which
+ * fails the debug kernel's test runs.  An engine's close is let be
+ * (@eng->closing).
+ */
+void hixl_engine_lock_check(const struct hixl_engine *eng)
+{
+	const char *q;
+
+	if (READ_ONCE(eng->closing))
+		return;
+	q = hixl_work_queue_shared();
+	WARN_ONCE(q, "an engine's lock waited for in a work item of the shared workqueue %s\n", q);
+}

@@ -201,6 +201,14 @@ static inline bool hixl_mutex_lock_nb(struct mutex *m, bool nonblock)
 	return true;
 }
 
+/* the names of an engine's own workqueues (engine.c's check, main.c, xwork.c) */
+#define HIXL_ENG_WQ_NAME	"hixl_eng"
+#define HIXL_XWORK_WQ_NAME	"hixl_xwork"
+
+const char *hixl_work_queue_shared(void);
+struct hixl_engine;
+void hixl_engine_lock_check(const struct hixl_engine *eng);
+
 /* Jiffies left until @deadline; 0 once it has passed. */
 static inline long hixl_jiffies_left(unsigned long deadline)
 {
@@ -378,6 +386,11 @@ struct hixl_rdma {
  * @local_users: same-host copies of other engines inside one of its regions
  *              now (raised under @lock while @local_dead is clear)
  * @local_wq:   woken when @local_users reaches zero
+ * @closing:    hixl_engine_destroy() has begun: no command of the engine
+ *              runs any more.  Its close may run in a kernel work item
+ *              (delayed_fput(), when a kernel thread dropped the file's
+ *              last reference) and waits only for the engine's own work,
+ *              so hixl_engine_lock_check() lets it be
  */
 struct hixl_engine {
 	struct mutex lock;
@@ -436,6 +449,7 @@ struct hixl_engine {
 	bool local_dead;
 	atomic_t local_users;
 	wait_queue_head_t local_wq;
+	bool closing;
 };
 
 /*
@@ -449,6 +463,31 @@ static inline bool hixl_is_owner(const struct hixl_engine *eng)
 }
 
 void hixl_engine_put(struct hixl_engine *eng);
+
+/*
+ * Every wait for an engine's lock goes through these, so that the debug
+ * kernel checks the rule above (hixl_engine_lock_check()): mutex_lock(),
+ * mutex_lock_killable() and hixl_mutex_lock_nb() of @eng->lock.
+ */
+static inline void hixl_engine_lock(struct hixl_engine *eng)
+{
+	hixl_engine_lock_check(eng);
+	mutex_lock(&eng->lock);
+}
+
+static inline int hixl_engine_lock_killable(struct hixl_engine *eng)
+{
+	hixl_engine_lock_check(eng);
+	return mutex_lock_killable(&eng->lock);
+}
+
+static inline bool hixl_engine_lock_nb(struct hixl_engine *eng, bool nonblock)
+{
+	if (!nonblock)
+		hixl_engine_lock_check(eng);
+	return hixl_mutex_lock_nb(&eng->lock, nonblock);
+}
+
 int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss);
 bool hixl_loop_addr(const struct hixl_sockaddr *a);
 int hixl_engine_usable(struct hixl_engine *eng);

@@ -269,7 +269,7 @@ bool hixl_local_paired(struct hixl_link *l)
  */
 void hixl_local_engine_close(struct hixl_engine *eng)
 {
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	WRITE_ONCE(eng->local_dead, true);
 	mutex_unlock(&eng->lock);
 	wait_event(eng->local_wq, !atomic_read(&eng->local_users));

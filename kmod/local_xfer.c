@@ -128,7 +128,7 @@ int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tr
 	 * checks it (len, wrap, local range, read-only, then the peer's side),
 	 * so that a batch gets the same error and index on either path.
 	 */
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	for (i = 0; i < a->count && !lerr; i++) {
 		struct hixl_region *r;
 
@@ -157,7 +157,7 @@ int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tr
 		goto out;	/* RDMA (or staging) plans the batch */
 
 	/* the peer's side of the descriptors before the first local error */
-	if (mutex_lock_killable(&peer->lock)) {
+	if (hixl_engine_lock_killable(peer)) {
 		rerr = -EINTR;
 		goto out;
 	}

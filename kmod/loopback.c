@@ -165,7 +165,7 @@ int hixl_loop_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		return ret;
 	}
 
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	if (eng->rdma) {
 		ret = -EALREADY;
 		goto err;
@@ -491,7 +491,7 @@ int hixl_loop_notify(struct hixl_link *l, const u8 *data, u32 name_len, u32 msg_
 	m->name_len = cpu_to_le32(name_len);
 	m->msg_len = cpu_to_le32(msg_len);
 	memcpy(m->data, data, name_len + msg_len);
-	mutex_lock(&peer->lock);
+	hixl_engine_lock(peer);
 	if (!READ_ONCE(peer->local_dead)) {
 		atomic_inc(&peer->local_users);
 		ret = 0;

@@ -79,7 +79,7 @@ struct hixl_engine *hixl_engine_create(void)
 	mutex_init(&eng->cancel_mutex);
 	init_waitqueue_head(&eng->local_wq);
 	init_rwsem(&eng->rdma_sem);
-	eng->wq = alloc_workqueue("hixl_eng", WQ_UNBOUND, 0);
+	eng->wq = alloc_workqueue(HIXL_ENG_WQ_NAME, WQ_UNBOUND, 0);
 	if (!eng->wq) {
 		kfree(eng);
 		return ERR_PTR(-ENOMEM);
@@ -132,6 +132,7 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 {
 	if (!eng)
 		return;
+	WRITE_ONCE(eng->closing, true);
 	destroy_workqueue(eng->xwork_wq);	/* the last CQE was posted: drained */
 	hixl_local_engine_close(eng);		/* other engines' copies leave */
 	down_write(&eng->rdma_sem);

@@ -417,7 +417,7 @@ void hixl_inval_work(struct work_struct *work)
 	struct hixl_region *r;
 	unsigned long idx;
 
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	xa_for_each(&eng->regions, idx, r) {
 		if (READ_ONCE(r->suspect))
 			hixl_region_revalidate(r);

@@ -247,13 +247,13 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 		goto err_free;
 	}
 
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	ret = mtree_insert_range(&eng->ranges, r->addr, r->addr + r->len - 1, r, GFP_KERNEL);
 	if (ret == -EEXIST && work_pending(&eng->inval_work)) {
 		/* an invalidated region may still hold the range: release it */
 		mutex_unlock(&eng->lock);
 		flush_work(&eng->inval_work);
-		mutex_lock(&eng->lock);
+		hixl_engine_lock(eng);
 		ret = mtree_insert_range(&eng->ranges, r->addr, r->addr + r->len - 1, r,
 					 GFP_KERNEL);
 	}
@@ -360,7 +360,7 @@ int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *a)
 	if (!a->handle || a->handle > U32_MAX)
 		return -ENOENT;
 
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	r = xa_load(&eng->regions, a->handle);
 	if (!r)
 		ret = -ENOENT;
@@ -458,7 +458,7 @@ void hixl_engine_regions_destroy(struct hixl_engine *eng)
 	struct hixl_region *r;
 	unsigned long idx;
 
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	xa_for_each(&eng->regions, idx, r) {
 		xa_erase(&eng->regions, idx);
 		hixl_region_free(r);

@@ -194,7 +194,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	}
 
 	/* eng->lock: one SETUP at a time, and no REG_MEM/DEREG_MEM meanwhile */
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	if (eng->rdma) {
 		ret = -EALREADY;
 		goto unlock;
@@ -374,7 +374,7 @@ static void hixl_engine_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 	up_read(&eng->rdma_sem);
 
 	down_write(&eng->rdma_sem);		/* commands that still run finish */
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	rd = eng->rdma;
 	if (rd && rd->ibdev == ibdev) {
 		xa_for_each(&eng->regions, idx, r)
@@ -521,7 +521,7 @@ void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 
 	down_read(&eng->rdma_sem);
 	rd = eng->rdma;
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	for (j = 0; rd && !rd->loopback && j < rd->nr_rails; j++) {
 		if (rd->rails[j].ibdev == ibdev && rd->rails[j].pd) {
 			i = j + 1;
@@ -544,7 +544,7 @@ void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 	up_read(&eng->rdma_sem);
 
 	down_write(&eng->rdma_sem);	/* commands that still run finish */
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	rd = eng->rdma;
 	if (rd && rd->nr_rails >= i && rd->rails[i - 1].ibdev == ibdev) {
 		xa_for_each(&eng->regions, idx, r)

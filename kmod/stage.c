@@ -264,7 +264,7 @@ void hixl_stage_work(struct work_struct *w)
 	spin_unlock(&l->lock);
 	hixl_sync_for_cpu(eng->rdma->ibdev, &b->sgt);
 	e = hixl_stbuf_ptr(b, 0);
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	for (i = 0; i < count; i++) {
 		u64 addr = le64_to_cpu(e[i].addr), len = le64_to_cpu(e[i].len);
 		struct hixl_region *r;

@@ -436,7 +436,7 @@ int hixl_link_publish(struct hixl_link *l)
 	u64 gen;
 	int ret;
 
-	mutex_lock(&eng->lock);
+	hixl_engine_lock(eng);
 	mutex_lock(&l->msg.post_mutex);
 	if (!hixl_link_usable(l)) {
 		mutex_unlock(&l->msg.post_mutex);

@@ -252,7 +252,7 @@ static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct
 			goto fail;
 		}
 	}
-	if (!hixl_mutex_lock_nb(&eng->lock, nonblock)) {
+	if (!hixl_engine_lock_nb(eng, nonblock)) {
 		ret = -EAGAIN;
 		goto fail;
 	}
@@ -585,7 +585,7 @@ static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
 {
 	u32 allow = GENMASK(HIXL_MAX_RAILS - 1, 0), i;
 
-	if (!hixl_mutex_lock_nb(&eng->lock, nonblock))
+	if (!hixl_engine_lock_nb(eng, nonblock))
 		return -EAGAIN;
 	for (i = 0; i < count && allow; i++) {
 		struct hixl_region *r = hixl_region_lookup(eng, d[i].local_addr, d[i].len);

@@ -160,7 +160,7 @@ static int hixl_rdma_plan(struct hixl_xprep *p)
 			return -ENOMEM;
 	}
 
-	if (!hixl_mutex_lock_nb(&eng->lock, nonblock))
+	if (!hixl_engine_lock_nb(eng, nonblock))
 		return -EAGAIN;
 	if (cap)
 		small = hixl_stage_batch(eng, p->d, a->count, cap, &policy, &cost);

@@ -159,5 +159,5 @@ struct workqueue_struct *hixl_xwork_wq_alloc(void)
 {
 	int max = clamp(READ_ONCE(hixl_xwork_max_active), 1, WQ_MAX_ACTIVE);
 
-	return alloc_workqueue("hixl_xwork", WQ_UNBOUND, max);
+	return alloc_workqueue(HIXL_XWORK_WQ_NAME, WQ_UNBOUND, max);
 }

@@ -7,6 +7,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/sizes.h>
+#include <linux/workqueue.h>
 
 #include "engine.h"
 #include "region.h"
@@ -209,4 +210,76 @@ static struct kunit_suite hixl_setup_suite = {
 	.test_cases = hixl_setup_test_cases,
 };
 
-kunit_test_suites(&hixl_setup_suite);
+/* ---- the engine lock rule's check (engine.c) ---------------------------- */
+
+struct hixl_rule_probe {
+	struct work_struct work;
+	const char *seen;	/* hixl_work_queue_shared() in the work item */
+};
+
+static void hixl_rule_probe_fn(struct work_struct *w)
+{
+	struct hixl_rule_probe *p = container_of(w, struct hixl_rule_probe, work);
+
+	p->seen = hixl_work_queue_shared();
+}
+
+/* What the check says in a work item of @wq. */
+static const char *hixl_rule_on(struct workqueue_struct *wq)
+{
+	struct hixl_rule_probe p = { .seen = "(not run)" };
+
+	INIT_WORK_ONSTACK(&p.work, hixl_rule_probe_fn);
+	queue_work(wq, &p.work);
+	flush_work(&p.work);
+	destroy_work_on_stack(&p.work);
+	return p.seen ? p.seen : "(none)";
+}
+
+/* Outside a work item (a command's task) nothing is reported. */
+static void hixl_rule_task(struct kunit *test)
+{
+	KUNIT_EXPECT_NULL(test, hixl_work_queue_shared());
+}
+
+/* A work item of system_wq, or of a queue of hixl's that engines share, is reported. */
+static void hixl_rule_shared_fires(struct kunit *test)
+{
+	struct workqueue_struct *wq;
+
+	if (!IS_ENABLED(CONFIG_LOCKDEP) || !debug_locks)
+		kunit_skip(test, "the check reads the running work's queue from lockdep");
+	KUNIT_EXPECT_STREQ(test, hixl_rule_on(system_wq), "events");
+	wq = alloc_workqueue("hixl_shared_test", WQ_UNBOUND, 0);
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	KUNIT_EXPECT_STREQ(test, hixl_rule_on(wq), "hixl_shared_test");
+	destroy_workqueue(wq);
+}
+
+/* An engine's own queues are not reported. */
+static void hixl_rule_own_queue(struct kunit *test)
+{
+	struct workqueue_struct *wq = alloc_workqueue(HIXL_ENG_WQ_NAME, WQ_UNBOUND, 0);
+	struct workqueue_struct *xw = alloc_workqueue(HIXL_XWORK_WQ_NAME, WQ_UNBOUND, 1);
+
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	KUNIT_ASSERT_NOT_NULL(test, xw);
+	KUNIT_EXPECT_STREQ(test, hixl_rule_on(wq), "(none)");
+	KUNIT_EXPECT_STREQ(test, hixl_rule_on(xw), "(none)");
+	destroy_workqueue(xw);
+	destroy_workqueue(wq);
+}
+
+static struct kunit_case hixl_engine_rule_cases[] = {
+	KUNIT_CASE(hixl_rule_task),
+	KUNIT_CASE(hixl_rule_shared_fires),
+	KUNIT_CASE(hixl_rule_own_queue),
+	{}
+};
+
+static struct kunit_suite hixl_engine_rule_suite = {
+	.name = "hixl_engine_rule",
+	.test_cases = hixl_engine_rule_cases,
+};
+
+kunit_test_suites(&hixl_setup_suite, &hixl_engine_rule_suite);

@@ -12,9 +12,11 @@
  *   stall_staged_source   a staged WRITE whose source page never arrives;
  *                         its link's DISCONNECT, and another link's
  *                         TRANSFER, do not wait for the page
+ *   stall_staged_killed   a staged WRITE whose peer never answers ends at
+ *                         SIGKILL, not at its timeout
  *
- * Each needs Linux 6.12's userfaultfd under a kernel access (SKIP on 6.1,
- * where a long-term pin fails at once).
+ * The first needs Linux 6.12's userfaultfd under a long-term pin (SKIP on
+ * 6.1, where it fails at once); the last the debug kernel's test delays.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +28,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -347,8 +351,82 @@ arrive:
 	CHECK(vm_pin_kb() <= pin0);
 }
 
+/* ---- stall_staged_killed ---------------------------------------------------- */
+
+#define SSK_PORT	26120	/* +0 +1 */
+#define SSK_DELAY_MS	4000	/* the peer holds each received message this long */
+
+/*
+ * A child's staged WRITE waits for the peer's STAGE_DONE, which the debug
+ * kernel's test delay rx_msg_ms holds back; SIGKILL ends the wait at once
+ * (the link breaks: the peer still holds the round).
+ */
+void test_stall_staged_killed(void);
+void test_stall_staged_killed(void)
+{
+	unsigned char *src, *rb;
+	int b, status, up[2], go[2];
+	long long t_kill, reaped = -1;
+	char c = 0;
+	pid_t pid;
+
+	if (hx_test_delay("rx_msg_ms", 0))
+		SKIP("no debugfs hixl/test/rx_msg_ms (the module's test delays exist only against a kernel with KUnit)");
+	b = hx_engine(SSK_PORT + 1, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
+	REQUIRE(b >= 0);
+	rb = hx_map(1 * MiB);
+	REQUIRE(rb);
+	REQUIRE(reg_mem(b, rb, 1 * MiB, 0, NULL) == 0);
+	REQUIRE(pipe(up) == 0 && pipe(go) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {		/* engine A, of the child: its TRANSFER is killed */
+		struct hixl_op_desc d;
+		int a = hx_engine(SSK_PORT, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
+
+		src = hx_map(64 * KiB);	/* unregistered: staged */
+		if (a < 0 || !src || hx_connect(a, SSK_PORT + 1, 5000))
+			_exit(2);
+		usleep(200000);	/* the table's ACKs are through: no message in flight */
+		if (write(up[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		d = (struct hixl_op_desc){ (uintptr_t)src, (uintptr_t)rb, 64 * KiB };
+		_exit(hx_xfer(a, SSK_PORT + 1, HIXL_OP_WRITE, &d, 1, 60000, NULL) == 0 ? 0 : 1);
+	}
+	if (read(up[0], &c, 1) != 1) {
+		waitpid(pid, &status, 0);
+		printf("#   the child could not connect: exit %d\n", WEXITSTATUS(status));
+		ht_failures++;
+		return;
+	}
+	REQUIRE(hx_test_delay("rx_msg_ms", SSK_DELAY_MS) == 0);
+	REQUIRE(write(go[1], &c, 1) == 1);
+	usleep(500000);		/* the STAGE_REQ is at the peer, held */
+	kill(pid, SIGKILL);
+	t_kill = mono_ms();
+	for (int i = 0; i < 300; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			reaped = mono_ms() - t_kill;
+			break;
+		}
+		usleep(10000);
+	}
+	CHECK_EQ(hx_test_delay("rx_msg_ms", 0), 0);
+	if (reaped < 0) {
+		waitpid(pid, &status, 0);
+		reaped = mono_ms() - t_kill;
+	}
+	printf("#   the killed staged WRITE's process reaped %lld ms after SIGKILL\n", reaped);
+	CHECK(reaped <= 1000);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	usleep(SSK_DELAY_MS * 1000);	/* the held message is handled */
+	close(b);
+	munmap(rb, 1 * MiB);
+}
+
 const struct ht_test stall_tests[] = {
 	{ "stall_accept_flood", test_stall_accept_flood },
 	{ "stall_staged_source", test_stall_staged_source },
+	{ "stall_staged_killed", test_stall_staged_killed },
 	{ NULL, NULL },
 };

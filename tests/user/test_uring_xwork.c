@@ -9,8 +9,8 @@
  *                        (userfaultfd, stall_util.h), timeout_ms at
  *                        HIXL_MAX_TIMEOUT_MS: another process's C -> D 4 KiB
  *                        same-host io_uring WRITE gets its CQE, 0, within
- *                        2 s; then CANCELs of their tag end all 300, and
- *                        the stall ends
+ *                        2 s; then the stall ends and CANCELs of their
+ *                        tag end all 300
  *   xfer_timeout_max     TRANSFER with timeout_ms HIXL_MAX_TIMEOUT_MS + 1 is
  *                        EINVAL, ioctl and io_uring; at HIXL_MAX_TIMEOUT_MS
  *                        a same-host WRITE completes, both ways
@@ -183,11 +183,16 @@ static void uring_xwork_fair(void)
 	CHECK(WIFEXITED(status));
 	CHECK_EQ(WEXITSTATUS(status), 0);
 
-	/* a CANCEL reaches the batches running; the queued ones run and meet the next */
-	while (got < XF_N && cancels < 200) {
+	/*
+	 * B's lock free again: the batches copy, and CANCELs end the running
+	 * ones at their next chunk (a batch waiting for B's lock is not
+	 * cancellable); the queued ones start and meet the next CANCEL
+	 */
+	CHECK_EQ(hx_stall_end(&st), 0);
+	while (got < XF_N && cancels < 1200) {
 		xioctl(a, HIXL_IOC_CANCEL, &cn);
 		cancels++;
-		got += xf_reap(&r, XF_N - got, res, 100);
+		got += xf_reap(&r, XF_N - got, res, 50);
 	}
 	printf("#   %d CQEs after %d CANCELs\n", got, cancels);
 	CHECK_EQ(got, XF_N);
@@ -197,7 +202,6 @@ static void uring_xwork_fair(void)
 			CHECK(0);
 			break;
 		}
-	CHECK_EQ(hx_stall_end(&st), 0);
 	if (got < XF_N)
 		xf_reap(&r, XF_N - got, res, 120000);
 	io_uring_queue_exit(&r);
