@@ -25,7 +25,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${1:?usage: build-nixl-ucx.sh NIXL_PREFIX}
-tp=${HIXL_THIRD_PARTY:-/work/shared/third_party}
+tp=${HIXL_THIRD_PARTY:-$(cd "$here/../.." && pwd)/shared/third_party}
 nixl_tar=$tp/nixl-8770b655a.tar.gz
 [ -r "$nixl_tar" ] || { echo "build-nixl-ucx: $nixl_tar missing" >&2; exit 77; }
 [ -r "$prefix/include/nixl.h" ] || { echo "build-nixl-ucx: $prefix is no NIXL prefix (scripts/build-nixl.sh)" >&2; exit 77; }

@@ -5,9 +5,10 @@
 #
 # Usage: scripts/build-nixl.sh      prints the NIXL install prefix on stdout
 #
-# The sources are the snapshots in $HIXL_THIRD_PARTY (default /work/shared/third_party,
-# see its README.md): NIXL, Abseil (Debian 12's libabsl-dev lacks absl_log), toml++ 3.4
-# (Debian's 3.3 lacks toml++/toml.hpp) and Taskflow's headers.  None of them is copied
+# The sources are the snapshots in $HIXL_THIRD_PARTY (default: ../shared/third_party
+# from the checkout's top; see its README.md): NIXL, Abseil (Debian 12's libabsl-dev
+# lacks absl_log), toml++ 3.4 (Debian's 3.3 lacks toml++/toml.hpp) and Taskflow's
+# headers.  None of them is copied
 # into the repository: they are extracted and built in $HIXL_CACHE_DIR (default
 # /var/cache/hixl), in a folder named by a hash of the tarballs, this script and the
 # compilers, so an unchanged input is reused and a changed one builds anew.  Abseil
@@ -23,7 +24,7 @@
 # last lines of the log are shown on stderr).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-tp=${HIXL_THIRD_PARTY:-/work/shared/third_party}
+tp=${HIXL_THIRD_PARTY:-$(cd "$here/../.." && pwd)/shared/third_party}
 cache=${HIXL_CACHE_DIR:-/var/cache/hixl}
 jobs=${HIXL_NIXL_JOBS:-1}
 nixl_tar=$tp/nixl-8770b655a.tar.gz
