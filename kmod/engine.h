@@ -44,7 +44,11 @@
  * or the kernel share: an accepted link's setup (table publishing), a
  * link's release (it cancels the setup work), the peer's STAGE_REQ, the
  * release of invalidated pins, the rail work and a striped transfer's
- * failover.  hixl_wq runs only work that takes no engine lock.
+ * failover.  hixl_wq runs only work that takes no engine lock.  Every
+ * wait for an engine's lock goes through hixl_engine_lock() and its
+ * variants, which check this under lockdep (hixl_engine_lock_check()).
+ * No user page is faulted in under a lock that a link's teardown or
+ * timeout takes (stage.c copies without faults under post_mutex).
  * io_uring's staged and same-host batches run from work items of xwork.c
  * on the engine's hixl_engine.xwork_wq (at most xwork_max_active at once)
  * under rdma_sem for reading, as a command: a batch that waits for a
