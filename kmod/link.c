@@ -152,6 +152,7 @@ void hixl_link_check_ready(struct hixl_link *l)
 	spin_lock(&l->lock);
 	if (l->state == HIXL_LINK_CONNECTING && l->table_sent && l->peer_done) {
 		l->state = HIXL_LINK_READY;
+		l->ever_ready = true;
 		ready = true;
 		hixl_link_ka_start(l);
 	}

@@ -407,6 +407,7 @@ struct hixl_link_ka {
  *              CONNECT caller that waits for it
  * @table_sent: our HELLO, table and TABLE_END went out
  * @peer_done:  the peer's TABLE_END came in
+ * @ever_ready: the link was READY once (set under @lock)
  * @wq:         woken on every state or CM event change
  * @setup_work: an accepted link's publishing of our table (on hixl_engine.wq)
  * @release_work: frees a link off its engine's list (on hixl_engine.wq)
@@ -485,6 +486,7 @@ struct hixl_link {
 	bool cm_pending;
 	bool table_sent;
 	bool peer_done;
+	bool ever_ready;
 	wait_queue_head_t wq;
 	struct work_struct setup_work;
 	struct work_struct release_work;

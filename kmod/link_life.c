@@ -114,13 +114,24 @@ int hixl_rx_table_end(struct hixl_link *l, const void *buf, u32 len)
 	return 0;
 }
 
-/* The handshake deadline of an accepted link passed. */
+/*
+ * The handshake deadline of an accepted link passed: one still connecting,
+ * or broken before it was ever READY (a SEND of the handshake failed: the
+ * peer never posted a receive), is released as a peer that left; nothing
+ * else would free it while the peer keeps its connection.
+ */
 static void hixl_link_hs_expire(struct work_struct *w)
 {
 	struct hixl_link *l = container_of(to_delayed_work(w), struct hixl_link, hs_work);
-	int err;
+	int st, err;
 
-	if (hixl_link_state(l, &err) != HIXL_LINK_CONNECTING)
+	st = hixl_link_state(l, &err);
+	if (st == HIXL_LINK_ERROR && !READ_ONCE(l->ever_ready)) {
+		hixl_link_warn(l, "closing the link: it broke in its handshake (%d)\n", err);
+		hixl_link_abort(l, err ? err : -ECONNRESET);
+		return;
+	}
+	if (st != HIXL_LINK_CONNECTING)
 		return;
 	hixl_link_warn(l, "closing the link: its handshake made no progress for %u ms\n",
 		       READ_ONCE(hixl_handshake_ms));

@@ -318,8 +318,10 @@ static bool hixl_loop_ready(struct hixl_link *l)
 
 	spin_lock(&l->lock);
 	ok = l->state == HIXL_LINK_CONNECTING;
-	if (ok)
+	if (ok) {
 		l->state = HIXL_LINK_READY;
+		l->ever_ready = true;
+	}
 	spin_unlock(&l->lock);
 	wake_up_all(&l->wq);
 	return ok;

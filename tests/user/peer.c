@@ -80,8 +80,22 @@ int hp_dial(struct hp *p, uint16_t port, size_t land_len, size_t mem_len, uint16
 	return hp_dial_to(p, HX_IP, port, land_len, mem_len, cm_flags);
 }
 
+static int hp_dial_opts(struct hp *p, const char *ip, uint16_t port, size_t land_len,
+			size_t mem_len, uint16_t cm_flags, bool no_rx);
+
 int hp_dial_to(struct hp *p, const char *ip, uint16_t port, size_t land_len, size_t mem_len,
 	       uint16_t cm_flags)
+{
+	return hp_dial_opts(p, ip, port, land_len, mem_len, cm_flags, false);
+}
+
+int hp_dial_norx(struct hp *p, uint16_t port)
+{
+	return hp_dial_opts(p, HX_IP, port, 0, 0, 0, true);
+}
+
+static int hp_dial_opts(struct hp *p, const char *ip, uint16_t port, size_t land_len,
+			size_t mem_len, uint16_t cm_flags, bool no_rx)
 {
 	struct hixl_wire_cm_req req = {
 		.magic = htole32(HIXL_WIRE_MAGIC),
@@ -103,6 +117,7 @@ int hp_dial_to(struct hp *p, const char *ip, uint16_t port, size_t land_len, siz
 	unsigned int i;
 
 	memset(p, 0, sizeof(*p));
+	p->no_rx = no_rx;
 	inet_pton(AF_INET, ip, &dst.sin_addr);
 	p->ec = rdma_create_event_channel();
 	if (!p->ec)
@@ -145,7 +160,7 @@ int hp_dial_to(struct hp *p, const char *ip, uint16_t port, size_t land_len, siz
 		if (!p->mem_mr)
 			return -ENOMEM;
 	}
-	for (i = 0; i < HP_RX_DEPTH; i++)
+	for (i = 0; i < HP_RX_DEPTH && !p->no_rx; i++)
 		if (hp_post_recv(p, i))
 			return -EIO;
 	if (cm_flags) {

@@ -75,6 +75,7 @@ struct hp {
 	bool disconnected;		/* RDMA CM said DISCONNECTED */
 	uint64_t acked;			/* highest TABLE_ACK count the engine sent */
 	bool hold_rx;			/* leave used receive buffers unposted */
+	bool no_rx;			/* hp_dial_norx(): no receive was ever posted */
 	unsigned int held[HP_RX_DEPTH], nheld;
 	uint8_t msg[HIXL_MSG_SIZE];	/* hp_pump(): the last message handed out */
 	uint32_t msg_len;
@@ -116,6 +117,11 @@ int hp_dial(struct hp *p, uint16_t port, size_t land_len, size_t mem_len, uint16
 /* As hp_dial(), to ip:port (an engine's rail address) rather than HX_IP. */
 int hp_dial_to(struct hp *p, const char *ip, uint16_t port, size_t land_len, size_t mem_len,
 	       uint16_t cm_flags);
+/*
+ * As hp_dial(), posting no receive at all: every SEND of the engine meets
+ * an empty queue (its RNR retries never end), as a hostile peer's would.
+ */
+int hp_dial_norx(struct hp *p, uint16_t port);
 /* 0 once the connection is ESTABLISHED, or -errno (-ETIMEDOUT after ms). */
 int hp_wait_established(struct hp *p, int ms);
 void hp_close(struct hp *p);
