@@ -61,7 +61,7 @@ struct hixl_engine *hixl_engine_create(void)
 {
 	struct hixl_engine *eng;
 
-	eng = kzalloc(sizeof(*eng), GFP_KERNEL);
+	eng = kzalloc(sizeof(*eng), GFP_KERNEL_ACCOUNT);	/* the opener's memory cgroup */
 	if (!eng)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&eng->lock);
