@@ -36,7 +36,6 @@
 #include "msg.h"
 #include "stage.h"
 #include "proto.h"
-#include "req.h"
 
 #define HIXL_STAGE_CHUNK	SZ_2M
 
@@ -515,8 +514,9 @@ static int hixl_stage_round(struct hixl_link *l, u32 op, const struct hixl_op_de
  * @idx:      indices into @d of the staged ones, @n of them
  * @n:        count of @idx
  * @deadline: jiffies
- * @req:      the TRANSFER's request, whose cancel ends the run between
- *            rounds; may be NULL
+ * @cancelled: asked between rounds whether the TRANSFER was cancelled
+ *            (xrdma.c: its request's CANCEL); may be NULL
+ * @ctx:      @cancelled's argument
  * @failed:   out: the failing descriptor's index
  *
  * Each round (up to the staging buffers' size) runs under the link's
@@ -534,11 +534,12 @@ static int hixl_stage_round(struct hixl_link *l, u32 op, const struct hixl_op_de
  * -ERANGE/-EACCES/-EPROTO or -EREMOTEIO (hixl_stage_status()), -EPROTO
  * (the link has no room to stage: never planned so), -ETIMEDOUT (the
  * deadline passed while a page was faulted in), -EINTR (a fatal signal),
- * -ECANCELED (@req cancelled), -ENOMEM, or a link error (the link is then
+ * -ECANCELED (@cancelled said so), -ENOMEM, or a link error (the link is then
  * broken).
  */
 int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
-		   u32 n, unsigned long deadline, struct hixl_req *req, u32 *failed)
+		   u32 n, unsigned long deadline, bool (*cancelled)(void *ctx), void *ctx,
+		   u32 *failed)
 {
 	struct hixl_stage_pos pos = { 0, 0 };
 	size_t miss_len = 0;
@@ -550,7 +551,7 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 	if (!owner)
 		return -ENOMEM;
 	while (pos.i < n) {
-		if (fatal_signal_pending(current) || (req && hixl_req_bind(req, NULL))) {
+		if (fatal_signal_pending(current) || (cancelled && cancelled(ctx))) {
 			ret = fatal_signal_pending(current) ? -EINTR : -ECANCELED;
 			*failed = idx[pos.i];
 			break;

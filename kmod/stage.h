@@ -14,9 +14,9 @@ size_t hixl_stage_cap(struct hixl_link *l);
 int hixl_stage_status(u32 wire);
 int hixl_stage_register(struct hixl_link *l);
 void hixl_link_stage_alloc(struct hixl_link *l);
-struct hixl_req;
 int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
-		   u32 n, unsigned long deadline, struct hixl_req *req, u32 *failed);
+		   u32 n, unsigned long deadline, bool (*cancelled)(void *ctx), void *ctx,
+		   u32 *failed);
 
 /* receive handlers (msg.c's hixl_rx_handlers[]) */
 int hixl_rx_stage_req(struct hixl_link *l, const void *buf, u32 len);

@@ -366,6 +366,12 @@ static int hixl_rdma_run_direct(struct hixl_xprep *p)
 	return ret ? ret : hixl_rdma_wait_direct(p);
 }
 
+/* Was the request @req cancelled?  Asked between staging rounds (stage.c). */
+static bool hixl_rdma_cancelled(void *req)
+{
+	return hixl_req_bind(req, NULL);
+}
+
 /*
  * The staged path (hixl_xport.run): the direct pieces through the link's
  * queue (for io_uring queued at the issue already, hixl_rdma_queue()),
@@ -394,7 +400,8 @@ static int hixl_rdma_run(struct hixl_xprep *p)
 	}
 	if (ret || !p->ns)
 		return ret;
-	ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, p->deadline, p->req, &a->failed);
+	ret = hixl_stage_run(l, a->op, p->d, p->sidx, p->ns, p->deadline, hixl_rdma_cancelled,
+			     p->req, &a->failed);
 	if (!ret)
 		hixl_link_count_xfer(l, a->op, true, p->sbytes, p->ns);
 	return ret;
