@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <liburing.h>
 
 #include "harness.h"
 #include "local_util.h"
 #include "loop.h"
 #include "util.h"
+#include "raw.h"
 
 int lu_eng(uint16_t port, uint32_t transport)
 {
@@ -83,4 +85,38 @@ struct hixl_op_desc *lu_descs(uint64_t src, uint64_t dst, size_t chunk, uint32_t
 	for (uint32_t i = 0; d && i < n; i++)
 		d[i] = (struct hixl_op_desc){ src + i * chunk, dst + i * chunk, chunk };
 	return d;
+}
+
+#define HX_THREADS_PARAM	"/sys/module/hixl/parameters/local_copy_threads"
+
+void hx_local_threads(const char *v)
+{
+	FILE *f = fopen(HX_THREADS_PARAM, "w");
+
+	if (!f)
+		SKIP("cannot write " HX_THREADS_PARAM " (not root, or an older hixl.ko)");
+	fprintf(f, "%s\n", v);
+	if (fclose(f))
+		SKIP("cannot write " HX_THREADS_PARAM);
+}
+
+int hx_uring_write_sqe(struct io_uring *r, int fd, struct hixl_transfer *t,
+		       struct hixl_uring_ptr *ptr, uint16_t port, struct hixl_op_desc *d,
+		       uint32_t timeout_ms, uint64_t user_data)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(r);
+
+	if (!sqe)
+		return -1;
+	memset(t, 0, sizeof(*t));
+	t->remote = hx_name(port);
+	t->op = HIXL_OP_WRITE;
+	t->descs = (uintptr_t)d;
+	t->count = 1;
+	t->timeout_ms = timeout_ms;
+	memset(ptr, 0, sizeof(*ptr));
+	ptr->addr = (uintptr_t)t;
+	ptr->len = sizeof(*t);
+	hixl_raw_uring_cmd(sqe, 64, fd, HIXL_IOC_TRANSFER, ptr, sizeof(*ptr), user_data);
+	return 0;
 }

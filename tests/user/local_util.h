@@ -46,4 +46,19 @@ void *lu_bg_run(void *arg);		/* arg: struct lu_bg; returns NULL */
  */
 struct hixl_op_desc *lu_descs(uint64_t src, uint64_t dst, size_t chunk, uint32_t n);
 
+/* Set hixl.ko's local_copy_threads (a string: "-1" is the default); SKIPs when not writable. */
+void hx_local_threads(const char *v);
+/*
+ * One io_uring TRANSFER SQE (a WRITE of the one descriptor @d to HX_IP:port)
+ * on a 64-byte-SQE ring: @t behind @ptr, both the caller's until its CQE.
+ * 0, or -1 when the ring has no free SQE.
+ */
+struct io_uring;
+struct hixl_transfer;
+struct hixl_uring_ptr;
+struct hixl_op_desc;
+int hx_uring_write_sqe(struct io_uring *r, int fd, struct hixl_transfer *t,
+		       struct hixl_uring_ptr *ptr, uint16_t port, struct hixl_op_desc *d,
+		       uint32_t timeout_ms, uint64_t user_data);
+
 #endif

@@ -47,10 +47,35 @@ static void *hx_stall_arrive(void *arg)
 	return NULL;
 }
 
-int hx_stall_begin(struct hx_stall *st, int fd, int max_s)
+void *hx_uffd_map(size_t len, int *uffd)
 {
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register ureg;
+	void *p;
+
+	*uffd = (int)syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (*uffd < 0)
+		SKIP("no userfaultfd in this kernel");
+	if (ioctl(*uffd, UFFDIO_API, &api)) {
+		printf("#   UFFDIO_API: %s\n", strerror(errno));
+		return NULL;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	ureg.range.start = (uintptr_t)p;
+	ureg.range.len = len;
+	ureg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(*uffd, UFFDIO_REGISTER, &ureg)) {
+		printf("#   UFFDIO_REGISTER: %s\n", strerror(errno));
+		munmap(p, len);
+		return NULL;
+	}
+	return p;
+}
+
+int hx_stall_begin(struct hx_stall *st, int fd, int max_s)
+{
 	struct pollfd pfd;
 	struct uffd_msg msg;
 
@@ -58,24 +83,9 @@ int hx_stall_begin(struct hx_stall *st, int fd, int max_s)
 	st->fd = fd;
 	st->max_s = max_s;
 	st->ret = 1;
-	st->uffd = (int)syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (st->uffd < 0)
-		SKIP("no userfaultfd in this kernel");
-	if (ioctl(st->uffd, UFFDIO_API, &api)) {
-		printf("#   UFFDIO_API: %s\n", strerror(errno));
+	st->addr = hx_uffd_map(HX_STALL_LEN, &st->uffd);
+	if (!st->addr)
 		return -1;
-	}
-	st->addr = mmap(NULL, HX_STALL_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			-1, 0);
-	if (st->addr == MAP_FAILED)
-		return -1;
-	ureg.range.start = (uintptr_t)st->addr;
-	ureg.range.len = HX_STALL_LEN;
-	ureg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (ioctl(st->uffd, UFFDIO_REGISTER, &ureg)) {
-		printf("#   UFFDIO_REGISTER: %s\n", strerror(errno));
-		return -1;
-	}
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_cond_init(&st->now, NULL);
 	if (pthread_create(&st->arrive, NULL, hx_stall_arrive, st) ||

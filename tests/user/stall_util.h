@@ -34,6 +34,12 @@ struct hx_stall {
  * on another error.
  */
 int hx_stall_begin(struct hx_stall *st, int fd, int max_s);
+/*
+ * @len bytes of anonymous memory whose pages are missing until the test
+ * gives them (UFFDIO_ZEROPAGE on *@uffd, a nonblocking userfaultfd): the
+ * mapping, or NULL (printed).  SKIPs without userfaultfd.
+ */
+void *hx_uffd_map(size_t len, int *uffd);
 /* The pages arrive and the REG_MEM ends: its result, 0 or -errno (printed when late). */
 long hx_stall_end(struct hx_stall *st);
 #endif

@@ -31,6 +31,7 @@
 #include "tests.h"
 #include "util.h"
 #include "raw.h"
+#include "stall_util.h"
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
@@ -626,8 +627,6 @@ void test_stall_confined(void)
 	struct hixl_transfer xt;
 	struct hixl_reg_mem rm;
 	struct hixl_op_desc d;
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register ureg;
 	struct stl_cmd c_notify, c_stage, c_reg;
 	struct stl_close cl;
 	unsigned char *u, *r2, *r3;
@@ -641,16 +640,8 @@ void test_stall_confined(void)
 	idx = rxe0_index();
 	if (idx < 0)
 		SKIP("no rdma tool (iproute2) to find rxe0's index");
-	uffd = (int)syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0)
-		SKIP("no userfaultfd in this kernel");
-	REQUIRE(ioctl(uffd, UFFDIO_API, &api) == 0);
-	u = mmap(NULL, 3 * STL_SUB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	REQUIRE(u != MAP_FAILED);
-	ureg.range.start = (uintptr_t)u;
-	ureg.range.len = 3 * STL_SUB;
-	ureg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	REQUIRE(ioctl(uffd, UFFDIO_REGISTER, &ureg) == 0);
+	u = hx_uffd_map(3 * STL_SUB, &uffd);
+	REQUIRE(u);
 	arr.uffd = uffd;
 	arr.addr = u;
 	arr.len = 3 * STL_SUB;

@@ -58,7 +58,6 @@
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
 
-#define THREADS_PARAM	"/sys/module/hixl/parameters/local_copy_threads"
 #define LCOPY_STATS	"/sys/kernel/debug/hixl/lcopy"
 
 struct lcopy_stats {
@@ -92,17 +91,6 @@ static struct lcopy_stats lcopy_read(void)
 	return s;
 }
 
-/* Set local_copy_threads (a string: "-1" is the default); SKIPs when not writable. */
-static void set_threads(const char *v)
-{
-	FILE *f = fopen(THREADS_PARAM, "w");
-
-	if (!f)
-		SKIP("cannot write " THREADS_PARAM " (not root, or an older hixl.ko)");
-	fprintf(f, "%s\n", v);
-	if (fclose(f))
-		SKIP("cannot write " THREADS_PARAM);
-}
 
 /* A connected, paired pair A -> B; 0 or -errno. */
 static int pair_up(uint16_t pa, uint16_t pb, int *a, int *b)
@@ -160,7 +148,7 @@ static void local_par_rw(void)
 	REQUIRE(reg_mem(b, bbuf, len, 0, &r) == 0);
 	n = uneven(abuf, bbuf, len, d);
 
-	set_threads("4");
+	hx_local_threads("4");
 	s0 = lcopy_read();
 	hx_fill(abuf, len, 21);
 	memset(bbuf, 0xee, len);
@@ -180,7 +168,7 @@ static void local_par_rw(void)
 	CHECK(s1.worker_shares - s0.worker_shares >= 1);
 
 	/* threads 1: the same batch inline */
-	set_threads("1");
+	hx_local_threads("1");
 	hx_fill(abuf, len, 23);
 	CHECK_EQ(hx_xfer(a, 24301, HIXL_OP_WRITE, d, n, 60000, &failed), 0);
 	CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
@@ -189,7 +177,7 @@ static void local_par_rw(void)
 	CHECK(s2.inline_batches > s1.inline_batches);
 
 	/* below HIXL_LCOPY_MIN (2 MiB): inline whatever the setting */
-	set_threads("4");
+	hx_local_threads("4");
 	d[0] = (struct hixl_op_desc){ (uintptr_t)abuf + 3, (uintptr_t)bbuf + 5, 2 * MiB - 1 };
 	hx_fill(abuf, len, 24);
 	CHECK_EQ(hx_xfer(a, 24301, HIXL_OP_WRITE, d, 1, 60000, &failed), 0);
@@ -197,7 +185,7 @@ static void local_par_rw(void)
 	s3 = lcopy_read();
 	CHECK_EQ(s3.parallel_batches, s2.parallel_batches);
 	CHECK(s3.inline_batches > s2.inline_batches);
-	set_threads("-1");
+	hx_local_threads("-1");
 	close(a);
 	close(b);
 }
@@ -264,13 +252,13 @@ static void local_par_dereg(void)
 	REQUIRE(abuf && bbuf);
 	REQUIRE(pair_up(24302, 24303, &a, &b) == 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
-	set_threads("4");
+	hx_local_threads("4");
 	s0 = lcopy_read();
 	dereg_case(a, b, abuf, bbuf, len, true);
 	dereg_case(a, b, abuf, bbuf, len, false);
 	s1 = lcopy_read();
 	CHECK(s1.parallel_batches - s0.parallel_batches >= 2);
-	set_threads("-1");
+	hx_local_threads("-1");
 	close(a);
 	close(b);
 }
@@ -293,7 +281,7 @@ static void local_par_cancel(void)
 	REQUIRE(pair_up(24304, 24305, &a, &b) == 0);
 	REQUIRE(reg_mem(a, abuf, len, 0, &r) == 0);
 	REQUIRE(reg_mem(b, bbuf, len, 0, &r) == 0);
-	set_threads("4");
+	hx_local_threads("4");
 	s0 = lcopy_read();
 	x = (struct lu_bg){ .fd = a, .remote = hx_name(24305), .op = HIXL_OP_READ, .d = d,
 			    .n = n, .timeout_ms = 60000, .tag = 4242 };
@@ -323,7 +311,7 @@ static void local_par_cancel(void)
 	hx_fill(bbuf, len, 41);
 	CHECK_EQ(hx_xfer(a, 24305, HIXL_OP_READ, d, n, 60000, &failed), 0);
 	CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
-	set_threads("-1");
+	hx_local_threads("-1");
 	free(d);
 	close(a);
 	close(b);
@@ -359,7 +347,7 @@ static void local_par_async(void)
 	printf("#   async path: %s\n", hixl_engine_async_path(a) == HIXL_ASYNC_URING ? "io_uring" :
 	       "threads");
 	n = uneven(abuf, bbuf, len, d);
-	set_threads("4");
+	hx_local_threads("4");
 	s0 = lcopy_read();
 	hx_fill(abuf, len, 51);
 	memset(bbuf, 0, len);
@@ -372,7 +360,7 @@ static void local_par_async(void)
 	CHECK_EQ(hx_first_diff(abuf, bbuf, len), -1);
 	s1 = lcopy_read();
 	CHECK(s1.parallel_batches - s0.parallel_batches >= 1);
-	set_threads("-1");
+	hx_local_threads("-1");
 	hixl_engine_finalize(a);
 	hixl_engine_finalize(b);
 }
@@ -452,7 +440,7 @@ static void local_par_kill_stuck(void)
 	pid_t pid, me;
 	char c = 'x';
 
-	set_threads("2");
+	hx_local_threads("2");
 	s0 = lcopy_read();
 	REQUIRE(pipe(p2c) == 0 && pipe(c2p) == 0);
 	dst = hx_map(len);
@@ -489,7 +477,7 @@ static void local_par_kill_stuck(void)
 	printf("#   parallel batches +%lld, worker shares +%lld, taken back +%lld\n",
 	       s1.parallel_batches - s0.parallel_batches, s1.worker_shares - s0.worker_shares,
 	       s1.taken_back - s0.taken_back);
-	set_threads("-1");
+	hx_local_threads("-1");
 	close(e1);
 	munmap(dst, len);
 	munmap(st.addr, HX_STALL_LEN);
@@ -510,7 +498,7 @@ static void local_par_queue_full(void)
 	int a, b, va, vb, vlate;
 
 	REQUIRE(a0 && a1 && v0 && v1);
-	set_threads("2");		/* one queued share per batch */
+	hx_local_threads("2");		/* one queued share per batch */
 	REQUIRE(pair_up(24312, 24313, &a, &b) == 0);
 	REQUIRE(pair_up(24314, 24315, &va, &vb) == 0);
 	REQUIRE(reg_mem(a, a0, len, 0, NULL) == 0);
@@ -551,7 +539,7 @@ static void local_par_queue_full(void)
 		CHECK_EQ(stuck[i].ret, 0);
 	}
 	CHECK_EQ(hx_first_diff(a0, a1, len), -1);
-	set_threads("-1");
+	hx_local_threads("-1");
 	close(a);
 	close(b);
 	close(va);

@@ -249,8 +249,6 @@ static int sss_wait_fault(int uffd)
 void test_stall_staged_source(void);
 void test_stall_staged_source(void)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register ureg;
 	struct uffdio_zeropage zp;
 	struct sss_cmd w, dc, o;
 	pthread_t tw, tdc, to;
@@ -260,16 +258,8 @@ void test_stall_staged_source(void)
 
 	if (access("/sys/class/infiniband/rxe0", F_OK) != 0)
 		SKIP("no rxe0 (runs in the test VM)");
-	uffd = (int)syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0)
-		SKIP("no userfaultfd in this kernel");
-	REQUIRE(ioctl(uffd, UFFDIO_API, &api) == 0);
-	u = mmap(NULL, 1 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	REQUIRE(u != MAP_FAILED);
-	ureg.range.start = (uintptr_t)u;
-	ureg.range.len = 1 * MiB;
-	ureg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	REQUIRE(ioctl(uffd, UFFDIO_REGISTER, &ureg) == 0);
+	u = hx_uffd_map(1 * MiB, &uffd);
+	REQUIRE(u);
 
 	a = hx_engine(SSS_PORT, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);
 	b = hx_engine(SSS_PORT + 1, HIXL_DEFAULT_POOL_BUFFERS, HIXL_DEFAULT_POOL_BUFFER_MB);

@@ -44,6 +44,8 @@
 #include "local_util.h"
 #include "stall_util.h"
 
+#define UA_TMO_MS	60000	/* each batch's timeout */
+
 void test_uring_async_stalled(void);
 void test_uring_async_stuck_peer(void);
 void test_uring_async_killed(void);
@@ -57,27 +59,6 @@ static void *ua_buf(size_t len)
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
-}
-
-/* One TRANSFER SQE on a 64-byte-SQE ring: @t behind @ptr (both stay the caller's). */
-static int ua_prep(struct io_uring *r, int fd, struct hixl_transfer *t, struct hixl_uring_ptr *ptr,
-		   uint16_t port, struct hixl_op_desc *d, uint64_t user_data)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(r);
-
-	if (!sqe)
-		return -1;
-	memset(t, 0, sizeof(*t));
-	t->remote = hx_name(port);
-	t->op = HIXL_OP_WRITE;
-	t->descs = (uintptr_t)d;
-	t->count = 1;
-	t->timeout_ms = 60000;
-	memset(ptr, 0, sizeof(*ptr));
-	ptr->addr = (uintptr_t)t;
-	ptr->len = sizeof(*t);
-	hixl_raw_uring_cmd(sqe, 64, fd, HIXL_IOC_TRANSFER, ptr, sizeof(*ptr), user_data);
-	return 0;
 }
 
 /* Reap CQEs until n with user_data < 1000 came, or @ms passed; res[user_data]; how many came. */
@@ -194,7 +175,7 @@ void test_uring_async_stalled(void)
 
 	d[0] = (struct hixl_op_desc){ .local_addr = (uintptr_t)stall, .remote_addr = (uintptr_t)rb,
 				      .len = UA_CHUNK };
-	REQUIRE(ua_prep(&r, a, &t[0], &ptr[0], 16231, &d[0], 0) == 0);
+	REQUIRE(hx_uring_write_sqe(&r, a, &t[0], &ptr[0], 16231, &d[0], UA_TMO_MS, 0) == 0);
 	for (int i = 0; i <= 2 * UA_N; i++)
 		res[i] = 1;	/* no CQE yet: a CQE's res is 0 or -errno */
 	REQUIRE(io_uring_submit(&r) == 1);
@@ -212,9 +193,10 @@ void test_uring_async_stalled(void)
 		*l = (struct hixl_op_desc){ .local_addr = (uintptr_t)(la + i * UA_CHUNK),
 					    .remote_addr = (uintptr_t)(lb + i * UA_CHUNK),
 					    .len = UA_CHUNK };
-		REQUIRE(ua_prep(&r, a, &t[1 + i], &ptr[1 + i], 16232, s, 1 + i) == 0);
-		REQUIRE(ua_prep(&r, la_fd, &t[1 + UA_N + i], &ptr[1 + UA_N + i], 16234, l,
-				1 + UA_N + i) == 0);
+		REQUIRE(hx_uring_write_sqe(&r, a, &t[1 + i], &ptr[1 + i], 16232, s, UA_TMO_MS,
+					   1 + i) == 0);
+		REQUIRE(hx_uring_write_sqe(&r, la_fd, &t[1 + UA_N + i], &ptr[1 + UA_N + i], 16234, l,
+					   UA_TMO_MS, 1 + UA_N + i) == 0);
 	}
 	REQUIRE(io_uring_submit(&r) == 2 * UA_N);
 	/* one io-wq worker: a batch that held it would hold them all */
@@ -281,7 +263,7 @@ static void stuck_peer(uint32_t flags, uint16_t pa, uint16_t pb)
 				   .len = len };
 	REQUIRE(io_uring_queue_init(64, &r, 0) == 0);
 	for (int i = 0; i < SP_N; i++) {
-		REQUIRE(ua_prep(&r, a, &t[i], &ptr[i], pb, &d, (uint64_t)i) == 0);
+		REQUIRE(hx_uring_write_sqe(&r, a, &t[i], &ptr[i], pb, &d, UA_TMO_MS, (uint64_t)i) == 0);
 		t[i].tag = SP_TAG;
 		res[i] = 1;
 	}
@@ -341,7 +323,7 @@ static void sp_child(int ready, unsigned char *a0, size_t len)
 	if (read(ready, &d.remote_addr, sizeof(d.remote_addr)) != sizeof(d.remote_addr))
 		_exit(3);
 	for (int i = 0; i < SP_N; i++)
-		if (ua_prep(&r, a, &t[i], &ptr[i], 16240, &d, (uint64_t)i))
+		if (hx_uring_write_sqe(&r, a, &t[i], &ptr[i], 16240, &d, UA_TMO_MS, (uint64_t)i))
 			_exit(4);
 	if (io_uring_submit(&r) != SP_N)
 		_exit(5);

@@ -37,18 +37,6 @@
 #define MiB		(1024 * 1024ULL)
 #define XF_N		300		/* more than the old module-wide queue's 256 slots */
 #define XF_TAG		0x5f
-#define XF_THREADS	"/sys/module/hixl/parameters/local_copy_threads"
-
-static void xf_threads(const char *v)
-{
-	FILE *f = fopen(XF_THREADS, "w");
-
-	if (!f)
-		SKIP("cannot write " XF_THREADS " (not root, or an older hixl.ko)");
-	fprintf(f, "%s\n", v);
-	if (fclose(f))
-		SKIP("cannot write " XF_THREADS);
-}
 
 static long long xf_ms(void)
 {
@@ -56,27 +44,6 @@ static long long xf_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-/* One TRANSFER SQE: @t behind @ptr (both stay the caller's). */
-static int xf_prep(struct io_uring *r, int fd, struct hixl_transfer *t, struct hixl_uring_ptr *ptr,
-		   uint16_t port, struct hixl_op_desc *d, uint32_t timeout_ms, uint64_t user_data)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(r);
-
-	if (!sqe)
-		return -1;
-	memset(t, 0, sizeof(*t));
-	t->remote = hx_name(port);
-	t->op = HIXL_OP_WRITE;
-	t->descs = (uintptr_t)d;
-	t->count = 1;
-	t->timeout_ms = timeout_ms;
-	memset(ptr, 0, sizeof(*ptr));
-	ptr->addr = (uintptr_t)t;
-	ptr->len = sizeof(*t);
-	hixl_raw_uring_cmd(sqe, 64, fd, HIXL_IOC_TRANSFER, ptr, sizeof(*ptr), user_data);
-	return 0;
 }
 
 /* CQEs until @n came or @ms passed; res[user_data]; how many came. */
@@ -120,7 +87,7 @@ static void xf_child(int ready, int go)
 		_exit(3);
 	memset(c0, 0x3c, 4096);
 	d = (struct hixl_op_desc){ (uintptr_t)c0, (uintptr_t)d0, 4096 };
-	if (xf_prep(&r, c, &t, &ptr, 24425, &d, 2000, 0))
+	if (hx_uring_write_sqe(&r, c, &t, &ptr, 24425, &d, 2000, 0))
 		_exit(3);
 	if (write(ready, "r", 1) != 1 || read(go, &x, 1) != 1)
 		_exit(3);
@@ -152,7 +119,7 @@ static void uring_xwork_fair(void)
 
 	REQUIRE(a0 && a1);
 	REQUIRE(lu_pair(24420, HIXL_TRANSPORT_LOCAL, 24421, HIXL_TRANSPORT_AUTO, &a, &b) == 0);
-	xf_threads("1");		/* each batch is copied by its own work item */
+	hx_local_threads("1");		/* each batch is copied by its own work item */
 	REQUIRE(reg_mem(a, a0, len, 0, NULL) == 0 && reg_mem(b, a1, len, 0, NULL) == 0);
 	memset(a0, 0x5a, len);
 	d = (struct hixl_op_desc){ (uintptr_t)a0, (uintptr_t)a1, len };
@@ -165,7 +132,7 @@ static void uring_xwork_fair(void)
 
 	REQUIRE(io_uring_queue_init(512, &r, 0) == 0);
 	for (int i = 0; i < XF_N; i++) {
-		REQUIRE(xf_prep(&r, a, &t[i], &ptr[i], 24421, &d, HIXL_MAX_TIMEOUT_MS, i) == 0);
+		REQUIRE(hx_uring_write_sqe(&r, a, &t[i], &ptr[i], 24421, &d, HIXL_MAX_TIMEOUT_MS, i) == 0);
 		t[i].tag = XF_TAG;
 		res[i] = 1;
 	}
@@ -205,7 +172,7 @@ static void uring_xwork_fair(void)
 	if (got < XF_N)
 		xf_reap(&r, XF_N - got, res, 120000);
 	io_uring_queue_exit(&r);
-	xf_threads("-1");
+	hx_local_threads("-1");
 	close(a);
 	close(b);
 	munmap(st.addr, HX_STALL_LEN);
@@ -241,13 +208,13 @@ static void xfer_timeout_max(void)
 	CHECK_EQ(a1[4095], 0x11);
 
 	REQUIRE(io_uring_queue_init(8, &r, 0) == 0);
-	REQUIRE(xf_prep(&r, a, &t, &ptr, 24427, &d, HIXL_MAX_TIMEOUT_MS + 1, 0) == 0);
+	REQUIRE(hx_uring_write_sqe(&r, a, &t, &ptr, 24427, &d, HIXL_MAX_TIMEOUT_MS + 1, 0) == 0);
 	REQUIRE(io_uring_submit(&r) == 1);
 	CHECK_EQ(xf_reap(&r, 1, &res, 5000), 1);
 	CHECK_EQ(res, -EINVAL);
 	memset(a0, 0x22, 4096);
 	res = 1;
-	REQUIRE(xf_prep(&r, a, &t, &ptr, 24427, &d, HIXL_MAX_TIMEOUT_MS, 0) == 0);
+	REQUIRE(hx_uring_write_sqe(&r, a, &t, &ptr, 24427, &d, HIXL_MAX_TIMEOUT_MS, 0) == 0);
 	REQUIRE(io_uring_submit(&r) == 1);
 	CHECK_EQ(xf_reap(&r, 1, &res, 5000), 1);
 	CHECK_EQ(res, 0);
