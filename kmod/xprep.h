@@ -102,10 +102,10 @@ struct hixl_xprep {
  *          -EIOCBQUEUED; -EAGAIN (@p->nonblock, nothing queued); or an
  *          error found before anything was queued, for the caller to end
  *          the request with (@p->a->failed set)
- * @queue:  optional, xwork.c's, before it queues the work item that runs
- *          @p: let go of what must not wait for a worker (RDMA: the hold
- *          on the peer's table).  Return: 0, or an error with nothing
- *          queued (@p still holds what it held)
+ * @queue:  optional, called by xwork.c right before it queues the work
+ *          item that runs the TRANSFER: let go of what must not wait for
+ *          a worker (RDMA: the hold on the peer's table).  Return: 0, or
+ *          an error with nothing queued (@p still holds what it held)
  * @run:    hixl_xprep_process()'s: carry the TRANSFER out to its end in
  *          process context (the waiting submitter's, or a work item's with
  *          the submitter's mm), rdma_sem held for reading.  Return: its
