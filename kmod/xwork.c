@@ -30,7 +30,7 @@
  * A queued batch holds nothing of the peer's region table: the transport's
  * queue op (xrdma.c) ends its planning hold, or hands its direct pieces to
  * the link's transfer queue, before the item is queued, so that a REGION_DEL
- * acknowledgement (xq.c) never waits for a batch that waits for a worker.
+ * acknowledgment (xq.c) never waits for a batch that waits for a worker.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
