@@ -323,8 +323,11 @@ struct hixl_rdma {
  *              then
  * @xwork_wq:   the engine's io_uring staged and same-host batches, one
  *              work item each (xwork.c; unbound, max_active
- *              xwork_max_active as the engine was opened); destroyed first
- *              at the engine's close, when io_uring has every CQE
+ *              xwork_max_active when it was made); made at the engine's
+ *              first such batch (most engines have none, and a workqueue's
+ *              making and destroying are not cheap), set once with
+ *              cmpxchg(), read with READ_ONCE(); destroyed first at the
+ *              engine's close, when io_uring has every CQE
  * @memcg:      the opener's memory cgroup (a reference, may be NULL): what a
  *              peer's messages make the kernel allocate for this engine's
  *              links (its region table, queued notifications) is charged

@@ -84,16 +84,9 @@ struct hixl_engine *hixl_engine_create(void)
 		kfree(eng);
 		return ERR_PTR(-ENOMEM);
 	}
-	eng->xwork_wq = hixl_xwork_wq_alloc();
-	if (!eng->xwork_wq) {
-		destroy_workqueue(eng->wq);
-		kfree(eng);
-		return ERR_PTR(-ENOMEM);
-	}
 	if (current->mm) {
 		eng->proc = hixl_proc_get(current->mm);
 		if (!eng->proc) {
-			destroy_workqueue(eng->xwork_wq);
 			destroy_workqueue(eng->wq);
 			kfree(eng);
 			return ERR_PTR(-ENOMEM);
@@ -133,7 +126,8 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 	if (!eng)
 		return;
 	WRITE_ONCE(eng->closing, true);
-	destroy_workqueue(eng->xwork_wq);	/* the last CQE was posted: drained */
+	if (eng->xwork_wq)		/* the last CQE was posted: drained */
+		destroy_workqueue(eng->xwork_wq);
 	hixl_local_engine_close(eng);		/* other engines' copies leave */
 	down_write(&eng->rdma_sem);
 	hixl_engine_rdma_stop(eng);		/* no new links */

@@ -137,6 +137,5 @@ enum hixl_xpath hixl_xpath_choose(u32 nstaged, bool rails_only, bool rails);
 
 /* xwork.c: io_uring's process-context TRANSFERs, run from a work item */
 int hixl_xwork_queue(struct hixl_xprep *p);
-struct workqueue_struct *hixl_xwork_wq_alloc(void);
 
 #endif /* _HIXL_XPREP_H */

@@ -91,6 +91,31 @@ static void hixl_xwork_fn(struct work_struct *work)
 	hixl_req_end(req, ret, failed);	/* last: the engine may go after its CQE */
 }
 
+/*
+ * The engine's queue for its io_uring batches, made at its first one:
+ * unbound, at most xwork_max_active (clamped to 1..WQ_MAX_ACTIVE) work
+ * items running, each one batch.  Two issues racing both make one; the
+ * loser destroys its own.  NULL when memory is short.
+ */
+static struct workqueue_struct *hixl_xwork_wq_get(struct hixl_engine *eng)
+{
+	struct workqueue_struct *wq = READ_ONCE(eng->xwork_wq), *old;
+	int max;
+
+	if (wq)
+		return wq;
+	max = clamp(READ_ONCE(hixl_xwork_max_active), 1, WQ_MAX_ACTIVE);
+	wq = alloc_workqueue(HIXL_XWORK_WQ_NAME, WQ_UNBOUND, max);
+	if (!wq)
+		return NULL;
+	old = cmpxchg(&eng->xwork_wq, NULL, wq);
+	if (old) {
+		destroy_workqueue(wq);
+		return old;
+	}
+	return wq;
+}
+
 /**
  * hixl_xwork_queue() - queue an io_uring TRANSFER that runs in process context
  * @p: the TRANSFER, checked and planned by a transport with a run op, its
@@ -106,17 +131,22 @@ static void hixl_xwork_fn(struct work_struct *work)
  * lets go of what must not wait for a worker.
  *
  * Context: io_uring's issue (inline or from a worker), process context,
- * rdma_sem held for reading; sleeps only on memory and, in the queue op,
- * on the link's queue (xrdma.c, from io_uring's worker).
+ * rdma_sem held for reading; sleeps only on memory, on the workqueue
+ * core's locks while the engine's first batch makes its queue, and, in
+ * the queue op, on the link's queue (xrdma.c, from io_uring's worker).
  * Return: -EIOCBQUEUED (the work item ends the request); -ENOMEM; -EFAULT
  * when the plan has staged descriptors and the submitting context has no
  * mm (the process is exiting).
  */
 int hixl_xwork_queue(struct hixl_xprep *p)
 {
-	struct hixl_xwork *x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
+	struct workqueue_struct *wq = hixl_xwork_wq_get(p->eng);
+	struct hixl_xwork *x;
 	int ret;
 
+	if (!wq)
+		return -ENOMEM;
+	x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
 	if (!x)
 		return -ENOMEM;
 	if (p->ns) {
@@ -142,22 +172,6 @@ int hixl_xwork_queue(struct hixl_xprep *p)
 	memset(p, 0, sizeof(*p));
 	x->p.a = &x->a;
 	x->p.nonblock = false;
-	queue_work(x->p.eng->xwork_wq, &x->work);
+	queue_work(wq, &x->work);
 	return -EIOCBQUEUED;
-}
-
-/**
- * hixl_xwork_wq_alloc() - an engine's queue for its io_uring batches
- *
- * Unbound, at most xwork_max_active (hixl_xwork_max_active, clamped to 1..WQ_MAX_ACTIVE) work
- * items running; each is one batch (hixl_xwork_queue()).
- *
- * Context: process context (the engine's open), may sleep.
- * Return: the workqueue, or NULL (no memory).
- */
-struct workqueue_struct *hixl_xwork_wq_alloc(void)
-{
-	int max = clamp(READ_ONCE(hixl_xwork_max_active), 1, WQ_MAX_ACTIVE);
-
-	return alloc_workqueue(HIXL_XWORK_WQ_NAME, WQ_UNBOUND, max);
 }
