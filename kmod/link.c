@@ -127,9 +127,10 @@ void hixl_link_fail(struct hixl_link *l, int err)
  * nothing more but a NOTIFY that arrived whole (hixl_rx_done() drops
  * everything after a bad message or a failed receive), and is taken off
  * the engine's list and torn down from the engine's workqueue, which
- * disconnects the peer and gives its link slot back at once.  A link whose hixl_accept() is
- * still running (its QP can fail under rdma_accept()) is only marked
- * broken: hixl_accept() frees it, or releases it once it has returned.
+ * disconnects the peer and gives its link slot back at once.  A link
+ * whose hixl_accept() is still running (its QP can fail under
+ * rdma_accept()) is only marked broken: hixl_accept() frees it, or
+ * releases it once it has returned.
  *
  * Context: any that may queue work (the CQ handler).
  */
@@ -225,17 +226,21 @@ bool hixl_link_port_up(struct hixl_link *l)
 
 /*
  * Queue one of the link's works that may wait for the engine's lock (the
- * setup work, the peer's STAGE_REQ) on the engine's own workqueue, unless
- * hixl_link_destroy() has begun: it marks the link CLOSED under @l->lock
- * before it cancels them, so nothing is queued after its
- * cancel_work_sync().  Called from the CM handler and the CQ's workqueue.
+ * setup work, the peer's STAGE_REQ, its release) on the engine's own
+ * workqueue, unless hixl_link_destroy() has begun: it marks the link
+ * CLOSED under @l->lock before it cancels them, so nothing is queued after
+ * its cancel_work_sync().  Called from the CM handler and the CQ's
+ * workqueue.  Return: true when @w was queued now.
  */
-void hixl_link_queue(struct hixl_link *l, struct work_struct *w)
+bool hixl_link_queue(struct hixl_link *l, struct work_struct *w)
 {
+	bool queued = false;
+
 	spin_lock(&l->lock);
 	if (l->state != HIXL_LINK_CLOSED)
-		queue_work(l->eng->wq, w);
+		queued = queue_work(l->eng->wq, w);
 	spin_unlock(&l->lock);
+	return queued;
 }
 
 /**
@@ -368,16 +373,11 @@ void hixl_release_done(struct hixl_engine *eng)
 void hixl_link_schedule_release(struct hixl_link *l)
 {
 	struct hixl_engine *eng = l->eng;
-	bool queued = false;
 
 	kref_get(&eng->ref);
 	atomic_inc(&eng->releases);
 	kref_get(&l->ref);
-	spin_lock(&l->lock);
-	if (l->state != HIXL_LINK_CLOSED)
-		queued = queue_work(eng->wq, &l->release_work);
-	spin_unlock(&l->lock);
-	if (!queued) {
+	if (!hixl_link_queue(l, &l->release_work)) {
 		hixl_link_put(l);
 		hixl_release_done(eng);
 	}

@@ -541,7 +541,7 @@ void hixl_link_check_ready(struct hixl_link *l);
 void hixl_link_hs_progress(struct hixl_link *l);
 bool hixl_link_usable(struct hixl_link *l);
 bool hixl_link_port_up(struct hixl_link *l);
-void hixl_link_queue(struct hixl_link *l, struct work_struct *w);
+bool hixl_link_queue(struct hixl_link *l, struct work_struct *w);
 bool hixl_link_unlist(struct hixl_link *l);
 void hixl_link_schedule_release(struct hixl_link *l);
 void hixl_link_cancel_release(struct hixl_link *l);
