@@ -419,6 +419,8 @@ void hixl_inval_work(struct work_struct *work)
 
 	hixl_engine_lock(eng);
 	xa_for_each(&eng->regions, idx, r) {
+		if (r->withdrawing)
+			continue;	/* DEREG_MEM frees it */
 		if (READ_ONCE(r->suspect))
 			hixl_region_revalidate(r);
 		/* a transfer in flight still uses the pins: it requeues us */

@@ -139,7 +139,7 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 				      .max_mr_pages = tmp.max_mr_pages };
 	ret = 0;
 	xa_for_each(&eng->regions, idx, r) {
-		if (READ_ONCE(r->invalid))
+		if (READ_ONCE(r->invalid) || r->withdrawing)
 			continue;
 		ret = hixl_region_make_mrs_dev(r, i, &dev);
 		if (ret == -EOPNOTSUPP)

@@ -337,17 +337,19 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_reg_mem);
  * was not invalidated already), the dma-buf mapping, the notifier and the
  * limits the region was charged to.  A region with a transfer in flight is
  * not waited for: the call fails.  A link that does not acknowledge the
- * REGION_DEL within table_ack_ms (all peers together, with @eng->lock held)
- * is closed (hixl_links_region_removed()); the region goes all the same.
+ * REGION_DEL within table_ack_ms (all peers together; @eng->lock is not
+ * held meanwhile, and the region is no longer used or found) is closed
+ * (hixl_links_region_withdraw()); the region goes all the same.
  *
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0; -EINVAL for flags or reserved fields; -EPERM when the caller is
  * not the engine's process; -ENOENT when @a->handle names no registration
- * of this engine (0, foreign, already deregistered); -EBUSY while a
+ * of this engine (0, foreign, already deregistered or being so); -EBUSY while a
  * transfer uses the region.
  */
 int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *a)
 {
+	struct hixl_tbl_wait w;
 	struct hixl_region *r;
 	int ret = 0;
 
@@ -362,18 +364,27 @@ int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *a)
 
 	hixl_engine_lock(eng);
 	r = xa_load(&eng->regions, a->handle);
-	if (!r)
+	if (!r || r->withdrawing)
 		ret = -ENOENT;
 	else if (atomic_read(&r->users))
 		ret = -EBUSY;
-	if (!ret) {
-		/* a same-host copy's chunk under way ends first; none starts (lock) */
-		wait_var_event(&r->local_chunks, !atomic_read(&r->local_chunks));
-		xa_erase(&eng->regions, a->handle);
-		hixl_region_free(r);
+	if (ret) {
+		mutex_unlock(&eng->lock);
+		return ret;
 	}
+	/* a same-host copy's chunk under way ends first; none starts (lock) */
+	wait_var_event(&r->local_chunks, !atomic_read(&r->local_chunks));
+	/* out of use from now on; the peers' acknowledgements without the lock */
+	r->withdrawing = true;
+	hixl_region_events->withdraw(eng, r, &w);
 	mutex_unlock(&eng->lock);
-	return ret;
+	hixl_region_events->wait(&w);
+
+	hixl_engine_lock(eng);
+	xa_erase(&eng->regions, a->handle);
+	hixl_region_free(r);	/* no REGION_DEL left to send */
+	mutex_unlock(&eng->lock);
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_dereg_mem);
 
@@ -385,7 +396,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_dereg_mem);
  *
  * Return: the region containing [@addr, @addr + @len), or NULL when no
  * single valid registration does (unregistered, straddling two regions,
- * invalidated or suspect, still being registered).
+ * invalidated or suspect, still being registered or deregistered).
  */
 struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len)
 {
@@ -395,8 +406,8 @@ struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 le
 	if (hixl_range_check(addr, len))
 		return NULL;
 	r = mtree_load(&eng->ranges, addr);
-	if (!r || !r->live || READ_ONCE(r->invalid) || READ_ONCE(r->suspect) ||
-	    addr + len > r->addr + r->len)
+	if (!r || !r->live || r->withdrawing || READ_ONCE(r->invalid) ||
+	    READ_ONCE(r->suspect) || addr + len > r->addr + r->len)
 		return NULL;
 	return r;
 }

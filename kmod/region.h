@@ -188,6 +188,10 @@ struct hixl_mrset {
  *              exit, or a suspect region found changed); transfers fail,
  *              pins are released by the engine's invalidation work
  * @in_tree:    the range is in @eng->ranges
+ * @withdrawing: DEREG_MEM waits, without the engine lock, for the peers
+ *              to drop the region (engine lock): lookups, the invalidation
+ *              work and a rail's revival pass it by, a second DEREG_MEM
+ *              finds no such handle
  * @users:      in-flight users (transfers); DEREG_MEM returns -EBUSY while
  *              non-zero
  * @local_chunks: chunks of other engines' same-host copies in the region
@@ -231,6 +235,7 @@ struct hixl_region {
 	bool invalid;
 	int event;
 	bool in_tree;
+	bool withdrawing;
 	atomic_t users;
 	atomic_t local_chunks;
 	struct dma_buf *dmabuf;
@@ -334,18 +339,21 @@ struct hixl_tbl_wait {
  * @added:   announce @r to every ready link's peer; @w: out, the
  *           acknowledgements to wait for (hixl_links_region_added())
  * @wait:    wait for them, without the engine's lock (hixl_tbl_wait_finish())
- * @removed: withdraw @r from every peer's table that has it, and wait for
- *           the acknowledgements (hixl_links_region_removed())
+ * @withdraw: withdraw @r from every peer's table that has it; @w: out, the
+ *           acknowledgements to wait for (hixl_links_region_withdraw())
+ * @removed: @withdraw, then @wait with the engine's lock still held
+ *           (hixl_links_region_removed())
  *
  * Memory sits below the links (kmod/LAYERS), so a registration reaches
  * them through these, which table.c provides (hixl_table_region_events)
  * and main.c sets at load, before any engine exists (hixl_region_events).
  * Read-only afterwards.  Context: process context, the engine's lock held
- * (@added, @removed) or not (@wait).
+ * (@added, @withdraw, @removed) or not (@wait).
  */
 struct hixl_region_events {
 	void (*added)(struct hixl_engine *eng, struct hixl_region *r, struct hixl_tbl_wait *w);
 	void (*wait)(struct hixl_tbl_wait *w);
+	void (*withdraw)(struct hixl_engine *eng, struct hixl_region *r, struct hixl_tbl_wait *w);
 	void (*removed)(struct hixl_engine *eng, struct hixl_region *r);
 };
 

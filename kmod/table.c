@@ -13,9 +13,9 @@
  * however many there are, and a peer that misses the deadline has its link
  * closed (hixl_link_abort()).  A new registration's wait runs after the
  * engine lock is dropped (hixl_cmd_reg_mem()), so another registration,
- * a transfer or a deregistration does not wait behind a silent peer; a
- * removal's wait keeps the lock, since the region's MRs may only go once no
- * peer's table has them.
+ * a transfer or a deregistration does not wait behind a silent peer; so
+ * does a DEREG_MEM's (hixl_cmd_dereg_mem()), the region's MRs going only
+ * after it.  Close and the invalidation work wait with the lock held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -247,38 +247,38 @@ static void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region 
 }
 
 /**
- * hixl_links_region_removed() - withdraw a registration from every link that has it
+ * hixl_links_region_withdraw() - send REGION_DEL to every link that has a region
  * @eng: the engine; its lock held
  * @r:   the region, before its MRs are released
+ * @w:   out: the acknowledgements to wait for; the caller passes it to
+ *       hixl_tbl_wait_finish(), with or without the engine lock
  *
- * Called by every path that releases a region's MRs while it may be in a
- * peer's table: DEREG_MEM and close (hixl_region_free(), valid or
- * invalidated) and the invalidation work (hixl_inval_work()).  Each link
- * whose table has the region - it went out with the region in it, or
- * before the region was announced; READY or still waiting for the peer's
- * TABLE_END (hixl_next_table_link()) - gets REGION_DEL, and then all their
- * TABLE_ACKs are awaited with one deadline (hixl_tbl_wait_finish()), so
- * that the region is out of every peer's table, or the peer's link closed,
- * before its keys go.  Afterwards no link has it (@r->tbl_hidden = 1), so a
- * second call sends nothing; nor does one for a region without MRs (never
- * announced, or withdrawn when the invalidation work released them).  A
- * link that cannot send is marked broken.
+ * Each link whose table has @r - it went out with @r in it, or before @r
+ * was announced; READY or still waiting for the peer's TABLE_END
+ * (hixl_next_table_link()) - gets REGION_DEL.  Afterwards no link or later
+ * table has @r (@r->tbl_hidden = 1), so a second call sends nothing; nor
+ * does one for a region without MRs (never announced, or withdrawn when
+ * the invalidation work released them).  A link that cannot send is
+ * marked broken.  @r's MRs may go once @w is finished: @r is then out of
+ * every peer's table, or the peer's link is closed.
  *
- * Context: process context, may sleep, with the engine lock held: up to
- * hixl_table_ack_ms for the acknowledgements of all peers together.
+ * Context: process context, may sleep: the sends have the update's
+ * deadline (hixl_table_ack_ms).
  */
-static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
+static void hixl_links_region_withdraw(struct hixl_engine *eng, struct hixl_region *r,
+				       struct hixl_tbl_wait *w)
 {
 	struct hixl_wire_region_del *m;
-	struct hixl_tbl_wait w;
 	struct hixl_link *l;
 	u64 walk, want;
 	int ret;
 
 	lockdep_assert_held(&eng->lock);
-	if (!r->mrset[0].nr_mrs || r->tbl_hidden == 1)
+	if (!r->mrset[0].nr_mrs || r->tbl_hidden == 1) {
+		memset(w, 0, sizeof(*w));
 		return;
-	hixl_tbl_wait_init(eng, &w);
+	}
+	hixl_tbl_wait_init(eng, w);
 	walk = ++eng->link_walk;
 	while ((l = hixl_next_table_link(eng, walk, r->tbl_hidden))) {
 		mutex_lock(&l->msg.post_mutex);
@@ -290,11 +290,7 @@ static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_regio
 		m = l->msg.tx.buf;
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
-		/*
-		 * Out of the peer's table before the MRs go (a late rkey would
-		 * break the link); a link that cannot answer is closed.
-		 */
-		l->msg.tx_deadline = w.deadline;
+		l->msg.tx_deadline = w->deadline;
 		ret = hixl_send_msg(l, HIXL_MSG_REGION_DEL, sizeof(*m));
 		l->msg.tx_deadline = 0;
 		if (!ret)
@@ -305,10 +301,30 @@ static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_regio
 			hixl_link_put(l);	/* the failed send broke it */
 			continue;
 		}
-		hixl_tbl_wait_add(&w, l, want);
+		hixl_tbl_wait_add(w, l, want);
 	}
+	r->tbl_hidden = 1;	/* in no later table */
+}
+
+/**
+ * hixl_links_region_removed() - withdraw a registration and wait, lock held
+ * @eng: the engine; its lock held
+ * @r:   the region, before its MRs are released
+ *
+ * hixl_links_region_withdraw() and hixl_tbl_wait_finish() in one, for the
+ * paths that release a region's MRs without dropping the engine lock:
+ * close (hixl_region_free()) and the invalidation work (hixl_inval_work()).
+ * DEREG_MEM waits without the lock (hixl_cmd_dereg_mem()).
+ *
+ * Context: process context, may sleep, with the engine lock held: up to
+ * hixl_table_ack_ms for the acknowledgements of all peers together.
+ */
+static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
+{
+	struct hixl_tbl_wait w;
+
+	hixl_links_region_withdraw(eng, r, &w);
 	hixl_tbl_wait_finish(&w);
-	r->tbl_hidden = 1;	/* out of every table */
 }
 
 /* ---- publishing our table on a new link ----------------------------------------- */
@@ -495,5 +511,6 @@ int hixl_link_publish(struct hixl_link *l)
 const struct hixl_region_events hixl_table_region_events = {
 	.added = hixl_links_region_added,
 	.wait = hixl_tbl_wait_finish,
+	.withdraw = hixl_links_region_withdraw,
 	.removed = hixl_links_region_removed,
 };

@@ -87,6 +87,7 @@ struct reg_op {
 	void *addr;
 	size_t len;
 	long ret;
+	uint64_t handle;	/* REG_MEM's, when ret is 0 */
 	double ms;		/* how long REG_MEM took */
 	int done;
 };
@@ -100,6 +101,7 @@ static void *reg_thread(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	o->ret = reg_mem(o->fd, o->addr, o->len, 0, &out);
 	o->ms = hx_ms_since(&t0);
+	o->handle = out.handle;
 	__atomic_store_n(&o->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -367,6 +369,133 @@ static void keys_rnr_peers(void)
 		write_param("table_ack_ms", old_ack);
 }
 
+/* A DEREG_MEM in a thread, timed. */
+struct dereg_op {
+	pthread_t t;
+	int fd;
+	uint64_t handle;
+	long ret;
+	double ms;
+	int done;
+};
+
+static void *dereg_thread(void *arg)
+{
+	struct dereg_op *o = arg;
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	o->ret = dereg_mem(o->fd, o->handle);
+	o->ms = hx_ms_since(&t0);
+	__atomic_store_n(&o->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* REG_MEM of len bytes at addr while n peers and good are pumped (they acknowledge); its return */
+static long reg_pumped(struct reg_op *o, int fd, void *addr, struct hp *peers, int n,
+		       struct hp *good)
+{
+	struct timespec t0;
+	int i;
+
+	if (reg_start(o, fd, addr, 64 * KiB))
+		return -EAGAIN;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!reg_done(o) && hx_ms_since(&t0) < 20000) {
+		for (i = 0; i < n; i++)
+			hp_pump(&peers[i], 5);
+		hp_pump(good, 5);
+	}
+	pthread_join(o->t, NULL);
+	return o->ret;
+}
+
+#define DEREG_ACK_MS	5000	/* table_ack_ms for keys_silent_dereg */
+
+/*
+ * Peers that stop acknowledging table updates delay a DEREG_MEM by
+ * table_ack_ms at most and nobody else: its REGION_DELs go out under the
+ * engine lock, their TABLE_ACKs are awaited without it.  Three peers that
+ * took the region and then fall silent, and a good one: while the
+ * DEREG_MEM waits, a TRANSFER to the good peer completes and a second
+ * DEREG_MEM of the same handle fails with ENOENT; then the DEREG_MEM
+ * returns within one deadline, the silent links are closed and the good
+ * peer has the REGION_DEL.
+ */
+static void keys_silent_dereg(void)
+{
+	unsigned long long old_ack = read_param("table_ack_ms");
+	uint8_t *r1 = hx_map(64 * KiB), *r2 = hx_map(64 * KiB);
+	struct hp silent[SILENT], good;
+	struct hixl_op_desc d;
+	struct dereg_op del;
+	struct reg_op a, b;
+	struct timespec t0;
+	bool xfer_while_del = false;
+	int v, i, up = 0, closed = 0;
+
+	REQUIRE(r1 && r2);
+	REQUIRE(write_param("table_ack_ms", DEREG_ACK_MS) == 0);
+	v = victim(22105);
+	REQUIRE(v >= 0);
+	for (i = 0; i < SILENT; i++)
+		up += peer_up(&silent[i], 22105, 22170 + i, 0, 64 * KiB) == 0;
+	REQUIRE(up == SILENT);
+	REQUIRE(peer_up(&good, 22105, 22174, 0, 64 * KiB) == 0);
+
+	/* r1 and r2 reach every peer's table, each acknowledges them */
+	REQUIRE(reg_pumped(&a, v, r1, silent, SILENT, &good) == 0);
+	REQUIRE(reg_pumped(&b, v, r2, silent, SILENT, &good) == 0);
+	for (i = 0; i < SILENT; i++) {
+		REQUIRE(tbl_region(&silent[i], (uintptr_t)r1) != NULL);
+		silent[i].hold_acks = true;	/* and we never pump them again */
+	}
+	for (i = 0; i < SILENT; i++)
+		CHECK(!silent[i].disconnected);
+
+	memset(&del, 0, sizeof(del));
+	del.fd = v;
+	del.handle = a.handle;
+	REQUIRE(pthread_create(&del.t, NULL, dereg_thread, &del) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!hp_tbl_count(&good, HIXL_MSG_REGION_DEL, (uintptr_t)r1) &&
+	       hx_ms_since(&t0) < 10000)
+		hp_pump(&good, 20);
+	CHECK(hp_tbl_count(&good, HIXL_MSG_REGION_DEL, (uintptr_t)r1) == 1);
+	/* the DEREG_MEM now waits for the silent peers */
+	hx_fill(r2, 64 * KiB, 7);
+	d = (struct hixl_op_desc){ (uintptr_t)r2, (uintptr_t)good.mem, 4 * KiB };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_EQ(hx_xfer(v, 22174, HIXL_OP_WRITE, &d, 1, 10000, NULL), 0);
+	xfer_while_del = !__atomic_load_n(&del.done, __ATOMIC_ACQUIRE);
+	printf("#   TRANSFER during the DEREG_MEM's wait: %.0f ms\n", hx_ms_since(&t0));
+	CHECK(xfer_while_del);
+	CHECK_EQ(hx_first_diff(good.mem, r2, 4 * KiB), -1);
+	if (xfer_while_del)
+		CHECK_EQ(dereg_mem(v, a.handle), -ENOENT);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!__atomic_load_n(&del.done, __ATOMIC_ACQUIRE) && hx_ms_since(&t0) < 45000)
+		hp_pump(&good, 20);
+	pthread_join(del.t, NULL);
+	printf("#   DEREG_MEM with %d silent peers: %.0f ms (deadline %d ms)\n",
+	       SILENT, del.ms, DEREG_ACK_MS);
+	CHECK_EQ(del.ret, 0);
+	CHECK(del.ms < DEREG_ACK_MS + SLACK_MS);
+	for (i = 0; i < SILENT; i++)
+		closed += hp_wait_disconnect(&silent[i], 5000);
+	CHECK_EQ(closed, SILENT);
+	CHECK(!good.disconnected);
+	CHECK_EQ(dereg_mem(v, a.handle), -ENOENT);
+	CHECK_EQ(dereg_mem(v, b.handle), 0);
+	for (i = 0; i < SILENT; i++)
+		hp_close(&silent[i]);
+	hp_close(&good);
+	close(v);
+	if (old_ack != ~0ULL)
+		write_param("table_ack_ms", old_ack);
+}
+
 /* A REGION for [addr, addr + pages * 4 KiB) of nr_mrs MRs, announcing its first only. */
 static int send_region(struct hp *p, uint64_t addr, uint32_t pages, uint32_t nr_mrs)
 {
@@ -478,6 +607,7 @@ const struct ht_test keys_tests[] = {
 	{ "keys_no_kernel_iova", keys_no_kernel_iova },
 	{ "keys_silent_peers", keys_silent_peers },
 	{ "keys_rnr_peers", keys_rnr_peers },
+	{ "keys_silent_dereg", keys_silent_dereg },
 	{ "keys_landing_guess", keys_landing_guess },
 	{ "keys_engine_bounds", keys_engine_bounds },
 	{ NULL, NULL },
