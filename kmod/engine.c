@@ -103,7 +103,7 @@ int hixl_engine_usable(struct hixl_engine *eng)
  * ib_device_try_get() still succeeds on it, until the last client's remove
  * has run (disable_device() drops the registration's reference after the
  * clients' removes): only this set tells that hixl's remove has begun.
- * hixl_rail_revive() holds the lock from its check to the rail's
+ * hixl_rail_revive() holds the lock from its last check to the rail's
  * publication, so a removal either comes first (the device is not live:
  * no revival) or finds the published rail and detaches it again.
  */
@@ -115,9 +115,9 @@ static DEFINE_XARRAY(hixl_devs);
  *
  * Until hixl_devs_live_unlock(), hixl_ib_remove() cannot begin for any
  * device: check hixl_dev_live() and publish what uses the device
- * (hixl_rail_revive()) meanwhile.  Lock order: outside every engine lock,
- * which a holder takes only with mutex_trylock() (a command may hold an
- * engine's lock while it waits for user memory: engine.h).
+ * (hixl_rail_revive()) meanwhile.  Lock order: inside hixl_engine.lock; a
+ * holder takes no other lock, so a device's add and removal never wait
+ * for an engine.
  *
  * Context: process context, may sleep.
  */

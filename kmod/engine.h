@@ -30,10 +30,11 @@
  * Rails (setup.c, rail_revive.c): a rail's device removal holds rdma_sem for reading, then
  * for writing, as rail 0's (hixl_engine_rail_detach()); it marks the rail
  * under hixl_engine.lock  >  hixl_engine.links_lock.  hixl_rail_revive()
- * runs under rdma_sem (read) and takes engine.c's hixl_devs_lock (the
- * live devices, which hixl_ib_remove() takes alone first), then
- * hixl_engine.lock with mutex_trylock() only: a stuck engine must not
- * hold up every RDMA device's add and removal.
+ * runs under rdma_sem (read), takes hixl_engine.lock with mutex_trylock()
+ * and makes the rail's MRs, then takes engine.c's hixl_devs_lock (the
+ * live devices, innermost: its holders take no other lock) only to check
+ * the device and publish the rail: a stuck engine holds up no RDMA
+ * device's add or removal.
  * Rail links (raillink*.c): hixl_engine.links_lock  >  a primary's
  * hixl_link.rails.lock (a spinlock)  >  a rail link's hixl_link.lock; the
  * rail work takes rdma_sem for reading only with down_read_trylock(), so a

@@ -37,7 +37,8 @@
  * 0's links do.  Follows SETUP's own device lookup (hixl_cmd_setup()).
  *
  * Context: process context, may sleep; no hixl lock held except the
- * engine's rdma_sem for reading (raillink.c's rail work).
+ * engine's rdma_sem for reading (raillink.c's rail work).  Takes the
+ * engine's lock (mutex_trylock()) and, to publish the rail, hixl_devs_lock.
  * Return: 0 when rail @i is usable (it was, or is now); -EINVAL for a rail
  * the engine does not have or a loopback or unset engine; -ENODEV while
  * rail 0's device is gone, while rail @i's device is still being removed,
@@ -56,6 +57,7 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	struct hixl_rail *rail, tmp;
 	struct hixl_region *r;
 	unsigned long idx;
+	bool live;
 	u32 j;
 	int ret;
 
@@ -79,16 +81,11 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	if (ret)
 		return ret;
 	/*
-	 * A device being unregistered still resolves until RDMA CM's own
-	 * removal, after ours (hixl_ib_remove() detached the rail), and its
-	 * refcount drops only after every client's remove (disable_device()):
-	 * ib_device_try_get() alone let the rail work revive the rail on the
-	 * dying rxe1 (rxe_pool_cleanup WARNING, then a use after free in
-	 * restrack; raillink_device_readd, make bench-rails).  So the device
-	 * must also be live for hixl's ib_client (hixl_dev_live()), checked
-	 * under the lock that hixl_ib_remove() takes before it looks for the
-	 * device's engines, held until the rail is published: a removal
-	 * comes either first (no revival) or after, and detaches it again.
+	 * A device being unregistered still resolves, and ib_device_try_get()
+	 * still succeeds on it, until every client's remove has run: it must
+	 * also be live for hixl (hixl_dev_live()).  Checked here, cheaply, and
+	 * again under hixl_devs_lock when the rail is published: a removal
+	 * then comes either first (no revival) or after, and detaches it.
 	 * The reference keeps the device while we use it.
 	 */
 	if (!ib_device_try_get(tmp.ibdev)) {
@@ -96,21 +93,16 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 		return -ENODEV;
 	}
 	hixl_devs_live_lock();
-	if (!hixl_dev_live(tmp.ibdev)) {
-		hixl_devs_live_unlock();
+	live = hixl_dev_live(tmp.ibdev);
+	hixl_devs_live_unlock();
+	if (!live) {
 		ib_device_put(tmp.ibdev);
 		hixl_rail_close(&tmp);
 		return -ENODEV;
 	}
 
-	/*
-	 * hixl_devs_lock is global (every device's add and removal take it):
-	 * never sleep on an engine lock under it, which a command of that
-	 * engine may hold while it waits for user memory that never comes
-	 * (engine.h).  A busy engine is revived at the rail work's next tick.
-	 */
+	/* a busy engine is revived at the rail work's next tick */
 	if (!mutex_trylock(&eng->lock)) {
-		hixl_devs_live_unlock();
 		ib_device_put(tmp.ibdev);
 		hixl_rail_close(&tmp);
 		return -EAGAIN;
@@ -147,6 +139,18 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 		if (ret)
 			break;
 	}
+	/*
+	 * The MRs were made without hixl_devs_lock (a device's add and removal
+	 * wait for nothing of an engine); the device must still be live when
+	 * the rail is published.
+	 */
+	if (!ret) {
+		hixl_devs_live_lock();
+		if (!hixl_dev_live(tmp.ibdev)) {
+			hixl_devs_live_unlock();
+			ret = -ENODEV;
+		}
+	}
 	if (ret) {
 		xa_for_each(&eng->regions, idx, r)
 			hixl_region_free_mrs_rail(r, rd, i);
@@ -155,16 +159,15 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	}
 	smp_store_release(&rail->pd, tmp.pd);	/* hixl_rail_dev() sees it whole */
 	WRITE_ONCE(eng->rail_ibdev[i], rail->ibdev);
+	hixl_devs_live_unlock();
 	hixl_engine_rails_update(eng);
 	mutex_unlock(&eng->lock);
-	hixl_devs_live_unlock();
 	ib_device_put(tmp.ibdev);
 	pr_info("engine %llu: rail %u back on %s\n", eng->id, i, rail->device);
 	return 0;
 
 out_close:
 	mutex_unlock(&eng->lock);
-	hixl_devs_live_unlock();
 	ib_device_put(tmp.ibdev);
 	hixl_rail_close(&tmp);
 	return ret;
