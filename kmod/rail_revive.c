@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rail_revive.c - an extra rail whose device went comes back: the rail
- * work of raillink.c asks hixl_rail_revive() before it re-makes a rail
- * link on a rail that has no device.  The address resolves again (as
- * SETUP's, rail_dev.c's hixl_rail_resolve()), the rail's PD and every
- * valid region's MRs on it are made (mr.c), and the rail is published.
- * Its removal is setup.c's (hixl_engine_rail_detach()).  Locks: as
- * engine.h's "Rails" says.
+ * rail_revive.c - an extra rail whose device went away comes back.  Its
+ * removal is hixl_engine_rail_detach() (setup.c); locks as engine.h's
+ * "Rails".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,29 +20,19 @@
 /**
  * hixl_rail_revive() - bring back rail @i of an engine whose device is gone
  * @eng: the engine
- * @i:   the rail, 1..its extra rails (0: rail 0 is never revived: its
- *       device's removal detached the whole engine)
+ * @i:   the rail, >= 1
  *
- * When rail @i's device is gone (removed, hixl_engine_rail_detach()), its
- * address is resolved again in the SETUP caller's network namespace, as
- * SETUP did (rdma_bind_addr()); when a device owns it (the same one added
- * again, or another, that no other rail of the engine has), the rail's PD
- * and every valid region's MRs on it are made under the engine's lock, and
- * the rail is published (hixl_rail_dev() sees it, the regions' rails are
- * recomputed).  Rail links then activate those MRs (IB_WR_REG_MR) as rail
- * 0's links do.  Follows SETUP's own device lookup (hixl_cmd_setup()).
+ * Resolves the rail's address again as SETUP did (hixl_cmd_setup()); if
+ * a device not used by another rail owns it, makes the rail's PD and every
+ * valid region's MRs on it and publishes the rail.
  *
- * Context: process context, may sleep; no hixl lock held except the
- * engine's rdma_sem for reading (raillink.c's rail work).
- * Return: 0 when rail @i is usable (it was, or is now); -EINVAL for a rail
- * the engine does not have or a loopback or unset engine; -ENODEV while
- * rail 0's device is gone, while rail @i's device is still being removed,
- * when no RDMA device owns the address, or it is rail 0's or another
- * rail's device; -EADDRNOTAVAIL when the address is not local (yet);
- * -EAGAIN when the engine's lock is busy (a command holds it: the caller
- * tries again later);
- * -EOPNOTSUPP, -ENOMEM, or the device's -errno from ib_alloc_pd() or MR
- * creation (everything made here undone).
+ * Context: process context, may sleep; only @eng->rdma_sem held, for
+ * reading.
+ * Return: 0 if rail @i is usable; -EINVAL no such rail, or a loopback or
+ * unset engine; -ENODEV rail 0's or rail @i's device gone or going, or no
+ * other device owns the address; -EADDRNOTAVAIL address not local;
+ * -EAGAIN engine lock busy, try later; -EOPNOTSUPP, -ENOMEM or the
+ * device's -errno (all undone).
  */
 int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 {
@@ -79,17 +65,10 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	if (ret)
 		return ret;
 	/*
-	 * A device being unregistered still resolves until RDMA CM's own
-	 * removal, after ours (hixl_ib_remove() detached the rail), and its
-	 * refcount drops only after every client's remove (disable_device()):
-	 * ib_device_try_get() alone let the rail work revive the rail on the
-	 * dying rxe1 (rxe_pool_cleanup WARNING, then a use after free in
-	 * restrack; raillink_device_readd, make bench-rails).  So the device
-	 * must also be live for hixl's ib_client (hixl_dev_live()), checked
-	 * under the lock that hixl_ib_remove() takes before it looks for the
-	 * device's engines, held until the rail is published: a removal
-	 * comes either first (no revival) or after, and detaches it again.
-	 * The reference keeps the device while we use it.
+	 * A device being unregistered still resolves and can still be got,
+	 * so it must also be live for our ib_client (hixl_dev_live()),
+	 * checked under the lock hixl_ib_remove() takes and held until the
+	 * rail is published: a removal comes first or detaches it again.
 	 */
 	if (!ib_device_try_get(tmp.ibdev)) {
 		hixl_rail_close(&tmp);
@@ -104,10 +83,8 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	}
 
 	/*
-	 * hixl_devs_lock is global (every device's add and removal take it):
-	 * never sleep on an engine lock under it, which a command of that
-	 * engine may hold while it waits for user memory that never comes
-	 * (engine.h).  A busy engine is revived at the rail work's next tick.
+	 * hixl_devs_lock is global: never sleep on an engine lock under it
+	 * (engine.h).  A busy engine is revived at a later tick.
 	 */
 	if (!mutex_trylock(&eng->lock)) {
 		hixl_devs_live_unlock();
@@ -125,10 +102,7 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	for (j = 0; j < rd->nr_rails; j++)
 		if (j != i - 1 && rd->rails[j].ibdev == tmp.ibdev)
 			goto out_close;
-	/*
-	 * The MRs first, on the device not yet published (hixl_rail_dev()
-	 * reads @pd first): nobody sees the rail before they all exist.
-	 */
+	/* make the MRs before publishing the rail (hixl_rail_dev() reads @pd) */
 	strscpy(rail->device, tmp.device, sizeof(rail->device));
 	rail->ibdev = tmp.ibdev;
 	rail->page_size_cap = tmp.page_size_cap;
