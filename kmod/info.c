@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * info.c - HIXL_IOC_GET_INFO: the ABI version, the feature mask and the
- * limits in force.
- */
+/* info.c - HIXL_IOC_GET_INFO: ABI version, features and limits in force. */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/string.h>
@@ -13,17 +10,10 @@
 
 /**
  * hixl_cmd_get_info() - validate and answer a GET_INFO request
- * @eng:  the asking engine (unused: the answer is the same for every engine)
- * @info: in: the caller's struct, already copied into the kernel;
- *        out: the answer, reserved fields zeroed
- *
- * Input fields are @info->flags, @info->reserved0, @info->reserved1 and
- * @info->reserved[], all of which must be zero; the output fields are
- * ignored on input and overwritten.
- *
+ * @eng:  the asking engine (unused)
+ * @info: in: the request, in kernel memory; out: the answer
  * Context: any; does not sleep.
- * Return: 0, or -EINVAL when a flag bit or a reserved field is non-zero
- * (no flags are defined yet).
+ * Return: 0, or -EINVAL if a flag or reserved field is non-zero.
  */
 int hixl_cmd_get_info(struct hixl_engine *eng, struct hixl_info *info)
 {

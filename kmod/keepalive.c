@@ -1,33 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * keepalive.c - a silent peer is detected: keep-alives on idle links, and
- * what a link does when the RC transport gives up on its peer.
+ * keepalive.c - detecting a silent peer.
  *
- * A peer that is hung, powered off or cut off (cable pulled, its netdev
- * set down, its address removed) sends no DREQ: without traffic nothing on
- * our side ever notices, and a transfer posted later would wait for the
- * transport.  So every READY link that has been idle - no completion of
- * ours (a message, a transfer, an earlier keep-alive) and no message from
- * the peer - for hixl.keepalive_ms posts one zero-length RDMA WRITE.  The
- * peer's RC transport must ACK it; the peer's process plays no part (its
- * kernel ACKs for a stopped process), so only a peer that the network no
- * longer reaches, or whose machine is gone, stays silent.  Then our QP
- * exhausts its retries (IB_WC_RETRY_EXC_ERR) and the link fails with
- * -EHOSTDOWN, "keep-alive: no answer from the peer".  A busy link needs no
- * keep-alive: its own transfers run into the same retry limit, and
- * hixl_link_lost() gives them the same error.
- *
- * A zero-length WRITE needs no remote key or address (IBTA C9-88; rxe:
- * check_rkey() in rxe_resp.c since before 6.1), consumes no receive buffer
- * of the peer and is no message of the wire protocol: a peer of any version
- * answers it, so nothing is negotiated.
- *
- * The bound (docs/protocol.md, "Keep-alive"): the QP's ACK timeout is set
- * to HIXL_ACK_TIMEOUT (4.096 us * 2^17 = 537 ms) and its retry count to
- * HIXL_RETRY_COUNT (6) on both sides (cm.c), so the transport gives up
- * 7 * 537 ms = 3.8 s after the last unanswered request; a silent peer is
- * detected at most keepalive_ms + 3.8 s after it fell silent (4.8 s at the
- * default 1000 ms), plus scheduling delay.
+ * A hung or unreachable peer sends no DREQ.  So a READY link idle for
+ * keepalive_ms (no completion of ours, no message from the peer) posts one
+ * zero-length RDMA WRITE, which the peer's RC transport must ACK; it needs
+ * no rkey (IBTA C9-88) and no receive buffer, so any peer version answers.
+ * If none comes, the QP exhausts its retries (IB_WC_RETRY_EXC_ERR) and the
+ * link fails with -EHOSTDOWN, within keepalive_ms + 7 * 537 ms
+ * (HIXL_ACK_TIMEOUT, HIXL_RETRY_COUNT; docs/protocol.md, "Keep-alive").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,11 +23,7 @@
 #include "link.h"
 #include "keepalive.h"
 
-/*
- * The keep-alive interval, ms; 0 turns keep-alives off (a silent peer is
- * then noticed only by the transfers posted to it).  Read at every tick, so
- * a change applies to existing links within a second.
- */
+/* The keep-alive interval, ms; 0 turns keep-alives off.  Read at each tick. */
 unsigned int hixl_keepalive_ms = 1000;
 module_param_named(keepalive_ms, hixl_keepalive_ms, uint, 0644);
 MODULE_PARM_DESC(keepalive_ms,
@@ -56,17 +33,12 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_keepalive_ms);
 /**
  * hixl_ka_decide() - what a link's keep-alive tick does
  * @now:      jiffies now
- * @last:     jiffies of the link's last sign of life (&hixl_link_ka.last)
- * @interval: the keep-alive interval in jiffies; 0: keep-alives are off
+ * @last:     jiffies of the link's last sign of life
+ * @interval: the interval in jiffies; 0: keep-alives off
  * @busy:     a keep-alive is still on the send queue
  * @next:     out: jiffies until the next tick (at least 1)
- *
- * Pure: the work (hixl_ka_work()) acts on it; KUnit tests it.
- *
- * Return: HIXL_KA_OFF (keep-alives off: look again in a second),
- * HIXL_KA_WAIT (the link was active within @interval, or a keep-alive is
- * outstanding and the QP's retries decide), HIXL_KA_POST (idle for
- * @interval: post one).
+ * Return: HIXL_KA_OFF (off), HIXL_KA_WAIT (active within @interval, or a
+ * keep-alive outstanding) or HIXL_KA_POST (idle: post one).
  */
 enum hixl_ka_action hixl_ka_decide(unsigned long now, unsigned long last,
 				   unsigned long interval, bool busy, unsigned long *next)
@@ -89,10 +61,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_ka_decide);
 /**
  * hixl_wc_errno() - the link error of a failed work completion
  * @wc: a completion whose status is not IB_WC_SUCCESS
- *
- * Return: -ECONNRESET for a flush (the QP went to error for another
- * reason, which said why first); -EHOSTDOWN when the transport's retries
- * ran out (IB_WC_RETRY_EXC_ERR: the peer does not answer); else -EIO.
+ * Return: -ECONNRESET for a flush; -EHOSTDOWN if transport retries ran out;
+ * else -EIO.
  */
 int hixl_wc_errno(const struct ib_wc *wc)
 {
@@ -110,16 +80,13 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_wc_errno);
 /**
  * hixl_link_lost() - the transport gave up on the peer: fail the link
  * @l:    the link
- * @what: what went unanswered, for the log ("keep-alive", "transfer")
+ * @what: what went unanswered, for the log
  *
- * Marks the link broken with -EHOSTDOWN (the first error sticks) and, for
- * an accepted link, takes it off the engine's list and tears it down
- * (hixl_link_abort()): a silent peer sends no DREQ, so nothing else would,
- * and a peer that comes back connects anew.  A link we connected stays
- * listed, broken, so that the next call on it says -EHOSTDOWN, until a
- * DISCONNECT or a new CONNECT (AutoConnect does both) replaces it.
+ * Breaks the link with -EHOSTDOWN (the first error sticks).  An accepted
+ * link is also unlisted and torn down, as no DREQ will come; a connected
+ * one stays listed, broken, until DISCONNECT or a new CONNECT.
  *
- * Context: any that may queue work (the CQ handler).
+ * Context: any that may queue work.
  */
 void hixl_link_lost(struct hixl_link *l, const char *what)
 {
@@ -149,7 +116,7 @@ static void hixl_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status == IB_WC_RETRY_EXC_ERR) {
 		hixl_link_lost(l, "keep-alive");
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
-		/* a local failure (the QP is in error now); a flush: another one said why */
+		/* a local failure; for a flush, another completion said why */
 		hixl_link_warn(l, "keep-alive: %s\n", ib_wc_status_msg(wc->status));
 		hixl_link_fail(l, hixl_wc_errno(wc));
 	}
@@ -165,18 +132,10 @@ static void hixl_ka_arm(struct hixl_link *l, unsigned long delay)
 }
 
 /*
- * Post one signaled zero-length RDMA WRITE.  post_mutex only if free: its
- * holder is posting (a message, staging), whose own completion or timeout
- * says whether the peer answers; the next tick tries again.
- *
- * Nothing is posted while our port is down (hixl_link_port_up()).  A
- * keep-alive there fails locally, not for want of an answer, and that is a
- * local event, not a silent peer.  Worse, on rxe: a send that fails moves
- * its QP to error (rxe_requester(), the GSI QP's too), and with
- * keep-alives posted while the netdev was down (the accepted link then
- * failed and was torn down, sending its DREQ) no CONNECT on the device
- * worked after it came back (test_fault.c's fault_netdev_down, 3 runs of 4
- * on the debug kernel).
+ * Post one signaled zero-length RDMA WRITE.  Take post_mutex only if free:
+ * its holder's own completion tells whether the peer answers.  Post nothing
+ * while our port is down (hixl_link_port_up()): that is a local event, and
+ * on rxe a send that fails moves the QP, and the GSI QP, to error.
  */
 static void hixl_ka_post(struct hixl_link *l)
 {
@@ -218,7 +177,7 @@ static void hixl_ka_work(struct work_struct *w)
 }
 
 /**
- * hixl_link_ka_init() - set up a new link's keep-alive (not started)
+ * hixl_link_ka_init() - set up a new link's keep-alive, not started
  * @l: the link, being allocated
  */
 void hixl_link_ka_init(struct hixl_link *l)
@@ -228,10 +187,9 @@ void hixl_link_ka_init(struct hixl_link *l)
 }
 
 /**
- * hixl_link_ka_start() - start a link's keep-alives as it becomes READY
- * @l: the link; its @lock held, its state just set to READY
- *
- * Context: any (called under the link's spinlock).
+ * hixl_link_ka_start() - start a link's keep-alives
+ * @l: the link; its @lock held, just set to READY
+ * Context: any.
  */
 void hixl_link_ka_start(struct hixl_link *l)
 {
@@ -245,8 +203,7 @@ void hixl_link_ka_start(struct hixl_link *l)
 
 /**
  * hixl_link_ka_stop() - stop a link's keep-alives for good
- * @l: the link, marked CLOSED (so no tick queues itself again)
- *
+ * @l: the link, marked CLOSED
  * Context: process context, may sleep (waits for a running tick).
  */
 void hixl_link_ka_stop(struct hixl_link *l)

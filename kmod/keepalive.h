@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * keepalive.h - silent peers: a link's keep-alive (keepalive.c).
- */
+/* keepalive.h - a link's keep-alive (keepalive.c). */
 #ifndef _HIXL_KEEPALIVE_H
 #define _HIXL_KEEPALIVE_H
 
@@ -22,7 +20,7 @@ void hixl_link_ka_init(struct hixl_link *l);
 void hixl_link_ka_start(struct hixl_link *l);
 void hixl_link_ka_stop(struct hixl_link *l);
 
-/* A sign of life from the peer: the keep-alive waits a full interval again. */
+/* A sign of life from the peer: restart the keep-alive interval. */
 static inline void hixl_link_alive(struct hixl_link *l)
 {
 	WRITE_ONCE(l->ka.last, jiffies);

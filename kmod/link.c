@@ -1,22 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * link.c - a connection between two engines as every part of it uses
- * one: its state and failure, references and the queued release, the
- * handshake's deadline, the engine's list of links and the lookup of a
- * peer's.  Its life (allocation, the QP side, teardown, the handshake) is
- * link_life.c's.
- *
- * The layers of a link, one file each: RDMA CM connect, accept and
- * disconnect (cm.c, connect.c); posting messages (msg.c), their buffers and receive
- * dispatch (msg_rx.c);
- * our region table to the peer (table.c) and the peer's to us (rtable.c);
- * notifications (notify.c); staging (stage.c); the transfer queue (xq.c).
- *
- * Model: drivers/nvme/host/rdma.c and drivers/nvme/target/rdma.c (the
- * active side drives address/route resolution and connect from the calling
- * thread and waits for each CM event; the passive side creates the QP and
- * accepts inside the CONNECT_REQUEST handler), drivers/infiniband/ulp/rtrs
- * (one handler for listener and connection ids).
+ * link.c - what every part of a link uses: its state and failure,
+ * references and release, the handshake deadline, the engine's list of
+ * links and the lookup of a peer's.  Its life is in link_life.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,14 +24,13 @@
 #include "trace.h"
 
 /**
- * hixl_link_warn() - log what a link's peer did (or may have done)
- * @l:   the link; its engine and the peer's address (@l->raddr) open the line
+ * hixl_link_warn() - log what a link's peer did, rate-limited
+ * @l:   the link; the line starts with its engine and peer address
  * @fmt: printf format of the rest, ending in a newline
  *
- * Every line a remote peer can trigger goes through here, after rtrs's
- * rtrs_err_rl() (drivers/infiniband/ulp/rtrs/rtrs-log.h): rate-limited (one
- * state for all links, the kernel's default 10 lines per 5 s, so a hostile
- * peer cannot flood the log) and prefixed with "engine ID: peer ADDR:".
+ * Every line a remote peer can trigger goes through here, as rtrs's
+ * rtrs_err_rl(), so a hostile peer cannot flood the log.
+ *
  * Context: any; does not sleep.
  */
 void hixl_link_warn(const struct hixl_link *l, const char *fmt, ...)
@@ -74,12 +59,11 @@ bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockad
 	       !memcmp(a->addr, b->addr, sizeof(a->addr));
 }
 
-/* ---- state ----------------------------------------------------------------------- */
-
 /**
  * hixl_link_state() - a link's state and, when broken, why
  * @l:   the link
- * @err: out: the link's error (-errno) when the state is ERROR or CLOSED
+ * @err: out: the link's -errno when the state is ERROR or CLOSED
+ * Return: the enum hixl_link_state.
  */
 int hixl_link_state(struct hixl_link *l, int *err)
 {
@@ -96,7 +80,6 @@ int hixl_link_state(struct hixl_link *l, int *err)
  * hixl_link_fail() - mark a link broken; the first error sticks
  * @l:   the link
  * @err: -errno the next caller gets
- *
  * Context: any.
  */
 void hixl_link_fail(struct hixl_link *l, int err)
@@ -121,18 +104,14 @@ void hixl_link_fail(struct hixl_link *l, int err)
 /**
  * hixl_link_abort() - break a link and free it without waiting for the peer
  * @l:   the link
- * @err: -errno the next caller gets (hixl_link_fail())
+ * @err: -errno the next caller gets
  *
- * For a peer that broke the protocol: the link is marked broken, parses
- * nothing more but a NOTIFY that arrived whole (hixl_rx_done() drops
- * everything after a bad message or a failed receive), and is taken off
- * the engine's list and torn down from the engine's workqueue, which
- * disconnects the peer and gives its link slot back at once.  A link
- * whose hixl_accept() is still running (its QP can fail under
- * rdma_accept()) is only marked broken: hixl_accept() frees it, or
- * releases it once it has returned.
+ * For a peer that broke the protocol: the link parses nothing more and is
+ * unlisted and torn down from the engine's workqueue, giving its slot back
+ * at once.  While hixl_accept() runs the link is only marked broken;
+ * hixl_accept() frees it.
  *
- * Context: any that may queue work (the CQ handler).
+ * Context: any that may queue work.
  */
 void hixl_link_abort(struct hixl_link *l, int err)
 {
@@ -167,9 +146,10 @@ void hixl_link_check_ready(struct hixl_link *l)
  * hixl_link_usable() - may work be posted on this link now?
  * @l: the link; post_mutex held
  *
- * A reference keeps the struct, not its QP: hixl_link_destroy() marks the
- * link CLOSED and then frees the QP and the message buffers under
- * post_mutex.  Everyone who takes post_mutex to post checks this first.
+ * hixl_link_destroy() frees the QP under post_mutex, so every poster
+ * checks this first.
+ *
+ * Return: true if its QP and buffers exist and it is not broken.
  */
 bool hixl_link_usable(struct hixl_link *l)
 {
@@ -181,24 +161,15 @@ bool hixl_link_usable(struct hixl_link *l)
 
 /**
  * hixl_link_port_up() - is the port under a link's connection up?
- * @l: the link; its @cm_id stays while we read it (READY, or cm_mutex held)
+ * @l: the link; its @cm_id stays while we read it
  *
- * A RoCE port follows its netdev, and the core's cached port state
- * (ib_get_cached_port_state()) follows the port late: a work item updates
- * it after the port event, and rxe1's was still ACTIVE 225 ms after its
- * netdev went down (Linux 6.1 under QEMU/TCG).  A keep-alive posted then
- * failed locally, and no connection on the device came up afterwards
- * until it was made again; a CM MAD sent on a port that is down (the DREQ
- * of a link torn down, the REQ of a rail link made again) moves rxe's GSI
- * QP to the error state, with the same end (docs/developing.md).  So the
- * netdev the connection is bound to is read first (netif_running() and
- * netif_carrier_ok(), what rxe_set_port_state() in
- * drivers/infiniband/sw/rxe sets its port from), then the cached state.
+ * The core's cached port state lags the netdev, and a send on a port that
+ * is down breaks rxe's QPs (docs/developing.md).  So read the bound netdev
+ * first, as rxe_set_port_state() does, then the cached state.
  *
- * Context: any (RCU inside).
- * Return: false when the bound netdev (not of an InfiniBand port) is not
- * running or has no carrier, or the cached port state is known and not
- * ACTIVE; true otherwise (no cm_id, no bound netdev: unknown counts as up).
+ * Context: any.
+ * Return: false if the bound netdev is not running or has no carrier, or
+ * the cached port state is not ACTIVE; true otherwise, also if unknown.
  */
 bool hixl_link_port_up(struct hixl_link *l)
 {
@@ -212,7 +183,7 @@ bool hixl_link_port_up(struct hixl_link *l)
 		return true;
 	da = &id->route.addr.dev_addr;
 	rcu_read_lock();
-	/* an InfiniBand port does not follow its IPoIB netdev: only RoCE's */
+	/* only a RoCE port follows its netdev */
 	ndev = da->bound_dev_if && da->net &&
 	       !(id->device && rdma_protocol_ib(id->device, id->port_num)) ?
 	       dev_get_by_index_rcu(da->net, da->bound_dev_if) : NULL;
@@ -224,13 +195,16 @@ bool hixl_link_port_up(struct hixl_link *l)
 	return up;
 }
 
-/*
- * Queue one of the link's works that may wait for the engine's lock (the
- * setup work, the peer's STAGE_REQ, its release) on the engine's own
- * workqueue, unless hixl_link_destroy() has begun: it marks the link
- * CLOSED under @l->lock before it cancels them, so nothing is queued after
- * its cancel_work_sync().  Called from the CM handler and the CQ's
- * workqueue.  Return: true when @w was queued now.
+/**
+ * hixl_link_queue() - queue a link's work on the engine's workqueue
+ * @l: the link
+ * @w: the setup work, the peer's STAGE_REQ or the release
+ *
+ * Nothing is queued once hixl_link_destroy() marked the link CLOSED, so
+ * its cancel_work_sync() is final.
+ *
+ * Context: any.
+ * Return: true if @w was queued now.
  */
 bool hixl_link_queue(struct hixl_link *l, struct work_struct *w)
 {
@@ -244,21 +218,15 @@ bool hixl_link_queue(struct hixl_link *l, struct work_struct *w)
 }
 
 /**
- * hixl_name_is_source() - is @name's address the one @l's connection came from?
- * @l:    an accepted link (its cm_id's destination is the peer's source)
- * @name: a peer's claimed name (its HELLO), or its rail address from the
- *        primary's rails block (raillink_hello.c)
+ * hixl_name_is_source() - is @name's address the one @l came from?
+ * @l:    an accepted link
+ * @name: a peer's claimed name, or its rail address
  *
- * hixl binds a CONNECT to its engine's own address (or rail address,
- * hixl_link_try_connect()), so a legitimate peer's claim and the source
- * address agree; ports differ (RDMA CM's source port is not the
- * listener's), so only the address is compared: on a shared host a local
- * user can claim another local engine's name (same address, other port)
- * to an engine without a secret; docs/protocol.md ("The claimed name")
- * says so, and that the engine secret is the answer.
+ * hixl binds a CONNECT to its engine's address, so a legitimate claim and
+ * the source address agree; ports differ and are not compared
+ * (docs/protocol.md, "The claimed name").
  *
- * Return: true when the addresses are equal; false otherwise, and for a
- * name hixl_sockaddr_to_kernel() refuses.
+ * Return: true if the addresses are equal.
  */
 bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name)
 {
@@ -274,23 +242,15 @@ bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name)
 			       &((struct sockaddr_in6 *)&ss)->sin6_addr);
 }
 
-/* ---- references and release ---------------------------------------------------------- */
-
 /**
  * hixl_link_hs_progress() - an accepted link's handshake moved on
  * @l: the link
  *
- * A HELLO or table message of the peer (REGION, REGION_DEL, TABLE_END), or
- * a SEND or REG_MR of ours, while the link is CONNECTING: its handshake
- * deadline (@l->hs_work) is hixl_handshake_ms from now.  A table of
- * thousands of regions takes longer than handshake_ms to cross (one
- * message per region, each waited for) and its link used to be closed
- * midway; a peer that stops is still closed handshake_ms after its last
- * message.  Nothing for a link we connected (no deadline) or one past its
- * handshake.  hixl_link_destroy() marks the link CLOSED under @l->lock
- * before it cancels @l->hs_work, so nothing re-arms it afterwards.
+ * A peer's HELLO or table message, or a SEND or REG_MR of ours, while
+ * CONNECTING restarts the deadline: a large table takes longer than
+ * hixl_handshake_ms to cross.
  *
- * Context: any (the CQ's completion handler, a process sending).
+ * Context: any.
  */
 void hixl_link_hs_progress(struct hixl_link *l)
 {
@@ -306,12 +266,7 @@ void hixl_link_hs_progress(struct hixl_link *l)
 /* The links' transfer queue (struct hixl_link_queue_ops), set at load by main.c. */
 const struct hixl_link_queue_ops *hixl_xq_ops __read_mostly;
 
-/**
- * hixl_link_free() - kref release of a link: free the struct
- * @ref: the link's @ref, now zero
- *
- * The link was torn down (hixl_link_destroy()) or never connected.
- */
+/* kref release of a link, torn down or never connected */
 static void hixl_link_free(struct kref *ref)
 {
 	struct hixl_link *l = container_of(ref, struct hixl_link, ref);
@@ -363,12 +318,9 @@ void hixl_release_done(struct hixl_engine *eng)
 }
 
 /*
- * A release runs on the engine's workqueue (it waits for the link's setup
- * work, which waits for the engine's lock) and is counted in the engine's
- * @releases, so that an engine being destroyed waits for the ones that
- * already took their link off its list, and for no other engine's
- * (hixl_engine_links_destroy()).  A link whose hixl_link_destroy() has
- * begun needs none: that is the release.
+ * Release a link on the engine's workqueue, counted in @releases so that
+ * hixl_engine_links_destroy() waits for it.  None once hixl_link_destroy()
+ * began.
  */
 void hixl_link_schedule_release(struct hixl_link *l)
 {
@@ -394,19 +346,14 @@ void hixl_link_cancel_release(struct hixl_link *l)
 
 /**
  * hixl_link_lookup() - the engine's link to a peer, without a reference
- * @eng:  the engine; its links_lock held (the link stays listed while it is)
+ * @eng:  the engine; its links_lock held
  * @peer: the peer engine's name
  *
- * An engine may hold two links named @peer: one it connected and one the
- * peer connected to it, or a broken one beside a new one, after the peer
- * restarted and connected to us before we noticed (a silent peer's link
- * breaks only at its keep-alive).  A link that is not broken wins, so a
- * restarted peer's new link, and its new table, are used at once; the
- * broken one stays until a DISCONNECT or CONNECT replaces it (ours) or
- * its release (accepted).
+ * There may be two links to @peer (one each way, or a broken one beside
+ * a restarted peer's new one); one not broken wins.
  *
- * Return: the first link to @peer that is not broken, else the first
- * broken one, or NULL when there is none.
+ * Return: the first link to @peer not broken, else the first broken one,
+ * or NULL.
  */
 struct hixl_link *hixl_link_lookup(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
 {
@@ -444,9 +391,8 @@ static struct hixl_link *hixl_link_find(struct hixl_engine *eng, const struct hi
  * hixl_link_get() - the engine's link to a peer, with a reference
  * @eng:  the engine
  * @peer: the peer engine's name
- *
- * Context: process context; sleeps on the engine's links_lock.
- * Return: the link, or NULL when there is none.
+ * Context: process context, sleeps.
+ * Return: the link, or NULL if there is none.
  */
 struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
 {
@@ -459,15 +405,12 @@ struct hixl_link *hixl_link_get(struct hixl_engine *eng, const struct hixl_socka
 }
 
 /**
- * hixl_link_tryget() - hixl_link_get() for a caller that must not sleep
+ * hixl_link_tryget() - hixl_link_get() without sleeping on links_lock
  * @eng:  the engine
  * @peer: the peer engine's name
- *
- * Context: process context that must not sleep on a lock (io_uring's
- * IO_URING_F_NONBLOCK issue); takes links_lock only if it is free.
- * Return: the link, with a reference; NULL when there is none;
- * ERR_PTR(-EAGAIN) when links_lock is held (a CONNECT, an accepted link,
- * a teardown or debugfs is walking or changing the list).
+ * Context: process context that must not sleep (IO_URING_F_NONBLOCK).
+ * Return: the link with a reference; NULL if there is none;
+ * ERR_PTR(-EAGAIN) if links_lock is held.
  */
 struct hixl_link *hixl_link_tryget(struct hixl_engine *eng, const struct hixl_sockaddr *peer)
 {

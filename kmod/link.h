@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * link.h - a link: one RC connection to a peer engine, and the layers that
- * use it (link.c lifetime and state, msg.c messages, cm.c RDMA CM,
- * table.c/rtable.c the region tables, notify.c, stage.c; xq.c's transfer
- * queue is xfer.h's).  Locks: in the order of engine.h; each lock's
- * purpose at its field in struct hixl_link.
+ * use it (link.c, link_life.c, msg.c, cm.c, table.c, rtable.c, notify.c,
+ * stage.c).  Lock order: engine.h.
  */
 #ifndef _HIXL_LINK_H
 #define _HIXL_LINK_H
@@ -34,7 +32,7 @@ struct rdma_cm_id;
 #define HIXL_AUTH_NONCE		32	/* proto.h HIXL_AUTH_NONCE_LEN */
 #define HIXL_RAIL_TOKEN		16
 
-/* Where a link is in the secret exchange (hixl_link.auth_state, under its @lock). */
+/* Where a link is in the secret exchange (hixl_link.auth_state). */
 enum hixl_auth_state {
 	HIXL_AUTH_NONE,		/* no secret: no exchange, nothing waits for it */
 	HIXL_AUTH_START,	/* connector: CHALLENGE not sent yet */
@@ -49,27 +47,19 @@ enum hixl_auth_state {
 
 /**
  * struct hixl_link_rails - a primary link's rail links (raillink.c)
- * @lock:   protects @link[], @nr, @dying and @peer_rail[] (a spinlock:
- *          hixl_link_rail_get() runs in any context that may take one);
- *          nests inside hixl_link.lock's users only as documented in
- *          engine.h (it is innermost but for hixl_local_lock)
+ * @lock:   protects @link[], @nr, @dying and @peer_rail[]; a spinlock, as
+ *          hixl_link_rail_get() runs in any context
  * @link:   rail i's link (no reference: a rail link unhooks itself in
- *          hixl_link_destroy() before its list reference goes); [0] NULL,
- *          the primary is rail 0
- * @nr:     rails paired with the peer, >= 1: min(ours, the peer's), set
- *          by the peer's HELLO (1 before it and for a peer without rails)
- * @token:  ours, random, sent in our HELLO's rails block; an acceptor
- *          hangs a rail link off the primary whose token its HELLO names
- * @peer_token: the peer's, from its HELLO (the connector's rail links
- *          carry it)
- * @peer_rail: the peer's rail i address and listener port (i >= 1), from
- *          its HELLO: where the connector connects rail i, and the source
- *          address an acceptor requires of rail i's connection
+ *          hixl_link_destroy()); [0] is NULL, the primary is rail 0
+ * @nr:     rails paired with the peer: min(ours, the peer's), >= 1
+ * @token:  ours, random, sent in our HELLO; an acceptor hangs a rail link
+ *          off the primary whose token its HELLO names
+ * @peer_token: the peer's, from its HELLO
+ * @peer_rail: the peer's rail i address and listener port, from its HELLO
  * @dying:  the primary is being torn down: no rail link is hooked any more
- * @work:   (active) every HIXL_RAIL_RETRY_MS while the primary is READY:
- *          destroys broken rail links and makes missing ones
- * @work_on: @work may be queued (an active primary whose CONNECT made its
- *          rails); under hixl_link.lock, as the queueing is
+ * @work:   (active) every HIXL_RAIL_RETRY_MS while READY: destroys broken
+ *          rail links and makes missing ones
+ * @work_on: @work may be queued; under hixl_link.lock
  */
 struct hixl_link_rails {
 	spinlock_t lock;
@@ -100,8 +90,7 @@ enum hixl_link_state {
 
 /*
  * A peer's registration; usable once all @nr_mrs arrived (@got).  @device:
- * dma-buf memory, which the peer cannot scatter into or gather from, so
- * descriptors to it are never staged.
+ * dma-buf memory, never staged.
  */
 struct hixl_rregion {
 	u64 addr;
@@ -116,14 +105,13 @@ struct hixl_rregion {
 struct hixl_link;
 
 /**
- * struct hixl_iu - one message buffer of a link: its send buffer, a receive
- * buffer or the STAGE_DONE reply buffer (like rtrs's struct rtrs_iu; msg.c)
+ * struct hixl_iu - one message buffer of a link (as rtrs's struct rtrs_iu)
  * @cqe:  completion of the work request that uses the buffer
  * @link: the link
- * @buf:  the bytes, DMA-mapped; NULL when not allocated
+ * @buf:  the bytes, DMA-mapped; NULL if not allocated
  * @dma:  @buf's DMA address
  * @size: bytes of @buf
- * @dir:  DMA_TO_DEVICE (send, reply) or DMA_FROM_DEVICE (receive)
+ * @dir:  DMA_TO_DEVICE or DMA_FROM_DEVICE
  */
 struct hixl_iu {
 	struct ib_cqe cqe;
@@ -136,12 +124,12 @@ struct hixl_iu {
 
 /**
  * struct hixl_stbuf - a staging buffer: 2 MiB blocks under one MR (stage.c)
- * @chunk:   the blocks, @nchunks of them
+ * @chunk:   the blocks
  * @nchunks: blocks allocated
  * @size:    bytes
  * @sgt:     the blocks, DMA-mapped when @mapped
- * @mapped:  @sgt is DMA-mapped for the device
- * @mr:      fast-registration MR over @sgt (2 MiB pages)
+ * @mapped:  @sgt is DMA-mapped
+ * @mr:      fast-registration MR over @sgt
  */
 struct hixl_stbuf {
 	struct page **chunk;
@@ -152,32 +140,25 @@ struct hixl_stbuf {
 	struct ib_mr *mr;
 };
 
-/* stage_policy=1: host descriptors below this are staged (0.2's fixed rule) */
+/* stage_policy=1: host descriptors below this are staged */
 #define HIXL_STAGE_THRESHOLD	SZ_256K
 
-/* stage_policy: which registered host descriptors are staged (stage_cost.c) */
+/* stage_policy: which registered host descriptors are staged */
 enum {
 	HIXL_STAGE_BY_COST = 0,	/* hixl_stage_small() + hixl_stage_pays() */
 	HIXL_STAGE_BY_SIZE = 1,	/* below HIXL_STAGE_THRESHOLD */
 	HIXL_STAGE_MUST = 2,	/* none: only unregistered local memory */
 };
 
-/*
- * The cost model's defaults (stage_cost.c), fitted to the crossover measured on
- * rxe under QEMU/TCG (bench/results-crossover.md): a direct work request
- * costs about 40 us beyond its bytes and a staged entry about 5 us (35 us
- * saved per descriptor), a staging round about 3.5 ms, and a staged byte
- * about 12 ns more than a direct one.  So descriptors below about 2.9 KiB
- * are candidates, and tiny ones pay for a round from about 100 in a batch.
- */
+/* the cost model's defaults (docs/abi.md) */
 #define HIXL_STAGE_WR_NS	35000
 #define HIXL_STAGE_ROUND_NS	3500000
 #define HIXL_STAGE_COPY_PS	12000
 
 /**
  * struct hixl_stage_cost - the staging cost model's constants (stage_cost.c)
- * @wr_ns:    what one direct work request costs beyond its bytes, ns
- * @round_ns: one staging round: RDMA WRITE, STAGE_REQ, STAGE_DONE, ns
+ * @wr_ns:    one direct work request beyond its bytes, ns
+ * @round_ns: one staging round, ns
  * @copy_ps:  the two copies of a staged byte, ps
  */
 struct hixl_stage_cost {
@@ -188,19 +169,16 @@ struct hixl_stage_cost {
 
 /**
  * struct hixl_link_msg - a link's message channel (msg.c, msg_rx.c)
- * @post_mutex: one poster of messages, REG_MR and staging requests at a
- *              time on the link's QP, and owner of @tx; a staged transfer
- *              holds it for its whole batch
+ * @post_mutex: serialises posting messages, REG_MR and staging on the QP;
+ *              protects @tx; a staged transfer holds it for its batch
  * @rx:         receive buffers
- * @tx, @tx_done, @tx_status: the message send buffer and the completion of
- *              its last SEND or REG_MR
- * @tx_deadline: 0, or jiffies by which a post must complete (a table
- *              update's deadline, table.c; at least HIXL_TX_MIN_MS from the
- *              post) rather than HIXL_MSG_TIMEOUT_MS; under @post_mutex
- * @rx_stopped: a bad message or a failed receive closed the link: nothing
- *              the peer sends is parsed any more (only the receive handler
- *              reads and writes it; a CQ's completions are handled one at a
- *              time)
+ * @tx:         the send buffer
+ * @tx_done:    completion of its last SEND or REG_MR
+ * @tx_status:  that completion's status
+ * @tx_deadline: 0, or jiffies by which a post must complete instead of
+ *              HIXL_MSG_TIMEOUT_MS; under @post_mutex
+ * @rx_stopped: the link closed on a bad message or receive: nothing more is
+ *              parsed (receive handler only)
  */
 struct hixl_link_msg {
 	struct mutex post_mutex;
@@ -214,20 +192,26 @@ struct hixl_link_msg {
 
 /**
  * struct hixl_link_stage - a link's staging (stage.c)
- * @tx, @rx:    our staging send and landing buffers (no MR: no staging)
- * @peer_iova, @peer_rkey, @peer_size: the peer's landing buffer, from its
- *              HELLO (size 0: the peer does not stage)
- * @seq, @answered, @status, @failed: our STAGE_REQ in flight and the peer's
- *              STAGE_DONE (under hixl_link.lock; msg.post_mutex serialises
- *              requests)
- * @busy:       a STAGE_REQ of the peer is being carried out; another one
- *              before our STAGE_DONE closes the link
- * @req_op, @req_count, @req_seq, @work: the peer's STAGE_REQ, carried out
- *              by @work (written with @busy under hixl_link.lock, read
- *              once by the work under hixl_link.lock)
- * @reply_lock, @reply, @reply_done: the STAGE_DONE send path, apart from
- *              msg.post_mutex so that two engines staging to each other
- *              cannot wait on each other
+ * @tx:         our staging send buffer
+ * @rx:         our landing buffer (no MR: no staging)
+ * @peer_iova:  the peer's landing buffer, from its HELLO
+ * @peer_size:  its size; 0: the peer does not stage
+ * @peer_rkey:  its rkey
+ * @seq:        our STAGE_REQ in flight (under hixl_link.lock, as the next
+ *              three; msg.post_mutex serialises requests)
+ * @answered:   the peer's STAGE_DONE came
+ * @status:     its status
+ * @failed:     its failed entry
+ * @busy:       a peer's STAGE_REQ is being carried out; another before our
+ *              STAGE_DONE closes the link
+ * @req_op:     the peer's STAGE_REQ (with @busy, under hixl_link.lock)
+ * @req_count:  its entries
+ * @req_seq:    its sequence number
+ * @work:       carries it out
+ * @reply_lock: protects @reply; apart from msg.post_mutex so two engines
+ *              staging to each other cannot deadlock
+ * @reply:      the STAGE_DONE send buffer
+ * @reply_done: its completion
  */
 struct hixl_link_stage {
 	struct hixl_stbuf tx;
@@ -251,22 +235,21 @@ struct hixl_link_stage {
 
 /**
  * struct hixl_link_xq - a link's transfer queue (xq.c)
- * @mutex:      one pump posts at a time (with @wr its scratch work requests)
+ * @mutex:      one pump posts at a time; protects @wr
  * @lock:       protects @batches, @credits, @closed, @posting, the batches'
- *              counters and, in struct hixl_link, @ack_held, @ack_busy,
- *              @ack_sent, @ack_next and @tbl_applied
- * @batches:    batches waiting to be posted (struct hixl_xbatch.q_node)
+ *              counters and hixl_link's @ack_* and @tbl_applied
+ * @batches:    batches waiting to be posted
  * @credits:    send queue entries left to transfers, of HIXL_CHAIN
  * @closed:     the link is going away
  * @work:       runs the pump when completions free entries
  * @wr:         the pump's scratch work requests
  * @planning:   TRANSFERs between reading the peer's table and queueing
- *              (atomic, not under @lock)
+ *              (atomic)
  * @posting:    the pump is between taking pieces and posting them
- * @poll_spin_ns, @poll_sleep_ns: EWMAs of the wait of the link's small
- *              synchronous batches that spun and that slept at once, 0
- *              before the first (poll.c; READ_ONCE/WRITE_ONCE, no lock)
- * @poll_seq:   small synchronous batches so far (poll.c)
+ * @poll_spin_ns: EWMA of the wait of small synchronous batches that spun
+ *              (poll.c; READ_ONCE/WRITE_ONCE)
+ * @poll_sleep_ns: the same for those that slept at once
+ * @poll_seq:   small synchronous batches so far
  */
 struct hixl_link_xq {
 	struct mutex mutex;
@@ -285,16 +268,12 @@ struct hixl_link_xq {
 
 /**
  * struct hixl_scq - a link's send CQ (scq.c)
- * @cq:    the CQ of the QP's send queue, made by ib_create_cq() with
- *         scq.c's completion handler; NULL before it exists and once freed
- * @mutex: serialises the polling of @cq - its worker and a spinning
- *         synchronous waiter run its WCs' handlers under it, one at a
- *         time, in order - and protects @cq against its free
- * @work:  polls @cq after a completion event and re-arms it (hixl_cq_wq)
- * @spinners: waiters spinning on a batch of this link (poll.c): while
- *         there is one, a completion event is left to them (@event)
- * @event: HIXL_SCQ_EVENT: a completion event came while a waiter spun; the
- *         last one to stop polls and re-arms @cq in the worker's stead
+ * @cq:    the CQ; NULL before it exists and once freed
+ * @mutex: serialises polling @cq (handlers run one at a time, in order)
+ *         and protects @cq against its free
+ * @work:  polls @cq after a completion event and re-arms it
+ * @spinners: waiters spinning on a batch of this link
+ * @event: HIXL_SCQ_EVENT: an event came while waiters spun
  * @wc:    the poller's WCs (under @mutex)
  */
 struct hixl_scq {
@@ -310,18 +289,14 @@ struct hixl_scq {
 
 /**
  * struct hixl_link_queue_ops - what a link asks of its transfer queue
- * @init:     set up a new link's queue (struct hixl_link_xq); 0 or -ENOMEM
- * @close:    the link is going away, its QP still exists: its batches end
- * @free:     free what @init allocated; no batch refers to the link any more
- * @hold_ack: may a table message's TABLE_ACK go now?  true: the queue
- *            holds it and sends it once what was planned against the
- *            table is posted; false: the caller sends it (@applied: the
- *            count it says either way)
+ * @init:     set up a new link's queue; 0 or -ENOMEM
+ * @close:    the link is going away, its QP still exists: end its batches
+ * @free:     free what @init allocated
+ * @hold_ack: true if the queue holds a TABLE_ACK until what was planned
+ *            against the table is posted; false: the caller sends it
  *
- * The links sit below the data path (kmod/LAYERS): a link reaches its
- * queue through these, which the data path's queue provides (xq.c,
- * hixl_xq_link_ops) and main.c sets at load, before any link can exist
- * (hixl_xq_ops).  Read-only afterwards.
+ * Links sit below the data path (kmod/LAYERS) and reach it through these;
+ * set at load (hixl_xq_ops), read-only after.
  */
 struct hixl_link_queue_ops {
 	int (*init)(struct hixl_link *l);
@@ -334,11 +309,10 @@ extern const struct hixl_link_queue_ops *hixl_xq_ops;
 
 /**
  * struct hixl_rtable - the peer's region table on a link (rtable.c)
- * @lock:       protects @tree, the hixl_rregion entries in it and the two
- *              counts
- * @tree:       [addr, addr + len - 1] -> struct hixl_rregion of the peer
- * @regions, @mrs: regions and MR entries in @tree, bounded by
- *              hixl_max_regions and hixl_max_peer_mrs
+ * @lock:    protects @tree, its entries, @regions and @mrs
+ * @tree:    [addr, addr + len - 1] -> struct hixl_rregion
+ * @regions: regions in @tree, at most hixl_max_regions
+ * @mrs:     MR entries in @tree, at most hixl_max_peer_mrs
  */
 struct hixl_rtable {
 	struct mutex lock;
@@ -349,14 +323,10 @@ struct hixl_rtable {
 
 /**
  * struct hixl_link_ka - a link's keep-alive (keepalive.c)
- * @work: the tick, every hixl_keepalive_ms while the link is READY; queued
- *        only under hixl_link.lock with the state READY, so none is queued
- *        after hixl_link_destroy() marked the link CLOSED
+ * @work: the tick; queued only under hixl_link.lock while READY
  * @cqe:  completion of the keep-alive WRITE
- * @last: jiffies of the last sign of life: a successful completion of ours
- *        or a message of the peer (hixl_link_alive(); WRITE_ONCE, no lock)
- * @busy: a keep-alive WRITE is on the send queue (WRITE_ONCE, no lock: set
- *        by the tick under msg.post_mutex, cleared by its completion)
+ * @last: jiffies of the last sign of life (WRITE_ONCE)
+ * @busy: a keep-alive WRITE is on the send queue (WRITE_ONCE)
  */
 struct hixl_link_ka {
 	struct delayed_work work;
@@ -370,97 +340,70 @@ struct hixl_link_ka {
  * @cm_kind:    HIXL_CM_LINK (see struct hixl_rdma)
  * @eng:        the engine
  * @node:       in @eng->links, under @eng->links_lock
- * @ref:        the engine's list holds one; users (transfers, the CONNECT
- *              that made the link, for its whole run) take one
- * @active:     we connected (CONNECT); else accepted from our listener
- * @accepting:  hixl_accept() is still running for this link and frees it
- *              itself if rdma_accept() fails, so hixl_link_abort() only
- *              marks it broken and hixl_accept() releases it afterwards
- *              (under @lock)
- * @peer:       the peer engine's name; set at CONNECT or by its HELLO
+ * @ref:        one for the engine's list, one per user
+ * @active:     we connected; else accepted from our listener
+ * @accepting:  hixl_accept() is running and frees the link itself if
+ *              rdma_accept() fails (under @lock)
+ * @peer:       the peer engine's name
  * @named:      @peer is known
- * @raddr:      the peer's address as connected: CONNECT's destination or
- *              an accepted connection's source; set before the link is
- *              listed and never changed, so log lines read it unlocked
- * @cm_id, @qp: the connection
- * @rcq:        the receive CQ (ib_alloc_cq(), IB_POLL_WORKQUEUE: its
- *              handlers parse the peer's messages and take mutexes)
- * @scq:        the send CQ, polled by hixl (scq.c)
- * @cm_mutex:   protects @cm_id and the making of the QP side of an active
- *              link: CONNECT holds it over each attempt (it creates, uses
- *              and, after a refusal, frees them) and starts none once the
- *              link is CLOSED; hixl_link_destroy() holds it while it frees
- *              them.  The CM handler does not take it.
- * @qp_mutex:   serialises the QP state changes hixl makes outside RDMA CM's
- *              own (which hold the cm_id's qp_mutex): the CM handler's
- *              rdma_disconnect() on DISCONNECTED and hixl_link_destroy_qp()'s
- *              drain, RESET and destroy.  rxe does not serialise two
- *              ib_modify_qp() on one QP: a DISCONNECTED (the DREP to our
- *              own teardown's DREQ) moving the QP to ERR beside our RESET
- *              underflowed the QP's refcount (WARNING in rxe_enable_task()).
- *              Innermost but for spinlocks; never held while waiting for the
- *              CM handler.
- * @lock:       protects @state, @err and the CM event slot below
+ * @raddr:      the peer's address as connected; fixed before listing
+ * @cm_id:      the connection's RDMA CM id
+ * @qp:         its QP
+ * @rcq:        the receive CQ (IB_POLL_WORKQUEUE)
+ * @scq:        the send CQ (scq.c)
+ * @cm_mutex:   protects @cm_id and making an active link's QP side; held
+ *              by each CONNECT attempt and by hixl_link_destroy()
+ * @qp_mutex:   serialises hixl's QP state changes outside RDMA CM's own:
+ *              the CM handler's rdma_disconnect() and
+ *              hixl_link_destroy_qp(); rxe does not serialise them
+ * @lock:       protects @state, @err and the CM event fields
  * @state:      enum hixl_link_state
- * @err:        why the link broke (-errno), for the next caller
- * @cm_event, @cm_status, @cm_pending: the last RDMA CM event, for the
- *              CONNECT caller that waits for it
+ * @err:        why the link broke (-errno)
+ * @cm_event:   the last RDMA CM event, for a waiting CONNECT
+ * @cm_status:  its status
+ * @cm_pending: it is not consumed yet
  * @table_sent: our HELLO, table and TABLE_END went out
  * @peer_done:  the peer's TABLE_END came in
- * @ever_ready: the link was READY once (set under @lock)
+ * @ever_ready: the link was READY once (under @lock)
  * @wq:         woken on every state or CM event change
- * @setup_work: an accepted link's publishing of our table (on hixl_engine.wq)
- * @release_work: frees a link off its engine's list (on hixl_engine.wq)
- * @hs_work:    closes an accepted link still CONNECTING hixl_handshake_ms
- *              after the peer's CONNECT_REQUEST or the handshake's last
- *              progress (hixl_link_hs_progress())
- * @msg:        the message channel: buffers, posting (msg.c, msg_rx.c)
- * @rt:         the peer's region table (rtable.c)
- * @stage:      staging buffers and requests (stage.c)
- * @xq:         the transfer queue (xq.c)
- * @ka:         the keep-alive (keepalive.c)
- * @hello_seen: the peer's HELLO came in; its name and landing buffer are
- *              fixed from then on (a second HELLO closes the link)
- * @auth_state: enum hixl_auth_state (under @lock); with an engine secret,
- *              only AUTH_* messages are taken before HIXL_AUTH_DONE
- * @auth_nonce: the connector's [0] and the acceptor's [1] nonce of the
- *              exchange (under @lock)
- * @notify_pending: notifications of this link queued on the engine
- *              (under the engine's notify_lock)
+ * @setup_work: an accepted link's publishing of our table
+ * @release_work: frees a link off its engine's list
+ * @hs_work:    closes an accepted link whose handshake stalls
+ *              (hixl_link_hs_progress())
+ * @msg:        the message channel
+ * @rt:         the peer's region table
+ * @stage:      staging
+ * @xq:         the transfer queue
+ * @ka:         the keep-alive
+ * @hello_seen: the peer's HELLO came in; a second one closes the link
+ * @auth_state: enum hixl_auth_state (under @lock)
+ * @auth_nonce: the connector's [0] and acceptor's [1] nonce (under @lock)
+ * @notify_pending: notifications of this link queued on the engine (under
+ *              the engine's notify_lock)
  * @tbl_sent:   REGION/REGION_DEL messages we sent (msg.post_mutex)
- * @tbl_acked:  how many of them the peer has applied (TABLE_ACK, under @lock)
- * @tbl_applied: the peer's REGION/REGION_DEL messages we applied (RX only;
- *              under xq.lock)
- * @ack_cqe:    completion of our inline TABLE_ACK sends (nothing to do)
- * @ack_held:   TABLE_ACKs wait for the transfer queue (xq.c,
- *              hixl_xq_hold_ack()); under xq.lock, as are the next three
+ * @tbl_acked:  how many the peer applied (under @lock)
+ * @tbl_applied: the peer's table messages we applied (under xq.lock)
+ * @ack_cqe:    completion of our inline TABLE_ACKs
+ * @ack_held:   TABLE_ACKs wait for the transfer queue; under xq.lock, as
+ *              the next three
  * @ack_busy:   a TABLE_ACK is on the send queue
- * @ack_sent:   the count it or the last one said
+ * @ack_sent:   the count the last one said
  * @ack_next:   the highest count asked for since
  * @walk:       the last table-update walk that visited this link (under the
- *              engine's links_lock; hixl_next_table_link())
- * @tbl_gen:    0 until our whole table went out on this link, then the
- *              engine's table generation it went out at; from then on every
- *              table update of the engine reaches the link, READY or not
- *              (under the engine's lock, which hixl_link_publish() holds
- *              from the first region it reads to the TABLE_END it sends)
- * @ctrs:       the link's data-path counters (stats.c; atomic, no lock)
- * @connect_ns: ktime_get_ns() when CONNECT began (active links), for the
- *              connect latency; written once before the link is listed
- * @loc:        its same-host pairing (local.c; under hixl_local_lock)
- * @ibdev, @pd: the device and PD of the link's QP and message buffers:
- *              rail 0's, or rail @rail's (hixl_link_create_qp(); set before
- *              the QP exists, never changed while it does)
- * @rail:       0: a primary link; 1..: rail @rail's link of @parent
- *              (raillink.c); set before the link is listed, never changed
- * @parent:     rail links: their primary (a reference, dropped when the
- *              struct is freed); set before the link is listed (connector)
- *              or once its HELLO pairs it (acceptor, under the primary's
- *              rails.lock and @lock, never once the link is broken or
- *              CLOSED), never changed after
- * @rail_up:    rail links: hixl_rail_state said it came up and has not
- *              yet said it went (hixl_raillink_trace_down(); under @lock)
- * @rails:      primary links: their rail links (raillink.h)
+ *              engine's links_lock)
+ * @tbl_gen:    0 until our whole table went out, then the engine's table
+ *              generation then (under the engine's lock)
+ * @ctrs:       the link's data-path counters
+ * @connect_ns: ktime_get_ns() when CONNECT began
+ * @loc:        its same-host pairing (under hixl_local_lock)
+ * @ibdev:      the device of the link's QP: rail @rail's; fixed while the
+ *              QP exists
+ * @pd:         the PD of its QP and message buffers
+ * @rail:       0: a primary link; else rail @rail's link of @parent
+ * @parent:     rail links: their primary (a reference); set before listing
+ *              or, on an acceptor, under rails.lock and @lock by its HELLO
+ * @rail_up:    rail links: hixl_rail_state reported it up (under @lock)
+ * @rails:      primary links: their rail links
  */
 struct hixl_link {
 	int cm_kind;
@@ -521,7 +464,7 @@ struct hixl_link {
 	struct hixl_link_rails rails;
 };
 
-/* A received notification, queued on its engine (notify.c). */
+/* A received notification, queued on its engine. */
 struct hixl_notify_ent {
 	struct list_head node;
 	struct hixl_link *link;		/* a reference: pending counts are per link */
@@ -531,7 +474,7 @@ struct hixl_notify_ent {
 	u8 data[];
 };
 
-/* link.c: lifetime, state, the engine's list of links */
+/* link.c */
 bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b);
 bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name);
 int hixl_link_state(struct hixl_link *l, int *err);

@@ -1,21 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * link_life.c - a link's life: allocation, the QP side, teardown and
- * release, the handshake (its work, the peer's HELLO and TABLE_END, its
- * expiry) and the end of an engine's links.  What every part of a link
- * uses (its state, references, the engine's list of links) is link.c's.
+ * release, the handshake, and the end of an engine's links.
  *
- * The layers of a link, one file each: RDMA CM connect, accept and
- * disconnect (cm.c, connect.c); posting messages (msg.c), their buffers and receive
- * dispatch (msg_rx.c);
- * our region table to the peer (table.c) and the peer's to us (rtable.c);
- * notifications (notify.c); staging (stage.c); the transfer queue (xq.c).
- *
- * Model: drivers/nvme/host/rdma.c and drivers/nvme/target/rdma.c (the
- * active side drives address/route resolution and connect from the calling
- * thread and waits for each CM event; the passive side creates the QP and
- * accepts inside the CONNECT_REQUEST handler), drivers/infiniband/ulp/rtrs
- * (one handler for listener and connection ids).
+ * Follows drivers/nvme/host/rdma.c and nvme/target/rdma.c (the active side
+ * waits for each CM event in the calling thread; the passive side creates
+ * the QP and accepts in the CONNECT_REQUEST handler) and rtrs (one handler
+ * for listener and connection ids).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -61,9 +52,8 @@ static void hixl_link_setup_work(struct work_struct *w)
 
 /*
  * The peer's HELLO: its name (accepted links) and landing buffer, once.
- * The name an accepting side learns must be the address the peer connected
- * from, else -EPROTO: a peer could otherwise claim another engine's name
- * and receive the WRITEs meant for it.
+ * An accepted peer's name must be the address it connected from, else
+ * -EPROTO: a peer must not receive WRITEs meant for another engine.
  */
 int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len)
 {
@@ -74,7 +64,7 @@ int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len)
 	int ret;
 
 	hixl_name_from_wire(&hm->engine, &name);
-	/* a rail link comes from the peer's rail address: raillink_accept.c checks it */
+	/* a rail link's source address: raillink_accept.c */
 	if (!l->active && !l->rail && !hixl_name_is_source(l, &name))
 		return -EPROTO;
 	size = le64_to_cpu(hm->stage_size);
@@ -115,10 +105,8 @@ int hixl_rx_table_end(struct hixl_link *l, const void *buf, u32 len)
 }
 
 /*
- * The handshake deadline of an accepted link passed: one still connecting,
- * or broken before it was ever READY (a SEND of the handshake failed: the
- * peer never posted a receive), is released as a peer that left; nothing
- * else would free it while the peer keeps its connection.
+ * An accepted link's handshake deadline passed: release a link still
+ * connecting, or broken before READY, as a peer that left.
  */
 static void hixl_link_hs_expire(struct work_struct *w)
 {
@@ -140,14 +128,14 @@ static void hixl_link_hs_expire(struct work_struct *w)
 }
 
 /**
- * hixl_link_alloc() - a new link of @eng, CONNECTING, with one reference
+ * hixl_link_alloc() - a new CONNECTING link of @eng, with one reference
  * @eng:    the engine
- * @active: we connect (CONNECT); else the peer connected to our listener
+ * @active: we connect; else the peer connected to our listener
  *
- * The reference is the one the engine's list holds once the link is on it.
+ * The reference becomes the engine list's.
  *
- * Context: process context (GFP_KERNEL).
- * Return: the link, or NULL when memory is short.
+ * Context: process context.
+ * Return: the link, or NULL if out of memory.
  */
 struct hixl_link *hixl_link_alloc(struct hixl_engine *eng, bool active)
 {
@@ -194,10 +182,14 @@ static void hixl_qp_event(struct ib_event *ev, void *ctx)
 	hixl_link_fail(l, -ECONNRESET);
 }
 
-/*
- * CQs, QP and receive buffers on l->cm_id, on rail @l->rail's device and PD
- * (rail 0: the engine's); undone by hixl_link_destroy().  -EXDEV when the
- * connection is not on that device; -ENODEV when the rail's device is gone.
+/**
+ * hixl_link_create_qp() - make a link's CQs, QP and receive buffers
+ * @l: the link; on rail @l->rail's device and PD
+ *
+ * Undone by hixl_link_destroy_qp().
+ *
+ * Return: 0; -EXDEV if the connection is not on the rail's device; -ENODEV
+ * if the rail's device is gone; another -errno from the verbs.
  */
 int hixl_link_create_qp(struct hixl_link *l)
 {
@@ -229,10 +221,8 @@ int hixl_link_create_qp(struct hixl_link *l)
 	l->ibdev = dev.ibdev;
 	l->pd = dev.pd;
 	/*
-	 * Two CQs (scq.c says why).  Every work request can complete at once
-	 * when the QP flushes (unsignaled ones too), plus the drain markers:
-	 * on the send CQ the pump's ib_drain_sq() (xq.c) and ib_drain_qp()'s
-	 * first, on the receive CQ ib_drain_qp()'s second.
+	 * Two CQs (see scq.c), each sized for a full flush plus the drain
+	 * markers of ib_drain_sq() and ib_drain_qp().
 	 */
 	l->rcq = ib_alloc_cq(l->ibdev, l, HIXL_RX_DEPTH + 1, 0, IB_POLL_WORKQUEUE);
 	if (IS_ERR(l->rcq)) {
@@ -258,7 +248,10 @@ int hixl_link_create_qp(struct hixl_link *l)
 	return 0;
 }
 
-/* Free the QP side of a link (everything hixl_link_create_qp() made). */
+/**
+ * hixl_link_destroy_qp() - free what hixl_link_create_qp() made
+ * @l: the link
+ */
 void hixl_link_destroy_qp(struct hixl_link *l)
 {
 	struct ib_device *ibdev = l->eng->rdma->ibdev;
@@ -270,22 +263,10 @@ void hixl_link_destroy_qp(struct hixl_link *l)
 
 		ib_drain_qp(l->qp);
 		/*
-		 * RESET before destroy: a QP in RESET drops what arrives
-		 * (rxe: check_type_state()), so a peer that is still sending
-		 * cannot race the destroy.  Linux 6.12's rxe queues an
-		 * arriving packet and then schedules the QP's task without a
-		 * reference of its own (rxe_resp_queue_pkt()); against
-		 * rxe_destroy_qp() that is a WARNING in rxe_sched_task() and
-		 * a use after free.  Harmless on hardware: any state may go
-		 * to RESET (IBTA 10.3.1).
-		 *
-		 * Twice: rxe_qp_reset() drains the packet queues with the
-		 * QP's tasks disabled and enables them without a run, so a
-		 * packet that passed the state check before the first RESET
-		 * and is queued after that drain would stay queued, holding a
-		 * QP reference: rxe_destroy_qp() then waits 50 s for it and
-		 * WARNs in __rxe_cleanup().  Nothing passes the check once the
-		 * QP is in RESET, so the second RESET's drain frees it.
+		 * RESET before destroy, so that packets still arriving are
+		 * dropped and cannot race the destroy (rxe; any state may go
+		 * to RESET, IBTA 10.3.1).  Twice: the second reset's drain
+		 * frees a packet queued after the first one's.
 		 */
 		for (int i = 0; i < 2; i++) {
 			err = ib_modify_qp(l->qp, &reset, IB_QP_STATE);
@@ -312,17 +293,14 @@ void hixl_link_destroy_qp(struct hixl_link *l)
 
 /**
  * hixl_link_destroy() - tear a link down and drop the list's reference
- * @l: a link its caller took off the engine's list (so called once per link)
+ * @l: a link its caller took off the engine's list
  *
- * Marks the link CLOSED and wakes every waiter (a CONNECT waiting for a CM
- * event on it gives up), then, under @l->cm_mutex - which a CONNECT attempt
- * holds, so none is under way and none starts on a CLOSED link - breaks the
- * QP, waits for the one poster, drains and frees the QP, and destroys the
- * cm_id.  Holders of other references (a CONNECT, transfers) keep the
- * struct, not its QP or cm_id.
+ * Marks the link CLOSED and wakes every waiter; then, under @l->cm_mutex,
+ * breaks, drains and frees the QP and destroys the cm_id.  Other reference
+ * holders keep the struct only.
  *
- * Context: process context, may sleep.  Never called with the engine lock
- * or links_lock held (the CM handler and the setup work take them).
+ * Context: process context, may sleep.  Not under the engine lock or
+ * links_lock.
  */
 void hixl_link_destroy(struct hixl_link *l)
 {
@@ -372,15 +350,12 @@ static void hixl_link_release_work(struct work_struct *w)
 
 /**
  * hixl_engine_links_destroy() - tear down every link of an engine
- * @eng: the engine, being destroyed or detached from its device; its
- *       listening id is gone already
+ * @eng: the engine; its listening id is gone
  *
- * Returns once every link of @eng is freed, including those whose release
- * work (hixl_link_schedule_release()) took them off the list first; it
- * waits for this engine's release works only.
+ * Returns once every link of @eng is freed, also those its release work
+ * unlisted.
  *
- * Context: process context, may sleep; @eng->rdma_sem held (for writing by
- * a close, for reading by a device removal).
+ * Context: process context, may sleep; @eng->rdma_sem held.
  */
 void hixl_engine_links_destroy(struct hixl_engine *eng)
 {
@@ -400,26 +375,16 @@ void hixl_engine_links_destroy(struct hixl_engine *eng)
 		hixl_link_cancel_release(l);
 		hixl_link_destroy(l);
 	}
-	/* a release work that unlisted its link itself may still be running */
 	wait_event(eng->release_wq, !atomic_read(&eng->releases));
 }
 
 /**
  * hixl_engine_links_destroy_rail() - tear down an engine's links on one rail
- * @eng:  the engine, whose rail @rail's device is going away
- *        (hixl_engine_rail_detach(); the rail is marked removing, so no new
- *        link is made on it)
- * @rail: the rail, >= 1: every link with l->rail == @rail goes
+ * @eng:  the engine; rail @rail is marked removing
+ * @rail: the rail, >= 1
  *
- * As hixl_engine_links_destroy() (which it follows), for the links of one
- * rail: each is taken off the list under links_lock and destroyed outside
- * it (its batches end, its QP flushes); the engine's other links stay.
- * Returns once every such link is freed, including those whose release
- * work took them off the list first (it waits for the engine's release
- * works, as hixl_engine_links_destroy() does).  Each rail link hooked to a
- * primary traces hixl_rail_state down with -ENODEV (the device removal is
- * the only way rail links go here, and the rail work that traces the
- * other ways a rail goes down never sees these).
+ * As hixl_engine_links_destroy(), for the links on @rail; the others stay.
+ * Traces each rail link with a primary down with -ENODEV.
  *
  * Context: process context, may sleep; @eng->rdma_sem held for reading.
  */
@@ -442,7 +407,6 @@ void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail)
 		mutex_unlock(&eng->links_lock);
 		if (!found)
 			break;
-		/* the rail goes down under its primary: say so (hixl_rail_state) */
 		spin_lock(&found->lock);
 		p = found->parent;	/* held by @found until it is freed */
 		spin_unlock(&found->lock);

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * link_life.h - a link's life: allocation, the QP side, teardown, the
- * handshake's receive handlers, the end of an engine's links
- * (link_life.c).
- */
+/* link_life.h - a link's life (link_life.c). */
 #ifndef _HIXL_LINK_LIFE_H
 #define _HIXL_LINK_LIFE_H
 
@@ -16,7 +12,7 @@ void hixl_link_destroy(struct hixl_link *l);
 void hixl_engine_links_destroy(struct hixl_engine *eng);
 void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail);
 
-/* receive handlers (msg.c's hixl_rx_handlers[]) */
+/* receive handlers (hixl_rx_handlers[]) */
 int hixl_rx_hello(struct hixl_link *l, const void *buf, u32 len);
 int hixl_rx_table_end(struct hixl_link *l, const void *buf, u32 len);
 

@@ -1,23 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * local_xfer.c - the same-host transport (struct hixl_xport, xprep.h): a
- * TRANSFER on a link paired with an engine of this kernel (local.c) is
- * planned against the peer engine's registrations and carried out as one
- * kernel copy between the two engines' pinned pages, in process context
- * (hixl_xprep_process(): the ioctl's task, or xwork.c's work item).
+ * local_xfer.c - the same-host transport: a TRANSFER on a link paired with
+ * an engine of this kernel (local.c) is a kernel copy between the two
+ * engines' pinned pages, in process context.
  *
- * The copy.  Each descriptor is checked like an RDMA one, but against the
- * peer engine's own live registrations (its range tree, under its lock),
- * never against the table it sent us; for one chunk at a time the pages of
- * the peer's region under the chunk are referenced (get_page(): they
- * outlive an unpin) and the region is looked up again for the next chunk,
- * so a deregistration or munmap in the middle of a batch goes ahead (no
- * EBUSY for the peer; DEREG_MEM waits for the one chunk under way, so no
- * byte lands after it returns) and fails the rest of it with -ERANGE, as a
- * new RDMA TRANSFER would.  A peer
- * engine that closes sets local_dead under its lock and waits for the
- * copies in it (local_users) to leave: they stop at the next chunk with
- * -ECONNRESET.  Between chunks: CANCEL, the timeout, fatal signals.
+ * Descriptors are checked against the peer engine's live registrations,
+ * under its lock, chunk by chunk; a chunk's peer pages are referenced
+ * (get_page()), so a peer DEREG_MEM or munmap goes ahead and fails the
+ * rest with -ERANGE.  A closing peer sets local_dead and waits for
+ * local_users; copies stop at the next chunk with -ECONNRESET.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,7 +32,7 @@
 #include "local_xfer.h"
 #include "testhook.h"
 
-/* Give back regions held by a local plan, keeping the arrays (fallback to RDMA). */
+/* Release a local plan's held regions, keeping the arrays (RDMA fallback). */
 static void hixl_local_unhold(struct hixl_engine *eng, struct hixl_plan *pl)
 {
 	bool kick = false;
@@ -58,10 +49,9 @@ static void hixl_local_unhold(struct hixl_engine *eng, struct hixl_plan *pl)
 }
 
 /*
- * The peer's region for [@ra, @ra + @len): a live host registration the
- * peer may be reached in, writable for a WRITE; the peer's lock held.
- * Return: the region, NULL for a device region (RDMA's), or ERR_PTR:
- * -ERANGE, -EACCES.
+ * The peer's live host region for [@ra, @ra + @len), writable for a WRITE;
+ * the peer's lock held.  Return: the region, NULL for a device region, or
+ * ERR_PTR(-ERANGE or -EACCES).
  */
 static struct hixl_region *hixl_local_peer_region(struct hixl_engine *peer, u32 op, u64 ra,
 						  u64 len)
@@ -83,28 +73,19 @@ static struct hixl_region *hixl_local_peer_region(struct hixl_engine *peer, u32 
  * hixl_local_prep() - plan a TRANSFER on the same-host path, if it takes it
  * @eng:      the engine
  * @l:        the link, READY, referenced
- * @a:        the TRANSFER; out: failed on a descriptor's error
- * @d:        its descriptors, copied in
- * @nonblock: io_uring's inline issue: the copy sleeps, so -EAGAIN
- * @pl:       out: our regions held (@pl->held has room for @a->count),
- *            @pl->bytes the bytes to copy; no pieces
+ * @a:        the TRANSFER; out: failed
+ * @d:        its descriptors
+ * @nonblock: the caller must not sleep
+ * @pl:       out: our regions held and the bytes to copy
  *
- * Every descriptor must have its local range in one of our registrations
- * and its remote range in a live registration of the peer engine, host
- * memory or a dma-buf the CPU can map (local_dmabuf.c); a descriptor
- * touching a dma-buf without such a mapping on either side, or
- * unregistered local memory, sends the whole batch to RDMA (staging)
- * unless the engine's transport is LOCAL.
+ * A descriptor on unregistered local memory or an unmappable dma-buf sends
+ * the batch to RDMA, unless the transport is LOCAL.
  *
- * Context: process context; takes our engine's lock, then (after dropping
- * it) the peer engine's lock: never both.
- * Return: 0 planned here; 1 not local (nothing held: RDMA plans it); -EAGAIN
- * (@nonblock); -EOPNOTSUPP (transport LOCAL and not possible); with
- * @a->failed set: -EINVAL (len 0), -EOVERFLOW, -ENOENT (local range not
- * registered, transport LOCAL), -EACCES (READ into our read-only region,
- * WRITE to the peer's), -ERANGE (not inside a live registration of the
- * peer that it lets peers reach); -ECONNRESET (the peer engine closes);
- * -EINTR (fatal signal while waiting for the peer's lock).
+ * Context: process context; takes our engine's lock, then the peer's,
+ * never both.
+ * Return: 0 planned; 1 not local (nothing held); -EAGAIN with @nonblock;
+ * -EOPNOTSUPP if LOCAL is impossible; with @a->failed: -EINVAL, -EOVERFLOW,
+ * -ENOENT, -EACCES, -ERANGE as on RDMA; -ECONNRESET peer closing; -EINTR.
  */
 int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
 		    const struct hixl_op_desc *d, bool nonblock, struct hixl_plan *pl)
@@ -123,11 +104,7 @@ int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tr
 		rerr = -EAGAIN;
 		goto out;
 	}
-	/*
-	 * Our side first, each descriptor checked in the order the RDMA path
-	 * checks it (len, wrap, local range, read-only, then the peer's side),
-	 * so that a batch gets the same error and index on either path.
-	 */
+	/* checked in the RDMA path's order, for the same error and index */
 	hixl_engine_lock(eng);
 	for (i = 0; i < a->count && !lerr; i++) {
 		struct hixl_region *r;
@@ -156,7 +133,7 @@ int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tr
 	if (lerr == 1)
 		goto out;	/* RDMA (or staging) plans the batch */
 
-	/* the peer's side of the descriptors before the first local error */
+	/* the peer's side, up to the first local error */
 	if (hixl_engine_lock_killable(peer)) {
 		rerr = -EINTR;
 		goto out;
@@ -184,10 +161,7 @@ out:
 	return rerr ? rerr : lerr;
 }
 
-/*
- * Bytes from @addr to the end of the physically contiguous run of @r that
- * holds it, and that run's page for @addr; @r's pins are held.
- */
+/* Bytes from @addr to the end of its physically contiguous run, and its page. */
 static u64 hixl_local_span(const struct hixl_region *r, u64 addr, struct page **page)
 {
 	unsigned long idx = (addr >> PAGE_SHIFT) - (r->addr >> PAGE_SHIFT);
@@ -198,7 +172,7 @@ static u64 hixl_local_span(const struct hixl_region *r, u64 addr, struct page **
 	return ((u64)(run->end - idx) << PAGE_SHIFT) - offset_in_page(addr);
 }
 
-/* After the CPU wrote [@off, @off + @len) of the pages from @page: flush them. */
+/* Flush pages the CPU wrote. */
 static void hixl_local_flush(struct page *page, u32 off, u64 len)
 {
 	unsigned long i, n = DIV_ROUND_UP(off + len, PAGE_SIZE);
@@ -207,20 +181,15 @@ static void hixl_local_flush(struct page *page, u32 off, u64 len)
 		flush_dcache_page(nth_page(page, i));
 }
 
-/* Pages from byte @off of @page on that hold @len bytes. */
 static unsigned long hixl_local_npages(u32 off, u64 len)
 {
 	return DIV_ROUND_UP(off + len, PAGE_SIZE);
 }
 
 /*
- * Copy @n bytes between our region @lr at @la (its pins held: users
- * raised) and the peer's segments @seg (their pages referenced).  @write:
- * ours to theirs.  Without highmem a physically contiguous run is
- * contiguous in the direct map too, so each piece is one memcpy() over the
- * overlap of our run and the peer's segment (a whole huge page, for THP or
- * hugetlb on both sides); with highmem, one page at a time through
- * kmap_local_page().
+ * Copy @n bytes between our region @lr at @la and the peer's segments
+ * @seg; @write: ours to theirs.  One memcpy() per overlap of contiguous
+ * runs, or page by page with highmem.
  */
 static void hixl_local_copy(const struct hixl_region *lr, u64 la,
 			    const struct hixl_local_seg *seg, u64 n, bool write)
@@ -263,15 +232,12 @@ static void hixl_local_copy(const struct hixl_region *lr, u64 la,
 }
 
 /**
- * hixl_local_stop() - why the copy must stop before its next chunk
- * @b:        the batch (CANCEL sets its status)
+ * hixl_local_stop() - must the copy stop before its next chunk?
+ * @b:        the batch
  * @l:        the link
  * @deadline: jiffies
- *
- * Context: process context (a fatal signal counts for the task calling
- * it: the TRANSFER's caller, never a copy worker); takes @l's xq.lock.
- * Return: 0 go on; -ECANCELED (CANCEL, fatal signal), -ETIMEDOUT, the
- * link's error or -ECONNRESET.
+ * Context: process context, the TRANSFER's caller; takes @l's xq.lock.
+ * Return: 0 go on; -ECANCELED; -ETIMEDOUT; the link's error.
  */
 int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline)
 {
@@ -296,34 +262,21 @@ int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long de
  * hixl_local_chunk() - copy one chunk of one descriptor with the peer engine
  * @peer: the peer engine, referenced
  * @op:   HIXL_OP_READ or HIXL_OP_WRITE
- * @lr:   our region of the chunk, held (users raised)
+ * @lr:   our region, held
  * @la:   our address of the chunk
  * @ra:   the peer's address of the chunk
  * @n:    bytes, at most HIXL_LOCAL_CHUNK
- * @seg:  room for HIXL_LOCAL_SEGS segments (the caller's, one per thread)
+ * @seg:  room for HIXL_LOCAL_SEGS segments
  *
- * The peer's region is looked up anew under the peer's lock.  The peer's
- * pages of the chunk are referenced for the copy (not its region: a
- * DEREG_MEM or munmap of the peer's goes ahead and fails the next chunk;
- * the pages live until we put them), and the engine's local_users is
- * raised so that its close waits.  Called by the TRANSFER's caller and by
- * copy workers (lcopy.c).
- *
- * Waits at most HIXL_LCOPY_LOCK_US for the peer's lock, then returns
- * -EBUSY, nothing copied: the peer's lock may be held for as long as a
- * command of the peer's waits for user memory (engine.h), and a kworker
- * cannot be killed out of a wait.  The TRANSFER's caller tries again
- * (lcopy.c) after it checked for CANCEL, the deadline and a fatal signal
- * (hixl_local_stop()), so each of them ends a batch whose peer's lock
- * sticks - the caller may itself be an io_uring batch's work item
- * (xwork.c), which no signal reaches.  A copy worker hands its share back
- * to the caller instead: it may not hold a slot of the module-wide copy
- * queue that long (lcopy.c).
+ * Looks the peer's region up anew under its lock and references the pages
+ * for the copy.  Waits at most HIXL_LCOPY_LOCK_US for the peer's lock,
+ * which a peer command may hold while it waits for user memory; the caller
+ * retries after hixl_local_stop().
  *
  * Context: process context, sleeps; no lock held.
- * Return: 0; -EBUSY (the peer's lock stayed busy, nothing copied),
- * -ECONNRESET (the peer engine closes), -ERANGE, -EACCES (the peer's
- * region went or changed), -EIO (more segments than a chunk can have).
+ * Return: 0; -EBUSY peer lock busy, nothing copied; -ECONNRESET peer
+ * closing; -ERANGE or -EACCES peer region gone or changed; -EIO too many
+ * segments.
  */
 int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
 		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg)
@@ -386,25 +339,18 @@ int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region 
  * hixl_local_run() - carry out a TRANSFER hixl_local_prep() planned
  * @eng:      the engine
  * @l:        the link
- * @a:        the TRANSFER; out: failed (the descriptor to blame on error)
+ * @a:        the TRANSFER; out: failed
  * @d:        its descriptors
- * @pl:       hixl_local_prep()'s plan: @pl->held[i] is descriptor i's region
- * @deadline: jiffies: -ETIMEDOUT after it
- * @req:      the TRANSFER's request: its cancel (io_uring's at ring exit
- *            or the process's death) cancels the copy's batch
- *            (hixl_req_bind())
+ * @pl:       hixl_local_prep()'s plan
+ * @deadline: jiffies
+ * @req:      the TRANSFER's request; its cancel cancels the copy
  *
- * In chunks of HIXL_LOCAL_CHUNK bytes, on several CPUs for a large batch
- * (hixl_lcopy_run(), lcopy.c, says which descriptor is blamed); between
- * chunks it stops for a CANCEL of @a->tag (the batch sits on the engine's
- * xfers list like an RDMA one), io_uring's cancel of @cmd, the deadline, a
- * fatal signal, a broken link or pairing.  Counted as direct bytes, and as
- * local bytes; an error is counted by the request's end (req.c).
+ * Copies in HIXL_LOCAL_CHUNK chunks, on several CPUs for a large batch
+ * (lcopy.c), checking hixl_local_stop() between chunks.
  *
  * Context: process context, sleeps; no lock held.
- * Return: 0; -ECANCELED, -ETIMEDOUT, -ECONNRESET (the peer engine closed
- * or the link broke; the link's error when it has one), -ERANGE and
- * -EACCES (the peer's region went or changed meanwhile), -ENOMEM.
+ * Return: 0; -ECANCELED; -ETIMEDOUT; -ECONNRESET or the link's error;
+ * -ERANGE or -EACCES peer region gone or changed; -ENOMEM.
  */
 int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
 		   const struct hixl_op_desc *d, const struct hixl_plan *pl, unsigned long deadline,
@@ -437,10 +383,8 @@ int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_tra
 
 	ret = hixl_lcopy_run(peer, l, b, a, d, pl, deadline, &bytes);	/* lcopy.c */
 	/*
-	 * The copy is over: a CANCEL from now on finds the batch ended and
-	 * neither counts nor changes it (hixl_cmd_cancel()).  One that came
-	 * after the last chunk's check but before this counted it: the batch
-	 * ends cancelled, as CANCEL said, its last descriptor blamed.
+	 * A CANCEL from now on finds the batch ended; one after the last
+	 * chunk's check ends it cancelled, its last descriptor blamed.
 	 */
 	spin_lock(&l->xq.lock);
 	b->ended = true;
@@ -465,7 +409,7 @@ count:
 	return ret;
 }
 
-/* The transport's planning: only on a paired link, and not over rails. */
+/* Only on a paired link, and not over rails. */
 static int hixl_local_xplan(struct hixl_xprep *p)
 {
 	if (p->rails_only)

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * local_xfer.h - the same-host transport: a TRANSFER on a paired
- * same-host link (local.h) is a CPU copy between the two engines'
- * registrations (local_xfer.c), in parallel for large batches (lcopy.c),
- * device registrations through their dma-bufs (local_dmabuf.c).
+ * local_xfer.h - the same-host transport: a CPU copy between two engines'
+ * registrations (local_xfer.c, lcopy.c, local_dmabuf.c).
  */
 #ifndef _HIXL_LOCAL_XFER_H
 #define _HIXL_LOCAL_XFER_H
@@ -12,19 +10,16 @@
 #include <linux/types.h>
 
 #define HIXL_LOCAL_CHUNK	SZ_1M	/* bytes copied between checks */
-/* Segments a chunk may need: HIXL_LOCAL_CHUNK of 4 KiB pages, misaligned. */
+/* segments a chunk may need: 4 KiB pages, misaligned */
 #define HIXL_LOCAL_SEGS		(HIXL_LOCAL_CHUNK / PAGE_SIZE + 1)
 
-/* lcopy.c: the parallel copy */
+/* lcopy.c */
 #define HIXL_LCOPY_MAX		16	/* CPUs one batch uses at most */
-/*
- * A share must be long against waking a worker on another CPU (a few us on
- * hardware, far more under QEMU/TCG): 1 MiB is ~100 us of memcpy at 10 GB/s.
- */
+/* a share must be long against waking a worker on another CPU */
 #define HIXL_LCOPY_MIN		SZ_2M	/* bytes: a smaller batch is copied inline */
 #define HIXL_LCOPY_SHARE_MIN	SZ_1M	/* bytes a share gets at least */
 #define HIXL_LCOPY_ALIGN	SZ_64K	/* share boundaries: multiples of it in the batch */
-/* us a copy worker waits for the peer engine's lock before it hands its share back */
+/* us a copy worker waits for the peer engine's lock before giving up its share */
 #define HIXL_LCOPY_LOCK_US	20000
 
 struct hixl_req;
@@ -38,18 +33,14 @@ struct hixl_region;
 struct dentry;
 struct page;
 
-/* local_xfer.c: the same-host transport */
+/* local_xfer.c */
 int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
 		    const struct hixl_op_desc *d, bool nonblock, struct hixl_plan *pl);
 int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
 		   const struct hixl_op_desc *d, const struct hixl_plan *pl,
 		   unsigned long deadline, struct hixl_req *req);
 
-/*
- * One physically contiguous piece of the peer's memory in a chunk: @len
- * bytes from byte @off of @page on, each of its pages referenced
- * (get_page()) while the chunk is copied.
- */
+/* A contiguous piece of the peer's memory in a chunk; its pages are held. */
 struct hixl_local_seg {
 	struct page *page;
 	u32 off;
@@ -64,7 +55,7 @@ int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region 
  * struct hixl_lcopy_share - a contiguous byte range of a batch (lcopy.c)
  * @first: the descriptor it starts in
  * @off:   bytes into that descriptor
- * @pos:   its first byte's position in the batch (descriptors end to end)
+ * @pos:   its first byte's offset in the batch
  * @bytes: its length, > 0
  */
 struct hixl_lcopy_share {
@@ -85,7 +76,7 @@ void hixl_lcopy_debugfs(struct dentry *dir);
 void hixl_lcopy_init(void);
 void hixl_lcopy_exit(void);
 
-/* local_dmabuf.c: device (dma-buf) registrations on the same-host path */
+/* local_dmabuf.c */
 struct hixl_region;
 bool hixl_local_region_ok(struct hixl_region *r);
 int hixl_local_dmabuf_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,

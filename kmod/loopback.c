@@ -1,28 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * loopback.c - loopback engines: an engine named on a loopback address
- * (127.0.0.0/8 or ::1, "127.0.0.1:port" as upstream HIXL's own tests name
- * theirs) needs no RDMA device.  SETUP binds no device, PD, CM id or MR;
- * the engine is listed here, with the network namespace of its SETUP
- * caller.  A CONNECT from such an engine finds the target by name among
- * the loopback engines of that same namespace (a loopback address means
- * something else in every namespace), applies the checks the wire
- * handshake applies - the target listens and is not closing, its allowed
- * peers admit our address, both engines have the same secret or none -
- * and builds the two link objects directly, paired for the same-host copy
- * (local.c), READY at once: no message goes anywhere.
- *
- * What the wire carries on an RDMA link is replaced by the peer engine's
- * own live state: a TRANSFER checks every remote range against the peer's
- * region tree under its lock (hixl_local_prep(), hixl_local_chunk()), so
- * REG_MEM, DEREG_MEM and invalidation of the peer are seen at once,
- * without REGION/REGION_DEL/TABLE_ACK; a notification is queued on the
- * peer engine directly (hixl_rx_notify() on its link); no keep-alive runs
- * (both ends are this kernel).  When one link object is torn down
- * (DISCONNECT, close, process exit) its partner breaks with -ECONNRESET:
- * an accepted one is released as one whose peer left the wire, an active
- * one stays listed, broken, until its DISCONNECT or a new CONNECT
- * replaces it - as on RDMA.  See docs/protocol.md, "Loopback engines".
+ * (127.0.0.0/8, ::1) has no RDMA device.  CONNECT finds the target among
+ * the loopback engines of the same network namespace, applies the wire
+ * handshake's checks (listening, allowed peers, same secret) and pairs two
+ * link objects for the same-host copy (local.c), READY at once.  The
+ * peer's live state replaces the wire: region tables are read under its
+ * lock and notifications queued directly.  See docs/protocol.md,
+ * "Loopback engines".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,19 +37,17 @@
 #define HIXL_LOOP_PORT_LO	32768	/* SETUP's port 0 picks one in [LO, HI] */
 #define HIXL_LOOP_PORT_HI	60999
 
-/* hixl_loop_lock protects hixl_loop_engines and each entry's loop_* fields */
+/* protects hixl_loop_engines and each entry's loop_* fields */
 static DEFINE_MUTEX(hixl_loop_lock);
 static LIST_HEAD(hixl_loop_engines);
 static u16 hixl_loop_next_port = HIXL_LOOP_PORT_LO;	/* under hixl_loop_lock */
 
 /**
  * hixl_loop_route() - may an engine CONNECT to @dst at all?
- * @loop_engine: the engine is a loopback engine (no device)
+ * @loop_engine: the engine is a loopback engine
  * @dst:         the CONNECT's target name
  *
- * A loopback engine reaches only loopback names (of its own kernel and
- * network namespace); a device-bound engine reaches no loopback name (the
- * engine there has no device to answer RDMA CM).
+ * A loopback engine reaches only loopback names, a device-bound one none.
  *
  * Return: 0, or -ENETUNREACH.
  */
@@ -76,14 +59,15 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_loop_route);
 
 /**
  * hixl_loop_engine() - was the engine set up on a loopback name?
- * @eng: the engine; its rdma_sem held (a command), so @eng->rdma stays
+ * @eng: the engine; its rdma_sem held
+ * Return: true for a loopback engine.
  */
 bool hixl_loop_engine(const struct hixl_engine *eng)
 {
 	return eng->rdma && eng->rdma->loopback;
 }
 
-/* The listed loopback engine named @name in @net, or NULL; hixl_loop_lock held. */
+/* hixl_loop_lock held */
 static struct hixl_rdma *hixl_loop_find(const struct net *net, const struct hixl_sockaddr *name)
 {
 	struct hixl_rdma *rd;
@@ -95,7 +79,7 @@ static struct hixl_rdma *hixl_loop_find(const struct net *net, const struct hixl
 	return NULL;
 }
 
-/* A port no loopback engine of @net has on @name's address, or 0; hixl_loop_lock held. */
+/* A free port on @name's address in @net, or 0; hixl_loop_lock held. */
 static u16 hixl_loop_pick_port(const struct net *net, const struct hixl_sockaddr *name)
 {
 	struct hixl_sockaddr try = *name;
@@ -112,29 +96,21 @@ static u16 hixl_loop_pick_port(const struct net *net, const struct hixl_sockaddr
 }
 
 /**
- * hixl_loop_setup() - HIXL_IOC_SETUP on a loopback name (hixl_cmd_setup())
- * @eng: the engine, its caller checked to be the owner
- * @a:   the request, validated (hixl_setup_validate()); out: local.port
- *       (the port picked when it was 0), device "" (none), page_size_cap 0,
- *       max_mr_pages 0
+ * hixl_loop_setup() - HIXL_IOC_SETUP on a loopback name
+ * @eng: the engine, the caller its owner
+ * @a:   the request, validated; out: local.port (picked if 0), no device
  *
- * The engine gets no device side: it is listed under its name in the
- * caller's network namespace, with transport HIXL_TRANSPORT_LOCAL (every
- * TRANSFER is a same-host copy or fails).  With a port, or port 0 and
- * HIXL_SETUP_LISTEN_ANY, it takes CONNECTs; port 0 without the flag is a
- * client-only engine, which still gets a port of its own (picked like
- * LISTEN_ANY's) so that the engines it connects to can tell it from other
- * clients.  Registrations made before SETUP stay as they are (no MRs).
+ * Lists the engine under its name in the caller's network namespace with
+ * transport LOCAL.  Port 0 without HIXL_SETUP_LISTEN_ANY is a client-only
+ * engine, still given a port so that peers can tell clients apart.
  *
  * Context: process context; takes @eng->lock, then hixl_loop_lock.
- * Return: 0, or
- *  -ENODEV      transport HIXL_TRANSPORT_RDMA: no device owns a loopback name;
- *  -EACCES      a port below 1024 without CAP_NET_BIND_SERVICE;
- *  -EALREADY    the engine was set up already;
- *  -EADDRINUSE  a loopback engine of this network namespace has this name,
- *               or port 0 and no port of 32768..60999 is free;
- *  -EINVAL, -EFAULT, -ENOPKG from the allowed peers and the secret
- *               (hixl_auth_setup()); -ENOMEM.
+ * Return: 0 or
+ *  -ENODEV      transport HIXL_TRANSPORT_RDMA;
+ *  -EACCES      port below 1024 without CAP_NET_BIND_SERVICE;
+ *  -EALREADY    set up already;
+ *  -EADDRINUSE  the name is taken, or no port is free;
+ *  -EINVAL, -EFAULT, -ENOPKG from hixl_auth_setup(); -ENOMEM.
  */
 int hixl_loop_setup(struct hixl_engine *eng, struct hixl_setup *a)
 {
@@ -147,7 +123,7 @@ int hixl_loop_setup(struct hixl_engine *eng, struct hixl_setup *a)
 				    eng->id);
 		return -ENODEV;
 	}
-	/* a privileged port as RDMA CM grants one (cma_get_port()) */
+	/* as cma_get_port() */
 	if (a->local.port && a->local.port < PROT_SOCK && !capable(CAP_NET_BIND_SERVICE))
 		return -EACCES;
 	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
@@ -202,12 +178,10 @@ err:
 
 /**
  * hixl_loop_stop() - a loopback engine closes: no CONNECT finds it any more
- * @eng: the engine, being destroyed (hixl_engine_rdma_stop())
+ * @eng: the engine, being destroyed
  *
- * Takes it off the list, under hixl_loop_lock: a CONNECT that found it
- * has listed its link on the engine already (it does so under the same
- * lock), so the engine's own link teardown that follows meets that link.
- * Idempotent; a no-op for other engines.
+ * A CONNECT that found it listed its link under the same lock, so the
+ * engine's link teardown that follows meets it.  Idempotent.
  *
  * Context: process context; takes hixl_loop_lock.
  */
@@ -228,10 +202,8 @@ void hixl_loop_stop(struct hixl_engine *eng)
 }
 
 /*
- * Do two engines hold the same secret, or both none?  The keys themselves
- * are not kept (auth.c): both keyed hashes sign one fresh random nonce and
- * the two MACs are compared in constant time.
- * Return: 0 the same; -EACCES not; the crypto -errno.
+ * Same secret, or both none?  Both keys sign one random nonce and the MACs
+ * are compared in constant time.  Return: 0 same; -EACCES; crypto -errno.
  */
 static int hixl_loop_same_secret(const struct hixl_auth *x, const struct hixl_auth *y)
 {
@@ -257,16 +229,15 @@ static int hixl_loop_same_secret(const struct hixl_auth *x, const struct hixl_au
 }
 
 /**
- * hixl_loop_pair() - pair two new links of loopback engines (local.c's hixl_local_accept() without a HELLO)
+ * hixl_loop_pair() - pair two new links of loopback engines
  * @a: the active link
  * @p: the target engine's new link to @a's engine
  *
- * What hixl_local_accept() does after its checks, without a HELLO: the
- * two links name each other, each holds the other's engine.
+ * As hixl_local_accept() after its checks, without a HELLO.
  *
- * Context: any; takes hixl_local_lock (local.h).
- * Return: 0; -ECONNRESET when either link was torn down or paired, or
- * either engine closes.
+ * Context: any; takes hixl_local_lock.
+ * Return: 0; -ECONNRESET if either link was torn down or paired, or either
+ * engine closes.
  */
 int hixl_loop_pair(struct hixl_link *a, struct hixl_link *p)
 {
@@ -293,11 +264,9 @@ int hixl_loop_pair(struct hixl_link *a, struct hixl_link *p)
 }
 
 /**
- * hixl_loop_partner_get() - a loopback link's partner link, with a reference
+ * hixl_loop_partner_get() - a loopback link's partner, with a reference
  * @l: the link
- *
- * Return: the partner (hixl_link_put() it), or NULL: not a loopback link,
- * or the pairing is over, or the partner is being freed.
+ * Return: the partner, or NULL.
  */
 struct hixl_link *hixl_loop_partner_get(struct hixl_link *l)
 {
@@ -311,7 +280,7 @@ struct hixl_link *hixl_loop_partner_get(struct hixl_link *l)
 	return p;
 }
 
-/* A link's state moves from CONNECTING to READY; false if it broke meanwhile. */
+/* CONNECTING to READY; false if it broke meanwhile. */
 static bool hixl_loop_ready(struct hixl_link *l)
 {
 	bool ok;
@@ -328,10 +297,8 @@ static bool hixl_loop_ready(struct hixl_link *l)
 }
 
 /*
- * One attempt of hixl_loop_join(): find the target, check, make and list
- * its link, pair.  Return: 0; -ECONNREFUSED (nobody listens on the name
- * in our namespace, it closes, or it has max_links links: the caller
- * retries); -EACCES; -ECONNRESET; -ENOMEM.
+ * One attempt of hixl_loop_join().  Return: 0; -ECONNREFUSED (retry);
+ * -EACCES; -ECONNRESET; -ENOMEM.
  */
 static int hixl_loop_try(struct hixl_link *l)
 {
@@ -397,19 +364,15 @@ unlock:
 
 /**
  * hixl_loop_join() - CONNECT's handshake between two loopback engines
- * @l:        the active link, listed on its engine (hixl_cmd_connect())
- * @deadline: jiffies: CONNECT's timeout
+ * @l:        the active link, listed
+ * @deadline: CONNECT's timeout, jiffies
  *
- * Like an RDMA CONNECT, a name nobody listens on yet is tried again every
- * 50 ms until @deadline.
+ * As on RDMA, a name nobody listens on is retried until @deadline.
  *
- * Context: process context, sleeps; takes hixl_loop_lock, then the
- * target's links_lock.
- * Return: 0, the link READY and paired; -ETIMEDOUT (nobody listens on that
- * name in our network namespace, or it stayed full, until the timeout);
- * -EACCES (the target's allowed peers refuse our address, or the two
- * engines' secrets differ: one has none, or another); -ECONNRESET (torn
- * down meanwhile); -ERESTARTSYS (a signal); -ENOMEM.
+ * Context: process context, sleeps; takes hixl_loop_lock.
+ * Return: 0 (READY and paired); -ETIMEDOUT nobody listened; -EACCES
+ * refused by allowed peers or secret; -ECONNRESET torn down; -ERESTARTSYS;
+ * -ENOMEM.
  */
 int hixl_loop_join(struct hixl_link *l, unsigned long deadline)
 {
@@ -431,14 +394,10 @@ int hixl_loop_join(struct hixl_link *l, unsigned long deadline)
 
 /**
  * hixl_loop_link_gone() - a loopback link is torn down: break its partner
- * @l: the link, CLOSED (hixl_link_destroy())
+ * @l: the link, CLOSED
  *
- * The partner fails with -ECONNRESET; an accepted partner is released
- * (taken off its engine's list and torn down from its engine's
- * workqueue), an active one stays for its DISCONNECT, as after an RDMA
- * peer's disconnect.  A no-op
- * for links that are not loopback links.  The partner's engine is
- * @l->loc.peer_eng, which @l holds until it is freed.
+ * The partner fails with -ECONNRESET; an accepted one is released, an
+ * active one stays for its DISCONNECT, as on RDMA.
  *
  * Context: process context.
  */
@@ -457,21 +416,16 @@ void hixl_loop_link_gone(struct hixl_link *l)
 
 /**
  * hixl_loop_notify() - SEND_NOTIFY on a loopback link
- * @l:        the link, READY; no lock held (the peer engine's lock is
- *            taken here, and post_mutex nests inside engine locks)
+ * @l:        the link, READY; no lock held
  * @data:     the name, then the message
- * @name_len: bytes of the name, 1..HIXL_NOTIFY_MAX_NAME (checked)
- * @msg_len:  bytes of the message, 0..HIXL_NOTIFY_MAX_MSG (checked)
+ * @name_len: bytes of the name (checked)
+ * @msg_len:  bytes of the message (checked)
  *
- * Queued on the partner link's engine through hixl_rx_notify(), with the
- * same per-link and per-engine bounds (beyond them it is dropped and
- * counted there, as a received one is).  The peer engine's local_users
- * holds off its close meanwhile (hixl_local_engine_close() runs before it
- * frees its notifications), so nothing is queued on an engine that is
- * being freed.  The entry is charged to the sender's memory cgroup.
+ * Queued on the partner's engine by hixl_rx_notify(), with its bounds.
+ * The peer's local_users holds off its close meanwhile.
  *
  * Context: process context.
- * Return: 0; -ECONNRESET (the peer went); -ENOMEM.
+ * Return: 0; -ECONNRESET if the peer went; -ENOMEM.
  */
 int hixl_loop_notify(struct hixl_link *l, const u8 *data, u32 name_len, u32 msg_len)
 {

@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * loopback.h - loopback engines (loopback.c): an engine named on a
- * loopback address (127.0.0.0/8, ::1) has no RDMA device and serves the
- * engines of this kernel, in its network namespace, through the same-host
- * copy (local.c) alone.  Lock: hixl_loop_lock (a mutex) protects the list
- * of loopback engines; it nests inside hixl_engine.lock and outside
- * hixl_engine.links_lock (engine.h has the whole order).
+ * loopback.h - loopback engines: no RDMA device, same-host copies only
+ * (loopback.c).  hixl_loop_lock protects the list of loopback engines.
  */
 #ifndef _HIXL_LOOPBACK_H
 #define _HIXL_LOOPBACK_H

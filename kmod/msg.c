@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * msg.c - a link's messages (proto.h): posting a SEND or REG_MR and
- * waiting for it, a message's header and names.  The message buffers and
- * the receive side are msg_rx.c's.
+ * msg.c - posting a link's messages (proto.h) and waiting for them.  The
+ * buffers and the receive side are in msg_rx.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,8 +16,6 @@
 #include "keepalive.h"
 #include "msg.h"
 #include "proto.h"
-
-/* ---- sending ---------------------------------------------------------------------- */
 
 void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -37,18 +34,12 @@ void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  * @l:  the link; post_mutex held
  * @wr: the request (its wr_cqe and send_flags are set here)
  *
- * The wait is HIXL_MSG_TIMEOUT_MS, or up to @l->msg.tx_deadline when one is set
- * (a table update's, table.c), but at least HIXL_TX_MIN_MS: a peer that
- * stops posting receives holds our SEND (RNR retries never end) only that
- * long.
+ * Waits HIXL_MSG_TIMEOUT_MS, or until @l->msg.tx_deadline if set, but at
+ * least HIXL_TX_MIN_MS.  A completion is handshake progress
+ * (hixl_link_hs_progress()).
  *
- * A completed one is progress of an accepted link's handshake
- * (hixl_link_hs_progress()): our table, sent one message at a time, may
- * take longer than handshake_ms.
- *
- * Return: 0; -ETIMEDOUT after that, -EHOSTDOWN when the transport's retries
- * ran out (keepalive.c) or -ECONNRESET on another error completion, all
- * breaking the link.
+ * Return: 0; -ETIMEDOUT on timeout; -EHOSTDOWN if transport retries ran
+ * out; -ECONNRESET on another error completion.  Errors break the link.
  */
 int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 {
@@ -69,7 +60,7 @@ int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 	if (ret)
 		goto fail;
 	if (!wait_for_completion_timeout(&l->msg.tx_done, tmo)) {
-		/* the QP is stuck: break it so the completion flushes, then wait */
+		/* break the QP so the completion flushes, then wait */
 		ret = -ETIMEDOUT;
 		hixl_link_fail(l, ret);
 		rdma_disconnect(l->cm_id);
@@ -80,7 +71,6 @@ int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 		hixl_link_hs_progress(l);
 		return 0;
 	}
-	/* the peer does not answer (hixl_tx_done() closed the link), or else */
 	ret = l->msg.tx_status == IB_WC_RETRY_EXC_ERR ? -EHOSTDOWN : -ECONNRESET;
 fail:
 	hixl_link_fail(l, ret);
@@ -89,7 +79,7 @@ fail:
 
 /**
  * hixl_wire_hdr_fill() - fill the header of a message about to be sent
- * @h:    the header, at the start of the message
+ * @h:    the header
  * @type: enum hixl_wire_type
  * @len:  bytes of the whole message
  */
@@ -107,7 +97,6 @@ void hixl_wire_hdr_fill(struct hixl_wire_hdr *h, u16 type, u32 len)
  * @l:    the link; post_mutex held
  * @type: enum hixl_wire_type; the header is filled here
  * @len:  bytes of the whole message
- *
  * Return: as hixl_post_wait().
  */
 int hixl_send_msg(struct hixl_link *l, u16 type, u32 len)

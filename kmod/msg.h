@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * msg.h - posting a link's messages, their headers and names (msg.c).
- */
+/* msg.h - posting a link's messages (msg.c). */
 #ifndef _HIXL_MSG_H
 #define _HIXL_MSG_H
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * notify.c - notifications: small two-sided messages between engines
- * (SEND_NOTIFY), queued on the receiving engine until GET_NOTIFIES fetches
- * them, bounded per link and per engine.
+ * notify.c - notifications: small two-sided messages (SEND_NOTIFY), queued
+ * on the receiving engine until GET_NOTIFIES fetches them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,19 +17,15 @@
 #include "loopback.h"
 #include "proto.h"
 
-/*
- * Notifications queued on one engine, all its links together (each link
- * has its own bound too, HIXL_NOTIFY_MAX_PENDING).
- */
+/* Notifications queued on one engine over all its links. */
 unsigned int hixl_max_engine_notifies = 16384;
 module_param_named(max_engine_notifies, hixl_max_engine_notifies, uint, 0644);
 MODULE_PARM_DESC(max_engine_notifies, "notifications queued on an engine, of all its links together (default 16384); more are dropped and counted");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_engine_notifies);
 
 /*
- * Queue a NOTIFY message on the engine, or count it dropped: beyond
- * HIXL_NOTIFY_MAX_PENDING of the link's, or hixl_max_engine_notifies of
- * all the engine's links, queued.
+ * Queue a NOTIFY on the engine, or count it dropped beyond
+ * HIXL_NOTIFY_MAX_PENDING per link or hixl_max_engine_notifies per engine.
  */
 int hixl_rx_notify(struct hixl_link *l, const void *buf, u32 len)
 {
@@ -80,15 +75,10 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_rx_notify);
  * @file: the open /dev/hixl
  * @wait: the poll table
  *
- * Level-triggered: EPOLLIN | EPOLLRDNORM while @eng->notifies is not empty,
- * else 0; hixl_rx_notify() wakes @eng->notify_wq for each notification it
- * queues.  Nothing is taken: GET_NOTIFIES does that.  Open to any holder
- * of the file (GET_NOTIFIES itself is the owner's): it tells nothing but
- * "something waits".  The wait queue lives as long as the engine, which
- * outlives every poller (epoll drops its entries before ->release).
+ * Level-triggered; consumes nothing.  Open to any holder of the file.
  *
- * Context: any process context (poll, select, epoll, io_uring's poll).
- * Return: the mask.
+ * Context: process context.
+ * Return: EPOLLIN | EPOLLRDNORM if notifications are queued, else 0.
  */
 __poll_t hixl_notify_poll(struct hixl_engine *eng, struct file *file, poll_table *wait)
 {
@@ -134,14 +124,12 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_engine_notifies_destroy);
  * hixl_cmd_send_notify() - HIXL_IOC_SEND_NOTIFY: a small two-sided message
  * @eng: the engine
  * @a:   in: remote, name and msg pointers and lengths
- *
- * Context: process context; waits for the SEND to complete (up to 10 s).
- * Return: 0; -EINVAL (flags, reserved, a length out of range, a malformed
- * peer name); -EAFNOSUPPORT (not AF_INET/AF_INET6); -EFAULT
- * (name or message unreadable); -EPERM; -EBADFD (not set up); -ENODEV (its
- * RDMA device was removed: SETUP again); -ENOTCONN (no
- * link, HIXL NOT_CONNECTED); -EAGAIN (still connecting); -ECONNRESET,
- * -ENETDOWN, -ETIMEDOUT (the link broke: HIXL NOTIFY_FAILED); -ENOMEM.
+ * Context: process context; waits for the SEND to complete.
+ * Return: 0; -EINVAL bad flags, reserved field, length or peer name;
+ * -EAFNOSUPPORT not AF_INET/AF_INET6; -EFAULT name or message unreadable;
+ * -EPERM; -EBADFD not set up; -ENODEV RDMA device removed; -ENOTCONN no
+ * link; -EAGAIN still connecting; -ECONNRESET, -ENETDOWN or -ETIMEDOUT the
+ * link broke; -ENOMEM.
  */
 int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 {
@@ -166,10 +154,7 @@ int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 	ret = hixl_engine_usable(eng);
 	if (ret)
 		return ret;
-	/*
-	 * Read the user's bytes before taking post_mutex: a page that never
-	 * arrives must not hold the link (its teardown takes post_mutex).
-	 */
+	/* copy before post_mutex: a faulting page must not hold the link */
 	data = kmalloc(a->name_len + a->msg_len, GFP_KERNEL);
 	if (!data)
 		return -ENOMEM;
@@ -212,16 +197,15 @@ out_free:
 }
 
 /**
- * hixl_cmd_get_notifies() - HIXL_IOC_GET_NOTIFIES: fetch received notifications
+ * hixl_cmd_get_notifies() - HIXL_IOC_GET_NOTIFIES: fetch notifications
  * @eng: the engine
  * @a:   in: buf, max; out: count, dropped
  *
- * Oldest first; what does not fit stays queued; a notification that cannot
- * be written to @a->buf stays queued too.
+ * Oldest first; what does not fit or cannot be written stays queued.
  *
  * Context: process context.
- * Return: 0; -EINVAL (flags, reserved, max 0); -EPERM; -EFAULT (@a->buf not
- * writable: nothing was lost).
+ * Return: 0; -EINVAL on bad flags, reserved field or max 0; -EPERM;
+ * -EFAULT if @a->buf is not writable (nothing is lost).
  */
 int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a)
 {

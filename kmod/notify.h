@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * notify.h - notifications: SEND_NOTIFY, GET_NOTIFIES, poll (notify.c).
- */
+/* notify.h - notifications: SEND_NOTIFY, GET_NOTIFIES, poll (notify.c). */
 #ifndef _HIXL_NOTIFY_H
 #define _HIXL_NOTIFY_H
 
@@ -13,7 +11,7 @@ int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a);
 void hixl_engine_notifies_destroy(struct hixl_engine *eng);
 __poll_t hixl_notify_poll(struct hixl_engine *eng, struct file *file, poll_table *wait);
 
-/* receive handler (msg.c's hixl_rx_handlers[]) */
+/* receive handler (hixl_rx_handlers[]) */
 int hixl_rx_notify(struct hixl_link *l, const void *buf, u32 len);
 
 #endif /* _HIXL_NOTIFY_H */

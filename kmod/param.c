@@ -1,10 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * param.c - the module's parameters (its limits) and the module-wide
- * objects every layer may use: the misc device's struct device and the
- * module's workqueue.  main.c sets the two objects up at load and tears
- * them down at unload; nothing here calls anything.
- */
+/* param.c - module parameters and module-wide objects (set up by main.c). */
 #include <linux/module.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
@@ -12,10 +7,8 @@
 #include "param.h"
 
 /*
- * Per-process limits.  Defaults are the vendor's published limits for HIXL
- * RegisterMem: 256 registrations, 20 GiB host memory, 50 GiB device
- * memory; and HIXL Connect's 512 links per engine.  Writable by root at run time; a new
- * value applies to the next call that checks it.
+ * Per-process limits; defaults are HIXL's published RegisterMem and Connect
+ * limits.  A new value applies to the next call that checks it.
  */
 unsigned int hixl_max_regions = 256;
 module_param_named(max_regions, hixl_max_regions, uint, 0644);
@@ -38,14 +31,9 @@ MODULE_PARM_DESC(max_links, "links per engine (default 512)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
 
 /*
- * Half-open links: a link accepted from a peer is closed when its handshake
- * (HELLO, tables both ways) makes no progress for handshake_ms - none
- * within handshake_ms of the connect request, or none since the last
- * handshake message either way (hixl_link_hs_progress(): a table of
- * thousands of regions takes longer than that to cross) - and at most
- * max_setup_links accepted links of an engine may be in the handshake at
- * once, so that connections that never say HELLO can neither hold a slot
- * for long nor take every slot of max_links.
+ * An accepted link whose handshake makes no progress for handshake_ms is
+ * closed (hixl_link_hs_progress()); at most max_setup_links accepted links
+ * of an engine are in the handshake at once.
  */
 unsigned int hixl_handshake_ms = 10000;
 module_param_named(handshake_ms, hixl_handshake_ms, uint, 0644);
@@ -57,23 +45,13 @@ module_param_named(max_setup_links, hixl_max_setup_links, uint, 0644);
 MODULE_PARM_DESC(max_setup_links, "accepted links per engine still in their handshake (default 64)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_setup_links);
 
-/*
- * What one peer's region table may hold: MR entries over all its regions
- * (32 bytes each, so 2 MiB per link by default).  A legitimate peer at the
- * default limits needs at most ~36,000 (70 GiB of 4 KiB pages, 512 pages
- * per MR on rxe; fewer on devices with longer page lists).
- */
+/* MR entries one peer's region table may hold (32 bytes each). */
 unsigned int hixl_max_peer_mrs = 65536;
 module_param_named(max_peer_mrs, hixl_max_peer_mrs, uint, 0644);
 MODULE_PARM_DESC(max_peer_mrs, "MRs one peer's region table may hold, per link (default 65536)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_peer_mrs);
 
-/*
- * io_uring's staged and same-host batches run from work items on a queue
- * of their engine's own (xwork.c); this many of one engine's run at once,
- * the rest wait for one of them, so an engine whose batches wait for a
- * stuck peer holds up only its own.  Read when an engine is opened.
- */
+/* How many of one engine's io_uring batches (xwork.c) run at once. */
 int hixl_xwork_max_active = 16;
 module_param_named(xwork_max_active, hixl_xwork_max_active, int, 0644);
 MODULE_PARM_DESC(xwork_max_active, "io_uring staged and same-host batches one engine runs at once, 1..512, read at open (default 16)");
@@ -82,8 +60,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xwork_max_active);
 /* The device dma-bufs are attached to (dmabuf.c). */
 struct device *hixl_dev;
 
-/* Work that engine teardown must be able to wait for (link.c). */
+/* Work that engine teardown must be able to wait for. */
 struct workqueue_struct *hixl_wq;
 
-/* The send CQs' pollers (scq.c), of the core's ib_comp_wq's kind. */
+/* The send CQs' pollers (scq.c), as the core's ib_comp_wq. */
 struct workqueue_struct *hixl_cq_wq;

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rail_revive.c - an extra rail whose device went comes back: the rail
- * work of raillink.c asks hixl_rail_revive() before it re-makes a rail
- * link on a rail that has no device.  The address resolves again (as
- * SETUP's, rail_dev.c's hixl_rail_resolve()), the rail's PD and every
- * valid region's MRs on it are made (mr.c), and the rail is published.
- * Its removal is setup.c's (hixl_engine_rail_detach()).  Locks: as
- * engine.h's "Rails" says.
+ * rail_revive.c - an extra rail whose device went away comes back.  Its
+ * removal is hixl_engine_rail_detach() (setup.c); locks as engine.h's
+ * "Rails".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,30 +20,20 @@
 /**
  * hixl_rail_revive() - bring back rail @i of an engine whose device is gone
  * @eng: the engine
- * @i:   the rail, 1..its extra rails (0: rail 0 is never revived: its
- *       device's removal detached the whole engine)
+ * @i:   the rail, >= 1
  *
- * When rail @i's device is gone (removed, hixl_engine_rail_detach()), its
- * address is resolved again in the SETUP caller's network namespace, as
- * SETUP did (rdma_bind_addr()); when a device owns it (the same one added
- * again, or another, that no other rail of the engine has), the rail's PD
- * and every valid region's MRs on it are made under the engine's lock, and
- * the rail is published (hixl_rail_dev() sees it, the regions' rails are
- * recomputed).  Rail links then activate those MRs (IB_WR_REG_MR) as rail
- * 0's links do.  Follows SETUP's own device lookup (hixl_cmd_setup()).
+ * Resolves the rail's address again as SETUP did (hixl_cmd_setup()); if
+ * a device not used by another rail owns it, makes the rail's PD and every
+ * valid region's MRs on it and publishes the rail.
  *
- * Context: process context, may sleep; no hixl lock held except the
- * engine's rdma_sem for reading (raillink.c's rail work).  Takes the
- * engine's lock (mutex_trylock()) and, to publish the rail, hixl_devs_lock.
- * Return: 0 when rail @i is usable (it was, or is now); -EINVAL for a rail
- * the engine does not have or a loopback or unset engine; -ENODEV while
- * rail 0's device is gone, while rail @i's device is still being removed,
- * when no RDMA device owns the address, or it is rail 0's or another
- * rail's device; -EADDRNOTAVAIL when the address is not local (yet);
- * -EAGAIN when the engine's lock is busy (a command holds it: the caller
- * tries again later);
- * -EOPNOTSUPP, -ENOMEM, or the device's -errno from ib_alloc_pd() or MR
- * creation (everything made here undone).
+ * Context: process context, may sleep; only @eng->rdma_sem held, for
+ * reading.  Takes the engine lock (mutex_trylock()), and hixl_devs_lock to
+ * publish the rail.
+ * Return: 0 if rail @i is usable; -EINVAL no such rail, or a loopback or
+ * unset engine; -ENODEV rail 0's or rail @i's device gone or going, or no
+ * other device owns the address; -EADDRNOTAVAIL address not local;
+ * -EAGAIN engine lock busy, try later; -EOPNOTSUPP, -ENOMEM or the
+ * device's -errno (all undone).
  */
 int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 {
@@ -81,12 +67,10 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	if (ret)
 		return ret;
 	/*
-	 * A device being unregistered still resolves, and ib_device_try_get()
-	 * still succeeds on it, until every client's remove has run: it must
-	 * also be live for hixl (hixl_dev_live()).  Checked here, cheaply, and
-	 * again under hixl_devs_lock when the rail is published: a removal
-	 * then comes either first (no revival) or after, and detaches it.
-	 * The reference keeps the device while we use it.
+	 * A device being unregistered still resolves and can still be got,
+	 * so it must also be live for our ib_client (hixl_dev_live()): checked
+	 * here, and again under hixl_devs_lock when the rail is published, so
+	 * a removal comes first or detaches it again.
 	 */
 	if (!ib_device_try_get(tmp.ibdev)) {
 		hixl_rail_close(&tmp);
@@ -101,7 +85,7 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 		return -ENODEV;
 	}
 
-	/* a busy engine is revived at the rail work's next tick */
+	/* a busy engine is revived at a later tick */
 	if (!mutex_trylock(&eng->lock)) {
 		ib_device_put(tmp.ibdev);
 		hixl_rail_close(&tmp);
@@ -117,10 +101,7 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	for (j = 0; j < rd->nr_rails; j++)
 		if (j != i - 1 && rd->rails[j].ibdev == tmp.ibdev)
 			goto out_close;
-	/*
-	 * The MRs first, on the device not yet published (hixl_rail_dev()
-	 * reads @pd first): nobody sees the rail before they all exist.
-	 */
+	/* make the MRs before publishing the rail (hixl_rail_dev() reads @pd) */
 	strscpy(rail->device, tmp.device, sizeof(rail->device));
 	rail->ibdev = tmp.ibdev;
 	rail->page_size_cap = tmp.page_size_cap;
@@ -139,11 +120,7 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 		if (ret)
 			break;
 	}
-	/*
-	 * The MRs were made without hixl_devs_lock (a device's add and removal
-	 * wait for nothing of an engine); the device must still be live when
-	 * the rail is published.
-	 */
+	/* MRs made without hixl_devs_lock: is the device still live? */
 	if (!ret) {
 		hixl_devs_live_lock();
 		if (!hixl_dev_live(tmp.ibdev)) {

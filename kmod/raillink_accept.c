@@ -1,17 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink_accept.c - the acceptor's side of rail links (the design is at
- * the top of raillink.c): which rail a connection is
- * (the device it came in on, hixl_rail_of_device()), pairing an accepted
- * rail link with its primary by the token and rail address its HELLO
- * names (hixl_raillink_attach()), and the rail listeners: one per rail
- * address with the engine's port (hixl_rail_listen()), gone with the
- * engine or the rail's device, back with a revived rail (raillink.c's
- * rail work).
- *
- * Locks: the pairing takes the engine's links_lock  >  the primary's
- * rails.lock  >  the rail link's lock (engine.h); hixl_rail_listen_lock
- * (below) is innermost.
+ * raillink_accept.c - the acceptor's side of rail links (design: top of
+ * raillink.c): which rail a connection is, pairing an accepted rail link
+ * with its primary, and the rail listeners.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,22 +20,18 @@
 
 /**
  * hixl_raillink_attach() - pair an accepted rail link with its primary
- * @l:     the accepted rail link (@l->rail from its device)
- * @i:     the rail its HELLO's rail block names (== @l->rail, checked)
+ * @l:     the accepted rail link
+ * @i:     the rail its HELLO names
  * @token: the token its HELLO names, HIXL_RAIL_TOKEN bytes
  * @name:  the engine name in its HELLO
  *
- * Hangs @l off our passive primary link to @name whose token is @token,
- * when the connection comes from the peer's rail @i address as the
- * primary's HELLO gave it (hixl_name_is_source()); a rail link it replaces
- * (the peer gave that one up) is aborted.  The tokens are compared in
- * constant time (crypto_memneq()).
+ * Hangs @l off our passive primary link to @name with token @token if the
+ * connection comes from the peer's rail @i address; a rail link it
+ * replaces is aborted.  Tokens are compared in constant time.
  *
- * Context: the CQ's receive work (raillink_hello.c); may sleep: takes the
- * engine's links_lock, then the primary's rails.lock and @l's lock.
- * Return: 0, or -EPROTO (no such primary, wrong rail, or the connection
- * is not from the peer's rail @i address), -ECONNABORTED (the primary or
- * @l is going).
+ * Context: the receive work; may sleep.
+ * Return: 0; -EPROTO no such primary, wrong rail or source; -ECONNABORTED
+ * the primary or @l is going.
  */
 int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
 			 const struct hixl_sockaddr *name)
@@ -79,11 +66,7 @@ int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
 	} else if (i >= found->rails.nr || !hixl_name_is_source(l, &found->rails.peer_rail[i])) {
 		ret = -EPROTO;
 	} else {
-		/*
-		 * @l's state and @parent under its lock: hixl_link_destroy()
-		 * marks it CLOSED under that lock before it unhooks it, so
-		 * either it sees @parent and unhooks, or we see CLOSED.
-		 */
+		/* hixl_link_destroy() marks CLOSED under this lock before unhooking */
 		spin_lock(&l->lock);
 		if (l->state >= HIXL_LINK_ERROR) {
 			ret = -ECONNABORTED;
@@ -119,14 +102,10 @@ int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
 
 /**
  * hixl_rail_of_device() - which of an engine's rails a device is
- * @eng: the engine (its rdma published)
+ * @eng: the engine, set up
  * @dev: the device a connection came in on
- *
- * Context: RDMA CM's handler (hixl_accept()), which holds the engine's
- * rdma_sem for reading (taken with a trylock: a removal holding it for
- * writing refuses the connection) until the link is listed or refused.
- * Return: 0 for rail 0's device (and for a device that is none of ours:
- * hixl_link_create_qp() then refuses it, -EXDEV); i for rail i's.
+ * Context: RDMA CM's handler, rdma_sem held for reading.
+ * Return: i for rail i's device; 0 for rail 0's or a foreign device.
  */
 u32 hixl_rail_of_device(struct hixl_engine *eng, struct ib_device *dev)
 {
@@ -143,22 +122,19 @@ u32 hixl_rail_of_device(struct hixl_engine *eng, struct ib_device *dev)
 	return found;
 }
 
-/* Serialises a rail listener's removal by its device with its engine's close. */
+/* Serialises a rail listener's removal by its device with the engine's close. */
 static DEFINE_SPINLOCK(hixl_rail_listen_lock);
 
 /**
  * hixl_rail_listen_one() - listen on one rail's address
  * @rd:  the engine's RDMA side, with a port
- * @i:   the rail, 1..@rd->nr_rails
- * @net: the network namespace (SETUP's caller's)
+ * @i:   the rail
+ * @net: SETUP's caller's network namespace
  *
- * Listens on rail @i's address with the engine's port unless a listener
- * is there already (SETUP's, or one a racing caller made: ours is then
- * destroyed).
+ * Does nothing if a listener is there already.
  *
  * Context: process context, may sleep; takes hixl_rail_listen_lock.
- * Return: 0, or rdma_create_id()'s, rdma_bind_addr()'s or rdma_listen()'s
- * -errno (-EADDRINUSE: the port is taken on that address).
+ * Return: 0, or RDMA CM's -errno (-EADDRINUSE: the port is taken).
  */
 int hixl_rail_listen_one(struct hixl_rdma *rd, u32 i, struct net *net)
 {
@@ -200,15 +176,10 @@ int hixl_rail_listen_one(struct hixl_rdma *rd, u32 i, struct net *net)
 
 /**
  * hixl_rail_listen() - listen on every rail address with the engine's port
- * @rd:         the engine's RDMA side in SETUP (not yet published),
- *              listening on @rd->local with a port
- * @listen_any: a LISTEN_ANY engine: its one wildcard listener hears the
- *              rails' addresses already, nothing to do
- *
+ * @rd:         the engine's RDMA side in SETUP, listening on its port
+ * @listen_any: the engine's wildcard listener hears every rail already
  * Context: SETUP, the engine lock held.
- * Return: 0, or rdma_bind_addr()'s/rdma_listen()'s error for a rail
- * (-EADDRINUSE: the port is taken on that rail's address); the listeners
- * made so far are destroyed then.
+ * Return: 0, or RDMA CM's -errno (all listeners destroyed).
  */
 int hixl_rail_listen(struct hixl_rdma *rd, bool listen_any)
 {
@@ -231,8 +202,7 @@ int hixl_rail_listen(struct hixl_rdma *rd, bool listen_any)
 /**
  * hixl_rail_unlisten() - destroy an engine's rail listeners
  * @rd: the engine's RDMA side
- *
- * Context: process context, may sleep (waits for a running CM handler).
+ * Context: process context, may sleep.
  */
 void hixl_rail_unlisten(struct hixl_rdma *rd)
 {
@@ -251,15 +221,13 @@ void hixl_rail_unlisten(struct hixl_rdma *rd)
 }
 
 /**
- * hixl_rail_listener_event() - an event on one of an engine's listeners
- * other than a connection request
+ * hixl_rail_listener_event() - a non-connect event on an engine's listener
  * @rd: the engine's RDMA side
  * @id: the listener
  * @ev: the event
  *
- * A rail listener whose device goes away (DEVICE_REMOVAL) is forgotten and
- * RDMA CM destroys it (non-zero return), so that the device's removal does
- * not wait for the engine's close.
+ * On DEVICE_REMOVAL a rail listener is forgotten and destroyed by RDMA CM,
+ * so the removal does not wait for the engine's close.
  *
  * Return: 1 to have RDMA CM destroy @id, else 0.
  */
@@ -279,10 +247,7 @@ int hixl_rail_listener_event(struct hixl_rdma *rd, struct rdma_cm_id *id,
 			ret = 1;
 		}
 	}
-	/*
-	 * Read under the lock: once the listener is forgotten, the engine's
-	 * close no longer waits for it, and may free @rd and the engine.
-	 */
+	/* once forgotten, the engine's close may free @rd */
 	if (ret)
 		eng_id = rd->eng->id;
 	spin_unlock(&hixl_rail_listen_lock);

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink_hello.c - the rail blocks of a HELLO (proto.h,
- * docs/protocol.md "Rails"): building ours (a primary's rails block
- * "XHLS": our rails' addresses, listener port and the link's token; a rail
- * link's rail block "XHLR": its rail index and the primary's peer token)
- * and checking a peer's, which is untrusted: every field, the blocks'
- * walk, their order and count.  An accepted rail link's block pairs it
- * with its primary (raillink_accept.c, hixl_raillink_attach()).
+ * raillink_hello.c - the rail blocks of a HELLO (docs/protocol.md
+ * "Rails"): a primary's rails block and a rail link's rail block.  A peer's
+ * blocks are untrusted and checked field by field.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,23 +16,16 @@
 #include "raillink.h"
 #include "proto.h"
 
-/*
- * The wire's rail arrays are indexed with the engine's rail numbers, and a
- * rail token is copied between the link and the wire: one size each.
- */
+/* the wire's rail arrays are indexed by the engine's rail numbers */
 static_assert(HIXL_WIRE_MAX_RAILS == HIXL_MAX_RAILS);
 static_assert(HIXL_WIRE_RAIL_TOKEN == HIXL_RAIL_TOKEN);
 
 /**
- * hixl_rails_hello_fill() - append our rails block (primary) or rail block
- * (a rail link we connect) to a HELLO being built
- * @l:    the link; post_mutex held (the HELLO is in its send buffer)
- * @blk:  where the block goes, right after what the HELLO has so far
+ * hixl_rails_hello_fill() - append our rails or rail block to a HELLO
+ * @l:    the link; post_mutex held
+ * @blk:  where the block goes
  * @room: bytes left in the send buffer from @blk
  *
- * A primary link of an engine with extra rails sends struct
- * hixl_wire_hello_rails: rail i's address with the port our listener has
- * on it (the engine's port; 0 when we do not listen) and @l's token.
  * Engines without extra rails, and accepted rail links, add nothing.
  *
  * Return: bytes appended.
@@ -88,10 +77,7 @@ static bool hixl_rail_addr_equal(const struct hixl_sockaddr *a, const struct hix
 	return a->family == b->family && !memcmp(a->addr, b->addr, sizeof(a->addr));
 }
 
-/*
- * Check a peer's rails block.  Return: 0 with the rails in @out (@out[0]
- * unused) and their count (rail 0 included) in *@nr, or -EPROTO.
- */
+/* Return: 0 with the rails in @out and their count in *@nr, or -EPROTO. */
 static int hixl_rails_blk_check(struct hixl_link *l, const struct hixl_wire_hello_rails *x,
 				const struct hixl_sockaddr *name, struct hixl_sockaddr *out, u32 *nr)
 {
@@ -148,23 +134,16 @@ static int hixl_rails_blk_check(struct hixl_link *l, const struct hixl_wire_hell
 /**
  * hixl_rails_hello_rx() - the rail blocks of a peer's HELLO
  * @l:    the link
- * @hm:   the HELLO, @len bytes (at least struct hixl_wire_hello)
- * @len:  bytes
+ * @hm:   the HELLO
+ * @len:  its bytes
  * @name: the engine name in the HELLO
  *
- * Walks the blocks after struct hixl_wire_hello ({magic, version, len}
- * each; a header that does not fit ends the walk, an unknown magic is
- * skipped).  On a primary link a rails block sets the peer's rails and
- * token (nr = min(ours, the peer's)); a rails block of another version is
- * ignored (one rail).  On an accepted rail link the rail block is required
- * and the link is attached (hixl_raillink_attach()).
+ * Unknown blocks are skipped.  A primary takes the peer's rails and token;
+ * an accepted rail link must carry its rail block and is attached.
  *
- * Context: the CQ's receive work (may sleep: takes the engine's links_lock).
- * Return: 0; -EPROTO for a malformed rails or rail block, a second one, a
- * rails block on a rail link, a rail block on a primary or from an
- * acceptor, a rail link without its block or with another rail index than
- * the device it came in on, or one that does not pair; -ECONNABORTED when
- * its primary is being torn down.  The caller closes the link on an error.
+ * Context: the receive work; may sleep.
+ * Return: 0; -EPROTO for a malformed, repeated, misplaced or missing block
+ * or one that does not pair; -ECONNABORTED if the primary is going.
  */
 int hixl_rails_hello_rx(struct hixl_link *l, const struct hixl_wire_hello *hm, u32 len,
 			const struct hixl_sockaddr *name)

@@ -1,28 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * railstats.c - an engine's counters per rail: GET_STATS
- * with HIXL_STATS_RAILS writes one struct hixl_rail_stat per rail of the
- * calling engine - its address, device, NUMA node, state, links, MRs and
- * the data-path counters of that rail.
- *
- * Counting: every data-path counter goes through hixl_link_count()
- * (stats.c), which adds it to the link, to the engine and to the engine's
- * counters of the link's rail (eng->rail_ctrs[l->rail]: rail 0 for a
- * primary link, i for rail i's rail link).  Those are the engine's, not a
- * link's, so they survive rail links being re-made and a rail's device
- * going and coming back.  The two failover counters are the exception:
- * the engine and the primary link count a failover once, on rail 0's
- * link, but per rail they say where pieces went from and to, so xrail.c's
- * failover work counts them (hixl_rail_count_failover(), stats.c).  Atomic
- * adds only, no lock, as stats.h says why.
- *
- * Reading: under the engine's rdma_sem (held for reading by every
- * command), so the device side stays; the links under links_lock, each
- * primary's rail links under its rails.lock (hixl_link_rail_get()), in the
- * order of engine.h.  A rail's state is read, not kept: its device there
- * (hixl_rail_dev()), one of its ports active (ib_get_cached_port_state(),
- * as keepalive.c and raillink.c ask for a link's port), and, for rails
- * 1.., a connection up for the ready links paired on it.
+ * railstats.c - an engine's counters per rail (GET_STATS with
+ * HIXL_STATS_RAILS): address, device, NUMA node, state, links, MRs and the
+ * rail's data-path counters, which hixl_link_count() keeps per engine so
+ * they survive rail links and devices coming and going.  A rail's state is
+ * read, not kept: its device present, a port active and, for rails >= 1,
+ * its rail links up.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,7 +26,7 @@
 #include "raillink.h"
 #include "report.h"
 
-/* Is a port of @ibdev active?  (ib_get_cached_port_state(): no sleeping.) */
+/* Is a port of @ibdev active?  Does not sleep. */
 static bool hixl_rail_port_active(struct ib_device *ibdev)
 {
 	enum ib_port_state st;
@@ -56,10 +39,8 @@ static bool hixl_rail_port_active(struct ib_device *ibdev)
 }
 
 /*
- * Links per rail (@links) and those up (@up), rails 0..@nr - 1 (@nr <=
- * HIXL_MAX_RAILS): rail 0
- * every link of the engine and its READY ones; rail i every READY link
- * paired with its peer on rail i and those whose rail link is READY.
+ * Links per rail and those up, rails 0..@nr - 1: rail 0 counts every link,
+ * rail i every READY link paired on rail i.
  */
 static void hixl_rail_links_count(struct hixl_engine *eng, u32 nr, u32 *links, u32 *up)
 {
@@ -88,7 +69,7 @@ static void hixl_rail_links_count(struct hixl_engine *eng, u32 nr, u32 *links, u
 	mutex_unlock(&eng->links_lock);
 }
 
-/* Rail @i's record; the engine's rdma_sem held (for reading). */
+/* Rail @i's record; @eng->rdma_sem held for reading. */
 static void hixl_rail_stat_fill(struct hixl_engine *eng, const struct hixl_rdma *rd, u32 i,
 				u32 links, u32 up, struct hixl_rail_stat *o)
 {
@@ -119,12 +100,11 @@ static void hixl_rail_stat_fill(struct hixl_engine *eng, const struct hixl_rdma 
 
 /**
  * hixl_rail_stats_fill() - the records of an engine's first rails
- * @eng: the engine; its rdma_sem held (for reading, or a trylock of it)
- * @rd:  its device side (eng->rdma, not NULL)
- * @out: out: @n records, rail 0 first (zeroed by the caller)
- * @n:   records, at most hixl_rails_count(@rd) and HIXL_MAX_RAILS
- *
- * Context: process context, sleeps (the engine's links_lock).
+ * @eng: the engine; its rdma_sem held for reading
+ * @rd:  its device side
+ * @out: out: @n records, rail 0 first, zeroed by the caller
+ * @n:   records, at most hixl_rails_count(@rd)
+ * Context: process context, sleeps.
  */
 void hixl_rail_stats_fill(struct hixl_engine *eng, const struct hixl_rdma *rd,
 			  struct hixl_rail_stat *out, u32 n)
@@ -139,22 +119,16 @@ void hixl_rail_stats_fill(struct hixl_engine *eng, const struct hixl_rdma *rd,
 }
 
 /**
- * hixl_stats_rails() - GET_STATS's rail entries (HIXL_STATS_RAILS)
- * @eng:  the engine of the calling file; its rdma_sem held for reading
- *        (hixl_engine_ioctl())
- * @ubuf: user pointer to @room struct hixl_rail_stat (0 when @room is 0)
- * @room: entries @ubuf holds, 0..HIXL_MAX_RAILS (checked by the caller)
- * @nr:   out: the rails the engine has: 0 before SETUP and for a loopback
- *        engine, else 1 + its extra rails
+ * hixl_stats_rails() - GET_STATS's rail records (HIXL_STATS_RAILS)
+ * @eng:  the engine; its rdma_sem held for reading
+ * @ubuf: user pointer to @room struct hixl_rail_stat
+ * @room: records @ubuf holds, 0..HIXL_MAX_RAILS
+ * @nr:   out: the engine's rails (0 before SETUP and for loopback)
  *
- * Writes min(@room, *@nr) records, rail 0 first; a smaller buffer gets the
- * first rails.  (HIXL_IOC_ENGINES with HIXL_ENGINES_RAILS writes the same
- * records of every visible engine: hixl_rail_stats_fill() from stats.c.)  Follows hixl_cmd_link_stats()'s shape: the records are
- * built in a kernel buffer under the locks and copied out after.
+ * Writes min(@room, *@nr) records, rail 0 first.
  *
- * Context: process context, sleeps (links_lock, the allocation, the copy).
- * Return: 0; -ENOMEM; -EFAULT when @ubuf cannot be written (*@nr is set
- * either way, but the ioctl does not copy it back on an error).
+ * Context: process context, sleeps.
+ * Return: 0; -ENOMEM; -EFAULT if @ubuf is not writable.
  */
 int hixl_stats_rails(struct hixl_engine *eng, u64 ubuf, u32 room, u32 *nr)
 {

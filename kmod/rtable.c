@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rtable.c - the peer's region table on a link: applying its REGION and
- * REGION_DEL messages, bounded by the table limits, and acknowledging them
- * (TABLE_ACK) so that its table updates can complete (table.c is the
- * sending side).
+ * REGION_DEL messages and acknowledging them (TABLE_ACK).  table.c is the
+ * sending side.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,25 +18,18 @@
 #include "rtable.h"
 #include "proto.h"
 
-/*
- * What the peers of one engine may make it hold, all its links together
- * (each link has its own bounds too: max_regions and max_peer_mrs entries
- * in its table, HIXL_NOTIFY_MAX_PENDING notifications queued), so that
- * max_links links cannot add up to max_links times one link's share.
- */
+/* MR entries the peer tables of all of one engine's links may hold. */
 unsigned int hixl_max_engine_peer_mrs = 1U << 20;
 module_param_named(max_engine_peer_mrs, hixl_max_engine_peer_mrs, uint, 0644);
 MODULE_PARM_DESC(max_engine_peer_mrs, "MR entries the peer tables of all of an engine's links may hold together (default 1048576: 32 MiB)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_engine_peer_mrs);
 
 /**
- * hixl_peer_mrs_charge() - count MR entries of a peer's table against its engine
+ * hixl_peer_mrs_charge() - charge a peer table's MR entries to its engine
  * @eng: the engine of the link whose table grows
  * @nr:  entries
- *
- * Context: any (atomic).
- * Return: 0; -ENOSPC (nothing charged) when the peer tables of all the
- * engine's links would hold more than hixl_max_engine_peer_mrs entries.
+ * Context: any.
+ * Return: 0; -ENOSPC (nothing charged) above hixl_max_engine_peer_mrs.
  */
 int hixl_peer_mrs_charge(struct hixl_engine *eng, u32 nr)
 {
@@ -97,22 +89,14 @@ static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
  * @m:   the message
  * @len: its length as received, bytes
  *
- * A region arrives in one or more messages (first/count of nr_mrs); it can
- * be used once every MR arrived.  A region announced at an address where
- * another with a different shape was replaces it.
+ * A region arrives in one or more messages and is usable once all its MRs
+ * arrived; one of another shape at the same address is replaced.  A
+ * region has at most one MR per 4 KiB page; the table is bounded by
+ * hixl_max_regions and hixl_max_peer_mrs, the engine's by
+ * hixl_max_engine_peer_mrs.
  *
- * What the message may make us allocate is bounded by what a legitimate
- * peer needs: an MR covers at least one page of at least 4 KiB (the
- * smallest page size of any kernel), so a region has at most as many MRs as
- * 4 KiB pages; the link's table holds at most hixl_max_regions
- * regions and hixl_max_peer_mrs MR entries, and the tables of all the
- * engine's links hixl_max_engine_peer_mrs entries together.  The entry array is allocated
- * with __GFP_NOWARN and charged to the memory cgroup (GFP_KERNEL_ACCOUNT).
- *
- * Return: 0; -EPROTO for a malformed message (counts that do not fit the
- * region or the message); -EEXIST when it overlaps another region of the
- * table; -ENOSPC when the table, or the engine's tables together, would
- * exceed their bounds; -ENOMEM.
+ * Return: 0; -EPROTO malformed; -EEXIST overlaps another region; -ENOSPC
+ * over a bound; -ENOMEM.
  */
 VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len)
 {
@@ -179,9 +163,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region);
 /**
  * hixl_rx_region_del() - apply a REGION_DEL message: forget one region
  * @l: the link
- * @m: the message
- *
- * A range that starts no region of the table is ignored.
+ * @m: the message; a range starting no region is ignored
  */
 VISIBLE_IF_KUNIT void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m)
 {
@@ -196,16 +178,14 @@ VISIBLE_IF_KUNIT void hixl_rx_region_del(struct hixl_link *l, const struct hixl_
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region_del);
 
-/* Post one TABLE_ACK saying @applied; an inline SEND, so the stack buffer is fine. */
+/* Post one TABLE_ACK; an inline SEND, so a stack buffer is fine. */
 static int hixl_ack_post(struct hixl_link *l, u64 applied)
 {
 	struct hixl_wire_ack a = {};
 	struct ib_sge sge = { .addr = (uintptr_t)&a, .length = sizeof(a) };
 	/*
-	 * Fenced: it starts only once our earlier RDMA READs completed.  The
-	 * peer frees a removed region's MRs on this ACK, and a READ of that
-	 * region still in flight may be re-executed by the peer's responder
-	 * (a lost response is retried), after the SEND behind it was taken.
+	 * Fenced behind our earlier RDMA READs: the peer frees a removed
+	 * region's MRs on this ACK, and a retried READ may still hit them.
 	 */
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
@@ -244,18 +224,14 @@ void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
 /**
  * hixl_table_ack() - tell the peer how many of its table messages are applied
  * @l:       the link
- * @applied: the count of REGION/REGION_DEL messages applied (cumulative)
+ * @applied: REGION/REGION_DEL messages applied, cumulative
  *
- * Called from the receive completion handler, which may not wait for
- * completions on its own CQ, and from the transfer queue's pump (a held
- * ACK, xq.c).  At most one TABLE_ACK is on the send queue at a time (the
- * send queue's budget, HIXL_SQ_DEPTH, counts one): an ACK asked for while
- * one is in flight is sent by hixl_ack_done() when that one completes,
- * with the highest count asked for meanwhile (ACKs are cumulative).
+ * At most one TABLE_ACK is in flight; one asked for meanwhile is sent by
+ * hixl_ack_done() with the highest count.  Does not wait, as the receive
+ * handler calls it.
  *
  * Context: any; takes @l->xq.lock.
- * Return: 0 (sent or queued behind the one in flight), or ib_post_send()'s
- * -errno.
+ * Return: 0 if sent or queued, or ib_post_send()'s -errno.
  */
 int hixl_table_ack(struct hixl_link *l, u64 applied)
 {
@@ -279,9 +255,7 @@ int hixl_table_ack(struct hixl_link *l, u64 applied)
 	return ret;
 }
 
-/* ---- the messages (msg.c's receive dispatch) ------------------------------------------ */
-
-/* REGION: apply it, then acknowledge (or let the transfer queue do it, xq.c). */
+/* REGION: apply it, then acknowledge (or let the transfer queue, xq.c). */
 int hixl_rx_region_msg(struct hixl_link *l, const void *buf, u32 len)
 {
 	u64 applied;
@@ -300,7 +274,7 @@ int hixl_rx_region_del_msg(struct hixl_link *l, const void *buf, u32 len)
 	int ret = 0;
 
 	hixl_rx_region_del(l, buf);
-	/* not before the pieces already planned against it are posted */
+	/* not before the pieces planned against it are posted */
 	if (!hixl_xq_ops->hold_ack(l, true, &applied))
 		ret = hixl_table_ack(l, applied);
 	return ret;

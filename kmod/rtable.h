@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * rtable.h - the peer's region table on a link and its TABLE_ACKs (rtable.c).
- */
+/* rtable.h - the peer's region table and its TABLE_ACKs (rtable.c). */
 #ifndef _HIXL_RTABLE_H
 #define _HIXL_RTABLE_H
 
@@ -21,7 +19,7 @@ int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 le
 void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m);
 #endif
 
-/* receive handlers (msg.c's hixl_rx_handlers[]) */
+/* receive handlers (hixl_rx_handlers[]) */
 int hixl_rx_region_msg(struct hixl_link *l, const void *buf, u32 len);
 int hixl_rx_region_del_msg(struct hixl_link *l, const void *buf, u32 len);
 int hixl_rx_table_ack(struct hixl_link *l, const void *buf, u32 len);

@@ -1,21 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * runs.c - a region's pages as physically contiguous runs.
- *
- * A registration keeps its pages the way ib_umem keeps them in a
- * scatterlist: one entry per physically contiguous run, not one pointer per
- * 4 KiB page.  A run is 16 bytes (first page frame, and the page index one
- * past its last page, counted from the region's first page), so 1 GiB of
- * 2 MiB pages (THP or hugetlb) costs at most 512 runs, 8 KiB (fewer when
- * neighbouring huge pages are physically adjacent), where a flat array of
- * page pointers cost 2 MiB.  4 KiB pages cost 16 bytes per run: between
- * 16 bytes per GiB (one contiguous run) and 4 MiB per GiB (no two pages
- * adjacent, twice the flat array; ib_umem's scatterlist costs 8 MiB there).
- *
- * The runs are built while pinning (hixl_runs_add(), which coalesces), give
- * a page by index in O(log runs) (hixl_runs_find()), the page-size
- * accumulator (hixl_runs_pgsz()) and each MR's scatterlist
- * (hixl_runs_sg_table()) in O(runs), and are unpinned run by run (pin.c).
+ * runs.c - a region's pages as physically contiguous runs, as ib_umem
+ * keeps them in a scatterlist: 16 bytes per run (first pfn, and the page
+ * index past its end) instead of a pointer per page.
  */
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -27,7 +14,7 @@
 
 #include "region.h"
 
-/* First allocation: 64 runs, 1 KiB */
+/* first allocation, runs */
 #define HIXL_RUNS_MIN	64
 
 /**
@@ -35,12 +22,8 @@
  * @rs:  the run list (zeroed, or after hixl_runs_reset())
  * @pfn: first page frame of the pages
  * @n:   physically contiguous pages, > 0
- *
- * The pages follow the last run's: they extend it when @pfn continues it,
- * else start a new run.  The array grows by doubling.
- *
- * Context: process context, may sleep (allocation).
- * Return: 0; -ENOMEM when the array cannot grow (@rs unchanged).
+ * Context: process context, may sleep.
+ * Return: 0; -ENOMEM if the array cannot grow (@rs unchanged).
  */
 int hixl_runs_add(struct hixl_runs *rs, unsigned long pfn, unsigned long n)
 {
@@ -77,8 +60,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_runs_add);
  * @rs:    the run list
  * @pages: @n pages in address order
  * @n:     how many
- *
- * Return: 0; -ENOMEM (the pages before the failing one were added).
+ * Return: 0; -ENOMEM (the pages before the failing one are added).
  */
 int hixl_runs_add_pages(struct hixl_runs *rs, struct page **pages, unsigned long n)
 {
@@ -124,8 +106,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_runs_free);
  * hixl_runs_find() - the run holding a page
  * @rs:  the run list, non-empty
  * @idx: page index from the first page, < @rs->npages
- *
- * Return: the index of the run holding page @idx (binary search).
+ * Return: the index of the run holding page @idx.
  */
 unsigned long hixl_runs_find(const struct hixl_runs *rs, unsigned long idx)
 {
@@ -174,18 +155,15 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_runs_pgsz);
 /**
  * hixl_runs_sg_table() - a scatterlist for a byte range of the runs
  * @rs:      the run list
- * @sgt:     the table to allocate and fill (sg_free_table() frees it)
- * @off:     first byte, counted from the start of the first page
- * @len:     bytes, > 0, @off + @len <= @rs->npages * PAGE_SIZE
+ * @sgt:     the table to allocate and fill
+ * @off:     first byte, from the start of the first page
+ * @len:     bytes, > 0
  * @max_seg: largest entry in bytes, a multiple of PAGE_SIZE
  *
- * One entry per run the range touches (a run longer than @max_seg gives
- * several), as sg_alloc_table_from_pages_segment() would give from the
- * pages, without looking at each page.
+ * As sg_alloc_table_from_pages_segment(), without visiting each page.
  *
  * Context: process context, may sleep.
- * Return: 0; -EINVAL for a range outside the runs; -ENOMEM (@sgt->sgl is
- * NULL then).
+ * Return: 0; -EINVAL if the range is outside the runs; -ENOMEM.
  */
 int hixl_runs_sg_table(const struct hixl_runs *rs, struct sg_table *sgt, u64 off, u64 len,
 		       unsigned int max_seg)
@@ -235,8 +213,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_runs_sg_table);
 /**
  * hixl_runs_bytes() - metadata the runs take
  * @rs: the run list
- *
- * Return: bytes allocated for the array.
+ * Return: bytes allocated.
  */
 size_t hixl_runs_bytes(const struct hixl_runs *rs)
 {

@@ -1,38 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scq.c - a link's send CQ: hixl polls it itself, from a worker after a
- * completion event and from a synchronous TRANSFER that spins on its own
- * completion (hybrid polling, poll.c), so that a small batch's completion
- * reaches its waiter without a hop through a workqueue.
+ * scq.c - a link's send CQ, polled by hixl itself: by a worker after a
+ * completion event, and by a synchronous TRANSFER spinning on its own
+ * completion (poll.c), saving a workqueue hop.
  *
- * A link's QP has two CQs (link_life.c).  The receive CQ is the core's
- * (ib_alloc_cq(), IB_POLL_WORKQUEUE): its handlers parse the peer's
- * messages and take mutexes.  The send CQ carries the completions of what
- * we post - transfer chains (xq.c), messages (msg.c), TABLE_ACKs
- * (rtable.c), keep-alives (keepalive.c) and the drain markers - and is made
- * with ib_create_cq() and this file's own completion handler, as IPoIB
- * (ipoib_verbs.c, polled by NAPI) and RDS (rds/ib_cm.c, polled by a
- * tasklet) make theirs: a CQ of the core's may not be polled by anyone but
- * its poller (ib_process_cq_direct() is for IB_POLL_DIRECT CQs, which have
- * no completion events at all), and a waiter polling one beside the core's
- * worker would run two WCs' handlers at once, out of order.
- *
- * Here every poll holds @l->scq.mutex: the worker takes it (it may sleep,
- * as the core's worker may), a spinning waiter only tries it
- * (mutex_trylock()) and goes on spinning when the worker has it.  So the
- * handlers run one at a time, in the CQ's order, in process context, as
- * under IB_POLL_WORKQUEUE; the waiter runs them in its own context, holding
- * its engine's rdma_sem for reading, which no handler takes.  While a
- * waiter spins, the CQ's completion events do not wake the worker: the
- * last spinner to stop polls and re-arms the CQ instead (hixl_scq_comp()).
- *
- * The worker is the core's ib_cq_poll_work() (drivers/infiniband/core/cq.c)
- * on a workqueue of the same kind (hixl_cq_wq: WQ_HIGHPRI, as ib_comp_wq):
- * poll up to HIXL_SCQ_BUDGET WCs, then re-arm with
- * IB_CQ_REPORT_MISSED_EVENTS and run again when completions slipped in
- * between.  A WC the waiter took leaves the event it raised to the worker,
- * which then finds the CQ empty and re-arms it: the CQ is armed whenever
- * no poller runs.
+ * The receive CQ is the core's (IB_POLL_WORKQUEUE).  The send CQ is made
+ * with ib_create_cq() and our own handler, as IPoIB and RDS make theirs: a
+ * core CQ may be polled only by its own poller.  Every poll holds
+ * @l->scq.mutex (a spinner only trylocks it), so the handlers run one at a
+ * time, in CQ order, in process context, as under IB_POLL_WORKQUEUE.
+ * The worker follows the core's ib_cq_poll_work(); while a waiter spins,
+ * completion events are left to it (hixl_scq_comp()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,7 +22,7 @@
 #include "link.h"
 #include "scq.h"
 
-/* Run the handlers of up to @budget WCs, in the CQ's order; scq.mutex held. */
+/* Run the handlers of up to @budget WCs; scq.mutex held. */
 static int hixl_scq_process(struct hixl_link *l, int budget)
 {
 	struct hixl_scq *s = &l->scq;
@@ -72,11 +50,9 @@ static int hixl_scq_process(struct hixl_link *l, int budget)
 }
 
 /*
- * What the worker does after a completion event: poll up to
- * HIXL_SCQ_BUDGET WCs, then re-arm the CQ, and run again (queued) when
- * the budget ran out or completions slipped in before the re-arm.  The
- * work is queued under the mutex, with the CQ there, so that
- * hixl_scq_destroy()'s cancel_work_sync() comes after it.
+ * The worker: poll up to HIXL_SCQ_BUDGET WCs, re-arm, and requeue if the
+ * budget ran out or completions slipped in.  Queued under the mutex so
+ * that hixl_scq_destroy()'s cancel_work_sync() comes after it.
  */
 static void hixl_scq_run(struct hixl_link *l)
 {
@@ -96,15 +72,11 @@ static void hixl_scq_work(struct work_struct *w)
 }
 
 /*
- * The CQ's completion event: any context, hard IRQ included.  While a
- * waiter spins on a batch of the link it polls the CQ anyway, so the
- * event is left to it (as NAPI leaves a device's interrupt off while it
- * polls): the last spinner to stop runs what the worker would
- * (hixl_scq_spin_end()).  The event's flag and the spinner count are
- * each written before the other is read, with full barriers between
- * (store buffering, tools/memory-model), so that when a spinner stops
- * just as the event comes one of the two sees the other's write; the
- * flag's test_and_clear_bit() lets only one of them run the worker's part.
+ * The CQ's completion event, any context.  While waiters spin, leave the
+ * event to the last one to stop (hixl_scq_spin_end()), as NAPI does.  The
+ * event flag and the spinner count are each written before the other is
+ * read, with full barriers (store buffering), so one side sees the other;
+ * test_and_clear_bit() lets only one run the worker's part.
  */
 VISIBLE_IF_KUNIT void hixl_scq_comp(struct ib_cq *cq, void *ctx)
 {
@@ -125,9 +97,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_scq_comp);
 /**
  * hixl_scq_spin_begin() - a waiter starts to spin on a batch of @l
  * @l: the link, referenced by the waiter
- *
- * From now until hixl_scq_spin_end() the CQ's completion events are left
- * to the spinners, which poll it (hixl_scq_poll()).
  */
 void hixl_scq_spin_begin(struct hixl_link *l)
 {
@@ -139,10 +108,9 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_scq_spin_begin);
  * hixl_scq_spin_end() - a spinning waiter stops
  * @l: the link of hixl_scq_spin_begin()
  *
- * The last spinner to stop polls and re-arms the CQ, as the worker would
- * have, when a completion event came while they spun (hixl_scq_comp()).
+ * The last spinner polls and re-arms the CQ if an event came meanwhile.
  *
- * Context: process context; may sleep (@l->scq.mutex, the handlers).
+ * Context: process context, may sleep.
  */
 void hixl_scq_spin_end(struct hixl_link *l)
 {
@@ -177,12 +145,8 @@ void hixl_scq_init(struct hixl_link *l)
 EXPORT_SYMBOL_IF_KUNIT(hixl_scq_init);
 
 /**
- * hixl_scq_destroy() - free a link's send CQ, if it has one
- * @l: the link; its QP is destroyed (nothing completes on the CQ any more)
- *
- * A waiter that still spins finds no CQ and waits as before; the worker
- * is stopped once no completion event can queue it again.
- *
+ * hixl_scq_destroy() - free a link's send CQ, if any
+ * @l: the link; its QP is destroyed
  * Context: process context; takes @l->scq.mutex.
  */
 void hixl_scq_destroy(struct hixl_link *l)
@@ -202,15 +166,11 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_scq_destroy);
 
 /**
  * hixl_scq_create() - make and arm a link's send CQ
- * @l:    the link (@l->scq.cq is NULL)
+ * @l:    the link
  * @dev:  the device of the link's QP
- * @cqe:  entries: every send queue entry plus the drain markers
- *
- * Completion vector 0, as the receive CQ's.
- *
+ * @cqe:  entries: the send queue plus the drain markers
  * Context: process context.
- * Return: 0, or ib_create_cq()'s or ib_req_notify_cq()'s -errno (nothing
- * is left to free then).
+ * Return: 0, or ib_create_cq()'s or ib_req_notify_cq()'s -errno.
  */
 int hixl_scq_create(struct hixl_link *l, struct ib_device *dev, int cqe)
 {
@@ -220,7 +180,7 @@ int hixl_scq_create(struct hixl_link *l, struct ib_device *dev, int cqe)
 
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
-	/* set before it is armed: its worker finds it (nothing is posted yet) */
+	/* set before arming, so the worker finds it */
 	mutex_lock(&l->scq.mutex);
 	l->scq.cq = cq;
 	mutex_unlock(&l->scq.mutex);
@@ -234,12 +194,11 @@ int hixl_scq_create(struct hixl_link *l, struct ib_device *dev, int cqe)
  * hixl_scq_poll() - a spinning waiter polls its link's send CQ
  * @l: the link
  *
- * Runs the handlers of up to HIXL_SCQ_BATCH completions, as the worker
- * would, unless a poller is busy (the worker or another waiter: they run
- * the same handlers) or the CQ is gone.
+ * Runs up to HIXL_SCQ_BATCH completions' handlers unless another poller
+ * is busy or the CQ is gone.
  *
  * Context: process context; the handlers may sleep.
- * Return: the count of completions handled (0 also when another polls).
+ * Return: the number of completions handled.
  */
 int hixl_scq_poll(struct hixl_link *l)
 {

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * scq.h - a link's send CQ, polled by hixl itself (scq.c); struct hixl_scq
- * is in link.h, which embeds it.
- */
+/* scq.h - a link's send CQ (scq.c); struct hixl_scq is in link.h. */
 #ifndef _HIXL_SCQ_H
 #define _HIXL_SCQ_H
 

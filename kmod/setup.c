@@ -1,18 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * setup.c - HIXL_IOC_SETUP: bind an engine to its local address, find the
- * RDMA device that owns it, and allocate the engine's protection domain
- * (HIXL Initialize).
- *
- * The address is resolved by RDMA CM (rdma_create_id() in the caller's
- * network namespace, rdma_bind_addr()), so rxe, siw and hardware devices
- * are found alike.  Options are validated here; the traffic class and
- * service level apply to the QPs of later links, the staging pool is made
- * with them.
- *
- * The engine's RDMA objects end here too: at close (hixl_engine_rdma_stop(),
- * hixl_engine_rdma_destroy()) and when their device is unregistered (the
- * ib_client, hixl_ib_remove()).
+ * setup.c - HIXL_IOC_SETUP: bind an engine to its local address through
+ * RDMA CM, find the device that owns it and allocate the engine's PD; and
+ * the end of those objects, at close or when the device is unregistered
+ * (hixl_ib_remove()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,18 +31,9 @@
 /**
  * hixl_setup_validate() - check the options of a SETUP request
  * @a: the request
- *
- * The allowed peers' entries and the secret are read later, by
- * hixl_auth_setup(); here only their flags, pointers and sizes are checked.
- *
- * Return: 0, or -EINVAL for an unknown flag, a non-zero reserved field, a
- * traffic class above 255 or not a multiple of 4, a service level above 7,
- * a pool with only one of its two numbers zero, or a pool above 256
- * buffers or 1024 MiB per buffer; bad rail fields (hixl_rails_validate());
- * with HIXL_SETUP_ALLOWED_PEERS, no list
- * or 0 or more than HIXL_MAX_ALLOWED_PEERS entries; with HIXL_SETUP_SECRET,
- * no secret or one outside HIXL_SECRET_MIN..HIXL_SECRET_MAX bytes; without
- * a flag, a non-zero field of its option.
+ * Return: 0, or -EINVAL for an unknown flag, non-zero reserved field, bad
+ * traffic class, service level, pool size or rail field, or a bad
+ * allowed-peers list or secret size.
  */
 int hixl_setup_validate(const struct hixl_setup *a)
 {
@@ -115,10 +97,7 @@ static void hixl_rdma_free(struct hixl_rdma *rd)
 	kfree(rd);
 }
 
-/*
- * eng->rail_ibdev[] from @rd's rails (NULL: clear them all), for
- * hixl_ib_remove(); the engine's lock held.
- */
+/* For hixl_ib_remove(); NULL @rd clears them.  The engine's lock held. */
 static void hixl_engine_rail_ibdevs_set(struct hixl_engine *eng, const struct hixl_rdma *rd)
 {
 	u32 i;
@@ -130,46 +109,27 @@ static void hixl_engine_rail_ibdevs_set(struct hixl_engine *eng, const struct hi
 
 /**
  * hixl_cmd_setup() - HIXL_IOC_SETUP: give an engine its RDMA device
- * @eng: the engine; the caller must be the process that opened it
+ * @eng: the engine; the caller must be its opener
  * @a:   in: local address and options; out: device name, page_size_cap,
  *       max_mr_pages
  *
- * All or nothing.  The device side (CM id bound to the address, PD, each
- * extra rail's device and PD (rail.c, rail_dev.c), the MRs of regions registered
- * before SETUP on every rail) is built privately under
- * @eng->lock; with a port, the id then listens, and only after that, when
- * nothing can fail any more, is it published in @eng->rdma.  A connection
- * request that arrives between rdma_listen() and the publication is refused
- * (hixl_cm_handler(): its CONNECT retries), so a failure at any step leaves
- * no link behind, unwinds everything made so far in reverse order, and
- * leaves the engine as it was: not set up, its registrations kept, ready
- * for another SETUP.
+ * All or nothing: the device side is built privately under @eng->lock and
+ * published only when nothing can fail; connection requests before that
+ * are refused.  On failure the engine is left as it was.
  *
  * Context: process context, may sleep; takes @eng->lock.
- * Return: 0, or
- *  -EINVAL        a bad option or reserved field (hixl_setup_validate()),
- *                 a malformed allowed-peers entry (hixl_auth_setup()), a
- *                 bad extra rail (hixl_rails_setup()), or rails for a
- *                 loopback address;
- *  rails: also hixl_rails_setup()'s -EFAULT, -EADDRNOTAVAIL, -ENODEV,
- *                 -EOPNOTSUPP for an extra rail;
- *  -EFAULT        the allowed peers or the secret are not readable;
- *  -ENOPKG        a secret, and the kernel has no hmac(sha256)
- *                 (CONFIG_CRYPTO_HMAC, CONFIG_CRYPTO_SHA256);
- *  -EAFNOSUPPORT  the address family is not AF_INET or AF_INET6;
- *  -EPERM         the caller is not the engine's process;
- *  -EALREADY      the engine was set up already;
- *  -EADDRNOTAVAIL the address is not local (rdma_bind_addr());
- *  a loopback address (127.0.0.0/8, ::1): hixl_loop_setup(), no device;
- *  -ENODEV        the address is local but no RDMA device owns it;
- *  -EOPNOTSUPP    the device has no fast-registration MRs, or cannot make
- *                 the MRs of a region registered before SETUP (no page
- *                 size it supports fits, or device memory on a device that
- *                 cannot map it);
- *  -EADDRINUSE    port > 0 and another listener has that address
- *                 (rdma_listen());
- *  -ENOMEM, or the device's -errno from ib_alloc_pd(), MR creation or
- *  rdma_listen().
+ * Return: 0 or
+ *  -EINVAL        a bad option, allowed-peers entry or rail;
+ *  -EFAULT        allowed peers or secret unreadable;
+ *  -ENOPKG        a secret without hmac(sha256) in the kernel;
+ *  -EAFNOSUPPORT  not AF_INET or AF_INET6;
+ *  -EPERM         not the engine's process;
+ *  -EALREADY      set up already;
+ *  -EADDRNOTAVAIL the address is not local;
+ *  -ENODEV        no RDMA device owns it;
+ *  -EOPNOTSUPP    no fast-registration MRs, or a region's MRs impossible;
+ *  -EADDRINUSE    another listener has the address and port;
+ *  -ENOMEM, or the device's -errno.
  */
 int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 {
@@ -193,7 +153,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		return hixl_loop_setup(eng, a);	/* no device: loopback.c */
 	}
 
-	/* eng->lock: one SETUP at a time, and no REG_MEM/DEREG_MEM meanwhile */
+	/* one SETUP at a time, and no REG_MEM/DEREG_MEM meanwhile */
 	hixl_engine_lock(eng);
 	if (eng->rdma) {
 		ret = -EALREADY;
@@ -246,7 +206,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		goto err_free_rails;
 	}
 
-	/* no region has MRs yet: a device removal freed them with the old PD */
+	/* a device removal freed the MRs with the old PD */
 	xa_for_each(&eng->regions, idx, r) {
 		if (READ_ONCE(r->invalid))
 			continue;
@@ -258,17 +218,17 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		ret = rdma_listen(rd->cm_id, 128);
 		if (ret)
 			goto err_free_mrs;
-		/* port 0: the one RDMA CM bound, which peers and HELLO name */
+		/* port 0: the one RDMA CM bound */
 		rd->local.port = ntohs(((struct sockaddr_in *)
 					&rd->cm_id->route.addr.src_addr)->sin_port);	/* sin6 too */
 		a->local.port = rd->local.port;
-		/* and on each rail's address, with that port (raillink_accept.c) */
+		/* and on each rail's address */
 		ret = hixl_rail_listen(rd, a->flags & HIXL_SETUP_LISTEN_ANY);
 		if (ret)
 			goto err_free_mrs;
 	}
 
-	/* nothing fails from here on: publish (the CM handler reads it unlocked) */
+	/* nothing fails from here on: publish (the CM handler reads unlocked) */
 	atomic_set(&eng->pool_free, a->pool_buffers);
 	WRITE_ONCE(eng->rdma_gone, false);
 	smp_store_release(&eng->rdma, rd);
@@ -301,8 +261,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_setup);
 /**
  * hixl_engine_rdma_stop() - stop listening: no new link after this
  * @eng: the engine, being destroyed
- *
- * Context: process context, may sleep (waits for a running CM handler).
+ * Context: process context, may sleep.
  */
 void hixl_engine_rdma_stop(struct hixl_engine *eng)
 {
@@ -318,10 +277,8 @@ void hixl_engine_rdma_stop(struct hixl_engine *eng)
 
 /**
  * hixl_engine_rdma_destroy() - release the device side of an engine
- * @eng: the engine, whose links and regions (and so MRs) are gone already
- *
- * Context: process context, may sleep; @eng->rdma_sem held for writing
- * (hixl_engine_destroy()), so a device removal waits for this.
+ * @eng: the engine, without links or regions
+ * Context: process context, may sleep; @eng->rdma_sem held for writing.
  */
 void hixl_engine_rdma_destroy(struct hixl_engine *eng)
 {
@@ -335,22 +292,11 @@ void hixl_engine_rdma_destroy(struct hixl_engine *eng)
 }
 
 /*
- * hixl_engine_detach() - the engine's RDMA device @ibdev is being
- * unregistered: give up everything on it - listener, links (their batches
- * end, their QPs flush), MRs, PD - and leave the engine as if never set up
- * (its registrations stay pinned; a later SETUP on another device makes
- * their MRs again).  Commands get -ENODEV from then on.
- *
- * First, holding rdma_sem for reading like a command (a close cannot begin
- * its teardown meanwhile; other commands go on): no new link, no listener,
- * every link torn down, which wakes each command waiting in one with an
- * error.  Then, holding it for writing: the commands still running have
- * ended (one waiting for user memory that never comes ends when the page
- * arrives or its process is killed), and the MRs and PD go.  A close that
- * got in between has freed them itself.
- *
- * Context: process context, may sleep; the caller holds a reference on
- * @eng and no lock.
+ * @ibdev is being unregistered: give up the listener, links, MRs and PD
+ * on it and leave the engine as if never set up; commands get -ENODEV.
+ * Links go under rdma_sem for reading, as a command, which wakes waiting
+ * commands; MRs and PD under it for writing.  The caller holds a
+ * reference and no lock.
  */
 static void hixl_engine_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 {
@@ -395,7 +341,7 @@ static int hixl_ib_add(struct ib_device *ibdev)
 {
 	int ret;
 
-	/* engines bind to devices through RDMA CM at SETUP; revival asks hixl_dev_live() */
+	/* engines bind to devices through RDMA CM at SETUP */
 	ret = hixl_dev_add(ibdev);
 	if (ret)	/* only a rail's revival on this device is refused */
 		pr_warn("device %s: not tracked (%d): rails on it are not revived\n",
@@ -405,7 +351,7 @@ static int hixl_ib_add(struct ib_device *ibdev)
 
 static u64 hixl_removal_seq;	/* under hixl_engines_lock */
 
-/* does @eng use @ibdev, as rail 0 or an extra rail?  Only compares. */
+/* Does @eng use @ibdev, as rail 0 or an extra rail? */
 static bool hixl_engine_on_dev(struct hixl_engine *eng, struct ib_device *ibdev)
 {
 	u32 i;
@@ -423,22 +369,13 @@ static bool hixl_engine_on_dev(struct hixl_engine *eng, struct ib_device *ibdev)
  * @ibdev:       the device
  * @client_data: unused
  *
- * Called before RDMA CM's own remove (clients go in reverse order of
- * registration), so our CM ids, QPs, MRs and PD on @ibdev are gone before
- * the core looks for leftovers (model: drivers/nvme/host/rdma.c,
- * nvme_rdma_remove_one()).  Engines on @ibdev are detached one at a time
- * (hixl_engine_detach()), each with a reference taken under
- * hixl_engines_lock and the lock dropped while it waits: an engine whose
- * command is stuck in a user page fault holds up this removal, not the
- * opening, closing or removal of other engines.  Each engine is looked at
- * once per removal (@removal_seq), even if it is set up again meanwhile.
- * An engine that has @ibdev as an extra rail (hixl_engine.rail_ibdev[])
- * loses that rail only (hixl_engine_rail_detach(), rail_dev.c): its links on
- * the rail, the regions' MRs there and the rail's PD; it goes on on its
- * other rails.
+ * Runs before RDMA CM's remove, so our objects are gone before the core
+ * looks for leftovers (as nvme_rdma_remove_one()).  Engines are detached
+ * one at a time, each referenced, without hixl_engines_lock, so a stuck
+ * engine holds up only this removal.  An engine using @ibdev as an extra
+ * rail loses that rail only.
  *
- * Context: process context, may sleep; takes hixl_engines_lock to walk the
- * list, then, without it, each engine's rdma_sem.
+ * Context: process context, may sleep.
  */
 static void hixl_ib_remove(struct ib_device *ibdev, void *client_data)
 {
@@ -497,20 +434,14 @@ void hixl_ib_client_unregister(void)
 
 /**
  * hixl_engine_rail_detach() - rail @ibdev of @eng is being unregistered
- * @eng:   an engine that has @ibdev as one of its extra rails (a reference
- *         held by the caller, hixl_ib_remove())
+ * @eng:   an engine with @ibdev as an extra rail, referenced
  * @ibdev: the device
  *
- * As hixl_engine_detach() does for rail 0, for one extra rail: first,
- * holding rdma_sem for reading, the rail is marked removing (under
- * links_lock: no new link on it, hixl_rail_dev() says it is gone) and its
- * links are destroyed (hixl_engine_links_destroy_rail(); their batches
- * end, their QPs flush); then, holding rdma_sem for writing (commands that
- * may use the rail's MRs have ended), every region's MRs on the rail and
- * its PD are freed and the rail's @ibdev/@pd are cleared.  The engine keeps
- * working on its other rails; hixl_rail_revive() may bring the rail back.
+ * As hixl_engine_detach() for one extra rail: the rail is marked removing
+ * and its links destroyed, then its MRs and PD are freed.  The engine keeps
+ * its other rails; hixl_rail_revive() may bring the rail back.
  *
- * Context: process context, may sleep; the caller holds no lock.
+ * Context: process context, may sleep; no lock held.
  */
 void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 {

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * setup.h - an engine's RDMA side: SETUP, its teardown, device removal
- * (setup.c).
- */
+/* setup.h - an engine's RDMA side: SETUP, teardown, device removal. */
 #ifndef _HIXL_SETUP_H
 #define _HIXL_SETUP_H
 

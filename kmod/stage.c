@@ -1,22 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stage.c - the staging pool (HIXL's BufferPool):
- * local addresses that are not registered, and descriptors so small that a
- * work request each costs more than copying them (the cost model of
- * stage_cost.c, hixl_stage_pays()), go through pre-registered kernel
- * buffers instead of one RDMA work request each.
+ * stage.c - the staging pool (HIXL's BufferPool): unregistered local
+ * memory, and descriptors too small to pay for a work request each
+ * (stage_cost.c), go through pre-registered kernel buffers.
  *
- * An engine set up with "N:SIZE_MB" owns N buffer credits of SIZE MiB.  A
- * link that can take two credits gets a send buffer and a landing buffer
- * (2 MiB chunks, one fast-registration MR each) and announces the landing
- * buffer in its HELLO; links beyond the pool work without staging.  A
- * staged WRITE copies the descriptors' bytes (from any user memory) into
- * the send buffer after a list of {remote address, length}, moves it with
- * one RDMA WRITE into the peer's landing buffer and asks the peer
- * (STAGE_REQ) to scatter it into its registrations; a staged READ sends
- * the list, the peer gathers into its landing buffer, one RDMA READ brings
- * the bytes back and they are copied out.  The peer answers STAGE_DONE
- * with the first failing entry, if any.
+ * A link that gets two of the engine's pool credits has a send and a
+ * landing buffer and announces the latter in its HELLO.  A staged WRITE
+ * copies the entry list and bytes into the send buffer, RDMA WRITEs it to
+ * the peer's landing buffer and asks (STAGE_REQ) the peer to scatter it; a
+ * staged READ has the peer gather and reads the bytes back.  The peer
+ * answers STAGE_DONE with the first failing entry.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,7 +32,7 @@
 
 #define HIXL_STAGE_CHUNK	SZ_2M
 
-/* ib_dma_* has no sg_table sync helpers: software devices need none. */
+/* ib_dma_* has no sg_table sync helpers; software devices need none. */
 static void hixl_sync_for_cpu(struct ib_device *dev, struct sg_table *sgt)
 {
 	if (!ib_uses_virt_dma(dev))
@@ -81,11 +74,10 @@ void hixl_stbuf_free(struct ib_device *ibdev, struct hixl_stbuf *b)
 
 /**
  * hixl_stbuf_alloc() - a staging buffer of @size bytes with its MR
- * @l:    the link (device, PD)
+ * @l:    the link
  * @b:    zeroed buffer to fill
  * @size: bytes, a multiple of 2 MiB
- *
- * Return: 0, -ENOMEM (no free 2 MiB blocks), or the device's -errno.
+ * Return: 0, -ENOMEM, or the device's -errno.
  */
 int hixl_stbuf_alloc(struct hixl_link *l, struct hixl_stbuf *b, size_t size)
 {
@@ -137,11 +129,9 @@ err:
 }
 
 /*
- * Copy between user memory and a staging buffer, across 2 MiB chunks,
- * without taking a page fault: the caller holds post_mutex, which the
- * link's teardown and timeout need, and a user page may never arrive
- * (userfaultfd, FUSE).  On a missing page, *@miss_addr and *@miss_len are
- * the piece to fault in with the lock dropped (hixl_stage_fault_in()).
+ * Copy between user memory and a staging buffer without faulting: the
+ * caller holds post_mutex, and a user page may never arrive (userfaultfd,
+ * FUSE).  A missing page is returned in *@miss_addr and *@miss_len.
  */
 static int hixl_stbuf_user(struct hixl_stbuf *b, size_t off, u64 uaddr, u64 len, bool in,
 			   u64 *miss_addr, size_t *miss_len)
@@ -163,11 +153,7 @@ static int hixl_stbuf_user(struct hixl_stbuf *b, size_t off, u64 uaddr, u64 len,
 	return 0;
 }
 
-/*
- * Fault in the user range a round missed, no lock held: 0, -EFAULT when
- * it cannot be (not mapped, or not writable for a READ's copy out).
- * fault_in_safe_writeable() faults in without writing to the range.
- */
+/* No lock held.  Return: 0, or -EFAULT if unmapped or not writable. */
 static int hixl_stage_fault_in(u64 uaddr, size_t len, bool in)
 {
 	char __user *u = u64_to_user_ptr(uaddr);
@@ -175,10 +161,7 @@ static int hixl_stage_fault_in(u64 uaddr, size_t len, bool in)
 	return (in ? fault_in_readable(u, len) : fault_in_safe_writeable(u, len)) ? -EFAULT : 0;
 }
 
-/*
- * Copy between a region's pinned pages and a staging buffer: the run
- * holding the first page is found once (binary search), then followed.
- */
+/* Copy between a region's pinned pages and a staging buffer. */
 static void hixl_stbuf_region(struct hixl_stbuf *b, size_t off, struct hixl_region *r,
 			      u64 addr, u64 len, bool to_region)
 {
@@ -208,8 +191,6 @@ static void hixl_stbuf_region(struct hixl_stbuf *b, size_t off, struct hixl_regi
 		len -= n;
 	}
 }
-
-/* ---- the peer's side: scatter or gather, then STAGE_DONE ------------------------ */
 
 static int hixl_stage_reply(struct hixl_link *l, u64 seq, int status, u32 failed)
 {
@@ -288,15 +269,13 @@ void hixl_stage_work(struct work_struct *w)
 	failed = i;
 	if (!scatter)
 		hixl_sync_for_device(eng->rdma->ibdev, &b->sgt);
-	/* the peer may send its next request as soon as it has our answer */
+	/* the peer may send its next request once it has our answer */
 	spin_lock(&l->lock);
 	l->stage.busy = false;
 	spin_unlock(&l->lock);
 	if (hixl_stage_reply(l, seq, status, failed))
 		hixl_link_fail(l, -ECONNRESET);
 }
-
-/* ---- the initiator's side -------------------------------------------------------------- */
 
 /* The peer's landing buffer, as its HELLO announced it. */
 struct hixl_stage_peer {
@@ -322,10 +301,8 @@ static int hixl_stage_rdma(struct hixl_link *l, const struct hixl_stage_peer *pr
 }
 
 /*
- * Read the peer's landing buffer once, under the lock, and the room a round
- * has for data: both buffers hold the HIXL_STAGE_LIST-byte list first.
- * False when either has no room (never planned as staged then; checked
- * again so that no arithmetic here can wrap).
+ * Read the peer's landing buffer once and the data room per round; false
+ * if either buffer has no room.
  */
 static bool hixl_stage_peer_get(struct hixl_link *l, struct hixl_stage_peer *pr)
 {
@@ -362,7 +339,7 @@ static int hixl_stage_request(struct hixl_link *l, u32 op, u32 count, unsigned l
 					   READ_ONCE(l->state) >= HIXL_LINK_ERROR,
 					   hixl_jiffies_left(deadline));
 	if (left < 0) {
-		/* the peer still holds the round: the link cannot stage again */
+		/* the peer still holds the round */
 		hixl_link_fail(l, -ECONNABORTED);
 		return -EINTR;
 	}
@@ -379,11 +356,7 @@ static int hixl_stage_request(struct hixl_link *l, u32 op, u32 count, unsigned l
 /**
  * hixl_stage_cap() - can this link stage, and how much per round?
  * @l: the link
- *
- * The answer does not change once the peer's HELLO came in (its landing
- * buffer is fixed from then on); hixl_stage_run() checks it again anyway.
- *
- * Return: bytes of data one staging round carries; 0: the link cannot stage.
+ * Return: data bytes one staging round carries; 0: the link cannot stage.
  */
 size_t hixl_stage_cap(struct hixl_link *l)
 {
@@ -394,11 +367,10 @@ size_t hixl_stage_cap(struct hixl_link *l)
 
 /**
  * hixl_stage_status() - a peer's STAGE_DONE status as our -errno
- * @wire: the status field as received: 0 or a positive errno
+ * @wire: the status field as received
  *
- * The peer's number never reaches a caller as it is (529 would be
- * -EIOCBQUEUED to io_uring, 512 -ERESTARTSYS to an ioctl): the codes
- * hixl_stage_work() sends pass, anything else is -EREMOTEIO.
+ * Only the codes hixl_stage_work() sends pass; a raw peer number could be
+ * a kernel-internal one (-EIOCBQUEUED, -ERESTARTSYS).
  *
  * Return: 0, -ERANGE, -EACCES, -EPROTO or -EREMOTEIO.
  */
@@ -417,18 +389,15 @@ int hixl_stage_status(u32 wire)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_stage_status);
 
-/* One round's place in the staged descriptors: idx[i], @done bytes of it moved. */
+/* A round's position: idx[i], @done bytes of it moved. */
 struct hixl_stage_pos {
 	u32 i;
 	u64 done;
 };
 
 /*
- * One round of a staged TRANSFER under post_mutex: fill the list (and for
- * WRITE the bytes), move them, and for READ copy the bytes out.  Return:
- * 0 with *@pos past the round; 1 when a user page was missing (*@miss_*
- * say which: fault it in and run the round again, from the same *@pos);
- * else the errors of hixl_stage_run().
+ * One round under post_mutex.  Return: 0 with *@pos advanced; 1 if a user
+ * page was missing (fault it in, rerun); else hixl_stage_run()'s errors.
  */
 static int hixl_stage_round(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 			    const u32 *idx, u32 n, unsigned long deadline, u32 *owner,
@@ -511,31 +480,21 @@ static int hixl_stage_round(struct hixl_link *l, u32 op, const struct hixl_op_de
  * @l:        a link that can stage; post_mutex not held
  * @op:       HIXL_OP_READ or HIXL_OP_WRITE
  * @d:        the descriptors
- * @idx:      indices into @d of the staged ones, @n of them
+ * @idx:      indices into @d of the staged ones
  * @n:        count of @idx
  * @deadline: jiffies
- * @cancelled: asked between rounds whether the TRANSFER was cancelled
- *            (xrdma.c: its request's CANCEL); may be NULL
+ * @cancelled: asked between rounds whether to stop; may be NULL
  * @ctx:      @cancelled's argument
  * @failed:   out: the failing descriptor's index
  *
- * Each round (up to the staging buffers' size) runs under the link's
- * post_mutex, which serialises the send buffer, and touches user memory
- * only without faulting; a missing page is faulted in with the mutex
- * dropped and the round run again, so that a page that never arrives
- * holds up this TRANSFER alone, not the link's teardown, timeout or
- * other TRANSFERs (as filemap's writes fault in outside the page lock).
- * A fatal signal ends the wait for the peer's answer (the link breaks: the
- * peer still holds the round) and, like a cancel, the run between rounds.
+ * Each round runs under post_mutex without faulting; a missing page is
+ * faulted in with the mutex dropped and the round rerun, as filemap's
+ * writes fault in outside the page lock.
  *
- * Context: process context (the TRANSFER's task, or a work item using its
- * mm), sleeps; takes and releases @l->msg.post_mutex.
- * Return: 0, -EFAULT (a local range not readable/writable), the peer's
- * -ERANGE/-EACCES/-EPROTO or -EREMOTEIO (hixl_stage_status()), -EPROTO
- * (the link has no room to stage: never planned so), -ETIMEDOUT (the
- * deadline passed while a page was faulted in), -EINTR (a fatal signal),
- * -ECANCELED (@cancelled said so), -ENOMEM, or a link error (the link is then
- * broken).
+ * Context: process context with the TRANSFER's mm, sleeps.
+ * Return: 0; -EFAULT local range unusable; the peer's -ERANGE, -EACCES,
+ * -EPROTO or -EREMOTEIO; -EPROTO no room to stage; -ETIMEDOUT; -EINTR
+ * fatal signal; -ECANCELED; -ENOMEM; or a link error (the link broken).
  */
 int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
 		   u32 n, unsigned long deadline, bool (*cancelled)(void *ctx), void *ctx,
@@ -579,8 +538,6 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 	return ret;
 }
 
-/* ---- a link's staging: buffers, their MRs, the peer's requests ----------------- */
-
 /* Activate the staging MRs; post_mutex held. */
 int hixl_stage_register(struct hixl_link *l)
 {
@@ -605,10 +562,7 @@ int hixl_stage_register(struct hixl_link *l)
 	return ret;
 }
 
-/*
- * Staging buffers for a link, if the engine's pool has two credits left
- * and 2 MiB blocks can be had; a link without them works unstaged.
- */
+/* Staging buffers for a link if the pool has two credits; else unstaged. */
 void hixl_link_stage_alloc(struct hixl_link *l)
 {
 	struct hixl_rdma *rd = l->eng->rdma;
@@ -627,7 +581,7 @@ void hixl_link_stage_alloc(struct hixl_link *l)
 	}
 }
 
-/* The peer asks us to scatter or gather its staged entries (stage.c). */
+/* The peer asks us to scatter or gather its staged entries. */
 int hixl_rx_stage_req(struct hixl_link *l, const void *buf, u32 len)
 {
 	const struct hixl_wire_stage_req *q = buf;

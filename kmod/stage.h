@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * stage.h - staging: a peer copies through its staging buffers (stage.c).
- */
+/* stage.h - staging through the peer's staging buffers (stage.c). */
 #ifndef _HIXL_STAGE_H
 #define _HIXL_STAGE_H
 
@@ -18,7 +16,7 @@ int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, co
 		   u32 n, unsigned long deadline, bool (*cancelled)(void *ctx), void *ctx,
 		   u32 *failed);
 
-/* receive handlers (msg.c's hixl_rx_handlers[]) */
+/* receive handlers (hixl_rx_handlers[]) */
 int hixl_rx_stage_req(struct hixl_link *l, const void *buf, u32 len);
 int hixl_rx_stage_done(struct hixl_link *l, const void *buf, u32 len);
 

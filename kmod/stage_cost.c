@@ -1,11 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * stage_cost.c - which registered descriptors the staging pool (stage.c)
- * takes: the cost model, its module parameters (stage_policy, stage_wr_ns,
- * stage_round_ns, stage_copy_ps) and the two decisions xfer.c asks it,
- * hixl_stage_small() and hixl_stage_pays().  Pure arithmetic, no locks;
- * KUnit: tests/kunit/stage_kunit.c.
- */
+/* stage_cost.c - which registered descriptors are staged: the cost model. */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/math64.h>
@@ -18,27 +12,17 @@
 #include "proto.h"
 
 /*
- * ---- which registered descriptors are staged: the cost model ----------------------
+ * Staging saves a descriptor's work request but copies its bytes twice and
+ * costs, per round, an RDMA WRITE, a STAGE_REQ and the peer's STAGE_DONE in
+ * sequence.  For n candidates of B bytes in R rounds:
  *
- * Staging a descriptor saves its own work request but copies its bytes
- * twice (into our send buffer and out of the peer's landing buffer, or the
- * reverse for a READ) and costs, per round of up to a buffer's worth, one
- * RDMA WRITE, a STAGE_REQ and the peer's STAGE_DONE, one after the other
- * under the link's post_mutex (no overlap with anything else on the link).
- * For a batch whose candidates are n descriptors of B bytes in all, moved
- * in R rounds:
+ *   direct = n * wr_ns
+ *   staged = R * round_ns + B * copy_ps / 1000
  *
- *   direct  = n * wr_ns
- *   staged  = R * round_ns + B * copy_ps / 1000
- *
- * A descriptor is a candidate only when its own copy costs less than its
- * work request (len * copy_ps < wr_ns * 1000); the candidates of a batch
- * are staged together when staged < direct.  The constants are module
- * parameters whose defaults were fitted to the crossover measured by
- * bench/bench-crossover-guest.sh (bench/results-default.md says how);
- * stage_policy=1 brings back the fixed rule (every host descriptor below
- * HIXL_STAGE_THRESHOLD staged), 2 stages only what must be (unregistered
- * local memory).  Unregistered local memory is staged under every policy.
+ * A descriptor is a candidate if len * copy_ps < wr_ns * 1000; a batch's
+ * candidates are staged if staged < direct.  stage_policy=1 stages host
+ * descriptors below HIXL_STAGE_THRESHOLD; 2 stages only unregistered local
+ * memory, which every policy stages.
  */
 static int hixl_stage_policy_set(const char *val, const struct kernel_param *kp)
 {
@@ -79,7 +63,7 @@ MODULE_PARM_DESC(stage_copy_ps,
 		 "cost model: ps per byte of a staged descriptor's two copies");
 
 /**
- * hixl_stage_cost_get() - the cost model's constants, as set now
+ * hixl_stage_cost_get() - the cost model's current constants
  * @c: out
  */
 void hixl_stage_cost_get(struct hixl_stage_cost *c)
@@ -91,11 +75,10 @@ void hixl_stage_cost_get(struct hixl_stage_cost *c)
 EXPORT_SYMBOL_IF_KUNIT(hixl_stage_cost_get);
 
 /**
- * hixl_stage_small() - is a registered descriptor of @len bytes a candidate?
+ * hixl_stage_small() - is a registered descriptor a staging candidate?
  * @c:   the constants
- * @len: bytes
- *
- * Return: true when copying its bytes costs less than its work request.
+ * @len: its bytes
+ * Return: true if copying its bytes costs less than its work request.
  */
 bool hixl_stage_small(const struct hixl_stage_cost *c, u64 len)
 {
@@ -110,13 +93,10 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_stage_small);
 /**
  * hixl_stage_pays() - are a batch's candidates faster staged than direct?
  * @c:     the constants
- * @n:     candidates (hixl_stage_small())
+ * @n:     candidates
  * @bytes: their bytes
- * @cap:   bytes of data one staging round carries (0: the link cannot stage)
- *
- * Return: true when R * round_ns + @bytes * copy_ps / 1000 < @n * wr_ns,
- * R the rounds they need (a buffer's worth of data, HIXL_STAGE_MAX_ENTS
- * entries each).
+ * @cap:   data bytes per staging round (0: the link cannot stage)
+ * Return: true if staged < direct (see the model above).
  */
 bool hixl_stage_pays(const struct hixl_stage_cost *c, u64 n, u64 bytes, u64 cap)
 {

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * stage_cost.h - which descriptors are staged: the cost model (stage_cost.c).
- */
+/* stage_cost.h - the staging cost model (stage_cost.c). */
 #ifndef _HIXL_STAGE_COST_H
 #define _HIXL_STAGE_COST_H
 

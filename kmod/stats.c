@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stats.c - the data-path counters (stats.h says why atomic64_t): every
- * count goes to the link, its engine and the engine's copy for the link's
- * rail (hixl_link_count()); the failover counters per rail
- * (hixl_rail_count_failover()); and the TRANSFER latency histograms
- * (struct hixl_lat_hist).  The commands that read them are report.c's and
- * railstats.c's.
+ * stats.c - data-path counters: per link, per engine and per engine rail
+ * (hixl_link_count()), failovers per rail, and TRANSFER latency histograms.
  */
 #include <linux/bitops.h>
 #include <linux/slab.h>
@@ -22,7 +18,7 @@ static_assert(offsetof(struct hixl_xfer_stats, reserved) == HIXL_CTR_NR * sizeof
 /**
  * hixl_ctrs_read() - copy counters out
  * @c: the counters
- * @s: out: struct hixl_xfer_stats, reserved fields 0
+ * @s: out: the ABI struct, reserved fields 0
  */
 void hixl_ctrs_read(struct hixl_ctrs *c, struct hixl_xfer_stats *s)
 {
@@ -34,26 +30,19 @@ void hixl_ctrs_read(struct hixl_ctrs *c, struct hixl_xfer_stats *s)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_ctrs_read);
 
-/* Is counter @i one of the engine's per-rail counters of the link's rail? */
 static bool hixl_ctr_per_rail(const struct hixl_link *l, enum hixl_ctr i)
 {
-	/* failovers and re-posts: per rail by hixl_rail_count_failover() */
+	/* failover counters: hixl_rail_count_failover() */
 	return l->rail < HIXL_MAX_RAILS && i != HIXL_CTR_RAIL_FAILOVERS &&
 	       i != HIXL_CTR_RAIL_REPOST_BYTES;
 }
 
 /**
- * hixl_link_count() - add to a counter of a link, of its engine and of the
- * engine's rail the link is on
- * @l: the link (rail 0: a primary link; rail i: rail i's link)
+ * hixl_link_count() - add to a counter of a link, its engine and its rail
+ * @l: the link
  * @i: the counter
  * @n: how much
- *
- * The one place data-path counters are added: the per-rail copy
- * (hixl_engine.rail_ctrs[l->rail], railstats.c) gets every counter but the
- * two failover ones, which railstats.c counts by where pieces moved.
- *
- * Context: any (atomic adds only).
+ * Context: any.
  */
 void hixl_link_count(struct hixl_link *l, enum hixl_ctr i, u64 n)
 {
@@ -65,13 +54,12 @@ void hixl_link_count(struct hixl_link *l, enum hixl_ctr i, u64 n)
 EXPORT_SYMBOL_IF_KUNIT(hixl_link_count);
 
 /**
- * hixl_link_count_xfer() - descriptors of a TRANSFER that completed
+ * hixl_link_count_xfer() - count descriptors of a completed TRANSFER
  * @l:      the link
  * @op:     HIXL_OP_READ or HIXL_OP_WRITE
- * @staged: they went through the staging buffers
+ * @staged: they were staged
  * @bytes:  their bytes
  * @ops:    how many descriptors
- *
  * Context: any.
  */
 void hixl_link_count_xfer(struct hixl_link *l, u32 op, bool staged, u64 bytes, u64 ops)
@@ -87,12 +75,10 @@ void hixl_link_count_xfer(struct hixl_link *l, u32 op, bool staged, u64 bytes, u
 EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_xfer);
 
 /**
- * hixl_link_count_result() - the end of a failed TRANSFER (or half of one)
+ * hixl_link_count_result() - count a failed TRANSFER (or half of one)
  * @l:   the link
- * @ret: its -errno: -ETIMEDOUT counts a timeout, -ECANCELED a cancel,
- *       -EAGAIN nothing (retried: the link was connecting or the caller
- *       must not block), any other an error; 0 nothing
- *
+ * @ret: -ETIMEDOUT counts a timeout, -ECANCELED a cancel, other errors an
+ *       error; 0 and -EAGAIN (retried) count nothing
  * Context: any.
  */
 void hixl_link_count_result(struct hixl_link *l, int ret)
@@ -113,11 +99,10 @@ void hixl_link_count_result(struct hixl_link *l, int ret)
 }
 
 /**
- * hixl_link_count_connect() - the end of a CONNECT whose link was made
+ * hixl_link_count_connect() - count the end of a CONNECT
  * @l:   the link
- * @ret: 0 (the link is READY) or the CONNECT's -errno
- * @ns:  how long it took, nanoseconds
- *
+ * @ret: 0 or the CONNECT's -errno
+ * @ns:  how long it took, ns
  * Context: any.
  */
 void hixl_link_count_connect(struct hixl_link *l, int ret, u64 ns)
@@ -139,11 +124,9 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_connect);
 
 /**
  * hixl_lat_bucket() - the histogram bucket of a TRANSFER's duration
- * @ns: the duration, nanoseconds
- *
- * Return: the smallest i with @ns <= HIXL_LAT_BOUND_NS(i) (1000 << i), or
- * HIXL_LAT_BUCKETS - 1 (+Inf) when @ns is above the last bound
- * (struct hixl_lat_hist).
+ * @ns: the duration, ns
+ * Return: the smallest i with @ns <= HIXL_LAT_BOUND_NS(i), or
+ * HIXL_LAT_BUCKETS - 1 (+Inf).
  */
 u32 hixl_lat_bucket(u64 ns)
 {
@@ -162,15 +145,12 @@ static void hixl_lat_add(struct hixl_lat *h, u32 b, u64 ns)
 }
 
 /**
- * hixl_link_count_latency() - the end of a TRANSFER: its duration into the
- * histograms of its link and of its engine (HIXL_FEAT_LATENCY)
- * @l:   the link the TRANSFER named (a striped one's: the primary link)
- * @ret: its result: only 0 is counted
- * @ns:  how long it took, nanoseconds (as hixl_xfer_complete reports)
- *
- * Called once per TRANSFER, where the hixl_xfer_complete tracepoint is.
- *
- * Context: any (atomic adds only).
+ * hixl_link_count_latency() - count a TRANSFER's duration in the link's
+ * and engine's histograms
+ * @l:   the link it named (the primary for a striped one)
+ * @ret: its result; only 0 is counted
+ * @ns:  its duration, ns
+ * Context: any.
  */
 void hixl_link_count_latency(struct hixl_link *l, int ret, u64 ns)
 {
@@ -184,20 +164,17 @@ void hixl_link_count_latency(struct hixl_link *l, int ret, u64 ns)
 EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_latency);
 
 /**
- * hixl_xfer_done() - a TRANSFER has ended: the one place that says so
+ * hixl_xfer_done() - account the end of a TRANSFER
  * @eng:   its engine
- * @l:     the link it named (a striped one's: the primary link)
+ * @l:     the link it named (the primary for a striped one)
  * @op:    HIXL_OP_READ or HIXL_OP_WRITE
  * @ret:   its result, 0 or -errno
- * @bytes: the bytes it moved (0 when it failed)
+ * @bytes: bytes moved (0 on failure)
  * @tag:   its tag
- * @ns:    how long it took, nanoseconds, from its start (the ioctl's
- *         entry or the io_uring issue) to now
+ * @ns:    ns since its start
  *
- * Fires the hixl_xfer_complete tracepoint and counts @ns in the latency
- * histograms (hixl_link_count_latency()).  Called once per TRANSFER, by
- * the synchronous path (xfer.c) and by the io_uring completions of a
- * batch (xq.c) and of a striped batch (xrail.c).
+ * Fires the hixl_xfer_complete tracepoint and counts the latency.  Called
+ * once per TRANSFER.
  *
  * Context: any.
  */
@@ -211,7 +188,7 @@ void hixl_xfer_done(struct hixl_engine *eng, struct hixl_link *l, u32 op, int re
 /**
  * hixl_lat_read() - copy a histogram out
  * @h: the counters
- * @o: out: struct hixl_lat_hist, reserved fields 0
+ * @o: out: the ABI struct, reserved fields 0
  */
 void hixl_lat_read(struct hixl_lat *h, struct hixl_lat_hist *o)
 {
@@ -225,17 +202,16 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_lat_read);
 
 /**
  * hixl_rail_count_failover() - count one failover round on the rails
- * @eng:  the engine of the striped TRANSFER
- * @from: bit i: rail i's link broke under the batch (its pieces move away)
- * @pc:   the batch's pieces, @pc[k].rail already the rail each moved to
- * @idx:  indices into @pc of the pieces re-posted
+ * @eng:  the engine
+ * @from: bit i: rail i's link broke under the batch
+ * @pc:   the batch's pieces, @pc[k].rail the rail each moved to
+ * @idx:  indices into @pc of the re-posted pieces
  * @n:    entries of @idx
  *
- * Adds 1 to rail_failovers of every rail in @from and each re-posted
- * piece's bytes to rail_repost_bytes of the rail it now goes on (the
- * engine's own totals are counted by the caller, on the primary link).
+ * Counts a failover on each rail in @from and the re-posted bytes on the
+ * rail they moved to; the caller counts the engine totals.
  *
- * Context: any (atomic adds only).
+ * Context: any.
  */
 void hixl_rail_count_failover(struct hixl_engine *eng, u32 from,
 			      const struct hixl_rail_piece *pc, const u32 *idx, u32 n)

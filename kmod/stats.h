@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * stats.h - counting into the data-path counters (stats.c; their types
- * and why they are atomic64_t: ctrs.h): bytes and descriptors moved by
- * READ and WRITE, direct and staged, failures, link resets, connects and
- * their latency (struct hixl_xfer_stats in the ABI).
- */
+/* stats.h - counting into the data-path counters (stats.c, ctrs.h). */
 #ifndef _HIXL_STATS_H
 #define _HIXL_STATS_H
 

@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * table.c - our region table on the links: publishing it on a new link
- * (HELLO, every region, TABLE_END), telling every link's peer about later
- * registrations (REGION, REGION_DEL) and waiting for its TABLE_ACK
- * (docs/protocol.md, "The exchange", step 4).  The peer's table, and our
- * TABLE_ACKs, are rtable.c's.
+ * (HELLO, every region, TABLE_END) and announcing later registrations
+ * (REGION, REGION_DEL), then waiting for the TABLE_ACKs (docs/protocol.md,
+ * "The exchange").  The peer's table is rtable.c's.
  *
- * An update goes to every link whose table went out, under the engine
- * lock, so that it is ordered against the tables (hixl_link_publish()).
- * The peers' acknowledgements are then awaited with one deadline for all
- * of them, table_ack_ms from the first send: a silent peer costs one bound
- * however many there are, and a peer that misses the deadline has its link
- * closed (hixl_link_abort()).  A new registration's wait runs after the
- * engine lock is dropped (hixl_cmd_reg_mem()), so another registration,
- * a transfer or a deregistration does not wait behind a silent peer; so
- * does a DEREG_MEM's (hixl_cmd_dereg_mem()), the region's MRs going only
- * after it.  Close and the invalidation work wait with the lock held.
+ * Updates are sent under the engine lock, ordered against the tables
+ * (hixl_link_publish()).  All peers' ACKs are awaited against one
+ * deadline, table_ack_ms; a peer that misses it has its link closed.
+ * REG_MEM and DEREG_MEM wait after dropping the engine lock (a region
+ * being withdrawn is out of use meanwhile, its MRs go after the wait);
+ * close and the invalidation work wait with it held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,10 +29,7 @@
 #include "local.h"
 #include "proto.h"
 
-/*
- * How long the peers of an engine may take, all together, to acknowledge a
- * table update; a link whose peer has not by then is closed.
- */
+/* Time all of an engine's peers get to acknowledge a table update, ms. */
 unsigned int hixl_table_ack_ms = 10000;
 module_param_named(table_ack_ms, hixl_table_ack_ms, uint, 0644);
 MODULE_PARM_DESC(table_ack_ms, "ms the peers get, all together, to acknowledge a table update; a late peer's link is closed (default 10000)");
@@ -48,15 +40,13 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_table_ack_ms);
  * @eng:    the engine; its lock held (it protects every link's @tbl_gen)
  * @walk:   this walk, from ++@eng->link_walk
  * @hidden: a region's @tbl_hidden: links whose table went out at this
- *          generation or later do not have the region (0: all have it)
+ *          generation or later lack the region (0: all have it)
  *
- * A link whose table went out (hixl_link_publish()), that has it by
- * @hidden and that is not broken, whether READY or still waiting for the
- * peer's TABLE_END.  No allocation (a table update must reach every link
- * even when memory is short).
+ * A link not broken whose table went out, READY or not.  Allocates
+ * nothing, so an update reaches every link.
  *
  * Context: process context; takes the engine's links_lock.
- * Return: the link with a reference, or NULL when this walk visited all.
+ * Return: the link with a reference, or NULL when the walk is done.
  */
 static struct hixl_link *hixl_next_table_link(struct hixl_engine *eng, u64 walk, u64 hidden)
 {
@@ -81,7 +71,7 @@ static struct hixl_link *hixl_next_table_link(struct hixl_engine *eng, u64 walk,
 	return found;
 }
 
-/* Links whose table went out, an upper bound of the links an update goes to. */
+/* An upper bound of the links an update goes to. */
 static u32 hixl_table_links(struct hixl_engine *eng)
 {
 	struct hixl_link *l;
@@ -96,11 +86,9 @@ static u32 hixl_table_links(struct hixl_engine *eng)
 }
 
 /*
- * Start an update's wait: the deadline runs from now, and room for every
- * link that can get the update (a link's table goes out under the engine
- * lock, which the caller holds, so no more can appear).  Without memory for
- * the room, each link is waited for as it is sent to (hixl_tbl_wait_add()),
- * still against the one deadline.
+ * Start an update's wait: the deadline runs from now.  Without memory for
+ * every link, each is waited for as it is sent to, against the same
+ * deadline.
  */
 static void hixl_tbl_wait_init(struct hixl_engine *eng, struct hixl_tbl_wait *w)
 {
@@ -115,10 +103,7 @@ static void hixl_tbl_wait_init(struct hixl_engine *eng, struct hixl_tbl_wait *w)
 	}
 }
 
-/*
- * Wait until @l's peer applied @want table messages, the link broke, or
- * @deadline passed; a peer that did not make it has its link closed.
- */
+/* Wait for @l's peer to apply @want messages, else close the link. */
 static void hixl_tbl_wait_one(struct hixl_engine *eng, struct hixl_link *l, u64 want,
 			      unsigned long deadline)
 {
@@ -134,14 +119,10 @@ static void hixl_tbl_wait_one(struct hixl_engine *eng, struct hixl_link *l, u64 
 	hixl_link_abort(l, -ETIMEDOUT);
 }
 
-/*
- * @l (a reference the wait takes over) was sent an update; its peer must
- * have applied @want messages.  Kept for hixl_tbl_wait_finish(), or
- * waited for now when there is no room.
- */
+/* Keep @l (its reference) for hixl_tbl_wait_finish(), or wait now. */
 static void hixl_tbl_wait_add(struct hixl_tbl_wait *w, struct hixl_link *l, u64 want)
 {
-	/* sent after the deadline (sends to earlier links took it): a short grace */
+	/* sent after the deadline: a short grace */
 	unsigned long dl = hixl_deadline(HIXL_TX_MIN_MS);
 
 	if (time_after(w->deadline, dl))
@@ -158,18 +139,13 @@ static void hixl_tbl_wait_add(struct hixl_tbl_wait *w, struct hixl_link *l, u64 
 }
 
 /**
- * hixl_tbl_wait_finish() - wait for the acknowledgements of one table update
+ * hixl_tbl_wait_finish() - wait for the ACKs of one table update
  * @w: the wait hixl_links_region_added() filled
  *
- * Returns once every link the update went to has its peer's TABLE_ACK for
- * it, is broken, or was closed for missing the update's deadline
- * (hixl_table_ack_ms after it began, or HIXL_TX_MIN_MS after the link's
- * send when the sends to earlier links took it all): the whole wait is
- * bounded by that one deadline however many peers are silent, plus
- * HIXL_TX_MIN_MS per peer that also takes no SEND.  Releases what @w holds.
+ * Returns once every link the update went to has its ACK, is broken or
+ * was closed at the deadline.  Releases what @w holds.
  *
- * Context: process context, may sleep; the engine lock need not be held
- * (hixl_cmd_reg_mem() calls it after dropping it).
+ * Context: process context, may sleep; engine lock not needed.
  */
 static void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
 {
@@ -187,21 +163,13 @@ static void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
  * hixl_links_region_added() - announce a new registration to every link
  * @eng: the engine; its lock held
  * @r:   the region, with its MRs
- * @w:   out: what to wait for; the caller passes it to
- *       hixl_tbl_wait_finish(), with or without the engine lock
+ * @w:   out: what to pass to hixl_tbl_wait_finish()
  *
- * Every link whose table went out gets REGION, READY or still waiting for
- * the peer's TABLE_END (hixl_next_table_link()); links whose table goes out
- * later have the region in it (hixl_link_publish()).  Once @w is finished,
- * the region is in every peer's table, or the peer's link is closed.  A
- * region without MRs (before SETUP) is announced with the tables once it
- * has them; one invalidated already is announced to no link.  A link that
- * cannot take the update (send or REG_MR failed) is marked broken; the
- * registration stands.
+ * Links whose table goes out later have the region in it.  A region
+ * without MRs or already invalid is not announced.  A link that cannot
+ * take the update is broken; the registration stands.
  *
- * Context: process context, may sleep: the sends and REG_MRs have the
- * update's deadline too (hixl_post_wait(); a link whose peer takes no SEND
- * by then, or within HIXL_TX_MIN_MS once it passed, is broken).
+ * Context: process context, may sleep.
  */
 static void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 			     struct hixl_tbl_wait *w)
@@ -253,17 +221,11 @@ static void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region 
  * @w:   out: the acknowledgements to wait for; the caller passes it to
  *       hixl_tbl_wait_finish(), with or without the engine lock
  *
- * Each link whose table has @r - it went out with @r in it, or before @r
- * was announced; READY or still waiting for the peer's TABLE_END
- * (hixl_next_table_link()) - gets REGION_DEL.  Afterwards no link or later
- * table has @r (@r->tbl_hidden = 1), so a second call sends nothing; nor
- * does one for a region without MRs (never announced, or withdrawn when
- * the invalidation work released them).  A link that cannot send is
- * marked broken.  @r's MRs may go once @w is finished: @r is then out of
- * every peer's table, or the peer's link is closed.
+ * Sends REGION_DEL to each link whose table has @r and marks @r in no
+ * later table, so a second call sends nothing.  @r's keys may go once @w
+ * is finished: @r is then out of every peer's table, or the link closed.
  *
- * Context: process context, may sleep: the sends have the update's
- * deadline (hixl_table_ack_ms).
+ * Context: process context, may sleep up to hixl_table_ack_ms.
  */
 static void hixl_links_region_withdraw(struct hixl_engine *eng, struct hixl_region *r,
 				       struct hixl_tbl_wait *w)
@@ -307,17 +269,13 @@ static void hixl_links_region_withdraw(struct hixl_engine *eng, struct hixl_regi
 }
 
 /**
- * hixl_links_region_removed() - withdraw a registration and wait, lock held
+ * hixl_links_region_removed() - withdraw a registration, wait with the lock held
  * @eng: the engine; its lock held
  * @r:   the region, before its MRs are released
  *
- * hixl_links_region_withdraw() and hixl_tbl_wait_finish() in one, for the
- * paths that release a region's MRs without dropping the engine lock:
- * close (hixl_region_free()) and the invalidation work (hixl_inval_work()).
- * DEREG_MEM waits without the lock (hixl_cmd_dereg_mem()).
+ * For close and the invalidation work; DEREG_MEM waits without the lock.
  *
- * Context: process context, may sleep, with the engine lock held: up to
- * hixl_table_ack_ms for the acknowledgements of all peers together.
+ * Context: process context, may sleep up to hixl_table_ack_ms.
  */
 static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 {
@@ -327,17 +285,15 @@ static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_regio
 	hixl_tbl_wait_finish(&w);
 }
 
-/* ---- publishing our table on a new link ----------------------------------------- */
-
 /**
  * hixl_link_reg_mrs() - activate a region's MRs with IB_WR_REG_MR
  * @l: a connected link of the region's engine; post_mutex held
  * @r: the region; the engine lock held
  *
- * The MRs of the link's rail (hixl_region_mrset(r, l->rail)): an MR is
- * registered once, on whichever link of its rail comes first; its keys are
- * then valid on every QP of that rail's PD.  A rail without MRs of @r (its
- * device is gone) has nothing to register.
+ * Registers the MRs of the link's rail, once per rail: the keys are then
+ * valid on every QP of that rail's PD.
+ *
+ * Return: 0, or the error of a post (hixl_post_wait()).
  */
 int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
 {
@@ -375,15 +331,11 @@ int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
 }
 
 /**
- * hixl_send_region() - announce one region (all its MRs) to a link's peer
+ * hixl_send_region() - announce one region to a link's peer
  * @l: the link; post_mutex held
  * @r: the region, with its MRs; the engine lock held
- *
- * One REGION message per HIXL_WIRE_MRS_PER_MSG MRs, each counted in
- * @l->tbl_sent (the peer acknowledges each).
- *
- * Return: 0; -ECONNRESET when the link is torn down or broken; the error of
- * a send (hixl_post_wait(): the link is then broken).
+ * Return: 0; -ECONNRESET if the link is torn down or broken; the error of
+ * a send (hixl_post_wait()).
  */
 int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 {
@@ -426,21 +378,16 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 
 /**
  * hixl_link_publish() - send our HELLO, every valid region and TABLE_END
- * @l: a connected link (CONNECT's, or an accepted link's setup work)
+ * @l: a connected link
  *
- * The engine lock is held from the first region read to the TABLE_END sent,
- * and table updates (hixl_links_region_added()/removed()) hold it too: a
- * registration or removal either comes before the table is read, which
- * then has the region or no longer has it, or after @l->tbl_gen is set,
- * which is before the lock is dropped, and then reaches this link, READY or
- * not.  No update is missed or sent twice.  A region already invalid when
- * the table is read is left out, and its @tbl_hidden records from which
- * generation on links do not have it, so that its REGION_DEL does not go
- * to them.
+ * The engine lock is held from the first region read until @l->tbl_gen is
+ * set, as table updates hold it: an update either is in the table or
+ * reaches the link afterwards, never both.  A region invalid already is
+ * left out and its @tbl_hidden set.
  *
  * Context: process context, may sleep; takes the engine lock and post_mutex.
- * Return: 0; -ECONNRESET when the link is torn down or broken; the error of
- * a send or REG_MR (hixl_post_wait(): the link is then broken).
+ * Return: 0; -ECONNRESET if the link is torn down or broken; the error of a
+ * send or REG_MR (hixl_post_wait()).
  */
 int hixl_link_publish(struct hixl_link *l)
 {
@@ -468,7 +415,7 @@ int hixl_link_publish(struct hixl_link *l)
 		h->stage_size = cpu_to_le64(l->stage.rx.size);
 		h->stage_rkey = cpu_to_le32(l->stage.rx.mr->rkey);
 	}
-	/* blocks: same-host pairing (primaries only), then rails (raillink_hello.c) */
+	/* blocks: same-host pairing (primaries), then rails */
 	ext = l->rail ? 0 : hixl_local_offer(l, (struct hixl_wire_hello_local *)(h + 1));
 	ext += hixl_rails_hello_fill(l, (u8 *)(h + 1) + ext, HIXL_MSG_SIZE - sizeof(*h) - ext);
 	if (!ret)
@@ -507,7 +454,7 @@ int hixl_link_publish(struct hixl_link *l)
 	return 0;
 }
 
-/* A registration as the links see it (struct hixl_region_events, region.h). */
+/* A registration as the links see it (region.h). */
 const struct hixl_region_events hixl_table_region_events = {
 	.added = hixl_links_region_added,
 	.wait = hixl_tbl_wait_finish,

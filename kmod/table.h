@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * table.h - our region table on the links: announcements, their
- * acknowledgements, the peers' MRs charged to the engine (table.c).
- */
+/* table.h - our region table on the links (table.c). */
 #ifndef _HIXL_TABLE_H
 #define _HIXL_TABLE_H
 

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * testhook.c - the test delays of testhook.h: debugfs hixl/test/<point>_ms
- * (root only, 0600), 0 by default.  A user test writes a delay, provokes
- * the race it needs inside it (tests/user/test_rail_race.c,
- * test_uring_async.c, test_notify.c, test_cancel_matrix.c), and writes 0
- * back.  Compiled only against a kernel with CONFIG_KUNIT (Kbuild).
+ * testhook.c - test delays at debugfs hixl/test/<point>_ms (root only),
+ * 0 by default.  Built only with CONFIG_KUNIT.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,9 +21,8 @@ static const char *const hixl_test_names[HIXL_TEST_NR] = {
 };
 
 /**
- * hixl_testhook_init() - the test delays' files
- * @dir: hixl's debugfs folder (debugfs.c); hixl/test/ is made in it
- *
+ * hixl_testhook_init() - create the test delays' debugfs files
+ * @dir: hixl's debugfs directory; hixl/test/ is made in it
  * Context: module init.
  */
 void hixl_testhook_init(struct dentry *dir)
@@ -38,7 +34,7 @@ void hixl_testhook_init(struct dentry *dir)
 		debugfs_create_u32(hixl_test_names[i], 0600, t, &hixl_test_ms[i]);
 }
 
-/* Log and sleep @ms at point @p, at most 10 s. */
+/* Sleep @ms at point @p, at most 10 s. */
 static void hixl_test_sleep(enum hixl_test_point p, u32 ms)
 {
 	ms = min(ms, 10000U);
@@ -47,12 +43,9 @@ static void hixl_test_sleep(enum hixl_test_point p, u32 ms)
 }
 
 /**
- * hixl_test_delay() - sleep for the delay the tests set at point @p
+ * hixl_test_delay() - sleep for the delay set at point @p
  * @p: the point
- *
- * Context: process context, may sleep (msleep()); at most 10 s whatever
- * was written, so a test that forgets to write 0 back cannot stall the
- * module.
+ * Context: process context, may sleep; at most 10 s.
  */
 void hixl_test_delay(enum hixl_test_point p)
 {
@@ -63,14 +56,13 @@ void hixl_test_delay(enum hixl_test_point p)
 }
 
 /**
- * hixl_test_delay_once() - hixl_test_delay(), for the first caller only
+ * hixl_test_delay_once() - hixl_test_delay() for the first caller only
  * @p: the point
  *
- * The delay is taken (set back to 0) by the first caller that finds it, so
- * that of completions that come at once (a striped TRANSFER's rails) one
- * is held and the others run.
+ * The first caller takes the delay (resets it to 0), so that of several
+ * concurrent completions one is held and the others run.
  *
- * Context: process context, may sleep (msleep()).
+ * Context: process context, may sleep.
  */
 void hixl_test_delay_once(enum hixl_test_point p)
 {

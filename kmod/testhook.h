@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * testhook.h - delays that the user tests open at chosen points of the
- * module, to make a race with an admin event (a device removal) happen on
- * purpose.  Built only against a kernel with KUnit (the debug test
- * kernel): a production build has none and pays nothing.
+ * testhook.h - delays the user tests set at chosen points to provoke races.
+ * Only with CONFIG_KUNIT; a production build has none.
  */
 #ifndef _HIXL_TESTHOOK_H
 #define _HIXL_TESTHOOK_H
 
 #include <linux/dcache.h>
 
-/* The points, each a u32 of milliseconds in debugfs hixl/test/ */
+/* The points; each a u32 of milliseconds in debugfs hixl/test/. */
 enum hixl_test_point {
 	HIXL_TEST_ACCEPT_QP,	/* accept_qp_ms: hixl_accept(), QP made, not yet listed */
 	HIXL_TEST_XWORK_START,	/* xwork_start_ms: an io_uring batch's work item, before it runs */

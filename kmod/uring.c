@@ -1,34 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uring.c - /dev/hixl's file_operations.uring_cmd: the data path through
- * io_uring passthrough (IORING_OP_URING_CMD).  The contract is in
- * uapi/rdma/hixl.h ("io_uring passthrough").
+ * uring.c - /dev/hixl's uring_cmd: the data path through io_uring
+ * passthrough; the contract is in uapi/rdma/hixl.h.  Follows
+ * nvme/host/ioctl.c and ublk_drv.c.
  *
- * Model: drivers/nvme/host/ioctl.c (nvme_uring_cmd: the command struct in
- * the SQE128 cmd area, completion through io_uring_cmd_complete_in_task())
- * and drivers/block/ublk_drv.c (-EIOCBQUEUED, io_uring_cmd_done() from the
- * issue path, io_uring_cmd_mark_cancelable() and IO_URING_F_CANCEL).
- *
- * TRANSFER is submitted as a request (req.c, xfer.c) whose end - from the
- * CQ handler, a work item or the submission itself - puts the result into
- * the command's pdu, and io_uring posts the CQE from task work.  SEND_NOTIFY waits for the device, so io_uring's inline
- * issue (IO_URING_F_NONBLOCK) hands it to its worker threads with -EAGAIN;
- * so does a revoking CANCEL (HIXL_CANCEL_REVOKE waits for the flush,
- * cancel.c); a plain CANCEL never waits.  That inline issue takes no lock that sleeps: rdma_sem,
- * links_lock, the engine lock, a link's rt.lock and xq.mutex, and
- * cancel_mutex are only tried, and a busy one punts the command the same way.
- *
- * A command is read from the SQE (and, on a 64-byte-SQE ring, from the user
- * memory its struct hixl_uring_ptr names) once, at its first issue.  When
- * that issue returns -EAGAIN the command as read is kept (struct
- * hixl_uring_saved) and the reissue from io_uring's worker runs it, not what
- * the SQE or the user memory say by then: both may be reused as soon as
- * io_uring_submit() returned (uapi/rdma/hixl.h), and 6.12's io_uring even
- * reissues a command from its SQ ring slot, not from the copy it made (its
- * io_uring_cmd() copies the SQE on -EAGAIN but leaves cmd->sqe on the slot).
- * The model is io_uring's own opcodes, which import what they need before
- * they go async (io_req_prep_async() in 6.1), and btrfs's encoded-read
- * URING_CMD, which keeps its state in the pdu across IORING_URING_CMD_REISSUE.
+ * A TRANSFER's request ends by posting the CQE from task work.  The
+ * inline issue (IO_URING_F_NONBLOCK) only tries sleeping locks and punts
+ * with -EAGAIN what must wait (SEND_NOTIFY, a revoking CANCEL).  A command
+ * is read once, at its first issue; on -EAGAIN that copy is kept for the
+ * reissue, since the SQE and user memory may be reused (docs/abi.md), as
+ * btrfs's encoded-read URING_CMD keeps its state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,25 +29,20 @@
 #include "main.h"
 #include "uring.h"
 
-/*
- * Commands kept for a reissue, per engine.  Those io_uring drops instead of
- * issuing them again (an IORING_OP_ASYNC_CANCEL of the punted request, the
- * ring or the task exiting) stay until the engine goes: the cap keeps a
- * process from making the kernel hold an unbounded number of them.
- */
+/* Commands kept for a reissue, per engine; bounds those io_uring drops. */
 #define HIXL_URING_SAVED_MAX	65536
 
 /**
  * struct hixl_uring_saved - a command as its first issue read it
  * @node: in the engine's uring_saved list, under its xfer_lock
- * @arg:  the argument struct, decoded and checked by hixl_uring_decode()
+ * @arg:  the decoded argument
  */
 struct hixl_uring_saved {
 	struct list_head node;
 	union hixl_cmd_arg arg;
 };
 
-/* what a command carries between its issues and while queued, in io_uring_cmd.pdu */
+/* in io_uring_cmd.pdu */
 struct hixl_uring_pdu {
 	struct hixl_req *req;	/* a TRANSFER's; under the engine's xfer_lock, NULL once ended */
 	struct hixl_uring_saved *saved;	/* from an -EAGAIN to the reissue */
@@ -83,27 +59,15 @@ static struct hixl_uring_pdu *hixl_pdu(struct io_uring_cmd *cmd)
 /**
  * hixl_uring_decode() - the argument of a URING_CMD, from its SQE
  * @cmd_op: the SQE's cmd_op
- * @area:   the SQE's cmd area: HIXL_URING_CMD_AREA bytes when @sqe128,
- *          else HIXL_URING_CMD_AREA_SMALL bytes (a struct hixl_uring_ptr)
+ * @area:   the SQE's cmd area (a struct hixl_uring_ptr unless @sqe128)
  * @sqe128: the ring has 128-byte SQEs
- * @arg:    out: the kernel's argument struct, read as hixl_engine_ioctl()
- *          reads it: zero-extended when the caller's (_IOC_SIZE(@cmd_op))
- *          is smaller
- * @canon:  out: the canonical command number (hixl_ioctl_canon())
- *
- * Context: process context (a user pointer may be read).
- * Return: 0;
- *  -ENOTTY     @cmd_op is not a hixl command number;
- *  -EOPNOTSUPP a hixl command that is not offered through io_uring (only
- *              TRANSFER, SEND_NOTIFY and CANCEL are; the rest are ioctls);
- *  -EINVAL     @cmd_op names a command with another direction or a struct
- *              smaller than its first version; on SQE128 a struct larger
- *              than the area or bytes after it in the area not zero; a
- *              hixl_uring_ptr whose len is not _IOC_SIZE(@cmd_op) or whose
- *              reserved field is not zero;
- *  -E2BIG      the caller's struct is larger than the kernel's and a byte
- *              past the kernel's is not zero;
- *  -EFAULT     the struct a hixl_uring_ptr points to cannot be read.
+ * @arg:    out: the argument, read as hixl_engine_ioctl() reads it
+ * @canon:  out: the canonical command number
+ * Context: process context.
+ * Return: 0; -ENOTTY not a hixl command; -EOPNOTSUPP not offered through
+ * io_uring; -EINVAL wrong direction or size, or non-zero padding or
+ * reserved field; -E2BIG non-zero bytes past the kernel's struct; -EFAULT
+ * unreadable hixl_uring_ptr target.
  */
 int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg,
 		      unsigned int *canon)
@@ -152,10 +116,8 @@ static void hixl_uring_task_done(struct io_uring_cmd *cmd, unsigned int issue_fl
 }
 
 /*
- * A TRANSFER's request has ended (its ops->end): post the CQE from the
- * submitting task's task work, as io_uring_cmd_done() must not run from
- * the CQ handler's context.  Nothing of the engine may be used after it:
- * the CQE lets io_uring drop the file.
+ * A TRANSFER's request ended: post the CQE from task work.  The engine may
+ * be gone after it.
  */
 static void hixl_uring_req_end(struct hixl_req *req)
 {
@@ -173,12 +135,7 @@ static void hixl_uring_req_end(struct hixl_req *req)
 	io_uring_cmd_complete_in_task(cmd, hixl_uring_task_done);
 }
 
-/*
- * The request is about to be queued: io_uring may cancel it from now on
- * (ring exit, process exit) on kernels that offer it; without
- * io_uring_cmd_mark_cancelable() (6.1) io_uring waits for it, which its
- * timeout bounds.
- */
+/* io_uring may cancel the request from now on (not on 6.1). */
 static void hixl_uring_req_cancelable(struct hixl_req *req)
 {
 #ifdef HIXL_HAVE_URING_CANCEL
@@ -192,10 +149,7 @@ static const struct hixl_req_ops hixl_uring_req_ops = {
 	.async = true,
 };
 
-/*
- * TRANSFER: submitted as a request that ends with the CQE; -EIOCBQUEUED,
- * or the error or -EAGAIN of a submission that started nothing.
- */
+/* Return: -EIOCBQUEUED, or an error or -EAGAIN with nothing started. */
 static int hixl_uring_transfer(struct hixl_engine *eng, struct io_uring_cmd *cmd,
 			       struct hixl_transfer *a, bool nonblock, unsigned int issue_flags)
 {
@@ -221,19 +175,10 @@ static int hixl_uring_transfer(struct hixl_engine *eng, struct io_uring_cmd *cmd
 /**
  * hixl_uring_save() - keep a command for io_uring's reissue of it
  * @eng: the engine
- * @cmd: the command, in its first issue, about to return -EAGAIN
- * @arg: the command as that issue read it
- *
- * Marks @cmd as reissued (HIXL_URING_CMD_REISSUE) so that the next
- * hixl_uring_cmd() takes @arg back with hixl_uring_restore() instead of
- * reading the SQE and user memory again.
- *
- * Context: io_uring issue (may be IO_URING_F_NONBLOCK: a GFP_KERNEL
- * allocation, as io_uring's own async data, but no lock that sleeps);
- * takes the engine's xfer_lock.
- * Return: 0;
- *  -ENOMEM no memory for the copy;
- *  -EBUSY  HIXL_URING_SAVED_MAX commands of this engine are kept already.
+ * @cmd: the command, about to return -EAGAIN
+ * @arg: the command as read
+ * Context: io_uring issue, no sleeping lock; takes the engine's xfer_lock.
+ * Return: 0; -ENOMEM; -EBUSY if HIXL_URING_SAVED_MAX are kept.
  */
 static int hixl_uring_save(struct hixl_engine *eng, struct io_uring_cmd *cmd,
 			   const union hixl_cmd_arg *arg)
@@ -259,16 +204,12 @@ static int hixl_uring_save(struct hixl_engine *eng, struct io_uring_cmd *cmd,
 }
 
 /**
- * hixl_uring_restore() - the command hixl_uring_save() kept, for its reissue
+ * hixl_uring_restore() - take back the command hixl_uring_save() kept
  * @eng: the engine
- * @cmd: the command, issued again (HIXL_URING_CMD_REISSUE set)
- * @arg: out: the command as its first issue read it
- *
- * The copy is freed; a further -EAGAIN saves the command again.
- *
+ * @cmd: the command, reissued
+ * @arg: out: the command as first read
  * Context: io_uring issue; takes the engine's xfer_lock.
- * Return: 0, or -EINVAL when nothing was kept (a reissue hixl did not ask
- * for: never expected, and warned about).
+ * Return: 0, or -EINVAL if nothing was kept.
  */
 static int hixl_uring_restore(struct hixl_engine *eng, struct io_uring_cmd *cmd,
 			      union hixl_cmd_arg *arg)
@@ -289,10 +230,7 @@ static int hixl_uring_restore(struct hixl_engine *eng, struct io_uring_cmd *cmd,
 
 /**
  * hixl_uring_engine_destroy() - free the commands no reissue took back
- * @eng: the engine, being destroyed: no command of it is in flight (each
- *       holds a reference to its file), so what is left on its uring_saved
- *       list belongs to commands io_uring completed without issuing them
- *       again (cancelled while waiting for a worker)
+ * @eng: the engine, being destroyed
  */
 void hixl_uring_engine_destroy(struct hixl_engine *eng)
 {
@@ -306,7 +244,7 @@ void hixl_uring_engine_destroy(struct hixl_engine *eng)
 }
 
 #ifdef HIXL_HAVE_URING_CANCEL
-/* io_uring cancels @cmd (ring or process exit); may be called again. */
+/* io_uring cancels @cmd; may be called again. */
 static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
 {
 	struct hixl_xbatch *b = NULL;
@@ -326,18 +264,9 @@ static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
  * hixl_uring_cmd() - file_operations.uring_cmd of /dev/hixl
  * @cmd:         the command; cmd_op is a HIXL_IOC_* number
  * @issue_flags: io_uring's IO_URING_F_* flags
- *
- * The first issue reads the command (hixl_uring_decode()); when it cannot
- * go on without sleeping (IO_URING_F_NONBLOCK) the command as read is kept
- * (hixl_uring_save()) and -EAGAIN returned, and the reissue from io_uring's
- * worker runs that copy (hixl_uring_restore()).
- *
- * Context: io_uring issue: the submitting task (IO_URING_F_NONBLOCK), one
- * of io_uring's worker threads, or io_uring's cancelation (IO_URING_F_CANCEL).
- * Return: -EIOCBQUEUED (the CQE comes from io_uring_cmd_done(): res as
- * documented in uapi/rdma/hixl.h, and -ENOMEM or -EBUSY from hixl_uring_save()
- * when a command that must wait cannot be kept), -EAGAIN to be issued again
- * from a worker, or 0 for a cancelation.
+ * Context: io_uring issue or cancellation.
+ * Return: -EIOCBQUEUED (the CQE carries the result); -EAGAIN to be
+ * reissued from a worker; 0 for a cancellation.
  */
 int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
@@ -362,7 +291,7 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		ret = hixl_uring_restore(eng, cmd, &arg);
 		if (ret)
 			goto done;
-		/* decoded by the first issue: cannot fail */
+		/* decoded by the first issue */
 		if (WARN_ON_ONCE(hixl_ioctl_canon(cmd->cmd_op, &op, &usize))) {
 			ret = -EINVAL;
 			goto done;
@@ -409,7 +338,7 @@ done:
 	io_uring_cmd_done(cmd, ret, res2, issue_flags);
 	return -EIOCBQUEUED;
 punt:
-	/* out fields (TRANSFER's failed) are set again by the reissue */
+	/* the reissue sets out fields again */
 	ret = hixl_uring_save(eng, cmd, &arg);
 	if (ret) {
 		if (op == HIXL_IOC_TRANSFER)

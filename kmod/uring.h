@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * uring.h - io_uring URING_CMD (uring.c), and the one argument union the
- * ioctl (main.c) and io_uring decode commands into.
- */
+/* uring.h - io_uring URING_CMD (uring.c) and the command argument union. */
 #ifndef _HIXL_URING_H
 #define _HIXL_URING_H
 

@@ -1,40 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xq.c - a link's transfer queue: the RDMA part of every TRANSFER, whether
- * it came through the ioctl (which waits for it) or through io_uring's
- * URING_CMD (which does not, uring.c), runs here.
+ * xq.c - a link's transfer queue: the RDMA part of every TRANSFER.
  *
- * A batch is a plan of pieces (xfer.c: one RDMA READ or WRITE each, already
- * checked against both sides' registrations).  Batches wait on the link's
- * queue in submission order; the pump posts their pieces in chains, as many
- * work requests as the link's credit window allows (HIXL_CHAIN of the
- * HIXL_SQ_DEPTH send queue entries; the rest is left to messages, REG_MR and
- * staging, which post one request at a time).  Only the last request of a
- * chain is signaled; a failed request still completes, with its flushed
- * successors, so a chain always ends with a completion of its last request
- * (model: the selective signaling of drivers/infiniband/ulp/rtrs and
- * NVMe-oF's RDMA host).  The send CQ's handler (scq.c runs it, in the
- * CQ's worker or in a spinning waiter) returns the chain's credits, ends a
- * batch whose last chain came back and kicks the pump for the next ones.
+ * Batches of pieces (xfer.c) wait in submission order; the pump posts them
+ * in chains within the link's credit window (HIXL_CHAIN).  Only a chain's
+ * last WR is signaled, as in rtrs and NVMe-oF's RDMA host; its completion
+ * returns the credits and ends a batch whose last chain came back.
  *
- * Every batch has a real timeout: one still waiting for the send queue ends
- * at once with -ETIMEDOUT; one with requests on the wire breaks the link
- * (its QP goes to the error state and the requests flush), as the ioctl
- * always did.  A cancel (HIXL_IOC_CANCEL, io_uring's cancelation at ring
- * exit, a fatal signal to an ioctl caller) stops posting and ends the batch
- * with -ECANCELED once what was posted has completed; the link stays up.
- * A revoking CANCEL (cancel.c) breaks the link instead, so that what was
- * posted flushes at once, and waits for the batch's end (@gone).
+ * A batch times out with -ETIMEDOUT, breaking the link if it has WRs on
+ * the wire.  A cancel stops posting and ends it with -ECANCELED once the
+ * posted WRs complete; a revoking CANCEL (cancel.c) breaks the link.
  *
- * The peer's table and our pieces: a piece carries the peer's rkey from the
- * moment it is planned (xfer.c, under rt.lock).  When the peer removes
- * a region (REGION_DEL) it waits for our TABLE_ACK before it frees the MRs,
- * so that ACK must not overtake a piece planned before the removal: while
- * any TRANSFER is being planned, waits on the queue or is being posted, the
- * ACK is held (hixl_xq_hold_ack()) and the pump sends it once nothing
- * planned earlier is left unposted.  The ACK, a SEND, then follows those
- * pieces on the RC QP, and they reach the peer's memory before it.  Later
- * ACKs queue behind a held one (they are cumulative).
+ * A piece carries the peer's rkey from planning on, and the peer frees a
+ * removed region's MRs on our TABLE_ACK: so the ACK is held while pieces
+ * planned earlier are unposted (hixl_xq_hold_ack()), then follows them on
+ * the RC QP.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,14 +35,14 @@
 #include "testhook.h"
 #include "trace.h"
 
-/* one work request of a chain: what its completion needs */
+/* one WR of a chain */
 struct hixl_xwr {
 	struct ib_cqe cqe;
 	struct hixl_xchain *c;
 	u32 i;
 };
 
-/* a chain on the send queue; freed by the completion of its last request */
+/* a chain on the send queue; freed by its last WR's completion */
 struct hixl_xchain {
 	struct hixl_xbatch *b;
 	u32 first;		/* index of its first piece in b->pl */
@@ -81,7 +61,6 @@ static void hixl_xq_work(struct work_struct *w);
 /**
  * hixl_link_xq_init() - set up a link's transfer queue
  * @l: a new link
- *
  * Return: 0 or -ENOMEM.
  */
 int hixl_link_xq_init(struct hixl_link *l)
@@ -110,7 +89,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_link_xq_free);
 
 static void hixl_xq_kick(struct hixl_link *l);
 
-/* Pieces planned against the peer's table may still be unposted; xq.lock held. */
+/* xq.lock held */
 static bool hixl_xq_busy(struct hixl_link *l)
 {
 	return !list_empty(&l->xq.batches) || l->xq.posting || atomic_read(&l->xq.planning);
@@ -118,14 +97,11 @@ static bool hixl_xq_busy(struct hixl_link *l)
 
 /**
  * hixl_xq_hold_ack() - may the TABLE_ACK of a table message go now?
- * @l:       the link; called from its receive handler, once per REGION or
- *           REGION_DEL message applied
- * @fence:   a removal: hold the ACK while pieces planned before it may be
- *           unposted
- * @applied: out: the count of applied messages the ACK says
- *
- * Return: true when the ACK is held (the pump sends it later, with the
- * count of that moment); false when the caller sends it now.
+ * @l:       the link
+ * @fence:   a removal: hold the ACK while earlier pieces may be unposted
+ * @applied: out: the count the ACK says
+ * Return: true if the pump sends the ACK later; false if the caller sends
+ * it now.
  */
 static bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied)
 {
@@ -141,7 +117,7 @@ static bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied)
 	return hold;
 }
 
-/* Send a held TABLE_ACK once nothing planned is unposted; xq.mutex held. */
+/* xq.mutex held */
 static void hixl_xq_release_ack(struct hixl_link *l)
 {
 	bool send = false;
@@ -163,7 +139,7 @@ static void hixl_xq_release_ack(struct hixl_link *l)
  * hixl_xq_plan_begin() - a TRANSFER is about to read the peer's table
  * @l: the link
  *
- * Until hixl_xq_plan_end() a removal's ACK is held (see the top of xq.c).
+ * Holds a removal's ACK until hixl_xq_plan_end().
  */
 void hixl_xq_plan_begin(struct hixl_link *l)
 {
@@ -180,13 +156,13 @@ void hixl_xq_plan_end(struct hixl_link *l)
 		hixl_xq_kick(l);
 }
 
-/* The first descriptor of @b not known to be complete; xq.lock held. */
+/* xq.lock held */
 static u32 hixl_xbatch_first_open(const struct hixl_xbatch *b)
 {
 	return b->acked < b->pl.n ? b->pl.p[b->acked].desc : b->count;
 }
 
-/* Record @err as the batch's outcome unless it has one; xq.lock held. */
+/* xq.lock held */
 static void hixl_xbatch_set_status(struct hixl_xbatch *b, int err, u32 failed)
 {
 	if (!b->status) {
@@ -195,10 +171,7 @@ static void hixl_xbatch_set_status(struct hixl_xbatch *b, int err, u32 failed)
 	}
 }
 
-/*
- * Take a failed batch off the queue and say whether it has ended now (the
- * caller then calls hixl_xbatch_end()); xq.lock held.
- */
+/* Take a failed batch off the queue; true if it has ended.  xq.lock held. */
 static bool hixl_xbatch_settle(struct hixl_xbatch *b)
 {
 	if (b->status && b->queued) {
@@ -234,10 +207,7 @@ void hixl_xbatch_put(struct hixl_xbatch *b)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_put);
 
-/*
- * The batch has ended (settled under xq.lock): stop its timeout, give back
- * the regions it held and tell its submitter.  No locks held.
- */
+/* End a settled batch: stop its timeout, release regions, tell the submitter. */
 static void hixl_xbatch_end(struct hixl_xbatch *b)
 {
 	struct hixl_engine *eng = b->eng;
@@ -259,16 +229,15 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
 /**
  * hixl_xbatch_new() - a batch for the pieces of one TRANSFER
  * @eng:   the engine
- * @l:     the link, referenced by the caller; the batch takes its own reference
+ * @l:     the link; the batch takes its own reference
  * @op:    HIXL_OP_READ or HIXL_OP_WRITE
  * @count: the TRANSFER's descriptor count
  * @tag:   its tag (0: not cancelable by tag)
  *
- * The caller moves its plan into @b->pl, sets @b->end_fn (and @b->req)
- * and calls hixl_xbatch_submit().  The batch starts with one reference,
- * the submitter's.
+ * The caller fills @b->pl, @b->end_fn and @b->req, then calls
+ * hixl_xbatch_submit().  One reference, the submitter's.
  *
- * Return: the batch or NULL (no memory).
+ * Return: the batch or NULL.
  */
 struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l, u32 op,
 				    u32 count, u64 tag)
@@ -294,7 +263,7 @@ struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_new);
 
-/* Run the pump in a worker (it holds a link reference while queued). */
+/* Run the pump in a worker, which holds a link reference. */
 static void hixl_xq_kick(struct hixl_link *l)
 {
 	kref_get(&l->ref);
@@ -304,12 +273,10 @@ static void hixl_xq_kick(struct hixl_link *l)
 
 /**
  * hixl_xq_break() - break a link with requests of ours on the wire
- * @l:   the link (the caller holds a reference)
- * @err: the link's error (hixl_link_fail(): the first error sticks)
+ * @l:   the link, referenced
+ * @err: the link's error
  *
- * Marks the link broken and moves its QP to the error state
- * (rdma_disconnect(), which also tells the peer with a DREQ) so that every
- * posted work request flushes; their completions end their batches.
+ * Moves the QP to error (rdma_disconnect()) so every posted WR flushes.
  *
  * Context: process context; takes @l->msg.post_mutex.
  */
@@ -334,10 +301,7 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 	hixl_test_delay_once(HIXL_TEST_XWR_DONE);	/* the chain on the wire, held */
 	if (wc->status != IB_WC_SUCCESS) {
 		err = hixl_wc_errno(wc);
-		/*
-		 * flushed because the peer went silent, or by a revoking
-		 * CANCEL of another batch (cancel.c): say that
-		 */
+		/* the peer went silent, or a revoking CANCEL: say that */
 		if (err == -ECONNRESET && hixl_link_state(l, &lerr) >= HIXL_LINK_ERROR &&
 		    (lerr == -EHOSTDOWN || lerr == -ECONNABORTED))
 			err = lerr;
@@ -377,7 +341,6 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 		hixl_xq_kick(l);
 }
 
-/* The work requests of chain @c (c->n pieces of its batch from c->first) in @s. */
 static void hixl_xchain_build(struct hixl_xwr_scratch *s, struct hixl_xchain *c)
 {
 	const struct hixl_xbatch *b = c->b;
@@ -407,11 +370,8 @@ static void hixl_xchain_build(struct hixl_xwr_scratch *s, struct hixl_xchain *c)
 }
 
 /*
- * ib_post_send() of chain @c failed at @bad: requests from @bad on did not
- * go out.  Those before it have no signaled request to end them: break the
- * link and drain, after which every posted request has completed or
- * flushed (their handlers ran) and the chain can be ended by hand.
- * xq.mutex held.
+ * Posting chain @c failed at @bad: WRs before it have no signaled WR to
+ * end them, so break the link, drain, and end the chain by hand.
  */
 static void hixl_xchain_post_failed(struct hixl_link *l, struct hixl_xchain *c,
 				    struct hixl_xwr_scratch *s, const struct ib_send_wr *bad)
@@ -435,10 +395,7 @@ static void hixl_xchain_post_failed(struct hixl_link *l, struct hixl_xchain *c,
 		hixl_xbatch_end(ended);
 }
 
-/*
- * Post what the window allows; xq.mutex held.  A batch is taken off the
- * queue when its last piece is posted or when it failed.
- */
+/* Post what the window allows; xq.mutex held. */
 static void hixl_xq_pump_locked(struct hixl_link *l)
 {
 	struct hixl_xwr_scratch *s = l->xq.wr;
@@ -495,10 +452,8 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 
 		hixl_xchain_build(s, c);
 		/*
-		 * Posted with bottom halves off, as netif_rx() queues: a
-		 * software device's work that the post raises as a softirq
-		 * (rxe's tasklets on Linux 6.1) runs here when they are back
-		 * on, not after a wake-up of ksoftirqd.
+		 * With bottom halves off, as netif_rx(): a software device's
+		 * softirq runs on re-enable, not via ksoftirqd.
 		 */
 		local_bh_disable();
 		ret = ib_post_send(l->qp, &s[0].wr.wr, &bad);
@@ -511,7 +466,7 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 	}
 }
 
-/* Post from the queue; @nonblock: never sleep on xq.mutex, leave it to a worker. */
+/* @nonblock: never sleep on xq.mutex; leave it to a worker. */
 static void hixl_xq_pump(struct hixl_link *l, bool nonblock)
 {
 	if (nonblock) {
@@ -558,19 +513,12 @@ static void hixl_xbatch_timeout(struct work_struct *w)
 
 /**
  * hixl_xbatch_submit() - queue a batch on its link and start posting
- * @b:        a batch from hixl_xbatch_new() with its plan, @end_fn set
+ * @b:        a batch from hixl_xbatch_new(), its plan and @end_fn set
  * @deadline: jiffies; the batch ends with -ETIMEDOUT after it
- * @nonblock: the caller must not sleep (io_uring's inline issue): posting
- *            is left to a worker when another poster is busy
+ * @nonblock: the caller must not sleep
  *
- * From here on the batch ends exactly once, through @b->end_fn, whatever
- * happens to the link; the submitter keeps its reference until then (a
- * waiter, hixl_xbatch_wait()) or hands it to @end_fn (a request's batch).
- * The cancel paths see the batch before it is queued (on @eng->xfers,
- * bound to its request): a cancel
- * that comes first only records -ECANCELED (hixl_xbatch_cancel()), and the
- * batch ends here, never queued.  It also ends here on a closed link and
- * without pieces.
+ * From here the batch ends exactly once, through @b->end_fn.  A batch
+ * cancelled before, on a closed link or without pieces ends here.
  *
  * Context: process context.
  */
@@ -617,14 +565,11 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_submit);
 
 /**
  * hixl_xbatch_cancel() - end a running batch with -ECANCELED
- * @b: the batch (the caller holds a reference)
+ * @b: the batch, referenced
  *
- * Nothing more of it is posted; it ends when its posted requests have
- * completed, or at once when none are on the wire.  A batch that already
- * has an outcome keeps it.  A batch hixl_xbatch_submit() has not queued
- * yet only gets the status: the submitter ends it (one end per batch).
- * The anchor of a striped TRANSFER (xrail_cancel.c) cancels its rail batch: every
- * sub-batch, and no failover after.
+ * Nothing more is posted; it ends once its posted WRs complete.  An
+ * outcome already set stays; an unsubmitted batch only gets the status.
+ * Cancelling a striped TRANSFER's anchor cancels all its sub-batches.
  *
  * Context: process context.
  */
@@ -648,13 +593,9 @@ void hixl_xbatch_cancel(struct hixl_xbatch *b)
 EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_cancel);
 
 /**
- * hixl_xbatch_on_wire() - has a submitted batch requests on the send queue?
- * @b: the batch (the caller holds a reference)
- *
- * True when hixl_xbatch_submit() queued it and it has not ended: after
- * hixl_xbatch_cancel() that means chains of it were posted (or are being
- * posted) and have not completed yet.  A batch that was never submitted
- * (one of local_xfer.c's, or one still being planned) is never on the wire.
+ * hixl_xbatch_on_wire() - may a batch have WRs on the send queue?
+ * @b: the batch, referenced
+ * Return: true if submitted and not ended.
  */
 bool hixl_xbatch_on_wire(struct hixl_xbatch *b)
 {
@@ -668,17 +609,14 @@ bool hixl_xbatch_on_wire(struct hixl_xbatch *b)
 EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_on_wire);
 
 /**
- * hixl_xbatch_wait() - wait for a batch the caller submitted (the ioctl)
+ * hixl_xbatch_wait() - wait for a batch the caller submitted
  * @b:      the batch; its @end_fn completes @b->done
  * @failed: out: the descriptor to blame, or @b->count on success
  *
- * A fatal signal cancels the batch and the wait goes on until it ended
- * (its posted requests must not outlive the pages they point into).  A
- * small batch (@b->poll) may first be spun on briefly (hybrid polling,
- * poll.c); the wait after the spin is the same, and its duration feeds the
- * link's choice between spinning and sleeping.
+ * A fatal signal cancels the batch, and the wait goes on until it ends.
+ * A small batch may spin first (poll.c).
  *
- * Return: 0, -ETIMEDOUT, -ECANCELED, or the link error (-ECONNRESET, -EIO).
+ * Return: 0, -ETIMEDOUT, -ECANCELED, or the link error.
  */
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed)
 {
@@ -694,13 +632,9 @@ int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed)
 	return b->status;
 }
 
-/**
- * hixl_link_xq_close() - fail every batch of a link that is going away
- * @l: the link, CLOSED; its QP still exists
- *
- * Batches still waiting end with the link's error; those with requests on
- * the wire end when the QP's flush returns them.  After this no pump posts
- * on @l, and a new batch ends at submission.
+/*
+ * Fail every batch of a CLOSED link whose QP still exists: waiting ones
+ * now, those on the wire when they flush.  Nothing is posted after.
  */
 static void hixl_link_xq_close(struct hixl_link *l)
 {
@@ -725,7 +659,7 @@ static void hixl_link_xq_close(struct hixl_link *l)
 	mutex_unlock(&l->xq.mutex);
 }
 
-/* The transfer queue as a link sees it (struct hixl_link_queue_ops, link.h). */
+/* The transfer queue as a link sees it. */
 const struct hixl_link_queue_ops hixl_xq_link_ops = {
 	.init = hixl_link_xq_init,
 	.close = hixl_link_xq_close,

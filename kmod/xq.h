@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * xq.h - a link's transfer queue (xq.c): a TRANSFER's RDMA part is one
- * batch of work requests on it.  Locks: in the order of engine.h.
- */
+/* xq.h - a link's transfer queue (xq.c). */
 #ifndef _HIXL_XQ_H
 #define _HIXL_XQ_H
 
@@ -19,70 +16,52 @@
 struct hixl_req;
 struct hixl_xrail;
 
-/* xq.c: a link's transfer queue */
 /*
- * Transfer WRs in flight per link.  The send queue's other users each keep
- * at most one request on it: the msg.post_mutex holder (a message, REG_MR
- * or staging RDMA, hixl_post_wait()), the STAGE_DONE reply
- * (stage.reply_lock), one TABLE_ACK (hixl_table_ack()) and one keep-alive
- * (keepalive.c): 248 + 4 <= HIXL_SQ_DEPTH.
+ * Transfer WRs in flight per link.  The send queue's other users keep at
+ * most one WR each: the post_mutex holder, the STAGE_DONE reply, a
+ * TABLE_ACK and a keep-alive.
  */
 #define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)
 
 /**
  * struct hixl_xbatch - the RDMA part of one TRANSFER, queued on a link
- * @ref:      the submitter holds one, an armed timeout one
+ * @ref:      held by the submitter and an armed timeout
  * @eng:      the engine
- * @l:        the link (a reference, dropped when the batch is freed)
- * @eng_node: in @eng->xfers while the batch runs, under @eng->xfer_lock
- * @q_node:   in @l->xq.batches while pieces wait to be posted, under
- *            @l->xq.lock
- * @cancel_node: on a CANCEL's list of batches to cancel, under
- *            @eng->cancel_mutex
- * @pl:       the pieces; its held regions are released when the batch ends
+ * @l:        the link (a reference)
+ * @eng_node: in @eng->xfers while running, under @eng->xfer_lock
+ * @q_node:   in @l->xq.batches while pieces wait, under @l->xq.lock
+ * @cancel_node: on a CANCEL's list, under @eng->cancel_mutex
+ * @pl:       the pieces; held regions are released when the batch ends
  * @op:       HIXL_OP_READ or HIXL_OP_WRITE
- * @count:    descriptors of the TRANSFER (what @failed says on success)
- * @tag:      hixl_transfer.tag, for HIXL_IOC_CANCEL
- * @planning: the TRANSFER's hixl_xq_plan_begin() is still to be ended;
- *            hixl_xbatch_submit() ends it once the batch is queued
- * @next:     pieces posted so far                        (under @l->xq.lock)
- * @acked:    pieces known complete, in posting order     (under @l->xq.lock)
- * @chains:   chains of work requests on the send queue   (under @l->xq.lock)
- * @queued:   on @l->xq.batches                           (under @l->xq.lock)
- * @submitted: hixl_xbatch_submit() queued or ended it; until then a
- *            cancel only sets @status, which submission honours
- *                                                        (under @l->xq.lock)
- * @ended:    @end_fn was called or is about to be        (under @l->xq.lock)
- * @status:   0 or the first error; once set nothing more is posted
+ * @count:    descriptors of the TRANSFER
+ * @tag:      the TRANSFER's tag, for HIXL_IOC_CANCEL
+ * @planning: hixl_xq_plan_begin() not yet ended; submission ends it
+ * @next:     pieces posted (under @l->xq.lock, as the next five)
+ * @acked:    pieces known complete, in posting order
+ * @chains:   chains of WRs on the send queue
+ * @queued:   on @l->xq.batches
+ * @submitted: hixl_xbatch_submit() ran; before, a cancel only sets @status
+ * @ended:    @end_fn was or is about to be called
+ * @status:   0 or the first error; nothing more is posted once set
  * @failed:   with @status, the descriptor to blame
  * @tmo:      the timeout
- * @end_fn:   called once when the batch has ended, without locks, from the
- *            CQ handler, the timeout, a cancel or the submitter
- * @done:     completed by the @end_fn of a batch its submitter waits for
- *            (the direct pieces of a TRANSFER with staged descriptors)
- * @gone:     completed (all) when the batch ended, after its regions were
- *            released and before @end_fn: none of its work requests is on
- *            the send queue any more (a revoking CANCEL waits for it)
- * @req:      the request a direct batch carries whole (its @end_fn ends
- *            it, req.c), or NULL
- * @ndesc:    descriptors of the TRANSFER in @pl (its direct ones), for the
- *            counters (stats.c)
- * @poll:     a small batch its submitter waits for with
- *            hixl_xbatch_wait(): it may spin (poll.c), and its wait feeds
- *            the link's EWMAs
- * @post_ns:  with @poll, hixl_poll_clock() just before hixl_xbatch_submit()
- * @xr:       the striped TRANSFER (xrail.c) this batch is a sub-batch or
- *            the anchor of (a reference, dropped when the batch is
- *            freed), or NULL
- * @xr_anchor: the anchor: never queued, cancelling it cancels @xr
+ * @end_fn:   called once when the batch ended, without locks
+ * @done:     completed by @end_fn of a batch its submitter waits for
+ * @gone:     completed when no WR of the batch is on the send queue
+ * @req:      the request a direct batch ends, or NULL
+ * @ndesc:    direct descriptors in @pl, for the counters
+ * @poll:     its submitter waits with hixl_xbatch_wait() and may spin
+ * @post_ns:  with @poll, hixl_poll_clock() before submission
+ * @xr:       the striped TRANSFER this is a sub-batch or anchor of (a
+ *            reference), or NULL
+ * @xr_anchor: the anchor: never queued; cancelling it cancels @xr
  * @xr_node:  a sub-batch: on @xr->subs until it ended, under @xr->lock
- * @xr_pieces: a sub-batch: the indices into @xr->pc of its rail pieces
- * @xr_plend: for each of @xr_pieces, @pl.n after it was planned (the
- *            piece is complete when @acked reached it)
+ * @xr_pieces: indices into @xr->pc of its rail pieces
+ * @xr_plend: for each of @xr_pieces, @pl.n after it was planned
  * @xr_n:     entries of @xr_pieces and @xr_plend
- * @xr_rail:  a sub-batch: its rail
- * @xr_cancel_seen: hixl_xrail_cancel() took it         (under @xr->lock)
- * @xr_wire_seen: hixl_xrail_wire() looked at it        (under @xr->lock)
+ * @xr_rail:  a sub-batch's rail
+ * @xr_cancel_seen: hixl_xrail_cancel() took it (under @xr->lock)
+ * @xr_wire_seen: hixl_xrail_wire() looked at it (under @xr->lock)
  */
 struct hixl_xbatch {
 	struct kref ref;

@@ -1,69 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrail.c - the striped data path: one TRANSFER
- * spread over the rail links of its primary link, and failover.  The pure
- * planning (hixl_rail_plan(), hixl_xrail_replan(),
- * hixl_xrail_failover_ok()) is rail_plan.c's, cancelling a rail batch
- * xrail_cancel.c's.
+ * xrail.c - the striped data path: a direct TRANSFER on a primary link
+ * with two or more usable rails is cut into pieces (rail_plan.c), and each
+ * rail's pieces become one ordinary batch (xq.c) on that rail's link.  The
+ * parent ends when every sub-batch ended, with the lowest failing
+ * descriptor.
  *
- * When: a TRANSFER on a primary link (rail 0) whose batch goes direct (no
- * staged descriptor, not a same-host link; xfer.c decides) and which has
- * two usable rails or more: rail i usable when its link is READY
- * (hixl_link_rail_get()) and every local region of the batch has MRs on
- * rail i (hixl_region_rails(), ANDed over the descriptors).  Anything else
- * takes today's one-link path untouched: the test is hixl_link_nr_rails()
- * first, so a one-rail link allocates nothing more than before.
+ * Failover: a sub-batch that failed because its rail link broke hands its
+ * unfinished pieces to the failover work, which re-plans them on the rails
+ * usable now; READ and WRITE are idempotent.  This repeats until success,
+ * the deadline, or no rail is left.
  *
- * How: hixl_rail_plan() cuts the descriptors into pieces (a descriptor of
- * HIXL_RAIL_STRIPE_MIN bytes or more in HIXL_RAIL_CHUNK chunks, smaller
- * ones whole) and gives each to the least-loaded usable rail.  The pieces
- * of one rail become one ordinary batch (struct hixl_xbatch) on that
- * rail's link, planned there as xfer.c plans any descriptor on any link
- * (hixl_plan_desc(): that rail's local MRs, that link's peer table), so
- * the transfer queue (xq.c) does credits, chains, completions and
- * timeouts as for a one-rail batch.  Every sub-batch is planned before
- * the first is submitted: a descriptor error is found before anything is
- * posted.  The parent (struct hixl_xrail) ends when every sub-batch ended
- * and no failover is pending: 0, or the lowest failing descriptor index
- * with its error; it ends the TRANSFER's request then (hixl_req_end()).
+ * Each byte is counted once, on the rail that moved it; descriptors,
+ * failovers and errors on the primary link.
  *
- * Failover: a sub-batch that ended with an error while its link is no
- * longer READY (QP error, keep-alive, DREQ, device removal: the rail
- * broke; hixl_xrail_failover_ok()), and not because it was cancelled or
- * timed out, hands its unfinished pieces (those past the last completed
- * chain: xbatch.acked) to the failover work, which moves them onto the
- * rails usable now (hixl_xrail_replan(), least-loaded) and submits them
- * as new sub-batches with the TRANSFER's deadline.  RDMA READ and WRITE
- * of the same bytes are idempotent, so a piece that did land on the broken
- * rail may be written again.  This repeats until the batch succeeds, the
- * deadline passes (-ETIMEDOUT) or no rail is left: then the error of the
- * last rail that broke, as a one-rail link reports its own.
- *
- * Cancel: the parent has an anchor batch on the engine's xfers list (and
- * bound to the request, req.c) that is never queued; cancelling it
- * cancels the rail batch (xrail_cancel.c).
- *
- * Counters: each sub-batch counts its bytes on its own link (and the
- * engine; one failed over, the bytes of the pieces it completed, so every
- * byte counts once, on the rail that moved it); the parent counts the
- * descriptors (ops), the failovers and re-posted bytes on the primary link
- * (and the engine), and its error is counted there once, at the
- * request's end (req.c);
- * per rail (GET_STATS's HIXL_STATS_RAILS) the failover away from each
- * broken rail and the bytes re-posted onto each rail
- * (hixl_rail_count_failover(), railstats.c).
- *
- * Locks: xrail.lock is innermost: nothing else is taken under it.  A
- * striped batch in flight holds no rdma_sem: not through io_uring, and not
- * while the ioctl waits for it (hixl_req_wait() releases the command's
- * for the wait).  So a rail's device removal, which destroys the
- * rail's links (failing the sub-batch over) and then takes rdma_sem for
- * writing to free the rail's MRs, never waits for a batch that goes on on
- * the other rails.  The failover work takes no rdma_sem either, and needs
- * none: it plans under the engine lock, which a rail's removal also holds
- * to free that rail's MRs, on rail links it holds references to (a
- * destroyed link's queue ends new batches at submission).  Then each rail
- * link's post_mutex and rt.lock, as xfer.c.
+ * Locks: engine.h.  A striped batch holds no rdma_sem, so a
+ * rail's removal never waits for a batch running on other rails; the
+ * failover work plans under the engine lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -83,7 +36,7 @@
 #include "req.h"
 #include "trace.h"
 
-/* where the next striped batch starts (hixl_rail_plan()'s cursor) */
+/* hixl_rail_plan()'s cursor */
 static atomic_t hixl_xrail_cursor = ATOMIC_INIT(0);
 
 static void hixl_xrail_free(struct kref *ref)
@@ -102,8 +55,7 @@ static void hixl_xrail_free(struct kref *ref)
 /**
  * hixl_xrail_put() - drop a reference to a rail batch
  * @xr: the rail batch
- *
- * Context: any that may kvfree() (not NMI).
+ * Context: any but NMI.
  */
 void hixl_xrail_put(struct hixl_xrail *xr)
 {
@@ -119,10 +71,7 @@ static void hixl_xrail_blame(struct hixl_xrail *xr, int err, u32 failed)
 	}
 }
 
-/*
- * The rails of primary link @l that are usable now and allowed by @allow:
- * their links referenced in @rl[] (NULL elsewhere).  Return: their mask.
- */
+/* Usable rails of primary @l within @allow, their links referenced in @rl[]. */
 static u32 hixl_xrail_links(struct hixl_link *l, u32 allow, struct hixl_link **rl)
 {
 	u32 nr = min_t(u32, hixl_link_nr_rails(l), HIXL_MAX_RAILS), i, mask = 0;
@@ -167,12 +116,9 @@ static void hixl_xrail_unbuild(struct hixl_engine *eng, struct hixl_xbatch **sb,
 }
 
 /*
- * Activate (IB_WR_REG_MR on @b's rail link) the rail's MRs of the regions
- * @b's pieces among @idx[0..@n) touch, as xfer.c does for rail 0; the
- * engine lock held.  Usually done already: table.c registers a region's
- * MRs on a rail when it announces them on that rail's link.  Return: 0,
- * -EAGAIN (@nonblock: it would wait for the device), or REG_MR's error
- * with *@failed the descriptor.
+ * Activate the rail's MRs of the regions @b's pieces touch, as xfer.c does
+ * for rail 0; the engine lock held.  Return: 0; -EAGAIN with @nonblock;
+ * REG_MR's error with *@failed set.
  */
 static int hixl_xrail_activate(struct hixl_xrail *xr, const u32 *idx, u32 n,
 			       struct hixl_xbatch *b, bool nonblock, u32 *failed)
@@ -205,13 +151,10 @@ static int hixl_xrail_activate(struct hixl_xrail *xr, const u32 *idx, u32 n,
 }
 
 /*
- * Plan pieces @idx[0..@n) of @xr, each on the rail its .rail names (whose
- * link is @rl[rail]), into one new sub-batch per rail: @sb[0..*@nsb), not
- * submitted.  Takes the engine lock, then each rail link's rt.lock (only
- * tried with @nonblock).  Return: 0; -EAGAIN (@nonblock: a lock busy);
- * -ENOMEM; the error of the lowest failing descriptor from
- * hixl_plan_desc(), with *@failed its index.  On error nothing is left
- * built.
+ * Plan pieces @idx[0..@n) into one unsubmitted sub-batch per rail.  Takes
+ * the engine lock, then each rail link's rt.lock.  Return: 0; -EAGAIN
+ * with @nonblock; -ENOMEM; hixl_plan_desc()'s error with *@failed set.
+ * Nothing stays built on error.
  */
 static int hixl_xrail_build(struct hixl_xrail *xr, const u32 *idx, u32 n, struct hixl_link **rl,
 			    bool nonblock, struct hixl_xbatch **sb, u32 *nsb, u32 *failed)
@@ -306,7 +249,7 @@ fail:
 	return ret;
 }
 
-/* Submit built sub-batches; a cancel that came first ends them at once. */
+/* A cancel that came first ends them at once. */
 static void hixl_xrail_submit(struct hixl_xrail *xr, struct hixl_xbatch **sb, u32 nsb,
 			      bool nonblock)
 {
@@ -322,15 +265,12 @@ static void hixl_xrail_submit(struct hixl_xrail *xr, struct hixl_xbatch **sb, u3
 	for (i = 0; i < nsb; i++) {
 		if (cancelled)
 			hixl_xbatch_cancel(sb[i]);	/* not submitted: the status only */
-		/* our reference is @xr->subs': hixl_xrail_sub_end() drops it */
+		/* @xr->subs' reference: hixl_xrail_sub_end() drops it */
 		hixl_xbatch_submit(sb[i], xr->deadline, nonblock);
 	}
 }
 
-/*
- * The rail batch has ended (no sub-batch pending, no failover work): say
- * so through the anchor.  The caller holds a reference to @xr.
- */
+/* End the rail batch through its anchor; the caller holds a reference. */
 static void hixl_xrail_finish(struct hixl_xrail *xr)
 {
 	struct hixl_engine *eng = xr->eng;
@@ -359,14 +299,14 @@ static void hixl_xrail_finish(struct hixl_xrail *xr)
 	hixl_req_end(req, status, failed);
 }
 
-/* Queue the failover work; xr->lock held, xr->work_busy just set. */
+/* xr->lock held, xr->work_busy just set */
 static void hixl_xrail_queue(struct hixl_xrail *xr, unsigned long delay)
 {
 	kref_get(&xr->ref);
 	queue_delayed_work(xr->eng->wq, &xr->work, delay);
 }
 
-/* A sub-batch's end_fn: no lock held (CQ handler, timeout, cancel, submit). */
+/* A sub-batch's end_fn; no lock held. */
 static void hixl_xrail_sub_end(struct hixl_xbatch *b)
 {
 	struct hixl_xrail *xr = b->xr;
@@ -380,7 +320,6 @@ static void hixl_xrail_sub_end(struct hixl_xbatch *b)
 	xr->pending--;
 	if (b->status && hixl_xrail_failover_ok(b->status, st, xr->cancelled,
 						time_after_eq(jiffies, xr->deadline))) {
-		/* what completed is done: the pieces of chains that came back */
 		for (i = 0; i < b->xr_n; i++) {
 			if (b->xr_plend[i] > b->acked)
 				xr->redo[xr->nredo++] = b->xr_pieces[i];
@@ -399,11 +338,7 @@ static void hixl_xrail_sub_end(struct hixl_xbatch *b)
 	}
 	end = !xr->pending && !xr->work_busy;
 	spin_unlock(&xr->lock);
-	/*
-	 * The pieces the broken rail did move count there (bytes only: the
-	 * descriptors count on the primary), as those re-posted count where
-	 * they land: the engine's bytes are every byte once.
-	 */
+	/* bytes the broken rail moved count there; descriptors on the primary */
 	if (done)
 		hixl_link_count_xfer(b->l, b->op, false, done, 0);
 	if (fail)	/* flushed before its CM event: no new batch goes there */
@@ -452,7 +387,6 @@ static void hixl_xrail_work(struct work_struct *w)
 			if (!tries) {
 				hixl_link_count(xr->l, HIXL_CTR_RAIL_FAILOVERS, 1);
 				hixl_link_count(xr->l, HIXL_CTR_RAIL_REPOST_BYTES, bytes);
-				/* per rail: away from @from, onto where each piece went */
 				hixl_rail_count_failover(eng, from, xr->pc, xr->wbuf, n);
 				trace_hixl_rail_failover(eng->id, from ? __ffs(from) : 0, n, bytes,
 							 mask);
@@ -463,11 +397,8 @@ static void hixl_xrail_work(struct work_struct *w)
 		}
 		hixl_xrail_links_put(rl);
 		/*
-		 * -ENOENT: a rail's MRs went between hixl_xrail_links() and the
-		 * build.  Its device's removal destroys the rail's links before
-		 * it frees the rail's MRs, so that link is no longer READY: plan
-		 * again without it (a rail goes once; a local region that went
-		 * fails the same way every round, and the last round says so).
+		 * -ENOENT: a rail's MRs went since hixl_xrail_links(); its
+		 * link is no longer READY, so plan again without it.
 		 */
 		if (ret != -ENOENT || ++tries >= HIXL_MAX_RAILS)
 			break;
@@ -492,11 +423,7 @@ static void hixl_xrail_work(struct work_struct *w)
 /**
  * hixl_xrail_rails_only() - may a broken primary link still transfer?
  * @l: a primary link that is not READY
- *
- * The rails live as long as the primary link struct, not its state: a
- * primary in ERROR with a READY rail link carries transfers on its rails.
- *
- * Return: true when @l has a rail link (rail 1 and up) that is READY.
+ * Return: true if a rail link of @l is READY.
  */
 bool hixl_xrail_rails_only(struct hixl_link *l)
 {
@@ -516,18 +443,14 @@ bool hixl_xrail_rails_only(struct hixl_link *l)
 /**
  * hixl_xrail_wanted() - may a direct batch on @l be striped at all?
  * @l: a primary link
- *
- * The one-rail fast path's only cost: no allocation, no lock but the
- * rails' spinlock.
- *
- * Return: true when @l has two rails or more paired with its peer.
+ * Return: true if two or more rails are paired with the peer.
  */
 bool hixl_xrail_wanted(struct hixl_link *l)
 {
 	return hixl_link_nr_rails(l) >= 2;
 }
 
-/* A new rail batch for @a's descriptors @d, with its anchor; NULL: no memory. */
+/* NULL if out of memory. */
 static struct hixl_xrail *hixl_xrail_new(struct hixl_engine *eng, struct hixl_transfer *a,
 					 struct hixl_link *l, const struct hixl_op_desc *d,
 					 u32 npc, unsigned long deadline, struct hixl_req *req)
@@ -575,9 +498,8 @@ static void hixl_xrail_drop(struct hixl_xrail *xr)
 }
 
 /*
- * The rails @l's batch may go on: the usable ones (@rl referenced) that
- * every local region of @d allows.  Return: the mask, or -EAGAIN
- * (@nonblock, the engine lock busy).  @regions: out, the regions' mask.
+ * The usable rails every local region of @d allows, @rl referenced.
+ * Return: the mask, or -EAGAIN with @nonblock.
  */
 static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
 			       const struct hixl_op_desc *d, u32 count, bool nonblock,
@@ -599,34 +521,20 @@ static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
 
 /**
  * hixl_xrail_transfer() - queue a direct TRANSFER striped over @l's rails
- * @eng:         the engine
- * @a:           the TRANSFER (checked and planned on @l by xfer.c, with no
- *               staged descriptor); out: failed
- * @l:           the primary link (the caller's reference)
- * @d:           the descriptors, @a->count of them
- * @deadline:    jiffies: the TRANSFER's
- * @req:         its request, started: the rail batch ends it
- *               (hixl_req_end()) when its last sub-batch and failover are
- *               over; a cancel of it cancels the rail batch (its anchor)
- * @nonblock:    io_uring's inline issue: -EAGAIN rather than sleep on a
- *               lock (nothing was submitted then)
- * @planning:    in/out: the caller's hixl_xq_plan_begin() on @l is still
- *               open; ended here once the sub-batches are planned (their
- *               own plan_begin holds a REGION_DEL's ACK from then on)
- * @min_rails:   usable rails needed: 2 (one rail is the one-link path),
- *               1 for a broken primary link (xfer.c, hixl_xrail_rails_only())
- *
- * Context: process context, the engine's rdma_sem held for reading (the
- * command's); takes the engine lock, each rail link's rt.lock (tried with
- * @nonblock).
- * Return: -EIOCBQUEUED: queued, @req ends through the rail batch (it may
- * have ended already); 1 when fewer than @min_rails rails are usable for
- * this batch (nothing done: the caller takes the one-link path); -EAGAIN
- * (@nonblock); otherwise an error found before anything was queued, as
- * hixl_cmd_transfer() documents it (with @a->failed), for the caller to
- * end @req with.  After a failover with no rail left the request ends
- * with the error of the last rail link that broke (-ECONNRESET,
- * -EHOSTDOWN, -ECONNABORTED, -EIO, ...).
+ * @eng:       the engine
+ * @a:         the TRANSFER, planned on @l without staging; out: failed
+ * @l:         the primary link, referenced
+ * @d:         the descriptors
+ * @deadline:  the TRANSFER's, jiffies
+ * @req:       its request, started; the rail batch ends it
+ * @nonblock:  return -EAGAIN rather than sleep on a lock
+ * @planning:  in/out: the caller's hixl_xq_plan_begin() is open; ended
+ *             here once the sub-batches are planned
+ * @min_rails: usable rails needed: 2, or 1 for a broken primary
+ * Context: process context, rdma_sem held for reading.
+ * Return: -EIOCBQUEUED if queued (@req ends through the rail batch); 1 if
+ * fewer than @min_rails rails are usable (nothing done); -EAGAIN with
+ * @nonblock; else an error as hixl_cmd_transfer()'s, nothing queued.
  */
 int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_link *l,
 			const struct hixl_op_desc *d, unsigned long deadline, struct hixl_req *req,
@@ -658,7 +566,7 @@ int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct
 	for (i = 0; i < HIXL_MAX_RAILS; i++)
 		if (mask & BIT(i))
 			map[nr++] = i;
-	/* each descriptor is inside a registration (hixl_xrail_allowed()): bounded */
+	/* bounded: each descriptor is inside a registration */
 	for (i = 0; i < a->count; i++)
 		npc64 += d[i].len >= HIXL_RAIL_STRIPE_MIN ?
 			 DIV_ROUND_UP_ULL(d[i].len, HIXL_RAIL_CHUNK) : 1;

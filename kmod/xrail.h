@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xrail.h - the striped data path (xrail.c, xrail_cancel.c): one TRANSFER
- * on a primary link with two usable rails or more, split into one ordinary
- * batch (struct hixl_xbatch, xq.c) per rail link, and re-posted on the
- * other rails when a rail link breaks under it (failover).  Its pure parts
- * are rail_plan.h's.  Locks: in the order of engine.h.
+ * xrail.h - the striped data path (xrail.c, xrail_cancel.c): a TRANSFER
+ * split into one batch per rail link and re-posted on other rails when one
+ * breaks (failover).
  */
 #ifndef _HIXL_XRAIL_H
 #define _HIXL_XRAIL_H
@@ -26,41 +24,35 @@ struct hixl_xbatch;
 
 /**
  * struct hixl_xrail - the parent of a striped TRANSFER ("rail batch")
- * @ref:      the submitter holds one, every sub-batch and the anchor one
- *            each (dropped when they are freed), a queued @work one
+ * @ref:      held by the submitter, each sub-batch, the anchor and a
+ *            queued @work
  * @eng:      the engine
  * @l:        the primary link (a reference)
- * @anchor:   a batch that is never queued: on @eng->xfers (so a CANCEL by
- *            tag finds the TRANSFER even between two sub-batches) and
- *            bound to the request (hixl_req_bind()); cancelling it cancels
- *            the rail batch (hixl_xrail_cancel()).  The rail batch holds
- *            its submitter reference until it ends
+ * @anchor:   a batch never queued: on @eng->xfers for CANCEL and bound to
+ *            the request; cancelling it cancels the rail batch
  * @op:       HIXL_OP_READ or HIXL_OP_WRITE
  * @count:    descriptors of the TRANSFER
  * @tag:      its tag
- * @deadline: jiffies: the TRANSFER's, for every sub-batch, re-posted or not
+ * @deadline: the TRANSFER's deadline, jiffies
  * @d:        the descriptors (a copy)
- * @pc:       the pieces (hixl_rail_plan()); @pc[i].rail is where piece i
- *            runs now (the failover work moves them)
+ * @pc:       the pieces; @pc[i].rail is where piece i runs now
  * @npc:      pieces in @pc
- * @mask:     rails the local regions allow (hixl_region_rails(), ANDed)
- * @rr:       the planner's cursor (hixl_rail_plan(), hixl_xrail_replan())
+ * @mask:     rails the local regions allow
+ * @rr:       the planner's cursor
  * @lock:     protects the fields below
- * @subs:     sub-batches submitted and not ended (their xr_node)
- * @pending:  sub-batches not ended (those on @subs and those being built)
+ * @subs:     sub-batches submitted and not ended
+ * @pending:  sub-batches not ended, including those being built
  * @redo:     pieces of broken rails waiting for the failover work
  * @nredo:    entries of @redo
- * @redo_err: the error of the last broken rail (the result when no rail
- *            is left)
+ * @redo_err: the error of the last broken rail
  * @redo_from: bit i: rail i broke under this batch
  * @work_busy: @work is queued or running
  * @cancelled: hixl_xrail_cancel() ran: nothing more is submitted
- * @status:   0 or the error to report; @failed its descriptor (the lowest
- *            of the failures that are not failed over)
- * @failed:   see @status
- * @work:     the failover work (process context: plans, submits)
- * @wbuf:     the work's copy of @redo (only the work touches it)
- * @req:      the request the rail batch ends (hixl_xrail_finish())
+ * @status:   0 or the error to report
+ * @failed:   the descriptor @status blames
+ * @work:     the failover work
+ * @wbuf:     the work's copy of @redo
+ * @req:      the request the rail batch ends
  */
 struct hixl_xrail {
 	struct kref ref;

@@ -1,25 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xrdma.c - the RDMA transport: a TRANSFER planned into RDMA READ or WRITE
- * pieces on the link's RC QP, and staged descriptors.
- *
- * Planning: descriptors whose local range is not registered, and small
- * ones when the batch's cost model says staging is faster
- * (hixl_stage_batch()), are staged (stage.c); the rest are checked against
- * the local registrations and the peer's announced table and cut at the
- * borders of the local and the remote MRs into one work request with one
- * SGE per piece (plan.c).  Nothing moves before every descriptor passed.
- *
- * Paths (hixl_xpath_choose()): direct pieces go to the link's transfer
- * queue (xq.c), which posts them in chains with selective signaling and
- * ends the batch, and with it the request; on a link with two usable
- * rails or more they are striped (xrail.c), which is this transport's own:
- * its sub-batches are ordinary batches on the rail links' queues, and its
- * failover re-plans pieces on other RDMA links, nothing another transport
- * could carry.  Staged descriptors are copied synchronously, after the
- * direct pieces of the same TRANSFER, in process context
- * (hixl_xprep_process(): the ioctl's task, or a work item of xwork.c for
- * io_uring).
+ * pieces on the link's RC QP (plan.c), or staged (stage.c).  Nothing moves
+ * before every descriptor passed.  Direct pieces go to the link's transfer
+ * queue (xq.c) or are striped (xrail.c); staged descriptors are copied
+ * afterwards in process context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,16 +28,10 @@
 #include "req.h"
 
 /*
- * Whether descriptor @d goes through the staging buffers (stage.c): when its
- * local range is unregistered (@r NULL), or when it is registered and
- * @small (the batch's staging decision, hixl_stage_batch(), picked it), but
- * only between host memory on both sides.  Device (dma-buf) memory is not
- * CPU memory of this process (a local device address is no user address to
- * copy from) nor pages the peer can scatter into or gather from, so a
- * descriptor touching it is posted directly; one from unregistered local
- * memory then fails planning with -ENOENT, as it does without staging.
- *
- * Return: 1 stage, 0 post directly, -EAGAIN (@nonblock, rt.lock busy).
+ * Stage descriptor @d if its local range is unregistered (@r NULL) or the
+ * batch picked it (@small), but only host memory on both sides: dma-buf
+ * memory is neither a user address nor pages the peer can scatter into.
+ * Return: 1 stage, 0 direct, -EAGAIN with @nonblock.
  */
 static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 			     const struct hixl_op_desc *d, bool small, bool nonblock)
@@ -73,11 +52,8 @@ static int hixl_stage_wanted(struct hixl_link *l, const struct hixl_region *r,
 }
 
 /*
- * The staging decision for a batch's registered host descriptors
- * (stage_policy, stage.c): by cost, the candidates hixl_stage_small()
- * picks are staged together when hixl_stage_pays() says so; by size, those
- * below HIXL_STAGE_THRESHOLD.  Sets @cost and returns whether a candidate
- * is staged at all (hixl_stage_is_small() says which).  eng->lock held.
+ * The staging decision for a batch's registered host descriptors, by
+ * stage_policy; sets @cost.  Return: whether any is staged.  eng->lock held.
  */
 static bool hixl_stage_batch(struct hixl_engine *eng, const struct hixl_op_desc *d, u32 count,
 			     size_t cap, u32 *policy, struct hixl_stage_cost *cost)
@@ -105,7 +81,6 @@ static bool hixl_stage_batch(struct hixl_engine *eng, const struct hixl_op_desc 
 	return hixl_stage_pays(cost, n, bytes, cap);
 }
 
-/* Is registered descriptor @len one the batch decided to stage? */
 static bool hixl_stage_is_small(bool batch, u32 policy, const struct hixl_stage_cost *cost,
 				u64 len)
 {
@@ -117,22 +92,15 @@ static bool hixl_stage_is_small(bool batch, u32 policy, const struct hixl_stage_
 }
 
 /*
- * The RDMA transport's planning (hixl_xport.plan): decides which
- * registered descriptors staging pays for (hixl_stage_batch()), sorts them
- * into staged and direct, activates the local MRs of direct ones and plans
- * their pieces; the staged ones are checked (hixl_stage_check()).  A staged
- * READ whose local range touches a read-only registration, wholly or
- * partly, is refused here: the staging copy would write every byte of the
- * range.  With a broken primary (@p->rails_only) nothing is planned here:
- * xrail.c checks and plans on the rail links.
+ * hixl_xport.plan: split descriptors into staged and direct, activate the
+ * direct ones' local MRs and plan their pieces.  A staged READ into a
+ * read-only registration is refused: the copy writes every byte.  With
+ * @p->rails_only, xrail.c plans.
  *
- * Context: process context; takes the engine lock, post_mutex and the
- * link's rt.lock (not with @p->nonblock where they are busy).
- * Return: 0; -EAGAIN (@p->nonblock: a busy lock, REG_MR or staging);
- * -ENOMEM; per descriptor, with @p->a->failed its index: -EACCES (a READ
- * into a read-only registration, a WRITE into a region the peer
- * registered read-only), a REG_MR error, and those of hixl_plan_desc() and
- * hixl_stage_check().
+ * Context: process context; takes the engine lock, post_mutex, rt.lock.
+ * Return: 0; -EAGAIN with @p->nonblock; -ENOMEM; per descriptor, with
+ * @p->a->failed: -EACCES (read-only), a REG_MR error, or those of
+ * hixl_plan_desc() and hixl_stage_check().
  */
 static int hixl_rdma_plan(struct hixl_xprep *p)
 {
@@ -176,7 +144,6 @@ static int hixl_rdma_plan(struct hixl_xprep *p)
 			ret = want;
 			break;
 		}
-		/* unregistered local memory, and small host descriptors when it pays */
 		if (want) {
 			/* registered read-only, wholly or partly: never written */
 			if (a->op == HIXL_OP_READ &&
@@ -230,17 +197,12 @@ static int hixl_rdma_plan(struct hixl_xprep *p)
 }
 
 /**
- * hixl_xpath_choose() - the one place that chooses how RDMA runs a TRANSFER
- * @nstaged:    descriptors hixl_rdma_plan() chose to stage
+ * hixl_xpath_choose() - choose how RDMA runs a TRANSFER
+ * @nstaged:    descriptors chosen to stage
  * @rails_only: the primary link is broken and a rail link is READY
- * @rails:      striping is wanted: the link has two rails or more paired
- *              with its peer (hixl_xrail_wanted()), and xrail.c has not
- *              handed the TRANSFER back for want of usable rails
+ * @rails:      striping is wanted and xrail.c did not hand it back
  *
- * Only a batch of direct pieces is striped; a staged batch keeps the
- * one-link path, and a broken primary has no other path than its rails.
- * Both submitters, the ioctl and io_uring, come here alike
- * (hixl_transfer_submit(), xfer.c).
+ * Only a batch of direct pieces is striped.
  *
  * Return: the path (enum hixl_xpath).
  */
@@ -254,17 +216,13 @@ enum hixl_xpath hixl_xpath_choose(u32 nstaged, bool rails_only, bool rails)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_xpath_choose);
 
-/* The path of a planned TRANSFER; @rails: xrail.c has not handed it back. */
 static enum hixl_xpath hixl_rdma_path(const struct hixl_xprep *p, bool rails)
 {
 	return hixl_xpath_choose(p->ns, p->rails_only,
 				 rails && !p->ns && hixl_xrail_wanted(p->l));
 }
 
-/*
- * A batch for @p's direct pieces, which it takes over with the open
- * hixl_xq_plan_begin() (hixl_xbatch_submit() ends it); NULL: no memory.
- */
+/* Takes over @p's direct pieces and planning hold; NULL if out of memory. */
 static struct hixl_xbatch *hixl_rdma_batch(struct hixl_xprep *p)
 {
 	const struct hixl_transfer *a = p->a;
@@ -285,11 +243,7 @@ static void hixl_xbatch_end_sync(struct hixl_xbatch *b)
 	complete(&b->done);
 }
 
-/*
- * Queue the direct pieces of a TRANSFER with staged descriptors on the
- * link (@p->xb, which takes over the planning hold); a cancel of the
- * request reaches the batch.  Return: 0 or -ENOMEM.
- */
+/* Queue the direct pieces of a mixed TRANSFER.  Return: 0 or -ENOMEM. */
 static int hixl_rdma_queue_direct(struct hixl_xprep *p)
 {
 	struct hixl_xbatch *b = hixl_rdma_batch(p);
@@ -307,10 +261,6 @@ static int hixl_rdma_queue_direct(struct hixl_xprep *p)
 	return 0;
 }
 
-/*
- * Wait for the direct pieces hixl_rdma_queue_direct() queued; a cancel of
- * the request (bound again: xwork.c unbinds it) reaches the batch.
- */
 static int hixl_rdma_wait_direct(struct hixl_xprep *p)
 {
 	struct hixl_xbatch *b = p->xb;
@@ -328,20 +278,10 @@ static int hixl_rdma_wait_direct(struct hixl_xprep *p)
 	return ret;
 }
 
-/**
- * hixl_rdma_queue() - a staged TRANSFER is about to wait for its work item
- * @p: planned on the staged path, its request started, for xwork.c
- *
- * A waiting batch must not hold a REGION_DEL's TABLE_ACK back (xq.c): a
- * batch of staged descriptors only (they carry no rkey of the peer) ends
- * its planning hold now; the direct pieces of a mixed one go on the link's
- * queue now, as the ioctl's do, which ends the hold once they are queued
- * (hixl_xbatch_submit()), and the work item waits for them
- * (hixl_rdma_run()) before it copies the staged ones.
- *
- * Context: io_uring's issue from a worker (a staged plan never comes from
- * the nonblocking one), process context.
- * Return: 0, or -ENOMEM with nothing queued.
+/*
+ * hixl_xport.queue: a queued batch must not hold back a REGION_DEL's ACK
+ * (xq.c), so end the planning hold now, or queue the direct pieces,
+ * which ends it.  Return: 0, or -ENOMEM with nothing queued.
  */
 static int hixl_rdma_queue(struct hixl_xprep *p)
 {
@@ -354,11 +294,6 @@ static int hixl_rdma_queue(struct hixl_xprep *p)
 	return 0;
 }
 
-/*
- * The direct pieces of a TRANSFER with staged descriptors, through the
- * link's queue; the caller waits, and a cancel of the request reaches the
- * batch.
- */
 static int hixl_rdma_run_direct(struct hixl_xprep *p)
 {
 	int ret = hixl_rdma_queue_direct(p);
@@ -366,23 +301,18 @@ static int hixl_rdma_run_direct(struct hixl_xprep *p)
 	return ret ? ret : hixl_rdma_wait_direct(p);
 }
 
-/* Was the request @req cancelled?  Asked between staging rounds (stage.c). */
+/* Asked between staging rounds. */
 static bool hixl_rdma_cancelled(void *req)
 {
 	return hixl_req_bind(req, NULL);
 }
 
 /*
- * The staged path (hixl_xport.run): the direct pieces through the link's
- * queue (for io_uring queued at the issue already, hixl_rdma_queue()),
- * then the staged descriptors (stage.c); waits for both.  Staged
- * descriptors are copied from and to the current mm: the TRANSFER's
- * process, or the work item of xwork.c that uses its mm.  A cancel of the
- * request (io_uring's, a fatal signal to the ioctl's caller) reaches the
- * direct batch.
+ * hixl_xport.run: the direct pieces through the link's queue, then the
+ * staged descriptors, from and to the current mm.
  *
  * Context: process context, sleeps; rdma_sem held for reading.
- * Return: 0 or the errors hixl_cmd_transfer() documents, @p->a->failed set.
+ * Return: 0 or hixl_cmd_transfer()'s errors, @p->a->failed set.
  */
 static int hixl_rdma_run(struct hixl_xprep *p)
 {
@@ -407,7 +337,6 @@ static int hixl_rdma_run(struct hixl_xprep *p)
 	return ret;
 }
 
-/* A direct batch's end is its request's. */
 static void hixl_xbatch_end_req(struct hixl_xbatch *b)
 {
 	struct hixl_req *req = b->req;
@@ -419,7 +348,6 @@ static void hixl_xbatch_end_req(struct hixl_xbatch *b)
 	hixl_req_end(req, status, failed);
 }
 
-/* Queue the direct pieces on the link; the batch ends the request (-EIOCBQUEUED). */
 static int hixl_rdma_submit_direct(struct hixl_xprep *p)
 {
 	struct hixl_req *req = p->req;
@@ -440,11 +368,7 @@ static int hixl_rdma_submit_direct(struct hixl_xprep *p)
 	return -EIOCBQUEUED;
 }
 
-/*
- * Striped (-EIOCBQUEUED), or the one-link path when xrail.c found fewer
- * than two usable rails (1); a broken primary has no one-link path: its
- * error then.
- */
+/* Return: -EIOCBQUEUED, 1 for the one-link path, or a broken primary's error. */
 static int hixl_rdma_striped(struct hixl_xprep *p)
 {
 	int ret = hixl_xrail_transfer(p->eng, p->a, p->l, p->d, p->deadline, p->req,
@@ -455,11 +379,7 @@ static int hixl_rdma_striped(struct hixl_xprep *p)
 	return ret;
 }
 
-/*
- * The RDMA transport's submission (hixl_xport.submit): the path
- * hixl_xpath_choose() says.  Return: -EIOCBQUEUED, -EAGAIN, or an error
- * found before anything was queued.
- */
+/* hixl_xport.submit.  Return: -EIOCBQUEUED, -EAGAIN, or an error. */
 static int hixl_rdma_submit(struct hixl_xprep *p)
 {
 	enum hixl_xpath path = hixl_rdma_path(p, true);

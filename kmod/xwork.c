@@ -1,36 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xwork.c - io_uring's TRANSFERs that run in process context: a batch with
- * staged descriptors (stage.c copies them between the process's memory and
- * the staging pool, and waits for the peer) and a same-host batch (local_xfer.c,
- * a kernel copy).  io_uring's issue plans them (xfer.c) and queues them
- * here; the CQE comes from the work item when the batch has ended, so no
- * io_uring thread - neither the submitter nor one of io-wq's bounded
- * workers - is held for a batch, as none is for a direct one (xq.c).
+ * xwork.c - io_uring TRANSFERs that run in process context: batches with
+ * staged descriptors (stage.c) and same-host batches (local_xfer.c).  The
+ * issue plans them and queues a work item, which posts the CQE when the
+ * batch ends, so no io_uring thread is held for a batch.
  *
- * Model: the USB gadget's f_fs and aio (ffs_user_copy_worker()): a work
- * item that copies to and from a process's memory runs with that
- * process's mm (kthread_use_mm()), held by mmget() from the issue to the
- * end, so the copies fault pages in as the process would.  The work runs
- * under the engine's rdma_sem for reading, as every command does: a
- * device removal waits for it like for an ioctl's batch.  The engine
- * outlives it: io_uring holds the engine's file until the CQE, which is
- * posted last.
- *
- * Each batch is one work item on its engine's hixl_engine.xwork_wq, an
- * unbound workqueue of the engine's own with at most xwork_max_active
- * items running: batches on one link wait for each other on the link's
- * post_mutex as ioctls do, batches on different links run side by side up
- * to that cap, and an engine whose batches wait for a peer (a stuck peer
- * lock, a staging round, a page of a userfaultfd range) fills only its own
- * queue.  Nothing that flushes hixl_wq or hixl_engine.wq (link teardown,
- * rails) waits for a batch; the engine's close destroys the queue after the
- * last CQE (io_uring holds the file until then).
- *
- * A queued batch holds nothing of the peer's region table: the transport's
- * queue op (xrdma.c) ends its planning hold, or hands its direct pieces to
- * the link's transfer queue, before the item is queued, so that a REGION_DEL
- * acknowledgment (xq.c) never waits for a batch that waits for a worker.
+ * Follows f_fs's ffs_user_copy_worker(): the item runs with the
+ * submitter's mm (kthread_use_mm(), held by mmget()), and under the
+ * engine's rdma_sem for reading, as a command.  Each engine has its own
+ * unbound queue of at most xwork_max_active items, so a stuck peer fills
+ * only its engine's queue.  A queued batch holds nothing of the peer's
+ * region table (xrdma.c's queue op), so a REGION_DEL ACK never waits for
+ * a worker.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,13 +28,11 @@
 
 
 /**
- * struct hixl_xwork - one io_uring TRANSFER waiting for or running in its work item
+ * struct hixl_xwork - one io_uring TRANSFER run by a work item
  * @work: on the engine's xwork_wq
- * @mm:   the submitter's mm (mmget()), with staged descriptors; else NULL
- * @a:    the TRANSFER as read at submission (the descriptors are in @p)
- * @p:    its plan, taken over from the issue (@p.a points to @a); its
- *        request is ended by the work item (the CQE, uring.c); its engine
- *        is alive until then: io_uring holds the engine's file
+ * @mm:   the submitter's mm (mmget()) if staged descriptors; else NULL
+ * @a:    the TRANSFER as read at submission
+ * @p:    its plan (@p.a points to @a); the work item ends its request
  */
 struct hixl_xwork {
 	struct work_struct work;
@@ -92,10 +71,8 @@ static void hixl_xwork_fn(struct work_struct *work)
 }
 
 /*
- * The engine's queue for its io_uring batches, made at its first one:
- * unbound, at most xwork_max_active (clamped to 1..WQ_MAX_ACTIVE) work
- * items running, each one batch.  Two issues racing both make one; the
- * loser destroys its own.  NULL when memory is short.
+ * The engine's queue for its io_uring batches, made at the first one; of
+ * two racing issues the loser destroys its own.  NULL if out of memory.
  */
 static struct workqueue_struct *hixl_xwork_wq_get(struct hixl_engine *eng)
 {
@@ -118,25 +95,16 @@ static struct workqueue_struct *hixl_xwork_wq_get(struct hixl_engine *eng)
 
 /**
  * hixl_xwork_queue() - queue an io_uring TRANSFER that runs in process context
- * @p: the TRANSFER, checked and planned by a transport with a run op, its
- *     request started (hixl_xprep_process()): taken over and zeroed on
+ * @p: the planned TRANSFER, its request started; taken over and zeroed on
  *     success, left to the caller on error
  *
- * io_uring may cancel the request (hixl_req_cancelable()): one that has
- * not started ends with -ECANCELED; a same-host copy stops at its next
- * chunk; staged descriptors being copied are not stopped (as CANCEL does
- * not stop them), the batch's timeout bounds them.
+ * A cancel ends a batch not yet started with -ECANCELED and stops a
+ * same-host copy at its next chunk; staged copies run to the timeout.
  *
- * Before the item is queued the transport's queue op (struct hixl_xport)
- * lets go of what must not wait for a worker.
- *
- * Context: io_uring's issue (inline or from a worker), process context,
- * rdma_sem held for reading; sleeps only on memory, on the workqueue
- * core's locks while the engine's first batch makes its queue, and, in
- * the queue op, on the link's queue (xrdma.c, from io_uring's worker).
+ * Context: io_uring issue, process context, rdma_sem held for reading;
+ * may sleep.
  * Return: -EIOCBQUEUED (the work item ends the request); -ENOMEM; -EFAULT
- * when the plan has staged descriptors and the submitting context has no
- * mm (the process is exiting).
+ * if staged descriptors and no mm (the process is exiting).
  */
 int hixl_xwork_queue(struct hixl_xprep *p)
 {
