@@ -229,6 +229,7 @@ int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		struct hixl_rdma *rd = id->context;
 
+		/* pairs with SETUP's smp_store_release() of eng->rdma */
 		if (smp_load_acquire(&rd->eng->rdma) != rd)
 			return -EAGAIN;
 		return hixl_accept(rd->eng, id, ev);

@@ -271,6 +271,7 @@ static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *s
 		o->flags |= HIXL_ENGINE_STAT_SELF;
 	/* never wait for rdma_sem under hixl_engines_lock */
 	if (eng == self || down_read_trylock(&eng->rdma_sem)) {
+		/* pairs with SETUP's smp_store_release() */
 		struct hixl_rdma *rd = smp_load_acquire(&eng->rdma);
 
 		if (rd) {
