@@ -4,32 +4,32 @@
  * module's limits, and hixl.ko's locking order.
  *
  * Each lock says what it protects at its declaration.  Lock order, outer
- * first ("a > b": b is taken under a):
+ * first ("a > b": b may be taken under a):
  *
- *   hixl_engine.rdma_sem (read: every command; write: device removal,
- *     engine teardown)
- *   > hixl_link.cm_mutex
- *   > hixl_engine.lock
- *   > hixl_procs_lock (acct.c) > hixl_proc.lock > hixl_region.lock
+ *   hixl_engine.rdma_sem (read: every command, dropped while a TRANSFER
+ *     waits; write: device removal, engine teardown)
+ *   rdma_sem > hixl_link.cm_mutex > hixl_engine.lock, post_mutex
+ *   hixl_engine.lock > hixl_procs_lock > hixl_proc.lock > hixl_region.lock
  *   hixl_engine.lock > hixl_engine.links_lock > hixl_link.rails.lock
  *     (spinlock) > a rail link's hixl_link.lock
  *   hixl_engine.lock > hixl_link.msg.post_mutex > hixl_link.qp_mutex >
- *     the cm_id's qp_mutex;  post_mutex > hixl_link.xq.mutex > xq.lock
+ *     the cm_id's qp_mutex
  *   hixl_engine.lock > hixl_link.rt.lock
- *   hixl_engine.lock > hixl_loop_lock > hixl_engine.links_lock
- *   hixl_engine.lock > a dma-buf's dma_resv lock (never the reverse)
- *   rdma_sem > hixl_link.scq.mutex > spinlocks only, one at a time
- *     (xq.lock, xfer_lock, hixl_link.lock, hixl_xrail.lock)
- *   hixl_engine.cancel_mutex > hixl_engine.xfer_lock; cancel_mutex >
- *     post_mutex for a revoking CANCEL
- *   hixl_engines_lock, hixl_devs_lock, hixl_local_lock,
- *     hixl_rail_listen_lock, hixl_xrail.lock: innermost, or taken alone
+ *   post_mutex > hixl_link.xq.mutex > hixl_link.xq.lock
+ *   rdma_sem > hixl_link.scq.mutex > one spinlock at a time (xq.lock,
+ *     xfer_lock, hixl_link.lock, hixl_xrail.lock); never a mutex
+ *   hixl_engine.cancel_mutex > xfer_lock; cancel_mutex > post_mutex
+ *     (revoking CANCEL)
+ *   hixl_engine.lock > hixl_loop_lock > links_lock
+ *   hixl_engine.lock > a dma-buf's dma_resv lock, never the reverse
+ *   hixl_engines_lock > links_lock, rt.lock (debugfs); an engine's lock
+ *     only with mutex_trylock()
+ *   hixl_devs_lock > an engine's lock only with mutex_trylock()
+ *   innermost or alone: xfer_lock (never with xq.lock), hixl_xrail.lock,
+ *     hixl_local_lock, hixl_rail_listen_lock
  *
- * hixl_engine.xfer_lock is never held with xq.lock.  A same-host copy
- * takes its own engine's lock and the peer's one after the other, never
- * both.  Code that must not wait on a stuck engine (debugfs,
- * hixl_rail_revive(), the rail work) uses mutex_trylock() or
- * down_read_trylock().  mmu_interval_notifier_remove() runs under
+ * A same-host copy takes its own engine's lock and the peer's one after
+ * the other, never both.  mmu_interval_notifier_remove() runs under
  * hixl_engine.lock: the notifier takes only hixl_region.lock.  No user
  * page is faulted in under a lock that a link's teardown takes.
  *
