@@ -75,7 +75,6 @@ VISIBLE_IF_KUNIT bool hixl_auth_prefix_valid(const struct hixl_peer_prefix *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_auth_prefix_valid);
 
-/* Do the first @bits bits of @a and @b agree? */
 static bool hixl_bits_equal(const u8 *a, const u8 *b, unsigned int bits)
 {
 	unsigned int n = bits / 8, rest = bits % 8;

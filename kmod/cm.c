@@ -31,7 +31,6 @@
 #define HIXL_ACK_TIMEOUT	17
 #define HIXL_RETRY_COUNT	6
 
-/* @dev: the connection's device (rail 0's or a rail's) */
 static void hixl_conn_param(struct ib_device *dev, struct rdma_conn_param *p)
 {
 	struct ib_device_attr *attrs = &dev->attrs;

@@ -1,20 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lcopy.c - the parallel copy of same-host links, after
- * padata_do_multithreaded(): a batch is cut into contiguous shares, up to
- * local_copy_threads; the caller copies the first and queues the rest on
- * hixl_lcopy_wq, takes back any share not yet started, and waits for the
- * workers.  Small batches are one share, copied inline.
- *
- * Each share copies chunk by chunk (hixl_local_chunk()) and checks
- * hixl_local_stop() between chunks.  A failing share lowers the batch's
- * stop position, so every byte before the lowest failure is copied and
- * the lowest failing descriptor is reported.
- *
- * A worker waits for the peer's lock at most HIXL_LCOPY_LOCK_US, then
- * hands the rest of its share back.  The caller returns only after every
- * started work item is done with the job; it owns everything the job
- * uses.  No new lock: the job is shared through atomics.
+ * padata_do_multithreaded(): a batch is cut into contiguous shares; the
+ * caller copies the first, queues the rest on hixl_lcopy_wq, takes back
+ * any share not yet started, and waits for the workers, which own nothing.
+ * A failing share lowers the batch's stop position, so every byte before
+ * the lowest failure is copied and its descriptor reported.  A worker
+ * waits for the peer's lock at most HIXL_LCOPY_LOCK_US, then hands the
+ * rest of its share back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -235,7 +228,6 @@ static void hixl_lcopy_work(struct work_struct *work)
 		complete(&j->done);
 }
 
-/* the job for @nw shares, or NULL */
 static struct hixl_lcopy_job *hixl_lcopy_job_new(u32 nw)
 {
 	struct hixl_lcopy_job *j = kzalloc(struct_size(j, slot, nw), GFP_KERNEL);

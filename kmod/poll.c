@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * poll.c - hybrid polling: the TRANSFER ioctl may spin on a small batch
- * before sleeping, polling the link's send CQ itself as blk_mq_poll()
- * does, so the completion runs in the waiter's context.
- *
- * Spinning does not always pay (a software RDMA device needs the CPU the
- * spinner holds), so each link keeps EWMAs of the wait when spinning and
- * when sleeping and takes the faster; one batch in HIXL_POLL_EXPLORE tries
- * the other.  A spin is bounded by 1.5 times the spinning EWMA, as
- * blk_mq_poll_nsecs(), and by the poll_us parameter (0: off); it yields at
- * need_resched(), stops on a fatal signal, and never runs on one CPU.
+ * poll.c - hybrid polling: the TRANSFER ioctl may spin on a small batch,
+ * polling the link's send CQ itself as blk_mq_poll() does.  Spinning does
+ * not always pay (a software device needs the spinner's CPU), so each
+ * link keeps EWMAs of spinning and sleeping waits and takes the faster;
+ * one batch in HIXL_POLL_EXPLORE tries the other.  A spin is bounded by
+ * 1.5 times the spinning EWMA (as blk_mq_poll_nsecs()) and poll_us.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
