@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * acct.c - per-process registration limits.
- *
- * HIXL limits a process, not an engine (HIXL RegisterMem's limits: 256
- * registrations, 20 GiB host and 50 GiB device memory per process), so all
- * engines opened by one process share one struct hixl_proc, keyed by the
- * process's mm.  These limits count registrations; the pins themselves are
- * also charged to RLIMIT_MEMLOCK through mm->pinned_vm (region.c).
+ * acct.c - per-process registration limits: all engines of one mm share
+ * a struct hixl_proc.  Pins are also charged to RLIMIT_MEMLOCK (region.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,17 +14,16 @@
 #include "region.h"
 #include "trace.h"
 
-/* Every live struct hixl_proc; hixl_procs_lock protects the list and ->ref. */
+/* every struct hixl_proc; hixl_procs_lock protects the list and ->ref */
 static LIST_HEAD(hixl_procs);
 static DEFINE_MUTEX(hixl_procs_lock);
 
 /**
- * hixl_proc_get() - the accounting entry of a process, created on first use
- * @mm: the process's mm; the entry takes an mmgrab() reference
+ * hixl_proc_get() - the accounting entry of a process, made on first use
+ * @mm: the process's mm (mmgrab()ed by the entry)
  *
  * Context: process context, may sleep.
- * Return: the entry with a reference the caller drops with hixl_proc_put(),
- * or NULL when out of memory.
+ * Return: a referenced entry (hixl_proc_put()), or NULL out of memory.
  */
 struct hixl_proc *hixl_proc_get(struct mm_struct *mm)
 {
@@ -57,10 +51,8 @@ out:
 
 /**
  * hixl_proc_put() - drop a reference from hixl_proc_get()
- * @proc: the entry; NULL is ignored
+ * @proc: the entry, or NULL
  *
- * The last reference frees the entry; by then every registration of the
- * process has been uncharged (a non-zero counter is a bug and warns).
  * Context: process context, may sleep.
  */
 void hixl_proc_put(struct hixl_proc *proc)
@@ -81,17 +73,13 @@ void hixl_proc_put(struct hixl_proc *proc)
 
 /**
  * hixl_limit_check() - may one more registration of @add bytes be made?
- * @regions:     registrations the process has now
- * @bytes:       bytes of this memory type the process has registered now
+ * @regions:     registrations the process has
+ * @bytes:       bytes of this type it has registered
  * @add:         bytes of the new registration
- * @max_regions: limit on @regions (hixl_max_regions)
- * @max_bytes:   limit on @bytes for this type (hixl_max_*_bytes)
+ * @max_regions: limit on @regions (inclusive)
+ * @max_bytes:   limit on @bytes (inclusive)
  *
- * A process may hold exactly @max_regions registrations and exactly
- * @max_bytes bytes; the arithmetic cannot overflow.
- *
- * Return: 0 if allowed; -ENOSPC if it would exceed the registration count;
- * -E2BIG if it would exceed the byte limit.
+ * Return: 0 if allowed; -ENOSPC over @max_regions; -E2BIG over @max_bytes.
  */
 int hixl_limit_check(u32 regions, u64 bytes, u64 add, u32 max_regions, u64 max_bytes)
 {
@@ -104,14 +92,13 @@ int hixl_limit_check(u32 regions, u64 bytes, u64 add, u32 max_regions, u64 max_b
 EXPORT_SYMBOL_IF_KUNIT(hixl_limit_check);
 
 /**
- * hixl_proc_charge() - count one registration against the process's limits
+ * hixl_proc_charge() - charge one registration, all or nothing
  * @proc:  the process
  * @type:  HIXL_MEM_HOST or HIXL_MEM_DEVICE
  * @bytes: the registration's length
  *
- * Either everything is charged or nothing is.
  * Context: any; takes a spinlock.
- * Return: 0, or -ENOSPC / -E2BIG from hixl_limit_check().
+ * Return: 0, or -ENOSPC / -E2BIG as hixl_limit_check().
  */
 int hixl_proc_charge(struct hixl_proc *proc, u32 type, u64 bytes)
 {
@@ -132,7 +119,7 @@ int hixl_proc_charge(struct hixl_proc *proc, u32 type, u64 bytes)
 }
 
 /**
- * hixl_proc_uncharge() - undo exactly one hixl_proc_charge()
+ * hixl_proc_uncharge() - undo one hixl_proc_charge()
  * @proc:  the process
  * @type:  as charged
  * @bytes: as charged

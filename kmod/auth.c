@@ -1,41 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * auth.c - who may connect to an engine (SETUP's HIXL_SETUP_ALLOWED_PEERS
- * and HIXL_SETUP_SECRET; docs/protocol.md, "Who may connect").
+ * auth.c - who may connect to an engine: allowed peers and engine secret
+ * (docs/protocol.md, "Who may connect").
  *
- * Allowed peers: a connection request is checked in the listener's
- * CONNECT_REQUEST handler, before a link or a QP exists; a refused one is
- * rejected with struct hixl_wire_cm_rej, counted (GET_STATS refused_peers)
- * and logged, rate-limited.
+ * Allowed peers are checked in the listener's CONNECT_REQUEST handler,
+ * before a link exists; a refusal is rejected with struct hixl_wire_cm_rej.
  *
- * Engine secret: a mutual HMAC-SHA256 challenge runs over the link's
- * SEND/RECV channel before HELLO, so neither side announces a region (nor
- * its landing buffer) to a peer that has not proved the secret:
+ * With a secret, a mutual HMAC-SHA256 challenge runs before HELLO, so no
+ * region is announced to a peer that has not proved it:
  *
  *   connector                                  acceptor
- *   CM request, HIXL_WIRE_CM_AUTH  ------->    (no flag, or no secret here:
- *                                               rejected, EACCES)
+ *   CM request, HIXL_WIRE_CM_AUTH  ------->
  *   AUTH_CHALLENGE(Nc)             ------->
  *                                  <-------    AUTH_REPLY(Na, mac_A)
- *   mac_A wrong: closed, EACCES
- *   AUTH_PROOF(mac_C)              ------->    mac_C wrong: closed
+ *   AUTH_PROOF(mac_C)              ------->
  *   HELLO, REGION..., TABLE_END    <------>    HELLO, REGION..., TABLE_END
  *
  * mac_X = HMAC(secret, label_X || Nc || Na || connector addr || acceptor
- * addr) (proto.h).  The labels differ, so neither side's mac answers for
- * the other; the fresh nonces make a recorded mac useless on another
- * connection; the addresses tie it to this connection's endpoints, so an
- * impostor cannot relay a challenge to a real engine and hand its answer
- * back.  The acceptor answers first, so a connector with the wrong secret
- * learns that from the acceptor's mac and fails its CONNECT with -EACCES
- * deterministically.  The connector verifies in the receive handler and
- * then proves in the CONNECT thread; the acceptor's steps run in the
- * link's setup work, queued by the receive handler.
- *
- * The secret itself is copied from the caller, given to
- * crypto_shash_setkey() and wiped (kfree_sensitive()); the keyed transform
- * is freed with crypto_free_shash(), which wipes its context.  Neither is
- * ever logged or shown in debugfs.
+ * addr): distinct labels, fresh nonces and the endpoints stop reflection,
+ * replay and relay.  The acceptor answers first, so a connector with the
+ * wrong secret fails CONNECT with -EACCES.  The secret is wiped after
+ * crypto_shash_setkey() and never logged.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,16 +44,12 @@
 
 static_assert(HIXL_AUTH_NONCE == HIXL_AUTH_NONCE_LEN);
 
-/* ---- allowed peers ---------------------------------------------------------- */
-
 /**
  * hixl_auth_prefix_valid() - is one allowed-peers entry well-formed?
- * @p: the entry, as the caller gave it
+ * @p: the entry
  *
- * Return: true for AF_INET with @prefix_len <= 32 and bytes 4..15 zero, or
- * AF_INET6 with @prefix_len <= 128; reserved fields zero and every address
- * bit past @prefix_len zero (10.0.0.0/8, never 10.1.2.3/8: such an entry
- * is almost always a typo for a narrower one).
+ * Return: true for AF_INET /0../32 or AF_INET6 /0../128, reserved fields
+ * zero and no address bit set past the prefix (10.0.0.0/8, not 10.1.2.3/8).
  */
 VISIBLE_IF_KUNIT bool hixl_auth_prefix_valid(const struct hixl_peer_prefix *p)
 {
@@ -94,7 +75,6 @@ VISIBLE_IF_KUNIT bool hixl_auth_prefix_valid(const struct hixl_peer_prefix *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_auth_prefix_valid);
 
-/* Do the first @bits bits of @a and @b agree? */
 static bool hixl_bits_equal(const u8 *a, const u8 *b, unsigned int bits)
 {
 	unsigned int n = bits / 8, rest = bits % 8;
@@ -106,11 +86,8 @@ static bool hixl_bits_equal(const u8 *a, const u8 *b, unsigned int bits)
 
 /**
  * hixl_auth_prefix_match() - does an address lie inside an allowed prefix?
- * @p:  a valid entry (hixl_auth_prefix_valid())
- * @sa: the peer's address, AF_INET or AF_INET6 (other families never match)
- *
- * An AF_INET entry also matches the IPv4-mapped AF_INET6 address
- * (::ffff:a.b.c.d) of the same IPv4 peer.
+ * @p:  a valid entry
+ * @sa: the peer's address; an AF_INET entry also matches IPv4-mapped IPv6
  *
  * Return: true when the first @p->prefix_len bits agree.
  */
@@ -141,10 +118,9 @@ VISIBLE_IF_KUNIT bool hixl_auth_prefix_match(const struct hixl_peer_prefix *p,
 EXPORT_SYMBOL_IF_KUNIT(hixl_auth_prefix_match);
 
 /**
- * hixl_auth_allowed() - may a peer at @sa connect under @auth's allowed peers?
+ * hixl_auth_allowed() - may a peer at @sa connect under @auth?
  * @auth: the engine's policy
- * @sa:   the peer's address (a connection's source, or a loopback engine's
- *        name, loopback.c)
+ * @sa:   the peer's address
  *
  * Return: true when there is no list or @sa matches one of its prefixes.
  */
@@ -159,8 +135,6 @@ bool hixl_auth_allowed(const struct hixl_auth *auth, const struct sockaddr *sa)
 			return true;
 	return false;
 }
-
-/* ---- SETUP ------------------------------------------------------------------ */
 
 static int hixl_auth_setup_allow(struct hixl_auth *auth, const struct hixl_setup *a)
 {
@@ -218,18 +192,14 @@ out:
 /**
  * hixl_auth_setup() - take SETUP's allowed peers and secret
  * @auth: the new engine's policy, zeroed
- * @a:    the SETUP request, its flags and sizes checked by
- *        hixl_setup_validate()
+ * @a:    the SETUP request, flags and sizes checked
  *
- * Copies the allowed peers and checks every entry; copies the secret, keys
- * an "hmac(sha256)" transform with it and wipes the copy.  On failure
- * whatever was made stays in @auth for hixl_auth_free().
+ * On failure what was made stays in @auth for hixl_auth_free().
  *
  * Context: process context, may sleep.
- * Return: 0; -EFAULT (a list or secret not readable); -EINVAL (an entry
- * hixl_auth_prefix_valid() refuses); -ENOPKG (the kernel has no
- * hmac(sha256): CONFIG_CRYPTO_HMAC, CONFIG_CRYPTO_SHA256); -ENOMEM, or
- * crypto_shash_setkey()'s -errno.
+ * Return: 0; -EFAULT list or secret unreadable; -EINVAL a bad entry;
+ * -ENOPKG no hmac(sha256) in the kernel; -ENOMEM; crypto_shash_setkey()'s
+ * error.
  */
 int hixl_auth_setup(struct hixl_auth *auth, const struct hixl_setup *a)
 {
@@ -243,8 +213,8 @@ int hixl_auth_setup(struct hixl_auth *auth, const struct hixl_setup *a)
 }
 
 /**
- * hixl_auth_free() - free an engine's policy; the keyed transform is wiped
- * @auth: the policy (may be partly made, or empty)
+ * hixl_auth_free() - free an engine's policy, wiping the key
+ * @auth: the policy, possibly partly made
  */
 void hixl_auth_free(struct hixl_auth *auth)
 {
@@ -255,8 +225,6 @@ void hixl_auth_free(struct hixl_auth *auth)
 	auth->tfm = NULL;
 }
 
-/* ---- connection requests -------------------------------------------------------- */
-
 static void hixl_auth_reject(struct rdma_cm_id *id, u16 reason)
 {
 	struct hixl_wire_cm_rej rej = {
@@ -265,11 +233,11 @@ static void hixl_auth_reject(struct rdma_cm_id *id, u16 reason)
 		.reason = cpu_to_le16(reason),
 	};
 
-	/* best effort: the id is destroyed (and rejected) by RDMA CM anyway */
+	/* best effort: RDMA CM destroys and rejects the id anyway */
 	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
-/* Does the request's private data say the connector will prove a secret? */
+/* does the request's private data offer a proof? */
 static bool hixl_auth_offered(const struct rdma_cm_event *ev)
 {
 	const struct hixl_wire_cm_req *req = ev->param.conn.private_data;
@@ -283,20 +251,15 @@ static bool hixl_auth_offered(const struct rdma_cm_event *ev)
 
 /**
  * hixl_auth_admit() - may this connection request become a link?
- * @eng: the listening engine (its @rdma published)
- * @id:  the new connection's id, in its CONNECT_REQUEST handler
+ * @eng: the listening engine, published
+ * @id:  the new connection's id
  * @ev:  the CONNECT_REQUEST event
  *
- * Called before anything is allocated for the request.  A source address
- * outside the allowed peers is refused (counted in st_refused); so is a
- * request that offers no proof to an engine with a secret, or offers one
- * to an engine without (counted in st_auth_failed).  A refused request is
- * rejected here with struct hixl_wire_cm_rej, so that the connector's
- * CONNECT fails with -EACCES instead of retrying.
+ * Refuses a source outside the allowed peers (st_refused) and a proof
+ * offer that does not match the engine's secret (st_auth_failed).
  *
  * Context: RDMA CM handler (may sleep).
- * Return: 0 to go on; -EACCES refused: the caller returns it so that RDMA
- * CM destroys @id.
+ * Return: 0 to go on; -EACCES refused and rejected.
  */
 int hixl_auth_admit(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -326,10 +289,10 @@ int hixl_auth_admit(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_
 /**
  * hixl_auth_conn_param() - add our connection request's private data
  * @eng: the connecting engine
- * @p:   the request's parameters (hixl_conn_param())
+ * @p:   the request's parameters
  * @req: storage for the private data, alive until rdma_connect() returns
  *
- * Without a secret nothing is added: the request is what it always was.
+ * Without a secret nothing is added.
  */
 void hixl_auth_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p,
 			  struct hixl_wire_cm_req *req)
@@ -344,13 +307,12 @@ void hixl_auth_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p,
 }
 
 /**
- * hixl_auth_rejected() - was our connection request refused by the peer's policy?
+ * hixl_auth_rejected() - was our request refused by the peer's policy?
  * @id: our id
  * @ev: its RDMA_CM_EVENT_REJECTED event
  *
- * Return: true when the reject carries a hixl_wire_cm_rej with a known
- * reason (the CONNECT then fails with -EACCES); false for any other reject
- * (nobody listens, a full engine: the CONNECT retries).
+ * Return: true for a hixl_wire_cm_rej with a known reason (-EACCES, no
+ * retry); false for any other reject.
  */
 bool hixl_auth_rejected(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -365,8 +327,6 @@ bool hixl_auth_rejected(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	reason = le16_to_cpu(rej->reason);
 	return reason == HIXL_WIRE_REJ_NOT_ALLOWED || reason == HIXL_WIRE_REJ_AUTH;
 }
-
-/* ---- the challenge -------------------------------------------------------------- */
 
 static void hixl_auth_name(const struct sockaddr *sa, struct hixl_wire_name *w)
 {
@@ -385,15 +345,7 @@ static void hixl_auth_name(const struct sockaddr *sa, struct hixl_wire_name *w)
 	}
 }
 
-/**
- * hixl_auth_mac() - one side's mac over this connection's exchange
- * @l:     the link (its cm_id gives the two addresses)
- * @label: HIXL_AUTH_LABEL_CONNECTOR or HIXL_AUTH_LABEL_ACCEPTOR
- * @nonce: the connector's [0] and the acceptor's [1] nonce
- * @out:   HIXL_AUTH_MAC_LEN bytes
- *
- * Return: 0 or the crypto API's -errno.
- */
+/* one side's mac over this connection's exchange (nonce[0]: connector's) */
 static int hixl_auth_mac(struct hixl_link *l, const char *label,
 			 const u8 nonce[2][HIXL_AUTH_NONCE], u8 *out)
 {
@@ -403,7 +355,7 @@ static int hixl_auth_mac(struct hixl_link *l, const char *label,
 	int ret;
 	SHASH_DESC_ON_STACK(desc, tfm);
 
-	/* our own address is src_addr, the peer's dst_addr, on both sides */
+	/* our own address is src_addr on both sides */
 	hixl_auth_name((const struct sockaddr *)&ra->src_addr, &names[l->active ? 0 : 1]);
 	hixl_auth_name((const struct sockaddr *)&ra->dst_addr, &names[l->active ? 1 : 0]);
 	desc->tfm = tfm;
@@ -420,7 +372,7 @@ static int hixl_auth_mac(struct hixl_link *l, const char *label,
 	return ret;
 }
 
-/* Is @mac the peer's right answer?  Constant time (crypto_memneq()). */
+/* constant-time check of the peer's mac */
 static int hixl_auth_check(struct hixl_link *l, const char *label,
 			   const u8 nonce[2][HIXL_AUTH_NONCE], const u8 *mac)
 {
@@ -441,7 +393,7 @@ static void hixl_auth_failed(struct hixl_link *l, const char *why)
 
 /**
  * hixl_auth_link_init() - where a new link starts in the exchange
- * @l: a new link (hixl_link_alloc()) of an engine that is set up
+ * @l: a new link of a set-up engine
  */
 void hixl_auth_link_init(struct hixl_link *l)
 {
@@ -451,7 +403,7 @@ void hixl_auth_link_init(struct hixl_link *l)
 		l->auth_state = l->active ? HIXL_AUTH_START : HIXL_AUTH_WAIT;
 }
 
-/* Send one AUTH_* message with @nonce and @mac (either may be NULL: zeros). */
+/* send one AUTH_* message; NULL @nonce or @mac send zeros */
 static int hixl_auth_send(struct hixl_link *l, u16 type, const u8 *nonce, const u8 *mac)
 {
 	struct hixl_wire_auth *m;
@@ -477,16 +429,14 @@ static int hixl_auth_send(struct hixl_link *l, u16 type, const u8 *nonce, const 
 /**
  * hixl_auth_connect() - the connector's side of the exchange
  * @l:        an active link, ESTABLISHED, not yet published
- * @deadline: jiffies by which the CONNECT must be done
+ * @deadline: jiffies
  *
- * Without a secret, nothing.  Else: sends AUTH_CHALLENGE, waits for the
- * acceptor's AUTH_REPLY (checked by the receive handler, hixl_auth_rx()),
- * and answers with AUTH_PROOF; the caller publishes after that.
+ * Without a secret, nothing.  Else sends AUTH_CHALLENGE, waits for the
+ * checked AUTH_REPLY and sends AUTH_PROOF.
  *
- * Context: process context (the CONNECT caller), sleeps until @deadline.
- * Return: 0; -EACCES (the acceptor's proof was wrong: the link is closed);
- * -ETIMEDOUT (no REPLY by @deadline); -ERESTARTSYS (a signal); the link's
- * error when it broke; the crypto API's or hixl_send_msg()'s -errno.
+ * Context: process context, sleeps until @deadline.
+ * Return: 0; -EACCES wrong proof (link closed); -ETIMEDOUT; -ERESTARTSYS;
+ * the link's error; crypto or hixl_send_msg() errors.
  */
 int hixl_auth_connect(struct hixl_link *l, unsigned long deadline)
 {
@@ -507,11 +457,7 @@ int hixl_auth_connect(struct hixl_link *l, unsigned long deadline)
 	spin_unlock(&l->lock);
 	ret = hixl_auth_send(l, HIXL_MSG_AUTH_CHALLENGE, nonce[0], NULL);
 	if (ret) {
-		/*
-		 * The REPLY can be judged before our SEND's completion is
-		 * reaped: a wrong one closes the link, which flushes that
-		 * SEND.  The link's error says why.
-		 */
+		/* a wrong REPLY may close the link before our SEND completes */
 		st = hixl_link_state(l, &err);
 		return st >= HIXL_LINK_ERROR && err ? err : ret;
 	}
@@ -545,21 +491,19 @@ int hixl_auth_connect(struct hixl_link *l, unsigned long deadline)
  * hixl_auth_accept_step() - the acceptor's next step, from the setup work
  * @l: an accepted link
  *
- * Called by the link's setup work each time it runs (ESTABLISHED, and when
- * hixl_auth_rx() asks for it): answers a CHALLENGE with AUTH_REPLY, and
- * says "publish" once, when there is no secret or the peer's proof was
- * right.
+ * Answers a CHALLENGE with AUTH_REPLY; says "publish" once, with no secret
+ * or after a right proof.
  *
- * Context: process context (a work item); takes @l->lock, then post_mutex.
- * Return: 0: publish now (once per link); 1: nothing to do yet (wait for
- * the peer); or -errno of the crypto API or hixl_send_msg().
+ * Context: process context; takes @l->lock, then post_mutex.
+ * Return: 0 publish now; 1 nothing to do yet; or a crypto or
+ * hixl_send_msg() error.
  */
 int hixl_auth_accept_step(struct hixl_link *l)
 {
 	u8 nonce[2][HIXL_AUTH_NONCE], mac[HIXL_AUTH_MAC_LEN];
 	int ret;
 
-	/* only this work leaves CHALLENGED: the peek holds until the switch */
+	/* only this work leaves CHALLENGED */
 	if (READ_ONCE(l->auth_state) == HIXL_AUTH_CHALLENGED)
 		get_random_bytes(nonce[1], HIXL_AUTH_NONCE);
 	spin_lock(&l->lock);
@@ -588,7 +532,7 @@ int hixl_auth_accept_step(struct hixl_link *l)
 	return ret ? ret : 1;
 }
 
-/* An AUTH_* message; l->lock not held. */
+/* an AUTH_* message; l->lock not held */
 static int hixl_auth_rx_msg(struct hixl_link *l, u16 type, const struct hixl_wire_auth *m)
 {
 	u8 nonce[2][HIXL_AUTH_NONCE];
@@ -596,7 +540,6 @@ static int hixl_auth_rx_msg(struct hixl_link *l, u16 type, const struct hixl_wir
 		  type == HIXL_MSG_AUTH_REPLY ? HIXL_AUTH_SENT : HIXL_AUTH_ANSWERED;
 	int ret;
 
-	/* fields the type does not use are zero */
 	if ((type == HIXL_MSG_AUTH_PROOF && memchr_inv(m->nonce, 0, sizeof(m->nonce))) ||
 	    (type == HIXL_MSG_AUTH_CHALLENGE && memchr_inv(m->mac, 0, sizeof(m->mac))))
 		return -EPROTO;
@@ -636,21 +579,17 @@ static int hixl_auth_rx_msg(struct hixl_link *l, u16 type, const struct hixl_wir
 /**
  * hixl_auth_rx() - the exchange's gate on every received message
  * @l:    the link
- * @type: the message's type (its header checked)
+ * @type: the message's type, header checked
  * @buf:  the message
- * @len:  its length as received, bytes
+ * @len:  its length, bytes
  *
- * An AUTH_* message is carried out here (a mac is checked here, in the
- * receive handler); any other message passes only once the peer has proved
- * the secret, or when the engine has none.
+ * Other messages pass only after the peer's proof, or with no secret.
  *
  * Context: the link's CQ handler; takes @l->lock.
- * Return: 0: not an AUTH_* message, the caller carries it out;
- * HIXL_AUTH_RX_DONE: an AUTH_* message, done; HIXL_AUTH_RX_STEP: done,
- * queue the link's setup work; -EPROTO: a malformed, unasked-for or repeated AUTH_* message, or
- * one on a link without a secret; -EACCES: a wrong proof, or another
- * message before the proof (counted, logged); the crypto API's -errno.
- * Any -errno closes the link.
+ * Return: 0 not AUTH_*, the caller handles it; HIXL_AUTH_RX_DONE handled;
+ * HIXL_AUTH_RX_STEP handled, queue the setup work; -EPROTO malformed,
+ * unasked or repeated; -EACCES wrong proof or a message before it; crypto
+ * errors.  Any error closes the link.
  */
 int hixl_auth_rx(struct hixl_link *l, u16 type, const void *buf, u32 len)
 {
@@ -669,11 +608,8 @@ int hixl_auth_rx(struct hixl_link *l, u16 type, const void *buf, u32 len)
 }
 
 /**
- * hixl_auth_expired() - an accepted link's handshake deadline passed
- * @l: the link, about to be closed
- *
- * Counts and logs a peer that never finished the exchange (it never sent
- * its CHALLENGE or its PROOF).
+ * hixl_auth_expired() - count and log a peer that never finished the exchange
+ * @l: the accepted link, about to be closed
  */
 void hixl_auth_expired(struct hixl_link *l)
 {

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * auth.h - who may connect to an engine: its allowed peers and secret
- * (auth.c), and where a link is in the secret exchange.
- */
+/* auth.h - who may connect to an engine: allowed peers and secret (auth.c) */
 #ifndef _HIXL_AUTH_H
 #define _HIXL_AUTH_H
 

@@ -1,17 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cm.c - RDMA CM for links: the CM event handler of engine and link ids,
- * accepting a connection on an engine's listener, one connection attempt
- * of an active link and the wait for it to be READY (the CONNECT and
- * DISCONNECT commands around them are connect.c's).
- *
- * Model: drivers/nvme/host/rdma.c and drivers/nvme/target/rdma.c (the
- * active side drives address/route resolution and connect from the calling
- * thread and waits for each CM event; the passive side creates the QP and
- * accepts inside the CONNECT_REQUEST handler), drivers/infiniband/ulp/rtrs
- * (one handler for listener and connection ids).
-
+ * cm.c - RDMA CM for links: the event handler of engine and link ids,
+ * accepting on a listener, one connection attempt of an active link.
+ * Follows nvme-rdma (active side waits for each CM event; the passive
+ * side accepts in the CONNECT_REQUEST handler) and rtrs (one handler).
  */
+
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/nsproxy.h>
@@ -30,22 +24,13 @@
 #include "proto.h"
 
 /*
- * The RC transport's limits, the same on both sides of a link, which bound
- * how long a silent peer goes unnoticed (keepalive.c, docs/protocol.md
- * "Keep-alive"): a request unanswered for HIXL_ACK_TIMEOUT (4.096 us *
- * 2^17 = 537 ms, what RDMA CM gives RoCE by default, set explicitly so
- * that an InfiniBand path record's packet lifetime does not change it) is
- * resent HIXL_RETRY_COUNT times, then the QP fails (IB_WC_RETRY_EXC_ERR):
- * 7 * 537 ms = 3.8 s.  Not 7: rxe takes a retry count of 7 as "retry
- * forever" (rxe_comp.c, as IBTA does only for the RNR retry count), which
- * left a link to a silent peer hanging.
+ * RC timeouts, equal on both sides: a request unanswered for 4.096 us *
+ * 2^17 (537 ms) is resent HIXL_RETRY_COUNT times, so a silent peer fails
+ * the QP after about 3.8 s (not 7: docs/developing.md, the test VM).
  */
 #define HIXL_ACK_TIMEOUT	17
 #define HIXL_RETRY_COUNT	6
 
-/* ---- RDMA CM events -------------------------------------------------------------------- */
-
-/* @dev: the device of the connection (rail 0's or a rail's) */
 static void hixl_conn_param(struct ib_device *dev, struct rdma_conn_param *p)
 {
 	struct ib_device_attr *attrs = &dev->attrs;
@@ -57,7 +42,7 @@ static void hixl_conn_param(struct ib_device *dev, struct rdma_conn_param *p)
 	p->rnr_retry_count = 7;		/* a full receive queue waits, never fails */
 }
 
-/* Accepted links of @eng still in their handshake; links_lock held. */
+/* accepted links of @eng still in their handshake; links_lock held */
 static u32 hixl_links_in_setup(struct hixl_engine *eng)
 {
 	struct hixl_link *l;
@@ -72,10 +57,8 @@ static u32 hixl_links_in_setup(struct hixl_engine *eng)
 }
 
 /*
- * List an accepted link whose QP exists, unless the engine is full (-ENOSPC
- * at max_links, -EBUSY with max_setup_links links in their handshake) or
- * its device, or the link's rail's, is going (-ENODEV: set under
- * links_lock by the removal, which then destroys the links listed).
+ * List an accepted link with its QP.  -ENOSPC at max_links, -EBUSY at
+ * max_setup_links in handshake, -ENODEV the device or rail is going.
  */
 static int hixl_accept_list(struct hixl_engine *eng, struct hixl_link *l)
 {
@@ -100,14 +83,9 @@ static int hixl_accept_list(struct hixl_engine *eng, struct hixl_link *l)
 }
 
 /*
- * CONNECT_REQUEST on our listener: make the link and accept, in the
- * handler.  Refused (the peer sees a reject): -EACCES by the engine's
- * allowed peers or secret policy, before anything is allocated
- * (hixl_auth_admit()); -ENOSPC at max_links,
- * -EBUSY with max_setup_links accepted links still in their handshake,
- * -ENODEV once the device is going.  An accepted link whose handshake
- * makes no progress for hixl_handshake_ms is closed (hs_work,
- * hixl_link_hs_progress()).
+ * CONNECT_REQUEST on our listener: make the link and accept.  Refused with
+ * -EACCES by policy (before any allocation), or as hixl_accept_list().  A
+ * handshake without progress for hixl_handshake_ms closes the link.
  */
 static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -128,16 +106,10 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	l->cm_id = id;
 	id->context = l;
 	/*
-	 * On a rail's device: a rail link, whose HELLO must pair it
-	 * (raillink_accept.c).  The engine's rdma_sem (read) is held from the
-	 * rail's lookup until the link is listed or refused: a rail's removal
-	 * (hixl_engine_rail_detach()) marks the rail removing under links_lock,
-	 * destroys the links listed then, and frees the rail's PD only once it
-	 * holds rdma_sem for writing.  So a QP made on the rail is either
-	 * listed before that walk or refused below, never left on a freed PD.
-	 * A trylock: RDMA CM's handler must not wait for a removal, which
-	 * destroys cm_ids and so waits for their handlers; a removal under way
-	 * refuses the connection.
+	 * A rail link (paired by its HELLO).  rdma_sem (read) from the rail's
+	 * lookup until the link is listed or refused, so a rail removal
+	 * either sees it listed or we refuse; trylock: a CM handler must
+	 * not wait for a removal, which waits for handlers.
 	 */
 	on_rail = id->device != rd->ibdev;
 	if (on_rail && !down_read_trylock(&eng->rdma_sem)) {
@@ -165,14 +137,7 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	if (!ret)
 		ret = rdma_accept(id, &param);	/* on failure RDMA CM moves our QP to error */
 	if (ret) {
-		/*
-		 * Still accepting: the receives that error flushes make
-		 * hixl_rx_done() abort the link, which must leave it to us.
-		 * (Cleared first, a release work queued by that abort
-		 * unlisted and tore the link down while this path did too:
-		 * a WARNING in ib_drain_rq() and a NULL cm_id in
-		 * rdma_destroy_qp() on 6.1.)
-		 */
+		/* unlist first: the flushed receives must not abort it too */
 		hixl_link_unlist(l);
 		goto err;
 	}
@@ -191,7 +156,7 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	spin_unlock(&l->lock);
 	return 0;
 err:
-	/* a non-zero return makes RDMA CM destroy (and reject) the id itself */
+	/* a non-zero return makes RDMA CM destroy (and reject) the id */
 	hixl_link_warn(l, "refusing the connection: %d\n", ret);
 	hixl_link_destroy_qp(l);
 	l->cm_id = NULL;
@@ -228,12 +193,8 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		hixl_link_fail(l, -ECONNRESET);
 		/*
-		 * Our QP to the error state now (rdma_disconnect() takes the
-		 * id's qp_mutex, so it is safe against rdma_destroy_qp(), and
-		 * we take the link's, so it is not beside the drain and RESET
-		 * of hixl_link_destroy_qp()): whatever a transfer has
-		 * outstanding flushes at once instead of waiting for the
-		 * transport's retries to run out.
+		 * QP to error now so outstanding transfers flush at once;
+		 * qp_mutex keeps this off hixl_link_destroy_qp()'s drain.
 		 */
 		mutex_lock(&l->qp_mutex);
 		rdma_disconnect(l->cm_id);
@@ -253,14 +214,12 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 
 /**
  * hixl_cm_handler() - RDMA CM event handler of engine ids and link ids
- * @id: the id; its context is a struct hixl_rdma (engine) or hixl_link
+ * @id: the id; its context is a struct hixl_rdma or a struct hixl_link
  * @ev: the event
  *
- * Context: RDMA CM's handler context (may sleep); serialised per id.
+ * Context: RDMA CM handler (may sleep); serialised per id.
  * Return: 0, or -errno to make RDMA CM destroy a refused new connection:
- * -EAGAIN for a request to an engine whose SETUP listens but has not
- * published its device side yet (setup.c; the peer's CONNECT retries),
- * or hixl_accept()'s error.
+ * -EAGAIN the engine is not yet published; hixl_accept()'s error.
  */
 int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -269,6 +228,7 @@ int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		struct hixl_rdma *rd = id->context;
 
+		/* pairs with SETUP's smp_store_release() of eng->rdma */
 		if (smp_load_acquire(&rd->eng->rdma) != rd)
 			return -EAGAIN;
 		return hixl_accept(rd->eng, id, ev);
@@ -280,15 +240,13 @@ int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-/* ---- CONNECT / DISCONNECT ------------------------------------------------------------------- */
-
-/* Milliseconds left until @deadline, at least 1: RDMA CM's timeout argument. */
+/* ms left until @deadline, at least 1 (RDMA CM's timeout) */
 static int hixl_ms_left(unsigned long deadline)
 {
 	return max_t(long, jiffies_to_msecs(hixl_jiffies_left(deadline)), 1);
 }
 
-/* Wait for the next CM event of an active link and check it is @want. */
+/* wait for the next CM event of an active link and check it is @want */
 static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadline)
 {
 	long ret;
@@ -322,23 +280,18 @@ static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadli
 
 /**
  * hixl_link_try_connect() - one connection attempt of an active link
- * @l:        the link; its cm_mutex held, no cm_id (a new link, or one
- *            undone by hixl_link_reset_attempt())
+ * @l:        the link; cm_mutex held, no cm_id
  * @src:      our address, port 0
  * @dst:      the peer's address
  * @deadline: jiffies by which the attempt must be ESTABLISHED
  *
- * Creates the cm_id, resolves the address and the route, creates the QP and
- * connects, waiting for each CM event.  Whatever it made stays on the link
- * for hixl_link_reset_attempt() or hixl_link_destroy() to free.
+ * Creates the cm_id, resolves, creates the QP and connects.  What it made
+ * stays for hixl_link_reset_attempt() or hixl_link_destroy().
  *
  * Context: process context, sleeps until @deadline at most.
- * Return: 0 once ESTABLISHED; -ECONNABORTED when the link was torn down
- * (CLOSED) before the attempt began; the link's error when it broke;
- * -ECONNREFUSED when the peer rejected us (nobody listens); -ENETDOWN
- * for a rail link whose port is down; else as
- * hixl_link_wait_cm(), rdma_create_id(), rdma_resolve_addr(),
- * rdma_resolve_route(), hixl_link_create_qp() or rdma_connect().
+ * Return: 0 ESTABLISHED; -ECONNABORTED the link is CLOSED; the link's
+ * error; -ECONNREFUSED rejected; -ENETDOWN a rail link's port is down;
+ * or the RDMA CM calls' and hixl_link_create_qp()'s errors.
  */
 int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 			  struct sockaddr *dst, unsigned long deadline)
@@ -354,12 +307,7 @@ int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 		return -ECONNABORTED;	/* hixl_link_destroy() has been and gone */
 	if (st == HIXL_LINK_ERROR)
 		return err;
-	/*
-	 * A rail link connects in the network namespace the engine's rails
-	 * were set up in: its rail work runs in a kworker, whose namespace is
-	 * the initial one.  A primary link connects from CONNECT, in its
-	 * caller's.
-	 */
+	/* a rail link runs in a kworker: use the rails' namespace */
 	l->cm_id = rdma_create_id(l->rail ? eng->rdma->rails_net : current->nsproxy->net_ns,
 				  hixl_cm_handler, l, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(l->cm_id)) {
@@ -377,11 +325,7 @@ int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 		ret = rdma_resolve_route(l->cm_id, hixl_ms_left(deadline));
 	if (!ret)
 		ret = hixl_link_wait_cm(l, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
-	/*
-	 * A rail link is made again by the rail work, unattended: not while
-	 * its port is down, where rxe would send the REQ into the void and
-	 * move the device's GSI QP to the error state (hixl_link_port_up()).
-	 */
+	/* no REQ while the rail's port is down (it would break the GSI QP) */
 	if (!ret && l->rail && !hixl_link_port_up(l))
 		ret = -ENETDOWN;
 	if (!ret)
@@ -397,26 +341,18 @@ int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 }
 
 /**
- * hixl_link_reset_attempt() - undo a refused attempt so the link can try again
- * @l: the link; its cm_mutex held
+ * hixl_link_reset_attempt() - undo a refused attempt so the link can retry
+ * @l: the link; cm_mutex held
  *
- * Frees the QP side and the cm_id hixl_link_try_connect() made.
- *
- * Context: process context, may sleep (waits for a running CM handler).
+ * Context: process context, may sleep.
  */
 void hixl_link_reset_attempt(struct hixl_link *l)
 {
 	lockdep_assert_held(&l->cm_mutex);
 	/*
-	 * The attempt may have ended (deadline, signal) while RDMA CM takes
-	 * the peer's REP on its own thread and moves our QP to RTR and RTS.
-	 * rdma_disconnect() moves the QP to ERR under the CM's qp_mutex: it
-	 * waits out a transition in progress, and the CM's later ones fail
-	 * (ERR to RTR is no transition).  Without it, our drain and RESET
-	 * in hixl_link_destroy_qp() could run beside the CM's RTR, two
-	 * ib_modify_qp() at once on one QP, which rxe does not serialize:
-	 * both disable and re-enable the responder task (WARNING in rxe's
-	 * do_task(), make fuzz).  Before rdma_connect() it does nothing.
+	 * RDMA CM may still be moving the QP to RTR/RTS for a late REP:
+	 * rdma_disconnect() moves it to ERR under the CM's qp_mutex, so our
+	 * drain never runs beside a CM transition.
 	 */
 	if (l->cm_id && l->qp)
 		rdma_disconnect(l->cm_id);
@@ -441,15 +377,11 @@ void hixl_link_reset_attempt(struct hixl_link *l)
 }
 
 /**
- * hixl_connect_once() - one connection attempt of an active link
+ * hixl_connect_once() - one connection attempt, refusals not retried
  * @l:        the link, listed, no cm_id
  * @src:      our address (a rail's, for a rail link), port 0
  * @dst:      the peer's address
  * @deadline: jiffies
- *
- * As hixl_connect_retry() without the retries: a refusal (nobody listens)
- * is undone and returned (raillink.c: a rail link is tried again by the
- * rail work a second later, and CONNECT does not wait for it).
  *
  * Context: process context, sleeps until @deadline at most.
  * Return: as hixl_link_try_connect().
@@ -472,8 +404,8 @@ int hixl_connect_once(struct hixl_link *l, struct sockaddr *src, struct sockaddr
  * @l:        an active link whose table went out
  * @deadline: jiffies
  *
- * Return: 0 READY; -ETIMEDOUT; -ERESTARTSYS (a signal); the link's error
- * when it broke (-ECONNRESET when it has none).
+ * Return: 0 READY; -ETIMEDOUT; -ERESTARTSYS; the link's error (or
+ * -ECONNRESET).
  */
 int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline)
 {

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * cm.h - RDMA CM for links: events, accepting, a connection attempt (cm.c).
- */
+/* cm.h - RDMA CM for links: events, accepting, connecting (cm.c) */
 #ifndef _HIXL_CM_H
 #define _HIXL_CM_H
 

@@ -1,21 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * compat.h - every difference between the kernels hixl.ko builds against
- * (Debian bookworm's 6.1 and bookworm-backports' 6.12) lives here, so the
- * rest of the module is written against the newest API only.
- */
+/* compat.h - differences between the 6.1 and 6.12 kernels hixl.ko builds on */
 #ifndef _HIXL_COMPAT_H
 #define _HIXL_COMPAT_H
 
 #include <linux/version.h>
 #include <linux/module.h>
 
-/*
- * Module namespaces: the namespace argument became a string literal in 6.13
- * (commit cdd30ebb1b9f, "module: Convert symbol namespace to string literal").
- * HIXL_IMPORT_KUNIT_NS() imports the namespace that EXPORT_SYMBOL_IF_KUNIT()
- * exports into.
- */
+/* namespaces are string literals from 6.13 (commit cdd30ebb1b9f) */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 #define HIXL_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
 #define HIXL_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS("DMA_BUF")
@@ -24,11 +15,7 @@
 #define HIXL_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS(DMA_BUF)
 #endif
 
-/*
- * get_user_pages_remote() lost its vmas argument in 6.5 (commit
- * ca5e863233e8, "mm/gup: remove vmas parameter from get_user_pages_remote()").
- * Caller holds mmap_read_lock(@mm).
- */
+/* get_user_pages_remote() lost vmas in 6.5; caller holds mmap_read_lock() */
 #include <linux/mm.h>
 static inline long hixl_gup_remote(struct mm_struct *mm, unsigned long start,
 				   unsigned long nr_pages, unsigned int gup_flags,
@@ -41,11 +28,7 @@ static inline long hixl_gup_remote(struct mm_struct *mm, unsigned long start,
 #endif
 }
 
-/*
- * dma_buf_vmap() takes the reservation lock itself before 6.2; from 6.2 the
- * caller does, or calls dma_buf_vmap_unlocked() (commit 56e5abba8c3e,
- * "dma-buf: Add unlocked variant of vmapping functions").
- */
+/* from 6.2 dma_buf_vmap() wants the resv lock held: use _unlocked() */
 #include <linux/dma-buf.h>
 #include <linux/iosys-map.h>
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
@@ -57,14 +40,8 @@ static inline long hixl_gup_remote(struct mm_struct *mm, unsigned long start,
 #endif
 
 /*
- * io_uring URING_CMD.  From 6.7 struct io_uring_cmd and its helpers live in
- * <linux/io_uring/cmd.h>, the command holds the whole SQE (->sqe, read with
- * io_uring_sqe_cmd()) instead of a pointer to its cmd area (->cmd), and
- * io_uring can cancel a command at ring exit (io_uring_cmd_mark_cancelable(),
- * IO_URING_F_CANCEL) - as Debian's 6.12 headers show.  Debian's 6.1.192
- * already passes issue_flags to io_uring_cmd_done() and to the task-work
- * callback (6.1.0 did not: the stable series took the change), so that is
- * the oldest 6.1 we build against.
+ * io_uring URING_CMD: <linux/io_uring/cmd.h>, ->sqe and cancelable commands
+ * from 6.7.  6.1 needs 6.1.192 or later (issue_flags to io_uring_cmd_done()).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
 #include <linux/io_uring/cmd.h>
@@ -85,17 +62,10 @@ static inline const void *hixl_uring_sqe_cmd(const struct io_uring_cmd *cmd)
 #endif
 
 /*
- * A URING_CMD whose issue returned -EAGAIN is issued again, from io_uring's
- * worker threads.  io_uring leaves the command's pdu as the previous request
- * in that slot left it, so only a flag tells a reissue from a first issue:
- * upstream io_uring sets IORING_URING_CMD_REISSUE in cmd->flags when
- * ->uring_cmd() returns -EAGAIN (commit 733c43f1df34, "io_uring/cmd:
- * introduce IORING_URING_CMD_REISSUE flag"); 6.1 and 6.12 have no such flag,
- * so hixl_uring_cmd() sets that same bit itself before it returns -EAGAIN.
- * cmd->flags is set from sqe->uring_cmd_flags at prep, which refuses any bit
- * outside IORING_URING_CMD_MASK (bit 0), so a new command starts with the bit
- * clear; its top 8 bits are io_uring's own, and neither 6.1 (none) nor 6.12
- * (IORING_URING_CMD_CANCELABLE, bit 30) uses bit 31.
+ * A reissue after -EAGAIN leaves the pdu as it was: only a flag tells it
+ * from a first issue.  Upstream sets IORING_URING_CMD_REISSUE (commit
+ * 733c43f1df34); on 6.1 and 6.12 hixl_uring_cmd() sets bit 31 itself,
+ * which prep keeps clear and neither kernel uses.
  */
 #ifdef IORING_URING_CMD_REISSUE
 #define HIXL_URING_CMD_REISSUE	IORING_URING_CMD_REISSUE
@@ -104,14 +74,10 @@ static inline const void *hixl_uring_sqe_cmd(const struct io_uring_cmd *cmd)
 #endif
 
 /*
- * memfd_pin_folios() (6.11, "mm/gup: introduce memfd_pin_folios() for
- * pinning memfd folios") pins a shmem or hugetlbfs
- * file's folios, one pin per folio, without walking page tables; they are
- * dropped with unpin_folio().  Before 6.11 registrations of such mappings
- * take the page path (pin_user_pages_fast()).
- * hixl_unpin_folio_range() drops the folio pins behind @n pages from @pfn,
- * each folio once, marking them dirty first when @dirty (as
- * unpin_user_page_range_dirty_lock() does for page pins).
+ * memfd_pin_folios() (6.11) pins shmem/hugetlbfs folios without a page
+ * walk; before 6.11 such mappings take pin_user_pages_fast().
+ * hixl_unpin_folio_range() drops each folio's pin once, dirtied first when
+ * @dirty, as unpin_user_page_range_dirty_lock().
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 #define HIXL_HAVE_MEMFD_PIN_FOLIOS	1

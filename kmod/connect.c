@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * connect.c - the CONNECT and DISCONNECT commands: a link to a peer engine
- * made from the calling thread, retried while the peer does not listen yet,
- * and taken down.  The RDMA CM side of a link (its events, accepting, one
- * connection attempt) is cm.c's.
- *
- * A CONNECT to a port nobody listens on is refused at once by the peer's CM;
- * like a server that is still starting, it is retried every
- * HIXL_RETRY_MS until the timeout, which then returns -ETIMEDOUT.
+ * connect.c - CONNECT and DISCONNECT.  A connection refused because nobody
+ * listens yet is retried every HIXL_RETRY_MS until the timeout.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,11 +38,9 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
 }
 
 /*
- * Put a new active link @l on the engine's list, in place of a broken link
- * to the same peer (*@old, to be torn down by the caller once it has
- * unlisted it here); the list's reference and one for the caller.
- * Return: 0; -EISCONN or -EALREADY when a link to the peer is READY or
- * CONNECTING; -ENOSPC at max_links; -ENODEV when the device is going.
+ * List new active link @l, replacing a broken link to the same peer
+ * (*@old, for the caller to tear down).  Return: 0; -EISCONN or -EALREADY
+ * a link is READY or CONNECTING; -ENOSPC max_links; -ENODEV device going.
  */
 static int hixl_connect_list(struct hixl_engine *eng, struct hixl_link *l,
 			     struct hixl_link **old)
@@ -82,10 +74,8 @@ static int hixl_connect_list(struct hixl_engine *eng, struct hixl_link *l,
 }
 
 /*
- * Connection attempts until one is ESTABLISHED: one refused because nobody
- * listens yet is undone and tried again every HIXL_RETRY_MS until
- * @deadline.  Return: as hixl_link_try_connect(); -ETIMEDOUT when the
- * retries ran out; -ERESTARTSYS for a signal during a pause.
+ * Retry refused attempts every HIXL_RETRY_MS until @deadline.  Return: as
+ * hixl_link_try_connect(); -ETIMEDOUT; -ERESTARTSYS on a signal.
  */
 static int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
 			      struct sockaddr *dst, unsigned long deadline)
@@ -102,7 +92,6 @@ static int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
 			return ret;
 		if (hixl_jiffies_left(deadline) <= msecs_to_jiffies(HIXL_RETRY_MS))
 			return -ETIMEDOUT;
-		/* the pause before the next attempt; a teardown cuts it short */
 		if (wait_event_interruptible_timeout(l->wq,
 						     READ_ONCE(l->state) >= HIXL_LINK_ERROR,
 						     msecs_to_jiffies(HIXL_RETRY_MS)) < 0)
@@ -111,13 +100,9 @@ static int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
 }
 
 /*
- * A CONNECT that a signal interrupted gives the time it has left back in
- * @a->timeout_ms (hixl_engine_ioctl() copies CONNECT's struct out on
- * failure too), so that the restarted call (SA_RESTART, io_uring's task-work
- * notification) or the caller's retry after -EINTR waits only for the rest
- * of the original deadline, not for a new full timeout: a relative timeout
- * must not restart (Documentation/process/botching-up-ioctls.rst).  Once
- * nothing is left, the call ends -ETIMEDOUT instead of restarting.
+ * An interrupted CONNECT returns its time left in @a->timeout_ms, so a
+ * restart keeps the deadline (botching-up-ioctls.rst); none left:
+ * -ETIMEDOUT.
  */
 static int hixl_connect_time_left(struct hixl_connect *a, unsigned long deadline)
 {
@@ -134,60 +119,33 @@ static int hixl_connect_time_left(struct hixl_connect *a, unsigned long deadline
  * @eng: the engine, set up
  * @a:   in: the peer's name, timeout_ms (> 0)
  *
- * Resolves the peer over RDMA CM, connects one RC QP, activates the MRs of
- * every registration and exchanges region tables; returns when the link is
- * ready or the timeout has passed.  A refused connection (no listener yet)
- * is retried every 50 ms until then.
+ * Resolves the peer, connects one RC QP, activates the MRs and exchanges
+ * region tables.  The link is listed from the start, so others may tear it
+ * down meanwhile; CONNECT holds a reference and changes its cm_id and QP
+ * only under cm_mutex while it is not CLOSED.
  *
- * The link is on the engine's list from the start, so a DISCONNECT of the
- * same peer from another thread, a second CONNECT replacing it once it
- * broke, the device's removal or an address change can tear it down while
- * CONNECT runs: CONNECT holds its own reference on the link until it
- * returns, makes and frees the link's cm_id and QP only under the link's
- * cm_mutex after checking that the link is not CLOSED, and then fails with
- * -ECONNABORTED (-ENODEV for the device's removal).
- *
- * Context: process context, sleeps up to @a->timeout_ms; takes the link's
- * cm_mutex, then the engine lock and its post_mutex (hixl_link_publish()).
+ * Context: process context, sleeps up to @a->timeout_ms; takes cm_mutex,
+ * then the engine lock and post_mutex.
  * Return: 0, or
- *  -EINVAL       flags, reserved fields, timeout 0, port 0, a bad address;
- *  -EAFNOSUPPORT the family is not AF_INET or AF_INET6;
- *  -EPERM        the caller is not the engine's process;
- *  -EBADFD       the engine was not set up (HIXL_IOC_SETUP);
- *  -ENODEV       the engine's RDMA device was removed (SETUP again), before
- *                or during the CONNECT;
- *  -EISCONN      already connected to this peer (HIXL ALREADY_CONNECTED);
+ *  -EINVAL       bad flags, reserved fields, timeout, port or address;
+ *  -EAFNOSUPPORT not AF_INET or AF_INET6;
+ *  -EPERM        not the engine's process;
+ *  -EBADFD       the engine is not set up;
+ *  -ENODEV       the engine's device was removed;
+ *  -EISCONN      already connected to this peer;
  *  -EALREADY     a CONNECT to this peer is in progress;
- *  -ENOSPC       the engine has max_links links;
- *  -EACCES       refused by the peer's policy (docs/protocol.md, "Who may
- *                connect"): our address is not among its allowed peers,
- *                one of the two engines has a secret and the other not, or
- *                the peer's proof of our secret was wrong (no region of
- *                ours was announced to it); a CONNECT the peer's policy
- *                refuses is not retried;
- *  -ETIMEDOUT    not connected and exchanged within the timeout (also: a
- *                peer that never answers our secret's challenge);
- *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL: resolution failed;
- *                -ENETUNREACH also: a loopback engine (loopback.c) named a
- *                peer that is not on a loopback address, or an engine with
- *                a device named one that is (hixl_loop_route()); between
- *                loopback engines, CONNECT is hixl_loop_join() and fails
- *                as it documents;
- *  -EXDEV        the route to the peer leaves the engine's RDMA device;
+ *  -ENOSPC       max_links reached;
+ *  -EACCES       refused by the peer's policy or secret; not retried;
+ *  -ETIMEDOUT    not connected and exchanged in time;
+ *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL: resolution failed, or a
+ *                loopback/non-loopback mismatch (hixl_loop_route());
+ *  -EXDEV        the route leaves the engine's device;
  *  -ECONNRESET   the peer went away during the exchange;
- *  -ECONNABORTED the link was torn down here while CONNECT ran: a DISCONNECT
- *                of this peer from another thread, another CONNECT that
- *                replaced it after it broke, or a change of its address;
- *  -ENETDOWN     the link broke on a device or address event (before it
- *                was torn down; then -ECONNABORTED or -ENODEV);
- *  -EINTR        a signal with a handler arrived (the link attempt is undone;
- *                with SA_RESTART, and after io_uring's task-work
- *                notification (TIF_NOTIFY_SIGNAL), the call restarts instead:
- *                -ERESTARTSYS inside the kernel); either way @a->timeout_ms
- *                is set to the time left of the original timeout, so the
- *                restart (or a retry with the same struct) keeps the
- *                deadline; with no time left: -ETIMEDOUT;
- *  -ENOMEM, or the device's -errno.
+ *  -ECONNABORTED the link was torn down here meanwhile;
+ *  -ENETDOWN     a device or address event broke the link;
+ *  -EINTR        a signal (-ERESTARTSYS inside); timeout_ms holds the
+ *                time left;
+ *  -ENOMEM, or the device's error.
  */
 int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 {
@@ -248,7 +206,7 @@ done:
 	hixl_link_count_connect(l, ret, ns);
 	trace_hixl_connect(eng->id, &l->raddr, ret, ns);
 	if (ret) {
-		/* torn down under us rather than failed: say so (a refused proof closes it) */
+		/* torn down under us, not failed (a refused proof closes it too) */
 		if (hixl_link_state(l, &err) == HIXL_LINK_CLOSED && ret != -EACCES)
 			ret = READ_ONCE(eng->rdma_gone) ? -ENODEV : -ECONNABORTED;
 		if (hixl_link_unlist(l))
@@ -263,15 +221,13 @@ done:
 /**
  * hixl_cmd_disconnect() - HIXL_IOC_DISCONNECT: tear down the link to a peer
  * @eng: the engine
- * @a:   in: the peer's name; timeout_ms is accepted for HIXL's signature
- *       (the teardown does not wait for the peer)
+ * @a:   in: the peer's name; timeout_ms is ignored
  *
- * A CONNECT to that peer still running in another thread ends with
- * -ECONNABORTED.
+ * A CONNECT to that peer running meanwhile ends with -ECONNABORTED.
  *
  * Context: process context, may sleep.
- * Return: 0; -EINVAL, -EAFNOSUPPORT, -EPERM, -EBADFD, -ENODEV as for CONNECT;
- * -ENOTCONN when there is no link to that peer (HIXL NOT_CONNECTED).
+ * Return: 0; -EINVAL, -EAFNOSUPPORT, -EPERM, -EBADFD, -ENODEV as CONNECT;
+ * -ENOTCONN no link to that peer.
  */
 int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a)
 {

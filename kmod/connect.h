@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * connect.h - the CONNECT and DISCONNECT commands (connect.c).
- */
+/* connect.h - the CONNECT and DISCONNECT commands (connect.c) */
 #ifndef _HIXL_CONNECT_H
 #define _HIXL_CONNECT_H
 

@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs.c - /sys/kernel/debug/hixl/:
- *   engines   one line per open engine: id, owner pid, registration counters,
- *             connection requests refused by the allowed peers and links
- *             refused for the engine secret (never the secret itself)
- *   regions   one line per registration of every engine (one line with
- *             state "busy" and "-" elsewhere for an engine whose lock a
- *             registration holds)
- *   links     one line per link of every engine
+ * debugfs.c - /sys/kernel/debug/hixl/: engines, regions, links, rails,
+ * raillinks.  Never prints the engine secret.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -46,11 +40,8 @@ static int hixl_engines_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(hixl_engines);
 
 /*
- * An engine's lock is held by a registration for as long as pinning its
- * pages takes, which a user page that never arrives (userfaultfd, FUSE)
- * makes forever.  debugfs holds hixl_engines_lock, which every open and
- * close takes, so it waits a bounded time (about 100 ms) and then reports
- * the engine busy instead of its regions (a line with state "busy").
+ * A registration may hold the engine's lock while it waits for user pages
+ * forever: wait about 100 ms, then report the engine "busy".
  */
 static bool hixl_debugfs_trylock(struct mutex *lock)
 {
@@ -147,19 +138,12 @@ static int hixl_links_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(hixl_links);
 
 /**
- * hixl_rails_show() - debugfs "rails": one line per rail of each set-up
- * device engine, rail 0 first: "engine rail address device node mrs
- * state", where node is the device's NUMA node (-1: not known), mrs the
- * region MRs on the rail (struct hixl_engine.st_rail_mrs) and state "up",
- * or "gone" while the rail's device is removed (device: the name it had)
+ * hixl_rails_show() - one line per rail: engine rail address device node
+ * mrs state
  * @m: the seq_file
  *
- * An engine whose device side is being changed (SETUP, close, device
- * removal: its rdma_sem held for writing) is shown "busy", as ENGINES
- * does, rather than waited for under hixl_engines_lock.
- *
  * Context: process context; takes hixl_engines_lock, then each engine's
- * rdma_sem with down_read_trylock() only.
+ * rdma_sem with down_read_trylock() only ("busy" otherwise).
  * Return: 0.
  */
 static int hixl_rails_show(struct seq_file *m)
@@ -201,14 +185,10 @@ static int hixl_rails_show(struct seq_file *m)
 }
 
 /**
- * hixl_raillinks_show() - debugfs hixl/raillinks: one line per rail link
- * @m: the file
+ * hixl_raillinks_show() - one line per rail link
+ * @m: the seq_file
  *
- * engine, peer engine, rail, side, state, error, the peer's regions in
- * the link's table, bytes moved and errors (the link's ctrs).
- *
- * Context: process context; takes hixl_engines_lock, each engine's
- * links_lock and each rail link's rt.lock.
+ * Context: process context; takes hixl_engines_lock, links_lock, rt.lock.
  * Return: 0.
  */
 static int hixl_raillinks_show(struct seq_file *m)
@@ -264,10 +244,7 @@ static int hixl_raillinks_dbg_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_raillinks_dbg);
 
-/**
- * hixl_debugfs_init() - create /sys/kernel/debug/hixl; failures are ignored
- * (debugfs is optional, per Documentation/filesystems/debugfs.rst)
- */
+/** hixl_debugfs_init() - create /sys/kernel/debug/hixl; failures are ignored */
 void hixl_debugfs_init(void)
 {
 	hixl_debugfs_dir = debugfs_create_dir("hixl", NULL);

@@ -1,23 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dmabuf.c - device memory registrations: a dma-buf attached and mapped
- * for the lifetime of the registration.
+ * for the registration's lifetime, following the static-attachment path
+ * of ib_umem_dmabuf_get_pinned().  Charged to the per-process device
+ * limit, not RLIMIT_MEMLOCK: the exporter pins the pages.
  *
- * The importer side follows Documentation/driver-api/dma-buf.rst and the
- * static-attachment path of ib_umem_dmabuf_get_pinned()
- * (drivers/infiniband/core/umem_dmabuf.c): dma_buf_get(), dma_buf_attach(),
- * dma_buf_map_attachment_unlocked().  The attachment is made to hixl's own
- * device (a 64-bit DMA mask, no IOMMU translation); the software RDMA
- * devices hixl runs on in tests (rxe, siw) address memory by CPU address.
- * Device memory is charged to the per-process device limit, not to
- * RLIMIT_MEMLOCK: the exporter owns and pins those pages.
- *
- * MRs on a software RDMA device (rxe, siw: ib_uses_virt_dma()) need the
- * buffer's CPU pages; they are found through the exporter's kernel mapping
- * (dma_buf_vmap(), then vmalloc_to_page()), never through sg_page() of the
- * importer's scatterlist, which the dma-buf rules forbid.  MRs of device
- * memory on hardware RDMA devices need a peer-to-peer attachment to the
- * device and are not implemented yet (-EOPNOTSUPP).
+ * MRs on software RDMA devices (ib_uses_virt_dma()) need CPU pages: found
+ * through dma_buf_vmap() and vmalloc_to_page(), never sg_page() of the
+ * importer's table.  Hardware devices would need a peer-to-peer
+ * attachment: -EOPNOTSUPP.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,10 +29,9 @@
  * @pgsz:   out: the mapped layout, for the page-size choice
  *
  * Context: process context, may sleep.
- * Return: 0; -EBADF when @fd is not an open dma-buf; -EACCES when the
- * dma-buf is read-only (its file lacks FMODE_WRITE) and the registration is
- * not HIXL_REG_READ_ONLY; -EINVAL when the range lies outside the buffer;
- * the exporter's -errno when attach or map fails.
+ * Return: 0, or -EBADF @fd is not a dma-buf; -EACCES the buffer is
+ * read-only and the registration is not; -EINVAL range outside the buffer;
+ * the exporter's error from attach or map.
  */
 int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz)
 {
@@ -57,12 +47,7 @@ int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz 
 		r->dmabuf = NULL;
 		return ret;
 	}
-	/*
-	 * The buffer's file says whether its exporter allowed writing (a DRM
-	 * PRIME export without DRM_RDWR is read-only): a writable
-	 * registration (RDMA and the same-host copy write it) needs
-	 * FMODE_WRITE, as a writable mmap() of the fd would.
-	 */
+	/* a writable registration needs FMODE_WRITE, as a writable mmap() */
 	if (!(r->flags & HIXL_REG_READ_ONLY) && !(r->dmabuf->file->f_mode & FMODE_WRITE)) {
 		pr_debug_ratelimited("REG_MEM: the dma-buf is read-only: register it HIXL_REG_READ_ONLY\n");
 		ret = -EACCES;
@@ -122,17 +107,14 @@ err_put:
 }
 
 /**
- * hixl_dmabuf_pages() - the CPU pages of a device region, for MRs on a
- * software RDMA device
- * @r: a device region mapped by hixl_dmabuf_map(); its engine's lock held
+ * hixl_dmabuf_pages() - a device region's CPU pages, for software RDMA MRs
+ * @r: mapped by hixl_dmabuf_map(); the engine's lock held
  *
- * Maps the buffer into the kernel (dma_buf_vmap()) for the region's
- * lifetime and fills @r->runs from that mapping (vmalloc_to_page() per
- * page, coalesced into physically contiguous runs).
+ * dma_buf_vmap() for the region's lifetime; @r->runs from vmalloc_to_page().
  *
  * Context: process context, may sleep.
- * Return: 0; -EOPNOTSUPP when the exporter has no kernel mapping, or maps
- * I/O memory; -ENOMEM; the exporter's -errno from its vmap.
+ * Return: 0, or -EOPNOTSUPP no kernel mapping or I/O memory; -ENOMEM; the
+ * exporter's vmap error.
  */
 int hixl_dmabuf_pages(struct hixl_region *r)
 {
@@ -174,9 +156,8 @@ err_vunmap:
 }
 
 /**
- * hixl_dmabuf_unmap() - undo hixl_dmabuf_map() and hixl_dmabuf_pages(); a
- * no-op when not mapped
- * @r: the region, whose MRs are gone already
+ * hixl_dmabuf_unmap() - undo hixl_dmabuf_map() and hixl_dmabuf_pages()
+ * @r: the region, its MRs gone; a no-op when not mapped
  *
  * Context: process context, may sleep.
  */

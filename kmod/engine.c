@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * engine.c - what every layer may ask of an engine: may a command use its
- * device (hixl_engine_usable()), is an RDMA device still live (the set
- * setup.c's ib_client keeps), an address in the kernel's form, and the
- * reference on the engine's struct.  The engine's structures and the
- * module's lock order are in engine.h.
+ * engine.c - what every layer asks of an engine: may a command use its
+ * device, is an RDMA device live, addresses, the struct's reference, and
+ * the workqueue check of the engine lock rule (engine.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,8 +19,8 @@
  * @a:  the uapi address
  * @ss: out: a sockaddr_in or sockaddr_in6
  *
- * Return: 0; -EINVAL for a non-zero reserved field, or an IPv4 address with
- * a scope or bytes past the fourth; -EAFNOSUPPORT for another family.
+ * Return: 0; -EINVAL non-zero reserved field, or IPv4 with a scope or extra
+ * bytes; -EAFNOSUPPORT another family.
  */
 int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss)
 {
@@ -60,11 +58,9 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_sockaddr_to_kernel);
 
 /**
  * hixl_loop_addr() - is an engine name on a loopback address?
- * @a: the name (its fields unchecked)
+ * @a: the name, unchecked
  *
- * Return: true for AF_INET 127.0.0.0/8 and AF_INET6 ::1; false for
- * anything else (::ffff:127.0.0.1 included: IPv4-mapped names are not
- * loopback names here).
+ * Return: true for 127.0.0.0/8 and ::1 (not IPv4-mapped).
  */
 bool hixl_loop_addr(const struct hixl_sockaddr *a)
 {
@@ -80,12 +76,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_loop_addr);
  * hixl_engine_usable() - may the caller run a command that needs the device?
  * @eng: the engine
  *
- * The one check of CONNECT, DISCONNECT, TRANSFER and SEND_NOTIFY after
- * their arguments: the caller's process and the engine's device side.
- *
- * Return: 0; -EPERM when the caller is not the engine's process
- * (hixl_is_owner()); -ENODEV when its device was removed
- * (hixl_ib_remove()); -EBADFD when it was never set up.
+ * Return: 0; -EPERM not the engine's process; -ENODEV its device was
+ * removed; -EBADFD never set up.
  */
 int hixl_engine_usable(struct hixl_engine *eng)
 {
@@ -97,27 +89,18 @@ int hixl_engine_usable(struct hixl_engine *eng)
 }
 
 /*
- * hixl_devs_lock protects hixl_devs: the RDMA devices between our
- * ib_client add and the start of our remove, by ib_device.index.  A
- * device being unregistered still resolves through RDMA CM, and
- * ib_device_try_get() still succeeds on it, until the last client's remove
- * has run (disable_device() drops the registration's reference after the
- * clients' removes): only this set tells that hixl's remove has begun.
- * hixl_rail_revive() holds the lock from its last check to the rail's
- * publication, so a removal either comes first (the device is not live:
- * no revival) or finds the published rail and detaches it again.
+ * hixl_devs_lock protects hixl_devs: devices between our ib_client add and
+ * the start of our remove.  RDMA CM and ib_device_try_get() still succeed
+ * on a device being unregistered, so only this set tells.
  */
 static DEFINE_MUTEX(hixl_devs_lock);
 static DEFINE_XARRAY(hixl_devs);
 
 /**
- * hixl_devs_live_lock() - hold the set of live RDMA devices still
+ * hixl_devs_live_lock() - hold the set of live RDMA devices
  *
- * Until hixl_devs_live_unlock(), hixl_ib_remove() cannot begin for any
- * device: check hixl_dev_live() and publish what uses the device
- * (hixl_rail_revive()) meanwhile.  Lock order: inside hixl_engine.lock; a
- * holder takes no other lock, so a device's add and removal never wait
- * for an engine.
+ * Until hixl_devs_live_unlock() no hixl_ib_remove() begins.  Taken inside
+ * an engine's lock (hixl_rail_revive()); a holder takes no other lock.
  *
  * Context: process context, may sleep.
  */
@@ -126,7 +109,7 @@ void hixl_devs_live_lock(void)
 	mutex_lock(&hixl_devs_lock);
 }
 
-/* hixl_devs_live_unlock() - the other half of hixl_devs_live_lock() */
+/** hixl_devs_live_unlock() - release hixl_devs_live_lock() */
 void hixl_devs_live_unlock(void)
 {
 	mutex_unlock(&hixl_devs_lock);
@@ -134,10 +117,10 @@ void hixl_devs_live_unlock(void)
 
 /**
  * hixl_dev_live() - has @ibdev been added and its removal not begun?
- * @ibdev: a device (compared only)
+ * @ibdev: a device, compared only
  *
  * Context: hixl_devs_live_lock() held.
- * Return: true while @ibdev is registered as far as hixl's ib_client knows.
+ * Return: true if live.
  */
 bool hixl_dev_live(struct ib_device *ibdev)
 {
@@ -146,12 +129,11 @@ bool hixl_dev_live(struct ib_device *ibdev)
 }
 
 /**
- * hixl_dev_add() - ib_client.add's half: @ibdev is live from now on
+ * hixl_dev_add() - ib_client.add: @ibdev is live from now on
  * @ibdev: the device being registered
  *
- * Context: process context, may sleep; takes hixl_devs_lock.
- * Return: 0, or -ENOMEM when the set cannot grow (only a rail's revival on
- * @ibdev is then refused: hixl_dev_live() says false).
+ * Context: process context; takes hixl_devs_lock.
+ * Return: 0, or -ENOMEM (only rail revival on @ibdev is then refused).
  */
 int hixl_dev_add(struct ib_device *ibdev)
 {
@@ -164,11 +146,10 @@ int hixl_dev_add(struct ib_device *ibdev)
 }
 
 /**
- * hixl_dev_remove() - ib_client.remove's first step: @ibdev's removal has
- * begun, hixl_dev_live() says false for it from now on
+ * hixl_dev_remove() - ib_client.remove's first step: @ibdev is not live
  * @ibdev: the device being unregistered
  *
- * Context: process context, may sleep; takes hixl_devs_lock.
+ * Context: process context; takes hixl_devs_lock.
  */
 void hixl_dev_remove(struct ib_device *ibdev)
 {
@@ -177,7 +158,7 @@ void hixl_dev_remove(struct ib_device *ibdev)
 	mutex_unlock(&hixl_devs_lock);
 }
 
-/* hixl_devs_destroy() - free the set, empty once the ib_client is gone */
+/** hixl_devs_destroy() - free the set, empty once the ib_client is gone */
 void hixl_devs_destroy(void)
 {
 	xa_destroy(&hixl_devs);
@@ -197,12 +178,10 @@ static void hixl_engine_free(struct kref *ref)
  * hixl_engine_put() - drop a reference on an engine's struct
  * @eng: the engine
  *
- * The last reference frees the struct only: hixl_engine_destroy() has
- * released everything it held.  Holders other than the open file (a device
- * removal, a queued link release) use only its rdma_sem, links_lock,
- * release_wq and the fields those protect.
+ * The last one frees the struct only; holders other than the file use only
+ * rdma_sem, links_lock, release_wq and what those protect.
  *
- * Context: any; frees with kfree().
+ * Context: any.
  */
 void hixl_engine_put(struct hixl_engine *eng)
 {
@@ -210,21 +189,14 @@ void hixl_engine_put(struct hixl_engine *eng)
 }
 
 /**
- * hixl_work_queue_shared() - the shared workqueue the current work item runs on
+ * hixl_work_queue_shared() - the shared workqueue the current work runs on
  *
- * The engine lock rule (engine.h): work that may wait for an engine's lock
- * runs on a workqueue of that engine's own (HIXL_ENG_WQ_NAME,
- * HIXL_XWORK_WQ_NAME), never on one other engines or the kernel share.
- * The workqueue of the running work item is read from lockdep, which
- * holds the queue's "(wq_completion)<name>" map for the whole item
- * (process_one_work()); kernels without lockdep cannot tell and say NULL.
- * The check is by name: a work item of one engine's queue that waits for
- * another engine's lock is not seen.
+ * Read from lockdep's "(wq_completion)<name>" map, held by
+ * process_one_work(); checked by name only.
  *
  * Context: any.
- * Return: the name of the workqueue current runs a work item of, when it
- * is not an engine's own; NULL outside a work item, on an engine's own
- * queue, or without lockdep.
+ * Return: the workqueue's name if it is not an engine's own; NULL outside
+ * a work item, on an engine's queue, or without lockdep.
  */
 const char *hixl_work_queue_shared(void)
 {
@@ -254,11 +226,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_work_queue_shared);
  * hixl_engine_lock_check() - warn when a shared workqueue waits for an engine
  * @eng: the engine whose lock is about to be waited for
  *
- * Called by hixl_engine_lock() and its variants before they may sleep:
- * a work item of a workqueue other engines share that waits for an
- * engine's lock is a bug (engine.h), reported once with a WARNING, which
- * fails the debug kernel's test runs.  An engine's close is let be
- * (@eng->closing).
+ * Warns once; an engine's close (@eng->closing) is allowed.
  */
 void hixl_engine_lock_check(const struct hixl_engine *eng)
 {

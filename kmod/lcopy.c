@@ -1,54 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lcopy.c - the parallel kernel copy of same-host links: a
- * TRANSFER that local_xfer.c planned is cut into shares, contiguous byte ranges
- * of the batch (its descriptors end to end), one per CPU up to
- * local_copy_threads; the caller copies the first share itself and queues
- * the others on a bounded unbound workqueue (hixl_lcopy_wq), then takes
- * back (runs itself) any share no worker has started yet, and waits for
- * the workers.  A batch below HIXL_LCOPY_MIN bytes, or with
- * local_copy_threads 0 or 1, is one share, copied inline.
- *
- * Every share copies chunk by chunk through hixl_local_chunk() (the peer's
- * region looked up anew under its lock, the chunk's pages referenced, the
- * peer's local_users and the region's local_chunks raised), and checks
- * between chunks hixl_local_stop() (CANCEL, the deadline, the link; a
- * fatal signal of the caller's task, in the shares the caller runs) as
- * the one-thread copy did.
- *
- * The descriptor to blame: a failing share records its error and the
- * byte position in the batch of the chunk that failed, and lowers the
- * batch's stop position to it; shares stop before a chunk that lies past
- * the stop position, and those before it go on.  So every byte before the
- * lowest failing position is copied, and the TRANSFER reports the
- * descriptor holding that position (the lowest index that failed, as the
- * one-thread copy in descriptor order reports) and its error.
- *
- * Nobody waits without bound: a worker waits for the peer engine's lock at
- * most HIXL_LCOPY_LOCK_US (a command of the peer's may hold it while it
- * waits for user memory, engine.h) and then hands the rest of its share
- * back to the caller, which copies it after the workers ended; the caller
- * too waits for the lock in HIXL_LCOPY_LOCK_US steps, between which CANCEL,
- * the deadline and a fatal signal end the batch (it may be an io_uring
- * batch's work item, xwork.c, which no signal reaches);
- * the caller takes every still-queued work item off the queue
- * (cancel_work()) when it takes its share back, so it never waits for an
- * item that a queue full of other engines' copies would run late.
- *
- * Lifetime: the caller does not return before every started work item has
- * finished with the job (pending, then a completion); everything a share
- * uses (the peer engine's reference, the link, the batch, our held
- * regions, the descriptors) is the caller's and outlives it.  The
- * workqueue is created at module init and destroyed at its exit.  No new
- * lock: the job is shared through atomics; a worker takes what the inline
- * copy takes (the peer engine's lock, the link's xq.lock), and the caller
- * waits for it holding only what it held for the inline copy.
- *
- * The pattern is padata_do_multithreaded()'s (kernel/padata.c): one job
- * cut into chunks on an unbound workqueue, the caller copying too, a
- * completion counted down by the last work item; padata's is __init only,
- * hence this one, which adds the take-back of unstarted shares and the
- * per-chunk stop checks.
+ * lcopy.c - the parallel copy of same-host links, after
+ * padata_do_multithreaded(): a batch is cut into contiguous shares; the
+ * caller copies the first, queues the rest on hixl_lcopy_wq, takes back
+ * any share not yet started, and waits for the workers, which own nothing.
+ * A failing share lowers the batch's stop position, so every byte before
+ * the lowest failure is copied and its descriptor reported.  A worker
+ * waits for the peer's lock at most HIXL_LCOPY_LOCK_US, then hands the
+ * rest of its share back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -75,7 +34,7 @@ MODULE_PARM_DESC(local_copy_threads,
 
 static struct workqueue_struct *hixl_lcopy_wq;
 
-/* what the parallel copy did, for debugfs hixl/lcopy (the tests read it) */
+/* debugfs hixl/lcopy counters */
 static atomic64_t hixl_lcopy_inline;		/* batches copied as one share */
 static atomic64_t hixl_lcopy_parallel;		/* batches cut into more than one */
 static atomic64_t hixl_lcopy_worker_shares;	/* shares a worker copied */
@@ -93,13 +52,13 @@ struct hixl_lcopy_slot {
 	u32 failed;		/* the descriptor of @err */
 	u64 fpos;		/* the batch byte position of @err */
 	u64 done;		/* bytes copied */
-	/* where the share goes on: descriptor @i, @off bytes in, batch position @pos */
+	/* where the share resumes: descriptor @i, @off bytes in, position @pos */
 	u32 i;
 	u64 off, pos, left;
 	bool handback;		/* its worker gave the rest back (the peer's lock was busy) */
 };
 
-/* a batch being copied: the caller's, on its stack's allocation */
+/* a batch being copied, owned by the caller */
 struct hixl_lcopy_job {
 	struct hixl_engine *peer;
 	struct hixl_link *l;
@@ -120,9 +79,7 @@ struct hixl_lcopy_job {
 /**
  * hixl_lcopy_threads() - CPUs one batch may use, from local_copy_threads
  *
- * Return: 1..HIXL_LCOPY_MAX: -1 (or any negative) gives
- * min(num_online_cpus(), HIXL_LCOPY_MAX), 0 and 1 give 1 (inline only),
- * larger values are capped at HIXL_LCOPY_MAX.
+ * Return: 1..HIXL_LCOPY_MAX; negative means the online CPUs.
  */
 u32 hixl_lcopy_threads(void)
 {
@@ -138,10 +95,8 @@ u32 hixl_lcopy_threads(void)
  * @total:   the batch's bytes
  * @threads: hixl_lcopy_threads()
  *
- * Pure.  Below HIXL_LCOPY_MIN bytes one (inline); else as many as
- * @threads allows with at least HIXL_LCOPY_SHARE_MIN bytes each.
- *
- * Return: 1..@threads (1 when @threads is 0).
+ * Return: 1..@threads, each share at least HIXL_LCOPY_SHARE_MIN bytes; 1
+ * below HIXL_LCOPY_MIN.
  */
 u32 hixl_lcopy_workers(u64 total, u32 threads)
 {
@@ -156,21 +111,16 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_lcopy_workers);
 
 /**
  * hixl_lcopy_plan() - cut a batch into contiguous shares
- * @d:     the descriptors, each len > 0 (checked by hixl_local_prep())
+ * @d:     the descriptors, each len > 0
  * @count: how many, > 0
- * @nw:    shares wanted, >= 1 (hixl_lcopy_workers())
+ * @nw:    shares wanted, >= 1
  * @share: out: room for @nw shares
  *
- * Pure.  The batch is its descriptors' bytes end to end, @total bytes;
- * share k covers positions [k * per, min((k + 1) * per, total)) with per
- * = @total / @nw rounded up to HIXL_LCOPY_ALIGN bytes (so a boundary
- * falls on a 64 KiB multiple of the batch, in the middle of a descriptor
- * or not); a share that would be empty is dropped.  Each share says where
- * it starts: descriptor @first, @off bytes into it, at batch position
- * @pos, and its @bytes.
+ * Boundaries fall on HIXL_LCOPY_ALIGN multiples of the batch position;
+ * empty shares are dropped.
  *
- * Return: the number of shares written, 1..@nw, covering the batch in
- * order without gap or overlap.
+ * Return: shares written, 1..@nw, covering the batch without gap or
+ * overlap.
  */
 u32 hixl_lcopy_plan(const struct hixl_op_desc *d, u32 count, u32 nw,
 		    struct hixl_lcopy_share *share)
@@ -200,7 +150,6 @@ u32 hixl_lcopy_plan(const struct hixl_op_desc *d, u32 count, u32 nw,
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_lcopy_plan);
 
-/* Lower the job's stop position to @pos. */
 static void hixl_lcopy_stop_at(struct hixl_lcopy_job *j, u64 pos)
 {
 	s64 old = atomic64_read(&j->stop);
@@ -215,10 +164,8 @@ static void hixl_lcopy_stop_at(struct hixl_lcopy_job *j, u64 pos)
 }
 
 /*
- * Copy share @k of the job from where it stands (its slot's cursor); from
- * the caller or a worker (@worker).  A worker that cannot have the peer's
- * lock within HIXL_LCOPY_LOCK_US (hixl_local_chunk()'s -EBUSY) stops at
- * that chunk and hands the rest of the share back to the caller.
+ * Copy share @k from its cursor.  A worker that cannot take the peer's
+ * lock in time (-EBUSY) hands the rest back to the caller.
  */
 static void hixl_lcopy_share_run(struct hixl_lcopy_job *j, u32 k, bool worker)
 {
@@ -276,12 +223,11 @@ static void hixl_lcopy_work(struct work_struct *work)
 		atomic64_inc(&hixl_lcopy_worker_shares);
 		atomic64_add(slot->done, &hixl_lcopy_worker_bytes);
 	}
-	/* the last thing done with the job: the caller frees it after this */
+	/* the last use of the job: the caller frees it after this */
 	if (atomic_dec_and_test(&j->pending))
 		complete(&j->done);
 }
 
-/* The job for @nw shares, or NULL; its arrays in one allocation beside. */
 static struct hixl_lcopy_job *hixl_lcopy_job_new(u32 nw)
 {
 	struct hixl_lcopy_job *j = kzalloc(struct_size(j, slot, nw), GFP_KERNEL);
@@ -307,32 +253,20 @@ static void hixl_lcopy_job_free(struct hixl_lcopy_job *j)
 }
 
 /**
- * hixl_lcopy_run() - copy a planned same-host TRANSFER, on several CPUs
- * @peer:     the peer engine, referenced by the caller for the whole call
+ * hixl_lcopy_run() - copy a planned same-host TRANSFER on several CPUs
+ * @peer:     the peer engine, referenced
  * @l:        the link, referenced
- * @b:        the batch on our engine's xfers list (CANCEL sets its status)
- * @a:        the TRANSFER; out: @a->failed on error (see the file's head)
+ * @b:        the batch on our xfers list
+ * @a:        the TRANSFER; out: @a->failed on error
  * @d:        its descriptors, each len > 0
- * @pl:       hixl_local_prep()'s plan: @pl->held[i] holds descriptor i's
- *            region, @pl->bytes the batch's bytes
+ * @pl:       hixl_local_prep()'s plan
  * @deadline: jiffies: -ETIMEDOUT after it
- * @bytes:    out: bytes copied (all of them on success)
+ * @bytes:    out: bytes copied
  *
- * Up to hixl_lcopy_threads() shares (hixl_lcopy_workers(), then
- * hixl_lcopy_plan()); one share runs inline in the caller without the
- * workqueue.  The caller copies share 0, then any queued share no worker
- * has claimed (its work item taken off the queue), then waits for the
- * workers that started (killable: a fatal signal makes the remaining
- * shares stop at their next chunk with -ECANCELED, and the wait goes on
- * uninterruptibly for at most one chunk and HIXL_LCOPY_LOCK_US per
- * worker), then copies what workers handed back.
- *
- * Context: process context, sleeps; no lock held but our engine's
- * rdma_sem (read).
- * Return: 0; the error of the lowest failing batch position:
- * -ECANCELED, -ETIMEDOUT, -ECONNRESET (or the link's error), -ERANGE,
- * -EACCES, -EIO as hixl_local_chunk() and hixl_local_stop() give them;
- * -ENOMEM (nothing copied; @a->failed untouched).
+ * Context: process context, sleeps; holds only our rdma_sem (read).
+ * Return: 0, or the lowest failing position's error (-ECANCELED,
+ * -ETIMEDOUT, -ECONNRESET, -ERANGE, -EACCES, -EIO); -ENOMEM with nothing
+ * copied.
  */
 int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xbatch *b,
 		   struct hixl_transfer *a, const struct hixl_op_desc *d,
@@ -381,12 +315,7 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 	atomic_set(&j->slot[0].claimed, 1);
 	hixl_lcopy_share_run(j, 0, false);
 	for (k = 1; k < nw; k++) {
-		/*
-		 * A work item still queued (the queue's slots may all be
-		 * taken, by anyone's copies) is taken off it: it never runs,
-		 * so it is not waited for.  One that started claims its share
-		 * first or finds it claimed.
-		 */
+		/* still queued: take it off, so it is not waited for */
 		if (cancel_work(&j->slot[k].work) && atomic_dec_and_test(&j->pending))
 			complete(&j->done);
 		if (atomic_xchg(&j->slot[k].claimed, 1))
@@ -394,11 +323,7 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 		hixl_lcopy_share_run(j, k, false);
 		atomic64_inc(&hixl_lcopy_taken_back);
 	}
-	/*
-	 * Only workers that started are waited for, each for at most the
-	 * chunk it copies and HIXL_LCOPY_LOCK_US for the peer's lock; after a
-	 * fatal signal they stop at their next chunk.
-	 */
+	/* only started workers are waited for, each for at most one chunk */
 	if (nw > 1 && wait_for_completion_killable(&j->done)) {
 		WRITE_ONCE(j->abort, -ECANCELED);
 		wait_for_completion(&j->done);
@@ -439,9 +364,8 @@ static int hixl_lcopy_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(hixl_lcopy);
 
 /**
- * hixl_lcopy_debugfs() - hixl/lcopy in debugfs: the counters above
- * @dir: hixl's debugfs directory (an error pointer is ignored, as debugfs
- *       calls do)
+ * hixl_lcopy_debugfs() - create hixl/lcopy
+ * @dir: hixl's debugfs directory
  */
 void hixl_lcopy_debugfs(struct dentry *dir)
 {
@@ -449,12 +373,9 @@ void hixl_lcopy_debugfs(struct dentry *dir)
 }
 
 /**
- * hixl_lcopy_init() - create the copy workqueue
+ * hixl_lcopy_init() - create the unbound copy workqueue
  *
- * Unbound (a share may run on any CPU), at most HIXL_LCOPY_MAX work
- * items at once over all batches; shares queued beyond that wait, or are
- * taken back by their caller.  Failing it is not fatal: every batch is
- * then copied inline.
+ * At most HIXL_LCOPY_MAX items run at once; on failure batches copy inline.
  *
  * Context: module init.
  */
@@ -465,11 +386,7 @@ void hixl_lcopy_init(void)
 		pr_warn("no copy workqueue: same-host copies run on one CPU\n");
 }
 
-/**
- * hixl_lcopy_exit() - destroy the copy workqueue (module exit: no engine,
- * so no batch and no queued share, is left; destroy_workqueue() drains it
- * anyway)
- */
+/** hixl_lcopy_exit() - destroy the copy workqueue */
 void hixl_lcopy_exit(void)
 {
 	if (hixl_lcopy_wq)

@@ -1,26 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * local.c - same-host links: when both ends of a link are engines of this
- * kernel, they pair, and a TRANSFER between host registrations is one CPU
- * copy between the two engines' pinned pages instead of RDMA READ/WRITE
- * through the device (KNEM's idea, with hixl's registrations).
+ * local.c - same-host links: when both ends are engines of this kernel
+ * they pair, and a TRANSFER is a CPU copy between their pinned pages (as
+ * KNEM).
  *
- * Pairing (docs/protocol.md, "Same-host links").  A connecting engine that
- * allows it appends to its HELLO this module's boot id and a fresh random
- * 128-bit token of the link, and lists the link under the token.  The
- * accepting side pairs its link with that offer only when the boot id is
- * ours, a listed, unpaired offer has exactly that token, the offer's
- * CONNECT target is exactly the accepting engine's name, the name the peer
- * claims (already checked to be the connection's source address) is the
- * offering engine's, and both engines are alive and allow the local path.
- * The pairing is written into both link objects at once, under
- * hixl_local_lock, so both sides agree from that moment on; the offer is
- * taken off the list (a token pairs once).  A remote peer never saw a token
- * of a link that connects to another engine of this host, so it cannot
- * present one; the boot id alone pairs nothing.
- *
- * The copy of a paired link's TRANSFERs is the same-host transport,
- * local_xfer.c.
+ * A connecting engine appends the module's boot id and a random 128-bit
+ * token to its HELLO and lists the offer.  The acceptor pairs only when
+ * the boot id is ours, an unpaired offer has that token, its CONNECT
+ * target is the acceptor, the claimed name is the offerer's, and both
+ * engines allow it.  Both links are paired at once under hixl_local_lock;
+ * a token pairs once.  A remote peer never sees a token, so cannot pair.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -54,13 +43,11 @@ void hixl_local_init(void)
  * @c:       what the accepting side received and is
  * @boot_id: this module's boot id
  *
- * The decision alone, without locks, for KUnit.  Tokens and boot ids are
- * compared in constant time.
+ * Lock-free, for KUnit; compares in constant time.
  *
- * Return: 0 pair; -ENODEV another kernel (boot id); -ENOKEY the token is
- * not this offer's; -EALREADY the offer paired already; -EXDEV the offer's
- * CONNECT target is not the accepting engine, or the claimed name not the
- * offering engine; -ESHUTDOWN the offering engine closes or refuses.
+ * Return: 0 pair; -ENODEV another kernel; -ENOKEY another token;
+ * -EALREADY already paired; -EXDEV target or claimed name mismatch;
+ * -ESHUTDOWN the offering engine closes or refuses.
  */
 int hixl_local_match(const struct hixl_local_offer *o, const struct hixl_local_claim *c,
 		     const u8 *boot_id)
@@ -80,7 +67,7 @@ int hixl_local_match(const struct hixl_local_offer *o, const struct hixl_local_c
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_local_match);
 
-/* The engine allows the local path (SETUP's transport); its rdma is set. */
+/* SETUP allowed the local path and the engine's rdma is set */
 static bool hixl_local_allowed(const struct hixl_engine *eng)
 {
 	return eng->rdma && eng->rdma->transport != HIXL_TRANSPORT_RDMA;
@@ -88,13 +75,10 @@ static bool hixl_local_allowed(const struct hixl_engine *eng)
 
 /**
  * hixl_local_offer() - fill the same-host block of an active link's HELLO
- * @l: the link; its engine's lock and post_mutex held (hixl_link_publish())
- * @x: out: the block, right after struct hixl_wire_hello
+ * @l: the link; engine lock and post_mutex held
+ * @x: out: the block
  *
- * Draws the link's token and lists the offer.  A passive link, an engine
- * with transport RDMA, or a second call offers nothing.
- *
- * Return: bytes of the block to send, or 0 (none).
+ * Return: bytes of the block, or 0 (passive link, RDMA only, or offered).
  */
 u32 hixl_local_offer(struct hixl_link *l, struct hixl_wire_hello_local *x)
 {
@@ -125,14 +109,11 @@ u32 hixl_local_offer(struct hixl_link *l, struct hixl_wire_hello_local *x)
 
 /**
  * hixl_local_accept() - pair an accepted link with the offer its HELLO names
- * @l:       the accepted link, its peer's HELLO just checked (receive
- *           context, process context)
- * @x:       the HELLO's same-host block (its length checked by the caller)
- * @claimed: the engine name in the HELLO, checked to be the source address
+ * @l:       the accepted link, its peer's HELLO checked
+ * @x:       the HELLO's same-host block, length checked
+ * @claimed: the HELLO's engine name, checked to be the source address
  *
- * Pairs when hixl_local_match() says so for the one listed offer with the
- * token; anything else leaves the link on RDMA, silently (an old or remote
- * peer, a stale or forged token).
+ * Anything but a match leaves the link on RDMA, silently.
  */
 void hixl_local_accept(struct hixl_link *l, const struct hixl_wire_hello_local *x,
 		       const struct hixl_sockaddr *claimed)
@@ -182,11 +163,10 @@ void hixl_local_accept(struct hixl_link *l, const struct hixl_wire_hello_local *
 }
 
 /**
- * hixl_local_link_gone() - a link is being torn down: end its pairing
- * @l: the link
+ * hixl_local_link_gone() - end a link's pairing; idempotent
+ * @l: the link, being torn down
  *
- * Takes its offer off the list and unpairs both ends (the partner's
- * transfers stop with -ECONNRESET).  Idempotent.
+ * The partner's transfers stop with -ECONNRESET.
  *
  * Context: any.
  */
@@ -209,10 +189,10 @@ void hixl_local_link_gone(struct hixl_link *l)
 }
 
 /**
- * hixl_local_link_free() - the link's last reference went: drop the peer engine
+ * hixl_local_link_free() - drop the peer engine at the link's last put
  * @l: the link
  *
- * Context: any (hixl_engine_put() only frees).
+ * Context: any.
  */
 void hixl_local_link_free(struct hixl_link *l)
 {
@@ -226,8 +206,7 @@ void hixl_local_link_free(struct hixl_link *l)
  * hixl_local_peer_get() - the engine at the other end of a paired link
  * @l: the link
  *
- * Return: the peer engine, with a reference, or NULL (not paired, or no
- * more).
+ * Return: the peer engine with a reference, or NULL.
  */
 struct hixl_engine *hixl_local_peer_get(struct hixl_link *l)
 {
@@ -244,8 +223,10 @@ struct hixl_engine *hixl_local_peer_get(struct hixl_link *l)
 }
 
 /**
- * hixl_local_paired() - is the link paired now (LINK_STATS's flag)?
+ * hixl_local_paired() - is the link paired now?
  * @l: the link
+ *
+ * Return: true if paired and not broken.
  */
 bool hixl_local_paired(struct hixl_link *l)
 {
@@ -259,11 +240,10 @@ bool hixl_local_paired(struct hixl_link *l)
 }
 
 /**
- * hixl_local_engine_close() - an engine closes: no copy into it from now on
- * @eng: the engine, being destroyed (no command of its own runs)
+ * hixl_local_engine_close() - stop copies into a closing engine
+ * @eng: the engine, being destroyed
  *
- * Marks it under its lock and waits for the copies of other engines that
- * are inside one of its regions: each notices at its next chunk.
+ * Waits for other engines' copies inside its regions.
  *
  * Context: process context, sleeps; no lock held.
  */

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * local.h - same-host links (local.c pairs them; local_xfer.h: the copy): a
- * link whose two ends are engines of this kernel copies host registrations
- * with the CPU instead of RDMA.
- * Locks: hixl_local_lock (a spinlock, irq-safe) guards every link's
- * struct hixl_link_local and the list of offered tokens; it nests inside
- * everything and nothing nests inside it.  See docs/protocol.md,
- * "Same-host links", for the proof that a remote peer cannot pair.
+ * local.h - same-host links: two engines of this kernel copy with the CPU.
+ * hixl_local_lock (irq-safe spinlock, innermost) protects every struct
+ * hixl_link_local and the list of offered tokens.
  */
 #ifndef _HIXL_LOCAL_H
 #define _HIXL_LOCAL_H
@@ -25,18 +21,14 @@ struct hixl_wire_hello_local;
 /**
  * struct hixl_link_local - a link's same-host pairing (under hixl_local_lock)
  * @node:     in the list of offered tokens while @offered
- * @offered:  an active link whose HELLO carried @token; taken off the list
- *            when it pairs or is torn down (a token pairs once)
- * @token:    random, HIXL_LOCAL_ID_LEN bytes, drawn for this link's HELLO
+ * @offered:  an active link whose HELLO carried @token; a token pairs once
+ * @token:    random, HIXL_LOCAL_ID_LEN bytes
  * @self:     our engine's name when the token was offered
- * @partner:  the other end's link object, while both exist (no reference:
- *            whichever is torn down first clears both pointers)
- * @peer_eng: the other end's engine, a reference (hixl_engine_put() at the
- *            link's free); set once at pairing
- * @paired:   the link was paired (stays set; @broken says it is over)
- * @broken:   the other end was torn down: no more local copies
- * @loop:     paired by a loopback CONNECT (loopback.c), not by HELLO: the
- *            link has no QP, and its partner breaks when it goes
+ * @partner:  the other end's link, no reference: cleared at either teardown
+ * @peer_eng: the other end's engine, a reference, set at pairing
+ * @paired:   the link was paired (stays set)
+ * @broken:   the other end was torn down
+ * @loop:     paired by a loopback CONNECT: no QP
  */
 struct hixl_link_local {
 	struct list_head node;
@@ -52,11 +44,11 @@ struct hixl_link_local {
 
 /**
  * struct hixl_local_offer - what the pairing decision knows of an offer
- * @token:   the offering (active) link's token
+ * @token:   the offering link's token
  * @target:  its CONNECT target
  * @self:    its engine's name
  * @paired:  it is paired already
- * @alive:   its engine is not closing, and allows the local path
+ * @alive:   its engine is not closing and allows the local path
  */
 struct hixl_local_offer {
 	const u8 *token;
@@ -70,8 +62,7 @@ struct hixl_local_offer {
  * struct hixl_local_claim - what the accepting side was told and is
  * @boot_id:  the boot id in the peer's HELLO
  * @token:    the token in the peer's HELLO
- * @claimed:  the engine name in the peer's HELLO (checked to be the
- *            connection's source address)
+ * @claimed:  the engine name in the HELLO (must be the source address)
  * @acceptor: the accepting engine's own name
  */
 struct hixl_local_claim {

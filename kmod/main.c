@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - hixl.ko: module parameters, the /dev/hixl misc device, engine
- * lifetime and ioctl dispatch.
- *
- * Model: drivers/block/ublk_drv.c (one set of command numbers for ioctl and
- * uring_cmd, uring.c) and Documentation/driver-api/ioctl.rst.
+ * main.c - module parameters, the /dev/hixl misc device, engine lifetime
+ * and ioctl dispatch; one command table for ioctl and URING_CMD, as
+ * ublk_drv.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,20 +37,13 @@
 #include "report.h"
 #include "local_xfer.h"
 
-/*
- * Every open engine, for debugfs and device removal (hixl_ib_remove()); an
- * engine leaves once its RDMA objects are freed.  hixl_engines_lock protects
- * the list.
- */
+/* every open engine until its RDMA objects are freed; hixl_engines_lock protects it */
 DEFINE_MUTEX(hixl_engines_lock);
 LIST_HEAD(hixl_engines);
 static u64 hixl_next_engine_id;	/* under hixl_engines_lock */
 
 /**
- * hixl_engine_create() - allocate the state of one engine (one open file)
- *
- * The engine belongs to the calling process: its mm is the one memory is
- * registered from, and its per-process limits are the ones charged.
+ * hixl_engine_create() - allocate one engine, owned by the calling process
  *
  * Context: process context, may sleep.
  * Return: the engine, or ERR_PTR(-ENOMEM).
@@ -108,18 +99,12 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_engine_create);
  * hixl_engine_destroy() - release everything an engine holds
  * @eng: engine from hixl_engine_create(); NULL is ignored
  *
- * The engine stays on hixl_engines until its RDMA objects (listener, links,
- * MRs, PD) are gone, and frees them holding its rdma_sem for writing: a
- * device removal (hixl_ib_remove()) that is tearing this engine's links down
- * holds rdma_sem for reading, so that finishes first; a removal that finds
- * the engine afterwards sees no RDMA state and leaves it alone.  Either way
- * the device cannot be unregistered under them.  hixl_engines_lock is not
- * held while waiting: another engine's open, close, removal or debugfs
- * read does not wait for this one.
+ * Frees the RDMA objects under rdma_sem held for writing, so a concurrent
+ * device removal either finishes first or finds nothing; then leaves
+ * hixl_engines.  hixl_engines_lock is not held while waiting.
  *
- * Context: process context, may sleep; takes the engine's rdma_sem for
- * writing (no command runs on @eng any more; a device removal may be
- * tearing its links down), then hixl_engines_lock.
+ * Context: process context, may sleep; takes rdma_sem (write), then
+ * hixl_engines_lock.
  */
 void hixl_engine_destroy(struct hixl_engine *eng)
 {
@@ -152,14 +137,10 @@ void hixl_engine_destroy(struct hixl_engine *eng)
 EXPORT_SYMBOL_IF_KUNIT(hixl_engine_destroy);
 
 /**
- * struct hixl_cmd_desc - one entry of the command table, indexed by _IOC_NR()
- * @cmd:        the canonical ioctl number: HIXL_IOC_*, whose size is the
- *              kernel's struct; 0: no command
- * @size_ver0:  the size of the command's struct in its first ABI
- *              (HIXL_*_SIZE_VER0): a smaller one is refused
- * @out_on_error: copy the argument back on failure too (TRANSFER reports
- *              the failing descriptor; CONNECT the time left when a signal
- *              interrupted it)
+ * struct hixl_cmd_desc - one command, indexed by _IOC_NR()
+ * @cmd:          the canonical HIXL_IOC_* (the kernel's struct size); 0: none
+ * @size_ver0:    the struct's size in its first ABI; smaller is refused
+ * @out_on_error: copy the argument back on failure too
  */
 struct hixl_cmd_desc {
 	unsigned int cmd;
@@ -188,22 +169,15 @@ static const struct hixl_cmd_desc hixl_cmds[] = {
 
 /**
  * hixl_ioctl_canon() - decode an ioctl number or URING_CMD cmd_op
- * @cmd:   as user space encoded it: our type, a command's nr, _IOC_READ |
- *         _IOC_WRITE, and the size of the caller's struct
- * @canon: out: the command's canonical number (HIXL_IOC_*, the size of the
- *         kernel's struct)
- * @usize: out: the size of the caller's struct, bytes
+ * @cmd:   as user space encoded it, with its struct's size
+ * @canon: out: the canonical HIXL_IOC_*
+ * @usize: out: the caller's struct size, bytes
  *
- * The size in @cmd may differ from the kernel's: a struct grows only at its
- * end, an older caller's smaller struct is read zero-extended and a newer
- * caller's larger one is accepted when the bytes the kernel does not know
- * are zero (copy_struct_from_user(), as openat2 and clone3;
- * Documentation/process/botching-up-ioctls.rst).  What it may not be is
- * smaller than the command's first version.
+ * Structs grow at the end; sizes are reconciled by copy_struct_from_user(),
+ * as openat2 and clone3.
  *
- * Return: 0; -ENOTTY when @cmd is not of our type or names no command;
- * -EINVAL when it names one with another direction or a struct smaller
- * than the command's HIXL_*_SIZE_VER0.
+ * Return: 0; -ENOTTY not our type or no such command; -EINVAL wrong
+ * direction or smaller than HIXL_*_SIZE_VER0.
  */
 int hixl_ioctl_canon(unsigned int cmd, unsigned int *canon, size_t *usize)
 {
@@ -232,27 +206,20 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_ioctl_canon);
 
 /**
  * hixl_engine_ioctl() - decode, copy in, run and copy out one command
- * @eng:  the engine the command is for
- * @cmd:  ioctl number (HIXL_IOC_*, or one with another struct size: see
- *        hixl_ioctl_canon())
- * @uarg: user pointer to the command's argument struct
+ * @eng:  the engine
+ * @cmd:  ioctl number, any struct size (hixl_ioctl_canon())
+ * @uarg: user pointer to the argument struct
  *
- * The caller's struct is read with copy_struct_from_user() into the
- * kernel's (zero-extended when smaller), handed to the command's handler,
- * and the first min(caller's, kernel's) bytes are copied back when the
- * handler succeeded (or failed, for commands whose out fields report the
- * failure: TRANSFER, GET_NOTIFIES, CONNECT).
+ * Copies back min(caller's, kernel's) bytes on success, and on failure for
+ * commands that report it (TRANSFER, GET_NOTIFIES, CONNECT).
  *
  * Context: process context, may sleep.
- * Return: 0 on success;
- *  -ENOTTY if @cmd is not of our type or names no hixl command;
- *  -EINVAL if @cmd names a hixl command with another direction or a
- *  struct smaller than its first version, or the handler rejects a field
- *  (unknown flag, non-zero reserved field, ...);
- *  -E2BIG if the caller's struct is larger than the kernel's and a byte
- *  past the kernel's is not zero (a field this module does not know);
- *  -EFAULT if the argument cannot be read or written;
- *  any other -errno the handler documents.
+ * Return: 0, or
+ *  -ENOTTY not our type or no such command;
+ *  -EINVAL bad direction or size, or a field the handler rejects;
+ *  -E2BIG a non-zero byte past the kernel's struct;
+ *  -EFAULT the argument cannot be read or written;
+ *  the handler's errors.
  */
 long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 		       void __user *uarg)
@@ -368,17 +335,10 @@ static const struct file_operations hixl_fops = {
 };
 
 /*
- * /dev/hixl is misc device 10:HIXL_MISC_MINOR, a fixed minor, so that the
- * node can exist before the module is loaded and opening it loads the
- * module: depmod turns the aliases below into modules.devname, kmod's
- * static-nodes creates the node at boot, and misc_open() asks for
- * "char-major-10-MINOR" (it does so only for minors below
- * MISC_DYNAMIC_MINOR).  248 is in 243-254, "reserved for local use" in
- * Documentation/admin-guide/devices.txt: no in-tree misc driver has a
- * minor there, and dynamic minors are never handed out there (0-127, or
- * 256 and up since 6.x).  Should another out-of-tree driver hold it, hixl
- * takes a dynamic minor instead (and says so): /dev/hixl still appears,
- * only the load on first open is lost.
+ * A fixed misc minor, so the node exists before load and opening it loads
+ * the module (modules.devname; misc_open() requests only static minors).
+ * 248 is in 243-254, "reserved for local use" (devices.txt).  If taken,
+ * hixl falls back to a dynamic minor.
  */
 #define HIXL_MISC_MINOR	248
 
@@ -456,7 +416,6 @@ module_exit(hixl_exit);
 MODULE_DESCRIPTION("hixl: RDMA memory transfer engine for LLM KV-cache serving");
 MODULE_AUTHOR("hixl developers");
 MODULE_LICENSE("GPL");
-/* modules.devname: /dev/hixl, char 10:HIXL_MISC_MINOR (above) */
 MODULE_ALIAS_MISCDEV(HIXL_MISC_MINOR);
 MODULE_ALIAS("devname:" HIXL_DEVICE_NAME);
 MODULE_VERSION("0.3");

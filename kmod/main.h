@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * main.h - the module's entry points: /dev/hixl's engines and their
- * ioctls (main.c), GET_INFO (info.c), debugfs (debugfs.c).
- */
+/* main.h - /dev/hixl, its ioctls, GET_INFO and debugfs */
 #ifndef _HIXL_MAIN_H
 #define _HIXL_MAIN_H
 
@@ -18,7 +15,7 @@ long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 		       void __user *uarg);
 int hixl_ioctl_canon(unsigned int cmd, unsigned int *canon, size_t *usize);
 
-/* hixl_engines_lock protects hixl_engines, every open engine (main.c) */
+/* protects hixl_engines, every open engine */
 extern struct mutex hixl_engines_lock;
 extern struct list_head hixl_engines;
 

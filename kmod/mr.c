@@ -1,18 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mr.c - fast-registration MRs for registered regions.
- *
- * Each region becomes as few MRs as the device allows: the MR page size is
- * the largest the region's physical layout allows (region.c) that the
- * device supports (attrs.page_size_cap), and one MR holds at most
- * attrs.max_fast_reg_page_list_len pages of it (rxe: 512), so 1 GiB of
- * 2 MiB pages is one or two MRs rather than the 512 that 4 KiB pages need.
- * With several rails (rail.c) a region has one such set of MRs per rail
- * whose device exists (struct hixl_mrset), each in that rail's PD.
- * MRs are allocated with ib_alloc_mr(IB_MR_TYPE_MEM_REG) and mapped with
- * ib_map_mr_sg(), as nvme-rdma does (drivers/nvme/host/rdma.c); the
- * IB_WR_REG_MR work request that activates one is posted on a link's QP
- * before the link first uses it.  Never a global rkey.
+ * mr.c - fast-registration MRs for registered regions, as nvme-rdma:
+ * ib_alloc_mr(IB_MR_TYPE_MEM_REG) and ib_map_mr_sg(), activated by
+ * IB_WR_REG_MR on a link before first use; never a global rkey.  A region
+ * becomes as few MRs as the device allows (largest supported page size,
+ * max_fast_reg_page_list_len pages each), one set per rail, each in that
+ * rail's PD.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,8 +41,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_mr_shift);
  * @shift:     log2 of the MR page size
  * @max_pages: pages per MR, > 0
  *
- * MR boundaries fall every @max_pages pages, counted from @addr rounded
- * down to the page size.
+ * Return: the MR count; borders fall every @max_pages pages from @addr
+ * rounded down to the page size.
  */
 u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages)
 {
@@ -59,20 +52,12 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_mr_count);
 
 /**
  * hixl_mr_zero_base() - make a mapped MR's RDMA addresses start near zero
- * @mr:        a fast-registration MR after ib_map_mr_sg(), before the
- *             IB_WR_REG_MR that activates it is posted
- * @page_size: the page size it was mapped with (a power of two, bytes)
+ * @mr:        after ib_map_mr_sg(), before its IB_WR_REG_MR is posted
+ * @page_size: the page size it was mapped with, bytes
  *
- * ib_map_mr_sg() sets @mr->iova to the DMA address of the first byte,
- * which on software devices (rxe, siw) is a kernel virtual address: sent
- * to a peer in REGION or HELLO, it would tell the peer where the kernel's
- * memory lies (KASLR).  Only the offset of the first byte in its MR page
- * is kept, so the MR's addresses run from that offset (< @page_size).
- * A consumer may choose the iova between mapping and registering, as
- * xprtrdma does (frwr_map()); drivers register @mr->iova as the WR's MR
- * carries it (rxe_reg_fast_mr()) and translate addresses relative to it
- * plus the first page's offset, which is unchanged.  Local SGEs use the
- * same zero-based addresses with the MR's lkey.
+ * On software devices the iova ib_map_mr_sg() sets is a kernel virtual
+ * address, which must not reach a peer (KASLR).  Keep only the first
+ * byte's offset in its page, as xprtrdma's frwr_map() may choose the iova.
  */
 void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size)
 {
@@ -106,11 +91,7 @@ static int hixl_mr_make(const struct hixl_rail_dev *dev, struct hixl_region *r,
 	if (ret)
 		return ret;
 	m->dma_mapped = true;
-	/*
-	 * Size each MR for the pages it holds, not for the device maximum:
-	 * rxe keeps a 4 KiB page map per MR (512 x 1 GiB pages would need a
-	 * 2 GiB allocation), and hardware spends translation entries on it.
-	 */
+	/* size the MR for its pages, not the device maximum */
 	m->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG,
 			    hixl_pages_spanned(start, end - start, shift));
 	if (IS_ERR(m->mr)) {
@@ -130,11 +111,7 @@ static int hixl_make_mrs_shift(const struct hixl_rail_dev *dev, struct hixl_regi
 {
 	u64 psz = 1ULL << shift, span = psz * dev->max_mr_pages;
 	u64 base = ALIGN_DOWN(r->addr, psz);
-	/*
-	 * MR borders as offsets from @base: a device region's address is any
-	 * 64-bit device VA, and base + (i + 1) * span may wrap near 2^64
-	 * where base + (offset of the region's end) cannot.
-	 */
+	/* borders as offsets from @base: base + (i + 1) * span may wrap */
 	u64 first = r->addr - base, last = first + r->len;
 	u32 i, n = hixl_mr_count(r->addr, r->len, shift, dev->max_mr_pages);
 	struct hixl_mr *mrs;
@@ -180,25 +157,19 @@ static int hixl_make_mrs_shift(const struct hixl_rail_dev *dev, struct hixl_regi
 }
 
 /**
- * hixl_region_make_mrs_dev() - make a region's MRs for one rail on a given
- * device
- * @r:    a region whose pages are pinned; its engine's lock held
- * @rail: the rail whose MR set (hixl_region_mrset()) they go in
- * @dev:  the device, PD and limits to make them with (hixl_rail_dev(), or
- *        a rail being revived and not yet published, hixl_rail_revive())
+ * hixl_region_make_mrs_dev() - make a region's MRs for one rail on a device
+ * @r:    a region with its pages; engine lock held
+ * @rail: the rail whose MR set they go in
+ * @dev:  the device, PD and limits (hixl_rail_dev(), or a rail being
+ *        revived)
  *
- * A no-op when the region has MRs on that rail already, and for an
- * invalidated region (no pages).  Device (dma-buf) regions need a software
- * RDMA device, whose MRs take the buffer's CPU pages (hixl_dmabuf_pages()).
- * When the device's DMA layout does not follow the physical one (an
- * IOMMU), the large page size cannot map and 4 KiB pages are used instead.
- * The MRs are counted in the engine's st_mrs (GET_STATS' @mrs: every
- * rail's) and st_rail_mrs[@rail] (debugfs rails).
+ * No-op when the rail has MRs or the region is invalidated.  dma-buf
+ * regions need a software RDMA device.  Under an IOMMU 4 KiB pages are used.
  *
  * Context: process context, may sleep.
- * Return: 0; -EOPNOTSUPP when the device supports no page size the region
- * can use, or cannot map device memory; -ENOMEM; the device's -errno from
- * ib_alloc_mr()/ib_map_mr_sg().  On failure the rail has no MRs.
+ * Return: 0; -EOPNOTSUPP no usable page size, or device memory unmappable;
+ * -ENOMEM; ib_alloc_mr()'s or ib_map_mr_sg()'s error.  On failure the rail
+ * has no MRs.
  */
 int hixl_region_make_mrs_dev(struct hixl_region *r, u32 rail, const struct hixl_rail_dev *dev)
 {
@@ -231,15 +202,10 @@ int hixl_region_make_mrs_dev(struct hixl_region *r, u32 rail, const struct hixl_
 
 /**
  * hixl_region_make_mrs_rail() - make a region's MRs on one rail's device
- * @r:    a region whose pages are pinned; its engine's lock held
- * @rd:   the device side: the engine's own, or the one HIXL_IOC_SETUP is
- *        building and has not published yet; a loopback one: no-op for
- *        host memory, -EOPNOTSUPP for device memory
- * @rail: 0 (@rd's own device) .. @rd->nr_rails; a rail whose device is
- *        gone (hixl_rail_dev() false): no-op
- *
- * hixl_region_make_mrs_dev() with the rail's device as hixl_rail_dev()
- * gives it.
+ * @r:    a region with its pages; engine lock held
+ * @rd:   the engine's device side, or SETUP's unpublished one; loopback:
+ *        no-op for host memory, -EOPNOTSUPP for device memory
+ * @rail: 0..@rd->nr_rails; no-op when its device is gone
  *
  * Context: process context, may sleep.
  * Return: as hixl_region_make_mrs_dev().
@@ -257,18 +223,12 @@ int hixl_region_make_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 r
 }
 
 /**
- * hixl_region_make_mrs_on() - make the MRs of a region on every rail of a
- * device side
- * @r:  a region whose pages are pinned; its engine's lock held
- * @rd: the device side to make them on (hixl_region_make_mrs_rail());
- *      NULL: no-op
+ * hixl_region_make_mrs_on() - make a region's MRs on every rail of @rd
+ * @r:  a region with its pages; engine lock held
+ * @rd: the device side, or NULL (no-op)
  *
- * All or nothing over the rails whose devices exist, with one exception: a
- * rail >= 1 whose device cannot map the region (-EOPNOTSUPP) just has no
- * MRs for it (hixl_region_rails() leaves that rail out); rail 0's
- * -EOPNOTSUPP fails as before.  On success the region's rail mask is
- * recomputed (hixl_region_rails_update()).  On failure no rail keeps MRs
- * made here.
+ * All or nothing, except that a rail >= 1 that cannot map the region
+ * (-EOPNOTSUPP) is left out of its rails.
  *
  * Context: process context, may sleep.
  * Return: as hixl_region_make_mrs_rail() for the first rail that failed.
@@ -295,11 +255,10 @@ int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 }
 
 /**
- * hixl_region_make_mrs() - make the MRs of a region on the engine's devices
- * @r: a region whose pages are pinned; its engine's lock held
+ * hixl_region_make_mrs() - make a region's MRs on the engine's devices
+ * @r: a region with its pages; engine lock held
  *
- * hixl_region_make_mrs_on() with the engine's published device side: a
- * no-op before SETUP (no device yet).
+ * A no-op before SETUP.
  *
  * Context: process context, may sleep.
  * Return: as hixl_region_make_mrs_on().
@@ -312,13 +271,9 @@ int hixl_region_make_mrs(struct hixl_region *r)
 
 /**
  * hixl_region_free_mrs_rail() - release a region's MRs on one rail
- * @r:    the region; its engine's lock held
- * @rd:   the device side they were made on (hixl_region_make_mrs_rail())
- * @rail: the rail, 0..@rd->nr_rails; its device must still be set in @rd
- *        when it has MRs (a removal frees them before it clears the device)
- *
- * A no-op for a rail without MRs.  Clears the rail's bit in the region's
- * mask.
+ * @r:    the region; engine lock held
+ * @rd:   the device side they were made on
+ * @rail: 0..@rd->nr_rails; its device still set in @rd
  *
  * Context: process context, may sleep.
  */
@@ -343,12 +298,9 @@ void hixl_region_free_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 
 }
 
 /**
- * hixl_region_free_mrs_on() - release a region's MRs on every rail of a
- * device side
- * @r:  the region; its engine's lock held
- * @rd: the device side they were made on (hixl_region_make_mrs_on())
- *
- * A no-op for a region without MRs.
+ * hixl_region_free_mrs_on() - release a region's MRs on every rail of @rd
+ * @r:  the region; engine lock held
+ * @rd: the device side they were made on
  *
  * Context: process context, may sleep.
  */
@@ -363,9 +315,8 @@ void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 }
 
 /**
- * hixl_region_free_mrs() - release a region's MRs on every rail (before its
- * pages go)
- * @r: the region; its engine's lock held
+ * hixl_region_free_mrs() - release a region's MRs on every rail
+ * @r: the region; engine lock held
  *
  * Context: process context, may sleep.
  */
@@ -383,19 +334,15 @@ MODULE_PARM_DESC(rail_numa,
 
 /**
  * hixl_rail_numa_mask() - the rails a region on a NUMA node should use
- * @dev_node: each rail's device node: a node id, NUMA_NO_NODE (not known)
- *            or HIXL_RAIL_NODE_GONE (no device: never chosen)
- * @nr_rails: entries of @dev_node, at most HIXL_MAX_RAILS (more are
- *            ignored)
- * @mem_node: the region's node, NUMA_NO_NODE when not known (device memory)
+ * @dev_node: each rail's device node, NUMA_NO_NODE, or HIXL_RAIL_NODE_GONE
+ * @nr_rails: entries of @dev_node, at most HIXL_MAX_RAILS
+ * @mem_node: the region's node, or NUMA_NO_NODE
  * @enabled:  the rail_numa module parameter
  *
- * A pure function (KUnit: tests/rail_kunit.c).  With @enabled, a known
- * @mem_node and at least one rail's device on @mem_node: those rails plus
- * the rails whose node is not known (they are not known to be remote).
- * Otherwise every rail that has a device.
+ * With @enabled and a rail on @mem_node: those rails and the ones of
+ * unknown node; else every rail with a device.
  *
- * Return: bit i set for rail i chosen; 0 only when no rail has a device.
+ * Return: bit i for rail i; 0 only when no rail has a device.
  */
 u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled)
 {
@@ -417,15 +364,14 @@ u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool en
 EXPORT_SYMBOL_IF_KUNIT(hixl_rail_numa_mask);
 
 /**
- * hixl_region_rails_update() - recompute a region's rails (struct
- * hixl_region.rails)
- * @r:  the region; its engine's lock held
- * @rd: the device side its MRs were made on (published or being set up)
+ * hixl_region_rails_update() - recompute a region's rails
+ * @r:  the region; engine lock held
+ * @rd: the device side its MRs were made on
  *
- * The rails whose device exists and where @r has MRs, narrowed by
- * hixl_rail_numa_mask() with rail_numa as it is now; rail 0 always.
+ * Rails with a device and MRs, narrowed by hixl_rail_numa_mask(); rail 0
+ * always.
  *
- * Context: any; the engine's lock held.
+ * Context: any; engine lock held.
  */
 void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd)
 {
@@ -447,8 +393,7 @@ void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd)
 }
 
 /**
- * hixl_engine_rails_update() - recompute every region's rails after a rail's
- * device went or came back
+ * hixl_engine_rails_update() - recompute every region's rails
  * @eng: the engine; its lock held
  *
  * Context: any; the engine's lock held.

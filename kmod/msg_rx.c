@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * msg_rx.c - a link's message buffers and its receive side: each
- * message's header is checked and the message handed to the handler of
- * its type (hixl_rx_handlers[]: link_life.c, rtable.c, notify.c, stage.c,
- * auth.c).  Sending is msg.c's.
+ * msg_rx.c - a link's message buffers and receive side: each message's
+ * header is checked and the message handed to its type's handler.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,16 +24,7 @@
 #include "proto.h"
 #include "testhook.h"
 
-/**
- * hixl_iu_alloc() - a zeroed message buffer, DMA-mapped for the device
- * @l:    the link
- * @iu:   the buffer's descriptor; @iu->buf stays NULL on error
- * @size: bytes
- * @dir:  DMA_TO_DEVICE (send, reply) or DMA_FROM_DEVICE (receive)
- * @done: completion handler of the work requests that use it
- *
- * Return: 0 or -ENOMEM.
- */
+/* a zeroed message buffer, DMA-mapped; @iu->buf stays NULL on error */
 static int hixl_iu_alloc(struct hixl_link *l, struct hixl_iu *iu, u32 size,
 			 enum dma_data_direction dir, void (*done)(struct ib_cq *, struct ib_wc *))
 {
@@ -57,7 +46,6 @@ static int hixl_iu_alloc(struct hixl_link *l, struct hixl_iu *iu, u32 size,
 	return 0;
 }
 
-/* Undo hixl_iu_alloc(); an unallocated buffer (NULL @iu->buf) is ignored. */
 static void hixl_iu_free(struct ib_device *ibdev, struct hixl_iu *iu)
 {
 	if (!iu->buf)
@@ -74,8 +62,6 @@ static void hixl_reply_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&l->stage.reply_done);
 }
 
-/* ---- receiving -------------------------------------------------------------------- */
-
 static int hixl_post_recv(struct hixl_iu *rx)
 {
 	struct ib_sge sge = {
@@ -87,13 +73,9 @@ static int hixl_post_recv(struct hixl_iu *rx)
 	return ib_post_recv(rx->link->qp, &wr, NULL);
 }
 
-/**
- * struct hixl_rx_handler - how one message type is received
- * @min_len:   bytes the message has at least (shorter: -EPROTO)
- * @fn:        the handler; gets the whole message, @min_len bytes or more
- * @handshake: the peer's half of the handshake (HELLO, its table): once
- *             applied, progress of an accepted link's handshake
- *             (hixl_link_hs_progress())
+/*
+ * @min_len: shorter is -EPROTO.  @handshake: the peer's half of the
+ * handshake, which advances an accepted link (hixl_link_hs_progress()).
  */
 struct hixl_rx_handler {
 	u32 min_len;
@@ -101,10 +83,7 @@ struct hixl_rx_handler {
 	bool handshake;
 };
 
-/*
- * Every message type a link takes once the secret exchange is over (AUTH_*
- * messages are hixl_auth_rx()'s); a type without an entry is -EPROTO.
- */
+/* after the secret exchange; a type without an entry is -EPROTO */
 static const struct hixl_rx_handler hixl_rx_handlers[] = {
 	[HIXL_MSG_HELLO]	= { sizeof(struct hixl_wire_hello), hixl_rx_hello, true },
 	[HIXL_MSG_REGION]	= { sizeof(struct hixl_wire_region), hixl_rx_region_msg, true },
@@ -117,7 +96,6 @@ static const struct hixl_rx_handler hixl_rx_handlers[] = {
 	[HIXL_MSG_TABLE_ACK]	= { sizeof(struct hixl_wire_ack), hixl_rx_table_ack },
 };
 
-/* Is @buf, @len bytes received, a whole message of this wire version? */
 static bool hixl_wire_hdr_ok(const void *buf, u32 len)
 {
 	const struct hixl_wire_hdr *h = buf;
@@ -127,11 +105,9 @@ static bool hixl_wire_hdr_ok(const void *buf, u32 len)
 }
 
 /*
- * One received message.  Every message type has one answer: carried out,
- * ignored (a STAGE_DONE of another sequence, a REGION_DEL of an unknown
- * range), or -errno, which closes the link (hixl_link_abort()).  Before the
- * peer's HELLO only TABLE_ACK may come (the peer acks our table while its
- * own setup work still runs); after it, no second HELLO.
+ * Each message is carried out, ignored, or fails with -errno, which closes
+ * the link.  Before the peer's HELLO only TABLE_ACK may come; no second
+ * HELLO.
  */
 static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 {
@@ -162,18 +138,9 @@ static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 }
 
 /*
- * A message that arrived whole on a link already broken or being torn
- * down, not by a message of the peer's.  Most often the peer left: RDMA
- * CM's handler and this CQ's work are not ordered, so the DISCONNECTED of
- * a peer that sends a NOTIFY and closes at once can be handled first, and
- * the release it schedules (CLOSED) drains the QP, and this message with
- * it, through here.  The peer's SEND completed, which told it the message
- * arrived, so a NOTIFY is still queued for GET_NOTIFIES (with a reference
- * to the link, like any: hixl_engine_destroy() frees the notifications
- * after every link's drain).  Everything else (table, staging) ended with
- * the link and is dropped.  The NOTIFY passes the same checks as on a
- * working link: the header, the engine secret's proof, the peer's HELLO,
- * its bounds.
+ * A message received on a link already broken: the peer's DISCONNECTED
+ * may be handled before its last messages drain.  Its SEND completed, so
+ * a NOTIFY is still queued, after the same checks; the rest is dropped.
  */
 static void hixl_rx_late(struct hixl_link *l, const void *buf, u32 len)
 {
@@ -198,12 +165,9 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status == IB_WC_WR_FLUSH_ERR) {
 		/*
-		 * The QP went to error.  Whoever did that on our side said why
-		 * first (the link is broken already); on an accepted link not
-		 * broken yet, the peer did: its RDMA with a key or range we
-		 * never gave it (the responder NAKs it and moves our QP to
-		 * error, without an event).  Close the link, as when the peer
-		 * leaves, so that each wrong guess of a key costs a connection.
+		 * Flushed on an accepted link not yet broken: the peer used a
+		 * key or range we never gave it.  Close the link, so each
+		 * guessed key costs a connection.
 		 */
 		if (!l->active && hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
 			hixl_link_warn(l, "closing the link: its QP failed (a remote access error?)\n");
@@ -212,14 +176,7 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (wc->status != IB_WC_SUCCESS) {
-		/*
-		 * The QP is in the error state: the link is dead.  A peer
-		 * causes this with a SEND longer than our receive buffer
-		 * (local length error), a malformed message like any other,
-		 * so the link is closed the same way - only marking it broken
-		 * left it on the list, holding its slot and staging buffers,
-		 * with the peer never disconnected.
-		 */
+		/* e.g. the peer sent more than a receive buffer: close the link */
 		hixl_link_warn(l, "closing the link: receive failed: %s\n",
 			       ib_wc_status_msg(wc->status));
 		l->msg.rx_stopped = true;
@@ -253,18 +210,14 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
-/* ---- buffers ---------------------------------------------------------------------- */
-
 /**
  * hixl_link_msg_alloc() - a link's message buffers, its receives posted
  * @l: the link, its QP just created
  *
- * The send buffer, HIXL_RX_DEPTH receive buffers (each posted) and the
- * STAGE_DONE reply buffer.  Whatever was made stays for
- * hixl_link_msg_free() on error too.
+ * On error what was made stays for hixl_link_msg_free().
  *
- * Context: process context (GFP_KERNEL).
- * Return: 0, -ENOMEM or ib_post_recv()'s -errno.
+ * Context: process context.
+ * Return: 0, -ENOMEM or ib_post_recv()'s error.
  */
 int hixl_link_msg_alloc(struct hixl_link *l)
 {

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * msg_rx.h - a link's message buffers and its receive side (msg_rx.c).
- */
+/* msg_rx.h - a link's message buffers and receive side (msg_rx.c) */
 #ifndef _HIXL_MSG_RX_H
 #define _HIXL_MSG_RX_H
 

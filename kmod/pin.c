@@ -2,35 +2,18 @@
 /*
  * pin.c - host memory of a registration: pinned, charged and tracked.
  *
- * Host memory is pinned like ib_umem_get() (drivers/infiniband/core/umem.c):
- * charged to RLIMIT_MEMLOCK through mm->pinned_vm before pinning (as RDMA
- * does since commit 70f8a3ca68d3 "mm: make mm->pinned_vm an atomic64
- * counter": pins are not mlock, and a per-mm count keeps a forked child's
- * budget its own), pinned with FOLL_LONGTERM in chunks with cond_resched(),
- * uncharged exactly once when the pins are dropped.  The pins are kept as
- * physically contiguous runs (runs.c), built 512 pages at a time while
- * pinning and dropped run by run.
+ * As ib_umem_get(): charged to RLIMIT_MEMLOCK through mm->pinned_vm,
+ * pinned with FOLL_LONGTERM in batches, kept as physically contiguous
+ * runs (runs.c), uncharged once when unpinned.  On 6.11+ a range covered
+ * by one shared shmem or hugetlbfs mapping is pinned through the file with
+ * memfd_pin_folios(), one pin per folio.
  *
- * On 6.11+ a range that one shared mapping of a shmem or hugetlbfs file
- * covers (a memfd, MAP_SHARED) is pinned through the file instead:
- * memfd_pin_folios() takes one pin per folio (one per 2 MiB huge page)
- * from the page cache without walking the page tables, and the pins are
- * dropped folio by folio.  The pages are the ones the mapping maps (a
- * shared file mapping maps the page cache), so the notifier rules below
- * are the same; the differences: the pages need not be mapped yet (the
- * page path faults them in, this one does not), and a hole in the file is
- * filled by memfd_pin_folios() as a fault would fill it.
- *
- * Every host registration carries an MMU interval notifier.  When the
- * process unmaps or remaps any part of the range (munmap, mremap, exit) the
- * registration is marked invalid at once.  Events after which the same
- * pages may still be mapped (MMU_NOTIFY_CLEAR: a THP split caused by a
- * neighbouring munmap, MADV_DONTNEED, hole punch, reclaim) make it
- * suspect: a work item walks the range again (get_user_pages_remote()) and
- * marks it invalid only if a page changed.  An invalid registration's pins
- * are released by that work item; transfers on it fail and only DEREG_MEM
- * remains.  Protection changes (mprotect, fork's write-protect, NUMA
- * hinting) and soft-dirty tracking keep the same pages and are ignored.
+ * An MMU interval notifier watches the range: unmap events invalidate the
+ * registration at once; events after which the same pages may still be
+ * mapped (MMU_NOTIFY_CLEAR) make it suspect, and a work item re-walks the
+ * range and invalidates it only if a page changed.  Invalid pins are
+ * released by that work; only DEREG_MEM remains.  Protection changes are
+ * ignored.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,8 +32,6 @@
 #include "region.h"
 #include "trace.h"
 
-/* ---- host memory: pin, charge, notifier ------------------------------------ */
-
 static bool hixl_region_writable(const struct hixl_region *r)
 {
 	return !(r->flags & HIXL_REG_READ_ONLY);
@@ -58,8 +39,7 @@ static bool hixl_region_writable(const struct hixl_region *r)
 
 /*
  * The VMAs must cover the range without holes, be ordinary memory, and be
- * writable unless the registration is read-only.  Checked before pinning so
- * that a read-only mapping gets -EACCES, not the -EFAULT of a failed pin.
+ * writable unless read-only: -EACCES rather than a failed pin's -EFAULT.
  */
 static int hixl_check_vmas(struct mm_struct *mm, unsigned long start,
 			   unsigned long end, bool write)
@@ -108,11 +88,8 @@ static int hixl_charge_pinned(struct mm_struct *mm, unsigned long npages)
 #define HIXL_PIN_BATCH	(PAGE_SIZE / sizeof(void *))
 
 /*
- * Unpin in physically contiguous runs: unpin_user_page_range_dirty_lock()
- * walks each run folio by folio, so a huge page costs one step rather than
- * one per 4 KiB page (as ib_umem_release() does through its scatterlist).
- * Folio pins (memfd_pin_folios(): one pin per folio) are dropped folio by
- * folio.
+ * Unpin run by run: unpin_user_page_range_dirty_lock() steps by folio, as
+ * ib_umem_release().  Folio pins are dropped folio by folio.
  */
 static void hixl_unpin_runs(struct hixl_region *r, bool dirty)
 {
@@ -132,7 +109,6 @@ static void hixl_unpin_runs(struct hixl_region *r, bool dirty)
 	}
 }
 
-/* Pin @r->npages pages from @start into @r->runs, HIXL_PIN_BATCH at a time. */
 static int hixl_pin_pages(struct hixl_region *r, unsigned long start, unsigned int gup,
 			  struct page **tmp)
 {
@@ -146,7 +122,6 @@ static int hixl_pin_pages(struct hixl_region *r, unsigned long start, unsigned i
 		if (ret <= 0)
 			goto undo;
 		if (hixl_runs_add_pages(&r->runs, tmp, ret)) {
-			/* the pages that did not make it into a run */
 			added = r->runs.npages - done;
 			unpin_user_pages(tmp + added, ret - added);
 			ret = -ENOMEM;
@@ -168,11 +143,8 @@ undo:
 
 #ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
 /*
- * The file behind [@start, @end) when one shared mapping of it covers the
- * range and the file is that long (a memfd, shmem or hugetlbfs file:
- * memfd_pin_folios() refuses the others); NULL otherwise.  *@pos: the
- * file offset of @start.  The caller holds a reference on the result
- * (fput()).
+ * The file behind [@start, @end) if one shared mapping covers it within the
+ * file's size, referenced (fput()); else NULL.  *@pos: @start's offset.
  */
 static struct file *hixl_shared_file(struct mm_struct *mm, unsigned long start,
 				     unsigned long end, loff_t *pos)
@@ -184,11 +156,7 @@ static struct file *hixl_shared_file(struct mm_struct *mm, unsigned long start,
 	vma = vma_lookup(mm, start);
 	if (vma && end <= vma->vm_end && vma->vm_file && (vma->vm_flags & VM_SHARED)) {
 		*pos = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (start - vma->vm_start);
-		/*
-		 * Within the file's size only: memfd_pin_folios() would add
-		 * pages past it to the page cache; past it the page path
-		 * fails like a fault does (-EFAULT).
-		 */
+		/* memfd_pin_folios() would fill the page cache past i_size */
 		if (*pos + (loff_t)(end - start) <= i_size_read(file_inode(vma->vm_file)))
 			file = get_file(vma->vm_file);
 	}
@@ -197,11 +165,9 @@ static struct file *hixl_shared_file(struct mm_struct *mm, unsigned long start,
 }
 
 /*
- * Pin the file's folios behind the region with memfd_pin_folios(), one pin
- * per folio, HIXL_PIN_BATCH folios at a time, into @r->runs.
- * Return: 0; -EINVAL when the file is neither shmem nor hugetlbfs (nothing
- * pinned: the caller takes the page path); memfd_pin_folios()'s -errno
- * (-ENOMEM: no page for a hole; -EFAULT...); -ENOMEM; -EINTR.
+ * Pin the file's folios into @r->runs.  Return: 0; -EINVAL not shmem or
+ * hugetlbfs (nothing pinned: use the page path); memfd_pin_folios()'s
+ * error; -ENOMEM; -EINTR.
  */
 static int hixl_pin_folios(struct hixl_region *r, struct file *file, loff_t pos,
 			   struct folio **tmp)
@@ -244,11 +210,7 @@ undo:
 }
 #endif
 
-/*
- * Pin the region's pages into @r->runs: the file's folios when a shared
- * file mapping covers it and the kernel can pin those (6.11+), else the
- * pages the page tables map.  @tmp: room for HIXL_PIN_BATCH pointers.
- */
+/* the file's folios when possible (6.11+), else the mapped pages */
 static int hixl_pin(struct hixl_region *r, unsigned long start, unsigned int gup, void **tmp)
 {
 #ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
@@ -270,7 +232,7 @@ static int hixl_pin(struct hixl_region *r, unsigned long start, unsigned int gup
 	return hixl_pin_pages(r, start, gup, (struct page **)tmp);
 }
 
-/* Drop the pins (if still held) and the range; engine lock held. */
+/* drop the pins (if still held) and the range; engine lock held */
 void hixl_region_release_pins(struct hixl_region *r)
 {
 	struct hixl_engine *eng = r->eng;
@@ -289,7 +251,7 @@ void hixl_region_release_pins(struct hixl_region *r)
 	hixl_runs_free(&r->runs);
 }
 
-/* Count and trace a region that became invalid; called once per region. */
+/* count and trace a region that became invalid; once per region */
 static void hixl_region_invalidated(struct hixl_region *r)
 {
 	struct hixl_engine *eng = r->eng;
@@ -320,12 +282,11 @@ static bool hixl_mn_invalidate(struct mmu_interval_notifier *mni,
 	if (r->live && !r->invalid) {
 		r->event = range->event;
 		if (range->event == MMU_NOTIFY_UNMAP || range->event == MMU_NOTIFY_RELEASE) {
-			/* the range is gone: munmap, mremap, exit */
 			WRITE_ONCE(r->invalid, true);
 			WRITE_ONCE(r->suspect, false);
 			newly_invalid = true;
 		} else {
-			/* maybe the same pages again: look after the event */
+			/* maybe the same pages: check in the work item */
 			WRITE_ONCE(r->suspect, true);
 		}
 		queue = true;
@@ -334,7 +295,7 @@ static bool hixl_mn_invalidate(struct mmu_interval_notifier *mni,
 
 	if (newly_invalid)
 		hixl_region_invalidated(r);
-	/* looking at page tables and unpinning sleep; this callback may not */
+	/* walking page tables and unpinning sleep; this callback may not */
 	if (queue)
 		queue_work(r->eng->wq, &r->eng->inval_work);
 	return true;
@@ -344,7 +305,7 @@ static const struct mmu_interval_notifier_ops hixl_mn_ops = {
 	.invalidate = hixl_mn_invalidate,
 };
 
-/* Does the range still map exactly the pinned pages?  Engine lock held. */
+/* does the range still map exactly the pinned pages?  Engine lock held */
 static bool hixl_region_still_mapped(struct hixl_region *r)
 {
 	struct mm_struct *mm = r->eng->mm;
@@ -387,7 +348,7 @@ static bool hixl_region_still_mapped(struct hixl_region *r)
 	return same;
 }
 
-/* Settle a suspect region: valid again, or invalid.  Engine lock held. */
+/* settle a suspect region: valid again, or invalid; engine lock held */
 static void hixl_region_revalidate(struct hixl_region *r)
 {
 	unsigned long seq = mmu_interval_read_begin(&r->notifier);
@@ -396,7 +357,6 @@ static void hixl_region_revalidate(struct hixl_region *r)
 
 	spin_lock(&r->lock);
 	if (!r->invalid && mmu_interval_read_retry(&r->notifier, seq)) {
-		/* changed again while we looked: look again */
 		spin_unlock(&r->lock);
 		queue_work(r->eng->wq, &r->eng->inval_work);
 		return;
@@ -435,23 +395,15 @@ void hixl_inval_work(struct work_struct *work)
 
 /**
  * hixl_reg_host() - pin a host registration's pages and watch its range
- * @r:     the region (addr, len, flags set; in the engine's range tree);
- *         its engine's lock held
+ * @r:     the region (addr, len, flags set; in the range tree); the
+ *         engine's lock held
  * @pgsz:  out: the page-size accumulator fed with the pinned layout
  *
- * Checks the VMAs, charges RLIMIT_MEMLOCK, inserts the MMU interval
- * notifier and pins the range into @r->runs: on 6.11+ a range that one
- * shared mapping of a shmem or hugetlbfs file (a memfd) covers is pinned
- * folio by folio with memfd_pin_folios(), anything else page by page with
- * pin_user_pages_fast(FOLL_LONGTERM); both coalesce into physically
- * contiguous runs as they go.
- *
  * Context: process context, may sleep.
- * Return: 0; -EFAULT for a range that is not user memory, has holes, or
- * VM_IO/VM_PFNMAP mappings; -EACCES for an unreadable mapping or a
- * read-only one registered writable; -ENOMEM over RLIMIT_MEMLOCK or out of
- * memory; -EAGAIN when the range kept changing while it was pinned;
- * -EINTR on a fatal signal; the -errno of the pinning call.
+ * Return: 0, or -EFAULT not user memory, holes, or VM_IO/VM_PFNMAP;
+ * -EACCES unreadable, or read-only registered writable; -ENOMEM over
+ * RLIMIT_MEMLOCK or out of memory; -EAGAIN the range kept changing;
+ * -EINTR fatal signal; the pinning call's error.
  */
 int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz)
 {
@@ -475,7 +427,6 @@ int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz)
 	ret = hixl_charge_pinned(eng->mm, r->npages);
 	if (ret)
 		return ret;
-	/* one batch of page or folio pointers; the runs grow as they fill */
 	tmp = kmalloc_array(HIXL_PIN_BATCH, sizeof(*tmp), GFP_KERNEL);
 	if (!tmp) {
 		ret = -ENOMEM;
@@ -487,9 +438,8 @@ int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz)
 		goto err_free;
 
 	/*
-	 * Pinning can itself fire the notifier (a write fault breaking COW);
-	 * retry until a pass sees no invalidation, so the pins are exactly the
-	 * pages the range maps once the region goes live.
+	 * Pinning may fire the notifier (COW break): retry until a pass sees
+	 * no invalidation, so the pins are exactly the mapped pages.
 	 */
 	for (tries = 0;; tries++) {
 		seq = mmu_interval_read_begin(&r->notifier);

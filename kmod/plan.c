@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * plan.c - a TRANSFER's descriptors checked against both sides'
- * registrations and cut into pieces, one RDMA READ or WRITE work request
- * with one SGE each: every piece stays inside one local MR (the rail's,
- * hixl_region_mrset()) and one MR of the peer's announced table
- * (rtable.c), and moves at most HIXL_MAX_SGE_LEN bytes.  A plan holds the
- * local regions it uses (their users count) until hixl_plan_release().
- * Used by xfer.c for a link's TRANSFER and by xrail.c for each rail's
- * share of a striped one; what runs a plan is xq.c.
+ * plan.c - a TRANSFER's descriptors checked against both sides' tables and
+ * cut into pieces, one single-SGE RDMA READ or WRITE each, inside one local
+ * and one remote MR and at most HIXL_MAX_SGE_LEN bytes.  A plan holds its
+ * local regions until hixl_plan_release().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,7 +19,7 @@
 #include "link.h"
 #include "plan.h"
 
-/* Index of the span that holds @addr (spans are in address order, n > 0). */
+/* the span that holds @addr (spans in address order, n > 0) */
 static u32 hixl_find_span(const struct hixl_rmr *s, u32 n, u64 addr)
 {
 	u32 lo = 0, hi = n;
@@ -51,12 +47,7 @@ void hixl_plan_free(struct hixl_plan *pl)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_plan_free);
 
-/*
- * Append a piece, doubling the array when full.  The first array is small:
- * most TRANSFERs are a few pieces, and a kernel that zeroes every
- * allocation (init_on_alloc, Debian's default) would clear a large one for
- * each of them.
- */
+/* small first array: init_on_alloc would zero a large one per TRANSFER */
 static int hixl_plan_add(struct hixl_plan *pl, const struct hixl_piece *pc)
 {
 	if (pl->n == pl->cap) {
@@ -85,16 +76,13 @@ static int hixl_plan_add(struct hixl_plan *pl, const struct hixl_piece *pc)
  * @nl:   number of local spans, > 0
  * @rm:   remote spans in address order (key = rkey)
  * @nr:   number of remote spans, > 0
- * @la:   local address; [@la, @la + @len) lies inside the spans' range
+ * @la:   local address; [@la, @la + @len) lies inside the spans
  * @ra:   remote address; likewise
  * @len:  bytes, > 0
  * @desc: descriptor index, copied into every piece
  * @pl:   the plan the pieces are appended to
  *
- * Each piece stays inside one local and one remote span and moves at most
- * HIXL_MAX_SGE_LEN bytes.
- *
- * Return: 0; -EPROTO when the spans leave a hole under the range; -ENOMEM.
+ * Return: 0; -EPROTO the spans leave a hole; -ENOMEM.
  */
 int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32 nr,
 	       u64 la, u64 ra, u64 len, u32 desc, struct hixl_plan *pl)
@@ -130,10 +118,8 @@ int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32
 EXPORT_SYMBOL_IF_KUNIT(hixl_split);
 
 /*
- * The peer's region that holds [@ra, @ra + @len) whole, complete and, for
- * a WRITE, writable; the link's rt.lock held.  Return: the region;
- * ERR_PTR(-ERANGE) when no complete region holds the range;
- * ERR_PTR(-EACCES) for a WRITE to a region the peer registered read-only.
+ * The complete peer region holding the whole range, writable for a WRITE;
+ * rt.lock held.  ERR_PTR(-ERANGE) none; ERR_PTR(-EACCES) read-only.
  */
 static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 ra, u64 len)
 {
@@ -148,21 +134,17 @@ static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 r
 
 /**
  * hixl_plan_desc() - check one descriptor on a link and cut it into pieces
- * @l:   the link whose peer table gives the remote keys and whose rail's
- *       MRs (hixl_region_mrset(r, l->rail)) the local ones (a primary link,
- *       rail 0, or a rail link, xrail.c)
+ * @l:   the link: its peer table and its rail's local MRs
  * @op:  HIXL_OP_READ or HIXL_OP_WRITE
- * @d:   the descriptor (xrail.c passes one piece of a descriptor)
- * @idx: its index in the TRANSFER, copied into every piece
+ * @d:   the descriptor, or one stripe piece of it
+ * @idx: its index in the TRANSFER
  * @pl:  the plan; @pl->held has room for one more region
  *
- * Context: the engine lock and @l's rt.lock held; the local MRs of a
- * direct descriptor were activated (xfer.c: hixl_link_reg_mrs()).
- * Return: 0; -EINVAL len 0; -EOVERFLOW a range wraps; -ENOENT the local
- * range is not in one valid registration with MRs; -EACCES READ into a
- * read-only region, WRITE into one the peer registered read-only; -ERANGE
- * the remote range is not in one complete peer region; -EPROTO, -ENOMEM
- * (hixl_split()).
+ * Context: the engine lock and @l's rt.lock held; local MRs activated.
+ * Return: 0, or -EINVAL len 0; -EOVERFLOW a range wraps; -ENOENT the local
+ * range is not in one valid registration with MRs; -EACCES a read-only
+ * side would be written; -ERANGE the remote range is not in one complete
+ * peer region; -EPROTO, -ENOMEM as hixl_split().
  */
 int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 			  u32 idx, struct hixl_plan *pl)
@@ -203,10 +185,9 @@ int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
  * @op: HIXL_OP_READ or HIXL_OP_WRITE
  * @d:  the descriptor
  *
- * The remote side as for a direct one, the local side only for being user
- * memory (it is copied, not registered).
+ * The local side is copied, not registered: it need only be user memory.
  *
- * Return: 0; -EOVERFLOW a range wraps; -ERANGE, -EACCES as
+ * Return: 0, or -EOVERFLOW a range wraps; -ERANGE, -EACCES as
  * hixl_plan_desc(); -EFAULT the local range is not user memory.
  */
 int hixl_stage_check(struct hixl_link *l, u32 op, const struct hixl_op_desc *d)

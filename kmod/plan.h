@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * plan.h - a TRANSFER's descriptors planned into pieces, one work request
- * each, over the MRs of both sides (plan.c).
- */
+/* plan.h - a TRANSFER planned into pieces, one work request each (plan.c) */
 #ifndef _HIXL_PLAN_H
 #define _HIXL_PLAN_H
 
@@ -12,7 +9,7 @@
 
 #include "link.h"
 
-/* One work request's worth of a descriptor (plan.c). */
+/* one work request's worth of a descriptor */
 struct hixl_piece {
 	u64 laddr;		/* local RDMA address */
 	u64 raddr;		/* remote RDMA address */
@@ -22,7 +19,7 @@ struct hixl_piece {
 	u32 desc;
 };
 
-/* The pieces of a TRANSFER (@bytes: their sum), and the regions it holds (users raised). */
+/* a TRANSFER's pieces (@bytes: their sum) and the regions it holds */
 struct hixl_plan {
 	struct hixl_piece *p;
 	u32 n, cap;
@@ -33,18 +30,14 @@ struct hixl_plan {
 
 #define HIXL_MAX_SGE_LEN	SZ_1G	/* bytes one work request moves at most */
 /*
- * Pieces one TRANSFER's plan may have (work requests of the direct path,
- * stripe chunks of a striped one): its planning arrays stay below 200 MiB,
- * far from kvmalloc()'s INT_MAX, and are charged to the caller's memory
- * cgroup (GFP_KERNEL_ACCOUNT); more is -E2BIG.
+ * Pieces per TRANSFER: keeps the planning arrays below 200 MiB, charged
+ * to the caller's memcg; more is -E2BIG.
  */
 #define HIXL_MAX_PIECES		(1U << 22)
-/* pieces the first array of a plan has room for; it doubles as it fills */
+/* the first array's room; it doubles as it fills */
 #define HIXL_PLAN_FIRST_PIECES	8
-/* what the planning arrays of a TRANSFER are allocated with */
 #define HIXL_PLAN_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
-/* plan.c */
 int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, u32 idx,
 		   struct hixl_plan *pl);
 int hixl_stage_check(struct hixl_link *l, u32 op, const struct hixl_op_desc *d);

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * poll.h - hybrid polling of small synchronous batches (poll.c).
- */
+/* poll.h - hybrid polling of small synchronous batches (poll.c) */
 #ifndef _HIXL_POLL_H
 #define _HIXL_POLL_H
 
@@ -13,21 +11,17 @@
 struct completion;
 struct hixl_link;
 
-/* poll.c: hybrid polling of small synchronous batches */
 #define HIXL_POLL_MAX_BYTES	SZ_64K		/* larger batches never spin */
 #define HIXL_POLL_EWMA_MAX_NS	(10ULL * NSEC_PER_SEC)	/* a sample counts at most this */
 #define HIXL_POLL_EXPLORE	16	/* one batch in this many tries the other way */
 
 /**
- * hixl_poll_clock() - the clock of hybrid polling, in ns
+ * hixl_poll_clock() - the clock of hybrid polling
  *
- * local_clock(), as the network stack's busy polling times its spins
- * (busy_loop_current_time()): read on each turn of a spin, it must be
- * cheap, and ktime_get() is not where the clocksource is slow (a VM's
- * HPET).  Its readings on two CPUs may differ a little when the clock is
- * not stable across them; a spinner that moves meanwhile only spins a
- * little more or less, and a waiter that finds the clock behind the
- * batch's post records no sample (hixl_poll_record()).
+ * local_clock(), as busy_loop_current_time(): cheap on every spin; may
+ * differ a little between CPUs, which hixl_poll_record() tolerates.
+ *
+ * Return: the time in ns.
  */
 static inline u64 hixl_poll_clock(void)
 {

@@ -1,27 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * proto.h - what two engines say to each other over a link's SEND/RECV
- * channel.  Little-endian, fixed layout, one message per 4 KiB buffer.
+ * proto.h - messages between two engines on a link's SEND/RECV channel:
+ * little-endian, fixed layout, one message per 4 KiB buffer.
  *
- * After the RC connection is established each side sends HELLO (its engine
- * name), then one REGION message per block of up to HIXL_WIRE_MRS_PER_MSG
- * MRs of every valid registration, then TABLE_END.  A link is ready once it
- * has sent its own table and received the peer's TABLE_END.  From its
- * TABLE_END on, ready or not, a side sends every later registration as
- * REGION and withdraws every region it told the peer of with REGION_DEL
- * when it goes (deregistration, invalidation).  The receiver answers every
- * REGION and REGION_DEL, once applied, with TABLE_ACK carrying how many it
- * has applied, so that a registration is in the peer's table when REG_MEM
- * returns and a removed one is out of it before its MRs go.
+ * Each side sends HELLO, one REGION per up to HIXL_WIRE_MRS_PER_MSG MRs of
+ * every valid registration, then TABLE_END; a link is ready once it has
+ * sent its table and received the peer's TABLE_END.  From then on each
+ * new registration goes out as REGION and each withdrawn one as
+ * REGION_DEL; the receiver answers each with TABLE_ACK (count applied).
  *
- * With an engine secret (SETUP's HIXL_SETUP_SECRET, auth.c) the connection
- * request carries struct hixl_wire_cm_req with HIXL_WIRE_CM_AUTH, and
- * before HELLO the two sides run a mutual challenge: AUTH_CHALLENGE (the
- * connector's nonce), AUTH_REPLY (the acceptor's nonce and proof),
- * AUTH_PROOF (the connector's proof).  Without a secret none of this is on
- * the wire and the exchange is the version-1 exchange above, so the
- * version does not change.  A connection request refused by the acceptor's
- * policy is rejected with struct hixl_wire_cm_rej (docs/protocol.md).
+ * With an engine secret the CM request carries HIXL_WIRE_CM_AUTH and
+ * AUTH_CHALLENGE, AUTH_REPLY, AUTH_PROOF precede HELLO; without one the
+ * exchange is unchanged.  See docs/protocol.md.
  */
 #ifndef _HIXL_PROTO_H
 #define _HIXL_PROTO_H
@@ -76,15 +66,10 @@ struct hixl_wire_hello {
 };
 
 /*
- * A HELLO may carry more than struct hixl_wire_hello: a receiver reads
- * what it knows and ignores the rest (every version-1 hixl, and
- * tests/user/peer.c, take a HELLO of sizeof(struct hixl_wire_hello) or
- * more).  A connecting engine that allows the same-host path appends this
- * block (local.c; docs/protocol.md, "Same-host links"): its module's boot
- * id and a random token of this link.  An acceptor in the same kernel
- * pairs the two links only if it holds an offered link with that token
- * whose CONNECT target is the acceptor itself.  A block with another magic,
- * version or length is ignored (the link uses RDMA).
+ * Optional HELLO blocks follow struct hixl_wire_hello; a receiver skips
+ * what it does not know.  Same-host block (local.c): the module's boot id
+ * and a per-link token; a block with another magic, version or length is
+ * ignored.
  */
 #define HIXL_WIRE_LOCAL_MAGIC	0x434c4858	/* "XHLC" */
 #define HIXL_WIRE_LOCAL_VERSION	1
@@ -100,16 +85,10 @@ struct hixl_wire_hello_local {
 };
 
 /*
- * Rails (raillink_hello.c; docs/protocol.md, "Rails").  A primary link's HELLO
- * (either side) appends struct hixl_wire_hello_rails after any same-host
- * block: the sender's extra rails (rail i + 1 in @rail[i], the address and
- * the port its listener on that rail has, 0 when it does not listen) and
- * a random token of this link.  A rail link's HELLO (only the connector's)
- * appends struct hixl_wire_hello_rail: which rail it is and the token the
- * acceptor sent on the primary link, so the acceptor hangs the connection
- * off that link.  Every HELLO block starts with {magic, version, len}; a
- * receiver walks them by @len and skips a magic it does not know, so an
- * older peer ignores both and keeps a one-rail link.
+ * Rails: a primary link's HELLO carries struct hixl_wire_hello_rails (each
+ * extra rail's address and listening port, 0 if none, and a token); a rail
+ * link's HELLO carries struct hixl_wire_hello_rail (its rail and the
+ * acceptor's token).  Blocks start with {magic, version, len}.
  */
 #define HIXL_WIRE_RAILS_MAGIC	0x534c4858	/* "XHLS" */
 #define HIXL_WIRE_RAILS_VERSION	1
@@ -181,10 +160,7 @@ struct hixl_wire_notify {
 	__u8 data[];		/* name, then message */
 };
 
-/*
- * Staging (stage.c): a landing buffer starts with HIXL_STAGE_LIST bytes of
- * entries {remote address, length}; the data follows, entry after entry.
- */
+/* a landing buffer starts with HIXL_STAGE_LIST bytes of {addr, len}; data follows */
 #define HIXL_STAGE_LIST		SZ_64K
 #define HIXL_STAGE_MAX_ENTS	(HIXL_STAGE_LIST / sizeof(struct hixl_wire_stage_ent))
 #define HIXL_STAGE_SCATTER	0	/* landing buffer -> registrations (WRITE) */
@@ -215,13 +191,9 @@ struct hixl_wire_ack {
 };
 
 /*
- * The engine-secret exchange (auth.c).  A mac is HMAC-SHA256 keyed with the
- * secret over: the label of the side that computes it
- * (HIXL_AUTH_LABEL_CONNECTOR or HIXL_AUTH_LABEL_ACCEPTOR, with its NUL),
- * the connector's nonce, the acceptor's nonce, then the connector's and the
- * acceptor's RDMA CM address as struct hixl_wire_name (address and port of
- * this connection, as both sides see them).  A field the type does not use
- * must be zero.
+ * Engine secret: a mac is HMAC-SHA256 over the computing side's label
+ * (with its NUL), the connector's nonce, the acceptor's nonce, and both
+ * CM addresses as struct hixl_wire_name.  Unused fields are zero.
  */
 #define HIXL_AUTH_NONCE_LEN	32
 #define HIXL_AUTH_MAC_LEN	32
@@ -235,10 +207,8 @@ struct hixl_wire_auth {
 };
 
 /*
- * RDMA CM private data.  The connector's request: without it (a zeroed or
- * foreign block, an older hixl) the request offers no proof.  The
- * acceptor's reject of a request its policy refuses: the connector's
- * CONNECT fails with EACCES instead of retrying.
+ * RDMA CM private data: the connector's request (no block: no proof
+ * offered) and the acceptor's reject (CONNECT fails with EACCES).
  */
 #define HIXL_WIRE_CM_AUTH	1	/* the connector will prove a secret */
 

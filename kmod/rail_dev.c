@@ -1,12 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rail_dev.c - the device side of an engine's extra rails (the
- * design is at the top of rail.c): opening a rail's RDMA device and its PD
- * (hixl_rail_resolve(), as SETUP does, and hixl_rail_close()), the one
- * accessor of rail i's device (hixl_rail_dev()).  A rail's device removal
- * is setup.c's (hixl_engine_rail_detach()), its revival rail_revive.c's.
- * Locks: as engine.h's "Rails" says.
- */
+/* rail_dev.c - the RDMA device and PD of an engine's extra rails */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/numa.h>
@@ -24,13 +17,10 @@ static int hixl_rail_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 }
 
 /**
- * hixl_rail_close() - give up a rail's device objects (its PD) and forget
- * its device
- * @rail: the rail; its regions' MRs on it are gone already
+ * hixl_rail_close() - release a rail's PD and forget its device
+ * @rail: the rail; its MRs are gone
  *
- * Undoes hixl_rail_resolve(); a rail without a device is left as it is.
- *
- * Context: process context (ib_dealloc_pd() may sleep).
+ * Context: process context.
  */
 void hixl_rail_close(struct hixl_rail *rail)
 {
@@ -46,20 +36,16 @@ void hixl_rail_close(struct hixl_rail *rail)
 
 /**
  * hixl_rail_resolve() - open the RDMA device that owns a local address
- * @net:  the network namespace to resolve in (the SETUP caller's)
+ * @net:  network namespace (the SETUP caller's)
  * @ss:   the address, port 0
- * @rail: out: on success its @device (the name), @ibdev, the device's MR
- *        limits and NUMA node, and a new PD
+ * @rail: out: device name, @ibdev, MR limits, NUMA node and a new PD
  *
- * As SETUP finds its own device (hixl_cmd_setup(): rdma_bind_addr() on a
- * transient id in @net); the PD is allocated while the transient id still
- * holds the device (hixl_rail_close() gives it up).
+ * As hixl_cmd_setup() finds its device: rdma_bind_addr() on a transient id.
  *
  * Context: process context, may sleep.
- * Return: 0; -EADDRNOTAVAIL not a local address, -ENODEV no RDMA device
- * owns it (or it is being unregistered), -EOPNOTSUPP the device has no
- * fast-registration MRs, -ENOMEM, or RDMA CM's or ib_alloc_pd()'s -errno.
- * On failure @rail holds no device.
+ * Return: 0, or -EADDRNOTAVAIL not a local address; -ENODEV no RDMA device
+ * owns it; -EOPNOTSUPP no fast-registration MRs; -ENOMEM; RDMA CM's or
+ * ib_alloc_pd()'s error.  On failure @rail holds no device.
  */
 int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss, struct hixl_rail *rail)
 {
@@ -78,7 +64,7 @@ int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss, struct hixl_
 	if (!ret && (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 		     !dev->attrs.max_fast_reg_page_list_len))
 		ret = -EOPNOTSUPP;
-	/* not on a device being unregistered: see hixl_rail_revive() */
+	/* not a device being unregistered */
 	if (!ret && !ib_device_try_get(dev))
 		ret = -ENODEV;
 	if (!ret) {
@@ -102,16 +88,12 @@ int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss, struct hixl_
 
 /**
  * hixl_rail_dev() - the device side of one rail of an engine
- * @rd:  the engine's device side (NULL or a loopback one: no rail)
- * @i:   the rail: 0 is SETUP's own device (@rd->ibdev, @rd->pd), 1..
- *       @rd->nr_rails the extra rails (@rd->rails[i - 1])
- * @out: out: the rail's device, PD and MR limits; zeroed when it has none
+ * @rd:  the engine's device side, or NULL
+ * @i:   0: SETUP's device; 1..@rd->nr_rails: @rd->rails[i - 1]
+ * @out: out: device, PD and MR limits; zeroed when there is none
  *
- * Context: any; the caller holds the engine's rdma_sem (for reading) or
- * its lock, so @rd stays; a rail revived meanwhile (hixl_rail_revive()) is
- * seen whole or not at all.
- * Return: true when rail @i exists and its device is there (not removed,
- * not being removed); false otherwise.
+ * Context: any; the caller holds rdma_sem or the engine's lock.
+ * Return: true when rail @i exists and its device is not being removed.
  */
 bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out)
 {

@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rail_plan.c - the pure parts of striping: which
- * rail carries which bytes of which descriptor (hixl_rail_plan()), where
- * the unfinished pieces of a broken rail go (hixl_xrail_replan()), and
- * which failed sub-batches fail over at all (hixl_xrail_failover_ok()).
- * No lock, no allocation: xrail.c calls them, KUnit tests them
- * (tests/rail_kunit.c, tests/xrail_kunit.c).  The design is at the top of
- * rail.c and xrail.c.
+ * rail_plan.c - striping's pure parts: which rail carries which bytes,
+ * where a broken rail's pieces go, which failures fail over.
  */
 #include <linux/bitops.h>
 #include <linux/errno.h>
@@ -16,32 +11,22 @@
 #include "rail_plan.h"
 
 /**
- * hixl_rail_plan() - split a batch's descriptors into pieces, one per rail
- * @lens:       the descriptors' lengths, bytes, each > 0
+ * hixl_rail_plan() - split a batch's descriptors into pieces across rails
+ * @lens:       the descriptors' lengths in bytes, each > 0
  * @n:          descriptors
  * @nr_rails:   1..HIXL_MAX_RAILS
- * @stripe_min: bytes: a descriptor this long or longer is striped (with
- *              two rails or more)
- * @chunk:      bytes of one stripe chunk, > 0; a descriptor's chunks start
- *              at multiples of @chunk from its start, the last may be short
- * @rr:         in: the rail of the next piece, < @nr_rails; out: the rail
- *              after the last piece (the link keeps it from batch to batch)
- * @out:        out: the pieces, in descriptor order, each descriptor's in
- *              offset order
- * @max:        entries @out holds
+ * @stripe_min: bytes: descriptors this long or longer are striped
+ * @chunk:      bytes per stripe chunk, > 0; the last may be short
+ * @rr:         in: rail of the next piece; out: the rail after the last
+ * @out:        out: the pieces, in descriptor and offset order
+ * @max:        entries of @out
  *
- * A pure function (no lock, no allocation), modelled on how Mooncake's
- * transfer engine slices a request across devices: a short descriptor is
- * one piece, a long one a run of chunks; each piece goes to the rail with
- * the fewest bytes of this batch so far, ties broken round-robin from the
- * cursor (so equal pieces alternate, and batches of one small descriptor
- * each still spread).  Within a batch the rails' bytes then differ by at
- * most the largest piece: @chunk, or a descriptor below @stripe_min.  The
- * pieces of a descriptor cover it exactly once.  KUnit: tests/rail_kunit.c.
+ * Follows Mooncake's slicing: each piece goes to the rail with the fewest
+ * bytes so far, ties round-robin from @rr, so rails differ by at most one
+ * piece.  Pure: no lock, no allocation.
  *
- * Return: pieces written; -EINVAL for @nr_rails 0 or above HIXL_MAX_RAILS,
- * @chunk 0, @rr not below @nr_rails or a zero length; -ENOSPC when @max is
- * too small (@out then holds the first @max pieces, @rr is unchanged).
+ * Return: pieces written; -EINVAL bad @nr_rails, @chunk, @rr or a zero
+ * length; -ENOSPC @max too small (@rr unchanged).
  */
 long hixl_rail_plan(const u64 *lens, u32 n, u32 nr_rails, u64 stripe_min, u64 chunk,
 		    u32 *rr, struct hixl_rail_piece *out, u32 max)
@@ -83,24 +68,18 @@ long hixl_rail_plan(const u64 *lens, u32 n, u32 nr_rails, u64 stripe_min, u64 ch
 EXPORT_SYMBOL_IF_KUNIT(hixl_rail_plan);
 
 /**
- * hixl_xrail_replan() - move pieces onto other rails (failover)
+ * hixl_xrail_replan() - move pieces to other rails (failover)
  * @pc:   the batch's pieces
  * @npc:  entries of @pc
  * @idx:  indices into @pc of the pieces to move
  * @n:    entries of @idx
- * @mask: bit i: rail i may take them (bits at HIXL_MAX_RAILS and above
- *        are ignored)
- * @rr:   in: the rail to try first on a tie, < HIXL_MAX_RAILS; out: the
- *        rail after the last one used
+ * @mask: bit i: rail i may take them
+ * @rr:   in: rail tried first on a tie; out: the rail after the last used
  *
- * Pure (no lock, no allocation): each piece named goes whole to the rail
- * of @mask with the fewest bytes of this call so far, ties broken
- * round-robin from @rr, as hixl_rail_plan() assigns them; pieces not named
- * keep their rail.  Pieces are not cut again: each is at most
- * HIXL_RAIL_CHUNK or a descriptor below HIXL_RAIL_STRIPE_MIN already.
+ * Each piece moves whole, as hixl_rail_plan() assigns; others keep their
+ * rail.  Pure.
  *
- * Return: @n; -EINVAL when @mask has no rail, @rr is out of range or an
- * index is not below @npc (then nothing was moved).
+ * Return: @n; -EINVAL empty @mask, bad @rr or index (nothing moved).
  */
 long hixl_xrail_replan(struct hixl_rail_piece *pc, u32 npc, const u32 *idx, u32 n, u32 mask,
 		       u32 *rr)
@@ -136,17 +115,13 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xrail_replan);
 
 /**
  * hixl_xrail_failover_ok() - is a failed sub-batch re-posted elsewhere?
- * @status:     the sub-batch's -errno (0: it succeeded)
+ * @status:     the sub-batch's result
  * @link_state: its rail link's enum hixl_link_state after the end
  * @cancelled:  the TRANSFER was cancelled
  * @expired:    the TRANSFER's deadline has passed
  *
- * Pure.  Yes when the sub-batch failed because its link broke: the link is
- * ERROR or CLOSED now, or its requests were flushed (-ECONNRESET: the QP is
- * in the error state; the peer's DREQ may flush them before the CM event
- * that marks the link broken is handled), and the error is not the
- * batch's own timeout (-ETIMEDOUT: the deadline is the TRANSFER's, no time
- * is left), a cancel (-ECANCELED) or a lack of memory (-ENOMEM).
+ * Yes when its link broke (ERROR, CLOSED, or -ECONNRESET: a flush may
+ * precede the CM event), but not for -ETIMEDOUT, -ECANCELED or -ENOMEM.
  *
  * Return: true to fail over.
  */

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rail_plan.h - the pure parts of striping (rail_plan.c): the planner that
- * splits a batch's descriptors across rails, failover's re-planning and
- * its decision.  No lock, no allocation; KUnit: tests/rail_kunit.c,
- * tests/xrail_kunit.c.
+ * rail_plan.h - striping's pure parts (rail_plan.c): the planner, failover
+ * re-planning.  No lock, no allocation.
  */
 #ifndef HIXL_RAIL_PLAN_H
 #define HIXL_RAIL_PLAN_H

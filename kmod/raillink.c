@@ -1,46 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink.c - rail links: between two engines with
- * several rails, one more RC link per rail pair beside the link CONNECT
- * made (the primary, rail 0), so that every rail carries its own QP, region
- * table (the keys valid on that rail's device) and keep-alive.  Here: a
- * primary's rail fields, the connector's rail links (CONNECT's, the rail
- * work that re-makes broken ones) and their teardown (debugfs
- * hixl/raillinks is debugfs.c's).  The HELLO's rails and rail blocks are
- * raillink_hello.c's; the acceptor's side (the rail of a connection, the
- * pairing by token, the rail listeners) raillink_accept.c's.
+ * raillink.c - rail links: between engines with several rails, one more RC
+ * link per rail beside the primary (rail 0), each with its own QP, region
+ * table and keep-alive.  Here the connector's side and teardown; HELLO
+ * blocks in raillink_hello.c, the acceptor in raillink_accept.c.  Follows
+ * rtrs (several connections per session, each reconnected by delayed work).
  *
- *  - Wire (proto.h, docs/protocol.md "Rails"; raillink_hello.c): a primary
- *    link's HELLO carries our rails (addresses, listener port) and a random
- *    token of the link; a rail link's HELLO carries its rail index and the
- *    token the acceptor sent on the primary.  Every field is checked: a
- *    peer is untrusted.
- *  - Only the connector makes rail links: after CONNECT's primary is READY,
- *    rails 1..nr-1 (nr = min(ours, the peer's)) from our rail i address to
- *    the peer's rail i address and listener port, within CONNECT's deadline;
- *    one that fails does not fail CONNECT.  Then the primary's rail work
- *    checks every HIXL_RAIL_RETRY_MS, while the primary is READY, and
- *    re-makes a rail link that broke (hixl_rail_revive() first: the rail's
- *    device may have come back).
- *  - The acceptor (raillink_accept.c) learns the rail of a connection from
- *    the device it came in on (hixl_rail_of_device()): rail 0 connections are primaries as
- *    always; any other must say, in its HELLO, that rail index and the token
- *    of one of our primary links to the same peer engine, from that peer's
- *    rail i address as the primary's HELLO gave it, or it is closed
- *    (-EPROTO).  Auth (the engine secret, allowed peers) runs on rail links
- *    as on primaries.
- *  - A rail link is an ordinary struct hixl_link with @rail != 0 and
- *    @parent set (a reference): on the engine's list, so that every table
- *    update reaches it (table.c), but not counted in nr_links (max_links),
- *    never found by peer-name lookups (hixl_link_lookup()), not in
- *    LINK_STATS, ENGINES or debugfs hixl/links (it has hixl/raillinks).
- *    It lives at most as long as its primary: hixl_link_destroy() of the
- *    primary destroys its rail links; a rail link's own teardown unhooks it.
- *  - Rail links have no staging buffers (HELLO says stage_size 0): the
- *    striped data path sends only direct descriptors over rails.
- *
- * Model: drivers/infiniband/ulp/rtrs (a session of several connections,
- * each path reconnected by a delayed work), and local.c's pairing token.
+ * Only the connector makes rail links: after CONNECT's primary is READY,
+ * rails 1..nr-1 within CONNECT's deadline (failures do not fail CONNECT),
+ * then the rail work re-makes broken ones every HIXL_RAIL_RETRY_MS while
+ * the primary is READY.  A rail link is a struct hixl_link with @rail != 0
+ * and a referenced @parent: listed, so table updates reach it, but not in
+ * nr_links, peer lookups or LINK_STATS.  It never outlives its primary and
+ * has no staging buffers.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,19 +37,10 @@
 
 static void hixl_rail_work(struct work_struct *w);
 
-/**
- * hixl_raillink_flush() - flush what a broken link has posted, sending nothing
- * @l: the link, ERROR already (the caller holds a reference)
- *
- * Moves its QP to the error state with ib_modify_qp(), as ib_drain_qp()
- * does, so that every posted work request completes with a flush: its
- * batches end, and striped ones fail over (xrail.c), instead of waiting
- * for their deadline when nothing else would complete them.  Unlike
- * hixl_xq_break() no DREQ is sent: for a rail link whose port is down
- * (the rail work), where a send moves the device's GSI QP to the error state
- * on rxe (keepalive.c).  The link's teardown disconnects as usual.
- *
- * Context: process context; takes @l->msg.post_mutex.
+/*
+ * Flush a broken link's posted requests (QP to error, as ib_drain_qp()),
+ * so its batches end or fail over now.  No DREQ: its port may be down.
+ * Takes @l->msg.post_mutex.
  */
 static void hixl_raillink_flush(struct hixl_link *l)
 {
@@ -94,7 +57,7 @@ static void hixl_raillink_flush(struct hixl_link *l)
 
 /**
  * hixl_link_rails_init() - a new link's rail fields: one rail, a fresh token
- * @l: the link, from hixl_link_alloc()
+ * @l: the link
  */
 void hixl_link_rails_init(struct hixl_link *l)
 {
@@ -108,9 +71,8 @@ void hixl_link_rails_init(struct hixl_link *l)
  * hixl_link_nr_rails() - rails paired with the peer on a primary link
  * @l: a primary link
  *
- * Context: any that may take a spinlock.
- * Return: 1 (no rail links: an old peer, a one-rail engine on either side,
- * or the peer's HELLO not seen yet) to HIXL_MAX_RAILS.
+ * Context: may take a spinlock.
+ * Return: 1 (no rail links) to HIXL_MAX_RAILS.
  */
 u32 hixl_link_nr_rails(struct hixl_link *l)
 {
@@ -123,15 +85,12 @@ u32 hixl_link_nr_rails(struct hixl_link *l)
 }
 
 /**
- * hixl_link_rail_get() - rail @i's link of a primary, if it is READY
+ * hixl_link_rail_get() - rail @i's link of a primary, if READY
  * @l: a primary link
  * @i: the rail, 0..hixl_link_nr_rails() - 1
  *
- * Context: any that may take a spinlock (rails.lock, then the rail link's
- * lock).
- * Return: the link with a reference (hixl_link_put()) - @l itself for
- * @i = 0 - when it is READY; NULL otherwise (@i out of range, no rail link,
- * or one that is connecting or broken).
+ * Context: may take a spinlock (rails.lock, then the rail link's lock).
+ * Return: the link referenced (@l itself for 0) when READY; NULL otherwise.
  */
 struct hixl_link *hixl_link_rail_get(struct hixl_link *l, u32 i)
 {
@@ -156,14 +115,11 @@ struct hixl_link *hixl_link_rail_get(struct hixl_link *l, u32 i)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_link_rail_get);
 
-/* ---- the connector ------------------------------------------------------------------ */
-
 /*
- * Make rail @i's link of primary @p: listed and hooked first (so that a
- * teardown of @p finds and ends it), then connected, authenticated and its
- * table exchanged by @deadline.  Caller holds the engine's rdma_sem (read).
- * Return: 0 once READY; -ENODEV when the rail's device is gone; -EBUSY
- * when the rail has a link; -ECONNABORTED when @p is going; else as CONNECT.
+ * Make rail @i's link of @p: listed and hooked first (so @p's teardown ends
+ * it), then connected by @deadline; rdma_sem held.  Return: 0 READY;
+ * -ENODEV rail device gone; -EBUSY rail has a link; -ECONNABORTED @p is
+ * going; else as CONNECT.
  */
 static int hixl_raillink_make(struct hixl_link *p, u32 i, unsigned long deadline)
 {
@@ -219,7 +175,7 @@ static int hixl_raillink_make(struct hixl_link *p, u32 i, unsigned long deadline
 		return ret;
 	}
 
-	/* once: a refused rail is the rail work's, CONNECT does not wait for it */
+	/* once: the rail work retries, CONNECT does not wait */
 	ret = hixl_connect_once(rl, (struct sockaddr *)&src, (struct sockaddr *)&dst, deadline);
 	if (!ret)
 		ret = hixl_auth_connect(rl, deadline);
@@ -237,7 +193,7 @@ static int hixl_raillink_make(struct hixl_link *p, u32 i, unsigned long deadline
 	return ret;
 }
 
-/* Unhook, unlist and destroy @rl, rail @i of @p, if it is still hooked there. */
+/* unhook, unlist and destroy @rl if still rail @i of @p */
 static void hixl_raillink_drop(struct hixl_link *p, u32 i, struct hixl_link *rl)
 {
 	bool mine;
@@ -253,13 +209,7 @@ static void hixl_raillink_drop(struct hixl_link *p, u32 i, struct hixl_link *rl)
 	}
 }
 
-/*
- * Is rail link @rl's port up (hixl_link_port_up(): its netdev, then the
- * cached port state)?  A port that is down (`ip link set ... down`, a
- * cable) gives no CM event, and keepalive.c posts nothing on a port that
- * is down, so a rail link would stay READY on a dead rail: the rail work
- * marks it broken instead.
- */
+/* a port going down raises no CM event: the rail work checks it here */
 static bool hixl_raillink_port_up(struct hixl_link *rl)
 {
 	bool up;
@@ -272,13 +222,11 @@ static bool hixl_raillink_port_up(struct hixl_link *rl)
 
 /**
  * hixl_rail_work_arm() - queue a primary's rail work again
- * @p: the primary link; its rails.work_on set by whoever started the work
- *     (CONNECT, hixl_raillinks_connect(); the acceptor, raillink_hello.c)
+ * @p: the primary link, rails.work_on set
  *
- * Queued in HIXL_RAIL_RETRY_MS unless @p is torn down or no longer READY
- * (state ERROR or CLOSED) or rails.work_on is not set.
+ * Not once @p is torn down or no longer READY.
  *
- * Context: any that may take a spinlock; takes @p->lock.
+ * Context: may take a spinlock; takes @p->lock.
  */
 void hixl_rail_work_arm(struct hixl_link *p)
 {
@@ -290,11 +238,8 @@ void hixl_rail_work_arm(struct hixl_link *p)
 }
 
 /*
- * The primary's rail work: a rail link that broke is unhooked and
- * destroyed; a rail without one (broken, never made, its device back) is
- * connected again.  Holds the engine's rdma_sem for reading, taken with a
- * trylock (a close or a device removal holding it for writing waits for
- * nothing of ours, and cancels this work).
+ * Destroy broken rail links and reconnect missing ones.  rdma_sem taken
+ * with a trylock: a writer cancels this work.
  */
 static void hixl_rail_work(struct work_struct *w)
 {
@@ -328,19 +273,11 @@ static void hixl_rail_work(struct work_struct *w)
 			if (st == HIXL_LINK_READY && !up) {
 				hixl_link_warn(rl, "rail %u: our port is down: rail link broken\n", i);
 				hixl_link_fail(rl, -ENETDOWN);
-				/*
-				 * what it has on the wire may never complete (rxe
-				 * need not retransmit): flush it, so that a striped
-				 * batch fails over now, not at its deadline
-				 */
+				/* flush: a striped batch fails over now, not at its deadline */
 				hixl_raillink_flush(rl);
 				hixl_raillink_trace_down(rl, p, -ENETDOWN);
 			} else if (st >= HIXL_LINK_ERROR && up) {
-				/*
-				 * Destroyed (DREQ) only with the port up: on rxe a send
-				 * on a port that is down moves the QP to error, the CM's
-				 * too (keepalive.c, hixl_link_port_up()).
-				 */
+				/* DREQ only with the port up: a send on a down port breaks QP1 */
 				hixl_raillink_trace_down(rl, p, err);
 				hixl_raillink_drop(p, i, rl);
 			}
@@ -361,12 +298,11 @@ again:
 
 /**
  * hixl_raillinks_connect() - CONNECT's rail links, after its primary is READY
- * @l:        the primary link CONNECT made, READY
+ * @l:        the primary link, READY
  * @deadline: CONNECT's deadline (jiffies)
  *
- * Connects rails 1..nr-1 one after the other while time is left; a rail
- * that fails is left to the rail work, started here, which retries it
- * every HIXL_RAIL_RETRY_MS.  A same-host (kernel copy) primary makes none.
+ * Failed rails are left to the rail work, started here.  A same-host
+ * primary makes none.
  *
  * Context: CONNECT's, rdma_sem held for reading.
  * Return: how many rail links came up.
@@ -392,12 +328,8 @@ int hixl_raillinks_connect(struct hixl_link *l, unsigned long deadline)
 }
 
 /**
- * hixl_raillinks_destroy() - a primary link is torn down: its rail links go
- * @l: the primary, marked CLOSED by hixl_link_destroy()
- *
- * No rail link is hooked from here on; each hooked one is destroyed unless
- * someone else unlisted it first (it is then being destroyed); the rail
- * work is cancelled.
+ * hixl_raillinks_destroy() - destroy a primary's rail links and rail work
+ * @l: the primary, CLOSED
  *
  * Context: process context, may sleep; no engine lock or links_lock held.
  */
@@ -429,12 +361,11 @@ void hixl_raillinks_destroy(struct hixl_link *l)
 }
 
 /**
- * hixl_raillink_trace_up() - hixl_rail_state up for a rail link now READY
+ * hixl_raillink_trace_up() - hixl_rail_state up for a READY rail link
  * @rl: the rail link
  * @p:  its primary (whose peer address the event names)
  *
- * Not for a link broken meanwhile: its down would then never come
- * (hixl_link_destroy() marks it CLOSED under @rl->lock before it unhooks).
+ * Not for a link broken meanwhile, whose down would never come.
  */
 void hixl_raillink_trace_up(struct hixl_link *rl, struct hixl_link *p)
 {
@@ -450,16 +381,10 @@ void hixl_raillink_trace_up(struct hixl_link *rl, struct hixl_link *p)
  * hixl_raillink_trace_down() - hixl_rail_state down, once per up
  * @rl:  the rail link
  * @p:   its primary
- * @err: why, -errno: -ENODEV its device is removed, -ENETDOWN its port
- *       went down, -ECONNRESET its primary went or a newer rail link
- *       replaced it, else the link's error
+ * @err: -ENODEV device removed, -ENETDOWN port down, -ECONNRESET primary
+ *       gone or replaced, else the link's error
  *
- * Each way a rail link goes says so here: the rail work, the device's
- * removal, its primary's end, a replacement, and its own teardown
- * (hixl_raillink_unhook(), for the ways none of these saw: a link the
- * CM's DISCONNECTED or DEVICE_REMOVAL event released before the device's
- * removal reached it went without a word).  The first says why; the rest
- * say nothing.
+ * The first caller says why; later ones say nothing.
  */
 void hixl_raillink_trace_down(struct hixl_link *rl, struct hixl_link *p, int err)
 {
@@ -472,12 +397,10 @@ void hixl_raillink_trace_down(struct hixl_link *rl, struct hixl_link *p, int err
 }
 
 /**
- * hixl_raillink_unhook() - a rail link is torn down: off its primary's rails
- * @l: the rail link, marked CLOSED by hixl_link_destroy()
+ * hixl_raillink_unhook() - take a torn-down rail link off its primary
+ * @l: the rail link, CLOSED
  *
- * Its reference on the primary goes with the link's struct
- * (hixl_link_free()).  A link still counted up traces its down here, with
- * its error (-ECONNRESET when it has none).
+ * A link still counted up traces its down here.
  */
 void hixl_raillink_unhook(struct hixl_link *l)
 {

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * raillink.h - rail links: one more RC link per extra rail pair, hung off
- * a primary link (raillink.c, raillink_hello.c, raillink_accept.c;
- * docs/protocol.md, "Rails").
- */
+/* raillink.h - rail links: one more RC link per extra rail, off a primary */
 #ifndef _HIXL_RAILLINK_H
 #define _HIXL_RAILLINK_H
 

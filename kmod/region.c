@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * region.c - HIXL_IOC_REG_MEM / HIXL_IOC_DEREG_MEM: register, look up and
- * drop registered memory (HIXL RegisterMem/DeregisterMem); the page-size
- * selection of a region's layout.  Pinning host memory and tracking it
- * with an MMU notifier is pin.c's; device memory dmabuf.c's.
- *
- * Overlap rule: within one engine, valid registrations never overlap (a new
- * one that overlaps any valid one gets -EEXIST; an invalidated one no longer
- * occupies its range).  Transfers may use any sub-range of a registration.
- * Different engines, even of one process, register independently.
+ * region.c - REG_MEM and DEREG_MEM, region lookup, and page-size selection.
+ * Within one engine valid registrations never overlap (-EEXIST); an
+ * invalidated one no longer holds its range.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,8 +18,6 @@
 #include "engine.h"
 #include "region.h"
 #include "trace.h"
-
-/* ---- page-size selection (pure, KUnit-tested) ----------------------------- */
 
 /**
  * hixl_pgsz_init() - start a page-size computation
@@ -45,10 +37,9 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_pgsz_init);
  * @pa:  physical (or DMA) address of the piece
  * @len: its length in bytes
  *
- * A page of size P can describe the layout when every virtual address is
- * congruent to its physical address modulo P and every physical
- * discontinuity falls on a P-aligned virtual address.  The first and last
- * pages may be partial.
+ * Page size P fits when every VA is congruent to its PA modulo P and every
+ * discontinuity falls on a P-aligned VA; first and last pages may be
+ * partial.
  */
 void hixl_pgsz_add(struct hixl_pgsz *s, u64 pa, u64 len)
 {
@@ -65,10 +56,9 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_pgsz_add);
 /**
  * hixl_pgsz_shift() - log2 of the largest page size that fits
  * @s:         accumulator after the last hixl_pgsz_add()
- * @max_shift: the largest page size allowed (device or hixl limit)
+ * @max_shift: the largest allowed
  *
- * Return: a shift <= @max_shift; below PAGE_SHIFT only for pieces that are
- * not page aligned.
+ * Return: a shift <= @max_shift; below PAGE_SHIFT only for unaligned pieces.
  */
 unsigned int hixl_pgsz_shift(const struct hixl_pgsz *s, unsigned int max_shift)
 {
@@ -81,8 +71,10 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_pgsz_shift);
 /**
  * hixl_pages_spanned() - pages of size 1 << @shift that cover a range
  * @addr:  first byte
- * @len:   bytes, > 0, @addr + @len - 1 must not overflow
+ * @len:   bytes, > 0, not wrapping
  * @shift: log2 of the page size
+ *
+ * Return: the page count.
  */
 u64 hixl_pages_spanned(u64 addr, u64 len, unsigned int shift)
 {
@@ -109,23 +101,12 @@ int hixl_range_check(u64 addr, u64 len)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_range_check);
 
-/* The links' side of a registration (struct hixl_region_events), set at load by main.c. */
+/* the links' side of a registration, set by main.c at load */
 const struct hixl_region_events *hixl_region_events __read_mostly;
 
-/* ---- registrations ----------------------------------------------------------- */
-
-/**
- * hixl_region_free() - undo everything a complete registration holds
- * @r: the region, already out of the engine's @regions; no transfer uses it
- *
- * The region is withdrawn from the peers' tables (REGION_DEL, acknowledged)
- * before its MRs go, valid or invalidated alike: an invalidated region
- * whose pins the invalidation work has not released yet (it had not run,
- * or a transfer held the region) is still in every table it was announced
- * to.  One the work released was withdrawn then and has no MRs left, so
- * hixl_links_region_removed() sends nothing for it.
- *
- * Context: process context, may sleep; the engine's lock held.
+/*
+ * Undo a complete registration, out of @regions, unused: withdrawn from
+ * the peer tables (acknowledged) before its MRs go.  Engine lock held.
  */
 static void hixl_region_free(struct hixl_region *r)
 {
@@ -177,40 +158,30 @@ static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
 
 /**
  * hixl_cmd_reg_mem() - HIXL_IOC_REG_MEM: register a region
- * @eng: the engine; the caller must be the process that opened it
+ * @eng: the engine
  * @a:   in: addr, len (bytes), type, flags, dmabuf_fd, dmabuf_offset;
  *       out: handle, page_size (bytes), nr_pages
  *
- * Host memory is pinned (FOLL_LONGTERM, FOLL_WRITE unless
- * HIXL_REG_READ_ONLY) and charged to RLIMIT_MEMLOCK; device memory is a
- * dma-buf, attached and mapped (dmabuf.c).  Both count against the
- * per-process limits.  On any error nothing stays charged, pinned or
- * registered.  The region is announced to every link's peer under
- * @eng->lock; their acknowledgements are awaited after it is dropped, all
- * within one table_ack_ms, and a peer that misses that has its link
- * closed: on return the region is in every connected peer's table.
+ * On any error nothing stays charged, pinned or registered.  On success
+ * the region is in every connected peer's table (a peer that does not ack
+ * within table_ack_ms has its link closed).
  *
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0, or
- *  -EINVAL   unknown flag or type, non-zero reserved field, len 0, a HOST
- *            registration with dmabuf_fd != -1 or dmabuf_offset != 0, a
- *            DEVICE registration with an unaligned addr or dmabuf_offset, or
- *            a range outside the dma-buf;
- *  -EOPNOTSUPP (device, engine set up) MRs of this dma-buf cannot be made on
- *            the engine's device (see dmabuf.c);
- *  -EOVERFLOW addr + len wraps around;
- *  -EPERM    the caller is not the process that opened the engine;
- *  -EFAULT   (host) the range is not entirely mapped, is beyond the user
- *            address space, or is I/O memory;
- *  -EACCES   (host) a mapping in the range is not readable, or not
- *            writable and HIXL_REG_READ_ONLY was not given;
- *  -EBADF    (device) dmabuf_fd is not an open dma-buf;
- *  -EEXIST   the range overlaps a valid registration of this engine;
- *  -ENOSPC   the process already has max_regions registrations;
- *  -E2BIG    the process would exceed max_host_bytes / max_device_bytes;
- *  -ENOMEM   RLIMIT_MEMLOCK exceeded (without CAP_IPC_LOCK), or out of memory;
- *  -EAGAIN   the range kept changing while it was being pinned;
- *  -EINTR    a fatal signal arrived while pinning.
+ *  -EINVAL     unknown flag or type, reserved field, len 0, bad dma-buf
+ *              fields or alignment, range outside the dma-buf;
+ *  -EOPNOTSUPP device memory MRs unsupported on the engine's device;
+ *  -EOVERFLOW  addr + len wraps;
+ *  -EPERM      not the engine's process;
+ *  -EFAULT     host: the range is not fully mapped user memory;
+ *  -EACCES     host: unreadable, or read-only without HIXL_REG_READ_ONLY;
+ *  -EBADF      device: dmabuf_fd is not a dma-buf;
+ *  -EEXIST     overlaps a valid registration;
+ *  -ENOSPC     max_regions reached;
+ *  -E2BIG      max_host_bytes / max_device_bytes exceeded;
+ *  -ENOMEM     RLIMIT_MEMLOCK exceeded, or out of memory;
+ *  -EAGAIN     the range kept changing while pinned;
+ *  -EINTR      fatal signal while pinning.
  */
 int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 {
@@ -274,7 +245,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 		goto err_unmap;
 	}
 	r->page_shift = shift;
-	/* NUMA (mr.c): the node of the first page; device memory: not known */
+	/* NUMA node of the first page; unknown for device memory */
 	r->numa_node = r->type == HIXL_MEM_HOST && hixl_region_has_pages(r) ?
 		       page_to_nid(pfn_to_page(r->runs.run[0].pfn)) : NUMA_NO_NODE;
 	ret = hixl_region_make_mrs(r);
@@ -298,11 +269,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	trace_hixl_reg_mem(eng->id, r->handle, r->type, r->addr, r->len, shift,
 			   r->npages);
 	mutex_unlock(&eng->lock);
-	/*
-	 * The peers' TABLE_ACKs, outside the lock: a silent peer delays this
-	 * caller by table_ack_ms at most and nobody else (@r may be
-	 * deregistered meanwhile by another thread; it is not touched).
-	 */
+	/* TABLE_ACKs outside the lock: a silent peer delays only this caller */
 	hixl_region_events->wait(&w);
 	return 0;
 
@@ -331,20 +298,14 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_reg_mem);
  * @eng: the engine
  * @a:   in: handle, flags (0)
  *
- * Withdraws the region from every peer table it is in (REGION_DEL, and the
- * peer's TABLE_ACK, before its MRs go: also when munmap invalidated it and
- * its pins were not released yet), then releases the pins (if the region
- * was not invalidated already), the dma-buf mapping, the notifier and the
- * limits the region was charged to.  A region with a transfer in flight is
- * not waited for: the call fails.  A link that does not acknowledge the
- * REGION_DEL within table_ack_ms (all peers together; @eng->lock is not
- * held meanwhile, and the region is no longer used or found) is closed
- * (hixl_links_region_withdraw()); the region goes all the same.
+ * Withdraws the region from every peer table, then releases pins, dma-buf,
+ * notifier and charges.  The peers' acks are awaited without @eng->lock,
+ * the region out of use meanwhile; a link that does not ack the REGION_DEL
+ * within table_ack_ms is closed, the region goes all the same.
  *
  * Context: process context, may sleep; takes @eng->lock.
- * Return: 0; -EINVAL for flags or reserved fields; -EPERM when the caller is
- * not the engine's process; -ENOENT when @a->handle names no registration
- * of this engine (0, foreign, already deregistered or being so); -EBUSY while a
+ * Return: 0; -EINVAL flags or reserved fields; -EPERM not the engine's
+ * process; -ENOENT no such handle (or being deregistered); -EBUSY a
  * transfer uses the region.
  */
 int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *a)
@@ -394,9 +355,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_dereg_mem);
  * @addr: first byte
  * @len:  bytes, > 0
  *
- * Return: the region containing [@addr, @addr + @len), or NULL when no
- * single valid registration does (unregistered, straddling two regions,
- * invalidated or suspect, still being registered or deregistered).
+ * Return: the region, or NULL if no single valid, complete registration
+ * (not being deregistered) holds the range.
  */
 struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len)
 {
@@ -415,21 +375,14 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_region_lookup);
 
 /**
  * hixl_range_read_only() - does a range touch a read-only host registration?
- * @eng:  the engine; @eng->lock held (it keeps the regions in @eng->ranges)
+ * @eng:  the engine; @eng->lock held
  * @addr: first byte (a user address)
  * @len:  bytes
  *
- * For staged READs, which copy into user memory byte for byte
- * (copy_to_user()) whether it is registered or not: not one byte of a
- * registration made with HIXL_REG_READ_ONLY may be written, also when the
- * range is only partly inside it.  Valid and suspect registrations count
- * (a suspect one may still map its pages); an invalidated one no longer
- * maps its pages at that range and does not.  Device registrations are no
- * user memory and do not count either.
+ * For staged READs, which copy_to_user() whether registered or not: valid
+ * and suspect registrations count, invalidated and device ones do not.
  *
- * Return: true when a byte of [@addr, @addr + @len) is in such a
- * registration; false otherwise, and for @len 0 or a range that wraps
- * (refused elsewhere).
+ * Return: true if any byte is in one; false for @len 0 or a wrapping range.
  */
 bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len)
 {

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * region.h - registered memory: per-process accounting (acct.c), regions
- * (region.c), their pages as physically contiguous runs (runs.c), pinned
- * host memory (pin.c), their fast-registration MRs (mr.c) and device
- * memory (dmabuf.c).  Locks: in the order of engine.h.
+ * region.h - registered memory: accounting (acct.c), regions (region.c),
+ * page runs (runs.c), host pins (pin.c), MRs (mr.c), dma-buf (dmabuf.c).
  */
 #ifndef _HIXL_REGION_H
 #define _HIXL_REGION_H
@@ -19,9 +17,8 @@
 #include <rdma/hixl.h>
 
 /*
- * One MR as the transfer path sees it: the region bytes [addr, addr + len)
- * are RDMA address iova under key.  A peer's MRs as it announced them
- * (key = rkey), and our own (key = lkey, struct hixl_region.spans).
+ * One MR as the transfer path sees it: bytes [addr, addr + len) at RDMA
+ * address iova under key (rkey for a peer's, lkey for ours).
  */
 struct hixl_rmr {
 	u64 addr;
@@ -36,16 +33,14 @@ struct hixl_rmr;
 struct ib_mr;
 struct work_struct;
 
-/* Largest page size a region's MR page list uses: 1 GiB. */
+/* largest MR page size: 1 GiB */
 #define HIXL_MAX_PAGE_SHIFT	30
-
-/* ---- acct.c: per-process registration limits ------------------------------ */
 
 /**
  * struct hixl_proc - the registrations of one process, over all its engines
  * @node:         in hixl_procs, under hixl_procs_lock
- * @mm:           the process's mm (the key); a counted mmgrab() reference
- * @ref:          engines of this process that use this entry
+ * @mm:           the process's mm (the key), mmgrab()ed
+ * @ref:          engines using this entry
  * @lock:         protects the three counters
  * @regions:      registrations, limit hixl_max_regions
  * @host_bytes:   host bytes registered, limit hixl_max_host_bytes
@@ -67,11 +62,9 @@ int hixl_limit_check(u32 regions, u64 bytes, u64 add, u32 max_regions, u64 max_b
 int hixl_proc_charge(struct hixl_proc *proc, u32 type, u64 bytes);
 void hixl_proc_uncharge(struct hixl_proc *proc, u32 type, u64 bytes);
 
-/* ---- region.c: registered memory ------------------------------------------ */
-
 /**
- * struct hixl_pgsz - accumulator for the largest page size a physical
- * layout allows (the idea of ib_umem_find_best_pgsz())
+ * struct hixl_pgsz - the largest page size a physical layout allows, as
+ * ib_umem_find_best_pgsz()
  * @va:      virtual address of the next piece
  * @next_pa: physical address that would continue the current run
  * @mask:    OR of every address whose low bits must be zero
@@ -90,13 +83,10 @@ unsigned int hixl_pgsz_shift(const struct hixl_pgsz *s, unsigned int max_shift);
 u64 hixl_pages_spanned(u64 addr, u64 len, unsigned int shift);
 int hixl_range_check(u64 addr, u64 len);
 
-/* ---- runs.c: a region's pages as physically contiguous runs --------------- */
-
 /**
  * struct hixl_run - physically contiguous pages of a region
  * @pfn: page frame of the run's first page
- * @end: page index one past the run's last page, counted from the region's
- *       first page (the run starts where the previous one ends, or at 0)
+ * @end: page index one past the run's last page, from the region's start
  */
 struct hixl_run {
 	unsigned long pfn;
@@ -105,10 +95,10 @@ struct hixl_run {
 
 /**
  * struct hixl_runs - pages as runs, in address order
- * @run:    @nr runs, room for @cap; NULL when empty and never allocated
+ * @run:    @nr runs, room for @cap; NULL when never allocated
  * @nr:     runs
  * @cap:    runs allocated
- * @npages: PAGE_SIZE pages covered: @run[@nr - 1].end, 0 when empty
+ * @npages: pages covered: @run[@nr - 1].end, 0 when empty
  */
 struct hixl_runs {
 	struct hixl_run *run;
@@ -135,17 +125,12 @@ int hixl_runs_sg_table(const struct hixl_runs *rs, struct sg_table *sgt, u64 off
 size_t hixl_runs_bytes(const struct hixl_runs *rs);
 
 /**
- * struct hixl_mrset - a region's fast-registration MRs on one rail's device
- * @mrs:            MRs covering the region, in address order; @nr_mrs of
- *                  them (0: none on this rail: before SETUP, after
- *                  invalidation, while the rail's device is gone, or a
- *                  device that cannot map the region)
- * @nr_mrs:         how many
+ * struct hixl_mrset - a region's fast-registration MRs on one rail
+ * @mrs:            MRs covering the region, in address order
+ * @nr_mrs:         how many; 0 when none on this rail
  * @mr_shift:       log2 of the MRs' page size
- * @mrs_registered: every MR went through IB_WR_REG_MR (engine lock); each
- *                  MR keeps its own struct hixl_mr.registered
- * @spans:          the MRs as struct hixl_rmr (key = lkey on this rail's
- *                  device), for hixl_split()
+ * @mrs_registered: every MR went through IB_WR_REG_MR (engine lock)
+ * @spans:          the MRs as struct hixl_rmr (key = lkey), for hixl_split()
  */
 struct hixl_mrset {
 	struct hixl_mr *mrs;
@@ -159,63 +144,40 @@ struct hixl_mrset {
  * struct hixl_region - one registration
  * @eng:        owning engine
  * @handle:     index in @eng->regions, never 0
- * @addr:       first byte (user VA for host, caller's device VA for device)
+ * @addr:       first byte (user VA, or the caller's device VA)
  * @len:        bytes
  * @type:       HIXL_MEM_HOST or HIXL_MEM_DEVICE
- * @flags:      HIXL_REG_* flags it was registered with
- * @page_shift: log2 of the largest page size the physical layout allows
- * @runs:       the region's pages as physically contiguous runs, from the
- *              first page holding @addr: host: pinned (and charged to
- *              mm->pinned_vm), empty (@runs.nr 0) once released; device: the
- *              exporter's pages seen through @vmap, looked up when an MR
- *              needs them
- * @npages:     PAGE_SIZE pages the region spans (host: charged and pinned
- *              while @runs holds them)
- * @folio_pins: host: pinned with memfd_pin_folios() (one pin per folio,
- *              dropped with unpin_folio()), not one pin per page
+ * @flags:      HIXL_REG_* flags
+ * @page_shift: log2 of the largest page size the layout allows
+ * @runs:       the pages as contiguous runs; host: pinned, empty once
+ *              released; device: looked up through @vmap
+ * @npages:     PAGE_SIZE pages the region spans
+ * @folio_pins: host: pinned per folio with memfd_pin_folios()
  * @notifier:   host: MMU interval notifier on [addr, addr + len)
  * @lock:       orders the notifier callback against registration
- *              (mmu_interval_set_seq()/mmu_interval_read_retry())
- * @live:       set once registration completed; callbacks before that only
- *              advance the sequence (registration retries)
- * @suspect:    set by the notifier for an event that may leave the pages in
- *              place (MMU_NOTIFY_CLEAR: a THP split, MADV_DONTNEED, ...);
- *              the invalidation work looks at the range again and either
- *              clears it or sets @invalid.  Transfers do not use a suspect
- *              region.
- * @event:      the mmu_notifier_event that made the region suspect or invalid
- * @invalid:    the VA range no longer maps the pinned pages (munmap, mremap,
- *              exit, or a suspect region found changed); transfers fail,
- *              pins are released by the engine's invalidation work
+ * @live:       registration completed; earlier callbacks only bump the seq
+ * @suspect:    an event may have left the pages in place; re-checked by
+ *              the invalidation work; not used for transfers
+ * @event:      the mmu_notifier_event that made it suspect or invalid
+ * @invalid:    the range no longer maps the pinned pages; transfers fail
  * @in_tree:    the range is in @eng->ranges
- * @withdrawing: DEREG_MEM waits, without the engine lock, for the peers
- *              to drop the region (engine lock): lookups, the invalidation
- *              work and a rail's revival pass it by, a second DEREG_MEM
- *              finds no such handle
- * @users:      in-flight users (transfers); DEREG_MEM returns -EBUSY while
- *              non-zero
- * @local_chunks: chunks of other engines' same-host copies in the region
- *              now (local.c; raised under the engine lock); DEREG_MEM waits
- *              for them, holding the lock, so no byte lands after it returns
- * @dmabuf:     device: the dma-buf, its attachment and mapping
- * @mrset:      the region's MRs on each rail of the engine (struct
- *              hixl_mrset; rail 0 = the engine's own device); under the
- *              engine lock; empty before SETUP, after invalidation, and on
- *              a rail whose device is gone
- * @rails:      hixl_region_rails(): bit i, rail i carries the region's
- *              descriptors (its MRs exist there and the NUMA choice,
- *              rail.c, allows it); bit 0 always.  Written under the engine
- *              lock (registration, SETUP, a rail's removal or revival),
- *              read with READ_ONCE()
- * @numa_node:  the node of the region's first page (host memory), or
- *              NUMA_NO_NODE (device memory, or before its pages are there)
- * @tbl_hidden: which peer tables hold the region (engine lock): 0, every
- *              link whose table went out (hixl_link.tbl_gen != 0) has it;
- *              else the table generation from which on links never got it
- *              (a table that went out while the region was invalid leaves
- *              it out; 1: no link has it, after its REGION_DEL or when it
- *              was invalid before it could be announced, or a
- *              HIXL_REG_LOCAL_ONLY region, which no table ever has)
+ * @withdrawing: engine lock: DEREG_MEM awaits the peers' acks without the
+ *              lock; lookups, the invalidation work and rail revival pass
+ *              the region by
+ * @users:      in-flight transfers; DEREG_MEM is -EBUSY while non-zero
+ * @local_chunks: other engines' same-host copy chunks in the region now;
+ *              DEREG_MEM waits for them
+ * @dmabuf:     device: the dma-buf
+ * @attach:     device: its attachment
+ * @sgt:        device: the mapped attachment
+ * @vmap:       device: its kernel mapping, for software RDMA MRs
+ * @dmabuf_offset: device: byte offset in the buffer
+ * @mrset:      MRs per rail (0: the engine's device); under the engine lock
+ * @rails:      bit i: rail i carries its descriptors; bit 0 always; written
+ *              under the engine lock, read with READ_ONCE()
+ * @numa_node:  node of the first host page, or NUMA_NO_NODE
+ * @tbl_hidden: engine lock: 0, every published peer table has it; else the
+ *              table generation from which tables lack it (1: none has)
  */
 struct hixl_region {
 	struct hixl_engine *eng;
@@ -249,13 +211,13 @@ struct hixl_region {
 	u64 tbl_hidden;
 };
 
-/* rail @rail's MRs of @r (0: the engine's own device); @rail < HIXL_MAX_RAILS */
+/* rail @rail's MRs of @r (0: the engine's device) */
 static inline struct hixl_mrset *hixl_region_mrset(struct hixl_region *r, u32 rail)
 {
 	return &r->mrset[rail];
 }
 
-/* bit i: rail i carries @r's descriptors (struct hixl_region.rails); bit 0 always */
+/* bit i: rail i carries @r's descriptors; bit 0 always */
 static inline u32 hixl_region_rails(const struct hixl_region *r)
 {
 	return READ_ONCE(r->rails) | 1;
@@ -263,12 +225,12 @@ static inline u32 hixl_region_rails(const struct hixl_region *r)
 
 /**
  * struct hixl_mr - one fast-registration MR of a region (mr.c)
- * @mr:   from ib_alloc_mr(IB_MR_TYPE_MEM_REG), mapped with ib_map_mr_sg();
- *        its lkey/rkey and iova are what the transfer path uses
- * @addr: first byte of the region's address space the MR covers
- * @len:  bytes covered
- * @sgt:  the pages of [@addr, @addr + @len)
+ * @mr:         from ib_alloc_mr(IB_MR_TYPE_MEM_REG)
+ * @addr:       first byte of the region the MR covers
+ * @len:        bytes covered
+ * @sgt:        the pages of [@addr, @addr + @len)
  * @dma_mapped: @sgt is DMA-mapped for the device
+ * @registered: IB_WR_REG_MR completed: lkey/rkey usable
  */
 struct hixl_mr {
 	struct ib_mr *mr;
@@ -279,7 +241,7 @@ struct hixl_mr {
 	bool registered;	/* IB_WR_REG_MR completed: lkey/rkey usable */
 };
 
-/* the region holds its pages (host: pinned; device: looked up) */
+/* host: pinned; device: looked up */
 static inline bool hixl_region_has_pages(const struct hixl_region *r)
 {
 	return r->runs.nr != 0;
@@ -291,7 +253,6 @@ static inline bool hixl_region_local_only(const struct hixl_region *r)
 	return r->flags & HIXL_REG_LOCAL_ONLY;
 }
 
-/* mr.c */
 unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap);
 u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages);
 void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size);
@@ -316,11 +277,12 @@ int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
  * struct hixl_tbl_wait - the acknowledgements one table update waits for
  * @eng:      the engine
  * @deadline: jiffies by which every peer must have acknowledged
- * @ents:     each link sent the update (a reference), the count of its
- *            table messages its peer must have applied, and by when
- * @n:        entries used; @cap: entries allocated
+ * @ents:     per link: the link (a reference) and the count its peer must
+ *            have applied
+ * @n:        entries used
+ * @cap:      entries allocated
  *
- * Owned by the one thread making the update; no lock.
+ * Owned by the thread making the update; no lock.
  */
 struct hixl_tbl_wait {
 	struct hixl_engine *eng;
@@ -334,21 +296,16 @@ struct hixl_tbl_wait {
 };
 
 /**
- * struct hixl_region_events - what the links do when a registration comes
- * or goes (table.c: the peers' tables)
- * @added:   announce @r to every ready link's peer; @w: out, the
- *           acknowledgements to wait for (hixl_links_region_added())
- * @wait:    wait for them, without the engine's lock (hixl_tbl_wait_finish())
- * @withdraw: withdraw @r from every peer's table that has it; @w: out, the
- *           acknowledgements to wait for (hixl_links_region_withdraw())
- * @removed: @withdraw, then @wait with the engine's lock still held
- *           (hixl_links_region_removed())
+ * struct hixl_region_events - how a registration reaches the links
+ * @added:    announce @r to every ready link; @w: out, the acks to wait for
+ * @wait:     wait for them, without the engine's lock
+ * @withdraw: withdraw @r from every peer table; @w: out, the acks to wait for
+ * @removed:  @withdraw, then @wait with the engine's lock still held
  *
- * Memory sits below the links (kmod/LAYERS), so a registration reaches
- * them through these, which table.c provides (hixl_table_region_events)
- * and main.c sets at load, before any engine exists (hixl_region_events).
- * Read-only afterwards.  Context: process context, the engine's lock held
- * (@added, @withdraw, @removed) or not (@wait).
+ * Memory is below the links (kmod/LAYERS): table.c provides these, main.c
+ * sets them at load; read-only afterwards.
+ *
+ * Context: process context; engine lock held but for @wait.
  */
 struct hixl_region_events {
 	void (*added)(struct hixl_engine *eng, struct hixl_region *r, struct hixl_tbl_wait *w);
@@ -359,7 +316,7 @@ struct hixl_region_events {
 
 extern const struct hixl_region_events *hixl_region_events;
 
-/* mr.c: the rails a region's descriptors go on (its NUMA node's) */
+/* the rails a region's descriptors go on (mr.c) */
 extern int hixl_rail_numa;
 struct hixl_rdma;
 u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled);

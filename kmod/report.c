@@ -1,30 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.c - the commands that read the counters (stats.c):
- *
- *   HIXL_IOC_GET_STATS   the engine's and its process's registrations, the
- *                        engine's data-path counters (and, with
- *                        HIXL_STATS_RAILS, its rails: railstats.c)
- *
- *   HIXL_IOC_LINK_STATS  the links of this engine, or of another visible
- *                        one, with their counters
- *   HIXL_IOC_ENGINES     every engine visible to the caller, with its
- *                        name, owner and counters (and, with
- *                        HIXL_ENGINES_RAILS, its rails: railstats.c)
- *
- * The last two return the TRANSFER latency histograms (struct
- * hixl_lat_hist) with their LATENCY flag, and neither needs SETUP nor
- * being the engine's owner: /dev/hixl is mode 0660
- * for the group hixl, and this is what hixlctl stats shows to a member of
- * it without debugfs.  What another user's engine shows: its number, its
- * owner's pid, its name (local address), RDMA device, peers' names, link
- * states, registration sizes and counters.  Never an address of its memory,
- * a key, a region or its secret.  An engine is visible when its owner is
- * visible in the caller's pid namespace, so a container sees its own
- * engines only.  Why an ioctl and not sysfs attributes: the records are
- * per engine and per link, which come and go by the thousand; one call
- * returns a consistent array of fixed-size records, with no text to parse,
- * and the library and hixlctl already speak ioctls.
+ * report.c - GET_STATS, LINK_STATS and ENGINES.  The last two need neither
+ * SETUP nor ownership: they show another visible engine's number, pid,
+ * names, states, sizes and counters, never an address, key or secret.  An
+ * engine is visible when its owner is in the caller's pid namespace.
+ * An ioctl rather than sysfs: engines and links come and go by the
+ * thousand, and one call returns a consistent array.
  */
 #include <linux/pid_namespace.h>
 #include <linux/slab.h>
@@ -42,21 +23,15 @@
 #include "report.h"
 
 /**
- * hixl_cmd_get_stats() - HIXL_IOC_GET_STATS: the engine's and its process's
- * registration counters, the engine's data-path counters (@a->xfer) and,
- * with HIXL_STATS_RAILS, its rails (railstats.c)
- * @eng: the engine; its rdma_sem held for reading (hixl_engine_ioctl())
- * @a:   in: flags (0 or HIXL_STATS_RAILS), nr_rails and rails (with the
- *       flag: 0..HIXL_MAX_RAILS entries at a user pointer, both 0 or both
- *       set; without it: 0), xfer.reserved (0); out: the counters,
- *       nr_rails the engine's rails (0 without the flag), rails as given
+ * hixl_cmd_get_stats() - HIXL_IOC_GET_STATS: registration and data-path
+ * counters, and with HIXL_STATS_RAILS the rails
+ * @eng: the engine; rdma_sem held for reading
+ * @a:   in: flags, nr_rails and rails (both set or both 0, only with the
+ *       flag), xfer.reserved 0; out: the counters, nr_rails
  *
- * Context: process context; sleeps with HIXL_STATS_RAILS and nr_rails > 0
- * (hixl_stats_rails()); takes the process accounting spinlock.
- * Return: 0; -EINVAL for an unknown flag, nr_rails or rails set without
- * HIXL_STATS_RAILS, nr_rails above HIXL_MAX_RAILS, one of nr_rails and
- * rails set without the other, or a non-zero xfer.reserved; -ENOMEM;
- * -EFAULT when the rail entries cannot be written.
+ * Context: process context; sleeps with rail entries.
+ * Return: 0; -EINVAL bad flags, rail arguments or reserved; -ENOMEM;
+ * -EFAULT the rail entries cannot be written.
  */
 int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
 {
@@ -101,10 +76,7 @@ int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_get_stats);
 
-/*
- * With @want (the command's LATENCY flag): @lat and @count both set or
- * both 0; without it, @lat 0.
- */
+/* with @want: @lat and @count both set or both 0; without: @lat 0 */
 static int hixl_lat_args(const char *cmd, bool want, u32 count, u64 lat)
 {
 	if (!want) {
@@ -117,10 +89,7 @@ static int hixl_lat_args(const char *cmd, bool want, u32 count, u64 lat)
 	return 0;
 }
 
-/*
- * Checks shared by LINK_STATS and ENGINES: flags (their unknown bits),
- * reserved (@reserved: any of them not zero), count and buf.
- */
+/* LINK_STATS' and ENGINES' common checks */
 static int hixl_stat_args(const char *cmd, u32 flags, bool reserved, u32 count, u64 buf)
 {
 	if (flags)
@@ -134,13 +103,13 @@ static int hixl_stat_args(const char *cmd, u32 flags, bool reserved, u32 count, 
 	return 0;
 }
 
-/* The owner's pid as the caller sees it; 0: not visible to the caller. */
+/* the owner's pid as the caller sees it; 0: not visible */
 static pid_t hixl_engine_pid(const struct hixl_engine *eng)
 {
 	return pid_nr_ns(eng->owner, task_active_pid_ns(current));
 }
 
-/* One link's record (and with @lo its histogram); the engine's links_lock held. */
+/* one link's record (and with @lo its histogram); links_lock held */
 static void hixl_link_stat_fill(struct hixl_link *l, struct hixl_link_stat *o,
 				struct hixl_lat_hist *lo)
 {
@@ -164,12 +133,9 @@ static void hixl_link_stat_fill(struct hixl_link *l, struct hixl_link_stat *o,
 }
 
 /*
- * The rail entries of primary link @l (HIXL_LINK_STATS_RAILS): one per rail
- * 1..nr - 1 paired with the peer, written to @out while *@k < @n; *@k
- * counts them all.  A rail whose connection is missing (broken and not
- * yet re-made by the rail work, raillink.c) gets HIXL_LINK_STAT_NO_LINK.
- * Each rail link is held by a reference taken under the primary's
- * rails.lock and read outside it.  The engine's links_lock held.
+ * Primary link @l's rail entries, 1..nr - 1, to @out while *@k < @n; *@k
+ * counts them all.  A missing rail link is HIXL_LINK_STAT_NO_LINK.
+ * links_lock held.
  */
 static void hixl_link_stat_rails(struct hixl_link *l, struct hixl_link_stat *out, u32 n, u32 *k)
 {
@@ -207,23 +173,16 @@ static void hixl_link_stat_rails(struct hixl_link *l, struct hixl_link_stat *out
 
 /**
  * hixl_cmd_link_stats() - HIXL_IOC_LINK_STATS: the links of an engine
- * @eng: the engine of the calling file (any caller, set up or not)
- * @a:   in: engine (0: @eng), buf, count, flags (HIXL_LINK_STATS_RAILS,
- *       HIXL_LINK_STATS_LATENCY), lat (with the latter), reserved 0; out: total
+ * @eng: the engine of the calling file, set up or not
+ * @a:   in: engine (0: @eng), buf, count, flags, lat, reserved 0; out: total
  *
- * Copies min(@a->count, entries) records to @a->buf: the primary links
- * (rail 0), each followed, with HIXL_LINK_STATS_RAILS, by its rail
- * entries (hixl_link_stat.rail 1..); with HIXL_LINK_STATS_LATENCY, entry
- * k's struct hixl_lat_hist to @a->lat[k] (a rail entry's: zeros).  Another engine is
- * found by its id under hixl_engines_lock and its links read under its
- * links_lock (the order debugfs uses).
+ * Copies min(@a->count, entries) records: each primary link, then with
+ * HIXL_LINK_STATS_RAILS its rail entries; with HIXL_LINK_STATS_LATENCY
+ * each entry's histogram to @a->lat.
  *
  * Context: process context, sleeps.
- * Return: 0; -EINVAL (flags, reserved, @a->count above
- * HIXL_MAX_STAT_ENTRIES, @a->buf or @a->lat - with the flag - 0 with a
- * count or set without one, @a->lat without the flag); -ENOENT (no
- * visible engine has that id); -ENOMEM; -EFAULT (@a->buf or @a->lat
- * cannot be written).
+ * Return: 0; -EINVAL bad flags, reserved, count or buffers; -ENOENT no
+ * visible engine has that id; -ENOMEM; -EFAULT a buffer cannot be written.
  */
 int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 {
@@ -301,10 +260,7 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_link_stats);
 
-/*
- * One engine's record, and with @ro its rails' records (HIXL_MAX_RAILS
- * entries, zeroed); hixl_engines_lock held.
- */
+/* one engine's record, and with @ro its rails'; hixl_engines_lock held */
 static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *self,
 				  pid_t pid, struct hixl_engine_stat *o, struct hixl_rail_stat *ro,
 				  struct hixl_lat_hist *lo)
@@ -313,12 +269,9 @@ static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *s
 	o->pid = pid;
 	if (eng == self)
 		o->flags |= HIXL_ENGINE_STAT_SELF;
-	/*
-	 * The device side is freed under rdma_sem held for writing (a device
-	 * removal, the engine's close): read it only when that is not
-	 * happening, and never wait for it under hixl_engines_lock.
-	 */
+	/* never wait for rdma_sem under hixl_engines_lock */
 	if (eng == self || down_read_trylock(&eng->rdma_sem)) {
+		/* pairs with SETUP's smp_store_release() */
 		struct hixl_rdma *rd = smp_load_acquire(&eng->rdma);
 
 		if (rd) {
@@ -346,7 +299,6 @@ static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *s
 		hixl_lat_read(&eng->ctrs.lat, lo);
 }
 
-/* ENGINES' HIXL_ENGINES_RAILS arguments (the rest: hixl_stat_args()) */
 static int hixl_engines_rails_args(const struct hixl_engines *a)
 {
 	if (!(a->flags & HIXL_ENGINES_RAILS)) {
@@ -364,23 +316,16 @@ static int hixl_engines_rails_args(const struct hixl_engines *a)
 
 /**
  * hixl_cmd_engines() - HIXL_IOC_ENGINES: every engine the caller may see
- * @eng: the engine of the calling file (any caller, set up or not; its
- *       rdma_sem held for reading by the ioctl)
- * @a:   in: buf, count, flags (HIXL_ENGINES_RAILS, HIXL_ENGINES_LATENCY),
- *       rails and lat (with their flags), reserved0 0; out: total
+ * @eng: the engine of the calling file, set up or not
+ * @a:   in: buf, count, flags, rails, lat, reserved0 0; out: total
  *
- * Copies min(@a->count, engines) records to @a->buf, oldest engine first,
- * and with HIXL_ENGINES_RAILS each one's rails (hixl_rail_stats_fill(),
- * read under the engine's rdma_sem taken with a trylock, as its device
- * name is) to @a->rails, HIXL_MAX_RAILS entries per engine, and with
- * HIXL_ENGINES_LATENCY each one's struct hixl_lat_hist to @a->lat.
+ * Copies min(@a->count, engines) records, oldest first; with
+ * HIXL_ENGINES_RAILS HIXL_MAX_RAILS rail entries per engine, with
+ * HIXL_ENGINES_LATENCY each histogram.
  *
  * Context: process context, sleeps.
- * Return: 0; -EINVAL (flags, reserved, @a->count above
- * HIXL_MAX_STAT_ENTRIES - HIXL_MAX_RAIL_STAT_ENGINES with the flag -,
- * @a->buf, @a->rails or @a->lat 0 with a count or set without one,
- * @a->rails or @a->lat without its flag); -ENOMEM; -EFAULT (@a->buf,
- * @a->rails or @a->lat cannot be written).
+ * Return: 0; -EINVAL bad flags, reserved, count or buffers; -ENOMEM;
+ * -EFAULT a buffer cannot be written.
  */
 int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 {

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * report.h - the commands that read the counters: GET_STATS, LINK_STATS
- * and ENGINES (report.c), and their rail entries (railstats.c).
- */
+/* report.h - GET_STATS, LINK_STATS, ENGINES (report.c, railstats.c) */
 #ifndef _HIXL_REPORT_H
 #define _HIXL_REPORT_H
 

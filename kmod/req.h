@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * req.h - one TRANSFER from its submission to its end (req.c), whatever
- * carries it: the link's queue (xq.c), the rails (xrail.c), or process
- * context (staged descriptors, the same-host copy: xfer.c, xwork.c).  Its
- * submitter - the ioctl, which waits, or io_uring (uring.c), which does
- * not - hears of its end through its ops, once.  Locks: in the order of
- * engine.h.
+ * req.h - one TRANSFER from submission to end, whatever carries it; its
+ * submitter (ioctl or io_uring) hears of its end once, through its ops.
  */
 #ifndef _HIXL_REQ_H
 #define _HIXL_REQ_H
@@ -22,19 +18,13 @@ struct hixl_xbatch;
 
 /**
  * struct hixl_req_ops - how a request's submitter hears of it
- * @end:        the request has ended (@req->status and @req->failed are
- *              set): the last use of @req by the data path.  Called once,
- *              without locks, from the CQ handler, a timeout, a cancel, a
- *              work item or the submitter's own context.  It calls
- *              hixl_req_release() before it lets the submitter go on (the
- *              link must not outlive io_uring's CQE, which may let the
- *              engine go); after it the submitter may free @req
+ * @end:        the request ended: the data path's last use of it.  Called
+ *              once, without locks; calls hixl_req_release() before the
+ *              submitter may go on
  * @cancelable: the request is about to be queued: io_uring may cancel it
- *              from now on (called in the submission, never after @end);
- *              NULL when nothing is to be done
- * @async:      the submitter does not wait: a TRANSFER that runs in process
- *              context goes to a work item (xwork.c) instead of running
- *              in the submitter's context
+ *              from now on; may be NULL
+ * @async:      the submitter does not wait: process-context work goes to
+ *              xwork.c
  */
 struct hixl_req_ops {
 	void (*end)(struct hixl_req *req);
@@ -44,26 +34,23 @@ struct hixl_req_ops {
 
 /**
  * struct hixl_req - one TRANSFER
- * @ops:       its submitter's (hixl_req_init())
+ * @ops:       its submitter's
  * @priv:      the submitter's: io_uring's command
- * @issue_flags: io_uring's, valid during the submission only
- * @eng:       the engine (hixl_req_start())
- * @l:         the primary link, referenced from hixl_req_start() to
- *             hixl_req_release()
+ * @issue_flags: io_uring's, valid during submission only
+ * @eng:       the engine
+ * @l:         the primary link, referenced until hixl_req_release()
  * @op:        HIXL_OP_READ or HIXL_OP_WRITE
- * @count:     descriptors of the TRANSFER (@failed on success)
+ * @count:     descriptors of the TRANSFER
  * @tag:       hixl_transfer.tag
- * @bytes:     what it moves when it succeeds
- * @start_ns:  ktime_get_ns() at the submission
- * @b:         the batch that carries it now, for a cancel (the direct one,
- *             a striped TRANSFER's anchor, a same-host copy's), or NULL;
- *             under @eng->xfer_lock
+ * @bytes:     bytes moved on success
+ * @start_ns:  ktime_get_ns() at submission
+ * @b:         the batch carrying it now, for a cancel, or NULL; under
+ *             @eng->xfer_lock
  * @cancelled: hixl_req_cancel() ran; under @eng->xfer_lock
- * @poll:      its submitter may spin on @done first (poll.c): a small
- *             direct batch the ioctl waits for
- * @post_ns:   with @poll, hixl_poll_clock() just before the batch was queued
+ * @poll:      the submitter may spin on @done first (poll.c)
+ * @post_ns:   with @poll, hixl_poll_clock() before the batch was queued
  * @status:    0 or -errno, set at the end
- * @failed:    set at the end: the descriptor to blame, @count on success
+ * @failed:    the descriptor to blame, @count on success
  * @done:      completed by the ioctl's @ops->end
  */
 struct hixl_req {

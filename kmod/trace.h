@@ -1,17 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * trace.h - hixl tracepoints (events/hixl/ in tracefs):
- *   hixl_reg_mem, hixl_dereg_mem, hixl_invalidate, hixl_limit_hit;
- *   the data path: hixl_xfer_submit, hixl_xfer_complete (one of each per
- *   TRANSFER, ioctl or io_uring), hixl_connect (one per CONNECT),
- *   hixl_link_error (a link's first error: it is broken from then on),
- *   hixl_rail_failover (a striped TRANSFER re-posts a broken rail's pieces)
- *
- * Peers are printed as address:port (%pISpc of the link's address as
- * connected); @engine is the engine's number (debugfs, hixlctl stats).
- *
- *   echo 1 > /sys/kernel/tracing/events/hixl/enable
- *   bpftrace -e 'tracepoint:hixl:hixl_reg_mem { @[args->page_shift] = count(); }'
+ * trace.h - hixl tracepoints (events/hixl/): registration, one submit and
+ * one complete per TRANSFER, connects, a link's first error, rail
+ * failover and rail link state.  Peers print as %pISpc.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM hixl
@@ -219,11 +210,7 @@ TRACE_EVENT(hixl_link_error,
 						 { 1, "ready" }, { 2, "error" }, { 3, "closed" }))
 );
 
-/*
- * A rail link of a primary link came up or went: one down per up, whichever
- * way it went (hixl_raillink_trace_up()/_down(), raillink.c); a connect
- * attempt that failed is a down alone.
- */
+/* a rail link came up or went down; a failed connect is a down alone */
 TRACE_EVENT(hixl_rail_state,
 	TP_PROTO(u64 engine, const struct sockaddr_storage *peer, u32 rail, bool up, int err),
 	TP_ARGS(engine, peer, rail, up, err),

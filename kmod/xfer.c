@@ -1,18 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xfer.c - HIXL_IOC_TRANSFER, and io_uring's TRANSFER: a batch of READ or
- * WRITE descriptors to one peer (HIXL TransferSync and TransferAsync).
- *
- * The ioctl and io_uring's URING_CMD (uring.c) submit alike
- * (hixl_transfer_submit()): the TRANSFER is checked and its descriptors
- * copied here, then each transport of hixl_xports[] in turn is asked to
- * plan it (struct hixl_xport, xprep.h): the same-host copy (local_xfer.c)
- * when the link is paired with an engine of this kernel, else RDMA
- * (xrdma.c: direct, staged or striped).  The one that planned it submits
- * it as a request (req.c) whose end is said once, by whatever carried it;
- * the ioctl then waits for it, io_uring does not.  What needs process
- * context (staging, the kernel copy) runs in the ioctl's task, or for
- * io_uring in a work item (xwork.c): hixl_xprep_process().
+ * xfer.c - HIXL_IOC_TRANSFER and io_uring's TRANSFER: a batch of READ or
+ * WRITE descriptors to one peer.  Both submit through
+ * hixl_transfer_submit(): checked here, planned by the first transport of
+ * hixl_xports[] that takes it, and submitted as a request (req.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -58,8 +49,7 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 
 /*
  * Release what planning held; @p is zeroed.  Direct pieces queued for a
- * work item that did not run them (io_uring cancelled it) are cancelled
- * and waited for first.
+ * work item io_uring cancelled are cancelled and waited for first.
  */
 void hixl_xprep_free(struct hixl_xprep *p)
 {
@@ -81,24 +71,19 @@ void hixl_xprep_free(struct hixl_xprep *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* the transports, in the order they are asked to plan a TRANSFER */
 static const struct hixl_xport *const hixl_xports[] = {
 	&hixl_xport_local,
 	&hixl_xport_rdma,
 };
 
 /**
- * hixl_xport_plan() - the transport that carries a TRANSFER
+ * hixl_xport_plan() - find the transport that carries a TRANSFER
  * @p:      the TRANSFER, checked, its descriptors copied
- * @xports: the transports, in the order they are asked
+ * @xports: the transports, in planning order
  * @n:      entries of @xports
  *
- * Each transport in turn plans @p or says it is not its (1); the first
- * that planned it, or refused it, is @p->xport.
- *
- * Return: 0 planned, or the planning transport's error (-EAGAIN with
- * @p->nonblock); -EPROTONOSUPPORT when no transport took it (none is
- * listed that takes every TRANSFER: never with hixl_xports[]).
+ * Return: 0 planned, or the planning transport's error; -EPROTONOSUPPORT
+ * no transport took it.
  */
 int hixl_xport_plan(struct hixl_xprep *p, const struct hixl_xport *const *xports, u32 n)
 {
@@ -116,21 +101,9 @@ int hixl_xport_plan(struct hixl_xprep *p, const struct hixl_xport *const *xports
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_xport_plan);
 
-/**
- * hixl_xprep_init() - check a TRANSFER and plan it
- * @p: in: eng, a, nonblock set, the rest zero; out: the link, the
- *     descriptors, the transport and its plan
- *
- * Checks the argument, finds the link, copies the descriptors and lets
- * the transports plan them (hixl_xport_plan()).  Nothing moves before all
- * descriptors passed.
- *
- * Context: process context; what the transports take (not with
- * @p->nonblock where it is busy).
- * Return: 0; the errors of hixl_transfer_validate(); -ENOTCONN (no link),
- * -EAGAIN (link connecting, or @p->nonblock), the link's error when
- * broken; -ENOMEM; -EFAULT (descriptor array unreadable); the planning
- * transport's, with @p->a->failed set.
+/*
+ * Check the TRANSFER, find the link, copy and plan the descriptors; nothing
+ * moves before all passed.  Errors as hixl_cmd_transfer().
  */
 static int hixl_xprep_init(struct hixl_xprep *p)
 {
@@ -167,7 +140,6 @@ static int hixl_xprep_init(struct hixl_xprep *p)
 	return hixl_xport_plan(p, hixl_xports, ARRAY_SIZE(hixl_xports));
 }
 
-/* The TRANSFER was checked and planned: say what will move. */
 static void hixl_xprep_trace(const struct hixl_xprep *p)
 {
 	trace_hixl_xfer_submit(p->eng->id, &p->l->raddr, p->a->op, p->a->count, p->ns,
@@ -178,10 +150,7 @@ static void hixl_xprep_trace(const struct hixl_xprep *p)
  * hixl_xprep_process() - carry a TRANSFER out in process context
  * @p: planned by a transport with a run op, its request started
  *
- * A transport's submit for what needs process context (staging, the
- * kernel copy): a submitter that waits (the ioctl) runs it here, to its
- * end, and ends the request; io_uring's goes to a work item (xwork.c),
- * which does the same, so that no io_uring thread is held for it.
+ * The ioctl runs it here to its end; io_uring's goes to a work item.
  *
  * Context: the submission's.
  * Return: -EIOCBQUEUED, or xwork.c's error before anything was queued.
@@ -198,7 +167,6 @@ int hixl_xprep_process(struct hixl_xprep *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_xprep_process);
 
-/* A TRANSFER planning refused: count it on its link, when it has one. */
 static void hixl_xprep_failed(const struct hixl_xprep *p, int ret)
 {
 	if (p->l)
@@ -208,24 +176,13 @@ static void hixl_xprep_failed(const struct hixl_xprep *p, int ret)
 /**
  * hixl_transfer_submit() - check, plan and queue a TRANSFER as a request
  * @eng:      the engine
- * @a:        the TRANSFER (the ioctl's argument, or read from the SQE);
- *            out: failed, when an error is returned
- * @req:      a request from hixl_req_init(), with its submitter's ops
- * @nonblock: io_uring's inline issue (IO_URING_F_NONBLOCK): return
- *            -EAGAIN instead of sleeping on the device, a busy lock or
- *            staging, and io_uring retries from its worker threads
- *
- * The one submission of both submitters, the ioctl (hixl_cmd_transfer(),
- * which then waits) and io_uring (uring.c): the transport that planned the
- * TRANSFER submits it, and the request ends through hixl_req_end() once,
- * from whatever carries it.  No batch runs to its end here unless the
- * submitter waits for it anyway.
+ * @a:        the TRANSFER; out: failed, on error
+ * @req:      from hixl_req_init()
+ * @nonblock: io_uring inline issue: -EAGAIN instead of sleeping
  *
  * Context: process context; rdma_sem held for reading.
- * Return: -EIOCBQUEUED: @req was started and ends (or has ended) through
- * its ops; otherwise nothing was started and @req is unused: -EAGAIN (see
- * @nonblock), or an error found before anything was planned, as
- * hixl_cmd_transfer() documents, with @a->failed set.
+ * Return: -EIOCBQUEUED: @req started and ends through its ops; otherwise
+ * @req is unused: -EAGAIN, or an error as hixl_cmd_transfer().
  */
 int hixl_transfer_submit(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_req *req,
 			 bool nonblock)
@@ -271,42 +228,30 @@ static const struct hixl_req_ops hixl_ioctl_req_ops = {
  * @eng: the engine
  * @a:   in: remote, op, descs (user pointer), count, timeout_ms; out: failed
  *
- * Submits the TRANSFER as a request (hixl_transfer_submit()) and waits for
- * its end (hixl_req_wait()).
- *
  * Context: process context, sleeps up to @a->timeout_ms; rdma_sem held for
  * reading, released while the request is in flight.
  * Return: 0 when every descriptor completed; otherwise -errno, with
- * @a->failed the index of the first failing descriptor (or @a->count when
- * no single descriptor is to blame):
- *  -EINVAL     flags, reserved fields, op, count 0 or above HIXL_MAX_DESCS,
- *              timeout_ms 0 or above HIXL_MAX_TIMEOUT_MS, a malformed
- *              peer name; a descriptor with len 0;
- *  -EAFNOSUPPORT the peer name is not AF_INET or AF_INET6;
- *  -EPERM      the caller is not the engine's process;
- *  -EBADFD     the engine was not set up;
- *  -ENODEV     the engine's RDMA device was removed (SETUP again);
+ * @a->failed the first failing descriptor (@a->count if none is to blame):
+ *  -EINVAL     bad flags, reserved, op, count, timeout, peer name, or len 0;
+ *  -EAFNOSUPPORT peer not AF_INET or AF_INET6;
+ *  -EPERM      not the engine's process;
+ *  -EBADFD     the engine is not set up;
+ *  -ENODEV     the engine's device was removed;
  *  -EFAULT     the descriptor array cannot be read;
- *  -ENOTCONN   no link to @a->remote (HIXL NOT_CONNECTED);
+ *  -ENOTCONN   no link to @a->remote;
  *  -EAGAIN     the link is still connecting;
- *  -ECONNRESET, -ENETDOWN, -ETIMEDOUT, -EIO: the link is broken (now or
- *              earlier); nothing more is posted on it;
- *  -EOVERFLOW  a descriptor's address + len wraps;
- *  -ENOENT     a local range is not inside one valid registration with MRs;
- *  -ERANGE     a remote range is not inside one registration the peer
- *              announced;
- *  -EACCES     READ into a read-only local region (a staged one: whose
- *              local range touches one at all), or WRITE into a region the
- *              peer registered read-only;
- *  -ETIMEDOUT  the batch did not complete in time (the link is broken
- *              when work requests were on the wire);
- *  -ECANCELED  HIXL_IOC_CANCEL named @a->tag, or a fatal signal arrived
- *              (the call still returns only once nothing is on the wire);
- *  -EIO        the device reported an error on a work request;
- *  -E2BIG      the batch would need more than HIXL_MAX_PIECES work
- *              requests (or stripe chunks): split it;
+ *  -ECONNRESET, -ENETDOWN, -ETIMEDOUT, -EIO: the link is broken;
+ *  -EOVERFLOW  address + len wraps;
+ *  -ENOENT     a local range is not in one valid registration with MRs;
+ *  -ERANGE     a remote range is not in one announced peer registration;
+ *  -EACCES     READ into read-only local memory, or WRITE into a read-only
+ *              peer region;
+ *  -ETIMEDOUT  the batch did not complete in time;
+ *  -ECANCELED  CANCEL of @a->tag, or a fatal signal;
+ *  -EIO        a work request failed;
+ *  -E2BIG      more than HIXL_MAX_PIECES pieces;
  *  -ENOMEM.
- * Descriptor errors are found before anything is posted: nothing is written.
+ * Descriptor errors are found before anything is posted.
  */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 {

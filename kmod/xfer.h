@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * xfer.h - a TRANSFER's one submission (xfer.c): checked, its
- * descriptors copied, planned by a transport (xprep.h) and submitted.
- */
+/* xfer.h - a TRANSFER's submission (xfer.c) */
 #ifndef _HIXL_XFER_H
 #define _HIXL_XFER_H
 

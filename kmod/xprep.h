@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xprep.h - a TRANSFER checked and planned, and the transports that carry
- * one, behind one seam (struct hixl_xport): the same-host copy
- * (local_xfer.c) and RDMA (xrdma.c: direct, staged and striped).  xfer.c
- * checks a TRANSFER, lets each transport in turn plan it, and hands it to
- * the one that did; xwork.c runs a transport's process-context part for
- * io_uring.  Not for other files.
+ * xprep.h - a TRANSFER checked and planned, and the transports behind
+ * struct hixl_xport: same-host copy (local_xfer.c) and RDMA (xrdma.c).
  */
 #ifndef _HIXL_XPREP_H
 #define _HIXL_XPREP_H
@@ -23,15 +19,10 @@ struct hixl_xport;
 
 /**
  * enum hixl_xpath - how the RDMA transport runs a planned TRANSFER
- *                   (hixl_xpath_choose(), xrdma.c)
- * @HIXL_XPATH_DIRECT:  RDMA pieces only, on the link's queue (xq.c), which
- *                      ends the request
- * @HIXL_XPATH_STAGED:  staged descriptors (stage.c), after the direct pieces
- *                      if there are any: in process context, the ioctl's
- *                      caller or, for io_uring, a work item (xwork.c)
- * @HIXL_XPATH_STRIPED: RDMA pieces across the link's rails (xrail.c); with
- *                      fewer than two usable rails xrail.c hands the TRANSFER
- *                      back, and it is chosen again without rails
+ * @HIXL_XPATH_DIRECT:  RDMA pieces on the link's queue only
+ * @HIXL_XPATH_STAGED:  staged descriptors too, in process context
+ * @HIXL_XPATH_STRIPED: across the link's rails (xrail.c); with fewer than
+ *                      two usable rails it is chosen again without rails
  */
 enum hixl_xpath {
 	HIXL_XPATH_DIRECT,
@@ -42,30 +33,26 @@ enum hixl_xpath {
 /**
  * struct hixl_xprep - a TRANSFER being checked, planned and submitted
  * @eng:        the engine
- * @a:          the TRANSFER (the caller's, or xwork.c's copy); out: failed
- * @req:        its request (req.c), started once it is planned
- * @deadline:   jiffies: its timeout, counted from the submission
- * @nonblock:   io_uring's inline issue: -EAGAIN rather than sleep
- * @xport:      the transport that planned it (hixl_xport_plan())
+ * @a:          the TRANSFER; out: failed
+ * @req:        its request, started once planned
+ * @deadline:   jiffies: its timeout
+ * @nonblock:   io_uring inline issue: -EAGAIN rather than sleep
+ * @xport:      the transport that planned it
  * @l:          the link (a reference)
  * @d:          the descriptors, copied from the caller
- * @pl:         the planned pieces and the regions they hold (both
- *              transports: the same-host copy holds regions only)
+ * @pl:         the planned pieces and the regions they hold
  * @smap:       RDMA: bit i, descriptor i is staged
  * @sidx:       RDMA: the staged descriptors' indices
  * @ns:         RDMA: entries of @sidx
  * @sbytes:     RDMA: bytes of the staged descriptors
- * @rbytes:     with @rails_only: the descriptors' bytes (the trace's; @pl
- *              is not planned then)
+ * @rbytes:     with @rails_only: the descriptors' bytes
  * @planning:   RDMA: hixl_xq_plan_begin() done, not ended
- * @rails_only: the primary link is broken, a rail link is READY: only the
- *              RDMA transport plans it, on the rail links (xrail.c)
+ * @rails_only: primary link broken, a rail link READY: stripe only
  * @err:        with @rails_only: the primary link's error
- * @xb:         RDMA, io_uring: the direct pieces of a staged TRANSFER,
- *              queued on the link at the issue (hixl_rdma_queue()), a
- *              reference; the work item waits for them
+ * @xb:         RDMA, io_uring: a staged TRANSFER's direct pieces, queued
+ *              at issue, a reference
  *
- * hixl_xprep_free() releases it, whoever ran it.
+ * Released by hixl_xprep_free().
  */
 struct hixl_xprep {
 	struct hixl_engine *eng;
@@ -89,32 +76,19 @@ struct hixl_xprep {
 };
 
 /**
- * struct hixl_xport - a transport: how a TRANSFER moves once it is checked
+ * struct hixl_xport - a transport: how a checked TRANSFER moves
  * @name:   for messages
- * @plan:   check and plan @p's descriptors (@p->d, @p->a) for this
- *          transport.  Return: 0 planned (what @p holds is released by
- *          hixl_xprep_free()); 1 not this transport's (nothing held: the
- *          next one plans); -EAGAIN (@p->nonblock); or the TRANSFER's
- *          error, @p->a->failed set
- * @submit: queue the planned TRANSFER; what carries it ends @p->req
- *          (hixl_req_end()).  A transport whose work needs process
- *          context submits with hixl_xprep_process().  Return:
- *          -EIOCBQUEUED; -EAGAIN (@p->nonblock, nothing queued); or an
- *          error found before anything was queued, for the caller to end
- *          the request with (@p->a->failed set)
- * @queue:  optional, called by xwork.c right before it queues the work
- *          item that runs the TRANSFER: let go of what must not wait for
- *          a worker (RDMA: the hold on the peer's table).  Return: 0, or
- *          an error with nothing queued (@p still holds what it held)
- * @run:    hixl_xprep_process()'s: carry the TRANSFER out to its end in
- *          process context (the waiting submitter's, or a work item's with
- *          the submitter's mm), rdma_sem held for reading.  Return: its
- *          result, @p->a->failed set; NULL for a transport that never
- *          needs process context
+ * @plan:   plan @p for this transport.  Return: 0 planned; 1 not this
+ *          transport's (nothing held); -EAGAIN; or the TRANSFER's error
+ * @submit: queue the planned TRANSFER; its carrier ends @p->req.  Return:
+ *          -EIOCBQUEUED; -EAGAIN (nothing queued); or an error before
+ *          anything was queued
+ * @queue:  optional: before xwork.c queues the work item, release what
+ *          must not wait for a worker.  Return: 0 or an error
+ * @run:    carry the TRANSFER out in process context, rdma_sem held for
+ *          reading; NULL if never needed.  Return: its result
  *
- * A transport's files define one of these and need nothing of another
- * transport's; xfer.c lists them (hixl_xports[]) in the order they are
- * asked to plan.
+ * xfer.c lists the transports (hixl_xports[]) in planning order.
  */
 struct hixl_xport {
 	const char *name;
@@ -135,7 +109,7 @@ void hixl_xprep_free(struct hixl_xprep *p);
 /* xrdma.c */
 enum hixl_xpath hixl_xpath_choose(u32 nstaged, bool rails_only, bool rails);
 
-/* xwork.c: io_uring's process-context TRANSFERs, run from a work item */
+/* xwork.c */
 int hixl_xwork_queue(struct hixl_xprep *p);
 
 #endif /* _HIXL_XPREP_H */

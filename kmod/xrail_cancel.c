@@ -1,18 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrail_cancel.c - cancelling a striped TRANSFER (a rail batch, xrail.c).
- *
- * The parent has an anchor batch on the engine's xfers list (and in the
- * io_uring command) that is never queued; CANCEL by tag finds it and the
- * sub-batches (which carry the tag), hixl_xbatch_cancel() of the anchor
- * cancels every sub-batch and stops failover (hixl_xrail_cancel()), and a
- * revoking CANCEL also waits for every sub-batch on the wire
- * (hixl_xrail_wire(): each rail link it used is broken).  CANCEL counts
- * the TRANSFER once (cancel.c).
- *
- * Locks: xrail.lock only while a sub-batch is picked
- * (hixl_xrail_next_sub()); the sub-batch is cancelled or listed with no
- * lock of the rail batch held (engine.h).
+ * xrail_cancel.c - cancelling a striped TRANSFER.  CANCEL by tag finds
+ * the anchor batch (never queued) and the sub-batches; cancelling the
+ * anchor cancels every sub-batch and stops failover.  xr->lock is held
+ * only while a sub-batch is picked.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,12 +20,9 @@ enum hixl_xrail_pick {
 };
 
 /*
- * The next sub-batch of @xr on @xr->subs that @pick has not taken yet,
- * marked taken, with a reference (hixl_xbatch_put()); NULL when none is
- * left.  HIXL_XRAIL_PICK_CANCEL also sets @xr->cancelled, under the same
- * lock, so that sub-batches submitted later end at submission.  A
- * sub-batch may end and leave @xr->subs meanwhile; one taken once is never
- * taken again, so the caller's loop ends.  Takes xr->lock.
+ * Next sub-batch not yet taken by @pick, with a reference; NULL when none
+ * is left.  PICK_CANCEL also sets @xr->cancelled under the same lock, so
+ * later submissions end at once.
  */
 static struct hixl_xbatch *hixl_xrail_next_sub(struct hixl_xrail *xr, enum hixl_xrail_pick pick)
 {
@@ -59,15 +47,11 @@ static struct hixl_xbatch *hixl_xrail_next_sub(struct hixl_xrail *xr, enum hixl_
 }
 
 /**
- * hixl_xrail_cancel() - cancel a rail batch: every sub-batch, and failover
- * @xr: the rail batch (the caller holds a reference, through its anchor)
+ * hixl_xrail_cancel() - cancel every sub-batch of a rail batch, and failover
+ * @xr: the rail batch, referenced through its anchor
  *
- * Called by hixl_xbatch_cancel() of the anchor (HIXL_IOC_CANCEL, io_uring's
- * cancelation, a fatal signal to the ioctl caller).  Sub-batches submitted
- * later end at submission with -ECANCELED.
- *
- * Context: process context; takes xr->lock and each sub-batch's link's
- * xq.lock, one at a time.
+ * Context: process context; takes xr->lock and each sub-batch's xq.lock,
+ * one at a time.
  */
 void hixl_xrail_cancel(struct hixl_xrail *xr)
 {
@@ -80,13 +64,11 @@ void hixl_xrail_cancel(struct hixl_xrail *xr)
 }
 
 /**
- * hixl_xrail_wire() - a revoking CANCEL: the rail batch's sub-batches on the wire
- * @xr:   the rail batch, cancelled (hixl_xrail_cancel())
- * @wire: the CANCEL's list of batches to flush (cancel_node); sub-batches
- *        on the wire that are not on it yet are added, with a reference
+ * hixl_xrail_wire() - list a cancelled rail batch's sub-batches on the wire
+ * @xr:   the rail batch, cancelled
+ * @wire: the revoking CANCEL's list; sub-batches are added with a reference
  *
- * Context: process context; the caller holds the engine's cancel_mutex
- * (which owns every cancel_node).
+ * Context: process context; the caller holds cancel_mutex.
  */
 void hixl_xrail_wire(struct hixl_xrail *xr, struct list_head *wire)
 {
