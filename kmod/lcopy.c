@@ -2,8 +2,10 @@
 /*
  * lcopy.c - the parallel copy of same-host links, after
  * padata_do_multithreaded(): a batch is cut into contiguous shares; the
- * caller copies the first, queues the rest on hixl_lcopy_wq, takes back
- * any share not yet started, and waits for the workers, which own nothing.
+ * caller copies the first, queues the rest on its engine's own queue
+ * (hixl_xwork_wq_get(): one process's copies take no slot of another's),
+ * takes back any share not yet started, and waits for the workers, which
+ * own nothing.
  * A failing share lowers the batch's stop position, so every byte before
  * the lowest failure is copied and its descriptor reported.  A worker
  * waits for the peer's lock at most HIXL_LCOPY_LOCK_US, then hands the
@@ -26,13 +28,13 @@
 #include "plan.h"
 #include "xq.h"
 #include "local_xfer.h"
+#include "xprep.h"
 
 static int local_copy_threads = -1;
 module_param(local_copy_threads, int, 0644);
 MODULE_PARM_DESC(local_copy_threads,
 		 "CPUs that copy one same-host batch: -1 (default) min(online CPUs, 16), 0 or 1 inline only, at most 16");
 
-static struct workqueue_struct *hixl_lcopy_wq;
 
 /* debugfs hixl/lcopy counters */
 static atomic64_t hixl_lcopy_inline;		/* batches copied as one share */
@@ -273,12 +275,14 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 		   const struct hixl_plan *pl, unsigned long deadline, u64 *bytes)
 {
 	u32 nw = hixl_lcopy_workers(pl->bytes, hixl_lcopy_threads());
+	struct workqueue_struct *wq;
 	struct hixl_lcopy_job *j;
 	u32 k, best = U32_MAX;
 	int ret = 0;
 
 	*bytes = 0;
-	if (!hixl_lcopy_wq)
+	wq = nw > 1 ? hixl_xwork_wq_get(l->eng) : NULL;	/* our engine's own */
+	if (!wq)
 		nw = 1;
 	j = hixl_lcopy_job_new(nw);
 	if (!j && nw > 1) {
@@ -310,7 +314,7 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 	}
 	for (k = 1; k < nw; k++) {
 		INIT_WORK(&j->slot[k].work, hixl_lcopy_work);
-		queue_work(hixl_lcopy_wq, &j->slot[k].work);
+		queue_work(wq, &j->slot[k].work);
 	}
 	atomic_set(&j->slot[0].claimed, 1);
 	hixl_lcopy_share_run(j, 0, false);
@@ -370,26 +374,4 @@ DEFINE_SHOW_ATTRIBUTE(hixl_lcopy);
 void hixl_lcopy_debugfs(struct dentry *dir)
 {
 	debugfs_create_file("lcopy", 0400, dir, NULL, &hixl_lcopy_fops);
-}
-
-/**
- * hixl_lcopy_init() - create the unbound copy workqueue
- *
- * At most HIXL_LCOPY_MAX items run at once; on failure batches copy inline.
- *
- * Context: module init.
- */
-void hixl_lcopy_init(void)
-{
-	hixl_lcopy_wq = alloc_workqueue("hixl_lcopy", WQ_UNBOUND, HIXL_LCOPY_MAX);
-	if (!hixl_lcopy_wq)
-		pr_warn("no copy workqueue: same-host copies run on one CPU\n");
-}
-
-/** hixl_lcopy_exit() - destroy the copy workqueue */
-void hixl_lcopy_exit(void)
-{
-	if (hixl_lcopy_wq)
-		destroy_workqueue(hixl_lcopy_wq);
-	hixl_lcopy_wq = NULL;
 }

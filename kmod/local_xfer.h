@@ -73,8 +73,6 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 		   struct hixl_transfer *a, const struct hixl_op_desc *d,
 		   const struct hixl_plan *pl, unsigned long deadline, u64 *bytes);
 void hixl_lcopy_debugfs(struct dentry *dir);
-void hixl_lcopy_init(void);
-void hixl_lcopy_exit(void);
 
 /* local_dmabuf.c */
 struct hixl_region;

@@ -364,7 +364,6 @@ static int __init hixl_init(void)
 		destroy_workqueue(hixl_wq);
 		return -ENOMEM;
 	}
-	hixl_lcopy_init();
 	ret = hixl_ib_client_register();
 	if (ret)
 		goto err_wq;
@@ -394,7 +393,6 @@ err_misc:
 err_ib_client:
 	hixl_ib_client_unregister();
 err_wq:
-	hixl_lcopy_exit();
 	destroy_workqueue(hixl_cq_wq);
 	destroy_workqueue(hixl_wq);
 	return ret;
@@ -405,7 +403,6 @@ static void __exit hixl_exit(void)
 	hixl_debugfs_exit();
 	misc_deregister(&hixl_misc);
 	hixl_ib_client_unregister();
-	hixl_lcopy_exit();
 	destroy_workqueue(hixl_cq_wq);
 	destroy_workqueue(hixl_wq);
 }

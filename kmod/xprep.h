@@ -111,5 +111,6 @@ enum hixl_xpath hixl_xpath_choose(u32 nstaged, bool rails_only, bool rails);
 
 /* xwork.c */
 int hixl_xwork_queue(struct hixl_xprep *p);
+struct workqueue_struct *hixl_xwork_wq_get(struct hixl_engine *eng);
 
 #endif /* _HIXL_XPREP_H */

@@ -70,11 +70,18 @@ static void hixl_xwork_fn(struct work_struct *work)
 	hixl_req_end(req, ret, failed);	/* last: the engine may go after its CQE */
 }
 
-/*
- * The engine's queue for its io_uring batches, made at the first one; of
- * two racing issues the loser destroys its own.  NULL if out of memory.
+/**
+ * hixl_xwork_wq_get() - the engine's queue for its io_uring batches and copy shares
+ * @eng: the engine
+ *
+ * Made at the first use (at most xwork_max_active items run at once); of
+ * two racing callers the loser destroys its own.  Destroyed at the
+ * engine's close, when no batch or share is left.
+ *
+ * Context: process context, may sleep.
+ * Return: the workqueue, or NULL when out of memory.
  */
-static struct workqueue_struct *hixl_xwork_wq_get(struct hixl_engine *eng)
+struct workqueue_struct *hixl_xwork_wq_get(struct hixl_engine *eng)
 {
 	struct workqueue_struct *wq = READ_ONCE(eng->xwork_wq), *old;
 	int max;
