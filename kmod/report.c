@@ -278,6 +278,10 @@ static void hixl_engine_stat_fill(struct hixl_engine *eng, struct hixl_engine *s
 			o->flags |= HIXL_ENGINE_STAT_SETUP;
 			o->local = rd->local;
 			o->nr_rails = hixl_rails_count(rd);
+			if (rd->auth.tfm)	/* whether, never what: not the secret */
+				o->flags |= HIXL_ENGINE_STAT_SECRET;
+			if (rd->auth.nr_allow)
+				o->flags |= HIXL_ENGINE_STAT_ALLOWED;
 			if (rd->ibdev)		/* a loopback engine has none: "" */
 				strscpy(o->device, dev_name(&rd->ibdev->dev), sizeof(o->device));
 			if (ro)		/* under the rdma_sem held (or tried) above */

@@ -14,6 +14,8 @@
  *   hugepages, thp
  *   io_uring   io_uring_setup of the ring the library makes; io_uring_disabled
  *   uring_cmd  URING_CMD on /dev/hixl (hixl_dev_uring_probe(), the library's check)
+ *   auth       engines that listen off loopback with neither a secret nor
+ *              allowed peers (HIXL_IOC_ENGINES, HIXL_FEAT_ENGINE_AUTH)
  *
  * WARN: hixl works, but not as well as it could, or a check could not be
  * made because of an earlier FAIL.  FAIL: engines cannot be made, or the
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -511,6 +514,149 @@ static void check_uring_cmd(int fd, const struct hixl_info *info, bool have)
 		  "transfers go through io_uring", HIXL_DEVICE_PATH);
 }
 
+/* Is @a on 127.0.0.0/8 or ::1, where the module makes a loopback engine? */
+static bool loopback_name(const struct hixl_sockaddr *a)
+{
+	static const uint8_t v6_loop[16] = { [15] = 1 };
+
+	if (a->family == AF_INET)
+		return a->addr[0] == 127;
+	return a->family == AF_INET6 && !memcmp(a->addr, v6_loop, sizeof(v6_loop));
+}
+
+/* Every engine the caller sees (HIXL_IOC_ENGINES): *@out, *@n of them; 0 or -errno. */
+static int read_engines(int fd, struct hixl_engine_stat **out, uint32_t *n)
+{
+	struct hixl_engine_stat *es = NULL;
+	uint32_t total = 0, cnt;
+	int ret = 0;
+
+	/* engines come and go between the calls: ask until the room was enough */
+	for (int tries = 0; tries < 8; tries++) {
+		ret = hixl_dev_engines(fd, NULL, 0, &total);
+		if (ret < 0)
+			break;
+		free(es);
+		cnt = total + 8;
+		es = calloc(cnt, sizeof(*es));
+		if (!es) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = hixl_dev_engines(fd, es, cnt, &total);
+		if (ret < 0 || total <= cnt)
+			break;
+	}
+	if (ret < 0) {
+		free(es);
+		return ret;
+	}
+	*out = es;
+	*n = (uint32_t)ret;
+	return 0;
+}
+
+/* Append @s to the list @buf (@len bytes), ", "-separated. */
+static void list_append(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, "%s%s", n ? ", " : "", s);
+}
+
+#define AUTH_LIST_MAX	8	/* engines an auth line names; the rest are counted */
+
+/*
+ * auth: an engine that listens (port > 0, LISTEN_ANY's included) on an
+ * address outside 127.0.0.0/8 and ::1 with neither a secret nor allowed
+ * peers can be impersonated (docs/abi.md, "Who may connect").  ENGINES
+ * says which have them when the module has HIXL_FEAT_ENGINE_AUTH; an
+ * engine whose device side was being changed (BUSY) shows no address and
+ * is left out.
+ */
+static void check_auth(int fd, const struct hixl_info *info, bool have)
+{
+	bool known = have && (info->features & HIXL_FEAT_ENGINE_AUTH);
+	uint32_t n = 0, seen = 0, off = 0, open = 0, peers_only = 0;
+	struct hixl_engine_stat *es = NULL;
+	char list[1024] = "", name[HIXL_ENGINE_NAME_MAX], item[160];
+	int ret;
+
+	if (fd < 0 || !have) {
+		check_add("auth", CHECK_WARN, "see access and abi",
+			  "not checked: no usable %s", HIXL_DEVICE_PATH);
+		return;
+	}
+	if (!(info->features & HIXL_FEAT_XFER_STATS)) {
+		check_add("auth", CHECK_WARN, "install the module of this hixl version "
+			  "(sudo make install-module), then reload it",
+			  "not checked: hixl.ko does not list engines (no HIXL_FEAT_XFER_STATS)");
+		return;
+	}
+	ret = read_engines(fd, &es, &n);
+	if (ret) {
+		check_add("auth", CHECK_WARN, "see abi", "not checked: ENGINES: %s",
+			  strerror(-ret));
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct hixl_engine_stat *e = &es[i];
+
+		if (e->flags & HIXL_ENGINE_STAT_SELF)
+			continue;	/* hixlctl's own descriptor */
+		seen++;
+		if (!(e->flags & HIXL_ENGINE_STAT_SETUP) || !e->local.port ||
+		    loopback_name(&e->local))
+			continue;
+		off++;
+		if (known && (e->flags & HIXL_ENGINE_STAT_SECRET))
+			continue;
+		if (known && (e->flags & HIXL_ENGINE_STAT_ALLOWED)) {
+			peers_only++;
+			continue;
+		}
+		if (open++ >= AUTH_LIST_MAX)
+			continue;
+		if (hixl_format_engine_name(&e->local, name, sizeof(name)))
+			snprintf(name, sizeof(name), "?");
+		snprintf(item, sizeof(item), "%" PRIu64 " on %s (pid %u)", (uint64_t)e->id, name,
+			 e->pid);
+		list_append(list, sizeof(list), item);
+	}
+	free(es);
+	if (open > AUTH_LIST_MAX) {
+		snprintf(item, sizeof(item), "%u more", open - AUTH_LIST_MAX);
+		list_append(list, sizeof(list), item);
+	}
+	if (open && !known) {
+		check_add("auth", CHECK_WARN, "install the module of this hixl version "
+			  "(sudo make install-module) and reload it; meanwhile give each a secret "
+			  "of 32 random bytes (HIXL_SETUP_SECRET, the library's AuthSecret or "
+			  "AuthSecretFile; docs/abi.md 'Who may connect')",
+			  "cannot tell whether engine%s %s, listening off loopback, %s a secret or "
+			  "allowed peers: hixl.ko does not say (no HIXL_FEAT_ENGINE_AUTH)",
+			  open > 1 ? "s" : "", list, open > 1 ? "have" : "has");
+		return;
+	}
+	if (open) {
+		check_add("auth", CHECK_WARN, "set a secret of 32 random bytes, the same on every "
+			  "engine it talks to: HIXL_SETUP_SECRET, or the library's AuthSecret or "
+			  "AuthSecretFile (docs/abi.md 'Who may connect')",
+			  "engine%s %s listen%s off loopback with neither a secret nor allowed "
+			  "peers: whoever can send from a peer's address can pass for that peer",
+			  open > 1 ? "s" : "", list, open > 1 ? "" : "s");
+		return;
+	}
+	if (!off)
+		check_add("auth", CHECK_PASS, NULL, "no engine listens off loopback (%u engine%s "
+			  "open)", seen, seen == 1 ? "" : "s");
+	else
+		check_add("auth", CHECK_PASS, NULL, "%u engine%s listen%s off loopback, each with "
+			  "a secret or allowed peers%s", off, off > 1 ? "s" : "", off > 1 ? "" : "s",
+			  peers_only ? " (some with allowed peers only: they filter source "
+			  "addresses, which can be spoofed)" : "");
+}
+
 /* Print @s as a JSON string. */
 static void json_str(const char *s)
 {
@@ -604,6 +750,7 @@ int cmd_check(int argc, char **argv)
 	check_hugepages();
 	check_io_uring();
 	check_uring_cmd(fd, &info, have_info);
+	check_auth(fd, &info, have_info);
 	if (fd >= 0)
 		close(fd);
 	return report(json);

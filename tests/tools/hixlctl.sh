@@ -57,7 +57,7 @@ assert set(doc) == {"ok", "checks"}, doc.keys()
 assert isinstance(doc["ok"], bool)
 names = [c["name"] for c in doc["checks"]]
 for want in ("module", "device", "access", "abi", "limits", "memlock", "hugepages", "thp",
-             "io_uring", "uring_cmd"):
+             "io_uring", "uring_cmd", "auth"):
     assert want in names, "no check " + want
 assert any(n == "rdma" or n.startswith("rdma:") for n in names), "no rdma check"
 assert len(names) == len(set(names)), "a check twice"

@@ -19,6 +19,8 @@
  *                          never proves: closed by the handshake deadline
  *   auth_setup_invalid     malformed options: EINVAL (EFAULT)
  *   auth_lib               the library's options and variables
+ *   auth_engine_flags      ENGINES says whether each engine has a secret
+ *                          or allowed peers (HIXL_FEAT_ENGINE_AUTH)
  *
  * Engines on 10.77.0.1 / fd77::1 (rxe0 in the test VM), ports 22000-22099.
  * A kernel without hmac(sha256) refuses a secret with ENOPKG: the secret
@@ -630,6 +632,57 @@ out:
 	unlink(keyfile);
 }
 
+/* ---- what ENGINES shows of it ------------------------------------------------------ */
+
+void test_auth_engine_flags(void);
+void test_auth_engine_flags(void)
+{
+	const uint32_t sec = HIXL_ENGINE_STAT_SECRET, alw = HIXL_ENGINE_STAT_ALLOWED;
+	const uint32_t want[4] = { 0, sec, alw, sec | alw };	/* ports 22050 + i */
+	struct hixl_peer_prefix v4[] = { pfx(HX_IP, 32) };
+	struct hixl_engine_stat e[64];
+	struct hixl_info info;
+	uint64_t id[4];
+	int fd[4], n, cnt, seen = 0;
+
+	n = open_dev();
+	REQUIRE(n >= 0);
+	memset(&info, 0, sizeof(info));
+	REQUIRE(xioctl(n, HIXL_IOC_GET_INFO, &info) == 0);
+	CHECK(info.features & HIXL_FEAT_ENGINE_AUTH);
+	for (int i = 0; i < 4; i++) {
+		struct hixl_setup s = setup_at(HX_IP, 22050 + i);
+
+		if (want[i] & sec)
+			with_secret(&s, KEY1);
+		if (want[i] & alw)
+			with_allowed(&s, v4, 1);
+		fd[i] = engine_with(&s);
+		REQUIRE(fd[i] >= 0);
+		id[i] = hx_self_id(fd[i]);
+		REQUIRE(id[i] != 0);
+	}
+	cnt = hixl_dev_engines(n, e, 64, NULL);
+	CHECK(cnt >= 5);
+	for (int k = 0; k < cnt; k++) {
+		if (e[k].flags & HIXL_ENGINE_STAT_SELF) {	/* not set up: nothing to say */
+			CHECK_EQ(e[k].flags, HIXL_ENGINE_STAT_SELF);
+			continue;
+		}
+		for (int i = 0; i < 4; i++) {
+			if (e[k].id != id[i])
+				continue;
+			seen++;
+			CHECK_EQ(e[k].flags, HIXL_ENGINE_STAT_SETUP | want[i]);
+			CHECK_EQ(e[k].local.port, 22050 + i);
+		}
+	}
+	CHECK_EQ(seen, 4);
+	for (int i = 0; i < 4; i++)
+		close(fd[i]);
+	close(n);
+}
+
 const struct ht_test auth_tests[] = {
 	{ "auth_allow_admits", test_auth_allow_admits },
 	{ "auth_allow_refuses", test_auth_allow_refuses },
@@ -642,5 +695,6 @@ const struct ht_test auth_tests[] = {
 	{ "auth_peer_silent", test_auth_peer_silent },
 	{ "auth_setup_invalid", test_auth_setup_invalid },
 	{ "auth_lib", test_auth_lib },
+	{ "auth_engine_flags", test_auth_engine_flags },
 	{ NULL, NULL },
 };

@@ -5,7 +5,8 @@
  * repo): `tools/hixlctl check --json` and what it finds, --size against
  * RLIMIT_MEMLOCK and the module's max_host_bytes, who may open /dev/hixl
  * (as nobody, through setpriv), and the library call the uring_cmd check is
- * built on, hixl_dev_uring_probe().  The host side (no module: the
+ * built on, hixl_dev_uring_probe(), and the auth check against engines
+ * listening with and without a secret.  The host side (no module: the
  * module check FAILs) is tests/tools/hixlctl.sh, run by
  * scripts/check-install.sh.
  */
@@ -15,10 +16,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "loop.h"
 #include "tests.h"
 #include "util.h"
 
@@ -349,11 +352,80 @@ static void test_tools_check_access(void)
 	CHECK(chown(HIXL_DEVICE_PATH, st.st_uid, st.st_gid) == 0);
 }
 
+#define AUTH_PORT	27610	/* +0 no secret, +1 a secret, +2 loopback without one */
+#define AUTH_KEY	"0123456789abcdef0123456789abcdef"	/* 32 bytes */
+
+/*
+ * auth: an engine listening on HX_IP without a secret is named in a WARN
+ * (id, name, pid) with the secret as the fix; one with a secret (the
+ * library's AuthSecret) and a loopback one without are not; with the first
+ * closed, the line no longer names it (PASS, unless engines of another
+ * test are still open).
+ */
+static void test_tools_check_auth(void)
+{
+	const struct hixl_option key[] = { { "AuthSecret", AUTH_KEY } };
+	struct hixl_engine *sec;
+	static struct ctl_run r;
+	struct check_line c;
+	char open_name[64], pid[32];
+	const char *line;
+	int plain, lo;
+
+	skip_on_debug_kernel();
+	if (access(HIXL_DEVICE_PATH, F_OK))
+		SKIP("no /dev/hixl: hixl.ko not loaded");
+	plain = hx_engine(AUTH_PORT, 0, 0);
+	REQUIRE(plain >= 0);
+	sec = hx_lib_engine(HX_IP ":27611", key, 1);	/* AUTH_PORT + 1 */
+	REQUIRE(sec != NULL);
+	lo = lo_eng(AF_INET, AUTH_PORT + 2);	/* -errno without HIXL_FEAT_LOOPBACK */
+	snprintf(open_name, sizeof(open_name), " on %s:%u (pid ", HX_IP, AUTH_PORT);
+	snprintf(pid, sizeof(pid), "(pid %d)", (int)getpid());
+
+	ctl(&r, "check --json");
+	CHECK_EQ(r.status, 0);			/* a WARN is no FAIL */
+	CHECK(!strcmp(status_of(r.out, "auth", &c), "WARN"));
+	CHECK(strstr(c.detail, open_name) != NULL);
+	CHECK(strstr(c.detail, pid) != NULL);
+	CHECK(strstr(c.detail, "with neither a secret nor allowed peers") != NULL);
+	CHECK(strstr(c.detail, ":27611") == NULL);
+	CHECK(strstr(c.detail, "127.0.0.1") == NULL);
+	CHECK(strstr(c.fix, "HIXL_SETUP_SECRET") != NULL);
+	CHECK(strstr(c.fix, "AuthSecret") != NULL);
+
+	/* the text form: one WARN line for auth naming the port */
+	ctl(&r, "check");
+	CHECK_EQ(r.status, 0);
+	line = strstr(r.out, "\nWARN  auth ");
+	CHECK(line != NULL);
+	if (line) {
+		const char *end = strchr(line + 1, '\n');
+		char *hit = strstr(line, open_name);
+
+		CHECK(hit != NULL && (!end || hit < end));
+		printf("#   %.*s\n", end ? (int)(end - line - 1) : (int)strlen(line + 1), line + 1);
+	}
+
+	close(plain);
+	ctl(&r, "check --json");
+	CHECK_EQ(r.status, 0);
+	status_of(r.out, "auth", &c);
+	CHECK(strstr(c.detail, open_name) == NULL);
+	CHECK(strstr(c.detail, ":27611") == NULL);
+	if (!strcmp(c.status, "PASS"))	/* the secret engine still listens */
+		CHECK(strstr(c.detail, "each with a secret or allowed peers") != NULL);
+	if (lo >= 0)
+		close(lo);
+	hixl_engine_finalize(sec);
+}
+
 const struct ht_test tools_tests[] = {
 	{ "tools_check", test_tools_check },
 	{ "tools_uring_probe", test_tools_uring_probe },
 	{ "tools_check_limits", test_tools_check_limits },
 	{ "tools_check_memlock", test_tools_check_memlock },
 	{ "tools_check_access", test_tools_check_access },
+	{ "tools_check_auth", test_tools_check_auth },
 	{ NULL, NULL },
 };

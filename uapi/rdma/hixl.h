@@ -82,6 +82,9 @@
 #define HIXL_FEAT_LATENCY	(1ULL << 25)	/* TRANSFER latency histograms per
 						 * engine and link (HIXL_LINK_STATS_LATENCY,
 						 * HIXL_ENGINES_LATENCY, struct hixl_lat_hist) */
+#define HIXL_FEAT_ENGINE_AUTH	(1ULL << 26)	/* ENGINES says whether an engine has a
+						 * secret or allowed peers
+						 * (HIXL_ENGINE_STAT_SECRET, _ALLOWED) */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -849,6 +852,10 @@ struct hixl_link_stats {
 #define HIXL_ENGINE_STAT_SELF	(1U << 1)	/* the engine of the file that asked */
 #define HIXL_ENGINE_STAT_BUSY	(1U << 2)	/* its device side was being changed:
 						 * @local and @device are left 0 */
+#define HIXL_ENGINE_STAT_SECRET	(1U << 3)	/* set up with an engine secret
+						 * (HIXL_SETUP_SECRET; HIXL_FEAT_ENGINE_AUTH) */
+#define HIXL_ENGINE_STAT_ALLOWED (1U << 4)	/* set up with allowed peers
+						 * (HIXL_SETUP_ALLOWED_PEERS; HIXL_FEAT_ENGINE_AUTH) */
 
 /**
  * struct hixl_engine_stat - one engine, as HIXL_IOC_ENGINES writes it
