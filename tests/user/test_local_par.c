@@ -30,7 +30,8 @@
  *                       within 1 s: neither its wait for the copy workers
  *                       nor a worker waits without bound for the peer's lock
  *   local_par_queue_full 24 batches to a peer engine whose lock sticks mid-copy
- *                       (one queued share each; the copy queue has 16 slots) do not stop another
+ *                       (one queued share each, more than an engine's queue
+ *                       runs at once) do not stop another
  *                       pair's batch: it completes, byte for byte, while they
  *                       wait; they complete once the peer's pages arrive
  *
@@ -483,7 +484,7 @@ static void local_par_kill_stuck(void)
 	munmap(st.addr, HX_STALL_LEN);
 }
 
-/* batches stuck: more than the copy queue's slots (HIXL_LCOPY_MAX, 16) */
+/* batches stuck: more than an engine's queue runs at once (xwork_max_active, 16) */
 #define QF_STUCK	24
 
 static void local_par_queue_full(void)
