@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * keepalive.c - detecting a silent peer.
- *
- * A hung or unreachable peer sends no DREQ.  So a READY link idle for
- * keepalive_ms (no completion of ours, no message from the peer) posts one
- * zero-length RDMA WRITE, which the peer's RC transport must ACK; it needs
- * no rkey (IBTA C9-88) and no receive buffer, so any peer version answers.
- * If none comes, the QP exhausts its retries (IB_WC_RETRY_EXC_ERR) and the
- * link fails with -EHOSTDOWN, within keepalive_ms + 7 * 537 ms
- * (HIXL_ACK_TIMEOUT, HIXL_RETRY_COUNT; docs/protocol.md, "Keep-alive").
+ * keepalive.c - detecting a silent peer: a READY link idle for keepalive_ms
+ * posts one zero-length RDMA WRITE (no rkey needed, IBTA C9-88); if it is not
+ * ACKed the QP exhausts its retries and the link fails with -EHOSTDOWN
+ * (docs/protocol.md, "Keep-alive").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

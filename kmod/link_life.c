@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * link_life.c - a link's life: allocation, the QP side, teardown and
- * release, the handshake, and the end of an engine's links.
- *
- * Follows drivers/nvme/host/rdma.c and nvme/target/rdma.c (the active side
- * waits for each CM event in the calling thread; the passive side creates
- * the QP and accepts in the CONNECT_REQUEST handler) and rtrs (one handler
- * for listener and connection ids).
+ * release, the handshake.  Follows nvme/host/rdma.c, nvme/target/rdma.c and
+ * rtrs (one CM handler for listener and connection ids).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,20 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * local_dmabuf.c - dma-buf registrations on same-host links: local_xfer.c's
- * CPU copy through the exporter's kernel mapping (dma_buf_vmap()).
- *
- * The mapping is made at first use and kept until the registration goes
- * (hixl_dmabuf_unmap()); this is safe because hixl's attachment is static
- * (no importer ops, no move_notify).  An exporter without vmap or with an
- * I/O memory mapping is refused: such a batch goes over RDMA, and with
- * transport LOCAL fails with -EOPNOTSUPP.
- *
- * A chunk with a dma-buf on either side is copied under the peer engine's
- * lock, which its regions, mappings and pins are released under; our own
- * region is held by its users count; the dma-buf reference holds the
- * exporter.  CPU access is bracketed per chunk as
- * Documentation/driver-api/dma-buf.rst asks.  hixl_engine.lock nests
- * outside the buffer's dma_resv lock, never inside it.
+ * CPU copy through the exporter's dma_buf_vmap(), kept until the registration
+ * goes (the attachment is static).  hixl_engine.lock nests outside the
+ * buffer's dma_resv lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * local_xfer.c - the same-host transport: a TRANSFER on a link paired with
- * an engine of this kernel (local.c) is a kernel copy between the two
- * engines' pinned pages, in process context.
- *
- * Descriptors are checked against the peer engine's live registrations,
- * under its lock, chunk by chunk; a chunk's peer pages are referenced
- * (get_page()), so a peer DEREG_MEM or munmap goes ahead and fails the
- * rest with -ERANGE.  A closing peer sets local_dead and waits for
- * local_users; copies stop at the next chunk with -ECONNRESET.
+ * an engine of this kernel (local.c) is a kernel copy between the engines'
+ * pinned pages, checked chunk by chunk under the peer engine's lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

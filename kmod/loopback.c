@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * loopback.c - loopback engines: an engine named on a loopback address
- * (127.0.0.0/8, ::1) has no RDMA device.  CONNECT finds the target among
- * the loopback engines of the same network namespace, applies the wire
- * handshake's checks (listening, allowed peers, same secret) and pairs two
- * link objects for the same-host copy (local.c), READY at once.  The
- * peer's live state replaces the wire: region tables are read under its
- * lock and notifications queued directly.  See docs/protocol.md,
- * "Loopback engines".
+ * loopback.c - loopback engines (127.0.0.0/8, ::1): no RDMA device; CONNECT
+ * pairs two link objects of the same netns for the same-host copy (local.c)
+ * after the handshake's checks.  See docs/protocol.md, "Loopback engines".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

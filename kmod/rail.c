@@ -1,26 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rail.c - an engine on several rails: SETUP's extra local addresses, one
- * per further RDMA device.
- *
- * Design:
- *  - Rail 0 is SETUP's @local and names the engine.  Rails 1.. come from
- *    hixl_setup.rails or HIXL_SETUP_RAILS_AUTO and are resolved by RDMA CM
- *    as @local is, one rail per device, at most HIXL_MAX_RAILS.
- *  - Each rail has its own device, PD and MR limits (struct hixl_rail), and
- *    every region a set of MRs per rail (mr.c).  hixl_rail_dev() is the
- *    one accessor of a rail's device side (rail_dev.c).
- *  - A rail's device removal (hixl_engine_rail_detach()) takes its links,
- *    MRs and PD; the engine keeps its other rails, and
- *    hixl_rail_revive() brings the rail back.
- *  - Rail links, one connection per rail pair bound to the primary link by
- *    a token, are raillink*.c's.
- *  - The data path (xrail.c) cuts descriptors of HIXL_RAIL_STRIPE_MIN
- *    bytes or more into HIXL_RAIL_CHUNK pieces, each to the least-loaded
- *    rail (rail_plan.c); failover re-plans a broken rail's pieces.
- *  - NUMA (rail_numa): a region's descriptors use only the rails on its
- *    node, plus those of unknown node and rail 0, if any is there
- *    (hixl_rail_numa_mask()); MRs exist on every rail regardless.
+ * per further RDMA device.  Rail 0 is SETUP's @local; each rail has its own
+ * device, PD and MR limits (struct hixl_rail).  Design: docs/abi.md, "Rails".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * railstats.c - an engine's counters per rail (GET_STATS with
- * HIXL_STATS_RAILS): address, device, NUMA node, state, links, MRs and the
- * rail's data-path counters, which hixl_link_count() keeps per engine so
- * they survive rail links and devices coming and going.  A rail's state is
- * read, not kept: its device present, a port active and, for rails >= 1,
- * its rail links up.
+ * HIXL_STATS_RAILS); a rail's state is read, not kept.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * scq.c - a link's send CQ, polled by hixl itself: by a worker after a
- * completion event, and by a synchronous TRANSFER spinning on its own
- * completion (poll.c), saving a workqueue hop.
- *
- * The receive CQ is the core's (IB_POLL_WORKQUEUE).  The send CQ is made
- * with ib_create_cq() and our own handler, as IPoIB and RDS make theirs: a
- * core CQ may be polled only by its own poller.  Every poll holds
- * @l->scq.mutex (a spinner only trylocks it), so the handlers run one at a
- * time, in CQ order, in process context, as under IB_POLL_WORKQUEUE.
- * The worker follows the core's ib_cq_poll_work(); while a waiter spins,
- * completion events are left to it (hixl_scq_comp()).
+ * completion event, and by a synchronous TRANSFER spinning on it (poll.c).
+ * Every poll holds scq.mutex, so handlers run one at a time, in CQ order, in
+ * process context; the worker follows ib_cq_poll_work().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,15 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stage.c - the staging pool (HIXL's BufferPool): unregistered local
- * memory, and descriptors too small to pay for a work request each
- * (stage_cost.c), go through pre-registered kernel buffers.
- *
- * A link that gets two of the engine's pool credits has a send and a
- * landing buffer and announces the latter in its HELLO.  A staged WRITE
- * copies the entry list and bytes into the send buffer, RDMA WRITEs it to
- * the peer's landing buffer and asks (STAGE_REQ) the peer to scatter it; a
- * staged READ has the peer gather and reads the bytes back.  The peer
- * answers STAGE_DONE with the first failing entry.
+ * stage.c - the staging pool: unregistered local memory and descriptors too
+ * small to pay for a work request each go through pre-registered buffers.
+ * A staged WRITE copies into the send buffer, RDMA WRITEs it to the peer's
+ * landing buffer and sends STAGE_REQ; the peer answers STAGE_DONE.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,16 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * table.c - our region table on the links: publishing it on a new link
- * (HELLO, every region, TABLE_END) and announcing later registrations
- * (REGION, REGION_DEL), then waiting for the TABLE_ACKs (docs/protocol.md,
- * "The exchange").  The peer's table is rtable.c's.
- *
- * Updates are sent under the engine lock, ordered against the tables
- * (hixl_link_publish()).  All peers' ACKs are awaited against one
- * deadline, table_ack_ms; a peer that misses it has its link closed.
- * REG_MEM and DEREG_MEM wait after dropping the engine lock (a region
- * being withdrawn is out of use meanwhile, its MRs go after the wait);
- * close and the invalidation work wait with it held.
+ * table.c - our region table on the links: publishing it on a new link and
+ * announcing later registrations, then waiting for the TABLE_ACKs within
+ * table_ack_ms (docs/protocol.md, "The exchange").  The peer's is rtable.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

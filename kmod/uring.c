@@ -1,15 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uring.c - /dev/hixl's uring_cmd: the data path through io_uring
- * passthrough; the contract is in uapi/rdma/hixl.h.  Follows
- * nvme/host/ioctl.c and ublk_drv.c.
- *
- * A TRANSFER's request ends by posting the CQE from task work.  The
- * inline issue (IO_URING_F_NONBLOCK) only tries sleeping locks and punts
- * with -EAGAIN what must wait (SEND_NOTIFY, a revoking CANCEL).  A command
- * is read once, at its first issue; on -EAGAIN that copy is kept for the
- * reissue, since the SQE and user memory may be reused (docs/abi.md), as
- * btrfs's encoded-read URING_CMD keeps its state.
+ * passthrough (uapi/rdma/hixl.h); follows nvme/host/ioctl.c and ublk_drv.c.
+ * A command is read once, at its first issue, and kept for an -EAGAIN reissue.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,20 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xq.c - a link's transfer queue: the RDMA part of every TRANSFER.
- *
- * Batches of pieces (xfer.c) wait in submission order; the pump posts them
- * in chains within the link's credit window (HIXL_CHAIN).  Only a chain's
- * last WR is signaled, as in rtrs and NVMe-oF's RDMA host; its completion
- * returns the credits and ends a batch whose last chain came back.
- *
- * A batch times out with -ETIMEDOUT, breaking the link if it has WRs on
- * the wire.  A cancel stops posting and ends it with -ECANCELED once the
- * posted WRs complete; a revoking CANCEL (cancel.c) breaks the link.
- *
- * A piece carries the peer's rkey from planning on, and the peer frees a
- * removed region's MRs on our TABLE_ACK: so the ACK is held while pieces
- * planned earlier are unposted (hixl_xq_hold_ack()), then follows them on
- * the RC QP.
+ * Batches are posted in chains within the credit window (HIXL_CHAIN); only a
+ * chain's last WR is signaled, as in rtrs.  A TABLE_ACK is held while pieces
+ * planned against the old table are unposted (hixl_xq_hold_ack()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

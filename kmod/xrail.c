@@ -1,22 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrail.c - the striped data path: a direct TRANSFER on a primary link
- * with two or more usable rails is cut into pieces (rail_plan.c), and each
- * rail's pieces become one ordinary batch (xq.c) on that rail's link.  The
- * parent ends when every sub-batch ended, with the lowest failing
- * descriptor.
- *
- * Failover: a sub-batch that failed because its rail link broke hands its
- * unfinished pieces to the failover work, which re-plans them on the rails
- * usable now; READ and WRITE are idempotent.  This repeats until success,
- * the deadline, or no rail is left.
- *
- * Each byte is counted once, on the rail that moved it; descriptors,
- * failovers and errors on the primary link.
- *
- * Locks: engine.h.  A striped batch holds no rdma_sem, so a
- * rail's removal never waits for a batch running on other rails; the
- * failover work plans under the engine lock.
+ * xrail.c - the striped data path: a direct TRANSFER on a primary link with
+ * two or more usable rails becomes one batch per rail (rail_plan.c, xq.c);
+ * a broken rail's pieces are re-planned on the others until the deadline.
+ * A striped batch holds no rdma_sem.  Locks: engine.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

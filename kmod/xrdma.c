@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xrdma.c - the RDMA transport: a TRANSFER planned into RDMA READ or WRITE
- * pieces on the link's RC QP (plan.c), or staged (stage.c).  Nothing moves
- * before every descriptor passed.  Direct pieces go to the link's transfer
- * queue (xq.c) or are striped (xrail.c); staged descriptors are copied
- * afterwards in process context.
+ * pieces (plan.c) for the transfer queue (xq.c) or striping (xrail.c), or
+ * staged (stage.c).  Nothing moves before every descriptor passed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

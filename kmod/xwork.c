@@ -1,17 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xwork.c - io_uring TRANSFERs that run in process context: batches with
- * staged descriptors (stage.c) and same-host batches (local_xfer.c).  The
- * issue plans them and queues a work item, which posts the CQE when the
- * batch ends, so no io_uring thread is held for a batch.
- *
- * Follows f_fs's ffs_user_copy_worker(): the item runs with the
- * submitter's mm (kthread_use_mm(), held by mmget()), and under the
- * engine's rdma_sem for reading, as a command.  Each engine has its own
- * unbound queue of at most xwork_max_active items, so a stuck peer fills
- * only its engine's queue.  A queued batch holds nothing of the peer's
- * region table (xrdma.c's queue op), so a REGION_DEL ACK never waits for
- * a worker.
+ * xwork.c - io_uring TRANSFERs that run in process context (staged and
+ * same-host batches), on a work item with the submitter's mm, as f_fs's
+ * ffs_user_copy_worker(); one unbound queue per engine.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
