@@ -24,13 +24,9 @@
 #include "trace.h"
 
 /**
- * hixl_link_warn() - log what a link's peer did, rate-limited
+ * hixl_link_warn() - log what a link's peer did, rate-limited (rtrs_err_rl())
  * @l:   the link; the line starts with its engine and peer address
  * @fmt: printf format of the rest, ending in a newline
- *
- * Every line a remote peer can trigger goes through here, as rtrs's
- * rtrs_err_rl(), so a hostile peer cannot flood the log.
- *
  * Context: any; does not sleep.
  */
 void hixl_link_warn(const struct hixl_link *l, const char *fmt, ...)
@@ -106,10 +102,8 @@ void hixl_link_fail(struct hixl_link *l, int err)
  * @l:   the link
  * @err: -errno the next caller gets
  *
- * For a peer that broke the protocol: the link parses nothing more and is
- * unlisted and torn down from the engine's workqueue, giving its slot back
- * at once.  While hixl_accept() runs the link is only marked broken;
- * hixl_accept() frees it.
+ * For a peer that broke the protocol: unlisted and torn down from the
+ * workqueue at once; while hixl_accept() runs, only marked broken.
  *
  * Context: any that may queue work.
  */
@@ -144,11 +138,7 @@ void hixl_link_check_ready(struct hixl_link *l)
 
 /**
  * hixl_link_usable() - may work be posted on this link now?
- * @l: the link; post_mutex held
- *
- * hixl_link_destroy() frees the QP under post_mutex, so every poster
- * checks this first.
- *
+ * @l: the link; post_mutex held (hixl_link_destroy() frees the QP under it)
  * Return: true if its QP and buffers exist and it is not broken.
  */
 bool hixl_link_usable(struct hixl_link *l)
@@ -163,13 +153,11 @@ bool hixl_link_usable(struct hixl_link *l)
  * hixl_link_port_up() - is the port under a link's connection up?
  * @l: the link; its @cm_id stays while we read it
  *
- * The core's cached port state lags the netdev, and a send on a port that
- * is down breaks rxe's QPs (docs/developing.md).  So read the bound netdev
- * first, as rxe_set_port_state() does, then the cached state.
+ * Reads the bound netdev first, as rxe_set_port_state(): the cached port
+ * state lags it, and a send on a down port breaks rxe's QPs.
  *
  * Context: any.
- * Return: false if the bound netdev is not running or has no carrier, or
- * the cached port state is not ACTIVE; true otherwise, also if unknown.
+ * Return: false if the netdev is down or the cached state is not ACTIVE.
  */
 bool hixl_link_port_up(struct hixl_link *l)
 {
@@ -199,12 +187,8 @@ bool hixl_link_port_up(struct hixl_link *l)
  * hixl_link_queue() - queue a link's work on the engine's workqueue
  * @l: the link
  * @w: the setup work, the peer's STAGE_REQ or the release
- *
- * Nothing is queued once hixl_link_destroy() marked the link CLOSED, so
- * its cancel_work_sync() is final.
- *
  * Context: any.
- * Return: true if @w was queued now.
+ * Return: true if @w was queued now; never once the link is CLOSED.
  */
 bool hixl_link_queue(struct hixl_link *l, struct work_struct *w)
 {
@@ -221,12 +205,8 @@ bool hixl_link_queue(struct hixl_link *l, struct work_struct *w)
  * hixl_name_is_source() - is @name's address the one @l came from?
  * @l:    an accepted link
  * @name: a peer's claimed name, or its rail address
- *
- * hixl binds a CONNECT to its engine's address, so a legitimate claim and
- * the source address agree; ports differ and are not compared
+ * Return: true if the addresses are equal; ports are not compared
  * (docs/protocol.md, "The claimed name").
- *
- * Return: true if the addresses are equal.
  */
 bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name)
 {
@@ -246,9 +226,7 @@ bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name)
  * hixl_link_hs_progress() - an accepted link's handshake moved on
  * @l: the link
  *
- * A peer's HELLO or table message, or a SEND or REG_MR of ours, while
- * CONNECTING restarts the deadline: a large table takes longer than
- * hixl_handshake_ms to cross.
+ * Restarts the hixl_handshake_ms deadline: a large table takes longer.
  *
  * Context: any.
  */
@@ -348,10 +326,6 @@ void hixl_link_cancel_release(struct hixl_link *l)
  * hixl_link_lookup() - the engine's link to a peer, without a reference
  * @eng:  the engine; its links_lock held
  * @peer: the peer engine's name
- *
- * There may be two links to @peer (one each way, or a broken one beside
- * a restarted peer's new one); one not broken wins.
- *
  * Return: the first link to @peer not broken, else the first broken one,
  * or NULL.
  */

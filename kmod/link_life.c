@@ -127,9 +127,6 @@ static void hixl_link_hs_expire(struct work_struct *w)
  * hixl_link_alloc() - a new CONNECTING link of @eng, with one reference
  * @eng:    the engine
  * @active: we connect; else the peer connected to our listener
- *
- * The reference becomes the engine list's.
- *
  * Context: process context.
  * Return: the link, or NULL if out of memory.
  */
@@ -181,11 +178,8 @@ static void hixl_qp_event(struct ib_event *ev, void *ctx)
 /**
  * hixl_link_create_qp() - make a link's CQs, QP and receive buffers
  * @l: the link; on rail @l->rail's device and PD
- *
- * Undone by hixl_link_destroy_qp().
- *
- * Return: 0; -EXDEV if the connection is not on the rail's device; -ENODEV
- * if the rail's device is gone; another -errno from the verbs.
+ * Return: 0; -EXDEV connection not on the rail's device; -ENODEV device
+ * gone; another -errno from the verbs.
  */
 int hixl_link_create_qp(struct hixl_link *l)
 {
@@ -259,10 +253,8 @@ void hixl_link_destroy_qp(struct hixl_link *l)
 
 		ib_drain_qp(l->qp);
 		/*
-		 * RESET before destroy, so that packets still arriving are
-		 * dropped and cannot race the destroy (rxe; any state may go
-		 * to RESET, IBTA 10.3.1).  Twice: the second reset's drain
-		 * frees a packet queued after the first one's.
+		 * RESET before destroy so arriving packets are dropped (rxe;
+		 * IBTA 10.3.1); twice, as the second drain frees a late one.
 		 */
 		for (int i = 0; i < 2; i++) {
 			err = ib_modify_qp(l->qp, &reset, IB_QP_STATE);
@@ -291,12 +283,10 @@ void hixl_link_destroy_qp(struct hixl_link *l)
  * hixl_link_destroy() - tear a link down and drop the list's reference
  * @l: a link its caller took off the engine's list
  *
- * Marks the link CLOSED and wakes every waiter; then, under @l->cm_mutex,
- * breaks, drains and frees the QP and destroys the cm_id.  Other reference
- * holders keep the struct only.
+ * Marks it CLOSED, then under cm_mutex frees the QP and the cm_id; other
+ * reference holders keep the struct only.
  *
- * Context: process context, may sleep.  Not under the engine lock or
- * links_lock.
+ * Context: process context; not under the engine lock or links_lock.
  */
 void hixl_link_destroy(struct hixl_link *l)
 {
@@ -347,10 +337,6 @@ static void hixl_link_release_work(struct work_struct *w)
 /**
  * hixl_engine_links_destroy() - tear down every link of an engine
  * @eng: the engine; its listening id is gone
- *
- * Returns once every link of @eng is freed, also those its release work
- * unlisted.
- *
  * Context: process context, may sleep; @eng->rdma_sem held.
  */
 void hixl_engine_links_destroy(struct hixl_engine *eng)
@@ -378,10 +364,6 @@ void hixl_engine_links_destroy(struct hixl_engine *eng)
  * hixl_engine_links_destroy_rail() - tear down an engine's links on one rail
  * @eng:  the engine; rail @rail is marked removing
  * @rail: the rail, >= 1
- *
- * As hixl_engine_links_destroy(), for the links on @rail; the others stay.
- * Traces each rail link with a primary down with -ENODEV.
- *
  * Context: process context, may sleep; @eng->rdma_sem held for reading.
  */
 void hixl_engine_links_destroy_rail(struct hixl_engine *eng, u32 rail)
