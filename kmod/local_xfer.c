@@ -71,15 +71,10 @@ static struct hixl_region *hixl_local_peer_region(struct hixl_engine *peer, u32 
  * @d:        its descriptors
  * @nonblock: the caller must not sleep
  * @pl:       out: our regions held and the bytes to copy
- *
- * A descriptor on unregistered local memory or an unmappable dma-buf sends
- * the batch to RDMA, unless the transport is LOCAL.
- *
- * Context: process context; takes our engine's lock, then the peer's,
- * never both.
- * Return: 0 planned; 1 not local (nothing held); -EAGAIN with @nonblock;
- * -EOPNOTSUPP if LOCAL is impossible; with @a->failed: -EINVAL, -EOVERFLOW,
- * -ENOENT, -EACCES, -ERANGE as on RDMA; -ECONNRESET peer closing; -EINTR.
+ * Context: process context; takes our engine's lock, then the peer's.
+ * Return: 0 planned; 1 not local (nothing held); -EAGAIN; -EOPNOTSUPP
+ * LOCAL impossible; with @a->failed: -EINVAL, -EOVERFLOW, -ENOENT, -EACCES,
+ * -ERANGE; -ECONNRESET peer closing; -EINTR.
  */
 int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
 		    const struct hixl_op_desc *d, bool nonblock, struct hixl_plan *pl)
@@ -262,15 +257,12 @@ int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long de
  * @n:    bytes, at most HIXL_LOCAL_CHUNK
  * @seg:  room for HIXL_LOCAL_SEGS segments
  *
- * Looks the peer's region up anew under its lock and references the pages
- * for the copy.  Waits at most HIXL_LCOPY_LOCK_US for the peer's lock,
- * which a peer command may hold while it waits for user memory; the caller
- * retries after hixl_local_stop().
+ * Waits at most HIXL_LCOPY_LOCK_US for the peer's lock, which a peer
+ * command may hold while it faults; the caller retries.
  *
  * Context: process context, sleeps; no lock held.
- * Return: 0; -EBUSY peer lock busy, nothing copied; -ECONNRESET peer
- * closing; -ERANGE or -EACCES peer region gone or changed; -EIO too many
- * segments.
+ * Return: 0; -EBUSY peer lock busy; -ECONNRESET peer closing; -ERANGE or
+ * -EACCES peer region gone or changed; -EIO too many segments.
  */
 int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
 		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg)
@@ -338,10 +330,6 @@ int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region 
  * @pl:       hixl_local_prep()'s plan
  * @deadline: jiffies
  * @req:      the TRANSFER's request; its cancel cancels the copy
- *
- * Copies in HIXL_LOCAL_CHUNK chunks, on several CPUs for a large batch
- * (lcopy.c), checking hixl_local_stop() between chunks.
- *
  * Context: process context, sleeps; no lock held.
  * Return: 0; -ECANCELED; -ETIMEDOUT; -ECONNRESET or the link's error;
  * -ERANGE or -EACCES peer region gone or changed; -ENOMEM.

@@ -39,11 +39,8 @@ static u16 hixl_loop_next_port = HIXL_LOOP_PORT_LO;	/* under hixl_loop_lock */
 
 /**
  * hixl_loop_route() - may an engine CONNECT to @dst at all?
- * @loop_engine: the engine is a loopback engine
+ * @loop_engine: the engine is a loopback engine (reaches only loopback names)
  * @dst:         the CONNECT's target name
- *
- * A loopback engine reaches only loopback names, a device-bound one none.
- *
  * Return: 0, or -ENETUNREACH.
  */
 int hixl_loop_route(bool loop_engine, const struct hixl_sockaddr *dst)
@@ -94,18 +91,10 @@ static u16 hixl_loop_pick_port(const struct net *net, const struct hixl_sockaddr
  * hixl_loop_setup() - HIXL_IOC_SETUP on a loopback name
  * @eng: the engine, the caller its owner
  * @a:   the request, validated; out: local.port (picked if 0), no device
- *
- * Lists the engine under its name in the caller's network namespace with
- * transport LOCAL.  Port 0 without HIXL_SETUP_LISTEN_ANY is a client-only
- * engine, still given a port so that peers can tell clients apart.
- *
  * Context: process context; takes @eng->lock, then hixl_loop_lock.
- * Return: 0 or
- *  -ENODEV      transport HIXL_TRANSPORT_RDMA;
- *  -EACCES      port below 1024 without CAP_NET_BIND_SERVICE;
- *  -EALREADY    set up already;
- *  -EADDRINUSE  the name is taken, or no port is free;
- *  -EINVAL, -EFAULT, -ENOPKG from hixl_auth_setup(); -ENOMEM.
+ * Return: 0; -ENODEV transport RDMA; -EACCES port < 1024 without
+ * CAP_NET_BIND_SERVICE; -EALREADY; -EADDRINUSE name taken or no free port;
+ * -EINVAL, -EFAULT, -ENOPKG from hixl_auth_setup(); -ENOMEM.
  */
 int hixl_loop_setup(struct hixl_engine *eng, struct hixl_setup *a)
 {
@@ -174,11 +163,7 @@ err:
 /**
  * hixl_loop_stop() - a loopback engine closes: no CONNECT finds it any more
  * @eng: the engine, being destroyed
- *
- * A CONNECT that found it listed its link under the same lock, so the
- * engine's link teardown that follows meets it.  Idempotent.
- *
- * Context: process context; takes hixl_loop_lock.
+ * Context: process context; takes hixl_loop_lock.  Idempotent.
  */
 void hixl_loop_stop(struct hixl_engine *eng)
 {
@@ -227,12 +212,8 @@ static int hixl_loop_same_secret(const struct hixl_auth *x, const struct hixl_au
  * hixl_loop_pair() - pair two new links of loopback engines
  * @a: the active link
  * @p: the target engine's new link to @a's engine
- *
- * As hixl_local_accept() after its checks, without a HELLO.
- *
  * Context: any; takes hixl_local_lock.
- * Return: 0; -ECONNRESET if either link was torn down or paired, or either
- * engine closes.
+ * Return: 0; -ECONNRESET a link torn down or paired, or an engine closes.
  */
 int hixl_loop_pair(struct hixl_link *a, struct hixl_link *p)
 {
@@ -360,14 +341,10 @@ unlock:
 /**
  * hixl_loop_join() - CONNECT's handshake between two loopback engines
  * @l:        the active link, listed
- * @deadline: CONNECT's timeout, jiffies
- *
- * As on RDMA, a name nobody listens on is retried until @deadline.
- *
+ * @deadline: CONNECT's timeout, jiffies; until then nobody listening is retried
  * Context: process context, sleeps; takes hixl_loop_lock.
- * Return: 0 (READY and paired); -ETIMEDOUT nobody listened; -EACCES
- * refused by allowed peers or secret; -ECONNRESET torn down; -ERESTARTSYS;
- * -ENOMEM.
+ * Return: 0; -ETIMEDOUT; -EACCES refused; -ECONNRESET torn down;
+ * -ERESTARTSYS; -ENOMEM.
  */
 int hixl_loop_join(struct hixl_link *l, unsigned long deadline)
 {
@@ -390,10 +367,6 @@ int hixl_loop_join(struct hixl_link *l, unsigned long deadline)
 /**
  * hixl_loop_link_gone() - a loopback link is torn down: break its partner
  * @l: the link, CLOSED
- *
- * The partner fails with -ECONNRESET; an accepted one is released, an
- * active one stays for its DISCONNECT, as on RDMA.
- *
  * Context: process context.
  */
 void hixl_loop_link_gone(struct hixl_link *l)
@@ -415,10 +388,6 @@ void hixl_loop_link_gone(struct hixl_link *l)
  * @data:     the name, then the message
  * @name_len: bytes of the name (checked)
  * @msg_len:  bytes of the message (checked)
- *
- * Queued on the partner's engine by hixl_rx_notify(), with its bounds.
- * The peer's local_users holds off its close meanwhile.
- *
  * Context: process context.
  * Return: 0; -ECONNRESET if the peer went; -ENOMEM.
  */

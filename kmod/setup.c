@@ -110,26 +110,16 @@ static void hixl_engine_rail_ibdevs_set(struct hixl_engine *eng, const struct hi
 /**
  * hixl_cmd_setup() - HIXL_IOC_SETUP: give an engine its RDMA device
  * @eng: the engine; the caller must be its opener
- * @a:   in: local address and options; out: device name, page_size_cap,
- *       max_mr_pages
+ * @a:   in: local address and options; out: device name and limits
  *
- * All or nothing: the device side is built privately under @eng->lock and
- * published only when nothing can fail; connection requests before that
- * are refused.  On failure the engine is left as it was.
+ * All or nothing: the device side is built privately and published only
+ * when nothing can fail; on failure the engine is left as it was.
  *
  * Context: process context, may sleep; takes @eng->lock.
- * Return: 0 or
- *  -EINVAL        a bad option, allowed-peers entry or rail;
- *  -EFAULT        allowed peers or secret unreadable;
- *  -ENOPKG        a secret without hmac(sha256) in the kernel;
- *  -EAFNOSUPPORT  not AF_INET or AF_INET6;
- *  -EPERM         not the engine's process;
- *  -EALREADY      set up already;
- *  -EADDRNOTAVAIL the address is not local;
- *  -ENODEV        no RDMA device owns it;
- *  -EOPNOTSUPP    no fast-registration MRs, or a region's MRs impossible;
- *  -EADDRINUSE    another listener has the address and port;
- *  -ENOMEM, or the device's -errno.
+ * Return: 0; -EINVAL bad option, peer entry or rail; -EFAULT; -ENOPKG no
+ * hmac(sha256); -EAFNOSUPPORT; -EPERM not the engine's process; -EALREADY;
+ * -EADDRNOTAVAIL not local; -ENODEV no RDMA device; -EOPNOTSUPP no FRMR;
+ * -EADDRINUSE; -ENOMEM, or the device's -errno.
  */
 int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 {
@@ -364,18 +354,10 @@ static bool hixl_engine_on_dev(struct hixl_engine *eng, struct ib_device *ibdev)
 	return false;
 }
 
-/**
- * hixl_ib_remove() - ib_client.remove: an RDMA device is being unregistered
- * @ibdev:       the device
- * @client_data: unused
- *
- * Runs before RDMA CM's remove, so our objects are gone before the core
- * looks for leftovers (as nvme_rdma_remove_one()).  Engines are detached
- * one at a time, each referenced, without hixl_engines_lock, so a stuck
- * engine holds up only this removal.  An engine using @ibdev as an extra
- * rail loses that rail only.
- *
- * Context: process context, may sleep.
+/*
+ * ib_client.remove: runs before RDMA CM's, as nvme_rdma_remove_one().
+ * Engines are detached one at a time, referenced, without
+ * hixl_engines_lock; an engine with @ibdev as an extra rail loses only it.
  */
 static void hixl_ib_remove(struct ib_device *ibdev, void *client_data)
 {
@@ -437,9 +419,8 @@ void hixl_ib_client_unregister(void)
  * @eng:   an engine with @ibdev as an extra rail, referenced
  * @ibdev: the device
  *
- * As hixl_engine_detach() for one extra rail: the rail is marked removing
- * and its links destroyed, then its MRs and PD are freed.  The engine keeps
- * its other rails; hixl_rail_revive() may bring the rail back.
+ * As hixl_engine_detach() for one rail: its links, MRs and PD go, the
+ * engine keeps its other rails.
  *
  * Context: process context, may sleep; no lock held.
  */

@@ -361,11 +361,7 @@ size_t hixl_stage_cap(struct hixl_link *l)
 
 /**
  * hixl_stage_status() - a peer's STAGE_DONE status as our -errno
- * @wire: the status field as received
- *
- * Only the codes hixl_stage_work() sends pass; a raw peer number could be
- * a kernel-internal one (-EIOCBQUEUED, -ERESTARTSYS).
- *
+ * @wire: the status field as received; only hixl_stage_work()'s codes pass
  * Return: 0, -ERANGE, -EACCES, -EPROTO or -EREMOTEIO.
  */
 int hixl_stage_status(u32 wire)
@@ -481,14 +477,13 @@ static int hixl_stage_round(struct hixl_link *l, u32 op, const struct hixl_op_de
  * @ctx:      @cancelled's argument
  * @failed:   out: the failing descriptor's index
  *
- * Each round runs under post_mutex without faulting; a missing page is
- * faulted in with the mutex dropped and the round rerun, as filemap's
- * writes fault in outside the page lock.
+ * A round runs under post_mutex without faulting; a missing page is faulted
+ * in with the mutex dropped and the round rerun, as filemap's writes.
  *
  * Context: process context with the TRANSFER's mm, sleeps.
  * Return: 0; -EFAULT local range unusable; the peer's -ERANGE, -EACCES,
- * -EPROTO or -EREMOTEIO; -EPROTO no room to stage; -ETIMEDOUT; -EINTR
- * fatal signal; -ECANCELED; -ENOMEM; or a link error (the link broken).
+ * -EPROTO or -EREMOTEIO; -EPROTO no room; -ETIMEDOUT; -EINTR; -ECANCELED;
+ * -ENOMEM; or a link error.
  */
 int hixl_stage_run(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, const u32 *idx,
 		   u32 n, unsigned long deadline, bool (*cancelled)(void *ctx), void *ctx,

@@ -145,8 +145,7 @@ static void hixl_lat_add(struct hixl_lat *h, u32 b, u64 ns)
 }
 
 /**
- * hixl_link_count_latency() - count a TRANSFER's duration in the link's
- * and engine's histograms
+ * hixl_link_count_latency() - count a TRANSFER's duration in the histograms
  * @l:   the link it named (the primary for a striped one)
  * @ret: its result; only 0 is counted
  * @ns:  its duration, ns
@@ -164,7 +163,7 @@ void hixl_link_count_latency(struct hixl_link *l, int ret, u64 ns)
 EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_latency);
 
 /**
- * hixl_xfer_done() - account the end of a TRANSFER
+ * hixl_xfer_done() - account the end of a TRANSFER, once; fires its tracepoint
  * @eng:   its engine
  * @l:     the link it named (the primary for a striped one)
  * @op:    HIXL_OP_READ or HIXL_OP_WRITE
@@ -172,10 +171,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_link_count_latency);
  * @bytes: bytes moved (0 on failure)
  * @tag:   its tag
  * @ns:    ns since its start
- *
- * Fires the hixl_xfer_complete tracepoint and counts the latency.  Called
- * once per TRANSFER.
- *
  * Context: any.
  */
 void hixl_xfer_done(struct hixl_engine *eng, struct hixl_link *l, u32 op, int ret,
@@ -207,11 +202,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_lat_read);
  * @pc:   the batch's pieces, @pc[k].rail the rail each moved to
  * @idx:  indices into @pc of the re-posted pieces
  * @n:    entries of @idx
- *
- * Counts a failover on each rail in @from and the re-posted bytes on the
- * rail they moved to; the caller counts the engine totals.
- *
- * Context: any.
+ * Context: any; the caller counts the engine totals.
  */
 void hixl_rail_count_failover(struct hixl_engine *eng, u32 from,
 			      const struct hixl_rail_piece *pc, const u32 *idx, u32 n)

@@ -27,18 +27,10 @@ module_param_named(table_ack_ms, hixl_table_ack_ms, uint, 0644);
 MODULE_PARM_DESC(table_ack_ms, "ms the peers get, all together, to acknowledge a table update; a late peer's link is closed (default 10000)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_table_ack_ms);
 
-/**
- * hixl_next_table_link() - the next link a table update goes to
- * @eng:    the engine; its lock held (it protects every link's @tbl_gen)
- * @walk:   this walk, from ++@eng->link_walk
- * @hidden: a region's @tbl_hidden: links whose table went out at this
- *          generation or later lack the region (0: all have it)
- *
- * A link not broken whose table went out, READY or not.  Allocates
- * nothing, so an update reaches every link.
- *
- * Context: process context; takes the engine's links_lock.
- * Return: the link with a reference, or NULL when the walk is done.
+/*
+ * The next link a table update goes to, referenced, or NULL: one not broken
+ * whose table went out, skipping those whose tbl_gen >= @hidden (if set).
+ * Engine lock held; takes links_lock; allocates nothing.
  */
 static struct hixl_link *hixl_next_table_link(struct hixl_engine *eng, u64 walk, u64 hidden)
 {
@@ -130,15 +122,7 @@ static void hixl_tbl_wait_add(struct hixl_tbl_wait *w, struct hixl_link *l, u64 
 	hixl_link_put(l);
 }
 
-/**
- * hixl_tbl_wait_finish() - wait for the ACKs of one table update
- * @w: the wait hixl_links_region_added() filled
- *
- * Returns once every link the update went to has its ACK, is broken or
- * was closed at the deadline.  Releases what @w holds.
- *
- * Context: process context, may sleep; engine lock not needed.
- */
+/* Wait until every link of @w has ACKed, broke or closed; release @w. */
 static void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
 {
 	u32 i;
@@ -151,17 +135,9 @@ static void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/**
- * hixl_links_region_added() - announce a new registration to every link
- * @eng: the engine; its lock held
- * @r:   the region, with its MRs
- * @w:   out: what to pass to hixl_tbl_wait_finish()
- *
- * Links whose table goes out later have the region in it.  A region
- * without MRs or already invalid is not announced.  A link that cannot
- * take the update is broken; the registration stands.
- *
- * Context: process context, may sleep.
+/*
+ * Announce a new region to every link whose table went out; a link that
+ * cannot take it is broken, the registration stands.  Engine lock held.
  */
 static void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
 			     struct hixl_tbl_wait *w)
@@ -206,18 +182,9 @@ static void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region 
 	}
 }
 
-/**
- * hixl_links_region_withdraw() - send REGION_DEL to every link that has a region
- * @eng: the engine; its lock held
- * @r:   the region, before its MRs are released
- * @w:   out: the acknowledgements to wait for; the caller passes it to
- *       hixl_tbl_wait_finish(), with or without the engine lock
- *
- * Sends REGION_DEL to each link whose table has @r and marks @r in no
- * later table, so a second call sends nothing.  @r's keys may go once @w
- * is finished: @r is then out of every peer's table, or the link closed.
- *
- * Context: process context, may sleep up to hixl_table_ack_ms.
+/*
+ * Send REGION_DEL to each link whose table has @r and hide @r from later
+ * tables; @r's keys may go once @w is finished.  Engine lock held.
  */
 static void hixl_links_region_withdraw(struct hixl_engine *eng, struct hixl_region *r,
 				       struct hixl_tbl_wait *w)
@@ -260,15 +227,7 @@ static void hixl_links_region_withdraw(struct hixl_engine *eng, struct hixl_regi
 	r->tbl_hidden = 1;	/* in no later table */
 }
 
-/**
- * hixl_links_region_removed() - withdraw a registration, wait with the lock held
- * @eng: the engine; its lock held
- * @r:   the region, before its MRs are released
- *
- * For close and the invalidation work; DEREG_MEM waits without the lock.
- *
- * Context: process context, may sleep up to hixl_table_ack_ms.
- */
+/* Withdraw @r and wait with the engine lock held (close, invalidation). */
 static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_region *r)
 {
 	struct hixl_tbl_wait w;
@@ -282,8 +241,7 @@ static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_regio
  * @l: a connected link of the region's engine; post_mutex held
  * @r: the region; the engine lock held
  *
- * Registers the MRs of the link's rail, once per rail: the keys are then
- * valid on every QP of that rail's PD.
+ * Once per rail: the keys are then valid on every QP of that rail's PD.
  *
  * Return: 0, or the error of a post (hixl_post_wait()).
  */
@@ -372,14 +330,11 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
  * hixl_link_publish() - send our HELLO, every valid region and TABLE_END
  * @l: a connected link
  *
- * The engine lock is held from the first region read until @l->tbl_gen is
- * set, as table updates hold it: an update either is in the table or
- * reaches the link afterwards, never both.  A region invalid already is
- * left out and its @tbl_hidden set.
+ * The engine lock is held until @l->tbl_gen is set, as table updates hold
+ * it: an update either is in the table or reaches the link afterwards.
  *
  * Context: process context, may sleep; takes the engine lock and post_mutex.
- * Return: 0; -ECONNRESET if the link is torn down or broken; the error of a
- * send or REG_MR (hixl_post_wait()).
+ * Return: 0; -ECONNRESET link torn down or broken; a send or REG_MR error.
  */
 int hixl_link_publish(struct hixl_link *l)
 {
