@@ -32,8 +32,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_keepalive_ms);
  * @interval: the interval in jiffies; 0: keep-alives off
  * @busy:     a keep-alive is still on the send queue
  * @next:     out: jiffies until the next tick (at least 1)
- * Return: HIXL_KA_OFF (off), HIXL_KA_WAIT (active within @interval, or a
- * keep-alive outstanding) or HIXL_KA_POST (idle: post one).
+ * Return: HIXL_KA_OFF, HIXL_KA_WAIT (recently active or one outstanding)
+ * or HIXL_KA_POST (idle: post one).
  */
 enum hixl_ka_action hixl_ka_decide(unsigned long now, unsigned long last,
 				   unsigned long interval, bool busy, unsigned long *next)
@@ -77,9 +77,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_wc_errno);
  * @l:    the link
  * @what: what went unanswered, for the log
  *
- * Breaks the link with -EHOSTDOWN (the first error sticks).  An accepted
- * link is also unlisted and torn down, as no DREQ will come; a connected
- * one stays listed, broken, until DISCONNECT or a new CONNECT.
+ * -EHOSTDOWN; an accepted link is also torn down, as no DREQ will come.
  *
  * Context: any that may queue work.
  */

@@ -74,10 +74,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_rx_notify);
  * @eng:  the engine of @file
  * @file: the open /dev/hixl
  * @wait: the poll table
- *
- * Level-triggered; consumes nothing.  Open to any holder of the file.
- *
- * Context: process context.
+ * Context: process context; level-triggered, consumes nothing.
  * Return: EPOLLIN | EPOLLRDNORM if notifications are queued, else 0.
  */
 __poll_t hixl_notify_poll(struct hixl_engine *eng, struct file *file, poll_table *wait)
@@ -125,11 +122,9 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_engine_notifies_destroy);
  * @eng: the engine
  * @a:   in: remote, name and msg pointers and lengths
  * Context: process context; waits for the SEND to complete.
- * Return: 0; -EINVAL bad flags, reserved field, length or peer name;
- * -EAFNOSUPPORT not AF_INET/AF_INET6; -EFAULT name or message unreadable;
- * -EPERM; -EBADFD not set up; -ENODEV RDMA device removed; -ENOTCONN no
- * link; -EAGAIN still connecting; -ECONNRESET, -ENETDOWN or -ETIMEDOUT the
- * link broke; -ENOMEM.
+ * Return: 0; -EINVAL; -EAFNOSUPPORT; -EFAULT; -EPERM; -EBADFD not set up;
+ * -ENODEV device removed; -ENOTCONN no link; -EAGAIN connecting;
+ * -ECONNRESET, -ENETDOWN or -ETIMEDOUT link broke; -ENOMEM.
  */
 int hixl_cmd_send_notify(struct hixl_engine *eng, struct hixl_send_notify *a)
 {
@@ -200,12 +195,8 @@ out_free:
  * hixl_cmd_get_notifies() - HIXL_IOC_GET_NOTIFIES: fetch notifications
  * @eng: the engine
  * @a:   in: buf, max; out: count, dropped
- *
- * Oldest first; what does not fit or cannot be written stays queued.
- *
- * Context: process context.
- * Return: 0; -EINVAL on bad flags, reserved field or max 0; -EPERM;
- * -EFAULT if @a->buf is not writable (nothing is lost).
+ * Context: process context; oldest first, what does not fit stays queued.
+ * Return: 0; -EINVAL bad flags, reserved field or max 0; -EPERM; -EFAULT.
  */
 int hixl_cmd_get_notifies(struct hixl_engine *eng, struct hixl_get_notifies *a)
 {

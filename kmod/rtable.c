@@ -89,14 +89,11 @@ static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
  * @m:   the message
  * @len: its length as received, bytes
  *
- * A region arrives in one or more messages and is usable once all its MRs
- * arrived; one of another shape at the same address is replaced.  A
- * region has at most one MR per 4 KiB page; the table is bounded by
- * hixl_max_regions and hixl_max_peer_mrs, the engine's by
- * hixl_max_engine_peer_mrs.
+ * A region may span several messages and is usable once all its MRs came;
+ * one of another shape at the same address is replaced.
  *
- * Return: 0; -EPROTO malformed; -EEXIST overlaps another region; -ENOSPC
- * over a bound; -ENOMEM.
+ * Return: 0; -EPROTO malformed; -EEXIST overlap; -ENOSPC over a bound;
+ * -ENOMEM.
  */
 VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len)
 {
@@ -226,9 +223,7 @@ void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
  * @l:       the link
  * @applied: REGION/REGION_DEL messages applied, cumulative
  *
- * At most one TABLE_ACK is in flight; one asked for meanwhile is sent by
- * hixl_ack_done() with the highest count.  Does not wait, as the receive
- * handler calls it.
+ * Does not wait; at most one is in flight, hixl_ack_done() sends the next.
  *
  * Context: any; takes @l->xq.lock.
  * Return: 0 if sent or queued, or ib_post_send()'s -errno.

@@ -163,7 +163,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_runs_pgsz);
  * As sg_alloc_table_from_pages_segment(), without visiting each page.
  *
  * Context: process context, may sleep.
- * Return: 0; -EINVAL if the range is outside the runs; -ENOMEM.
+ * Return: 0; -EINVAL range outside the runs; -ENOMEM.
  */
 int hixl_runs_sg_table(const struct hixl_runs *rs, struct sg_table *sgt, u64 off, u64 len,
 		       unsigned int max_seg)

@@ -65,11 +65,9 @@ static void hixl_scq_work(struct work_struct *w)
 }
 
 /*
- * The CQ's completion event, any context.  While waiters spin, leave the
- * event to the last one to stop (hixl_scq_spin_end()), as NAPI does.  The
- * event flag and the spinner count are each written before the other is
- * read, with full barriers (store buffering), so one side sees the other;
- * test_and_clear_bit() lets only one run the worker's part.
+ * The CQ's event, any context.  While waiters spin the last one to stop
+ * takes it, as NAPI does; flag and spinner count are each written before
+ * the other is read, with full barriers (store buffering).
  */
 VISIBLE_IF_KUNIT void hixl_scq_comp(struct ib_cq *cq, void *ctx)
 {
@@ -98,11 +96,8 @@ void hixl_scq_spin_begin(struct hixl_link *l)
 EXPORT_SYMBOL_IF_KUNIT(hixl_scq_spin_begin);
 
 /**
- * hixl_scq_spin_end() - a spinning waiter stops
+ * hixl_scq_spin_end() - a spinning waiter stops; the last one takes an event
  * @l: the link of hixl_scq_spin_begin()
- *
- * The last spinner polls and re-arms the CQ if an event came meanwhile.
- *
  * Context: process context, may sleep.
  */
 void hixl_scq_spin_end(struct hixl_link *l)
@@ -186,12 +181,8 @@ int hixl_scq_create(struct hixl_link *l, struct ib_device *dev, int cqe)
 /**
  * hixl_scq_poll() - a spinning waiter polls its link's send CQ
  * @l: the link
- *
- * Runs up to HIXL_SCQ_BATCH completions' handlers unless another poller
- * is busy or the CQ is gone.
- *
  * Context: process context; the handlers may sleep.
- * Return: the number of completions handled.
+ * Return: completions handled (up to HIXL_SCQ_BATCH); 0 if another polls.
  */
 int hixl_scq_poll(struct hixl_link *l)
 {

@@ -57,10 +57,8 @@ static struct hixl_uring_pdu *hixl_pdu(struct io_uring_cmd *cmd)
  * @arg:    out: the argument, read as hixl_engine_ioctl() reads it
  * @canon:  out: the canonical command number
  * Context: process context.
- * Return: 0; -ENOTTY not a hixl command; -EOPNOTSUPP not offered through
- * io_uring; -EINVAL wrong direction or size, or non-zero padding or
- * reserved field; -E2BIG non-zero bytes past the kernel's struct; -EFAULT
- * unreadable hixl_uring_ptr target.
+ * Return: 0; -ENOTTY not hixl's; -EOPNOTSUPP not via io_uring; -EINVAL
+ * bad direction, size, padding or reserved field; -E2BIG; -EFAULT.
  */
 int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_arg *arg,
 		      unsigned int *canon)
@@ -165,14 +163,7 @@ static int hixl_uring_transfer(struct hixl_engine *eng, struct io_uring_cmd *cmd
 	return ret;
 }
 
-/**
- * hixl_uring_save() - keep a command for io_uring's reissue of it
- * @eng: the engine
- * @cmd: the command, about to return -EAGAIN
- * @arg: the command as read
- * Context: io_uring issue, no sleeping lock; takes the engine's xfer_lock.
- * Return: 0; -ENOMEM; -EBUSY if HIXL_URING_SAVED_MAX are kept.
- */
+/* Keep a command for io_uring's reissue: 0; -ENOMEM; -EBUSY if too many. */
 static int hixl_uring_save(struct hixl_engine *eng, struct io_uring_cmd *cmd,
 			   const union hixl_cmd_arg *arg)
 {
@@ -196,14 +187,7 @@ static int hixl_uring_save(struct hixl_engine *eng, struct io_uring_cmd *cmd,
 	return 0;
 }
 
-/**
- * hixl_uring_restore() - take back the command hixl_uring_save() kept
- * @eng: the engine
- * @cmd: the command, reissued
- * @arg: out: the command as first read
- * Context: io_uring issue; takes the engine's xfer_lock.
- * Return: 0, or -EINVAL if nothing was kept.
- */
+/* Take back the command hixl_uring_save() kept: 0, or -EINVAL if none. */
 static int hixl_uring_restore(struct hixl_engine *eng, struct io_uring_cmd *cmd,
 			      union hixl_cmd_arg *arg)
 {

@@ -84,14 +84,7 @@ static bool hixl_xq_busy(struct hixl_link *l)
 	return !list_empty(&l->xq.batches) || l->xq.posting || atomic_read(&l->xq.planning);
 }
 
-/**
- * hixl_xq_hold_ack() - may the TABLE_ACK of a table message go now?
- * @l:       the link
- * @fence:   a removal: hold the ACK while earlier pieces may be unposted
- * @applied: out: the count the ACK says
- * Return: true if the pump sends the ACK later; false if the caller sends
- * it now.
- */
+/* May a table message's TABLE_ACK go now?  True: the pump sends it later. */
 static bool hixl_xq_hold_ack(struct hixl_link *l, bool fence, u64 *applied)
 {
 	bool hold;
@@ -223,10 +216,9 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
  * @count: the TRANSFER's descriptor count
  * @tag:   its tag (0: not cancelable by tag)
  *
- * The caller fills @b->pl, @b->end_fn and @b->req, then calls
- * hixl_xbatch_submit().  One reference, the submitter's.
+ * The caller fills @b->pl, @b->end_fn and @b->req, then submits.
  *
- * Return: the batch or NULL.
+ * Return: the batch with the submitter's reference, or NULL.
  */
 struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l, u32 op,
 				    u32 count, u64 tag)
@@ -264,9 +256,6 @@ static void hixl_xq_kick(struct hixl_link *l)
  * hixl_xq_break() - break a link with requests of ours on the wire
  * @l:   the link, referenced
  * @err: the link's error
- *
- * Moves the QP to error (rdma_disconnect()) so every posted WR flushes.
- *
  * Context: process context; takes @l->msg.post_mutex.
  */
 void hixl_xq_break(struct hixl_link *l, int err)
@@ -506,8 +495,7 @@ static void hixl_xbatch_timeout(struct work_struct *w)
  * @deadline: jiffies; the batch ends with -ETIMEDOUT after it
  * @nonblock: the caller must not sleep
  *
- * From here the batch ends exactly once, through @b->end_fn.  A batch
- * cancelled before, on a closed link or without pieces ends here.
+ * From here the batch ends exactly once, through @b->end_fn.
  *
  * Context: process context.
  */
@@ -556,8 +544,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_submit);
  * hixl_xbatch_cancel() - end a running batch with -ECANCELED
  * @b: the batch, referenced
  *
- * Nothing more is posted; it ends once its posted WRs complete.  An
- * outcome already set stays; an unsubmitted batch only gets the status.
+ * It ends once its posted WRs complete; an outcome already set stays.
  * Cancelling a striped TRANSFER's anchor cancels all its sub-batches.
  *
  * Context: process context.
@@ -602,8 +589,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_on_wire);
  * @b:      the batch; its @end_fn completes @b->done
  * @failed: out: the descriptor to blame, or @b->count on success
  *
- * A fatal signal cancels the batch, and the wait goes on until it ends.
- * A small batch may spin first (poll.c).
+ * A fatal signal cancels the batch; a small batch may spin first (poll.c).
  *
  * Return: 0, -ETIMEDOUT, -ECANCELED, or the link error.
  */

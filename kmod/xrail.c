@@ -515,13 +515,11 @@ static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
  * @deadline:  the TRANSFER's, jiffies
  * @req:       its request, started; the rail batch ends it
  * @nonblock:  return -EAGAIN rather than sleep on a lock
- * @planning:  in/out: the caller's hixl_xq_plan_begin() is open; ended
- *             here once the sub-batches are planned
+ * @planning:  in/out: the caller's hixl_xq_plan_begin() is open; ended here
  * @min_rails: usable rails needed: 2, or 1 for a broken primary
  * Context: process context, rdma_sem held for reading.
- * Return: -EIOCBQUEUED if queued (@req ends through the rail batch); 1 if
- * fewer than @min_rails rails are usable (nothing done); -EAGAIN with
- * @nonblock; else an error as hixl_cmd_transfer()'s, nothing queued.
+ * Return: -EIOCBQUEUED queued; 1 fewer than @min_rails usable (nothing
+ * done); -EAGAIN; else hixl_cmd_transfer()'s errors, nothing queued.
  */
 int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_link *l,
 			const struct hixl_op_desc *d, unsigned long deadline, struct hixl_req *req,

@@ -18,13 +18,7 @@
 #include "req.h"
 
 
-/**
- * struct hixl_xwork - one io_uring TRANSFER run by a work item
- * @work: on the engine's xwork_wq
- * @mm:   the submitter's mm (mmget()) if staged descriptors; else NULL
- * @a:    the TRANSFER as read at submission
- * @p:    its plan (@p.a points to @a); the work item ends its request
- */
+/* one io_uring TRANSFER run by a work item; @mm is mmget() if staged */
 struct hixl_xwork {
 	struct work_struct work;
 	struct mm_struct *mm;
@@ -65,9 +59,7 @@ static void hixl_xwork_fn(struct work_struct *work)
  * hixl_xwork_wq_get() - the engine's queue for its io_uring batches and copy shares
  * @eng: the engine
  *
- * Made at the first use (at most xwork_max_active items run at once); of
- * two racing callers the loser destroys its own.  Destroyed at the
- * engine's close, when no batch or share is left.
+ * Made at first use; of two racing callers the loser destroys its own.
  *
  * Context: process context, may sleep.
  * Return: the workqueue, or NULL when out of memory.
@@ -94,15 +86,9 @@ struct workqueue_struct *hixl_xwork_wq_get(struct hixl_engine *eng)
 /**
  * hixl_xwork_queue() - queue an io_uring TRANSFER that runs in process context
  * @p: the planned TRANSFER, its request started; taken over and zeroed on
- *     success, left to the caller on error
- *
- * A cancel ends a batch not yet started with -ECANCELED and stops a
- * same-host copy at its next chunk; staged copies run to the timeout.
- *
- * Context: io_uring issue, process context, rdma_sem held for reading;
- * may sleep.
- * Return: -EIOCBQUEUED (the work item ends the request); -ENOMEM; -EFAULT
- * if staged descriptors and no mm (the process is exiting).
+ *     success
+ * Context: io_uring issue, rdma_sem held for reading; may sleep.
+ * Return: -EIOCBQUEUED; -ENOMEM; -EFAULT staged and no mm (process exiting).
  */
 int hixl_xwork_queue(struct hixl_xprep *p)
 {
