@@ -16,10 +16,7 @@
 
 /**
  * hixl_local_region_ok() - can the CPU copy reach a region?
- * @r: a live registration; its engine's lock held
- *
- * Maps a device region into the kernel on first use.
- *
+ * @r: a live registration; its engine's lock held; a dma-buf is vmapped here
  * Context: process context, may sleep.
  * Return: true if it is a pinned host region or a memory-mapped dma-buf.
  */
@@ -80,8 +77,7 @@ static void hixl_ldb_copy(const struct hixl_region *dst, u64 da, const struct hi
 }
 
 /**
- * hixl_local_dmabuf_chunk() - copy one same-host chunk with a dma-buf on
- * either side
+ * hixl_local_dmabuf_chunk() - copy one same-host chunk with a dma-buf side
  * @peer: the peer engine; its lock held, dropped before return
  * @op:   HIXL_OP_READ (theirs to ours) or HIXL_OP_WRITE (ours to theirs)
  * @lr:   our region, held
@@ -90,13 +86,11 @@ static void hixl_ldb_copy(const struct hixl_region *dst, u64 da, const struct hi
  * @ra:   its first byte to copy
  * @n:    bytes, at most HIXL_LOCAL_CHUNK, inside both regions
  *
- * CPU access is always DMA_BIDIRECTIONAL: an exporter may map its
- * scatterlist once with the first call's direction (udmabuf) and sync it
- * with every later one.
+ * CPU access is always DMA_BIDIRECTIONAL: an exporter may map once with
+ * the first call's direction (udmabuf).
  *
  * Context: process context, may sleep.
- * Return: 0, or the exporter's -errno from dma_buf_begin_cpu_access()
- * (nothing copied).
+ * Return: 0, or dma_buf_begin_cpu_access()'s -errno (nothing copied).
  */
 int hixl_local_dmabuf_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
 			    u64 la, const struct hixl_region *rr, u64 ra, u64 n)

@@ -34,12 +34,11 @@ void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  * @l:  the link; post_mutex held
  * @wr: the request (its wr_cqe and send_flags are set here)
  *
- * Waits HIXL_MSG_TIMEOUT_MS, or until @l->msg.tx_deadline if set, but at
- * least HIXL_TX_MIN_MS.  A completion is handshake progress
- * (hixl_link_hs_progress()).
+ * Waits HIXL_MSG_TIMEOUT_MS or until @l->msg.tx_deadline, at least
+ * HIXL_TX_MIN_MS.
  *
- * Return: 0; -ETIMEDOUT on timeout; -EHOSTDOWN if transport retries ran
- * out; -ECONNRESET on another error completion.  Errors break the link.
+ * Return: 0; -ETIMEDOUT; -EHOSTDOWN retries ran out; -ECONNRESET another
+ * error completion.  Errors break the link.
  */
 int hixl_post_wait(struct hixl_link *l, struct ib_send_wr *wr)
 {

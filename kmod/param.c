@@ -30,11 +30,7 @@ module_param_named(max_links, hixl_max_links, uint, 0644);
 MODULE_PARM_DESC(max_links, "links per engine (default 512)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
 
-/*
- * An accepted link whose handshake makes no progress for handshake_ms is
- * closed (hixl_link_hs_progress()); at most max_setup_links accepted links
- * of an engine are in the handshake at once.
- */
+/* handshake_ms and max_setup_links: docs/abi.md */
 unsigned int hixl_handshake_ms = 10000;
 module_param_named(handshake_ms, hixl_handshake_ms, uint, 0644);
 MODULE_PARM_DESC(handshake_ms, "ms an accepted link's handshake may go without progress before it is closed (default 10000)");

@@ -171,22 +171,12 @@ static int hixl_rails_auto(struct hixl_rdma *rd, const struct hixl_setup *a,
  * hixl_rails_setup() - SETUP's extra rails: check, resolve and keep them
  * @rd:  the engine's device side being built, rail 0 bound, unpublished
  * @a:   the validated request; out: @a->nr_rails, rail 0 included
- * @net: the caller's network namespace
- *
- * Follows hixl_cmd_setup()'s device lookup; allocates each rail's PD and
- * keeps a reference on @net for hixl_rail_revive().  On failure nothing is
- * left in @rd.
- *
+ * @net: the caller's network namespace (referenced for hixl_rail_revive())
  * Context: process context, may sleep; @rd->eng->lock held.
- * Return: 0 or
- *  -EFAULT        the list is unreadable;
- *  -EINVAL        a bad, repeated or loopback rail address, or a device
- *                 already used;
- *  -EAFNOSUPPORT  not AF_INET or AF_INET6;
- *  -EADDRNOTAVAIL a rail address is not local;
- *  -ENODEV        no RDMA device owns it;
- *  -EOPNOTSUPP    no fast-registration MRs, or RAILS_AUTO with IPv6;
- *  -ENOMEM, or RDMA CM's or ib_alloc_pd()'s -errno.
+ * Return: 0; -EFAULT; -EINVAL bad, repeated or loopback address, or device
+ * used twice; -EAFNOSUPPORT; -EADDRNOTAVAIL; -ENODEV; -EOPNOTSUPP no FRMR,
+ * or RAILS_AUTO with IPv6; -ENOMEM, or RDMA CM's or ib_alloc_pd()'s -errno.
+ * On failure nothing is left in @rd.
  */
 int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net)
 {

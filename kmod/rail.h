@@ -21,22 +21,19 @@ struct sockaddr_storage;
 
 /**
  * struct hixl_rail - one extra rail of an engine (rail 1 and up)
- * @addr:          the local address, port 0
- * @device:        the RDMA device's name, kept while it is gone
+ * @addr:          the local address, port 0; fixed
+ * @device:        the RDMA device's name, kept while it is gone; fixed
  * @ibdev:         that device, NULL while gone
- * @pd:            the rail's PD on @ibdev, NULL while gone
+ * @pd:            the rail's PD on @ibdev, NULL while gone; written last
+ *                 (smp_store_release()), read first by hixl_rail_dev()
  * @page_size_cap: MR page sizes @ibdev supports
  * @max_mr_pages:  pages per fast-registration MR on @ibdev
  * @numa_node:     @ibdev's NUMA node, or NUMA_NO_NODE
- * @removing:      the device is being removed: hixl_rail_dev() says gone
- * @listen_id:     our listener on @addr, or NULL; under
- *                 hixl_rail_listen_lock
+ * @removing:      device being removed; under the engine's links_lock
+ * @listen_id:     our listener on @addr, or NULL; under hixl_rail_listen_lock
  * @listen:        the engine listens on @addr, also once revived
  *
- * @addr and @device are set before publication and never change.  The
- * device fields change under the engine's lock; @pd is written last
- * (smp_store_release()) and hixl_rail_dev() reads it first.  @removing is
- * set under the engine's links_lock.
+ * The device fields change under the engine's lock.
  */
 struct hixl_rail {
 	struct hixl_sockaddr addr;

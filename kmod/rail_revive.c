@@ -22,18 +22,14 @@
  * @eng: the engine
  * @i:   the rail, >= 1
  *
- * Resolves the rail's address again as SETUP did (hixl_cmd_setup()); if
- * a device not used by another rail owns it, makes the rail's PD and every
- * valid region's MRs on it and publishes the rail.
+ * Resolves the rail's address again as SETUP did; if an unused device owns
+ * it, makes the rail's PD and every valid region's MRs and publishes it.
  *
- * Context: process context, may sleep; only @eng->rdma_sem held, for
- * reading.  Takes the engine lock (mutex_trylock()), and hixl_devs_lock to
- * publish the rail.
- * Return: 0 if rail @i is usable; -EINVAL no such rail, or a loopback or
- * unset engine; -ENODEV rail 0's or rail @i's device gone or going, or no
- * other device owns the address; -EADDRNOTAVAIL address not local;
- * -EAGAIN engine lock busy, try later; -EOPNOTSUPP, -ENOMEM or the
- * device's -errno (all undone).
+ * Context: process context; @eng->rdma_sem held for reading; trylocks the
+ * engine lock, takes hixl_devs_lock.
+ * Return: 0 usable; -EINVAL no such rail, loopback or unset engine; -ENODEV
+ * device gone or none owns the address; -EADDRNOTAVAIL; -EAGAIN engine lock
+ * busy; -EOPNOTSUPP, -ENOMEM or the device's -errno (all undone).
  */
 int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 {
@@ -67,10 +63,8 @@ int hixl_rail_revive(struct hixl_engine *eng, u32 i)
 	if (ret)
 		return ret;
 	/*
-	 * A device being unregistered still resolves and can still be got,
-	 * so it must also be live for our ib_client (hixl_dev_live()): checked
-	 * here, and again under hixl_devs_lock when the rail is published, so
-	 * a removal comes first or detaches it again.
+	 * A device being unregistered still resolves: it must be live for our
+	 * ib_client too, here and again under hixl_devs_lock at publication.
 	 */
 	if (!ib_device_try_get(tmp.ibdev)) {
 		hixl_rail_close(&tmp);

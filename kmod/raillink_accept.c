@@ -25,9 +25,8 @@
  * @token: the token its HELLO names, HIXL_RAIL_TOKEN bytes
  * @name:  the engine name in its HELLO
  *
- * Hangs @l off our passive primary link to @name with token @token if the
- * connection comes from the peer's rail @i address; a rail link it
- * replaces is aborted.  Tokens are compared in constant time.
+ * The connection must come from the peer's rail @i address; tokens are
+ * compared in constant time; a rail link it replaces is aborted.
  *
  * Context: the receive work; may sleep.
  * Return: 0; -EPROTO no such primary, wrong rail or source; -ECONNABORTED
@@ -126,13 +125,10 @@ u32 hixl_rail_of_device(struct hixl_engine *eng, struct ib_device *dev)
 static DEFINE_SPINLOCK(hixl_rail_listen_lock);
 
 /**
- * hixl_rail_listen_one() - listen on one rail's address
+ * hixl_rail_listen_one() - listen on one rail's address, unless already
  * @rd:  the engine's RDMA side, with a port
  * @i:   the rail
  * @net: SETUP's caller's network namespace
- *
- * Does nothing if a listener is there already.
- *
  * Context: process context, may sleep; takes hixl_rail_listen_lock.
  * Return: 0, or RDMA CM's -errno (-EADDRINUSE: the port is taken).
  */
@@ -224,11 +220,7 @@ void hixl_rail_unlisten(struct hixl_rdma *rd)
  * hixl_rail_listener_event() - a non-connect event on an engine's listener
  * @rd: the engine's RDMA side
  * @id: the listener
- * @ev: the event
- *
- * On DEVICE_REMOVAL a rail listener is forgotten and destroyed by RDMA CM,
- * so the removal does not wait for the engine's close.
- *
+ * @ev: the event; on DEVICE_REMOVAL a rail listener is forgotten
  * Return: 1 to have RDMA CM destroy @id, else 0.
  */
 int hixl_rail_listener_event(struct hixl_rdma *rd, struct rdma_cm_id *id,

@@ -25,10 +25,7 @@ static_assert(HIXL_WIRE_RAIL_TOKEN == HIXL_RAIL_TOKEN);
  * @l:    the link; post_mutex held
  * @blk:  where the block goes
  * @room: bytes left in the send buffer from @blk
- *
- * Engines without extra rails, and accepted rail links, add nothing.
- *
- * Return: bytes appended.
+ * Return: bytes appended; 0 without extra rails or on an accepted rail link.
  */
 u32 hixl_rails_hello_fill(struct hixl_link *l, void *blk, u32 room)
 {
@@ -138,12 +135,11 @@ static int hixl_rails_blk_check(struct hixl_link *l, const struct hixl_wire_hell
  * @len:  its bytes
  * @name: the engine name in the HELLO
  *
- * Unknown blocks are skipped.  A primary takes the peer's rails and token;
- * an accepted rail link must carry its rail block and is attached.
+ * Unknown blocks are skipped; an accepted rail link is attached.
  *
  * Context: the receive work; may sleep.
- * Return: 0; -EPROTO for a malformed, repeated, misplaced or missing block
- * or one that does not pair; -ECONNABORTED if the primary is going.
+ * Return: 0; -EPROTO malformed, repeated, misplaced, missing or unpaired
+ * block; -ECONNABORTED the primary is going.
  */
 int hixl_rails_hello_rx(struct hixl_link *l, const struct hixl_wire_hello *hm, u32 len,
 			const struct hixl_sockaddr *name)

@@ -118,13 +118,10 @@ void hixl_rail_stats_fill(struct hixl_engine *eng, const struct hixl_rdma *rd,
  * hixl_stats_rails() - GET_STATS's rail records (HIXL_STATS_RAILS)
  * @eng:  the engine; its rdma_sem held for reading
  * @ubuf: user pointer to @room struct hixl_rail_stat
- * @room: records @ubuf holds, 0..HIXL_MAX_RAILS
+ * @room: records @ubuf holds, 0..HIXL_MAX_RAILS; min(@room, *@nr) written
  * @nr:   out: the engine's rails (0 before SETUP and for loopback)
- *
- * Writes min(@room, *@nr) records, rail 0 first.
- *
  * Context: process context, sleeps.
- * Return: 0; -ENOMEM; -EFAULT if @ubuf is not writable.
+ * Return: 0; -ENOMEM; -EFAULT.
  */
 int hixl_stats_rails(struct hixl_engine *eng, u64 ubuf, u32 room, u32 *nr)
 {

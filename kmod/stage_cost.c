@@ -11,19 +11,7 @@
 #include "stage_cost.h"
 #include "proto.h"
 
-/*
- * Staging saves a descriptor's work request but copies its bytes twice and
- * costs, per round, an RDMA WRITE, a STAGE_REQ and the peer's STAGE_DONE in
- * sequence.  For n candidates of B bytes in R rounds:
- *
- *   direct = n * wr_ns
- *   staged = R * round_ns + B * copy_ps / 1000
- *
- * A descriptor is a candidate if len * copy_ps < wr_ns * 1000; a batch's
- * candidates are staged if staged < direct.  stage_policy=1 stages host
- * descriptors below HIXL_STAGE_THRESHOLD; 2 stages only unregistered local
- * memory, which every policy stages.
- */
+/* The cost model and stage_policy: docs/abi.md, "The staging pool". */
 static int hixl_stage_policy_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int v;

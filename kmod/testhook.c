@@ -57,11 +57,7 @@ void hixl_test_delay(enum hixl_test_point p)
 
 /**
  * hixl_test_delay_once() - hixl_test_delay() for the first caller only
- * @p: the point
- *
- * The first caller takes the delay (resets it to 0), so that of several
- * concurrent completions one is held and the others run.
- *
+ * @p: the point; the first caller resets its delay to 0
  * Context: process context, may sleep.
  */
 void hixl_test_delay_once(enum hixl_test_point p)

@@ -16,11 +16,7 @@
 struct hixl_req;
 struct hixl_xrail;
 
-/*
- * Transfer WRs in flight per link.  The send queue's other users keep at
- * most one WR each: the post_mutex holder, the STAGE_DONE reply, a
- * TABLE_ACK and a keep-alive.
- */
+/* Transfer WRs in flight per link; 8 left for the other senders' one each. */
 #define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)
 
 /**

@@ -24,12 +24,10 @@ struct hixl_xbatch;
 
 /**
  * struct hixl_xrail - the parent of a striped TRANSFER ("rail batch")
- * @ref:      held by the submitter, each sub-batch, the anchor and a
- *            queued @work
+ * @ref:      held by the submitter, each sub-batch, the anchor and @work
  * @eng:      the engine
  * @l:        the primary link (a reference)
- * @anchor:   a batch never queued: on @eng->xfers for CANCEL and bound to
- *            the request; cancelling it cancels the rail batch
+ * @anchor:   a batch never queued, on @eng->xfers for CANCEL
  * @op:       HIXL_OP_READ or HIXL_OP_WRITE
  * @count:    descriptors of the TRANSFER
  * @tag:      its tag

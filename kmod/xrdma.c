@@ -90,15 +90,10 @@ static bool hixl_stage_is_small(bool batch, u32 policy, const struct hixl_stage_
 }
 
 /*
- * hixl_xport.plan: split descriptors into staged and direct, activate the
- * direct ones' local MRs and plan their pieces.  A staged READ into a
- * read-only registration is refused: the copy writes every byte.  With
- * @p->rails_only, xrail.c plans.
- *
- * Context: process context; takes the engine lock, post_mutex, rt.lock.
- * Return: 0; -EAGAIN with @p->nonblock; -ENOMEM; per descriptor, with
- * @p->a->failed: -EACCES (read-only), a REG_MR error, or those of
- * hixl_plan_desc() and hixl_stage_check().
+ * hixl_xport.plan: split descriptors into staged and direct and plan the
+ * direct pieces (xrail.c's with @p->rails_only).  Takes the engine lock,
+ * post_mutex, rt.lock.  Return: 0; -EAGAIN; -ENOMEM; per descriptor, with
+ * @p->a->failed: -EACCES, REG_MR's, hixl_plan_desc()'s, hixl_stage_check()'s.
  */
 static int hixl_rdma_plan(struct hixl_xprep *p)
 {
@@ -196,12 +191,9 @@ static int hixl_rdma_plan(struct hixl_xprep *p)
 
 /**
  * hixl_xpath_choose() - choose how RDMA runs a TRANSFER
- * @nstaged:    descriptors chosen to stage
+ * @nstaged:    descriptors chosen to stage (a batch with any is not striped)
  * @rails_only: the primary link is broken and a rail link is READY
  * @rails:      striping is wanted and xrail.c did not hand it back
- *
- * Only a batch of direct pieces is striped.
- *
  * Return: the path (enum hixl_xpath).
  */
 enum hixl_xpath hixl_xpath_choose(u32 nstaged, bool rails_only, bool rails)
@@ -307,10 +299,7 @@ static bool hixl_rdma_cancelled(void *req)
 
 /*
  * hixl_xport.run: the direct pieces through the link's queue, then the
- * staged descriptors, from and to the current mm.
- *
- * Context: process context, sleeps; rdma_sem held for reading.
- * Return: 0 or hixl_cmd_transfer()'s errors, @p->a->failed set.
+ * staged ones; process context, rdma_sem held for reading.
  */
 static int hixl_rdma_run(struct hixl_xprep *p)
 {
