@@ -47,18 +47,14 @@ enum hixl_auth_state {
 
 /**
  * struct hixl_link_rails - a primary link's rail links (raillink.c)
- * @lock:   protects @link[], @nr, @dying and @peer_rail[]; a spinlock, as
- *          hixl_link_rail_get() runs in any context
- * @link:   rail i's link (no reference: a rail link unhooks itself in
- *          hixl_link_destroy()); [0] is NULL, the primary is rail 0
+ * @lock:   protects @link[], @nr, @dying and @peer_rail[]; any context
+ * @link:   rail i's link, no reference; [0] is NULL (the primary is rail 0)
  * @nr:     rails paired with the peer: min(ours, the peer's), >= 1
- * @token:  ours, random, sent in our HELLO; an acceptor hangs a rail link
- *          off the primary whose token its HELLO names
+ * @token:  ours, random, sent in our HELLO; names the primary to rail links
  * @peer_token: the peer's, from its HELLO
  * @peer_rail: the peer's rail i address and listener port, from its HELLO
  * @dying:  the primary is being torn down: no rail link is hooked any more
- * @work:   (active) every HIXL_RAIL_RETRY_MS while READY: destroys broken
- *          rail links and makes missing ones
+ * @work:   (active) every HIXL_RAIL_RETRY_MS: reaps and remakes rail links
  * @work_on: @work may be queued; under hixl_link.lock
  */
 struct hixl_link_rails {
@@ -169,16 +165,13 @@ struct hixl_stage_cost {
 
 /**
  * struct hixl_link_msg - a link's message channel (msg.c, msg_rx.c)
- * @post_mutex: serialises posting messages, REG_MR and staging on the QP;
- *              protects @tx; a staged transfer holds it for its batch
+ * @post_mutex: serialises posting on the QP (a staged batch's too); protects @tx
  * @rx:         receive buffers
  * @tx:         the send buffer
  * @tx_done:    completion of its last SEND or REG_MR
  * @tx_status:  that completion's status
- * @tx_deadline: 0, or jiffies by which a post must complete instead of
- *              HIXL_MSG_TIMEOUT_MS; under @post_mutex
- * @rx_stopped: the link closed on a bad message or receive: nothing more is
- *              parsed (receive handler only)
+ * @tx_deadline: 0, or jiffies a post must complete by; under @post_mutex
+ * @rx_stopped: nothing more is parsed (receive handler only)
  */
 struct hixl_link_msg {
 	struct mutex post_mutex;
@@ -197,19 +190,16 @@ struct hixl_link_msg {
  * @peer_iova:  the peer's landing buffer, from its HELLO
  * @peer_size:  its size; 0: the peer does not stage
  * @peer_rkey:  its rkey
- * @seq:        our STAGE_REQ in flight (under hixl_link.lock, as the next
- *              three; msg.post_mutex serialises requests)
+ * @seq:        our STAGE_REQ in flight; this and the next three under @lock
  * @answered:   the peer's STAGE_DONE came
  * @status:     its status
  * @failed:     its failed entry
- * @busy:       a peer's STAGE_REQ is being carried out; another before our
- *              STAGE_DONE closes the link
+ * @busy:       a peer's STAGE_REQ is being carried out
  * @req_op:     the peer's STAGE_REQ (with @busy, under hixl_link.lock)
  * @req_count:  its entries
  * @req_seq:    its sequence number
  * @work:       carries it out
- * @reply_lock: protects @reply; apart from msg.post_mutex so two engines
- *              staging to each other cannot deadlock
+ * @reply_lock: protects @reply; not post_mutex, so mutual staging can't deadlock
  * @reply:      the STAGE_DONE send buffer
  * @reply_done: its completion
  */
@@ -236,18 +226,15 @@ struct hixl_link_stage {
 /**
  * struct hixl_link_xq - a link's transfer queue (xq.c)
  * @mutex:      one pump posts at a time; protects @wr
- * @lock:       protects @batches, @credits, @closed, @posting, the batches'
- *              counters and hixl_link's @ack_* and @tbl_applied
+ * @lock:       protects @batches, @credits, @closed, @posting, batch counters, @ack_*, @tbl_applied
  * @batches:    batches waiting to be posted
  * @credits:    send queue entries left to transfers, of HIXL_CHAIN
  * @closed:     the link is going away
  * @work:       runs the pump when completions free entries
  * @wr:         the pump's scratch work requests
  * @planning:   TRANSFERs between reading the peer's table and queueing
- *              (atomic)
  * @posting:    the pump is between taking pieces and posting them
- * @poll_spin_ns: EWMA of the wait of small synchronous batches that spun
- *              (poll.c; READ_ONCE/WRITE_ONCE)
+ * @poll_spin_ns: EWMA wait of small synchronous batches that spun, ns (poll.c)
  * @poll_sleep_ns: the same for those that slept at once
  * @poll_seq:   small synchronous batches so far
  */
@@ -269,8 +256,7 @@ struct hixl_link_xq {
 /**
  * struct hixl_scq - a link's send CQ (scq.c)
  * @cq:    the CQ; NULL before it exists and once freed
- * @mutex: serialises polling @cq (handlers run one at a time, in order)
- *         and protects @cq against its free
+ * @mutex: serialises polling @cq; protects @cq against its free
  * @work:  polls @cq after a completion event and re-arms it
  * @spinners: waiters spinning on a batch of this link
  * @event: HIXL_SCQ_EVENT: an event came while waiters spun
@@ -292,11 +278,9 @@ struct hixl_scq {
  * @init:     set up a new link's queue; 0 or -ENOMEM
  * @close:    the link is going away, its QP still exists: end its batches
  * @free:     free what @init allocated
- * @hold_ack: true if the queue holds a TABLE_ACK until what was planned
- *            against the table is posted; false: the caller sends it
+ * @hold_ack: true if the queue holds a TABLE_ACK until earlier pieces post
  *
- * Links sit below the data path (kmod/LAYERS) and reach it through these;
- * set at load (hixl_xq_ops), read-only after.
+ * Links reach the data path (kmod/LAYERS) only through these; read-only.
  */
 struct hixl_link_queue_ops {
 	int (*init)(struct hixl_link *l);
@@ -342,8 +326,7 @@ struct hixl_link_ka {
  * @node:       in @eng->links, under @eng->links_lock
  * @ref:        one for the engine's list, one per user
  * @active:     we connected; else accepted from our listener
- * @accepting:  hixl_accept() is running and frees the link itself if
- *              rdma_accept() fails (under @lock)
+ * @accepting:  hixl_accept() runs and frees the link on failure (under @lock)
  * @peer:       the peer engine's name
  * @named:      @peer is known
  * @raddr:      the peer's address as connected; fixed before listing
@@ -351,11 +334,8 @@ struct hixl_link_ka {
  * @qp:         its QP
  * @rcq:        the receive CQ (IB_POLL_WORKQUEUE)
  * @scq:        the send CQ (scq.c)
- * @cm_mutex:   protects @cm_id and making an active link's QP side; held
- *              by each CONNECT attempt and by hixl_link_destroy()
- * @qp_mutex:   serialises hixl's QP state changes outside RDMA CM's own:
- *              the CM handler's rdma_disconnect() and
- *              hixl_link_destroy_qp(); rxe does not serialise them
+ * @cm_mutex:   protects @cm_id and an active link's QP side
+ * @qp_mutex:   serialises our QP state changes (rxe does not)
  * @lock:       protects @state, @err and the CM event fields
  * @state:      enum hixl_link_state
  * @err:        why the link broke (-errno)
@@ -369,7 +349,6 @@ struct hixl_link_ka {
  * @setup_work: an accepted link's publishing of our table
  * @release_work: frees a link off its engine's list
  * @hs_work:    closes an accepted link whose handshake stalls
- *              (hixl_link_hs_progress())
  * @msg:        the message channel
  * @rt:         the peer's region table
  * @stage:      staging
@@ -378,30 +357,24 @@ struct hixl_link_ka {
  * @hello_seen: the peer's HELLO came in; a second one closes the link
  * @auth_state: enum hixl_auth_state (under @lock)
  * @auth_nonce: the connector's [0] and acceptor's [1] nonce (under @lock)
- * @notify_pending: notifications of this link queued on the engine (under
- *              the engine's notify_lock)
+ * @notify_pending: notifications queued on the engine (under its notify_lock)
  * @tbl_sent:   REGION/REGION_DEL messages we sent (msg.post_mutex)
  * @tbl_acked:  how many the peer applied (under @lock)
  * @tbl_applied: the peer's table messages we applied (under xq.lock)
  * @ack_cqe:    completion of our inline TABLE_ACKs
- * @ack_held:   TABLE_ACKs wait for the transfer queue; under xq.lock, as
- *              the next three
+ * @ack_held:   TABLE_ACKs wait for the queue; this and next three under xq.lock
  * @ack_busy:   a TABLE_ACK is on the send queue
  * @ack_sent:   the count the last one said
  * @ack_next:   the highest count asked for since
- * @walk:       the last table-update walk that visited this link (under the
- *              engine's links_lock)
- * @tbl_gen:    0 until our whole table went out, then the engine's table
- *              generation then (under the engine's lock)
+ * @walk:       the last table-update walk seen (under the engine's links_lock)
+ * @tbl_gen:    0 until our table went out, then that generation (engine lock)
  * @ctrs:       the link's data-path counters
  * @connect_ns: ktime_get_ns() when CONNECT began
  * @loc:        its same-host pairing (under hixl_local_lock)
- * @ibdev:      the device of the link's QP: rail @rail's; fixed while the
- *              QP exists
+ * @ibdev:      the device of the link's QP (rail @rail's); fixed with the QP
  * @pd:         the PD of its QP and message buffers
  * @rail:       0: a primary link; else rail @rail's link of @parent
- * @parent:     rail links: their primary (a reference); set before listing
- *              or, on an acceptor, under rails.lock and @lock by its HELLO
+ * @parent:     rail links: their primary (a reference); set under rails.lock, @lock
  * @rail_up:    rail links: hixl_rail_state reported it up (under @lock)
  * @rails:      primary links: their rail links
  */
