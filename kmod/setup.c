@@ -31,8 +31,7 @@
 /**
  * hixl_setup_validate() - check the options of a SETUP request
  * @a: the request
- * Return: 0, or -EINVAL for an unknown flag, non-zero reserved field, bad
- * traffic class, service level, pool size or rail field, or a bad
+ * Return: 0, or -EINVAL for a bad flag, reserved field, option, rail field,
  * allowed-peers list or secret size.
  */
 int hixl_setup_validate(const struct hixl_setup *a)
@@ -282,11 +281,8 @@ void hixl_engine_rdma_destroy(struct hixl_engine *eng)
 }
 
 /*
- * @ibdev is being unregistered: give up the listener, links, MRs and PD
- * on it and leave the engine as if never set up; commands get -ENODEV.
- * Links go under rdma_sem for reading, as a command, which wakes waiting
- * commands; MRs and PD under it for writing.  The caller holds a
- * reference and no lock.
+ * @ibdev is being unregistered: drop everything on it, as if never set up.
+ * Links go under rdma_sem for reading, MRs and PD under it for writing.
  */
 static void hixl_engine_detach(struct hixl_engine *eng, struct ib_device *ibdev)
 {
@@ -399,7 +395,6 @@ static struct ib_client hixl_ib_client = {
 
 /**
  * hixl_ib_client_register() - learn about RDMA devices going away
- *
  * Return: 0 or ib_register_client()'s -errno.
  */
 int hixl_ib_client_register(void)

@@ -123,9 +123,8 @@ err:
 }
 
 /*
- * Copy between user memory and a staging buffer without faulting: the
- * caller holds post_mutex, and a user page may never arrive (userfaultfd,
- * FUSE).  A missing page is returned in *@miss_addr and *@miss_len.
+ * Copy between user memory and a staging buffer without faulting (post_mutex
+ * is held); a missing page is returned in *@miss_addr and *@miss_len.
  */
 static int hixl_stbuf_user(struct hixl_stbuf *b, size_t off, u64 uaddr, u64 len, bool in,
 			   u64 *miss_addr, size_t *miss_len)
