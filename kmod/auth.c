@@ -1,26 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * auth.c - who may connect to an engine: allowed peers and engine secret
- * (docs/protocol.md, "Who may connect").
- *
- * Allowed peers are checked in the listener's CONNECT_REQUEST handler,
- * before a link exists; a refusal is rejected with struct hixl_wire_cm_rej.
- *
- * With a secret, a mutual HMAC-SHA256 challenge runs before HELLO, so no
- * region is announced to a peer that has not proved it:
- *
- *   connector                                  acceptor
- *   CM request, HIXL_WIRE_CM_AUTH  ------->
- *   AUTH_CHALLENGE(Nc)             ------->
- *                                  <-------    AUTH_REPLY(Na, mac_A)
- *   AUTH_PROOF(mac_C)              ------->
- *   HELLO, REGION..., TABLE_END    <------>    HELLO, REGION..., TABLE_END
- *
- * mac_X = HMAC(secret, label_X || Nc || Na || connector addr || acceptor
- * addr): distinct labels, fresh nonces and the endpoints stop reflection,
- * replay and relay.  The acceptor answers first, so a connector with the
- * wrong secret fails CONNECT with -EACCES.  The secret is wiped after
- * crypto_shash_setkey() and never logged.
+ * auth.c - who may connect to an engine: allowed peers, checked at
+ * CONNECT_REQUEST, and the engine secret, a mutual HMAC-SHA256 challenge
+ * before HELLO (docs/protocol.md, "Who may connect").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,9 +29,7 @@ static_assert(HIXL_AUTH_NONCE == HIXL_AUTH_NONCE_LEN);
 /**
  * hixl_auth_prefix_valid() - is one allowed-peers entry well-formed?
  * @p: the entry
- *
- * Return: true for AF_INET /0../32 or AF_INET6 /0../128, reserved fields
- * zero and no address bit set past the prefix (10.0.0.0/8, not 10.1.2.3/8).
+ * Return: true if valid, with no address bit past the prefix.
  */
 VISIBLE_IF_KUNIT bool hixl_auth_prefix_valid(const struct hixl_peer_prefix *p)
 {
@@ -86,9 +66,8 @@ static bool hixl_bits_equal(const u8 *a, const u8 *b, unsigned int bits)
 
 /**
  * hixl_auth_prefix_match() - does an address lie inside an allowed prefix?
- * @p:  a valid entry
- * @sa: the peer's address; an AF_INET entry also matches IPv4-mapped IPv6
- *
+ * @p:  a valid entry; AF_INET also matches IPv4-mapped IPv6
+ * @sa: the peer's address
  * Return: true when the first @p->prefix_len bits agree.
  */
 VISIBLE_IF_KUNIT bool hixl_auth_prefix_match(const struct hixl_peer_prefix *p,
@@ -121,7 +100,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_auth_prefix_match);
  * hixl_auth_allowed() - may a peer at @sa connect under @auth?
  * @auth: the engine's policy
  * @sa:   the peer's address
- *
  * Return: true when there is no list or @sa matches one of its prefixes.
  */
 bool hixl_auth_allowed(const struct hixl_auth *auth, const struct sockaddr *sa)
@@ -191,15 +169,11 @@ out:
 
 /**
  * hixl_auth_setup() - take SETUP's allowed peers and secret
- * @auth: the new engine's policy, zeroed
+ * @auth: the new engine's policy, zeroed; hixl_auth_free() on failure too
  * @a:    the SETUP request, flags and sizes checked
- *
- * On failure what was made stays in @auth for hixl_auth_free().
- *
  * Context: process context, may sleep.
- * Return: 0; -EFAULT list or secret unreadable; -EINVAL a bad entry;
- * -ENOPKG no hmac(sha256) in the kernel; -ENOMEM; crypto_shash_setkey()'s
- * error.
+ * Return: 0; -EFAULT unreadable; -EINVAL bad entry; -ENOPKG no hmac(sha256);
+ * -ENOMEM; crypto_shash_setkey()'s error.
  */
 int hixl_auth_setup(struct hixl_auth *auth, const struct hixl_setup *a)
 {
@@ -233,11 +207,9 @@ static void hixl_auth_reject(struct rdma_cm_id *id, u16 reason)
 		.reason = cpu_to_le16(reason),
 	};
 
-	/* best effort: RDMA CM destroys and rejects the id anyway */
 	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
-/* does the request's private data offer a proof? */
 static bool hixl_auth_offered(const struct rdma_cm_event *ev)
 {
 	const struct hixl_wire_cm_req *req = ev->param.conn.private_data;
@@ -251,13 +223,9 @@ static bool hixl_auth_offered(const struct rdma_cm_event *ev)
 
 /**
  * hixl_auth_admit() - may this connection request become a link?
- * @eng: the listening engine, published
+ * @eng: the listening engine
  * @id:  the new connection's id
  * @ev:  the CONNECT_REQUEST event
- *
- * Refuses a source outside the allowed peers (st_refused) and a proof
- * offer that does not match the engine's secret (st_auth_failed).
- *
  * Context: RDMA CM handler (may sleep).
  * Return: 0 to go on; -EACCES refused and rejected.
  */
@@ -290,9 +258,7 @@ int hixl_auth_admit(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_
  * hixl_auth_conn_param() - add our connection request's private data
  * @eng: the connecting engine
  * @p:   the request's parameters
- * @req: storage for the private data, alive until rdma_connect() returns
- *
- * Without a secret nothing is added.
+ * @req: private data storage, alive until rdma_connect() returns
  */
 void hixl_auth_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p,
 			  struct hixl_wire_cm_req *req)
@@ -310,9 +276,7 @@ void hixl_auth_conn_param(struct hixl_engine *eng, struct rdma_conn_param *p,
  * hixl_auth_rejected() - was our request refused by the peer's policy?
  * @id: our id
  * @ev: its RDMA_CM_EVENT_REJECTED event
- *
- * Return: true for a hixl_wire_cm_rej with a known reason (-EACCES, no
- * retry); false for any other reject.
+ * Return: true for a hixl_wire_cm_rej with a known reason.
  */
 bool hixl_auth_rejected(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -355,7 +319,6 @@ static int hixl_auth_mac(struct hixl_link *l, const char *label,
 	int ret;
 	SHASH_DESC_ON_STACK(desc, tfm);
 
-	/* our own address is src_addr on both sides */
 	hixl_auth_name((const struct sockaddr *)&ra->src_addr, &names[l->active ? 0 : 1]);
 	hixl_auth_name((const struct sockaddr *)&ra->dst_addr, &names[l->active ? 1 : 0]);
 	desc->tfm = tfm;
@@ -372,7 +335,6 @@ static int hixl_auth_mac(struct hixl_link *l, const char *label,
 	return ret;
 }
 
-/* constant-time check of the peer's mac */
 static int hixl_auth_check(struct hixl_link *l, const char *label,
 			   const u8 nonce[2][HIXL_AUTH_NONCE], const u8 *mac)
 {
@@ -403,7 +365,7 @@ void hixl_auth_link_init(struct hixl_link *l)
 		l->auth_state = l->active ? HIXL_AUTH_START : HIXL_AUTH_WAIT;
 }
 
-/* send one AUTH_* message; NULL @nonce or @mac send zeros */
+/* NULL @nonce or @mac send zeros */
 static int hixl_auth_send(struct hixl_link *l, u16 type, const u8 *nonce, const u8 *mac)
 {
 	struct hixl_wire_auth *m;
@@ -430,13 +392,9 @@ static int hixl_auth_send(struct hixl_link *l, u16 type, const u8 *nonce, const 
  * hixl_auth_connect() - the connector's side of the exchange
  * @l:        an active link, ESTABLISHED, not yet published
  * @deadline: jiffies
- *
- * Without a secret, nothing.  Else sends AUTH_CHALLENGE, waits for the
- * checked AUTH_REPLY and sends AUTH_PROOF.
- *
  * Context: process context, sleeps until @deadline.
- * Return: 0; -EACCES wrong proof (link closed); -ETIMEDOUT; -ERESTARTSYS;
- * the link's error; crypto or hixl_send_msg() errors.
+ * Return: 0; -EACCES wrong proof; -ETIMEDOUT; -ERESTARTSYS; the link's,
+ * crypto or hixl_send_msg() errors.
  */
 int hixl_auth_connect(struct hixl_link *l, unsigned long deadline)
 {
@@ -490,13 +448,8 @@ int hixl_auth_connect(struct hixl_link *l, unsigned long deadline)
 /**
  * hixl_auth_accept_step() - the acceptor's next step, from the setup work
  * @l: an accepted link
- *
- * Answers a CHALLENGE with AUTH_REPLY; says "publish" once, with no secret
- * or after a right proof.
- *
  * Context: process context; takes @l->lock, then post_mutex.
- * Return: 0 publish now; 1 nothing to do yet; or a crypto or
- * hixl_send_msg() error.
+ * Return: 0 publish now; 1 nothing to do yet; crypto or hixl_send_msg() errors.
  */
 int hixl_auth_accept_step(struct hixl_link *l)
 {
@@ -532,7 +485,6 @@ int hixl_auth_accept_step(struct hixl_link *l)
 	return ret ? ret : 1;
 }
 
-/* an AUTH_* message; l->lock not held */
 static int hixl_auth_rx_msg(struct hixl_link *l, u16 type, const struct hixl_wire_auth *m)
 {
 	u8 nonce[2][HIXL_AUTH_NONCE];
@@ -579,17 +531,12 @@ static int hixl_auth_rx_msg(struct hixl_link *l, u16 type, const struct hixl_wir
 /**
  * hixl_auth_rx() - the exchange's gate on every received message
  * @l:    the link
- * @type: the message's type, header checked
+ * @type: message type, header checked
  * @buf:  the message
- * @len:  its length, bytes
- *
- * Other messages pass only after the peer's proof, or with no secret.
- *
+ * @len:  bytes
  * Context: the link's CQ handler; takes @l->lock.
- * Return: 0 not AUTH_*, the caller handles it; HIXL_AUTH_RX_DONE handled;
- * HIXL_AUTH_RX_STEP handled, queue the setup work; -EPROTO malformed,
- * unasked or repeated; -EACCES wrong proof or a message before it; crypto
- * errors.  Any error closes the link.
+ * Return: 0 not AUTH_*; HIXL_AUTH_RX_DONE handled; HIXL_AUTH_RX_STEP queue
+ * the setup work; -EPROTO malformed; -EACCES wrong or missing proof.
  */
 int hixl_auth_rx(struct hixl_link *l, u16 type, const void *buf, u32 len)
 {
@@ -609,7 +556,7 @@ int hixl_auth_rx(struct hixl_link *l, u16 type, const void *buf, u32 len)
 
 /**
  * hixl_auth_expired() - count and log a peer that never finished the exchange
- * @l: the accepted link, about to be closed
+ * @l: the accepted link, closing
  */
 void hixl_auth_expired(struct hixl_link *l)
 {

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cm.c - RDMA CM for links: the event handler of engine and link ids,
- * accepting on a listener, one connection attempt of an active link.
- * Follows nvme-rdma (active side waits for each CM event; the passive
- * side accepts in the CONNECT_REQUEST handler) and rtrs (one handler).
+ * cm.c - RDMA CM for links: the event handler, accepting on a listener,
+ * one connection attempt of an active link.  Follows nvme-rdma and rtrs.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -23,11 +21,7 @@
 #include "testhook.h"
 #include "proto.h"
 
-/*
- * RC timeouts, equal on both sides: a request unanswered for 4.096 us *
- * 2^17 (537 ms) is resent HIXL_RETRY_COUNT times, so a silent peer fails
- * the QP after about 3.8 s (not 7: docs/developing.md, the test VM).
- */
+/* RC timeouts: 4.096 us * 2^17 (537 ms), 6 retries: a silent peer fails in ~3.8 s */
 #define HIXL_ACK_TIMEOUT	17
 #define HIXL_RETRY_COUNT	6
 
@@ -42,7 +36,6 @@ static void hixl_conn_param(struct ib_device *dev, struct rdma_conn_param *p)
 	p->rnr_retry_count = 7;		/* a full receive queue waits, never fails */
 }
 
-/* accepted links of @eng still in their handshake; links_lock held */
 static u32 hixl_links_in_setup(struct hixl_engine *eng)
 {
 	struct hixl_link *l;
@@ -56,10 +49,6 @@ static u32 hixl_links_in_setup(struct hixl_engine *eng)
 	return n;
 }
 
-/*
- * List an accepted link with its QP.  -ENOSPC at max_links, -EBUSY at
- * max_setup_links in handshake, -ENODEV the device or rail is going.
- */
 static int hixl_accept_list(struct hixl_engine *eng, struct hixl_link *l)
 {
 	const struct hixl_rdma *rd = eng->rdma;
@@ -82,11 +71,6 @@ static int hixl_accept_list(struct hixl_engine *eng, struct hixl_link *l)
 	return ret;
 }
 
-/*
- * CONNECT_REQUEST on our listener: make the link and accept.  Refused with
- * -EACCES by policy (before any allocation), or as hixl_accept_list().  A
- * handshake without progress for hixl_handshake_ms closes the link.
- */
 static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct hixl_rdma *rd = eng->rdma;
@@ -106,10 +90,8 @@ static int hixl_accept(struct hixl_engine *eng, struct rdma_cm_id *id, struct rd
 	l->cm_id = id;
 	id->context = l;
 	/*
-	 * A rail link (paired by its HELLO).  rdma_sem (read) from the rail's
-	 * lookup until the link is listed or refused, so a rail removal
-	 * either sees it listed or we refuse; trylock: a CM handler must
-	 * not wait for a removal, which waits for handlers.
+	 * rdma_sem from the rail's lookup until listed or refused, so a rail
+	 * removal sees it listed; trylock: a removal waits for CM handlers.
 	 */
 	on_rail = id->device != rd->ibdev;
 	if (on_rail && !down_read_trylock(&eng->rdma_sem)) {
@@ -192,10 +174,7 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		hixl_link_fail(l, -ECONNRESET);
-		/*
-		 * QP to error now so outstanding transfers flush at once;
-		 * qp_mutex keeps this off hixl_link_destroy_qp()'s drain.
-		 */
+		/* QP to error now; qp_mutex keeps this off hixl_link_destroy_qp()'s drain */
 		mutex_lock(&l->qp_mutex);
 		rdma_disconnect(l->cm_id);
 		mutex_unlock(&l->qp_mutex);
@@ -214,12 +193,10 @@ static int hixl_link_cm_event(struct hixl_link *l, struct rdma_cm_event *ev)
 
 /**
  * hixl_cm_handler() - RDMA CM event handler of engine ids and link ids
- * @id: the id; its context is a struct hixl_rdma or a struct hixl_link
+ * @id: the id; context a struct hixl_rdma or struct hixl_link
  * @ev: the event
- *
  * Context: RDMA CM handler (may sleep); serialised per id.
- * Return: 0, or -errno to make RDMA CM destroy a refused new connection:
- * -EAGAIN the engine is not yet published; hixl_accept()'s error.
+ * Return: 0, or non-zero to make RDMA CM destroy the id.
  */
 int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -240,13 +217,11 @@ int hixl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-/* ms left until @deadline, at least 1 (RDMA CM's timeout) */
 static int hixl_ms_left(unsigned long deadline)
 {
 	return max_t(long, jiffies_to_msecs(hixl_jiffies_left(deadline)), 1);
 }
 
-/* wait for the next CM event of an active link and check it is @want */
 static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadline)
 {
 	long ret;
@@ -283,15 +258,12 @@ static int hixl_link_wait_cm(struct hixl_link *l, int want, unsigned long deadli
  * @l:        the link; cm_mutex held, no cm_id
  * @src:      our address, port 0
  * @dst:      the peer's address
- * @deadline: jiffies by which the attempt must be ESTABLISHED
+ * @deadline: jiffies
  *
- * Creates the cm_id, resolves, creates the QP and connects.  What it made
- * stays for hixl_link_reset_attempt() or hixl_link_destroy().
- *
+ * What it made stays for hixl_link_reset_attempt() or hixl_link_destroy().
  * Context: process context, sleeps until @deadline at most.
- * Return: 0 ESTABLISHED; -ECONNABORTED the link is CLOSED; the link's
- * error; -ECONNREFUSED rejected; -ENETDOWN a rail link's port is down;
- * or the RDMA CM calls' and hixl_link_create_qp()'s errors.
+ * Return: 0 ESTABLISHED; -ECONNABORTED CLOSED; -ECONNREFUSED rejected;
+ * -ENETDOWN rail port down; the link's, RDMA CM's or QP creation's error.
  */
 int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 			  struct sockaddr *dst, unsigned long deadline)
@@ -343,17 +315,12 @@ int hixl_link_try_connect(struct hixl_link *l, struct sockaddr *src,
 /**
  * hixl_link_reset_attempt() - undo a refused attempt so the link can retry
  * @l: the link; cm_mutex held
- *
  * Context: process context, may sleep.
  */
 void hixl_link_reset_attempt(struct hixl_link *l)
 {
 	lockdep_assert_held(&l->cm_mutex);
-	/*
-	 * RDMA CM may still be moving the QP to RTR/RTS for a late REP:
-	 * rdma_disconnect() moves it to ERR under the CM's qp_mutex, so our
-	 * drain never runs beside a CM transition.
-	 */
+	/* a late REP may be moving the QP: rdma_disconnect() errs it under CM's qp_mutex */
 	if (l->cm_id && l->qp)
 		rdma_disconnect(l->cm_id);
 	cancel_work_sync(&l->stage.work);
@@ -379,10 +346,9 @@ void hixl_link_reset_attempt(struct hixl_link *l)
 /**
  * hixl_connect_once() - one connection attempt, refusals not retried
  * @l:        the link, listed, no cm_id
- * @src:      our address (a rail's, for a rail link), port 0
+ * @src:      our address, port 0
  * @dst:      the peer's address
  * @deadline: jiffies
- *
  * Context: process context, sleeps until @deadline at most.
  * Return: as hixl_link_try_connect().
  */
@@ -403,9 +369,7 @@ int hixl_connect_once(struct hixl_link *l, struct sockaddr *src, struct sockaddr
  * hixl_connect_wait_ready() - wait for the peer's table to make a link READY
  * @l:        an active link whose table went out
  * @deadline: jiffies
- *
- * Return: 0 READY; -ETIMEDOUT; -ERESTARTSYS; the link's error (or
- * -ECONNRESET).
+ * Return: 0 READY; -ETIMEDOUT; -ERESTARTSYS; the link's error.
  */
 int hixl_connect_wait_ready(struct hixl_link *l, unsigned long deadline)
 {

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * engine.c - what every layer asks of an engine: may a command use its
- * device, is an RDMA device live, addresses, the struct's reference, and
- * the workqueue check of the engine lock rule (engine.h).
+ * engine.c - engine usability, live RDMA devices, addresses, the engine's
+ * reference, and the workqueue check of the engine lock rule (engine.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,9 +17,7 @@
  * hixl_sockaddr_to_kernel() - convert a uapi address to a sockaddr
  * @a:  the uapi address
  * @ss: out: a sockaddr_in or sockaddr_in6
- *
- * Return: 0; -EINVAL non-zero reserved field, or IPv4 with a scope or extra
- * bytes; -EAFNOSUPPORT another family.
+ * Return: 0; -EINVAL malformed; -EAFNOSUPPORT another family.
  */
 int hixl_sockaddr_to_kernel(const struct hixl_sockaddr *a, struct sockaddr_storage *ss)
 {
@@ -59,8 +56,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_sockaddr_to_kernel);
 /**
  * hixl_loop_addr() - is an engine name on a loopback address?
  * @a: the name, unchecked
- *
- * Return: true for 127.0.0.0/8 and ::1 (not IPv4-mapped).
+ * Return: true for 127.0.0.0/8 and ::1.
  */
 bool hixl_loop_addr(const struct hixl_sockaddr *a)
 {
@@ -75,9 +71,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_loop_addr);
 /**
  * hixl_engine_usable() - may the caller run a command that needs the device?
  * @eng: the engine
- *
- * Return: 0; -EPERM not the engine's process; -ENODEV its device was
- * removed; -EBADFD never set up.
+ * Return: 0; -EPERM not the owner; -ENODEV device removed; -EBADFD not set up.
  */
 int hixl_engine_usable(struct hixl_engine *eng)
 {
@@ -90,19 +84,14 @@ int hixl_engine_usable(struct hixl_engine *eng)
 
 /*
  * hixl_devs_lock protects hixl_devs: devices between our ib_client add and
- * the start of our remove.  RDMA CM and ib_device_try_get() still succeed
- * on a device being unregistered, so only this set tells.
+ * remove; ib_device_try_get() still succeeds on one being unregistered.
  */
 static DEFINE_MUTEX(hixl_devs_lock);
 static DEFINE_XARRAY(hixl_devs);
 
 /**
  * hixl_devs_live_lock() - hold the set of live RDMA devices
- *
- * Until hixl_devs_live_unlock() no hixl_ib_remove() begins.  Taken inside
- * an engine's lock (hixl_rail_revive()); a holder takes no other lock.
- *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; a holder takes no other lock.
  */
 void hixl_devs_live_lock(void)
 {
@@ -118,7 +107,6 @@ void hixl_devs_live_unlock(void)
 /**
  * hixl_dev_live() - has @ibdev been added and its removal not begun?
  * @ibdev: a device, compared only
- *
  * Context: hixl_devs_live_lock() held.
  * Return: true if live.
  */
@@ -131,9 +119,8 @@ bool hixl_dev_live(struct ib_device *ibdev)
 /**
  * hixl_dev_add() - ib_client.add: @ibdev is live from now on
  * @ibdev: the device being registered
- *
  * Context: process context; takes hixl_devs_lock.
- * Return: 0, or -ENOMEM (only rail revival on @ibdev is then refused).
+ * Return: 0, or -ENOMEM.
  */
 int hixl_dev_add(struct ib_device *ibdev)
 {
@@ -148,7 +135,6 @@ int hixl_dev_add(struct ib_device *ibdev)
 /**
  * hixl_dev_remove() - ib_client.remove's first step: @ibdev is not live
  * @ibdev: the device being unregistered
- *
  * Context: process context; takes hixl_devs_lock.
  */
 void hixl_dev_remove(struct ib_device *ibdev)
@@ -176,11 +162,7 @@ static void hixl_engine_free(struct kref *ref)
 
 /**
  * hixl_engine_put() - drop a reference on an engine's struct
- * @eng: the engine
- *
- * The last one frees the struct only; holders other than the file use only
- * rdma_sem, links_lock, release_wq and what those protect.
- *
+ * @eng: the engine; the last put frees the struct only
  * Context: any.
  */
 void hixl_engine_put(struct hixl_engine *eng)
@@ -191,12 +173,9 @@ void hixl_engine_put(struct hixl_engine *eng)
 /**
  * hixl_work_queue_shared() - the shared workqueue the current work runs on
  *
- * Read from lockdep's "(wq_completion)<name>" map, held by
- * process_one_work(); checked by name only.
- *
+ * Read from lockdep's "(wq_completion)<name>" map held by process_one_work().
  * Context: any.
- * Return: the workqueue's name if it is not an engine's own; NULL outside
- * a work item, on an engine's queue, or without lockdep.
+ * Return: the name if not an engine's own queue; NULL otherwise or without lockdep.
  */
 const char *hixl_work_queue_shared(void)
 {
@@ -224,9 +203,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_work_queue_shared);
 
 /**
  * hixl_engine_lock_check() - warn when a shared workqueue waits for an engine
- * @eng: the engine whose lock is about to be waited for
- *
- * Warns once; an engine's close (@eng->closing) is allowed.
+ * @eng: the engine whose lock is about to be waited for; closing is allowed
  */
 void hixl_engine_lock_check(const struct hixl_engine *eng)
 {

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * engine.h - an engine (one open file of /dev/hixl), its RDMA side, the
- * module's limits, and hixl.ko's locking order.
+ * engine.h - an engine (one open file of /dev/hixl) and hixl.ko's lock order.
  *
- * Each lock says what it protects at its declaration.  Lock order, outer
- * first ("a > b": b may be taken under a):
+ * Lock order, outer first ("a > b": b may be taken under a):
  *
  *   hixl_engine.rdma_sem (read: every command, dropped while a TRANSFER
  *     waits; write: device removal, engine teardown)
@@ -29,10 +27,8 @@
  *   innermost or alone: xfer_lock (never with xq.lock), hixl_xrail.lock,
  *     hixl_local_lock, hixl_rail_listen_lock
  *
- * A same-host copy takes its own engine's lock and the peer's one after
- * the other, never both.  mmu_interval_notifier_remove() runs under
- * hixl_engine.lock: the notifier takes only hixl_region.lock.  No user
- * page is faulted in under a lock that a link's teardown takes.
+ * A same-host copy takes its engine's lock and the peer's in turn, never both.
+ * No user page is faulted in under a lock that a link's teardown takes.
  *
  * Work that may wait on an engine lock runs only on that engine's own
  * workqueues (eng->wq, eng->xwork_wq); hixl_engine_lock_check() warns
@@ -72,11 +68,7 @@
 #include "ctrs.h"
 #include "param.h"
 
-/*
- * Features and flag bits this module accepts; anything else is -EINVAL.
- * Kept out of the uapi header, as ublk's UBLK_F_ALL: user space asks
- * GET_INFO.
- */
+/* features and flags accepted; kept out of uapi as ublk's UBLK_F_ALL */
 #define HIXL_FEAT_ALL		(HIXL_FEAT_GET_INFO | HIXL_FEAT_REG_HOST | \
 				 HIXL_FEAT_REG_DMABUF | HIXL_FEAT_INVALIDATE | \
 				 HIXL_FEAT_SETUP | HIXL_FEAT_LINKS | HIXL_FEAT_TRANSFER | \
@@ -95,10 +87,9 @@ struct crypto_shash;
 
 /**
  * struct hixl_auth - an engine's connection policy, fixed by SETUP
- * @allow:    source prefixes a connection request must match; NULL: anyone
- * @nr_allow: entries of @allow, 0..HIXL_MAX_ALLOWED_PEERS
- * @tfm:      "hmac(sha256)" keyed with the engine secret, or NULL;
- *            read-only after SETUP
+ * @allow:    source prefixes a request must match; NULL: anyone
+ * @nr_allow: entries of @allow
+ * @tfm:      "hmac(sha256)" keyed with the engine secret, or NULL
  */
 struct hixl_auth {
 	struct hixl_peer_prefix *allow;
@@ -114,13 +105,12 @@ struct hixl_proc;
 #define HIXL_TX_MIN_MS		1000	/* a post past its link's msg.tx_deadline still gets this */
 #define HIXL_MSG_TIMEOUT_MS	10000	/* a SEND, REG_MR or STAGE_DONE completes within this */
 
-/* a deadline in jiffies, @ms from now */
 static inline unsigned long hixl_deadline(unsigned int ms)
 {
 	return jiffies + msecs_to_jiffies(ms);
 }
 
-/* take @m, or with @nonblock (io_uring inline issue) only try: true if taken */
+/* @nonblock (io_uring inline issue): only try; true if taken */
 static inline bool hixl_mutex_lock_nb(struct mutex *m, bool nonblock)
 {
 	if (nonblock)
@@ -137,7 +127,6 @@ const char *hixl_work_queue_shared(void);
 struct hixl_engine;
 void hixl_engine_lock_check(const struct hixl_engine *eng);
 
-/* jiffies left until @deadline, 0 once passed */
 static inline long hixl_jiffies_left(unsigned long deadline)
 {
 	return time_before(jiffies, deadline) ? (long)(deadline - jiffies) : 0;
@@ -149,29 +138,28 @@ struct rdma_cm_id;
 
 /**
  * struct hixl_rdma - the RDMA side of an engine, made by HIXL_IOC_SETUP
- * @cm_kind:        HIXL_CM_ENGINE, for hixl_cm_handler()
+ * @cm_kind:        HIXL_CM_ENGINE
  * @eng:            the engine
- * @cm_id:          bound to the local address; listening if the port is not 0
- * @ibdev:          the device that owns the local address
- * @pd:             the engine's protection domain
+ * @cm_id:          bound to the local address; listening if port != 0
+ * @ibdev:          device of the local address
+ * @pd:             protection domain
  * @page_size_cap:  MR page sizes the device supports
  * @max_mr_pages:   pages per fast-registration MR
- * @local:          the local address as SETUP gave it
- * @traffic_class:  traffic class of the engine's QPs
- * @service_level:  service level of the engine's QPs
+ * @local:          local address as given
+ * @traffic_class:  QP traffic class
+ * @service_level:  QP service level
  * @pool_buffers:   staging pool size (buffers)
  * @pool_buffer_mb: staging buffer size (MiB)
  * @auth:           who may connect
- * @transport:      HIXL_TRANSPORT_*: may links pair for same-host copy
- * @loopback:       set up on a loopback name: no @cm_id, @ibdev or @pd
- * @loop_listen:    a loopback engine that accepts CONNECTs
- * @loop_listed:    on loopback.c's list until close
- * @loop_node:      in that list (under hixl_loop_lock)
- * @loop_net:       SETUP caller's netns (a reference while @loop_listed)
- * @rails:          the extra rails 1..@nr_rails, or NULL; set before
- *                  publication, each rail's device fields under eng->lock
+ * @transport:      HIXL_TRANSPORT_*
+ * @loopback:       loopback engine: no @cm_id, @ibdev or @pd
+ * @loop_listen:    loopback engine accepting CONNECTs
+ * @loop_listed:    on loopback.c's list
+ * @loop_node:      in that list; under hixl_loop_lock
+ * @loop_net:       caller's netns, held while @loop_listed
+ * @rails:          rails 1..@nr_rails or NULL; device fields under eng->lock
  * @nr_rails:       0..HIXL_MAX_RAILS - 1
- * @rails_net:      SETUP caller's netns (a reference while @nr_rails > 0)
+ * @rails_net:      caller's netns, held while @nr_rails > 0
  */
 struct hixl_rdma {
 	int cm_kind;
@@ -200,75 +188,63 @@ struct hixl_rdma {
 
 /**
  * struct hixl_engine - state of one open file of /dev/hixl
- * @lock:       serialises REG_MEM/DEREG_MEM and invalidation; protects
- *              @regions writes and a region's @runs, @npages, @folio_pins,
- *              @in_tree
- * @ref:        the file's reference, plus one per device removal and per
- *              queued link release
- * @node:       in hixl_engines (main.c)
- * @ibdev:      @rdma's device, for hixl_ib_remove(); READ_ONCE(), compared
- *              only
- * @rail_ibdev: [i >= 1]: rail i's device, as @ibdev; written under @lock
- * @removal_seq: last device removal that looked here; under hixl_engines_lock
- * @releases:   link releases queued on @wq and not finished
+ * @lock:       protects @regions writes, a region's runs/npages/pins/in_tree
+ * @ref:        the file's, plus one per device removal and queued release
+ * @node:       in hixl_engines
+ * @ibdev:      @rdma's device; READ_ONCE(), compared only
+ * @rail_ibdev: [i >= 1]: rail i's device; written under @lock
+ * @removal_seq: last device removal seen; under hixl_engines_lock
+ * @releases:   link releases queued on @wq
  * @release_wq: woken when @releases reaches zero
- * @id:         engine number, for debugfs and tracepoints
- * @owner:      thread-group leader of the opener
- * @mm:         the opener's mm; memory commands from another get -EPERM
- * @proc:       the opener's per-process accounting
- * @wq:         the engine's own workqueue, for work that may wait on @lock
- * @xwork_wq:   io_uring staged and same-host batches (xwork.c); made at
- *              the first one, set with cmpxchg()
- * @memcg:      the opener's memory cgroup; allocations a peer causes are
- *              charged to it
+ * @id:         engine number
+ * @owner:      opener's thread-group leader
+ * @mm:         opener's mm; memory commands from another get -EPERM
+ * @proc:       opener's per-process accounting
+ * @wq:         own workqueue, for work that may wait on @lock
+ * @xwork_wq:   io_uring staged and same-host batches; set with cmpxchg()
+ * @memcg:      opener's memcg; charged for allocations a peer causes
  * @regions:    handle -> struct hixl_region
  * @next_handle: xa_alloc_cyclic() cursor
- * @ranges:     [addr, addr + len - 1] -> valid region, no overlaps
- * @inval_work: releases the pins of invalidated regions
- * @rdma:       the device side, NULL until SETUP; set once under @lock with
- *              smp_store_release()
+ * @ranges:     [addr, addr + len - 1] -> valid region
+ * @inval_work: unpins invalidated regions
+ * @rdma:       device side, NULL until SETUP; smp_store_release() under @lock
  * @links_lock: protects @links and @nr_links (a mutex: CM handlers sleep)
  * @links:      this engine's links
  * @nr_links:   entries of @links
- * @rdma_sem:   read by every command, written while the device side
- *              (@rdma, QPs, MRs) is freed
- * @rdma_gone:  the device was removed: commands get -ENODEV
- * @notify_lock: protects @notifies, @notify_dropped, @notify_total and
- *              every link's notify_pending
- * @notifies:   received notifications (struct hixl_notify_ent), oldest first
+ * @rdma_sem:   read by every command, written while @rdma, QPs, MRs are freed
+ * @rdma_gone:  device removed: commands get -ENODEV
+ * @notify_lock: protects @notifies, @notify_dropped, @notify_total, links' notify_pending
+ * @notifies:   received struct hixl_notify_ent, oldest first
  * @notify_dropped: dropped since the last GET_NOTIFIES
- * @notify_wq:  poll(2) waiters, woken per queued notification
+ * @notify_wq:  poll(2) waiters
  * @notify_total: notifications queued over all links
  * @peer_mrs:   MR entries in all links' peer tables
- * @pool_free:  staging buffers left (a link with staging holds two)
+ * @pool_free:  staging buffers left
  * @st_notify_dropped: notifications dropped
  * @st_regions: regions registered
- * @st_invalid: regions invalidated and not yet deregistered
- * @st_host_bytes: bytes of registered host memory
- * @st_device_bytes: bytes of registered dma-buf memory
+ * @st_invalid: regions invalidated, not yet deregistered
+ * @st_host_bytes: registered host memory (bytes)
+ * @st_device_bytes: registered dma-buf memory (bytes)
  * @st_pinned_pages: pages pinned
  * @st_invalidations: invalidations seen
  * @st_limit_hits: registrations refused by a limit
  * @st_mrs:     MRs on every rail
  * @st_rail_mrs: [i]: MRs on rail i
- * @st_refused: connection requests refused by the allowed peers
- * @st_auth_failed: links refused or closed for the engine secret
+ * @st_refused: requests refused by the allowed peers
+ * @st_auth_failed: links refused or closed for the secret
  * @ctrs:       data-path counters, closed links' included
- * @rail_ctrs:  [i]: the same for links on rail i, and rail i's failovers
- * @xfer_lock:  protects @xfers, @uring_saved, @nr_uring_saved, a
- *              URING_CMD's request pointer and a request's batch
+ * @rail_ctrs:  [i]: the same for rail i, and its failovers
+ * @xfer_lock:  protects @xfers, @uring_saved, @nr_uring_saved, request<->batch pointers
  * @xfers:      batches in flight
- * @uring_saved: io_uring commands kept for io_uring's reissue (uring.c)
- * @nr_uring_saved: entries on @uring_saved, at most HIXL_URING_SAVED_MAX
- * @cancel_mutex: one HIXL_IOC_CANCEL at a time; owns every batch's
- *              cancel_node
- * @link_walk:  last table-update walk (hixl_next_table_link()); under @lock
+ * @uring_saved: io_uring commands kept for reissue
+ * @nr_uring_saved: entries on @uring_saved, <= HIXL_URING_SAVED_MAX
+ * @cancel_mutex: one CANCEL at a time; owns every batch's cancel_node
+ * @link_walk:  last table-update walk; under @lock
  * @tbl_gen:    tables published on links; under @lock
- * @local_dead: closing: no same-host copy enters its regions; under @lock
- * @local_users: same-host copies of other engines in its regions now
+ * @local_dead: closing: no same-host copy enters; under @lock
+ * @local_users: other engines' same-host copies in its regions
  * @local_wq:   woken when @local_users reaches zero
- * @closing:    hixl_engine_destroy() has begun; it may run from a kernel
- *              work item, which hixl_engine_lock_check() allows
+ * @closing:    hixl_engine_destroy() has begun
  */
 struct hixl_engine {
 	struct mutex lock;
@@ -330,7 +306,6 @@ struct hixl_engine {
 	bool closing;
 };
 
-/* the opener's mm only; false for an engine opened without an mm */
 static inline bool hixl_is_owner(const struct hixl_engine *eng)
 {
 	return eng->mm && current->mm == eng->mm;
@@ -369,9 +344,8 @@ void hixl_devs_live_unlock(void);
 bool hixl_dev_live(struct ib_device *ibdev);
 
 /**
- * hixl_einval() - log why an argument is refused, ratelimited pr_debug()
- * @fmt: command, field and reason, e.g. "REG_MEM: flags 0x%x unknown"
- *
+ * hixl_einval() - ratelimited pr_debug() of why an argument is refused
+ * @fmt: command, field and reason
  * Return: -EINVAL.
  */
 #define hixl_einval(fmt, ...)	({					\

@@ -1,15 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lcopy.c - the parallel copy of same-host links, after
- * padata_do_multithreaded(): a batch is cut into contiguous shares; the
- * caller copies the first, queues the rest on its engine's own queue
- * (hixl_xwork_wq_get(): one process's copies take no slot of another's),
- * takes back any share not yet started, and waits for the workers, which
- * own nothing.
- * A failing share lowers the batch's stop position, so every byte before
- * the lowest failure is copied and its descriptor reported.  A worker
- * waits for the peer's lock at most HIXL_LCOPY_LOCK_US, then hands the
- * rest of its share back.
+ * lcopy.c - the parallel copy of same-host links, follows
+ * padata_do_multithreaded(): a batch is cut into shares; the caller copies
+ * the first, queues the rest on its engine's own queue, and takes back any
+ * share not yet started.  Every byte before the lowest failure is copied.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,7 +30,6 @@ MODULE_PARM_DESC(local_copy_threads,
 		 "CPUs that copy one same-host batch: -1 (default) min(online CPUs, 16), 0 or 1 inline only, at most 16");
 
 
-/* debugfs hixl/lcopy counters */
 static atomic64_t hixl_lcopy_inline;		/* batches copied as one share */
 static atomic64_t hixl_lcopy_parallel;		/* batches cut into more than one */
 static atomic64_t hixl_lcopy_worker_shares;	/* shares a worker copied */
@@ -44,7 +37,6 @@ static atomic64_t hixl_lcopy_taken_back;	/* queued shares the caller copied */
 static atomic64_t hixl_lcopy_worker_bytes;	/* bytes workers copied */
 static atomic64_t hixl_lcopy_handed_back;	/* shares a worker gave back (peer's lock busy) */
 
-/* one share's progress; the work item of a queued share */
 struct hixl_lcopy_slot {
 	struct work_struct work;
 	struct hixl_lcopy_job *job;
@@ -54,13 +46,12 @@ struct hixl_lcopy_slot {
 	u32 failed;		/* the descriptor of @err */
 	u64 fpos;		/* the batch byte position of @err */
 	u64 done;		/* bytes copied */
-	/* where the share resumes: descriptor @i, @off bytes in, position @pos */
+	/* resume point: descriptor @i, @off bytes in, batch position @pos */
 	u32 i;
 	u64 off, pos, left;
 	bool handback;		/* its worker gave the rest back (the peer's lock was busy) */
 };
 
-/* a batch being copied, owned by the caller */
 struct hixl_lcopy_job {
 	struct hixl_engine *peer;
 	struct hixl_link *l;
@@ -80,8 +71,7 @@ struct hixl_lcopy_job {
 
 /**
  * hixl_lcopy_threads() - CPUs one batch may use, from local_copy_threads
- *
- * Return: 1..HIXL_LCOPY_MAX; negative means the online CPUs.
+ * Return: 1..HIXL_LCOPY_MAX.
  */
 u32 hixl_lcopy_threads(void)
 {
@@ -96,9 +86,7 @@ u32 hixl_lcopy_threads(void)
  * hixl_lcopy_workers() - how many shares a batch is cut into
  * @total:   the batch's bytes
  * @threads: hixl_lcopy_threads()
- *
- * Return: 1..@threads, each share at least HIXL_LCOPY_SHARE_MIN bytes; 1
- * below HIXL_LCOPY_MIN.
+ * Return: 1..@threads, each share at least HIXL_LCOPY_SHARE_MIN bytes.
  */
 u32 hixl_lcopy_workers(u64 total, u32 threads)
 {
@@ -114,15 +102,12 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_lcopy_workers);
 /**
  * hixl_lcopy_plan() - cut a batch into contiguous shares
  * @d:     the descriptors, each len > 0
- * @count: how many, > 0
- * @nw:    shares wanted, >= 1
+ * @count: entries of @d, > 0
+ * @nw:    shares wanted
  * @share: out: room for @nw shares
  *
- * Boundaries fall on HIXL_LCOPY_ALIGN multiples of the batch position;
- * empty shares are dropped.
- *
- * Return: shares written, 1..@nw, covering the batch without gap or
- * overlap.
+ * Boundaries fall on HIXL_LCOPY_ALIGN multiples of the batch position.
+ * Return: shares written, 1..@nw.
  */
 u32 hixl_lcopy_plan(const struct hixl_op_desc *d, u32 count, u32 nw,
 		    struct hixl_lcopy_share *share)
@@ -165,10 +150,7 @@ static void hixl_lcopy_stop_at(struct hixl_lcopy_job *j, u64 pos)
 	}
 }
 
-/*
- * Copy share @k from its cursor.  A worker that cannot take the peer's
- * lock in time (-EBUSY) hands the rest back to the caller.
- */
+/* a worker that cannot take the peer's lock in time hands the rest back */
 static void hixl_lcopy_share_run(struct hixl_lcopy_job *j, u32 k, bool worker)
 {
 	struct hixl_lcopy_slot *slot = &j->slot[k];
@@ -225,7 +207,7 @@ static void hixl_lcopy_work(struct work_struct *work)
 		atomic64_inc(&hixl_lcopy_worker_shares);
 		atomic64_add(slot->done, &hixl_lcopy_worker_bytes);
 	}
-	/* the last use of the job: the caller frees it after this */
+	/* last use of the job */
 	if (atomic_dec_and_test(&j->pending))
 		complete(&j->done);
 }
@@ -256,19 +238,16 @@ static void hixl_lcopy_job_free(struct hixl_lcopy_job *j)
 
 /**
  * hixl_lcopy_run() - copy a planned same-host TRANSFER on several CPUs
- * @peer:     the peer engine, referenced
- * @l:        the link, referenced
+ * @peer:     the peer engine, held
+ * @l:        the link, held
  * @b:        the batch on our xfers list
- * @a:        the TRANSFER; out: @a->failed on error
- * @d:        its descriptors, each len > 0
+ * @a:        the TRANSFER; out: failed
+ * @d:        its descriptors
  * @pl:       hixl_local_prep()'s plan
- * @deadline: jiffies: -ETIMEDOUT after it
+ * @deadline: jiffies
  * @bytes:    out: bytes copied
- *
  * Context: process context, sleeps; holds only our rdma_sem (read).
- * Return: 0, or the lowest failing position's error (-ECANCELED,
- * -ETIMEDOUT, -ECONNRESET, -ERANGE, -EACCES, -EIO); -ENOMEM with nothing
- * copied.
+ * Return: 0, or the lowest failing position's error; -ENOMEM nothing copied.
  */
 int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xbatch *b,
 		   struct hixl_transfer *a, const struct hixl_op_desc *d,
@@ -319,7 +298,6 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 	atomic_set(&j->slot[0].claimed, 1);
 	hixl_lcopy_share_run(j, 0, false);
 	for (k = 1; k < nw; k++) {
-		/* still queued: take it off, so it is not waited for */
 		if (cancel_work(&j->slot[k].work) && atomic_dec_and_test(&j->pending))
 			complete(&j->done);
 		if (atomic_xchg(&j->slot[k].claimed, 1))
@@ -327,7 +305,6 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 		hixl_lcopy_share_run(j, k, false);
 		atomic64_inc(&hixl_lcopy_taken_back);
 	}
-	/* only started workers are waited for, each for at most one chunk */
 	if (nw > 1 && wait_for_completion_killable(&j->done)) {
 		WRITE_ONCE(j->abort, -ECANCELED);
 		wait_for_completion(&j->done);

@@ -1,15 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * local.c - same-host links: when both ends are engines of this kernel
- * they pair, and a TRANSFER is a CPU copy between their pinned pages (as
- * KNEM).
- *
- * A connecting engine appends the module's boot id and a random 128-bit
- * token to its HELLO and lists the offer.  The acceptor pairs only when
- * the boot id is ours, an unpaired offer has that token, its CONNECT
- * target is the acceptor, the claimed name is the offerer's, and both
- * engines allow it.  Both links are paired at once under hixl_local_lock;
- * a token pairs once.  A remote peer never sees a token, so cannot pair.
+ * they pair by a boot id and token in HELLO, and a TRANSFER is a CPU copy
+ * between their pinned pages, as KNEM (docs/protocol.md).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,7 +22,6 @@ static LIST_HEAD(hixl_local_offers);
 
 /**
  * hixl_local_init() - draw this module's boot id
- *
  * Context: module init.
  */
 void hixl_local_init(void)
@@ -39,15 +31,11 @@ void hixl_local_init(void)
 
 /**
  * hixl_local_match() - may an accepted link pair with an offer?
- * @o:       the offer (an active link of this kernel)
+ * @o:       the offer
  * @c:       what the accepting side received and is
  * @boot_id: this module's boot id
- *
- * Lock-free, for KUnit; compares in constant time.
- *
- * Return: 0 pair; -ENODEV another kernel; -ENOKEY another token;
- * -EALREADY already paired; -EXDEV target or claimed name mismatch;
- * -ESHUTDOWN the offering engine closes or refuses.
+ * Return: 0 pair; -ENODEV another kernel; -ENOKEY another token; -EALREADY
+ * paired; -EXDEV target or name mismatch; -ESHUTDOWN offerer closing.
  */
 int hixl_local_match(const struct hixl_local_offer *o, const struct hixl_local_claim *c,
 		     const u8 *boot_id)
@@ -67,7 +55,6 @@ int hixl_local_match(const struct hixl_local_offer *o, const struct hixl_local_c
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_local_match);
 
-/* SETUP allowed the local path and the engine's rdma is set */
 static bool hixl_local_allowed(const struct hixl_engine *eng)
 {
 	return eng->rdma && eng->rdma->transport != HIXL_TRANSPORT_RDMA;
@@ -77,8 +64,7 @@ static bool hixl_local_allowed(const struct hixl_engine *eng)
  * hixl_local_offer() - fill the same-host block of an active link's HELLO
  * @l: the link; engine lock and post_mutex held
  * @x: out: the block
- *
- * Return: bytes of the block, or 0 (passive link, RDMA only, or offered).
+ * Return: bytes of the block, or 0.
  */
 u32 hixl_local_offer(struct hixl_link *l, struct hixl_wire_hello_local *x)
 {
@@ -112,8 +98,6 @@ u32 hixl_local_offer(struct hixl_link *l, struct hixl_wire_hello_local *x)
  * @l:       the accepted link, its peer's HELLO checked
  * @x:       the HELLO's same-host block, length checked
  * @claimed: the HELLO's engine name, checked to be the source address
- *
- * Anything but a match leaves the link on RDMA, silently.
  */
 void hixl_local_accept(struct hixl_link *l, const struct hixl_wire_hello_local *x,
 		       const struct hixl_sockaddr *claimed)
@@ -165,9 +149,6 @@ void hixl_local_accept(struct hixl_link *l, const struct hixl_wire_hello_local *
 /**
  * hixl_local_link_gone() - end a link's pairing; idempotent
  * @l: the link, being torn down
- *
- * The partner's transfers stop with -ECONNRESET.
- *
  * Context: any.
  */
 void hixl_local_link_gone(struct hixl_link *l)
@@ -191,7 +172,6 @@ void hixl_local_link_gone(struct hixl_link *l)
 /**
  * hixl_local_link_free() - drop the peer engine at the link's last put
  * @l: the link
- *
  * Context: any.
  */
 void hixl_local_link_free(struct hixl_link *l)
@@ -205,8 +185,7 @@ void hixl_local_link_free(struct hixl_link *l)
 /**
  * hixl_local_peer_get() - the engine at the other end of a paired link
  * @l: the link
- *
- * Return: the peer engine with a reference, or NULL.
+ * Return: the peer engine, referenced, or NULL.
  */
 struct hixl_engine *hixl_local_peer_get(struct hixl_link *l)
 {
@@ -225,7 +204,6 @@ struct hixl_engine *hixl_local_peer_get(struct hixl_link *l)
 /**
  * hixl_local_paired() - is the link paired now?
  * @l: the link
- *
  * Return: true if paired and not broken.
  */
 bool hixl_local_paired(struct hixl_link *l)
@@ -241,10 +219,7 @@ bool hixl_local_paired(struct hixl_link *l)
 
 /**
  * hixl_local_engine_close() - stop copies into a closing engine
- * @eng: the engine, being destroyed
- *
- * Waits for other engines' copies inside its regions.
- *
+ * @eng: the engine, being destroyed; waits for copies in its regions
  * Context: process context, sleeps; no lock held.
  */
 void hixl_local_engine_close(struct hixl_engine *eng)

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * local.h - same-host links: two engines of this kernel copy with the CPU.
- * hixl_local_lock (irq-safe spinlock, innermost) protects every struct
- * hixl_link_local and the list of offered tokens.
+ * local.h - same-host links.  hixl_local_lock (irq-safe, innermost) protects
+ * every struct hixl_link_local and the list of offered tokens.
  */
 #ifndef _HIXL_LOCAL_H
 #define _HIXL_LOCAL_H
@@ -20,14 +19,14 @@ struct hixl_wire_hello_local;
 
 /**
  * struct hixl_link_local - a link's same-host pairing (under hixl_local_lock)
- * @node:     in the list of offered tokens while @offered
- * @offered:  an active link whose HELLO carried @token; a token pairs once
- * @token:    random, HIXL_LOCAL_ID_LEN bytes
- * @self:     our engine's name when the token was offered
- * @partner:  the other end's link, no reference: cleared at either teardown
- * @peer_eng: the other end's engine, a reference, set at pairing
- * @paired:   the link was paired (stays set)
- * @broken:   the other end was torn down
+ * @node:     in the offered tokens while @offered
+ * @offered:  our HELLO carried @token
+ * @token:    random
+ * @self:     our engine's name at the offer
+ * @partner:  other end's link, unreferenced; cleared at either teardown
+ * @peer_eng: other end's engine, referenced
+ * @paired:   was paired (stays set)
+ * @broken:   other end torn down
  * @loop:     paired by a loopback CONNECT: no QP
  */
 struct hixl_link_local {
@@ -44,11 +43,11 @@ struct hixl_link_local {
 
 /**
  * struct hixl_local_offer - what the pairing decision knows of an offer
- * @token:   the offering link's token
+ * @token:   offering link's token
  * @target:  its CONNECT target
  * @self:    its engine's name
- * @paired:  it is paired already
- * @alive:   its engine is not closing and allows the local path
+ * @paired:  paired already
+ * @alive:   its engine is not closing
  */
 struct hixl_local_offer {
 	const u8 *token;
@@ -60,10 +59,10 @@ struct hixl_local_offer {
 
 /**
  * struct hixl_local_claim - what the accepting side was told and is
- * @boot_id:  the boot id in the peer's HELLO
- * @token:    the token in the peer's HELLO
- * @claimed:  the engine name in the HELLO (must be the source address)
- * @acceptor: the accepting engine's own name
+ * @boot_id:  from the peer's HELLO
+ * @token:    from the peer's HELLO
+ * @claimed:  engine name in the HELLO, the source address
+ * @acceptor: accepting engine's name
  */
 struct hixl_local_claim {
 	const u8 *boot_id;

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - module parameters, the /dev/hixl misc device, engine lifetime
- * and ioctl dispatch; one command table for ioctl and URING_CMD, as
- * ublk_drv.c.
+ * main.c - /dev/hixl, engine lifetime and ioctl dispatch; one command
+ * table for ioctl and URING_CMD, as ublk_drv.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,7 +43,6 @@ static u64 hixl_next_engine_id;	/* under hixl_engines_lock */
 
 /**
  * hixl_engine_create() - allocate one engine, owned by the calling process
- *
  * Context: process context, may sleep.
  * Return: the engine, or ERR_PTR(-ENOMEM).
  */
@@ -97,12 +95,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_engine_create);
 
 /**
  * hixl_engine_destroy() - release everything an engine holds
- * @eng: engine from hixl_engine_create(); NULL is ignored
- *
- * Frees the RDMA objects under rdma_sem held for writing, so a concurrent
- * device removal either finishes first or finds nothing; then leaves
- * hixl_engines.  hixl_engines_lock is not held while waiting.
- *
+ * @eng: engine from hixl_engine_create(), or NULL
  * Context: process context, may sleep; takes rdma_sem (write), then
  * hixl_engines_lock.
  */
@@ -138,8 +131,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_engine_destroy);
 
 /**
  * struct hixl_cmd_desc - one command, indexed by _IOC_NR()
- * @cmd:          the canonical HIXL_IOC_* (the kernel's struct size); 0: none
- * @size_ver0:    the struct's size in its first ABI; smaller is refused
+ * @cmd:          canonical HIXL_IOC_* (kernel's struct size); 0: none
+ * @size_ver0:    struct size in the first ABI; smaller is refused
  * @out_on_error: copy the argument back on failure too
  */
 struct hixl_cmd_desc {
@@ -173,11 +166,8 @@ static const struct hixl_cmd_desc hixl_cmds[] = {
  * @canon: out: the canonical HIXL_IOC_*
  * @usize: out: the caller's struct size, bytes
  *
- * Structs grow at the end; sizes are reconciled by copy_struct_from_user(),
- * as openat2 and clone3.
- *
- * Return: 0; -ENOTTY not our type or no such command; -EINVAL wrong
- * direction or smaller than HIXL_*_SIZE_VER0.
+ * Structs grow at the end, reconciled by copy_struct_from_user() as openat2.
+ * Return: 0; -ENOTTY no such command; -EINVAL bad direction or too small.
  */
 int hixl_ioctl_canon(unsigned int cmd, unsigned int *canon, size_t *usize)
 {
@@ -207,19 +197,11 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_ioctl_canon);
 /**
  * hixl_engine_ioctl() - decode, copy in, run and copy out one command
  * @eng:  the engine
- * @cmd:  ioctl number, any struct size (hixl_ioctl_canon())
+ * @cmd:  ioctl number, any struct size
  * @uarg: user pointer to the argument struct
- *
- * Copies back min(caller's, kernel's) bytes on success, and on failure for
- * commands that report it (TRANSFER, GET_NOTIFIES, CONNECT).
- *
  * Context: process context, may sleep.
- * Return: 0, or
- *  -ENOTTY not our type or no such command;
- *  -EINVAL bad direction or size, or a field the handler rejects;
- *  -E2BIG a non-zero byte past the kernel's struct;
- *  -EFAULT the argument cannot be read or written;
- *  the handler's errors.
+ * Return: 0; -ENOTTY no such command; -EINVAL bad direction or size;
+ * -E2BIG non-zero bytes past the kernel's struct; -EFAULT; the handler's errors.
  */
 long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 		       void __user *uarg)
@@ -334,12 +316,7 @@ static const struct file_operations hixl_fops = {
 	.llseek		= noop_llseek,
 };
 
-/*
- * A fixed misc minor, so the node exists before load and opening it loads
- * the module (modules.devname; misc_open() requests only static minors).
- * 248 is in 243-254, "reserved for local use" (devices.txt).  If taken,
- * hixl falls back to a dynamic minor.
- */
+/* fixed minor so opening the node loads the module; 243-254 are for local use */
 #define HIXL_MISC_MINOR	248
 
 static struct miscdevice hixl_misc = {

@@ -19,10 +19,8 @@ int hixl_ioctl_canon(unsigned int cmd, unsigned int *canon, size_t *usize);
 extern struct mutex hixl_engines_lock;
 extern struct list_head hixl_engines;
 
-/* info.c */
 int hixl_cmd_get_info(struct hixl_engine *eng, struct hixl_info *info);
 
-/* debugfs.c */
 void hixl_debugfs_init(void);
 void hixl_debugfs_exit(void);
 

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mr.c - fast-registration MRs for registered regions, as nvme-rdma:
- * ib_alloc_mr(IB_MR_TYPE_MEM_REG) and ib_map_mr_sg(), activated by
- * IB_WR_REG_MR on a link before first use; never a global rkey.  A region
- * becomes as few MRs as the device allows (largest supported page size,
- * max_fast_reg_page_list_len pages each), one set per rail, each in that
- * rail's PD.
+ * mr.c - fast-registration MRs for regions, as nvme-rdma: ib_alloc_mr() and
+ * ib_map_mr_sg(), activated by IB_WR_REG_MR; never a global rkey.  One MR
+ * set per rail, as few MRs as the device allows.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,11 +17,9 @@
 
 /**
  * hixl_mr_shift() - the MR page size for a region on a device
- * @region_shift:  log2 of the largest page size the region's layout allows
- * @page_size_cap: page sizes the device supports (bit n: 2^n bytes)
- *
- * Return: log2 of the largest supported size <= 2^@region_shift, or 0 when
- * the device supports none.
+ * @region_shift:  log2 of the region's largest page size
+ * @page_size_cap: device page sizes (bit n: 2^n bytes)
+ * Return: log2 of the largest supported size <= 2^@region_shift, or 0.
  */
 unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap)
 {
@@ -40,9 +35,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_mr_shift);
  * @len:       bytes, > 0
  * @shift:     log2 of the MR page size
  * @max_pages: pages per MR, > 0
- *
- * Return: the MR count; borders fall every @max_pages pages from @addr
- * rounded down to the page size.
+ * Return: the MR count.
  */
 u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages)
 {
@@ -52,12 +45,11 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_mr_count);
 
 /**
  * hixl_mr_zero_base() - make a mapped MR's RDMA addresses start near zero
- * @mr:        after ib_map_mr_sg(), before its IB_WR_REG_MR is posted
- * @page_size: the page size it was mapped with, bytes
+ * @mr:        after ib_map_mr_sg(), before IB_WR_REG_MR
+ * @page_size: mapped page size, bytes
  *
- * On software devices the iova ib_map_mr_sg() sets is a kernel virtual
- * address, which must not reach a peer (KASLR).  Keep only the first
- * byte's offset in its page, as xprtrdma's frwr_map() may choose the iova.
+ * A software device's iova is a kernel VA, which must not reach a peer
+ * (KASLR); follows xprtrdma's frwr_map() in choosing the iova.
  */
 void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size)
 {
@@ -83,7 +75,6 @@ static int hixl_mr_make(const struct hixl_rail_dev *dev, struct hixl_region *r,
 
 	m->addr = start;
 	m->len = end - start;
-	/* one entry per physically contiguous run (at most 1 GiB each) */
 	ret = hixl_runs_sg_table(&r->runs, &m->sgt, start - first4k, end - start, SZ_1G);
 	if (ret)
 		return ret;
@@ -91,7 +82,6 @@ static int hixl_mr_make(const struct hixl_rail_dev *dev, struct hixl_region *r,
 	if (ret)
 		return ret;
 	m->dma_mapped = true;
-	/* size the MR for its pages, not the device maximum */
 	m->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG,
 			    hixl_pages_spanned(start, end - start, shift));
 	if (IS_ERR(m->mr)) {
@@ -160,16 +150,12 @@ static int hixl_make_mrs_shift(const struct hixl_rail_dev *dev, struct hixl_regi
  * hixl_region_make_mrs_dev() - make a region's MRs for one rail on a device
  * @r:    a region with its pages; engine lock held
  * @rail: the rail whose MR set they go in
- * @dev:  the device, PD and limits (hixl_rail_dev(), or a rail being
- *        revived)
+ * @dev:  device, PD and limits
  *
- * No-op when the rail has MRs or the region is invalidated.  dma-buf
- * regions need a software RDMA device.  Under an IOMMU 4 KiB pages are used.
- *
+ * No-op when the rail has MRs or the region is invalidated.
  * Context: process context, may sleep.
- * Return: 0; -EOPNOTSUPP no usable page size, or device memory unmappable;
- * -ENOMEM; ib_alloc_mr()'s or ib_map_mr_sg()'s error.  On failure the rail
- * has no MRs.
+ * Return: 0; -EOPNOTSUPP no usable page size or unmappable device memory;
+ * -ENOMEM; ib_alloc_mr()'s or ib_map_mr_sg()'s error.
  */
 int hixl_region_make_mrs_dev(struct hixl_region *r, u32 rail, const struct hixl_rail_dev *dev)
 {
@@ -203,10 +189,8 @@ int hixl_region_make_mrs_dev(struct hixl_region *r, u32 rail, const struct hixl_
 /**
  * hixl_region_make_mrs_rail() - make a region's MRs on one rail's device
  * @r:    a region with its pages; engine lock held
- * @rd:   the engine's device side, or SETUP's unpublished one; loopback:
- *        no-op for host memory, -EOPNOTSUPP for device memory
+ * @rd:   the device side, possibly unpublished
  * @rail: 0..@rd->nr_rails; no-op when its device is gone
- *
  * Context: process context, may sleep.
  * Return: as hixl_region_make_mrs_dev().
  */
@@ -227,11 +211,9 @@ int hixl_region_make_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 r
  * @r:  a region with its pages; engine lock held
  * @rd: the device side, or NULL (no-op)
  *
- * All or nothing, except that a rail >= 1 that cannot map the region
- * (-EOPNOTSUPP) is left out of its rails.
- *
+ * All or nothing, but a rail >= 1 returning -EOPNOTSUPP is left out.
  * Context: process context, may sleep.
- * Return: as hixl_region_make_mrs_rail() for the first rail that failed.
+ * Return: as hixl_region_make_mrs_rail().
  */
 int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 {
@@ -257,9 +239,6 @@ int hixl_region_make_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 /**
  * hixl_region_make_mrs() - make a region's MRs on the engine's devices
  * @r: a region with its pages; engine lock held
- *
- * A no-op before SETUP.
- *
  * Context: process context, may sleep.
  * Return: as hixl_region_make_mrs_on().
  */
@@ -273,8 +252,7 @@ int hixl_region_make_mrs(struct hixl_region *r)
  * hixl_region_free_mrs_rail() - release a region's MRs on one rail
  * @r:    the region; engine lock held
  * @rd:   the device side they were made on
- * @rail: 0..@rd->nr_rails; its device still set in @rd
- *
+ * @rail: 0..@rd->nr_rails; its device still set
  * Context: process context, may sleep.
  */
 void hixl_region_free_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 rail)
@@ -301,7 +279,6 @@ void hixl_region_free_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 
  * hixl_region_free_mrs_on() - release a region's MRs on every rail of @rd
  * @r:  the region; engine lock held
  * @rd: the device side they were made on
- *
  * Context: process context, may sleep.
  */
 void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
@@ -317,7 +294,6 @@ void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd)
 /**
  * hixl_region_free_mrs() - release a region's MRs on every rail
  * @r: the region; engine lock held
- *
  * Context: process context, may sleep.
  */
 void hixl_region_free_mrs(struct hixl_region *r)
@@ -334,15 +310,13 @@ MODULE_PARM_DESC(rail_numa,
 
 /**
  * hixl_rail_numa_mask() - the rails a region on a NUMA node should use
- * @dev_node: each rail's device node, NUMA_NO_NODE, or HIXL_RAIL_NODE_GONE
- * @nr_rails: entries of @dev_node, at most HIXL_MAX_RAILS
+ * @dev_node: each rail's node, NUMA_NO_NODE, or HIXL_RAIL_NODE_GONE
+ * @nr_rails: entries of @dev_node
  * @mem_node: the region's node, or NUMA_NO_NODE
- * @enabled:  the rail_numa module parameter
+ * @enabled:  rail_numa
  *
- * With @enabled and a rail on @mem_node: those rails and the ones of
- * unknown node; else every rail with a device.
- *
- * Return: bit i for rail i; 0 only when no rail has a device.
+ * The rails on @mem_node and of unknown node if any; else all with a device.
+ * Return: bit i for rail i.
  */
 u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled)
 {
@@ -367,10 +341,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_rail_numa_mask);
  * hixl_region_rails_update() - recompute a region's rails
  * @r:  the region; engine lock held
  * @rd: the device side its MRs were made on
- *
- * Rails with a device and MRs, narrowed by hixl_rail_numa_mask(); rail 0
- * always.
- *
  * Context: any; engine lock held.
  */
 void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd)
@@ -394,8 +364,7 @@ void hixl_region_rails_update(struct hixl_region *r, const struct hixl_rdma *rd)
 
 /**
  * hixl_engine_rails_update() - recompute every region's rails
- * @eng: the engine; its lock held
- *
+ * @eng: the engine
  * Context: any; the engine's lock held.
  */
 void hixl_engine_rails_update(struct hixl_engine *eng)

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * poll.c - hybrid polling: the TRANSFER ioctl may spin on a small batch,
- * polling the link's send CQ itself as blk_mq_poll() does.  Spinning does
- * not always pay (a software device needs the spinner's CPU), so each
- * link keeps EWMAs of spinning and sleeping waits and takes the faster;
- * one batch in HIXL_POLL_EXPLORE tries the other.  A spin is bounded by
- * 1.5 times the spinning EWMA (as blk_mq_poll_nsecs()) and poll_us.
+ * polling the send CQ as blk_mq_poll(); each link keeps EWMAs of spinning
+ * and sleeping waits and takes the faster (follows blk_mq_poll_nsecs()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,13 +28,11 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_poll_us);
 
 /**
  * hixl_poll_budget_ns() - does a waiter spin, and for how long?
- * @spin_ns:  the link's EWMA of waits that spun (0: none yet)
- * @sleep_ns: the same of waits that slept (0: none yet)
+ * @spin_ns:  EWMA of waits that spun (0: none yet)
+ * @sleep_ns: EWMA of waits that slept (0: none yet)
  * @cap_ns:   poll_us in ns (0: off)
  * @seq:      the link's count of small synchronous batches
- *
- * Return: 0 to sleep at once; else the spin budget after posting, in ns:
- * 1.5 * @spin_ns (@cap_ns before a sample), at most @cap_ns.
+ * Return: 0 to sleep at once; else the spin budget in ns, <= @cap_ns.
  */
 u64 hixl_poll_budget_ns(u64 spin_ns, u64 sleep_ns, u64 cap_ns, u32 seq)
 {
@@ -62,12 +57,10 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_poll_budget_ns);
 /**
  * hixl_poll_ewma() - add a completion time to an EWMA
  * @ewma_ns:   the average so far (0: no sample yet)
- * @sample_ns: a batch's post-to-completion time
+ * @sample_ns: post-to-completion time
  *
- * Weight 1/8, as the TCP RTT estimator; a sample counts at most twice the
- * average, so one stall does not skew it.  Never returns 0.
- *
- * Return: the new average.
+ * Weight 1/8, as the TCP RTT estimator; a sample counts at most twice the average.
+ * Return: the new average, never 0.
  */
 u64 hixl_poll_ewma(u64 ewma_ns, u64 sample_ns)
 {
@@ -86,7 +79,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_poll_ewma);
  * hixl_poll_small() - may a batch's waiter spin?
  * @bytes:  bytes of its direct pieces
  * @pieces: their count
- *
  * Return: true for at most HIXL_POLL_MAX_BYTES in one chain.
  */
 bool hixl_poll_small(u64 bytes, u32 pieces)
@@ -99,10 +91,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_poll_small);
  * hixl_poll_record() - feed a small batch's wait to the link's EWMAs
  * @l:       the link
  * @spun:    the waiter spun
- * @post_ns: hixl_poll_clock() before submission
- *
- * Racing updates may lose a sample.  A clock behind @post_ns (another
- * CPU) gives none.
+ * @post_ns: hixl_poll_clock() before submission; racing updates may lose a sample
  */
 void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns)
 {
@@ -125,13 +114,10 @@ static void hixl_poll_softirqs(void)
 /**
  * hixl_poll_spin_until() - spin on a completion until a deadline
  * @l:      the link whose send CQ to poll meanwhile, or NULL
- * @done:   the completion
- * @end_ns: hixl_poll_clock() after which to give up
+ * @done:   the completion, not consumed
+ * @end_ns: hixl_poll_clock() deadline
  *
- * Each turn runs pending softirqs (a software device may leave its work
- * there) and polls @l's send CQ; CQ events are left to the spinner until
- * hixl_scq_spin_end().  Consumes nothing of @done.
- *
+ * Runs pending softirqs each turn: a software device may leave its work there.
  * Context: process context, bottom halves enabled; may sleep.
  * Return: true when @done was completed.
  */
@@ -170,10 +156,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_poll_spin_until);
  * @l:       the batch's link
  * @done:    the completion its end completes
  * @post_ns: hixl_poll_clock() before submission
- *
- * The caller then waits for @done as usual and passes the result to
- * hixl_poll_record().
- *
  * Context: process context, may sleep.
  * Return: true when the waiter spun.
  */

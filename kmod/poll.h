@@ -16,11 +16,7 @@ struct hixl_link;
 #define HIXL_POLL_EXPLORE	16	/* one batch in this many tries the other way */
 
 /**
- * hixl_poll_clock() - the clock of hybrid polling
- *
- * local_clock(), as busy_loop_current_time(): cheap on every spin; may
- * differ a little between CPUs, which hixl_poll_record() tolerates.
- *
+ * hixl_poll_clock() - local_clock(), as busy_loop_current_time()
  * Return: the time in ns.
  */
 static inline u64 hixl_poll_clock(void)

@@ -1,18 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raillink.c - rail links: between engines with several rails, one more RC
- * link per rail beside the primary (rail 0), each with its own QP, region
- * table and keep-alive.  Here the connector's side and teardown; HELLO
- * blocks in raillink_hello.c, the acceptor in raillink_accept.c.  Follows
- * rtrs (several connections per session, each reconnected by delayed work).
- *
- * Only the connector makes rail links: after CONNECT's primary is READY,
- * rails 1..nr-1 within CONNECT's deadline (failures do not fail CONNECT),
- * then the rail work re-makes broken ones every HIXL_RAIL_RETRY_MS while
- * the primary is READY.  A rail link is a struct hixl_link with @rail != 0
- * and a referenced @parent: listed, so table updates reach it, but not in
- * nr_links, peer lookups or LINK_STATS.  It never outlives its primary and
- * has no staging buffers.
+ * raillink.c - rail links: one more RC link per extra rail beside the
+ * primary; the connector's side and teardown (docs/protocol.md, "Rails").
+ * Follows rtrs: several connections per session, reconnected by delayed work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,11 +27,7 @@
 
 static void hixl_rail_work(struct work_struct *w);
 
-/*
- * Flush a broken link's posted requests (QP to error, as ib_drain_qp()),
- * so its batches end or fail over now.  No DREQ: its port may be down.
- * Takes @l->msg.post_mutex.
- */
+/* QP to error, as ib_drain_qp(), so batches fail over now; no DREQ: port may be down */
 static void hixl_raillink_flush(struct hixl_link *l)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
@@ -70,7 +56,6 @@ void hixl_link_rails_init(struct hixl_link *l)
 /**
  * hixl_link_nr_rails() - rails paired with the peer on a primary link
  * @l: a primary link
- *
  * Context: may take a spinlock.
  * Return: 1 (no rail links) to HIXL_MAX_RAILS.
  */
@@ -87,10 +72,9 @@ u32 hixl_link_nr_rails(struct hixl_link *l)
 /**
  * hixl_link_rail_get() - rail @i's link of a primary, if READY
  * @l: a primary link
- * @i: the rail, 0..hixl_link_nr_rails() - 1
- *
- * Context: may take a spinlock (rails.lock, then the rail link's lock).
- * Return: the link referenced (@l itself for 0) when READY; NULL otherwise.
+ * @i: the rail
+ * Context: takes rails.lock, then the rail link's lock.
+ * Return: the link referenced (@l for 0) when READY; else NULL.
  */
 struct hixl_link *hixl_link_rail_get(struct hixl_link *l, u32 i)
 {
@@ -115,12 +99,7 @@ struct hixl_link *hixl_link_rail_get(struct hixl_link *l, u32 i)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_link_rail_get);
 
-/*
- * Make rail @i's link of @p: listed and hooked first (so @p's teardown ends
- * it), then connected by @deadline; rdma_sem held.  Return: 0 READY;
- * -ENODEV rail device gone; -EBUSY rail has a link; -ECONNABORTED @p is
- * going; else as CONNECT.
- */
+/* hooked on @p before connecting, so @p's teardown ends it; rdma_sem held */
 static int hixl_raillink_make(struct hixl_link *p, u32 i, unsigned long deadline)
 {
 	struct hixl_engine *eng = p->eng;
@@ -175,7 +154,6 @@ static int hixl_raillink_make(struct hixl_link *p, u32 i, unsigned long deadline
 		return ret;
 	}
 
-	/* once: the rail work retries, CONNECT does not wait */
 	ret = hixl_connect_once(rl, (struct sockaddr *)&src, (struct sockaddr *)&dst, deadline);
 	if (!ret)
 		ret = hixl_auth_connect(rl, deadline);
@@ -193,7 +171,6 @@ static int hixl_raillink_make(struct hixl_link *p, u32 i, unsigned long deadline
 	return ret;
 }
 
-/* unhook, unlist and destroy @rl if still rail @i of @p */
 static void hixl_raillink_drop(struct hixl_link *p, u32 i, struct hixl_link *rl)
 {
 	bool mine;
@@ -223,10 +200,7 @@ static bool hixl_raillink_port_up(struct hixl_link *rl)
 /**
  * hixl_rail_work_arm() - queue a primary's rail work again
  * @p: the primary link, rails.work_on set
- *
- * Not once @p is torn down or no longer READY.
- *
- * Context: may take a spinlock; takes @p->lock.
+ * Context: takes @p->lock.
  */
 void hixl_rail_work_arm(struct hixl_link *p)
 {
@@ -237,10 +211,7 @@ void hixl_rail_work_arm(struct hixl_link *p)
 	spin_unlock(&p->lock);
 }
 
-/*
- * Destroy broken rail links and reconnect missing ones.  rdma_sem taken
- * with a trylock: a writer cancels this work.
- */
+/* rdma_sem by trylock: a writer cancels this work */
 static void hixl_rail_work(struct work_struct *w)
 {
 	struct hixl_link *p = container_of(to_delayed_work(w), struct hixl_link, rails.work);
@@ -299,12 +270,10 @@ again:
 /**
  * hixl_raillinks_connect() - CONNECT's rail links, after its primary is READY
  * @l:        the primary link, READY
- * @deadline: CONNECT's deadline (jiffies)
+ * @deadline: jiffies
  *
- * Failed rails are left to the rail work, started here.  A same-host
- * primary makes none.
- *
- * Context: CONNECT's, rdma_sem held for reading.
+ * Failed rails are left to the rail work, started here.
+ * Context: CONNECT's; rdma_sem read-held.
  * Return: how many rail links came up.
  */
 int hixl_raillinks_connect(struct hixl_link *l, unsigned long deadline)
@@ -330,7 +299,6 @@ int hixl_raillinks_connect(struct hixl_link *l, unsigned long deadline)
 /**
  * hixl_raillinks_destroy() - destroy a primary's rail links and rail work
  * @l: the primary, CLOSED
- *
  * Context: process context, may sleep; no engine lock or links_lock held.
  */
 void hixl_raillinks_destroy(struct hixl_link *l)
@@ -363,9 +331,7 @@ void hixl_raillinks_destroy(struct hixl_link *l)
 /**
  * hixl_raillink_trace_up() - hixl_rail_state up for a READY rail link
  * @rl: the rail link
- * @p:  its primary (whose peer address the event names)
- *
- * Not for a link broken meanwhile, whose down would never come.
+ * @p:  its primary
  */
 void hixl_raillink_trace_up(struct hixl_link *rl, struct hixl_link *p)
 {
@@ -381,10 +347,7 @@ void hixl_raillink_trace_up(struct hixl_link *rl, struct hixl_link *p)
  * hixl_raillink_trace_down() - hixl_rail_state down, once per up
  * @rl:  the rail link
  * @p:   its primary
- * @err: -ENODEV device removed, -ENETDOWN port down, -ECONNRESET primary
- *       gone or replaced, else the link's error
- *
- * The first caller says why; later ones say nothing.
+ * @err: why: -ENODEV, -ENETDOWN, -ECONNRESET or the link's error
  */
 void hixl_raillink_trace_down(struct hixl_link *rl, struct hixl_link *p, int err)
 {
@@ -399,8 +362,6 @@ void hixl_raillink_trace_down(struct hixl_link *rl, struct hixl_link *p, int err
 /**
  * hixl_raillink_unhook() - take a torn-down rail link off its primary
  * @l: the rail link, CLOSED
- *
- * A link still counted up traces its down here.
  */
 void hixl_raillink_unhook(struct hixl_link *l)
 {

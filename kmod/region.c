@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * region.c - REG_MEM and DEREG_MEM, region lookup, and page-size selection.
- * Within one engine valid registrations never overlap (-EEXIST); an
- * invalidated one no longer holds its range.
+ * region.c - REG_MEM and DEREG_MEM, region lookup, page-size selection.
+ * Valid registrations of one engine never overlap.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,7 +21,7 @@
 /**
  * hixl_pgsz_init() - start a page-size computation
  * @s:  accumulator
- * @va: virtual address of the first byte of the first piece
+ * @va: VA of the first byte
  */
 void hixl_pgsz_init(struct hixl_pgsz *s, u64 va)
 {
@@ -34,12 +33,10 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_pgsz_init);
 /**
  * hixl_pgsz_add() - append the next physically contiguous piece
  * @s:   accumulator
- * @pa:  physical (or DMA) address of the piece
- * @len: its length in bytes
+ * @pa:  physical or DMA address
+ * @len: bytes
  *
- * Page size P fits when every VA is congruent to its PA modulo P and every
- * discontinuity falls on a P-aligned VA; first and last pages may be
- * partial.
+ * P fits when VA == PA mod P and every discontinuity is at a P-aligned VA.
  */
 void hixl_pgsz_add(struct hixl_pgsz *s, u64 pa, u64 len)
 {
@@ -55,9 +52,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_pgsz_add);
 
 /**
  * hixl_pgsz_shift() - log2 of the largest page size that fits
- * @s:         accumulator after the last hixl_pgsz_add()
- * @max_shift: the largest allowed
- *
+ * @s:         accumulator
+ * @max_shift: largest allowed
  * Return: a shift <= @max_shift; below PAGE_SHIFT only for unaligned pieces.
  */
 unsigned int hixl_pgsz_shift(const struct hixl_pgsz *s, unsigned int max_shift)
@@ -73,7 +69,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_pgsz_shift);
  * @addr:  first byte
  * @len:   bytes, > 0, not wrapping
  * @shift: log2 of the page size
- *
  * Return: the page count.
  */
 u64 hixl_pages_spanned(u64 addr, u64 len, unsigned int shift)
@@ -86,8 +81,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_pages_spanned);
  * hixl_range_check() - is [@addr, @addr + @len) a well-formed range?
  * @addr: first byte
  * @len:  bytes
- *
- * Return: 0; -EINVAL for @len 0; -EOVERFLOW when @addr + @len wraps.
+ * Return: 0; -EINVAL @len 0; -EOVERFLOW wraps.
  */
 int hixl_range_check(u64 addr, u64 len)
 {
@@ -101,13 +95,9 @@ int hixl_range_check(u64 addr, u64 len)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_range_check);
 
-/* the links' side of a registration, set by main.c at load */
 const struct hixl_region_events *hixl_region_events __read_mostly;
 
-/*
- * Undo a complete registration, out of @regions, unused: withdrawn from
- * the peer tables (acknowledged) before its MRs go.  Engine lock held.
- */
+/* an unused registration out of @regions: withdrawn (acked) before its MRs go */
 static void hixl_region_free(struct hixl_region *r)
 {
 	struct hixl_engine *eng = r->eng;
@@ -159,29 +149,14 @@ static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
 /**
  * hixl_cmd_reg_mem() - HIXL_IOC_REG_MEM: register a region
  * @eng: the engine
- * @a:   in: addr, len (bytes), type, flags, dmabuf_fd, dmabuf_offset;
- *       out: handle, page_size (bytes), nr_pages
+ * @a:   in: addr, len, type, flags, dmabuf_fd/offset; out: handle, page_size, nr_pages
  *
- * On any error nothing stays charged, pinned or registered.  On success
- * the region is in every connected peer's table (a peer that does not ack
- * within table_ack_ms has its link closed).
- *
+ * On success the region is in every connected peer's table.
  * Context: process context, may sleep; takes @eng->lock.
- * Return: 0, or
- *  -EINVAL     unknown flag or type, reserved field, len 0, bad dma-buf
- *              fields or alignment, range outside the dma-buf;
- *  -EOPNOTSUPP device memory MRs unsupported on the engine's device;
- *  -EOVERFLOW  addr + len wraps;
- *  -EPERM      not the engine's process;
- *  -EFAULT     host: the range is not fully mapped user memory;
- *  -EACCES     host: unreadable, or read-only without HIXL_REG_READ_ONLY;
- *  -EBADF      device: dmabuf_fd is not a dma-buf;
- *  -EEXIST     overlaps a valid registration;
- *  -ENOSPC     max_regions reached;
- *  -E2BIG      max_host_bytes / max_device_bytes exceeded;
- *  -ENOMEM     RLIMIT_MEMLOCK exceeded, or out of memory;
- *  -EAGAIN     the range kept changing while pinned;
- *  -EINTR      fatal signal while pinning.
+ * Return: 0; -EINVAL bad argument; -EOPNOTSUPP no device-memory MRs; -EOVERFLOW
+ * wraps; -EPERM not the owner; -EFAULT unmapped; -EACCES not writable;
+ * -EBADF not a dma-buf; -EEXIST overlap; -ENOSPC, -E2BIG, -ENOMEM limits;
+ * -EAGAIN range kept changing; -EINTR fatal signal.
  */
 int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 {
@@ -221,7 +196,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	hixl_engine_lock(eng);
 	ret = mtree_insert_range(&eng->ranges, r->addr, r->addr + r->len - 1, r, GFP_KERNEL);
 	if (ret == -EEXIST && work_pending(&eng->inval_work)) {
-		/* an invalidated region may still hold the range: release it */
+		/* an invalidated region may still hold the range */
 		mutex_unlock(&eng->lock);
 		flush_work(&eng->inval_work);
 		hixl_engine_lock(eng);
@@ -245,7 +220,6 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 		goto err_unmap;
 	}
 	r->page_shift = shift;
-	/* NUMA node of the first page; unknown for device memory */
 	r->numa_node = r->type == HIXL_MEM_HOST && hixl_region_has_pages(r) ?
 		       page_to_nid(pfn_to_page(r->runs.run[0].pfn)) : NUMA_NO_NODE;
 	ret = hixl_region_make_mrs(r);
@@ -269,7 +243,7 @@ int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 	trace_hixl_reg_mem(eng->id, r->handle, r->type, r->addr, r->len, shift,
 			   r->npages);
 	mutex_unlock(&eng->lock);
-	/* TABLE_ACKs outside the lock: a silent peer delays only this caller */
+	/* acks outside the lock: a silent peer delays only this caller */
 	hixl_region_events->wait(&w);
 	return 0;
 
@@ -296,17 +270,12 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_reg_mem);
 /**
  * hixl_cmd_dereg_mem() - HIXL_IOC_DEREG_MEM: drop a registration
  * @eng: the engine
- * @a:   in: handle, flags (0)
+ * @a:   in: handle
  *
- * Withdraws the region from every peer table, then releases pins, dma-buf,
- * notifier and charges.  The peers' acks are awaited without @eng->lock,
- * the region out of use meanwhile; a link that does not ack the REGION_DEL
- * within table_ack_ms is closed, the region goes all the same.
- *
+ * Peer acks are awaited without @eng->lock; a link that does not ack is closed.
  * Context: process context, may sleep; takes @eng->lock.
- * Return: 0; -EINVAL flags or reserved fields; -EPERM not the engine's
- * process; -ENOENT no such handle (or being deregistered); -EBUSY a
- * transfer uses the region.
+ * Return: 0; -EINVAL bad flags; -EPERM not the owner; -ENOENT no such
+ * handle; -EBUSY a transfer uses it.
  */
 int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *a)
 {
@@ -335,7 +304,6 @@ int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *a)
 	}
 	/* a same-host copy's chunk under way ends first; none starts (lock) */
 	wait_var_event(&r->local_chunks, !atomic_read(&r->local_chunks));
-	/* out of use from now on; the peers' acknowledgements without the lock */
 	r->withdrawing = true;
 	hixl_region_events->withdraw(eng, r, &w);
 	mutex_unlock(&eng->lock);
@@ -353,10 +321,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_dereg_mem);
  * hixl_region_lookup() - the valid registration that holds a whole range
  * @eng:  the engine; @eng->lock held
  * @addr: first byte
- * @len:  bytes, > 0
- *
- * Return: the region, or NULL if no single valid, complete registration
- * (not being deregistered) holds the range.
+ * @len:  bytes
+ * Return: the region, or NULL.
  */
 struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len)
 {
@@ -376,13 +342,11 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_region_lookup);
 /**
  * hixl_range_read_only() - does a range touch a read-only host registration?
  * @eng:  the engine; @eng->lock held
- * @addr: first byte (a user address)
+ * @addr: first byte (user address)
  * @len:  bytes
  *
- * For staged READs, which copy_to_user() whether registered or not: valid
- * and suspect registrations count, invalidated and device ones do not.
- *
- * Return: true if any byte is in one; false for @len 0 or a wrapping range.
+ * For staged READs; valid and suspect host registrations count.
+ * Return: true if any byte is in one.
  */
 bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len)
 {
@@ -413,8 +377,7 @@ void hixl_engine_regions_init(struct hixl_engine *eng)
 
 /**
  * hixl_engine_regions_destroy() - drop every registration of an engine
- * @eng: the engine, no command running on it (file release)
- *
+ * @eng: the engine, no command running on it
  * Context: process context, may sleep.
  */
 void hixl_engine_regions_destroy(struct hixl_engine *eng)
@@ -428,7 +391,6 @@ void hixl_engine_regions_destroy(struct hixl_engine *eng)
 		hixl_region_free(r);
 	}
 	mutex_unlock(&eng->lock);
-	/* no notifier is left to queue it again */
 	cancel_work_sync(&eng->inval_work);
 	mtree_destroy(&eng->ranges);
 	xa_destroy(&eng->regions);

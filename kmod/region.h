@@ -16,10 +16,7 @@
 #include <linux/types.h>
 #include <rdma/hixl.h>
 
-/*
- * One MR as the transfer path sees it: bytes [addr, addr + len) at RDMA
- * address iova under key (rkey for a peer's, lkey for ours).
- */
+/* one MR for the transfer path: [addr, addr + len) at iova; rkey or lkey */
 struct hixl_rmr {
 	u64 addr;
 	u64 len;
@@ -33,18 +30,17 @@ struct hixl_rmr;
 struct ib_mr;
 struct work_struct;
 
-/* largest MR page size: 1 GiB */
 #define HIXL_MAX_PAGE_SHIFT	30
 
 /**
  * struct hixl_proc - the registrations of one process, over all its engines
- * @node:         in hixl_procs, under hixl_procs_lock
- * @mm:           the process's mm (the key), mmgrab()ed
+ * @node:         in hixl_procs; under hixl_procs_lock
+ * @mm:           the key, mmgrab()ed
  * @ref:          engines using this entry
  * @lock:         protects the three counters
- * @regions:      registrations, limit hixl_max_regions
- * @host_bytes:   host bytes registered, limit hixl_max_host_bytes
- * @device_bytes: device bytes registered, limit hixl_max_device_bytes
+ * @regions:      registrations
+ * @host_bytes:   host bytes registered
+ * @device_bytes: device bytes registered
  */
 struct hixl_proc {
 	struct list_head node;
@@ -63,11 +59,10 @@ int hixl_proc_charge(struct hixl_proc *proc, u32 type, u64 bytes);
 void hixl_proc_uncharge(struct hixl_proc *proc, u32 type, u64 bytes);
 
 /**
- * struct hixl_pgsz - the largest page size a physical layout allows, as
- * ib_umem_find_best_pgsz()
- * @va:      virtual address of the next piece
- * @next_pa: physical address that would continue the current run
- * @mask:    OR of every address whose low bits must be zero
+ * struct hixl_pgsz - best page size of a layout; follows ib_umem_find_best_pgsz()
+ * @va:      VA of the next piece
+ * @next_pa: PA continuing the current run
+ * @mask:    OR of addresses whose low bits must be zero
  * @started: a piece was added
  */
 struct hixl_pgsz {
@@ -85,8 +80,8 @@ int hixl_range_check(u64 addr, u64 len);
 
 /**
  * struct hixl_run - physically contiguous pages of a region
- * @pfn: page frame of the run's first page
- * @end: page index one past the run's last page, from the region's start
+ * @pfn: first page's frame
+ * @end: page index one past the run, from the region's start
  */
 struct hixl_run {
 	unsigned long pfn;
@@ -95,10 +90,10 @@ struct hixl_run {
 
 /**
  * struct hixl_runs - pages as runs, in address order
- * @run:    @nr runs, room for @cap; NULL when never allocated
+ * @run:    @nr runs, room for @cap, or NULL
  * @nr:     runs
  * @cap:    runs allocated
- * @npages: pages covered: @run[@nr - 1].end, 0 when empty
+ * @npages: pages covered
  */
 struct hixl_runs {
 	struct hixl_run *run;
@@ -107,7 +102,6 @@ struct hixl_runs {
 	unsigned long npages;
 };
 
-/* page index of the first page of run @i */
 static inline unsigned long hixl_run_first(const struct hixl_runs *rs, unsigned long i)
 {
 	return i ? rs->run[i - 1].end : 0;
@@ -126,11 +120,11 @@ size_t hixl_runs_bytes(const struct hixl_runs *rs);
 
 /**
  * struct hixl_mrset - a region's fast-registration MRs on one rail
- * @mrs:            MRs covering the region, in address order
- * @nr_mrs:         how many; 0 when none on this rail
- * @mr_shift:       log2 of the MRs' page size
- * @mrs_registered: every MR went through IB_WR_REG_MR (engine lock)
- * @spans:          the MRs as struct hixl_rmr (key = lkey), for hixl_split()
+ * @mrs:            MRs in address order
+ * @nr_mrs:         entries of @mrs
+ * @mr_shift:       log2 of the MR page size
+ * @mrs_registered: all went through IB_WR_REG_MR; under the engine lock
+ * @spans:          @mrs as struct hixl_rmr (lkey), for hixl_split()
  */
 struct hixl_mrset {
 	struct hixl_mr *mrs;
@@ -144,40 +138,33 @@ struct hixl_mrset {
  * struct hixl_region - one registration
  * @eng:        owning engine
  * @handle:     index in @eng->regions, never 0
- * @addr:       first byte (user VA, or the caller's device VA)
+ * @addr:       first byte (user VA or device VA)
  * @len:        bytes
  * @type:       HIXL_MEM_HOST or HIXL_MEM_DEVICE
- * @flags:      HIXL_REG_* flags
+ * @flags:      HIXL_REG_*
  * @page_shift: log2 of the largest page size the layout allows
- * @runs:       the pages as contiguous runs; host: pinned, empty once
- *              released; device: looked up through @vmap
- * @npages:     PAGE_SIZE pages the region spans
- * @folio_pins: host: pinned per folio with memfd_pin_folios()
- * @notifier:   host: MMU interval notifier on [addr, addr + len)
+ * @runs:       pages as runs; host: pinned; device: looked up via @vmap
+ * @npages:     PAGE_SIZE pages spanned
+ * @folio_pins: host: pinned with memfd_pin_folios()
+ * @notifier:   host: interval notifier on [addr, addr + len)
  * @lock:       orders the notifier callback against registration
- * @live:       registration completed; earlier callbacks only bump the seq
- * @suspect:    an event may have left the pages in place; re-checked by
- *              the invalidation work; not used for transfers
- * @event:      the mmu_notifier_event that made it suspect or invalid
- * @invalid:    the range no longer maps the pinned pages; transfers fail
- * @in_tree:    the range is in @eng->ranges
- * @withdrawing: engine lock: DEREG_MEM awaits the peers' acks without the
- *              lock; lookups, the invalidation work and rail revival pass
- *              the region by
+ * @live:       registration completed
+ * @suspect:    pages may still be in place; re-checked by the inval work
+ * @event:      mmu_notifier_event that made it suspect or invalid
+ * @invalid:    range no longer maps the pinned pages
+ * @in_tree:    in @eng->ranges
+ * @withdrawing: DEREG_MEM awaits acks unlocked; others skip it; engine lock
  * @users:      in-flight transfers; DEREG_MEM is -EBUSY while non-zero
- * @local_chunks: other engines' same-host copy chunks in the region now;
- *              DEREG_MEM waits for them
+ * @local_chunks: same-host copy chunks of other engines; DEREG_MEM waits
  * @dmabuf:     device: the dma-buf
  * @attach:     device: its attachment
  * @sgt:        device: the mapped attachment
- * @vmap:       device: its kernel mapping, for software RDMA MRs
+ * @vmap:       device: kernel mapping, for software RDMA MRs
  * @dmabuf_offset: device: byte offset in the buffer
- * @mrset:      MRs per rail (0: the engine's device); under the engine lock
- * @rails:      bit i: rail i carries its descriptors; bit 0 always; written
- *              under the engine lock, read with READ_ONCE()
+ * @mrset:      MRs per rail; under the engine lock
+ * @rails:      bit i: rail i carries it; bit 0 always; engine lock, READ_ONCE()
  * @numa_node:  node of the first host page, or NUMA_NO_NODE
- * @tbl_hidden: engine lock: 0, every published peer table has it; else the
- *              table generation from which tables lack it (1: none has)
+ * @tbl_hidden: 0: in every peer table; else first table gen lacking it; engine lock
  */
 struct hixl_region {
 	struct hixl_engine *eng;
@@ -211,26 +198,24 @@ struct hixl_region {
 	u64 tbl_hidden;
 };
 
-/* rail @rail's MRs of @r (0: the engine's device) */
 static inline struct hixl_mrset *hixl_region_mrset(struct hixl_region *r, u32 rail)
 {
 	return &r->mrset[rail];
 }
 
-/* bit i: rail i carries @r's descriptors; bit 0 always */
 static inline u32 hixl_region_rails(const struct hixl_region *r)
 {
 	return READ_ONCE(r->rails) | 1;
 }
 
 /**
- * struct hixl_mr - one fast-registration MR of a region (mr.c)
+ * struct hixl_mr - one fast-registration MR of a region
  * @mr:         from ib_alloc_mr(IB_MR_TYPE_MEM_REG)
- * @addr:       first byte of the region the MR covers
+ * @addr:       first byte covered
  * @len:        bytes covered
- * @sgt:        the pages of [@addr, @addr + @len)
- * @dma_mapped: @sgt is DMA-mapped for the device
- * @registered: IB_WR_REG_MR completed: lkey/rkey usable
+ * @sgt:        pages of [@addr, @addr + @len)
+ * @dma_mapped: @sgt is DMA-mapped
+ * @registered: IB_WR_REG_MR completed
  */
 struct hixl_mr {
 	struct ib_mr *mr;
@@ -241,13 +226,11 @@ struct hixl_mr {
 	bool registered;	/* IB_WR_REG_MR completed: lkey/rkey usable */
 };
 
-/* host: pinned; device: looked up */
 static inline bool hixl_region_has_pages(const struct hixl_region *r)
 {
 	return r->runs.nr != 0;
 }
 
-/* HIXL_REG_LOCAL_ONLY: MRs without remote access, in no peer's table */
 static inline bool hixl_region_local_only(const struct hixl_region *r)
 {
 	return r->flags & HIXL_REG_LOCAL_ONLY;
@@ -274,15 +257,12 @@ void hixl_inval_work(struct work_struct *work);
 int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *arg);
 int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
 /**
- * struct hixl_tbl_wait - the acknowledgements one table update waits for
+ * struct hixl_tbl_wait - the acks one table update waits for; owner-only
  * @eng:      the engine
- * @deadline: jiffies by which every peer must have acknowledged
- * @ents:     per link: the link (a reference) and the count its peer must
- *            have applied
+ * @deadline: jiffies by which every peer must have acked
+ * @ents:     per link: the link (held) and the count its peer must apply
  * @n:        entries used
  * @cap:      entries allocated
- *
- * Owned by the thread making the update; no lock.
  */
 struct hixl_tbl_wait {
 	struct hixl_engine *eng;
@@ -297,14 +277,12 @@ struct hixl_tbl_wait {
 
 /**
  * struct hixl_region_events - how a registration reaches the links
- * @added:    announce @r to every ready link; @w: out, the acks to wait for
+ * @added:    announce @r to every ready link; @w: out, acks to wait for
  * @wait:     wait for them, without the engine's lock
- * @withdraw: withdraw @r from every peer table; @w: out, the acks to wait for
- * @removed:  @withdraw, then @wait with the engine's lock still held
+ * @withdraw: withdraw @r from every peer table; @w: out, acks to wait for
+ * @removed:  @withdraw, then @wait with the engine's lock held
  *
- * Memory is below the links (kmod/LAYERS): table.c provides these, main.c
- * sets them at load; read-only afterwards.
- *
+ * Set by table.c at load (memory is below the links, kmod/LAYERS).
  * Context: process context; engine lock held but for @wait.
  */
 struct hixl_region_events {
@@ -316,7 +294,6 @@ struct hixl_region_events {
 
 extern const struct hixl_region_events *hixl_region_events;
 
-/* the rails a region's descriptors go on (mr.c) */
 extern int hixl_rail_numa;
 struct hixl_rdma;
 u32 hixl_rail_numa_mask(const int *dev_node, u32 nr_rails, int mem_node, bool enabled);

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * req.c - a TRANSFER as one request, ended in one place (hixl_req_end()),
- * whatever carried it, as blk_mq_end_request(); io_uring completion as
- * nvme's URING_CMD.  A cancel of the request cancels the batch bound to it
- * now (hixl_req_bind()), or is seen at the next bind.
+ * req.c - a TRANSFER as one request, ended in hixl_req_end() as
+ * blk_mq_end_request(); a cancel hits the batch bound to it now.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,8 +20,8 @@
 /**
  * hixl_req_init() - prepare a request for a submission
  * @req:         the request
- * @ops:         how the submitter hears of its end
- * @priv:        the submitter's (io_uring's command), or NULL
+ * @ops:         the submitter's
+ * @priv:        io_uring's command, or NULL
  * @issue_flags: io_uring's; 0 for the ioctl
  */
 void hixl_req_init(struct hixl_req *req, const struct hixl_req_ops *ops, void *priv,
@@ -41,13 +39,10 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_req_init);
  * hixl_req_start() - the TRANSFER is checked and planned: a request now
  * @req:      from hixl_req_init()
  * @eng:      the engine
- * @l:        the primary link; the request takes its own reference
+ * @l:        the primary link; referenced
  * @a:        the TRANSFER
  * @bytes:    bytes moved on success
  * @start_ns: ktime_get_ns() at submission
- *
- * From here the request ends through hixl_req_end(), or, given up before
- * anything was queued, is released with hixl_req_release().
  */
 void hixl_req_start(struct hixl_req *req, struct hixl_engine *eng, struct hixl_link *l,
 		    const struct hixl_transfer *a, u64 bytes, u64 start_ns)
@@ -77,13 +72,9 @@ void hixl_req_release(struct hixl_req *req)
 
 /**
  * hixl_req_end() - a TRANSFER has ended
- * @req:    the request; no batch bound
- * @status: 0, or the TRANSFER's error
- * @failed: with @status, the descriptor to blame (the count when none is)
- *
- * Counts an error on the primary link, fires hixl_xfer_complete, records
- * the latency, then calls ops->end: the last use of @req here.
- *
+ * @req:    the request; no batch bound; ops->end is its last use here
+ * @status: 0 or -errno
+ * @failed: with @status, the descriptor to blame
  * Context: any but hard IRQ; no lock held.
  */
 void hixl_req_end(struct hixl_req *req, int status, u32 failed)
@@ -101,8 +92,7 @@ void hixl_req_end(struct hixl_req *req, int status, u32 failed)
 /**
  * hixl_req_bind() - bind the batch that carries a request now, for cancel
  * @req: the request
- * @b:   the batch, referenced by the caller until unbound; NULL unbinds
- *
+ * @b:   the batch, referenced until unbound; NULL unbinds
  * Context: any; takes the engine's xfer_lock.
  * Return: true when already cancelled: the caller cancels @b itself.
  */
@@ -130,8 +120,7 @@ void hixl_req_cancelable(struct hixl_req *req)
 
 /**
  * hixl_req_cancel_locked() - mark a request cancelled
- * @req: the request, kept alive by xfer_lock
- *
+ * @req: the request
  * Context: the engine's xfer_lock held.
  * Return: the bound batch, referenced, for hixl_req_cancel_batch(); or NULL.
  */
@@ -149,7 +138,6 @@ struct hixl_xbatch *hixl_req_cancel_locked(struct hixl_req *req)
 /**
  * hixl_req_cancel_batch() - cancel the batch hixl_req_cancel_locked() gave
  * @b: the batch; its reference is dropped
- *
  * Context: process context, no lock held.
  */
 void hixl_req_cancel_batch(struct hixl_xbatch *b)
@@ -160,8 +148,7 @@ void hixl_req_cancel_batch(struct hixl_xbatch *b)
 
 /**
  * hixl_req_cancel() - cancel a request its caller keeps alive
- * @req: the request (the ioctl's, which waits for it)
- *
+ * @req: the ioctl's request
  * Context: process context, no lock held.
  */
 void hixl_req_cancel(struct hixl_req *req)
@@ -177,15 +164,12 @@ void hixl_req_cancel(struct hixl_req *req)
 
 /**
  * hixl_req_wait() - the ioctl waits for its request's end
- * @req: a request hixl_transfer_submit() queued, with the ioctl's ops
+ * @req: a queued request with the ioctl's ops
  *
- * Spins first for a small batch (poll.c), then sleeps without rdma_sem, so
- * a device removal is not held up by a batch.  A fatal signal cancels the
- * request and the wait goes on until it ends.
- *
- * Context: process context, rdma_sem held for reading, dropped while
- * sleeping.
- * Return: the request's status, @req->failed set; the link is released.
+ * Spins first for a small batch, then sleeps without rdma_sem so a device
+ * removal is not held up; a fatal signal cancels the request.
+ * Context: process context; rdma_sem read-held, dropped while sleeping.
+ * Return: the request's status; the link is released.
  */
 int hixl_req_wait(struct hixl_req *req)
 {

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * req.h - one TRANSFER from submission to end, whatever carries it; its
- * submitter (ioctl or io_uring) hears of its end once, through its ops.
+ * req.h - one TRANSFER from submission to end, for the ioctl or io_uring.
  */
 #ifndef _HIXL_REQ_H
 #define _HIXL_REQ_H
@@ -18,13 +17,9 @@ struct hixl_xbatch;
 
 /**
  * struct hixl_req_ops - how a request's submitter hears of it
- * @end:        the request ended: the data path's last use of it.  Called
- *              once, without locks; calls hixl_req_release() before the
- *              submitter may go on
- * @cancelable: the request is about to be queued: io_uring may cancel it
- *              from now on; may be NULL
- * @async:      the submitter does not wait: process-context work goes to
- *              xwork.c
+ * @end:        ended; called once without locks; calls hixl_req_release()
+ * @cancelable: about to be queued, io_uring may cancel it; may be NULL
+ * @async:      the submitter does not wait: work goes to xwork.c
  */
 struct hixl_req_ops {
 	void (*end)(struct hixl_req *req);
@@ -34,23 +29,22 @@ struct hixl_req_ops {
 
 /**
  * struct hixl_req - one TRANSFER
- * @ops:       its submitter's
- * @priv:      the submitter's: io_uring's command
- * @issue_flags: io_uring's, valid during submission only
+ * @ops:       the submitter's
+ * @priv:      io_uring's command
+ * @issue_flags: io_uring's, during submission only
  * @eng:       the engine
- * @l:         the primary link, referenced until hixl_req_release()
+ * @l:         primary link, held until hixl_req_release()
  * @op:        HIXL_OP_READ or HIXL_OP_WRITE
- * @count:     descriptors of the TRANSFER
+ * @count:     descriptors
  * @tag:       hixl_transfer.tag
  * @bytes:     bytes moved on success
  * @start_ns:  ktime_get_ns() at submission
- * @b:         the batch carrying it now, for a cancel, or NULL; under
- *             @eng->xfer_lock
- * @cancelled: hixl_req_cancel() ran; under @eng->xfer_lock
- * @poll:      the submitter may spin on @done first (poll.c)
- * @post_ns:   with @poll, hixl_poll_clock() before the batch was queued
- * @status:    0 or -errno, set at the end
- * @failed:    the descriptor to blame, @count on success
+ * @b:         batch carrying it now, or NULL; under @eng->xfer_lock
+ * @cancelled: under @eng->xfer_lock
+ * @poll:      may spin on @done first
+ * @post_ns:   with @poll, hixl_poll_clock() before queueing
+ * @status:    0 or -errno
+ * @failed:    descriptor to blame, @count on success
  * @done:      completed by the ioctl's @ops->end
  */
 struct hixl_req {

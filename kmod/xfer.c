@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xfer.c - HIXL_IOC_TRANSFER and io_uring's TRANSFER: a batch of READ or
- * WRITE descriptors to one peer.  Both submit through
- * hixl_transfer_submit(): checked here, planned by the first transport of
- * hixl_xports[] that takes it, and submitted as a request (req.c).
+ * xfer.c - HIXL_IOC_TRANSFER and io_uring's TRANSFER: checked here, planned
+ * by the first transport of hixl_xports[] that takes it, submitted as a request.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,10 +45,7 @@ static int hixl_transfer_validate(struct hixl_engine *eng, const struct hixl_tra
 	return hixl_engine_usable(eng);
 }
 
-/*
- * Release what planning held; @p is zeroed.  Direct pieces queued for a
- * work item io_uring cancelled are cancelled and waited for first.
- */
+/* release what planning held; @p is zeroed */
 void hixl_xprep_free(struct hixl_xprep *p)
 {
 	if (p->xb) {		/* queued direct pieces of a batch that never ran */
@@ -81,9 +76,7 @@ static const struct hixl_xport *const hixl_xports[] = {
  * @p:      the TRANSFER, checked, its descriptors copied
  * @xports: the transports, in planning order
  * @n:      entries of @xports
- *
- * Return: 0 planned, or the planning transport's error; -EPROTONOSUPPORT
- * no transport took it.
+ * Return: 0 planned; the transport's error; -EPROTONOSUPPORT none took it.
  */
 int hixl_xport_plan(struct hixl_xprep *p, const struct hixl_xport *const *xports, u32 n)
 {
@@ -101,10 +94,7 @@ int hixl_xport_plan(struct hixl_xprep *p, const struct hixl_xport *const *xports
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_xport_plan);
 
-/*
- * Check the TRANSFER, find the link, copy and plan the descriptors; nothing
- * moves before all passed.  Errors as hixl_cmd_transfer().
- */
+/* nothing moves before every check passed */
 static int hixl_xprep_init(struct hixl_xprep *p)
 {
 	struct hixl_transfer *a = p->a;
@@ -149,10 +139,7 @@ static void hixl_xprep_trace(const struct hixl_xprep *p)
 /**
  * hixl_xprep_process() - carry a TRANSFER out in process context
  * @p: planned by a transport with a run op, its request started
- *
- * The ioctl runs it here to its end; io_uring's goes to a work item.
- *
- * Context: the submission's.
+ * Context: the submission's; io_uring's goes to a work item.
  * Return: -EIOCBQUEUED, or xwork.c's error before anything was queued.
  */
 int hixl_xprep_process(struct hixl_xprep *p)
@@ -176,13 +163,12 @@ static void hixl_xprep_failed(const struct hixl_xprep *p, int ret)
 /**
  * hixl_transfer_submit() - check, plan and queue a TRANSFER as a request
  * @eng:      the engine
- * @a:        the TRANSFER; out: failed, on error
+ * @a:        the TRANSFER; out: failed
  * @req:      from hixl_req_init()
  * @nonblock: io_uring inline issue: -EAGAIN instead of sleeping
- *
- * Context: process context; rdma_sem held for reading.
- * Return: -EIOCBQUEUED: @req started and ends through its ops; otherwise
- * @req is unused: -EAGAIN, or an error as hixl_cmd_transfer().
+ * Context: process context; rdma_sem read-held.
+ * Return: -EIOCBQUEUED @req ends through its ops; else @req is unused and
+ * the error is as hixl_cmd_transfer()'s.
  */
 int hixl_transfer_submit(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_req *req,
 			 bool nonblock)
@@ -226,32 +212,16 @@ static const struct hixl_req_ops hixl_ioctl_req_ops = {
 /**
  * hixl_cmd_transfer() - HIXL_IOC_TRANSFER: one synchronous READ or WRITE batch
  * @eng: the engine
- * @a:   in: remote, op, descs (user pointer), count, timeout_ms; out: failed
+ * @a:   in: remote, op, descs, count, timeout_ms; out: failed
  *
- * Context: process context, sleeps up to @a->timeout_ms; rdma_sem held for
- * reading, released while the request is in flight.
- * Return: 0 when every descriptor completed; otherwise -errno, with
- * @a->failed the first failing descriptor (@a->count if none is to blame):
- *  -EINVAL     bad flags, reserved, op, count, timeout, peer name, or len 0;
- *  -EAFNOSUPPORT peer not AF_INET or AF_INET6;
- *  -EPERM      not the engine's process;
- *  -EBADFD     the engine is not set up;
- *  -ENODEV     the engine's device was removed;
- *  -EFAULT     the descriptor array cannot be read;
- *  -ENOTCONN   no link to @a->remote;
- *  -EAGAIN     the link is still connecting;
- *  -ECONNRESET, -ENETDOWN, -ETIMEDOUT, -EIO: the link is broken;
- *  -EOVERFLOW  address + len wraps;
- *  -ENOENT     a local range is not in one valid registration with MRs;
- *  -ERANGE     a remote range is not in one announced peer registration;
- *  -EACCES     READ into read-only local memory, or WRITE into a read-only
- *              peer region;
- *  -ETIMEDOUT  the batch did not complete in time;
- *  -ECANCELED  CANCEL of @a->tag, or a fatal signal;
- *  -EIO        a work request failed;
- *  -E2BIG      more than HIXL_MAX_PIECES pieces;
- *  -ENOMEM.
- * Descriptor errors are found before anything is posted.
+ * Context: process context, sleeps up to @a->timeout_ms; rdma_sem read-held,
+ * released while in flight.
+ * Return: 0; else -errno with @a->failed the first failing descriptor:
+ * -EINVAL bad argument; -EAFNOSUPPORT bad family; -EPERM not the owner;
+ * -EBADFD not set up; -ENODEV device removed; -EFAULT unreadable descs;
+ * -ENOTCONN no link; -EAGAIN connecting; -ECONNRESET, -ENETDOWN link broken;
+ * -EOVERFLOW wraps; -ENOENT not a local registration; -ERANGE not a peer's;
+ * -EACCES read-only; -ETIMEDOUT; -ECANCELED; -EIO; -E2BIG too many pieces; -ENOMEM.
  */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 {

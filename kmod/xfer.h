@@ -9,7 +9,6 @@ struct hixl_engine;
 struct hixl_transfer;
 struct hixl_req;
 
-/* xfer.c */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a);
 int hixl_transfer_submit(struct hixl_engine *eng, struct hixl_transfer *a, struct hixl_req *req,
 			 bool nonblock);

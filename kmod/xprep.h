@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xprep.h - a TRANSFER checked and planned, and the transports behind
- * struct hixl_xport: same-host copy (local_xfer.c) and RDMA (xrdma.c).
+ * xprep.h - a TRANSFER checked and planned, and its transports.
  */
 #ifndef _HIXL_XPREP_H
 #define _HIXL_XPREP_H
@@ -21,8 +20,7 @@ struct hixl_xport;
  * enum hixl_xpath - how the RDMA transport runs a planned TRANSFER
  * @HIXL_XPATH_DIRECT:  RDMA pieces on the link's queue only
  * @HIXL_XPATH_STAGED:  staged descriptors too, in process context
- * @HIXL_XPATH_STRIPED: across the link's rails (xrail.c); with fewer than
- *                      two usable rails it is chosen again without rails
+ * @HIXL_XPATH_STRIPED: across the link's rails
  */
 enum hixl_xpath {
 	HIXL_XPATH_DIRECT,
@@ -35,24 +33,21 @@ enum hixl_xpath {
  * @eng:        the engine
  * @a:          the TRANSFER; out: failed
  * @req:        its request, started once planned
- * @deadline:   jiffies: its timeout
+ * @deadline:   jiffies
  * @nonblock:   io_uring inline issue: -EAGAIN rather than sleep
  * @xport:      the transport that planned it
- * @l:          the link (a reference)
- * @d:          the descriptors, copied from the caller
- * @pl:         the planned pieces and the regions they hold
+ * @l:          the link, held
+ * @d:          the descriptors, copied
+ * @pl:         planned pieces and the regions they hold
  * @smap:       RDMA: bit i, descriptor i is staged
- * @sidx:       RDMA: the staged descriptors' indices
+ * @sidx:       RDMA: staged descriptors' indices
  * @ns:         RDMA: entries of @sidx
- * @sbytes:     RDMA: bytes of the staged descriptors
+ * @sbytes:     RDMA: staged bytes
  * @rbytes:     with @rails_only: the descriptors' bytes
- * @planning:   RDMA: hixl_xq_plan_begin() done, not ended
- * @rails_only: primary link broken, a rail link READY: stripe only
- * @err:        with @rails_only: the primary link's error
- * @xb:         RDMA, io_uring: a staged TRANSFER's direct pieces, queued
- *              at issue, a reference
- *
- * Released by hixl_xprep_free().
+ * @planning:   RDMA: between hixl_xq_plan_begin() and its end
+ * @rails_only: primary broken, a rail link READY: stripe only
+ * @err:        with @rails_only: the primary's error
+ * @xb:         RDMA, io_uring: staged TRANSFER's direct pieces, held
  */
 struct hixl_xprep {
 	struct hixl_engine *eng;
@@ -78,17 +73,10 @@ struct hixl_xprep {
 /**
  * struct hixl_xport - a transport: how a checked TRANSFER moves
  * @name:   for messages
- * @plan:   plan @p for this transport.  Return: 0 planned; 1 not this
- *          transport's (nothing held); -EAGAIN; or the TRANSFER's error
- * @submit: queue the planned TRANSFER; its carrier ends @p->req.  Return:
- *          -EIOCBQUEUED; -EAGAIN (nothing queued); or an error before
- *          anything was queued
- * @queue:  optional: before xwork.c queues the work item, release what
- *          must not wait for a worker.  Return: 0 or an error
- * @run:    carry the TRANSFER out in process context, rdma_sem held for
- *          reading; NULL if never needed.  Return: its result
- *
- * xfer.c lists the transports (hixl_xports[]) in planning order.
+ * @plan:   0 planned; 1 not this transport's (nothing held); else -errno
+ * @submit: queue; -EIOCBQUEUED, or -errno with nothing queued
+ * @queue:  optional: release, before xwork.c queues, what must not wait
+ * @run:    carry out in process context, rdma_sem read-held; may be NULL
  */
 struct hixl_xport {
 	const char *name;
