@@ -64,9 +64,9 @@ static bool hixl_region_writable(const struct hixl_region *r)
 static int hixl_check_vmas(struct mm_struct *mm, unsigned long start,
 			   unsigned long end, bool write)
 {
+	VMA_ITERATOR(vmi, mm, start);
 	struct vm_area_struct *vma;
 	unsigned long addr = start;
-	VMA_ITERATOR(vmi, mm, start);
 	int ret = 0;
 
 	mmap_read_lock(mm);

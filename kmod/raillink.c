@@ -326,7 +326,8 @@ static void hixl_rail_work(struct work_struct *w)
 
 			st = hixl_link_state(rl, &err);
 			if (st == HIXL_LINK_READY && !up) {
-				hixl_link_warn(rl, "rail %u: our port is down: rail link broken\n", i);
+				hixl_link_warn(rl, "rail %u: our port is down: rail link broken\n",
+					       i);
 				hixl_link_fail(rl, -ENETDOWN);
 				/*
 				 * what it has on the wire may never complete (rxe

@@ -128,8 +128,7 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 	if (sqe128) {
 		if (usize > HIXL_URING_CMD_AREA ||
 		    memchr_inv((const u8 *)area + usize, 0, HIXL_URING_CMD_AREA - usize))
-			return hixl_einval("URING_CMD 0x%x: a %zu-byte struct, larger than the "
-					   "SQE128 area or with non-zero bytes after it",
+			return hixl_einval("URING_CMD 0x%x: a %zu-byte struct, larger than the SQE128 area or with non-zero bytes after it",
 					   cmd_op, usize);
 		if (usize > ksize && memchr_inv((const u8 *)area + ksize, 0, usize - ksize))
 			return -E2BIG;
@@ -138,8 +137,8 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 	}
 	memcpy(&ptr, area, sizeof(ptr));
 	if (ptr.len != usize || ptr.reserved)
-		return hixl_einval("URING_CMD 0x%x: hixl_uring_ptr len %u, not the command's "
-				   "%zu, or reserved not zero", cmd_op, ptr.len, usize);
+		return hixl_einval("URING_CMD 0x%x: hixl_uring_ptr len %u, not the command's %zu, or reserved not zero",
+				   cmd_op, ptr.len, usize);
 	return copy_struct_from_user(arg, ksize, u64_to_user_ptr(ptr.addr), usize);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_uring_decode);

@@ -45,7 +45,6 @@
 #include "xprep.h"
 #include "req.h"
 
-
 /**
  * struct hixl_xwork - one io_uring TRANSFER waiting for or running in its work item
  * @work: on the engine's xwork_wq
