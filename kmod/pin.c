@@ -126,9 +126,7 @@ static void hixl_unpin_runs(struct hixl_region *r, bool dirty)
 			unpin_user_page_range_dirty_lock(pfn_to_page(rs->run[i].pfn), n, dirty);
 			continue;
 		}
-#ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
 		hixl_unpin_folio_range(rs->run[i].pfn, n, dirty);
-#endif
 	}
 }
 
@@ -166,7 +164,6 @@ undo:
 	return ret ? ret : -EFAULT;
 }
 
-#ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
 /*
  * The file behind [@start, @end) when one shared mapping of it covers the
  * range and the file is that long (a memfd, shmem or hugetlbfs file:
@@ -213,7 +210,7 @@ static int hixl_pin_folios(struct hixl_region *r, struct file *file, loff_t pos,
 		loff_t last = pos + ((loff_t)(r->npages - done) << PAGE_SHIFT) - 1;
 		pgoff_t off = 0;
 
-		got = memfd_pin_folios(file, pos, last, tmp, HIXL_PIN_BATCH, &off);
+		got = hixl_memfd_pin_folios(file, pos, last, tmp, HIXL_PIN_BATCH, &off);
 		if (got <= 0) {
 			ret = got ? got : -EFAULT;
 			goto undo;
@@ -223,7 +220,7 @@ static int hixl_pin_folios(struct hixl_region *r, struct file *file, loff_t pos,
 			unsigned long n = min(folio_nr_pages(tmp[i]) - first, r->npages - done);
 
 			if (hixl_runs_add(&r->runs, folio_pfn(tmp[i]) + first, n)) {
-				unpin_folios(tmp + i, got - i);
+				hixl_unpin_folios(tmp + i, got - i);
 				ret = -ENOMEM;
 				goto undo;
 			}
@@ -242,7 +239,6 @@ undo:
 	hixl_runs_reset(&r->runs);
 	return ret;
 }
-#endif
 
 /*
  * Pin the region's pages into @r->runs: the file's folios when a shared
@@ -251,13 +247,13 @@ undo:
  */
 static int hixl_pin(struct hixl_region *r, unsigned long start, unsigned int gup, void **tmp)
 {
-#ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
 	unsigned long end = start + (r->npages << PAGE_SHIFT);
-	struct file *file;
+	struct file *file = NULL;
 	loff_t pos;
 	int ret;
 
-	file = hixl_shared_file(r->eng->mm, start, end, &pos);
+	if (hixl_have_memfd_pin_folios())
+		file = hixl_shared_file(r->eng->mm, start, end, &pos);
 	if (file) {
 		r->folio_pins = true;
 		ret = hixl_pin_folios(r, file, pos, (struct folio **)tmp);
@@ -265,7 +261,6 @@ static int hixl_pin(struct hixl_region *r, unsigned long start, unsigned int gup
 		if (ret != -EINVAL)
 			return ret;
 	}
-#endif
 	r->folio_pins = false;
 	return hixl_pin_pages(r, start, gup, (struct page **)tmp);
 }

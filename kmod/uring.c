@@ -180,9 +180,7 @@ static void hixl_uring_req_end(struct hixl_req *req)
  */
 static void hixl_uring_req_cancelable(struct hixl_req *req)
 {
-#ifdef HIXL_HAVE_URING_CANCEL
-	io_uring_cmd_mark_cancelable(req->priv, req->issue_flags);
-#endif
+	hixl_uring_cmd_mark_cancelable(req->priv, req->issue_flags);
 }
 
 static const struct hixl_req_ops hixl_uring_req_ops = {
@@ -304,7 +302,6 @@ void hixl_uring_engine_destroy(struct hixl_engine *eng)
 	eng->nr_uring_saved = 0;
 }
 
-#ifdef HIXL_HAVE_URING_CANCEL
 /* io_uring cancels @cmd (ring or process exit); may be called again. */
 static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
 {
@@ -319,7 +316,6 @@ static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
 	if (b)
 		hixl_req_cancel_batch(b);
 }
-#endif
 
 /**
  * hixl_uring_cmd() - file_operations.uring_cmd of /dev/hixl
@@ -349,13 +345,11 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	int ret;
 
 	BUILD_BUG_ON(HIXL_URING_CMD_REISSUE & IORING_URING_CMD_FIXED);
-#ifdef HIXL_HAVE_URING_CANCEL
-	BUILD_BUG_ON(HIXL_URING_CMD_REISSUE & IORING_URING_CMD_CANCELABLE);
-	if (issue_flags & IO_URING_F_CANCEL) {
+	BUILD_BUG_ON(HIXL_URING_CMD_REISSUE & HIXL_URING_CMD_CANCELABLE);
+	if (hixl_uring_cmd_is_cancel(issue_flags)) {
 		hixl_uring_cancel(eng, cmd);
 		return 0;
 	}
-#endif
 	hixl_pdu(cmd)->req = NULL;
 	if (cmd->flags & HIXL_URING_CMD_REISSUE) {
 		ret = hixl_uring_restore(eng, cmd, &arg);
