@@ -120,7 +120,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-py bench-nixl clean install
+.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-py bench-nixl clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module userspace
 # everything but hixl.ko (the benchmarks build theirs for the VM's kernel)
@@ -263,6 +263,13 @@ check-long:
 # the module must build without warnings (W=1) against both Debian kernels
 check-compat:
 	scripts/check.sh compat
+
+# the kernel's static checks on kmod/ (sparse, checkpatch --strict,
+# coccicheck, kernel-doc) against the debug kernel's tree, built or taken
+# from its cache (tests/vm/build-kernel.sh); exceptions in
+# scripts/check-static.ignore
+check-static:
+	kdir=$$(tests/vm/build-kernel.sh) && scripts/check-static.sh "$$kdir"
 
 # The fuzzer in the debug VM: 1,000,000 calls (FUZZ_CALLS=, FUZZ_SEED= to
 # change); make check runs 10,000

@@ -127,9 +127,8 @@ static int hixl_auth_setup_allow(struct hixl_auth *auth, const struct hixl_setup
 	auth->nr_allow = a->nr_allowed;
 	for (i = 0; i < auth->nr_allow; i++)
 		if (!hixl_auth_prefix_valid(&auth->allow[i]))
-			return hixl_einval("SETUP: allowed[%u]: family %u, prefix_len %u: not a "
-					   "prefix (or bits past its length set)", i,
-					   auth->allow[i].family, auth->allow[i].prefix_len);
+			return hixl_einval("SETUP: allowed[%u]: family %u, prefix_len %u: not a prefix (or bits past its length set)",
+					   i, auth->allow[i].family, auth->allow[i].prefix_len);
 	return 0;
 }
 

@@ -45,10 +45,21 @@ static inline long hixl_gup_remote(struct mm_struct *mm, unsigned long start,
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
 #include <linux/io_uring/cmd.h>
-#define HIXL_HAVE_URING_CANCEL	1
+#define HIXL_URING_CMD_CANCELABLE	IORING_URING_CMD_CANCELABLE
 static inline const void *hixl_uring_sqe_cmd(const struct io_uring_cmd *cmd)
 {
 	return io_uring_sqe_cmd(cmd->sqe);
+}
+
+static inline void hixl_uring_cmd_mark_cancelable(struct io_uring_cmd *cmd,
+						  unsigned int issue_flags)
+{
+	io_uring_cmd_mark_cancelable(cmd, issue_flags);
+}
+
+static inline bool hixl_uring_cmd_is_cancel(unsigned int issue_flags)
+{
+	return issue_flags & IO_URING_F_CANCEL;
 }
 #else
 #include <linux/io_uring.h>
@@ -58,6 +69,18 @@ static inline const void *hixl_uring_sqe_cmd(const struct io_uring_cmd *cmd)
 static inline const void *hixl_uring_sqe_cmd(const struct io_uring_cmd *cmd)
 {
 	return cmd->cmd;
+}
+
+/* io_uring cannot cancel a command at ring exit: it waits for it instead */
+#define HIXL_URING_CMD_CANCELABLE	0
+static inline void hixl_uring_cmd_mark_cancelable(struct io_uring_cmd *cmd,
+						  unsigned int issue_flags)
+{
+}
+
+static inline bool hixl_uring_cmd_is_cancel(unsigned int issue_flags)
+{
+	return false;
 }
 #endif
 
@@ -80,9 +103,25 @@ static inline const void *hixl_uring_sqe_cmd(const struct io_uring_cmd *cmd)
  * @dirty, as unpin_user_page_range_dirty_lock().
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-#define HIXL_HAVE_MEMFD_PIN_FOLIOS	1
 #include <linux/memfd.h>
 #include <linux/pagemap.h>
+static inline bool hixl_have_memfd_pin_folios(void)
+{
+	return true;
+}
+
+static inline long hixl_memfd_pin_folios(struct file *memfd, loff_t start, loff_t end,
+					 struct folio **folios, unsigned int max_folios,
+					 pgoff_t *offset)
+{
+	return memfd_pin_folios(memfd, start, end, folios, max_folios, offset);
+}
+
+static inline void hixl_unpin_folios(struct folio **folios, unsigned long nr)
+{
+	unpin_folios(folios, nr);
+}
+
 static inline void hixl_unpin_folio_range(unsigned long pfn, unsigned long n, bool dirty)
 {
 	while (n) {
@@ -98,6 +137,27 @@ static inline void hixl_unpin_folio_range(unsigned long pfn, unsigned long n, bo
 		pfn += k;
 		n -= k;
 	}
+}
+#else
+/* never called: nothing is pinned by folio before 6.11 */
+static inline bool hixl_have_memfd_pin_folios(void)
+{
+	return false;
+}
+
+static inline long hixl_memfd_pin_folios(struct file *memfd, loff_t start, loff_t end,
+					 struct folio **folios, unsigned int max_folios,
+					 pgoff_t *offset)
+{
+	return -EINVAL;
+}
+
+static inline void hixl_unpin_folios(struct folio **folios, unsigned long nr)
+{
+}
+
+static inline void hixl_unpin_folio_range(unsigned long pfn, unsigned long n, bool dirty)
+{
 }
 #endif
 

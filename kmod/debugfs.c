@@ -220,7 +220,8 @@ static int hixl_raillinks_show(struct seq_file *m)
 			if (l->peer.family == AF_INET)
 				seq_printf(m, "%llu %pI4:%u", eng->id, l->peer.addr, l->peer.port);
 			else
-				seq_printf(m, "%llu [%pI6c]:%u", eng->id, l->peer.addr, l->peer.port);
+				seq_printf(m, "%llu [%pI6c]:%u", eng->id, l->peer.addr,
+					   l->peer.port);
 			seq_printf(m, " %u %s %s %d %d %llu %llu\n", l->rail,
 				   l->active ? "active" : "passive", names[st],
 				   err, n, bytes,

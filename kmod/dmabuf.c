@@ -54,8 +54,8 @@ int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz 
 		goto err_put;
 	}
 	if (offset >= r->dmabuf->size || r->len > r->dmabuf->size - offset) {
-		ret = hixl_einval("REG_MEM: dmabuf_offset 0x%llx + len 0x%llx is beyond the "
-				  "dma-buf's %zu bytes", offset, r->len, r->dmabuf->size);
+		ret = hixl_einval("REG_MEM: dmabuf_offset 0x%llx + len 0x%llx is beyond the dma-buf's %zu bytes",
+				  offset, r->len, r->dmabuf->size);
 		goto err_put;
 	}
 	r->attach = dma_buf_attach(r->dmabuf, hixl_dev);
@@ -87,8 +87,8 @@ int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz 
 			break;
 	}
 	if (left) {		/* the exporter mapped less than its size */
-		ret = hixl_einval("REG_MEM: the dma-buf's exporter mapped 0x%llx bytes less "
-				  "than its size", left);
+		ret = hixl_einval("REG_MEM: the dma-buf's exporter mapped 0x%llx bytes less than its size",
+				  left);
 		goto err_unmap;
 	}
 	r->live = true;

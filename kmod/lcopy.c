@@ -168,8 +168,8 @@ static void hixl_lcopy_share_run(struct hixl_lcopy_job *j, u32 k, bool worker)
 			ret = hixl_local_stop(j->b, j->l, j->deadline);
 		if (!ret)
 			ret = hixl_local_chunk(j->peer, j->op, j->pl->held[slot->i],
-					       d->local_addr + slot->off, d->remote_addr + slot->off,
-					       n, seg);
+					       d->local_addr + slot->off,
+					       d->remote_addr + slot->off, n, seg);
 		if (ret == -EBUSY && worker) {
 			slot->handback = true;
 			return;

@@ -44,9 +44,9 @@ static bool hixl_region_writable(const struct hixl_region *r)
 static int hixl_check_vmas(struct mm_struct *mm, unsigned long start,
 			   unsigned long end, bool write)
 {
+	VMA_ITERATOR(vmi, mm, start);
 	struct vm_area_struct *vma;
 	unsigned long addr = start;
-	VMA_ITERATOR(vmi, mm, start);
 	int ret = 0;
 
 	mmap_read_lock(mm);
@@ -103,9 +103,7 @@ static void hixl_unpin_runs(struct hixl_region *r, bool dirty)
 			unpin_user_page_range_dirty_lock(pfn_to_page(rs->run[i].pfn), n, dirty);
 			continue;
 		}
-#ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
 		hixl_unpin_folio_range(rs->run[i].pfn, n, dirty);
-#endif
 	}
 }
 
@@ -141,7 +139,6 @@ undo:
 	return ret ? ret : -EFAULT;
 }
 
-#ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
 /*
  * The file behind [@start, @end) if one shared mapping covers it within the
  * file's size, referenced (fput()); else NULL.  *@pos: @start's offset.
@@ -179,7 +176,7 @@ static int hixl_pin_folios(struct hixl_region *r, struct file *file, loff_t pos,
 		loff_t last = pos + ((loff_t)(r->npages - done) << PAGE_SHIFT) - 1;
 		pgoff_t off = 0;
 
-		got = memfd_pin_folios(file, pos, last, tmp, HIXL_PIN_BATCH, &off);
+		got = hixl_memfd_pin_folios(file, pos, last, tmp, HIXL_PIN_BATCH, &off);
 		if (got <= 0) {
 			ret = got ? got : -EFAULT;
 			goto undo;
@@ -189,7 +186,7 @@ static int hixl_pin_folios(struct hixl_region *r, struct file *file, loff_t pos,
 			unsigned long n = min(folio_nr_pages(tmp[i]) - first, r->npages - done);
 
 			if (hixl_runs_add(&r->runs, folio_pfn(tmp[i]) + first, n)) {
-				unpin_folios(tmp + i, got - i);
+				hixl_unpin_folios(tmp + i, got - i);
 				ret = -ENOMEM;
 				goto undo;
 			}
@@ -208,18 +205,17 @@ undo:
 	hixl_runs_reset(&r->runs);
 	return ret;
 }
-#endif
 
 /* the file's folios when possible (6.11+), else the mapped pages */
 static int hixl_pin(struct hixl_region *r, unsigned long start, unsigned int gup, void **tmp)
 {
-#ifdef HIXL_HAVE_MEMFD_PIN_FOLIOS
 	unsigned long end = start + (r->npages << PAGE_SHIFT);
-	struct file *file;
+	struct file *file = NULL;
 	loff_t pos;
 	int ret;
 
-	file = hixl_shared_file(r->eng->mm, start, end, &pos);
+	if (hixl_have_memfd_pin_folios())
+		file = hixl_shared_file(r->eng->mm, start, end, &pos);
 	if (file) {
 		r->folio_pins = true;
 		ret = hixl_pin_folios(r, file, pos, (struct folio **)tmp);
@@ -227,7 +223,6 @@ static int hixl_pin(struct hixl_region *r, unsigned long start, unsigned int gup
 		if (ret != -EINVAL)
 			return ret;
 	}
-#endif
 	r->folio_pins = false;
 	return hixl_pin_pages(r, start, gup, (struct page **)tmp);
 }

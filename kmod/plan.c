@@ -147,7 +147,7 @@ static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 r
  * peer region; -EPROTO, -ENOMEM as hixl_split().
  */
 int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
-			  u32 idx, struct hixl_plan *pl)
+		   u32 idx, struct hixl_plan *pl)
 {
 	struct hixl_engine *eng = l->eng;
 	struct hixl_rregion *rr;

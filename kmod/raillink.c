@@ -242,7 +242,8 @@ static void hixl_rail_work(struct work_struct *w)
 
 			st = hixl_link_state(rl, &err);
 			if (st == HIXL_LINK_READY && !up) {
-				hixl_link_warn(rl, "rail %u: our port is down: rail link broken\n", i);
+				hixl_link_warn(rl, "rail %u: our port is down: rail link broken\n",
+					       i);
 				hixl_link_fail(rl, -ENETDOWN);
 				/* flush: a striped batch fails over now, not at its deadline */
 				hixl_raillink_flush(rl);

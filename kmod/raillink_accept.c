@@ -56,7 +56,8 @@ int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
 	}
 	if (!found) {
 		mutex_unlock(&eng->links_lock);
-		hixl_link_warn(l, "rail %u: no link of ours to that engine has its token: closing\n", i);
+		hixl_link_warn(l, "rail %u: no link of ours to that engine has its token: closing\n",
+			       i);
 		return -EPROTO;
 	}
 	spin_lock(&found->rails.lock);

@@ -76,7 +76,8 @@ static bool hixl_rail_addr_equal(const struct hixl_sockaddr *a, const struct hix
 
 /* Return: 0 with the rails in @out and their count in *@nr, or -EPROTO. */
 static int hixl_rails_blk_check(struct hixl_link *l, const struct hixl_wire_hello_rails *x,
-				const struct hixl_sockaddr *name, struct hixl_sockaddr *out, u32 *nr)
+				const struct hixl_sockaddr *name, struct hixl_sockaddr *out,
+				u32 *nr)
 {
 	static const u8 zero[sizeof(struct hixl_wire_name)];
 	u32 n = le32_to_cpu(x->nr_rails), i, j;
@@ -196,7 +197,8 @@ int hixl_rails_hello_rx(struct hixl_link *l, const struct hixl_wire_hello *hm, u
 		}
 		if (l->active) {	/* the acceptor's plain HELLO, in its engine's name */
 			if (!hixl_sockaddr_equal(name, &l->peer)) {
-				hixl_link_warn(l, "HELLO on rail %u names another engine\n", l->rail);
+				hixl_link_warn(l, "HELLO on rail %u names another engine\n",
+					       l->rail);
 				return -EPROTO;
 			}
 			return 0;

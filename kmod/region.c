@@ -128,15 +128,15 @@ static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
 	switch (a->type) {
 	case HIXL_MEM_HOST:
 		if (a->dmabuf_fd != -1 || a->dmabuf_offset)
-			return hixl_einval("REG_MEM: HOST with dmabuf_fd %d (not -1) or "
-					   "dmabuf_offset 0x%llx", a->dmabuf_fd, a->dmabuf_offset);
+			return hixl_einval("REG_MEM: HOST with dmabuf_fd %d (not -1) or dmabuf_offset 0x%llx",
+					   a->dmabuf_fd, a->dmabuf_offset);
 		break;
 	case HIXL_MEM_DEVICE:
 		if (a->dmabuf_fd < 0)
 			return -EBADF;
 		if (!PAGE_ALIGNED(a->dmabuf_offset) || !PAGE_ALIGNED(a->addr))
-			return hixl_einval("REG_MEM: DEVICE addr 0x%llx or dmabuf_offset 0x%llx "
-					   "not page-aligned", a->addr, a->dmabuf_offset);
+			return hixl_einval("REG_MEM: DEVICE addr 0x%llx or dmabuf_offset 0x%llx not page-aligned",
+					   a->addr, a->dmabuf_offset);
 		break;
 	default:
 		return hixl_einval("REG_MEM: type %u unknown", a->type);

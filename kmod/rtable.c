@@ -202,7 +202,7 @@ void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
 	u64 next = 0;
 
 	if (wc->status == IB_WC_RETRY_EXC_ERR)
-		hixl_link_lost(l, "table acknowledgement");
+		hixl_link_lost(l, "table acknowledgment");
 	if (wc->status != IB_WC_SUCCESS)
 		return;		/* flushed: the link is going; nothing more is sent */
 	hixl_link_alive(l);

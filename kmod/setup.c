@@ -44,8 +44,8 @@ int hixl_setup_validate(const struct hixl_setup *a)
 		return hixl_einval("SETUP: reserved is not zero");
 	if (a->flags & HIXL_SETUP_ALLOWED_PEERS) {
 		if (!a->allowed || !a->nr_allowed || a->nr_allowed > HIXL_MAX_ALLOWED_PEERS)
-			return hixl_einval("SETUP: ALLOWED_PEERS: allowed %s, nr_allowed %u "
-					   "(1..%u)", a->allowed ? "set" : "NULL", a->nr_allowed,
+			return hixl_einval("SETUP: ALLOWED_PEERS: allowed %s, nr_allowed %u (1..%u)",
+					   a->allowed ? "set" : "NULL", a->nr_allowed,
 					   HIXL_MAX_ALLOWED_PEERS);
 	} else if (a->allowed || a->nr_allowed) {
 		return hixl_einval("SETUP: allowed or nr_allowed set without ALLOWED_PEERS");

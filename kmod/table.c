@@ -140,7 +140,7 @@ static void hixl_tbl_wait_finish(struct hixl_tbl_wait *w)
  * cannot take it is broken, the registration stands.  Engine lock held.
  */
 static void hixl_links_region_added(struct hixl_engine *eng, struct hixl_region *r,
-			     struct hixl_tbl_wait *w)
+				    struct hixl_tbl_wait *w)
 {
 	struct hixl_link *l;
 	u64 walk, want;
@@ -303,7 +303,8 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 		memset(m, 0, sizeof(*m));
 		m->addr = cpu_to_le64(r->addr);
 		m->len = cpu_to_le64(r->len);
-		m->flags = cpu_to_le32((r->flags & HIXL_REG_READ_ONLY ? 0 : HIXL_WIRE_REGION_WRITABLE) |
+		m->flags = cpu_to_le32((r->flags & HIXL_REG_READ_ONLY ?
+					0 : HIXL_WIRE_REGION_WRITABLE) |
 				       (r->type == HIXL_MEM_DEVICE ? HIXL_WIRE_REGION_DEVICE : 0));
 		m->nr_mrs = cpu_to_le32(ms->nr_mrs);
 		m->first = cpu_to_le32(first);

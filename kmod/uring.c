@@ -83,8 +83,7 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 	if (sqe128) {
 		if (usize > HIXL_URING_CMD_AREA ||
 		    memchr_inv((const u8 *)area + usize, 0, HIXL_URING_CMD_AREA - usize))
-			return hixl_einval("URING_CMD 0x%x: a %zu-byte struct, larger than the "
-					   "SQE128 area or with non-zero bytes after it",
+			return hixl_einval("URING_CMD 0x%x: a %zu-byte struct, larger than the SQE128 area or with non-zero bytes after it",
 					   cmd_op, usize);
 		if (usize > ksize && memchr_inv((const u8 *)area + ksize, 0, usize - ksize))
 			return -E2BIG;
@@ -93,8 +92,8 @@ int hixl_uring_decode(u32 cmd_op, const void *area, bool sqe128, union hixl_cmd_
 	}
 	memcpy(&ptr, area, sizeof(ptr));
 	if (ptr.len != usize || ptr.reserved)
-		return hixl_einval("URING_CMD 0x%x: hixl_uring_ptr len %u, not the command's "
-				   "%zu, or reserved not zero", cmd_op, ptr.len, usize);
+		return hixl_einval("URING_CMD 0x%x: hixl_uring_ptr len %u, not the command's %zu, or reserved not zero",
+				   cmd_op, ptr.len, usize);
 	return copy_struct_from_user(arg, ksize, u64_to_user_ptr(ptr.addr), usize);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_uring_decode);
@@ -129,9 +128,7 @@ static void hixl_uring_req_end(struct hixl_req *req)
 /* io_uring may cancel the request from now on (not on 6.1). */
 static void hixl_uring_req_cancelable(struct hixl_req *req)
 {
-#ifdef HIXL_HAVE_URING_CANCEL
-	io_uring_cmd_mark_cancelable(req->priv, req->issue_flags);
-#endif
+	hixl_uring_cmd_mark_cancelable(req->priv, req->issue_flags);
 }
 
 static const struct hixl_req_ops hixl_uring_req_ops = {
@@ -220,8 +217,7 @@ void hixl_uring_engine_destroy(struct hixl_engine *eng)
 	eng->nr_uring_saved = 0;
 }
 
-#ifdef HIXL_HAVE_URING_CANCEL
-/* io_uring cancels @cmd; may be called again. */
+/* io_uring cancels @cmd (ring or process exit); may be called again. */
 static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
 {
 	struct hixl_xbatch *b = NULL;
@@ -235,7 +231,6 @@ static void hixl_uring_cancel(struct hixl_engine *eng, struct io_uring_cmd *cmd)
 	if (b)
 		hixl_req_cancel_batch(b);
 }
-#endif
 
 /**
  * hixl_uring_cmd() - file_operations.uring_cmd of /dev/hixl
@@ -256,13 +251,11 @@ int hixl_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	int ret;
 
 	BUILD_BUG_ON(HIXL_URING_CMD_REISSUE & IORING_URING_CMD_FIXED);
-#ifdef HIXL_HAVE_URING_CANCEL
-	BUILD_BUG_ON(HIXL_URING_CMD_REISSUE & IORING_URING_CMD_CANCELABLE);
-	if (issue_flags & IO_URING_F_CANCEL) {
+	BUILD_BUG_ON(HIXL_URING_CMD_REISSUE & HIXL_URING_CMD_CANCELABLE);
+	if (hixl_uring_cmd_is_cancel(issue_flags)) {
 		hixl_uring_cancel(eng, cmd);
 		return 0;
 	}
-#endif
 	hixl_pdu(cmd)->req = NULL;
 	if (cmd->flags & HIXL_URING_CMD_REISSUE) {
 		ret = hixl_uring_restore(eng, cmd, &arg);

@@ -519,7 +519,8 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
 	}
 	if (l->xq.closed || !b->pl.n || b->status) {	/* status: cancelled already */
 		if (l->xq.closed)
-			hixl_xbatch_set_status(b, -ECONNRESET, b->pl.n ? b->pl.p[0].desc : b->count);
+			hixl_xbatch_set_status(b, -ECONNRESET,
+					       b->pl.n ? b->pl.p[0].desc : b->count);
 		b->ended = true;
 		end = true;
 	} else {

@@ -129,8 +129,9 @@ static int hixl_rdma_plan(struct hixl_xprep *p)
 	for (i = 0; i < a->count && !ret; i++) {
 		const struct hixl_op_desc *d = &p->d[i];
 		struct hixl_region *r = hixl_region_lookup(eng, d->local_addr, d->len ? d->len : 1);
-		int want = cap ? hixl_stage_wanted(l, r, d, hixl_stage_is_small(small, policy, &cost,
-										 d->len),
+		int want = cap ? hixl_stage_wanted(l, r, d,
+						   hixl_stage_is_small(small, policy,
+								       &cost, d->len),
 						   nonblock) : 0;
 
 		if (want < 0) {

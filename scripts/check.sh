@@ -15,7 +15,10 @@
 #                                 (scripts/kmod-layers.py: no arrow up, circles)
 #   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash);
 #                                 kmod/ and tests/kunit/ exported as
-#                                 drivers/infiniband/ulp/hixl/ and built against it
+#                                 drivers/infiniband/ulp/hixl/ and built against it;
+#      static                     the kernel's static checks on kmod/ with its tree
+#                                 (scripts/check-static.sh: sparse, checkpatch
+#                                 --strict, coccicheck, kernel-doc; one test)
 #   5. debug VM                   KUnit + user + C++ + Python tests, KASAN/lockdep/kmemleak,
 #                                 then in the same boot:
 #      fuzz                       10,000 random ioctls and uring_cmds, counters and pins
@@ -438,6 +441,13 @@ if [ "$kernel_rc" = 0 ]; then
 	stage "host: in-tree export (scripts/export-intree.sh) built against the debug kernel"
 	tests/tools/export-intree.sh "$kdir" > "$out/export-intree.tap" 2>&1
 	count_tap "$out/export-intree.tap" "in-tree export"
+	stage "static: sparse, checkpatch --strict, coccicheck, kernel-doc on kmod/ against the debug kernel (scripts/check-static.sh)"
+	# one test; a missing tool (77) fails too: make deps installs them
+	if scripts/check-static.sh "$kdir" build/static; then
+		passed=$((passed + 1))
+	else
+		stage_fail "static checks (scripts/check-static.sh; exceptions: scripts/check-static.ignore)"
+	fi
 	stage "debug VM: KUnit + user tests (KASAN, lockdep, kmemleak), then 10000 random calls (ioctl and io_uring) and 60 s of hostile-peer cases (make fuzz runs 1,000,000 calls, make fuzz-wire 25 min)"
 	if scripts/build-module.sh "$kdir" build/debug W=1; then
 		# the fuzzers after the tests in the same boot (a boot and its

@@ -27,6 +27,10 @@ pkgs=(
 	liburing-dev systemtap-sdt-dev man-db groff-base
 	# the library's ABI against its baseline (scripts/check-abi.sh)
 	abigail-tools
+	# the kernel's static checks on kmod/ (scripts/check-static.sh): sparse,
+	# and coccinelle's spatch for make coccicheck, whose OCaml-scripted
+	# semantic patches (null/badzero.cocci) spatch compiles with ocaml's ocamlopt
+	sparse coccinelle ocaml
 	# make bench: the UCX peer (ucx_perftest) and the plot
 	ucx-utils python3-matplotlib
 	# NIXL for the NIXL backend plugin's tests (scripts/build-nixl.sh builds it,
