@@ -29,7 +29,6 @@ module_param(local_copy_threads, int, 0644);
 MODULE_PARM_DESC(local_copy_threads,
 		 "CPUs that copy one same-host batch: -1 (default) min(online CPUs, 16), 0 or 1 inline only, at most 16");
 
-
 static atomic64_t hixl_lcopy_inline;		/* batches copied as one share */
 static atomic64_t hixl_lcopy_parallel;		/* batches cut into more than one */
 static atomic64_t hixl_lcopy_worker_shares;	/* shares a worker copied */

@@ -76,7 +76,7 @@ VISIBLE_IF_KUNIT void hixl_scq_comp(struct ib_cq *cq, void *ctx)
 
 	if (atomic_read(&s->spinners)) {
 		set_bit(HIXL_SCQ_EVENT, &s->event);
-		smp_mb__after_atomic();
+		smp_mb__after_atomic();	/* pairs with atomic_dec_return() in the spinner's end */
 		if (atomic_read(&s->spinners) ||
 		    !test_and_clear_bit(HIXL_SCQ_EVENT, &s->event))
 			return;

@@ -207,9 +207,9 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 		ret = rdma_listen(rd->cm_id, 128);
 		if (ret)
 			goto err_free_mrs;
-		/* port 0: the one RDMA CM bound */
+		/* port 0: the one RDMA CM bound (sin_port is sin6_port's place) */
 		rd->local.port = ntohs(((struct sockaddr_in *)
-					&rd->cm_id->route.addr.src_addr)->sin_port);	/* sin6 too */
+					&rd->cm_id->route.addr.src_addr)->sin_port);
 		a->local.port = rd->local.port;
 		/* and on each rail's address */
 		ret = hixl_rail_listen(rd, a->flags & HIXL_SETUP_LISTEN_ANY);
@@ -220,7 +220,7 @@ int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 	/* nothing fails from here on: publish (the CM handler reads unlocked) */
 	atomic_set(&eng->pool_free, a->pool_buffers);
 	WRITE_ONCE(eng->rdma_gone, false);
-	smp_store_release(&eng->rdma, rd);
+	smp_store_release(&eng->rdma, rd);	/* pairs with readers' smp_load_acquire() */
 	WRITE_ONCE(eng->ibdev, rd->ibdev);
 	hixl_engine_rail_ibdevs_set(eng, rd);
 

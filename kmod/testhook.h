@@ -14,8 +14,7 @@ enum hixl_test_point {
 	HIXL_TEST_XWORK_START,	/* xwork_start_ms: an io_uring batch's work item, before it runs */
 	HIXL_TEST_RX_MSG,	/* rx_msg_ms: a received message, before its link's state is read */
 	HIXL_TEST_LOCAL_RUN,	/* local_run_ms: a same-host batch, listed, before its copy */
-	HIXL_TEST_XWR_DONE,	/* xwr_done_ms: a transfer chain's completion, before its
-				 * handler reads it; once (hixl_test_delay_once()) */
+	HIXL_TEST_XWR_DONE,	/* xwr_done_ms: a chain's completion, before its handler; once */
 	HIXL_TEST_NR,
 };
 

@@ -17,7 +17,6 @@
 #include "xprep.h"
 #include "req.h"
 
-
 /* one io_uring TRANSFER run by a work item; @mm is mmget() if staged */
 struct hixl_xwork {
 	struct work_struct work;
