@@ -20,10 +20,9 @@ static DEFINE_MUTEX(hixl_procs_lock);
 
 /**
  * hixl_proc_get() - the accounting entry of a process, made on first use
- * @mm: the process's mm (mmgrab()ed by the entry)
- *
+ * @mm: the process's mm
  * Context: process context, may sleep.
- * Return: a referenced entry (hixl_proc_put()), or NULL out of memory.
+ * Return: a referenced entry, or NULL out of memory.
  */
 struct hixl_proc *hixl_proc_get(struct mm_struct *mm)
 {
@@ -52,7 +51,6 @@ out:
 /**
  * hixl_proc_put() - drop a reference from hixl_proc_get()
  * @proc: the entry, or NULL
- *
  * Context: process context, may sleep.
  */
 void hixl_proc_put(struct hixl_proc *proc)
@@ -74,11 +72,10 @@ void hixl_proc_put(struct hixl_proc *proc)
 /**
  * hixl_limit_check() - may one more registration of @add bytes be made?
  * @regions:     registrations the process has
- * @bytes:       bytes of this type it has registered
+ * @bytes:       bytes of this type registered
  * @add:         bytes of the new registration
- * @max_regions: limit on @regions (inclusive)
- * @max_bytes:   limit on @bytes (inclusive)
- *
+ * @max_regions: limit on @regions
+ * @max_bytes:   limit on @bytes
  * Return: 0 if allowed; -ENOSPC over @max_regions; -E2BIG over @max_bytes.
  */
 int hixl_limit_check(u32 regions, u64 bytes, u64 add, u32 max_regions, u64 max_bytes)
@@ -96,9 +93,8 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_limit_check);
  * @proc:  the process
  * @type:  HIXL_MEM_HOST or HIXL_MEM_DEVICE
  * @bytes: the registration's length
- *
  * Context: any; takes a spinlock.
- * Return: 0, or -ENOSPC / -E2BIG as hixl_limit_check().
+ * Return: as hixl_limit_check().
  */
 int hixl_proc_charge(struct hixl_proc *proc, u32 type, u64 bytes)
 {
@@ -123,7 +119,6 @@ int hixl_proc_charge(struct hixl_proc *proc, u32 type, u64 bytes)
  * @proc:  the process
  * @type:  as charged
  * @bytes: as charged
- *
  * Context: any; takes a spinlock.
  */
 void hixl_proc_uncharge(struct hixl_proc *proc, u32 type, u64 bytes)

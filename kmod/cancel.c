@@ -1,20 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cancel.c - HIXL_IOC_CANCEL: end an engine's running batches of one tag
- * with -ECANCELED; with HIXL_CANCEL_REVOKE, also take back the caller's
- * memory before returning.
- *
- * A plain CANCEL posts nothing more and returns at once; requests already
- * posted may still touch the caller's buffers until they complete.  Only
- * moving the QP to error stops them: the device then flushes the send
- * queue in order, and a request's completion means its buffers are no
- * longer used (what ib_drain_sq() relies on).  So a revoking CANCEL breaks
- * each link with cancelled requests on the wire (-ECONNABORTED, for the
- * link's other users too) and waits up to HIXL_REVOKE_FLUSH_MS for the
- * flushes.  What the peer may have seen: docs/abi.md, "Revoking cancel".
- *
- * Same-host copies and staged descriptors are not on a send queue: a
- * revoking CANCEL cancels them as a plain one.
+ * cancel.c - HIXL_IOC_CANCEL: end an engine's batches of one tag with
+ * -ECANCELED.  HIXL_CANCEL_REVOKE also breaks each link with requests on
+ * the wire and waits for the flush, as ib_drain_sq() relies on, so the
+ * caller's memory is untouched on return (docs/abi.md, "Revoking cancel").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,17 +18,11 @@
 
 /**
  * hixl_revoke_wait() - flush the work requests of cancelled batches
- * @wire:     cancelled batches still on the wire, by cancel_node, each
- *            referenced; the caller holds @eng->cancel_mutex
- * @flush_ms: time for all the flushes, in ms
- * @broken:   out: the links broken, each counted once
- *
- * Breaks each link of @wire with -ECONNABORTED and waits for every batch
- * to end; empties @wire and drops its references.
- *
- * Context: process context, sleeps.
- * Return: 0 when every batch ended; -ETIMEDOUT one had not after
- * @flush_ms; -EINTR on a fatal signal.
+ * @wire:     cancelled batches on the wire, by cancel_node, held; emptied
+ * @flush_ms: time for all the flushes, ms
+ * @broken:   out: links broken
+ * Context: process context, sleeps; cancel_mutex held.
+ * Return: 0 every batch ended; -ETIMEDOUT; -EINTR fatal signal.
  */
 int hixl_revoke_wait(struct list_head *wire, unsigned int flush_ms, u32 *broken)
 {
@@ -85,21 +68,11 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_revoke_wait);
 /**
  * hixl_cmd_cancel() - HIXL_IOC_CANCEL: cancel the engine's batches with a tag
  * @eng:      the engine
- * @a:        in: tag (non-zero), flags (0 or HIXL_CANCEL_REVOKE); out:
- *            count, broken
+ * @a:        in: tag, flags; out: count, broken
  * @nonblock: io_uring inline issue: -EAGAIN rather than sleep
- *
- * With HIXL_CANCEL_REVOKE, on return 0 no RDMA request of those batches
- * can touch the caller's memory.
- *
- * Context: process context; sleeps on cancel_mutex unless @nonblock, and
- * for the flush.
- * Return: 0 (count may be 0), or
- *  -EINVAL tag 0, unknown flags or reserved fields;
- *  -EPERM not the engine's process;
- *  -EAGAIN @nonblock and cancel_mutex busy or REVOKE asked;
- *  -ETIMEDOUT REVOKE: not flushed within HIXL_REVOKE_FLUSH_MS;
- *  -EINTR REVOKE: a fatal signal during the wait.
+ * Context: process context; sleeps on cancel_mutex unless @nonblock.
+ * Return: 0; -EINVAL bad argument; -EPERM not the owner; -EAGAIN would
+ * block; -ETIMEDOUT not flushed in time; -EINTR fatal signal.
  */
 int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonblock)
 {
@@ -151,7 +124,6 @@ int hixl_cmd_cancel(struct hixl_engine *eng, struct hixl_cancel *a, bool nonbloc
 		else
 			hixl_xbatch_put(b);
 	}
-	/* sub-batches failover submitted after the walk above */
 	list_for_each_entry_safe(b, tmp, &anchors, cancel_node) {
 		list_del_init(&b->cancel_node);
 		hixl_xrail_wire(b->xr, &wire);

@@ -39,10 +39,7 @@ static inline long hixl_gup_remote(struct mm_struct *mm, unsigned long start,
 #define hixl_dma_buf_vunmap(buf, map)	dma_buf_vunmap(buf, map)
 #endif
 
-/*
- * io_uring URING_CMD: <linux/io_uring/cmd.h>, ->sqe and cancelable commands
- * from 6.7.  6.1 needs 6.1.192 or later (issue_flags to io_uring_cmd_done()).
- */
+/* io_uring URING_CMD: cmd.h, ->sqe, cancelable from 6.7; 6.1 needs 6.1.192+ */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
 #include <linux/io_uring/cmd.h>
 #define HIXL_URING_CMD_CANCELABLE	IORING_URING_CMD_CANCELABLE
@@ -84,24 +81,14 @@ static inline bool hixl_uring_cmd_is_cancel(unsigned int issue_flags)
 }
 #endif
 
-/*
- * A reissue after -EAGAIN leaves the pdu as it was: only a flag tells it
- * from a first issue.  Upstream sets IORING_URING_CMD_REISSUE (commit
- * 733c43f1df34); on 6.1 and 6.12 hixl_uring_cmd() sets bit 31 itself,
- * which prep keeps clear and neither kernel uses.
- */
+/* a reissue flag: upstream's IORING_URING_CMD_REISSUE (733c43f1df34), else bit 31 */
 #ifdef IORING_URING_CMD_REISSUE
 #define HIXL_URING_CMD_REISSUE	IORING_URING_CMD_REISSUE
 #else
 #define HIXL_URING_CMD_REISSUE	(1U << 31)
 #endif
 
-/*
- * memfd_pin_folios() (6.11) pins shmem/hugetlbfs folios without a page
- * walk; before 6.11 such mappings take pin_user_pages_fast().
- * hixl_unpin_folio_range() drops each folio's pin once, dirtied first when
- * @dirty, as unpin_user_page_range_dirty_lock().
- */
+/* memfd_pin_folios() from 6.11; unpin as unpin_user_page_range_dirty_lock() */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 #include <linux/memfd.h>
 #include <linux/pagemap.h>

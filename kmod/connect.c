@@ -37,11 +37,7 @@ static int hixl_connect_validate(struct hixl_engine *eng, const struct hixl_conn
 	return hixl_engine_usable(eng);
 }
 
-/*
- * List new active link @l, replacing a broken link to the same peer
- * (*@old, for the caller to tear down).  Return: 0; -EISCONN or -EALREADY
- * a link is READY or CONNECTING; -ENOSPC max_links; -ENODEV device going.
- */
+/* a broken link to the same peer is replaced: *@old, for the caller to tear down */
 static int hixl_connect_list(struct hixl_engine *eng, struct hixl_link *l,
 			     struct hixl_link **old)
 {
@@ -73,10 +69,6 @@ static int hixl_connect_list(struct hixl_engine *eng, struct hixl_link *l,
 	return ret;
 }
 
-/*
- * Retry refused attempts every HIXL_RETRY_MS until @deadline.  Return: as
- * hixl_link_try_connect(); -ETIMEDOUT; -ERESTARTSYS on a signal.
- */
 static int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
 			      struct sockaddr *dst, unsigned long deadline)
 {
@@ -99,11 +91,7 @@ static int hixl_connect_retry(struct hixl_link *l, struct sockaddr *src,
 	}
 }
 
-/*
- * An interrupted CONNECT returns its time left in @a->timeout_ms, so a
- * restart keeps the deadline (botching-up-ioctls.rst); none left:
- * -ETIMEDOUT.
- */
+/* a restart keeps the deadline (botching-up-ioctls.rst) */
 static int hixl_connect_time_left(struct hixl_connect *a, unsigned long deadline)
 {
 	long left = (long)(deadline - jiffies);
@@ -117,35 +105,18 @@ static int hixl_connect_time_left(struct hixl_connect *a, unsigned long deadline
 /**
  * hixl_cmd_connect() - HIXL_IOC_CONNECT: connect to a peer engine
  * @eng: the engine, set up
- * @a:   in: the peer's name, timeout_ms (> 0)
+ * @a:   in: the peer's name, timeout_ms
  *
- * Resolves the peer, connects one RC QP, activates the MRs and exchanges
- * region tables.  The link is listed from the start, so others may tear it
- * down meanwhile; CONNECT holds a reference and changes its cm_id and QP
- * only under cm_mutex while it is not CLOSED.
- *
+ * The link is listed from the start, so others may tear it down meanwhile;
+ * its cm_id and QP change only under cm_mutex while it is not CLOSED.
  * Context: process context, sleeps up to @a->timeout_ms; takes cm_mutex,
  * then the engine lock and post_mutex.
- * Return: 0, or
- *  -EINVAL       bad flags, reserved fields, timeout, port or address;
- *  -EAFNOSUPPORT not AF_INET or AF_INET6;
- *  -EPERM        not the engine's process;
- *  -EBADFD       the engine is not set up;
- *  -ENODEV       the engine's device was removed;
- *  -EISCONN      already connected to this peer;
- *  -EALREADY     a CONNECT to this peer is in progress;
- *  -ENOSPC       max_links reached;
- *  -EACCES       refused by the peer's policy or secret; not retried;
- *  -ETIMEDOUT    not connected and exchanged in time;
- *  -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL: resolution failed, or a
- *                loopback/non-loopback mismatch (hixl_loop_route());
- *  -EXDEV        the route leaves the engine's device;
- *  -ECONNRESET   the peer went away during the exchange;
- *  -ECONNABORTED the link was torn down here meanwhile;
- *  -ENETDOWN     a device or address event broke the link;
- *  -EINTR        a signal (-ERESTARTSYS inside); timeout_ms holds the
- *                time left;
- *  -ENOMEM, or the device's error.
+ * Return: 0; -EINVAL bad argument; -EAFNOSUPPORT; -EPERM not the owner;
+ * -EBADFD not set up; -ENODEV device removed; -EISCONN connected; -EALREADY
+ * in progress; -ENOSPC max_links; -EACCES refused by policy or secret;
+ * -ETIMEDOUT; -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL unroutable; -EXDEV
+ * route off the device; -ECONNRESET peer gone; -ECONNABORTED torn down here;
+ * -ENETDOWN; -ERESTARTSYS signal, timeout_ms holds the time left; -ENOMEM.
  */
 int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 {
@@ -206,7 +177,7 @@ done:
 	hixl_link_count_connect(l, ret, ns);
 	trace_hixl_connect(eng->id, &l->raddr, ret, ns);
 	if (ret) {
-		/* torn down under us, not failed (a refused proof closes it too) */
+		/* torn down under us (a refused proof closes it too) */
 		if (hixl_link_state(l, &err) == HIXL_LINK_CLOSED && ret != -EACCES)
 			ret = READ_ONCE(eng->rdma_gone) ? -ENODEV : -ECONNABORTED;
 		if (hixl_link_unlist(l))
@@ -221,13 +192,9 @@ done:
 /**
  * hixl_cmd_disconnect() - HIXL_IOC_DISCONNECT: tear down the link to a peer
  * @eng: the engine
- * @a:   in: the peer's name; timeout_ms is ignored
- *
- * A CONNECT to that peer running meanwhile ends with -ECONNABORTED.
- *
+ * @a:   in: the peer's name
  * Context: process context, may sleep.
- * Return: 0; -EINVAL, -EAFNOSUPPORT, -EPERM, -EBADFD, -ENODEV as CONNECT;
- * -ENOTCONN no link to that peer.
+ * Return: 0; -ENOTCONN no link; else as CONNECT's checks.
  */
 int hixl_cmd_disconnect(struct hixl_engine *eng, struct hixl_connect *a)
 {

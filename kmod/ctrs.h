@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ctrs.h - data-path counters: one atomic64_t per field of struct
- * hixl_xfer_stats, and the latency histogram, per engine, link and rail.
- * Atomic, not per-CPU: they move once per TRANSFER, not per work request,
- * and a link's completions already serialise on its xq.lock.
+ * ctrs.h - data-path counters and latency histogram per engine, link and
+ * rail; atomic, not per-CPU: they move once per TRANSFER.
  */
 #ifndef _HIXL_CTRS_H
 #define _HIXL_CTRS_H

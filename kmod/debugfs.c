@@ -39,10 +39,7 @@ static int hixl_engines_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(hixl_engines);
 
-/*
- * A registration may hold the engine's lock while it waits for user pages
- * forever: wait about 100 ms, then report the engine "busy".
- */
+/* a registration may hold the engine's lock for ever waiting on user pages */
 static bool hixl_debugfs_trylock(struct mutex *lock)
 {
 	for (int i = 0; i < 100; i++) {
@@ -138,12 +135,9 @@ static int hixl_links_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(hixl_links);
 
 /**
- * hixl_rails_show() - one line per rail: engine rail address device node
- * mrs state
+ * hixl_rails_show() - one line per rail
  * @m: the seq_file
- *
- * Context: process context; takes hixl_engines_lock, then each engine's
- * rdma_sem with down_read_trylock() only ("busy" otherwise).
+ * Context: process context; takes hixl_engines_lock, then rdma_sem by trylock.
  * Return: 0.
  */
 static int hixl_rails_show(struct seq_file *m)
@@ -187,7 +181,6 @@ static int hixl_rails_show(struct seq_file *m)
 /**
  * hixl_raillinks_show() - one line per rail link
  * @m: the seq_file
- *
  * Context: process context; takes hixl_engines_lock, links_lock, rt.lock.
  * Return: 0.
  */

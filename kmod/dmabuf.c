@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dmabuf.c - device memory registrations: a dma-buf attached and mapped
- * for the registration's lifetime, following the static-attachment path
- * of ib_umem_dmabuf_get_pinned().  Charged to the per-process device
- * limit, not RLIMIT_MEMLOCK: the exporter pins the pages.
- *
- * MRs on software RDMA devices (ib_uses_virt_dma()) need CPU pages: found
- * through dma_buf_vmap() and vmalloc_to_page(), never sg_page() of the
- * importer's table.  Hardware devices would need a peer-to-peer
- * attachment: -EOPNOTSUPP.
+ * dmabuf.c - device memory registrations: a dma-buf attached and mapped for
+ * the registration's lifetime; follows ib_umem_dmabuf_get_pinned().  Only
+ * software RDMA devices get MRs, through dma_buf_vmap() pages.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,15 +17,13 @@
 
 /**
  * hixl_dmabuf_map() - attach and map the dma-buf behind a device registration
- * @r:      the region: @r->len bytes from @offset of the buffer
- * @fd:     dma-buf file descriptor of the calling process
+ * @r:      the region
+ * @fd:     dma-buf file descriptor
  * @offset: byte offset in the buffer, page aligned
- * @pgsz:   out: the mapped layout, for the page-size choice
- *
+ * @pgsz:   out: the mapped layout
  * Context: process context, may sleep.
- * Return: 0, or -EBADF @fd is not a dma-buf; -EACCES the buffer is
- * read-only and the registration is not; -EINVAL range outside the buffer;
- * the exporter's error from attach or map.
+ * Return: 0; -EBADF not a dma-buf; -EACCES read-only buffer; -EINVAL range
+ * outside it; the exporter's attach or map error.
  */
 int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz)
 {
@@ -109,12 +101,8 @@ err_put:
 /**
  * hixl_dmabuf_pages() - a device region's CPU pages, for software RDMA MRs
  * @r: mapped by hixl_dmabuf_map(); the engine's lock held
- *
- * dma_buf_vmap() for the region's lifetime; @r->runs from vmalloc_to_page().
- *
  * Context: process context, may sleep.
- * Return: 0, or -EOPNOTSUPP no kernel mapping or I/O memory; -ENOMEM; the
- * exporter's vmap error.
+ * Return: 0; -EOPNOTSUPP no kernel mapping; -ENOMEM; the exporter's vmap error.
  */
 int hixl_dmabuf_pages(struct hixl_region *r)
 {
@@ -157,8 +145,7 @@ err_vunmap:
 
 /**
  * hixl_dmabuf_unmap() - undo hixl_dmabuf_map() and hixl_dmabuf_pages()
- * @r: the region, its MRs gone; a no-op when not mapped
- *
+ * @r: the region, its MRs gone
  * Context: process context, may sleep.
  */
 void hixl_dmabuf_unmap(struct hixl_region *r)

@@ -73,17 +73,13 @@ static int hixl_post_recv(struct hixl_iu *rx)
 	return ib_post_recv(rx->link->qp, &wr, NULL);
 }
 
-/*
- * @min_len: shorter is -EPROTO.  @handshake: the peer's half of the
- * handshake, which advances an accepted link (hixl_link_hs_progress()).
- */
+/* @handshake: advances an accepted link (hixl_link_hs_progress()) */
 struct hixl_rx_handler {
 	u32 min_len;
 	int (*fn)(struct hixl_link *l, const void *buf, u32 len);
 	bool handshake;
 };
 
-/* after the secret exchange; a type without an entry is -EPROTO */
 static const struct hixl_rx_handler hixl_rx_handlers[] = {
 	[HIXL_MSG_HELLO]	= { sizeof(struct hixl_wire_hello), hixl_rx_hello, true },
 	[HIXL_MSG_REGION]	= { sizeof(struct hixl_wire_region), hixl_rx_region_msg, true },
@@ -104,11 +100,7 @@ static bool hixl_wire_hdr_ok(const void *buf, u32 len)
 	       le16_to_cpu(h->version) == HIXL_WIRE_VERSION && le32_to_cpu(h->len) == len;
 }
 
-/*
- * Each message is carried out, ignored, or fails with -errno, which closes
- * the link.  Before the peer's HELLO only TABLE_ACK may come; no second
- * HELLO.
- */
+/* -errno closes the link; before the peer's HELLO only TABLE_ACK may come */
 static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 {
 	const struct hixl_rx_handler *hd;
@@ -137,11 +129,7 @@ static int hixl_rx_msg(struct hixl_link *l, const void *buf, u32 len)
 	return ret;
 }
 
-/*
- * A message received on a link already broken: the peer's DISCONNECTED
- * may be handled before its last messages drain.  Its SEND completed, so
- * a NOTIFY is still queued, after the same checks; the rest is dropped.
- */
+/* on a broken link a NOTIFY is still queued: its SEND completed; the rest is dropped */
 static void hixl_rx_late(struct hixl_link *l, const void *buf, u32 len)
 {
 	const struct hixl_wire_hdr *h = buf;
@@ -164,11 +152,7 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret, err, st;
 
 	if (wc->status == IB_WC_WR_FLUSH_ERR) {
-		/*
-		 * Flushed on an accepted link not yet broken: the peer used a
-		 * key or range we never gave it.  Close the link, so each
-		 * guessed key costs a connection.
-		 */
+		/* the peer used a key we never gave it: each guess costs a connection */
 		if (!l->active && hixl_link_state(l, &err) < HIXL_LINK_ERROR) {
 			hixl_link_warn(l, "closing the link: its QP failed (a remote access error?)\n");
 			hixl_link_abort(l, -ECONNRESET);
@@ -212,10 +196,7 @@ static void hixl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /**
  * hixl_link_msg_alloc() - a link's message buffers, its receives posted
- * @l: the link, its QP just created
- *
- * On error what was made stays for hixl_link_msg_free().
- *
+ * @l: the link, its QP just created; on error hixl_link_msg_free() it
  * Context: process context.
  * Return: 0, -ENOMEM or ib_post_recv()'s error.
  */

@@ -1,19 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pin.c - host memory of a registration: pinned, charged and tracked.
- *
- * As ib_umem_get(): charged to RLIMIT_MEMLOCK through mm->pinned_vm,
- * pinned with FOLL_LONGTERM in batches, kept as physically contiguous
- * runs (runs.c), uncharged once when unpinned.  On 6.11+ a range covered
- * by one shared shmem or hugetlbfs mapping is pinned through the file with
- * memfd_pin_folios(), one pin per folio.
- *
- * An MMU interval notifier watches the range: unmap events invalidate the
- * registration at once; events after which the same pages may still be
- * mapped (MMU_NOTIFY_CLEAR) make it suspect, and a work item re-walks the
- * range and invalidates it only if a page changed.  Invalid pins are
- * released by that work; only DEREG_MEM remains.  Protection changes are
- * ignored.
+ * pin.c - host memory of a registration: pinned and charged as
+ * ib_umem_get() (memfd_pin_folios() for shared files on 6.11+), and
+ * watched by an MMU interval notifier: unmaps invalidate, other events
+ * make it suspect until the work item re-walks the range.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,10 +27,7 @@ static bool hixl_region_writable(const struct hixl_region *r)
 	return !(r->flags & HIXL_REG_READ_ONLY);
 }
 
-/*
- * The VMAs must cover the range without holes, be ordinary memory, and be
- * writable unless read-only: -EACCES rather than a failed pin's -EFAULT.
- */
+/* -EACCES here rather than a failed pin's -EFAULT */
 static int hixl_check_vmas(struct mm_struct *mm, unsigned long start,
 			   unsigned long end, bool write)
 {
@@ -84,13 +71,9 @@ static int hixl_charge_pinned(struct mm_struct *mm, unsigned long npages)
 	return 0;
 }
 
-/* Pages pinned per pin_user_pages_fast()/memfd_pin_folios() call */
 #define HIXL_PIN_BATCH	(PAGE_SIZE / sizeof(void *))
 
-/*
- * Unpin run by run: unpin_user_page_range_dirty_lock() steps by folio, as
- * ib_umem_release().  Folio pins are dropped folio by folio.
- */
+/* follows ib_umem_release() */
 static void hixl_unpin_runs(struct hixl_region *r, bool dirty)
 {
 	const struct hixl_runs *rs = &r->runs;
@@ -139,10 +122,7 @@ undo:
 	return ret ? ret : -EFAULT;
 }
 
-/*
- * The file behind [@start, @end) if one shared mapping covers it within the
- * file's size, referenced (fput()); else NULL.  *@pos: @start's offset.
- */
+/* the file if one shared mapping covers the range within i_size, else NULL */
 static struct file *hixl_shared_file(struct mm_struct *mm, unsigned long start,
 				     unsigned long end, loff_t *pos)
 {
@@ -161,11 +141,7 @@ static struct file *hixl_shared_file(struct mm_struct *mm, unsigned long start,
 	return file;
 }
 
-/*
- * Pin the file's folios into @r->runs.  Return: 0; -EINVAL not shmem or
- * hugetlbfs (nothing pinned: use the page path); memfd_pin_folios()'s
- * error; -ENOMEM; -EINTR.
- */
+/* -EINVAL: not shmem or hugetlbfs, nothing pinned */
 static int hixl_pin_folios(struct hixl_region *r, struct file *file, loff_t pos,
 			   struct folio **tmp)
 {
@@ -206,7 +182,6 @@ undo:
 	return ret;
 }
 
-/* the file's folios when possible (6.11+), else the mapped pages */
 static int hixl_pin(struct hixl_region *r, unsigned long start, unsigned int gup, void **tmp)
 {
 	unsigned long end = start + (r->npages << PAGE_SHIFT);
@@ -246,7 +221,6 @@ void hixl_region_release_pins(struct hixl_region *r)
 	hixl_runs_free(&r->runs);
 }
 
-/* count and trace a region that became invalid; once per region */
 static void hixl_region_invalidated(struct hixl_region *r)
 {
 	struct hixl_engine *eng = r->eng;
@@ -300,7 +274,7 @@ static const struct mmu_interval_notifier_ops hixl_mn_ops = {
 	.invalidate = hixl_mn_invalidate,
 };
 
-/* does the range still map exactly the pinned pages?  Engine lock held */
+/* engine lock held */
 static bool hixl_region_still_mapped(struct hixl_region *r)
 {
 	struct mm_struct *mm = r->eng->mm;
@@ -343,7 +317,7 @@ static bool hixl_region_still_mapped(struct hixl_region *r)
 	return same;
 }
 
-/* settle a suspect region: valid again, or invalid; engine lock held */
+/* engine lock held */
 static void hixl_region_revalidate(struct hixl_region *r)
 {
 	unsigned long seq = mmu_interval_read_begin(&r->notifier);
@@ -390,15 +364,11 @@ void hixl_inval_work(struct work_struct *work)
 
 /**
  * hixl_reg_host() - pin a host registration's pages and watch its range
- * @r:     the region (addr, len, flags set; in the range tree); the
- *         engine's lock held
- * @pgsz:  out: the page-size accumulator fed with the pinned layout
- *
+ * @r:     the region, in the range tree; engine lock held
+ * @pgsz:  out: page-size accumulator of the pinned layout
  * Context: process context, may sleep.
- * Return: 0, or -EFAULT not user memory, holes, or VM_IO/VM_PFNMAP;
- * -EACCES unreadable, or read-only registered writable; -ENOMEM over
- * RLIMIT_MEMLOCK or out of memory; -EAGAIN the range kept changing;
- * -EINTR fatal signal; the pinning call's error.
+ * Return: 0; -EFAULT not pinnable user memory; -EACCES not writable;
+ * -ENOMEM RLIMIT_MEMLOCK or memory; -EAGAIN kept changing; -EINTR.
  */
 int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz)
 {
@@ -432,10 +402,7 @@ int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz)
 	if (ret)
 		goto err_free;
 
-	/*
-	 * Pinning may fire the notifier (COW break): retry until a pass sees
-	 * no invalidation, so the pins are exactly the mapped pages.
-	 */
+	/* pinning may fire the notifier (COW break): retry until a clean pass */
 	for (tries = 0;; tries++) {
 		seq = mmu_interval_read_begin(&r->notifier);
 		ret = hixl_pin(r, start, gup, tmp);

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * plan.c - a TRANSFER's descriptors checked against both sides' tables and
- * cut into pieces, one single-SGE RDMA READ or WRITE each, inside one local
- * and one remote MR and at most HIXL_MAX_SGE_LEN bytes.  A plan holds its
- * local regions until hixl_plan_release().
+ * cut into single-SGE pieces, each inside one local and one remote MR.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,7 +17,6 @@
 #include "link.h"
 #include "plan.h"
 
-/* the span that holds @addr (spans in address order, n > 0) */
 static u32 hixl_find_span(const struct hixl_rmr *s, u32 n, u64 addr)
 {
 	u32 lo = 0, hi = n;
@@ -72,17 +69,16 @@ static int hixl_plan_add(struct hixl_plan *pl, const struct hixl_piece *pc)
 
 /**
  * hixl_split() - cut one descriptor into work requests at MR borders
- * @lm:   local spans in address order (key = lkey)
- * @nl:   number of local spans, > 0
- * @rm:   remote spans in address order (key = rkey)
- * @nr:   number of remote spans, > 0
- * @la:   local address; [@la, @la + @len) lies inside the spans
- * @ra:   remote address; likewise
+ * @lm:   local spans in address order (lkey)
+ * @nl:   entries of @lm, > 0
+ * @rm:   remote spans in address order (rkey)
+ * @nr:   entries of @rm, > 0
+ * @la:   local address
+ * @ra:   remote address
  * @len:  bytes, > 0
- * @desc: descriptor index, copied into every piece
- * @pl:   the plan the pieces are appended to
- *
- * Return: 0; -EPROTO the spans leave a hole; -ENOMEM.
+ * @desc: descriptor index
+ * @pl:   the plan to append to
+ * Return: 0; -EPROTO the spans leave a hole; -E2BIG; -ENOMEM.
  */
 int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32 nr,
 	       u64 la, u64 ra, u64 len, u32 desc, struct hixl_plan *pl)
@@ -117,10 +113,7 @@ int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_split);
 
-/*
- * The complete peer region holding the whole range, writable for a WRITE;
- * rt.lock held.  ERR_PTR(-ERANGE) none; ERR_PTR(-EACCES) read-only.
- */
+/* rt.lock held */
 static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 ra, u64 len)
 {
 	struct hixl_rregion *rr = mtree_load(&l->rt.tree, ra);
@@ -134,17 +127,14 @@ static struct hixl_rregion *hixl_remote_range(struct hixl_link *l, u32 op, u64 r
 
 /**
  * hixl_plan_desc() - check one descriptor on a link and cut it into pieces
- * @l:   the link: its peer table and its rail's local MRs
+ * @l:   the link
  * @op:  HIXL_OP_READ or HIXL_OP_WRITE
  * @d:   the descriptor, or one stripe piece of it
  * @idx: its index in the TRANSFER
  * @pl:  the plan; @pl->held has room for one more region
- *
- * Context: the engine lock and @l's rt.lock held; local MRs activated.
- * Return: 0, or -EINVAL len 0; -EOVERFLOW a range wraps; -ENOENT the local
- * range is not in one valid registration with MRs; -EACCES a read-only
- * side would be written; -ERANGE the remote range is not in one complete
- * peer region; -EPROTO, -ENOMEM as hixl_split().
+ * Context: the engine lock and @l's rt.lock held.
+ * Return: 0; -EINVAL len 0; -EOVERFLOW wraps; -ENOENT not a local registration;
+ * -EACCES read-only; -ERANGE not a peer region; as hixl_split().
  */
 int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
 		   u32 idx, struct hixl_plan *pl)
@@ -183,12 +173,8 @@ int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d,
  * hixl_stage_check() - check a staged descriptor
  * @l:  the link; its rt.lock held
  * @op: HIXL_OP_READ or HIXL_OP_WRITE
- * @d:  the descriptor
- *
- * The local side is copied, not registered: it need only be user memory.
- *
- * Return: 0, or -EOVERFLOW a range wraps; -ERANGE, -EACCES as
- * hixl_plan_desc(); -EFAULT the local range is not user memory.
+ * @d:  the descriptor; its local side need only be user memory
+ * Return: 0; -EOVERFLOW, -ERANGE, -EACCES as hixl_plan_desc(); -EFAULT.
  */
 int hixl_stage_check(struct hixl_link *l, u32 op, const struct hixl_op_desc *d)
 {

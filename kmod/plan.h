@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* plan.h - a TRANSFER planned into pieces, one work request each (plan.c) */
+/* plan.h - a TRANSFER planned into pieces, one work request each */
 #ifndef _HIXL_PLAN_H
 #define _HIXL_PLAN_H
 
@@ -29,12 +29,8 @@ struct hixl_plan {
 };
 
 #define HIXL_MAX_SGE_LEN	SZ_1G	/* bytes one work request moves at most */
-/*
- * Pieces per TRANSFER: keeps the planning arrays below 200 MiB, charged
- * to the caller's memcg; more is -E2BIG.
- */
+/* pieces per TRANSFER: planning arrays stay below 200 MiB */
 #define HIXL_MAX_PIECES		(1U << 22)
-/* the first array's room; it doubles as it fills */
 #define HIXL_PLAN_FIRST_PIECES	8
 #define HIXL_PLAN_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 

@@ -1,17 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * proto.h - messages between two engines on a link's SEND/RECV channel:
- * little-endian, fixed layout, one message per 4 KiB buffer.
- *
- * Each side sends HELLO, one REGION per up to HIXL_WIRE_MRS_PER_MSG MRs of
- * every valid registration, then TABLE_END; a link is ready once it has
- * sent its table and received the peer's TABLE_END.  From then on each
- * new registration goes out as REGION and each withdrawn one as
- * REGION_DEL; the receiver answers each with TABLE_ACK (count applied).
- *
- * With an engine secret the CM request carries HIXL_WIRE_CM_AUTH and
- * AUTH_CHALLENGE, AUTH_REPLY, AUTH_PROOF precede HELLO; without one the
- * exchange is unchanged.  See docs/protocol.md.
+ * little-endian, fixed layout, one message per 4 KiB buffer
+ * (docs/protocol.md).
  */
 #ifndef _HIXL_PROTO_H
 #define _HIXL_PROTO_H
@@ -65,12 +56,7 @@ struct hixl_wire_hello {
 	__le32 reserved;
 };
 
-/*
- * Optional HELLO blocks follow struct hixl_wire_hello; a receiver skips
- * what it does not know.  Same-host block (local.c): the module's boot id
- * and a per-link token; a block with another magic, version or length is
- * ignored.
- */
+/* optional HELLO blocks follow struct hixl_wire_hello; unknown ones are skipped */
 #define HIXL_WIRE_LOCAL_MAGIC	0x434c4858	/* "XHLC" */
 #define HIXL_WIRE_LOCAL_VERSION	1
 
@@ -84,12 +70,7 @@ struct hixl_wire_hello_local {
 	__u8 token[16];
 };
 
-/*
- * Rails: a primary link's HELLO carries struct hixl_wire_hello_rails (each
- * extra rail's address and listening port, 0 if none, and a token); a rail
- * link's HELLO carries struct hixl_wire_hello_rail (its rail and the
- * acceptor's token).  Blocks start with {magic, version, len}.
- */
+/* rails: a primary's HELLO carries hixl_wire_hello_rails, a rail link's hixl_wire_hello_rail */
 #define HIXL_WIRE_RAILS_MAGIC	0x534c4858	/* "XHLS" */
 #define HIXL_WIRE_RAILS_VERSION	1
 #define HIXL_WIRE_RAIL_MAGIC	0x524c4858	/* "XHLR" */
@@ -190,11 +171,7 @@ struct hixl_wire_ack {
 	__le64 applied;		/* REGION and REGION_DEL messages applied so far */
 };
 
-/*
- * Engine secret: a mac is HMAC-SHA256 over the computing side's label
- * (with its NUL), the connector's nonce, the acceptor's nonce, and both
- * CM addresses as struct hixl_wire_name.  Unused fields are zero.
- */
+/* mac: HMAC-SHA256(label with NUL || Nc || Na || both CM addresses as hixl_wire_name) */
 #define HIXL_AUTH_NONCE_LEN	32
 #define HIXL_AUTH_MAC_LEN	32
 #define HIXL_AUTH_LABEL_CONNECTOR	"hixl auth v1 connector"
@@ -206,10 +183,7 @@ struct hixl_wire_auth {
 	__u8 mac[HIXL_AUTH_MAC_LEN];		/* REPLY, PROOF */
 };
 
-/*
- * RDMA CM private data: the connector's request (no block: no proof
- * offered) and the acceptor's reject (CONNECT fails with EACCES).
- */
+/* RDMA CM private data: the connector's request and the acceptor's reject */
 #define HIXL_WIRE_CM_AUTH	1	/* the connector will prove a secret */
 
 struct hixl_wire_cm_req {

@@ -19,7 +19,6 @@ static int hixl_rail_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 /**
  * hixl_rail_close() - release a rail's PD and forget its device
  * @rail: the rail; its MRs are gone
- *
  * Context: process context.
  */
 void hixl_rail_close(struct hixl_rail *rail)
@@ -36,16 +35,12 @@ void hixl_rail_close(struct hixl_rail *rail)
 
 /**
  * hixl_rail_resolve() - open the RDMA device that owns a local address
- * @net:  network namespace (the SETUP caller's)
+ * @net:  the SETUP caller's netns
  * @ss:   the address, port 0
- * @rail: out: device name, @ibdev, MR limits, NUMA node and a new PD
- *
- * As hixl_cmd_setup() finds its device: rdma_bind_addr() on a transient id.
- *
+ * @rail: out: device, MR limits, NUMA node and a new PD; none on failure
  * Context: process context, may sleep.
- * Return: 0, or -EADDRNOTAVAIL not a local address; -ENODEV no RDMA device
- * owns it; -EOPNOTSUPP no fast-registration MRs; -ENOMEM; RDMA CM's or
- * ib_alloc_pd()'s error.  On failure @rail holds no device.
+ * Return: 0; -EADDRNOTAVAIL not local; -ENODEV no RDMA device; -EOPNOTSUPP
+ * no fast-registration MRs; -ENOMEM; RDMA CM's or ib_alloc_pd()'s error.
  */
 int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss, struct hixl_rail *rail)
 {
@@ -89,10 +84,9 @@ int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss, struct hixl_
 /**
  * hixl_rail_dev() - the device side of one rail of an engine
  * @rd:  the engine's device side, or NULL
- * @i:   0: SETUP's device; 1..@rd->nr_rails: @rd->rails[i - 1]
- * @out: out: device, PD and MR limits; zeroed when there is none
- *
- * Context: any; the caller holds rdma_sem or the engine's lock.
+ * @i:   the rail
+ * @out: out: device, PD and MR limits; zeroed when none
+ * Context: any; rdma_sem or the engine's lock held.
  * Return: true when rail @i exists and its device is not being removed.
  */
 bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out)

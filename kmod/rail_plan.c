@@ -12,21 +12,17 @@
 
 /**
  * hixl_rail_plan() - split a batch's descriptors into pieces across rails
- * @lens:       the descriptors' lengths in bytes, each > 0
- * @n:          descriptors
+ * @lens:       descriptor lengths, bytes, each > 0
+ * @n:          entries of @lens
  * @nr_rails:   1..HIXL_MAX_RAILS
- * @stripe_min: bytes: descriptors this long or longer are striped
- * @chunk:      bytes per stripe chunk, > 0; the last may be short
+ * @stripe_min: bytes from which a descriptor is striped
+ * @chunk:      bytes per stripe chunk, > 0
  * @rr:         in: rail of the next piece; out: the rail after the last
  * @out:        out: the pieces, in descriptor and offset order
  * @max:        entries of @out
  *
- * Follows Mooncake's slicing: each piece goes to the rail with the fewest
- * bytes so far, ties round-robin from @rr, so rails differ by at most one
- * piece.  Pure: no lock, no allocation.
- *
- * Return: pieces written; -EINVAL bad @nr_rails, @chunk, @rr or a zero
- * length; -ENOSPC @max too small (@rr unchanged).
+ * Follows Mooncake's slicing: least-loaded rail, ties round-robin from @rr.
+ * Return: pieces written; -EINVAL bad argument; -ENOSPC @max too small.
  */
 long hixl_rail_plan(const u64 *lens, u32 n, u32 nr_rails, u64 stripe_min, u64 chunk,
 		    u32 *rr, struct hixl_rail_piece *out, u32 max)
@@ -75,11 +71,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_rail_plan);
  * @n:    entries of @idx
  * @mask: bit i: rail i may take them
  * @rr:   in: rail tried first on a tie; out: the rail after the last used
- *
- * Each piece moves whole, as hixl_rail_plan() assigns; others keep their
- * rail.  Pure.
- *
- * Return: @n; -EINVAL empty @mask, bad @rr or index (nothing moved).
+ * Return: @n; -EINVAL bad argument (nothing moved).
  */
 long hixl_xrail_replan(struct hixl_rail_piece *pc, u32 npc, const u32 *idx, u32 n, u32 mask,
 		       u32 *rr)
@@ -119,11 +111,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xrail_replan);
  * @link_state: its rail link's enum hixl_link_state after the end
  * @cancelled:  the TRANSFER was cancelled
  * @expired:    the TRANSFER's deadline has passed
- *
- * Yes when its link broke (ERROR, CLOSED, or -ECONNRESET: a flush may
- * precede the CM event), but not for -ETIMEDOUT, -ECANCELED or -ENOMEM.
- *
- * Return: true to fail over.
+ * Return: true to fail over: the link broke.
  */
 bool hixl_xrail_failover_ok(int status, int link_state, bool cancelled, bool expired)
 {

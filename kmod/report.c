@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.c - GET_STATS, LINK_STATS and ENGINES.  The last two need neither
- * SETUP nor ownership: they show another visible engine's number, pid,
- * names, states, sizes and counters, never an address, key or secret.  An
- * engine is visible when its owner is in the caller's pid namespace.
- * An ioctl rather than sysfs: engines and links come and go by the
- * thousand, and one call returns a consistent array.
+ * report.c - GET_STATS, LINK_STATS and ENGINES.  The last two show any
+ * engine whose owner is in the caller's pid namespace, never an address,
+ * key or secret.
  */
 #include <linux/pid_namespace.h>
 #include <linux/slab.h>
@@ -23,15 +20,11 @@
 #include "report.h"
 
 /**
- * hixl_cmd_get_stats() - HIXL_IOC_GET_STATS: registration and data-path
- * counters, and with HIXL_STATS_RAILS the rails
- * @eng: the engine; rdma_sem held for reading
- * @a:   in: flags, nr_rails and rails (both set or both 0, only with the
- *       flag), xfer.reserved 0; out: the counters, nr_rails
- *
+ * hixl_cmd_get_stats() - HIXL_IOC_GET_STATS: an engine's counters
+ * @eng: the engine; rdma_sem read-held
+ * @a:   in: flags, nr_rails, rails; out: the counters, nr_rails
  * Context: process context; sleeps with rail entries.
- * Return: 0; -EINVAL bad flags, rail arguments or reserved; -ENOMEM;
- * -EFAULT the rail entries cannot be written.
+ * Return: 0; -EINVAL bad argument; -ENOMEM; -EFAULT.
  */
 int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
 {
@@ -76,7 +69,6 @@ int hixl_cmd_get_stats(struct hixl_engine *eng, struct hixl_stats *a)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_cmd_get_stats);
 
-/* with @want: @lat and @count both set or both 0; without: @lat 0 */
 static int hixl_lat_args(const char *cmd, bool want, u32 count, u64 lat)
 {
 	if (!want) {
@@ -89,7 +81,6 @@ static int hixl_lat_args(const char *cmd, bool want, u32 count, u64 lat)
 	return 0;
 }
 
-/* LINK_STATS' and ENGINES' common checks */
 static int hixl_stat_args(const char *cmd, u32 flags, bool reserved, u32 count, u64 buf)
 {
 	if (flags)
@@ -132,11 +123,7 @@ static void hixl_link_stat_fill(struct hixl_link *l, struct hixl_link_stat *o,
 		hixl_lat_read(&l->ctrs.lat, lo);
 }
 
-/*
- * Primary link @l's rail entries, 1..nr - 1, to @out while *@k < @n; *@k
- * counts them all.  A missing rail link is HIXL_LINK_STAT_NO_LINK.
- * links_lock held.
- */
+/* entries while *@k < @n; *@k counts them all; links_lock held */
 static void hixl_link_stat_rails(struct hixl_link *l, struct hixl_link_stat *out, u32 n, u32 *k)
 {
 	struct hixl_sockaddr peer;
@@ -173,16 +160,11 @@ static void hixl_link_stat_rails(struct hixl_link *l, struct hixl_link_stat *out
 
 /**
  * hixl_cmd_link_stats() - HIXL_IOC_LINK_STATS: the links of an engine
- * @eng: the engine of the calling file, set up or not
- * @a:   in: engine (0: @eng), buf, count, flags, lat, reserved 0; out: total
- *
- * Copies min(@a->count, entries) records: each primary link, then with
- * HIXL_LINK_STATS_RAILS its rail entries; with HIXL_LINK_STATS_LATENCY
- * each entry's histogram to @a->lat.
- *
+ * @eng: the engine of the calling file
+ * @a:   in: engine (0: @eng), buf, count, flags, lat; out: total
  * Context: process context, sleeps.
- * Return: 0; -EINVAL bad flags, reserved, count or buffers; -ENOENT no
- * visible engine has that id; -ENOMEM; -EFAULT a buffer cannot be written.
+ * Return: 0; -EINVAL bad argument; -ENOENT no such visible engine; -ENOMEM;
+ * -EFAULT.
  */
 int hixl_cmd_link_stats(struct hixl_engine *eng, struct hixl_link_stats *a)
 {
@@ -320,16 +302,10 @@ static int hixl_engines_rails_args(const struct hixl_engines *a)
 
 /**
  * hixl_cmd_engines() - HIXL_IOC_ENGINES: every engine the caller may see
- * @eng: the engine of the calling file, set up or not
- * @a:   in: buf, count, flags, rails, lat, reserved0 0; out: total
- *
- * Copies min(@a->count, engines) records, oldest first; with
- * HIXL_ENGINES_RAILS HIXL_MAX_RAILS rail entries per engine, with
- * HIXL_ENGINES_LATENCY each histogram.
- *
+ * @eng: the engine of the calling file
+ * @a:   in: buf, count, flags, rails, lat; out: total
  * Context: process context, sleeps.
- * Return: 0; -EINVAL bad flags, reserved, count or buffers; -ENOMEM;
- * -EFAULT a buffer cannot be written.
+ * Return: 0; -EINVAL bad argument; -ENOMEM; -EFAULT.
  */
 int hixl_cmd_engines(struct hixl_engine *eng, struct hixl_engines *a)
 {

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrail_cancel.c - cancelling a striped TRANSFER.  CANCEL by tag finds
- * the anchor batch (never queued) and the sub-batches; cancelling the
- * anchor cancels every sub-batch and stops failover.  xr->lock is held
- * only while a sub-batch is picked.
+ * xrail_cancel.c - cancelling a striped TRANSFER: cancelling the anchor
+ * cancels every sub-batch and stops failover.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,17 +11,12 @@
 #include "xq.h"
 #include "xrail.h"
 
-/* what hixl_xrail_next_sub() looks for */
 enum hixl_xrail_pick {
 	HIXL_XRAIL_PICK_CANCEL,	/* not yet cancelled (xr_cancel_seen) */
 	HIXL_XRAIL_PICK_WIRE,	/* not yet looked at (xr_wire_seen), not on a cancel list */
 };
 
-/*
- * Next sub-batch not yet taken by @pick, with a reference; NULL when none
- * is left.  PICK_CANCEL also sets @xr->cancelled under the same lock, so
- * later submissions end at once.
- */
+/* PICK_CANCEL sets @xr->cancelled under the same lock: later submissions end at once */
 static struct hixl_xbatch *hixl_xrail_next_sub(struct hixl_xrail *xr, enum hixl_xrail_pick pick)
 {
 	struct hixl_xbatch *b, *found = NULL;
@@ -48,10 +41,8 @@ static struct hixl_xbatch *hixl_xrail_next_sub(struct hixl_xrail *xr, enum hixl_
 
 /**
  * hixl_xrail_cancel() - cancel every sub-batch of a rail batch, and failover
- * @xr: the rail batch, referenced through its anchor
- *
- * Context: process context; takes xr->lock and each sub-batch's xq.lock,
- * one at a time.
+ * @xr: the rail batch, held through its anchor
+ * Context: process context; takes xr->lock and each xq.lock, one at a time.
  */
 void hixl_xrail_cancel(struct hixl_xrail *xr)
 {
@@ -66,9 +57,8 @@ void hixl_xrail_cancel(struct hixl_xrail *xr)
 /**
  * hixl_xrail_wire() - list a cancelled rail batch's sub-batches on the wire
  * @xr:   the rail batch, cancelled
- * @wire: the revoking CANCEL's list; sub-batches are added with a reference
- *
- * Context: process context; the caller holds cancel_mutex.
+ * @wire: the revoking CANCEL's list; sub-batches are added held
+ * Context: process context; cancel_mutex held.
  */
 void hixl_xrail_wire(struct hixl_xrail *xr, struct list_head *wire)
 {
