@@ -12,7 +12,8 @@
 #                                 dashboard's metrics, the textfile exporter, systemd units)
 #   3. compat                     hixl.ko with W=1, no warnings, against Debian's
 #                                 6.1 and 6.12 headers; kmod/'s layers
-#                                 (scripts/kmod-layers.py: no arrow up, circles)
+#                                 (scripts/kmod-layers.py: no arrow up, circles);
+#                                 the share of comment lines (scripts/kmod-comments.py)
 #   4. debug kernel               tests/vm/build-kernel.sh (cached by config hash);
 #                                 kmod/ and tests/kunit/ exported as
 #                                 drivers/infiniband/ulp/hixl/ and built against it;
@@ -431,6 +432,12 @@ else
 	stage_fail "layers (scripts/kmod-layers.py)"
 fi
 /usr/bin/python3 -B tests/tools/test-kmod-layers.py > "$out/layers.tap" 2>&1 || cat "$out/layers.tap"
+# the share of kmod/'s lines that are comments, by budget (aim: 0.20)
+if /usr/bin/python3 scripts/kmod-comments.py --max 0.22; then
+	passed=$((passed + 1))
+else
+	stage_fail "comments (scripts/kmod-comments.py --max 0.22)"
+fi
 count_tap "$out/layers.tap" "kmod-layers"
 
 stage "debug kernel"
