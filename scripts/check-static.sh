@@ -66,6 +66,7 @@ done < "$ignore_file"
 
 rm -rf "$out"
 mkdir -p "$out"
+out=$(cd "$out" && pwd)	# absolute: kbuild prints the paths it checks so
 cd "$repo"
 srcs=$(find kmod -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' | sort)
 # each finding: "TOOL FILE: MESSAGE<TAB>the tool's own line"
