@@ -4,7 +4,7 @@
 
 Usage: scripts/kmod-comments.py [--max SHARE] [-v] [KMOD_DIR]
 
-Counts, over KMOD_DIR/*.c and *.h (default kmod/), the non-blank lines and
+Counts, over KMOD_DIR/*.c and *.h (default kmod/; not kbuild's *.mod.c), the non-blank lines and
 among them the comment lines: a line is a comment line when, outside string
 literals, it holds nothing but comment text (a line of code with a comment
 after it counts as code).  Prints the share, and with -v the share of each
@@ -72,7 +72,8 @@ def main():
     a = ap.parse_args()
     per = []
     for p in sorted(glob.glob(os.path.join(a.kdir, '*.[ch]'))):
-        per.append((p, *count(p)))
+        if not p.endswith('.mod.c'):	# kbuild's, after a build in place
+            per.append((p, *count(p)))
     lines = sum(x[1] for x in per)
     comments = sum(x[2] for x in per)
     share = comments / lines if lines else 0.0
