@@ -74,6 +74,18 @@ void *hx_uffd_map(size_t len, int *uffd)
 	return p;
 }
 
+int hx_uffd_wait_fault(int uffd)
+{
+	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	for (int waited = 0; waited < 10000; waited += 100)
+		if (poll(&pfd, 1, 100) == 1 && read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
+		    msg.event == UFFD_EVENT_PAGEFAULT)
+			return 0;
+	return -1;
+}
+
 int hx_stall_begin(struct hx_stall *st, int fd, int max_s)
 {
 	struct pollfd pfd;

@@ -40,6 +40,8 @@ int hx_stall_begin(struct hx_stall *st, int fd, int max_s);
  * mapping, or NULL (printed).  SKIPs without userfaultfd.
  */
 void *hx_uffd_map(size_t len, int *uffd);
+/* Wait up to 10 s for a page fault on @uffd (hx_uffd_map()'s): 0, or -1. */
+int hx_uffd_wait_fault(int uffd);
 /* The pages arrive and the REG_MEM ends: its result, 0 or -errno (printed when late). */
 long hx_stall_end(struct hx_stall *st);
 #endif

@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,19 +232,6 @@ static void *sss_disconnect(void *arg)
 	return NULL;
 }
 
-/* Wait up to 10 s for a page fault on @uffd: 0, or -1. */
-static int sss_wait_fault(int uffd)
-{
-	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
-	struct uffd_msg msg;
-
-	for (int waited = 0; waited < 10000; waited += 100)
-		if (poll(&pfd, 1, 100) == 1 && read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
-		    msg.event == UFFD_EVENT_PAGEFAULT)
-			return 0;
-	return -1;
-}
-
 void test_stall_staged_source(void);
 void test_stall_staged_source(void)
 {
@@ -285,7 +271,7 @@ void test_stall_staged_source(void)
 	dc.ret = o.ret = 2;	/* not started */
 	late_dc = late_o = 0;
 	REQUIRE(pthread_create(&tw, NULL, sss_xfer, &w) == 0);
-	if (sss_wait_fault(uffd)) {
+	if (hx_uffd_wait_fault(uffd)) {
 		printf("#   the staged WRITE never touched its source page: %ld\n", w.ret);
 		ht_failures++;
 		goto arrive;

@@ -39,7 +39,6 @@
 #include "local_util.h"
 #include "stall_util.h"
 #include <linux/userfaultfd.h>
-#include <poll.h>
 #include <sys/ioctl.h>
 
 #define MiB		(1024 * 1024ULL)
@@ -239,19 +238,6 @@ static void xfer_timeout_max(void)
 
 #define SRD_N		8	/* staged batches: one stuck, the others queued */
 
-/* Wait up to 10 s for a page fault on @uffd: 0, or -1. */
-static int xf_wait_fault(int uffd)
-{
-	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
-	struct uffd_msg msg;
-
-	for (int waited = 0; waited < 10000; waited += 100)
-		if (poll(&pfd, 1, 100) == 1 && read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
-		    msg.event == UFFD_EVENT_PAGEFAULT)
-			return 0;
-	return -1;
-}
-
 static void uring_staged_region_del(void)
 {
 	static struct hixl_transfer t[SRD_N];
@@ -287,7 +273,7 @@ static void uring_staged_region_del(void)
 		res[i] = 1;
 		REQUIRE(hx_uring_write_sqe(&r, a, &t[i], &ptr[i], 24453, &d[i], 60000, i) == 0);
 		REQUIRE(io_uring_submit(&r) == 1);
-		if (!i && xf_wait_fault(uffd)) {
+		if (!i && hx_uffd_wait_fault(uffd)) {
 			got = xf_reap(&r, 1, res, 100);
 			printf("#   the staged WRITE never touched its source page: %d CQE, %d\n",
 			       got, res[0]);
