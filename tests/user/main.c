@@ -9,6 +9,10 @@
  * the kernel log), prints what the test wrote so far, kills the test's
  * process group and goes on with the next test, so one hang names itself
  * instead of eating the VM's whole time limit.
+ *
+ * HIXL_TEST_SHARD=I/N runs only the tests whose position in the table
+ * (0-based, counting every test, named or not) is I modulo N: `make check`
+ * splits the debug kernel's run over two VMs this way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -87,6 +91,25 @@ static void print_took(const char *name, long long started)
 	printf("# took %s %lld.%lld s\n", name, ms / 1000, ms % 1000 / 100);
 }
 
+/*
+ * Parse HIXL_TEST_SHARD ("I/N", 0 <= I < N): 0 and *@shard, *@nshards, or
+ * -1 when it is malformed.  Unset means shard 0 of 1.
+ */
+static int parse_shard(unsigned int *shard, unsigned int *nshards)
+{
+	const char *env = getenv("HIXL_TEST_SHARD");
+	char tail;
+
+	*shard = 0;
+	*nshards = 1;
+	if (!env || !*env)
+		return 0;
+	if (sscanf(env, "%u/%u%c", shard, nshards, &tail) != 2 ||
+	    *nshards == 0 || *shard >= *nshards)
+		return -1;
+	return 0;
+}
+
 static int selected(int argc, char **argv, const char *name)
 {
 	if (argc < 2)
@@ -103,8 +126,14 @@ int main(int argc, char **argv)
 	const struct ht_test *const *table, *t;
 	const char *env = getenv("HIXL_TEST_TIMEOUT");
 	long timeout_s = env ? atol(env) : 600;
+	unsigned int shard, nshards, pos = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (parse_shard(&shard, &nshards) < 0) {
+		fprintf(stderr, "hixl-test: HIXL_TEST_SHARD must be I/N with 0 <= I < N, not \"%s\"\n",
+			getenv("HIXL_TEST_SHARD"));
+		return 2;
+	}
 	/*
 	 * Two engines of this VM would pair for the same-host copy (local.c);
 	 * the tests are about RDMA over rxe0, so their engines (library and
@@ -122,6 +151,8 @@ int main(int argc, char **argv)
 
 		unsigned long long policy;
 
+		if (pos++ % nshards != shard)
+			continue;
 		if (!selected(argc, argv, t->name))
 			continue;
 		n++;
