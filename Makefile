@@ -367,23 +367,37 @@ bench-py: userspace
 # headers), else `pkg-config nixl`.  The plugin carries libhixl-user (its PIC
 # objects) and exports only nixl_plugin_init/nixl_plugin_fini; it needs
 # NIXL's libnixl_common.so (its Abseil logging), found as NIXL's own plugins
-# find it ($ORIGIN/.., from NIXL's plugin directory) or in NIXL's libdir.
+# find it ($ORIGIN/.., from NIXL's plugin directory) or in NIXL's libdir
+# (NIXL_LIBDIR: lib/<multiarch>, lib or lib64 of the prefix, whichever holds
+# it; pkg-config's libdir without NIXL_PREFIX).
 # build/nixl/prefix records the NIXL prefix for the Python test
 # (tests/nixl/test_nixl_vllm.py).  `make install-nixl` copies it to NIXL_PLUGIN_DIR (default
-# NIXL_PREFIX/lib/plugins, where NIXL looks first).
+# NIXL_LIBDIR/plugins, where NIXL looks first).
 NIXL_PREFIX  ?=
 NIXL_INC     := $(if $(NIXL_PREFIX),$(NIXL_PREFIX)/include,$(shell pkg-config --variable=includedir nixl 2>/dev/null))
-NIXL_LIBDIR  := $(if $(NIXL_PREFIX),$(NIXL_PREFIX)/lib,$(shell pkg-config --variable=libdir nixl 2>/dev/null))
+# NIXL's libdir in a prefix: meson's default on Debian and Ubuntu is
+# lib/<multiarch> (lib/x86_64-linux-gnu), scripts/build-nixl.sh's and
+# Fedora's lib and lib64; the first that holds libnixl_common.so, else lib
+# (the link then names what is missing).  NIXL_LIBDIR= overrides.
+NIXL_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+nixl_libdir_in = $(firstword $(foreach d,$(if $(NIXL_MULTIARCH),lib/$(NIXL_MULTIARCH)) lib lib64,\
+		 $(if $(wildcard $(1)/$(d)/libnixl_common.so),$(1)/$(d))) $(1)/lib)
+ifeq ($(origin NIXL_LIBDIR),undefined)
+NIXL_LIBDIR  := $(if $(NIXL_PREFIX),$(call nixl_libdir_in,$(NIXL_PREFIX)),$(shell pkg-config --variable=libdir nixl 2>/dev/null))
+endif
 NIXL_PLUGIN_DIR ?= $(NIXL_LIBDIR)/plugins
 # -isystem: NIXL's headers are not built with our warnings
 NIXL_CXXFLAGS = -std=c++20 $(patsubst %,-isystem %,$(NIXL_INC) $(NIXL_INC)/backend $(NIXL_INC)/utils \
 		$(NIXL_INC)/utils/common $(NIXL_INC)/utils/serdes)
 NIXL_SRCS    := nixl/hixl_backend.cpp nixl/hixl_params.cpp nixl/hixl_plugin.cpp
 NIXL_HDRS    := nixl/hixl_backend.h
-NIXL_PLUGIN  := build/nixl/libplugin_HIXL.so
-NIXL_TEST    := build/nixl/hixl-nixl-test
+# where the plugin and its programs go (tests/tools/nixl-layout.sh builds
+# elsewhere)
+NIXL_BUILD   ?= build/nixl
+NIXL_PLUGIN  := $(NIXL_BUILD)/libplugin_HIXL.so
+NIXL_TEST    := $(NIXL_BUILD)/hixl-nixl-test
 # the NIXL table of `make bench` (bench/bench-nixl-guest.sh)
-NIXL_BENCH   := build/nixl/bench-nixl
+NIXL_BENCH   := $(NIXL_BUILD)/bench-nixl
 # NIXL's own generic backend test (its test/gtest/test_transfer.cpp) for
 # HIXL (tests/nixl/gtest/hixl_transfer.cpp): built when NIXL_SRC holds NIXL's
 # source tree (scripts/build-nixl.sh keeps it beside its prefix) and
@@ -392,31 +406,34 @@ NIXL_BENCH   := build/nixl/bench-nixl
 # NIXL instead, about 15 s at -j1
 NIXL_SRC     ?= $(if $(NIXL_PREFIX),$(abspath $(NIXL_PREFIX)/../nixl))
 NIXL_GTEST_DIR = $(NIXL_SRC)/test/gtest
-NIXL_GTEST   := $(if $(wildcard $(NIXL_GTEST_DIR)/test_transfer.cpp),$(if $(wildcard /usr/include/gtest/gtest.h),build/nixl/nixl-gtest-hixl))
+NIXL_GTEST   := $(if $(wildcard $(NIXL_GTEST_DIR)/test_transfer.cpp),$(if $(wildcard /usr/include/gtest/gtest.h),$(NIXL_BUILD)/nixl-gtest-hixl))
 NIXL_MISSING  = nixl: no NIXL headers: NIXL_PREFIX=DIR (scripts/build-nixl.sh prints one) or a nixl.pc on PKG_CONFIG_PATH
-.PHONY: nixl install-nixl nixl-check-inc
+.PHONY: nixl install-nixl nixl-check-inc nixl-libdir
+# the libdir the plugin links against and records (tests/tools/nixl-layout.sh)
+nixl-libdir:
+	@echo "$(NIXL_LIBDIR)"
 nixl: nixl-check-inc $(NIXL_PLUGIN) $(NIXL_TEST) $(NIXL_BENCH) $(NIXL_GTEST)
-	@echo "$(or $(NIXL_PREFIX),$(shell pkg-config --variable=prefix nixl))" > build/nixl/prefix
+	@echo "$(or $(NIXL_PREFIX),$(shell pkg-config --variable=prefix nixl))" > $(NIXL_BUILD)/prefix
 nixl-check-inc:
 	@[ -n "$(NIXL_INC)" ] && [ -r "$(NIXL_INC)/backend/backend_plugin.h" ] || { echo "$(NIXL_MISSING)" >&2; exit 1; }
 $(NIXL_PLUGIN): $(NIXL_SRCS) $(NIXL_HDRS) nixl/libplugin_HIXL.map $(LIB_OBJS_PIC) $(LIB_HDRS) | nixl-check-inc
-	@mkdir -p build/nixl
+	@mkdir -p $(NIXL_BUILD)
 	$(CXX) $(CXX_CPPFLAGS) $(NIXL_CXXFLAGS) $(CXX_WARN) $(CXXFLAGS) -fPIC -shared -o $@ $(NIXL_SRCS) \
 		$(LIB_OBJS_PIC) -Wl,--version-script,nixl/libplugin_HIXL.map -Wl,--no-undefined \
 		-L$(NIXL_LIBDIR) -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,$(NIXL_LIBDIR) -lnixl_common -luring \
 		-pthread $(LDFLAGS)
 $(NIXL_TEST): tests/nixl/*.cpp tests/nixl/*.h $(LIB_A) $(LIB_HDRS) | nixl-check-inc
-	@mkdir -p build/nixl
+	@mkdir -p $(NIXL_BUILD)
 	$(CXX) $(CXX_CPPFLAGS) $(NIXL_CXXFLAGS) $(CXX_WARN) $(CXXFLAGS) -Itests/nixl -o $@ tests/nixl/*.cpp \
 		-L$(NIXL_LIBDIR) -Wl,-rpath,$(NIXL_LIBDIR) -lnixl -lnixl_build -lnixl_common -lserdes $(LIB_A) -luring \
 		-pthread $(LDFLAGS)
 $(NIXL_BENCH): bench/bench-nixl.cpp $(LIB_A) $(LIB_HDRS) | nixl-check-inc
-	@mkdir -p build/nixl
+	@mkdir -p $(NIXL_BUILD)
 	$(CXX) $(CXX_CPPFLAGS) $(NIXL_CXXFLAGS) $(CXX_WARN) $(CXXFLAGS) -o $@ bench/bench-nixl.cpp \
 		-L$(NIXL_LIBDIR) -Wl,-rpath,$(NIXL_LIBDIR) -lnixl -lnixl_build -lnixl_common -lserdes $(LIB_A) -luring \
 		-pthread $(LDFLAGS)
-build/nixl/nixl-gtest-hixl: tests/nixl/gtest/hixl_transfer.cpp | nixl-check-inc
-	@mkdir -p build/nixl
+$(NIXL_BUILD)/nixl-gtest-hixl: tests/nixl/gtest/hixl_transfer.cpp | nixl-check-inc
+	@mkdir -p $(NIXL_BUILD)
 	$(CXX) -std=c++20 -O1 -w -DBUILD_DIR='"/nonexistent"' -I$(NIXL_GTEST_DIR) $(patsubst %,-I%,$(NIXL_INC) \
 		$(NIXL_INC)/utils $(NIXL_INC)/backend $(addprefix $(NIXL_SRC)/src/,core core/telemetry utils \
 		utils/common infra api/cpp)) -o $@ $(NIXL_GTEST_DIR)/main.cpp $(NIXL_GTEST_DIR)/common.cpp $< \

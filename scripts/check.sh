@@ -197,6 +197,9 @@ nixl_wait() {
 		stage_fail "NIXL build (scripts/build-nixl.sh)"
 	elif make -s nixl NIXL_PREFIX="$(cat "$out/nixl-prefix")"; then
 		echo "check: NIXL at $(cat "$out/nixl-prefix"); plugin build/nixl/libplugin_HIXL.so"
+		# the plugin against NIXL in Debian's, lib/ and lib64 layouts
+		tests/tools/nixl-layout.sh "$(cat "$out/nixl-prefix")" > "$out/nixl-layout.tap" 2>&1
+		count_tap "$out/nixl-layout.tap" "NIXL install layouts"
 	else
 		stage_fail "make nixl"
 		rm -rf build/nixl
