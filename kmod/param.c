@@ -10,9 +10,9 @@
  * Per-process limits; defaults are HIXL's published RegisterMem and Connect
  * limits.  A new value applies to the next call that checks it.
  */
-unsigned int hixl_max_regions = 256;
+unsigned int hixl_max_regions = 4096;
 module_param_named(max_regions, hixl_max_regions, uint, 0644);
-MODULE_PARM_DESC(max_regions, "registrations per process (default 256)");
+MODULE_PARM_DESC(max_regions, "registrations per process (default 4096; HIXL's is 256)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_regions);
 
 unsigned long hixl_max_host_bytes = 20UL << 30;

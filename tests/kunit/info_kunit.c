@@ -47,7 +47,7 @@ static void hixl_info_reports_abi_and_limits(struct kunit *test)
 /* The vendor defaults, as loaded with no module parameters. */
 static void hixl_info_vendor_defaults(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, hixl_max_regions, 256U);
+	KUNIT_EXPECT_EQ(test, hixl_max_regions, 4096U);	/* HIXL: 256 */
 	KUNIT_EXPECT_EQ(test, hixl_max_host_bytes, 20UL << 30);
 	KUNIT_EXPECT_EQ(test, hixl_max_device_bytes, 50UL << 30);
 	KUNIT_EXPECT_EQ(test, hixl_max_links, 512U);

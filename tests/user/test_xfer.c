@@ -647,7 +647,7 @@ void test_hixlctl(void)
 	REQUIRE(reg_mem(a, p, 64 * KiB, 0, NULL) == 0);
 	REQUIRE(hx_connect(a, 16022, 5000) == 0);
 	CHECK(run_contains("tools/hixlctl info", "abi_version"));
-	CHECK(run_contains("tools/hixlctl info --json", "\"max_regions\": 256"));
+	CHECK(run_contains("tools/hixlctl info --json", "\"max_regions\": 4096"));
 	CHECK(run_contains("tools/hixlctl links --json",
 			   "\"peer\": \"10.77.0.1:16022\", \"side\": \"active\", \"state\": \"ready\""));
 	CHECK(run_contains("tools/hixlctl links --json",

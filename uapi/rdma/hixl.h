@@ -91,7 +91,7 @@
  * @flags:           in: must be 0
  * @abi_version:     out: HIXL_ABI_VERSION of the running module
  * @features:        out: HIXL_FEAT_* bits
- * @max_regions:     out: registrations allowed per process (vendor: 256)
+ * @max_regions:     out: registrations allowed per process (4096; vendor: 256)
  * @max_links:       out: links (connections) allowed per engine (vendor: 512)
  * @max_host_bytes:  out: host memory one process may register, bytes (20 GiB)
  * @max_device_bytes: out: device (dma-buf) memory one process may register,

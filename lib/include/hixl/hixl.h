@@ -734,7 +734,7 @@ struct hixl_mem_desc {
  *  -EOVERFLOW addr + len wraps;  -EFAULT (HOST) the range is not mapped;
  *  -EACCES  (HOST) a read-only mapping without HIXL_REG_READ_ONLY;
  *  -EBADF   (DEVICE) not a dma-buf;  -EEXIST overlaps a registration;
- *  -ENOSPC  256 registrations per process;  -E2BIG the byte limit
+ *  -ENOSPC  max_regions (4096) per process;  -E2BIG the byte limit
  *           (20 GiB host / 50 GiB device per process);
  *  -ENOMEM  RLIMIT_MEMLOCK or memory;  -EOPNOTSUPP (DEVICE) no MRs possible;
  *  -EAGAIN, -EINTR as REG_MEM documents.

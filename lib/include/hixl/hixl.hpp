@@ -122,7 +122,7 @@ class Hixl {
    * Unlike HIXL, registering while links are up is allowed (peers learn the
    * region).  Return: SUCCESS; PARAM_INVALID addr 0, len 0, an unknown
    * type, a range that wraps, is not mapped, or overlaps a registration,
-   * a read-only mapping; RESOURCE_EXHAUSTED 256 registrations or 20 GiB
+   * a read-only mapping; RESOURCE_EXHAUSTED 4096 registrations or 20 GiB
    * per process, RLIMIT_MEMLOCK, memory; UNSUPPORTED MEM_DEVICE; FAILED
    * not initialized.
    */
