@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * connect.c - CONNECT and DISCONNECT.  A connection refused because nobody
- * listens yet is retried every HIXL_RETRY_MS until the timeout.
- */
+/* connect.c - CONNECT and DISCONNECT; a refused CONNECT is retried until its timeout */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * keepalive.c - detecting a silent peer: a READY link idle for keepalive_ms
- * posts one zero-length RDMA WRITE (no rkey needed, IBTA C9-88); if it is not
- * ACKed the QP exhausts its retries and the link fails with -EHOSTDOWN
- * (docs/protocol.md, "Keep-alive").
+ * keepalive.c - an idle READY link posts a zero-length RDMA WRITE (IBTA C9-88);
+ * unACKed, the QP exhausts its retries (docs/protocol.md, "Keep-alive")
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

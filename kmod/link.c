@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * link.c - what every part of a link uses: its state and failure,
- * references and release, the handshake deadline, the engine's list of
- * links and the lookup of a peer's.  Its life is in link_life.c.
- */
+/* link.c - a link's state, failure, references, release and lookup */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>

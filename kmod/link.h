@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * link.h - a link: one RC connection to a peer engine, and the layers that
- * use it (link.c, link_life.c, msg.c, cm.c, table.c, rtable.c, notify.c,
- * stage.c).  Lock order: engine.h.
- */
+/* link.h - a link: one RC connection to a peer engine.  Lock order: engine.h. */
 #ifndef _HIXL_LINK_H
 #define _HIXL_LINK_H
 

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * link_life.c - a link's life: allocation, the QP side, teardown and
- * release, the handshake.  Follows nvme/host/rdma.c, nvme/target/rdma.c and
- * rtrs (one CM handler for listener and connection ids).
- */
+/* link_life.c - a link's allocation, QP, teardown and handshake; as nvme-rdma, rtrs */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>

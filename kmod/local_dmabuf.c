@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * local_dmabuf.c - dma-buf registrations on same-host links: local_xfer.c's
- * CPU copy through the exporter's dma_buf_vmap(), kept until the registration
- * goes (the attachment is static).  hixl_engine.lock nests outside the
- * buffer's dma_resv lock.
+ * local_dmabuf.c - same-host copies of dma-buf registrations through
+ * dma_buf_vmap(), mapped until the registration goes (static attachment)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

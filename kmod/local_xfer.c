@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * local_xfer.c - the same-host transport: a TRANSFER on a link paired with
- * an engine of this kernel (local.c) is a kernel copy between the engines'
- * pinned pages, checked chunk by chunk under the peer engine's lock.
- */
+/* local_xfer.c - same-host TRANSFERs: copies checked chunk by chunk under the peer's lock */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>

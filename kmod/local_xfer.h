@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * local_xfer.h - the same-host transport: a CPU copy between two engines'
- * registrations (local_xfer.c, lcopy.c, local_dmabuf.c).
- */
+/* local_xfer.h - the same-host transport (local_xfer.c, lcopy.c, local_dmabuf.c) */
 #ifndef _HIXL_LOCAL_XFER_H
 #define _HIXL_LOCAL_XFER_H
 

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * loopback.c - loopback engines (127.0.0.0/8, ::1): no RDMA device; CONNECT
- * pairs two link objects of the same netns for the same-host copy (local.c)
- * after the handshake's checks.  See docs/protocol.md, "Loopback engines".
- */
+/* loopback.c - loopback engines (127.0.0.0/8, ::1): same-host copies only */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>

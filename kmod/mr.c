@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * mr.c - fast-registration MRs for regions, as nvme-rdma: ib_alloc_mr() and
- * ib_map_mr_sg(), activated by IB_WR_REG_MR; never a global rkey.  One MR
- * set per rail, as few MRs as the device allows.
- */
+/* mr.c - regions' fast-registration MRs, one set per rail, as nvme-rdma; no global rkey */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/sizes.h>

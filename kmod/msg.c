@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * msg.c - posting a link's messages (proto.h) and waiting for them.  The
- * buffers and the receive side are in msg_rx.c.
- */
+/* msg.c - posting a link's messages (proto.h); buffers and receive side: msg_rx.c */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/memcontrol.h>

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * notify.c - notifications: small two-sided messages (SEND_NOTIFY), queued
- * on the receiving engine until GET_NOTIFIES fetches them.
- */
+/* notify.c - notifications (SEND_NOTIFY), queued on the engine until GET_NOTIFIES */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/poll.h>

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rail.c - an engine on several rails: SETUP's extra local addresses, one
- * per further RDMA device.  Rail 0 is SETUP's @local; each rail has its own
- * device, PD and MR limits (struct hixl_rail).  Design: docs/abi.md, "Rails".
- */
+/* rail.c - SETUP's extra rails, one per further RDMA device (docs/abi.md, "Rails") */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/inetdevice.h>

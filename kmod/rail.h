@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * rail.h - an engine's rails, its extra RDMA devices (rail.c, rail_dev.c).
- * The design is at the top of rail.c.
- */
+/* rail.h - an engine's extra RDMA devices (rail.c, rail_dev.c) */
 #ifndef HIXL_RAIL_H
 #define HIXL_RAIL_H
 

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rail_revive.c - an extra rail whose device went away comes back.  Its
- * removal is hixl_engine_rail_detach() (setup.c); locks as engine.h's
- * "Rails".
- */
+/* rail_revive.c - an extra rail whose device went away comes back */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/numa.h>

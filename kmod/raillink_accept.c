@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * raillink_accept.c - the acceptor's side of rail links (design: top of
- * raillink.c): which rail a connection is, pairing an accepted rail link
- * with its primary, and the rail listeners.
- */
+/* raillink_accept.c - the acceptor's side of rail links and the rail listeners */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>

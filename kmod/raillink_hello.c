@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * raillink_hello.c - the rail blocks of a HELLO (docs/protocol.md
- * "Rails"): a primary's rails block and a rail link's rail block.  A peer's
- * blocks are untrusted and checked field by field.
- */
+/* raillink_hello.c - HELLO's rail blocks; a peer's are checked field by field */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/minmax.h>

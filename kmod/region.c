@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * region.c - REG_MEM and DEREG_MEM, region lookup, page-size selection.
- * Valid registrations of one engine never overlap.
- */
+/* region.c - REG_MEM, DEREG_MEM, lookup; an engine's valid regions never overlap */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mm.h>

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * region.h - registered memory: accounting (acct.c), regions (region.c),
- * page runs (runs.c), host pins (pin.c), MRs (mr.c), dma-buf (dmabuf.c).
- */
+/* region.h - registered memory (acct.c, region.c, runs.c, pin.c, mr.c, dmabuf.c) */
 #ifndef _HIXL_REGION_H
 #define _HIXL_REGION_H
 

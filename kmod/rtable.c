@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rtable.c - the peer's region table on a link: applying its REGION and
- * REGION_DEL messages and acknowledging them (TABLE_ACK).  table.c is the
- * sending side.
- */
+/* rtable.c - the peer's region table: REGION, REGION_DEL and our TABLE_ACKs */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/maple_tree.h>

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * runs.c - a region's pages as physically contiguous runs, as ib_umem
- * keeps them in a scatterlist: 16 bytes per run (first pfn, and the page
- * index past its end) instead of a pointer per page.
- */
+/* runs.c - a region's pages as contiguous runs, 16 bytes each (first pfn, end index) */
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/pfn.h>

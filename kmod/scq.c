@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scq.c - a link's send CQ, polled by hixl itself: by a worker after a
- * completion event, and by a synchronous TRANSFER spinning on it (poll.c).
- * Every poll holds scq.mutex, so handlers run one at a time, in CQ order, in
- * process context; the worker follows ib_cq_poll_work().
+ * scq.c - a link's send CQ, polled by a worker and by spinning TRANSFERs; every poll
+ * holds scq.mutex: handlers run one at a time, in CQ order, in process context
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

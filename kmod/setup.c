@@ -1,10 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * setup.c - HIXL_IOC_SETUP: bind an engine to its local address through
- * RDMA CM, find the device that owns it and allocate the engine's PD; and
- * the end of those objects, at close or when the device is unregistered
- * (hixl_ib_remove()).
- */
+/* setup.c - HIXL_IOC_SETUP, and the RDMA side's end at close or device removal */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>

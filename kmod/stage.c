@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stage.c - the staging pool: unregistered local memory and descriptors too
- * small to pay for a work request each go through pre-registered buffers.
- * A staged WRITE copies into the send buffer, RDMA WRITEs it to the peer's
- * landing buffer and sends STAGE_REQ; the peer answers STAGE_DONE.
+ * stage.c - the staging pool: a staged WRITE copies into our buffer, RDMA WRITEs it
+ * to the peer's landing buffer and sends STAGE_REQ; the peer answers STAGE_DONE
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * table.c - our region table on the links: publishing it on a new link and
- * announcing later registrations, then waiting for the TABLE_ACKs within
- * table_ack_ms (docs/protocol.md, "The exchange").  The peer's is rtable.c's.
- */
+/* table.c - our region table on the links, and waiting for their TABLE_ACKs */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>

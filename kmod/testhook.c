@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * testhook.c - test delays at debugfs hixl/test/<point>_ms (root only),
- * 0 by default.  Built only with CONFIG_KUNIT.
- */
+/* testhook.c - test delays at debugfs hixl/test/<point>_ms, root only */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uring.c - /dev/hixl's uring_cmd: the data path through io_uring
- * passthrough (uapi/rdma/hixl.h); follows nvme/host/ioctl.c and ublk_drv.c.
- * A command is read once, at its first issue, and kept for an -EAGAIN reissue.
+ * uring.c - TRANSFERs through io_uring passthrough, as ublk_drv.c; a command is read
+ * once, at its first issue, and kept for an -EAGAIN reissue
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * xfer.c - HIXL_IOC_TRANSFER and io_uring's TRANSFER: checked here, planned
- * by the first transport of hixl_xports[] that takes it, submitted as a request.
- */
+/* xfer.c - TRANSFER: checked, planned by the first transport that takes it, submitted */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * xprep.h - a TRANSFER checked and planned, and its transports.
- */
+/* xprep.h - a TRANSFER checked and planned, and its transports */
 #ifndef _HIXL_XPREP_H
 #define _HIXL_XPREP_H
 

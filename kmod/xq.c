@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xq.c - a link's transfer queue: the RDMA part of every TRANSFER.
- * Batches are posted in chains within the credit window (HIXL_CHAIN); only a
- * chain's last WR is signaled, as in rtrs.  A TABLE_ACK is held while pieces
- * planned against the old table are unposted (hixl_xq_hold_ack()).
+ * xq.c - a link's transfer queue: chains within HIXL_CHAIN credits, only the last WR
+ * signaled (as rtrs); TABLE_ACKs held by hixl_xq_hold_ack()
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

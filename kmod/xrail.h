@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * xrail.h - the striped data path (xrail.c, xrail_cancel.c): a TRANSFER
- * split into one batch per rail link and re-posted on other rails when one
- * breaks (failover).
- */
+/* xrail.h - striped TRANSFERs and their failover (xrail.c, xrail_cancel.c) */
 #ifndef _HIXL_XRAIL_H
 #define _HIXL_XRAIL_H
 

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * xwork.c - io_uring TRANSFERs that run in process context (staged and
- * same-host batches), on a work item with the submitter's mm, as f_fs's
- * ffs_user_copy_worker(); one unbound queue per engine.
- */
+/* xwork.c - io_uring TRANSFERs run on a work item with the submitter's mm, as f_fs */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kthread.h>
