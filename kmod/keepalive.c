@@ -76,7 +76,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_wc_errno);
  * @what: what went unanswered, for the log
  *
  * -EHOSTDOWN; an accepted link is also torn down, as no DREQ will come.
- *
  * Context: any that may queue work.
  */
 void hixl_link_lost(struct hixl_link *l, const char *what)

@@ -100,7 +100,6 @@ void hixl_link_fail(struct hixl_link *l, int err)
  *
  * For a peer that broke the protocol: unlisted and torn down from the
  * workqueue at once; while hixl_accept() runs, only marked broken.
- *
  * Context: any that may queue work.
  */
 void hixl_link_abort(struct hixl_link *l, int err)
@@ -151,7 +150,6 @@ bool hixl_link_usable(struct hixl_link *l)
  *
  * Reads the bound netdev first, as rxe_set_port_state(): the cached port
  * state lags it, and a send on a down port breaks rxe's QPs.
- *
  * Context: any.
  * Return: false if the netdev is down or the cached state is not ACTIVE.
  */
@@ -223,7 +221,6 @@ bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name)
  * @l: the link
  *
  * Restarts the hixl_handshake_ms deadline: a large table takes longer.
- *
  * Context: any.
  */
 void hixl_link_hs_progress(struct hixl_link *l)

@@ -281,7 +281,6 @@ void hixl_link_destroy_qp(struct hixl_link *l)
  *
  * Marks it CLOSED, then under cm_mutex frees the QP and the cm_id; other
  * reference holders keep the struct only.
- *
  * Context: process context; not under the engine lock or links_lock.
  */
 void hixl_link_destroy(struct hixl_link *l)

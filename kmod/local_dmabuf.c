@@ -86,7 +86,6 @@ static void hixl_ldb_copy(const struct hixl_region *dst, u64 da, const struct hi
  *
  * CPU access is always DMA_BIDIRECTIONAL: an exporter may map once with
  * the first call's direction (udmabuf).
- *
  * Context: process context, may sleep.
  * Return: 0, or dma_buf_begin_cpu_access()'s -errno (nothing copied).
  */

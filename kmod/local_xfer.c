@@ -255,7 +255,6 @@ int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long de
  *
  * Waits at most HIXL_LCOPY_LOCK_US for the peer's lock, which a peer
  * command may hold while it faults; the caller retries.
- *
  * Context: process context, sleeps; no lock held.
  * Return: 0; -EBUSY peer lock busy; -ECONNRESET peer closing; -ERANGE or
  * -EACCES peer region gone or changed; -EIO too many segments.

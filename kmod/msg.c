@@ -33,7 +33,6 @@ void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  *
  * Waits HIXL_MSG_TIMEOUT_MS or until @l->msg.tx_deadline, at least
  * HIXL_TX_MIN_MS.
- *
  * Return: 0; -ETIMEDOUT; -EHOSTDOWN retries ran out; -ECONNRESET another
  * error completion.  Errors break the link.
  */

@@ -20,7 +20,6 @@
  *
  * Resolves the rail's address again as SETUP did; if an unused device owns
  * it, makes the rail's PD and every valid region's MRs and publishes it.
- *
  * Context: process context; @eng->rdma_sem held for reading; trylocks the
  * engine lock, takes hixl_devs_lock.
  * Return: 0 usable; -EINVAL no such rail, loopback or unset engine; -ENODEV

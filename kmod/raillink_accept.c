@@ -23,7 +23,6 @@
  *
  * The connection must come from the peer's rail @i address; tokens are
  * compared in constant time; a rail link it replaces is aborted.
- *
  * Context: the receive work; may sleep.
  * Return: 0; -EPROTO no such primary, wrong rail or source; -ECONNABORTED
  * the primary or @l is going.

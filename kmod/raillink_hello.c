@@ -133,7 +133,6 @@ static int hixl_rails_blk_check(struct hixl_link *l, const struct hixl_wire_hell
  * @name: the engine name in the HELLO
  *
  * Unknown blocks are skipped; an accepted rail link is attached.
- *
  * Context: the receive work; may sleep.
  * Return: 0; -EPROTO malformed, repeated, misplaced, missing or unpaired
  * block; -ECONNABORTED the primary is going.

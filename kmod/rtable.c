@@ -87,7 +87,6 @@ static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
  *
  * A region may span several messages and is usable once all its MRs came;
  * one of another shape at the same address is replaced.
- *
  * Return: 0; -EPROTO malformed; -EEXIST overlap; -ENOSPC over a bound;
  * -ENOMEM.
  */
@@ -220,7 +219,6 @@ void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
  * @applied: REGION/REGION_DEL messages applied, cumulative
  *
  * Does not wait; at most one is in flight, hixl_ack_done() sends the next.
- *
  * Context: any; takes @l->xq.lock.
  * Return: 0 if sent or queued, or ib_post_send()'s -errno.
  */

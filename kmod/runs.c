@@ -157,7 +157,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_runs_pgsz);
  * @max_seg: largest entry in bytes, a multiple of PAGE_SIZE
  *
  * As sg_alloc_table_from_pages_segment(), without visiting each page.
- *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL range outside the runs; -ENOMEM.
  */

@@ -108,7 +108,6 @@ static void hixl_engine_rail_ibdevs_set(struct hixl_engine *eng, const struct hi
  *
  * All or nothing: the device side is built privately and published only
  * when nothing can fail; on failure the engine is left as it was.
- *
  * Context: process context, may sleep; takes @eng->lock.
  * Return: 0; -EINVAL bad option, peer entry or rail; -EFAULT; -ENOPKG no
  * hmac(sha256); -EAFNOSUPPORT; -EPERM not the engine's process; -EALREADY;
@@ -411,7 +410,6 @@ void hixl_ib_client_unregister(void)
  *
  * As hixl_engine_detach() for one rail: its links, MRs and PD go, the
  * engine keeps its other rails.
- *
  * Context: process context, may sleep; no lock held.
  */
 void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)

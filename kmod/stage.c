@@ -476,7 +476,6 @@ static int hixl_stage_round(struct hixl_link *l, u32 op, const struct hixl_op_de
  *
  * A round runs under post_mutex without faulting; a missing page is faulted
  * in with the mutex dropped and the round rerun, as filemap's writes.
- *
  * Context: process context with the TRANSFER's mm, sleeps.
  * Return: 0; -EFAULT local range unusable; the peer's -ERANGE, -EACCES,
  * -EPROTO or -EREMOTEIO; -EPROTO no room; -ETIMEDOUT; -EINTR; -ECANCELED;

@@ -238,7 +238,6 @@ static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_regio
  * @r: the region; the engine lock held
  *
  * Once per rail: the keys are then valid on every QP of that rail's PD.
- *
  * Return: 0, or the error of a post (hixl_post_wait()).
  */
 int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
@@ -329,7 +328,6 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
  *
  * The engine lock is held until @l->tbl_gen is set, as table updates hold
  * it: an update either is in the table or reaches the link afterwards.
- *
  * Context: process context, may sleep; takes the engine lock and post_mutex.
  * Return: 0; -ECONNRESET link torn down or broken; a send or REG_MR error.
  */

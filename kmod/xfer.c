@@ -210,7 +210,6 @@ static const struct hixl_req_ops hixl_ioctl_req_ops = {
  * hixl_cmd_transfer() - HIXL_IOC_TRANSFER: one synchronous READ or WRITE batch
  * @eng: the engine
  * @a:   in: remote, op, descs, count, timeout_ms; out: failed
- *
  * Context: process context, sleeps up to @a->timeout_ms; rdma_sem read-held,
  * released while in flight.
  * Return: 0; else -errno with @a->failed the first failing descriptor:

@@ -215,7 +215,6 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
  * @tag:   its tag (0: not cancelable by tag)
  *
  * The caller fills @b->pl, @b->end_fn and @b->req, then submits.
- *
  * Return: the batch with the submitter's reference, or NULL.
  */
 struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l, u32 op,
@@ -494,7 +493,6 @@ static void hixl_xbatch_timeout(struct work_struct *w)
  * @nonblock: the caller must not sleep
  *
  * From here the batch ends exactly once, through @b->end_fn.
- *
  * Context: process context.
  */
 void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonblock)
@@ -545,7 +543,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_submit);
  *
  * It ends once its posted WRs complete; an outcome already set stays.
  * Cancelling a striped TRANSFER's anchor cancels all its sub-batches.
- *
  * Context: process context.
  */
 void hixl_xbatch_cancel(struct hixl_xbatch *b)
@@ -589,7 +586,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_on_wire);
  * @failed: out: the descriptor to blame, or @b->count on success
  *
  * A fatal signal cancels the batch; a small batch may spin first (poll.c).
- *
  * Return: 0, -ETIMEDOUT, -ECANCELED, or the link error.
  */
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed)

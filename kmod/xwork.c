@@ -55,7 +55,6 @@ static void hixl_xwork_fn(struct work_struct *work)
  * @eng: the engine
  *
  * Made at first use; of two racing callers the loser destroys its own.
- *
  * Context: process context, may sleep.
  * Return: the workqueue, or NULL when out of memory.
  */
