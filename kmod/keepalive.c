@@ -16,7 +16,6 @@
 #include "link.h"
 #include "keepalive.h"
 
-/* The keep-alive interval, ms; 0 turns keep-alives off.  Read at each tick. */
 unsigned int hixl_keepalive_ms = 1000;
 module_param_named(keepalive_ms, hixl_keepalive_ms, uint, 0644);
 MODULE_PARM_DESC(keepalive_ms,
@@ -122,10 +121,8 @@ static void hixl_ka_arm(struct hixl_link *l, unsigned long delay)
 }
 
 /*
- * Post one signaled zero-length RDMA WRITE.  Take post_mutex only if free:
- * its holder's own completion tells whether the peer answers.  Post nothing
- * while our port is down (hixl_link_port_up()): that is a local event, and
- * on rxe a send that fails moves the QP, and the GSI QP, to error.
+ * post_mutex only if free: its holder's own completion tells whether the peer
+ * answers.  Nothing while our port is down: that is a local event.
  */
 static void hixl_ka_post(struct hixl_link *l)
 {

@@ -80,10 +80,7 @@ enum hixl_link_state {
 	HIXL_LINK_CLOSED,	/* being torn down */
 };
 
-/*
- * A peer's registration; usable once all @nr_mrs arrived (@got).  @device:
- * dma-buf memory, never staged.
- */
+/* A peer's registration; usable once all @nr_mrs arrived (@got). */
 struct hixl_rregion {
 	u64 addr;
 	u64 len;

@@ -171,11 +171,7 @@ static unsigned long hixl_local_npages(u32 off, u64 len)
 	return DIV_ROUND_UP(off + len, PAGE_SIZE);
 }
 
-/*
- * Copy @n bytes between our region @lr at @la and the peer's segments
- * @seg; @write: ours to theirs.  One memcpy() per overlap of contiguous
- * runs, or page by page with highmem.
- */
+/* Copy @n bytes between our region @lr at @la and the peer's @seg; @write: ours to theirs. */
 static void hixl_local_copy(const struct hixl_region *lr, u64 la,
 			    const struct hixl_local_seg *seg, u64 n, bool write)
 {

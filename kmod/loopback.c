@@ -268,10 +268,7 @@ static bool hixl_loop_ready(struct hixl_link *l)
 	return ok;
 }
 
-/*
- * One attempt of hixl_loop_join().  Return: 0; -ECONNREFUSED (retry);
- * -EACCES; -ECONNRESET; -ENOMEM.
- */
+/* One attempt of hixl_loop_join(); -ECONNREFUSED: nobody listens yet, retry. */
 static int hixl_loop_try(struct hixl_link *l)
 {
 	struct hixl_engine *eng = l->eng, *t;

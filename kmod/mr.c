@@ -44,8 +44,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_mr_count);
  * @mr:        after ib_map_mr_sg(), before IB_WR_REG_MR
  * @page_size: mapped page size, bytes
  *
- * A software device's iova is a kernel VA, which must not reach a peer
- * (KASLR); follows xprtrdma's frwr_map() in choosing the iova.
+ * A software device's iova is a kernel VA, which must not reach a peer (KASLR).
  */
 void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size)
 {

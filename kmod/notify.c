@@ -14,7 +14,6 @@
 #include "loopback.h"
 #include "proto.h"
 
-/* Notifications queued on one engine over all its links. */
 unsigned int hixl_max_engine_notifies = 16384;
 module_param_named(max_engine_notifies, hixl_max_engine_notifies, uint, 0644);
 MODULE_PARM_DESC(max_engine_notifies, "notifications queued on an engine, of all its links together (default 16384); more are dropped and counted");

@@ -101,10 +101,7 @@ static int hixl_rails_from_list(struct hixl_rdma *rd, const struct hixl_setup *a
 
 #define HIXL_RAIL_AUTO_CANDIDATES 64	/* IPv4 addresses looked at */
 
-/*
- * HIXL_SETUP_RAILS_AUTO: every other RDMA device's first IPv4 address on
- * an up, non-loopback interface of @net, in interface order.
- */
+/* RAILS_AUTO: each other RDMA device's first IPv4 address on an up, non-loopback netdev */
 static int hixl_rails_auto(struct hixl_rdma *rd, const struct hixl_setup *a,
 			   struct net *net, struct hixl_rail *rails)
 {

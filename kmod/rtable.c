@@ -14,7 +14,6 @@
 #include "rtable.h"
 #include "proto.h"
 
-/* MR entries the peer tables of all of one engine's links may hold. */
 unsigned int hixl_max_engine_peer_mrs = 1U << 20;
 module_param_named(max_engine_peer_mrs, hixl_max_engine_peer_mrs, uint, 0644);
 MODULE_PARM_DESC(max_engine_peer_mrs, "MR entries the peer tables of all of an engine's links may hold together (default 1048576: 32 MiB)");

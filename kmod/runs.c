@@ -124,6 +124,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_runs_find);
  * hixl_runs_pfn() - the page frame of a page
  * @rs:  the run list, non-empty
  * @idx: page index from the first page, < @rs->npages
+ * Return: the pfn.
  */
 unsigned long hixl_runs_pfn(const struct hixl_runs *rs, unsigned long idx)
 {

@@ -109,10 +109,7 @@ static void hixl_engine_rail_ibdevs_set(struct hixl_engine *eng, const struct hi
  * All or nothing: the device side is built privately and published only
  * when nothing can fail; on failure the engine is left as it was.
  * Context: process context, may sleep; takes @eng->lock.
- * Return: 0; -EINVAL bad option, peer entry or rail; -EFAULT; -ENOPKG no
- * hmac(sha256); -EAFNOSUPPORT; -EPERM not the engine's process; -EALREADY;
- * -EADDRNOTAVAIL not local; -ENODEV no RDMA device; -EOPNOTSUPP no FRMR;
- * -EADDRINUSE; -ENOMEM, or the device's -errno.
+ * Return: 0, or -errno as docs/abi.md lists.
  */
 int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 {
@@ -406,10 +403,7 @@ void hixl_ib_client_unregister(void)
 /**
  * hixl_engine_rail_detach() - rail @ibdev of @eng is being unregistered
  * @eng:   an engine with @ibdev as an extra rail, referenced
- * @ibdev: the device
- *
- * As hixl_engine_detach() for one rail: its links, MRs and PD go, the
- * engine keeps its other rails.
+ * @ibdev: the device; its links, MRs and PD go, the other rails stay
  * Context: process context, may sleep; no lock held.
  */
 void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)

@@ -291,10 +291,7 @@ static int hixl_stage_rdma(struct hixl_link *l, const struct hixl_stage_peer *pr
 	return hixl_post_wait(l, &wr.wr);
 }
 
-/*
- * Read the peer's landing buffer once and the data room per round; false
- * if either buffer has no room.
- */
+/* Read the peer's landing buffer and the room per round once; false if there is none. */
 static bool hixl_stage_peer_get(struct hixl_link *l, struct hixl_stage_peer *pr)
 {
 	size_t room;

@@ -17,7 +17,6 @@
 #include "local.h"
 #include "proto.h"
 
-/* Time all of an engine's peers get to acknowledge a table update, ms. */
 unsigned int hixl_table_ack_ms = 10000;
 module_param_named(table_ack_ms, hixl_table_ack_ms, uint, 0644);
 MODULE_PARM_DESC(table_ack_ms, "ms the peers get, all together, to acknowledge a table update; a late peer's link is closed (default 10000)");

@@ -104,10 +104,7 @@ static void hixl_uring_task_done(struct io_uring_cmd *cmd, unsigned int issue_fl
 	io_uring_cmd_done(cmd, pdu->ret, pdu->res2, issue_flags);
 }
 
-/*
- * A TRANSFER's request ended: post the CQE from task work.  The engine may
- * be gone after it.
- */
+/* A request ended: post the CQE from task work; the engine may be gone after it. */
 static void hixl_uring_req_end(struct hixl_req *req)
 {
 	struct io_uring_cmd *cmd = req->priv;

@@ -212,12 +212,7 @@ static const struct hixl_req_ops hixl_ioctl_req_ops = {
  * @a:   in: remote, op, descs, count, timeout_ms; out: failed
  * Context: process context, sleeps up to @a->timeout_ms; rdma_sem read-held,
  * released while in flight.
- * Return: 0; else -errno with @a->failed the first failing descriptor:
- * -EINVAL bad argument; -EAFNOSUPPORT bad family; -EPERM not the owner;
- * -EBADFD not set up; -ENODEV device removed; -EFAULT unreadable descs;
- * -ENOTCONN no link; -EAGAIN connecting; -ECONNRESET, -ENETDOWN link broken;
- * -EOVERFLOW wraps; -ENOENT not a local registration; -ERANGE not a peer's;
- * -EACCES read-only; -ETIMEDOUT; -ECANCELED; -EIO; -E2BIG too many pieces; -ENOMEM.
+ * Return: 0, or -errno as docs/abi.md lists, @a->failed the first failing descriptor.
  */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 {

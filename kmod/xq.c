@@ -116,10 +116,8 @@ static void hixl_xq_release_ack(struct hixl_link *l)
 }
 
 /**
- * hixl_xq_plan_begin() - a TRANSFER is about to read the peer's table
+ * hixl_xq_plan_begin() - hold a removal's ACK: a TRANSFER reads the peer's table
  * @l: the link
- *
- * Holds a removal's ACK until hixl_xq_plan_end().
  */
 void hixl_xq_plan_begin(struct hixl_link *l)
 {
@@ -426,10 +424,7 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 		spin_unlock(&l->xq.lock);
 
 		hixl_xchain_build(s, c);
-		/*
-		 * With bottom halves off, as netif_rx(): a software device's
-		 * softirq runs on re-enable, not via ksoftirqd.
-		 */
+		/* BH off, as netif_rx(): a software device's softirq runs on re-enable */
 		local_bh_disable();
 		ret = ib_post_send(l->qp, &s[0].wr.wr, &bad);
 		local_bh_enable();

@@ -482,10 +482,7 @@ static void hixl_xrail_drop(struct hixl_xrail *xr)
 	hixl_xrail_put(xr);
 }
 
-/*
- * The usable rails every local region of @d allows, @rl referenced.
- * Return: the mask, or -EAGAIN with @nonblock.
- */
+/* The usable rails every local region of @d allows, @rl referenced; or -EAGAIN. */
 static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
 			       const struct hixl_op_desc *d, u32 count, bool nonblock,
 			       struct hixl_link **rl, u32 *regions)

@@ -52,9 +52,7 @@ static void hixl_xwork_fn(struct work_struct *work)
 
 /**
  * hixl_xwork_wq_get() - the engine's queue for its io_uring batches and copy shares
- * @eng: the engine
- *
- * Made at first use; of two racing callers the loser destroys its own.
+ * @eng: the engine; the queue is made at first use
  * Context: process context, may sleep.
  * Return: the workqueue, or NULL when out of memory.
  */
