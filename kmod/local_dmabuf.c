@@ -51,7 +51,6 @@ static u8 *hixl_ldb_map(const struct hixl_region *r, u64 addr, u64 *c, struct pa
 	return (u8 *)kmap_local_page(*page) + offset_in_page(addr);
 }
 
-/* Copy @n bytes from @sa of @src to @da of @dst. */
 static void hixl_ldb_copy(const struct hixl_region *dst, u64 da, const struct hixl_region *src,
 			  u64 sa, u64 n)
 {

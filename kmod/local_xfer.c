@@ -157,7 +157,6 @@ static u64 hixl_local_span(const struct hixl_region *r, u64 addr, struct page **
 	return ((u64)(run->end - idx) << PAGE_SHIFT) - offset_in_page(addr);
 }
 
-/* Flush pages the CPU wrote. */
 static void hixl_local_flush(struct page *page, u32 off, u64 len)
 {
 	unsigned long i, n = DIV_ROUND_UP(off + len, PAGE_SIZE);

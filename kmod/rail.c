@@ -56,7 +56,6 @@ static bool hixl_rail_device_taken(const struct hixl_rdma *rd, const struct hixl
 	return false;
 }
 
-/* HIXL_SETUP_RAILS: check and resolve the caller's list. */
 static int hixl_rails_from_list(struct hixl_rdma *rd, const struct hixl_setup *a,
 				struct net *net, struct hixl_rail *rails)
 {

@@ -150,14 +150,12 @@ void hixl_runs_pgsz(const struct hixl_runs *rs, struct hixl_pgsz *s)
 EXPORT_SYMBOL_IF_KUNIT(hixl_runs_pgsz);
 
 /**
- * hixl_runs_sg_table() - a scatterlist for a byte range of the runs
+ * hixl_runs_sg_table() - a scatterlist for a byte range, as sg_alloc_table_from_pages_segment()
  * @rs:      the run list
  * @sgt:     the table to allocate and fill
  * @off:     first byte, from the start of the first page
  * @len:     bytes, > 0
  * @max_seg: largest entry in bytes, a multiple of PAGE_SIZE
- *
- * As sg_alloc_table_from_pages_segment(), without visiting each page.
  * Context: process context, may sleep.
  * Return: 0; -EINVAL range outside the runs; -ENOMEM.
  */

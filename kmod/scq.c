@@ -41,9 +41,8 @@ static int hixl_scq_process(struct hixl_link *l, int budget)
 }
 
 /*
- * The worker: poll up to HIXL_SCQ_BUDGET WCs, re-arm, and requeue if the
- * budget ran out or completions slipped in.  Queued under the mutex so
- * that hixl_scq_destroy()'s cancel_work_sync() comes after it.
+ * As ib_cq_poll_work(); requeued under the mutex so that hixl_scq_destroy()'s
+ * cancel_work_sync() comes after it.
  */
 static void hixl_scq_run(struct hixl_link *l)
 {

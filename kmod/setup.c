@@ -328,7 +328,6 @@ static int hixl_ib_add(struct ib_device *ibdev)
 
 static u64 hixl_removal_seq;	/* under hixl_engines_lock */
 
-/* Does @eng use @ibdev, as rail 0 or an extra rail? */
 static bool hixl_engine_on_dev(struct hixl_engine *eng, struct ib_device *ibdev)
 {
 	u32 i;

@@ -37,7 +37,6 @@ static void hixl_sync_for_device(struct ib_device *dev, struct sg_table *sgt)
 		dma_sync_sgtable_for_device(dev->dma_device, sgt, DMA_BIDIRECTIONAL);
 }
 
-/* Kernel address of byte @off of a staging buffer. */
 static void *hixl_stbuf_ptr(struct hixl_stbuf *b, size_t off)
 {
 	return page_address(b->chunk[off / HIXL_STAGE_CHUNK]) + off % HIXL_STAGE_CHUNK;
@@ -152,7 +151,6 @@ static int hixl_stage_fault_in(u64 uaddr, size_t len, bool in)
 	return (in ? fault_in_readable(u, len) : fault_in_safe_writeable(u, len)) ? -EFAULT : 0;
 }
 
-/* Copy between a region's pinned pages and a staging buffer. */
 static void hixl_stbuf_region(struct hixl_stbuf *b, size_t off, struct hixl_region *r,
 			      u64 addr, u64 len, bool to_region)
 {

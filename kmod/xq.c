@@ -624,7 +624,6 @@ static void hixl_link_xq_close(struct hixl_link *l)
 	mutex_unlock(&l->xq.mutex);
 }
 
-/* The transfer queue as a link sees it. */
 const struct hixl_link_queue_ops hixl_xq_link_ops = {
 	.init = hixl_link_xq_init,
 	.close = hixl_link_xq_close,
