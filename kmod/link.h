@@ -440,7 +440,6 @@ struct hixl_notify_ent {
 	u8 data[];
 };
 
-/* link.c */
 bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b);
 bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name);
 int hixl_link_state(struct hixl_link *l, int *err);

@@ -88,9 +88,7 @@ static u16 hixl_loop_pick_port(const struct net *net, const struct hixl_sockaddr
  * @eng: the engine, the caller its owner
  * @a:   the request, validated; out: local.port (picked if 0), no device
  * Context: process context; takes @eng->lock, then hixl_loop_lock.
- * Return: 0; -ENODEV transport RDMA; -EACCES port < 1024 without
- * CAP_NET_BIND_SERVICE; -EALREADY; -EADDRINUSE name taken or no free port;
- * -EINVAL, -EFAULT, -ENOPKG from hixl_auth_setup(); -ENOMEM.
+ * Return: 0, or -errno as docs/abi.md lists for loopback engines.
  */
 int hixl_loop_setup(struct hixl_engine *eng, struct hixl_setup *a)
 {

@@ -165,10 +165,7 @@ static int hixl_rails_auto(struct hixl_rdma *rd, const struct hixl_setup *a,
  * @a:   the validated request; out: @a->nr_rails, rail 0 included
  * @net: the caller's network namespace (referenced for hixl_rail_revive())
  * Context: process context, may sleep; @rd->eng->lock held.
- * Return: 0; -EFAULT; -EINVAL bad, repeated or loopback address, or device
- * used twice; -EAFNOSUPPORT; -EADDRNOTAVAIL; -ENODEV; -EOPNOTSUPP no FRMR,
- * or RAILS_AUTO with IPv6; -ENOMEM, or RDMA CM's or ib_alloc_pd()'s -errno.
- * On failure nothing is left in @rd.
+ * Return: 0, or -errno as docs/abi.md, "Rails", lists; then nothing is left in @rd.
  */
 int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net)
 {

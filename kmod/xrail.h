@@ -85,7 +85,6 @@ int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct
 bool hixl_xrail_rails_only(struct hixl_link *l);
 void hixl_xrail_put(struct hixl_xrail *xr);
 
-/* xrail_cancel.c */
 void hixl_xrail_cancel(struct hixl_xrail *xr);
 void hixl_xrail_wire(struct hixl_xrail *xr, struct list_head *wire);
 
