@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * acct.c - per-process registration limits: all engines of one mm share
- * a struct hixl_proc.  Pins are also charged to RLIMIT_MEMLOCK (region.c).
- */
+/* acct.c - per-process registration limits, shared by the engines of one mm */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/list.h>

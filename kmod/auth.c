@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * auth.c - who may connect to an engine: allowed peers, checked at
- * CONNECT_REQUEST, and the engine secret, a mutual HMAC-SHA256 challenge
- * before HELLO (docs/protocol.md, "Who may connect").
+ * auth.c - who may connect: allowed peers and the engine secret's HMAC-SHA256
+ * challenge before HELLO (docs/protocol.md, "Who may connect")
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cancel.c - HIXL_IOC_CANCEL: end an engine's batches of one tag with
- * -ECANCELED.  HIXL_CANCEL_REVOKE also breaks each link with requests on
- * the wire and waits for the flush, as ib_drain_sq() relies on, so the
- * caller's memory is untouched on return (docs/abi.md, "Revoking cancel").
+ * cancel.c - HIXL_IOC_CANCEL: end an engine's batches of one tag; REVOKE also breaks links
+ * with requests on the wire and waits for the flush, so the caller's memory is then untouched
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

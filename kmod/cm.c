@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * cm.c - RDMA CM for links: the event handler, accepting on a listener,
- * one connection attempt of an active link.  Follows nvme-rdma and rtrs.
- */
+/* cm.c - RDMA CM for links: event handler, accepting, connecting; as nvme-rdma, rtrs */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

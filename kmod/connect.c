@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * connect.c - CONNECT and DISCONNECT.  A connection refused because nobody
- * listens yet is retried every HIXL_RETRY_MS until the timeout.
- */
+/* connect.c - CONNECT and DISCONNECT; a refused CONNECT is retried until its timeout */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
@@ -111,12 +108,7 @@ static int hixl_connect_time_left(struct hixl_connect *a, unsigned long deadline
  * its cm_id and QP change only under cm_mutex while it is not CLOSED.
  * Context: process context, sleeps up to @a->timeout_ms; takes cm_mutex,
  * then the engine lock and post_mutex.
- * Return: 0; -EINVAL bad argument; -EAFNOSUPPORT; -EPERM not the owner;
- * -EBADFD not set up; -ENODEV device removed; -EISCONN connected; -EALREADY
- * in progress; -ENOSPC max_links; -EACCES refused by policy or secret;
- * -ETIMEDOUT; -EHOSTUNREACH, -ENETUNREACH, -EADDRNOTAVAIL unroutable; -EXDEV
- * route off the device; -ECONNRESET peer gone; -ECONNABORTED torn down here;
- * -ENETDOWN; -ERESTARTSYS signal, timeout_ms holds the time left; -ENOMEM.
+ * Return: 0, or -errno as docs/abi.md lists; -ERESTARTSYS leaves the time left in timeout_ms.
  */
 int hixl_cmd_connect(struct hixl_engine *eng, struct hixl_connect *a)
 {

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * ctrs.h - data-path counters and latency histogram per engine, link and
- * rail; atomic, not per-CPU: they move once per TRANSFER.
- */
+/* ctrs.h - data-path counters and latencies; atomic, not per-CPU: once per TRANSFER */
 #ifndef _HIXL_CTRS_H
 #define _HIXL_CTRS_H
 

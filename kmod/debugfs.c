@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * debugfs.c - /sys/kernel/debug/hixl/: engines, regions, links, rails,
- * raillinks.  Never prints the engine secret.
- */
+/* debugfs.c - /sys/kernel/debug/hixl/; never prints the engine secret */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/seq_file.h>

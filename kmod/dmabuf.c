@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * dmabuf.c - device memory registrations: a dma-buf attached and mapped for
- * the registration's lifetime; follows ib_umem_dmabuf_get_pinned().  Only
- * software RDMA devices get MRs, through dma_buf_vmap() pages.
- */
+/* dmabuf.c - dma-buf registrations, pinned as ib_umem_dmabuf_get_pinned() */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-buf.h>

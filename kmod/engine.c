@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * engine.c - engine usability, live RDMA devices, addresses, the engine's
- * reference, and the workqueue check of the engine lock rule (engine.h).
- */
+/* engine.c - engine usability, live RDMA devices, addresses, references, lock check */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * keepalive.c - detecting a silent peer: a READY link idle for keepalive_ms
- * posts one zero-length RDMA WRITE (no rkey needed, IBTA C9-88); if it is not
- * ACKed the QP exhausts its retries and the link fails with -EHOSTDOWN
- * (docs/protocol.md, "Keep-alive").
+ * keepalive.c - an idle READY link posts a zero-length RDMA WRITE (IBTA C9-88);
+ * unACKed, the QP exhausts its retries (docs/protocol.md, "Keep-alive")
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,7 +16,6 @@
 #include "link.h"
 #include "keepalive.h"
 
-/* The keep-alive interval, ms; 0 turns keep-alives off.  Read at each tick. */
 unsigned int hixl_keepalive_ms = 1000;
 module_param_named(keepalive_ms, hixl_keepalive_ms, uint, 0644);
 MODULE_PARM_DESC(keepalive_ms,
@@ -78,7 +75,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_wc_errno);
  * @what: what went unanswered, for the log
  *
  * -EHOSTDOWN; an accepted link is also torn down, as no DREQ will come.
- *
  * Context: any that may queue work.
  */
 void hixl_link_lost(struct hixl_link *l, const char *what)
@@ -125,10 +121,8 @@ static void hixl_ka_arm(struct hixl_link *l, unsigned long delay)
 }
 
 /*
- * Post one signaled zero-length RDMA WRITE.  Take post_mutex only if free:
- * its holder's own completion tells whether the peer answers.  Post nothing
- * while our port is down (hixl_link_port_up()): that is a local event, and
- * on rxe a send that fails moves the QP, and the GSI QP, to error.
+ * post_mutex only if free: its holder's own completion tells whether the peer
+ * answers.  Nothing while our port is down: that is a local event.
  */
 static void hixl_ka_post(struct hixl_link *l)
 {

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lcopy.c - the parallel copy of same-host links, follows
- * padata_do_multithreaded(): a batch is cut into shares; the caller copies
- * the first, queues the rest on its engine's own queue, and takes back any
- * share not yet started.  Every byte before the lowest failure is copied.
+ * lcopy.c - same-host copies in parallel, as padata_do_multithreaded(): the caller
+ * copies the first share, queues the rest and takes back any not started
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

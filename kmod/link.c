@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * link.c - what every part of a link uses: its state and failure,
- * references and release, the handshake deadline, the engine's list of
- * links and the lookup of a peer's.  Its life is in link_life.c.
- */
+/* link.c - a link's state, failure, references, release and lookup */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
@@ -48,6 +44,7 @@ void hixl_link_warn(const struct hixl_link *l, const char *fmt, ...)
  * hixl_sockaddr_equal() - do two engine names name the same engine?
  * @a: a name
  * @b: another
+ * Return: true if family, address and port are equal.
  */
 bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b)
 {
@@ -104,7 +101,6 @@ void hixl_link_fail(struct hixl_link *l, int err)
  *
  * For a peer that broke the protocol: unlisted and torn down from the
  * workqueue at once; while hixl_accept() runs, only marked broken.
- *
  * Context: any that may queue work.
  */
 void hixl_link_abort(struct hixl_link *l, int err)
@@ -153,9 +149,7 @@ bool hixl_link_usable(struct hixl_link *l)
  * hixl_link_port_up() - is the port under a link's connection up?
  * @l: the link; its @cm_id stays while we read it
  *
- * Reads the bound netdev first, as rxe_set_port_state(): the cached port
- * state lags it, and a send on a down port breaks rxe's QPs.
- *
+ * The bound netdev is read first: the cached port state lags it.
  * Context: any.
  * Return: false if the netdev is down or the cached state is not ACTIVE.
  */
@@ -223,11 +217,8 @@ bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name)
 }
 
 /**
- * hixl_link_hs_progress() - an accepted link's handshake moved on
+ * hixl_link_hs_progress() - restart an accepted link's handshake deadline
  * @l: the link
- *
- * Restarts the hixl_handshake_ms deadline: a large table takes longer.
- *
  * Context: any.
  */
 void hixl_link_hs_progress(struct hixl_link *l)
@@ -244,7 +235,6 @@ void hixl_link_hs_progress(struct hixl_link *l)
 /* The links' transfer queue (struct hixl_link_queue_ops), set at load by main.c. */
 const struct hixl_link_queue_ops *hixl_xq_ops __read_mostly;
 
-/* kref release of a link, torn down or never connected */
 static void hixl_link_free(struct kref *ref)
 {
 	struct hixl_link *l = container_of(ref, struct hixl_link, ref);
@@ -295,11 +285,7 @@ void hixl_release_done(struct hixl_engine *eng)
 	hixl_engine_put(eng);	/* the struct outlives the wake_up_all() */
 }
 
-/*
- * Release a link on the engine's workqueue, counted in @releases so that
- * hixl_engine_links_destroy() waits for it.  None once hixl_link_destroy()
- * began.
- */
+/* Release @l on the engine's wq, counted in @releases for hixl_engine_links_destroy(). */
 void hixl_link_schedule_release(struct hixl_link *l)
 {
 	struct hixl_engine *eng = l->eng;

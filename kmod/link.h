@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * link.h - a link: one RC connection to a peer engine, and the layers that
- * use it (link.c, link_life.c, msg.c, cm.c, table.c, rtable.c, notify.c,
- * stage.c).  Lock order: engine.h.
- */
+/* link.h - a link: one RC connection to a peer engine.  Lock order: engine.h. */
 #ifndef _HIXL_LINK_H
 #define _HIXL_LINK_H
 
@@ -84,10 +80,7 @@ enum hixl_link_state {
 	HIXL_LINK_CLOSED,	/* being torn down */
 };
 
-/*
- * A peer's registration; usable once all @nr_mrs arrived (@got).  @device:
- * dma-buf memory, never staged.
- */
+/* A peer's registration; usable once all @nr_mrs arrived (@got). */
 struct hixl_rregion {
 	u64 addr;
 	u64 len;
@@ -447,7 +440,6 @@ struct hixl_notify_ent {
 	u8 data[];
 };
 
-/* link.c */
 bool hixl_sockaddr_equal(const struct hixl_sockaddr *a, const struct hixl_sockaddr *b);
 bool hixl_name_is_source(struct hixl_link *l, const struct hixl_sockaddr *name);
 int hixl_link_state(struct hixl_link *l, int *err);

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * link_life.c - a link's life: allocation, the QP side, teardown and
- * release, the handshake.  Follows nvme/host/rdma.c, nvme/target/rdma.c and
- * rtrs (one CM handler for listener and connection ids).
- */
+/* link_life.c - a link's allocation, QP, teardown and handshake; as nvme-rdma, rtrs */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
@@ -100,10 +96,7 @@ int hixl_rx_table_end(struct hixl_link *l, const void *buf, u32 len)
 	return 0;
 }
 
-/*
- * An accepted link's handshake deadline passed: release a link still
- * connecting, or broken before READY, as a peer that left.
- */
+/* Handshake deadline: release a link still connecting or broken before READY. */
 static void hixl_link_hs_expire(struct work_struct *w)
 {
 	struct hixl_link *l = container_of(to_delayed_work(w), struct hixl_link, hs_work);
@@ -210,10 +203,7 @@ int hixl_link_create_qp(struct hixl_link *l)
 		return -EXDEV;	/* the route left the rail's device */
 	l->ibdev = dev.ibdev;
 	l->pd = dev.pd;
-	/*
-	 * Two CQs (see scq.c), each sized for a full flush plus the drain
-	 * markers of ib_drain_sq() and ib_drain_qp().
-	 */
+	/* each CQ takes a full flush plus the drain markers (ib_drain_qp()) */
 	l->rcq = ib_alloc_cq(l->ibdev, l, HIXL_RX_DEPTH + 1, 0, IB_POLL_WORKQUEUE);
 	if (IS_ERR(l->rcq)) {
 		ret = PTR_ERR(l->rcq);
@@ -252,10 +242,7 @@ void hixl_link_destroy_qp(struct hixl_link *l)
 		int err;
 
 		ib_drain_qp(l->qp);
-		/*
-		 * RESET before destroy so arriving packets are dropped (rxe;
-		 * IBTA 10.3.1); twice, as the second drain frees a late one.
-		 */
+		/* RESET drops arriving packets (IBTA 10.3.1); a second drain frees a late one */
 		for (int i = 0; i < 2; i++) {
 			err = ib_modify_qp(l->qp, &reset, IB_QP_STATE);
 			if (err)
@@ -285,7 +272,6 @@ void hixl_link_destroy_qp(struct hixl_link *l)
  *
  * Marks it CLOSED, then under cm_mutex frees the QP and the cm_id; other
  * reference holders keep the struct only.
- *
  * Context: process context; not under the engine lock or links_lock.
  */
 void hixl_link_destroy(struct hixl_link *l)

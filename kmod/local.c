@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * local.c - same-host links: when both ends are engines of this kernel
- * they pair by a boot id and token in HELLO, and a TRANSFER is a CPU copy
- * between their pinned pages, as KNEM (docs/protocol.md).
- */
+/* local.c - same-host links: engines of this kernel pair by boot id and token */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/random.h>

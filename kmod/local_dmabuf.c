@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * local_dmabuf.c - dma-buf registrations on same-host links: local_xfer.c's
- * CPU copy through the exporter's dma_buf_vmap(), kept until the registration
- * goes (the attachment is static).  hixl_engine.lock nests outside the
- * buffer's dma_resv lock.
+ * local_dmabuf.c - same-host copies of dma-buf registrations through
+ * dma_buf_vmap(), mapped until the registration goes (static attachment)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -53,7 +51,6 @@ static u8 *hixl_ldb_map(const struct hixl_region *r, u64 addr, u64 *c, struct pa
 	return (u8 *)kmap_local_page(*page) + offset_in_page(addr);
 }
 
-/* Copy @n bytes from @sa of @src to @da of @dst. */
 static void hixl_ldb_copy(const struct hixl_region *dst, u64 da, const struct hixl_region *src,
 			  u64 sa, u64 n)
 {
@@ -88,7 +85,6 @@ static void hixl_ldb_copy(const struct hixl_region *dst, u64 da, const struct hi
  *
  * CPU access is always DMA_BIDIRECTIONAL: an exporter may map once with
  * the first call's direction (udmabuf).
- *
  * Context: process context, may sleep.
  * Return: 0, or dma_buf_begin_cpu_access()'s -errno (nothing copied).
  */

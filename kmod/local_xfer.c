@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * local_xfer.c - the same-host transport: a TRANSFER on a link paired with
- * an engine of this kernel (local.c) is a kernel copy between the engines'
- * pinned pages, checked chunk by chunk under the peer engine's lock.
- */
+/* local_xfer.c - same-host TRANSFERs: copies checked chunk by chunk under the peer's lock */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
@@ -161,7 +157,6 @@ static u64 hixl_local_span(const struct hixl_region *r, u64 addr, struct page **
 	return ((u64)(run->end - idx) << PAGE_SHIFT) - offset_in_page(addr);
 }
 
-/* Flush pages the CPU wrote. */
 static void hixl_local_flush(struct page *page, u32 off, u64 len)
 {
 	unsigned long i, n = DIV_ROUND_UP(off + len, PAGE_SIZE);
@@ -175,11 +170,7 @@ static unsigned long hixl_local_npages(u32 off, u64 len)
 	return DIV_ROUND_UP(off + len, PAGE_SIZE);
 }
 
-/*
- * Copy @n bytes between our region @lr at @la and the peer's segments
- * @seg; @write: ours to theirs.  One memcpy() per overlap of contiguous
- * runs, or page by page with highmem.
- */
+/* Copy @n bytes between our region @lr at @la and the peer's @seg; @write: ours to theirs. */
 static void hixl_local_copy(const struct hixl_region *lr, u64 la,
 			    const struct hixl_local_seg *seg, u64 n, bool write)
 {
@@ -259,7 +250,6 @@ int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long de
  *
  * Waits at most HIXL_LCOPY_LOCK_US for the peer's lock, which a peer
  * command may hold while it faults; the caller retries.
- *
  * Context: process context, sleeps; no lock held.
  * Return: 0; -EBUSY peer lock busy; -ECONNRESET peer closing; -ERANGE or
  * -EACCES peer region gone or changed; -EIO too many segments.

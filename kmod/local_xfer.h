@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * local_xfer.h - the same-host transport: a CPU copy between two engines'
- * registrations (local_xfer.c, lcopy.c, local_dmabuf.c).
- */
+/* local_xfer.h - the same-host transport (local_xfer.c, lcopy.c, local_dmabuf.c) */
 #ifndef _HIXL_LOCAL_XFER_H
 #define _HIXL_LOCAL_XFER_H
 
@@ -13,7 +10,6 @@
 /* segments a chunk may need: 4 KiB pages, misaligned */
 #define HIXL_LOCAL_SEGS		(HIXL_LOCAL_CHUNK / PAGE_SIZE + 1)
 
-/* lcopy.c */
 #define HIXL_LCOPY_MAX		16	/* CPUs one batch uses at most */
 /* a share must be long against waking a worker on another CPU */
 #define HIXL_LCOPY_MIN		SZ_2M	/* bytes: a smaller batch is copied inline */
@@ -33,7 +29,6 @@ struct hixl_region;
 struct dentry;
 struct page;
 
-/* local_xfer.c */
 int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
 		    const struct hixl_op_desc *d, bool nonblock, struct hixl_plan *pl);
 int hixl_local_run(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
@@ -74,7 +69,6 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 		   const struct hixl_plan *pl, unsigned long deadline, u64 *bytes);
 void hixl_lcopy_debugfs(struct dentry *dir);
 
-/* local_dmabuf.c */
 struct hixl_region;
 bool hixl_local_region_ok(struct hixl_region *r);
 int hixl_local_dmabuf_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,

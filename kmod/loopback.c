@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * loopback.c - loopback engines (127.0.0.0/8, ::1): no RDMA device; CONNECT
- * pairs two link objects of the same netns for the same-host copy (local.c)
- * after the handshake's checks.  See docs/protocol.md, "Loopback engines".
- */
+/* loopback.c - loopback engines (127.0.0.0/8, ::1): same-host copies only */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
@@ -92,9 +88,7 @@ static u16 hixl_loop_pick_port(const struct net *net, const struct hixl_sockaddr
  * @eng: the engine, the caller its owner
  * @a:   the request, validated; out: local.port (picked if 0), no device
  * Context: process context; takes @eng->lock, then hixl_loop_lock.
- * Return: 0; -ENODEV transport RDMA; -EACCES port < 1024 without
- * CAP_NET_BIND_SERVICE; -EALREADY; -EADDRINUSE name taken or no free port;
- * -EINVAL, -EFAULT, -ENOPKG from hixl_auth_setup(); -ENOMEM.
+ * Return: 0, or -errno as docs/abi.md lists for loopback engines.
  */
 int hixl_loop_setup(struct hixl_engine *eng, struct hixl_setup *a)
 {
@@ -272,10 +266,7 @@ static bool hixl_loop_ready(struct hixl_link *l)
 	return ok;
 }
 
-/*
- * One attempt of hixl_loop_join().  Return: 0; -ECONNREFUSED (retry);
- * -EACCES; -ECONNRESET; -ENOMEM.
- */
+/* One attempt of hixl_loop_join(); -ECONNREFUSED: nobody listens yet, retry. */
 static int hixl_loop_try(struct hixl_link *l)
 {
 	struct hixl_engine *eng = l->eng, *t;

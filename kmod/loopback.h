@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * loopback.h - loopback engines: no RDMA device, same-host copies only
- * (loopback.c).  hixl_loop_lock protects the list of loopback engines.
- */
+/* loopback.h - loopback engines; hixl_loop_lock protects their list */
 #ifndef _HIXL_LOOPBACK_H
 #define _HIXL_LOOPBACK_H
 

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * main.c - /dev/hixl, engine lifetime and ioctl dispatch; one command
- * table for ioctl and URING_CMD, as ublk_drv.c.
- */
+/* main.c - /dev/hixl, engine lifetime, one command table for ioctl and URING_CMD */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-mapping.h>

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * mr.c - fast-registration MRs for regions, as nvme-rdma: ib_alloc_mr() and
- * ib_map_mr_sg(), activated by IB_WR_REG_MR; never a global rkey.  One MR
- * set per rail, as few MRs as the device allows.
- */
+/* mr.c - regions' fast-registration MRs, one set per rail, as nvme-rdma; no global rkey */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/sizes.h>
@@ -48,8 +44,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_mr_count);
  * @mr:        after ib_map_mr_sg(), before IB_WR_REG_MR
  * @page_size: mapped page size, bytes
  *
- * A software device's iova is a kernel VA, which must not reach a peer
- * (KASLR); follows xprtrdma's frwr_map() in choosing the iova.
+ * A software device's iova is a kernel VA, which must not reach a peer (KASLR).
  */
 void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size)
 {

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * msg.c - posting a link's messages (proto.h) and waiting for them.  The
- * buffers and the receive side are in msg_rx.c.
- */
+/* msg.c - posting a link's messages (proto.h); buffers and receive side: msg_rx.c */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/memcontrol.h>
@@ -36,7 +33,6 @@ void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  *
  * Waits HIXL_MSG_TIMEOUT_MS or until @l->msg.tx_deadline, at least
  * HIXL_TX_MIN_MS.
- *
  * Return: 0; -ETIMEDOUT; -EHOSTDOWN retries ran out; -ECONNRESET another
  * error completion.  Errors break the link.
  */

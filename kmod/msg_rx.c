@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * msg_rx.c - a link's message buffers and receive side: each message's
- * header is checked and the message handed to its type's handler.
- */
+/* msg_rx.c - a link's message buffers; each message checked, then handed on */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/memcontrol.h>

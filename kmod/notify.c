@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * notify.c - notifications: small two-sided messages (SEND_NOTIFY), queued
- * on the receiving engine until GET_NOTIFIES fetches them.
- */
+/* notify.c - notifications (SEND_NOTIFY), queued on the engine until GET_NOTIFIES */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/poll.h>
@@ -17,16 +14,12 @@
 #include "loopback.h"
 #include "proto.h"
 
-/* Notifications queued on one engine over all its links. */
 unsigned int hixl_max_engine_notifies = 16384;
 module_param_named(max_engine_notifies, hixl_max_engine_notifies, uint, 0644);
 MODULE_PARM_DESC(max_engine_notifies, "notifications queued on an engine, of all its links together (default 16384); more are dropped and counted");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_engine_notifies);
 
-/*
- * Queue a NOTIFY on the engine, or count it dropped beyond
- * HIXL_NOTIFY_MAX_PENDING per link or hixl_max_engine_notifies per engine.
- */
+/* Queue a NOTIFY on the engine, or count it dropped beyond the link's or engine's limit. */
 int hixl_rx_notify(struct hixl_link *l, const void *buf, u32 len)
 {
 	const struct hixl_wire_notify *m = buf;

@@ -6,10 +6,7 @@
 
 #include "param.h"
 
-/*
- * Per-process limits; defaults are HIXL's published RegisterMem and Connect
- * limits.  A new value applies to the next call that checks it.
- */
+/* A new limit applies to the next call that checks it. */
 unsigned int hixl_max_regions = 4096;
 module_param_named(max_regions, hixl_max_regions, uint, 0644);
 MODULE_PARM_DESC(max_regions, "registrations per process (default 4096; HIXL's is 256)");
@@ -30,7 +27,6 @@ module_param_named(max_links, hixl_max_links, uint, 0644);
 MODULE_PARM_DESC(max_links, "links per engine (default 512)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_links);
 
-/* handshake_ms and max_setup_links: docs/abi.md */
 unsigned int hixl_handshake_ms = 10000;
 module_param_named(handshake_ms, hixl_handshake_ms, uint, 0644);
 MODULE_PARM_DESC(handshake_ms, "ms an accepted link's handshake may go without progress before it is closed (default 10000)");
@@ -41,23 +37,16 @@ module_param_named(max_setup_links, hixl_max_setup_links, uint, 0644);
 MODULE_PARM_DESC(max_setup_links, "accepted links per engine still in their handshake (default 64)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_setup_links);
 
-/* MR entries one peer's region table may hold (32 bytes each). */
 unsigned int hixl_max_peer_mrs = 65536;
 module_param_named(max_peer_mrs, hixl_max_peer_mrs, uint, 0644);
 MODULE_PARM_DESC(max_peer_mrs, "MRs one peer's region table may hold, per link (default 65536)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_max_peer_mrs);
 
-/* How many of one engine's io_uring batches (xwork.c) run at once. */
 int hixl_xwork_max_active = 16;
 module_param_named(xwork_max_active, hixl_xwork_max_active, int, 0644);
 MODULE_PARM_DESC(xwork_max_active, "io_uring staged and same-host batches one engine runs at once, 1..512, read at open (default 16)");
 EXPORT_SYMBOL_IF_KUNIT(hixl_xwork_max_active);
 
-/* The device dma-bufs are attached to (dmabuf.c). */
 struct device *hixl_dev;
-
-/* Work that engine teardown must be able to wait for. */
 struct workqueue_struct *hixl_wq;
-
-/* The send CQs' pollers (scq.c), as the core's ib_comp_wq. */
 struct workqueue_struct *hixl_cq_wq;

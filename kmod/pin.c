@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pin.c - host memory of a registration: pinned and charged as
- * ib_umem_get() (memfd_pin_folios() for shared files on 6.11+), and
- * watched by an MMU interval notifier: unmaps invalidate, other events
- * make it suspect until the work item re-walks the range.
+ * pin.c - host pages, pinned and charged as ib_umem_get() and watched by an MMU interval
+ * notifier: unmaps invalidate, other events make the range suspect until re-walked
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * plan.c - a TRANSFER's descriptors checked against both sides' tables and
- * cut into single-SGE pieces, each inside one local and one remote MR.
- */
+/* plan.c - a TRANSFER cut into single-SGE pieces, each inside one local and one remote MR */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/maple_tree.h>

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * poll.c - hybrid polling: the TRANSFER ioctl may spin on a small batch,
- * polling the send CQ as blk_mq_poll(); each link keeps EWMAs of spinning
- * and sleeping waits and takes the faster (follows blk_mq_poll_nsecs()).
- */
+/* poll.c - hybrid polling of small synchronous batches, as blk_mq_poll() */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bottom_half.h>

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * proto.h - messages between two engines on a link's SEND/RECV channel:
- * little-endian, fixed layout, one message per 4 KiB buffer
- * (docs/protocol.md).
- */
+/* proto.h - link messages: little-endian, fixed layout, one per 4 KiB (docs/protocol.md) */
 #ifndef _HIXL_PROTO_H
 #define _HIXL_PROTO_H
 

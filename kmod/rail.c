@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rail.c - an engine on several rails: SETUP's extra local addresses, one
- * per further RDMA device.  Rail 0 is SETUP's @local; each rail has its own
- * device, PD and MR limits (struct hixl_rail).  Design: docs/abi.md, "Rails".
- */
+/* rail.c - SETUP's extra rails, one per further RDMA device (docs/abi.md, "Rails") */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/inetdevice.h>
@@ -60,7 +56,6 @@ static bool hixl_rail_device_taken(const struct hixl_rdma *rd, const struct hixl
 	return false;
 }
 
-/* HIXL_SETUP_RAILS: check and resolve the caller's list. */
 static int hixl_rails_from_list(struct hixl_rdma *rd, const struct hixl_setup *a,
 				struct net *net, struct hixl_rail *rails)
 {
@@ -105,10 +100,7 @@ static int hixl_rails_from_list(struct hixl_rdma *rd, const struct hixl_setup *a
 
 #define HIXL_RAIL_AUTO_CANDIDATES 64	/* IPv4 addresses looked at */
 
-/*
- * HIXL_SETUP_RAILS_AUTO: every other RDMA device's first IPv4 address on
- * an up, non-loopback interface of @net, in interface order.
- */
+/* RAILS_AUTO: each other RDMA device's first IPv4 address on an up, non-loopback netdev */
 static int hixl_rails_auto(struct hixl_rdma *rd, const struct hixl_setup *a,
 			   struct net *net, struct hixl_rail *rails)
 {
@@ -173,10 +165,7 @@ static int hixl_rails_auto(struct hixl_rdma *rd, const struct hixl_setup *a,
  * @a:   the validated request; out: @a->nr_rails, rail 0 included
  * @net: the caller's network namespace (referenced for hixl_rail_revive())
  * Context: process context, may sleep; @rd->eng->lock held.
- * Return: 0; -EFAULT; -EINVAL bad, repeated or loopback address, or device
- * used twice; -EAFNOSUPPORT; -EADDRNOTAVAIL; -ENODEV; -EOPNOTSUPP no FRMR,
- * or RAILS_AUTO with IPv6; -ENOMEM, or RDMA CM's or ib_alloc_pd()'s -errno.
- * On failure nothing is left in @rd.
+ * Return: 0, or -errno as docs/abi.md, "Rails", lists; then nothing is left in @rd.
  */
 int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net)
 {

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * rail.h - an engine's rails, its extra RDMA devices (rail.c, rail_dev.c).
- * The design is at the top of rail.c.
- */
+/* rail.h - an engine's extra RDMA devices (rail.c, rail_dev.c) */
 #ifndef HIXL_RAIL_H
 #define HIXL_RAIL_H
 
@@ -76,13 +73,11 @@ struct hixl_rail_piece {
 	u64 len;
 };
 
-/* rail.c */
 int hixl_rails_validate(const struct hixl_setup *a);
 int hixl_rails_setup(struct hixl_rdma *rd, struct hixl_setup *a, struct net *net);
 void hixl_rails_free(struct hixl_rdma *rd);
 u32 hixl_rails_count(const struct hixl_rdma *rd);
 
-/* rail_dev.c */
 int hixl_rail_resolve(struct net *net, struct sockaddr_storage *ss, struct hixl_rail *rail);
 void hixl_rail_close(struct hixl_rail *rail);
 bool hixl_rail_dev(const struct hixl_rdma *rd, u32 i, struct hixl_rail_dev *out);

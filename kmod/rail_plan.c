@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rail_plan.c - striping's pure parts: which rail carries which bytes,
- * where a broken rail's pieces go, which failures fail over.
- */
+/* rail_plan.c - striping's pure parts: the planner, failover re-planning */
 #include <linux/bitops.h>
 #include <linux/errno.h>
 #include <kunit/visibility.h>

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * rail_plan.h - striping's pure parts (rail_plan.c): the planner, failover
- * re-planning.  No lock, no allocation.
- */
+/* rail_plan.h - striping's pure parts (rail_plan.c); no lock, no allocation */
 #ifndef HIXL_RAIL_PLAN_H
 #define HIXL_RAIL_PLAN_H
 

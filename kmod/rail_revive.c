@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rail_revive.c - an extra rail whose device went away comes back.  Its
- * removal is hixl_engine_rail_detach() (setup.c); locks as engine.h's
- * "Rails".
- */
+/* rail_revive.c - an extra rail whose device went away comes back */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/numa.h>
@@ -24,7 +20,6 @@
  *
  * Resolves the rail's address again as SETUP did; if an unused device owns
  * it, makes the rail's PD and every valid region's MRs and publishes it.
- *
  * Context: process context; @eng->rdma_sem held for reading; trylocks the
  * engine lock, takes hixl_devs_lock.
  * Return: 0 usable; -EINVAL no such rail, loopback or unset engine; -ENODEV

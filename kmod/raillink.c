@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * raillink.c - rail links: one more RC link per extra rail beside the
- * primary; the connector's side and teardown (docs/protocol.md, "Rails").
- * Follows rtrs: several connections per session, reconnected by delayed work.
- */
+/* raillink.c - rail links, one RC link per extra rail: connecting and teardown, as rtrs */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>

@@ -21,10 +21,8 @@ struct net;
 struct rdma_cm_id;
 struct rdma_cm_event;
 
-/* rail_revive.c */
 int hixl_rail_revive(struct hixl_engine *eng, u32 i);
 
-/* raillink.c */
 void hixl_link_rails_init(struct hixl_link *l);
 u32 hixl_link_nr_rails(struct hixl_link *l);
 struct hixl_link *hixl_link_rail_get(struct hixl_link *l, u32 i);
@@ -35,12 +33,10 @@ void hixl_raillink_unhook(struct hixl_link *l);
 void hixl_raillink_trace_up(struct hixl_link *rl, struct hixl_link *p);
 void hixl_raillink_trace_down(struct hixl_link *rl, struct hixl_link *p, int err);
 
-/* raillink_hello.c */
 u32 hixl_rails_hello_fill(struct hixl_link *l, void *blk, u32 room);
 int hixl_rails_hello_rx(struct hixl_link *l, const struct hixl_wire_hello *hm, u32 len,
 			const struct hixl_sockaddr *name);
 
-/* raillink_accept.c */
 int hixl_raillink_attach(struct hixl_link *l, u32 i, const u8 *token,
 			 const struct hixl_sockaddr *name);
 u32 hixl_rail_of_device(struct hixl_engine *eng, struct ib_device *dev);

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * raillink_accept.c - the acceptor's side of rail links (design: top of
- * raillink.c): which rail a connection is, pairing an accepted rail link
- * with its primary, and the rail listeners.
- */
+/* raillink_accept.c - the acceptor's side of rail links and the rail listeners */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
@@ -27,7 +23,6 @@
  *
  * The connection must come from the peer's rail @i address; tokens are
  * compared in constant time; a rail link it replaces is aborted.
- *
  * Context: the receive work; may sleep.
  * Return: 0; -EPROTO no such primary, wrong rail or source; -ECONNABORTED
  * the primary or @l is going.

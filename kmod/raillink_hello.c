@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * raillink_hello.c - the rail blocks of a HELLO (docs/protocol.md
- * "Rails"): a primary's rails block and a rail link's rail block.  A peer's
- * blocks are untrusted and checked field by field.
- */
+/* raillink_hello.c - HELLO's rail blocks; a peer's are checked field by field */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/minmax.h>
@@ -137,7 +133,6 @@ static int hixl_rails_blk_check(struct hixl_link *l, const struct hixl_wire_hell
  * @name: the engine name in the HELLO
  *
  * Unknown blocks are skipped; an accepted rail link is attached.
- *
  * Context: the receive work; may sleep.
  * Return: 0; -EPROTO malformed, repeated, misplaced, missing or unpaired
  * block; -ECONNABORTED the primary is going.

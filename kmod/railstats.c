@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * railstats.c - an engine's counters per rail (GET_STATS with
- * HIXL_STATS_RAILS); a rail's state is read, not kept.
- */
+/* railstats.c - GET_STATS with HIXL_STATS_RAILS; a rail's state is read, not kept */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * region.c - REG_MEM and DEREG_MEM, region lookup, page-size selection.
- * Valid registrations of one engine never overlap.
- */
+/* region.c - REG_MEM, DEREG_MEM, lookup; an engine's valid regions never overlap */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mm.h>
@@ -153,10 +150,7 @@ static int hixl_reg_mem_validate(const struct hixl_reg_mem *a)
  *
  * On success the region is in every connected peer's table.
  * Context: process context, may sleep; takes @eng->lock.
- * Return: 0; -EINVAL bad argument; -EOPNOTSUPP no device-memory MRs; -EOVERFLOW
- * wraps; -EPERM not the owner; -EFAULT unmapped; -EACCES not writable;
- * -EBADF not a dma-buf; -EEXIST overlap; -ENOSPC, -E2BIG, -ENOMEM limits;
- * -EAGAIN range kept changing; -EINTR fatal signal.
+ * Return: 0, or -errno as docs/abi.md lists.
  */
 int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *a)
 {

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * region.h - registered memory: accounting (acct.c), regions (region.c),
- * page runs (runs.c), host pins (pin.c), MRs (mr.c), dma-buf (dmabuf.c).
- */
+/* region.h - registered memory (acct.c, region.c, runs.c, pin.c, mr.c, dmabuf.c) */
 #ifndef _HIXL_REGION_H
 #define _HIXL_REGION_H
 
@@ -248,12 +245,10 @@ void hixl_region_free_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 
 void hixl_region_free_mrs_on(struct hixl_region *r, struct hixl_rdma *rd);
 void hixl_region_free_mrs(struct hixl_region *r);
 
-/* pin.c: host memory */
 int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz);
 void hixl_region_release_pins(struct hixl_region *r);
 void hixl_inval_work(struct work_struct *work);
 
-/* region.c */
 int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *arg);
 int hixl_cmd_dereg_mem(struct hixl_engine *eng, struct hixl_dereg_mem *arg);
 /**
@@ -304,7 +299,6 @@ void hixl_engine_regions_destroy(struct hixl_engine *eng);
 struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 len);
 bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len);
 
-/* dmabuf.c */
 int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz);
 int hixl_dmabuf_pages(struct hixl_region *r);
 void hixl_dmabuf_unmap(struct hixl_region *r);

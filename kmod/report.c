@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.c - GET_STATS, LINK_STATS and ENGINES.  The last two show any
- * engine whose owner is in the caller's pid namespace, never an address,
- * key or secret.
+ * report.c - GET_STATS, LINK_STATS, ENGINES; the last two show engines of the caller's
+ * pid namespace, never an address, key or secret
  */
 #include <linux/pid_namespace.h>
 #include <linux/slab.h>

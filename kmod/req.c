@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * req.c - a TRANSFER as one request, ended in hixl_req_end() as
- * blk_mq_end_request(); a cancel hits the batch bound to it now.
- */
+/* req.c - a TRANSFER as one request, ended once in hixl_req_end() */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * req.h - one TRANSFER from submission to end, for the ioctl or io_uring.
- */
+/* req.h - one TRANSFER from submission to end, for the ioctl or io_uring */
 #ifndef _HIXL_REQ_H
 #define _HIXL_REQ_H
 

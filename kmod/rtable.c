@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rtable.c - the peer's region table on a link: applying its REGION and
- * REGION_DEL messages and acknowledging them (TABLE_ACK).  table.c is the
- * sending side.
- */
+/* rtable.c - the peer's region table: REGION, REGION_DEL and our TABLE_ACKs */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/maple_tree.h>
@@ -18,7 +14,6 @@
 #include "rtable.h"
 #include "proto.h"
 
-/* MR entries the peer tables of all of one engine's links may hold. */
 unsigned int hixl_max_engine_peer_mrs = 1U << 20;
 module_param_named(max_engine_peer_mrs, hixl_max_engine_peer_mrs, uint, 0644);
 MODULE_PARM_DESC(max_engine_peer_mrs, "MR entries the peer tables of all of an engine's links may hold together (default 1048576: 32 MiB)");
@@ -91,7 +86,6 @@ static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
  *
  * A region may span several messages and is usable once all its MRs came;
  * one of another shape at the same address is replaced.
- *
  * Return: 0; -EPROTO malformed; -EEXIST overlap; -ENOSPC over a bound;
  * -ENOMEM.
  */
@@ -224,7 +218,6 @@ void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc)
  * @applied: REGION/REGION_DEL messages applied, cumulative
  *
  * Does not wait; at most one is in flight, hixl_ack_done() sends the next.
- *
  * Context: any; takes @l->xq.lock.
  * Return: 0 if sent or queued, or ib_post_send()'s -errno.
  */

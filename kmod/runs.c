@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * runs.c - a region's pages as physically contiguous runs, as ib_umem
- * keeps them in a scatterlist: 16 bytes per run (first pfn, and the page
- * index past its end) instead of a pointer per page.
- */
+/* runs.c - a region's pages as contiguous runs, 16 bytes each (first pfn, end index) */
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/pfn.h>
@@ -128,6 +124,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_runs_find);
  * hixl_runs_pfn() - the page frame of a page
  * @rs:  the run list, non-empty
  * @idx: page index from the first page, < @rs->npages
+ * Return: the pfn.
  */
 unsigned long hixl_runs_pfn(const struct hixl_runs *rs, unsigned long idx)
 {
@@ -153,15 +150,12 @@ void hixl_runs_pgsz(const struct hixl_runs *rs, struct hixl_pgsz *s)
 EXPORT_SYMBOL_IF_KUNIT(hixl_runs_pgsz);
 
 /**
- * hixl_runs_sg_table() - a scatterlist for a byte range of the runs
+ * hixl_runs_sg_table() - a scatterlist for a byte range, as sg_alloc_table_from_pages_segment()
  * @rs:      the run list
  * @sgt:     the table to allocate and fill
  * @off:     first byte, from the start of the first page
  * @len:     bytes, > 0
  * @max_seg: largest entry in bytes, a multiple of PAGE_SIZE
- *
- * As sg_alloc_table_from_pages_segment(), without visiting each page.
- *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL range outside the runs; -ENOMEM.
  */

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scq.c - a link's send CQ, polled by hixl itself: by a worker after a
- * completion event, and by a synchronous TRANSFER spinning on it (poll.c).
- * Every poll holds scq.mutex, so handlers run one at a time, in CQ order, in
- * process context; the worker follows ib_cq_poll_work().
+ * scq.c - a link's send CQ, polled by a worker and by spinning TRANSFERs; every poll
+ * holds scq.mutex: handlers run one at a time, in CQ order, in process context
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,9 +41,8 @@ static int hixl_scq_process(struct hixl_link *l, int budget)
 }
 
 /*
- * The worker: poll up to HIXL_SCQ_BUDGET WCs, re-arm, and requeue if the
- * budget ran out or completions slipped in.  Queued under the mutex so
- * that hixl_scq_destroy()'s cancel_work_sync() comes after it.
+ * As ib_cq_poll_work(); requeued under the mutex so that hixl_scq_destroy()'s
+ * cancel_work_sync() comes after it.
  */
 static void hixl_scq_run(struct hixl_link *l)
 {

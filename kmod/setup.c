@@ -1,10 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * setup.c - HIXL_IOC_SETUP: bind an engine to its local address through
- * RDMA CM, find the device that owns it and allocate the engine's PD; and
- * the end of those objects, at close or when the device is unregistered
- * (hixl_ib_remove()).
- */
+/* setup.c - HIXL_IOC_SETUP, and the RDMA side's end at close or device removal */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
@@ -113,12 +108,8 @@ static void hixl_engine_rail_ibdevs_set(struct hixl_engine *eng, const struct hi
  *
  * All or nothing: the device side is built privately and published only
  * when nothing can fail; on failure the engine is left as it was.
- *
  * Context: process context, may sleep; takes @eng->lock.
- * Return: 0; -EINVAL bad option, peer entry or rail; -EFAULT; -ENOPKG no
- * hmac(sha256); -EAFNOSUPPORT; -EPERM not the engine's process; -EALREADY;
- * -EADDRNOTAVAIL not local; -ENODEV no RDMA device; -EOPNOTSUPP no FRMR;
- * -EADDRINUSE; -ENOMEM, or the device's -errno.
+ * Return: 0, or -errno as docs/abi.md lists.
  */
 int hixl_cmd_setup(struct hixl_engine *eng, struct hixl_setup *a)
 {
@@ -337,7 +328,6 @@ static int hixl_ib_add(struct ib_device *ibdev)
 
 static u64 hixl_removal_seq;	/* under hixl_engines_lock */
 
-/* Does @eng use @ibdev, as rail 0 or an extra rail? */
 static bool hixl_engine_on_dev(struct hixl_engine *eng, struct ib_device *ibdev)
 {
 	u32 i;
@@ -412,11 +402,7 @@ void hixl_ib_client_unregister(void)
 /**
  * hixl_engine_rail_detach() - rail @ibdev of @eng is being unregistered
  * @eng:   an engine with @ibdev as an extra rail, referenced
- * @ibdev: the device
- *
- * As hixl_engine_detach() for one rail: its links, MRs and PD go, the
- * engine keeps its other rails.
- *
+ * @ibdev: the device; its links, MRs and PD go, the other rails stay
  * Context: process context, may sleep; no lock held.
  */
 void hixl_engine_rail_detach(struct hixl_engine *eng, struct ib_device *ibdev)

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stage.c - the staging pool: unregistered local memory and descriptors too
- * small to pay for a work request each go through pre-registered buffers.
- * A staged WRITE copies into the send buffer, RDMA WRITEs it to the peer's
- * landing buffer and sends STAGE_REQ; the peer answers STAGE_DONE.
+ * stage.c - the staging pool: a staged WRITE copies into our buffer, RDMA WRITEs it
+ * to the peer's landing buffer and sends STAGE_REQ; the peer answers STAGE_DONE
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,7 +37,6 @@ static void hixl_sync_for_device(struct ib_device *dev, struct sg_table *sgt)
 		dma_sync_sgtable_for_device(dev->dma_device, sgt, DMA_BIDIRECTIONAL);
 }
 
-/* Kernel address of byte @off of a staging buffer. */
 static void *hixl_stbuf_ptr(struct hixl_stbuf *b, size_t off)
 {
 	return page_address(b->chunk[off / HIXL_STAGE_CHUNK]) + off % HIXL_STAGE_CHUNK;
@@ -154,7 +151,6 @@ static int hixl_stage_fault_in(u64 uaddr, size_t len, bool in)
 	return (in ? fault_in_readable(u, len) : fault_in_safe_writeable(u, len)) ? -EFAULT : 0;
 }
 
-/* Copy between a region's pinned pages and a staging buffer. */
 static void hixl_stbuf_region(struct hixl_stbuf *b, size_t off, struct hixl_region *r,
 			      u64 addr, u64 len, bool to_region)
 {
@@ -293,10 +289,7 @@ static int hixl_stage_rdma(struct hixl_link *l, const struct hixl_stage_peer *pr
 	return hixl_post_wait(l, &wr.wr);
 }
 
-/*
- * Read the peer's landing buffer once and the data room per round; false
- * if either buffer has no room.
- */
+/* Read the peer's landing buffer and the room per round once; false if there is none. */
 static bool hixl_stage_peer_get(struct hixl_link *l, struct hixl_stage_peer *pr)
 {
 	size_t room;
@@ -478,7 +471,6 @@ static int hixl_stage_round(struct hixl_link *l, u32 op, const struct hixl_op_de
  *
  * A round runs under post_mutex without faulting; a missing page is faulted
  * in with the mutex dropped and the round rerun, as filemap's writes.
- *
  * Context: process context with the TRANSFER's mm, sleeps.
  * Return: 0; -EFAULT local range unusable; the peer's -ERANGE, -EACCES,
  * -EPROTO or -EREMOTEIO; -EPROTO no room; -ETIMEDOUT; -EINTR; -ECANCELED;

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * stats.c - data-path counters: per link, per engine and per engine rail
- * (hixl_link_count()), failovers per rail, and TRANSFER latency histograms.
- */
+/* stats.c - data-path counters per link, engine and rail, and latency histograms */
 #include <linux/bitops.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>

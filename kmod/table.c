@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * table.c - our region table on the links: publishing it on a new link and
- * announcing later registrations, then waiting for the TABLE_ACKs within
- * table_ack_ms (docs/protocol.md, "The exchange").  The peer's is rtable.c's.
- */
+/* table.c - our region table on the links, and waiting for their TABLE_ACKs */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
@@ -21,7 +17,6 @@
 #include "local.h"
 #include "proto.h"
 
-/* Time all of an engine's peers get to acknowledge a table update, ms. */
 unsigned int hixl_table_ack_ms = 10000;
 module_param_named(table_ack_ms, hixl_table_ack_ms, uint, 0644);
 MODULE_PARM_DESC(table_ack_ms, "ms the peers get, all together, to acknowledge a table update; a late peer's link is closed (default 10000)");
@@ -242,7 +237,6 @@ static void hixl_links_region_removed(struct hixl_engine *eng, struct hixl_regio
  * @r: the region; the engine lock held
  *
  * Once per rail: the keys are then valid on every QP of that rail's PD.
- *
  * Return: 0, or the error of a post (hixl_post_wait()).
  */
 int hixl_link_reg_mrs(struct hixl_link *l, struct hixl_region *r)
@@ -333,7 +327,6 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
  *
  * The engine lock is held until @l->tbl_gen is set, as table updates hold
  * it: an update either is in the table or reaches the link afterwards.
- *
  * Context: process context, may sleep; takes the engine lock and post_mutex.
  * Return: 0; -ECONNRESET link torn down or broken; a send or REG_MR error.
  */

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * testhook.c - test delays at debugfs hixl/test/<point>_ms (root only),
- * 0 by default.  Built only with CONFIG_KUNIT.
- */
+/* testhook.c - test delays at debugfs hixl/test/<point>_ms, root only */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
@@ -34,7 +31,6 @@ void hixl_testhook_init(struct dentry *dir)
 		debugfs_create_u32(hixl_test_names[i], 0600, t, &hixl_test_ms[i]);
 }
 
-/* Sleep @ms at point @p, at most 10 s. */
 static void hixl_test_sleep(enum hixl_test_point p, u32 ms)
 {
 	ms = min(ms, 10000U);

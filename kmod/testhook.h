@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * testhook.h - delays the user tests set at chosen points to provoke races.
- * Only with CONFIG_KUNIT; a production build has none.
- */
+/* testhook.h - test delays that provoke races; CONFIG_KUNIT only */
 #ifndef _HIXL_TESTHOOK_H
 #define _HIXL_TESTHOOK_H
 

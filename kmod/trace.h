@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * trace.h - hixl tracepoints (events/hixl/): registration, one submit and
- * one complete per TRANSFER, connects, a link's first error, rail
- * failover and rail link state.  Peers print as %pISpc.
- */
+/* trace.h - hixl tracepoints (events/hixl/); peers print as %pISpc */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM hixl
 

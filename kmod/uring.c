@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uring.c - /dev/hixl's uring_cmd: the data path through io_uring
- * passthrough (uapi/rdma/hixl.h); follows nvme/host/ioctl.c and ublk_drv.c.
- * A command is read once, at its first issue, and kept for an -EAGAIN reissue.
+ * uring.c - TRANSFERs through io_uring passthrough, as ublk_drv.c; a command is read
+ * once, at its first issue, and kept for an -EAGAIN reissue
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -105,10 +104,7 @@ static void hixl_uring_task_done(struct io_uring_cmd *cmd, unsigned int issue_fl
 	io_uring_cmd_done(cmd, pdu->ret, pdu->res2, issue_flags);
 }
 
-/*
- * A TRANSFER's request ended: post the CQE from task work.  The engine may
- * be gone after it.
- */
+/* A request ended: post the CQE from task work; the engine may be gone after it. */
 static void hixl_uring_req_end(struct hixl_req *req)
 {
 	struct io_uring_cmd *cmd = req->priv;

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * xfer.c - HIXL_IOC_TRANSFER and io_uring's TRANSFER: checked here, planned
- * by the first transport of hixl_xports[] that takes it, submitted as a request.
- */
+/* xfer.c - TRANSFER: checked, planned by the first transport that takes it, submitted */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
@@ -213,15 +210,9 @@ static const struct hixl_req_ops hixl_ioctl_req_ops = {
  * hixl_cmd_transfer() - HIXL_IOC_TRANSFER: one synchronous READ or WRITE batch
  * @eng: the engine
  * @a:   in: remote, op, descs, count, timeout_ms; out: failed
- *
  * Context: process context, sleeps up to @a->timeout_ms; rdma_sem read-held,
  * released while in flight.
- * Return: 0; else -errno with @a->failed the first failing descriptor:
- * -EINVAL bad argument; -EAFNOSUPPORT bad family; -EPERM not the owner;
- * -EBADFD not set up; -ENODEV device removed; -EFAULT unreadable descs;
- * -ENOTCONN no link; -EAGAIN connecting; -ECONNRESET, -ENETDOWN link broken;
- * -EOVERFLOW wraps; -ENOENT not a local registration; -ERANGE not a peer's;
- * -EACCES read-only; -ETIMEDOUT; -ECANCELED; -EIO; -E2BIG too many pieces; -ENOMEM.
+ * Return: 0, or -errno as docs/abi.md lists, @a->failed the first failing descriptor.
  */
 int hixl_cmd_transfer(struct hixl_engine *eng, struct hixl_transfer *a)
 {

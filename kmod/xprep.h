@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * xprep.h - a TRANSFER checked and planned, and its transports.
- */
+/* xprep.h - a TRANSFER checked and planned, and its transports */
 #ifndef _HIXL_XPREP_H
 #define _HIXL_XPREP_H
 
@@ -89,15 +87,12 @@ struct hixl_xport {
 extern const struct hixl_xport hixl_xport_local;	/* local_xfer.c */
 extern const struct hixl_xport hixl_xport_rdma;		/* xrdma.c */
 
-/* xfer.c */
 int hixl_xport_plan(struct hixl_xprep *p, const struct hixl_xport *const *xports, u32 n);
 int hixl_xprep_process(struct hixl_xprep *p);
 void hixl_xprep_free(struct hixl_xprep *p);
 
-/* xrdma.c */
 enum hixl_xpath hixl_xpath_choose(u32 nstaged, bool rails_only, bool rails);
 
-/* xwork.c */
 int hixl_xwork_queue(struct hixl_xprep *p);
 struct workqueue_struct *hixl_xwork_wq_get(struct hixl_engine *eng);
 

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xq.c - a link's transfer queue: the RDMA part of every TRANSFER.
- * Batches are posted in chains within the credit window (HIXL_CHAIN); only a
- * chain's last WR is signaled, as in rtrs.  A TABLE_ACK is held while pieces
- * planned against the old table are unposted (hixl_xq_hold_ack()).
+ * xq.c - a link's transfer queue: chains within HIXL_CHAIN credits, only the last WR
+ * signaled (as rtrs); TABLE_ACKs held by hixl_xq_hold_ack()
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -118,10 +116,8 @@ static void hixl_xq_release_ack(struct hixl_link *l)
 }
 
 /**
- * hixl_xq_plan_begin() - a TRANSFER is about to read the peer's table
+ * hixl_xq_plan_begin() - hold a removal's ACK: a TRANSFER reads the peer's table
  * @l: the link
- *
- * Holds a removal's ACK until hixl_xq_plan_end().
  */
 void hixl_xq_plan_begin(struct hixl_link *l)
 {
@@ -217,7 +213,6 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
  * @tag:   its tag (0: not cancelable by tag)
  *
  * The caller fills @b->pl, @b->end_fn and @b->req, then submits.
- *
  * Return: the batch with the submitter's reference, or NULL.
  */
 struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l, u32 op,
@@ -429,10 +424,7 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 		spin_unlock(&l->xq.lock);
 
 		hixl_xchain_build(s, c);
-		/*
-		 * With bottom halves off, as netif_rx(): a software device's
-		 * softirq runs on re-enable, not via ksoftirqd.
-		 */
+		/* BH off, as netif_rx(): a software device's softirq runs on re-enable */
 		local_bh_disable();
 		ret = ib_post_send(l->qp, &s[0].wr.wr, &bad);
 		local_bh_enable();
@@ -496,7 +488,6 @@ static void hixl_xbatch_timeout(struct work_struct *w)
  * @nonblock: the caller must not sleep
  *
  * From here the batch ends exactly once, through @b->end_fn.
- *
  * Context: process context.
  */
 void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonblock)
@@ -547,7 +538,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_submit);
  *
  * It ends once its posted WRs complete; an outcome already set stays.
  * Cancelling a striped TRANSFER's anchor cancels all its sub-batches.
- *
  * Context: process context.
  */
 void hixl_xbatch_cancel(struct hixl_xbatch *b)
@@ -591,7 +581,6 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_on_wire);
  * @failed: out: the descriptor to blame, or @b->count on success
  *
  * A fatal signal cancels the batch; a small batch may spin first (poll.c).
- *
  * Return: 0, -ETIMEDOUT, -ECANCELED, or the link error.
  */
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed)
@@ -635,7 +624,6 @@ static void hixl_link_xq_close(struct hixl_link *l)
 	mutex_unlock(&l->xq.mutex);
 }
 
-/* The transfer queue as a link sees it. */
 const struct hixl_link_queue_ops hixl_xq_link_ops = {
 	.init = hixl_link_xq_init,
 	.close = hixl_link_xq_close,

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrail.c - the striped data path: a direct TRANSFER on a primary link with
- * two or more usable rails becomes one batch per rail (rail_plan.c, xq.c);
- * a broken rail's pieces are re-planned on the others until the deadline.
- * A striped batch holds no rdma_sem.  Locks: engine.h.
+ * xrail.c - striping: a direct TRANSFER on two or more rails becomes a batch per rail,
+ * a broken rail's pieces re-planned on the others.  It holds no rdma_sem.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -484,10 +482,7 @@ static void hixl_xrail_drop(struct hixl_xrail *xr)
 	hixl_xrail_put(xr);
 }
 
-/*
- * The usable rails every local region of @d allows, @rl referenced.
- * Return: the mask, or -EAGAIN with @nonblock.
- */
+/* The usable rails every local region of @d allows, @rl referenced; or -EAGAIN. */
 static long hixl_xrail_allowed(struct hixl_engine *eng, struct hixl_link *l,
 			       const struct hixl_op_desc *d, u32 count, bool nonblock,
 			       struct hixl_link **rl, u32 *regions)

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * xrail.h - the striped data path (xrail.c, xrail_cancel.c): a TRANSFER
- * split into one batch per rail link and re-posted on other rails when one
- * breaks (failover).
- */
+/* xrail.h - striped TRANSFERs and their failover (xrail.c, xrail_cancel.c) */
 #ifndef _HIXL_XRAIL_H
 #define _HIXL_XRAIL_H
 
@@ -89,7 +85,6 @@ int hixl_xrail_transfer(struct hixl_engine *eng, struct hixl_transfer *a, struct
 bool hixl_xrail_rails_only(struct hixl_link *l);
 void hixl_xrail_put(struct hixl_xrail *xr);
 
-/* xrail_cancel.c */
 void hixl_xrail_cancel(struct hixl_xrail *xr);
 void hixl_xrail_wire(struct hixl_xrail *xr, struct list_head *wire);
 

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * xrail_cancel.c - cancelling a striped TRANSFER: cancelling the anchor
- * cancels every sub-batch and stops failover.
- */
+/* xrail_cancel.c - cancelling a striped TRANSFER's anchor cancels every sub-batch */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/list.h>

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrdma.c - the RDMA transport: a TRANSFER planned into RDMA READ or WRITE
- * pieces (plan.c) for the transfer queue (xq.c) or striping (xrail.c), or
- * staged (stage.c).  Nothing moves before every descriptor passed.
+ * xrdma.c - the RDMA transport: READ or WRITE pieces, direct, striped or staged;
+ * nothing moves before every descriptor passed
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

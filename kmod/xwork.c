@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * xwork.c - io_uring TRANSFERs that run in process context (staged and
- * same-host batches), on a work item with the submitter's mm, as f_fs's
- * ffs_user_copy_worker(); one unbound queue per engine.
- */
+/* xwork.c - io_uring TRANSFERs run on a work item with the submitter's mm, as f_fs */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kthread.h>
@@ -56,10 +52,7 @@ static void hixl_xwork_fn(struct work_struct *work)
 
 /**
  * hixl_xwork_wq_get() - the engine's queue for its io_uring batches and copy shares
- * @eng: the engine
- *
- * Made at first use; of two racing callers the loser destroys its own.
- *
+ * @eng: the engine; the queue is made at first use
  * Context: process context, may sleep.
  * Return: the workqueue, or NULL when out of memory.
  */
