@@ -11,7 +11,7 @@
 #   coccicheck   make -C KDIR coccicheck MODE=report M=(a copy of kmod/): every
 #                report; a semantic patch that needs a newer spatch is
 #                skipped by coccicheck itself, and named here
-#   kernel-doc   KDIR/scripts/kernel-doc -none kmod/*.[ch]: every warning
+#   kernel-doc   KDIR/scripts/kernel-doc -none -Wall kmod/*.[ch]: every warning
 #
 # KDIR must be a configured and built kernel source tree (headers alone have
 # no checkpatch.pl): make check passes the debug kernel's,
@@ -102,7 +102,7 @@ t_end checkpatch
 # kernel-doc
 t_start
 # shellcheck disable=SC2086
-perl "$kdir/scripts/kernel-doc" -none $srcs > "$out/kernel-doc.out" 2>&1 ||
+perl "$kdir/scripts/kernel-doc" -none -Wall $srcs > "$out/kernel-doc.out" 2>&1 ||
 	echo "kernel-doc ?: exit status $?	-" >> "$findings"
 sed -E 's/^(kmod\/[^:]+):[0-9]+: (.*)$/kernel-doc \1: \2\t&/; t; s/^.*$/kernel-doc ?: unexpected output: &\t&/' \
 	"$out/kernel-doc.out" >> "$findings"
