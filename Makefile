@@ -100,7 +100,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 # the installed tools, and the benchmark programs beside their results
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix \
-		bench/bench-lat bench/memcpy-blocks bench/bench-rails
+		bench/bench-lat bench/memcpy-blocks bench/bench-rails bench/bench-table
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
@@ -120,7 +120,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-py bench-nixl clean install
+.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-table bench-py bench-nixl clean install
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module userspace
 # everything but hixl.ko (the benchmarks build theirs for the VM's kernel)
@@ -193,6 +193,8 @@ bench/bench-submit: bench/bench-submit.c $(RAW_H) $(LIB_A) $(LIB_HDRS)
 bench/bench-matrix: bench/bench-matrix.c $(RAW_H) uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< -luring $(LDFLAGS)
 bench/bench-lat: bench/bench-lat.c $(RAW_H) tests/include/bench_clock.h uapi/rdma/hixl.h
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
+bench/bench-table: bench/bench-table.c $(RAW_H) tests/include/bench_clock.h uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
 bench/bench-rails: bench/bench-rails.c tests/include/bench_clock.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
@@ -359,6 +361,11 @@ bench-rails: userspace
 # bench/results-py.md
 bench-py: userspace
 	bench/bench.sh py
+
+# CONNECT time against registrations per side, 1 to 10,000 (bench/bench-table.c);
+# writes bench/results-table.md
+bench-table: userspace
+	bench/bench.sh table
 
 # ---- the NIXL backend plugin (nixl/, docs/nixl.md) ----------------------
 # `make nixl` builds build/nixl/libplugin_HIXL.so, NIXL's backend "HIXL", and

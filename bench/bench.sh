@@ -4,7 +4,7 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|py|nixl|all
+# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|table|py|nixl|all
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -134,6 +134,13 @@ rails)
 	guest_report bench-rails raw-rails.txt railsreport.py results-rails \
 		env RAILS_REPS="${RAILS_REPS:-5}" RAILS_MIB="${RAILS_MIB:-64}" \
 		RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" bench/bench-rails-guest.sh
+	;;
+table)
+	# `make bench-table`: CONNECT time against registrations per side
+	# (bench/bench-table-guest.sh): TABLE_REPS (3), TABLE_REGIONS
+	guest_report bench-table raw-table.txt tablereport.py results-table \
+		env HIXL_TRANSPORT=rdma TABLE_REPS="${TABLE_REPS:-3}" \
+		TABLE_REGIONS="${TABLE_REGIONS:-1 10 100 1000 3000 10000}" bench/bench-table-guest.sh
 	;;
 py)
 	# `make bench-py`: the Python package's descriptor forms (bench/pysubmit.py);
