@@ -246,12 +246,22 @@ def test_async_members(te, peer):
 def test_submit_failure_returns_zero(te, peer):
     """transfer_submit_write: 0 on failure, as Mooncake (its
     test_async_submit_to_unknown_peer_returns_zero): no peer on that port,
-    a malformed name, a local range not registered"""
+    a malformed name, a host name that does not resolve.  (A range the
+    kernel refuses fails the batch later: transfer_check_status() -1.)"""
     src = np.zeros(4096, np.uint8)
+    assert te.register_memory(src.ctypes.data, 4096) == 0
     assert te.transfer_submit_write("%s:1" % IP, src.ctypes.data, peer.inbox, 4096) == 0
-    assert te.transfer_submit_write("no:such:name", src.ctypes.data, peer.inbox, 4096) == 0
-    assert te.transfer_submit_write(peer.session, src.ctypes.data, peer.inbox, 4096) == 0
     assert hixl.last_error()
+    assert te.transfer_submit_write("no:such:name", src.ctypes.data, peer.inbox, 4096) == 0
+    assert te.transfer_submit_write("nosuchhost.invalid:1", src.ctypes.data, peer.inbox,
+                                    4096) == 0
+    bid = te.transfer_submit_write(peer.session, src.ctypes.data, 0x1000, 4096)
+    assert bid != 0
+    for _ in range(20000):
+        st = te.transfer_check_status(bid)
+        if st != 0:
+            break
+    assert st == -1
 
 
 def test_batch_status_returns_at_first_failure(te, peer):
