@@ -402,6 +402,26 @@ def test_errors(te, peer):
     assert te.initialize(IP, P2PHANDSHAKE, "rdma", "") == -errno.EALREADY
 
 
+def test_localhost_sessions(dev):
+    """LMCache's default: engines on "localhost" (loopback engines, no RDMA
+    device) and sessions "localhost:port", resolved by the library"""
+    a, b = TransferEngine(), TransferEngine()
+    assert a.initialize("localhost", P2PHANDSHAKE, "tcp", "") == 0, hixl.last_error()
+    assert b.initialize("localhost", P2PHANDSHAKE, "tcp", "") == 0, hixl.last_error()
+    try:
+        src, dst = pattern(81, 8192), np.zeros(8192, np.uint8)
+        assert a.register_memory(src.ctypes.data, src.nbytes) == 0
+        assert b.register_memory(dst.ctypes.data, dst.nbytes) == 0
+        session = "localhost:%d" % b.get_rpc_port()
+        assert a.get_first_buffer_address(session) == dst.ctypes.data, hixl.last_error()
+        assert a.transfer_sync_write(session, src.ctypes.data, dst.ctypes.data, 8192) == 0, \
+            hixl.last_error()
+        assert np.array_equal(dst, src)
+    finally:
+        a.finalize()
+        b.finalize()
+
+
 def test_get_engine_not_implemented():
     """get_engine()/get_engine_ptr(): a clear NotImplementedError naming
     what to do instead (no C++ engine to share)"""
