@@ -2,6 +2,7 @@
 """hixl.mooncake - Mooncake Transfer Engine's Python API over hixl.
 
     from hixl.mooncake import TransferEngine     # for: from mooncake.engine import ...
+                                                 # (or install python/mooncake-shim)
     te = TransferEngine()
     te.initialize("10.77.0.1", "P2PHANDSHAKE", "rdma", "")
     session_id = "10.77.0.1:%d" % te.get_rpc_port()
@@ -17,8 +18,16 @@ transfer_engine_py.cpp): 0 on success and a negative number on failure
 returns -1), batch ids as ints.  The model is the same as hixl's: a peer is
 its "host:rpc_port" session name, remote memory is named by the peer's
 virtual addresses, registered on its side.  Transfers connect on first use
-(hixl's AutoConnect, as Mooncake opens a segment on first use).
-docs/python.md compares the two member by member.
+(hixl's AutoConnect, as Mooncake opens a segment on first use).  Host
+names in sessions ("localhost:port", DNS names) are resolved by
+libhixl-user, cached, and resolved again after a failed connect.
+
+An initialized engine runs one thread of its own: it takes the kernel's
+notifications every 50 ms, answers peers' get_first_buffer_address()
+questions and keeps the rest for get_notifies().  Code that cannot be
+edited to import this module imports `mooncake.engine` from
+python/mooncake-shim, a separate install.  docs/python.md compares the two
+member by member.
 """
 
 import ctypes
