@@ -34,7 +34,7 @@ int hixl_parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 /*
  * The name cache: host name -> address, at most NAME_CACHE entries (the
- * oldest replaced), shared by every engine of the process.
+ * least recently used one replaced), shared by every engine of the process.
  */
 #define NAME_CACHE	64
 
@@ -47,11 +47,14 @@ static struct name_entry {
 static unsigned long long name_clock;
 static pthread_mutex_t name_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* host: letters, digits, '-' and '.', with a letter somewhere (so that
- * "10.77.0" or "1e3" style numbers are never handed to the resolver, whose
- * inet_aton() would take them) */
+/*
+ * host: letters, digits, '-' and '.', with a letter somewhere, and not a
+ * number inet_aton() takes ("10.77.0", "0x0a.1", which getaddrinfo() would
+ * turn into an address): an IPv4 address is written a.b.c.d.
+ */
 static bool is_host_name(const char *host)
 {
+	struct in_addr ia;
 	bool letter = false;
 
 	if (!*host || *host == '-' || *host == '.')
@@ -62,7 +65,7 @@ static bool is_host_name(const char *host)
 		else if (!(*c >= '0' && *c <= '9') && *c != '-' && *c != '.')
 			return false;
 	}
-	return letter;
+	return letter && !inet_aton(host, &ia);
 }
 
 /*
