@@ -332,8 +332,8 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 	ret = hixl_parse_name(local_engine, &s.local);
 	if (ret) {
 		if (local_engine)
-			snprintf(why, wlen, "not an engine name (IPV4:PORT or [IPV6]:PORT, PORT "
-				 "0..65535, 0 for any)");
+			snprintf(why, wlen, "not an engine name (IPV4:PORT, [IPV6]:PORT or "
+				 "HOST:PORT with a HOST that resolves, PORT 0..65535, 0 for any)");
 		return ret;
 	}
 	if (any_port(local_engine))

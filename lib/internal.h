@@ -253,6 +253,8 @@ static inline size_t hixl_chunk_len(size_t count, size_t off)
 /* name.c */
 int hixl_parse_uint(const char *s, unsigned long max, unsigned long *out);
 int hixl_parse_name(const char *name, struct hixl_sockaddr *out);
+/* drop the host names cached for a's address (a CONNECT to it failed) */
+void hixl_name_forget(const struct hixl_sockaddr *a);
 
 /* register.c */
 void hixl_handles_release(struct hixl_engine *eng);

@@ -44,11 +44,16 @@ static void link_remove(struct hixl_engine *eng, struct hixl_link *l)
 static int link_ioctl(int fd, unsigned long cmd, const struct hixl_sockaddr *addr, int timeout_ms)
 {
 	struct hixl_connect c;
+	int ret;
 
 	memset(&c, 0, sizeof(c));
 	c.remote = *addr;
 	c.timeout_ms = (uint32_t)timeout_ms;
-	return hixl_ioctl(fd, cmd, &c);
+	ret = hixl_ioctl(fd, cmd, &c);
+	/* a host name may have moved: the next parse of it resolves it again */
+	if (cmd == HIXL_IOC_CONNECT && ret && ret != -EISCONN && ret != -EALREADY)
+		hixl_name_forget(addr);
+	return ret;
 }
 
 /*

@@ -172,6 +172,20 @@ import sys, hixl, hixl.mooncake
 assert hixl.__file__.startswith(sys.argv[1]), hixl.__file__
 assert hixl.get_capability(hixl.AUTO_CONNECT) == (hixl.SUCCESS, hixl.FEATURE_SUPPORTED)' "$venv") ||
 		fail "import hixl from the venv"
+	# the mooncake shim: not installed with hixl, installed on its own
+	# (docs/python.md, "Code that imports mooncake.engine")
+	[ ! -e "$(echo "$venv"/lib/python3*/site-packages)/mooncake" ] ||
+		fail "venv: pip install ./python installed a mooncake package"
+	"$venv/bin/pip" install -q --no-index --no-build-isolation "$dest/pysrc/mooncake-shim" \
+		>>"$dest/venv.log" 2>&1 ||
+		{ cat "$dest/venv.log" >&2; fail "pip install ./python/mooncake-shim into a venv"; }
+	(cd / && LD_LIBRARY_PATH=$libdir PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -c '
+import sys, hixl, mooncake.engine
+from mooncake.engine import TransferEngine, TransferOpcode, TransferNotify, Read, Write
+assert mooncake.engine.__file__.startswith(sys.argv[1]), mooncake.engine.__file__
+assert mooncake.engine.__hixl__ == hixl.__version__
+assert TransferEngine.__module__ == "hixl.mooncake"' "$venv") ||
+		fail "from mooncake.engine import TransferEngine in the venv"
 	out=$(cd / && LD_LIBRARY_PATH=$libdir "$venv/bin/python" -m hixl 2>&1) || true
 	case "$out" in *"libhixl-user $version"*"hixl.ko: "*) ;;
 	*) fail "venv: python -m hixl said: $out" ;; esac

@@ -2,6 +2,7 @@
 """hixl.mooncake - Mooncake Transfer Engine's Python API over hixl.
 
     from hixl.mooncake import TransferEngine     # for: from mooncake.engine import ...
+                                                 # (or install python/mooncake-shim)
     te = TransferEngine()
     te.initialize("10.77.0.1", "P2PHANDSHAKE", "rdma", "")
     session_id = "10.77.0.1:%d" % te.get_rpc_port()
@@ -17,17 +18,28 @@ transfer_engine_py.cpp): 0 on success and a negative number on failure
 returns -1), batch ids as ints.  The model is the same as hixl's: a peer is
 its "host:rpc_port" session name, remote memory is named by the peer's
 virtual addresses, registered on its side.  Transfers connect on first use
-(hixl's AutoConnect, as Mooncake opens a segment on first use).
-docs/python.md compares the two member by member.
+(hixl's AutoConnect, as Mooncake opens a segment on first use).  Host
+names in sessions ("localhost:port", DNS names) are resolved by
+libhixl-user, cached, and resolved again after a failed connect.
+
+An initialized engine runs one thread of its own: it takes the kernel's
+notifications every 50 ms, answers peers' get_first_buffer_address()
+questions and keeps the rest for get_notifies().  Code that cannot be
+edited to import this module imports `mooncake.engine` from
+python/mooncake-shim, a separate install.  docs/python.md compares the two
+member by member.
 """
 
 import ctypes
 import enum
 import mmap
 import os
+import random
 import socket
 import threading
+import time
 import warnings
+import weakref
 
 from . import _hixl
 from . import _diagnose
@@ -38,6 +50,13 @@ P2PHANDSHAKE = "P2PHANDSHAKE"
 #: between engines of one host, whichever protocol is named
 PROTOCOLS = ("rdma", "tcp")
 _C_READ, _C_WRITE = 0, 1	# enum hixl_op: HIXL_OP_READ, HIXL_OP_WRITE
+#: get_first_buffer_address()'s question and answer: notifications of these
+#: names between two hixl.mooncake engines, never shown by get_notifies()
+_FBA_ASK, _FBA_ANSWER = b"hixl.mooncake.first_buffer?", b"hixl.mooncake.first_buffer"
+#: how long get_first_buffer_address() waits for the peer's answer, ms
+FIRST_BUFFER_TIMEOUT_MS = 5000
+#: how often an engine's notification thread takes the kernel's queue, s
+_PUMP_INTERVAL = 0.05
 
 
 class TransferOpcode(enum.IntEnum):
@@ -107,6 +126,15 @@ class TransferEngine:
         self._managed = {}	# addr -> (mmap, length)
         self._batches = {}	# batch id -> Request
         self._hostname = ""
+        # notifications: a thread takes them from the kernel (_pump()),
+        # answers get_first_buffer_address() questions of peers, keeps
+        # the answers to ours and the callers' notifications for
+        # get_notifies(); _nlock guards the three below
+        self._nlock = threading.Lock()
+        self._inbox = []	# TransferNotify received, for get_notifies()
+        self._answers = {}	# question id -> the peer's first buffer address
+        self._stop = threading.Event()
+        self._pumper = None
 
     # ---- setup ---------------------------------------------------------------
 
@@ -161,6 +189,10 @@ class TransferEngine:
             return err
         self._eng = eng
         self._hostname = host
+        self._stop.clear()
+        self._pumper = threading.Thread(target=_pump_loop, args=(weakref.ref(self),),
+                                        daemon=True, name="hixl.mooncake notifications")
+        self._pumper.start()
         return 0
 
     def _init_refused(self, what):
@@ -416,34 +448,47 @@ class TransferEngine:
         return self._batches.get(int(batch_id))
 
     def get_batch_transfer_status(self, batch_ids):
-        """Wait until every batch of batch_ids (a list of ids) has ended
-        (Mooncake get_batch_transfer_status(): it blocks too).  Returns 0
-        when all COMPLETED, -1 when one FAILED or TIMED OUT (the others are
-        still waited for; hixl.last_error() says which failed) or an id is
-        unknown.  The ids are spent either way, as Mooncake frees them."""
-        first = 0
-        for bid in list(batch_ids):
-            with self._lock:
-                req = self._batches.pop(int(bid), None)
+        """Wait until every batch of batch_ids (a list of ids) has ended or
+        one failed (Mooncake get_batch_transfer_status(): it blocks too).
+        Returns 0 when all COMPLETED; -1 as soon as one FAILED or TIMED OUT,
+        without waiting for the others (hixl.last_error() says which), or
+        when an id is unknown.  Every id given is spent either way, as
+        Mooncake frees them (batches still running go on; their results
+        are not reported)."""
+        ids = [int(b) for b in batch_ids]
+        with self._lock:
+            reqs = [(bid, self._batches.pop(bid, None)) for bid in ids]
+        for bid, req in reqs:
             if req is None:
                 _set_error("get_batch_transfer_status: unknown batch id %r" % (bid,))
-                first = -1
-                continue
-            err, st = req.wait(-1)
-            if err or st != 1:	# TransferStatus.COMPLETED
-                rerr, _ = req.result()
-                _set_error("batch %#x: %s" % (int(bid), _hixl.strerror(rerr or err)))
-                first = -1
-        return first
+                return -1
+        pending = list(reqs)
+        while pending:
+            for bid, req in list(pending):
+                err, st = req.status()
+                if not err and st == 0:		# WAITING
+                    continue
+                if err or st != 1:		# FAILED, TIMEOUT
+                    rerr, _ = req.result()
+                    _set_error("batch %#x: %s" % (bid, _hixl.strerror(rerr or err)))
+                    return -1
+                pending.remove((bid, req))
+            if len(pending) == 1:
+                pending[0][1].wait(-1)		# the last one: until it ends
+            elif pending:
+                pending[0][1].wait(5)		# ms: until it ends, at most 5 ms
+        return 0
 
     def transfer_submit_write(self, target_hostname, buffer, peer_buffer_address, length,
                               transport_hint=""):
-        """Start one WRITE (Mooncake transfer_submit_write()).  Returns its
-        batch id for transfer_check_status(), -1 on failure."""
-        bid = self.batch_transfer_async(target_hostname, [int(buffer)],
-                                        [int(peer_buffer_address)], [int(length)],
-                                        TransferOpcode.Write)
-        return bid if bid else -1
+        """Start one WRITE of length bytes at local buffer to the peer's
+        peer_buffer_address (Mooncake transfer_submit_write()).  Returns its
+        batch id (an int != 0) for transfer_check_status(), 0 on failure
+        (as Mooncake: an unknown or unreachable peer, an unregistered
+        range, a bad argument; hixl.last_error() says why)."""
+        return self.batch_transfer_async(target_hostname, [int(buffer)],
+                                         [int(peer_buffer_address)], [int(length)],
+                                         TransferOpcode.Write)
 
     def transfer_check_status(self, batch_id):
         """How a transfer_submit_write() batch is doing, without waiting
@@ -469,14 +514,108 @@ class TransferEngine:
 
     def get_notifies(self):
         """The notifications received so far (Mooncake get_notifies()): a
-        list of TransferNotify(name, msg), [] when none or not
-        initialized."""
+        list of TransferNotify(name, msg), oldest first, each returned
+        once; [] when none or not initialized."""
+        self._pump()
+        with self._nlock:
+            got, self._inbox = self._inbox, []
+        return got
+
+    def _pump(self):
+        """Take the kernel's queued notifications: answer peers'
+        get_first_buffer_address() questions, keep the answers to ours,
+        and the rest for get_notifies()."""
         eng = self._eng
         if eng is None:
-            return []
+            return
         err, items, _dropped = eng.get_notifies()
-        return [TransferNotify(n.decode("utf-8", "surrogateescape"),
-                               m.decode("utf-8", "surrogateescape")) for _, n, m in items]
+        if err or not items:
+            return
+        questions = []
+        with self._nlock:
+            for _from, n, m in items:
+                if n == _FBA_ASK:
+                    questions.append(m)
+                elif n == _FBA_ANSWER:
+                    qid, _, addr = m.partition(b" ")
+                    if qid in self._answers:
+                        self._answers[qid] = int(addr or b"0")
+                else:
+                    self._inbox.append(TransferNotify(n.decode("utf-8", "surrogateescape"),
+                                                      m.decode("utf-8", "surrogateescape")))
+        for m in questions:		# "QID ASKER": answer "QID ADDR" to ASKER
+            qid, _, asker = m.partition(b" ")
+            with self._lock:
+                first = next(iter(self._regs), 0)
+            if asker:
+                eng.send_notify(asker.decode("ascii", "replace"), _FBA_ANSWER,
+                                b"%s %d" % (qid, first), 2000)
+
+
+    def get_first_buffer_address(self, segment_name):
+        """The address of the first buffer the peer session segment_name
+        ("host:port") registered and still has (Mooncake
+        get_first_buffer_address(): the first of its segment's buffers, in
+        registration order; managed buffers count).  An int; 0 when the
+        peer has none registered, or on failure: not initialized, the peer
+        unreachable, or no answer within FIRST_BUFFER_TIMEOUT_MS (5 s; a
+        peer that is not a hixl.mooncake engine never answers).
+        hixl.last_error() says why.
+
+        The kernel holds each peer's region table but no command hands it
+        to the process, so the engines ask each other: a notification
+        question, answered by the peer's notification thread (a
+        hixl.mooncake engine runs one from initialize() on).  Costs a
+        round trip of two notifications, and a connect if no link is up.
+        """
+        eng = self._engine("get_first_buffer_address")
+        if eng is None:
+            return 0
+        qid = b"%016x" % random.getrandbits(64)
+        with self._nlock:
+            self._answers[qid] = None
+        try:
+            err = eng.send_notify(str(segment_name), _FBA_ASK,
+                                  qid + b" " + eng.name().encode("ascii"),
+                                  FIRST_BUFFER_TIMEOUT_MS)
+            if err:
+                _lib_error()
+                return 0
+            deadline = time.monotonic() + FIRST_BUFFER_TIMEOUT_MS / 1000.0
+            while time.monotonic() < deadline:
+                self._pump()
+                with self._nlock:
+                    addr = self._answers[qid]
+                if addr is not None:
+                    return addr
+                time.sleep(0.002)
+            _set_error("get_first_buffer_address: no answer from %s within %d ms (a "
+                       "hixl.mooncake engine answers; is it one?)"
+                       % (segment_name, FIRST_BUFFER_TIMEOUT_MS))
+            return 0
+        finally:
+            with self._nlock:
+                self._answers.pop(qid, None)
+
+    def get_engine(self):
+        """Mooncake's get_engine(): the C++ TransferEngine behind this
+        object, for Mooncake Store (MooncakeDistributedStore.setup(...,
+        engine)) to share.  hixl has none: raises NotImplementedError.
+        Let Mooncake Store make its own engine (pass none), or use this
+        object's own members; hixl.Hixl is hixl's engine object."""
+        raise NotImplementedError(
+            "hixl.mooncake.TransferEngine.get_engine(): there is no Mooncake C++ "
+            "TransferEngine behind hixl's, so none can be shared; let Mooncake Store "
+            "make its own engine (pass none), or use this TransferEngine's members")
+
+    def get_engine_ptr(self):
+        """Mooncake's get_engine_ptr(): the address of the C++
+        TransferEngine.  hixl has none: raises NotImplementedError, as
+        get_engine()."""
+        raise NotImplementedError(
+            "hixl.mooncake.TransferEngine.get_engine_ptr(): there is no Mooncake C++ "
+            "TransferEngine behind hixl's; use this TransferEngine's members "
+            "(or hixl.Hixl, hixl's own engine)")
 
     def send_probe(self, peer_server_name):
         """Is the peer session reachable (Mooncake send_probe())?  Connects
@@ -494,6 +633,10 @@ class TransferEngine:
     def finalize(self):
         """hixl's: tear the engine down now (Mooncake's at the object's end):
         links, registrations, managed buffers, batches."""
+        self._stop.set()
+        if self._pumper is not None and self._pumper is not threading.current_thread():
+            self._pumper.join()
+        self._pumper = None
         eng, self._eng = self._eng, None
         self._regs.clear()
         self._batches.clear()
@@ -502,6 +645,22 @@ class TransferEngine:
         for m, _ in self._managed.values():
             m.close()
         self._managed.clear()
+
+
+def _pump_loop(ref):
+    """An engine's notification thread: _pump() every _PUMP_INTERVAL s
+    until finalize() or the engine object is gone (a weak reference: the
+    thread does not keep it alive)."""
+    while True:
+        te = ref()
+        if te is None or te._stop.wait(_PUMP_INTERVAL):
+            return
+        try:
+            te._pump()
+        except Exception:		# the engine went away under us: finalize()
+            if te._eng is None:
+                return
+        del te
 
 
 def _op(opcode):

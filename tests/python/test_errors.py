@@ -114,4 +114,5 @@ def test_success_is_silent(dev):
 def test_bad_name_warns():
     ret, texts = init_warnings(engine="10.77.0.1:99999")
     assert ret == hixl.PARAM_INVALID
-    assert len(texts) == 1 and "not an engine name (IPV4:PORT or [IPV6]:PORT" in texts[0], texts
+    assert len(texts) == 1, texts
+    assert "not an engine name (IPV4:PORT, [IPV6]:PORT or HOST:PORT" in texts[0], texts

@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: MIT
 """hixl.mooncake.TransferEngine against a second process (a peer engine on
-the VM's rxe0, also through hixl.mooncake): every member, the bytes
+the VM's rxe0, imported as those callers do, `from mooncake.engine import
+TransferEngine`, through python/mooncake-shim): every member, the bytes
 checked on the side that received them, and the call sequences of vLLM's
 MooncakeConnector, SGLang's mooncake backend and LMCache's MooncakeChannel
 as those files make them."""
 
 import errno
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 
 import numpy as np
@@ -19,13 +22,16 @@ from hixl.mooncake import P2PHANDSHAKE, TransferEngine, TransferNotify, Transfer
 from conftest import IP, REPO
 
 N = 1 << 20		# bytes of the peer's inbox and outbox
+SHIM = os.path.join(REPO, "python", "mooncake-shim")
 
 # the peer: registers inbox (zeros) and outbox (pattern 99), prints its
 # session and addresses, then answers one command a line on stdin
 PEER = r"""
 import sys
 import numpy as np
-from hixl.mooncake import TransferEngine
+import mooncake.engine
+from mooncake.engine import TransferEngine
+assert mooncake.engine.__hixl__
 N = 1 << 20
 def pattern(seed, n):
     return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8)
@@ -59,8 +65,9 @@ def pattern(seed, n):
 class Peer:
     def __init__(self):
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        env["PYTHONPATH"] = SHIM
         if os.environ.get("HIXL_PY_INSTALLED") != "1":
-            env["PYTHONPATH"] = os.path.join(REPO, "python")
+            env["PYTHONPATH"] += os.pathsep + os.path.join(REPO, "python")
         self.p = subprocess.Popen([sys.executable, "-c", PEER, IP], env=env, text=True,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         first = self.p.stdout.readline().split()
@@ -236,6 +243,115 @@ def test_async_members(te, peer):
     assert "batch" in hixl.last_error()
 
 
+def test_submit_failure_returns_zero(te, peer):
+    """transfer_submit_write: 0 on failure, as Mooncake (its
+    test_async_submit_to_unknown_peer_returns_zero): no peer on that port,
+    a malformed name, a host name that does not resolve.  (A range the
+    kernel refuses fails the batch later: transfer_check_status() -1.)"""
+    src = np.zeros(4096, np.uint8)
+    assert te.register_memory(src.ctypes.data, 4096) == 0
+    assert te.transfer_submit_write("%s:1" % IP, src.ctypes.data, peer.inbox, 4096) == 0
+    assert hixl.last_error()
+    assert te.transfer_submit_write("no:such:name", src.ctypes.data, peer.inbox, 4096) == 0
+    assert te.transfer_submit_write("nosuchhost.invalid:1", src.ctypes.data, peer.inbox,
+                                    4096) == 0
+    bid = te.transfer_submit_write(peer.session, src.ctypes.data, 0x1000, 4096)
+    assert bid != 0
+    for _ in range(20000):
+        st = te.transfer_check_status(bid)
+        if st != 0:
+            break
+    assert st == -1
+
+
+def test_batch_status_returns_at_first_failure(te, peer):
+    """get_batch_transfer_status returns -1 once one batch failed, as
+    Mooncake, and every id given is spent; 0 when all completed"""
+    src = pattern(42, 4 * 65536)
+    assert te.register_memory(src.ctypes.data, src.nbytes) == 0
+    good = [te.batch_transfer_async_write(peer.session, [src.ctypes.data + i * 65536],
+                                          [peer.inbox + i * 65536], [65536]) for i in range(3)]
+    bad = te.batch_transfer_async_write(peer.session, [src.ctypes.data], [0x1000], [4096])
+    assert all(good) and bad, hixl.last_error()
+    assert te.get_batch_transfer_status([good[0], bad, good[1]]) == -1
+    assert "batch %#x" % bad in hixl.last_error()
+    for bid in (good[0], bad, good[1]):
+        assert te.batch_request(bid) is None		# spent
+    assert te.get_batch_transfer_status([good[2]]) == 0
+    assert te.get_batch_transfer_status([12345]) == -1
+    assert "unknown batch id" in hixl.last_error()
+
+
+def test_first_buffer_address(te, peer):
+    """get_first_buffer_address(session): the peer's first registered
+    buffer still registered (the peer process registered inbox, then
+    outbox); 0 for a peer with none, or that does not answer"""
+    assert te.get_first_buffer_address(peer.session) == peer.inbox
+    other = TransferEngine()
+    assert other.initialize(IP, P2PHANDSHAKE, "rdma", "") == 0
+    try:
+        session = "%s:%d" % (IP, other.get_rpc_port())
+        assert te.get_first_buffer_address(session) == 0		# none registered
+        a, b = np.zeros(4096, np.uint8), np.zeros(8192, np.uint8)
+        assert other.register_memory(a.ctypes.data, a.nbytes) == 0
+        assert other.register_memory(b.ctypes.data, b.nbytes) == 0
+        assert te.get_first_buffer_address(session) == a.ctypes.data
+        assert other.unregister_memory(a.ctypes.data) == 0
+        assert te.get_first_buffer_address(session) == b.ctypes.data
+        # the questions and answers are not notifications for the callers
+        assert other.get_notifies() == [] and te.get_notifies() == []
+    finally:
+        other.finalize()
+    assert te.get_first_buffer_address("%s:1" % IP) == 0		# no one there
+    assert hixl.last_error()
+
+
+# a child in a mount namespace of its own, /etc/hosts bind-mounted from
+# argv[1]: "hixl-peer.test" names a wrong address first (rxe1's, where no
+# engine listens), then the peer's; the write fails, the name is resolved
+# again after the failed connect, the next write lands
+NAMED = r"""
+import sys
+import numpy as np
+from hixl.mooncake import TransferEngine
+hosts, ip, port, inbox = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+src = np.random.default_rng(71).integers(0, 256, 8192, dtype=np.uint8)
+te = TransferEngine()
+assert te.initialize(ip, "P2PHANDSHAKE", "rdma", "") == 0
+assert te.register_memory(src.ctypes.data, src.nbytes) == 0
+first = te.transfer_sync_write("hixl-peer.test:%d" % port, src.ctypes.data, inbox, 8192)
+with open(hosts, "w") as f:		# the same inode: the bind mount sees it
+    f.write("127.0.0.1 localhost\n%s hixl-peer.test\n" % ip)
+second = te.transfer_sync_write("hixl-peer.test:%d" % port, src.ctypes.data, inbox, 8192)
+print(first, second, flush=True)
+te.finalize()
+"""
+
+
+def test_host_names_resolve_again(peer):
+    """A session "host:port" with a host name resolves (getaddrinfo, in the
+    library), is cached, and is resolved again after a failed connect"""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare(1) for a private /etc/hosts (the test VM)")
+    peer.ask("clear")
+    with tempfile.TemporaryDirectory() as d:
+        hosts = os.path.join(d, "hosts")
+        with open(hosts, "w") as f:
+            f.write("127.0.0.1 localhost\n10.78.0.1 hixl-peer.test\n")
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        if os.environ.get("HIXL_PY_INSTALLED") != "1":
+            env["PYTHONPATH"] = os.path.join(REPO, "python")
+        port = peer.session.rsplit(":", 1)[1]
+        cmd = 'mount --bind "$1" /etc/hosts && shift && exec "$@"'
+        out = subprocess.run(["unshare", "-m", "sh", "-c", cmd, "sh", hosts, sys.executable,
+                              "-c", NAMED, hosts, IP, port, str(peer.inbox)],
+                             env=env, text=True, capture_output=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        first, second = map(int, out.stdout.split())
+        assert first < 0 and second == 0, out.stdout
+    assert peer.check(0, 8192, 71)
+
+
 def test_notify_probe_bytes(te, peer):
     """transfer_sync with notify, get_notifies, send_probe,
     write_bytes_to_buffer, read_bytes_from_buffer"""
@@ -284,6 +400,35 @@ def test_errors(te, peer):
     with pytest.raises(ValueError):
         te.transfer_sync(peer.session, buf.ctypes.data, peer.inbox, 1, 7)
     assert te.initialize(IP, P2PHANDSHAKE, "rdma", "") == -errno.EALREADY
+
+
+def test_localhost_sessions(dev):
+    """LMCache's default: engines on "localhost" (loopback engines, no RDMA
+    device) and sessions "localhost:port", resolved by the library"""
+    a, b = TransferEngine(), TransferEngine()
+    assert a.initialize("localhost", P2PHANDSHAKE, "tcp", "") == 0, hixl.last_error()
+    assert b.initialize("localhost", P2PHANDSHAKE, "tcp", "") == 0, hixl.last_error()
+    try:
+        src, dst = pattern(81, 8192), np.zeros(8192, np.uint8)
+        assert a.register_memory(src.ctypes.data, src.nbytes) == 0
+        assert b.register_memory(dst.ctypes.data, dst.nbytes) == 0
+        session = "localhost:%d" % b.get_rpc_port()
+        assert a.get_first_buffer_address(session) == dst.ctypes.data, hixl.last_error()
+        assert a.transfer_sync_write(session, src.ctypes.data, dst.ctypes.data, 8192) == 0, \
+            hixl.last_error()
+        assert np.array_equal(dst, src)
+    finally:
+        a.finalize()
+        b.finalize()
+
+
+def test_get_engine_not_implemented():
+    """get_engine()/get_engine_ptr(): a clear NotImplementedError naming
+    what to do instead (no C++ engine to share)"""
+    e = TransferEngine()
+    for member in (e.get_engine, e.get_engine_ptr):
+        with pytest.raises(NotImplementedError, match="TransferEngine"):
+            member()
 
 
 def test_initialize_refusals():

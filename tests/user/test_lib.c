@@ -66,7 +66,7 @@ void test_lib_names(void)
 	static const char *const bad[] = {
 		"", ":", "10.77.0.1:", "10.77.0.1:65536", "10.77.0.1:-1", "10.77.0.1:+1",
 		"10.77.0.1: 1", "10.77.0.1:1x", "10.77.0.1:99999999999", "10.77.0.256",
-		"10.77.0", "10.77.0.1.2", " 10.77.0.1", "10.77.0.1 ", "host:1", "::1",
+		"10.77.0", "10.77.0.1.2", " 10.77.0.1", "10.77.0.1 ", "-host:1", "ho_st:1", "host:x", "0x0a.1:1", "0xa", "::1",
 		"fe80::1:80", "[::1", "::1]", "[::1]x", "[::1]:", "[::1]:65536", "[]",
 		"[10.77.0.1]", "[::1%]", "[::1%nosuchif0]", "[::g]",
 		"1111111111111111111111111111111111111111111111111111111111111111111",
@@ -106,6 +106,15 @@ void test_lib_names(void)
 	CHECK_EQ(hixl_parse_engine_name("[fe80::1%lo]", &a), 0);
 	CHECK(a.scope_id > 0);
 	CHECK_EQ(hixl_parse_engine_name("[::ffff:10.77.0.1]:5", &a), 0);
+	/* host names resolve (getaddrinfo: /etc/hosts has localhost), IPv4 first */
+	CHECK_EQ(hixl_parse_engine_name("localhost:18002", &a), 0);
+	CHECK_EQ(a.family, AF_INET);
+	CHECK_EQ(a.port, 18002);
+	CHECK(!memcmp(a.addr, "\x7f\x00\x00\x01", 4));
+	CHECK_EQ(hixl_parse_engine_name("localhost", &a), 0);	/* the cached answer */
+	CHECK_EQ(a.port, 0);
+	CHECK(!memcmp(a.addr, "\x7f\x00\x00\x01", 4));
+	CHECK_EQ(hixl_parse_engine_name("nosuchhost.invalid:1", &a), -EINVAL);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct hixl_sockaddr b;
 

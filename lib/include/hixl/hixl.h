@@ -415,20 +415,26 @@ const char *hixl_error_hint(int err);
 
 /**
  * hixl_parse_engine_name() - parse an engine name into an address
- * @name: "a.b.c.d", "a.b.c.d:port", "[ipv6]" or "[ipv6]:port"; an IPv6
- *        address may carry a scope, "[fe80::1%eth0]" (interface name or
- *        number).  The port is decimal, 0..65535, no sign or spaces; no port
- *        or port 0 means a client-only engine.  IPv6 addresses must be in
- *        brackets.
+ * @name: "a.b.c.d", "a.b.c.d:port", "[ipv6]", "[ipv6]:port", "host" or
+ *        "host:port"; an IPv6 address may carry a scope, "[fe80::1%eth0]"
+ *        (interface name or number).  The port is decimal, 0..65535, no sign
+ *        or spaces; no port or port 0 means a client-only engine.  IPv6
+ *        addresses must be in brackets.  A host name (letters, digits, '-'
+ *        and '.', at least one letter: "localhost", "decode-0.svc") is
+ *        resolved with getaddrinfo(), its first IPv4 address taken, else its
+ *        first IPv6 one; the answer is cached for the process, and dropped
+ *        when a connect to that address fails, so that the next call
+ *        resolves the name again.
  * @out:  filled on success (port in host order, reserved 0); untouched
  *        otherwise
  *
  * This is the parser hixl_engine_init() and every call taking a remote
- * engine name use.
+ * engine name use.  Thread-safe.
  *
  * Return: 0; -EINVAL for NULL arguments, an empty or malformed string, a
- * port out of range, an unknown scope interface, or a name longer than
- * HIXL_ENGINE_NAME_MAX - 1 characters.
+ * port out of range, an unknown scope interface, a host name that does not
+ * resolve (the resolver's answer, or none: no DNS server reachable), or
+ * a name longer than HIXL_ENGINE_NAME_MAX - 1 characters; -ENOMEM.
  */
 int hixl_parse_engine_name(const char *name, struct hixl_sockaddr *out);
 
