@@ -53,6 +53,10 @@ _C_READ, _C_WRITE = 0, 1	# enum hixl_op: HIXL_OP_READ, HIXL_OP_WRITE
 #: get_first_buffer_address()'s question and answer: notifications of these
 #: names between two hixl.mooncake engines, never shown by get_notifies()
 _FBA_ASK, _FBA_ANSWER = b"hixl.mooncake.first_buffer?", b"hixl.mooncake.first_buffer"
+#: notifications kept for get_notifies() (the kernel's own queue holds
+#: max_notify_pending, 4096); later ones are dropped and counted until it
+#: is called
+INBOX_MAX = 4096
 #: how long get_first_buffer_address() waits for the peer's answer, ms
 FIRST_BUFFER_TIMEOUT_MS = 5000
 #: how often an engine's notification thread takes the kernel's queue, s
@@ -131,7 +135,8 @@ class TransferEngine:
         # the answers to ours and the callers' notifications for
         # get_notifies(); _nlock guards the three below
         self._nlock = threading.Lock()
-        self._inbox = []	# TransferNotify received, for get_notifies()
+        self._inbox = []	# TransferNotify received, for get_notifies(), <= INBOX_MAX
+        self._dropped = 0	# notifications not kept: the inbox was full
         self._answers = {}	# question id -> the peer's first buffer address
         self._stop = threading.Event()
         self._pumper = None
@@ -533,23 +538,27 @@ class TransferEngine:
             return
         questions = []
         with self._nlock:
-            for _from, n, m in items:
+            for frm, n, m in items:
                 if n == _FBA_ASK:
-                    questions.append(m)
+                    questions.append((frm, m))
                 elif n == _FBA_ANSWER:
                     qid, _, addr = m.partition(b" ")
-                    if qid in self._answers:
-                        self._answers[qid] = int(addr or b"0")
-                else:
+                    if qid in self._answers and addr.isdigit():
+                        self._answers[qid] = int(addr)
+                elif len(self._inbox) < INBOX_MAX:
                     self._inbox.append(TransferNotify(n.decode("utf-8", "surrogateescape"),
                                                       m.decode("utf-8", "surrogateescape")))
-        for m in questions:		# "QID ASKER": answer "QID ADDR" to ASKER
-            qid, _, asker = m.partition(b" ")
+                else:
+                    self._dropped += 1
+        # "QID" from a linked peer: "QID ADDR" back to that peer only (the
+        # link it came on, never a name the message gives: a peer must not
+        # make this engine connect anywhere)
+        for frm, m in questions:
+            qid = m.split(b" ", 1)[0][:32]
             with self._lock:
                 first = next(iter(self._regs), 0)
-            if asker:
-                eng.send_notify(asker.decode("ascii", "replace"), _FBA_ANSWER,
-                                b"%s %d" % (qid, first), 2000)
+            if frm and qid:
+                eng.send_notify(frm, _FBA_ANSWER, b"%s %d" % (qid, first), 2000)
 
 
     def get_first_buffer_address(self, segment_name):
@@ -575,9 +584,7 @@ class TransferEngine:
         with self._nlock:
             self._answers[qid] = None
         try:
-            err = eng.send_notify(str(segment_name), _FBA_ASK,
-                                  qid + b" " + eng.name().encode("ascii"),
-                                  FIRST_BUFFER_TIMEOUT_MS)
+            err = eng.send_notify(str(segment_name), _FBA_ASK, qid, FIRST_BUFFER_TIMEOUT_MS)
             if err:
                 _lib_error()
                 return 0
