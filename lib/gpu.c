@@ -215,7 +215,7 @@ static int cuda_export(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, 
 	rc = cuda.export(&fd, start, end - start, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	if (rc != CU_SUCCESS || fd < 0) {
 		ret = why_set(why, wlen, rc == CU_ERROR_NOT_SUPPORTED || rc == CU_SUCCESS ? -EOPNOTSUPP : -EIO,
-			      "cuMemGetHandleForAddressRange(0x%llx, %llu, DMA_BUF_FD) failed: %s (the driver's dma-buf export needs CUDA 11.7+, the open kernel modules and a kernel with dma-buf)",
+			      "cuMemGetHandleForAddressRange(0x%llx, %llu, DMA_BUF_FD): %s (needs CUDA 11.7+, the open kernel modules)",
 			      (unsigned long long)start, (unsigned long long)(end - start),
 			      cu_name(rc, nb, sizeof(nb)));
 		goto out;
