@@ -207,14 +207,23 @@ class Hixl(_Links, _Transfers):
                   buffer's export is held until deregister_mem() or
                   finalize(): the memory stays valid even when the caller
                   drops the object; read-only buffers register read-only
-        mem_type  MemType.MEM_HOST, or MEM_DEVICE with MemDesc.dmabuf_fd
+        mem_type  MemType.MEM_HOST, or MEM_DEVICE: with MemDesc.dmabuf_fd a
+                  dma-buf; without (-1) device memory by address, e.g. a
+                  CUDA tensor's MemDesc(t.data_ptr(), nbytes): the GPU
+                  runtime (libcuda.so.1, loaded at run time) exports it as
+                  a dma-buf; host memory given as MEM_DEVICE registers as
+                  host memory
         Returns (SUCCESS, handle), handle an int != 0; registering the same
         addr and len again returns the first handle.  On failure (status, 0):
         PARAM_INVALID len 0, an unknown mem_type, a range outside the buffer
         or not mapped, an overlap with another registration, a read-only
         mapping given as an int address; RESOURCE_EXHAUSTED the 256
         registrations or the byte limit per process, RLIMIT_MEMLOCK;
-        UNSUPPORTED; FAILED not initialized.  Raises TypeError for objects
+        PARAM_INVALID also a MEM_DEVICE range past the end of its GPU
+        allocation; UNSUPPORTED, also MEM_DEVICE memory the driver cannot
+        export; FAILED not initialized, MEM_DEVICE neither host memory nor
+        device memory of a GPU runtime (none: no libcuda.so.1, or its
+        cuInit() failed); last_error() names the cause.  Raises TypeError for objects
         that are neither MemDesc nor buffers, BufferError for
         non-contiguous buffers.
         """

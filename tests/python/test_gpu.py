@@ -3,7 +3,8 @@
 MEM_DEVICE registers as host memory (upstream HIXL's own tests do this on
 hosts without an NPU); a device pointer of the fake CUDA driver
 (tests/gpu/fake_cuda.c, build/fake-cuda/libcuda.so.1) registers and moves
-bytes both ways; with no GPU runtime a device address fails naming why.
+bytes both ways, also through hixl.mooncake's register_memory(); with no
+GPU runtime a device address fails naming why.
 The last two run in a child interpreter each: the library looks for the
 runtime once per process.  Ports 28150..28159."""
 
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 import hixl
-from conftest import REPO, name
+from conftest import IP, REPO, name
 
 S = hixl.SUCCESS
 T = 10000
@@ -36,10 +37,11 @@ def test_host_as_device(engines):
 
 
 CHILD = r"""
-import ctypes, sys
+import ctypes, errno, sys
 import numpy as np
 sys.path.insert(0, %(py)r)
 import hixl
+from hixl.mooncake import TransferEngine
 S, T = hixl.SUCCESS, 10000
 mode = sys.argv[1]
 a, b = hixl.Hixl(), hixl.Hixl()
@@ -50,6 +52,10 @@ if mode == "none":
     assert (ret, h) == (hixl.FAILED, 0), (ret, h)
     assert "no GPU runtime" in hixl.last_error(), hixl.last_error()
     print(hixl.last_error())
+    te = TransferEngine()
+    assert te.initialize(%(ip)r, "P2PHANDSHAKE", "rdma", "") == 0, hixl.last_error()
+    assert te.register_memory(0x7e0000000000, 65536) == -errno.ENODEV, hixl.last_error()
+    te.finalize()
 else:
     cu = ctypes.CDLL(%(fake)r, mode=ctypes.RTLD_GLOBAL)
     assert cu.cuInit(0) == 0
@@ -82,12 +88,18 @@ else:
     assert a.register_mem(hixl.MemDesc(d + 4096, n), hixl.MEM_DEVICE) == (hixl.PARAM_INVALID, 0)
     assert "past its GPU allocation" in hixl.last_error(), hixl.last_error()
     assert a.deregister_mem(h) == S
+    # hixl.mooncake: register_memory() of a device pointer
+    te = TransferEngine()
+    assert te.initialize(%(ip)r, "P2PHANDSHAKE", "rdma", "") == 0, hixl.last_error()
+    assert te.register_memory(d + 8192, 65536) == 0, hixl.last_error()
+    assert te.unregister_memory(d + 8192) == 0
+    te.finalize()
 print("child ok")
 """
 
 
 def child(dev, mode, ea, eb):
-    code = CHILD % {"py": os.path.join(REPO, "python"), "fake": FAKE,
+    code = CHILD % {"py": os.path.join(REPO, "python"), "fake": FAKE, "ip": IP,
                     "ea": name(ea), "eb": name(eb)}
     r = subprocess.run([sys.executable, "-c", code, mode], capture_output=True, text=True,
                        timeout=120)
