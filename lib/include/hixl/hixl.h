@@ -685,7 +685,7 @@ int hixl_engine_link_stats(const struct hixl_engine *eng, struct hixl_link_stat 
 /*
  * hixl_register_mem() types: HIXL's MemType is <hixl/uapi.h>'s enum
  * hixl_mem_type: HIXL_MEM_HOST (memory of this process), HIXL_MEM_DEVICE
- * (a dma-buf).
+ * (a dma-buf, or device memory by address: see hixl_register_mem()).
  */
 
 /**
