@@ -265,6 +265,33 @@ class Hixl(_Links, _Transfers):
             return self._ret(_status(err, "register_mem", "hixl_register_mem")), 0
         return SUCCESS, handle
 
+    def mem_info(self, mem_handle):
+        """What a registration became (hixl_mem_get_info(); hixl extension).
+
+        mem_handle  int, from register_mem()
+        Returns (SUCCESS, dict) with "addr", "len" (bytes, as registered:
+        device memory by address starts at its page), "type" (the
+        MemType it became: host memory given as MEM_DEVICE is MEM_HOST),
+        "requested" (the MemType given), "source" ("host", "dmabuf": the
+        caller's fd, "cuda": exported by the CUDA driver), "flags"; or
+        (PARAM_INVALID, None) for a handle that is not a live registration
+        of this engine, (FAILED, None) when not initialized.  Raises
+        TypeError for a non-int.
+        """
+        handle = _int(mem_handle, "mem_handle")
+        eng = self._engine("mem_info")
+        if eng is None:
+            return self._ret(FAILED), None
+        err, t = eng.mem_info(handle)
+        if err:
+            return self._ret(_fail(PARAM_INVALID, "mem_info: 0x%x is not a registration of "
+                                   "this engine" % handle)), None
+        to_type = {_hixl.C_MEM_HOST: MEM_HOST, _hixl.C_MEM_DEVICE: MEM_DEVICE}
+        return SUCCESS, {"addr": t[0], "len": t[1], "type": to_type[t[2]],
+                         "requested": to_type[t[3]],
+                         "source": {0: "host", 1: "dmabuf", 2: "cuda"}.get(t[4], str(t[4])),
+                         "flags": t[5]}
+
     def deregister_mem(self, mem_handle):
         """Drop a registration (HIXL DeregisterMem) and release the buffer
         held for it.

@@ -28,8 +28,15 @@ def test_host_as_device(engines):
     a, b = engines(2)
     src = np.arange(1 << 16, dtype=np.uint8)
     dst = np.zeros(1 << 16, dtype=np.uint8)
-    assert a.register_mem(src, hixl.MEM_DEVICE)[0] == S, hixl.last_error()
+    ret, h = a.register_mem(src, hixl.MEM_DEVICE)
+    assert ret == S, hixl.last_error()
     assert b.register_mem(dst, hixl.MEM_DEVICE)[0] == S, hixl.last_error()
+    ret, info = a.mem_info(h)
+    assert ret == S
+    assert (info["type"], info["requested"], info["source"]) == \
+        (hixl.MEM_HOST, hixl.MEM_DEVICE, "host")
+    assert (info["addr"], info["len"]) == (src.ctypes.data, src.nbytes)
+    assert a.mem_info(h + 12345) == (hixl.PARAM_INVALID, None)
     assert a.connect(b.name, T) == S, hixl.last_error()
     op = [hixl.TransferOpDesc(src.ctypes.data, dst.ctypes.data, src.nbytes)]
     assert a.transfer_sync(b.name, hixl.WRITE, op, T) == S, hixl.last_error()
@@ -68,6 +75,8 @@ else:
                               ctypes.c_size_t(n)) == 0
     ret, h = a.register_mem(hixl.MemDesc(d, n), hixl.MEM_DEVICE)
     assert ret == S, hixl.last_error()
+    ret, info = a.mem_info(h)
+    assert ret == S and info["type"] == hixl.MEM_DEVICE and info["source"] == "cuda", info
     host = np.zeros(n, dtype=np.uint8)
     assert b.register_mem(host, hixl.MEM_HOST)[0] == S, hixl.last_error()
     peer = b.local_engine
