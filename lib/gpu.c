@@ -231,6 +231,26 @@ out:
 	return ret;
 }
 
+/**
+ * hixl_gpu_resolve() - what a HIXL_MEM_DEVICE address without a dma-buf is
+ * @addr: start, bytes: a GPU virtual address or host memory of this process
+ * @len:  bytes, > 0
+ * @out:  out: the region to register: @out->fd a dma-buf the caller
+ *        registers as HIXL_MEM_DEVICE at @out->offset and then closes, or
+ *        -1 for host memory (HIXL_MEM_HOST); @out->addr, @out->len the
+ *        range (device: @addr rounded down to its page .. @addr + @len);
+ *        @out->source an enum hixl_mem_source
+ * @why:  out: on error, the cause in words (for hixl_last_error())
+ * @wlen: bytes at @why
+ *
+ * The first call loads the CUDA driver (once per process).
+ * Context: any thread; the CUDA calls run in the allocation's context.
+ * Return: 0; -EOVERFLOW @addr + @len wraps; -ERANGE past the end of the
+ * GPU allocation; -EINVAL an allocation that is not page aligned; -EFAULT
+ * the driver runs and knows neither the address nor is it host memory;
+ * -EOPNOTSUPP the driver cannot export it, or ROCm memory; -EIO another
+ * driver error of the export; -ENODEV not host memory and no GPU runtime.
+ */
 int hixl_gpu_resolve(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, char *why,
 		     size_t wlen)
 {
