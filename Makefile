@@ -101,7 +101,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix \
 		bench/bench-lat bench/memcpy-blocks bench/bench-rails
-FAKE_CUDA    := build/fake-cuda/libcuda.so.1
+FAKE_CUDA    := build/fake-cuda/libcuda.so.1 build/fake-cuda/libhsa-runtime64.so.1
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
@@ -163,12 +163,16 @@ $(LIB_A): $(LIB_OBJS)
 tools: $(TOOLS) $(BENCH_PROGS)
 tests: $(USER_TESTS) $(CPP_PROGS) $(HDR_CHECKS) $(FAKE_CUDA)
 
-# the stand-in for the CUDA driver the tests of device memory by address
+# the stand-ins for the CUDA driver the tests of device memory by address
 # load (tests/gpu/fake_cuda.c): named and sonamed libcuda.so.1 as the real
 # one, in a directory of its own so that nothing finds it by accident
-$(FAKE_CUDA): tests/gpu/fake_cuda.c tests/gpu/fake_cuda.h
+build/fake-cuda/libcuda.so.1: tests/gpu/fake_cuda.c tests/gpu/fake_cuda.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libcuda.so.1 -o $@ $< $(LDFLAGS)
+# and for ROCm (tests/gpu/fake_hsa.c), the HSA runtime
+build/fake-cuda/libhsa-runtime64.so.1: tests/gpu/fake_hsa.c tests/gpu/fake_hsa.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libhsa-runtime64.so.1 -o $@ $< $(LDFLAGS)
 
 python: $(PY_EXT)
 $(PY_EXT): $(PY_SRCS) python/hixl/_hixl.h lib/libhixl-user.so $(LIB_HDRS)

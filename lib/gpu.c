@@ -18,9 +18,10 @@
  * The CUDA driver API is loaded at run time, dlopen("libcuda.so.1") and
  * dlsym() of the few entry points below; the library neither links against
  * it nor needs its headers at build time: the types and values below are
- * cuda.h's (CUDA 13).  ROCm (hsa_amd_portable_export_dmabuf) is not done
- * yet: with the HSA runtime loaded and no CUDA driver, a device address is
- * -EOPNOTSUPP saying so; a dma-buf fd from HSA registers as any other.
+ * cuda.h's (CUDA 13).  ROCm: when the process has the HSA runtime loaded
+ * (libhsa-runtime64.so.1, as HIP loads it), an address neither CUDA nor the
+ * host knows is exported by hsa_amd_portable_export_dmabuf() (a dma-buf of
+ * the whole allocation and the address's offset in it).
  */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -43,6 +44,10 @@ typedef void *cu_ctx;			/* CUcontext */
 #define CU_MEMORYTYPE_DEVICE		2
 #define CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD 1
 
+/* hsa.h / hsa_ext_amd.h (ROCm 6) */
+#define HSA_OK				0
+#define HSA_ERROR_INVALID_ARGUMENT	0x1001
+
 #define HIXL_CUDA_LIB	"libcuda.so.1"
 #define HIXL_HSA_LIB	"libhsa-runtime64.so.1"
 
@@ -60,6 +65,40 @@ static struct {
 } cuda;
 
 static pthread_once_t cuda_once = PTHREAD_ONCE_INIT;
+
+static struct {
+	int (*init)(void);
+	int (*export)(const void *ptr, size_t size, int *dmabuf, uint64_t *offset);
+	int (*close)(int dmabuf);
+	int (*str)(int status, const char **s);
+	bool ok;		/* loaded (by the program) and hsa_init() succeeded */
+} hsa;
+
+static pthread_mutex_t hsa_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The HSA runtime, when the process has loaded it (never loaded here: a
+ * process without it has no ROCm memory); asked again until it is there.
+ */
+static bool hsa_load(void)
+{
+	void *h;
+
+	pthread_mutex_lock(&hsa_lock);
+	if (!hsa.ok && (h = dlopen(HIXL_HSA_LIB, RTLD_NOW | RTLD_NOLOAD))) {
+		hsa.init = (int (*)(void))dlsym(h, "hsa_init");
+		hsa.export = (int (*)(const void *, size_t, int *, uint64_t *))
+			dlsym(h, "hsa_amd_portable_export_dmabuf");
+		hsa.close = (int (*)(int))dlsym(h, "hsa_amd_portable_close_dmabuf");
+		hsa.str = (int (*)(int, const char **))dlsym(h, "hsa_status_string");
+		/* hsa_init() counts: the program's own stays as it is */
+		hsa.ok = hsa.init && hsa.export && hsa.close && hsa.init() == HSA_OK;
+		if (!hsa.ok)
+			dlclose(h);	/* else kept for the process's life */
+	}
+	pthread_mutex_unlock(&hsa_lock);
+	return hsa.ok;
+}
 
 /* Load the CUDA driver and cuInit() it, once per process. */
 static void cuda_load(void)
@@ -243,19 +282,67 @@ out:
  * @why:  out: on error, the cause in words (for hixl_last_error())
  * @wlen: bytes at @why
  *
- * The first call loads the CUDA driver (once per process).
+ * The first call loads the CUDA driver (once per process); the HSA runtime
+ * is used when the program has loaded it.
  * Context: any thread; the CUDA calls run in the allocation's context.
  * Return: 0; -EOVERFLOW @addr + @len wraps; -ERANGE past the end of the
  * GPU allocation; -EINVAL an allocation that is not page aligned; -EFAULT
  * the driver runs and knows neither the address nor is it host memory;
- * -EOPNOTSUPP the driver cannot export it, or ROCm memory; -EIO another
+ * -EOPNOTSUPP the driver cannot export it; -EIO another
  * driver error of the export; -ENODEV not host memory and no GPU runtime.
  */
+/*
+ * ROCm: a dma-buf of the allocation holding [addr, addr + len) and addr's
+ * offset in it; registered from addr's page.  1 when HSA does not know the
+ * range (not its memory, or past its allocation's end), 0 or -errno.
+ */
+static int rocm_export(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, char *why,
+		       size_t wlen)
+{
+	const uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t off = 0, start = addr & ~(pg - 1);
+	const char *name = NULL;
+	int fd = -1, rc;
+
+	rc = hsa.export((const void *)(uintptr_t)addr, len, &fd, &off);
+	if (rc == HSA_ERROR_INVALID_ARGUMENT)
+		return 1;
+	if (rc != HSA_OK || fd < 0) {
+		if (!hsa.str || hsa.str(rc, &name) != HSA_OK)
+			name = NULL;
+		return why_set(why, wlen, -EOPNOTSUPP,
+			       "hsa_amd_portable_export_dmabuf(0x%llx, %llu): 0x%x (%s)",
+			       (unsigned long long)addr, (unsigned long long)len, rc, name ? name : "?");
+	}
+	if (off < addr - start || (off - (addr - start)) & (pg - 1)) {
+		hsa.close(fd);
+		return why_set(why, wlen, -EINVAL,
+			       "ROCm allocation holding 0x%llx is not page aligned (offset 0x%llx in its dma-buf)",
+			       (unsigned long long)addr, (unsigned long long)off);
+	}
+	out->fd = fd;
+	out->addr = start;
+	out->len = addr + len - start;
+	out->offset = off - (addr - start);
+	out->source = HIXL_MEM_SOURCE_ROCM;
+	return 0;
+}
+
+void hixl_gpu_release(struct hixl_gpu_range *g)
+{
+	if (g->fd < 0)
+		return;
+	if (g->source == HIXL_MEM_SOURCE_ROCM)
+		hsa.close(g->fd);
+	else
+		close(g->fd);
+	g->fd = -1;
+}
+
 int hixl_gpu_resolve(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, char *why,
 		     size_t wlen)
 {
-	void *hsa;
-	int mt = 0;
+	int mt = 0, ret;
 
 	memset(out, 0, sizeof(*out));
 	out->fd = -1;
@@ -271,14 +358,16 @@ int hixl_gpu_resolve(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, ch
 		out->source = HIXL_MEM_SOURCE_HOST;
 		return 0;
 	}
+	if (hsa_load()) {
+		ret = rocm_export(addr, len, out, why, wlen);
+		if (ret <= 0)
+			return ret;
+		return why_set(why, wlen, -EFAULT,
+			       "neither GPU memory in one allocation (%s does not know it) nor host memory of this process",
+			       cuda.ok ? "CUDA or ROCm" : "ROCm");
+	}
 	if (cuda.ok)
 		return why_set(why, wlen, -EFAULT,
 			       "neither GPU memory (the CUDA driver does not know it) nor host memory of this process");
-	hsa = dlopen(HIXL_HSA_LIB, RTLD_NOW | RTLD_NOLOAD);
-	if (hsa) {
-		dlclose(hsa);
-		return why_set(why, wlen, -EOPNOTSUPP,
-			       "ROCm device memory by address is not implemented: register the dma-buf of hsa_amd_portable_export_dmabuf() (dmabuf_fd, dmabuf_offset)");
-	}
 	return why_set(why, wlen, -ENODEV, "not host memory, and %s", cuda.why);
 }

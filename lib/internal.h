@@ -273,6 +273,8 @@ struct hixl_gpu_range {
 };
 int hixl_gpu_resolve(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, char *why,
 		     size_t wlen);
+/* closes g->fd (the way its runtime wants) once REG_MEM is done with it */
+void hixl_gpu_release(struct hixl_gpu_range *g);
 
 /* peer.c */
 void hixl_links_release(struct hixl_engine *eng);

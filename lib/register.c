@@ -7,7 +7,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -118,8 +117,7 @@ static int register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *des
 	info.requested = type;
 	info.flags = r.flags;
 	ret = reg_one(eng, &r, &info);
-	if (g.fd >= 0)
-		close(g.fd);	/* the kernel holds its own reference (dma_buf_get) */
+	hixl_gpu_release(&g);	/* the kernel holds its own reference (dma_buf_get) */
 	if (!ret)
 		*handle = r.handle;
 	return ret;

@@ -25,8 +25,12 @@
  *   gpu_host_as_dev    host memory registered as MEM_DEVICE (with and
  *                      without a runtime) becomes HIXL_MEM_HOST and says so,
  *                      and moves bytes
+ *   gpu_rocm_addr      ROCm: the fake HSA runtime (fake_hsa.c) loaded, no
+ *                      CUDA: an unaligned range inside an allocation
+ *                      registered by address from the allocation's dma-buf
+ *                      at its offset, bytes both ways; past the end -EFAULT
  *
- * Engines on 10.77.0.1 (rxe0 in the test VM), ports 28100-28199.
+ * Engines on 10.77.0.1 (rxe0 in the test VM), ports 28100-28149 and 28160-28169.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -43,6 +47,7 @@
 #include "tests.h"
 #include "util.h"
 #include "../gpu/fake_cuda.h"
+#include "../gpu/fake_hsa.h"
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
@@ -489,11 +494,80 @@ static void test_gpu_host_as_dev(void)
 	CHECK(WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 77));
 }
 
+static void test_gpu_rocm_addr(void)
+{
+	const size_t len = 256 * KiB, off = 5 * 4096 + 40, n = 20000;
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	unsigned char *host = hx_map(len), *got = malloc(len), *want = malloc(len);
+	struct hixl_mem_desc hd = { .len = len };
+	struct hixl_engine *a, *b;
+	struct hixl_mem_info mi;
+	fake_hsa_alloc_fn halloc;
+	fake_hsa_copy_fn hcopy;
+	void *h, *dev = NULL;
+	uint64_t rh, hh;
+	ssize_t k;
+	int fds;
+
+	if (access("/dev/udmabuf", F_OK))
+		SKIP("/dev/udmabuf missing (CONFIG_UDMABUF): the fake GPU exports udmabufs");
+	k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	REQUIRE(k > 0);
+	exe[k] = 0;
+	*strrchr(exe, '/') = 0;
+	snprintf(path, sizeof(path), "%s/../../build/fake-cuda/libhsa-runtime64.so.1", exe);
+	h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+	if (!h)
+		SKIP("the fake HSA runtime is not built (make tests)");
+	halloc = (fake_hsa_alloc_fn)dlsym(h, "fake_hsa_alloc");
+	hcopy = (fake_hsa_copy_fn)dlsym(h, "fake_hsa_copy");
+	REQUIRE(halloc && hcopy && host && got && want);
+	REQUIRE(halloc(len, &dev) == 0);
+	hx_fill(want, len, 41);
+	REQUIRE(hcopy(dev, want, len, 1) == 0);
+	a = hx_lib_engine(IP ":28160", NULL, 0);
+	REQUIRE(a);
+	b = hx_lib_engine(IP ":28161", NULL, 0);
+	REQUIRE(b);
+	fds = open_fds();
+	CHECK_EQ(dev_reg(a, (uintptr_t)dev + off, n, &rh), 0);
+	if (ht_failures)
+		printf("#   %s\n", hixl_last_error());
+	CHECK_EQ(open_fds(), fds);	/* closed (hsa_amd_portable_close_dmabuf) */
+	CHECK_EQ(hixl_mem_get_info(a, rh, &mi), 0);
+	CHECK_EQ(mi.source, HIXL_MEM_SOURCE_ROCM);
+	CHECK_EQ(mi.type, HIXL_MEM_DEVICE);
+	CHECK_EQ(mi.addr, (uintptr_t)dev + 5 * 4096);
+	CHECK_EQ(mi.len, 40 + n);
+	hd.addr = (uintptr_t)host;
+	REQUIRE(hixl_register_mem(b, &hd, HIXL_MEM_HOST, &hh) == 0);
+	REQUIRE(hixl_connect(a, IP ":28161", 10000) == 0);
+	/* device -> host: the device's bytes at off */
+	CHECK_EQ(xfer(a, IP ":28161", HIXL_OP_WRITE, (uintptr_t)dev + off, (uintptr_t)host + 3, n), 0);
+	CHECK_EQ(hx_first_diff(host + 3, want + off, n), -1);
+	/* host -> device: exactly the range */
+	hx_fill(host, len, 42);
+	memcpy(want + off, host + 9, n);
+	CHECK_EQ(xfer(a, IP ":28161", HIXL_OP_READ, (uintptr_t)dev + off, (uintptr_t)host + 9, n), 0);
+	REQUIRE(hcopy(dev, got, len, 0) == 0);
+	CHECK_EQ(hx_first_diff(got, want, len), -1);
+	/* past the allocation's end: HSA does not know it */
+	CHECK_EQ(dev_reg(a, (uintptr_t)dev + len - 4096, 8192, NULL), -EFAULT);
+	printf("#   %s\n", hixl_last_error());
+	CHECK(strstr(hixl_last_error(), "ROCm") != NULL);
+	CHECK_EQ(hixl_deregister_mem(a, rh), 0);
+	hixl_engine_finalize(a);
+	hixl_engine_finalize(b);
+	free(got);
+	free(want);
+}
+
 const struct ht_test gpu_tests[] = {
 	{ "gpu_dev_addr", test_gpu_dev_addr },
 	{ "gpu_dev_mid", test_gpu_dev_mid },
 	{ "gpu_dev_past_end", test_gpu_dev_past_end },
 	{ "gpu_no_runtime", test_gpu_no_runtime },
 	{ "gpu_host_as_dev", test_gpu_host_as_dev },
+	{ "gpu_rocm_addr", test_gpu_rocm_addr },
 	{ NULL, NULL },
 };

@@ -742,6 +742,10 @@ struct hixl_mem_desc {
  *    addr rounded down to its page to addr + len, and its fd closed at
  *    once (the kernel holds its own reference until deregistration).  The
  *    range must lie in one allocation (cuMemGetAddressRange).
+ *  - ROCm device memory, when the program has loaded the HSA runtime
+ *    (libhsa-runtime64.so.1, as HIP does): hsa_amd_portable_export_dmabuf()
+ *    gives a dma-buf of the allocation and the address's offset in it,
+ *    registered as HIXL_MEM_DEVICE from addr rounded down to its page.
  *  - Host memory of this process (every page readable or writable): it is
  *    registered as HIXL_MEM_HOST, as upstream HIXL's tests on hosts
  *    without an NPU expect; hixl_mem_get_info() says so.
@@ -754,8 +758,8 @@ struct hixl_mem_desc {
  *           dmabuf_offset with dmabuf_fd -1; a GPU allocation that is not
  *           page aligned;
  *  -EOVERFLOW addr + len wraps;  -EFAULT (HOST) the range is not mapped;
- *           (DEVICE by address) the CUDA driver runs but the address is
- *           neither its memory nor host memory;
+ *           (DEVICE by address) a GPU runtime runs but the address is
+ *           neither its memory (in one allocation) nor host memory;
  *  -ENODEV  (DEVICE by address) not host memory and no GPU runtime: no
  *           libcuda.so.1, or its cuInit() failed (the toolkit's stub);
  *  -ERANGE  (DEVICE by address) the range runs past the end of its GPU
@@ -765,10 +769,8 @@ struct hixl_mem_desc {
  *  -ENOSPC  256 registrations per process;  -E2BIG the byte limit
  *           (20 GiB host / 50 GiB device per process);
  *  -ENOMEM  RLIMIT_MEMLOCK or memory;  -EOPNOTSUPP (DEVICE) no MRs possible;
- *           (DEVICE by address) the driver cannot export the range as a
- *           dma-buf, or ROCm memory (the HSA runtime loaded, no CUDA
- *           driver): by address is not implemented for it, register the
- *           fd of hsa_amd_portable_export_dmabuf();
+ *           (DEVICE by address) the runtime cannot export the range as a
+ *           dma-buf;
  *  -EIO     (DEVICE by address) another error of the CUDA driver's export;
  *  -EAGAIN, -EINTR as REG_MEM documents.
  */
@@ -793,11 +795,14 @@ int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle);
  * @HIXL_MEM_SOURCE_DMABUF: a dma-buf fd the caller gave
  * @HIXL_MEM_SOURCE_CUDA:   a dma-buf the CUDA driver exported for a device
  *                          address (HIXL_MEM_DEVICE, dmabuf_fd -1)
+ * @HIXL_MEM_SOURCE_ROCM:   a dma-buf the ROCm (HSA) runtime exported for a
+ *                          device address (HIXL_MEM_DEVICE, dmabuf_fd -1)
  */
 enum hixl_mem_source {
 	HIXL_MEM_SOURCE_HOST = 0,
 	HIXL_MEM_SOURCE_DMABUF = 1,
 	HIXL_MEM_SOURCE_CUDA = 2,
+	HIXL_MEM_SOURCE_ROCM = 3,
 };
 
 /**

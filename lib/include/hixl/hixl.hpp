@@ -128,7 +128,7 @@ class Hixl {
    * a read-only mapping, MEM_DEVICE past the end of its GPU allocation
    * (ERANGE); RESOURCE_EXHAUSTED 256 registrations or 20 GiB (host) / 50
    * GiB (device) per process, RLIMIT_MEMLOCK, memory; UNSUPPORTED
-   * MEM_DEVICE the driver cannot export as a dma-buf, or ROCm memory;
+   * MEM_DEVICE the runtime cannot export as a dma-buf;
    * FAILED not initialized, MEM_DEVICE not host memory with no GPU
    * runtime (ENODEV: no libcuda.so.1, or its cuInit() failed);
    * GetRecentErrMsg() names the cause.
