@@ -91,7 +91,7 @@ LIB_SONAME   := libhixl-user.so.$(SOVERSION)
 LIB_A        := lib/libhixl-user.a
 LIB_SRCS     := lib/hixl.c lib/physmem.c lib/prof.c lib/auth.c lib/engine.c lib/status.c \
 		lib/name.c lib/register.c lib/peer.c lib/request.c lib/uring.c lib/workers.c \
-		lib/notify.c lib/event.c lib/allocator.c
+		lib/notify.c lib/event.c lib/allocator.c lib/gpu.c
 LIB_OBJS_PIC := $(LIB_SRCS:.c=.pic.o)
 LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \
@@ -101,6 +101,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix \
 		bench/bench-lat bench/memcpy-blocks bench/bench-rails bench/bench-table
+FAKE_CUDA    := build/fake-cuda/libcuda.so.1 build/fake-cuda/libhsa-runtime64.so.1
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
@@ -160,7 +161,18 @@ $(LIB_A): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 tools: $(TOOLS) $(BENCH_PROGS)
-tests: $(USER_TESTS) $(CPP_PROGS) $(HDR_CHECKS)
+tests: $(USER_TESTS) $(CPP_PROGS) $(HDR_CHECKS) $(FAKE_CUDA)
+
+# the stand-ins for the CUDA driver the tests of device memory by address
+# load (tests/gpu/fake_cuda.c): named and sonamed libcuda.so.1 as the real
+# one, in a directory of its own so that nothing finds it by accident
+build/fake-cuda/libcuda.so.1: tests/gpu/fake_cuda.c tests/gpu/fake_cuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libcuda.so.1 -o $@ $< $(LDFLAGS)
+# and for ROCm (tests/gpu/fake_hsa.c), the HSA runtime
+build/fake-cuda/libhsa-runtime64.so.1: tests/gpu/fake_hsa.c tests/gpu/fake_hsa.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libhsa-runtime64.so.1 -o $@ $< $(LDFLAGS)
 
 python: $(PY_EXT)
 $(PY_EXT): $(PY_SRCS) python/hixl/_hixl.h lib/libhixl-user.so $(LIB_HDRS)

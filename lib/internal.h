@@ -170,6 +170,12 @@ struct hixl_ring {
 	bool up;
 };
 
+/* One live registration: what hixl_mem_get_info() reports. */
+struct hixl_reg_rec {
+	uint64_t handle;
+	struct hixl_mem_info info;
+};
+
 struct hixl_engine {
 	int fd;
 	struct hixl_alloc alloc;	/* the submission queue's allocator, under lock */
@@ -179,7 +185,7 @@ struct hixl_engine {
 	pthread_cond_t cond;		/* link states, request ends, threads gone */
 	pthread_cond_t qcond;		/* queue non-empty, or stopping */
 	struct hixl_link *links;
-	uint64_t *handles;
+	struct hixl_reg_rec *handles;	/* live registrations (register.c) */
 	size_t nhandles, cap;
 	struct hixl_request *qhead, *qtail;	/* not issued yet */
 	struct hixl_request *reqs;
@@ -258,6 +264,19 @@ void hixl_name_forget(const struct hixl_sockaddr *a);
 
 /* register.c */
 void hixl_handles_release(struct hixl_engine *eng);
+
+/* gpu.c: device memory named by its address */
+struct hixl_gpu_range {
+	int fd;			/* a dma-buf to register (the caller closes it), or -1: host */
+	uint64_t addr;		/* the region to register */
+	uint64_t len;
+	uint64_t offset;	/* of addr in the dma-buf */
+	uint32_t source;	/* enum hixl_mem_source */
+};
+int hixl_gpu_resolve(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, char *why,
+		     size_t wlen);
+/* closes g->fd (the way its runtime wants) once REG_MEM is done with it */
+void hixl_gpu_release(struct hixl_gpu_range *g);
 
 /* peer.c */
 void hixl_links_release(struct hixl_engine *eng);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * register.c - libhixl-user: memory registration: REG_MEM / DEREG_MEM, and
- * the engine's list of handles, which finalize deregisters.
+ * the engine's list of registrations (what hixl_mem_get_info() reports),
+ * which finalize deregisters.  Device memory given by address is resolved
+ * by gpu.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -20,7 +23,7 @@ static int dereg(int fd, uint64_t handle)
 /* Room for one more handle in eng->handles.  eng->lock held. */
 static int handles_reserve(struct hixl_engine *eng)
 {
-	uint64_t *h;
+	struct hixl_reg_rec *h;
 	size_t cap;
 
 	if (eng->nhandles < eng->cap)
@@ -34,11 +37,41 @@ static int handles_reserve(struct hixl_engine *eng)
 	return 0;
 }
 
-static int register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
-			enum hixl_mem_type type, uint64_t *handle)
+/*
+ * REG_MEM of the region r describes (r->type decided), then the record
+ * of it in eng->handles; r->handle out.
+ */
+static int reg_one(struct hixl_engine *eng, struct hixl_reg_mem *r, const struct hixl_mem_info *info)
 {
+	int ret;
+
+	pthread_mutex_lock(&eng->lock);
+	ret = handles_reserve(eng);
+	pthread_mutex_unlock(&eng->lock);
+	if (ret)
+		return ret;
+	ret = hixl_ioctl(eng->fd, HIXL_IOC_REG_MEM, r);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&eng->lock);
+	ret = handles_reserve(eng);	/* a concurrent call may have used the room */
+	if (!ret) {
+		eng->handles[eng->nhandles].handle = r->handle;
+		eng->handles[eng->nhandles++].info = *info;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	if (ret)
+		dereg(eng->fd, r->handle);
+	return ret;
+}
+
+static int register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
+			enum hixl_mem_type type, uint64_t *handle, char *why, size_t wlen)
+{
+	struct hixl_gpu_range g = { .fd = -1 };
+	struct hixl_mem_info info;
 	struct hixl_reg_mem r;
-	int saved = errno, ret;
+	int ret;
 
 	if (!eng || !desc || !handle)
 		return -EINVAL;
@@ -48,42 +81,78 @@ static int register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *des
 		if (desc->reserved[i])
 			return -EINVAL;	/* a field of a later version */
 	memset(&r, 0, sizeof(r));
+	memset(&info, 0, sizeof(info));
 	r.addr = desc->addr;
 	r.len = desc->len;
 	r.type = type;
 	r.flags = desc->flags;
 	r.dmabuf_fd = type == HIXL_MEM_DEVICE ? desc->dmabuf_fd : -1;
 	r.dmabuf_offset = type == HIXL_MEM_DEVICE ? desc->dmabuf_offset : 0;
-	pthread_mutex_lock(&eng->lock);
-	ret = handles_reserve(eng);
-	pthread_mutex_unlock(&eng->lock);
-	if (ret)
-		goto out;
-	ret = hixl_ioctl(eng->fd, HIXL_IOC_REG_MEM, &r);
-	if (ret)
-		goto out;
-	pthread_mutex_lock(&eng->lock);
-	ret = handles_reserve(eng);	/* a concurrent call may have used the room */
-	if (!ret)
-		eng->handles[eng->nhandles++] = r.handle;
-	pthread_mutex_unlock(&eng->lock);
-	if (ret) {
-		dereg(eng->fd, r.handle);
-		goto out;
+	info.source = type == HIXL_MEM_DEVICE ? HIXL_MEM_SOURCE_DMABUF : HIXL_MEM_SOURCE_HOST;
+	if (type == HIXL_MEM_DEVICE && desc->dmabuf_fd == -1) {
+		/* device memory by address: the GPU runtime's dma-buf, or host memory */
+		if (desc->dmabuf_offset) {
+			snprintf(why, wlen, "dmabuf_offset 0x%llx with dmabuf_fd -1 (by address)",
+				 (unsigned long long)desc->dmabuf_offset);
+			return -EINVAL;
+		}
+		if (!desc->len)
+			return -EINVAL;
+		ret = hixl_gpu_resolve(desc->addr, desc->len, &g, why, wlen);
+		if (ret)
+			return ret;
+		r.addr = g.addr;
+		r.len = g.len;
+		r.dmabuf_fd = g.fd;
+		r.dmabuf_offset = g.offset;
+		if (g.fd < 0) {
+			r.type = HIXL_MEM_HOST;
+			r.dmabuf_offset = 0;
+		}
+		info.source = g.source;
 	}
-	*handle = r.handle;
-out:
-	errno = saved;
+	info.addr = r.addr;
+	info.len = r.len;
+	info.type = r.type;
+	info.requested = type;
+	info.flags = r.flags;
+	ret = reg_one(eng, &r, &info);
+	hixl_gpu_release(&g);	/* the kernel holds its own reference (dma_buf_get) */
+	if (!ret)
+		*handle = r.handle;
 	return ret;
 }
 
 HIXL_EXPORT int hixl_register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
 				  enum hixl_mem_type type, uint64_t *handle)
 {
-	return hixl_failf(register_mem(eng, desc, type, handle), "hixl_register_mem(addr 0x%llx, len %llu, type %d, flags 0x%x)",
+	char why[256] = "";
+	int saved = errno, ret;
+
+	ret = register_mem(eng, desc, type, handle, why, sizeof(why));
+	errno = saved;
+	return hixl_failf(ret, "hixl_register_mem(addr 0x%llx, len %llu, type %d, flags 0x%x)%s%s",
 			  desc ? (unsigned long long)desc->addr : 0ULL,
 			  desc ? (unsigned long long)desc->len : 0ULL, (int)type,
-			  desc ? desc->flags : 0U);
+			  desc ? desc->flags : 0U, why[0] ? ": " : "", why);
+}
+
+HIXL_EXPORT int hixl_mem_get_info(struct hixl_engine *eng, uint64_t handle, struct hixl_mem_info *info)
+{
+	int ret = -ENOENT;
+
+	if (!eng || !info)
+		return -EINVAL;
+	pthread_mutex_lock(&eng->lock);
+	for (size_t i = 0; i < eng->nhandles; i++) {
+		if (eng->handles[i].handle == handle) {
+			*info = eng->handles[i].info;
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&eng->lock);
+	return ret;
 }
 
 HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
@@ -98,7 +167,7 @@ HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
 				  (unsigned long long)handle);
 	pthread_mutex_lock(&eng->lock);
 	for (size_t i = 0; i < eng->nhandles; i++) {
-		if (eng->handles[i] == handle) {
+		if (eng->handles[i].handle == handle) {
 			eng->handles[i] = eng->handles[--eng->nhandles];
 			break;
 		}
@@ -111,6 +180,6 @@ HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
 void hixl_handles_release(struct hixl_engine *eng)
 {
 	for (size_t i = 0; i < eng->nhandles; i++)
-		dereg(eng->fd, eng->handles[i]);
+		dereg(eng->fd, eng->handles[i].handle);
 	free(eng->handles);
 }

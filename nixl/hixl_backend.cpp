@@ -8,7 +8,10 @@
  * Mapping, in short:
  *  - a NIXL agent is one hixl engine; its connection info is the engine's
  *    name ("10.77.0.1:40321"), a peer's is kept per remote agent;
- *  - DRAM_SEG registrations are hixl registrations (HIXL_MEM_HOST); hixl
+ *  - DRAM_SEG registrations are hixl registrations (HIXL_MEM_HOST), VRAM_SEG
+ *    ones device memory by address (HIXL_MEM_DEVICE, dmabuf_fd -1: the GPU
+ *    runtime exports the range as a dma-buf; the pointer names its device,
+ *    so devId is not needed); hixl
  *    transfers name remote memory by the peer's own addresses (the link
  *    carries the peer's region table), so public metadata is only the
  *    region's range, checked on load;
@@ -239,11 +242,8 @@ nixlHixlEngine::~nixlHixlEngine()
 
 nixl_mem_list_t nixlHixlEngine::getSupportedMems() const
 {
-	/*
-	 * VRAM_SEG: hixl registers device memory as a dma-buf, and NIXL's
-	 * registration gives an address and a device id, no dma-buf fd.
-	 */
-	return {DRAM_SEG};
+	/* VRAM_SEG: device memory by address (hixl_register_mem(HIXL_MEM_DEVICE)) */
+	return {DRAM_SEG, VRAM_SEG};
 }
 
 nixl_status_t nixlHixlEngine::registerMem(const nixlBlobDesc &mem, const nixl_mem_t &nixl_mem,
@@ -253,20 +253,22 @@ nixl_status_t nixlHixlEngine::registerMem(const nixlBlobDesc &mem, const nixl_me
 	uint64_t handle;
 	int ret;
 
-	if (nixl_mem != DRAM_SEG) {
+	if (nixl_mem != DRAM_SEG && nixl_mem != VRAM_SEG) {
 		NIXL_ERROR << "HIXL backend: registerMem: memory type " << memName(nixl_mem)
-			   << " is not supported: only DRAM_SEG (hixl takes device memory as a dma-buf, "
-			      "and NIXL passes none)";
+			   << " is not supported: only DRAM_SEG and VRAM_SEG";
 		return NIXL_ERR_NOT_SUPPORTED;
 	}
 	memset(&d, 0, sizeof(d));
 	d.addr = mem.addr;
 	d.len = mem.len;
-	ret = hixl_register_mem(eng_, &d, HIXL_MEM_HOST, &handle);
+	d.dmabuf_fd = -1;	/* VRAM_SEG: by address */
+	ret = hixl_register_mem(eng_, &d, nixl_mem == VRAM_SEG ? HIXL_MEM_DEVICE : HIXL_MEM_HOST,
+				&handle);
 	if (ret) {
-		NIXL_ERROR << "HIXL backend: registerMem(" << std::hex << std::showbase << mem.addr
+		NIXL_ERROR << "HIXL backend: registerMem(" << memName(nixl_mem) << " "
+			   << std::hex << std::showbase << mem.addr
 			   << std::noshowbase << std::dec << ", "
-			   << mem.len << " bytes): " << errStr(ret);
+			   << mem.len << " bytes): " << errStr(ret) << " (" << hixl_last_error() << ")";
 		return nixlStatus(ret);
 	}
 	out = new hixlLocalMD(handle, mem.addr, mem.len);
@@ -327,9 +329,9 @@ nixl_status_t nixlHixlEngine::loadRemoteMD(const nixlBlobDesc &input, const nixl
 	unsigned long long addr, len;
 	int end = 0;
 
-	if (nixl_mem != DRAM_SEG) {
+	if (nixl_mem != DRAM_SEG && nixl_mem != VRAM_SEG) {
 		NIXL_ERROR << "HIXL backend: loadRemoteMD: agent " << remote_agent << "'s memory type "
-			   << memName(nixl_mem) << " is not supported (only DRAM_SEG)";
+			   << memName(nixl_mem) << " is not supported (only DRAM_SEG and VRAM_SEG)";
 		return NIXL_ERR_NOT_SUPPORTED;
 	}
 	if (sscanf(input.metaInfo.c_str(), "hixl1:%llu:%llu%n", &addr, &len, &end) != 2 ||
@@ -460,8 +462,9 @@ nixl_status_t nixlHixlEngine::prepXfer(const nixl_xfer_op_t &operation, const ni
 		NIXL_ERROR << "HIXL backend: prepXfer: unknown operation " << (int)operation;
 		return NIXL_ERR_INVALID_PARAM;
 	}
-	if (local.getType() != DRAM_SEG || remote.getType() != DRAM_SEG) {
-		NIXL_ERROR << "HIXL backend: prepXfer: only DRAM_SEG to DRAM_SEG (local "
+	if ((local.getType() != DRAM_SEG && local.getType() != VRAM_SEG) ||
+	    (remote.getType() != DRAM_SEG && remote.getType() != VRAM_SEG)) {
+		NIXL_ERROR << "HIXL backend: prepXfer: only DRAM_SEG and VRAM_SEG (local "
 			   << memName(local.getType()) << ", remote "
 			   << memName(remote.getType()) << ")";
 		return NIXL_ERR_NOT_SUPPORTED;

@@ -18,7 +18,7 @@
  *
  * Return: the plugin (API version NIXL_PLUGIN_API_VERSION, name "HIXL", the
  * version of the hixl headers it was built with, the parameters of
- * hixlNixlDefaultParams(), memory DRAM_SEG); static, never NULL.
+ * hixlNixlDefaultParams(), memory DRAM_SEG and VRAM_SEG); static, never NULL.
  */
 extern "C" NIXL_PLUGIN_EXPORT nixlBackendPlugin *nixl_plugin_init()
 {
@@ -26,7 +26,7 @@ extern "C" NIXL_PLUGIN_EXPORT nixlBackendPlugin *nixl_plugin_init()
 		NIXL_PLUGIN_API_VERSION, "HIXL",
 		HIXL_NIXL_STR(HIXL_VERSION_MAJOR) "." HIXL_NIXL_STR(HIXL_VERSION_MINOR) "."
 		HIXL_NIXL_STR(HIXL_VERSION_PATCH),
-		hixlNixlDefaultParams(), {DRAM_SEG});
+		hixlNixlDefaultParams(), {DRAM_SEG, VRAM_SEG});
 }
 
 /* nixl_plugin_fini() - nothing to undo: engines are destroyed by NIXL first */

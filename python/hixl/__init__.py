@@ -207,14 +207,23 @@ class Hixl(_Links, _Transfers):
                   buffer's export is held until deregister_mem() or
                   finalize(): the memory stays valid even when the caller
                   drops the object; read-only buffers register read-only
-        mem_type  MemType.MEM_HOST, or MEM_DEVICE with MemDesc.dmabuf_fd
+        mem_type  MemType.MEM_HOST, or MEM_DEVICE: with MemDesc.dmabuf_fd a
+                  dma-buf; without (-1) device memory by address, e.g. a
+                  CUDA tensor's MemDesc(t.data_ptr(), nbytes): the GPU
+                  runtime (libcuda.so.1, loaded at run time) exports it as
+                  a dma-buf; host memory given as MEM_DEVICE registers as
+                  host memory
         Returns (SUCCESS, handle), handle an int != 0; registering the same
         addr and len again returns the first handle.  On failure (status, 0):
         PARAM_INVALID len 0, an unknown mem_type, a range outside the buffer
         or not mapped, an overlap with another registration, a read-only
         mapping given as an int address; RESOURCE_EXHAUSTED the 256
         registrations or the byte limit per process, RLIMIT_MEMLOCK;
-        UNSUPPORTED; FAILED not initialized.  Raises TypeError for objects
+        PARAM_INVALID also a MEM_DEVICE range past the end of its GPU
+        allocation; UNSUPPORTED, also MEM_DEVICE memory the driver cannot
+        export; FAILED not initialized, MEM_DEVICE neither host memory nor
+        device memory of a GPU runtime (none: no libcuda.so.1, or its
+        cuInit() failed); last_error() names the cause.  Raises TypeError for objects
         that are neither MemDesc nor buffers, BufferError for
         non-contiguous buffers.
         """
@@ -255,6 +264,33 @@ class Hixl(_Links, _Transfers):
                 buf.release()
             return self._ret(_status(err, "register_mem", "hixl_register_mem")), 0
         return SUCCESS, handle
+
+    def mem_info(self, mem_handle):
+        """What a registration became (hixl_mem_get_info(); hixl extension).
+
+        mem_handle  int, from register_mem()
+        Returns (SUCCESS, dict) with "addr", "len" (bytes, as registered:
+        device memory by address starts at its page), "type" (the
+        MemType it became: host memory given as MEM_DEVICE is MEM_HOST),
+        "requested" (the MemType given), "source" ("host", "dmabuf": the
+        caller's fd, "cuda" / "rocm": exported by that runtime), "flags"; or
+        (PARAM_INVALID, None) for a handle that is not a live registration
+        of this engine, (FAILED, None) when not initialized.  Raises
+        TypeError for a non-int.
+        """
+        handle = _int(mem_handle, "mem_handle")
+        eng = self._engine("mem_info")
+        if eng is None:
+            return self._ret(FAILED), None
+        err, t = eng.mem_info(handle)
+        if err:
+            return self._ret(_fail(PARAM_INVALID, "mem_info: 0x%x is not a registration of "
+                                   "this engine" % handle)), None
+        to_type = {_hixl.C_MEM_HOST: MEM_HOST, _hixl.C_MEM_DEVICE: MEM_DEVICE}
+        return SUCCESS, {"addr": t[0], "len": t[1], "type": to_type[t[2]],
+                         "requested": to_type[t[3]],
+                         "source": {0: "host", 1: "dmabuf", 2: "cuda", 3: "rocm"}.get(t[4], str(t[4])),
+                         "flags": t[5]}
 
     def deregister_mem(self, mem_handle):
         """Drop a registration (HIXL DeregisterMem) and release the buffer

@@ -212,6 +212,26 @@ static PyObject *engine_deregister_mem(EngineObject *self, PyObject *args)
 	return PyLong_FromLong(err);
 }
 
+/* mem_info(handle) -> (err, (addr, len, type, requested, source, flags) or None) */
+static PyObject *engine_mem_info(EngineObject *self, PyObject *args)
+{
+	unsigned long long handle;
+	struct hixl_mem_info mi;
+	int err;
+
+	if (!PyArg_ParseTuple(args, "K:mem_info", &handle))
+		return NULL;
+	err = eng_enter(self);
+	if (err)
+		return Py_BuildValue("(iO)", err, Py_None);
+	err = hixl_mem_get_info(self->eng, handle, &mi);
+	eng_leave(self);
+	if (err)
+		return Py_BuildValue("(iO)", err, Py_None);
+	return Py_BuildValue("(i(KKIIII))", 0, (unsigned long long)mi.addr,
+			     (unsigned long long)mi.len, mi.type, mi.requested, mi.source, mi.flags);
+}
+
 /* the calls (eng, name, timeout_ms) -> int: connect, connect_async, ... */
 typedef int (*name_timeout_fn)(struct hixl_engine *, const char *, int);
 
@@ -565,6 +585,8 @@ static PyMethodDef engine_methods[] = {
 	  "register_mem(addr, len, flags, type, dmabuf_fd, dmabuf_offset, buffer) -> (err, handle)" },
 	{ "deregister_mem", (PyCFunction)engine_deregister_mem, METH_VARARGS,
 	  "deregister_mem(handle) -> err" },
+	{ "mem_info", (PyCFunction)engine_mem_info, METH_VARARGS,
+	  "mem_info(handle) -> (err, (addr, len, type, requested, source, flags) | None)" },
 	{ "connect", (PyCFunction)engine_connect, METH_VARARGS, "connect(name, timeout_ms) -> err" },
 	{ "connect_async", (PyCFunction)engine_connect_async, METH_VARARGS,
 	  "connect_async(name, timeout_ms) -> err" },

@@ -3,9 +3,9 @@
 tensor (torch.Tensor has no buffer protocol) becomes a ctypes view of its
 memory (data_ptr(), numel() * element_size()) that keeps the tensor - and
 so its storage - referenced, for as long as register_mem() holds it.
-Device tensors are refused with what to do instead: hixl registers device
-memory only as a dma-buf (MemDesc(dmabuf_fd=...)), and torch exports none
-for CUDA/ROCm tensors.
+Device tensors are refused as buffers with what to do instead: register
+their address, MemDesc(t.data_ptr(), nbytes) as MEM_DEVICE (the CUDA driver
+exports it as a dma-buf).
 """
 
 import ctypes
@@ -26,10 +26,10 @@ def tensor_buffer(t, what):
     dev = t.device.type
     if dev != "cpu":
         raise ValueError(
-            "%s: a %s tensor: hixl registers device memory only as a dma-buf "
-            "(MemDesc(dmabuf_fd=..., MEM_DEVICE)), and torch exports no dma-buf for %s "
-            "tensors; stage the blocks through a CPU tensor (pin_memory()) and register "
-            "that" % (what, dev, dev))
+            "%s: a %s tensor is no buffer: register its address as device memory, "
+            "MemDesc(t.data_ptr(), t.numel() * t.element_size()) with MEM_DEVICE "
+            "(the %s runtime exports it as a dma-buf), and keep the tensor alive while "
+            "registered" % (what, dev, dev))
     if t.layout.__repr__() != "torch.strided":
         raise ValueError("%s: a %s tensor: only dense (strided) tensors have one memory "
                          "range" % (what, t.layout))

@@ -111,8 +111,11 @@ FEATURE_NOT_SUPPORTED = 0
 
 
 class MemType(enum.IntEnum):
-    """Memory type of register_mem(): MEM_DEVICE 0 (a dma-buf: give
-    MemDesc.dmabuf_fd), MEM_HOST 1 (memory of this process)."""
+    """Memory type of register_mem(): MEM_DEVICE 0 (device memory: a
+    dma-buf in MemDesc.dmabuf_fd, or without one a device address such as
+    a CUDA pointer, which the GPU runtime exports; host memory given as
+    MEM_DEVICE registers as host memory), MEM_HOST 1 (memory of this
+    process)."""
     MEM_DEVICE = 0
     MEM_HOST = 1
 
@@ -200,7 +203,8 @@ class MemDesc:
     local_only  True: registered for this engine's own side of transfers and
                 never announced to peers (HIXL_REG_LOCAL_ONLY)
     dmabuf_fd   MEM_DEVICE only: the dma-buf file descriptor (hixl's own
-                field; HIXL's device memory is NPU memory)
+                field; HIXL's device memory is NPU memory); -1 (the
+                default): device memory by address (addr a device pointer)
     dmabuf_offset  MEM_DEVICE only: offset of the region in the dma-buf, bytes
 
     Raises TypeError for an addr or len that is not an int in 0..2**64-1 (or

@@ -225,10 +225,16 @@ class TransferEngine:
     def register_memory(self, buffer_addr, capacity, location="*"):
         """Register [buffer_addr, buffer_addr + capacity) for transfers
         (Mooncake register_memory()); location (Mooncake's NUMA/device
-        hint, "*" any) is ignored.  Returns 0; -EEXIST for an address
-        already registered here or an overlap, -EINVAL length 0, the
-        library's -errno (-EFAULT unmapped, -ENOMEM memlock limit, ...);
-        -ESHUTDOWN when not initialized."""
+        hint, "*" any) is ignored.  buffer_addr may be host memory or a
+        GPU device pointer (a CUDA tensor's data_ptr()): it is registered
+        as MEM_DEVICE by address, which takes host memory as host memory
+        and has the GPU runtime export device memory as a dma-buf.
+        Returns 0; -EEXIST for an
+        address already registered here or an overlap, -EINVAL length 0,
+        the library's -errno (-ENODEV neither host memory nor, without a
+        GPU runtime, device memory; -EFAULT unmapped while a GPU runtime
+        runs; -ERANGE a device range past its allocation's end; -ENOMEM
+        memlock limit, ...); -ESHUTDOWN when not initialized."""
         return self._register(int(buffer_addr), int(capacity), None, "register_memory")
 
     def _register(self, addr, length, buf, what):
@@ -239,7 +245,10 @@ class TransferEngine:
             if addr in self._regs:
                 _set_error("%s: 0x%x is already registered" % (what, addr))
                 return -_hixl_errno("EEXIST")
-            err, handle = eng.register_mem(addr, length, 0, _hixl.C_MEM_HOST, -1, 0, buf)
+            # an address alone: MEM_DEVICE by address, which registers host
+            # memory as host memory and device memory as the GPU's dma-buf
+            ctype = _hixl.C_MEM_HOST if buf is not None else _hixl.C_MEM_DEVICE
+            err, handle = eng.register_mem(addr, length, 0, ctype, -1, 0, buf)
             if err:
                 _lib_error()
                 return err

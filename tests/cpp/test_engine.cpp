@@ -47,8 +47,15 @@ void TestRegisterMem() {
   d.len = 4096;
   CHECK_ST(h.RegisterMem(d, MEM_HOST, c), PARAM_INVALID);  /* overlaps a */
   CHECK(c == reinterpret_cast<MemHandle>(1));
-  CHECK_ST(h.RegisterMem(d, MEM_DEVICE, c), UNSUPPORTED);
-  CHECK(strstr(GetRecentErrMsg(), "RegisterDmaBuf") != nullptr);
+  /* MEM_DEVICE by address: host memory registers as host (and overlaps a) */
+  CHECK_ST(h.RegisterMem(d, MEM_DEVICE, c), PARAM_INVALID);
+  CHECK(strstr(GetRecentErrMsg(), "EEXIST") != nullptr);
+  /* an address that is not host memory, no GPU runtime here: FAILED, naming it */
+  d.addr = 0x7e0000000000ULL;
+  CHECK_ST(h.RegisterMem(d, MEM_DEVICE, c), FAILED);
+  CHECK(strstr(GetRecentErrMsg(), "no GPU runtime") != nullptr);
+  CHECK(c == reinterpret_cast<MemHandle>(1));
+  d.addr = U(p);
   CHECK_ST(h.RegisterMem(d, static_cast<MemType>(7), c), PARAM_INVALID);
   d.addr = 0;
   CHECK_ST(h.RegisterMem(d, MEM_HOST, c), PARAM_INVALID);

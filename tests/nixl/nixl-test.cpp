@@ -13,6 +13,7 @@
  * hash, snapshot and compare its buffer, wait for notifications, send one,
  * deregister a region.  A third process ("C") is killed mid-transfer.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -36,6 +37,7 @@
 #include <nixl.h>
 
 #include "nixl-test.h"
+#include "../gpu/fake_cuda.h"
 
 namespace {
 
@@ -57,6 +59,72 @@ void ok(bool cond, const std::string &name, const std::string &why = "")
 	fflush(stdout);
 }
 
+/*
+ * VRAM_SEG: device memory by address, against the fake CUDA driver of
+ * tests/gpu/fake_cuda.c (build/fake-cuda/libcuda.so.1, loaded here by its
+ * path so that the library's dlopen("libcuda.so.1") finds it): 1 MiB of
+ * "device memory" (PROT_NONE to the CPU) WRITten to B's DRAM and READ back
+ * from it, checked through cuMemcpyDtoH.  SKIP without /dev/udmabuf or the
+ * fake.
+ */
+void vramTest(Agent &a, Peer &b)
+{
+	const size_t n = 1 << 20;
+	char exe[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	std::string path;
+	void *h;
+
+	if (access("/dev/udmabuf", F_OK)) {
+		ok(true, "VRAM_SEG by address", "SKIP /dev/udmabuf missing: the fake GPU exports udmabufs");
+		return;
+	}
+	if (len <= 0)
+		len = 0;
+	exe[len] = 0;
+	path = std::string(exe);
+	path = path.substr(0, path.rfind('/')) + "/../fake-cuda/libcuda.so.1";
+	h = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+	if (!h) {
+		ok(true, "VRAM_SEG by address", "SKIP the fake CUDA driver is not built (make tests)");
+		return;
+	}
+	auto init = (fake_cuInit)dlsym(h, "cuInit");
+	auto dalloc = (fake_cuMemAlloc_v2)dlsym(h, "cuMemAlloc_v2");
+	auto htod = (fake_cuMemcpyHtoD_v2)dlsym(h, "cuMemcpyHtoD_v2");
+	auto dtoh = (fake_cuMemcpyDtoH_v2)dlsym(h, "cuMemcpyDtoH_v2");
+	CUdeviceptr d = 0;
+	std::vector<uint8_t> tmp(n);
+	nixl_reg_dlist_t reg(VRAM_SEG);
+	nixl_xfer_dlist_t dl(VRAM_SEG);
+	nixl_status_t st;
+	std::string r;
+	size_t i;
+
+	if (!init || !dalloc || !htod || !dtoh || init(0) || dalloc(&d, n)) {
+		ok(false, "VRAM_SEG by address: the fake CUDA driver works");
+		return;
+	}
+	fill(tmp.data(), n, 7, 0);
+	htod(d, tmp.data(), n);
+	reg.addDesc(nixlBlobDesc(d, n, 0, ""));
+	st = a.ag.registerMem(reg);
+	ok(st == NIXL_SUCCESS, "registerMem: 1 MiB VRAM_SEG by its device address", sstr(st));
+	dl.addDesc(nixlBasicDesc(d, n, 0));
+	st = xfer(a, NIXL_WRITE, dl, dlist(b.buf, 1, n, n), "B");
+	r = b.cmd("CHECK 7 0 " + std::to_string(n));
+	ok(st == NIXL_SUCCESS && r == "OK", "WRITE VRAM_SEG -> DRAM_SEG: B's bytes are the device's",
+	   sstr(st) + ", B: " + r);
+	b.cmd("FILL 8");
+	st = xfer(a, NIXL_READ, dl, dlist(b.buf + (2 << 20), 1, n, n), "B");
+	dtoh(tmp.data(), d, n);
+	for (i = 0; i < n && tmp[i] == pat(8, (2 << 20) + i); i++)
+		;
+	ok(st == NIXL_SUCCESS && i == n, "READ DRAM_SEG -> VRAM_SEG: the device's bytes are B's",
+	   sstr(st) + (i < n ? ", first difference at " + std::to_string(i) : ""));
+	st = a.ag.deregisterMem(reg);
+	ok(st == NIXL_SUCCESS, "deregisterMem VRAM_SEG", sstr(st));
+}
 
 int initiator()
 {
@@ -109,6 +177,8 @@ int initiator()
 		ok(st == NIXL_SUCCESS && i == (16u << 20), "READ 16 x 1 MiB: A's bytes are B's",
 		   sstr(st) + (i < (16u << 20) ? ", first difference at " + std::to_string(i) : ""));
 	}
+
+	vramTest(a, b);
 
 	/* prepped lists, 256 of A's blocks to 256 scattered of B's 2048 */
 	{

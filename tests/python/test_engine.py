@@ -6,6 +6,7 @@ async, links, notifications and every error a method returns."""
 import ctypes
 import gc
 import mmap
+import os
 import sys
 import threading
 import time
@@ -144,8 +145,15 @@ def test_register_errors(engines):
         (hixl.PARAM_INVALID, 0)			# longer than the buffer
     assert a.register_mem(hixl.MemDesc(0x10, 4096), hixl.MEM_HOST) == (hixl.PARAM_INVALID, 0)
     assert a.register_mem(bytearray(64), 7) == (hixl.PARAM_INVALID, 0)
-    dev = hixl.MemDesc(0x100000, 4096, dmabuf_fd=-1)
+    null = os.open("/dev/null", os.O_RDWR)
+    dev = hixl.MemDesc(0x100000, 4096, dmabuf_fd=null)
     assert a.register_mem(dev, hixl.MEM_DEVICE) == (hixl.PARAM_INVALID, 0)	# EBADF
+    os.close(null)
+    # dmabuf_fd -1 (the default): device memory by address; not host memory,
+    # and no GPU knows it (tests/python/test_gpu.py has the rest)
+    dev = hixl.MemDesc(0x100000, 4096)
+    assert a.register_mem(dev, hixl.MEM_DEVICE)[0] != S
+    assert "GPU" in hixl.last_error(), hixl.last_error()
     with pytest.raises(BufferError):
         a.register_mem(np.zeros((4, 4))[:, ::2], hixl.MEM_HOST)
     assert a.deregister_mem(h) == S

@@ -21,8 +21,8 @@ T = 10000
 
 
 def test_refusals():
-    with pytest.raises(ValueError, match="a meta tensor: hixl registers device memory only as "
-                                         "a dma-buf"):
+    with pytest.raises(ValueError, match="a meta tensor is no buffer: register its address "
+                                         "as device memory"):
         hixl.MemDesc(torch.empty(16, device="meta"))
     with pytest.raises(ValueError, match="non-contiguous"):
         hixl.MemDesc(torch.zeros(4, 4).t())

@@ -38,6 +38,7 @@ extern const struct ht_test bench_tests[];	/* test_bench.c: hixl-bench --server/
 extern const struct ht_test local_tests[];	/* test_local.c: same-host links, the kernel copy */
 extern const struct ht_test local_par_tests[];	/* test_local_par.c: the parallel kernel copy */
 extern const struct ht_test local_dmabuf_tests[];	/* test_local_dmabuf.c: dma-buf on same-host links */
+extern const struct ht_test gpu_tests[];	/* test_gpu.c: device memory by address (a fake CUDA driver) */
 extern const struct ht_test stats_tests[];	/* test_stats.c: data-path counters, hixlctl stats, tracepoints */
 extern const struct ht_test latency_tests[];	/* test_latency.c: TRANSFER latency histograms */
 extern const struct ht_test loopback_tests[];	/* test_loopback.c: loopback engines, no device */
@@ -60,6 +61,7 @@ static const struct ht_test *const hixl_test_tables[] = {
 	loopback_tests,
 	local_par_tests,
 	local_dmabuf_tests,
+	gpu_tests,
 	rail_tests,
 	rail_mr_tests,
 	raillink_tests,

@@ -691,22 +691,27 @@ int hixl_engine_link_stats(const struct hixl_engine *eng, struct hixl_link_stat 
 /*
  * hixl_register_mem() types: HIXL's MemType is <hixl/uapi.h>'s enum
  * hixl_mem_type: HIXL_MEM_HOST (memory of this process), HIXL_MEM_DEVICE
- * (a dma-buf).
+ * (a dma-buf, or device memory by address: see hixl_register_mem()).
  */
 
 /**
  * struct hixl_mem_desc - a region to register (HIXL MemDesc)
- * @addr:          HOST: start, a virtual address of this process; DEVICE:
- *                 the device address transfer descriptors will use (it
- *                 names the region; any value)
+ * @addr:          HOST: start, a virtual address of this process; DEVICE
+ *                 with a dma-buf fd: the device address transfer
+ *                 descriptors will use (it names the region; any page
+ *                 aligned value); DEVICE by address (@dmabuf_fd -1): the
+ *                 GPU virtual address (a CUDA device pointer), any
+ *                 alignment
  * @len:           bytes, > 0
  * @flags:         HIXL_REG_* bits: HIXL_REG_READ_ONLY, HIXL_REG_LOCAL_ONLY
  *                 (HIXL's MemDesc.local_only: registered for this engine's
  *                 own side of transfers, never announced to peers)
  * @dmabuf_fd:     DEVICE: the dma-buf file descriptor (the library does not
- *                 keep or close it); ignored for HOST
+ *                 keep or close it), or -1: device memory by address (the
+ *                 library asks the GPU runtime for a dma-buf of @addr, see
+ *                 hixl_register_mem()); ignored for HOST
  * @dmabuf_offset: DEVICE: offset of the region in the dma-buf, bytes, page
- *                 aligned; ignored for HOST
+ *                 aligned; 0 with @dmabuf_fd -1; ignored for HOST
  * @reserved:      must be 0 (-EINVAL otherwise): room for the fields of
  *                 later versions, as HIXL's MemDesc has reserved[128].
  *                 Initialize the whole struct (= {0}, memset, or a
@@ -734,15 +739,45 @@ struct hixl_mem_desc {
  * Unlike HIXL, registering after hixl_connect() is allowed: peers are sent
  * the new region.  Wraps HIXL_IOC_REG_MEM.
  *
+ * Device memory by address (HIXL_MEM_DEVICE, @desc->dmabuf_fd -1,
+ * @desc->dmabuf_offset 0): the library finds what @desc->addr is.
+ *  - CUDA device memory (the driver, libcuda.so.1, is loaded with dlopen()
+ *    at the first such call; no build-time dependency): the driver exports
+ *    the pages holding [addr, addr + len) as a dma-buf
+ *    (cuMemGetHandleForAddressRange), registered as HIXL_MEM_DEVICE from
+ *    addr rounded down to its page to addr + len, and its fd closed at
+ *    once (the kernel holds its own reference until deregistration).  The
+ *    range must lie in one allocation (cuMemGetAddressRange).
+ *  - ROCm device memory, when the program has loaded the HSA runtime
+ *    (libhsa-runtime64.so.1, as HIP does): hsa_amd_portable_export_dmabuf()
+ *    gives a dma-buf of the allocation and the address's offset in it,
+ *    registered as HIXL_MEM_DEVICE from addr rounded down to its page.
+ *  - Host memory of this process (every page readable or writable): it is
+ *    registered as HIXL_MEM_HOST, as upstream HIXL's tests on hosts
+ *    without an NPU expect; hixl_mem_get_info() says so.
+ *  The CPU never loads or stores device memory.  hixl_last_error() names
+ *  the cause of each error below.
+ *
  * Return: 0;
  *  -EINVAL  NULL arguments, an unknown type or flag, reserved not 0, len 0, a misaligned
- *           dma-buf offset;
+ *           dma-buf offset or DEVICE address with a dma-buf fd; a non-zero
+ *           dmabuf_offset with dmabuf_fd -1; a GPU allocation that is not
+ *           page aligned;
  *  -EOVERFLOW addr + len wraps;  -EFAULT (HOST) the range is not mapped;
+ *           (DEVICE by address) a GPU runtime runs but the address is
+ *           neither its memory (in one allocation) nor host memory;
+ *  -ENODEV  (DEVICE by address) not host memory and no GPU runtime: no
+ *           libcuda.so.1, or its cuInit() failed (the toolkit's stub);
+ *  -ERANGE  (DEVICE by address) the range runs past the end of its GPU
+ *           allocation;
  *  -EACCES  (HOST) a read-only mapping without HIXL_REG_READ_ONLY;
  *  -EBADF   (DEVICE) not a dma-buf;  -EEXIST overlaps a registration;
  *  -ENOSPC  max_regions (4096) per process;  -E2BIG the byte limit
  *           (20 GiB host / 50 GiB device per process);
  *  -ENOMEM  RLIMIT_MEMLOCK or memory;  -EOPNOTSUPP (DEVICE) no MRs possible;
+ *           (DEVICE by address) the runtime cannot export the range as a
+ *           dma-buf;
+ *  -EIO     (DEVICE by address) another error of the CUDA driver's export;
  *  -EAGAIN, -EINTR as REG_MEM documents.
  */
 int hixl_register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
@@ -759,6 +794,58 @@ int hixl_register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
  * registration of @eng.
  */
 int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle);
+
+/**
+ * enum hixl_mem_source - where a registration's memory came from
+ * @HIXL_MEM_SOURCE_HOST:   host memory of the process, by address
+ * @HIXL_MEM_SOURCE_DMABUF: a dma-buf fd the caller gave
+ * @HIXL_MEM_SOURCE_CUDA:   a dma-buf the CUDA driver exported for a device
+ *                          address (HIXL_MEM_DEVICE, dmabuf_fd -1)
+ * @HIXL_MEM_SOURCE_ROCM:   a dma-buf the ROCm (HSA) runtime exported for a
+ *                          device address (HIXL_MEM_DEVICE, dmabuf_fd -1)
+ */
+enum hixl_mem_source {
+	HIXL_MEM_SOURCE_HOST = 0,
+	HIXL_MEM_SOURCE_DMABUF = 1,
+	HIXL_MEM_SOURCE_CUDA = 2,
+	HIXL_MEM_SOURCE_ROCM = 3,
+};
+
+/**
+ * struct hixl_mem_info - a live registration, as hixl_mem_get_info() says
+ * @addr:      start of the registered region, bytes: the descriptor's
+ *             address, or for device memory by address that address
+ *             rounded down to its page
+ * @len:       bytes registered, from @addr
+ * @type:      what it became: HIXL_MEM_HOST or HIXL_MEM_DEVICE (host
+ *             memory registered as HIXL_MEM_DEVICE becomes HIXL_MEM_HOST)
+ * @requested: the type hixl_register_mem() was given
+ * @source:    enum hixl_mem_source
+ * @flags:     the descriptor's HIXL_REG_* bits
+ * @reserved:  0
+ *
+ * 64 bytes on every ABI.
+ */
+struct hixl_mem_info {
+	uint64_t addr;
+	uint64_t len;
+	uint32_t type;
+	uint32_t requested;
+	uint32_t source;
+	uint32_t flags;
+	uint64_t reserved[4];
+};
+
+/**
+ * hixl_mem_get_info() - what a registration became (HIXL_0.3)
+ * @eng:    the engine
+ * @handle: from hixl_register_mem() on @eng
+ * @info:   out: the registration, set only on success
+ *
+ * Return: 0; -EINVAL for NULL @eng or @info; -ENOENT when @handle is not a
+ * live registration of @eng.
+ */
+int hixl_mem_get_info(struct hixl_engine *eng, uint64_t handle, struct hixl_mem_info *info);
 
 /* ---- links ---- */
 
@@ -1481,6 +1568,8 @@ HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, flags) == 16, mem_desc_flags);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, dmabuf_fd) == 20, mem_desc_dmabuf_fd);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, dmabuf_offset) == 24, mem_desc_dmabuf_offset);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, reserved) == 32, mem_desc_reserved);
+HIXL_LAYOUT_ASSERT(sizeof(struct hixl_mem_info) == 64, mem_info_size);
+HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_info, source) == 24, mem_info_source);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_args, flags) == 4, transfer_args_flags);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_args, tag) == 8, transfer_args_tag);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_args, user_data) == 16, transfer_args_user_data);

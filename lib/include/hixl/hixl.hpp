@@ -111,25 +111,31 @@ class Hixl {
   }
 
   /**
-   * RegisterMem() - register host memory for transfers (hixl_register_mem())
-   * @mem:        @mem.addr, @mem.len bytes of this process; @mem.local_only
-   *              -> HIXL_REG_LOCAL_ONLY (peers never see the region)
-   * @type:       MEM_HOST.  MEM_DEVICE returns UNSUPPORTED: hixl's device
-   *              memory is a dma-buf, which a MemDesc cannot name; use
-   *              RegisterDmaBuf().
+   * RegisterMem() - register memory for transfers (hixl_register_mem())
+   * @mem:        @mem.addr, @mem.len bytes; @mem.local_only ->
+   *              HIXL_REG_LOCAL_ONLY (peers never see the region)
+   * @type:       MEM_HOST: memory of this process.  MEM_DEVICE: device
+   *              memory by address, e.g. a CUDA device pointer: the library
+   *              asks the GPU runtime (libcuda.so.1, loaded at run time) for
+   *              a dma-buf of the range; host memory given as MEM_DEVICE is
+   *              registered as host memory (hixl_mem_get_info() on
+   *              NativeHandle() says which).  A dma-buf fd: RegisterDmaBuf().
    * @mem_handle: out: the registration, set on SUCCESS only
    *
    * Unlike HIXL, registering while links are up is allowed (peers learn the
    * region).  Return: SUCCESS; PARAM_INVALID addr 0, len 0, an unknown
    * type, a range that wraps, is not mapped, or overlaps a registration,
-   * a read-only mapping; RESOURCE_EXHAUSTED 4096 registrations or 20 GiB
-   * per process, RLIMIT_MEMLOCK, memory; UNSUPPORTED MEM_DEVICE; FAILED
-   * not initialized.
+   * a read-only mapping, MEM_DEVICE past the end of its GPU allocation
+   * (ERANGE); RESOURCE_EXHAUSTED 4096 registrations or 20 GiB (host) / 50
+   * GiB (device) per process, RLIMIT_MEMLOCK, memory; UNSUPPORTED
+   * MEM_DEVICE the runtime cannot export as a dma-buf;
+   * FAILED not initialized, MEM_DEVICE not host memory with no GPU
+   * runtime (ENODEV: no libcuda.so.1, or its cuInit() failed);
+   * GetRecentErrMsg() names the cause.
    */
   Status RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle) {
     if (eng_ == nullptr) return NotInitialized("RegisterMem");
-    if (type == MEM_DEVICE)
-      return Fail("RegisterMem", "MEM_DEVICE", UNSUPPORTED, "device memory is a dma-buf: use RegisterDmaBuf()");
+    if (type == MEM_DEVICE) return Register(mem, HIXL_MEM_DEVICE, -1, 0, mem_handle);
     if (type != MEM_HOST) return Fail("RegisterMem", "type", PARAM_INVALID, "unknown MemType");
     return Register(mem, HIXL_MEM_HOST, -1, 0, mem_handle);
   }

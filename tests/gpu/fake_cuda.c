@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fake_cuda.c - a stand-in for the CUDA driver (libcuda.so.1) for the
+ * tests of device memory by address, on machines without a GPU.
+ *
+ * A "device allocation" (cuMemAlloc) is a memfd, sealed against shrinking
+ * as udmabuf requires, mapped PROT_NONE in the process: its address is
+ * reserved as a real GPU's would be, and any CPU load or store of device
+ * memory faults, which proves hixl never touches it with the CPU.
+ * cuMemGetHandleForAddressRange() exports a range as a udmabuf of the
+ * memfd (/dev/udmabuf, UDMABUF_CREATE); cuMemcpyHtoD/DtoH are pwrite and
+ * pread of the memfd, for the tests to fill and check device memory.
+ *
+ * The entry points are the real driver's symbols (cuda.h maps cuMemAlloc to
+ * cuMemAlloc_v2, ...), with its rules where a test could tell: the calls
+ * that need a context fail with CUDA_ERROR_INVALID_CONTEXT unless one is
+ * pushed, the export wants page-aligned ranges inside one allocation.
+ * Built by the Makefile as build/fake-cuda/libcuda.so.1 (soname
+ * libcuda.so.1), never installed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/udmabuf.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fake_cuda.h"
+
+#define API __attribute__((visibility("default")))
+#define MAX_ALLOCS 64
+
+struct alloc {
+	CUdeviceptr base;
+	size_t size;
+	int memfd;
+};
+
+static struct alloc allocs[MAX_ALLOCS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int inited;
+static struct CUctx_st { int dummy; } the_ctx;
+static __thread int ctx_depth;		/* contexts pushed on this thread */
+
+static CUresult env_error(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? (CUresult)atoi(v) : CUDA_SUCCESS;
+}
+
+/* The allocation holding p, copied to *a; 0 or -1. */
+static int find(CUdeviceptr p, struct alloc *a)
+{
+	int ret = -1;
+
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_ALLOCS; i++) {
+		if (allocs[i].size && p >= allocs[i].base && p - allocs[i].base < allocs[i].size) {
+			*a = allocs[i];
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+API CUresult cuInit(unsigned int flags)
+{
+	CUresult rc = env_error("FAKE_CUDA_INIT_ERROR");
+
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (rc)
+		return rc;
+	inited = 1;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuGetErrorName(CUresult err, const char **name)
+{
+	switch (err) {
+	case CUDA_SUCCESS: *name = "CUDA_SUCCESS"; break;
+	case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
+	case CUDA_ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+	case CUDA_ERROR_NOT_INITIALIZED: *name = "CUDA_ERROR_NOT_INITIALIZED"; break;
+	case CUDA_ERROR_STUB_LIBRARY: *name = "CUDA_ERROR_STUB_LIBRARY"; break;
+	case CUDA_ERROR_INVALID_CONTEXT: *name = "CUDA_ERROR_INVALID_CONTEXT"; break;
+	case CUDA_ERROR_NOT_SUPPORTED: *name = "CUDA_ERROR_NOT_SUPPORTED"; break;
+	default: return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* Allocations are whole pages (a real GPU's are 2 MiB granules). */
+API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	void *p;
+	int fd, i;
+
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!dptr || !size)
+		return CUDA_ERROR_INVALID_VALUE;
+	size = (size + pg - 1) & ~(pg - 1);
+	fd = memfd_create("fake-cuda", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	if (fd < 0)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (ftruncate(fd, (off_t)size) || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK)) {
+		close(fd);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	p = mmap(NULL, size, PROT_NONE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_ALLOCS && allocs[i].size; i++)
+		;
+	if (i < MAX_ALLOCS)
+		allocs[i] = (struct alloc){ (CUdeviceptr)(uintptr_t)p, size, fd };
+	pthread_mutex_unlock(&lock);
+	if (i == MAX_ALLOCS) {
+		munmap(p, size);
+		close(fd);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*dptr = (CUdeviceptr)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+	CUresult rc = CUDA_ERROR_INVALID_VALUE;
+
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_ALLOCS; i++) {
+		if (allocs[i].size && allocs[i].base == dptr) {
+			munmap((void *)(uintptr_t)dptr, allocs[i].size);
+			close(allocs[i].memfd);
+			allocs[i].size = 0;
+			rc = CUDA_SUCCESS;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+/* pwrite/pread of the memfd: the CPU never maps device memory readable */
+static CUresult copy(CUdeviceptr d, void *h, size_t n, int to_dev)
+{
+	struct alloc a;
+	size_t done = 0;
+
+	if (find(d, &a) || n > a.size - (d - a.base))
+		return CUDA_ERROR_INVALID_VALUE;
+	while (done < n) {
+		off_t off = (off_t)(d - a.base + done);
+		ssize_t k = to_dev ? pwrite(a.memfd, (char *)h + done, n - done, off)
+				   : pread(a.memfd, (char *)h + done, n - done, off);
+
+		if (k <= 0)
+			return CUDA_ERROR_UNKNOWN;
+		done += (size_t)k;
+	}
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
+{
+	return copy(dst, (void *)src, n, 1);
+}
+
+API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
+{
+	return copy(src, dst, n, 0);
+}
+
+/* Without a context: as the real driver, and no error for host memory it does not know. */
+API CUresult cuPointerGetAttribute(void *data, int attr, CUdeviceptr ptr)
+{
+	struct alloc a;
+
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!data || find(ptr, &a))
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+		*(CUcontext *)data = &the_ctx;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		*(unsigned int *)data = CU_MEMORYTYPE_DEVICE;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+		*(CUdeviceptr *)data = a.base;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		*(size_t *)data = a.size;
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+API CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+	if (ctx != &the_ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	ctx_depth++;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuCtxPopCurrent_v2(CUcontext *ctx)
+{
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	ctx_depth--;
+	if (ctx)
+		*ctx = &the_ctx;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr ptr)
+{
+	struct alloc a;
+
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (find(ptr, &a))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (base)
+		*base = a.base;
+	if (size)
+		*size = a.size;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size,
+					   int type, unsigned long long flags)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	struct udmabuf_create c;
+	CUresult rc = env_error("FAKE_CUDA_EXPORT_ERROR");
+	struct alloc a;
+	int dev, fd;
+
+	if (rc)
+		return rc;
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!handle || type != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD || flags || !size ||
+	    (dptr | size) & (pg - 1) || find(dptr, &a) || size > a.size - (dptr - a.base))
+		return CUDA_ERROR_INVALID_VALUE;
+	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	memset(&c, 0, sizeof(c));
+	c.memfd = (unsigned int)a.memfd;
+	c.flags = UDMABUF_FLAGS_CLOEXEC;
+	c.offset = dptr - a.base;
+	c.size = size;
+	fd = ioctl(dev, UDMABUF_CREATE, &c);
+	close(dev);
+	if (fd < 0)
+		return CUDA_ERROR_UNKNOWN;
+	*(int *)handle = fd;
+	return CUDA_SUCCESS;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fake_cuda.h - the part of the CUDA driver API that tests/gpu/fake_cuda.c
+ * stands in for, with cuda.h's (CUDA 13) values, so that neither the fake
+ * nor the tests need the CUDA headers.  The tests call the fake through
+ * dlsym() of the handle they dlopen() it by.
+ */
+#ifndef HIXL_FAKE_CUDA_H
+#define HIXL_FAKE_CUDA_H
+
+#include <stddef.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+
+#define CUDA_SUCCESS			0
+#define CUDA_ERROR_INVALID_VALUE	1
+#define CUDA_ERROR_OUT_OF_MEMORY	2
+#define CUDA_ERROR_NOT_INITIALIZED	3
+#define CUDA_ERROR_STUB_LIBRARY		34
+#define CUDA_ERROR_INVALID_CONTEXT	201
+#define CUDA_ERROR_NOT_SUPPORTED	801
+#define CUDA_ERROR_UNKNOWN		999
+
+#define CU_POINTER_ATTRIBUTE_CONTEXT		1
+#define CU_POINTER_ATTRIBUTE_MEMORY_TYPE	2
+#define CU_POINTER_ATTRIBUTE_RANGE_START_ADDR	11
+#define CU_POINTER_ATTRIBUTE_RANGE_SIZE		12
+#define CU_MEMORYTYPE_DEVICE			2
+#define CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD	1
+
+/* the entry points (the real driver's symbol names) */
+typedef CUresult (*fake_cuInit)(unsigned int flags);
+typedef CUresult (*fake_cuMemAlloc_v2)(CUdeviceptr *dptr, size_t size);
+typedef CUresult (*fake_cuMemFree_v2)(CUdeviceptr dptr);
+typedef CUresult (*fake_cuMemcpyHtoD_v2)(CUdeviceptr dst, const void *src, size_t n);
+typedef CUresult (*fake_cuMemcpyDtoH_v2)(void *dst, CUdeviceptr src, size_t n);
+
+/* the fake's definitions (the tests reach them through dlsym()) */
+CUresult cuInit(unsigned int flags);
+CUresult cuGetErrorName(CUresult err, const char **name);
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size);
+CUresult cuMemFree_v2(CUdeviceptr dptr);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n);
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n);
+CUresult cuPointerGetAttribute(void *data, int attr, CUdeviceptr ptr);
+CUresult cuCtxPushCurrent_v2(CUcontext ctx);
+CUresult cuCtxPopCurrent_v2(CUcontext *ctx);
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
+CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, int type,
+				       unsigned long long flags);
+
+/*
+ * Environment the fake reads at each call (tests set it in their own
+ * process): FAKE_CUDA_INIT_ERROR=N makes cuInit() return N (34: the
+ * toolkit's stub library); FAKE_CUDA_EXPORT_ERROR=N makes
+ * cuMemGetHandleForAddressRange() return N.
+ */
+
+#endif
