@@ -45,7 +45,7 @@ one() {	# REP TOOL WHAT
 	echo "=== rep $1 $3" >> "$err"
 	MCB_ERRLOG=$err MC_TE_FILTERS=rxe0 HIXL_TRANSPORT=rdma MOONCAKE_PREFIX=${MOONCAKE_PREFIX:-} \
 		timeout -k 10 "$tmo" /usr/bin/python3 bench/mcbench.py --impl "$2" --rep "$1" --raw "$out" \
-		--layers "$layers" --reg-mib "$regmib" "$3" 2>> "$err" || rc=$?
+		--layers "$layers" --reg-mib "$regmib" --reg-min-mib "${MC_REG_MIN_MIB:-256}" "$3" 2>> "$err" || rc=$?
 	if [ "$rc" != 0 ]; then
 		fails=$((fails + 1))
 		echo "bench-mooncake: $2 $3 exited $rc: $(grep -v '^===' "$err" | tail -1)"

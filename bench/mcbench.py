@@ -9,7 +9,7 @@ initiator, a child process (this script with --target) the target, as
 Mooncake needs one engine a process.
 
     bench/mcbench.py --impl mooncake|hixl --rep R --raw RAW kv    [--layers 8]
-    bench/mcbench.py --impl mooncake|hixl --rep R --raw RAW reg   [--reg-mib 1024]
+    bench/mcbench.py --impl mooncake|hixl --rep R --raw RAW reg   [--reg-mib 1024] [--reg-min-mib 256]
 
 kv: the KV job's shape: LAYERS layers of DESCS (256) scattered BLOCK_KIB
 (32) KiB blocks (local block lp[i] <-> remote block rp[i], two random
@@ -28,7 +28,9 @@ completion (get_batch_transfer_status) is waited for, untimed.
 
 reg: registration time of one buffer (anonymous mmap, every page touched
 first) with register_memory() and unregister_memory(), REG_MIB (1024)
-first, halving on failure down to 1 MiB: the largest that works is timed.
+first, then halving down to REG_MIN_MIB (256; so both engines have
+sizes in common), and on below it while they fail (down to 1 MiB): every
+size that registers is timed, every one that fails named.
 
 Raw lines appended to RAW (bench/mooncakereport.py reads them):
 "kv REP IMPL OP LAYERS DESCS BLOCK BYTES SECONDS CPU_S",
@@ -266,7 +268,7 @@ def kv(args, out):
 
 
 def reg(args, out):
-    """registration time of the largest buffer (REG_MIB, halving) that registers"""
+    """registration times of buffers of REG_MIB, halving (see the header)"""
     impl, rep = args.impl, args.rep
     TE = engine_class(impl)
     te = TE()
@@ -293,7 +295,7 @@ def reg(args, out):
         out.flush()
         del a
         m.close()
-        if rc == 0:
+        if rc == 0 and mib <= args.reg_min_mib:
             break
         mib //= 2
 
@@ -306,6 +308,7 @@ def main():
     ap.add_argument("--raw", required=True)
     ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--reg-mib", type=int, default=1024)
+    ap.add_argument("--reg-min-mib", type=int, default=256)
     ap.add_argument("--target", action="store_true", help="(internal) the target process")
     ap.add_argument("what", nargs="?", choices=["kv", "reg"], default="kv")
     args = ap.parse_args()
