@@ -169,7 +169,7 @@ def section(p, heading="## Results"):
             v = {i: [x[idx] * 1e3 for x in p["reg"].get(i, []) if x[0] == n] for i in IMPLS}
             cells = []
             for i in IMPLS:
-                c = spread(v[i], 1)
+                c = spread(v[i], 2)
                 if not c:
                     rs = p["regfail"].get(i, {}).get(n)
                     c = (f"failed ({len(rs)}x): {max(set(rs), key=rs.count)[:200]}" if rs and idx == 1
