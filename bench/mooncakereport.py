@@ -133,8 +133,9 @@ def section(p, heading="## Results"):
     w("### Python cost of one 8,192-descriptor request")
     w("")
     w("64 layers x 128 blocks of 64 B (`bench/pysubmit.py`'s shape): **build**, the three "
-      "Python lists of ints from the block ids (the same loop for both: it measures the "
-      "interpreter, a check that the two boots are alike); **submit**, "
+      "Python lists of ints from the block ids (the same loop for both, in the initiator's "
+      "process with its engine loaded: a difference there is what else runs on the VM's "
+      "vCPUs meanwhile, e.g. the engines' own threads, not the loop); **submit**, "
       "`batch_transfer_async_write()` until it returns (the engine's Python binding reading "
       "the lists, and queueing the request); the wait "
       "(`get_batch_transfer_status`) is not timed.  Microseconds.")
@@ -156,7 +157,9 @@ def section(p, heading="## Results"):
       f"{info.get('config', '').split('reg_mib ')[-1] or '1024'} MiB first, then halving "
       "down to 256 MiB, and further while a size fails.  2 GiB is not tried "
       "(../shared/third_party/README-mooncake.md: Mooncake's registration of 2 GiB on rxe "
-      "fails with ENOMEM and a kernel WARNING in rxe).  Milliseconds.")
+      "fails with ENOMEM and a kernel WARNING in rxe).  The sizes go largest first in one "
+      "process: compare a row across the two engines, not the rows of a column with each "
+      "other.  Milliseconds.")
     w("")
     w("| buffer | mooncake register ms | hixl register ms | hixl / mooncake | "
       "mooncake unregister ms | hixl unregister ms | hixl / mooncake |")
