@@ -196,8 +196,8 @@ def section(p, heading="## Results"):
     if nf and nf != "0":
         w(f"{nf} measurement process(es) exited non-zero (their reason is in the cells above).")
         w("")
-    w("Not measured here: Mooncake's C++ `submitTransfer` path (`transfer_engine_bench`, built "
-      "beside the module), the TCP protocol, and this comparison inside `make bench`'s boot "
+    w("Not measured here: Mooncake's C++ `submitTransfer` path (`transfer_engine_bench`, which "
+      "scripts/build-mooncake.sh puts in the prefix's bin/), the TCP protocol, and this comparison inside `make bench`'s boot "
       "and results.json.")
     w("")
     return out
