@@ -121,7 +121,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-table bench-py bench-nixl clean install
+.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-table bench-py bench-nixl clean install bench-mooncake
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module userspace
 # everything but hixl.ko (the benchmarks build theirs for the VM's kernel)
@@ -318,6 +318,13 @@ bench: userspace
 # writes bench/results-nixl.md
 bench-nixl: userspace
 	bench/bench.sh nixl
+
+# Mooncake's TransferEngine (built by scripts/build-mooncake.sh from
+# ../shared/third_party, cached) beside hixl.mooncake's, the same Python
+# code: the KV job's WRITE/READ, CPU per GiB, the submit cost of 8,192
+# descriptors, registration; one VM run; writes bench/results-mooncake.md
+bench-mooncake: userspace
+	bench/bench.sh mooncake
 
 # Registration time, hixl vs ibv_reg_mr, in one VM run on Debian's stock 6.12
 # kernel (no debug options); writes bench/results-reg.md

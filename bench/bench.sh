@@ -4,7 +4,7 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|table|py|nixl|all
+# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|table|py|nixl|mooncake|all
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -50,7 +50,42 @@ nixl_prep() {
 	[ "$rc" = 0 ] || NIXL_UCX_NA="NIXL's UCX plugin not built: $(grep -v '^ ' build/nixl/ucx.err | tail -1)"
 }
 
+# Mooncake's Transfer Engine for `mooncake`, built (or found in the cache)
+# on the host before the VM by scripts/build-mooncake.sh: sets
+# MOONCAKE_PREFIX, or MOONCAKE_NA to why not (its report then says so).
+mooncake_prep() {
+	local rc=0
+	MOONCAKE_NA=''
+	MOONCAKE_PREFIX=$(scripts/build-mooncake.sh 2> build/mooncake-build.err) || rc=$?
+	if [ "$rc" != 0 ]; then
+		MOONCAKE_PREFIX=''
+		MOONCAKE_NA="scripts/build-mooncake.sh exited $rc: $(grep -v '^ ' build/mooncake-build.err | tail -1)"
+		echo "bench: no Mooncake ($MOONCAKE_NA), its report will say so" >&2
+	fi
+}
+
 case "$what" in
+mooncake)
+	# `make bench-mooncake`: Mooncake's TransferEngine vs hixl.mooncake's,
+	# the same Python code (bench/bench-mooncake-guest.sh, bench/mcbench.py):
+	# MC_REPS (3), MC_LAYERS (8), MC_REG_MIB (1024).  A failed VM run (a
+	# kernel WARNING in the guest counts) still gets its report written from
+	# what was measured, then fails.
+	mkdir -p build
+	mooncake_prep
+	vm=${BENCH_VM_NAME:-bench-mooncake} t0=$(date +%s) load0=$(cut -d' ' -f1 /proc/loadavg) rc=0
+	HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} tests/vm/run.sh --kernel 6.12 \
+		--module build/compat-6.12/kmod/hixl.ko --name "$vm" -- \
+		env MC_REPS="${MC_REPS:-3}" MC_LAYERS="${MC_LAYERS:-8}" MC_REG_MIB="${MC_REG_MIB:-1024}" \
+		MOONCAKE_PREFIX="$MOONCAKE_PREFIX" MOONCAKE_NA="$MOONCAKE_NA" \
+		bench/bench-mooncake-guest.sh || rc=$?
+	cp "build/vm/$vm/raw-mooncake.txt" bench/results-mooncake-raw.txt
+	python3 bench/mooncakereport.py --raw bench/results-mooncake-raw.txt --kernel "$kver" \
+		--vm-seconds $(( $(date +%s) - t0 )) \
+		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" --out bench/results-mooncake.md
+	cat bench/results-mooncake.md
+	exit $rc
+	;;
 nixl)
 	# `make bench-nixl`: NIXL+HIXL vs hixl's own API vs NIXL+UCX
 	# (bench/bench-nixl-guest.sh): NIXL_REPS (5), NIXL_LAYERS (16)

@@ -42,11 +42,12 @@ def size_name(b):
     return f"{b >> 20} MiB" if b >= MIB else f"{b >> 10} KiB"
 
 
-def report_main(name, parse, section, measured, title, target):
+def report_main(name, parse, section, measured, title, target, in_make_bench=True):
     """main() of a section's report run alone (bench/bench.sh's
     guest_report): --raw RAW --kernel KVER --out OUT [--host-load L]
     [--vm-seconds S]; exits with an error when measured(parse(RAW)) is
-    false; OUT: "# title", the run's line (make target), section(p,
+    false; OUT: "# title", the run's line (make target; in_make_bench:
+    whether it says `make bench` measures the same), section(p,
     "## Results")."""
     ap = argparse.ArgumentParser(prog=name)
     ap.add_argument("--raw", required=True)
@@ -60,8 +61,9 @@ def report_main(name, parse, section, measured, title, target):
         sys.exit(f"{name}: no results in {a.raw}")
     lines = [f"# {title}", "",
              f"`make {target}` (`bench/bench.sh {target[len('bench-'):]}`): one boot of "
-             f"Debian's {a.kernel} under QEMU/TCG, hixl.ko built against its headers; `make "
-             "bench` measures the same in its own boot (bench/results.md)." +
+             f"Debian's {a.kernel} under QEMU/TCG, hixl.ko built against its headers" +
+             ("; `make bench` measures the same in its own boot (bench/results.md)."
+              if in_make_bench else "; not part of `make bench`.") +
              (f"  VM run: {a.vm_seconds} s." if a.vm_seconds else "") +
              (f"  Host load (1 min) at start / end: {a.host_load}." if a.host_load else ""),
              ""]
