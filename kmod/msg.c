@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* msg.c - posting a link's messages (proto.h); buffers and receive side: msg_rx.c */
+/* msg.c - a link's message buffers and posting its messages (proto.h); receive side: msg_rx.c */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/memcontrol.h>
@@ -13,6 +13,51 @@
 #include "keepalive.h"
 #include "msg.h"
 #include "proto.h"
+
+/**
+ * hixl_iu_alloc() - a zeroed message buffer, DMA-mapped
+ * @l:    the link whose device maps it
+ * @iu:   out; @iu->buf stays NULL on error
+ * @size: bytes
+ * @dir:  DMA_TO_DEVICE or DMA_FROM_DEVICE
+ * @done: completion handler of the work requests that use it
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int hixl_iu_alloc(struct hixl_link *l, struct hixl_iu *iu, u32 size,
+			 enum dma_data_direction dir, void (*done)(struct ib_cq *, struct ib_wc *))
+{
+	struct ib_device *ibdev = l->ibdev;
+	void *p = kzalloc(size, GFP_KERNEL);
+
+	iu->link = l;
+	iu->cqe.done = done;
+	iu->size = size;
+	iu->dir = dir;
+	if (!p)
+		return -ENOMEM;
+	iu->dma = ib_dma_map_single(ibdev, p, size, dir);
+	if (ib_dma_mapping_error(ibdev, iu->dma)) {
+		kfree(p);
+		return -ENOMEM;
+	}
+	iu->buf = p;
+	return 0;
+}
+
+/**
+ * hixl_iu_free() - undo hixl_iu_alloc(); no-op when it failed
+ * @ibdev: the device that mapped it
+ * @iu:    the buffer, no work request using it
+ */
+void hixl_iu_free(struct ib_device *ibdev, struct hixl_iu *iu)
+{
+	if (!iu->buf)
+		return;
+	ib_dma_unmap_single(ibdev, iu->dma, iu->size, iu->dir);
+	kfree(iu->buf);
+	iu->buf = NULL;
+}
 
 void hixl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {

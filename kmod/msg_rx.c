@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* msg_rx.c - a link's message buffers; each message checked, then handed on */
+/* msg_rx.c - a link's receives; each message checked, then handed on */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/memcontrol.h>
@@ -20,37 +20,6 @@
 #include "stage.h"
 #include "proto.h"
 #include "testhook.h"
-
-/* a zeroed message buffer, DMA-mapped; @iu->buf stays NULL on error */
-static int hixl_iu_alloc(struct hixl_link *l, struct hixl_iu *iu, u32 size,
-			 enum dma_data_direction dir, void (*done)(struct ib_cq *, struct ib_wc *))
-{
-	struct ib_device *ibdev = l->ibdev;
-	void *p = kzalloc(size, GFP_KERNEL);
-
-	iu->link = l;
-	iu->cqe.done = done;
-	iu->size = size;
-	iu->dir = dir;
-	if (!p)
-		return -ENOMEM;
-	iu->dma = ib_dma_map_single(ibdev, p, size, dir);
-	if (ib_dma_mapping_error(ibdev, iu->dma)) {
-		kfree(p);
-		return -ENOMEM;
-	}
-	iu->buf = p;
-	return 0;
-}
-
-static void hixl_iu_free(struct ib_device *ibdev, struct hixl_iu *iu)
-{
-	if (!iu->buf)
-		return;
-	ib_dma_unmap_single(ibdev, iu->dma, iu->size, iu->dir);
-	kfree(iu->buf);
-	iu->buf = NULL;
-}
 
 static void hixl_reply_done(struct ib_cq *cq, struct ib_wc *wc)
 {

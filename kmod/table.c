@@ -12,6 +12,7 @@
 #include "link.h"
 #include "msg.h"
 #include "table.h"
+#include "table_pub.h"
 #include "stage.h"
 #include "raillink.h"
 #include "local.h"
@@ -285,7 +286,7 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 {
 	struct hixl_mrset *ms = hixl_region_mrset(r, l->rail);	/* this rail's keys */
 	struct hixl_wire_region *m = l->msg.tx.buf;
-	u32 first = 0, i, n;
+	u32 first = 0, n;
 	int ret;
 
 	if (!hixl_link_usable(l))
@@ -293,25 +294,7 @@ int hixl_send_region(struct hixl_link *l, struct hixl_region *r)
 	if (!ms->nr_mrs)
 		return 0;	/* no MRs on this rail (its device is gone): not announced */
 	do {
-		n = min_t(u32, ms->nr_mrs - first, HIXL_WIRE_MRS_PER_MSG);
-		memset(m, 0, sizeof(*m));
-		m->addr = cpu_to_le64(r->addr);
-		m->len = cpu_to_le64(r->len);
-		m->flags = cpu_to_le32((r->flags & HIXL_REG_READ_ONLY ?
-					0 : HIXL_WIRE_REGION_WRITABLE) |
-				       (r->type == HIXL_MEM_DEVICE ? HIXL_WIRE_REGION_DEVICE : 0));
-		m->nr_mrs = cpu_to_le32(ms->nr_mrs);
-		m->first = cpu_to_le32(first);
-		m->count = cpu_to_le32(n);
-		for (i = 0; i < n; i++) {
-			struct hixl_mr *mr = &ms->mrs[first + i];
-
-			m->mrs[i].addr = cpu_to_le64(mr->addr);
-			m->mrs[i].len = cpu_to_le64(mr->len);
-			m->mrs[i].iova = cpu_to_le64(mr->mr->iova);
-			m->mrs[i].rkey = cpu_to_le32(mr->mr->rkey);
-			m->mrs[i].reserved = 0;
-		}
+		n = hixl_region_msg_fill(ms, r, m, first);
 		ret = hixl_send_msg(l, HIXL_MSG_REGION, struct_size(m, mrs, n));
 		if (ret)
 			return ret;
@@ -335,6 +318,7 @@ int hixl_link_publish(struct hixl_link *l)
 	struct hixl_engine *eng = l->eng;
 	struct hixl_wire_hello *h;
 	struct hixl_region *r;
+	struct hixl_pub *pub;
 	unsigned long idx;
 	u32 ext;
 	u64 gen;
@@ -362,6 +346,7 @@ int hixl_link_publish(struct hixl_link *l)
 	if (!ret)
 		ret = hixl_send_msg(l, HIXL_MSG_HELLO, sizeof(*h) + ext);
 	gen = ++eng->tbl_gen;
+	pub = ret ? NULL : hixl_pub_start(l);	/* NULL: one wait per message */
 	xa_for_each(&eng->regions, idx, r) {
 		if (ret)
 			break;
@@ -376,9 +361,17 @@ int hixl_link_publish(struct hixl_link *l)
 				r->tbl_hidden = gen;	/* this and later tables lack it */
 			continue;
 		}
-		ret = hixl_link_reg_mrs(l, r);
-		if (!ret)
-			ret = hixl_send_region(l, r);
+		ret = pub ? hixl_pub_region(pub, r) : 1;
+		if (ret == 1) {		/* too many MRs for a wave */
+			ret = hixl_link_reg_mrs(l, r);
+			if (!ret)
+				ret = hixl_send_region(l, r);
+		}
+	}
+	if (pub) {
+		int err = hixl_pub_finish(pub);	/* waits for what was posted */
+
+		ret = ret ?: err;
 	}
 	if (!ret)
 		ret = hixl_send_msg(l, HIXL_MSG_TABLE_END, sizeof(struct hixl_wire_hdr));
