@@ -20,16 +20,14 @@
 #      static                     the kernel's static checks on kmod/ with its tree
 #                                 (scripts/check-static.sh: sparse, checkpatch
 #                                 --strict, coccicheck, kernel-doc; one test)
-#   5. VMs, two at a time       each on one host thread: the debug kernel's
-#                                 KUnit + user + C++ + Python tests (KASAN,
-#                                 lockdep, kmemleak) split over two boots
-#                                 (HIXL_TEST_SHARD), the first of which then runs
+#   5. debug VM                   KUnit + user + C++ + Python tests, KASAN/lockdep/kmemleak,
+#                                 then in the same boot:
 #      fuzz                       10,000 random ioctls and uring_cmds, counters and pins
 #                                 back to zero (make fuzz: 1,000,000)
 #      wire fuzz                  60 s of hostile-peer cases against a victim engine
-#                                 (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min);
-#   6. stock VMs                  then, in the same two slots, user + C++ + Python
-#                                 tests on Debian's 6.12 and 6.1 kernels
+#                                 (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min)
+#   6. stock VMs                  user + C++ + Python tests on Debian's 6.1 and 6.12 kernels,
+#                                 both VMs at once
 #      (5 and 6 also run the NIXL backend plugin's tests, tests/nixl/, when
 #      NIXL could be built: scripts/build-nixl.sh, cached by hash, runs in
 #      the background from stage 2 on, then make nixl)
@@ -63,7 +61,7 @@ stage() {
 	echo; echo "=== check: $* ($(( $(date +%s) - t0 )) s)"
 }
 # Where the time went: each stage's seconds, then the 15 slowest user tests
-# (one column per kernel of this check: debug, stock 6.1, stock 6.12).
+# (one column per VM run of this check: debug, stock 6.1, stock 6.12).
 times_table() {
 	local i n=${#stage_names[@]} taps=() f
 	echo "check: times (s) by stage:"
@@ -71,9 +69,7 @@ times_table() {
 		printf 'check:   %6d  %.100s\n' $(( stage_starts[i + 1] - stage_starts[i] )) \
 			"${stage_names[i]}"
 	done
-	# the debug kernel's two halves as one column
-	cat build/vm/debug/user.tap build/vm/debug2/user.tap > build/vm/debug-all.tap 2>/dev/null
-	for f in build/vm/debug-all.tap build/vm/stock-6.1/user.tap build/vm/stock-6.12/user.tap; do
+	for f in build/vm/debug/user.tap build/vm/stock-6.1/user.tap build/vm/stock-6.12/user.tap; do
 		[ -s "$f" ] && taps+=("$f")
 	done
 	[ ${#taps[@]} -gt 0 ] || return 0
@@ -140,27 +136,16 @@ tap_fail_diags() {	# FILE
 }
 
 # The TAP files of one guest-tests.sh run: the user tests, the C++ API, the
-# Python package, NIXL; PARTS (HIXL_GUEST_PARTS, default all) says which ran.
-count_guest() {	# NAME LABEL [PARTS...]
-	local name=$1 label=$2 parts
-	shift 2
-	parts=" ${*:-user cpp python nixl} "
-	if [[ $parts == *" user "* ]]; then
-		count_tap "build/vm/$name/user.tap" "$label"
-		# where the stage's time went (hixl-test's "# took" lines)
-		scripts/test-times.sh -n 5 "build/vm/$name/user.tap" 2>/dev/null |
-			sed "s/^/check: $label: time: /"
-	fi
-	[[ $parts == *" cpp "* ]] && count_tap "build/vm/$name/cpp.tap" "$label, C++"
-	if [[ $parts == *" python "* ]]; then
-		count_tap "build/vm/$name/python.tap" "$label, Python"
-		count_nixl "build/vm/$name/nixl-python.tap" "$label, NIXL Python"
-	fi
-	if [[ $parts == *" nixl "* ]]; then
-		count_nixl "build/vm/$name/nixl.tap" "$label, NIXL C++"
-		count_nixl "build/vm/$name/nixl-gtest.tap" "$label, NIXL's gtest"
-	fi
-	return 0
+# Python package.
+count_guest() {	# NAME LABEL
+	count_tap "build/vm/$1/user.tap" "$2"
+	# where the stage's time went (hixl-test's "# took" lines)
+	scripts/test-times.sh -n 5 "build/vm/$1/user.tap" 2>/dev/null | sed "s/^/check: $2: time: /"
+	count_tap "build/vm/$1/cpp.tap" "$2, C++"
+	count_tap "build/vm/$1/python.tap" "$2, Python"
+	count_nixl "build/vm/$1/nixl.tap" "$2, NIXL C++"
+	count_nixl "build/vm/$1/nixl-gtest.tap" "$2, NIXL's gtest"
+	count_nixl "build/vm/$1/nixl-python.tap" "$2, NIXL Python"
 }
 
 # The NIXL tests' TAP: as count_tap, and a whole-file skip ("1..0 # SKIP
@@ -473,8 +458,22 @@ if [ "$kernel_rc" = 0 ]; then
 	else
 		stage_fail "static checks (scripts/check-static.sh; exceptions: scripts/check-static.ignore)"
 	fi
+	stage "debug VM: KUnit + user tests (KASAN, lockdep, kmemleak), then 10000 random calls (ioctl and io_uring) and 60 s of hostile-peer cases (make fuzz runs 1,000,000 calls, make fuzz-wire 25 min)"
 	if scripts/build-module.sh "$kdir" build/debug W=1; then
-		debug_ok=1
+		# the fuzzers after the tests in the same boot (a boot and its
+		# kmemleak scans cost about 100 s under KASAN): a splat or leak
+		# fails the boot, whose console.log's timestamps and the fuzzers'
+		# logs (fuzz.log, fuzz-wire.log) tell which ran when
+		fuzz_args=(10000 "${HIXL_FUZZ_SEED:-1}" 100000 "${HIXL_WIRE_SEED:-1}" 60)
+		# the command on one line: the guest's sh (dash) takes no $'...' quoting of newlines
+		HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-2700} \
+		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- sh -c \
+			'tests/vm/guest-tests.sh "$1"; rc=$?; shift; tests/fuzz/guest-both.sh "$@"; exit $rc' \
+			sh build/debug/tests/kunit/hixl_kunit.ko "${fuzz_args[@]}" \
+			|| vm_fail debug "debug VM run"
+		count_kunit "$repo/build/vm/debug/kunit" "$kdir"
+		count_guest debug "debug kernel"
+		fuzz_both_verdicts build/vm/debug "${fuzz_args[@]}"
 	else
 		stage_fail "module build against the debug kernel"
 	fi
@@ -482,69 +481,29 @@ else
 	stage_fail "debug kernel build"
 fi
 
-# The VM runs, in two slots of one host thread each (QEMU's single-threaded
-# TCG; the tests mostly wait, so two VMs at once take about as long as one
-# with a thread per vCPU, docs/developing.md "make check").  Slot A: the
-# debug kernel with KUnit, the even-numbered user tests (HIXL_TEST_SHARD),
-# the C++ tests and both fuzzers in the same boot (a boot and its kmemleak
-# scans cost about 150 s under KASAN), then Debian's 6.12.  Slot B: the debug
-# kernel with the odd-numbered user tests, Python and NIXL, then Debian's 6.1.
-# Each VM has its own folder (build/vm/NAME) and no network; the results are
-# counted after both slots end.
-stage "VMs, two at a time: the debug kernel's tests split over two boots (KUnit, user, C++, Python, NIXL; KASAN, lockdep, kmemleak; then 10000 random calls and 60 s of hostile-peer cases), then Debian's 6.12 and 6.1 (user tests)"
-fuzz_args=(10000 "${HIXL_FUZZ_SEED:-1}" 100000 "${HIXL_WIRE_SEED:-1}" 60)
-# NAME PARTS SHARD [GUEST ARGS...]: a debug VM's run, its exit status in
-# build/vm/NAME.rc; the command on one line: the guest's sh (dash) takes no
-# $'...' quoting of newlines
-debug_vm() {
-	local name=$1 parts=$2 shard=$3
-	shift 3
-	HIXL_VM_TCG_THREAD=single HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-2700} \
-	tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name "$name" -- \
-		env HIXL_GUEST_PARTS="$parts" HIXL_TEST_SHARD="$shard" "$@" \
-		> "build/vm/$name.log" 2>&1
-	echo $? > "build/vm/$name.rc"
-}
-# SERIES: a stock VM's run, its exit status in build/vm/stock-SERIES.rc
-stock_vm() {
-	HIXL_VM_TCG_THREAD=single \
-	tests/vm/run.sh --kernel "$1" --module "build/compat-$1/kmod/hixl.ko" \
-		--name "stock-$1" -- tests/vm/guest-tests.sh > "build/vm/stock-$1.log" 2>&1
-	echo $? > "build/vm/stock-$1.rc"
-}
-mkdir -p build/vm
-rm -f build/vm/debug.rc build/vm/debug2.rc build/vm/stock-6.1.rc build/vm/stock-6.12.rc
-(
-	[ -n "${debug_ok:-}" ] && debug_vm debug "user cpp" 0/2 sh -c \
-		'tests/vm/guest-tests.sh "$1"; rc=$?; shift; tests/fuzz/guest-both.sh "$@"; exit $rc' \
-		sh build/debug/tests/kunit/hixl_kunit.ko "${fuzz_args[@]}"
-	[ -f build/compat-6.12/kmod/hixl.ko ] && stock_vm 6.12
-) &
-slot_a=$!
-(
-	[ -n "${debug_ok:-}" ] && debug_vm debug2 "user python nixl" 1/2 tests/vm/guest-tests.sh
-	[ -f build/compat-6.1/kmod/hixl.ko ] && stock_vm 6.1
-) &
-slot_b=$!
-wait "$slot_a" "$slot_b"
-if [ -n "${debug_ok:-}" ]; then
-	cat build/vm/debug.log build/vm/debug2.log
-	[ "$(cat build/vm/debug.rc 2>/dev/null)" = 0 ] || vm_fail debug "debug VM run (KUnit, even user tests, C++, fuzzers)"
-	[ "$(cat build/vm/debug2.rc 2>/dev/null)" = 0 ] || vm_fail debug2 "debug VM run (odd user tests, Python, NIXL)"
-	count_kunit "$repo/build/vm/debug/kunit" "$kdir"
-	count_guest debug "debug kernel, even user tests" user cpp
-	count_guest debug2 "debug kernel, odd user tests" user python nixl
-	fuzz_both_verdicts build/vm/debug "${fuzz_args[@]}"
-fi
-for series in 6.12 6.1; do
+# The two stock VMs at once, each on one host thread (QEMU's single-threaded
+# TCG): on the 2-core build machines both together take about as long as
+# one with a thread per vCPU, whose tests mostly wait (docs/developing.md,
+# "make check").  Each has its own folder and no network.
+stage "stock 6.1 and 6.12 VMs at once: user tests"
+stock_pids=()
+for series in 6.1 6.12; do
 	if [ -f "build/compat-$series/kmod/hixl.ko" ]; then
-		cat "build/vm/stock-$series.log"
-		[ "$(cat "build/vm/stock-$series.rc" 2>/dev/null)" = 0 ] ||
-			vm_fail "stock-$series" "stock $series VM run"
-		count_guest "stock-$series" "stock $series kernel"
+		HIXL_VM_TCG_THREAD=single \
+		tests/vm/run.sh --kernel "$series" --module "build/compat-$series/kmod/hixl.ko" \
+			--name "stock-$series" -- tests/vm/guest-tests.sh \
+			> "build/vm/stock-$series.log" 2>&1 &
+		stock_pids+=("$series:$!")
 	else
 		stage_fail "no hixl.ko for $series"
 	fi
+done
+for sp in "${stock_pids[@]}"; do
+	series=${sp%%:*}
+	wait "${sp#*:}"; rc=$?
+	cat "build/vm/stock-$series.log"
+	[ "$rc" = 0 ] || vm_fail "stock-$series" "stock $series VM run"
+	count_guest "stock-$series" "stock $series kernel"
 done
 
 stage "two VMs: Debian 6.1 (server) and 6.12 (client) over a QEMU socket network"

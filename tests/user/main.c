@@ -11,8 +11,8 @@
  * instead of eating the VM's whole time limit.
  *
  * HIXL_TEST_SHARD=I/N runs only the tests whose position in the table
- * (0-based, counting every test, named or not) is I modulo N: `make check`
- * splits the debug kernel's run over two VMs this way.
+ * (0-based, counting every test, named or not) is I modulo N: a run split
+ * over N VMs, each with its own I.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -16,8 +16,7 @@
 #
 # HIXL_GUEST_PARTS chooses what runs besides KUnit, from "user cpp python
 # nixl" (the default: all); HIXL_TEST_SHARD=I/N runs every Nth user test
-# (tests/user/main.c).  `make check` splits the debug kernel's run over two
-# VMs with them.
+# (tests/user/main.c): a run split over several VMs.
 set -u
 rc=0
 parts=" ${HIXL_GUEST_PARTS:-user cpp python nixl} "
