@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -287,6 +290,34 @@ static int link_works(uint16_t port)
  * when a CM MAD sent while the netdev was down left rxe's QP1 in ERR) and
  * must work for the tests after this one: failing that fails loudly.
  */
+/*
+ * Take netdev @name down with SIOCSIFFLAGS: at once, where ip(8) would first
+ * have to be started (seconds in a VM on one host thread).
+ * Return: 0 or -errno.
+ */
+static int netdev_down(const char *name)
+{
+	size_t n = strlen(name);
+	struct ifreq ifr;
+	int s, ret;
+
+	if (n >= sizeof(ifr.ifr_name))
+		return -EINVAL;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, name, n);
+	ret = ioctl(s, SIOCGIFFLAGS, &ifr);
+	if (!ret) {
+		ifr.ifr_flags &= ~IFF_UP;
+		ret = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	ret = ret ? -errno : 0;
+	close(s);
+	return ret;
+}
+
 static void test_fault_netdev_down(void)
 {
 	size_t len = batch_len();
@@ -338,7 +369,7 @@ static void test_fault_netdev_down(void)
 	REQUIRE(pthread_create(&x.t, NULL, bg_run, &x) == 0);
 	usleep(100000);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_EQ(ip_link("set", ndev, "down"), 0);
+	CHECK_EQ(netdev_down(ndev), 0);
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	deadline.tv_sec += 12;
 	hung = pthread_timedjoin_np(x.t, NULL, &deadline) != 0;
@@ -349,8 +380,13 @@ static void test_fault_netdev_down(void)
 		ms = hx_ms_between(&t0, &x.end);
 		printf("#   %s down mid-WRITE: %ld, descriptor %u, after %.0f ms\n", ndev, x.ret,
 		       x.failed, ms);
-		CHECK(x.ret != 0);
-		CHECK(is_link_error(x.ret) || x.ret == -ETIMEDOUT);
+		if (ms < 0 && x.ret == 0) {
+			/* 100 ms were not enough for 64 descriptors to start */
+			printf("#   the batch ended before the netdev went down: not judged\n");
+		} else {
+			CHECK(x.ret != 0);
+			CHECK(is_link_error(x.ret) || x.ret == -ETIMEDOUT);
+		}
 		CHECK(ms <= 12000);
 		ret = hx_xfer(a, 19505, HIXL_OP_WRITE, d, 1, 2000, NULL);
 		printf("#   next TRANSFER with the netdev down: %ld\n", ret);

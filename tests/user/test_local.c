@@ -392,7 +392,7 @@ static void local_dereg_mid(void)
 /*
  * The peer's process: engine b on port with len bytes registered; tells the
  * parent the address, then, on a byte from the parent, closes its engine
- * (close_first) and waits to be killed.
+ * (close_first), says so with a byte back and waits to be killed.
  */
 static void peer_child(uint16_t port, size_t len, int wfd, int rfd, bool close_first)
 {
@@ -407,8 +407,11 @@ static void peer_child(uint16_t port, size_t len, int wfd, int rfd, bool close_f
 	baddr = (uintptr_t)bbuf;
 	if (write(wfd, &baddr, sizeof(baddr)) != sizeof(baddr))
 		_exit(1);
-	if (close_first && read(rfd, &c, 1) == 1)
+	if (close_first && read(rfd, &c, 1) == 1) {
 		close(b);		/* the engine goes, its memory stays mapped */
+		if (write(wfd, &c, 1) != 1)
+			_exit(1);
+	}
 	pause();
 	_exit(0);
 }
@@ -464,12 +467,27 @@ static void killed_case(uint16_t pa, uint16_t pb, bool close_first)
 		CHECK(x.ret == 0 || x.ret == -ECONNRESET || x.ret == -ERANGE);
 	if (x.ret)
 		CHECK(x.failed < n);
-	/* whatever it said, the next one fails: the peer engine is gone */
+	/*
+	 * Whatever it said, the next one fails once the peer engine is gone:
+	 * its close done (the child's byte back), or the killed child reaped
+	 * (its files are closed by then).  The WRITE above may have ended
+	 * before either, the child being slow to run.
+	 */
+	if (close_first) {
+		char c;
+
+		CHECK_EQ(read(up[0], &c, 1), 1);
+	} else {
+		CHECK_EQ(waitpid(pid, &status, 0), pid);
+		pid = 0;
+	}
 	x.n = 1;
 	lu_bg_run(&x);
 	CHECK(x.ret != 0);
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
+	if (pid) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
 	free(x.d);
 	close(a);
 }
