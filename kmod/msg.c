@@ -25,7 +25,7 @@
  * Return: 0 or -ENOMEM.
  */
 int hixl_iu_alloc(struct hixl_link *l, struct hixl_iu *iu, u32 size,
-			 enum dma_data_direction dir, void (*done)(struct ib_cq *, struct ib_wc *))
+		  enum dma_data_direction dir, void (*done)(struct ib_cq *, struct ib_wc *))
 {
 	struct ib_device *ibdev = l->ibdev;
 	void *p = kzalloc(size, GFP_KERNEL);
