@@ -32,7 +32,6 @@
  *
  * Engines on 10.77.0.1 (rxe0 in the test VM), ports 28100-28149 and 28160-28169.
  */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -158,19 +157,6 @@ static int dev_reg(struct hixl_engine *e, uint64_t addr, uint64_t len, uint64_t 
 	return hixl_register_mem(e, &d, HIXL_MEM_DEVICE, h ? h : &tmp);
 }
 
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static int xfer(struct hixl_engine *e, const char *peer, enum hixl_op op, uint64_t l, uint64_t r,
 		uint64_t len)
 {
@@ -200,10 +186,10 @@ static void dev_pair(uint16_t pa, uint16_t pb, const struct hixl_option *o, size
 	db = dalloc(len);
 	REQUIRE(da && db);
 	REQUIRE(dfill(da, 2 * len, 7) == 0 && dfill(db, len, 8) == 0);
-	fds = open_fds();
+	fds = hx_count_fds();
 	CHECK_EQ(dev_reg(a, da, 2 * len, &ha), 0);
 	CHECK_EQ(dev_reg(b, db, len, &hb), 0);
-	CHECK_EQ(open_fds(), fds);	/* the exported dma-bufs were closed */
+	CHECK_EQ(hx_count_fds(), fds);	/* the exported dma-bufs were closed */
 	memset(&mi, 0x55, sizeof(mi));
 	CHECK_EQ(hixl_mem_get_info(a, ha, &mi), 0);
 	CHECK_EQ(mi.addr, da);
@@ -325,7 +311,7 @@ static void test_gpu_dev_past_end(void)
 	da = dalloc(64 * KiB);
 	db = dalloc(64 * KiB);
 	REQUIRE(da && db);
-	fds = open_fds();
+	fds = hx_count_fds();
 	h = 0;
 	CHECK_EQ(dev_reg(e, da + 4096, 64 * KiB, &h), -ERANGE);
 	printf("#   %s\n", hixl_last_error());
@@ -344,7 +330,7 @@ static void test_gpu_dev_past_end(void)
 	setenv("FAKE_CUDA_EXPORT_ERROR", "999", 1);
 	CHECK_EQ(dev_reg(e, db, 4 * KiB, &h), -EIO);
 	unsetenv("FAKE_CUDA_EXPORT_ERROR");
-	CHECK_EQ(open_fds(), fds);
+	CHECK_EQ(hx_count_fds(), fds);
 	/* freed device memory is not anything: neither GPU nor host memory */
 	CHECK_EQ(cu.free(db), CUDA_SUCCESS);
 	CHECK_EQ(dev_reg(e, db, 4 * KiB, &h), -EFAULT);
@@ -529,11 +515,11 @@ static void test_gpu_rocm_addr(void)
 	REQUIRE(a);
 	b = hx_lib_engine(IP ":28161", NULL, 0);
 	REQUIRE(b);
-	fds = open_fds();
+	fds = hx_count_fds();
 	CHECK_EQ(dev_reg(a, (uintptr_t)dev + off, n, &rh), 0);
 	if (ht_failures)
 		printf("#   %s\n", hixl_last_error());
-	CHECK_EQ(open_fds(), fds);	/* closed (hsa_amd_portable_close_dmabuf) */
+	CHECK_EQ(hx_count_fds(), fds);	/* closed (hsa_amd_portable_close_dmabuf) */
 	CHECK_EQ(hixl_mem_get_info(a, rh, &mi), 0);
 	CHECK_EQ(mi.source, HIXL_MEM_SOURCE_ROCM);
 	CHECK_EQ(mi.type, HIXL_MEM_DEVICE);

@@ -616,19 +616,6 @@ void test_liburing_timeout(void)
 	timeout_case(THREADS, 18240);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /*
  * The process's threads but io_uring's own: io-wq workers ("iou-wrk-PID",
  * made by the kernel when a URING_CMD is punted from the non-blocking
@@ -706,7 +693,7 @@ static void finalize_case(enum path path, int port)
 {
 	static struct count_alloc ca = { PTHREAD_MUTEX_INITIALIZER, 0, 0 };
 	long pin0 = vm_pin_kb(), pin;
-	int fds0 = count_fds(), thr0 = count_threads(), polls = 0;
+	int fds0 = hx_count_fds(), thr0 = count_threads(), polls = 0;
 	size_t len = big_len();
 	struct hixl_allocator_desc *ad = NULL;
 	struct hixl_request *r;
@@ -763,7 +750,7 @@ static void finalize_case(enum path path, int port)
 		usleep(10000);
 	} while (polls++ < 300);
 	CHECK_EQ(pin, pin0);
-	CHECK_EQ(count_fds(), fds0);
+	CHECK_EQ(hx_count_fds(), fds0);
 }
 
 void test_liburing_finalize(void)

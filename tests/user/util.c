@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* util.c - helpers shared by the user tests */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -611,4 +612,17 @@ int hx_kmsg_wait(int fd, const char *what, int ms)
 		usleep(20000);
 	}
 	return 0;
+}
+
+int hx_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }

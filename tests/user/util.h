@@ -96,6 +96,7 @@ int hx_kmsg_open(void);
 int hx_kmsg_wait(int fd, const char *what, int ms);
 double hx_ms_since(const struct timespec *t0);	/* CLOCK_MONOTONIC ms since t0 */
 double hx_ms_between(const struct timespec *t0, const struct timespec *t1);	/* ms from t0 to t1 */
+int hx_count_fds(void);	/* entries of /proc/self/fd (., .. and the listing's own fd included), -1 on error */
 /* the first line of a file, without its newline: 0, or -1 */
 int hx_read_line(const char *path, char *buf, size_t len);
 /* is [p, p + len) backed by transparent huge pages (AnonHugePages in smaps)? */
