@@ -57,8 +57,8 @@ struct hixl_lcopy_job {
 	const struct hixl_plan *pl;
 	u32 op;
 	unsigned long deadline;
+	struct task_struct *submitter;	/* runs share 0 and waits for the others */
 	atomic64_t stop;	/* lowest failing position so far; U64_MAX: none */
-	int abort;		/* the caller's fatal signal while waiting: -ECANCELED */
 	atomic_t pending;	/* queued work items not finished with the job */
 	struct completion done;	/* pending reached 0 */
 	struct hixl_local_seg *segs;		/* HIXL_LOCAL_SEGS a share */
@@ -160,9 +160,7 @@ static void hixl_lcopy_share_run(struct hixl_lcopy_job *j, u32 k, bool worker)
 
 		if (slot->pos > (u64)atomic64_read(&j->stop))
 			return;		/* a failure before us ends the batch */
-		ret = READ_ONCE(j->abort);
-		if (!ret)
-			ret = hixl_local_stop(j->b, j->l, j->deadline);
+		ret = hixl_local_stop(j->b, j->l, j->deadline, j->submitter);
 		if (!ret)
 			ret = hixl_local_chunk(j->peer, j->op, j->pl->held[slot->i],
 					       d->local_addr + slot->off,
@@ -274,6 +272,7 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 	j->pl = pl;
 	j->op = a->op;
 	j->deadline = deadline;
+	j->submitter = current;
 	atomic64_set(&j->stop, -1);	/* U64_MAX */
 	init_completion(&j->done);
 	nw = hixl_lcopy_plan(d, a->count, nw, j->share);
@@ -302,10 +301,8 @@ int hixl_lcopy_run(struct hixl_engine *peer, struct hixl_link *l, struct hixl_xb
 		hixl_lcopy_share_run(j, k, false);
 		atomic64_inc(&hixl_lcopy_taken_back);
 	}
-	if (nw > 1 && wait_for_completion_killable(&j->done)) {
-		WRITE_ONCE(j->abort, -ECANCELED);
+	if (nw > 1)	/* a fatal signal stops the workers at their next chunk */
 		wait_for_completion(&j->done);
-	}
 	for (k = 1; k < nw; k++) {
 		if (!j->slot[k].handback)
 			continue;

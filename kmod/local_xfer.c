@@ -213,13 +213,16 @@ static void hixl_local_copy(const struct hixl_region *lr, u64 la,
 
 /**
  * hixl_local_stop() - must the copy stop before its next chunk?
- * @b:        the batch
- * @l:        the link
- * @deadline: jiffies
- * Context: process context, the TRANSFER's caller; takes @l's xq.lock.
+ * @b:         the batch
+ * @l:         the link
+ * @deadline:  jiffies
+ * @submitter: the task that runs the TRANSFER and waits for every share:
+ *             its fatal signal stops the copiers on other CPUs too
+ * Context: process context, the caller or a copy worker; takes @l's xq.lock.
  * Return: 0 go on; -ECANCELED; -ETIMEDOUT; the link's error.
  */
-int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline)
+int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline,
+		    struct task_struct *submitter)
 {
 	int st, err, ret;
 
@@ -228,7 +231,7 @@ int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long de
 	spin_unlock(&l->xq.lock);
 	if (ret)
 		return ret;
-	if (fatal_signal_pending(current))
+	if (fatal_signal_pending(submitter))
 		return -ECANCELED;
 	if (time_after_eq(jiffies, deadline))
 		return -ETIMEDOUT;

@@ -28,6 +28,7 @@ struct hixl_xbatch;
 struct hixl_region;
 struct dentry;
 struct page;
+struct task_struct;
 
 int hixl_local_prep(struct hixl_engine *eng, struct hixl_link *l, struct hixl_transfer *a,
 		    const struct hixl_op_desc *d, bool nonblock, struct hixl_plan *pl);
@@ -42,7 +43,8 @@ struct hixl_local_seg {
 	u32 len;
 };
 
-int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline);
+int hixl_local_stop(struct hixl_xbatch *b, struct hixl_link *l, unsigned long deadline,
+		    struct task_struct *submitter);
 int hixl_local_chunk(struct hixl_engine *peer, u32 op, const struct hixl_region *lr,
 		     u64 la, u64 ra, u64 n, struct hixl_local_seg *seg);
 
