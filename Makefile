@@ -101,7 +101,8 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix \
 		bench/bench-lat bench/memcpy-blocks bench/bench-rails bench/bench-table
-FAKE_CUDA    := build/fake-cuda/libcuda.so.1 build/fake-cuda/libhsa-runtime64.so.1
+FAKE_CUDA    := build/fake-cuda/libcuda.so.1 build/fake-cuda/libhsa-runtime64.so.1 \
+		build/check-gpu/check-gpu
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
 		tests/fuzz/hixl-wire-fuzz
 
@@ -121,7 +122,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-table bench-py bench-nixl clean install bench-mooncake
+.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-gpu check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-table bench-py bench-nixl clean install bench-mooncake
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module userspace
 # everything but hixl.ko (the benchmarks build theirs for the VM's kernel)
@@ -169,6 +170,13 @@ tests: $(USER_TESTS) $(CPP_PROGS) $(HDR_CHECKS) $(FAKE_CUDA)
 build/fake-cuda/libcuda.so.1: tests/gpu/fake_cuda.c tests/gpu/fake_cuda.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libcuda.so.1 -o $@ $< $(LDFLAGS)
+# make check-gpu's program (scripts/check-gpu.sh): the real driver, loaded
+# at run time like the library's; links the library's internals
+build/check-gpu/check-gpu: tests/gpu/check_gpu.c tests/gpu/fake_cuda.h $(LIB_A) $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(LIB_A) -luring -ldl -pthread $(LDFLAGS)
+check-gpu:
+	scripts/check-gpu.sh
 # and for ROCm (tests/gpu/fake_hsa.c), the HSA runtime
 build/fake-cuda/libhsa-runtime64.so.1: tests/gpu/fake_hsa.c tests/gpu/fake_hsa.h
 	@mkdir -p $(dir $@)

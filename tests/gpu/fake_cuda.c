@@ -275,3 +275,59 @@ API CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_
 	*(int *)handle = fd;
 	return CUDA_SUCCESS;
 }
+
+API CUresult cuDeviceGetCount(int *count)
+{
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!count)
+		return CUDA_ERROR_INVALID_VALUE;
+	*count = 1;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuDeviceGet(CUdevice *dev, int ordinal)
+{
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!dev || ordinal)
+		return CUDA_ERROR_INVALID_VALUE;
+	*dev = 0;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+	if (!name || len <= 0 || dev)
+		return CUDA_ERROR_INVALID_VALUE;
+	strncpy(name, "hixl fake GPU", (size_t)len - 1);
+	name[len - 1] = 0;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
+{
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!ctx || dev)
+		return CUDA_ERROR_INVALID_VALUE;
+	*ctx = &the_ctx;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	return dev ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+/* the thread's current context: the bottom of its stack, as the driver's */
+API CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+	if (ctx && ctx != &the_ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (ctx && !ctx_depth)
+		ctx_depth = 1;
+	else if (!ctx && ctx_depth)
+		ctx_depth--;
+	return CUDA_SUCCESS;
+}

@@ -13,6 +13,7 @@
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
+typedef int CUdevice;
 
 #define CUDA_SUCCESS			0
 #define CUDA_ERROR_INVALID_VALUE	1
@@ -50,6 +51,13 @@ CUresult cuCtxPopCurrent_v2(CUcontext *ctx);
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
 CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, int type,
 				       unsigned long long flags);
+/* one device, "hixl fake GPU", whose primary context is the one context */
+CUresult cuDeviceGetCount(int *count);
+CUresult cuDeviceGet(CUdevice *dev, int ordinal);
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev);
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
+CUresult cuCtxSetCurrent(CUcontext ctx);
 
 /*
  * Environment the fake reads at each call (tests set it in their own

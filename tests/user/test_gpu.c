@@ -29,8 +29,12 @@
  *                      CUDA: an unaligned range inside an allocation
  *                      registered by address from the allocation's dma-buf
  *                      at its offset, bytes both ways; past the end -EFAULT
+ *   gpu_check_gpu      make check-gpu's program (tests/gpu/check_gpu.c) on
+ *                      the fake: resolve, past the end and device to device
+ *                      pass, the staged step SKIPs, exit 0
  *
- * Engines on 10.77.0.1 (rxe0 in the test VM), ports 28100-28149 and 28160-28169.
+ * Engines on 10.77.0.1 (rxe0 in the test VM), ports 28100-28149, 28160-28169
+ * and 28190-28191 (check_gpu.c's).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -548,6 +552,46 @@ static void test_gpu_rocm_addr(void)
 	free(want);
 }
 
+/*
+ * make check-gpu's program (tests/gpu/check_gpu.c) against the stand-in
+ * driver: what a GPU host runs, proven here on its every step but the
+ * staged one (the library has none yet).
+ */
+static void test_gpu_check_gpu(void)
+{
+	char exe[PATH_MAX], cmd[3 * PATH_MAX], line[512];
+	int n_ok = 0, n_skip = 0, n_bad = 0, st;
+	ssize_t n;
+	FILE *f;
+
+	fake_load(0);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	REQUIRE(n > 0);
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	snprintf(cmd, sizeof(cmd),
+		 "HIXL_CHECK_GPU_CUDA=%s/../../build/fake-cuda/libcuda.so.1 HIXL_CHECK_GPU_IP=" IP
+		 " %s/../../build/check-gpu/check-gpu", exe, exe);
+	if (access(strrchr(cmd, ' ') + 1, X_OK))
+		SKIP("build/check-gpu/check-gpu is not built (make tests)");
+	f = popen(cmd, "r");
+	REQUIRE(f);
+	while (fgets(line, sizeof(line), f)) {
+		printf("#   | %s", line);
+		if (!strncmp(line, "not ok", 6))
+			n_bad++;
+		else if (!strncmp(line, "ok", 2) && strstr(line, "# SKIP"))
+			n_skip++;
+		else if (!strncmp(line, "ok", 2))
+			n_ok++;
+	}
+	st = pclose(f);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_EQ(n_bad, 0);
+	CHECK_EQ(n_ok, 3);	/* resolve, past the end, device to device */
+	CHECK_EQ(n_skip, 1);	/* the staged copies */
+}
+
 const struct ht_test gpu_tests[] = {
 	{ "gpu_dev_addr", test_gpu_dev_addr },
 	{ "gpu_dev_mid", test_gpu_dev_mid },
@@ -555,5 +599,6 @@ const struct ht_test gpu_tests[] = {
 	{ "gpu_no_runtime", test_gpu_no_runtime },
 	{ "gpu_host_as_dev", test_gpu_host_as_dev },
 	{ "gpu_rocm_addr", test_gpu_rocm_addr },
+	{ "gpu_check_gpu", test_gpu_check_gpu },
 	{ NULL, NULL },
 };
