@@ -20,7 +20,10 @@ its "host:rpc_port" session name, remote memory is named by the peer's
 virtual addresses, registered on its side.  Transfers connect on first use
 (hixl's AutoConnect, as Mooncake opens a segment on first use).  Host
 names in sessions ("localhost:port", DNS names) are resolved by
-libhixl-user, cached, and resolved again after a failed connect.
+libhixl-user, cached, and resolved again after a failed connect.  With an
+etcd metadata server (initialize(host, "etcd://host:port", ...)) a peer is
+its segment name instead, looked up in Mooncake's mooncake/rpc_meta/ key
+(hixl/_etcd.py is the client).
 
 An initialized engine runs one thread of its own: it takes the kernel's
 notifications every 50 ms, answers peers' get_first_buffer_address()
