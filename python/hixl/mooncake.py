@@ -447,7 +447,10 @@ class TransferEngine:
         Returns 0 or the library's -errno: -ERANGE a remote range the peer
         did not register, -ENOENT a local one not registered, -ETIMEDOUT
         past MC_TRANSFER_TIMEOUT (30 s) plus 1 ns a byte, -ECONNREFUSED no
-        such peer, ..."""
+        such peer, ...; with an etcd metadata server target_hostname is a
+        segment name: -ENXIO when etcd has none of that name, -EPROTO when
+        its value is not Mooncake's JSON, -ECONNREFUSED, -ETIMEDOUT, ...
+        when etcd cannot be reached (the other transfer members alike)."""
         return self._sync("transfer_sync_write", target_hostname, _C_WRITE,
                           _one(buffer, peer_buffer_address, length), int(length))
 
@@ -658,7 +661,8 @@ class TransferEngine:
         get_first_buffer_address(): the first of its segment's buffers, in
         registration order; managed buffers count).  An int; 0 when the
         peer has none registered, or on failure: not initialized, the peer
-        unreachable, or no answer within FIRST_BUFFER_TIMEOUT_MS (5 s; a
+        unreachable, a segment name etcd does not resolve (etcd metadata
+        server), or no answer within FIRST_BUFFER_TIMEOUT_MS (5 s; a
         peer that is not a hixl.mooncake engine never answers).
         hixl.last_error() says why.
 
@@ -721,7 +725,9 @@ class TransferEngine:
 
     def send_probe(self, peer_server_name):
         """Is the peer session reachable (Mooncake send_probe())?  Connects
-        when no link is up.  Returns 0 when it is, else -errno."""
+        when no link is up, waiting 5 s at most.  Returns 0 when it is, else
+        -errno (the library's; with etcd, a segment name's as
+        transfer_sync_write())."""
         eng = self._engine("send_probe")
         if eng is None:
             return -_hixl.ESHUTDOWN
