@@ -172,7 +172,10 @@ class TransferEngine:
                          exit, and a peer is named by its segment name (its
                          local_hostname), looked up there on first use.
                          Either way the kernel exchanges the region tables
-                         when a link is made: etcd holds only endpoints
+                         when a link is made: etcd holds only endpoints;
+                         and local_hostname must be an address or resolve
+                         to one (Mooncake with etcd takes any name and
+                         listens on its first LAN address)
         protocol         "rdma" or "tcp": either way hixl moves the bytes
                          over RDMA, or by the kernel's copy between engines
                          of one host
