@@ -178,23 +178,23 @@ def test_segments_through_etcd(dev, etcd):
         assert etcd_value(etcd, key(b_segment)) is None
 
 
-def test_endpoint_list(dev, etcd):
-    """Mooncake's list of endpoints: the first refuses, the second serves;
-    MC_METADATA_CLUSTER_ID puts the key under mooncake/<id>/"""
+def test_endpoint_list(dev, etcd, monkeypatch):
+    """Mooncake's lists of endpoints (";" and ","): the first refuses, the
+    second serves; MC_METADATA_CLUSTER_ID puts the key under mooncake/<id>/"""
     closed = free_port()
-    te = TransferEngine()
-    segment = "%s:%d" % (IP, free_port())
-    os.environ["MC_METADATA_CLUSTER_ID"] = "hixl-test"
-    try:
-        assert te.initialize(segment, "etcd://127.0.0.1:%d;%s" % (closed, etcd), "rdma", "") \
-            == 0, hixl.last_error()
-        k = b"mooncake/hixl-test/rpc_meta/" + segment.encode()
-        assert json.loads(etcd_value(etcd, k))["rpc_port"] == te.get_rpc_port()
-        te.finalize()
+    monkeypatch.setenv("MC_METADATA_CLUSTER_ID", "hixl-test")
+    for sep in ";,":
+        te = TransferEngine()
+        segment = "%s:%d" % (IP, free_port())
+        try:
+            assert te.initialize(segment, "etcd://127.0.0.1:%d%s%s" % (closed, sep, etcd),
+                                 "rdma", "") == 0, hixl.last_error()
+            k = b"mooncake/hixl-test/rpc_meta/" + segment.encode()
+            assert json.loads(etcd_value(etcd, k))["rpc_port"] == te.get_rpc_port()
+            assert etcd_value(etcd, key(segment)) is None
+        finally:
+            te.finalize()
         assert etcd_value(etcd, k) is None
-    finally:
-        del os.environ["MC_METADATA_CLUSTER_ID"]
-        te.finalize()
 
 
 def refused(te, args, err, needle, within):
