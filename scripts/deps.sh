@@ -44,6 +44,9 @@ pkgs=(
 	# make bench-mooncake: Mooncake's Transfer Engine beside HIXL
 	# (scripts/build-mooncake.sh; ../shared/third_party/README-mooncake.md)
 	libnuma-dev libgflags-dev libgoogle-glog-dev libjsoncpp-dev libyaml-cpp-dev
+	# hixl.mooncake's etcd metadata server: its test starts /usr/bin/etcd on
+	# its own (the package's etcd.service is kept from running, below)
+	etcd-server
 )
 
 missing=()
@@ -69,5 +72,20 @@ if ! apt-cache show linux-source-6.12 >/dev/null 2>&1; then
 		> /etc/apt/sources.list.d/hixl-bookworm-backports.list
 	apt-get update -qq
 fi
+# no service a package installs starts now (etcd-server's etcd.service would
+# listen on 2379): a policy-rc.d that denies starts, unless one is there
+own_policy=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+	chmod 755 /usr/sbin/policy-rc.d
+	own_policy=1
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# nor at the next boot: etcd runs only as the tests start it
+if [[ " ${missing[*]} " == *" etcd-server "* ]] && command -v systemctl >/dev/null; then
+	systemctl disable etcd.service || true
+	systemctl stop etcd.service 2>/dev/null || true
+fi
+[ -z "$own_policy" ] || { rm -f /usr/sbin/policy-rc.d; trap - EXIT; }
 echo "deps: done"

@@ -20,7 +20,10 @@ its "host:rpc_port" session name, remote memory is named by the peer's
 virtual addresses, registered on its side.  Transfers connect on first use
 (hixl's AutoConnect, as Mooncake opens a segment on first use).  Host
 names in sessions ("localhost:port", DNS names) are resolved by
-libhixl-user, cached, and resolved again after a failed connect.
+libhixl-user, cached, and resolved again after a failed connect.  With an
+etcd metadata server (initialize(host, "etcd://host:port", ...)) a peer is
+its segment name instead, looked up in Mooncake's mooncake/rpc_meta/ key
+(hixl/_etcd.py is the client).
 
 An initialized engine runs one thread of its own: it takes the kernel's
 notifications every 50 ms, answers peers' get_first_buffer_address()
@@ -32,6 +35,7 @@ member by member.
 
 import ctypes
 import enum
+import json
 import mmap
 import os
 import random
@@ -43,9 +47,14 @@ import weakref
 
 from . import _hixl
 from . import _diagnose
+from . import _etcd
 from ._types import HixlWarning
 
 P2PHANDSHAKE = "P2PHANDSHAKE"
+#: where Mooncake's handshake publishes a segment's RPC endpoint in its
+#: metadata server: this, then MC_METADATA_CLUSTER_ID + "/" when set, then
+#: "rpc_meta/" + the segment name (transfer_metadata.cpp rpc_meta_prefix_)
+RPC_META_PREFIX = "mooncake/"
 #: protocols taken: hixl moves bytes over RDMA, or by the kernel's copy
 #: between engines of one host, whichever protocol is named
 PROTOCOLS = ("rdma", "tcp")
@@ -130,6 +139,9 @@ class TransferEngine:
         self._managed = {}	# addr -> (mmap, length)
         self._batches = {}	# batch id -> Request
         self._hostname = ""
+        self._meta = None	# _etcd.Etcd: metadata_server etcd; None: P2PHANDSHAKE
+        self._segments = {}	# segment name -> engine name, looked up in etcd
+        self._unpublish = None	# weakref.finalize: deletes our rpc_meta key
         # notifications: a thread takes them from the kernel (_pump()),
         # answers get_first_buffer_address() questions of peers, keeps
         # the answers to ours and the callers' notifications for
@@ -150,27 +162,44 @@ class TransferEngine:
                          engine listens there; without a port on one the
                          kernel picks (get_rpc_port() says which), as
                          Mooncake's P2P handshake picks its RPC port
-        metadata_server  "P2PHANDSHAKE" only: peers are named "host:port"
-                         and find each other directly (hixl has no metadata
-                         service: the kernel exchanges the region tables
-                         when a link is made)
+        metadata_server  "P2PHANDSHAKE": peers are named "host:port" and
+                         find each other directly; or an etcd server,
+                         "etcd://host:port" or "host:port" (several:
+                         separated by ";" or ","), where the engine
+                         publishes Mooncake's key "mooncake/rpc_meta/" +
+                         local_hostname (_rpc_meta_key()) = {"ip_or_host_name":
+                         ip, "rpc_port": port}, deleted by finalize() or at
+                         exit, and a peer is named by its segment name (its
+                         local_hostname), looked up there on first use.
+                         Either way the kernel exchanges the region tables
+                         when a link is made: etcd holds only endpoints;
+                         and local_hostname must be an address or resolve
+                         to one (Mooncake with etcd takes any name and
+                         listens on its first LAN address)
         protocol         "rdma" or "tcp": either way hixl moves the bytes
                          over RDMA, or by the kernel's copy between engines
                          of one host
         device_name      Mooncake's RDMA device filter: ignored, the
                          address chooses the device (hixl.Hixl.device)
-        Returns 0; -EINVAL for another metadata server or protocol or a
-        malformed name, -EALREADY when already initialized, or the
-        library's -errno (hixl.ko not loaded: -ENOPKG); every failure with
-        one HixlWarning naming the cause and the fix.
+        Returns 0; -EINVAL for another metadata server (redis://,
+        http://, ...; a malformed etcd endpoint) or protocol or a malformed
+        name, -EALREADY when already initialized, the library's -errno
+        (hixl.ko not loaded: -ENOPKG), or, with etcd, -ECONNREFUSED,
+        -ETIMEDOUT, -EHOSTUNREACH, ... when no endpoint answered within
+        hixl._etcd.TIMEOUT (5 s) each, -EPROTO when it answered with an
+        error; every failure with one HixlWarning naming the cause and the
+        fix.
         """
         if self._eng is not None:
             _set_error("initialize: already initialized")
             return -_hixl_errno("EALREADY")
+        meta = None
         if metadata_server != P2PHANDSHAKE:
-            return self._init_refused("metadata server %r: hixl.mooncake takes only %r "
-                                      "(peers named host:port, no metadata service)"
-                                      % (metadata_server, P2PHANDSHAKE))
+            try:
+                meta = _etcd.Etcd(_etcd.parse_endpoints(metadata_server))
+            except ValueError as e:
+                return self._init_refused("metadata server %s; or %r (peers named host:port)"
+                                          % (e, P2PHANDSHAKE))
         if protocol not in PROTOCOLS:
             return self._init_refused("protocol %r: hixl.mooncake moves bytes over RDMA "
                                       "(\"rdma\", \"tcp\" taken alike)" % (protocol,))
@@ -192,6 +221,16 @@ class TransferEngine:
             _lib_error()
             _diagnose.warn_init(err, name, opts, _hixl.last_error(), _hixl.error_hint(err))
             return err
+        if meta is not None:
+            key = _rpc_meta_key(local_hostname)
+            try:
+                meta.put(key, _rpc_meta_value(ip, eng.name()))
+            except _etcd.EtcdError as e:
+                eng.finalize()
+                return self._init_refused("metadata server %r: %s" % (metadata_server, e),
+                                          -e.errno)
+            self._unpublish = weakref.finalize(self, _delete_key, meta, key)
+        self._meta, self._segments = meta, {}
         self._eng = eng
         self._hostname = host
         self._stop.clear()
@@ -200,10 +239,49 @@ class TransferEngine:
         self._pumper.start()
         return 0
 
-    def _init_refused(self, what):
+    def _init_refused(self, what, err=0):
         _set_error("initialize: " + what)
         warnings.warn("hixl.mooncake: initialize failed: " + what, HixlWarning, stacklevel=3)
-        return -_hixl_errno("EINVAL")
+        return err or -_hixl_errno("EINVAL")
+
+    def _peer(self, what, target):
+        """(the hixl engine name of target, 0) or (None, -errno): target
+        itself with P2PHANDSHAKE; with etcd, target is a segment name
+        looked up in etcd (its rpc_meta key), the answer kept until a
+        transfer to it fails.  -ENXIO: etcd has no such segment; -EPROTO:
+        its value is not Mooncake's JSON; or _etcd.EtcdError's -errno."""
+        target = str(target)
+        meta = self._meta
+        if meta is None:
+            return target, 0
+        name = self._segments.get(target)
+        if name is not None:
+            return name, 0
+        key = _rpc_meta_key(target)
+        try:
+            value = meta.get(key)
+        except _etcd.EtcdError as e:
+            _set_error("%s: segment %r: %s" % (what, target, e))
+            return None, -e.errno
+        if value is None:
+            _set_error("%s: segment %r: no %s in etcd (is the peer initialized with the "
+                       "same metadata server?)" % (what, target, key.decode()))
+            return None, -_hixl_errno("ENXIO")
+        try:
+            got = json.loads(value)
+            host, port = str(got["ip_or_host_name"]), int(got["rpc_port"])
+        except (ValueError, TypeError, KeyError) as e:
+            _set_error("%s: segment %r: %s in etcd is not Mooncake's rpc_meta JSON (%r: %s)"
+                       % (what, target, key.decode(), value[:200], e))
+            return None, -_hixl_errno("EPROTO")
+        name = "[%s]:%d" % (host, port) if ":" in host else "%s:%d" % (host, port)
+        self._segments[target] = name
+        return name, 0
+
+    def _forget(self, target):
+        """A transfer to target failed: look it up in etcd again next time
+        (the peer may have restarted elsewhere)."""
+        self._segments.pop(str(target), None)
 
     def get_rpc_port(self):
         """The port peers reach this engine on (Mooncake get_rpc_port()):
@@ -353,11 +431,15 @@ class TransferEngine:
         eng = self._engine(what)
         if eng is None:
             return -_hixl.ESHUTDOWN
-        err, _failed = eng.transfer_sync(str(target), op, descs, _timeout_ms(nbytes))
+        peer, err = self._peer(what, target)
+        if err:
+            return err
+        err, _failed = eng.transfer_sync(peer, op, descs, _timeout_ms(nbytes))
         if not err and notify is not None:
-            err = eng.send_notify(str(target), _b(notify.name), _b(notify.msg), 10000)
+            err = eng.send_notify(peer, _b(notify.name), _b(notify.msg), 10000)
         if err:
             _lib_error()
+            self._forget(target)
         return err
 
     def transfer_sync_write(self, target_hostname, buffer, peer_buffer_address, length,
@@ -368,7 +450,10 @@ class TransferEngine:
         Returns 0 or the library's -errno: -ERANGE a remote range the peer
         did not register, -ENOENT a local one not registered, -ETIMEDOUT
         past MC_TRANSFER_TIMEOUT (30 s) plus 1 ns a byte, -ECONNREFUSED no
-        such peer, ..."""
+        such peer, ...; with an etcd metadata server target_hostname is a
+        segment name: -ENXIO when etcd has none of that name, -EPROTO when
+        its value is not Mooncake's JSON, -ECONNREFUSED, -ETIMEDOUT, ...
+        when etcd cannot be reached (the other transfer members alike)."""
         return self._sync("transfer_sync_write", target_hostname, _C_WRITE,
                           _one(buffer, peer_buffer_address, length), int(length))
 
@@ -435,10 +520,13 @@ class TransferEngine:
         eng = self._engine("batch_transfer_async")
         if descs is None or eng is None:
             return 0
-        err, req = eng.transfer_async(str(target_hostname), _op(opcode), descs,
-                                      _timeout_ms(n), None)
+        peer, err = self._peer("batch_transfer_async", target_hostname)
+        if err:
+            return 0
+        err, req = eng.transfer_async(peer, _op(opcode), descs, _timeout_ms(n), None)
         if err:
             _lib_error()
+            self._forget(target_hostname)
             return 0
         with self._lock:
             self._batches[int(req)] = req
@@ -576,7 +664,8 @@ class TransferEngine:
         get_first_buffer_address(): the first of its segment's buffers, in
         registration order; managed buffers count).  An int; 0 when the
         peer has none registered, or on failure: not initialized, the peer
-        unreachable, or no answer within FIRST_BUFFER_TIMEOUT_MS (5 s; a
+        unreachable, a segment name etcd does not resolve (etcd metadata
+        server), or no answer within FIRST_BUFFER_TIMEOUT_MS (5 s; a
         peer that is not a hixl.mooncake engine never answers).
         hixl.last_error() says why.
 
@@ -589,13 +678,17 @@ class TransferEngine:
         eng = self._engine("get_first_buffer_address")
         if eng is None:
             return 0
+        peer, err = self._peer("get_first_buffer_address", segment_name)
+        if err:
+            return 0
         qid = b"%016x" % random.getrandbits(64)
         with self._nlock:
             self._answers[qid] = None
         try:
-            err = eng.send_notify(str(segment_name), _FBA_ASK, qid, FIRST_BUFFER_TIMEOUT_MS)
+            err = eng.send_notify(peer, _FBA_ASK, qid, FIRST_BUFFER_TIMEOUT_MS)
             if err:
                 _lib_error()
+                self._forget(segment_name)
                 return 0
             deadline = time.monotonic() + FIRST_BUFFER_TIMEOUT_MS / 1000.0
             while time.monotonic() < deadline:
@@ -635,21 +728,31 @@ class TransferEngine:
 
     def send_probe(self, peer_server_name):
         """Is the peer session reachable (Mooncake send_probe())?  Connects
-        when no link is up.  Returns 0 when it is, else -errno."""
+        when no link is up, waiting 5 s at most.  Returns 0 when it is, else
+        -errno (the library's; with etcd, a segment name's as
+        transfer_sync_write())."""
         eng = self._engine("send_probe")
         if eng is None:
             return -_hixl.ESHUTDOWN
-        err = eng.connect(str(peer_server_name), 5000)
+        peer, err = self._peer("send_probe", peer_server_name)
+        if err:
+            return err
+        err = eng.connect(peer, 5000)
         if err == -_hixl_errno("EISCONN"):
             return 0
         if err:
             _lib_error()
+            self._forget(peer_server_name)
         return err
 
     def finalize(self):
         """hixl's: tear the engine down now (Mooncake's at the object's end):
-        links, registrations, managed buffers, batches."""
+        links, registrations, managed buffers, batches; with etcd, this
+        engine's rpc_meta key too (a failed delete: one HixlWarning)."""
         self._stop.set()
+        unpublish, self._unpublish = self._unpublish, None
+        if unpublish is not None:
+            unpublish()
         if self._pumper is not None and self._pumper is not threading.current_thread():
             self._pumper.join()
         self._pumper = None
@@ -677,6 +780,36 @@ def _pump_loop(ref):
             if te._eng is None:
                 return
         del te
+
+
+def _rpc_meta_key(segment_name):
+    """Mooncake's etcd key of a segment's RPC endpoint (bytes):
+    RPC_META_PREFIX, MC_METADATA_CLUSTER_ID + "/" when set, "rpc_meta/",
+    the segment name (Mooncake's local_server_name: the local_hostname its
+    engine was initialized with)."""
+    cluster = os.environ.get("MC_METADATA_CLUSTER_ID", "")
+    if cluster and not cluster.endswith("/"):
+        cluster += "/"
+    return (RPC_META_PREFIX + cluster + "rpc_meta/" + segment_name).encode("utf-8")
+
+
+def _rpc_meta_value(ip, engine_name):
+    """The key's value, as Mooncake writes it (jsoncpp's FastWriter:
+    compact, one line): {"ip_or_host_name": ip, "rpc_port": the port of
+    engine_name "ip:port"}."""
+    port = int(engine_name.rsplit(":", 1)[1])
+    return (json.dumps({"ip_or_host_name": ip, "rpc_port": port},
+                       separators=(",", ":")) + "\n").encode()
+
+
+def _delete_key(meta, key):
+    """finalize()'s, or at exit: delete our rpc_meta key; a HixlWarning
+    when etcd cannot be reached."""
+    try:
+        meta.delete(key)
+    except _etcd.EtcdError as e:
+        warnings.warn("hixl.mooncake: finalize: %s left in etcd: %s" % (key.decode(), e),
+                      HixlWarning, stacklevel=2)
 
 
 def _op(opcode):

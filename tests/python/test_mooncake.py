@@ -435,7 +435,7 @@ def test_initialize_refusals():
     e = TransferEngine()
     assert e.get_rpc_port() == -1
     assert e.register_memory(0x1000, 4096) < 0
-    for args, needle in ((("10.0.0.1", "etcd://10.0.0.2:2379", "rdma", ""), "metadata server"),
+    for args, needle in ((("10.0.0.1", "redis://10.0.0.2:6379", "rdma", ""), "redis://"),
                          (("10.0.0.1", P2PHANDSHAKE, "nvlink", ""), "protocol")):
         with warnings.catch_warnings(record=True) as got:
             warnings.simplefilter("always")
