@@ -12,14 +12,19 @@
 #include "region.h"
 
 /**
- * hixl_dmabuf_map() - attach and map the dma-buf behind a device registration
+ * hixl_dmabuf_map() - take the dma-buf behind a device registration
  * @r:      the region
  * @fd:     dma-buf file descriptor
  * @offset: byte offset in the buffer, page aligned
  * @pgsz:   out: the mapped layout
+ *
+ * Attaches and maps it for the misc device (its layout, and the kernel
+ * mapping software RDMA and the same-host copy use); an exporter that
+ * refuses that (peer-to-peer only) leaves @r->attach NULL and the layout
+ * at 4 KiB pages, and only devices that DMA attach it (hixl_p2p_map()).
  * Context: process context, may sleep.
  * Return: 0; -EBADF not a dma-buf; -EACCES read-only buffer; -EINVAL range
- * outside it; the exporter's attach or map error.
+ * outside it or mapped short of its size.
  */
 int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz)
 {
@@ -49,12 +54,13 @@ int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz 
 	r->attach = dma_buf_attach(r->dmabuf, hixl_dev);
 	if (IS_ERR(r->attach)) {
 		ret = PTR_ERR(r->attach);
-		goto err_put;
+		goto p2p_only;
 	}
 	r->sgt = dma_buf_map_attachment_unlocked(r->attach, DMA_BIDIRECTIONAL);
 	if (IS_ERR(r->sgt)) {
 		ret = PTR_ERR(r->sgt);
-		goto err_detach;
+		dma_buf_detach(r->dmabuf, r->attach);
+		goto p2p_only;
 	}
 
 	hixl_pgsz_init(pgsz, r->addr);
@@ -82,9 +88,24 @@ int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz 
 	r->live = true;
 	return 0;
 
+p2p_only:
+	/*
+	 * A GPU's exporter maps its memory only for a device it can reach
+	 * peer-to-peer, which the misc device is not: the rails' devices
+	 * attach it themselves (dmabuf_p2p.c); its layout is unknown here.
+	 */
+	pr_debug_ratelimited("REG_MEM: the dma-buf's exporter refuses a plain attachment (%d): peer-to-peer only\n",
+			     ret);
+	r->attach = NULL;
+	r->sgt = NULL;
+	hixl_pgsz_init(pgsz, r->addr);
+	hixl_pgsz_add(pgsz, r->addr, r->len);
+	pgsz->mask |= PAGE_SIZE;	/* reported as 4 KiB pages */
+	r->live = true;
+	return 0;
+
 err_unmap:
 	dma_buf_unmap_attachment_unlocked(r->attach, r->sgt, DMA_BIDIRECTIONAL);
-err_detach:
 	dma_buf_detach(r->dmabuf, r->attach);
 err_put:
 	dma_buf_put(r->dmabuf);
@@ -98,7 +119,8 @@ err_put:
  * hixl_dmabuf_pages() - a device region's CPU pages, for software RDMA MRs
  * @r: mapped by hixl_dmabuf_map(); the engine's lock held
  * Context: process context, may sleep.
- * Return: 0; -EOPNOTSUPP no kernel mapping; -ENOMEM; the exporter's vmap error.
+ * Return: 0; -EOPNOTSUPP no kernel mapping (or an exporter that maps only
+ * peer-to-peer); -ENOMEM; the exporter's vmap error.
  */
 int hixl_dmabuf_pages(struct hixl_region *r)
 {
@@ -109,6 +131,8 @@ int hixl_dmabuf_pages(struct hixl_region *r)
 	lockdep_assert_held(&r->eng->lock);
 	if (hixl_region_has_pages(r))
 		return 0;
+	if (!r->attach)		/* a peer-to-peer-only exporter */
+		return -EOPNOTSUPP;
 	ret = hixl_dma_buf_vmap(r->dmabuf, &r->vmap);
 	if (ret)
 		return ret == -EINVAL ? -EOPNOTSUPP : ret;
@@ -156,8 +180,10 @@ void hixl_dmabuf_unmap(struct hixl_region *r)
 		hixl_dma_buf_vunmap(r->dmabuf, &r->vmap);
 		iosys_map_clear(&r->vmap);
 	}
-	dma_buf_unmap_attachment_unlocked(r->attach, r->sgt, DMA_BIDIRECTIONAL);
-	dma_buf_detach(r->dmabuf, r->attach);
+	if (r->attach) {
+		dma_buf_unmap_attachment_unlocked(r->attach, r->sgt, DMA_BIDIRECTIONAL);
+		dma_buf_detach(r->dmabuf, r->attach);
+	}
 	dma_buf_put(r->dmabuf);
 	r->dmabuf = NULL;
 	r->attach = NULL;

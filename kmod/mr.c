@@ -62,21 +62,30 @@ static void hixl_mr_release(struct ib_device *ibdev, struct hixl_mr *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* @p2p: the rail's peer-to-peer mapping of a device region, or NULL: @r's pages */
 static int hixl_mr_make(const struct hixl_rail_dev *dev, struct hixl_region *r,
-			struct hixl_mr *m, u64 start, u64 end, unsigned int shift)
+			const struct sg_table *p2p, struct hixl_mr *m, u64 start, u64 end,
+			unsigned int shift)
 {
 	u64 first4k = ALIGN_DOWN(r->addr, PAGE_SIZE);
 	int ret, mapped;
 
 	m->addr = start;
 	m->len = end - start;
-	ret = hixl_runs_sg_table(&r->runs, &m->sgt, start - first4k, end - start, SZ_1G);
-	if (ret)
-		return ret;
-	ret = ib_dma_map_sgtable_attrs(dev->ibdev, &m->sgt, DMA_BIDIRECTIONAL, 0);
-	if (ret)
-		return ret;
-	m->dma_mapped = true;
+	if (p2p) {	/* DMA addresses already, for this device */
+		ret = hixl_p2p_slice(p2p, r->dmabuf_offset + (start - r->addr), end - start,
+				     &m->sgt);
+		if (ret)
+			return ret;
+	} else {
+		ret = hixl_runs_sg_table(&r->runs, &m->sgt, start - first4k, end - start, SZ_1G);
+		if (ret)
+			return ret;
+		ret = ib_dma_map_sgtable_attrs(dev->ibdev, &m->sgt, DMA_BIDIRECTIONAL, 0);
+		if (ret)
+			return ret;
+		m->dma_mapped = true;
+	}
 	m->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG,
 			    hixl_pages_spanned(start, end - start, shift));
 	if (IS_ERR(m->mr)) {
@@ -106,7 +115,7 @@ static int hixl_make_mrs_shift(const struct hixl_rail_dev *dev, struct hixl_regi
 	if (!mrs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		ret = hixl_mr_make(dev, r, &mrs[i], base + max(first, i * span),
+		ret = hixl_mr_make(dev, r, ms->p2p_sgt, &mrs[i], base + max(first, i * span),
 				   base + min(last, (i + 1) * span), shift);
 		if (ret) {
 			i++;	/* release the partly made one too */
@@ -141,16 +150,49 @@ static int hixl_make_mrs_shift(const struct hixl_rail_dev *dev, struct hixl_regi
 	return 0;
 }
 
+/*
+ * A device region on a device that DMAs: its dma-buf attached to the device
+ * peer-to-peer (dmabuf_p2p.c), MRs over that mapping at the page size its
+ * layout allows.
+ */
+static int hixl_region_make_mrs_p2p(struct hixl_region *r, u32 rail,
+				    const struct hixl_rail_dev *dev)
+{
+	struct hixl_mrset *ms = hixl_region_mrset(r, rail);
+	unsigned int shift;
+	int ret;
+
+	if (READ_ONCE(r->invalid))
+		return 0;	/* revoked by its exporter: no MRs */
+	ret = hixl_p2p_map(r, ms, dev->ibdev->dma_device);
+	if (ret)
+		return ret;
+	shift = hixl_mr_shift(hixl_p2p_shift(ms->p2p_sgt, r->dmabuf_offset, r->len, r->addr),
+			      dev->page_size_cap);
+	ret = shift < PAGE_SHIFT ? -EOPNOTSUPP : hixl_make_mrs_shift(dev, r, ms, shift);
+	if (ret == -EINVAL && shift > PAGE_SHIFT)
+		ret = hixl_make_mrs_shift(dev, r, ms, PAGE_SHIFT);
+	if (ret) {
+		hixl_p2p_unmap(ms);
+		return ret;
+	}
+	atomic64_add(ms->nr_mrs, &r->eng->st_rail_mrs[rail]);
+	return 0;
+}
+
 /**
  * hixl_region_make_mrs_dev() - make a region's MRs for one rail on a device
  * @r:    a region with its pages; engine lock held
  * @rail: the rail whose MR set they go in
  * @dev:  device, PD and limits
  *
- * No-op when the rail has MRs or the region is invalidated.
+ * No-op when the rail has MRs or the region is invalidated.  Device
+ * memory: on a software device (rxe, siw) over the exporter's kernel
+ * mapping, on one that DMAs over a peer-to-peer attachment.
  * Context: process context, may sleep.
- * Return: 0; -EOPNOTSUPP no usable page size or unmappable device memory;
- * -ENOMEM; ib_alloc_mr()'s or ib_map_mr_sg()'s error.
+ * Return: 0; -EOPNOTSUPP no usable page size, no kernel mapping (software
+ * device) or no peer-to-peer path (hixl_p2p_map()); -ENOMEM;
+ * ib_alloc_mr()'s or ib_map_mr_sg()'s error.
  */
 int hixl_region_make_mrs_dev(struct hixl_region *r, u32 rail, const struct hixl_rail_dev *dev)
 {
@@ -161,9 +203,9 @@ int hixl_region_make_mrs_dev(struct hixl_region *r, u32 rail, const struct hixl_
 	lockdep_assert_held(&r->eng->lock);
 	if (ms->nr_mrs)
 		return 0;
-	if (r->type == HIXL_MEM_DEVICE) {
-		if (!ib_uses_virt_dma(dev->ibdev))
-			return -EOPNOTSUPP;
+	if (r->type == HIXL_MEM_DEVICE && !ib_uses_virt_dma(dev->ibdev))
+		return hixl_region_make_mrs_p2p(r, rail, dev);
+	if (r->type == HIXL_MEM_DEVICE) {	/* software RDMA: the kernel mapping's pages */
 		ret = hixl_dmabuf_pages(r);
 		if (ret)
 			return ret;
@@ -258,7 +300,7 @@ void hixl_region_free_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 
 
 	lockdep_assert_held(&r->eng->lock);
 	if (!ms->nr_mrs)
-		return;
+		return;		/* and no p2p mapping: it comes with the MRs */
 	ibdev = rail ? rd->rails[rail - 1].ibdev : rd->ibdev;
 	for (i = 0; i < ms->nr_mrs; i++)
 		hixl_mr_release(ibdev, &ms->mrs[i]);
@@ -266,6 +308,7 @@ void hixl_region_free_mrs_rail(struct hixl_region *r, struct hixl_rdma *rd, u32 
 	atomic64_sub(ms->nr_mrs, &r->eng->st_rail_mrs[rail]);
 	kvfree(ms->mrs);
 	kvfree(ms->spans);
+	hixl_p2p_unmap(ms);	/* after the MRs over it */
 	memset(ms, 0, sizeof(*ms));
 	WRITE_ONCE(r->rails, r->rails & ~BIT(rail));
 }

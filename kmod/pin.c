@@ -219,7 +219,12 @@ void hixl_region_release_pins(struct hixl_region *r)
 	hixl_runs_free(&r->runs);
 }
 
-static void hixl_region_invalidated(struct hixl_region *r)
+/**
+ * hixl_region_invalidated() - count and trace a region that became invalid
+ * @r: the region, @r->invalid just set by its MMU notifier or its exporter
+ * Context: any; no lock needed.
+ */
+void hixl_region_invalidated(struct hixl_region *r)
 {
 	struct hixl_engine *eng = r->eng;
 
@@ -351,7 +356,7 @@ void hixl_inval_work(struct work_struct *work)
 		if (READ_ONCE(r->suspect))
 			hixl_region_revalidate(r);
 		/* a transfer in flight still uses the pins: it requeues us */
-		if (READ_ONCE(r->invalid) && hixl_region_has_pages(r) &&
+		if (READ_ONCE(r->invalid) && (hixl_region_has_pages(r) || hixl_region_p2p(r)) &&
 		    !atomic_read(&r->users)) {
 			hixl_region_events->removed(eng, r);
 			hixl_region_release_pins(r);

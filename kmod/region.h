@@ -21,6 +21,8 @@ struct hixl_rmr {
 	u32 rkey;
 };
 
+struct device;
+struct dma_buf_attachment;
 struct hixl_engine;
 struct hixl_rdma;
 struct hixl_rmr;
@@ -122,6 +124,10 @@ size_t hixl_runs_bytes(const struct hixl_runs *rs);
  * @mr_shift:       log2 of the MR page size
  * @mrs_registered: all went through IB_WR_REG_MR; under the engine lock
  * @spans:          @mrs as struct hixl_rmr (lkey), for hixl_split()
+ * @p2p:            device region on a device that DMAs: its pinned
+ *                  peer-to-peer attachment to this rail's device
+ *                  (dmabuf_p2p.c), NULL otherwise
+ * @p2p_sgt:        @p2p's mapping, which @mrs cover
  */
 struct hixl_mrset {
 	struct hixl_mr *mrs;
@@ -129,6 +135,8 @@ struct hixl_mrset {
 	unsigned int mr_shift;
 	bool mrs_registered;
 	struct hixl_rmr *spans;
+	struct dma_buf_attachment *p2p;
+	struct sg_table *p2p_sgt;
 };
 
 /**
@@ -154,7 +162,8 @@ struct hixl_mrset {
  * @users:      in-flight transfers; DEREG_MEM is -EBUSY while non-zero
  * @local_chunks: same-host copy chunks of other engines; DEREG_MEM waits
  * @dmabuf:     device: the dma-buf
- * @attach:     device: its attachment
+ * @attach:     device: its attachment to the misc device, NULL when the
+ *              exporter refuses one (peer-to-peer only: dmabuf_p2p.c)
  * @sgt:        device: the mapped attachment
  * @vmap:       device: kernel mapping, for software RDMA MRs
  * @dmabuf_offset: device: byte offset in the buffer
@@ -247,6 +256,7 @@ void hixl_region_free_mrs(struct hixl_region *r);
 
 int hixl_reg_host(struct hixl_region *r, struct hixl_pgsz *pgsz);
 void hixl_region_release_pins(struct hixl_region *r);
+void hixl_region_invalidated(struct hixl_region *r);
 void hixl_inval_work(struct work_struct *work);
 
 int hixl_cmd_reg_mem(struct hixl_engine *eng, struct hixl_reg_mem *arg);
@@ -300,6 +310,11 @@ struct hixl_region *hixl_region_lookup(struct hixl_engine *eng, u64 addr, u64 le
 bool hixl_range_read_only(struct hixl_engine *eng, u64 addr, u64 len);
 
 int hixl_dmabuf_map(struct hixl_region *r, int fd, u64 offset, struct hixl_pgsz *pgsz);
+int hixl_p2p_map(struct hixl_region *r, struct hixl_mrset *ms, struct device *dma_dev);
+void hixl_p2p_unmap(struct hixl_mrset *ms);
+int hixl_p2p_slice(const struct sg_table *src, u64 off, u64 len, struct sg_table *dst);
+unsigned int hixl_p2p_shift(const struct sg_table *sgt, u64 off, u64 len, u64 va);
+bool hixl_region_p2p(struct hixl_region *r);
 int hixl_dmabuf_pages(struct hixl_region *r);
 void hixl_dmabuf_unmap(struct hixl_region *r);
 

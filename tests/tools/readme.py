@@ -51,7 +51,7 @@ if len(lines) > 300:
     why.append("%d lines, more than 300" % len(lines))
 if qs is None or qs >= 40:
     why.append("the quick start heading is at line %s, not within 40" % (qs and qs + 1))
-for must in ("device (gpu) memory over a hardware nic", "soft-roce"):
+for must in ("device (gpu) memory", "soft-roce"):
     if must not in head:
         why.append("nothing before the quick start says %r" % must)
 result(not why, "README: %d lines, quick start at line %s, limits first" % (len(lines), qs and qs + 1),
