@@ -9,7 +9,9 @@
  * none, and its IPoIB interfaces are those whose /sys/class/net/IF/device is
  * DEV's device (dev_port + 1 its port).  An interface's addresses come from
  * getifaddrs(): RDMA CM resolves such an address back to DEV when a hixl
- * engine is set up on it.
+ * engine is set up on it.  HIXL_SYSFS_ROOT, when set, is read in place of
+ * /sys (tests/nixl/nixl-devices.cpp gives a tree with a PCI topology and
+ * NUMA nodes there); the interfaces and their addresses stay the host's.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -22,6 +24,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -30,8 +33,23 @@
 
 namespace {
 
-const std::string ibRoot = "/sys/class/infiniband/";
-const std::string netRoot = "/sys/class/net/";
+/* sysfs: /sys, or HIXL_SYSFS_ROOT, a tree of its shape (the tests' own) */
+std::string sysRoot()
+{
+	const char *r = getenv("HIXL_SYSFS_ROOT");
+
+	return r && *r ? r : "/sys";
+}
+
+std::string ibRoot()
+{
+	return sysRoot() + "/class/infiniband/";
+}
+
+std::string netRoot()
+{
+	return sysRoot() + "/class/net/";
+}
 
 /* the entries of directory @dir, sorted (numerically when all are numbers) */
 std::vector<std::string> entries(const std::string &dir)
@@ -81,10 +99,10 @@ std::vector<std::string> netdevs(const std::string &dev, int port)
 {
 	std::vector<std::string> out;
 
-	for (const auto &p : entries(ibRoot + dev + "/ports")) {
+	for (const auto &p : entries(ibRoot() + dev + "/ports")) {
 		if (port && std::stoi(p) != port)
 			continue;
-		std::string dir = ibRoot + dev + "/ports/" + p + "/gid_attrs/ndevs/";
+		std::string dir = ibRoot() + dev + "/ports/" + p + "/gid_attrs/ndevs/";
 
 		for (const auto &i : entries(dir)) {
 			std::string nd = firstLine(dir + i);
@@ -96,14 +114,14 @@ std::vector<std::string> netdevs(const std::string &dev, int port)
 	if (!out.empty())
 		return out;
 	/* InfiniBand: IPoIB interfaces of the same PCI function */
-	std::string parent = realPath(ibRoot + dev + "/device");
+	std::string parent = realPath(ibRoot() + dev + "/device");
 
 	if (parent.empty())
 		return out;
-	for (const auto &nd : entries(netRoot)) {
-		if (realPath(netRoot + nd + "/device") != parent)
+	for (const auto &nd : entries(netRoot())) {
+		if (realPath(netRoot() + nd + "/device") != parent)
 			continue;
-		std::string dp = firstLine(netRoot + nd + "/dev_port");
+		std::string dp = firstLine(netRoot() + nd + "/dev_port");
 
 		if (!port || dp.empty() || dp.find_first_not_of("0123456789") != std::string::npos ||
 		    std::stoi(dp) + 1 == port)
@@ -141,7 +159,7 @@ std::map<std::string, std::string> devOfNetdev()
 {
 	std::map<std::string, std::string> m;
 
-	for (const auto &dev : entries(ibRoot))
+	for (const auto &dev : entries(ibRoot()))
 		for (const auto &nd : netdevs(dev, 0))
 			m.emplace(nd, dev);
 	return m;
@@ -150,11 +168,93 @@ std::map<std::string, std::string> devOfNetdev()
 /* the NUMA node of RDMA device @dev, -1 when not known */
 int devNode(const std::string &dev)
 {
-	std::string s = firstLine(ibRoot + dev + "/device/numa_node");
+	std::string s = firstLine(ibRoot() + dev + "/device/numa_node");
 	char *end;
 	long v = strtol(s.c_str(), &end, 10);
 
 	return s.empty() || *end ? -1 : (int)v;
+}
+
+/* the path components of @p ("/sys/devices/pci0000:00/0000:00:01.0" -> sys, devices, ...) */
+std::vector<std::string> components(const std::string &p)
+{
+	std::vector<std::string> out;
+	size_t i = 0;
+
+	while (i < p.size()) {
+		size_t j = p.find('/', i);
+
+		if (j == std::string::npos)
+			j = p.size();
+		if (j > i)
+			out.push_back(p.substr(i, j - i));
+		i = j + 1;
+	}
+	return out;
+}
+
+/*
+ * The sysfs path of the GPU this process uses, when that is known without a
+ * GPU runtime: CUDA_VISIBLE_DEVICES names one GPU by its index, and that
+ * index is a PCI order one (CUDA_DEVICE_ORDER=PCI_BUS_ID, or the host has
+ * one NVIDIA GPU): the index-th NVIDIA display controller (vendor 0x10de,
+ * class 0x0300 or 0x0302) in PCI address order.  "" otherwise (@why says).
+ */
+std::string gpuPath(std::string &why)
+{
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	const char *order = getenv("CUDA_DEVICE_ORDER");
+	const std::string pci = sysRoot() + "/bus/pci/devices/";
+	std::vector<std::string> gpus;
+
+	if (!vis || !*vis || std::string(vis).find_first_not_of("0123456789") != std::string::npos ||
+	    strlen(vis) > 3) {
+		why = "CUDA_VISIBLE_DEVICES does not name one GPU by index";
+		return "";
+	}
+	for (const auto &d : entries(pci)) {
+		std::string cls = firstLine(pci + d + "/class");
+
+		if (firstLine(pci + d + "/vendor") == "0x10de" &&
+		    (cls.rfind("0x0300", 0) == 0 || cls.rfind("0x0302", 0) == 0))
+			gpus.push_back(d);
+	}
+	size_t idx = (size_t)atoi(vis);
+
+	if (!(order && !strcmp(order, "PCI_BUS_ID")) && gpus.size() != 1) {
+		why = "CUDA_VISIBLE_DEVICES=" + std::string(vis) + " counts in the CUDA runtime's order "
+		      "(CUDA_DEVICE_ORDER=PCI_BUS_ID is not set), which only the runtime knows";
+		return "";
+	}
+	if (idx >= gpus.size()) {
+		why = "CUDA_VISIBLE_DEVICES=" + std::string(vis) + ", but sysfs lists " +
+		      std::to_string(gpus.size()) + " NVIDIA GPU(s)";
+		return "";
+	}
+	return realPath(pci + gpus[idx]);
+}
+
+/*
+ * How near RDMA device @dev is to the PCI device at sysfs path @gpu: the
+ * path components they share below /sys/devices (the PCI root, then each
+ * bridge or switch port in common); 0 when not under the same PCI root, or
+ * @dev has no PCI device (rxe, siw).
+ */
+size_t pciNearness(const std::string &dev, const std::string &gpu)
+{
+	std::string root = realPath(sysRoot()), pa = realPath(ibRoot() + dev + "/device");
+
+	if (root.empty() || pa.compare(0, root.size(), root) || gpu.compare(0, root.size(), root))
+		return 0;
+	auto a = components(pa.substr(root.size())), b = components(gpu.substr(root.size()));
+	size_t n = 0;
+
+	if (a.empty() || b.empty())
+		return 0;
+	/* devices, pciDDDD:BB, bridges and switch ports: the two devices themselves not */
+	while (n < a.size() - 1 && n < b.size() - 1 && a[n] == b[n])
+		n++;
+	return n > 1 ? n - 1 : 0;
 }
 
 } // namespace
@@ -176,7 +276,7 @@ bool hixlDevParse(const std::string &list, std::vector<hixlDevName> &out, std::s
 		int p = 0;
 
 		if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
-			err = "'" + e + "' is not an RDMA device name (as in " + ibRoot + ")";
+			err = "'" + e + "' is not an RDMA device name (as in " + ibRoot() + ")";
 			return false;
 		}
 		if (c != std::string::npos) {
@@ -199,16 +299,16 @@ int hixlDevAddress(const hixlDevName &dev, std::string &addr, std::string &err)
 {
 	const std::string &name = dev.first;
 
-	if (access((ibRoot + name).c_str(), F_OK)) {
+	if (access((ibRoot() + name).c_str(), F_OK)) {
 		std::string have;
 
-		for (const auto &d : entries(ibRoot))
+		for (const auto &d : entries(ibRoot()))
 			have += (have.empty() ? "" : ", ") + d;
-		err = "no RDMA device '" + name + "' on this host (" + ibRoot + ": " +
+		err = "no RDMA device '" + name + "' on this host (" + ibRoot() + ": " +
 		      (have.empty() ? "none" : have) + ")";
 		return -ENODEV;
 	}
-	if (dev.second && access((ibRoot + name + "/ports/" + std::to_string(dev.second)).c_str(), F_OK)) {
+	if (dev.second && access((ibRoot() + name + "/ports/" + std::to_string(dev.second)).c_str(), F_OK)) {
 		err = "RDMA device '" + name + "' has no port " + std::to_string(dev.second);
 		return -EINVAL;
 	}
@@ -250,30 +350,50 @@ std::vector<std::string> hixlDevAutoOrder(std::string &why)
 	auto ifs = ifAddrs();
 	unsigned cpu = 0, node = 0;
 	int me = getcpu(&cpu, &node) ? -1 : (int)node;
-	std::vector<std::string> near, rdma, rest;
-	std::string nearDev;
+	std::string gpuWhy, gpu = gpuPath(gpuWhy);
+	std::vector<std::string> byGpu, byNode, rdma, rest;
+	std::string gpuDev, nodeDev;
+	size_t best = 0;
 
+	/* the RDMA devices nearest the GPU: the most PCI path shared with it */
+	if (!gpu.empty())
+		for (const auto &ia : ifs) {
+			auto it = m.find(ia.first);
+
+			if (it != m.end())
+				best = std::max(best, pciNearness(it->second, gpu));
+		}
 	for (const auto &ia : ifs) {
 		auto it = m.find(ia.first);
 
-		if (it == m.end())
+		if (it == m.end()) {
 			rest.push_back(ia.second);
-		else if (me >= 0 && devNode(it->second) == me) {
-			if (nearDev.empty())
-				nearDev = it->second;
-			near.push_back(ia.second);
+		} else if (best && pciNearness(it->second, gpu) == best) {
+			if (gpuDev.empty())
+				gpuDev = it->second;
+			byGpu.push_back(ia.second);
+		} else if (me >= 0 && devNode(it->second) == me) {
+			if (nodeDev.empty())
+				nodeDev = it->second;
+			byNode.push_back(ia.second);
 		} else {
 			rdma.push_back(ia.second);
 		}
 	}
-	if (!nearDev.empty())
-		why = "RDMA device " + nearDev + " is on NUMA node " + std::to_string(me) +
+	if (!gpuDev.empty())
+		why = "RDMA device " + gpuDev + " is the nearest to this process's GPU " +
+		      gpu.substr(gpu.rfind('/') + 1) + " on the PCI bus (CUDA_VISIBLE_DEVICES)";
+	else if (!nodeDev.empty())
+		why = "RDMA device " + nodeDev + " is on NUMA node " + std::to_string(me) +
 		      ", the node of the CPU this process runs on (" + std::to_string(cpu) + ")";
 	else
 		why = "no RDMA device with an IPv4 address is known to be on NUMA node " +
 		      std::to_string(me) + " (this process's CPU " + std::to_string(cpu) +
 		      "): the first address, in interface order, that an RDMA device owns";
-	near.insert(near.end(), rdma.begin(), rdma.end());
-	near.insert(near.end(), rest.begin(), rest.end());
-	return near;
+	if (gpuDev.empty())
+		why += "; the GPU: " + (gpu.empty() ? gpuWhy : "no RDMA device shares its PCI root");
+	byGpu.insert(byGpu.end(), byNode.begin(), byNode.end());
+	byGpu.insert(byGpu.end(), rdma.begin(), rdma.end());
+	byGpu.insert(byGpu.end(), rest.begin(), rest.end());
+	return byGpu;
 }

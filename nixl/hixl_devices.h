@@ -49,12 +49,17 @@ std::string hixlDevOf(const std::string &ip);
 /*
  * hixlDevAutoOrder() - the local IPv4 addresses (no loopback, interfaces
  * up, in interface order) as the backend's engine "auto" tries them: first
- * those of RDMA devices on the NUMA node of the CPU the caller runs on
- * (/sys/class/infiniband/DEV/device/numa_node against getcpu()), then
- * those of the other RDMA devices, then the rest (an address no RDMA device
- * owns, which hixl refuses with -ENODEV: kept last, as before, so that the
- * error names it).  Without NUMA information (one node, a device whose
- * node is -1, a software device such as rxe) the interface order stays.
+ * those of the RDMA devices nearest the process's GPU on the PCI bus, when
+ * sysfs alone says which GPU that is (CUDA_VISIBLE_DEVICES names one by
+ * index, in PCI order: CUDA_DEVICE_ORDER=PCI_BUS_ID or a host with one
+ * NVIDIA GPU; nearest: the longest sysfs device path shared with the GPU,
+ * at least its PCI root); then those of RDMA devices on the NUMA node of
+ * the CPU the caller runs on (/sys/class/infiniband/DEV/device/numa_node
+ * against getcpu()); then those of the other RDMA devices; then the rest
+ * (an address no RDMA device owns, which hixl refuses with -ENODEV: kept
+ * last, as before, so that the error names it).  Without that information
+ * (no GPU named, one node, a device whose node is -1, a software device
+ * such as rxe) the interface order stays.
  * @why: out: one line saying what was chosen and why, for the log
  */
 std::vector<std::string> hixlDevAutoOrder(std::string &why);

@@ -4,12 +4,18 @@
  * parameter device_list and HIXL_NET_DEVICES choose the engine's RDMA
  * device and rails (the test VM's rxe0 on 10.77.0.1, rxe1 on 10.78.0.1),
  * read back from the kernel (hixl_dev_engines(): the engine's address,
- * device and rail count); unknown names and a list beside 'rails' refused.
+ * device and rail count); unknown names and a list beside 'rails' refused;
+ * engine "auto" on the device of the process's NUMA node, or nearest its
+ * GPU, with a sysfs tree of the test's own (HIXL_SYSFS_ROOT) that puts the
+ * VM's two rxe devices on PCI bridges and NUMA nodes.
  */
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +68,106 @@ std::string backendOn(const std::string &agent, const nixl_b_params_t &p)
 		return n.substr(0, n.rfind(':')) + " " + e.device + " rails=" + std::to_string(e.nr_rails);
 	}
 	return "no new engine in the kernel";
+}
+
+void put(const std::filesystem::path &p, const std::string &text)
+{
+	std::filesystem::create_directories(p.parent_path());
+	std::ofstream(p) << text << "\n";
+}
+
+/*
+ * A sysfs tree of the test's own (HIXL_SYSFS_ROOT) under @root: rxe0 (on
+ * veth0) under PCI bridge 00:02.0 with NUMA node @node0, rxe1 (on veth2)
+ * under 00:03.0 with @node1, NVIDIA GPUs 04:00.0 under 00:02.0 and 06:00.0
+ * under 00:03.0.  The engine is still made on the real devices: the tree
+ * names them as they are (rxe0 10.77.0.1 on veth0, rxe1 10.78.0.1 on veth2).
+ */
+void fakeSysfs(const std::filesystem::path &root, int node0, int node1)
+{
+	namespace fs = std::filesystem;
+	const fs::path bus = root / "devices/pci0000:00";
+	const struct {
+		const char *ib, *netdev, *bridge, *fn;
+		int node;
+	} nics[] = {{"rxe0", "veth0", "0000:00:02.0", "0000:05:00.0", node0},
+		    {"rxe1", "veth2", "0000:00:03.0", "0000:07:00.0", node1}};
+	const struct {
+		const char *bridge, *fn;
+	} gpus[] = {{"0000:00:02.0", "0000:04:00.0"}, {"0000:00:03.0", "0000:06:00.0"}};
+
+	fs::remove_all(root);
+	for (const auto &n : nics) {
+		fs::path dev = bus / n.bridge / n.fn, ib = root / "class/infiniband" / n.ib;
+
+		put(dev / "numa_node", std::to_string(n.node));
+		put(dev / "vendor", "0x15b3");
+		put(dev / "class", "0x020700");
+		put(ib / "ports/1/gid_attrs/ndevs/0", n.netdev);
+		fs::create_directory_symlink(dev, ib / "device");
+		fs::create_directories(root / "bus/pci/devices");
+		fs::create_directory_symlink(dev, root / "bus/pci/devices" / n.fn);
+	}
+	for (const auto &g : gpus) {
+		fs::path dev = bus / g.bridge / g.fn;
+
+		put(dev / "vendor", "0x10de");
+		put(dev / "class", "0x030200");
+		fs::create_directory_symlink(dev, root / "bus/pci/devices" / g.fn);
+	}
+	fs::create_directories(root / "class/net");
+}
+
+/* engine "auto" with the tree of fakeSysfs(@node0, @node1) and CUDA_VISIBLE_DEVICES=@gpu ("": unset) */
+std::string autoOn(const std::string &root, int node0, int node1, const char *gpu, bool pciOrder)
+{
+	fakeSysfs(root, node0, node1);
+	setenv("HIXL_SYSFS_ROOT", root.c_str(), 1);
+	if (*gpu)
+		setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
+	if (pciOrder)
+		setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+	std::string r = backendOn("D-auto", defaults());
+
+	unsetenv("HIXL_SYSFS_ROOT");
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	unsetenv("CUDA_DEVICE_ORDER");
+	return r;
+}
+
+/* engine "auto": the device of the process's NUMA node, the one nearest its GPU */
+void nearestChecks(std::vector<devCheck> &out)
+{
+	unsigned cpu = 0, node = 0;
+	char tmpl[] = "/tmp/hixl-nixl-sysfs-XXXXXX";
+
+	if (getcpu(&cpu, &node) || !mkdtemp(tmpl)) {
+		out.push_back({false, "engine auto: a sysfs tree of the test's own", "getcpu or mkdtemp failed"});
+		return;
+	}
+	std::string root = std::string(tmpl) + "/sys", r;
+	int me = (int)node, other = me + 1;
+	const char *saved = getenv("CUDA_VISIBLE_DEVICES");
+	std::string keep = saved ? saved : "";
+
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	r = autoOn(root, other, me, "", false);
+	out.push_back({r == "10.78.0.1 rxe1 rails=1",
+		       "engine auto: rxe1, on this CPU's NUMA node, before rxe0 (interface order's first)", r});
+	r = autoOn(root, me, other, "", false);
+	out.push_back({r == "10.77.0.1 rxe0 rails=1", "engine auto: rxe0 when it is the one on this CPU's node", r});
+	r = autoOn(root, me, me, "1", true);
+	out.push_back({r == "10.78.0.1 rxe1 rails=1",
+		       "engine auto: CUDA_VISIBLE_DEVICES=1 in PCI order, GPU 06:00.0: rxe1 behind the same bridge", r});
+	r = autoOn(root, other, me, "0", true);
+	out.push_back({r == "10.77.0.1 rxe0 rails=1",
+		       "engine auto: GPU 04:00.0 shares a bridge with rxe0: before rxe1 of this CPU's node", r});
+	r = autoOn(root, other, me, "0", false);
+	out.push_back({r == "10.78.0.1 rxe1 rails=1",
+		       "engine auto: two GPUs in CUDA's own order (not PCI_BUS_ID): the GPU is not known, NUMA decides", r});
+	std::filesystem::remove_all(tmpl);
+	if (saved)
+		setenv("CUDA_VISIBLE_DEVICES", keep.c_str(), 1);
 }
 
 } // namespace
@@ -123,5 +229,6 @@ std::vector<devCheck> deviceChecks()
 		r = backendOn("D-bad", p);
 		out.push_back({r.rfind("refused", 0) == 0, "createBackend refuses " + what, r});
 	}
+	nearestChecks(out);
 	return out;
 }
