@@ -25,8 +25,8 @@ _SIOCGIFADDR = 0x8915
 
 class DeviceError(Exception):
     """A device name that cannot be used: errno_name is the errno
-    (ENODEV, EADDRNOTAVAIL, EINVAL) hixl.mooncake returns negated, str()
-    the cause and the fix."""
+    (ENODEV, EADDRNOTAVAIL, EINVAL, EOPNOTSUPP) hixl.mooncake returns
+    negated, str() the cause and the fix."""
 
     def __init__(self, errno_name, message):
         super().__init__(message)
@@ -35,10 +35,10 @@ class DeviceError(Exception):
 
 def parse(device_name):
     """The device names of a Mooncake device_name: None, "" or blanks give
-    []; "mlx5_0,mlx5_1" gives ["mlx5_0", "mlx5_1"] (blanks around a name
-    dropped, a name given twice kept once, in first-seen order).  A name
-    may carry a port, "mlx5_0:1" (UCX_NET_DEVICES' form): the pair
-    (name, port) then, port an int >= 1; else (name, None).
+    []; "mlx5_0,mlx5_1" gives [("mlx5_0", None), ("mlx5_1", None)]
+    (blanks around a name dropped, a name given twice kept once, in
+    first-seen order).  A name may carry a port, "mlx5_0:1"
+    (UCX_NET_DEVICES' form): ("mlx5_0", 1), the port an int >= 1.
     Raises DeviceError("EINVAL") for an empty name between commas, a name
     with "/" or a port that is not a positive number."""
     if device_name is None:

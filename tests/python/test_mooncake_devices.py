@@ -137,7 +137,8 @@ def _engine(host, port, device_name):
 
 def test_one_name_chooses_the_device(vm):
     """local_hostname on no RDMA device ("localhost"): the named device's
-    address is the engine's; on rxe0's own address with no name: rxe0."""
+    address is the engine's, rxe1's or rxe0's; local_hostname on rxe1's
+    own address with rxe1 named: that engine, no further rail."""
     for dev, ip, port in (("rxe1", IP1, 28300), ("rxe0", IP0, 28301)):
         te = _engine("localhost", port, dev)
         try:
