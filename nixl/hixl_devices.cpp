@@ -69,7 +69,7 @@ std::vector<std::string> entries(const std::string &dir)
 	});
 	if (numeric)
 		std::sort(out.begin(), out.end(), [](const std::string &a, const std::string &b) {
-			return std::stol(a) < std::stol(b);
+			return strtoul(a.c_str(), nullptr, 10) < strtoul(b.c_str(), nullptr, 10);
 		});
 	else
 		std::sort(out.begin(), out.end());
@@ -100,7 +100,7 @@ std::vector<std::string> netdevs(const std::string &dev, int port)
 	std::vector<std::string> out;
 
 	for (const auto &p : entries(ibRoot() + dev + "/ports")) {
-		if (port && std::stoi(p) != port)
+		if (port && atoi(p.c_str()) != port)
 			continue;
 		std::string dir = ibRoot() + dev + "/ports/" + p + "/gid_attrs/ndevs/";
 
@@ -124,7 +124,7 @@ std::vector<std::string> netdevs(const std::string &dev, int port)
 		std::string dp = firstLine(netRoot() + nd + "/dev_port");
 
 		if (!port || dp.empty() || dp.find_first_not_of("0123456789") != std::string::npos ||
-		    std::stoi(dp) + 1 == port)
+		    atoi(dp.c_str()) + 1 == port)
 			out.push_back(nd);
 	}
 	return out;
@@ -282,7 +282,7 @@ bool hixlDevParse(const std::string &list, std::vector<hixlDevName> &out, std::s
 		if (c != std::string::npos) {
 			if (port.empty() || port.size() > 4 ||
 			    port.find_first_not_of("0123456789") != std::string::npos ||
-			    (p = std::stoi(port)) < 1) {
+			    (p = atoi(port.c_str())) < 1) {
 				err = "'" + e + "': the port after ':' must be a number from 1";
 				return false;
 			}
