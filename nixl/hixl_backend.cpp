@@ -38,6 +38,7 @@
 
 #include "common/nixl_log.h"
 #include "hixl_backend.h"
+#include "hixl_devices.h"
 
 namespace {
 
@@ -111,33 +112,20 @@ nixl_status_t nixlStatus(int err)
 	}
 }
 
+/* the host part of an engine name: "10.77.0.1" of "10.77.0.1:5", "fd77::1" of "[fd77::1]:5" */
+std::string engineHost(const std::string &name)
+{
+	if (name[0] == '[')
+		return name.substr(1, name.find(']') - 1);
+	return name.substr(0, name.find(':'));
+}
+
 /* a name hixl_engine_init() listens on: without a port, ":0" (a free one) */
 std::string listenName(const std::string &name)
 {
 	if (name.back() == ']' || name.find(':') == std::string::npos)
 		return name + ":0";
 	return name;
-}
-
-/* the local IPv4 addresses (no loopback), in interface order */
-std::vector<std::string> localAddrs()
-{
-	std::vector<std::string> out;
-	struct ifaddrs *ifa, *i;
-
-	if (getifaddrs(&ifa))
-		return out;
-	for (i = ifa; i; i = i->ifa_next) {
-		char buf[INET_ADDRSTRLEN];
-
-		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_LOOPBACK) ||
-		    !(i->ifa_flags & IFF_UP))
-			continue;
-		if (inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, buf, sizeof(buf)))
-			out.emplace_back(buf);
-	}
-	freeifaddrs(ifa);
-	return out;
 }
 
 } // namespace
@@ -165,14 +153,48 @@ nixlHixlEngine::nixlHixlEngine(const nixlBackendInitParams *init_params)
 		NIXL_INFO << "HIXL backend: needs no progress thread (the kernel and hixl's io_uring "
 			     "reaper progress transfers); the agent's progress thread does nothing for it";
 
-	for (const auto &o : cfg_.opts)
-		opts.push_back({o.first.c_str(), o.second.c_str()});
-	if (cfg_.engine == "auto") {
-		for (const auto &a : localAddrs())
+	if (!cfg_.devices.empty()) {
+		/* the named NICs: an engine "auto" on the first, the others rails */
+		std::vector<std::string> addrs;
+		std::string first, rails;
+
+		for (const auto &d : cfg_.devices) {
+			std::string a;
+
+			ret = hixlDevAddress(d, a, err);
+			if (ret) {
+				NIXL_ERROR << "HIXL backend: " << cfg_.devicesFrom << ": " << err;
+				initErr = true;
+				return;
+			}
+			addrs.push_back(a);
+		}
+		if (cfg_.engine == "auto") {
+			first = addrs[0];
+			names.push_back(first + ":0");
+		} else {
+			names.push_back(listenName(cfg_.engine));
+			first = engineHost(cfg_.engine);
+		}
+		for (const auto &a : addrs)
+			if (a != first && rails.find(a + ",") == std::string::npos)
+				rails += a + ",";
+		if (!rails.empty()) {
+			rails.pop_back();
+			cfg_.opts.emplace_back(HIXL_OPTION_RAILS, rails);
+			cfg_.optParams.emplace_back("device_list");
+		}
+	} else if (cfg_.engine == "auto") {
+		std::string why;
+
+		for (const auto &a : hixlDevAutoOrder(why))
 			names.push_back(a + ":0");
+		NIXL_INFO << "HIXL backend: engine \"auto\": " << why;
 	} else {
 		names.push_back(listenName(cfg_.engine));
 	}
+	for (const auto &o : cfg_.opts)
+		opts.push_back({o.first.c_str(), o.second.c_str()});
 	for (const auto &n : names) {
 		ret = hixl_engine_init(&eng_, n.c_str(), opts.data(), opts.size());
 		if (ret != -ENODEV && ret != -EADDRNOTAVAIL)

@@ -33,6 +33,8 @@ nixl_b_params_t hixlNixlDefaultParams();
  */
 struct hixlNixlConfig {
 	std::string engine;		/* "auto", or a hixl engine name */
+	std::vector<std::pair<std::string, int>> devices;	/* device_list: RDMA device, port */
+	std::string devicesFrom;	/* where devices came from, for messages */
 	std::vector<std::pair<std::string, std::string>> opts;	/* hixl option, value */
 	std::vector<std::string> optParams;	/* the NIXL parameter of each opts entry */
 	int xferTimeoutMs = 0;

@@ -11,6 +11,7 @@
 #include <hixl/hixl.h>
 
 #include "hixl_backend.h"
+#include "hixl_devices.h"
 
 namespace {
 
@@ -59,6 +60,7 @@ nixl_b_params_t hixlNixlDefaultParams()
 	 */
 	return {
 		{"engine", "auto"},
+		{"device_list", ""},
 		{"buffer_pool", ""},
 		{"transport", "auto"},
 		{"rails", ""},
@@ -114,6 +116,25 @@ bool hixlNixlParseParams(const nixl_b_params_t &params, hixlNixlConfig &cfg, std
 			      "name (\"a.b.c.d[:port]\", \"[ipv6][:port]\")";
 			return false;
 		}
+	}
+
+	/* the NICs: the parameter, else HIXL_NET_DEVICES (as UCX's UCX_NET_DEVICES) */
+	std::string dl = p["device_list"];
+	const char *env = getenv("HIXL_NET_DEVICES");
+
+	cfg.devicesFrom = "parameter 'device_list'";
+	if (dl.empty() && env && *env) {
+		dl = env;
+		cfg.devicesFrom = "HIXL_NET_DEVICES";
+	}
+	if (!hixlDevParse(dl, cfg.devices, err)) {
+		err = cfg.devicesFrom + ": " + err;
+		return false;
+	}
+	if (!cfg.devices.empty() && !p["rails"].empty()) {
+		err = "parameter 'rails' and " + cfg.devicesFrom + " both choose the engine's rails: "
+		      "give one of them";
+		return false;
 	}
 
 	const struct {

@@ -46,6 +46,7 @@ import warnings
 import weakref
 
 from . import _hixl
+from . import _devices
 from . import _diagnose
 from . import _etcd
 from ._types import HixlWarning
@@ -179,16 +180,22 @@ class TransferEngine:
         protocol         "rdma" or "tcp": either way hixl moves the bytes
                          over RDMA, or by the kernel's copy between engines
                          of one host
-        device_name      Mooncake's RDMA device filter: ignored, the
-                         address chooses the device (hixl.Hixl.device)
+        device_name      RDMA device names, "mlx5_0" or "mlx5_0,mlx5_1"
+                         (a port as "mlx5_0:1"): the engine's NICs, its
+                         rails (hixl._devices.choose(): local_hostname's
+                         address pins its own RDMA device first; otherwise
+                         the first name's IPv4 address is the engine's);
+                         "" or None: the address alone chooses the device
         Returns 0; -EINVAL for another metadata server (redis://,
         http://, ...; a malformed etcd endpoint) or protocol or a malformed
-        name, -EALREADY when already initialized, the library's -errno
-        (hixl.ko not loaded: -ENOPKG), or, with etcd, -ECONNREFUSED,
-        -ETIMEDOUT, -EHOSTUNREACH, ... when no endpoint answered within
-        hixl._etcd.TIMEOUT (5 s) each, -EPROTO when it answered with an
-        error; every failure with one HixlWarning naming the cause and the
-        fix.
+        name, -ENODEV for a device_name this host has no RDMA device of,
+        -EADDRNOTAVAIL for a named device without an IPv4 address,
+        -EOPNOTSUPP for device_name with an IPv6 local_hostname, -EALREADY
+        when already initialized, the library's -errno (hixl.ko not loaded:
+        -ENOPKG), or, with etcd, -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH,
+        ... when no endpoint answered within hixl._etcd.TIMEOUT (5 s) each,
+        -EPROTO when it answered with an error; every failure with one
+        HixlWarning naming the cause and the fix.
         """
         if self._eng is not None:
             _set_error("initialize: already initialized")
@@ -214,8 +221,14 @@ class TransferEngine:
         except OSError as e:
             return self._init_refused("local_hostname %r does not resolve: %s"
                                       % (local_hostname, e))
+        try:
+            ip, rails = _devices.choose(ip, device_name)
+        except _devices.DeviceError as e:
+            return self._init_refused("device_name: %s" % e, e.errno_name)
         name = "[%s]:%s" % (ip, port) if ":" in ip else "%s:%s" % (ip, port)
         opts = [("AutoConnect", "1")]
+        if rails:
+            opts.append(("Rails", ",".join(rails)))
         err, eng = _hixl.engine_init(name, opts)
         if err:
             _lib_error()
@@ -239,10 +252,12 @@ class TransferEngine:
         self._pumper.start()
         return 0
 
-    def _init_refused(self, what, err=0):
+    def _init_refused(self, what, err="EINVAL"):
+        """-errno of a failed initialize(), what set as the last error and
+        warned: err an errno name ("ENODEV") or a negative errno."""
         _set_error("initialize: " + what)
         warnings.warn("hixl.mooncake: initialize failed: " + what, HixlWarning, stacklevel=3)
-        return err or -_hixl_errno("EINVAL")
+        return err if isinstance(err, int) else -_hixl_errno(err)
 
     def _peer(self, what, target):
         """(the hixl engine name of target, 0) or (None, -errno): target

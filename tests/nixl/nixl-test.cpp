@@ -481,6 +481,10 @@ int initiator()
 		ok(st == NIXL_SUCCESS, "createBackend takes an empty engine_config (NIXL's generic tests)", sstr(st));
 	}
 
+	/* the NICs by name: device_list, HIXL_NET_DEVICES */
+	for (const auto &c : deviceChecks())
+		ok(c.pass, c.name, c.why);
+
 	/* a peer killed mid-transfer: a clear error, its engine (and pins) gone */
 	if (!spawn(c, "C")) {
 		ok(false, "agent C in a third process", c.err);

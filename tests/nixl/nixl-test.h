@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nixl.h>
 
@@ -71,5 +72,13 @@ nixl_status_t xfer(Agent &a, nixl_xfer_op_t op, const nixl_xfer_dlist_t &l, cons
 std::string sstr(nixl_status_t st);
 /* no hixl engine of process @pid is left in the kernel (waits up to 5 s) */
 bool engineGone(pid_t pid);
+
+/* a check's result: passed, its name, why (a "SKIP reason" counts as passed) */
+struct devCheck {
+	bool pass;
+	std::string name, why;
+};
+/* the backend's device_list and HIXL_NET_DEVICES checks (nixl-devices.cpp) */
+std::vector<devCheck> deviceChecks();
 
 #endif /* HIXL_NIXL_TEST_H */
