@@ -49,9 +49,9 @@ static const struct dma_buf_attach_ops hixl_p2p_ops = {
 
 static int hixl_p2p_err(struct device *dev, const char *step, int err)
 {
-	pr_debug_ratelimited("REG_MEM: the dma-buf's exporter cannot %s it peer-to-peer for %s: %d%s\n",
+	pr_debug_ratelimited("REG_MEM: the exporter cannot %s the dma-buf peer-to-peer for %s: %d%s\n",
 			     step, dev_name(dev), err,
-			     err == -EOPNOTSUPP ? " (no P2P path between exporter and RDMA device)" : "");
+			     err == -EOPNOTSUPP ? " (no P2P path between them)" : "");
 	return err;
 }
 
