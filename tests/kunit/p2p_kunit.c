@@ -268,7 +268,8 @@ static void hixl_p2p_slice_cases(struct kunit *test)
 		struct scatterlist *sg, *last = NULL;
 		unsigned int i;
 
-		KUNIT_ASSERT_EQ(test, hixl_p2p_slice(c->ms->p2p_sgt, cases[k].off, cases[k].len, &t), 0);
+		KUNIT_ASSERT_EQ(test, hixl_p2p_slice(c->ms->p2p_sgt, cases[k].off, cases[k].len, &t),
+				0);
 		KUNIT_EXPECT_EQ_MSG(test, t.nents, cases[k].n, "case %u", k);
 		KUNIT_EXPECT_EQ_MSG(test, (u64)sg_dma_address(t.sgl), cases[k].first, "case %u", k);
 		KUNIT_EXPECT_EQ_MSG(test, (u64)sg_dma_len(t.sgl), cases[k].first_len, "case %u", k);
@@ -299,4 +300,5 @@ static struct kunit_suite hixl_p2p_suite = {
 	.exit = p2p_exit,
 	.test_cases = hixl_p2p_cases,
 };
+
 kunit_test_suite(hixl_p2p_suite);
