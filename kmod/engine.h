@@ -19,7 +19,8 @@
  *   hixl_engine.cancel_mutex > xfer_lock; cancel_mutex > post_mutex
  *     (revoking CANCEL)
  *   hixl_engine.lock > hixl_loop_lock > links_lock
- *   hixl_engine.lock > a dma-buf's dma_resv lock, never the reverse
+ *   hixl_engine.lock > a dma-buf's dma_resv lock, never the reverse;
+ *     dma_resv > hixl_region.lock (the exporter's move_notify)
  *   hixl_engines_lock > links_lock, rt.lock (debugfs); an engine's lock
  *     only with mutex_trylock()
  *   hixl_engine.lock > hixl_devs_lock (a rail's revival); its holders
