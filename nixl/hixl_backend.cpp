@@ -21,7 +21,11 @@
  *    revoking cancel where the module has it) and hixl_request_free();
  *  - notifications are hixl notifications named by the sending agent; a
  *    transfer's is sent when checkXfer() first sees the transfer complete,
- *    so the peer gets it after the bytes.
+ *    so the peer gets it after the bytes;
+ *  - the agent's transfers and notifications to itself (NIXL's "local")
+ *    start from a second engine, made on first use and linked to the
+ *    first (a same-host link); the local ranges of such transfers are
+ *    registered on it as well, on first use.
  */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -45,10 +49,14 @@ namespace {
 /* a DRAM_SEG registration of this agent */
 class hixlLocalMD : public nixlBackendMD {
 public:
-	hixlLocalMD(uint64_t h, uintptr_t a, size_t l) : nixlBackendMD(true), handle(h), addr(a), len(l) {}
+	hixlLocalMD(uint64_t h, uintptr_t a, size_t l, bool dev)
+		: nixlBackendMD(true), handle(h), addr(a), len(l), device(dev) {}
 	uint64_t handle;
 	uintptr_t addr;
 	size_t len;
+	bool device;			/* VRAM_SEG */
+	bool selfReg = false;		/* also registered on the self engine (selfLock_) */
+	uint64_t selfHandle = 0;
 };
 
 /* a region of a remote agent, as its public metadata described it */
@@ -67,6 +75,7 @@ public:
 	std::vector<struct hixl_op_desc> descs;
 	std::string agent;		/* the remote agent */
 	std::string engine;		/* its hixl engine */
+	struct hixl_engine *eng = nullptr;	/* the engine it runs on: eng_, or self_ to itself */
 	enum hixl_op op = HIXL_OP_READ;
 	struct hixl_request *req = nullptr;
 	bool notif = false;		/* send notifMsg once the transfer completed */
@@ -253,12 +262,14 @@ nixlHixlEngine::~nixlHixlEngine()
 
 		for (auto *h : liveReqs) {
 			if (h->req && hixl_request_user_data(h->req) == this) {
-				hixl_request_cancel(eng_, h->req);
+				hixl_request_cancel(h->eng, h->req);
 				hixl_request_free(h->req);
 				h->req = nullptr;
 			}
 		}
 	}
+	if (self_)
+		hixl_engine_finalize(self_);
 	hixl_engine_finalize(eng_);
 }
 
@@ -293,7 +304,7 @@ nixl_status_t nixlHixlEngine::registerMem(const nixlBlobDesc &mem, const nixl_me
 			   << mem.len << " bytes): " << errStr(ret) << " (" << hixl_last_error() << ")";
 		return nixlStatus(ret);
 	}
-	out = new hixlLocalMD(handle, mem.addr, mem.len);
+	out = new hixlLocalMD(handle, mem.addr, mem.len, nixl_mem == VRAM_SEG);
 	return NIXL_SUCCESS;
 }
 
@@ -304,6 +315,13 @@ nixl_status_t nixlHixlEngine::deregisterMem(nixlBackendMD *meta)
 
 	if (!md)
 		return NIXL_ERR_INVALID_PARAM;
+	{
+		std::lock_guard<std::mutex> g(selfLock_);
+
+		if (md->selfReg && hixl_deregister_mem(self_, md->selfHandle))
+			NIXL_ERROR << "HIXL backend: deregisterMem: the self engine's registration: "
+				   << hixl_last_error();
+	}
 	ret = hixl_deregister_mem(eng_, md->handle);
 	if (ret)
 		NIXL_ERROR << "HIXL backend: deregisterMem(" << std::hex << std::showbase << md->addr
@@ -366,20 +384,85 @@ nixl_status_t nixlHixlEngine::loadRemoteMD(const nixlBlobDesc &input, const nixl
 	return NIXL_SUCCESS;
 }
 
+nixl_status_t nixlHixlEngine::loadLocalMD(nixlBackendMD *input, nixlBackendMD *&output)
+{
+	auto *md = dynamic_cast<hixlLocalMD *>(input);
+
+	if (!md)
+		return NIXL_ERR_INVALID_PARAM;
+	output = new hixlRemoteMD(localAgent, md->addr, md->len);
+	return NIXL_SUCCESS;
+}
+
+struct hixl_engine *nixlHixlEngine::selfEngine() const
+{
+	std::lock_guard<std::mutex> g(selfLock_);
+	std::vector<struct hixl_option> opts;
+	struct hixl_engine *e = nullptr;
+	std::string name = name_.substr(0, name_.rfind(':')) + ":0";
+	int ret;
+
+	if (self_)
+		return self_;
+	/* the same options; Rails are the first engine's */
+	for (const auto &o : cfg_.opts)
+		if (o.first != HIXL_OPTION_RAILS)
+			opts.push_back({o.first.c_str(), o.second.c_str()});
+	ret = hixl_engine_init(&e, name.c_str(), opts.data(), opts.size());
+	if (ret) {
+		NIXL_ERROR << "HIXL backend: the engine for agent " << localAgent
+			   << "'s transfers to itself (" << name << "): " << hixl_last_error() << ": "
+			   << errStr(ret);
+		return nullptr;
+	}
+	ret = hixl_connect(e, name_.c_str(), cfg_.connectTimeoutMs);
+	if (ret && ret != -EISCONN) {
+		NIXL_ERROR << "HIXL backend: linking agent " << localAgent << "'s engines (" << name
+			   << " to " << name_ << "): " << errStr(ret);
+		hixl_engine_finalize(e);
+		return nullptr;
+	}
+	self_ = e;
+	return self_;
+}
+
+int nixlHixlEngine::selfRegister(nixlBackendMD *meta) const
+{
+	auto *md = dynamic_cast<hixlLocalMD *>(meta);
+	std::lock_guard<std::mutex> g(selfLock_);
+	struct hixl_mem_desc d;
+	int ret;
+
+	if (!md)
+		return -EINVAL;
+	if (md->selfReg)
+		return 0;
+	memset(&d, 0, sizeof(d));
+	d.addr = md->addr;
+	d.len = md->len;
+	d.dmabuf_fd = -1;
+	ret = hixl_register_mem(self_, &d, md->device ? HIXL_MEM_DEVICE : HIXL_MEM_HOST,
+				&md->selfHandle);
+	if (ret)
+		return ret;
+	md->selfReg = true;
+	return 0;
+}
+
 nixl_status_t nixlHixlEngine::unloadMD(nixlBackendMD *input)
 {
 	delete dynamic_cast<hixlRemoteMD *>(input);
 	return NIXL_SUCCESS;
 }
 
-bool nixlHixlEngine::linkUp(const std::string &engine) const
+bool nixlHixlEngine::linkUp(struct hixl_engine *from, const std::string &engine) const
 {
 	std::vector<struct hixl_link_stat> st(64);
 	uint32_t total = 0;
 	int n;
 
 	for (;;) {
-		n = hixl_engine_link_stats(eng_, st.data(), st.size(), &total);
+		n = hixl_engine_link_stats(from, st.data(), st.size(), &total);
 		if (n < 0)
 			return true;	/* cannot tell: keep the transfer's own error */
 		if (total <= st.size())
@@ -396,7 +479,8 @@ bool nixlHixlEngine::linkUp(const std::string &engine) const
 	return false;
 }
 
-nixl_status_t nixlHixlEngine::failStatus(int err, const std::string &engine, const std::string &agent) const
+nixl_status_t nixlHixlEngine::failStatus(int err, struct hixl_engine *from, const std::string &engine,
+					 const std::string &agent) const
 {
 	nixl_status_t st = nixlStatus(err);
 
@@ -405,7 +489,7 @@ nixl_status_t nixlHixlEngine::failStatus(int err, const std::string &engine, con
 	 * fails as if its ranges were never registered.  Without a live link
 	 * to it, say what happened, and NIXL forgets the agent.
 	 */
-	if (st != NIXL_ERR_REMOTE_DISCONNECT && st != NIXL_ERR_CANCELED && !linkUp(engine)) {
+	if (st != NIXL_ERR_REMOTE_DISCONNECT && st != NIXL_ERR_CANCELED && !linkUp(from, engine)) {
 		NIXL_ERROR << "HIXL backend: agent " << agent << " (hixl engine " << engine
 			   << ") has no live link: the peer process exited or the link broke";
 		return NIXL_ERR_REMOTE_DISCONNECT;
@@ -415,6 +499,11 @@ nixl_status_t nixlHixlEngine::failStatus(int err, const std::string &engine, con
 
 bool nixlHixlEngine::peerEngine(const std::string &remote_agent, std::string &engine) const
 {
+	if (remote_agent == localAgent) {
+		engine = name_;		/* reached from the self engine */
+		return true;
+	}
+
 	std::lock_guard<std::mutex> g(lock_);
 	auto it = peers_.find(remote_agent);
 
@@ -429,6 +518,9 @@ nixl_status_t nixlHixlEngine::connect(const std::string &remote_agent)
 	std::string engine;
 	int ret;
 
+	/* NIXL's createBackend connects the agent to itself: the self engine comes on first use */
+	if (remote_agent == localAgent)
+		return NIXL_SUCCESS;
 	if (!peerEngine(remote_agent, engine)) {
 		NIXL_ERROR << "HIXL backend: connect: agent " << remote_agent
 			   << " is not loaded (loadRemoteMD first)";
@@ -461,6 +553,8 @@ nixl_status_t nixlHixlEngine::disconnect(const std::string &remote_agent)
 	std::string engine;
 	int ret;
 
+	if (remote_agent == localAgent)
+		return NIXL_SUCCESS;
 	if (!peerEngine(remote_agent, engine))
 		return NIXL_ERR_NOT_FOUND;
 	ret = hixl_disconnect(eng_, engine.c_str(), cfg_.connectTimeoutMs);
@@ -502,6 +596,31 @@ nixl_status_t nixlHixlEngine::prepXfer(const nixl_xfer_op_t &operation, const ni
 		return NIXL_ERR_NOT_FOUND;
 	}
 
+	struct hixl_engine *from = eng_;
+
+	if (remote_agent == localAgent) {
+		/* to itself: from the self engine, where the local ranges are registered too */
+		nixlBackendMD *last = nullptr;
+
+		from = selfEngine();
+		if (!from)
+			return NIXL_ERR_BACKEND;
+		for (size_t i = 0; i < n; i++) {
+			int ret;
+
+			if (local[i].metadataP == last)
+				continue;
+			last = local[i].metadataP;
+			ret = selfRegister(last);
+			if (ret) {
+				NIXL_ERROR << "HIXL backend: prepXfer: registering local descriptor " << i
+					   << " on agent " << localAgent << "'s self engine: " << errStr(ret)
+					   << " (" << hixl_last_error() << ")";
+				return nixlStatus(ret);
+			}
+		}
+	}
+
 	auto *h = new hixlReqH;
 
 	/*
@@ -522,6 +641,7 @@ nixl_status_t nixlHixlEngine::prepXfer(const nixl_xfer_op_t &operation, const ni
 	}
 	h->agent = remote_agent;
 	h->engine = engine;
+	h->eng = from;
 	h->op = operation == NIXL_READ ? HIXL_OP_READ : HIXL_OP_WRITE;
 	{
 		std::lock_guard<std::mutex> g(reqsLock);
@@ -547,7 +667,7 @@ nixl_status_t nixlHixlEngine::postXfer(const nixl_xfer_op_t & /* operation */,
 	if (!h)
 		return NIXL_ERR_INVALID_PARAM;
 	if (h->req) {
-		if (!hixl_get_transfer_status(eng_, h->req, &st) && st == HIXL_TRANSFER_WAITING)
+		if (!hixl_get_transfer_status(h->eng, h->req, &st) && st == HIXL_TRANSFER_WAITING)
 			return NIXL_ERR_REPOST_ACTIVE;
 		hixl_request_free(h->req);
 		h->req = nullptr;
@@ -562,26 +682,26 @@ nixl_status_t nixlHixlEngine::postXfer(const nixl_xfer_op_t & /* operation */,
 		h->notifMsg = opt_args->notifMsg;
 	}
 	args.user_data = const_cast<nixlHixlEngine *>(this);
-	ret = hixl_transfer_async(eng_, h->engine.c_str(), h->op, h->descs.data(), h->descs.size(),
+	ret = hixl_transfer_async(h->eng, h->engine.c_str(), h->op, h->descs.data(), h->descs.size(),
 				  &args, &h->req);
 	if (ret) {
 		h->req = nullptr;
 		NIXL_ERROR << "HIXL backend: postXfer to agent " << h->agent << ": " << errStr(ret);
-		return failStatus(ret, h->engine, h->agent);
+		return failStatus(ret, h->eng, h->engine, h->agent);
 	}
 	return checkXfer(h);
 }
 
-nixl_status_t nixlHixlEngine::sendNotif(const std::string &engine, const std::string &remote_agent,
-					const std::string &msg) const
+nixl_status_t nixlHixlEngine::sendNotif(struct hixl_engine *from, const std::string &engine,
+					const std::string &remote_agent, const std::string &msg) const
 {
-	int ret = hixl_send_notify(eng_, engine.c_str(), localAgent.c_str(), msg.data(), msg.size(),
+	int ret = hixl_send_notify(from, engine.c_str(), localAgent.c_str(), msg.data(), msg.size(),
 				   cfg_.notifTimeoutMs);
 
 	if (!ret)
 		return NIXL_SUCCESS;
 	NIXL_ERROR << "HIXL backend: notification to agent " << remote_agent << ": " << errStr(ret);
-	return failStatus(ret, engine, remote_agent);
+	return failStatus(ret, from, engine, remote_agent);
 }
 
 nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
@@ -596,7 +716,7 @@ nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
 		return NIXL_ERR_INVALID_PARAM;
 	if (!h->req)
 		return NIXL_ERR_NOT_POSTED;
-	ret = hixl_get_transfer_status(eng_, h->req, &st);
+	ret = hixl_get_transfer_status(h->eng, h->req, &st);
 	if (ret)
 		return nixlStatus(ret);
 	if (st == HIXL_TRANSFER_WAITING)
@@ -604,7 +724,7 @@ nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
 	if (st == HIXL_TRANSFER_COMPLETED) {
 		if (h->notif) {
 			h->notif = false;
-			return sendNotif(h->engine, h->agent, h->notifMsg);
+			return sendNotif(h->eng, h->engine, h->agent, h->notifMsg);
 		}
 		return NIXL_SUCCESS;
 	}
@@ -612,7 +732,7 @@ nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
 	NIXL_ERROR << "HIXL backend: transfer to agent " << h->agent << " ("
 		   << (h->op == HIXL_OP_READ ? "READ" : "WRITE") << ", " << h->descs.size()
 		   << " descriptors) failed at descriptor " << failed << ": " << errStr(ret);
-	return failStatus(ret, h->engine, h->agent);
+	return failStatus(ret, h->eng, h->engine, h->agent);
 }
 
 nixl_status_t nixlHixlEngine::releaseReqH(nixlBackendReqH *handle) const
@@ -631,7 +751,7 @@ nixl_status_t nixlHixlEngine::releaseReqH(nixlBackendReqH *handle) const
 		 * Ends a running transfer before returning: no byte of it lands
 		 * afterwards (hixl_request_cancel(3); revoking where it can).
 		 */
-		hixl_request_cancel(eng_, h->req);
+		hixl_request_cancel(h->eng, h->req);
 		hixl_request_free(h->req);
 	}
 	delete h;
@@ -671,5 +791,9 @@ nixl_status_t nixlHixlEngine::genNotif(const std::string &remote_agent, const st
 		NIXL_ERROR << "HIXL backend: genNotif: agent " << remote_agent << " is not loaded";
 		return NIXL_ERR_NOT_FOUND;
 	}
-	return sendNotif(engine, remote_agent, msg);
+	struct hixl_engine *from = remote_agent == localAgent ? selfEngine() : eng_;
+
+	if (!from)
+		return NIXL_ERR_BACKEND;
+	return sendNotif(from, engine, remote_agent, msg);
 }

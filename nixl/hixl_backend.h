@@ -69,12 +69,13 @@ public:
 
 	bool supportsRemote() const override { return true; }
 	/*
-	 * NIXL's "local" is a transfer inside one agent, between two of its
-	 * own registrations: a hixl link joins two engines, so that is not
-	 * offered (another agent on the same host is "remote" for NIXL and
-	 * gets hixl's same-host kernel copy).
+	 * NIXL's "local": transfers and notifications inside one agent.  A
+	 * hixl link joins two engines, so the agent's transfers to itself
+	 * run on a second engine of the backend (selfEngine()), made on
+	 * first use on the same address and linked to the first: hixl's
+	 * same-host kernel copy with transport "auto".
 	 */
-	bool supportsLocal() const override { return false; }
+	bool supportsLocal() const override { return true; }
 	bool supportsNotif() const override { return true; }
 	nixl_mem_list_t getSupportedMems() const override;
 
@@ -89,6 +90,12 @@ public:
 	nixl_status_t loadRemoteMD(const nixlBlobDesc &input, const nixl_mem_t &nixl_mem,
 				   const std::string &remote_agent, nixlBackendMD *&output) override;
 	nixl_status_t unloadMD(nixlBackendMD *input) override;
+	/*
+	 * loadLocalMD() - the agent's own registration @input as the target of
+	 * its transfers to itself.  Return: NIXL_SUCCESS; NIXL_ERR_INVALID_PARAM
+	 * when @input is not this backend's registration.
+	 */
+	nixl_status_t loadLocalMD(nixlBackendMD *input, nixlBackendMD *&output) override;
 
 	nixl_status_t connect(const std::string &remote_agent) override;
 	nixl_status_t disconnect(const std::string &remote_agent) override;
@@ -109,14 +116,26 @@ public:
 
 private:
 	bool peerEngine(const std::string &remote_agent, std::string &engine) const;
-	/* whether this engine has a READY link to the peer engine @engine */
-	bool linkUp(const std::string &engine) const;
+	/* whether @from has a READY link to the peer engine @engine */
+	bool linkUp(struct hixl_engine *from, const std::string &engine) const;
 	/* a failed call's NIXL status: REMOTE_DISCONNECT when the peer's link is gone */
-	nixl_status_t failStatus(int err, const std::string &engine, const std::string &agent) const;
-	nixl_status_t sendNotif(const std::string &engine, const std::string &remote_agent,
-				const std::string &msg) const;
+	nixl_status_t failStatus(int err, struct hixl_engine *from, const std::string &engine,
+				 const std::string &agent) const;
+	nixl_status_t sendNotif(struct hixl_engine *from, const std::string &engine,
+				const std::string &remote_agent, const std::string &msg) const;
+	/*
+	 * The engine the agent's transfers and notifications to itself start
+	 * from, linked to eng_: made on the first call (same address, port 0,
+	 * the backend's options but Rails).  Return: it, or NULL with the
+	 * cause logged (no engine could be made or it could not connect).
+	 */
+	struct hixl_engine *selfEngine() const;
+	/* hixl registration on the self engine of the range of @md (a hixlLocalMD): 0 or -errno */
+	int selfRegister(nixlBackendMD *md) const;
 
 	struct hixl_engine *eng_ = nullptr;
+	mutable std::mutex selfLock_;	/* self_, the self registrations */
+	mutable struct hixl_engine *self_ = nullptr;
 	std::string name_;		/* the engine's name, with its port */
 	hixlNixlConfig cfg_;
 	mutable std::mutex lock_;	/* peers_ */

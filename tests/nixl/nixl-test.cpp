@@ -485,6 +485,10 @@ int initiator()
 	for (const auto &c : deviceChecks())
 		ok(c.pass, c.name, c.why);
 
+	/* NIXL's "local": an agent to itself */
+	for (const auto &c : localChecks())
+		ok(c.pass, c.name, c.why);
+
 	/* a peer killed mid-transfer: a clear error, its engine (and pins) gone */
 	if (!spawn(c, "C")) {
 		ok(false, "agent C in a third process", c.err);
