@@ -20,8 +20,10 @@
  *    hixl_get_transfer_status(), released with hixl_request_cancel() (the
  *    revoking cancel where the module has it) and hixl_request_free();
  *  - notifications are hixl notifications named by the sending agent; a
- *    transfer's is sent when checkXfer() first sees the transfer complete,
- *    so the peer gets it after the bytes;
+ *    transfer's is sent when the transfer has completed (the plugin's
+ *    notifier thread, woken by the engine's event descriptor, or
+ *    checkXfer()/releaseReqH() if they see it first), so the peer gets it
+ *    after the bytes, without the initiator polling;
  *  - the agent's transfers and notifications to itself (NIXL's "local")
  *    start from a second engine, made on first use and linked to the
  *    first (a same-host link); the local ranges of such transfers are
@@ -29,6 +31,9 @@
  */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <net/if.h>
 #include <netinet/in.h>
 
@@ -78,8 +83,10 @@ public:
 	struct hixl_engine *eng = nullptr;	/* the engine it runs on: eng_, or self_ to itself */
 	enum hixl_op op = HIXL_OP_READ;
 	struct hixl_request *req = nullptr;
-	bool notif = false;		/* send notifMsg once the transfer completed */
+	bool withNotif = false;		/* the posted request carries a notification */
+	bool notif = false;		/* ... not sent yet: in notifPending_ (notifLock_) */
 	std::string notifMsg;
+	nixl_status_t notifSt = NIXL_SUCCESS;	/* the notifier thread's failed send, for checkXfer */
 };
 
 /* live requests of every engine, so the engine's teardown can free them first */
@@ -256,6 +263,17 @@ nixlHixlEngine::~nixlHixlEngine()
 {
 	if (!eng_)
 		return;
+	if (notifier_.joinable()) {
+		{
+			std::lock_guard<std::mutex> g(notifLock_);
+
+			notifStop_ = true;
+		}
+		notifWake();
+		notifier_.join();
+	}
+	if (notifWakeFd_ >= 0)
+		close(notifWakeFd_);
 	/* requests NIXL did not release: their hixl requests die with the engine */
 	{
 		std::lock_guard<std::mutex> g(reqsLock);
@@ -669,11 +687,12 @@ nixl_status_t nixlHixlEngine::postXfer(const nixl_xfer_op_t & /* operation */,
 	if (h->req) {
 		if (!hixl_get_transfer_status(h->eng, h->req, &st) && st == HIXL_TRANSFER_WAITING)
 			return NIXL_ERR_REPOST_ACTIVE;
+		notifFlush(h);	/* the previous post's, if nobody saw it complete */
 		hixl_request_free(h->req);
 		h->req = nullptr;
 	}
-	h->notif = opt_args && opt_args->hasNotif;
-	if (h->notif) {
+	h->withNotif = opt_args && opt_args->hasNotif;
+	if (h->withNotif) {
 		if (opt_args->notifMsg.size() > HIXL_NOTIFY_MAX_MSG) {
 			NIXL_ERROR << "HIXL backend: postXfer: a notification of " << opt_args->notifMsg.size()
 				   << " bytes; hixl's carry at most " << HIXL_NOTIFY_MAX_MSG;
@@ -689,6 +708,23 @@ nixl_status_t nixlHixlEngine::postXfer(const nixl_xfer_op_t & /* operation */,
 		NIXL_ERROR << "HIXL backend: postXfer to agent " << h->agent << ": " << errStr(ret);
 		return failStatus(ret, h->eng, h->engine, h->agent);
 	}
+	if (h->withNotif) {
+		std::lock_guard<std::mutex> g(notifLock_);
+
+		h->notif = true;
+		h->notifSt = NIXL_SUCCESS;
+		notifPending_[h->req] = h;
+		if (!notifier_.joinable()) {
+			notifWakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+			if (notifWakeFd_ >= 0)
+				notifier_ = std::thread([this] { notifierLoop(); });
+			else
+				NIXL_ERROR << "HIXL backend: no eventfd for the notifier thread ("
+					   << strerror(errno) << "): notifications go when checkXfer "
+					      "sees their transfer complete";
+		}
+	}
+	notifWake();
 	return checkXfer(h);
 }
 
@@ -721,13 +757,8 @@ nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
 		return nixlStatus(ret);
 	if (st == HIXL_TRANSFER_WAITING)
 		return NIXL_IN_PROG;
-	if (st == HIXL_TRANSFER_COMPLETED) {
-		if (h->notif) {
-			h->notif = false;
-			return sendNotif(h->eng, h->engine, h->agent, h->notifMsg);
-		}
-		return NIXL_SUCCESS;
-	}
+	if (st == HIXL_TRANSFER_COMPLETED)
+		return h->withNotif ? notifFlush(h) : NIXL_SUCCESS;
 	ret = hixl_request_result(h->req, &failed);
 	NIXL_ERROR << "HIXL backend: transfer to agent " << h->agent << " ("
 		   << (h->op == HIXL_OP_READ ? "READ" : "WRITE") << ", " << h->descs.size()
@@ -752,10 +783,107 @@ nixl_status_t nixlHixlEngine::releaseReqH(nixlBackendReqH *handle) const
 		 * afterwards (hixl_request_cancel(3); revoking where it can).
 		 */
 		hixl_request_cancel(h->eng, h->req);
+		/* completed before the cancel: its notification goes, as with UCX */
+		if (h->withNotif)
+			notifFlush(h);
 		hixl_request_free(h->req);
 	}
 	delete h;
 	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::notifFlush(nixlBackendReqH *handle) const
+{
+	auto *h = static_cast<hixlReqH *>(handle);
+	std::lock_guard<std::mutex> g(notifLock_);
+	enum hixl_transfer_status st;
+	nixl_status_t ret;
+
+	if (!h->notif) {
+		/* sent by the notifier thread: its outcome, once */
+		ret = h->notifSt;
+		h->notifSt = NIXL_SUCCESS;
+		return ret;
+	}
+	if (hixl_get_transfer_status(h->eng, h->req, &st) || st == HIXL_TRANSFER_WAITING)
+		return NIXL_IN_PROG;
+	notifPending_.erase(h->req);
+	h->notif = false;
+	if (st != HIXL_TRANSFER_COMPLETED)
+		return NIXL_SUCCESS;	/* failed or cancelled: no notification */
+	return sendNotif(h->eng, h->engine, h->agent, h->notifMsg);
+}
+
+void nixlHixlEngine::notifWake() const
+{
+	uint64_t one = 1;
+
+	if (notifWakeFd_ >= 0 && write(notifWakeFd_, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is full, the thread is woken anyway */
+	}
+}
+
+void nixlHixlEngine::notifierLoop() const
+{
+	struct hixl_transfer_result res[64];
+	bool idle = true;
+
+	for (;;) {
+		struct pollfd pfd[3] = {{notifWakeFd_, POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
+		struct hixl_engine *engs[2] = {eng_, nullptr};
+		bool woken, ended = false;
+		uint64_t v;
+
+		{
+			std::lock_guard<std::mutex> g(selfLock_);
+
+			engs[1] = self_;
+		}
+		/* the engines' ends matter only while a notification waits for one */
+		if (!idle) {
+			for (int i = 0; i < 2; i++)
+				if (engs[i])
+					pfd[i + 1].fd = hixl_engine_event_fd(engs[i]);
+		}
+		poll(pfd, 3, idle ? -1 : 100);
+		woken = read(notifWakeFd_, &v, sizeof(v)) == sizeof(v);
+
+		std::unique_lock<std::mutex> g(notifLock_);
+
+		if (notifStop_)
+			return;
+		/* report every ended request once, so that the descriptors stop being readable */
+		for (auto *e : engs) {
+			int n;
+
+			while (e && (n = hixl_get_all_transfer_status(e, HIXL_QUERY_SKIP_WAITING, res, 64)) > 0) {
+				ended = true;
+				if (n < 64)
+					break;
+			}
+		}
+		for (auto it = notifPending_.begin(); it != notifPending_.end();) {
+			auto *h = static_cast<hixlReqH *>(it->second);
+			enum hixl_transfer_status st;
+
+			if (hixl_get_transfer_status(h->eng, h->req, &st) || st == HIXL_TRANSFER_WAITING) {
+				++it;
+				continue;
+			}
+			it = notifPending_.erase(it);
+			h->notif = false;
+			if (st == HIXL_TRANSFER_COMPLETED)
+				h->notifSt = sendNotif(h->eng, h->engine, h->agent, h->notifMsg);
+		}
+		idle = notifPending_.empty();
+		g.unlock();
+		/*
+		 * Readable without an end: notifications the application has not
+		 * fetched yet (the event descriptor reports them too); do not spin
+		 */
+		if (!idle && !woken && !ended)
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	}
 }
 
 nixl_status_t nixlHixlEngine::getNotifs(notif_list_t &notif_list)

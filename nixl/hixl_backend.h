@@ -14,6 +14,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "backend/backend_engine.h"
@@ -132,6 +134,26 @@ private:
 	struct hixl_engine *selfEngine() const;
 	/* hixl registration on the self engine of the range of @md (a hixlLocalMD): 0 or -errno */
 	int selfRegister(nixlBackendMD *md) const;
+
+	/*
+	 * A transfer's notification goes when the transfer completes: the
+	 * notifier thread (started by the first postXfer() with one) sleeps
+	 * in poll(2) on the engines' event descriptors while such transfers
+	 * run and sends each notification when its transfer has completed;
+	 * checkXfer() and releaseReqH() send it themselves when they see the
+	 * completion first.  Whoever takes the request out of notifPending_
+	 * (under notifLock_) sends.
+	 */
+	void notifierLoop() const;
+	/* take @h out of notifPending_ and send its notification if its transfer completed */
+	nixl_status_t notifFlush(nixlBackendReqH *h) const;
+	void notifWake() const;
+
+	mutable std::mutex notifLock_;	/* notifPending_, notifStop_, the handles' notification fields */
+	mutable std::unordered_map<struct hixl_request *, nixlBackendReqH *> notifPending_;
+	mutable std::thread notifier_;
+	mutable bool notifStop_ = false;
+	mutable int notifWakeFd_ = -1;	/* eventfd: a new pending request, or the end */
 
 	struct hixl_engine *eng_ = nullptr;
 	mutable std::mutex selfLock_;	/* self_, the self registrations */

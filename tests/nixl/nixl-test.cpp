@@ -252,6 +252,44 @@ int initiator()
 		   "postXferReq with a notification: B gets it from A, after the bytes", sstr(st) + ", B: " + r);
 	}
 
+	/*
+	 * The notification travels with the data: it goes when the transfer
+	 * completes, without the initiator polling (as UCX's, which sends it
+	 * behind the data), and a request released unpolled still notifies
+	 */
+	{
+		nixlXferReqH *req = nullptr;
+		nixl_opt_args_t extra;
+
+		fill(buf, 8 << 20, 5, 0);
+		extra.notif = std::string("w5");
+		sendMsg(b.fd, "WAITNOTIF w5 5 0 " + std::to_string(8 << 20));
+		st = a.ag.createXferReq(NIXL_WRITE, dlist((uintptr_t)buf, 256, blk, blk), dlist(b.buf, 256, blk, blk),
+					"B", req, &extra);
+		if (st == NIXL_SUCCESS)
+			st = a.ag.postXferReq(req);
+		r = recvMsg(b.fd);	/* A does not call getXferStatus meanwhile */
+		ok((st == NIXL_SUCCESS || st == NIXL_IN_PROG) && r == "OK A",
+		   "a WRITE's notification reaches B after the bytes while A never polls the request",
+		   sstr(st) + ", B: " + r);
+		if (req)
+			a.ag.releaseXferReq(req);
+
+		req = nullptr;
+		fill(buf, 4096, 6, 0);
+		extra.notif = std::string("w6");
+		st = a.ag.createXferReq(NIXL_WRITE, dlist((uintptr_t)buf, 1, 4096, 0), dlist(b.buf, 1, 4096, 0), "B",
+					req, &extra);
+		if (st == NIXL_SUCCESS)
+			st = a.ag.postXferReq(req);
+		std::this_thread::sleep_for(std::chrono::milliseconds(200));
+		if (req)
+			a.ag.releaseXferReq(req);
+		r = b.cmd("WAITNOTIF w6 6 0 4096");
+		ok((st == NIXL_SUCCESS || st == NIXL_IN_PROG) && r == "OK A",
+		   "a request released without being polled still notifies B", sstr(st) + ", B: " + r);
+	}
+
 	/* notifications without a transfer, both ways */
 	sendMsg(b.fd, "WAITNOTIF hello 0 0 0");
 	st = a.ag.genNotif("B", "hello");
