@@ -355,8 +355,11 @@ nixl_status_t nixlHixlEngine::getPublicData(const nixlBackendMD *meta, std::stri
 
 	if (!md)
 		return NIXL_ERR_INVALID_PARAM;
-	/* the peer transfers by our addresses: the range says which region */
-	str = "hixl1:" + std::to_string(md->addr) + ":" + std::to_string(md->len);
+	/*
+	 * The peer transfers by our addresses: the range says which region;
+	 * the agent's name, last (it may hold ':'), says whose it is
+	 */
+	str = "hixl2:" + std::to_string(md->addr) + ":" + std::to_string(md->len) + ":" + localAgent;
 	return NIXL_SUCCESS;
 }
 
@@ -392,10 +395,17 @@ nixl_status_t nixlHixlEngine::loadRemoteMD(const nixlBlobDesc &input, const nixl
 			   << memName(nixl_mem) << " is not supported (only DRAM_SEG and VRAM_SEG)";
 		return NIXL_ERR_NOT_SUPPORTED;
 	}
-	if (sscanf(input.metaInfo.c_str(), "hixl1:%llu:%llu%n", &addr, &len, &end) != 2 ||
-	    (size_t)end != input.metaInfo.size()) {
+	/* "hixl2:ADDR:LEN:AGENT", decimal, LEN > 0, the range not wrapping */
+	if (input.metaInfo.find_first_of(" \t\n+-") != std::string::npos ||
+	    sscanf(input.metaInfo.c_str(), "hixl2:%llu:%llu:%n", &addr, &len, &end) != 2 || !end ||
+	    !len || addr + len < addr) {
 		NIXL_ERROR << "HIXL backend: loadRemoteMD: agent " << remote_agent
 			   << "'s metadata is not a HIXL region ('" << input.metaInfo.substr(0, 64) << "')";
+		return NIXL_ERR_INVALID_PARAM;
+	}
+	if (input.metaInfo.compare(end, std::string::npos, remote_agent)) {
+		NIXL_ERROR << "HIXL backend: loadRemoteMD: metadata loaded as agent " << remote_agent
+			   << "'s describes a region of agent '" << input.metaInfo.substr(end, 64) << "'";
 		return NIXL_ERR_INVALID_PARAM;
 	}
 	output = new hixlRemoteMD(remote_agent, addr, len);

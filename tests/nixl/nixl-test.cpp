@@ -158,6 +158,35 @@ int initiator()
 	ok(st == NIXL_SUCCESS && peer == "B" && r == "OK A",
 	   "getLocalMD/loadRemoteMD: A loaded B's metadata, B loaded A's", sstr(st) + ", B: " + r);
 
+	/*
+	 * B's metadata with its region blob claiming another agent ("Z"), and
+	 * with a blob that is not HIXL's: refused by the backend, by name
+	 */
+	{
+		std::string forged = b.md, junk = b.md;
+		size_t at = b.md.find("hixl2:"), nameAt = std::string::npos;
+		nixl_status_t st1 = NIXL_ERR_UNKNOWN, st2 = NIXL_ERR_UNKNOWN;
+
+		if (at != std::string::npos)
+			nameAt = b.md.find(':', b.md.find(':', at + 6) + 1) + 1;
+		if (nameAt && nameAt != std::string::npos && b.md[nameAt] == 'B') {
+			Agent x("X-forged"), y("X-junk");
+
+			forged[nameAt] = 'Z';
+			junk[at + 4] = '9';
+			if (x.make(defaults()) == NIXL_SUCCESS && y.make(defaults()) == NIXL_SUCCESS) {
+				std::string who;
+
+				st1 = x.ag.loadRemoteMD(forged, who);
+				st2 = y.ag.loadRemoteMD(junk, who);
+			}
+		}
+		ok(st1 == NIXL_ERR_INVALID_PARAM, "loadRemoteMD: a region blob naming another agent is INVALID_PARAM",
+		   sstr(st1));
+		ok(st2 == NIXL_ERR_INVALID_PARAM, "loadRemoteMD: a region blob that is not HIXL's is INVALID_PARAM",
+		   sstr(st2));
+	}
+
 	/* WRITE, 16 descriptors of 1 MiB, byte for byte */
 	fill(buf, 16 << 20, 1, 0);
 	st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 16, 1 << 20, 1 << 20), dlist(b.buf, 16, 1 << 20, 1 << 20), "B");
