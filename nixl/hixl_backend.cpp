@@ -37,6 +37,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -87,6 +88,9 @@ public:
 	bool notif = false;		/* ... not sent yet: in notifPending_ (notifLock_) */
 	std::string notifMsg;
 	nixl_status_t notifSt = NIXL_SUCCESS;	/* the notifier thread's failed send, for checkXfer */
+	uint64_t bytes = 0;		/* of all descriptors */
+	std::chrono::steady_clock::time_point posted;
+	std::atomic<bool> timed{true};	/* the posted request's time was taken (cost_) */
 };
 
 /* live requests of every engine, so the engine's teardown can free them first */
@@ -323,6 +327,8 @@ nixl_status_t nixlHixlEngine::registerMem(const nixlBlobDesc &mem, const nixl_me
 		return nixlStatus(ret);
 	}
 	out = new hixlLocalMD(handle, mem.addr, mem.len, nixl_mem == VRAM_SEG);
+	std::lock_guard<std::mutex> g(lock_);
+	regs_.insert(out);
 	return NIXL_SUCCESS;
 }
 
@@ -333,6 +339,11 @@ nixl_status_t nixlHixlEngine::deregisterMem(nixlBackendMD *meta)
 
 	if (!md)
 		return NIXL_ERR_INVALID_PARAM;
+	{
+		std::lock_guard<std::mutex> g(lock_);
+
+		regs_.erase(md);
+	}
 	{
 		std::lock_guard<std::mutex> g(selfLock_);
 
@@ -666,6 +677,7 @@ nixl_status_t nixlHixlEngine::prepXfer(const nixl_xfer_op_t &operation, const ni
 			return NIXL_ERR_INVALID_PARAM;
 		}
 		h->descs.push_back({l.addr, r.addr, l.len});
+		h->bytes += l.len;
 	}
 	h->agent = remote_agent;
 	h->engine = engine;
@@ -718,6 +730,8 @@ nixl_status_t nixlHixlEngine::postXfer(const nixl_xfer_op_t & /* operation */,
 		NIXL_ERROR << "HIXL backend: postXfer to agent " << h->agent << ": " << errStr(ret);
 		return failStatus(ret, h->eng, h->engine, h->agent);
 	}
+	h->posted = std::chrono::steady_clock::now();
+	h->timed = false;
 	if (h->withNotif) {
 		std::lock_guard<std::mutex> g(notifLock_);
 
@@ -767,8 +781,10 @@ nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
 		return nixlStatus(ret);
 	if (st == HIXL_TRANSFER_WAITING)
 		return NIXL_IN_PROG;
-	if (st == HIXL_TRANSFER_COMPLETED)
+	if (st == HIXL_TRANSFER_COMPLETED) {
+		timeXfer(h);
 		return h->withNotif ? notifFlush(h) : NIXL_SUCCESS;
+	}
 	ret = hixl_request_result(h->req, &failed);
 	NIXL_ERROR << "HIXL backend: transfer to agent " << h->agent << " ("
 		   << (h->op == HIXL_OP_READ ? "READ" : "WRITE") << ", " << h->descs.size()
@@ -799,6 +815,77 @@ nixl_status_t nixlHixlEngine::releaseReqH(nixlBackendReqH *handle) const
 		hixl_request_free(h->req);
 	}
 	delete h;
+	return NIXL_SUCCESS;
+}
+
+void nixlHixlEngine::timeXfer(nixlBackendReqH *handle) const
+{
+	auto *h = static_cast<hixlReqH *>(handle);
+
+	if (h->timed.exchange(true))
+		return;
+	cost_.record(h->engine, h->bytes,
+		     std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+									   h->posted).count());
+}
+
+nixl_status_t nixlHixlEngine::queryMem(const nixl_reg_dlist_t &descs,
+				       std::vector<nixl_query_resp_t> &resp) const
+{
+	if (descs.getType() != DRAM_SEG && descs.getType() != VRAM_SEG) {
+		NIXL_ERROR << "HIXL backend: queryMem: memory type " << memName(descs.getType())
+			   << " is not supported: only DRAM_SEG and VRAM_SEG";
+		return NIXL_ERR_NOT_SUPPORTED;
+	}
+	resp.assign(descs.descCount(), std::nullopt);
+
+	std::lock_guard<std::mutex> g(lock_);
+
+	for (int i = 0; i < descs.descCount(); i++) {
+		const nixlBlobDesc &d = descs[i];
+
+		for (auto *m : regs_) {
+			auto *md = static_cast<hixlLocalMD *>(m);
+
+			if (md->device != (descs.getType() == VRAM_SEG) || d.addr < md->addr ||
+			    d.len > md->len || d.addr - md->addr > md->len - d.len)
+				continue;
+			resp[i] = nixl_b_params_t{{"mem_type", md->device ? "VRAM_SEG" : "DRAM_SEG"},
+						  {"region_addr", std::to_string(md->addr)},
+						  {"region_len", std::to_string(md->len)}};
+			break;
+		}
+	}
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::estimateXferCost(const nixl_xfer_op_t & /* operation */,
+					       const nixl_meta_dlist_t &local,
+					       const nixl_meta_dlist_t &remote,
+					       const std::string &remote_agent,
+					       nixlBackendReqH *const &handle,
+					       std::chrono::microseconds &duration,
+					       std::chrono::microseconds &err_margin, nixl_cost_t &method,
+					       const nixl_opt_args_t * /* extra_params */) const
+{
+	auto *h = dynamic_cast<hixlReqH *>(handle);
+	uint64_t us, margin;
+
+	if (local.descCount() != remote.descCount()) {
+		NIXL_ERROR << "HIXL backend: estimateXferCost: " << local.descCount() << " local and "
+			   << remote.descCount() << " remote descriptors";
+		return NIXL_ERR_MISMATCH;
+	}
+	if (!h)
+		return NIXL_ERR_INVALID_PARAM;
+	if (!cost_.estimate(h->engine, h->bytes, us, margin)) {
+		NIXL_DEBUG << "HIXL backend: estimateXferCost: no transfer to agent " << remote_agent
+			   << " has completed yet: nothing to estimate from";
+		return NIXL_ERR_NOT_FOUND;
+	}
+	duration = std::chrono::microseconds(us);
+	err_margin = std::chrono::microseconds(margin);
+	method = nixl_cost_t::ANALYTICAL_BACKEND;
 	return NIXL_SUCCESS;
 }
 
@@ -882,8 +969,10 @@ void nixlHixlEngine::notifierLoop() const
 			}
 			it = notifPending_.erase(it);
 			h->notif = false;
-			if (st == HIXL_TRANSFER_COMPLETED)
+			if (st == HIXL_TRANSFER_COMPLETED) {
+				timeXfer(h);
 				h->notifSt = sendNotif(h->eng, h->engine, h->agent, h->notifMsg);
+			}
 		}
 		idle = notifPending_.empty();
 		g.unlock();

@@ -13,12 +13,14 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "backend/backend_engine.h"
+#include "hixl_cost.h"
 
 struct hixl_engine;
 
@@ -113,6 +115,31 @@ public:
 	nixl_status_t checkXfer(nixlBackendReqH *handle) const override;
 	nixl_status_t releaseReqH(nixlBackendReqH *handle) const override;
 
+	/*
+	 * queryMem() - for each descriptor of @descs (DRAM_SEG or VRAM_SEG),
+	 * the registration of this backend that holds it: "mem_type"
+	 * (DRAM_SEG, VRAM_SEG), "region_addr" and "region_len" (decimal,
+	 * bytes); no value when none holds the whole range.  Return:
+	 * NIXL_SUCCESS; NIXL_ERR_NOT_SUPPORTED for another memory type.
+	 */
+	nixl_status_t queryMem(const nixl_reg_dlist_t &descs,
+			       std::vector<nixl_query_resp_t> &resp) const override;
+	/*
+	 * estimateXferCost() - how long the request @handle should take, in
+	 * microseconds: the fit of this backend's timed transfers to the same
+	 * peer engine (hixl_cost.h; from post to the end as the backend saw
+	 * it), @err_margin its root mean square deviation, @method
+	 * ANALYTICAL_BACKEND.  Return: NIXL_SUCCESS; NIXL_ERR_MISMATCH for
+	 * lists of different lengths; NIXL_ERR_INVALID_PARAM for a handle of
+	 * another backend; NIXL_ERR_NOT_FOUND while no transfer to that peer
+	 * has completed yet.
+	 */
+	nixl_status_t estimateXferCost(const nixl_xfer_op_t &operation, const nixl_meta_dlist_t &local,
+				       const nixl_meta_dlist_t &remote, const std::string &remote_agent,
+				       nixlBackendReqH *const &handle, std::chrono::microseconds &duration,
+				       std::chrono::microseconds &err_margin, nixl_cost_t &method,
+				       const nixl_opt_args_t *extra_params = nullptr) const override;
+
 	nixl_status_t getNotifs(notif_list_t &notif_list) override;
 	nixl_status_t genNotif(const std::string &remote_agent, const std::string &msg) const override;
 
@@ -149,6 +176,11 @@ private:
 	nixl_status_t notifFlush(nixlBackendReqH *h) const;
 	void notifWake() const;
 
+	/* a completed request's time, once (cost_) */
+	void timeXfer(nixlBackendReqH *h) const;
+
+	mutable hixlXferCost cost_;
+	std::set<nixlBackendMD *> regs_;	/* this backend's registrations (lock_) */
 	mutable std::mutex notifLock_;	/* notifPending_, notifStop_, the handles' notification fields */
 	mutable std::unordered_map<struct hixl_request *, nixlBackendReqH *> notifPending_;
 	mutable std::thread notifier_;

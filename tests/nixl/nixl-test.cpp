@@ -207,6 +207,56 @@ int initiator()
 		   sstr(st) + (i < (16u << 20) ? ", first difference at " + std::to_string(i) : ""));
 	}
 
+	/* queryMem: which registration holds a range */
+	{
+		nixl_reg_dlist_t q(DRAM_SEG);
+		std::vector<nixl_query_resp_t> resp;
+		nixl_opt_args_t extra;
+		uint8_t *other = (uint8_t *)alloc(4096);
+
+		extra.backends.push_back(a.be);
+		q.addDesc(nixlBlobDesc((uintptr_t)buf + 4096, 8192, 0, ""));
+		q.addDesc(nixlBlobDesc((uintptr_t)other, 4096, 0, ""));
+		st = a.ag.queryMem(q, resp, &extra);
+		ok(st == NIXL_SUCCESS && resp.size() == 2 && resp[0].has_value() &&
+		   resp[0]->at("mem_type") == "DRAM_SEG" &&
+		   resp[0]->at("region_addr") == std::to_string((uintptr_t)buf) &&
+		   resp[0]->at("region_len") == std::to_string(bufSize) && !resp[1].has_value(),
+		   "queryMem: a registered range names its region, an unregistered one has no value",
+		   sstr(st) + ", " + std::to_string(resp.size()) + " answers");
+		free(other);
+	}
+
+	/* estimateXferCost: from the transfers to B so far, near what the next one takes */
+	{
+		nixlXferReqH *req = nullptr;
+		std::chrono::microseconds dur(0), margin(0);
+		nixl_cost_t method;
+		double took = 0;
+
+		st = a.ag.createXferReq(NIXL_WRITE, dlist((uintptr_t)buf, 16, 1 << 20, 1 << 20),
+					dlist(b.buf, 16, 1 << 20, 1 << 20), "B", req);
+		if (st == NIXL_SUCCESS)
+			st = a.ag.estimateXferCost(req, dur, margin, method);
+		if (st == NIXL_SUCCESS) {
+			auto t0 = std::chrono::steady_clock::now();
+			nixl_status_t xs = a.ag.postXferReq(req);
+
+			if (xs == NIXL_IN_PROG)
+				xs = waitXfer(a.ag, req);
+			took = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+			if (xs != NIXL_SUCCESS)
+				st = xs;
+		}
+		if (req)
+			a.ag.releaseXferReq(req);
+		ok(st == NIXL_SUCCESS && dur.count() > 0 && dur.count() < took * 20 && dur.count() * 20 > took &&
+		   method == nixl_cost_t::ANALYTICAL_BACKEND,
+		   "estimateXferCost of a 16 MiB WRITE to B: within 20x of the time it then takes",
+		   sstr(st) + ", estimate " + std::to_string(dur.count()) + " +- " + std::to_string(margin.count()) +
+			   " us, took " + std::to_string((long)took) + " us");
+	}
+
 	vramTest(a, b);
 
 	/* prepped lists, 256 of A's blocks to 256 scattered of B's 2048 */
@@ -489,11 +539,15 @@ int initiator()
 				std::this_thread::sleep_for(std::chrono::milliseconds(5));
 		}
 		fill(pm, 1 << 20, 10, 0);
-		nixl_status_t xs = NIXL_ERR_NOT_POSTED;
+		nixl_status_t xs = NIXL_ERR_NOT_POSTED, es = NIXL_SUCCESS;
 		nixlXferReqH *req = nullptr;
 
 		if (loaded && p.createXferReq(NIXL_WRITE, dlist((uintptr_t)pm, 1, 1 << 20, 0),
 					      dlist((uintptr_t)lm, 1, 1 << 20, 0), "L", req) == NIXL_SUCCESS) {
+			std::chrono::microseconds dur, margin;
+			nixl_cost_t method;
+
+			es = p.estimateXferCost(req, dur, margin, method);
 			xs = p.postXferReq(req);
 			if (xs == NIXL_IN_PROG)
 				xs = waitXfer(p, req);
@@ -502,6 +556,7 @@ int initiator()
 		ok(loaded && xs == NIXL_SUCCESS && !memcmp(lm, pm, 1 << 20),
 		   "fetchRemoteMD through NIXL's listener thread, then a WRITE to that agent",
 		   sstr(st) + (loaded ? ", loaded, " : ", not loaded, ") + sstr(xs));
+		ok(es == NIXL_ERR_NOT_FOUND, "estimateXferCost before any transfer to that agent: NOT_FOUND", sstr(es));
 		p.deregisterMem(pd);
 		l.deregisterMem(ld);
 		free(lm);
