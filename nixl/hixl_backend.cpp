@@ -406,10 +406,13 @@ nixl_status_t nixlHixlEngine::loadRemoteMD(const nixlBlobDesc &input, const nixl
 			   << memName(nixl_mem) << " is not supported (only DRAM_SEG and VRAM_SEG)";
 		return NIXL_ERR_NOT_SUPPORTED;
 	}
-	/* "hixl2:ADDR:LEN:AGENT", decimal, LEN > 0, the range not wrapping */
-	if (input.metaInfo.find_first_of(" \t\n+-") != std::string::npos ||
-	    sscanf(input.metaInfo.c_str(), "hixl2:%llu:%llu:%n", &addr, &len, &end) != 2 || !end ||
-	    !len || addr + len < addr) {
+	/*
+	 * "hixl2:ADDR:LEN:AGENT": the numbers decimal digits only (no blank
+	 * or sign, which sscanf() would take), LEN > 0, the range not
+	 * wrapping; the agent's name is the rest, any bytes
+	 */
+	if (sscanf(input.metaInfo.c_str(), "hixl2:%llu:%llu:%n", &addr, &len, &end) != 2 || !end ||
+	    input.metaInfo.find_first_of(" \t\n\v\f\r+-") < (size_t)end || !len || addr + len < addr) {
 		NIXL_ERROR << "HIXL backend: loadRemoteMD: agent " << remote_agent
 			   << "'s metadata is not a HIXL region ('" << input.metaInfo.substr(0, 64) << "')";
 		return NIXL_ERR_INVALID_PARAM;
@@ -809,7 +812,7 @@ nixl_status_t nixlHixlEngine::releaseReqH(nixlBackendReqH *handle) const
 		 * afterwards (hixl_request_cancel(3); revoking where it can).
 		 */
 		hixl_request_cancel(h->eng, h->req);
-		/* completed before the cancel: its notification goes, as with UCX */
+		/* completed before the cancel, nobody saw it: its notification goes now */
 		if (h->withNotif)
 			notifFlush(h);
 		hixl_request_free(h->req);

@@ -192,7 +192,7 @@ private:
 	mutable struct hixl_engine *self_ = nullptr;
 	std::string name_;		/* the engine's name, with its port */
 	hixlNixlConfig cfg_;
-	mutable std::mutex lock_;	/* peers_ */
+	mutable std::mutex lock_;	/* peers_, regs_ */
 	std::map<std::string, std::string> peers_;	/* remote agent -> hixl engine name */
 };
 

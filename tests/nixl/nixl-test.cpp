@@ -333,8 +333,8 @@ int initiator()
 
 	/*
 	 * The notification travels with the data: it goes when the transfer
-	 * completes, without the initiator polling (as UCX's, which sends it
-	 * behind the data), and a request released unpolled still notifies
+	 * completes, without the initiator polling, and a completed request
+	 * released unpolled still notifies
 	 */
 	{
 		nixlXferReqH *req = nullptr;
@@ -512,7 +512,9 @@ int initiator()
 
 	/* NIXL's socket listener path: fetchRemoteMD from an agent's listener thread */
 	{
-		nixlAgent l("L", nixlAgentConfig(false, true, 19631)), p("P", nixlAgentConfig(false, true, 19632));
+		/* a name with '-' and ':', as serving stacks name agents: the region blob carries it */
+		const std::string ln = "L-0:listener";
+		nixlAgent l(ln, nixlAgentConfig(false, true, 19631)), p("P", nixlAgentConfig(false, true, 19632));
 		nixlBackendH *lb = nullptr, *pb = nullptr;
 		uint8_t *lm = (uint8_t *)alloc(1 << 20), *pm = (uint8_t *)alloc(1 << 20);
 		nixl_reg_dlist_t ld(DRAM_SEG), pd(DRAM_SEG);
@@ -531,10 +533,10 @@ int initiator()
 		if (st == NIXL_SUCCESS)
 			st = p.registerMem(pd);
 		if (st == NIXL_SUCCESS)
-			st = p.fetchRemoteMD("L", &where);
+			st = p.fetchRemoteMD(ln, &where);
 		auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
 		while (st == NIXL_SUCCESS && !loaded && std::chrono::steady_clock::now() < until) {
-			loaded = p.checkRemoteMD("L", dlist((uintptr_t)lm, 1, 1 << 20, 0)) == NIXL_SUCCESS;
+			loaded = p.checkRemoteMD(ln, dlist((uintptr_t)lm, 1, 1 << 20, 0)) == NIXL_SUCCESS;
 			if (!loaded)
 				std::this_thread::sleep_for(std::chrono::milliseconds(5));
 		}
@@ -543,7 +545,7 @@ int initiator()
 		nixlXferReqH *req = nullptr;
 
 		if (loaded && p.createXferReq(NIXL_WRITE, dlist((uintptr_t)pm, 1, 1 << 20, 0),
-					      dlist((uintptr_t)lm, 1, 1 << 20, 0), "L", req) == NIXL_SUCCESS) {
+					      dlist((uintptr_t)lm, 1, 1 << 20, 0), ln, req) == NIXL_SUCCESS) {
 			std::chrono::microseconds dur, margin;
 			nixl_cost_t method;
 
