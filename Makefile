@@ -423,8 +423,9 @@ NIXL_PLUGIN_DIR ?= $(NIXL_LIBDIR)/plugins
 # -isystem: NIXL's headers are not built with our warnings
 NIXL_CXXFLAGS = -std=c++20 $(patsubst %,-isystem %,$(NIXL_INC) $(NIXL_INC)/backend $(NIXL_INC)/utils \
 		$(NIXL_INC)/utils/common $(NIXL_INC)/utils/serdes)
-NIXL_SRCS    := nixl/hixl_backend.cpp nixl/hixl_devices.cpp nixl/hixl_params.cpp nixl/hixl_plugin.cpp
-NIXL_HDRS    := nixl/hixl_backend.h nixl/hixl_devices.h
+NIXL_SRCS    := nixl/hixl_backend.cpp nixl/hixl_cost.cpp nixl/hixl_devices.cpp nixl/hixl_params.cpp \
+		nixl/hixl_plugin.cpp
+NIXL_HDRS    := nixl/hixl_backend.h nixl/hixl_cost.h nixl/hixl_devices.h
 # where the plugin and its programs go (tests/tools/nixl-layout.sh builds
 # elsewhere)
 NIXL_BUILD   ?= build/nixl

@@ -20,14 +20,24 @@
  *    hixl_get_transfer_status(), released with hixl_request_cancel() (the
  *    revoking cancel where the module has it) and hixl_request_free();
  *  - notifications are hixl notifications named by the sending agent; a
- *    transfer's is sent when checkXfer() first sees the transfer complete,
- *    so the peer gets it after the bytes.
+ *    transfer's is sent when the transfer has completed (the plugin's
+ *    notifier thread, woken by the engine's event descriptor, or
+ *    checkXfer()/releaseReqH() if they see it first), so the peer gets it
+ *    after the bytes, without the initiator polling;
+ *  - the agent's transfers and notifications to itself (NIXL's "local")
+ *    start from a second engine, made on first use and linked to the
+ *    first (a same-host link); the local ranges of such transfers are
+ *    registered on it as well, on first use.
  */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <net/if.h>
 #include <netinet/in.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -45,10 +55,14 @@ namespace {
 /* a DRAM_SEG registration of this agent */
 class hixlLocalMD : public nixlBackendMD {
 public:
-	hixlLocalMD(uint64_t h, uintptr_t a, size_t l) : nixlBackendMD(true), handle(h), addr(a), len(l) {}
+	hixlLocalMD(uint64_t h, uintptr_t a, size_t l, bool dev)
+		: nixlBackendMD(true), handle(h), addr(a), len(l), device(dev) {}
 	uint64_t handle;
 	uintptr_t addr;
 	size_t len;
+	bool device;			/* VRAM_SEG */
+	bool selfReg = false;		/* also registered on the self engine (selfLock_) */
+	uint64_t selfHandle = 0;
 };
 
 /* a region of a remote agent, as its public metadata described it */
@@ -67,10 +81,16 @@ public:
 	std::vector<struct hixl_op_desc> descs;
 	std::string agent;		/* the remote agent */
 	std::string engine;		/* its hixl engine */
+	struct hixl_engine *eng = nullptr;	/* the engine it runs on: eng_, or self_ to itself */
 	enum hixl_op op = HIXL_OP_READ;
 	struct hixl_request *req = nullptr;
-	bool notif = false;		/* send notifMsg once the transfer completed */
+	bool withNotif = false;		/* the posted request carries a notification */
+	bool notif = false;		/* ... not sent yet: in notifPending_ (notifLock_) */
 	std::string notifMsg;
+	nixl_status_t notifSt = NIXL_SUCCESS;	/* the notifier thread's failed send, for checkXfer */
+	uint64_t bytes = 0;		/* of all descriptors */
+	std::chrono::steady_clock::time_point posted;
+	std::atomic<bool> timed{true};	/* the posted request's time was taken (cost_) */
 };
 
 /* live requests of every engine, so the engine's teardown can free them first */
@@ -247,18 +267,31 @@ nixlHixlEngine::~nixlHixlEngine()
 {
 	if (!eng_)
 		return;
+	if (notifier_.joinable()) {
+		{
+			std::lock_guard<std::mutex> g(notifLock_);
+
+			notifStop_ = true;
+		}
+		notifWake();
+		notifier_.join();
+	}
+	if (notifWakeFd_ >= 0)
+		close(notifWakeFd_);
 	/* requests NIXL did not release: their hixl requests die with the engine */
 	{
 		std::lock_guard<std::mutex> g(reqsLock);
 
 		for (auto *h : liveReqs) {
 			if (h->req && hixl_request_user_data(h->req) == this) {
-				hixl_request_cancel(eng_, h->req);
+				hixl_request_cancel(h->eng, h->req);
 				hixl_request_free(h->req);
 				h->req = nullptr;
 			}
 		}
 	}
+	if (self_)
+		hixl_engine_finalize(self_);
 	hixl_engine_finalize(eng_);
 }
 
@@ -293,7 +326,9 @@ nixl_status_t nixlHixlEngine::registerMem(const nixlBlobDesc &mem, const nixl_me
 			   << mem.len << " bytes): " << errStr(ret) << " (" << hixl_last_error() << ")";
 		return nixlStatus(ret);
 	}
-	out = new hixlLocalMD(handle, mem.addr, mem.len);
+	out = new hixlLocalMD(handle, mem.addr, mem.len, nixl_mem == VRAM_SEG);
+	std::lock_guard<std::mutex> g(lock_);
+	regs_.insert(out);
 	return NIXL_SUCCESS;
 }
 
@@ -304,6 +339,18 @@ nixl_status_t nixlHixlEngine::deregisterMem(nixlBackendMD *meta)
 
 	if (!md)
 		return NIXL_ERR_INVALID_PARAM;
+	{
+		std::lock_guard<std::mutex> g(lock_);
+
+		regs_.erase(md);
+	}
+	{
+		std::lock_guard<std::mutex> g(selfLock_);
+
+		if (md->selfReg && hixl_deregister_mem(self_, md->selfHandle))
+			NIXL_ERROR << "HIXL backend: deregisterMem: the self engine's registration: "
+				   << hixl_last_error();
+	}
 	ret = hixl_deregister_mem(eng_, md->handle);
 	if (ret)
 		NIXL_ERROR << "HIXL backend: deregisterMem(" << std::hex << std::showbase << md->addr
@@ -319,8 +366,11 @@ nixl_status_t nixlHixlEngine::getPublicData(const nixlBackendMD *meta, std::stri
 
 	if (!md)
 		return NIXL_ERR_INVALID_PARAM;
-	/* the peer transfers by our addresses: the range says which region */
-	str = "hixl1:" + std::to_string(md->addr) + ":" + std::to_string(md->len);
+	/*
+	 * The peer transfers by our addresses: the range says which region;
+	 * the agent's name, last (it may hold ':'), says whose it is
+	 */
+	str = "hixl2:" + std::to_string(md->addr) + ":" + std::to_string(md->len) + ":" + localAgent;
 	return NIXL_SUCCESS;
 }
 
@@ -356,14 +406,89 @@ nixl_status_t nixlHixlEngine::loadRemoteMD(const nixlBlobDesc &input, const nixl
 			   << memName(nixl_mem) << " is not supported (only DRAM_SEG and VRAM_SEG)";
 		return NIXL_ERR_NOT_SUPPORTED;
 	}
-	if (sscanf(input.metaInfo.c_str(), "hixl1:%llu:%llu%n", &addr, &len, &end) != 2 ||
-	    (size_t)end != input.metaInfo.size()) {
+	/*
+	 * "hixl2:ADDR:LEN:AGENT": the numbers decimal digits only (no blank
+	 * or sign, which sscanf() would take), LEN > 0, the range not
+	 * wrapping; the agent's name is the rest, any bytes
+	 */
+	if (sscanf(input.metaInfo.c_str(), "hixl2:%llu:%llu:%n", &addr, &len, &end) != 2 || !end ||
+	    input.metaInfo.find_first_of(" \t\n\v\f\r+-") < (size_t)end || !len || addr + len < addr) {
 		NIXL_ERROR << "HIXL backend: loadRemoteMD: agent " << remote_agent
 			   << "'s metadata is not a HIXL region ('" << input.metaInfo.substr(0, 64) << "')";
 		return NIXL_ERR_INVALID_PARAM;
 	}
+	if (input.metaInfo.compare(end, std::string::npos, remote_agent)) {
+		NIXL_ERROR << "HIXL backend: loadRemoteMD: metadata loaded as agent " << remote_agent
+			   << "'s describes a region of agent '" << input.metaInfo.substr(end, 64) << "'";
+		return NIXL_ERR_INVALID_PARAM;
+	}
 	output = new hixlRemoteMD(remote_agent, addr, len);
 	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::loadLocalMD(nixlBackendMD *input, nixlBackendMD *&output)
+{
+	auto *md = dynamic_cast<hixlLocalMD *>(input);
+
+	if (!md)
+		return NIXL_ERR_INVALID_PARAM;
+	output = new hixlRemoteMD(localAgent, md->addr, md->len);
+	return NIXL_SUCCESS;
+}
+
+struct hixl_engine *nixlHixlEngine::selfEngine() const
+{
+	std::lock_guard<std::mutex> g(selfLock_);
+	std::vector<struct hixl_option> opts;
+	struct hixl_engine *e = nullptr;
+	std::string name = name_.substr(0, name_.rfind(':')) + ":0";
+	int ret;
+
+	if (self_)
+		return self_;
+	/* the same options; Rails are the first engine's */
+	for (const auto &o : cfg_.opts)
+		if (o.first != HIXL_OPTION_RAILS)
+			opts.push_back({o.first.c_str(), o.second.c_str()});
+	ret = hixl_engine_init(&e, name.c_str(), opts.data(), opts.size());
+	if (ret) {
+		NIXL_ERROR << "HIXL backend: the engine for agent " << localAgent
+			   << "'s transfers to itself (" << name << "): " << hixl_last_error() << ": "
+			   << errStr(ret);
+		return nullptr;
+	}
+	ret = hixl_connect(e, name_.c_str(), cfg_.connectTimeoutMs);
+	if (ret && ret != -EISCONN) {
+		NIXL_ERROR << "HIXL backend: linking agent " << localAgent << "'s engines (" << name
+			   << " to " << name_ << "): " << errStr(ret);
+		hixl_engine_finalize(e);
+		return nullptr;
+	}
+	self_ = e;
+	return self_;
+}
+
+int nixlHixlEngine::selfRegister(nixlBackendMD *meta) const
+{
+	auto *md = dynamic_cast<hixlLocalMD *>(meta);
+	std::lock_guard<std::mutex> g(selfLock_);
+	struct hixl_mem_desc d;
+	int ret;
+
+	if (!md)
+		return -EINVAL;
+	if (md->selfReg)
+		return 0;
+	memset(&d, 0, sizeof(d));
+	d.addr = md->addr;
+	d.len = md->len;
+	d.dmabuf_fd = -1;
+	ret = hixl_register_mem(self_, &d, md->device ? HIXL_MEM_DEVICE : HIXL_MEM_HOST,
+				&md->selfHandle);
+	if (ret)
+		return ret;
+	md->selfReg = true;
+	return 0;
 }
 
 nixl_status_t nixlHixlEngine::unloadMD(nixlBackendMD *input)
@@ -372,14 +497,14 @@ nixl_status_t nixlHixlEngine::unloadMD(nixlBackendMD *input)
 	return NIXL_SUCCESS;
 }
 
-bool nixlHixlEngine::linkUp(const std::string &engine) const
+bool nixlHixlEngine::linkUp(struct hixl_engine *from, const std::string &engine) const
 {
 	std::vector<struct hixl_link_stat> st(64);
 	uint32_t total = 0;
 	int n;
 
 	for (;;) {
-		n = hixl_engine_link_stats(eng_, st.data(), st.size(), &total);
+		n = hixl_engine_link_stats(from, st.data(), st.size(), &total);
 		if (n < 0)
 			return true;	/* cannot tell: keep the transfer's own error */
 		if (total <= st.size())
@@ -396,7 +521,8 @@ bool nixlHixlEngine::linkUp(const std::string &engine) const
 	return false;
 }
 
-nixl_status_t nixlHixlEngine::failStatus(int err, const std::string &engine, const std::string &agent) const
+nixl_status_t nixlHixlEngine::failStatus(int err, struct hixl_engine *from, const std::string &engine,
+					 const std::string &agent) const
 {
 	nixl_status_t st = nixlStatus(err);
 
@@ -405,7 +531,7 @@ nixl_status_t nixlHixlEngine::failStatus(int err, const std::string &engine, con
 	 * fails as if its ranges were never registered.  Without a live link
 	 * to it, say what happened, and NIXL forgets the agent.
 	 */
-	if (st != NIXL_ERR_REMOTE_DISCONNECT && st != NIXL_ERR_CANCELED && !linkUp(engine)) {
+	if (st != NIXL_ERR_REMOTE_DISCONNECT && st != NIXL_ERR_CANCELED && !linkUp(from, engine)) {
 		NIXL_ERROR << "HIXL backend: agent " << agent << " (hixl engine " << engine
 			   << ") has no live link: the peer process exited or the link broke";
 		return NIXL_ERR_REMOTE_DISCONNECT;
@@ -415,6 +541,11 @@ nixl_status_t nixlHixlEngine::failStatus(int err, const std::string &engine, con
 
 bool nixlHixlEngine::peerEngine(const std::string &remote_agent, std::string &engine) const
 {
+	if (remote_agent == localAgent) {
+		engine = name_;		/* reached from the self engine */
+		return true;
+	}
+
 	std::lock_guard<std::mutex> g(lock_);
 	auto it = peers_.find(remote_agent);
 
@@ -429,6 +560,9 @@ nixl_status_t nixlHixlEngine::connect(const std::string &remote_agent)
 	std::string engine;
 	int ret;
 
+	/* NIXL's createBackend connects the agent to itself: the self engine comes on first use */
+	if (remote_agent == localAgent)
+		return NIXL_SUCCESS;
 	if (!peerEngine(remote_agent, engine)) {
 		NIXL_ERROR << "HIXL backend: connect: agent " << remote_agent
 			   << " is not loaded (loadRemoteMD first)";
@@ -461,6 +595,8 @@ nixl_status_t nixlHixlEngine::disconnect(const std::string &remote_agent)
 	std::string engine;
 	int ret;
 
+	if (remote_agent == localAgent)
+		return NIXL_SUCCESS;
 	if (!peerEngine(remote_agent, engine))
 		return NIXL_ERR_NOT_FOUND;
 	ret = hixl_disconnect(eng_, engine.c_str(), cfg_.connectTimeoutMs);
@@ -502,6 +638,31 @@ nixl_status_t nixlHixlEngine::prepXfer(const nixl_xfer_op_t &operation, const ni
 		return NIXL_ERR_NOT_FOUND;
 	}
 
+	struct hixl_engine *from = eng_;
+
+	if (remote_agent == localAgent) {
+		/* to itself: from the self engine, where the local ranges are registered too */
+		nixlBackendMD *last = nullptr;
+
+		from = selfEngine();
+		if (!from)
+			return NIXL_ERR_BACKEND;
+		for (size_t i = 0; i < n; i++) {
+			int ret;
+
+			if (local[i].metadataP == last)
+				continue;
+			last = local[i].metadataP;
+			ret = selfRegister(last);
+			if (ret) {
+				NIXL_ERROR << "HIXL backend: prepXfer: registering local descriptor " << i
+					   << " on agent " << localAgent << "'s self engine: " << errStr(ret)
+					   << " (" << hixl_last_error() << ")";
+				return nixlStatus(ret);
+			}
+		}
+	}
+
 	auto *h = new hixlReqH;
 
 	/*
@@ -519,9 +680,11 @@ nixl_status_t nixlHixlEngine::prepXfer(const nixl_xfer_op_t &operation, const ni
 			return NIXL_ERR_INVALID_PARAM;
 		}
 		h->descs.push_back({l.addr, r.addr, l.len});
+		h->bytes += l.len;
 	}
 	h->agent = remote_agent;
 	h->engine = engine;
+	h->eng = from;
 	h->op = operation == NIXL_READ ? HIXL_OP_READ : HIXL_OP_WRITE;
 	{
 		std::lock_guard<std::mutex> g(reqsLock);
@@ -547,13 +710,14 @@ nixl_status_t nixlHixlEngine::postXfer(const nixl_xfer_op_t & /* operation */,
 	if (!h)
 		return NIXL_ERR_INVALID_PARAM;
 	if (h->req) {
-		if (!hixl_get_transfer_status(eng_, h->req, &st) && st == HIXL_TRANSFER_WAITING)
+		if (!hixl_get_transfer_status(h->eng, h->req, &st) && st == HIXL_TRANSFER_WAITING)
 			return NIXL_ERR_REPOST_ACTIVE;
+		notifFlush(h);	/* the previous post's, if nobody saw it complete */
 		hixl_request_free(h->req);
 		h->req = nullptr;
 	}
-	h->notif = opt_args && opt_args->hasNotif;
-	if (h->notif) {
+	h->withNotif = opt_args && opt_args->hasNotif;
+	if (h->withNotif) {
 		if (opt_args->notifMsg.size() > HIXL_NOTIFY_MAX_MSG) {
 			NIXL_ERROR << "HIXL backend: postXfer: a notification of " << opt_args->notifMsg.size()
 				   << " bytes; hixl's carry at most " << HIXL_NOTIFY_MAX_MSG;
@@ -562,26 +726,45 @@ nixl_status_t nixlHixlEngine::postXfer(const nixl_xfer_op_t & /* operation */,
 		h->notifMsg = opt_args->notifMsg;
 	}
 	args.user_data = const_cast<nixlHixlEngine *>(this);
-	ret = hixl_transfer_async(eng_, h->engine.c_str(), h->op, h->descs.data(), h->descs.size(),
+	ret = hixl_transfer_async(h->eng, h->engine.c_str(), h->op, h->descs.data(), h->descs.size(),
 				  &args, &h->req);
 	if (ret) {
 		h->req = nullptr;
 		NIXL_ERROR << "HIXL backend: postXfer to agent " << h->agent << ": " << errStr(ret);
-		return failStatus(ret, h->engine, h->agent);
+		return failStatus(ret, h->eng, h->engine, h->agent);
 	}
+	h->posted = std::chrono::steady_clock::now();
+	h->timed = false;
+	if (h->withNotif) {
+		std::lock_guard<std::mutex> g(notifLock_);
+
+		h->notif = true;
+		h->notifSt = NIXL_SUCCESS;
+		notifPending_[h->req] = h;
+		if (!notifier_.joinable()) {
+			notifWakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+			if (notifWakeFd_ >= 0)
+				notifier_ = std::thread([this] { notifierLoop(); });
+			else
+				NIXL_ERROR << "HIXL backend: no eventfd for the notifier thread ("
+					   << strerror(errno) << "): notifications go when checkXfer "
+					      "sees their transfer complete";
+		}
+	}
+	notifWake();
 	return checkXfer(h);
 }
 
-nixl_status_t nixlHixlEngine::sendNotif(const std::string &engine, const std::string &remote_agent,
-					const std::string &msg) const
+nixl_status_t nixlHixlEngine::sendNotif(struct hixl_engine *from, const std::string &engine,
+					const std::string &remote_agent, const std::string &msg) const
 {
-	int ret = hixl_send_notify(eng_, engine.c_str(), localAgent.c_str(), msg.data(), msg.size(),
+	int ret = hixl_send_notify(from, engine.c_str(), localAgent.c_str(), msg.data(), msg.size(),
 				   cfg_.notifTimeoutMs);
 
 	if (!ret)
 		return NIXL_SUCCESS;
 	NIXL_ERROR << "HIXL backend: notification to agent " << remote_agent << ": " << errStr(ret);
-	return failStatus(ret, engine, remote_agent);
+	return failStatus(ret, from, engine, remote_agent);
 }
 
 nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
@@ -596,23 +779,20 @@ nixl_status_t nixlHixlEngine::checkXfer(nixlBackendReqH *handle) const
 		return NIXL_ERR_INVALID_PARAM;
 	if (!h->req)
 		return NIXL_ERR_NOT_POSTED;
-	ret = hixl_get_transfer_status(eng_, h->req, &st);
+	ret = hixl_get_transfer_status(h->eng, h->req, &st);
 	if (ret)
 		return nixlStatus(ret);
 	if (st == HIXL_TRANSFER_WAITING)
 		return NIXL_IN_PROG;
 	if (st == HIXL_TRANSFER_COMPLETED) {
-		if (h->notif) {
-			h->notif = false;
-			return sendNotif(h->engine, h->agent, h->notifMsg);
-		}
-		return NIXL_SUCCESS;
+		timeXfer(h);
+		return h->withNotif ? notifFlush(h) : NIXL_SUCCESS;
 	}
 	ret = hixl_request_result(h->req, &failed);
 	NIXL_ERROR << "HIXL backend: transfer to agent " << h->agent << " ("
 		   << (h->op == HIXL_OP_READ ? "READ" : "WRITE") << ", " << h->descs.size()
 		   << " descriptors) failed at descriptor " << failed << ": " << errStr(ret);
-	return failStatus(ret, h->engine, h->agent);
+	return failStatus(ret, h->eng, h->engine, h->agent);
 }
 
 nixl_status_t nixlHixlEngine::releaseReqH(nixlBackendReqH *handle) const
@@ -631,11 +811,181 @@ nixl_status_t nixlHixlEngine::releaseReqH(nixlBackendReqH *handle) const
 		 * Ends a running transfer before returning: no byte of it lands
 		 * afterwards (hixl_request_cancel(3); revoking where it can).
 		 */
-		hixl_request_cancel(eng_, h->req);
+		hixl_request_cancel(h->eng, h->req);
+		/* completed before the cancel, nobody saw it: its notification goes now */
+		if (h->withNotif)
+			notifFlush(h);
 		hixl_request_free(h->req);
 	}
 	delete h;
 	return NIXL_SUCCESS;
+}
+
+void nixlHixlEngine::timeXfer(nixlBackendReqH *handle) const
+{
+	auto *h = static_cast<hixlReqH *>(handle);
+
+	if (h->timed.exchange(true))
+		return;
+	cost_.record(h->engine, h->bytes,
+		     std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+									   h->posted).count());
+}
+
+nixl_status_t nixlHixlEngine::queryMem(const nixl_reg_dlist_t &descs,
+				       std::vector<nixl_query_resp_t> &resp) const
+{
+	if (descs.getType() != DRAM_SEG && descs.getType() != VRAM_SEG) {
+		NIXL_ERROR << "HIXL backend: queryMem: memory type " << memName(descs.getType())
+			   << " is not supported: only DRAM_SEG and VRAM_SEG";
+		return NIXL_ERR_NOT_SUPPORTED;
+	}
+	resp.assign(descs.descCount(), std::nullopt);
+
+	std::lock_guard<std::mutex> g(lock_);
+
+	for (int i = 0; i < descs.descCount(); i++) {
+		const nixlBlobDesc &d = descs[i];
+
+		for (auto *m : regs_) {
+			auto *md = static_cast<hixlLocalMD *>(m);
+
+			if (md->device != (descs.getType() == VRAM_SEG) || d.addr < md->addr ||
+			    d.len > md->len || d.addr - md->addr > md->len - d.len)
+				continue;
+			resp[i] = nixl_b_params_t{{"mem_type", md->device ? "VRAM_SEG" : "DRAM_SEG"},
+						  {"region_addr", std::to_string(md->addr)},
+						  {"region_len", std::to_string(md->len)}};
+			break;
+		}
+	}
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::estimateXferCost(const nixl_xfer_op_t & /* operation */,
+					       const nixl_meta_dlist_t &local,
+					       const nixl_meta_dlist_t &remote,
+					       const std::string &remote_agent,
+					       nixlBackendReqH *const &handle,
+					       std::chrono::microseconds &duration,
+					       std::chrono::microseconds &err_margin, nixl_cost_t &method,
+					       const nixl_opt_args_t * /* extra_params */) const
+{
+	auto *h = dynamic_cast<hixlReqH *>(handle);
+	uint64_t us, margin;
+
+	if (local.descCount() != remote.descCount()) {
+		NIXL_ERROR << "HIXL backend: estimateXferCost: " << local.descCount() << " local and "
+			   << remote.descCount() << " remote descriptors";
+		return NIXL_ERR_MISMATCH;
+	}
+	if (!h)
+		return NIXL_ERR_INVALID_PARAM;
+	if (!cost_.estimate(h->engine, h->bytes, us, margin)) {
+		NIXL_DEBUG << "HIXL backend: estimateXferCost: no transfer to agent " << remote_agent
+			   << " has completed yet: nothing to estimate from";
+		return NIXL_ERR_NOT_FOUND;
+	}
+	duration = std::chrono::microseconds(us);
+	err_margin = std::chrono::microseconds(margin);
+	method = nixl_cost_t::ANALYTICAL_BACKEND;
+	return NIXL_SUCCESS;
+}
+
+nixl_status_t nixlHixlEngine::notifFlush(nixlBackendReqH *handle) const
+{
+	auto *h = static_cast<hixlReqH *>(handle);
+	std::lock_guard<std::mutex> g(notifLock_);
+	enum hixl_transfer_status st;
+	nixl_status_t ret;
+
+	if (!h->notif) {
+		/* sent by the notifier thread: its outcome, once */
+		ret = h->notifSt;
+		h->notifSt = NIXL_SUCCESS;
+		return ret;
+	}
+	if (hixl_get_transfer_status(h->eng, h->req, &st) || st == HIXL_TRANSFER_WAITING)
+		return NIXL_IN_PROG;
+	notifPending_.erase(h->req);
+	h->notif = false;
+	if (st != HIXL_TRANSFER_COMPLETED)
+		return NIXL_SUCCESS;	/* failed or cancelled: no notification */
+	return sendNotif(h->eng, h->engine, h->agent, h->notifMsg);
+}
+
+void nixlHixlEngine::notifWake() const
+{
+	uint64_t one = 1;
+
+	if (notifWakeFd_ >= 0 && write(notifWakeFd_, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is full, the thread is woken anyway */
+	}
+}
+
+void nixlHixlEngine::notifierLoop() const
+{
+	struct hixl_transfer_result res[64];
+	bool idle = true;
+
+	for (;;) {
+		struct pollfd pfd[3] = {{notifWakeFd_, POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
+		struct hixl_engine *engs[2] = {eng_, nullptr};
+		bool woken, ended = false;
+		uint64_t v;
+
+		{
+			std::lock_guard<std::mutex> g(selfLock_);
+
+			engs[1] = self_;
+		}
+		/* the engines' ends matter only while a notification waits for one */
+		if (!idle) {
+			for (int i = 0; i < 2; i++)
+				if (engs[i])
+					pfd[i + 1].fd = hixl_engine_event_fd(engs[i]);
+		}
+		poll(pfd, 3, idle ? -1 : 100);
+		woken = read(notifWakeFd_, &v, sizeof(v)) == sizeof(v);
+
+		std::unique_lock<std::mutex> g(notifLock_);
+
+		if (notifStop_)
+			return;
+		/* report every ended request once, so that the descriptors stop being readable */
+		for (auto *e : engs) {
+			int n;
+
+			while (e && (n = hixl_get_all_transfer_status(e, HIXL_QUERY_SKIP_WAITING, res, 64)) > 0) {
+				ended = true;
+				if (n < 64)
+					break;
+			}
+		}
+		for (auto it = notifPending_.begin(); it != notifPending_.end();) {
+			auto *h = static_cast<hixlReqH *>(it->second);
+			enum hixl_transfer_status st;
+
+			if (hixl_get_transfer_status(h->eng, h->req, &st) || st == HIXL_TRANSFER_WAITING) {
+				++it;
+				continue;
+			}
+			it = notifPending_.erase(it);
+			h->notif = false;
+			if (st == HIXL_TRANSFER_COMPLETED) {
+				timeXfer(h);
+				h->notifSt = sendNotif(h->eng, h->engine, h->agent, h->notifMsg);
+			}
+		}
+		idle = notifPending_.empty();
+		g.unlock();
+		/*
+		 * Readable without an end: notifications the application has not
+		 * fetched yet (the event descriptor reports them too); do not spin
+		 */
+		if (!idle && !woken && !ended)
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	}
 }
 
 nixl_status_t nixlHixlEngine::getNotifs(notif_list_t &notif_list)
@@ -671,5 +1021,9 @@ nixl_status_t nixlHixlEngine::genNotif(const std::string &remote_agent, const st
 		NIXL_ERROR << "HIXL backend: genNotif: agent " << remote_agent << " is not loaded";
 		return NIXL_ERR_NOT_FOUND;
 	}
-	return sendNotif(engine, remote_agent, msg);
+	struct hixl_engine *from = remote_agent == localAgent ? selfEngine() : eng_;
+
+	if (!from)
+		return NIXL_ERR_BACKEND;
+	return sendNotif(from, engine, remote_agent, msg);
 }

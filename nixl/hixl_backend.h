@@ -13,10 +13,14 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "backend/backend_engine.h"
+#include "hixl_cost.h"
 
 struct hixl_engine;
 
@@ -69,12 +73,13 @@ public:
 
 	bool supportsRemote() const override { return true; }
 	/*
-	 * NIXL's "local" is a transfer inside one agent, between two of its
-	 * own registrations: a hixl link joins two engines, so that is not
-	 * offered (another agent on the same host is "remote" for NIXL and
-	 * gets hixl's same-host kernel copy).
+	 * NIXL's "local": transfers and notifications inside one agent.  A
+	 * hixl link joins two engines, so the agent's transfers to itself
+	 * run on a second engine of the backend (selfEngine()), made on
+	 * first use on the same address and linked to the first: hixl's
+	 * same-host kernel copy with transport "auto".
 	 */
-	bool supportsLocal() const override { return false; }
+	bool supportsLocal() const override { return true; }
 	bool supportsNotif() const override { return true; }
 	nixl_mem_list_t getSupportedMems() const override;
 
@@ -89,6 +94,12 @@ public:
 	nixl_status_t loadRemoteMD(const nixlBlobDesc &input, const nixl_mem_t &nixl_mem,
 				   const std::string &remote_agent, nixlBackendMD *&output) override;
 	nixl_status_t unloadMD(nixlBackendMD *input) override;
+	/*
+	 * loadLocalMD() - the agent's own registration @input as the target of
+	 * its transfers to itself.  Return: NIXL_SUCCESS; NIXL_ERR_INVALID_PARAM
+	 * when @input is not this backend's registration.
+	 */
+	nixl_status_t loadLocalMD(nixlBackendMD *input, nixlBackendMD *&output) override;
 
 	nixl_status_t connect(const std::string &remote_agent) override;
 	nixl_status_t disconnect(const std::string &remote_agent) override;
@@ -104,22 +115,84 @@ public:
 	nixl_status_t checkXfer(nixlBackendReqH *handle) const override;
 	nixl_status_t releaseReqH(nixlBackendReqH *handle) const override;
 
+	/*
+	 * queryMem() - for each descriptor of @descs (DRAM_SEG or VRAM_SEG),
+	 * the registration of this backend that holds it: "mem_type"
+	 * (DRAM_SEG, VRAM_SEG), "region_addr" and "region_len" (decimal,
+	 * bytes); no value when none holds the whole range.  Return:
+	 * NIXL_SUCCESS; NIXL_ERR_NOT_SUPPORTED for another memory type.
+	 */
+	nixl_status_t queryMem(const nixl_reg_dlist_t &descs,
+			       std::vector<nixl_query_resp_t> &resp) const override;
+	/*
+	 * estimateXferCost() - how long the request @handle should take, in
+	 * microseconds: the fit of this backend's timed transfers to the same
+	 * peer engine (hixl_cost.h; from post to the end as the backend saw
+	 * it), @err_margin its root mean square deviation, @method
+	 * ANALYTICAL_BACKEND.  Return: NIXL_SUCCESS; NIXL_ERR_MISMATCH for
+	 * lists of different lengths; NIXL_ERR_INVALID_PARAM for a handle of
+	 * another backend; NIXL_ERR_NOT_FOUND while no transfer to that peer
+	 * has completed yet.
+	 */
+	nixl_status_t estimateXferCost(const nixl_xfer_op_t &operation, const nixl_meta_dlist_t &local,
+				       const nixl_meta_dlist_t &remote, const std::string &remote_agent,
+				       nixlBackendReqH *const &handle, std::chrono::microseconds &duration,
+				       std::chrono::microseconds &err_margin, nixl_cost_t &method,
+				       const nixl_opt_args_t *extra_params = nullptr) const override;
+
 	nixl_status_t getNotifs(notif_list_t &notif_list) override;
 	nixl_status_t genNotif(const std::string &remote_agent, const std::string &msg) const override;
 
 private:
 	bool peerEngine(const std::string &remote_agent, std::string &engine) const;
-	/* whether this engine has a READY link to the peer engine @engine */
-	bool linkUp(const std::string &engine) const;
+	/* whether @from has a READY link to the peer engine @engine */
+	bool linkUp(struct hixl_engine *from, const std::string &engine) const;
 	/* a failed call's NIXL status: REMOTE_DISCONNECT when the peer's link is gone */
-	nixl_status_t failStatus(int err, const std::string &engine, const std::string &agent) const;
-	nixl_status_t sendNotif(const std::string &engine, const std::string &remote_agent,
-				const std::string &msg) const;
+	nixl_status_t failStatus(int err, struct hixl_engine *from, const std::string &engine,
+				 const std::string &agent) const;
+	nixl_status_t sendNotif(struct hixl_engine *from, const std::string &engine,
+				const std::string &remote_agent, const std::string &msg) const;
+	/*
+	 * The engine the agent's transfers and notifications to itself start
+	 * from, linked to eng_: made on the first call (same address, port 0,
+	 * the backend's options but Rails).  Return: it, or NULL with the
+	 * cause logged (no engine could be made or it could not connect).
+	 */
+	struct hixl_engine *selfEngine() const;
+	/* hixl registration on the self engine of the range of @md (a hixlLocalMD): 0 or -errno */
+	int selfRegister(nixlBackendMD *md) const;
+
+	/*
+	 * A transfer's notification goes when the transfer completes: the
+	 * notifier thread (started by the first postXfer() with one) sleeps
+	 * in poll(2) on the engines' event descriptors while such transfers
+	 * run and sends each notification when its transfer has completed;
+	 * checkXfer() and releaseReqH() send it themselves when they see the
+	 * completion first.  Whoever takes the request out of notifPending_
+	 * (under notifLock_) sends.
+	 */
+	void notifierLoop() const;
+	/* take @h out of notifPending_ and send its notification if its transfer completed */
+	nixl_status_t notifFlush(nixlBackendReqH *h) const;
+	void notifWake() const;
+
+	/* a completed request's time, once (cost_) */
+	void timeXfer(nixlBackendReqH *h) const;
+
+	mutable hixlXferCost cost_;
+	std::set<nixlBackendMD *> regs_;	/* this backend's registrations (lock_) */
+	mutable std::mutex notifLock_;	/* notifPending_, notifStop_, the handles' notification fields */
+	mutable std::unordered_map<struct hixl_request *, nixlBackendReqH *> notifPending_;
+	mutable std::thread notifier_;
+	mutable bool notifStop_ = false;
+	mutable int notifWakeFd_ = -1;	/* eventfd: a new pending request, or the end */
 
 	struct hixl_engine *eng_ = nullptr;
+	mutable std::mutex selfLock_;	/* self_, the self registrations */
+	mutable struct hixl_engine *self_ = nullptr;
 	std::string name_;		/* the engine's name, with its port */
 	hixlNixlConfig cfg_;
-	mutable std::mutex lock_;	/* peers_ */
+	mutable std::mutex lock_;	/* peers_, regs_ */
 	std::map<std::string, std::string> peers_;	/* remote agent -> hixl engine name */
 };
 

@@ -158,6 +158,35 @@ int initiator()
 	ok(st == NIXL_SUCCESS && peer == "B" && r == "OK A",
 	   "getLocalMD/loadRemoteMD: A loaded B's metadata, B loaded A's", sstr(st) + ", B: " + r);
 
+	/*
+	 * B's metadata with its region blob claiming another agent ("Z"), and
+	 * with a blob that is not HIXL's: refused by the backend, by name
+	 */
+	{
+		std::string forged = b.md, junk = b.md;
+		size_t at = b.md.find("hixl2:"), nameAt = std::string::npos;
+		nixl_status_t st1 = NIXL_ERR_UNKNOWN, st2 = NIXL_ERR_UNKNOWN;
+
+		if (at != std::string::npos)
+			nameAt = b.md.find(':', b.md.find(':', at + 6) + 1) + 1;
+		if (nameAt && nameAt != std::string::npos && b.md[nameAt] == 'B') {
+			Agent x("X-forged"), y("X-junk");
+
+			forged[nameAt] = 'Z';
+			junk[at + 4] = '9';
+			if (x.make(defaults()) == NIXL_SUCCESS && y.make(defaults()) == NIXL_SUCCESS) {
+				std::string who;
+
+				st1 = x.ag.loadRemoteMD(forged, who);
+				st2 = y.ag.loadRemoteMD(junk, who);
+			}
+		}
+		ok(st1 == NIXL_ERR_INVALID_PARAM, "loadRemoteMD: a region blob naming another agent is INVALID_PARAM",
+		   sstr(st1));
+		ok(st2 == NIXL_ERR_INVALID_PARAM, "loadRemoteMD: a region blob that is not HIXL's is INVALID_PARAM",
+		   sstr(st2));
+	}
+
 	/* WRITE, 16 descriptors of 1 MiB, byte for byte */
 	fill(buf, 16 << 20, 1, 0);
 	st = xfer(a, NIXL_WRITE, dlist((uintptr_t)buf, 16, 1 << 20, 1 << 20), dlist(b.buf, 16, 1 << 20, 1 << 20), "B");
@@ -176,6 +205,56 @@ int initiator()
 			;
 		ok(st == NIXL_SUCCESS && i == (16u << 20), "READ 16 x 1 MiB: A's bytes are B's",
 		   sstr(st) + (i < (16u << 20) ? ", first difference at " + std::to_string(i) : ""));
+	}
+
+	/* queryMem: which registration holds a range */
+	{
+		nixl_reg_dlist_t q(DRAM_SEG);
+		std::vector<nixl_query_resp_t> resp;
+		nixl_opt_args_t extra;
+		uint8_t *other = (uint8_t *)alloc(4096);
+
+		extra.backends.push_back(a.be);
+		q.addDesc(nixlBlobDesc((uintptr_t)buf + 4096, 8192, 0, ""));
+		q.addDesc(nixlBlobDesc((uintptr_t)other, 4096, 0, ""));
+		st = a.ag.queryMem(q, resp, &extra);
+		ok(st == NIXL_SUCCESS && resp.size() == 2 && resp[0].has_value() &&
+		   resp[0]->at("mem_type") == "DRAM_SEG" &&
+		   resp[0]->at("region_addr") == std::to_string((uintptr_t)buf) &&
+		   resp[0]->at("region_len") == std::to_string(bufSize) && !resp[1].has_value(),
+		   "queryMem: a registered range names its region, an unregistered one has no value",
+		   sstr(st) + ", " + std::to_string(resp.size()) + " answers");
+		free(other);
+	}
+
+	/* estimateXferCost: from the transfers to B so far, near what the next one takes */
+	{
+		nixlXferReqH *req = nullptr;
+		std::chrono::microseconds dur(0), margin(0);
+		nixl_cost_t method;
+		double took = 0;
+
+		st = a.ag.createXferReq(NIXL_WRITE, dlist((uintptr_t)buf, 16, 1 << 20, 1 << 20),
+					dlist(b.buf, 16, 1 << 20, 1 << 20), "B", req);
+		if (st == NIXL_SUCCESS)
+			st = a.ag.estimateXferCost(req, dur, margin, method);
+		if (st == NIXL_SUCCESS) {
+			auto t0 = std::chrono::steady_clock::now();
+			nixl_status_t xs = a.ag.postXferReq(req);
+
+			if (xs == NIXL_IN_PROG)
+				xs = waitXfer(a.ag, req);
+			took = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+			if (xs != NIXL_SUCCESS)
+				st = xs;
+		}
+		if (req)
+			a.ag.releaseXferReq(req);
+		ok(st == NIXL_SUCCESS && dur.count() > 0 && dur.count() < took * 20 && dur.count() * 20 > took &&
+		   method == nixl_cost_t::ANALYTICAL_BACKEND,
+		   "estimateXferCost of a 16 MiB WRITE to B: within 20x of the time it then takes",
+		   sstr(st) + ", estimate " + std::to_string(dur.count()) + " +- " + std::to_string(margin.count()) +
+			   " us, took " + std::to_string((long)took) + " us");
 	}
 
 	vramTest(a, b);
@@ -250,6 +329,44 @@ int initiator()
 		r = recvMsg(b.fd);
 		ok(st == NIXL_SUCCESS && r == "OK A",
 		   "postXferReq with a notification: B gets it from A, after the bytes", sstr(st) + ", B: " + r);
+	}
+
+	/*
+	 * The notification travels with the data: it goes when the transfer
+	 * completes, without the initiator polling, and a completed request
+	 * released unpolled still notifies
+	 */
+	{
+		nixlXferReqH *req = nullptr;
+		nixl_opt_args_t extra;
+
+		fill(buf, 8 << 20, 5, 0);
+		extra.notif = std::string("w5");
+		sendMsg(b.fd, "WAITNOTIF w5 5 0 " + std::to_string(8 << 20));
+		st = a.ag.createXferReq(NIXL_WRITE, dlist((uintptr_t)buf, 256, blk, blk), dlist(b.buf, 256, blk, blk),
+					"B", req, &extra);
+		if (st == NIXL_SUCCESS)
+			st = a.ag.postXferReq(req);
+		r = recvMsg(b.fd);	/* A does not call getXferStatus meanwhile */
+		ok((st == NIXL_SUCCESS || st == NIXL_IN_PROG) && r == "OK A",
+		   "a WRITE's notification reaches B after the bytes while A never polls the request",
+		   sstr(st) + ", B: " + r);
+		if (req)
+			a.ag.releaseXferReq(req);
+
+		req = nullptr;
+		fill(buf, 4096, 6, 0);
+		extra.notif = std::string("w6");
+		st = a.ag.createXferReq(NIXL_WRITE, dlist((uintptr_t)buf, 1, 4096, 0), dlist(b.buf, 1, 4096, 0), "B",
+					req, &extra);
+		if (st == NIXL_SUCCESS)
+			st = a.ag.postXferReq(req);
+		std::this_thread::sleep_for(std::chrono::milliseconds(200));
+		if (req)
+			a.ag.releaseXferReq(req);
+		r = b.cmd("WAITNOTIF w6 6 0 4096");
+		ok((st == NIXL_SUCCESS || st == NIXL_IN_PROG) && r == "OK A",
+		   "a request released without being polled still notifies B", sstr(st) + ", B: " + r);
 	}
 
 	/* notifications without a transfer, both ways */
@@ -395,7 +512,9 @@ int initiator()
 
 	/* NIXL's socket listener path: fetchRemoteMD from an agent's listener thread */
 	{
-		nixlAgent l("L", nixlAgentConfig(false, true, 19631)), p("P", nixlAgentConfig(false, true, 19632));
+		/* a name with '-' and ':', as serving stacks name agents: the region blob carries it */
+		const std::string ln = "L-0:listener";
+		nixlAgent l(ln, nixlAgentConfig(false, true, 19631)), p("P", nixlAgentConfig(false, true, 19632));
 		nixlBackendH *lb = nullptr, *pb = nullptr;
 		uint8_t *lm = (uint8_t *)alloc(1 << 20), *pm = (uint8_t *)alloc(1 << 20);
 		nixl_reg_dlist_t ld(DRAM_SEG), pd(DRAM_SEG);
@@ -414,19 +533,23 @@ int initiator()
 		if (st == NIXL_SUCCESS)
 			st = p.registerMem(pd);
 		if (st == NIXL_SUCCESS)
-			st = p.fetchRemoteMD("L", &where);
+			st = p.fetchRemoteMD(ln, &where);
 		auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
 		while (st == NIXL_SUCCESS && !loaded && std::chrono::steady_clock::now() < until) {
-			loaded = p.checkRemoteMD("L", dlist((uintptr_t)lm, 1, 1 << 20, 0)) == NIXL_SUCCESS;
+			loaded = p.checkRemoteMD(ln, dlist((uintptr_t)lm, 1, 1 << 20, 0)) == NIXL_SUCCESS;
 			if (!loaded)
 				std::this_thread::sleep_for(std::chrono::milliseconds(5));
 		}
 		fill(pm, 1 << 20, 10, 0);
-		nixl_status_t xs = NIXL_ERR_NOT_POSTED;
+		nixl_status_t xs = NIXL_ERR_NOT_POSTED, es = NIXL_SUCCESS;
 		nixlXferReqH *req = nullptr;
 
 		if (loaded && p.createXferReq(NIXL_WRITE, dlist((uintptr_t)pm, 1, 1 << 20, 0),
-					      dlist((uintptr_t)lm, 1, 1 << 20, 0), "L", req) == NIXL_SUCCESS) {
+					      dlist((uintptr_t)lm, 1, 1 << 20, 0), ln, req) == NIXL_SUCCESS) {
+			std::chrono::microseconds dur, margin;
+			nixl_cost_t method;
+
+			es = p.estimateXferCost(req, dur, margin, method);
 			xs = p.postXferReq(req);
 			if (xs == NIXL_IN_PROG)
 				xs = waitXfer(p, req);
@@ -435,6 +558,7 @@ int initiator()
 		ok(loaded && xs == NIXL_SUCCESS && !memcmp(lm, pm, 1 << 20),
 		   "fetchRemoteMD through NIXL's listener thread, then a WRITE to that agent",
 		   sstr(st) + (loaded ? ", loaded, " : ", not loaded, ") + sstr(xs));
+		ok(es == NIXL_ERR_NOT_FOUND, "estimateXferCost before any transfer to that agent: NOT_FOUND", sstr(es));
 		p.deregisterMem(pd);
 		l.deregisterMem(ld);
 		free(lm);
@@ -483,6 +607,10 @@ int initiator()
 
 	/* the NICs by name: device_list, HIXL_NET_DEVICES */
 	for (const auto &c : deviceChecks())
+		ok(c.pass, c.name, c.why);
+
+	/* NIXL's "local": an agent to itself */
+	for (const auto &c : localChecks())
 		ok(c.pass, c.name, c.why);
 
 	/* a peer killed mid-transfer: a clear error, its engine (and pins) gone */

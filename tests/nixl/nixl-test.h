@@ -80,5 +80,7 @@ struct devCheck {
 };
 /* the backend's device_list and HIXL_NET_DEVICES checks (nixl-devices.cpp) */
 std::vector<devCheck> deviceChecks();
+/* an agent's transfers and notifications to itself (nixl-local.cpp) */
+std::vector<devCheck> localChecks();
 
 #endif /* HIXL_NIXL_TEST_H */
