@@ -55,6 +55,35 @@ static int hixl_p2p_err(struct device *dev, const char *step, int err)
 	return err;
 }
 
+/*
+ * Call @fn (may be NULL) on each DMA piece of bytes [@off, @off + @len) of
+ * a mapping, in order; return the bytes of the range past its end (0: all
+ * of it is mapped).
+ */
+static u64 hixl_p2p_walk(const struct sg_table *sgt, u64 off, u64 len,
+			 void (*fn)(void *arg, dma_addr_t dma, u64 n), void *arg)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		u64 l = sg_dma_len(sg), c;
+
+		if (!len)
+			break;
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		c = min(l - off, len);
+		if (fn)
+			fn(arg, sg_dma_address(sg) + off, c);
+		off = 0;
+		len -= c;
+	}
+	return len;
+}
+
 /**
  * hixl_p2p_map() - attach a device region's dma-buf to an RDMA device
  * @r:       a device region after hixl_dmabuf_map(); engine lock held
@@ -71,11 +100,9 @@ static int hixl_p2p_err(struct device *dev, const char *step, int err)
 int hixl_p2p_map(struct hixl_region *r, struct hixl_mrset *ms, struct device *dma_dev)
 {
 	struct dma_buf_attachment *attach;
-	struct scatterlist *sg;
 	struct sg_table *sgt;
-	u64 bytes = 0;
-	unsigned int i;
 	long wait;
+	u64 short_by;
 	int ret;
 
 	lockdep_assert_held(&r->eng->lock);
@@ -106,12 +133,11 @@ int hixl_p2p_map(struct hixl_region *r, struct hixl_mrset *ms, struct device *dm
 		hixl_p2p_unmap(ms);
 		return wait;
 	}
-	for_each_sgtable_dma_sg(sgt, sg, i)
-		bytes += sg_dma_len(sg);
-	if (bytes < r->dmabuf_offset + r->len) {
+	short_by = hixl_p2p_walk(sgt, r->dmabuf_offset, r->len, NULL, NULL);
+	if (short_by) {
 		hixl_p2p_unmap(ms);
-		return hixl_einval("REG_MEM: the dma-buf's exporter mapped %llu bytes for %s, the region needs %llu",
-				   bytes, dev_name(dma_dev), r->dmabuf_offset + r->len);
+		return hixl_einval("REG_MEM: the dma-buf's exporter mapped %llu bytes too few for %s, the region needs %llu",
+				   short_by, dev_name(dma_dev), r->dmabuf_offset + r->len);
 	}
 	return 0;
 }
@@ -140,6 +166,20 @@ void hixl_p2p_unmap(struct hixl_mrset *ms)
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_p2p_unmap);
 
+static void hixl_p2p_count(void *arg, dma_addr_t dma, u64 n)
+{
+	(*(unsigned int *)arg)++;
+}
+
+static void hixl_p2p_fill(void *arg, dma_addr_t dma, u64 n)
+{
+	struct scatterlist **d = arg;
+
+	sg_dma_address(*d) = dma;
+	sg_dma_len(*d) = n;
+	*d = sg_next(*d);
+}
+
 /**
  * hixl_p2p_slice() - the DMA segments of one byte range of a mapping
  * @src: a DMA-mapped table (dma_buf_map_attachment()'s)
@@ -152,53 +192,25 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_p2p_unmap);
  */
 int hixl_p2p_slice(const struct sg_table *src, u64 off, u64 len, struct sg_table *dst)
 {
-	struct scatterlist *sg, *d;
-	unsigned int i, n = 0;
-	u64 skip = off, left = len;
+	struct scatterlist *d;
+	unsigned int n = 0;
 	int ret;
 
-	for_each_sgtable_dma_sg(src, sg, i) {
-		u64 l = sg_dma_len(sg);
-
-		if (skip >= l) {
-			skip -= l;
-			continue;
-		}
-		n++;
-		if (l - skip >= left) {
-			left = 0;
-			break;
-		}
-		left -= l - skip;
-		skip = 0;
-	}
-	if (left || !n)
+	if (hixl_p2p_walk(src, off, len, hixl_p2p_count, &n) || !n)
 		return -EINVAL;
 	ret = sg_alloc_table(dst, n, GFP_KERNEL);
 	if (ret)
 		return ret;
 	d = dst->sgl;
-	skip = off;
-	left = len;
-	for_each_sgtable_dma_sg(src, sg, i) {
-		u64 l = sg_dma_len(sg), c;
-
-		if (skip >= l) {
-			skip -= l;
-			continue;
-		}
-		c = min(l - skip, left);
-		sg_dma_address(d) = sg_dma_address(sg) + skip;
-		sg_dma_len(d) = c;
-		skip = 0;
-		left -= c;
-		if (!left)
-			break;
-		d = sg_next(d);
-	}
+	hixl_p2p_walk(src, off, len, hixl_p2p_fill, &d);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_p2p_slice);
+
+static void hixl_p2p_pgsz(void *arg, dma_addr_t dma, u64 n)
+{
+	hixl_pgsz_add(arg, dma, n);
+}
 
 /**
  * hixl_p2p_shift() - the largest MR page size of a mapped range
@@ -213,24 +225,9 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_p2p_slice);
 unsigned int hixl_p2p_shift(const struct sg_table *sgt, u64 off, u64 len, u64 va)
 {
 	struct hixl_pgsz pgsz;
-	struct scatterlist *sg;
-	unsigned int i;
 
 	hixl_pgsz_init(&pgsz, va);
-	for_each_sgtable_dma_sg(sgt, sg, i) {
-		u64 l = sg_dma_len(sg), c;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		c = min(l - off, len);
-		hixl_pgsz_add(&pgsz, sg_dma_address(sg) + off, c);
-		off = 0;
-		len -= c;
-		if (!len)
-			break;
-	}
+	hixl_p2p_walk(sgt, off, len, hixl_p2p_pgsz, &pgsz);
 	return hixl_pgsz_shift(&pgsz, HIXL_MAX_PAGE_SHIFT);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_p2p_shift);
