@@ -20,13 +20,13 @@
 #      static                     the kernel's static checks on kmod/ with its tree
 #                                 (scripts/check-static.sh: sparse, checkpatch
 #                                 --strict, coccicheck, kernel-doc; one test)
-#   5. debug VM                   KUnit + user + C++ + Python tests, KASAN/lockdep/kmemleak,
+#   5. debug VM                   KUnit + user + C++ + NIXL C++ tests, KASAN/lockdep/kmemleak,
 #                                 then in the same boot:
 #      fuzz                       10,000 random ioctls and uring_cmds, counters and pins
 #                                 back to zero (make fuzz: 1,000,000)
 #      wire fuzz                  60 s of hostile-peer cases against a victim engine
 #                                 (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min)
-#   6. stock VMs                  user + C++ + Python tests on Debian's 6.1 and 6.12 kernels,
+#   6. stock VMs                  user + C++ + Python + NIXL tests on Debian's 6.1 and 6.12 kernels,
 #                                 both VMs at once
 #      (5 and 6 also run the NIXL backend plugin's tests, tests/nixl/, when
 #      NIXL could be built: scripts/build-nixl.sh, cached by hash, runs in
@@ -142,15 +142,16 @@ count_guest() {	# NAME LABEL
 	# where the stage's time went (hixl-test's "# took" lines)
 	scripts/test-times.sh -n 5 "build/vm/$1/user.tap" 2>/dev/null | sed "s/^/check: $2: time: /"
 	count_tap "build/vm/$1/cpp.tap" "$2, C++"
-	count_tap "build/vm/$1/python.tap" "$2, Python"
-	count_nixl "build/vm/$1/nixl.tap" "$2, NIXL C++"
-	count_nixl "build/vm/$1/nixl-gtest.tap" "$2, NIXL's gtest"
-	count_nixl "build/vm/$1/nixl-python.tap" "$2, NIXL Python"
+	count_part "build/vm/$1/python.tap" "$2, Python"
+	count_part "build/vm/$1/nixl.tap" "$2, NIXL C++"
+	count_part "build/vm/$1/nixl-gtest.tap" "$2, NIXL's gtest"
+	count_part "build/vm/$1/nixl-python.tap" "$2, NIXL Python"
 }
 
-# The NIXL tests' TAP: as count_tap, and a whole-file skip ("1..0 # SKIP
-# why", no NIXL build) is one skip with its reason
-count_nixl() {	# FILE LABEL
+# The TAP of a part a boot may leave out (Python, NIXL's tests): as
+# count_tap, and a whole-file skip ("1..0 # SKIP why": no NIXL build, or a
+# part the boot does not run) is one skip with its reason
+count_part() {	# FILE LABEL
 	if grep -q '^1\.\.0 # SKIP' "$1" 2>/dev/null; then
 		echo "check: $2: $(sed -n 's/^1\.\.0 # //p' "$1")"
 		skipped=$((skipped + 1))
@@ -465,10 +466,13 @@ if [ "$kernel_rc" = 0 ]; then
 		# fails the boot, whose console.log's timestamps and the fuzzers'
 		# logs (fuzz.log, fuzz-wire.log) tell which ran when
 		fuzz_args=(10000 "${HIXL_FUZZ_SEED:-1}" 100000 "${HIXL_WIRE_SEED:-1}" 60)
+		# KUnit, the C and C++ tests and NIXL's C++ test: the Python
+		# package's tests and NIXL's gtest drive the same ioctls through
+		# the library and run on both stock kernels (docs/developing.md)
 		# the command on one line: the guest's sh (dash) takes no $'...' quoting of newlines
 		HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-2700} \
 		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- sh -c \
-			'tests/vm/guest-tests.sh "$1"; rc=$?; shift; tests/fuzz/guest-both.sh "$@"; exit $rc' \
+			'export HIXL_GUEST_PARTS="user cpp nixl" HIXL_GUEST_SKIP_WHY="runs on the stock kernels"; tests/vm/guest-tests.sh "$1"; rc=$?; shift; tests/fuzz/guest-both.sh "$@"; exit $rc' \
 			sh build/debug/tests/kunit/hixl_kunit.ko "${fuzz_args[@]}" \
 			|| vm_fail debug "debug VM run"
 		count_kunit "$repo/build/vm/debug/kunit" "$kdir"

@@ -15,12 +15,21 @@
 # without the plugin they say "1..0 # SKIP" why.
 #
 # HIXL_GUEST_PARTS chooses what runs besides KUnit, from "user cpp python
-# nixl" (the default: all); HIXL_TEST_SHARD=I/N runs every Nth user test
+# nixl nixl-gtest" (the default: all); a part left out that writes TAP
+# (python, nixl, nixl-gtest) writes "1..0 # SKIP" with
+# $HIXL_GUEST_SKIP_WHY.  HIXL_TEST_SHARD=I/N runs every Nth user test
 # (tests/user/main.c): a run split over several VMs.
 set -u
 rc=0
-parts=" ${HIXL_GUEST_PARTS:-user cpp python nixl} "
+parts=" ${HIXL_GUEST_PARTS:-user cpp python nixl nixl-gtest} "
 part() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }
+# TAP files of a part left out: one skip, with the reason
+skip_tap() {	# NAME...
+	for t in "$@"; do
+		echo "1..0 # SKIP ${HIXL_GUEST_SKIP_WHY:-not in this boot (HIXL_GUEST_PARTS)}" \
+			> "$HIXL_WORK/$t.tap"
+	done
+}
 if [ -n "${1:-}" ]; then
 	mkdir -p "$HIXL_WORK/kunit"
 	# the suites run while the module loads (kunit_module_notify)
@@ -55,21 +64,28 @@ if part python; then
 		> "$HIXL_WORK/python.log" 2>&1 || rc=1
 	tail -5 "$HIXL_WORK/python.log"
 	cat "$HIXL_WORK/nixl-python.tap" 2>/dev/null
+else
+	skip_tap python nixl-python
 fi
 # the NIXL backend plugin (nixl/, docs/nixl.md); exit 77 is a skip
-if part nixl; then
-	if [ -x build/nixl/hixl-nixl-test ] && [ -r build/nixl/libplugin_HIXL.so ]; then
+nixl_built() { [ -x build/nixl/hixl-nixl-test ] && [ -r build/nixl/libplugin_HIXL.so ]; }
+if ! nixl_built; then
+	HIXL_GUEST_SKIP_WHY="the NIXL backend plugin is not built (make nixl NIXL_PREFIX=...)" \
+		skip_tap nixl nixl-gtest
+else
+	if part nixl; then
 		build/nixl/hixl-nixl-test > "$HIXL_WORK/nixl.tap" 2> "$HIXL_WORK/nixl.log"
 		r=$?; [ $r = 0 ] || [ $r = 77 ] || { rc=1; tail -20 "$HIXL_WORK/nixl.log"; }
 		cat "$HIXL_WORK/nixl.tap"
-		# NIXL's own generic backend test, instantiated for HIXL (tests/nixl/run-gtest.sh)
+	else
+		skip_tap nixl
+	fi
+	# NIXL's own generic backend test, instantiated for HIXL (tests/nixl/run-gtest.sh)
+	if part nixl-gtest; then
 		tests/nixl/run-gtest.sh > "$HIXL_WORK/nixl-gtest.tap"
 		r=$?; [ $r = 0 ] || [ $r = 77 ] || { rc=1; tail -20 "$HIXL_WORK/nixl-gtest.log"; }
 	else
-		for t in nixl nixl-gtest; do
-			echo "1..0 # SKIP the NIXL backend plugin is not built (make nixl NIXL_PREFIX=...)" \
-				> "$HIXL_WORK/$t.tap"
-		done
+		skip_tap nixl-gtest
 	fi
 fi
 exit $rc
