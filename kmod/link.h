@@ -230,6 +230,7 @@ struct hixl_link_stage {
  * @poll_spin_ns: EWMA wait of small synchronous batches that spun, ns (poll.c)
  * @poll_sleep_ns: the same for those that slept at once
  * @poll_seq:   small synchronous batches so far
+ * @spare:      a freed batch kept for the next one (xq.c), or NULL
  */
 struct hixl_link_xq {
 	struct mutex mutex;
@@ -244,6 +245,7 @@ struct hixl_link_xq {
 	u64 poll_spin_ns;
 	u64 poll_sleep_ns;
 	atomic_t poll_seq;
+	void *spare;
 };
 
 /**

@@ -30,13 +30,56 @@ static u32 hixl_find_span(const struct hixl_rmr *s, u32 n, u64 addr)
 }
 
 /**
+ * hixl_plan_init() - an empty plan whose first pieces go to @room
+ * @pl:   the plan
+ * @room: its owner's inline arrays, or NULL
+ */
+void hixl_plan_init(struct hixl_plan *pl, struct hixl_plan_room *room)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->room = room;
+	if (room) {
+		pl->p = room->p;
+		pl->cap = HIXL_PLAN_INLINE;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_plan_init);
+
+/**
+ * hixl_plan_move() - hand a plan to another owner
+ * @dst: from hixl_plan_init() with a room, empty
+ * @src: the plan; left empty
+ */
+void hixl_plan_move(struct hixl_plan *dst, struct hixl_plan *src)
+{
+	struct hixl_plan_room *room = dst->room, *sroom = src->room;
+
+	*dst = *src;
+	dst->room = room;
+	if (sroom && src->p == sroom->p) {
+		memcpy(room->p, src->p, src->n * sizeof(*src->p));
+		dst->p = room->p;
+	}
+	if (sroom && src->held == sroom->held) {
+		memcpy(room->held, src->held, src->nheld * sizeof(*src->held));
+		dst->held = room->held;
+	}
+	hixl_plan_init(src, sroom);
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_plan_move);
+
+/**
  * hixl_plan_free() - free a plan's arrays (not the regions it holds)
  * @pl: the plan
  */
 void hixl_plan_free(struct hixl_plan *pl)
 {
-	kvfree(pl->p);
-	kvfree(pl->held);
+	struct hixl_plan_room *room = pl->room;
+
+	if (!room || pl->p != room->p)
+		kvfree(pl->p);
+	if (!room || pl->held != room->held)
+		kvfree(pl->held);
 	memset(pl, 0, sizeof(*pl));
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_plan_free);
@@ -55,7 +98,8 @@ static int hixl_plan_add(struct hixl_plan *pl, const struct hixl_piece *pc)
 			return -ENOMEM;
 		if (pl->p)
 			memcpy(np, pl->p, pl->n * sizeof(*np));
-		kvfree(pl->p);
+		if (!pl->room || pl->p != pl->room->p)
+			kvfree(pl->p);
 		pl->p = np;
 		pl->cap = cap;
 	}

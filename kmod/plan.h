@@ -19,6 +19,14 @@ struct hixl_piece {
 	u32 desc;
 };
 
+#define HIXL_PLAN_INLINE	4	/* pieces, held regions, descriptors kept inline */
+
+/* a small plan's arrays inside its owner: no allocation */
+struct hixl_plan_room {
+	struct hixl_piece p[HIXL_PLAN_INLINE];
+	struct hixl_region *held[HIXL_PLAN_INLINE];
+};
+
 /* a TRANSFER's pieces (@bytes: their sum) and the regions it holds */
 struct hixl_plan {
 	struct hixl_piece *p;
@@ -26,6 +34,7 @@ struct hixl_plan {
 	u64 bytes;
 	struct hixl_region **held;
 	u32 nheld;
+	struct hixl_plan_room *room;
 };
 
 #define HIXL_MAX_SGE_LEN	SZ_1G	/* bytes one work request moves at most */
@@ -39,6 +48,8 @@ int hixl_plan_desc(struct hixl_link *l, u32 op, const struct hixl_op_desc *d, u3
 int hixl_stage_check(struct hixl_link *l, u32 op, const struct hixl_op_desc *d);
 int hixl_split(const struct hixl_rmr *lm, u32 nl, const struct hixl_rmr *rm, u32 nr,
 	       u64 la, u64 ra, u64 len, u32 desc, struct hixl_plan *pl);
+void hixl_plan_init(struct hixl_plan *pl, struct hixl_plan_room *room);
+void hixl_plan_move(struct hixl_plan *dst, struct hixl_plan *src);
 void hixl_plan_free(struct hixl_plan *pl);
 void hixl_plan_release(struct hixl_engine *eng, struct hixl_plan *pl);
 

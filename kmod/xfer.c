@@ -55,12 +55,34 @@ void hixl_xprep_free(struct hixl_xprep *p)
 	hixl_plan_release(p->eng, &p->pl);
 	if (p->planning)
 		hixl_xq_plan_end(p->l);
-	bitmap_free(p->smap);
-	kvfree(p->sidx);
-	kvfree(p->d);
+	if (p->smap != p->smap_inl)
+		bitmap_free(p->smap);
+	if (p->sidx != p->sidx_inl)
+		kvfree(p->sidx);
+	if (p->d != p->d_inl)
+		kvfree(p->d);
 	if (p->l)
 		hixl_link_put(p->l);
 	memset(p, 0, sizeof(*p));
+}
+
+/**
+ * hixl_xprep_move() - move a TRANSFER being submitted to another owner
+ * @dst: where it goes
+ * @src: the TRANSFER; zeroed
+ */
+void hixl_xprep_move(struct hixl_xprep *dst, struct hixl_xprep *src)
+{
+	*dst = *src;
+	if (src->d == src->d_inl)
+		dst->d = dst->d_inl;
+	if (src->sidx == src->sidx_inl)
+		dst->sidx = dst->sidx_inl;
+	if (src->smap == src->smap_inl)
+		dst->smap = dst->smap_inl;
+	hixl_plan_init(&dst->pl, &dst->room);
+	hixl_plan_move(&dst->pl, &src->pl);
+	memset(src, 0, sizeof(*src));
 }
 
 static const struct hixl_xport *const hixl_xports[] = {
@@ -118,10 +140,16 @@ static int hixl_xprep_init(struct hixl_xprep *p)
 		p->rails_only = true;	/* a broken primary with a READY rail link */
 		p->err = err;
 	}
-	p->d = kvmalloc_array(a->count, sizeof(*p->d), HIXL_PLAN_GFP);
-	p->pl.held = kvmalloc_array(a->count, sizeof(*p->pl.held), HIXL_PLAN_GFP);
-	if (!p->d || !p->pl.held)
-		return -ENOMEM;
+	hixl_plan_init(&p->pl, &p->room);
+	if (a->count <= HIXL_PLAN_INLINE) {
+		p->d = p->d_inl;
+		p->pl.held = p->room.held;
+	} else {
+		p->d = kvmalloc_array(a->count, sizeof(*p->d), HIXL_PLAN_GFP);
+		p->pl.held = kvmalloc_array(a->count, sizeof(*p->pl.held), HIXL_PLAN_GFP);
+		if (!p->d || !p->pl.held)
+			return -ENOMEM;
+	}
 	if (copy_from_user(p->d, u64_to_user_ptr(a->descs), array_size(a->count, sizeof(*p->d))))
 		return -EFAULT;
 	return hixl_xport_plan(p, hixl_xports, ARRAY_SIZE(hixl_xports));

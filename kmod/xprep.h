@@ -3,6 +3,7 @@
 #ifndef _HIXL_XPREP_H
 #define _HIXL_XPREP_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 #include <rdma/hixl.h>
@@ -46,6 +47,10 @@ enum hixl_xpath {
  * @rails_only: primary broken, a rail link READY: stripe only
  * @err:        with @rails_only: the primary's error
  * @xb:         RDMA, io_uring: staged TRANSFER's direct pieces, held
+ * @room:       @pl's arrays for a small TRANSFER
+ * @d_inl:      @d for a small TRANSFER
+ * @sidx_inl:   @sidx for a small TRANSFER
+ * @smap_inl:   @smap for a small TRANSFER
  */
 struct hixl_xprep {
 	struct hixl_engine *eng;
@@ -66,6 +71,10 @@ struct hixl_xprep {
 	bool rails_only;
 	int err;
 	struct hixl_xbatch *xb;
+	struct hixl_plan_room room;
+	struct hixl_op_desc d_inl[HIXL_PLAN_INLINE];
+	u32 sidx_inl[HIXL_PLAN_INLINE];
+	unsigned long smap_inl[BITS_TO_LONGS(HIXL_PLAN_INLINE)];
 };
 
 /**
@@ -90,6 +99,7 @@ extern const struct hixl_xport hixl_xport_rdma;		/* xrdma.c */
 int hixl_xport_plan(struct hixl_xprep *p, const struct hixl_xport *const *xports, u32 n);
 int hixl_xprep_process(struct hixl_xprep *p);
 void hixl_xprep_free(struct hixl_xprep *p);
+void hixl_xprep_move(struct hixl_xprep *dst, struct hixl_xprep *src);
 
 enum hixl_xpath hixl_xpath_choose(u32 nstaged, bool rails_only, bool rails);
 

@@ -22,18 +22,9 @@
 #include "testhook.h"
 #include "trace.h"
 
-/* one WR of a chain */
-struct hixl_xwr {
-	struct ib_cqe cqe;
-	struct hixl_xchain *c;
-	u32 i;
-};
-
-/* a chain on the send queue; freed by its last WR's completion */
-struct hixl_xchain {
-	struct hixl_xbatch *b;
-	u32 first;		/* index of its first piece in b->pl */
-	u32 n;
+/* a chain of more WRs than a batch holds; freed as the chain */
+struct hixl_xchain_alloc {
+	struct hixl_xchain c;
 	struct hixl_xwr w[];
 };
 
@@ -69,6 +60,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_link_xq_init);
 void hixl_link_xq_free(struct hixl_link *l)
 {
 	WARN_ON_ONCE(!list_empty(&l->xq.batches));
+	kfree(l->xq.spare);
 	kvfree(l->xq.wr);
 	mutex_destroy(&l->xq.mutex);
 }
@@ -165,14 +157,17 @@ static bool hixl_xbatch_settle(struct hixl_xbatch *b)
 static void hixl_xbatch_free(struct kref *ref)
 {
 	struct hixl_xbatch *b = container_of(ref, struct hixl_xbatch, ref);
+	struct hixl_link *l;
 
 	hixl_plan_free(&b->pl);		/* normally empty: released at the end */
 	kvfree(b->xr_pieces);
 	kvfree(b->xr_plend);
 	if (b->xr)
 		hixl_xrail_put(b->xr);
-	hixl_link_put(b->l);
-	kfree(b);
+	l = b->l;
+	if (cmpxchg(&l->xq.spare, NULL, b))	/* kept: the next batch allocates nothing */
+		kfree(b);
+	hixl_link_put(l);
 }
 
 /**
@@ -218,8 +213,12 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
 struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l, u32 op,
 				    u32 count, u64 tag)
 {
-	struct hixl_xbatch *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	struct hixl_xbatch *b = xchg(&l->xq.spare, NULL);
 
+	if (b)
+		memset(b, 0, sizeof(*b));
+	else
+		b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return NULL;
 	kref_init(&b->ref);
@@ -235,6 +234,8 @@ struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l
 	INIT_LIST_HEAD(&b->xr_node);
 	init_completion(&b->done);
 	init_completion(&b->gone);
+	hixl_plan_init(&b->pl, &b->room);
+	b->c_inl.w = b->w_inl;
 	return b;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_new);
@@ -260,6 +261,12 @@ void hixl_xq_break(struct hixl_link *l, int err)
 	if (l->qp && l->cm_id)
 		rdma_disconnect(l->cm_id);	/* QP to error: posted work flushes */
 	mutex_unlock(&l->msg.post_mutex);
+}
+
+static void hixl_xchain_free(struct hixl_xchain *c)
+{
+	if (c != &c->b->c_inl)
+		kfree(c);
 }
 
 static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -307,7 +314,7 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 	else if (err == -EHOSTDOWN)
 		hixl_link_lost(l, "transfer");	/* the same, the peer silent */
 	if (last)
-		kfree(c);
+		hixl_xchain_free(c);
 	if (end)
 		hixl_xbatch_end(b);
 	if (kick)
@@ -363,7 +370,7 @@ static void hixl_xchain_post_failed(struct hixl_link *l, struct hixl_xchain *c,
 	if (hixl_xbatch_settle(b))
 		ended = b;
 	spin_unlock(&l->xq.lock);
-	kfree(c);
+	hixl_xchain_free(c);
 	if (ended)
 		hixl_xbatch_end(ended);
 }
@@ -377,7 +384,8 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 	for (;;) {
 		const struct ib_send_wr *bad = NULL;
 		struct hixl_xbatch *b, *ended = NULL;
-		struct hixl_xchain *c;
+		struct hixl_xchain *c = NULL;
+		bool inl;
 		u32 want, n;
 		int ret, lerr, st;
 
@@ -385,12 +393,21 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 		spin_lock(&l->xq.lock);
 		b = list_first_entry_or_null(&l->xq.batches, struct hixl_xbatch, q_node);
 		want = b ? min(l->xq.credits, b->pl.n - b->next) : 0;
+		/* a small batch in one chain: its own; only we advance b->next */
+		inl = b && !b->next && want == b->pl.n && want <= HIXL_PLAN_INLINE;
 		spin_unlock(&l->xq.lock);
 		if (!want) {
 			hixl_xq_release_ack(l);
 			return;
 		}
-		c = kmalloc(struct_size(c, w, want), GFP_KERNEL);
+		if (!inl) {
+			struct hixl_xchain_alloc *ca = kmalloc(struct_size(ca, w, want), GFP_KERNEL);
+
+			if (ca) {
+				ca->c.w = ca->w;
+				c = &ca->c;
+			}
+		}
 
 		spin_lock(&l->xq.lock);
 		if (b != list_first_entry_or_null(&l->xq.batches, struct hixl_xbatch, q_node)) {
@@ -398,13 +415,16 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 			kfree(c);
 			continue;
 		}
+		if (inl)
+			c = &b->c_inl;
 		if (!c || l->xq.closed || st >= HIXL_LINK_ERROR) {
 			hixl_xbatch_set_status(b, !c ? -ENOMEM : lerr ? lerr : -ECONNRESET,
 					       b->pl.p[b->next].desc);
 			if (hixl_xbatch_settle(b))
 				ended = b;
 			spin_unlock(&l->xq.lock);
-			kfree(c);
+			if (!inl)
+				kfree(c);
 			if (ended)
 				hixl_xbatch_end(ended);
 			continue;

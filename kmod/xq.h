@@ -9,6 +9,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <rdma/hixl.h>
+#include <rdma/ib_verbs.h>
 
 #include "link.h"
 #include "plan.h"
@@ -18,6 +19,23 @@ struct hixl_xrail;
 
 /* Transfer WRs in flight per link; 8 left for the other senders' one each. */
 #define HIXL_CHAIN	(HIXL_SQ_DEPTH - 8)
+
+struct hixl_xchain;
+
+/* one WR of a chain */
+struct hixl_xwr {
+	struct ib_cqe cqe;
+	struct hixl_xchain *c;
+	u32 i;
+};
+
+/* a chain on the send queue; freed by its last WR's completion */
+struct hixl_xchain {
+	struct hixl_xbatch *b;
+	u32 first;		/* index of its first piece in b->pl */
+	u32 n;
+	struct hixl_xwr *w;
+};
 
 /**
  * struct hixl_xbatch - the RDMA part of one TRANSFER, queued on a link
@@ -58,6 +76,9 @@ struct hixl_xrail;
  * @xr_rail:  a sub-batch's rail
  * @xr_cancel_seen: hixl_xrail_cancel() took it (under @xr->lock)
  * @xr_wire_seen: hixl_xrail_wire() looked at it (under @xr->lock)
+ * @room:     @pl's arrays for a small batch
+ * @c_inl:    the one chain of a small batch
+ * @w_inl:    @c_inl's WRs
  */
 struct hixl_xbatch {
 	struct kref ref;
@@ -96,6 +117,9 @@ struct hixl_xbatch {
 	u32 xr_rail;
 	bool xr_cancel_seen;
 	bool xr_wire_seen;
+	struct hixl_plan_room room;
+	struct hixl_xchain c_inl;
+	struct hixl_xwr w_inl[HIXL_PLAN_INLINE];
 };
 
 int hixl_link_xq_init(struct hixl_link *l);

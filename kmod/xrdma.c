@@ -113,7 +113,11 @@ static int hixl_rdma_plan(struct hixl_xprep *p)
 	}
 
 	cap = hixl_stage_cap(l);
-	if (cap) {
+	if (cap && a->count <= HIXL_PLAN_INLINE) {
+		p->sidx = p->sidx_inl;
+		p->smap = p->smap_inl;
+		bitmap_zero(p->smap, HIXL_PLAN_INLINE);
+	} else if (cap) {
 		p->sidx = kvmalloc_array(a->count, sizeof(*p->sidx), HIXL_PLAN_GFP);
 		p->smap = bitmap_zalloc(a->count, GFP_KERNEL);
 		if (!p->sidx || !p->smap)
@@ -221,8 +225,7 @@ static struct hixl_xbatch *hixl_rdma_batch(struct hixl_xprep *p)
 	if (!b)
 		return NULL;
 	b->ndesc = a->count - p->ns;	/* the direct descriptors, for the counters */
-	b->pl = p->pl;
-	memset(&p->pl, 0, sizeof(p->pl));
+	hixl_plan_move(&b->pl, &p->pl);
 	b->planning = p->planning;
 	p->planning = false;
 	return b;

@@ -112,8 +112,7 @@ int hixl_xwork_queue(struct hixl_xprep *p)
 	hixl_req_cancelable(p->req);
 	INIT_WORK(&x->work, hixl_xwork_fn);
 	x->a = *p->a;
-	x->p = *p;
-	memset(p, 0, sizeof(*p));
+	hixl_xprep_move(&x->p, p);
 	x->p.a = &x->a;
 	x->p.nonblock = false;
 	queue_work(wq, &x->work);

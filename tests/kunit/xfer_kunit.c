@@ -124,12 +124,62 @@ static void hixl_split_many(struct kunit *test)
 	hixl_plan_free(&pl);
 }
 
+/* a plan with a room keeps its first pieces there, grows out of it, and moves by copy */
+static void hixl_plan_room_and_move(struct kunit *test)
+{
+	const struct hixl_rmr l[] = { { 0, 0x100000, 0xa00000, 11 } };
+	struct hixl_plan_room *ra = kunit_kzalloc(test, sizeof(*ra), GFP_KERNEL);
+	struct hixl_plan_room *rb = kunit_kzalloc(test, sizeof(*rb), GFP_KERNEL);
+	struct hixl_region *fake = (struct hixl_region *)ra;	/* never dereferenced */
+	struct hixl_plan a, b;
+	struct hixl_rmr r[8];
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ra);
+	KUNIT_ASSERT_NOT_NULL(test, rb);
+	for (i = 0; i < ARRAY_SIZE(r); i++)	/* one piece per remote 4 KiB */
+		r[i] = (struct hixl_rmr){ 0x80000 + i * 0x1000, 0x1000, 0x700000 + i * 0x1000, 22 + i };
+	hixl_plan_init(&a, ra);
+	KUNIT_ASSERT_EQ(test, hixl_split(l, 1, r, 8, 0x1000, 0x80000, 0x3000, 0, &a), 0);
+	KUNIT_EXPECT_EQ(test, a.n, 3U);
+	KUNIT_EXPECT_PTR_EQ(test, a.p, &ra->p[0]);
+	a.held = ra->held;
+	a.held[a.nheld++] = fake;
+
+	hixl_plan_init(&b, rb);
+	hixl_plan_move(&b, &a);
+	KUNIT_EXPECT_PTR_EQ(test, b.p, &rb->p[0]);
+	KUNIT_EXPECT_PTR_EQ(test, b.held, &rb->held[0]);
+	KUNIT_EXPECT_EQ(test, b.n, 3U);
+	KUNIT_EXPECT_EQ(test, b.nheld, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, b.held[0], fake);
+	KUNIT_EXPECT_EQ(test, b.p[2].raddr, 0x702000ULL);
+	KUNIT_EXPECT_EQ(test, b.bytes, 0x3000ULL);
+	KUNIT_EXPECT_EQ(test, a.n, 0U);
+	KUNIT_EXPECT_PTR_EQ(test, a.p, &ra->p[0]);
+
+	/* six pieces: out of the room, the first ones kept */
+	KUNIT_ASSERT_EQ(test, hixl_split(l, 1, r, 8, 0x1000, 0x80000, 0x6000, 1, &a), 0);
+	KUNIT_EXPECT_EQ(test, a.n, 6U);
+	KUNIT_EXPECT_PTR_NE(test, a.p, &ra->p[0]);
+	for (i = 0; i < a.n; i++)
+		KUNIT_EXPECT_EQ(test, a.p[i].rkey, 22 + i);
+	hixl_plan_free(&b);		/* the room is not freed: KASAN would say */
+	hixl_plan_init(&b, rb);
+	hixl_plan_move(&b, &a);		/* an allocated array moves as is */
+	KUNIT_EXPECT_PTR_NE(test, b.p, &rb->p[0]);
+	KUNIT_EXPECT_EQ(test, b.p[5].rkey, 27U);
+	hixl_plan_free(&b);
+	hixl_plan_free(&a);
+}
+
 static struct kunit_case hixl_split_cases[] = {
 	KUNIT_CASE(hixl_split_inside_one_mr),
 	KUNIT_CASE(hixl_split_at_both_borders),
 	KUNIT_CASE(hixl_split_caps_piece_length),
 	KUNIT_CASE(hixl_split_hole),
 	KUNIT_CASE(hixl_split_many),
+	KUNIT_CASE(hixl_plan_room_and_move),
 	{}
 };
 
