@@ -152,10 +152,11 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_poll_spin_until);
  * @l:       the batch's link
  * @done:    the completion its end completes
  * @post_ns: hixl_poll_clock() before submission
+ * @max_ns:  hixl_poll_clock() time the spin never passes (the batch's deadline)
  * Context: process context, may sleep.
  * Return: true when the waiter spun.
  */
-bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns)
+bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns, u64 max_ns)
 {
 	u32 seq = atomic_inc_return(&l->xq.poll_seq);
 	u64 budget = hixl_poll_budget_ns(READ_ONCE(l->xq.poll_spin_ns),
@@ -164,6 +165,6 @@ bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns)
 
 	if (!budget || num_online_cpus() < 2)
 		return false;
-	hixl_poll_spin_until(l, done, post_ns + budget);
+	hixl_poll_spin_until(l, done, min(post_ns + budget, max_ns));
 	return true;
 }

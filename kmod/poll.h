@@ -30,6 +30,6 @@ u64 hixl_poll_ewma(u64 ewma_ns, u64 sample_ns);
 bool hixl_poll_small(u64 bytes, u32 pieces);
 void hixl_poll_record(struct hixl_link *l, bool spun, u64 post_ns);
 bool hixl_poll_spin_until(struct hixl_link *l, struct completion *done, u64 end_ns);
-bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns);
+bool hixl_poll_spin(struct hixl_link *l, struct completion *done, u64 post_ns, u64 max_ns);
 
 #endif /* _HIXL_POLL_H */

@@ -159,6 +159,43 @@ void hixl_req_cancel(struct hixl_req *req)
 		hixl_req_cancel_batch(b);
 }
 
+/* the deadline of a batch without a timer (@req->expire) passed */
+static void hixl_req_expire(struct hixl_req *req)
+{
+	struct hixl_xbatch *b;
+
+	spin_lock(&req->eng->xfer_lock);
+	b = req->b;
+	if (b)
+		kref_get(&b->ref);
+	spin_unlock(&req->eng->xfer_lock);
+	if (b) {
+		hixl_xbatch_expire(b);
+		hixl_xbatch_put(b);
+	}
+}
+
+static void hixl_req_sleep(struct hixl_req *req)
+{
+	long left;
+
+	if (req->expire) {
+		left = wait_for_completion_killable_timeout(&req->done,
+							    hixl_jiffies_left(req->deadline));
+		if (left > 0)
+			return;
+		if (!left) {
+			hixl_req_expire(req);
+			if (!wait_for_completion_killable(&req->done))
+				return;
+		}
+	} else if (!wait_for_completion_killable(&req->done)) {
+		return;
+	}
+	hixl_req_cancel(req);		/* a fatal signal */
+	wait_for_completion(&req->done);
+}
+
 /**
  * hixl_req_wait() - the ioctl waits for its request's end
  * @req: a queued request with the ioctl's ops
@@ -171,14 +208,12 @@ void hixl_req_cancel(struct hixl_req *req)
 int hixl_req_wait(struct hixl_req *req)
 {
 	struct hixl_engine *eng = req->eng;
-	bool spun = req->poll && hixl_poll_spin(req->l, &req->done, req->post_ns);
+	bool spun = req->poll && hixl_poll_spin(req->l, &req->done, req->post_ns,
+						req->expire ? req->spin_end : U64_MAX);
 
 	if (!completion_done(&req->done)) {
 		up_read(&eng->rdma_sem);
-		if (wait_for_completion_killable(&req->done)) {
-			hixl_req_cancel(req);
-			wait_for_completion(&req->done);
-		}
+		hixl_req_sleep(req);
 		down_read(&eng->rdma_sem);
 	}
 	if (req->poll && !req->status)

@@ -41,6 +41,9 @@ struct hixl_req_ops {
  * @cancelled: under @eng->xfer_lock
  * @poll:      may spin on @done first
  * @post_ns:   with @poll, hixl_poll_clock() before queueing
+ * @expire:    the ioctl's wait ends the bound batch at @deadline
+ * @deadline:  with @expire, jiffies
+ * @spin_end:  with @expire, the deadline as hixl_poll_clock()
  * @status:    0 or -errno
  * @failed:    descriptor to blame, @count on success
  * @done:      completed by the ioctl's @ops->end
@@ -60,6 +63,9 @@ struct hixl_req {
 	bool cancelled;
 	bool poll;
 	u64 post_ns;
+	bool expire;
+	unsigned long deadline;
+	u64 spin_end;
 	int status;
 	u32 failed;
 	struct completion done;

@@ -185,7 +185,7 @@ static void hixl_xbatch_end(struct hixl_xbatch *b)
 {
 	struct hixl_engine *eng = b->eng;
 
-	if (cancel_delayed_work(&b->tmo))
+	if (!b->sync_tmo && cancel_delayed_work(&b->tmo))
 		hixl_xbatch_put(b);		/* the timeout's reference */
 	if (!b->status) {	/* an error counts once, at the request's end (req.c) */
 		b->failed = b->count;
@@ -301,6 +301,9 @@ static void hixl_xwr_done(struct ib_cq *cq, struct ib_wc *wc)
 		hixl_xbatch_set_status(b, err, b->pl.p[c->first + w->i].desc);
 	}
 	if (last) {
+		/* a waiter that ran this handler could not time the batch out */
+		if (b->sync_tmo && time_after_eq(jiffies, b->deadline))
+			hixl_xbatch_set_status(b, -ETIMEDOUT, b->pl.p[c->first].desc);
 		l->xq.credits += c->n;
 		b->chains--;
 		if (!err)
@@ -479,9 +482,15 @@ static void hixl_xq_work(struct work_struct *w)
 	hixl_link_put(l);		/* hixl_xq_kick()'s */
 }
 
-static void hixl_xbatch_timeout(struct work_struct *w)
+/**
+ * hixl_xbatch_expire() - end a batch whose deadline passed with -ETIMEDOUT
+ * @b: the batch, referenced
+ *
+ * Breaks the link when WRs of it are on the wire.
+ * Context: process context.
+ */
+void hixl_xbatch_expire(struct hixl_xbatch *b)
 {
-	struct hixl_xbatch *b = container_of(to_delayed_work(w), struct hixl_xbatch, tmo);
 	struct hixl_link *l = b->l;
 	bool end, wire = false;
 
@@ -498,13 +507,22 @@ static void hixl_xbatch_timeout(struct work_struct *w)
 		hixl_xq_break(l, -ETIMEDOUT);
 	if (READ_ONCE(l->ack_held))
 		hixl_xq_kick(l);	/* the queue may have emptied */
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_expire);
+
+static void hixl_xbatch_timeout(struct work_struct *w)
+{
+	struct hixl_xbatch *b = container_of(to_delayed_work(w), struct hixl_xbatch, tmo);
+
+	hixl_xbatch_expire(b);
 	hixl_xbatch_put(b);		/* the timeout's reference */
 }
 
 /**
  * hixl_xbatch_submit() - queue a batch on its link and start posting
  * @b:        a batch from hixl_xbatch_new(), its plan and @end_fn set
- * @deadline: jiffies; the batch ends with -ETIMEDOUT after it
+ * @deadline: jiffies; the batch ends with -ETIMEDOUT after it, by its
+ *            timer or, with @b->sync_tmo, its waiter
  * @nonblock: the caller must not sleep
  *
  * From here the batch ends exactly once, through @b->end_fn.
@@ -520,8 +538,11 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
 	list_add_tail(&b->eng_node, &eng->xfers);
 	spin_unlock(&eng->xfer_lock);
 
-	INIT_DELAYED_WORK(&b->tmo, hixl_xbatch_timeout);
-	kref_get(&b->ref);		/* the timeout's */
+	b->deadline = deadline;
+	if (!b->sync_tmo) {
+		INIT_DELAYED_WORK(&b->tmo, hixl_xbatch_timeout);
+		kref_get(&b->ref);	/* the timeout's */
+	}
 	spin_lock(&l->xq.lock);
 	b->submitted = true;	/* a cancel from now on ends the batch itself */
 	if (b->planning) {	/* on the queue now: a held ACK waits for it there */
@@ -537,12 +558,13 @@ void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonb
 	} else {
 		list_add_tail(&b->q_node, &l->xq.batches);
 		b->queued = true;
-		queue_delayed_work(hixl_wq, &b->tmo,
-				   hixl_jiffies_left(deadline));
+		if (!b->sync_tmo)
+			queue_delayed_work(hixl_wq, &b->tmo, hixl_jiffies_left(deadline));
 	}
 	spin_unlock(&l->xq.lock);
 	if (end) {
-		hixl_xbatch_put(b);	/* no timeout armed */
+		if (!b->sync_tmo)
+			hixl_xbatch_put(b);	/* no timeout armed */
 		hixl_xbatch_end(b);
 		if (READ_ONCE(l->ack_held))
 			hixl_xq_kick(l);
@@ -605,7 +627,7 @@ EXPORT_SYMBOL_IF_KUNIT(hixl_xbatch_on_wire);
  */
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed)
 {
-	bool spun = b->poll && hixl_poll_spin(b->l, &b->done, b->post_ns);
+	bool spun = b->poll && hixl_poll_spin(b->l, &b->done, b->post_ns, U64_MAX);
 
 	if (wait_for_completion_killable(&b->done)) {
 		hixl_xbatch_cancel(b);

@@ -76,6 +76,8 @@ struct hixl_xchain {
  * @xr_rail:  a sub-batch's rail
  * @xr_cancel_seen: hixl_xrail_cancel() took it (under @xr->lock)
  * @xr_wire_seen: hixl_xrail_wire() looked at it (under @xr->lock)
+ * @sync_tmo: no timer: its waiter ends it at @deadline (hixl_xbatch_expire())
+ * @deadline: jiffies, from hixl_xbatch_submit()
  * @room:     @pl's arrays for a small batch
  * @c_inl:    the one chain of a small batch
  * @w_inl:    @c_inl's WRs
@@ -117,6 +119,8 @@ struct hixl_xbatch {
 	u32 xr_rail;
 	bool xr_cancel_seen;
 	bool xr_wire_seen;
+	bool sync_tmo;
+	unsigned long deadline;
 	struct hixl_plan_room room;
 	struct hixl_xchain c_inl;
 	struct hixl_xwr w_inl[HIXL_PLAN_INLINE];
@@ -129,6 +133,7 @@ struct hixl_xbatch *hixl_xbatch_new(struct hixl_engine *eng, struct hixl_link *l
 void hixl_xbatch_put(struct hixl_xbatch *b);
 void hixl_xbatch_submit(struct hixl_xbatch *b, unsigned long deadline, bool nonblock);
 void hixl_xbatch_cancel(struct hixl_xbatch *b);
+void hixl_xbatch_expire(struct hixl_xbatch *b);
 int hixl_xbatch_wait(struct hixl_xbatch *b, u32 *failed);
 bool hixl_xbatch_on_wire(struct hixl_xbatch *b);
 void hixl_xq_break(struct hixl_link *l, int err);

@@ -347,9 +347,13 @@ static int hixl_rdma_submit_direct(struct hixl_xprep *p)
 		return -ENOMEM;
 	b->req = req;
 	b->end_fn = hixl_xbatch_end_req;	/* takes over our reference */
-	if (!req->ops->async && hixl_poll_small(b->pl.bytes, b->pl.n)) {
-		req->poll = true;	/* the ioctl may spin on it */
+	if (!req->ops->async) {		/* the ioctl waits: it times the batch out */
+		b->sync_tmo = true;
+		req->expire = true;
+		req->deadline = p->deadline;
 		req->post_ns = hixl_poll_clock();
+		req->spin_end = req->post_ns + (u64)p->a->timeout_ms * NSEC_PER_MSEC;
+		req->poll = hixl_poll_small(b->pl.bytes, b->pl.n);	/* it may spin */
 	}
 	if (hixl_req_bind(req, b))
 		hixl_xbatch_cancel(b);		/* cancelled already: ends at submission */

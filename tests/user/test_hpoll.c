@@ -5,12 +5,15 @@
  * off and at its default, for batches just inside and past the 64 KiB the
  * spin is for; a process SIGKILLed while it spins on its transfers dies at
  * once and leaves the module healthy; CANCELs racing with spinning
- * transfers end each of them once, 0 or -ECANCELED, and the link stays up.
+ * transfers end each of them once, 0 or -ECANCELED, and the link stays up;
+ * one descriptor, the path without allocation or timer, held past its
+ * deadline (asleep and spinning), cancelled while held, and on an
+ * invalidated registration.
  * No speeds are asserted (bench/results-lat.md has them).
  *
  * On one online CPU the module never spins (the debug VM): there these
  * tests check the sleeping path with the parameter set.
- * Ports 24000-24019.
+ * Ports 24000-24015.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -248,9 +251,145 @@ static void test_hpoll_cancel(void)
 	CHECK_EQ(write_param("poll_us", saved), 0);
 }
 
+/* SKIP without the debug kernel's test delay that holds a chain's completion */
+static void one_need_hold(void)
+{
+	if (hx_test_delay("xwr_done_ms", 0))
+		SKIP("no debugfs hixl/test/xwr_done_ms (the debug kernel's test delays): nothing holds a transfer in flight");
+}
+
+/*
+ * One small descriptor, its completion held past its deadline: the
+ * synchronous caller, asleep or spinning (it may run the held handler
+ * itself), times it out; no timer does.
+ */
+static void test_hpoll_one_timeout(void)
+{
+	static const unsigned long long settings[] = { 0, SPIN_LONG };
+	unsigned long long saved = read_param("poll_us");
+
+	REQUIRE(saved != ~0ULL);
+	one_need_hold();
+	for (unsigned int s = 0; s < 2; s++) {
+		struct hixl_op_desc d;
+		struct timespec t0;
+		uint32_t failed = ~0U;
+		struct pair p;
+		long ret;
+
+		REQUIRE(write_param("poll_us", settings[s]) == 0);
+		REQUIRE(pair_up(&p, 8 + 2 * s) == 0);
+		d.local_addr = (uintptr_t)p.la;
+		d.remote_addr = (uintptr_t)p.rb;
+		d.len = 4 * KiB;
+		REQUIRE(hx_test_delay("xwr_done_ms", 1500) == 0);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ret = hx_xfer(p.a, p.port, HIXL_OP_WRITE, &d, 1, 300, &failed);
+		hx_test_delay("xwr_done_ms", 0);
+		printf("#   poll_us=%llu: %ld after %.0f ms (timeout 300 ms, hold 1500 ms)\n",
+		       settings[s], ret, hx_ms_since(&t0));
+		CHECK_EQ(ret, -ETIMEDOUT);
+		CHECK_EQ(failed, 0);
+		CHECK(hx_ms_since(&t0) >= 290);
+		pair_down(&p);
+	}
+	CHECK_EQ(write_param("poll_us", saved), 0);
+}
+
+struct one_xfer {
+	struct pair *p;
+	struct hixl_op_desc d;
+	long ret;
+};
+
+static void *one_xfer_fn(void *arg)
+{
+	struct one_xfer *x = arg;
+	struct hixl_transfer t;
+
+	memset(&t, 0, sizeof(t));
+	t.remote = hx_name(x->p->port);
+	t.op = HIXL_OP_WRITE;
+	t.descs = (uintptr_t)&x->d;
+	t.count = 1;
+	t.timeout_ms = 10000;
+	t.tag = 0x0fe1;
+	x->ret = xioctl(x->p->a, HIXL_IOC_TRANSFER, &t);
+	return NULL;
+}
+
+/* one small descriptor held in flight, spinning: CANCEL by tag ends it, the link stays */
+static void test_hpoll_one_cancel(void)
+{
+	unsigned long long saved = read_param("poll_us");
+	struct one_xfer x = { .ret = 1 };
+	struct hixl_cancel cn;
+	struct pair p;
+	pthread_t th;
+	int kmsg;
+
+	REQUIRE(saved != ~0ULL);
+	one_need_hold();
+	kmsg = hx_kmsg_open();
+	if (kmsg < 0)
+		SKIP("no /dev/kmsg: the hold's start cannot be seen");
+	REQUIRE(write_param("poll_us", SPIN_LONG) == 0);
+	REQUIRE(pair_up(&p, 12) == 0);
+	x.p = &p;
+	x.d.local_addr = (uintptr_t)p.la;
+	x.d.remote_addr = (uintptr_t)p.rb;
+	x.d.len = 4 * KiB;
+	REQUIRE(hx_test_delay("xwr_done_ms", 1500) == 0);
+	REQUIRE(pthread_create(&th, NULL, one_xfer_fn, &x) == 0);
+	CHECK_EQ(hx_kmsg_wait(kmsg, "test delay xwr_done_ms", 10000), 1);
+	hx_test_delay("xwr_done_ms", 0);
+	memset(&cn, 0, sizeof(cn));
+	cn.tag = 0x0fe1;
+	CHECK_EQ(xioctl(p.a, HIXL_IOC_CANCEL, &cn), 0);
+	CHECK_EQ(cn.count, 1);
+	pthread_join(th, NULL);
+	CHECK_EQ(x.ret, -ECANCELED);
+	CHECK_EQ(round_trip(&p, 1, 4 * KiB, 13), 0);
+	pair_down(&p);
+	close(kmsg);
+	CHECK_EQ(write_param("poll_us", saved), 0);
+}
+
+/* one small descriptor on a registration invalidated (munmap): refused, named */
+static void test_hpoll_one_invalid(void)
+{
+	unsigned char *old;
+	struct hixl_op_desc d;
+	uint32_t failed = ~0U;
+	struct pair p;
+
+	REQUIRE(pair_up(&p, 14) == 0);
+	CHECK_EQ(round_trip(&p, 1, 64, 5), 0);
+	d.local_addr = (uintptr_t)p.la;
+	d.remote_addr = (uintptr_t)p.rb;
+	d.len = 64;
+	REQUIRE(munmap(p.la + LEN - 4096, 4096) == 0);
+	CHECK_EQ(wait_invalid(p.a, 1, 2000), 0);
+	CHECK_EQ(hx_xfer(p.a, p.port, HIXL_OP_WRITE, &d, 1, 1000, &failed), -ENOENT);
+	CHECK_EQ(failed, 0);
+	failed = ~0U;
+	CHECK_EQ(hx_xfer(p.a, p.port, HIXL_OP_READ, &d, 1, 1000, &failed), -ENOENT);
+	CHECK_EQ(failed, 0);
+	/* the link is fine: a registration made now transfers */
+	old = p.la;
+	p.la = hx_map(LEN);
+	REQUIRE(p.la && reg_mem(p.a, p.la, LEN, 0, NULL) == 0);
+	CHECK_EQ(round_trip(&p, 1, 64, 6), 0);
+	pair_down(&p);
+	munmap(old, LEN);
+}
+
 const struct ht_test hpoll_tests[] = {
 	{ "hpoll_data", test_hpoll_data },
 	{ "hpoll_killed", test_hpoll_killed },
 	{ "hpoll_cancel", test_hpoll_cancel },
+	{ "hpoll_one_timeout", test_hpoll_one_timeout },
+	{ "hpoll_one_cancel", test_hpoll_one_cancel },
+	{ "hpoll_one_invalid", test_hpoll_one_invalid },
 	{ NULL, NULL },
 };
