@@ -123,6 +123,7 @@ VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_
 		}
 		rr->addr = addr;
 		rr->len = rlen;
+		rr->seq = l->rt.seq++;
 		rr->nr_mrs = nr;
 		rr->writable = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_WRITABLE;
 		rr->device = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_DEVICE;
