@@ -21,7 +21,9 @@
 # package's descriptor forms, into $HIXL_WORK/raw-py.txt; PY_REPS),
 # BENCH_NIXL (1: run bench/bench-nixl-guest.sh, NIXL+HIXL vs hixl's own API
 # vs NIXL+UCX, into $HIXL_WORK/raw-nixl.txt; NIXL_REPS, NIXL_LAYERS,
-# NIXL_UCX_DIR, NIXL_UCX_NA).
+# NIXL_UCX_DIR, NIXL_UCX_NA), BENCH_TABLE (1: run bench/bench-table-guest.sh,
+# CONNECT time against registrations per side, into
+# $HIXL_WORK/raw-table.txt; TABLE_REPS, TABLE_REGIONS).
 set -u
 # hixl's side of every comparison here is RDMA over rxe0: two engines of
 # one host would otherwise pair and copy in the kernel (Transport "auto",
@@ -79,6 +81,10 @@ fi
 if [ "${BENCH_NIXL:-1}" = 1 ]; then
 	echo "bench: NIXL"
 	bench/bench-nixl-guest.sh "$HIXL_WORK/raw-nixl.txt" || exit 1
+fi
+if [ "${BENCH_TABLE:-1}" = 1 ]; then
+	echo "bench: region tables"
+	bench/bench-table-guest.sh "$HIXL_WORK/raw-table.txt" > /dev/null || exit 1
 fi
 info guest_seconds "$(( $(date +%s) - start ))"
 exit 0

@@ -30,6 +30,7 @@ import latreport  # noqa: E402  (bench/latreport.py: the latency section)
 import localreport  # noqa: E402  (bench/localreport.py: the same-host section)
 import pysubmit  # noqa: E402  (bench/pysubmit.py: the Python section)
 import railsreport  # noqa: E402  (bench/railsreport.py: the rails section)
+import tablereport  # noqa: E402  (bench/tablereport.py: the region-table section)
 import nixlreport  # noqa: E402  (bench/nixlreport.py: the NIXL section)
 from benchstats import GIB, MIB, geomean, med, ratio, size_name, spread  # noqa: E402
 
@@ -157,6 +158,7 @@ def main():
     ap.add_argument("--local", help="bench/bench-local-guest.sh's raw lines (same-host section)")
     ap.add_argument("--rails", help="bench/bench-rails-guest.sh's raw lines (rails section)")
     ap.add_argument("--nixl", help="bench/bench-nixl-guest.sh's raw lines (the NIXL section)")
+    ap.add_argument("--table", help="bench/bench-table-guest.sh's raw lines (region tables)")
     ap.add_argument("--mainjob", help="bench/results-default.txt (make bench-default): the "
                     "main job's table in --json")
     ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
@@ -353,6 +355,9 @@ def main():
                      "py")
     nixl = optional_section(out, nixlreport, a.nixl, lambda p: p["res"] or p["na"], "NIXL",
                             "BENCH_NIXL", "nixl")
+    optional_section(out, tablereport, a.table, lambda p: p["runs"],
+                     "Region tables: CONNECT time against registrations per side",
+                     "BENCH_TABLE", "table")
 
     # ---- submission
     w("## Submission rate: TRANSFER ioctl vs io_uring URING_CMD\n")

@@ -196,8 +196,9 @@ all)
 	# (1: the rails section, bench/bench-rails-guest.sh, RAILS_* as for
 	# `rails`), BENCH_PY (1: the Python section, bench/pysubmit.py, PY_REPS),
 	# BENCH_NIXL (1: the NIXL section, bench/bench-nixl-guest.sh, NIXL_REPS,
-	# NIXL_LAYERS; NIXL and the plugins built first by nixl_prep)
-	# reach the guest on its command line.
+	# NIXL_LAYERS; NIXL and the plugins built first by nixl_prep),
+	# BENCH_TABLE (1: the region-table section, bench/bench-table-guest.sh,
+	# TABLE_* as for `table`) reach the guest on its command line.
 	NIXL_UCX_DIR='' NIXL_UCX_NA=''
 	[ "${BENCH_NIXL:-1}" = 0 ] || nixl_prep
 	t0=$(date +%s)
@@ -216,6 +217,8 @@ all)
 		BENCH_PY="${BENCH_PY:-1}" PY_REPS="${PY_REPS:-15}" \
 		BENCH_NIXL="${BENCH_NIXL:-1}" NIXL_REPS="${NIXL_REPS:-5}" NIXL_LAYERS="${NIXL_LAYERS:-16}" \
 		NIXL_UCX_DIR="$NIXL_UCX_DIR" NIXL_UCX_NA="$NIXL_UCX_NA" \
+		BENCH_TABLE="${BENCH_TABLE:-1}" TABLE_REPS="${TABLE_REPS:-3}" \
+		TABLE_REGIONS="${TABLE_REGIONS:-1 10 100 1000 3000 10000}" \
 		bench/bench-all-guest.sh
 	# Debian's python3 has python3-matplotlib (another python3 may come first in PATH)
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
@@ -223,7 +226,7 @@ all)
 		--reg build/vm/bench-all/results-reg.md --submit bench/results-submit.md \
 		--lat build/vm/bench-all/raw-lat.txt --local build/vm/bench-all/raw-local.txt \
 		--rails build/vm/bench-all/raw-rails.txt --py build/vm/bench-all/raw-py.txt \
-		--nixl build/vm/bench-all/raw-nixl.txt \
+		--nixl build/vm/bench-all/raw-nixl.txt --table build/vm/bench-all/raw-table.txt \
 		--mainjob bench/results-default.txt \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \

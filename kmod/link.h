@@ -80,10 +80,11 @@ enum hixl_link_state {
 	HIXL_LINK_CLOSED,	/* being torn down */
 };
 
-/* A peer's registration; usable once all @nr_mrs arrived (@got). */
+/* A peer's registration; usable once all @nr_mrs arrived (@got); @seq: arrival order. */
 struct hixl_rregion {
 	u64 addr;
 	u64 len;
+	u64 seq;
 	bool writable;
 	bool device;
 	u32 nr_mrs;
@@ -292,12 +293,14 @@ extern const struct hixl_link_queue_ops *hixl_xq_ops;
  * @tree:    [addr, addr + len - 1] -> struct hixl_rregion
  * @regions: regions in @tree, at most hixl_max_regions
  * @mrs:     MR entries in @tree, at most hixl_max_peer_mrs
+ * @seq:     the next new region's hixl_rregion.seq
  */
 struct hixl_rtable {
 	struct mutex lock;
 	struct maple_tree tree;
 	u32 regions;
 	u32 mrs;
+	u64 seq;
 };
 
 /**

@@ -31,6 +31,7 @@
 #include "uring.h"
 #include "setup.h"
 #include "report.h"
+#include "rquery.h"
 #include "local_xfer.h"
 
 /* every open engine until its RDMA objects are freed; hixl_engines_lock protects it */
@@ -155,6 +156,7 @@ static const struct hixl_cmd_desc hixl_cmds[] = {
 	HIXL_CMD(CANCEL, HIXL_CANCEL_SIZE_VER0, false),
 	HIXL_CMD(LINK_STATS, HIXL_LINK_STATS_SIZE_VER0, false),
 	HIXL_CMD(ENGINES, HIXL_ENGINES_SIZE_VER0, false),
+	HIXL_CMD(PEER_REGIONS, HIXL_PEER_REGIONS_SIZE_VER0, false),
 };
 
 /**
@@ -261,6 +263,9 @@ long hixl_engine_ioctl(struct hixl_engine *eng, unsigned int cmd,
 		break;
 	case HIXL_IOC_ENGINES:
 		ret = hixl_cmd_engines(eng, &arg.engines);
+		break;
+	case HIXL_IOC_PEER_REGIONS:
+		ret = hixl_cmd_peer_regions(eng, &arg.peer_regions);
 		break;
 	default:
 		ret = -ENOTTY;	/* a table entry without a case: not reached */

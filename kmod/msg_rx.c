@@ -56,6 +56,7 @@ static const struct hixl_rx_handler hixl_rx_handlers[] = {
 	[HIXL_MSG_STAGE_REQ]	= { sizeof(struct hixl_wire_stage_req), hixl_rx_stage_req },
 	[HIXL_MSG_STAGE_DONE]	= { sizeof(struct hixl_wire_stage_done), hixl_rx_stage_done },
 	[HIXL_MSG_TABLE_ACK]	= { sizeof(struct hixl_wire_ack), hixl_rx_table_ack },
+	[HIXL_MSG_REGIONS]	= { sizeof(struct hixl_wire_regions), hixl_rx_regions_msg, true },
 };
 
 static bool hixl_wire_hdr_ok(const void *buf, u32 len)

@@ -26,6 +26,7 @@ enum hixl_wire_type {
 	HIXL_MSG_AUTH_CHALLENGE = 9,	/* connector -> acceptor: nonce */
 	HIXL_MSG_AUTH_REPLY = 10,	/* acceptor -> connector: nonce, mac */
 	HIXL_MSG_AUTH_PROOF = 11,	/* connector -> acceptor: mac */
+	HIXL_MSG_REGIONS = 12,		/* whole regions, packed: a new link's table */
 };
 
 struct hixl_wire_hdr {
@@ -123,6 +124,22 @@ struct hixl_wire_region {
 
 #define HIXL_WIRE_MRS_PER_MSG \
 	((HIXL_MSG_SIZE - sizeof(struct hixl_wire_region)) / sizeof(struct hixl_wire_mr))
+
+/* REGIONS: @count entries, each a struct hixl_wire_region_ent and its @nr_mrs MRs */
+struct hixl_wire_regions {
+	struct hixl_wire_hdr hdr;
+	__le32 count;		/* entries, at least 1 */
+	__le32 reserved;	/* 0 */
+	__u8 ents[];
+};
+
+struct hixl_wire_region_ent {
+	__le64 addr;
+	__le64 len;
+	__le32 flags;		/* HIXL_WIRE_REGION_* */
+	__le32 nr_mrs;		/* MRs of the whole region, all in this entry */
+	struct hixl_wire_mr mrs[];
+};
 
 struct hixl_wire_region_del {
 	struct hixl_wire_hdr hdr;

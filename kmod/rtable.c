@@ -78,6 +78,66 @@ static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
 	kvfree(rr);
 }
 
+/*
+ * Enter MR entries [@first, @first + @count) of the peer's region @addr,
+ * @rlen of @nr MRs; one of another shape at the same address is replaced.
+ * rt.lock held.
+ */
+static int hixl_rtable_put(struct hixl_link *l, u64 addr, u64 rlen, u32 flags, u32 nr,
+			   u32 first, u32 count, const struct hixl_wire_mr *mrs)
+{
+	struct hixl_rregion *rr;
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&l->rt.lock);
+	if (!nr || first > nr || count > nr - first || hixl_range_check(addr, rlen) ||
+	    nr > hixl_pages_spanned(addr, rlen, 12))
+		return -EPROTO;
+	rr = mtree_load(&l->rt.tree, addr);
+	if (!rr || rr->addr != addr || rr->len != rlen || rr->nr_mrs != nr) {
+		if (rr)		/* replaced by a new registration at the same place */
+			hixl_rtable_erase(l, rr);
+		if (l->rt.regions >= READ_ONCE(hixl_max_regions) ||
+		    nr > READ_ONCE(hixl_max_peer_mrs) - min(l->rt.mrs,
+							     READ_ONCE(hixl_max_peer_mrs)))
+			return -ENOSPC;
+		ret = hixl_peer_mrs_charge(l->eng, nr);	/* the engine's links together */
+		if (ret)
+			return ret;
+		rr = kvzalloc(struct_size(rr, mrs, nr), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!rr) {
+			hixl_peer_mrs_uncharge(l->eng, nr);
+			return -ENOMEM;
+		}
+		rr->addr = addr;
+		rr->len = rlen;
+		rr->seq = l->rt.seq++;
+		rr->nr_mrs = nr;
+		rr->writable = flags & HIXL_WIRE_REGION_WRITABLE;
+		rr->device = flags & HIXL_WIRE_REGION_DEVICE;
+		ret = mtree_insert_range(&l->rt.tree, addr, addr + rlen - 1, rr,
+					 GFP_KERNEL_ACCOUNT);
+		if (ret) {
+			hixl_peer_mrs_uncharge(l->eng, nr);
+			kvfree(rr);
+			return ret;
+		}
+		l->rt.regions++;
+		l->rt.mrs += nr;
+	}
+	for (i = 0; i < count; i++) {
+		struct hixl_rmr *d = &rr->mrs[first + i];
+
+		d->addr = le64_to_cpu(mrs[i].addr);
+		d->len = le64_to_cpu(mrs[i].len);
+		d->iova = le64_to_cpu(mrs[i].iova);
+		d->rkey = le32_to_cpu(mrs[i].rkey);
+	}
+	rr->got = max(rr->got, first + count);
+	return 0;
+}
+
 /**
  * hixl_rx_region() - apply a REGION message to the peer's table
  * @l:   the link
@@ -91,65 +151,67 @@ static void hixl_rtable_erase(struct hixl_link *l, struct hixl_rregion *rr)
  */
 VISIBLE_IF_KUNIT int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len)
 {
-	u64 addr = le64_to_cpu(m->addr), rlen = le64_to_cpu(m->len);
-	u32 nr = le32_to_cpu(m->nr_mrs), first = le32_to_cpu(m->first);
-	u32 count = le32_to_cpu(m->count), i;
-	struct hixl_rregion *rr;
-	int ret = 0;
+	u32 count = le32_to_cpu(m->count);
+	int ret;
 
-	if (len < sizeof(*m) || count > HIXL_WIRE_MRS_PER_MSG ||
-	    len < struct_size(m, mrs, count) || !nr || first > nr || count > nr - first ||
-	    hixl_range_check(addr, rlen) || nr > hixl_pages_spanned(addr, rlen, 12))
+	if (len < sizeof(*m) || count > HIXL_WIRE_MRS_PER_MSG || len < struct_size(m, mrs, count))
 		return -EPROTO;
 	mutex_lock(&l->rt.lock);
-	rr = mtree_load(&l->rt.tree, addr);
-	if (!rr || rr->addr != addr || rr->len != rlen || rr->nr_mrs != nr) {
-		if (rr)		/* replaced by a new registration at the same place */
-			hixl_rtable_erase(l, rr);
-		if (l->rt.regions >= READ_ONCE(hixl_max_regions) ||
-		    nr > READ_ONCE(hixl_max_peer_mrs) - min(l->rt.mrs,
-							     READ_ONCE(hixl_max_peer_mrs))) {
-			ret = -ENOSPC;
-			goto out;
-		}
-		ret = hixl_peer_mrs_charge(l->eng, nr);	/* the engine's links together */
-		if (ret)
-			goto out;
-		rr = kvzalloc(struct_size(rr, mrs, nr), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-		if (!rr) {
-			hixl_peer_mrs_uncharge(l->eng, nr);
-			ret = -ENOMEM;
-			goto out;
-		}
-		rr->addr = addr;
-		rr->len = rlen;
-		rr->nr_mrs = nr;
-		rr->writable = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_WRITABLE;
-		rr->device = le32_to_cpu(m->flags) & HIXL_WIRE_REGION_DEVICE;
-		ret = mtree_insert_range(&l->rt.tree, addr, addr + rlen - 1, rr,
-					 GFP_KERNEL_ACCOUNT);
-		if (ret) {
-			hixl_peer_mrs_uncharge(l->eng, nr);
-			kvfree(rr);
-			goto out;
-		}
-		l->rt.regions++;
-		l->rt.mrs += nr;
-	}
-	for (i = 0; i < count; i++) {
-		struct hixl_rmr *d = &rr->mrs[first + i];
-
-		d->addr = le64_to_cpu(m->mrs[i].addr);
-		d->len = le64_to_cpu(m->mrs[i].len);
-		d->iova = le64_to_cpu(m->mrs[i].iova);
-		d->rkey = le32_to_cpu(m->mrs[i].rkey);
-	}
-	rr->got = max(rr->got, first + count);
-out:
+	ret = hixl_rtable_put(l, le64_to_cpu(m->addr), le64_to_cpu(m->len),
+			      le32_to_cpu(m->flags), le32_to_cpu(m->nr_mrs),
+			      le32_to_cpu(m->first), count, m->mrs);
 	mutex_unlock(&l->rt.lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_rx_region);
+
+/**
+ * hixl_rx_regions() - apply a REGIONS message: whole regions, packed
+ * @l:   the link
+ * @m:   the message
+ * @len: its length as received, bytes, at most HIXL_MSG_SIZE
+ *
+ * The entries before a bad one stay applied; the link closes anyway.
+ * Return: as hixl_rx_region(); -EPROTO also for unknown flags, reserved
+ * fields not zero, or bytes beyond the last entry.
+ */
+VISIBLE_IF_KUNIT int hixl_rx_regions(struct hixl_link *l, const struct hixl_wire_regions *m,
+				     u32 len)
+{
+	const u32 known = HIXL_WIRE_REGION_WRITABLE | HIXL_WIRE_REGION_DEVICE;
+	u32 count = le32_to_cpu(m->count), off = sizeof(*m), i, j, nr, flags;
+	const struct hixl_wire_region_ent *e;
+	int ret = 0;
+
+	if (len < sizeof(*m) || len > HIXL_MSG_SIZE || !count || m->reserved)
+		return -EPROTO;
+	mutex_lock(&l->rt.lock);
+	for (i = 0; i < count && !ret; i++) {
+		e = (const void *)m + off;
+		if (len - off < sizeof(*e)) {
+			ret = -EPROTO;
+			break;
+		}
+		nr = le32_to_cpu(e->nr_mrs);
+		flags = le32_to_cpu(e->flags);
+		if (nr > (len - off - sizeof(*e)) / sizeof(e->mrs[0]) || (flags & ~known)) {
+			ret = -EPROTO;
+			break;
+		}
+		for (j = 0; j < nr; j++)
+			if (e->mrs[j].reserved)
+				ret = -EPROTO;
+		if (!ret)
+			ret = hixl_rtable_put(l, le64_to_cpu(e->addr), le64_to_cpu(e->len), flags,
+					      nr, 0, nr, e->mrs);
+		off += struct_size(e, mrs, nr);
+	}
+	if (!ret && off != len)
+		ret = -EPROTO;	/* bytes no entry covers */
+	mutex_unlock(&l->rt.lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_rx_regions);
 
 /**
  * hixl_rx_region_del() - apply a REGION_DEL message: forget one region
@@ -250,6 +312,18 @@ int hixl_rx_region_msg(struct hixl_link *l, const void *buf, u32 len)
 	int ret;
 
 	ret = hixl_rx_region(l, buf, len);
+	if (!ret && !hixl_xq_ops->hold_ack(l, false, &applied))
+		ret = hixl_table_ack(l, applied);
+	return ret;
+}
+
+/* REGIONS: apply them, then acknowledge the message as one. */
+int hixl_rx_regions_msg(struct hixl_link *l, const void *buf, u32 len)
+{
+	u64 applied;
+	int ret;
+
+	ret = hixl_rx_regions(l, buf, len);
 	if (!ret && !hixl_xq_ops->hold_ack(l, false, &applied))
 		ret = hixl_table_ack(l, applied);
 	return ret;

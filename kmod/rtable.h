@@ -12,15 +12,18 @@ int hixl_table_ack(struct hixl_link *l, u64 applied);
 void hixl_ack_done(struct ib_cq *cq, struct ib_wc *wc);
 
 struct hixl_wire_region;
+struct hixl_wire_regions;
 struct hixl_wire_region_del;
 void hixl_rtable_clear(struct hixl_link *l);
 #if IS_ENABLED(CONFIG_KUNIT)
 int hixl_rx_region(struct hixl_link *l, const struct hixl_wire_region *m, u32 len);
+int hixl_rx_regions(struct hixl_link *l, const struct hixl_wire_regions *m, u32 len);
 void hixl_rx_region_del(struct hixl_link *l, const struct hixl_wire_region_del *m);
 #endif
 
 /* receive handlers (hixl_rx_handlers[]) */
 int hixl_rx_region_msg(struct hixl_link *l, const void *buf, u32 len);
+int hixl_rx_regions_msg(struct hixl_link *l, const void *buf, u32 len);
 int hixl_rx_region_del_msg(struct hixl_link *l, const void *buf, u32 len);
 int hixl_rx_table_ack(struct hixl_link *l, const void *buf, u32 len);
 

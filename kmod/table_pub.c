@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * table_pub.c - a new link's region table sent in waves of up to
- * HIXL_PUB_BUFS regions: the wave's REG_MRs posted together and waited for
- * once, then its REGION messages, and one wait for them, instead of a wait
- * for each.  The messages the peer has not applied (TABLE_ACK) stay within
+ * table_pub.c - a new link's region table sent in waves: a wave's REG_MRs
+ * posted as one chain, only its last signaled, and waited for once, then
+ * its regions packed into a few REGIONS messages, and one wait for them.
+ * The messages the peer has not applied (TABLE_ACK) stay within
  * HIXL_PUB_CREDITS, so a slow peer's receive queue does not run dry.  No
  * REG_MR is posted behind a SEND still in flight: rxe executes a fast
  * registration again when it retries after an RNR NAK, and the second one
@@ -22,42 +22,66 @@
 #include "table_pub.h"
 #include "proto.h"
 
-#define HIXL_PUB_BUFS	16	/* REGION messages a wave: half the peer's RECVs */
-#define HIXL_PUB_MRS	32	/* REG_MRs a wave */
-/* REGION messages the peer may hold unapplied: its other RECVs stay free */
+#define HIXL_PUB_BUFS	4	/* REGIONS messages a wave */
+#define HIXL_PUB_MRS	128	/* REG_MRs a wave: half the send queue */
+/* table messages the peer may hold unapplied: its other RECVs stay free */
 #define HIXL_PUB_CREDITS	(HIXL_RX_DEPTH - 8)
+#define HIXL_PUB_ROOM	(HIXL_MSG_SIZE - sizeof(struct hixl_wire_regions))
 
 /**
  * struct hixl_pub - one link's table on its way out
  * @l:       the link; its post_mutex and the engine lock held throughout
- * @ius:     message buffers, one for each region of the wave
- * @regs:    the wave's regions (@used)
- * @used:    regions in this wave
+ * @ius:     the wave's REGIONS messages, filled as regions are added
+ * @count:   entries of each message
+ * @len:     bytes of each message
+ * @msgs:    messages in use, the last one open
+ * @regs:    the wave's regions that need REG_MRs (@nr_regs)
+ * @nr_regs: their number
  * @wrs:     this wave's REG_MR requests
  * @mrs:     their MRs, marked registered once they completed
- * @nr_mrs:  REG_MRs the wave's regions need, at most HIXL_PUB_MRS
- * @sends:   the wave's REGION sends
+ * @nr_mrs:  REG_MRs of the wave, at most HIXL_PUB_MRS
+ * @sends:   the wave's SENDs
  * @sges:    their buffers
- * @cqe:     the completion of every request posted
- * @pending: requests posted and not completed, + 1 until hixl_pub_wait()
+ * @cqe:     the completion of every signaled request
+ * @ucqe:    the failed completion of an unsignaled REG_MR
+ * @pending: signaled requests posted and not completed, + 1 until hixl_pub_wait()
  * @status:  the first failed completion's status, else IB_WC_SUCCESS
  * @done:    completed when @pending drops to 0
  */
 struct hixl_pub {
 	struct hixl_link *l;
 	struct hixl_iu ius[HIXL_PUB_BUFS];
-	struct hixl_region *regs[HIXL_PUB_BUFS];
-	u32 used;
+	u32 count[HIXL_PUB_BUFS];
+	u32 len[HIXL_PUB_BUFS];
+	u32 msgs;
+	struct hixl_region *regs[HIXL_PUB_MRS];
+	u32 nr_regs;
 	struct ib_reg_wr wrs[HIXL_PUB_MRS];
 	struct hixl_mr *mrs[HIXL_PUB_MRS];
 	u32 nr_mrs;
 	struct ib_send_wr sends[HIXL_PUB_BUFS];
 	struct ib_sge sges[HIXL_PUB_BUFS];
 	struct ib_cqe cqe;
+	struct ib_cqe ucqe;
 	atomic_t pending;
 	int status;
 	struct completion done;
 };
+
+static u32 hixl_wire_region_flags(const struct hixl_region *r)
+{
+	return (r->flags & HIXL_REG_READ_ONLY ? 0 : HIXL_WIRE_REGION_WRITABLE) |
+	       (r->type == HIXL_MEM_DEVICE ? HIXL_WIRE_REGION_DEVICE : 0);
+}
+
+static void hixl_wire_mr_fill(struct hixl_wire_mr *w, const struct hixl_mr *mr)
+{
+	w->addr = cpu_to_le64(mr->addr);
+	w->len = cpu_to_le64(mr->len);
+	w->iova = cpu_to_le64(mr->mr->iova);
+	w->rkey = cpu_to_le32(mr->mr->rkey);
+	w->reserved = 0;
+}
 
 /**
  * hixl_region_msg_fill() - a REGION message of one region's MR entries
@@ -75,36 +99,39 @@ u32 hixl_region_msg_fill(const struct hixl_mrset *ms, const struct hixl_region *
 	memset(m, 0, sizeof(*m));
 	m->addr = cpu_to_le64(r->addr);
 	m->len = cpu_to_le64(r->len);
-	m->flags = cpu_to_le32((r->flags & HIXL_REG_READ_ONLY ? 0 : HIXL_WIRE_REGION_WRITABLE) |
-			       (r->type == HIXL_MEM_DEVICE ? HIXL_WIRE_REGION_DEVICE : 0));
+	m->flags = cpu_to_le32(hixl_wire_region_flags(r));
 	m->nr_mrs = cpu_to_le32(ms->nr_mrs);
 	m->first = cpu_to_le32(first);
 	m->count = cpu_to_le32(n);
-	for (i = 0; i < n; i++) {
-		const struct hixl_mr *mr = &ms->mrs[first + i];
-
-		m->mrs[i].addr = cpu_to_le64(mr->addr);
-		m->mrs[i].len = cpu_to_le64(mr->len);
-		m->mrs[i].iova = cpu_to_le64(mr->mr->iova);
-		m->mrs[i].rkey = cpu_to_le32(mr->mr->rkey);
-		m->mrs[i].reserved = 0;
-	}
+	for (i = 0; i < n; i++)
+		hixl_wire_mr_fill(&m->mrs[i], &ms->mrs[first + i]);
 	return n;
+}
+
+static void hixl_pub_status(struct hixl_pub *p, struct ib_wc *wc)
+{
+	if (wc->status == IB_WC_SUCCESS) {
+		hixl_link_alive(p->l);
+		return;
+	}
+	cmpxchg(&p->status, IB_WC_SUCCESS, wc->status);
+	if (wc->status == IB_WC_RETRY_EXC_ERR)
+		hixl_link_lost(p->l, "message");
 }
 
 static void hixl_pub_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct hixl_pub *p = container_of(wc->wr_cqe, struct hixl_pub, cqe);
 
-	if (wc->status == IB_WC_SUCCESS) {
-		hixl_link_alive(p->l);
-	} else {
-		cmpxchg(&p->status, IB_WC_SUCCESS, wc->status);
-		if (wc->status == IB_WC_RETRY_EXC_ERR)
-			hixl_link_lost(p->l, "message");
-	}
+	hixl_pub_status(p, wc);
 	if (atomic_dec_and_test(&p->pending))
 		complete(&p->done);
+}
+
+/* An unsignaled REG_MR completes only when it fails; the chain's last one follows. */
+static void hixl_pub_udone(struct ib_cq *cq, struct ib_wc *wc)
+{
+	hixl_pub_status(container_of(wc->wr_cqe, struct hixl_pub, ucqe), wc);
 }
 
 /* Before posting a batch: one count held until hixl_pub_wait(). */
@@ -116,15 +143,13 @@ static void hixl_pub_arm(struct hixl_pub *p)
 }
 
 /*
- * Post a chain of @total signaled requests, each naming @p->cqe.
+ * Post a chain of requests, @total of them signaled with @p->cqe.
  * Return: 0 or ib_post_send()'s error (the link then fails; what was
  * posted still completes).
  */
 static int hixl_pub_post(struct hixl_pub *p, struct ib_send_wr *first, u32 total)
 {
 	const struct ib_send_wr *bad = NULL;
-	struct ib_send_wr *w;
-	u32 posted = 0;
 	int ret;
 
 	if (!hixl_link_usable(p->l))
@@ -132,9 +157,9 @@ static int hixl_pub_post(struct hixl_pub *p, struct ib_send_wr *first, u32 total
 	atomic_add(total, &p->pending);
 	ret = ib_post_send(p->l->qp, first, &bad);
 	if (ret) {
-		for (w = first; w && w != bad; w = w->next)
-			posted++;
-		atomic_sub(total - posted, &p->pending);
+		for (; bad; bad = bad->next)
+			if (bad->send_flags & IB_SEND_SIGNALED)
+				atomic_dec(&p->pending);
 		hixl_link_fail(p->l, ret);
 	}
 	return ret;
@@ -171,7 +196,7 @@ static int hixl_pub_wait(struct hixl_pub *p)
 }
 
 /*
- * Wait until @n more REGION messages keep the peer's unapplied ones within
+ * Wait until @n more table messages keep the peer's unapplied ones within
  * HIXL_PUB_CREDITS (its TABLE_ACKs), as long as hixl_pub_wait() would.
  * Return: 0; -ECONNRESET the link broke; -ETIMEDOUT (the link then fails).
  */
@@ -195,97 +220,72 @@ static int hixl_pub_credits(struct hixl_pub *p, u32 n)
 	return 0;
 }
 
+/* Post @total requests from @first and wait for them (hixl_pub_wait()). */
+static int hixl_pub_run(struct hixl_pub *p, struct ib_send_wr *first, u32 total)
+{
+	int ret;
+
+	hixl_pub_arm(p);
+	ret = hixl_pub_post(p, first, total);
+	if (!ret)
+		return hixl_pub_wait(p);
+	hixl_pub_wait(p);
+	return ret;
+}
+
 /*
- * Send the wave: its REG_MRs, wait, then its REGION messages, wait.
+ * Send the wave: its REG_MRs, wait, then its REGIONS messages, wait.
  * Return: as hixl_pub_wait(), or hixl_pub_post()'s error.
  */
 static int hixl_pub_flush(struct hixl_pub *p)
 {
 	struct hixl_link *l = p->l;
-	struct ib_send_wr *first = NULL, **next = &first;
-	u32 i, j, n, total = 0;
+	u32 i, n = p->msgs;
 	int ret = 0;
 
-	if (!p->used)
+	if (!n)
 		return 0;
-	hixl_pub_arm(p);
-	for (i = 0; i < p->used; i++) {
-		struct hixl_region *r = p->regs[i];
-		struct hixl_mrset *ms = hixl_region_mrset(r, l->rail);
-		int access = IB_ACCESS_REMOTE_READ;
-
-		if (ms->mrs_registered)
-			continue;
-		if (!(r->flags & HIXL_REG_READ_ONLY))
-			access |= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-		for (j = 0; j < ms->nr_mrs; j++) {
-			struct hixl_mr *mr = &ms->mrs[j];
-			struct ib_reg_wr *rw = &p->wrs[total];
-
-			if (mr->registered)
-				continue;
-			*rw = (struct ib_reg_wr) {
-				.wr.opcode = IB_WR_REG_MR,
-				.wr.send_flags = IB_SEND_SIGNALED,
-				.wr.wr_cqe = &p->cqe,
-				.mr = mr->mr,
-				.key = mr->mr->rkey,
-				.access = access,
-			};
-			p->mrs[total++] = mr;
-			*next = &rw->wr;
-			next = &rw->wr.next;
-		}
+	if (p->nr_mrs) {
+		for (i = 0; i + 1 < p->nr_mrs; i++)
+			p->wrs[i].wr.next = &p->wrs[i + 1].wr;
+		p->wrs[i].wr.next = NULL;
+		p->wrs[i].wr.send_flags = IB_SEND_SIGNALED;
+		p->wrs[i].wr.wr_cqe = &p->cqe;
+		ret = hixl_pub_run(p, &p->wrs[0].wr, 1);
+		if (ret)
+			goto out;
+		for (i = 0; i < p->nr_mrs; i++)
+			p->mrs[i]->registered = true;
+		for (i = 0; i < p->nr_regs; i++)
+			hixl_region_mrset(p->regs[i], l->rail)->mrs_registered = true;
 	}
-	if (total)
-		ret = hixl_pub_post(p, first, total);
-	if (!ret)
-		ret = hixl_pub_wait(p);
-	else
-		hixl_pub_wait(p);
+	ret = hixl_pub_credits(p, n);
 	if (ret)
 		goto out;
-	for (i = 0; i < total; i++)
-		p->mrs[i]->registered = true;
-	for (i = 0; i < p->used; i++)
-		hixl_region_mrset(p->regs[i], l->rail)->mrs_registered = true;
-
-	ret = hixl_pub_credits(p, p->used);
-	if (ret)
-		goto out;
-	hixl_pub_arm(p);
-	first = NULL;
-	next = &first;
-	for (i = 0; i < p->used; i++) {
-		struct hixl_mrset *ms = hixl_region_mrset(p->regs[i], l->rail);
+	for (i = 0; i < n; i++) {
 		struct hixl_iu *iu = &p->ius[i];
-		struct hixl_wire_region *m = iu->buf;
-		struct ib_send_wr *send = &p->sends[i];
+		struct hixl_wire_regions *m = iu->buf;
+		u32 len = p->len[i];
 
-		n = hixl_region_msg_fill(ms, p->regs[i], m, 0);
-		hixl_wire_hdr_fill(&m->hdr, HIXL_MSG_REGION, struct_size(m, mrs, n));
+		m->count = cpu_to_le32(p->count[i]);
+		m->reserved = 0;
+		hixl_wire_hdr_fill(&m->hdr, HIXL_MSG_REGIONS, len);
 		p->sges[i] = (struct ib_sge) {
-			.addr = iu->dma,
-			.length = struct_size(m, mrs, n),
-			.lkey = l->pd->local_dma_lkey,
+			.addr = iu->dma, .length = len, .lkey = l->pd->local_dma_lkey,
 		};
-		ib_dma_sync_single_for_device(l->ibdev, iu->dma, p->sges[i].length, DMA_TO_DEVICE);
-		*send = (struct ib_send_wr) {
+		ib_dma_sync_single_for_device(l->ibdev, iu->dma, len, DMA_TO_DEVICE);
+		p->sends[i] = (struct ib_send_wr) {
 			.opcode = IB_WR_SEND, .sg_list = &p->sges[i], .num_sge = 1,
 			.send_flags = IB_SEND_SIGNALED, .wr_cqe = &p->cqe,
+			.next = i + 1 < n ? &p->sends[i + 1] : NULL,
 		};
-		*next = send;
-		next = &send->next;
 	}
-	ret = hixl_pub_post(p, first, p->used);
+	ret = hixl_pub_run(p, &p->sends[0], n);
 	if (!ret)
-		ret = hixl_pub_wait(p);
-	else
-		hixl_pub_wait(p);
-	if (!ret)
-		l->tbl_sent += p->used;
+		l->tbl_sent += n;
 out:
-	p->used = 0;
+	p->msgs = 0;
+	p->nr_regs = 0;
 	p->nr_mrs = 0;
 	return ret;
 }
@@ -299,23 +299,49 @@ out:
  */
 struct hixl_pub *hixl_pub_start(struct hixl_link *l)
 {
-	struct hixl_pub *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	struct hixl_pub *p = kvzalloc(sizeof(*p), GFP_KERNEL);
 	u32 i;
 
 	if (!p)
 		return NULL;
 	p->l = l;
 	p->cqe.done = hixl_pub_done;
+	p->ucqe.done = hixl_pub_udone;
 	init_completion(&p->done);
 	for (i = 0; i < HIXL_PUB_BUFS; i++) {
 		if (hixl_iu_alloc(l, &p->ius[i], HIXL_MSG_SIZE, DMA_TO_DEVICE, hixl_pub_done)) {
 			while (i--)
 				hixl_iu_free(l->ibdev, &p->ius[i]);
-			kfree(p);
+			kvfree(p);
 			return NULL;
 		}
 	}
 	return p;
+}
+
+/* Queue REG_MRs of @r's MRs on the link's rail not registered yet. */
+static void hixl_pub_reg_mrs(struct hixl_pub *p, struct hixl_region *r, struct hixl_mrset *ms)
+{
+	int access = IB_ACCESS_REMOTE_READ;
+	u32 i;
+
+	if (!(r->flags & HIXL_REG_READ_ONLY))
+		access |= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	for (i = 0; i < ms->nr_mrs; i++) {
+		struct hixl_mr *mr = &ms->mrs[i];
+
+		if (mr->registered)
+			continue;
+		p->wrs[p->nr_mrs] = (struct ib_reg_wr) {
+			.wr.opcode = IB_WR_REG_MR,
+			.wr.wr_cqe = &p->ucqe,
+			.mr = mr->mr,
+			.key = mr->mr->rkey,
+			.access = access,
+		};
+		p->mrs[p->nr_mrs++] = mr;
+	}
+	p->regs[p->nr_regs++] = r;
 }
 
 /**
@@ -324,14 +350,15 @@ struct hixl_pub *hixl_pub_start(struct hixl_link *l)
  * @r: the region, with MRs on the link's rail; the engine lock held
  * Context: process context, may sleep.
  * Return: 0 added (or nothing to announce: no MRs on this rail); 1 not
- * added, the region needs more REG_MRs or messages than a wave takes
+ * added, the region needs more REG_MRs or bytes than a wave takes
  * (hixl_link_reg_mrs() and hixl_send_region() then send it, after
  * hixl_pub_flush() of what is queued); as hixl_pub_flush().
  */
 int hixl_pub_region(struct hixl_pub *p, struct hixl_region *r)
 {
 	struct hixl_mrset *ms = hixl_region_mrset(r, p->l->rail);
-	u32 todo = 0, i;
+	struct hixl_wire_region_ent *e;
+	u32 todo = 0, size, i, *len;
 	int ret;
 
 	lockdep_assert_held(&r->eng->lock);
@@ -341,17 +368,35 @@ int hixl_pub_region(struct hixl_pub *p, struct hixl_region *r)
 	if (!ms->mrs_registered)
 		for (i = 0; i < ms->nr_mrs; i++)
 			todo += !ms->mrs[i].registered;
-	if (ms->nr_mrs > HIXL_WIRE_MRS_PER_MSG || todo > HIXL_PUB_MRS) {
+	size = struct_size(e, mrs, ms->nr_mrs);
+	if (size > HIXL_PUB_ROOM || todo > HIXL_PUB_MRS) {
 		ret = hixl_pub_flush(p);	/* keeps the table's order */
 		return ret ?: 1;
 	}
-	if (p->used == HIXL_PUB_BUFS || p->nr_mrs + todo > HIXL_PUB_MRS) {
+	if (p->nr_mrs + todo > HIXL_PUB_MRS ||
+	    (p->msgs == HIXL_PUB_BUFS && p->len[p->msgs - 1] + size > HIXL_MSG_SIZE)) {
 		ret = hixl_pub_flush(p);
 		if (ret)
 			return ret;
 	}
-	p->regs[p->used++] = r;
-	p->nr_mrs += todo;
+	if (!p->msgs || p->len[p->msgs - 1] + size > HIXL_MSG_SIZE) {
+		p->count[p->msgs] = 0;
+		p->len[p->msgs++] = sizeof(struct hixl_wire_regions);
+	}
+	len = &p->len[p->msgs - 1];
+	e = p->ius[p->msgs - 1].buf + *len;
+	e->addr = cpu_to_le64(r->addr);
+	e->len = cpu_to_le64(r->len);
+	e->flags = cpu_to_le32(hixl_wire_region_flags(r));
+	e->nr_mrs = cpu_to_le32(ms->nr_mrs);
+	for (i = 0; i < ms->nr_mrs; i++)
+		hixl_wire_mr_fill(&e->mrs[i], &ms->mrs[i]);
+	*len += size;
+	p->count[p->msgs - 1]++;
+	if (todo)
+		hixl_pub_reg_mrs(p, r, ms);
+	else
+		ms->mrs_registered = true;
 	return 0;
 }
 
@@ -369,6 +414,6 @@ int hixl_pub_finish(struct hixl_pub *p)
 
 	for (i = 0; i < HIXL_PUB_BUFS; i++)
 		hixl_iu_free(l->ibdev, &p->ius[i]);
-	kfree(p);
+	kvfree(p);
 	return ret;
 }

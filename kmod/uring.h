@@ -21,6 +21,7 @@ union hixl_cmd_arg {
 	struct hixl_cancel cancel;
 	struct hixl_link_stats link_stats;
 	struct hixl_engines engines;
+	struct hixl_peer_regions peer_regions;
 };
 
 #define HIXL_URING_CMD_AREA	80	/* bytes of sqe->cmd on an SQE128 ring */

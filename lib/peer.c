@@ -544,3 +544,32 @@ void hixl_links_release(struct hixl_engine *eng)
 		link_remove(eng, eng->links);
 	}
 }
+
+static int do_peer_regions(struct hixl_engine *eng, const char *remote,
+			   struct hixl_peer_region *buf, uint32_t count, uint32_t *total)
+{
+	struct hixl_peer_regions a;
+	int ret;
+
+	if (!eng || !remote || (count && !buf) || count > HIXL_MAX_STAT_ENTRIES)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	ret = hixl_parse_name(remote, &a.remote);
+	if (ret)
+		return ret;
+	a.buf = count ? (uint64_t)(uintptr_t)buf : 0;
+	a.count = count;
+	ret = HIXL_SYSCALL_RET(ioctl(eng->fd, HIXL_IOC_PEER_REGIONS, &a));
+	if (ret)
+		return ret;
+	if (total)
+		*total = a.total;
+	return (int)(a.total < count ? a.total : count);
+}
+
+HIXL_EXPORT int hixl_peer_regions(struct hixl_engine *eng, const char *remote_engine,
+				  struct hixl_peer_region *buf, uint32_t count, uint32_t *total)
+{
+	return hixl_fail("hixl_peer_regions", remote_engine,
+			 do_peer_regions(eng, remote_engine, buf, count, total));
+}

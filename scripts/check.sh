@@ -20,7 +20,7 @@
 #      static                     the kernel's static checks on kmod/ with its tree
 #                                 (scripts/check-static.sh: sparse, checkpatch
 #                                 --strict, coccicheck, kernel-doc; one test)
-#   5. debug VM                   KUnit + user + C++ + NIXL C++ tests, KASAN/lockdep/kmemleak,
+#   5. debug VM                   KUnit + user + C++ tests, KASAN/lockdep/kmemleak,
 #                                 then in the same boot:
 #      fuzz                       10,000 random ioctls and uring_cmds, counters and pins
 #                                 back to zero (make fuzz: 1,000,000)
@@ -28,7 +28,7 @@
 #                                 (tests/fuzz/hixl-wire-fuzz; make fuzz-wire: 25 min)
 #   6. stock VMs                  user + C++ + Python + NIXL tests on Debian's 6.1 and 6.12 kernels,
 #                                 both VMs at once
-#      (5 and 6 also run the NIXL backend plugin's tests, tests/nixl/, when
+#      (6 runs the NIXL backend plugin's tests, tests/nixl/, when
 #      NIXL could be built: scripts/build-nixl.sh, cached by hash, runs in
 #      the background from stage 2 on, then make nixl)
 #   7. two VMs                    6.1 and 6.12 joined by a QEMU socket network:
@@ -466,13 +466,13 @@ if [ "$kernel_rc" = 0 ]; then
 		# fails the boot, whose console.log's timestamps and the fuzzers'
 		# logs (fuzz.log, fuzz-wire.log) tell which ran when
 		fuzz_args=(10000 "${HIXL_FUZZ_SEED:-1}" 100000 "${HIXL_WIRE_SEED:-1}" 60)
-		# KUnit, the C and C++ tests and NIXL's C++ test: the Python
-		# package's tests and NIXL's gtest drive the same ioctls through
-		# the library and run on both stock kernels (docs/developing.md)
+		# KUnit, the C and C++ tests: the Python package's and the NIXL
+		# backend's tests drive the same ioctls through the library and
+		# run on both stock kernels (docs/developing.md)
 		# the command on one line: the guest's sh (dash) takes no $'...' quoting of newlines
 		HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-2700} \
 		tests/vm/run.sh --kernel debug --module build/debug/kmod/hixl.ko --name debug -- sh -c \
-			'export HIXL_GUEST_PARTS="user cpp nixl" HIXL_GUEST_SKIP_WHY="runs on the stock kernels"; tests/vm/guest-tests.sh "$1"; rc=$?; shift; tests/fuzz/guest-both.sh "$@"; exit $rc' \
+			'export HIXL_GUEST_PARTS="user cpp" HIXL_GUEST_SKIP_WHY="runs on the stock kernels"; tests/vm/guest-tests.sh "$1"; rc=$?; shift; tests/fuzz/guest-both.sh "$@"; exit $rc' \
 			sh build/debug/tests/kunit/hixl_kunit.ko "${fuzz_args[@]}" \
 			|| vm_fail debug "debug VM run"
 		count_kunit "$repo/build/vm/debug/kunit" "$kdir"

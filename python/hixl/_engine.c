@@ -578,6 +578,58 @@ static PyObject *engine_link_stats(EngineObject *self, PyObject *unused)
 	return list ? Py_BuildValue("(iN)", 0, list) : NULL;
 }
 
+/*
+ * peer_regions(name) -> (err, [(addr, len, flags)]): hixl_peer_regions(),
+ * the linked peer's registrations, oldest first.
+ */
+static PyObject *engine_peer_regions(EngineObject *self, PyObject *name_o)
+{
+	struct hixl_peer_region *buf = NULL;
+	uint32_t total = 0, n = 0;
+	const char *name;
+	PyObject *list;
+	int err, i;
+
+	err = utf8(name_o, &name, NULL);
+	if (err == -1)
+		return NULL;
+	for (;;) {	/* the peer may register meanwhile: ask again with room */
+		if (err)
+			break;
+		err = eng_enter(self);
+		if (err)
+			break;
+		err = hixl_peer_regions(self->eng, name, buf, n, &total);
+		eng_leave(self);
+		if (err < 0 || total <= n)
+			break;
+		PyMem_Free(buf);
+		n = total + 4;
+		buf = PyMem_Malloc(n * sizeof(*buf));
+		if (!buf)
+			return PyErr_NoMemory();
+		err = 0;
+	}
+	if (err < 0) {
+		PyMem_Free(buf);
+		return Py_BuildValue("(i[])", err);
+	}
+	list = PyList_New(0);
+	for (i = 0; list && i < err; i++) {
+		PyObject *item = Py_BuildValue("(KKI)", (unsigned long long)buf[i].addr,
+					       (unsigned long long)buf[i].len, buf[i].flags);
+
+		if (!item || PyList_Append(list, item)) {
+			Py_XDECREF(item);
+			Py_CLEAR(list);
+			break;
+		}
+		Py_DECREF(item);
+	}
+	PyMem_Free(buf);
+	return list ? Py_BuildValue("(iN)", 0, list) : NULL;
+}
+
 static PyMethodDef engine_methods[] = {
 	{ "finalize", (PyCFunction)engine_finalize, METH_NOARGS,
 	  "finalize() -> None: hixl_engine_finalize() without the GIL; idempotent" },
@@ -612,6 +664,9 @@ static PyMethodDef engine_methods[] = {
 	  "device() -> str: the RDMA device's name, '' once finalized" },
 	{ "name", (PyCFunction)engine_name, METH_NOARGS,
 	  "name() -> str: hixl_engine_name(), the port picked for port 0; '' once finalized" },
+	{ "peer_regions", (PyCFunction)engine_peer_regions, METH_O,
+	  "peer_regions(name) -> (err, [(addr, len, flags)]): the linked peer's\n"
+	  "registrations, oldest first (HIXL_PEER_REGION_* flags)" },
 	{ "link_stats", (PyCFunction)engine_link_stats, METH_NOARGS,
 	  "link_stats() -> (err, [(peer, state, flags, err, {counter: value})])" },
 	{ "event_fd", (PyCFunction)engine_event_fd, METH_NOARGS,

@@ -26,8 +26,7 @@ its segment name instead, looked up in Mooncake's mooncake/rpc_meta/ key
 (hixl/_etcd.py is the client).
 
 An initialized engine runs one thread of its own: it takes the kernel's
-notifications every 50 ms, answers peers' get_first_buffer_address()
-questions and keeps the rest for get_notifies().  Code that cannot be
+notifications every 50 ms and keeps them for get_notifies().  Code that cannot be
 edited to import this module imports `mooncake.engine` from
 python/mooncake-shim, a separate install.  docs/python.md compares the two
 member by member.
@@ -60,15 +59,12 @@ RPC_META_PREFIX = "mooncake/"
 #: between engines of one host, whichever protocol is named
 PROTOCOLS = ("rdma", "tcp")
 _C_READ, _C_WRITE = 0, 1	# enum hixl_op: HIXL_OP_READ, HIXL_OP_WRITE
-#: get_first_buffer_address()'s question and answer: notifications of these
-#: names between two hixl.mooncake engines, never shown by get_notifies()
-_FBA_ASK, _FBA_ANSWER = b"hixl.mooncake.first_buffer?", b"hixl.mooncake.first_buffer"
 #: notifications kept for get_notifies() (the kernel's own queue holds
 #: max_notify_pending, 4096); later ones are dropped and counted until it
 #: is called
 INBOX_MAX = 4096
-#: how long get_first_buffer_address() waits for the peer's answer, ms
-FIRST_BUFFER_TIMEOUT_MS = 5000
+#: how long get_first_buffer_address() and send_probe() wait for a connect, ms
+CONNECT_TIMEOUT_MS = 5000
 #: how often an engine's notification thread takes the kernel's queue, s
 _PUMP_INTERVAL = 0.05
 
@@ -143,14 +139,11 @@ class TransferEngine:
         self._meta = None	# _etcd.Etcd: metadata_server etcd; None: P2PHANDSHAKE
         self._segments = {}	# segment name -> engine name, looked up in etcd
         self._unpublish = None	# weakref.finalize: deletes our rpc_meta key
-        # notifications: a thread takes them from the kernel (_pump()),
-        # answers get_first_buffer_address() questions of peers, keeps
-        # the answers to ours and the callers' notifications for
-        # get_notifies(); _nlock guards the three below
+        # notifications: a thread takes them from the kernel (_pump())
+        # and keeps them for get_notifies(); _nlock guards the two below
         self._nlock = threading.Lock()
         self._inbox = []	# TransferNotify received, for get_notifies(), <= INBOX_MAX
         self._dropped = 0	# notifications not kept: the inbox was full
-        self._answers = {}	# question id -> the peer's first buffer address
         self._stop = threading.Event()
         self._pumper = None
 
@@ -639,39 +632,21 @@ class TransferEngine:
         return got
 
     def _pump(self):
-        """Take the kernel's queued notifications: answer peers'
-        get_first_buffer_address() questions, keep the answers to ours,
-        and the rest for get_notifies()."""
+        """Take the kernel's queued notifications and keep them for
+        get_notifies()."""
         eng = self._eng
         if eng is None:
             return
         err, items, _dropped = eng.get_notifies()
         if err or not items:
             return
-        questions = []
         with self._nlock:
-            for frm, n, m in items:
-                if n == _FBA_ASK:
-                    questions.append((frm, m))
-                elif n == _FBA_ANSWER:
-                    qid, _, addr = m.partition(b" ")
-                    if qid in self._answers and addr.isdigit():
-                        self._answers[qid] = int(addr)
-                elif len(self._inbox) < INBOX_MAX:
+            for _frm, n, m in items:
+                if len(self._inbox) < INBOX_MAX:
                     self._inbox.append(TransferNotify(n.decode("utf-8", "surrogateescape"),
                                                       m.decode("utf-8", "surrogateescape")))
                 else:
                     self._dropped += 1
-        # "QID" from a linked peer: "QID ADDR" back to that peer only (the
-        # link it came on, never a name the message gives: a peer must not
-        # make this engine connect anywhere)
-        for frm, m in questions:
-            qid = m.split(b" ", 1)[0][:32]
-            with self._lock:
-                first = next(iter(self._regs), 0)
-            if frm and qid:
-                eng.send_notify(frm, _FBA_ANSWER, b"%s %d" % (qid, first), 2000)
-
 
     def get_first_buffer_address(self, segment_name):
         """The address of the first buffer the peer session segment_name
@@ -679,16 +654,13 @@ class TransferEngine:
         get_first_buffer_address(): the first of its segment's buffers, in
         registration order; managed buffers count).  An int; 0 when the
         peer has none registered, or on failure: not initialized, the peer
-        unreachable, a segment name etcd does not resolve (etcd metadata
-        server), or no answer within FIRST_BUFFER_TIMEOUT_MS (5 s; a
-        peer that is not a hixl.mooncake engine never answers).
-        hixl.last_error() says why.
+        unreachable within CONNECT_TIMEOUT_MS, or a segment name etcd does
+        not resolve (etcd metadata server).  hixl.last_error() says why.
 
-        The kernel holds each peer's region table but no command hands it
-        to the process, so the engines ask each other: a notification
-        question, answered by the peer's notification thread (a
-        hixl.mooncake engine runs one from initialize() on).  Costs a
-        round trip of two notifications, and a connect if no link is up.
+        The answer is the oldest entry of the peer's region table as this
+        engine's kernel link holds it (hixl_peer_regions()): any hixl peer,
+        no message to it; a connect first if no link is up.  A buffer the
+        peer registered a moment ago may not show yet.
         """
         eng = self._engine("get_first_buffer_address")
         if eng is None:
@@ -696,30 +668,18 @@ class TransferEngine:
         peer, err = self._peer("get_first_buffer_address", segment_name)
         if err:
             return 0
-        qid = b"%016x" % random.getrandbits(64)
-        with self._nlock:
-            self._answers[qid] = None
-        try:
-            err = eng.send_notify(peer, _FBA_ASK, qid, FIRST_BUFFER_TIMEOUT_MS)
-            if err:
+        err, regions = eng.peer_regions(peer)
+        if err == -_hixl_errno("ENOTCONN") or err == -_hixl_errno("EAGAIN"):
+            err = eng.connect(peer, CONNECT_TIMEOUT_MS)
+            if err and err != -_hixl_errno("EISCONN"):
                 _lib_error()
                 self._forget(segment_name)
                 return 0
-            deadline = time.monotonic() + FIRST_BUFFER_TIMEOUT_MS / 1000.0
-            while time.monotonic() < deadline:
-                self._pump()
-                with self._nlock:
-                    addr = self._answers[qid]
-                if addr is not None:
-                    return addr
-                time.sleep(0.002)
-            _set_error("get_first_buffer_address: no answer from %s within %d ms (a "
-                       "hixl.mooncake engine answers; is it one?)"
-                       % (segment_name, FIRST_BUFFER_TIMEOUT_MS))
+            err, regions = eng.peer_regions(peer)
+        if err:
+            _lib_error()
             return 0
-        finally:
-            with self._nlock:
-                self._answers.pop(qid, None)
+        return regions[0][0] if regions else 0
 
     def get_engine(self):
         """Mooncake's get_engine(): the C++ TransferEngine behind this
@@ -752,7 +712,7 @@ class TransferEngine:
         peer, err = self._peer("send_probe", peer_server_name)
         if err:
             return err
-        err = eng.connect(peer, 5000)
+        err = eng.connect(peer, CONNECT_TIMEOUT_MS)
         if err == -_hixl_errno("EISCONN"):
             return 0
         if err:

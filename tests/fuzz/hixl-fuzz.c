@@ -25,7 +25,9 @@
  * checked (states, flags, -errno, reserved fields 0, one SELF record with
  * our pid, ids oldest first) and nothing may be written past min(count,
  * total) records; the ids ENGINES returned become LINK_STATS's engine
- * argument.  Engines are set up with transport auto, rdma or local
+ * argument.  PEER_REGIONS's entries are checked the same way (known flags,
+ * oldest first, nothing past them) and never name a region the peer
+ * registered local-only.  Engines are set up with transport auto, rdma or local
  * (fuzz-local.c): links between two engines that allow it are same-host
  * links, whose TRANSFERs are the kernel's CPU copy; LINK_STATS around each
  * well-formed TRANSFER proves which path ran, and a run must reach both.
@@ -73,7 +75,7 @@
 #define NSLOT		12
 #define MAXREC		1024
 #define PORT_BASE	19200
-#define NCMD		13
+#define NCMD		14
 #define URING_MAX_INFLIGHT 64
 #define NDESC_BUF	256
 #define NNOTIFY_BUF	8
@@ -124,13 +126,13 @@ static void rnd_fill(void *p, size_t n)
 static const char *cmd_name[NCMD + 1] = {
 	"GET_INFO", "REG_MEM", "DEREG_MEM", "GET_STATS", "SETUP", "CONNECT",
 	"DISCONNECT", "TRANSFER", "SEND_NOTIFY", "GET_NOTIFIES", "CANCEL", "LINK_STATS",
-	"ENGINES", "mangled",
+	"ENGINES", "PEER_REGIONS", "mangled",
 };
 static const unsigned long cmd_nr[NCMD] = {
 	HIXL_IOC_GET_INFO, HIXL_IOC_REG_MEM, HIXL_IOC_DEREG_MEM, HIXL_IOC_GET_STATS,
 	HIXL_IOC_SETUP, HIXL_IOC_CONNECT, HIXL_IOC_DISCONNECT, HIXL_IOC_TRANSFER,
 	HIXL_IOC_SEND_NOTIFY, HIXL_IOC_GET_NOTIFIES, HIXL_IOC_CANCEL, HIXL_IOC_LINK_STATS,
-	HIXL_IOC_ENGINES,
+	HIXL_IOC_ENGINES, HIXL_IOC_PEER_REGIONS,
 };
 /* each command's first struct size: a smaller one must be -EINVAL */
 static const unsigned int cmd_size_ver0[NCMD] = {
@@ -138,7 +140,7 @@ static const unsigned int cmd_size_ver0[NCMD] = {
 	HIXL_STATS_SIZE_VER0, HIXL_SETUP_SIZE_VER0, HIXL_CONNECT_SIZE_VER0,
 	HIXL_CONNECT_SIZE_VER0, HIXL_TRANSFER_SIZE_VER0, HIXL_SEND_NOTIFY_SIZE_VER0,
 	HIXL_GET_NOTIFIES_SIZE_VER0, HIXL_CANCEL_SIZE_VER0, HIXL_LINK_STATS_SIZE_VER0,
-	HIXL_ENGINES_SIZE_VER0,
+	HIXL_ENGINES_SIZE_VER0, HIXL_PEER_REGIONS_SIZE_VER0,
 };
 /* REG_MEM's flag bits (the module keeps its masks to itself) */
 #define FUZZ_REG_FLAGS	(HIXL_REG_READ_ONLY | HIXL_REG_LOCAL_ONLY)
@@ -1231,6 +1233,31 @@ static bool build_engines(struct hixl_engines *a)
 	return bad;
 }
 
+/* entries of stat_buf a PEER_REGIONS may fill, its canary page left over */
+#define NPEER_BUF	((STAT_BUF_SZ - PAGE) / sizeof(struct hixl_peer_region))
+
+static bool build_peer_regions(struct hixl_peer_regions *a)
+{
+	bool bad = false;
+	int m = base_fill(a, sizeof(*a));
+
+	if (m == 2)
+		return true;
+	if (m == 1)
+		return true;
+	gen_remote(&a->remote, &bad);
+	bad |= build_stat_buf(&a->buf, &a->count);
+	if (a->buf == (uint64_t)(uintptr_t)stat_buf && a->count > NPEER_BUF &&
+	    a->count <= HIXL_MAX_STAT_ENTRIES)
+		a->count = NPEER_BUF;	/* a peer's table may be longer than stat_buf */
+	FLAGS32(a->flags, 0);
+	RES32(a->reserved0);
+	RES64_ANY(a->reserved);
+	if (chance(10))
+		a->total = (uint32_t)rnd64();	/* out */
+	return bad;
+}
+
 /* ---- calls ------------------------------------------------------------------------ */
 
 static unsigned long mangle(unsigned long nr)
@@ -1550,6 +1577,36 @@ static void check_engines(const struct hixl_engines *a, int cmd)
 		violation("ENGINES wrote past min(count, total) records", cur_call, cmd, 0);
 }
 
+/*
+ * A PEER_REGIONS that succeeded: min(count, total) entries, oldest first,
+ * known flags, reserved 0, nothing past them, and never a region the peer
+ * registered local-only.
+ */
+static void check_peer_regions(const struct hixl_peer_regions *a, int cmd)
+{
+	const struct hixl_peer_region *o = (const void *)stat_buf;
+	uint32_t n = a->count < a->total ? a->count : a->total;
+	int p = eng_of_name(&a->remote);
+
+	if (a->buf != (uint64_t)(uintptr_t)stat_buf)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		if (o[i].flags & ~(HIXL_PEER_REGION_WRITABLE | HIXL_PEER_REGION_DEVICE) ||
+		    o[i].reserved)
+			violation("PEER_REGIONS unknown flags or reserved set", cur_call, cmd, 0);
+		if (i && o[i - 1].seq >= o[i].seq)
+			violation("PEER_REGIONS not oldest first", cur_call, cmd, 0);
+		if (!o[i].len)
+			violation("PEER_REGIONS an empty region", cur_call, cmd, 0);
+		for (unsigned r = 0; p >= 0 && r < nrec; r++)
+			if (recs[r].live && recs[r].eng == p && recs[r].local_only &&
+			    recs[r].addr == o[i].addr && recs[r].len == o[i].len)
+				violation("PEER_REGIONS shows a local-only region", cur_call, cmd, 0);
+	}
+	if (!stat_tail_ok(n * sizeof(*o)))
+		violation("PEER_REGIONS wrote past min(count, total) records", cur_call, cmd, 0);
+}
+
 /* One call on engine e (fd).  in_child: do not count or record. */
 static void do_call(int e, int fd, bool in_child)
 {
@@ -1577,6 +1634,7 @@ static void do_call(int e, int fd, bool in_child)
 	case 10: bad = build_cancel((void *)arg); break;
 	case 11: bad = build_link_stats((void *)arg); break;
 	case 12: bad = build_engines((void *)arg); break;
+	case 13: bad = build_peer_regions((void *)arg); break;
 	}
 	if (mangled)
 		nr = mangle(nr);
@@ -1700,6 +1758,9 @@ static void do_call(int e, int fd, bool in_child)
 		break;
 	case 12:
 		check_engines((void *)arg, cmd);
+		break;
+	case 13:
+		check_peer_regions((void *)arg, cmd);
 		break;
 	}
 }

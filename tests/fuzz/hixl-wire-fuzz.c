@@ -28,6 +28,13 @@
  *   region_odd REGION with valid counts whose MR entries do not cover the
  *              region (random, zero, 2^64-1 lengths)       -> accepted
  *   region_del REGION_DEL of unknown or inner ranges         -> accepted
+ *   regions    REGIONS (a new link's packed table) of 1..72 whole regions
+ *              in distinct slots, odd MR entries            -> accepted
+ *   regions_bad REGIONS with count 0, past or short of its entries, a
+ *              reserved field set, an unknown flag, an entry's nr_mrs 0,
+ *              past the message or above its pages, a wrapping or empty
+ *              range, an entry running into another or the peer's region,
+ *              cut inside an entry                          -> closed
  *   notify     NOTIFY with name/msg lengths 0, huge, overflowing, past the
  *              message (closed) or valid (delivered byte for byte)
  *   seq        TABLE_ACK with any count, unsolicited STAGE_DONE, TABLE_END
@@ -170,19 +177,19 @@ unsigned long n_closed_ok, n_alive_ok;
 enum kind {
 	K_HDR, K_TRUNC, K_OVERSIZE, K_REGION_BAD, K_REGION_ODD, K_REGION_DEL, K_NOTIFY,
 	K_SEQ, K_HELLO2, K_PREHELLO, K_STAGE, K_STAGE_BAD, K_STAGE2, K_TOCTOU, K_RDMA,
-	K_VXFER, K_VREG, K_FLOOD, K_RANDOM, K_RAILS, K_RAILLINK, NKIND
+	K_VXFER, K_VREG, K_FLOOD, K_RANDOM, K_RAILS, K_RAILLINK, K_REGIONS, K_REGIONS_BAD, NKIND
 };
 
 static const char *const kind_name[NKIND] = {
 	"hdr", "trunc", "oversize", "region_bad", "region_odd", "region_del", "notify",
 	"seq", "hello2", "prehello", "stage", "stage_bad", "stage2", "toctou", "rdma",
-	"vxfer", "vreg", "flood", "random", "rails", "raillink",
+	"vxfer", "vreg", "flood", "random", "rails", "raillink", "regions", "regions_bad",
 };
 
 /* relative frequency; the ones that need a fresh connection are rarer */
 /* (rails, raillink: 0 without two-rail engines, wire-rails.c) */
 static unsigned int kind_weight[NKIND] = {
-	6, 6, 4, 6, 6, 5, 8, 6, 2, 2, 12, 4, 3, 3, 8, 4, 3, 1, 6, 5, 5,
+	6, 6, 4, 6, 6, 5, 8, 6, 2, 2, 12, 4, 3, 3, 8, 4, 3, 1, 6, 5, 5, 5, 6,
 };
 
 static unsigned long kind_runs[NKIND];
@@ -770,6 +777,135 @@ static void case_region_del(void)
 		p_tbl_sent++;
 	}
 	expect_alive(ret, "REGION_DEL of an unknown range");
+}
+
+/* A well-formed REGIONS of up to @max whole regions in distinct slots; its length. */
+static uint32_t build_regions(void *buf, uint32_t max, uint32_t off[], uint32_t *count)
+{
+	struct hixl_wire_regions *m = buf;
+	uint32_t len = sizeof(*m), n = 0, i, nr, slot0 = rnd(64);
+
+	while (n < max && n < 64) {
+		struct hixl_wire_region_ent *e = (void *)((uint8_t *)buf + len);
+		uint64_t slot = (slot0 + n) % 64;
+		uint64_t addr = SLOT_BASE + slot * SLOT_LEN + (slot * 97) % 4096;
+		uint64_t rlen = 1 + rnd(SLOT_LEN - 4096);
+		uint64_t pages = ((addr + rlen + 4095) >> 12) - (addr >> 12);
+		uint32_t room;
+
+		if (len + sizeof(*e) + sizeof(e->mrs[0]) > HIXL_MSG_SIZE)
+			break;
+		room = (HIXL_MSG_SIZE - len - sizeof(*e)) / sizeof(e->mrs[0]);
+		nr = 1 + rnd(chance(70) ? 1 : (pages < room ? pages : room));
+		e->addr = htole64(addr);
+		e->len = htole64(rlen);
+		e->flags = htole32(rnd(4));
+		e->nr_mrs = htole32(nr);
+		for (i = 0; i < nr; i++)
+			e->mrs[i] = (struct hixl_wire_mr){
+				.addr = htole64(chance(50) ? addr + rnd(rlen) : rnd64()),
+				.len = htole64(rnd64() >> rnd(64)),
+				.iova = htole64(rnd64()),
+				.rkey = htole32(chance(50) ? P.mem_mr->rkey : (uint32_t)rnd64()),
+			};
+		off[n++] = len;
+		len += sizeof(*e) + nr * sizeof(e->mrs[0]);
+	}
+	m->count = htole32(n);
+	m->reserved = 0;
+	*count = n;
+	hdr(m, HIXL_MSG_REGIONS, len);
+	return len;
+}
+
+static void case_regions(void)
+{
+	uint32_t off[64], n, len;
+	int i, k = 1 + rnd(3), ret = 0;
+
+	for (i = 0; i < k && !ret; i++) {
+		len = build_regions(msg, 1 + rnd(72), off, &n);
+		ret = hp_send_raw(&P, msg, len);
+		p_tbl_sent++;
+	}
+	expect_alive(ret, "REGIONS of whole regions");
+}
+
+static void case_regions_bad(void)
+{
+	struct hixl_wire_regions *m = (void *)msg;
+	uint32_t off[64], n, len = build_regions(msg, 1 + rnd(8), off, &n);
+	struct hixl_wire_region_ent *e = (void *)(msg + off[rnd(n)]);
+
+	switch (rnd(12)) {
+	case 0:
+		m->count = 0;
+		break;
+	case 1:		/* an entry announced, not sent */
+		m->count = htole32(n + 1 + rnd(chance(50) ? 4 : UINT32_MAX - n - 1));
+		break;
+	case 2:		/* bytes no entry covers */
+		if (n > 1) {
+			m->count = htole32(n - 1);
+		} else {
+			memset(msg + len, 0, 8);
+			len += 8;
+		}
+		break;
+	case 3:
+		m->reserved = htole32(1U << rnd(32));
+		break;
+	case 4:
+		e->flags = htole32(le32toh(e->flags) | 4U << rnd(30));
+		break;
+	case 5:
+		e->mrs[rnd(le32toh(e->nr_mrs))].reserved = htole32(1 + rnd(UINT32_MAX - 1));
+		break;
+	case 6:		/* nr_mrs 0, past the message, or above the region's pages */
+		if (chance(30) || le32toh(e->nr_mrs) < 2)
+			e->nr_mrs = chance(50) ? 0 : htole32(le32toh(e->nr_mrs) + 126 +
+							    rnd(UINT32_MAX / 2));
+		else
+			e->len = htole64(1);
+		break;
+	case 7:		/* wraps, or empty */
+		if (chance(80)) {
+			e->addr = htole64(UINT64_MAX - rnd(1 * MiB));
+			e->len = htole64(2 * MiB + rnd(UINT64_MAX / 2));
+		} else {
+			e->len = 0;
+		}
+		break;
+	case 8:		/* over the peer's own region: EEXIST */
+		e->addr = htole64((uintptr_t)P.mem - 4096);
+		e->len = htole64(P_MEM + 8192);
+		break;
+	case 9:		/* the next entry runs into the first from below: EEXIST */
+		if (n > 1) {	/* (one starting inside a region would replace it) */
+			struct hixl_wire_region_ent *f = (void *)(msg + off[0]);
+			struct hixl_wire_region_ent *g = (void *)(msg + off[1]);
+
+			g->addr = htole64(le64toh(f->addr) - 1);
+			g->len = htole64(2);
+		} else {
+			e->addr = htole64((uintptr_t)P.mem - 4096);
+			e->len = htole64(8192);
+		}
+		break;
+	case 10:	/* cut inside an entry */
+		len = off[n - 1] + rnd(len - off[n - 1]);
+		break;
+	default: {	/* a piece of an entry past the last one, counted */
+		uint32_t extra = 8 + rnd(16);
+
+		m->count = htole32(n + 1);
+		rnd_fill(msg + len, extra);
+		len += extra;
+		break;
+	}
+	}
+	hdr(m, HIXL_MSG_REGIONS, len);
+	expect_closed(hp_send_raw(&P, msg, len), "malformed REGIONS");
 }
 
 /* ---- cases: NOTIFY, sequence, HELLO ------------------------------------------------- */
@@ -1650,6 +1786,12 @@ static void run_case(uint64_t seed, unsigned long i)
 		break;
 	case K_REGION_DEL:
 		case_region_del();
+		break;
+	case K_REGIONS:
+		case_regions();
+		break;
+	case K_REGIONS_BAD:
+		case_regions_bad();
 		break;
 	case K_NOTIFY:
 		case_notify();

@@ -354,10 +354,90 @@ static void hixl_rtable_bounds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l->rt.regions, 0U);
 }
 
+/* Append to a REGIONS message a region at @addr of @nr pages, one MR each; its new length. */
+static u32 hixl_mk_ent(struct hixl_wire_regions *m, u32 len, u64 addr, u32 nr)
+{
+	struct hixl_wire_region_ent *e = (void *)m + len;
+	u32 i;
+
+	e->addr = cpu_to_le64(addr);
+	e->len = cpu_to_le64(nr * 0x1000ULL);
+	e->flags = cpu_to_le32(HIXL_WIRE_REGION_WRITABLE);
+	e->nr_mrs = cpu_to_le32(nr);
+	for (i = 0; i < nr; i++) {
+		e->mrs[i].addr = cpu_to_le64(addr + i * 0x1000ULL);
+		e->mrs[i].len = cpu_to_le64(0x1000);
+		e->mrs[i].iova = cpu_to_le64(i * 0x1000ULL);
+		e->mrs[i].rkey = cpu_to_le32(i + 7);
+	}
+	m->count = cpu_to_le32(le32_to_cpu(m->count) + 1);
+	return len + struct_size(e, mrs, nr);
+}
+
+/* REGIONS: 40 whole regions in one message; every field checked. */
+static void hixl_rtable_packed(struct kunit *test)
+{
+	struct hixl_link *l = hixl_test_link(test);
+	struct hixl_wire_regions *m = kunit_kzalloc(test, HIXL_MSG_SIZE, GFP_KERNEL);
+	struct hixl_wire_region_ent *e;
+	struct hixl_rregion *rr;
+	u32 len = sizeof(*m), i, full;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	for (i = 0; i < 40; i++)
+		len = hixl_mk_ent(m, len, 0x100000 * (i + 1), 1 + i % 3);
+	full = len;
+	KUNIT_ASSERT_EQ(test, hixl_rx_regions(l, m, len), 0);
+	KUNIT_EXPECT_EQ(test, l->rt.regions, 40U);
+	rr = mtree_load(&l->rt.tree, 0x100000 * 39 + 0x2fff);	/* entry 38: 3 pages */
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	KUNIT_EXPECT_EQ(test, rr->got, 3U);
+	KUNIT_EXPECT_EQ(test, rr->mrs[2].rkey, 9U);
+	KUNIT_EXPECT_TRUE(test, rr->writable);
+	hixl_rtable_clear(l);
+
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, full - 1), -EPROTO);	/* cut */
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, full + 8), -EPROTO);	/* trailing */
+	m->count = cpu_to_le32(41);
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, full), -EPROTO);
+	m->count = 0;
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, full), -EPROTO);
+	m->count = cpu_to_le32(40);
+	m->reserved = cpu_to_le32(1);
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, full), -EPROTO);
+	m->reserved = 0;
+	hixl_rtable_clear(l);
+
+	memset(m, 0, HIXL_MSG_SIZE);
+	len = hixl_mk_ent(m, sizeof(*m), 0x10000, 2);
+	e = (void *)(m + 1);
+	e->flags = cpu_to_le32(8);				/* unknown flag */
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, len), -EPROTO);
+	e->flags = 0;
+	e->mrs[1].reserved = cpu_to_le32(1);
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, len), -EPROTO);
+	e->mrs[1].reserved = 0;
+	e->nr_mrs = cpu_to_le32(3);				/* past the message */
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, len), -EPROTO);
+	e->nr_mrs = 0;
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, sizeof(*m) + sizeof(*e)), -EPROTO);
+	e->nr_mrs = cpu_to_le32(2);
+	e->len = cpu_to_le64(0x1000);				/* 2 MRs, 1 page */
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, len), -EPROTO);
+	KUNIT_EXPECT_EQ(test, l->rt.regions, 0U);
+	/* the second entry runs into the first from below: EEXIST, the first stays */
+	e->len = cpu_to_le64(0x2000);
+	len = hixl_mk_ent(m, len, 0xf000, 2);
+	KUNIT_EXPECT_EQ(test, hixl_rx_regions(l, m, len), -EEXIST);
+	KUNIT_EXPECT_EQ(test, l->rt.regions, 1U);
+	hixl_rtable_clear(l);
+}
+
 static struct kunit_case hixl_rtable_cases[] = {
 	KUNIT_CASE(hixl_rtable_updates),
 	KUNIT_CASE(hixl_rtable_malformed),
 	KUNIT_CASE(hixl_rtable_bounds),
+	KUNIT_CASE(hixl_rtable_packed),
 	{}
 };
 

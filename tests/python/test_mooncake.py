@@ -282,10 +282,11 @@ def test_batch_status_returns_at_first_failure(te, peer):
     assert "unknown batch id" in hixl.last_error()
 
 
-def test_first_buffer_address(te, peer):
-    """get_first_buffer_address(session): the peer's first registered
-    buffer still registered (the peer process registered inbox, then
-    outbox); 0 for a peer with none, or that does not answer"""
+def test_first_buffer_address(te, peer, engines):
+    """get_first_buffer_address(session): the oldest registration the peer
+    still has, in registration order, not address order (the kernel's copy
+    of its region table, hixl_peer_regions()); 0 for a peer with none, or
+    none there; any hixl engine answers, not only a hixl.mooncake one"""
     assert te.get_first_buffer_address(peer.session) == peer.inbox
     other = TransferEngine()
     assert other.initialize(IP, P2PHANDSHAKE, "rdma", "") == 0
@@ -293,15 +294,20 @@ def test_first_buffer_address(te, peer):
         session = "%s:%d" % (IP, other.get_rpc_port())
         assert te.get_first_buffer_address(session) == 0		# none registered
         a, b = np.zeros(4096, np.uint8), np.zeros(8192, np.uint8)
-        assert other.register_memory(a.ctypes.data, a.nbytes) == 0
-        assert other.register_memory(b.ctypes.data, b.nbytes) == 0
-        assert te.get_first_buffer_address(session) == a.ctypes.data
-        assert other.unregister_memory(a.ctypes.data) == 0
-        assert te.get_first_buffer_address(session) == b.ctypes.data
-        # the questions and answers are not notifications for the callers
+        lo, hi = sorted((a, b), key=lambda x: x.ctypes.data)
+        assert other.register_memory(hi.ctypes.data, hi.nbytes) == 0	# higher first
+        assert other.register_memory(lo.ctypes.data, lo.nbytes) == 0
+        assert te.get_first_buffer_address(session) == hi.ctypes.data, hixl.last_error()
+        assert other.unregister_memory(hi.ctypes.data) == 0
+        assert te.get_first_buffer_address(session) == lo.ctypes.data
         assert other.get_notifies() == [] and te.get_notifies() == []
     finally:
         other.finalize()
+    # a plain hixl engine (no hixl.mooncake, no notification thread)
+    plain, = engines(1)
+    buf = np.zeros(4096, np.uint8)
+    assert plain.register_mem(buf, hixl.MEM_HOST)[0] == hixl.SUCCESS
+    assert te.get_first_buffer_address(plain.name) == buf.ctypes.data, hixl.last_error()
     assert te.get_first_buffer_address("%s:1" % IP) == 0		# no one there
     assert hixl.last_error()
 

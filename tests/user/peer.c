@@ -420,35 +420,35 @@ int hp_ack(struct hp *p)
 	return hp_send(p, HIXL_MSG_TABLE_ACK, sizeof(*a));
 }
 
-/* Keep the MR entries of a REGION (p->msg), drop a REGION_DEL's. */
-static void hp_mr_log(struct hp *p, uint16_t type)
+/* Log MR entries first..first+count-1 of one region the engine announced. */
+static void hp_region_log(struct hp *p, uint64_t addr, uint64_t len, uint32_t flags,
+			  uint32_t first, uint32_t count, const struct hixl_wire_mr *mrs)
 {
-	const struct hixl_wire_region *r = (const void *)p->msg;
-	const struct hixl_wire_region_del *d = (const void *)p->msg;
-	uint32_t i, count;
+	struct hp_tbl_ent *e;
+	uint32_t i;
 
-	if (type == HIXL_MSG_REGION_DEL && p->msg_len >= sizeof(*d)) {
-		for (i = 0; i < p->nmrs;)
-			if (p->mrs[i].raddr == le64toh(d->addr))
-				p->mrs[i] = p->mrs[--p->nmrs];
-			else
-				i++;
-		return;
+	for (i = 0; i < count; i++) {
+		if (le64toh(mrs[i].iova) > p->max_iova)
+			p->max_iova = le64toh(mrs[i].iova);
+		if (p->nmrs < HP_MR_LOG)
+			p->mrs[p->nmrs++] = (struct hp_mr){
+				.raddr = addr, .rlen = len, .rflags = flags,
+				.addr = le64toh(mrs[i].addr), .len = le64toh(mrs[i].len),
+				.iova = le64toh(mrs[i].iova), .rkey = le32toh(mrs[i].rkey),
+			};
 	}
-	if (type != HIXL_MSG_REGION || p->msg_len < sizeof(*r))
+	if (p->ntbl == HP_TBL_LOG)
 		return;
-	count = le32toh(r->count);
-	for (i = 0; i < count && p->msg_len >= sizeof(*r) + (i + 1) * sizeof(r->mrs[0]) &&
-		    p->nmrs < HP_MR_LOG; i++) {
-		struct hp_mr *m = &p->mrs[p->nmrs++];
-
-		m->raddr = le64toh(r->addr);
-		m->rlen = le64toh(r->len);
-		m->rflags = le32toh(r->flags);
-		m->addr = le64toh(r->mrs[i].addr);
-		m->len = le64toh(r->mrs[i].len);
-		m->iova = le64toh(r->mrs[i].iova);
-		m->rkey = le32toh(r->mrs[i].rkey);
+	e = &p->tbl[p->ntbl++];
+	memset(e, 0, sizeof(*e));
+	e->type = HIXL_MSG_REGION;
+	e->first = first;
+	e->addr = addr;
+	e->len = len;
+	if (count) {
+		e->mr_addr = le64toh(mrs[0].addr);
+		e->mr_iova = le64toh(mrs[0].iova);
+		e->mr_rkey = le32toh(mrs[0].rkey);
 	}
 }
 
@@ -463,39 +463,50 @@ const struct hp_mr *hp_mr_find(const struct hp *p, uint64_t raddr, uint64_t addr
 	return NULL;
 }
 
-/* Log a REGION or REGION_DEL of the engine (p->msg). */
+/* Log a REGION, REGIONS or REGION_DEL of the engine (p->msg); REGIONS as one REGION each. */
 static void hp_tbl_log(struct hp *p, uint16_t type)
 {
 	const struct hixl_wire_region *r = (const void *)p->msg;
+	const struct hixl_wire_regions *rs = (const void *)p->msg;
 	const struct hixl_wire_region_del *d = (const void *)p->msg;
-	struct hp_tbl_ent *e;
-	uint32_t i;
+	uint32_t i, n, off = sizeof(*rs);
 
 	p->received++;
-	if (type == HIXL_MSG_REGION && p->msg_len >= sizeof(*r))
-		for (i = 0; i < le32toh(r->count) &&
-			    sizeof(*r) + (i + 1) * sizeof(r->mrs[0]) <= p->msg_len; i++)
-			if (le64toh(r->mrs[i].iova) > p->max_iova)
-				p->max_iova = le64toh(r->mrs[i].iova);
-	hp_mr_log(p, type);
+	if (type == HIXL_MSG_REGION && p->msg_len >= sizeof(*r)) {
+		n = (p->msg_len - sizeof(*r)) / sizeof(r->mrs[0]);
+		if (le32toh(r->count) < n)
+			n = le32toh(r->count);
+		hp_region_log(p, le64toh(r->addr), le64toh(r->len), le32toh(r->flags),
+			      le32toh(r->first), n, r->mrs);
+		return;
+	}
+	if (type == HIXL_MSG_REGIONS && p->msg_len >= sizeof(*rs)) {
+		for (i = 0; i < le32toh(rs->count) &&
+			    p->msg_len - off >= sizeof(struct hixl_wire_region_ent); i++) {
+			const struct hixl_wire_region_ent *e = (const void *)(p->msg + off);
+
+			n = le32toh(e->nr_mrs);
+			if (n > (p->msg_len - off - sizeof(*e)) / sizeof(e->mrs[0]))
+				break;
+			hp_region_log(p, le64toh(e->addr), le64toh(e->len), le32toh(e->flags), 0,
+				      n, e->mrs);
+			off += sizeof(*e) + n * sizeof(e->mrs[0]);
+		}
+		return;
+	}
+	if (type != HIXL_MSG_REGION_DEL || p->msg_len < sizeof(*d))
+		return;
+	for (i = 0; i < p->nmrs;)
+		if (p->mrs[i].raddr == le64toh(d->addr))
+			p->mrs[i] = p->mrs[--p->nmrs];
+		else
+			i++;
 	if (p->ntbl == HP_TBL_LOG)
 		return;
-	e = &p->tbl[p->ntbl++];
-	memset(e, 0, sizeof(*e));
-	e->type = type;
-	if (type == HIXL_MSG_REGION && p->msg_len >= sizeof(*r)) {
-		e->first = le32toh(r->first);
-		e->addr = le64toh(r->addr);
-		e->len = le64toh(r->len);
-		if (le32toh(r->count) && p->msg_len >= sizeof(*r) + sizeof(r->mrs[0])) {
-			e->mr_addr = le64toh(r->mrs[0].addr);
-			e->mr_iova = le64toh(r->mrs[0].iova);
-			e->mr_rkey = le32toh(r->mrs[0].rkey);
-		}
-	} else if (type == HIXL_MSG_REGION_DEL && p->msg_len >= sizeof(*d)) {
-		e->addr = le64toh(d->addr);
-		e->len = le64toh(d->len);
-	}
+	p->tbl[p->ntbl] = (struct hp_tbl_ent){
+		.type = type, .addr = le64toh(d->addr), .len = le64toh(d->len),
+	};
+	p->ntbl++;
 }
 
 unsigned int hp_tbl_count(const struct hp *p, uint16_t type, uint64_t addr)
@@ -523,6 +534,7 @@ static int hp_take(struct hp *p)
 	p->nback--;
 	switch (type) {
 	case HIXL_MSG_REGION:
+	case HIXL_MSG_REGIONS:
 	case HIXL_MSG_REGION_DEL:
 		hp_tbl_log(p, type);
 		return p->hold_acks ? type : hp_ack(p);

@@ -10,7 +10,8 @@
  * buffer (what its REGION messages announce), both remote read/write.
  * hp_pump() answers the engine's REGION/REGION_DEL with TABLE_ACK, as a
  * hixl peer does, and hands every other message to the test.  Every REGION
- * and REGION_DEL the engine sends is also logged (struct hp.tbl), so a test
+ * and REGION_DEL the engine sends is also logged (struct hp.tbl; each region
+ * of a REGIONS message, a new link's packed table, as a REGION), so a test
  * sees exactly which updates reached this peer's table; with hold_acks set
  * they are handed to the test unanswered instead, and hp_ack() answers them
  * when the test says (an engine's DEREG_MEM waits for that ACK holding its

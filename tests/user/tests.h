@@ -13,6 +13,8 @@ extern const struct ht_test reg_tests[];	/* test_reg.c: memory registration */
 extern const struct ht_test runs_tests[];	/* test_runs.c: pins kept as runs, folio pins */
 extern const struct ht_test setup_tests[];	/* test_setup.c: SETUP and MRs */
 extern const struct ht_test xfer_tests[];	/* test_xfer.c: links and transfers */
+extern const struct ht_test peerreg_tests[];	/* test_peerreg.c: a linked peer's registrations */
+extern const struct ht_test table_tests[];	/* test_table.c: region tables of thousands of regions */
 extern const struct ht_test uring_tests[];	/* test_uring.c: io_uring URING_CMD */
 extern const struct ht_test notify_tests[];	/* test_notify.c: notifications and their link's end */
 extern const struct ht_test uring_async_tests[];	/* test_uring_async.c: staged, same-host through io_uring */
@@ -55,7 +57,7 @@ extern const struct ht_test stall_tests[];	/* test_stall.c: a stuck engine holds
 extern const struct ht_test rail_race_tests[];	/* test_rail_race.c: rail removal/revival races, a stuck engine */
 
 static const struct ht_test *const hixl_test_tables[] = {
-	dev_tests, reg_tests, runs_tests, setup_tests, xfer_tests, notify_tests, uring_tests, uring_async_tests, uring_xwork_tests, physmem_tests, prof_tests,
+	dev_tests, reg_tests, runs_tests, setup_tests, xfer_tests, peerreg_tests, table_tests, notify_tests, uring_tests, uring_async_tests, uring_xwork_tests, physmem_tests, prof_tests,
 	lib_tests, liburing_tests, poll_tests, api_tests, abi_tests, errors_tests, tools_tests, bench_tests,
 	stats_tests, latency_tests, hpoll_tests, revoke_tests, cancel_matrix_tests, peer_tests, auth_tests, keys_tests, vanish_tests, sec_tests, local_tests,
 	loopback_tests,

@@ -85,6 +85,7 @@
 #define HIXL_FEAT_ENGINE_AUTH	(1ULL << 26)	/* ENGINES says whether an engine has a
 						 * secret or allowed peers
 						 * (HIXL_ENGINE_STAT_SECRET, _ALLOWED) */
+#define HIXL_FEAT_PEER_REGIONS	(1ULL << 27)	/* HIXL_IOC_PEER_REGIONS */
 
 /**
  * struct hixl_info - HIXL_IOC_GET_INFO argument
@@ -933,6 +934,59 @@ struct hixl_engines {
 	__u64 lat;
 };
 
+/* hixl_peer_region.flags */
+#define HIXL_PEER_REGION_WRITABLE	(1U << 0)	/* the peer allows WRITEs to it */
+#define HIXL_PEER_REGION_DEVICE		(1U << 1)	/* device memory (a dma-buf) */
+
+/**
+ * struct hixl_peer_region - one of a linked peer's registrations
+ * @addr:     first byte, in the peer's address space (TRANSFER's remote_addr)
+ * @len:      bytes
+ * @seq:      the order the peer made its registrations in: lower is older
+ *            (not contiguous; comparable only within one link)
+ * @flags:    HIXL_PEER_REGION_*
+ * @reserved: 0
+ */
+struct hixl_peer_region {
+	__u64 addr;
+	__u64 len;
+	__u64 seq;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/**
+ * struct hixl_peer_regions - HIXL_IOC_PEER_REGIONS argument: what a linked
+ * peer has registered, as this engine's link knows it (HIXL_FEAT_PEER_REGIONS)
+ * @remote:    in: the peer's name, as CONNECT's
+ * @buf:       in: user pointer to @count struct hixl_peer_region (0 when
+ *             @count is 0)
+ * @count:     in: entries @buf holds, 0..HIXL_MAX_STAT_ENTRIES
+ * @total:     out: the peer's usable registrations; min(@count, @total)
+ *             entries are written, oldest registration first
+ * @flags:     in: must be 0
+ * @reserved0: in: must be 0
+ * @reserved:  in: must be 0
+ *
+ * The table is the one TRANSFER checks remote ranges against: the peer
+ * sends it at CONNECT and each registration and deregistration after, so
+ * a registration the peer made a moment ago may be missing.  Mooncake's
+ * get_first_buffer_address() is entry 0.  Errors: -EINVAL a bad field,
+ * -EAFNOSUPPORT @remote of an unknown family,
+ * -EBADFD no SETUP, -EPERM not the engine's owner, -ENOTCONN no link to
+ * @remote, -EAGAIN the link is still connecting, the link's error when it
+ * broke, -ENOMEM, -EFAULT.
+ */
+struct hixl_peer_regions {
+	struct hixl_sockaddr remote;
+	__u64 buf;
+	__u32 count;
+	__u32 total;
+	__u32 flags;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
 /*
  * Waiting for notifications (HIXL_FEAT_POLL): /dev/hixl is pollable.
  * poll(2), select(2), epoll(7) and io_uring's IORING_OP_POLL_ADD report
@@ -963,6 +1017,7 @@ struct hixl_engines {
 #define HIXL_IOC_NR_CANCEL	0x0a
 #define HIXL_IOC_NR_LINK_STATS	0x10
 #define HIXL_IOC_NR_ENGINES	0x11
+#define HIXL_IOC_NR_PEER_REGIONS	0x12
 
 /*
  * The size of each command's struct in its first ABI: a caller's struct may
@@ -981,6 +1036,7 @@ struct hixl_engines {
 #define HIXL_CANCEL_SIZE_VER0		32
 #define HIXL_LINK_STATS_SIZE_VER0	48
 #define HIXL_ENGINES_SIZE_VER0		40
+#define HIXL_PEER_REGIONS_SIZE_VER0	72
 
 #define HIXL_IOC_GET_INFO	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_GET_INFO, struct hixl_info)
 #define HIXL_IOC_REG_MEM	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_REG_MEM, struct hixl_reg_mem)
@@ -995,6 +1051,8 @@ struct hixl_engines {
 #define HIXL_IOC_CANCEL		_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_CANCEL, struct hixl_cancel)
 #define HIXL_IOC_LINK_STATS	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_LINK_STATS, struct hixl_link_stats)
 #define HIXL_IOC_ENGINES	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_ENGINES, struct hixl_engines)
+#define HIXL_IOC_PEER_REGIONS	_IOWR(HIXL_IOC_MAGIC, HIXL_IOC_NR_PEER_REGIONS, \
+				      struct hixl_peer_regions)
 
 /* ---- io_uring passthrough (IORING_OP_URING_CMD) ---------------------------------- */
 

@@ -83,6 +83,12 @@ HIXL_LAYOUT(sizeof(struct hixl_engines) == 40);
 HIXL_LAYOUT(offsetof(struct hixl_engines, count) == 8);
 HIXL_LAYOUT(offsetof(struct hixl_engines, rails) == 24);
 HIXL_LAYOUT(offsetof(struct hixl_engines, lat) == 32);
+HIXL_LAYOUT(sizeof(struct hixl_peer_region) == 32);
+HIXL_LAYOUT(offsetof(struct hixl_peer_region, flags) == 24);
+HIXL_LAYOUT(sizeof(struct hixl_peer_regions) == 72);
+HIXL_LAYOUT(offsetof(struct hixl_peer_regions, buf) == 32);
+HIXL_LAYOUT(offsetof(struct hixl_peer_regions, flags) == 48);
+HIXL_LAYOUT(offsetof(struct hixl_peer_regions, reserved) == 56);
 HIXL_LAYOUT(sizeof(struct hixl_lat_hist) == 256);
 HIXL_LAYOUT(offsetof(struct hixl_lat_hist, bucket) == 16);
 HIXL_LAYOUT(offsetof(struct hixl_lat_hist, reserved) == 240);
@@ -136,5 +142,6 @@ HIXL_LAYOUT(sizeof(struct hixl_get_notifies) >= HIXL_GET_NOTIFIES_SIZE_VER0);
 HIXL_LAYOUT(sizeof(struct hixl_cancel) >= HIXL_CANCEL_SIZE_VER0);
 HIXL_LAYOUT(sizeof(struct hixl_link_stats) >= HIXL_LINK_STATS_SIZE_VER0);
 HIXL_LAYOUT(sizeof(struct hixl_engines) >= HIXL_ENGINES_SIZE_VER0);
+HIXL_LAYOUT(sizeof(struct hixl_peer_regions) >= HIXL_PEER_REGIONS_SIZE_VER0);
 
 #endif /* _HIXL_LAYOUT_H */

@@ -941,6 +941,29 @@ int hixl_get_connect_status(struct hixl_engine *eng, const char *remote_engine,
 int hixl_disconnect(struct hixl_engine *eng, const char *remote_engine, int timeout_ms);
 
 /**
+ * hixl_peer_regions() - what a linked peer has registered (HIXL_0.3)
+ * @eng:           the engine
+ * @remote_engine: the peer's name; a link to it must be up
+ * @buf:           out: room for @count entries (may be NULL when @count is 0)
+ * @count:         entries @buf holds, 0..HIXL_MAX_STAT_ENTRIES
+ * @total:         out (may be NULL): the peer's usable registrations
+ *
+ * The kernel's copy of the peer's region table (HIXL_IOC_PEER_REGIONS,
+ * HIXL_FEAT_PEER_REGIONS): each entry's address and length in the peer's
+ * address space, whether it may be written and is device memory, oldest
+ * registration first.  Mooncake's get_first_buffer_address() is entry 0.
+ * A registration the peer made or dropped a moment ago may not show yet.
+ *
+ * Return: entries written (min(@count, @total)); -EINVAL NULL @eng or
+ * @remote_engine, a malformed name, @buf NULL with @count > 0, or @count too
+ * large; -ENOTCONN no link to the peer; -EAGAIN the link is still
+ * connecting; the link's error once it broke (e.g. -ECONNRESET); -ENOTTY a
+ * module without HIXL_FEAT_PEER_REGIONS; -ENOMEM.
+ */
+int hixl_peer_regions(struct hixl_engine *eng, const char *remote_engine,
+		      struct hixl_peer_region *buf, uint32_t count, uint32_t *total);
+
+/**
  * hixl_disconnect_async() - start a disconnect (HIXL DisconnectAsync)
  * @eng:           the engine
  * @remote_engine: the peer's name
