@@ -6,6 +6,13 @@ v1/nixl_connector.py): a prefill process holding KV blocks in torch (CPU)
 tensors, a decode process pulling scattered blocks into numpy arrays with a
 READ that carries a notification, the prefill side answering with send_notif.
 
+With --cuda both sides hold their KV cache in device memory, as
+NixlConnector does with its default kv_buffer_device "cuda": allocations
+of the stand-in CUDA driver (tests/gpu/fake_cuda.c, build/fake-cuda/
+libcuda.so.1; its device memory is mapped PROT_NONE, so any CPU access by
+hixl or NIXL kills the process), registered as VRAM by address, the READ
+device to device, checked through cuMemcpyDtoH.
+
 Two ways to run it, the same checks (CHECKS):
 - under pytest, collected by tests/python/test_nixl_agent.py, whose process
   imports torch once and forks the prefill side (make check: a VM boot pays
@@ -15,8 +22,9 @@ Two ways to run it, the same checks (CHECKS):
   the reason when there is no /dev/hixl, no NIXL build (make nixl records its
   prefix in build/nixl/prefix) or no torch.
 
-Usage: tests/nixl/test_nixl_vllm.py       (the decode side; it starts the
-       prefill side as `--prefill`, which talks pickles on stdin/stdout)
+Usage: tests/nixl/test_nixl_vllm.py [--cuda]  (the decode side; it starts
+       the prefill side as `--prefill [--cuda]`, which talks pickles on
+       stdin/stdout)
        tests/nixl/test_nixl_vllm.py --pair-prefill MY_IP PORT
        tests/nixl/test_nixl_vllm.py --pair-decode MY_IP PEER_IP PORT
            the two sides on two hosts (make check's two VMs, tests/pair/
@@ -65,18 +73,29 @@ CHECKS = [
     ("backend", 'nixl_agent(backends=["HIXL"]) made the backend'),
     ("remote_agent", "add_remote_agent(get_agent_metadata()) names the prefill agent"),
     ("read", "make_prepped_xfer READ of 96 scattered 32 KiB blocks, transfer, check_xfer_state: "
-             "the prefill side's blocks (torch; numpy across two VMs) in numpy byte for byte"),
+             "the prefill side's blocks (torch; numpy across two VMs; device memory with --cuda) "
+             "in the decode side's byte for byte"),
     ("notif", "the prefill side's get_new_notifs() has the READ's notification"),
     ("send_notif", "send_notif(decode) arrives in the decode side's get_new_notifs()"),
     ("release", "both sides released, deregistered and removed the remote agent"),
 ]
 
 
+FAKE_CUDA = os.environ.get("HIXL_TEST_FAKE_CUDA",
+                           os.path.join(REPO, "build", "fake-cuda", "libcuda.so.1"))
+
+
 def requirements(tensors="torch"):
     """Skip (raise Skip) unless /dev/hixl, numpy and (tensors="torch": the
-    prefill side's tensors) torch are there."""
+    prefill side's tensors) torch are there; tensors="cuda": the stand-in
+    CUDA driver and /dev/udmabuf, which its exports need."""
     if not os.access("/dev/hixl", os.R_OK | os.W_OK):
         skip("no /dev/hixl (hixl.ko not loaded): run in the test VM")
+    if tensors == "cuda":
+        if not os.path.exists("/dev/udmabuf"):
+            skip("/dev/udmabuf missing (CONFIG_UDMABUF): the stand-in GPU exports udmabufs")
+        if not os.path.exists(FAKE_CUDA):
+            skip("the stand-in CUDA driver is not built (make tests): %s" % FAKE_CUDA)
     import importlib.util
 
     for m in ("numpy", "torch") if tensors == "torch" else ("numpy",):
@@ -128,6 +147,41 @@ def new_agent(role, params=None):
     return agent
 
 
+class FakeCuda:
+    """The stand-in CUDA driver, loaded by its path before hixl's
+    dlopen("libcuda.so.1") (which then finds it by its soname): device
+    allocations of NUM_BLOCKS * BLOCK_LEN bytes, filled and read back with
+    cuMemcpyHtoD/DtoH, as a GPU's KV cache is from the host."""
+
+    def __init__(self):
+        self.cu = ctypes.CDLL(FAKE_CUDA, mode=ctypes.RTLD_GLOBAL)
+        if self.cu.cuInit(0) != 0:
+            raise RuntimeError("the stand-in's cuInit failed")
+
+    def alloc(self, data):
+        """A device allocation holding data (a numpy uint8 array): its address."""
+        d = ctypes.c_ulonglong()
+        if self.cu.cuMemAlloc_v2(ctypes.byref(d), ctypes.c_size_t(data.nbytes)) != 0:
+            raise RuntimeError("cuMemAlloc failed")
+        self.htod(d.value, data)
+        return d.value
+
+    def htod(self, d, data):
+        if self.cu.cuMemcpyHtoD_v2(ctypes.c_ulonglong(d), data.ctypes.data_as(ctypes.c_void_p),
+                                   ctypes.c_size_t(data.nbytes)) != 0:
+            raise RuntimeError("cuMemcpyHtoD failed")
+
+    def dtoh(self, d, n):
+        """n bytes of device memory at d, as a numpy uint8 array."""
+        import numpy as np
+
+        out = np.empty(n, dtype=np.uint8)
+        if self.cu.cuMemcpyDtoH_v2(out.ctypes.data_as(ctypes.c_void_p), ctypes.c_ulonglong(d),
+                                   ctypes.c_size_t(n)) != 0:
+            raise RuntimeError("cuMemcpyDtoH failed")
+        return out
+
+
 def send(out, obj):
     out.write(pickle.dumps(obj))
     out.flush()
@@ -139,8 +193,9 @@ def block_descs(bases):
 
 
 def prefill(inp, out, params=None, tensors="torch"):
-    """The KV producer: torch tensors (tensors="torch") or numpy arrays
-    ("numpy"), registered; answers the decode side.  inp, out: binary files
+    """The KV producer: torch tensors (tensors="torch"), numpy arrays
+    ("numpy") or device memory ("cuda", registered as VRAM), registered;
+    answers the decode side.  inp, out: binary files
     of the pickle channel from and to the decode side; params: the HIXL
     backend's parameters (new_agent())."""
     agent = new_agent("prefill", params)
@@ -150,14 +205,18 @@ def prefill(inp, out, params=None, tensors="torch"):
 
         kv = [torch.from_numpy(exp[r]).clone() for r in range(LAYERS)]
         caches_data = [(t.data_ptr(), t.numel() * t.element_size(), 0, "") for t in kv]
+    elif tensors == "cuda":
+        cu = FakeCuda()
+        caches_data = [(cu.alloc(exp[r].reshape(-1)), exp[r].nbytes, 0, "") for r in range(LAYERS)]
     else:
         kv = [exp[r].copy() for r in range(LAYERS)]
         caches_data = [(a.ctypes.data, a.nbytes, 0, "") for a in kv]
-    descs = agent.get_reg_descs(caches_data, "DRAM")
+    mem = "VRAM" if tensors == "cuda" else "DRAM"
+    descs = agent.get_reg_descs(caches_data, mem)
     agent.register_memory(descs, backends=["HIXL"])
     bases = [c[0] for c in caches_data]
-    src = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), "DRAM"))
-    send(out, {"md": agent.get_agent_metadata(), "bases": bases, "name": agent.name})
+    src = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), mem))
+    send(out, {"md": agent.get_agent_metadata(), "bases": bases, "name": agent.name, "mem": mem})
 
     decode_md = pickle.load(inp)  # the decode side's metadata, for send_notif
     decode = agent.add_remote_agent(decode_md)
@@ -180,26 +239,33 @@ def prefill(inp, out, params=None, tensors="torch"):
     send(out, {"bye": True})
 
 
-def decode(inp, out, ok, params=None):
+def decode(inp, out, ok, params=None, cuda=False):
     """The KV consumer (vLLM's NixlConnector on the decode side) against the
     prefill side behind inp/out (binary files of its pickle channel); calls
     ok(index into CHECKS, passed, why) for each check, in order; params: the
-    HIXL backend's parameters (new_agent())."""
+    HIXL backend's parameters (new_agent()); cuda: the KV cache in device
+    memory (FakeCuda), registered as VRAM."""
     import numpy as np
 
     agent = new_agent("decode", params)
     ok(0, "HIXL" in agent.backends)
     kv = [np.zeros((NUM_BLOCKS, BLOCK_LEN), dtype=np.uint8) for _ in range(LAYERS)]
-    bases = [a.ctypes.data for a in kv]
-    descs = agent.get_reg_descs([(b, NUM_BLOCKS * BLOCK_LEN, 0, "") for b in bases], "DRAM")
+    if cuda:
+        cu = FakeCuda()
+        bases = [cu.alloc(a.reshape(-1)) for a in kv]
+    else:
+        bases = [a.ctypes.data for a in kv]
+    mem = "VRAM" if cuda else "DRAM"
+    descs = agent.get_reg_descs([(b, NUM_BLOCKS * BLOCK_LEN, 0, "") for b in bases], mem)
     agent.register_memory(descs, backends=["HIXL"])
-    dst = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), "DRAM"))
+    dst = agent.prep_xfer_dlist("NIXL_INIT_AGENT", agent.get_xfer_descs(block_descs(bases), mem))
 
     info = pickle.load(inp)
     remote = agent.add_remote_agent(info["md"])  # bytes, passed on as vLLM does
     rname = remote.decode() if isinstance(remote, bytes) else remote
     ok(1, rname == info["name"], "%r" % remote)
-    src = agent.prep_xfer_dlist(remote, agent.get_xfer_descs(block_descs(info["bases"]), "DRAM"))
+    src = agent.prep_xfer_dlist(remote, agent.get_xfer_descs(block_descs(info["bases"]),
+                                                             info.get("mem", "DRAM")))
 
     # a request's blocks: scattered ids on both sides, every region (vLLM's
     # _get_block_descs_ids: region * num_blocks + block)
@@ -215,6 +281,8 @@ def decode(inp, out, ok, params=None):
         state = agent.check_xfer_state(handle)
         time.sleep(0.0002)
     agent.release_xfer_handle(handle)
+    if cuda:
+        kv = [cu.dtoh(b, NUM_BLOCKS * BLOCK_LEN).reshape(NUM_BLOCKS, BLOCK_LEN) for b in bases]
     exp = expected_all()
     bad = sum(not np.array_equal(kv[r][lb], exp[r][rb])
               for r in range(LAYERS) for lb, rb in zip(local_blocks, remote_blocks))
@@ -278,14 +346,15 @@ def main():
         os.dup2(2, 1)  # NIXL's logger
         return pair_prefill(sys.argv[2], int(sys.argv[3]))
     pair = len(sys.argv) == 5 and sys.argv[1] == "--pair-decode"
+    cuda = "--cuda" in sys.argv[1:3]
     if len(sys.argv) > 1 and sys.argv[1] == "--prefill":
         # pickles on the original stdout; anything else printed goes to stderr
         out = os.fdopen(os.dup(1), "wb")
         os.dup2(2, 1)
-        prefill(sys.stdin.buffer, out)
+        prefill(sys.stdin.buffer, out, tensors="cuda" if cuda else "torch")
         return 0
     try:
-        requirements(tensors="numpy" if pair else "torch")
+        requirements(tensors="numpy" if pair else "cuda" if cuda else "torch")
         nixl_api()
     except Skip as e:
         tap("1..0 # SKIP %s" % e)
@@ -312,10 +381,11 @@ def main():
             decode(inp, out, ok, {"engine": sys.argv[2]})
         tap("1..%d" % n)
         return 1 if failed or n != len(CHECKS) else 0
-    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--prefill"],
+    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--prefill"]
+                         + (["--cuda"] if cuda else []),
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        decode(p.stdout, p.stdin, ok)
+        decode(p.stdout, p.stdin, ok, cuda=cuda)
     finally:
         try:
             p.wait(timeout=30)

@@ -3,11 +3,15 @@
 call sequence: the checks of tests/nixl/test_nixl_vllm.py (CHECKS), run in
 this pytest process (the decode side) and a fork of it (the prefill side),
 so the torch this process imported serves both: a test VM boot imports torch
-once.  conftest.py writes these results to $HIXL_WORK/nixl-python.tap ("1..0
+once.  test_nixl_vllm_cuda runs the same checks with the KV cache in device
+memory on both sides (kv_buffer_device "cuda"; the stand-in CUDA driver),
+in processes of their own: hixl looks for a GPU runtime once a process.  conftest.py writes these results to $HIXL_WORK/nixl-python.tap ("1..0
 # SKIP why" when all skip for one reason, e.g. no NIXL build)."""
 
 import importlib.util
 import os
+import subprocess
+import sys
 import traceback
 
 import pytest
@@ -70,3 +74,17 @@ def test_nixl_vllm(results, i):
     assert i in got, "%s: not reached (%s)" % (nixl_vllm.CHECKS[i][1], error)
     passed, why = got[i]
     assert passed, "%s: %s" % (nixl_vllm.CHECKS[i][1], why)
+
+
+def test_nixl_vllm_cuda():
+    """tests/nixl/test_nixl_vllm.py --cuda: every check passed."""
+    try:
+        nixl_vllm.requirements("cuda")
+        nixl_vllm.nixl_api()
+    except nixl_vllm.Skip as e:
+        pytest.skip(str(e))
+    r = subprocess.run([sys.executable, nixl_vllm.__file__, "--cuda"], capture_output=True,
+                       text=True, timeout=300)
+    out = r.stdout + r.stderr[-4000:]
+    assert r.returncode == 0, out
+    assert "1..%d" % len(nixl_vllm.CHECKS) in r.stdout and "not ok" not in r.stdout, out
