@@ -44,6 +44,9 @@ guest_report() {	# NAME RAW REPORT RESULT CMD...
 nixl_prep() {
 	local prefix rc=0
 	NIXL_UCX_DIR='' NIXL_UCX_NA=''
+	# the snapshots beside the checkout, or fetched (scripts/third-party.sh)
+	HIXL_THIRD_PARTY=$(scripts/third-party.sh nixl) || { echo "bench: no NIXL sources, its table will say so" >&2; rm -rf build/nixl; return 0; }
+	export HIXL_THIRD_PARTY
 	prefix=$(scripts/build-nixl.sh) || { echo "bench: no NIXL, its table will say so" >&2; rm -rf build/nixl; return 0; }
 	nice -n 10 make -s nixl NIXL_PREFIX="$prefix" >&2 || { rm -rf build/nixl; return 0; }
 	NIXL_UCX_DIR=$(scripts/build-nixl-ucx.sh "$prefix" 2> build/nixl/ucx.err) || rc=$?
@@ -56,10 +59,11 @@ nixl_prep() {
 mooncake_prep() {
 	local rc=0
 	MOONCAKE_NA=''
-	MOONCAKE_PREFIX=$(scripts/build-mooncake.sh 2> build/mooncake-build.err) || rc=$?
+	MOONCAKE_PREFIX=$(tp=$(scripts/third-party.sh mooncake 2> build/mooncake-build.err) &&
+		HIXL_THIRD_PARTY=$tp scripts/build-mooncake.sh 2>> build/mooncake-build.err) || rc=$?
 	if [ "$rc" != 0 ]; then
 		MOONCAKE_PREFIX=''
-		MOONCAKE_NA="scripts/build-mooncake.sh exited $rc: $(grep -v '^ ' build/mooncake-build.err | tail -1)"
+		MOONCAKE_NA="scripts/third-party.sh or scripts/build-mooncake.sh exited $rc: $(grep -v '^ ' build/mooncake-build.err | tail -1)"
 		echo "bench: no Mooncake ($MOONCAKE_NA), its report will say so" >&2
 	fi
 }

@@ -12,6 +12,7 @@
 #   C++       tests/cpp/hixl-cpp-test (its device tests skip without /dev/hixl)
 #   Python    tests/python with pytest (its engine tests skip without /dev/hixl)
 #   bench     tests/bench: bench/results.json and bench/bench-diff.py on fixtures
+#   3rd party tests/tools/third-party.sh: snapshots found, or fetched and checked
 #   contrib   tests/tools/test-contrib.py: the Grafana dashboard's metrics in
 #             hixlctl's saved output, the textfile exporter, the systemd units
 #   layers    kmod/'s layers and their budgets (scripts/kmod-layers.py)
@@ -127,6 +128,10 @@ count_tap "$out/bench.tap" "bench scripts"
 part "contrib: Grafana dashboard's metrics, textfile exporter, systemd units (tests/tools)"
 "$py" -B tests/tools/test-contrib.py > "$out/contrib.tap" 2>&1 || cat "$out/contrib.tap"
 count_tap "$out/contrib.tap" "contrib"
+
+part "third-party sources: found, or fetched and checked (tests/tools/third-party.sh)"
+tests/tools/third-party.sh > "$out/third-party.tap" 2>&1
+count_tap "$out/third-party.tap" "third-party sources" 9
 
 part "layers of kmod/ (scripts/kmod-layers.py, kmod/LAYERS)"
 if "$py" scripts/kmod-layers.py; then

@@ -168,7 +168,9 @@ count_part() {	# FILE LABEL
 nixl_pid=
 nixl_start() {
 	rm -rf build/nixl
-	scripts/build-nixl.sh > "$out/nixl-prefix" 2> "$out/nixl-build.log" &
+	# the snapshots beside the checkout, or fetched (scripts/third-party.sh)
+	( tp=$(scripts/third-party.sh nixl) && HIXL_THIRD_PARTY=$tp exec scripts/build-nixl.sh ) \
+		> "$out/nixl-prefix" 2> "$out/nixl-build.log" &
 	nixl_pid=$!
 }
 nixl_wait() {
@@ -425,6 +427,9 @@ count_tap "$out/make-kernel.tap" "make's kernel"
 stage "contrib: Grafana dashboard's metrics, textfile exporter, systemd units (tests/tools/test-contrib.py)"
 /usr/bin/python3 -B tests/tools/test-contrib.py > "$out/contrib.tap" 2>&1 || cat "$out/contrib.tap"
 count_tap "$out/contrib.tap" "contrib"
+stage "third-party sources: found beside the checkout or fetched and checked (tests/tools/third-party.sh)"
+tests/tools/third-party.sh > "$out/third-party.tap" 2>&1
+count_tap "$out/third-party.tap" "third-party sources"
 
 stage "compat: W=1 against Debian's 6.1 and 6.12 headers"
 compat

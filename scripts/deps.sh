@@ -41,6 +41,9 @@ pkgs=(
 	libgtest-dev libgmock-dev
 	# make bench: NIXL's UCX backend beside HIXL (scripts/build-nixl-ucx.sh)
 	libucx-dev
+	# the third-party sources where no snapshot is beside the checkout
+	# (scripts/third-party.sh fetches the pinned commits and checks them)
+	curl git
 	# make bench-mooncake: Mooncake's Transfer Engine beside HIXL
 	# (scripts/build-mooncake.sh; ../shared/third_party/README-mooncake.md)
 	libnuma-dev libgflags-dev libgoogle-glog-dev libjsoncpp-dev libyaml-cpp-dev
