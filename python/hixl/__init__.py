@@ -28,7 +28,7 @@ import os
 import threading
 import weakref
 
-from . import _hixl
+from . import _hixl, _torch
 from ._types import (  # noqa: F401 (re-exported)
     SUCCESS, PARAM_INVALID, TIMEOUT, NOT_CONNECTED, ALREADY_CONNECTED, NOTIFY_FAILED,
     UNSUPPORTED, RESOURCE_EXHAUSTED, FAILED, STATUS_NAMES,
@@ -88,6 +88,7 @@ class Hixl(_Links, _Transfers):
         self._lock = threading.Lock()
         self._regs = {}		# handle -> key
         self._ranges = {}	# (addr, len, type, flags) -> handle
+        self._held = {}		# handle -> device tensor registered by data_ptr()
         self._reqs = weakref.WeakValueDictionary()	# int(req) -> Request
         #: hixl's: notifications dropped on full queues, as get_notifies() learnt
         self.notifies_dropped = 0
@@ -165,8 +166,10 @@ class Hixl(_Links, _Transfers):
             eng, self._eng = self._eng, None
             self._regs.clear()
             self._ranges.clear()
+            held, self._held = self._held, {}
         if eng is not None:
             eng.finalize()
+        held.clear()	# the device tensors outlive their registrations
 
     @property
     def local_engine(self):
@@ -209,7 +212,7 @@ class Hixl(_Links, _Transfers):
                   drops the object; read-only buffers register read-only
         mem_type  MemType.MEM_HOST, or MEM_DEVICE: with MemDesc.dmabuf_fd a
                   dma-buf; without (-1) device memory by address, e.g. a
-                  CUDA tensor's MemDesc(t.data_ptr(), nbytes): the GPU
+                  CUDA tensor (or MemDesc(t.data_ptr(), nbytes)): the GPU
                   runtime (libcuda.so.1, loaded at run time) exports it as
                   a dma-buf; host memory given as MEM_DEVICE registers as
                   host memory
@@ -217,7 +220,8 @@ class Hixl(_Links, _Transfers):
         addr and len again returns the first handle.  On failure (status, 0):
         PARAM_INVALID len 0, an unknown mem_type, a range outside the buffer
         or not mapped, an overlap with another registration, a read-only
-        mapping given as an int address; RESOURCE_EXHAUSTED the 256
+        mapping given as an int address, a CUDA tensor with MEM_HOST;
+        RESOURCE_EXHAUSTED the 256
         registrations or the byte limit per process, RLIMIT_MEMLOCK;
         PARAM_INVALID also a MEM_DEVICE range past the end of its GPU
         allocation; UNSUPPORTED, also MEM_DEVICE memory the driver cannot
@@ -237,7 +241,16 @@ class Hixl(_Links, _Transfers):
             return self._ret(_fail(PARAM_INVALID, "register_mem: mem_type %d" % mtype)), 0
         flags = _hixl.REG_LOCAL_ONLY if mem_desc.local_only else 0
         buf = None
-        if mem_desc.obj is not None:
+        dev = mem_desc.obj if isinstance(mem_desc.obj, _torch.DeviceTensor) else None
+        if dev is not None:
+            if mtype != MEM_DEVICE:
+                return self._ret(_fail(PARAM_INVALID, "register_mem: a %s tensor is device "
+                                       "memory: MEM_DEVICE" % dev.tensor.device.type)), 0
+            if not (dev.addr <= mem_desc.addr and
+                    mem_desc.addr + mem_desc.len <= dev.addr + dev.nbytes):
+                return self._ret(_fail(PARAM_INVALID,
+                                       "register_mem: range outside the tensor")), 0
+        elif mem_desc.obj is not None:
             buf = _hixl.Buffer(mem_desc.obj)
             if not (buf.addr <= mem_desc.addr and
                     mem_desc.addr + mem_desc.len <= buf.addr + buf.nbytes):
@@ -259,6 +272,8 @@ class Hixl(_Links, _Transfers):
             if err == 0:
                 self._ranges[key] = handle
                 self._regs[handle] = key
+                if dev is not None:
+                    self._held[handle] = dev.tensor
         if err:
             if buf is not None:
                 buf.release()
@@ -316,6 +331,7 @@ class Hixl(_Links, _Transfers):
             if err == 0:
                 del self._regs[handle]
                 self._ranges.pop(key, None)
+                self._held.pop(handle, None)
         return self._ret(_status(err, "deregister_mem(%#x)" % handle, "hixl_deregister_mem"))
 
 

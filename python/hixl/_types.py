@@ -169,12 +169,15 @@ def _uint(value, name, limit=_U64):
 def _address(value, name):
     """(address, nbytes or None, the buffer object or None) of an int address
     or of a buffer object (numpy array, bytearray, memoryview, mmap...) or a
-    CPU torch tensor (a view of its memory that references it: _torch.py;
-    ValueError for device tensors)."""
+    CPU torch tensor (a view of its memory that references it: _torch.py),
+    or a CUDA tensor (its data_ptr(), the object a _torch.DeviceTensor;
+    ValueError for tensors of other devices)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return _uint(value, name), None, None
     if _torch.is_tensor(value):
         value = _torch.tensor_buffer(value, name)
+        if isinstance(value, _torch.DeviceTensor):
+            return value.addr, value.nbytes, value
     try:
         buf = _hixl.Buffer(value)
     except TypeError:
@@ -195,10 +198,11 @@ class MemDesc:
 
     addr        int, the start address; or any contiguous buffer object
                 (numpy array, bytearray, memoryview, mmap) or CPU torch
-                tensor (ValueError for device or non-contiguous tensors):
-                its start, and
-                register_mem() then holds the buffer (read-only buffers are
-                registered read-only) until deregister_mem() or finalize()
+                tensor (ValueError for non-contiguous tensors): its start,
+                and register_mem() then holds the buffer (read-only buffers
+                are registered read-only) until deregister_mem() or
+                finalize(); a CUDA torch tensor: its data_ptr(), device
+                memory for MEM_DEVICE, the tensor held alike
     len         bytes, int; default (buffer objects only) the buffer's size
     local_only  True: registered for this engine's own side of transfers and
                 never announced to peers (HIXL_REG_LOCAL_ONLY)

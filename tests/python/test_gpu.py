@@ -3,7 +3,8 @@
 MEM_DEVICE registers as host memory (upstream HIXL's own tests do this on
 hosts without an NPU); a device pointer of the fake CUDA driver
 (tests/gpu/fake_cuda.c, build/fake-cuda/libcuda.so.1) registers and moves
-bytes both ways, also through hixl.mooncake's register_memory(); with no
+bytes both ways, also as a CUDA torch tensor (a stand-in: Debian's torch has
+no CUDA) and through hixl.mooncake's register_memory(); with no
 GPU runtime a device address fails naming why.
 The last two run in a child interpreter each: the library looks for the
 runtime once per process.  Ports 28150..28159."""
@@ -97,6 +98,58 @@ else:
     assert a.register_mem(hixl.MemDesc(d + 4096, n), hixl.MEM_DEVICE) == (hixl.PARAM_INVALID, 0)
     assert "past its GPU allocation" in hixl.last_error(), hixl.last_error()
     assert a.deregister_mem(h) == S
+    # a CUDA torch tensor (a stand-in with what hixl reads of one: torch
+    # itself has no CUDA here) registers by its data_ptr(), held while
+    # registered; with MEM_HOST it is refused
+    import weakref
+
+    class _Dev:
+        type = "cuda"
+
+    class _Layout:
+        def __repr__(self):
+            return "torch.strided"
+
+    class Tensor:
+        device, layout = _Dev(), _Layout()
+
+        def __init__(self, ptr, n):
+            self.ptr, self.n = ptr, n
+
+        def data_ptr(self):
+            return self.ptr
+
+        def numel(self):
+            return self.n // 2
+
+        def element_size(self):
+            return 2
+
+        def is_contiguous(self):
+            return True
+
+    Tensor.__module__ = "torch"
+    t = Tensor(d + 65536, 65536)
+    tref = weakref.ref(t)
+    assert a.register_mem(t, hixl.MEM_HOST) == (hixl.PARAM_INVALID, 0)
+    assert "a cuda tensor is device memory" in hixl.last_error(), hixl.last_error()
+    ret, ht = a.register_mem(t, hixl.MEM_DEVICE)
+    assert ret == S, hixl.last_error()
+    ret, info = a.mem_info(ht)
+    assert ret == S and info["type"] == hixl.MEM_DEVICE and info["source"] == "cuda", info
+    assert (info["addr"], info["len"]) == (d + 65536, 65536), info
+    host[:] = 0x5a
+    op = [hixl.TransferOpDesc(t, host.ctypes.data, 65536)]
+    del t
+    assert tref() is not None, "the registered tensor was dropped"
+    assert a.transfer_sync(peer, hixl.READ, op, T) == S, hixl.last_error()
+    del op
+    back = np.zeros(65536, dtype=np.uint8)
+    assert cu.cuMemcpyDtoH_v2(back.ctypes.data_as(ctypes.c_void_p), ctypes.c_ulonglong(d + 65536),
+                              ctypes.c_size_t(65536)) == 0
+    assert (back == 0x5a).all()
+    assert a.deregister_mem(ht) == S
+    assert tref() is None, "the tensor outlived its deregistration"
     # hixl.mooncake: register_memory() of a device pointer
     te = TransferEngine()
     assert te.initialize(%(ip)r, "P2PHANDSHAKE", "rdma", "") == 0, hixl.last_error()
