@@ -404,8 +404,9 @@ static void hixl_xq_pump_locked(struct hixl_link *l)
 			return;
 		}
 		if (!inl) {
-			struct hixl_xchain_alloc *ca = kmalloc(struct_size(ca, w, want), GFP_KERNEL);
+			struct hixl_xchain_alloc *ca;
 
+			ca = kmalloc(struct_size(ca, w, want), GFP_KERNEL);
 			if (ca) {
 				ca->c.w = ca->w;
 				c = &ca->c;
