@@ -506,6 +506,50 @@ static PyObject *engine_async_path(EngineObject *self, PyObject *unused)
 }
 
 /*
+ * A query that fills a caller's array and says how many entries there are:
+ * call it with no room, then with room for all (and 4 more) until what
+ * came fits (entries may be added meanwhile).  q(self, ctx, buf, n,
+ * &total) returns the count written or a negative errno.  Returns that,
+ * *bufp the array (PyMem_Free() it; NULL when empty); -ENOMEM with a
+ * Python MemoryError set.
+ */
+typedef int (*array_query)(EngineObject *self, const void *ctx, void *buf, uint32_t n,
+			   uint32_t *total);
+
+static int query_array(EngineObject *self, array_query q, const void *ctx, size_t elem,
+		       void **bufp)
+{
+	uint32_t total = 0, n = 0;
+	void *buf = NULL;
+	int err;
+
+	for (;;) {
+		err = eng_enter(self);
+		if (err)
+			break;
+		err = q(self, ctx, buf, n, &total);
+		eng_leave(self);
+		if (err < 0 || total <= n)
+			break;
+		PyMem_Free(buf);
+		n = total + 4;
+		buf = PyMem_Malloc((size_t)n * elem);
+		if (!buf) {
+			PyErr_NoMemory();
+			return -ENOMEM;
+		}
+	}
+	*bufp = buf;
+	return err;
+}
+
+static int link_stats_q(EngineObject *self, const void *ctx, void *buf, uint32_t n,
+			uint32_t *total)
+{
+	return hixl_engine_link_stats(self->eng, buf, n, total);
+}
+
+/*
  * link_stats() -> (err, [(peer, state, flags, err, {counter: value})]):
  * hixl_engine_link_stats(), every link of the engine with its counters
  * (struct hixl_xfer_stats by field name, local_bytes/local_ops included).
@@ -513,24 +557,12 @@ static PyObject *engine_async_path(EngineObject *self, PyObject *unused)
 static PyObject *engine_link_stats(EngineObject *self, PyObject *unused)
 {
 	struct hixl_link_stat *buf = NULL;
-	uint32_t total = 0, n = 0;
 	PyObject *list;
 	int err, i;
 
-	for (;;) {	/* links may come meanwhile: ask again with room for all */
-		err = eng_enter(self);
-		if (err)
-			break;
-		err = hixl_engine_link_stats(self->eng, buf, n, &total);
-		eng_leave(self);
-		if (err < 0 || total <= n)
-			break;
-		PyMem_Free(buf);
-		n = total + 4;
-		buf = PyMem_Malloc(n * sizeof(*buf));
-		if (!buf)
-			return PyErr_NoMemory();
-	}
+	err = query_array(self, link_stats_q, NULL, sizeof(*buf), (void **)&buf);
+	if (err == -ENOMEM && PyErr_Occurred())
+		return NULL;
 	if (err < 0) {
 		PyMem_Free(buf);
 		return Py_BuildValue("(i[])", err);
@@ -578,6 +610,12 @@ static PyObject *engine_link_stats(EngineObject *self, PyObject *unused)
 	return list ? Py_BuildValue("(iN)", 0, list) : NULL;
 }
 
+static int peer_regions_q(EngineObject *self, const void *name, void *buf, uint32_t n,
+			  uint32_t *total)
+{
+	return hixl_peer_regions(self->eng, name, buf, n, total);
+}
+
 /*
  * peer_regions(name) -> (err, [(addr, len, flags)]): hixl_peer_regions(),
  * the linked peer's registrations, oldest first.
@@ -585,7 +623,6 @@ static PyObject *engine_link_stats(EngineObject *self, PyObject *unused)
 static PyObject *engine_peer_regions(EngineObject *self, PyObject *name_o)
 {
 	struct hixl_peer_region *buf = NULL;
-	uint32_t total = 0, n = 0;
 	const char *name;
 	PyObject *list;
 	int err, i;
@@ -593,23 +630,10 @@ static PyObject *engine_peer_regions(EngineObject *self, PyObject *name_o)
 	err = utf8(name_o, &name, NULL);
 	if (err == -1)
 		return NULL;
-	for (;;) {	/* the peer may register meanwhile: ask again with room */
-		if (err)
-			break;
-		err = eng_enter(self);
-		if (err)
-			break;
-		err = hixl_peer_regions(self->eng, name, buf, n, &total);
-		eng_leave(self);
-		if (err < 0 || total <= n)
-			break;
-		PyMem_Free(buf);
-		n = total + 4;
-		buf = PyMem_Malloc(n * sizeof(*buf));
-		if (!buf)
-			return PyErr_NoMemory();
-		err = 0;
-	}
+	if (!err)
+		err = query_array(self, peer_regions_q, name, sizeof(*buf), (void **)&buf);
+	if (err == -ENOMEM && PyErr_Occurred())
+		return NULL;
 	if (err < 0) {
 		PyMem_Free(buf);
 		return Py_BuildValue("(i[])", err);
