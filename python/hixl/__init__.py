@@ -273,7 +273,8 @@ class Hixl(_Links, _Transfers):
         device memory by address starts at its page), "type" (the
         MemType it became: host memory given as MEM_DEVICE is MEM_HOST),
         "requested" (the MemType given), "source" ("host", "dmabuf": the
-        caller's fd, "cuda" / "rocm": exported by that runtime), "flags"; or
+        caller's fd, "cuda" / "rocm": exported by that runtime, "staged":
+        CUDA memory the library moves through bounce buffers), "flags"; or
         (PARAM_INVALID, None) for a handle that is not a live registration
         of this engine, (FAILED, None) when not initialized.  Raises
         TypeError for a non-int.
@@ -289,7 +290,8 @@ class Hixl(_Links, _Transfers):
         to_type = {_hixl.C_MEM_HOST: MEM_HOST, _hixl.C_MEM_DEVICE: MEM_DEVICE}
         return SUCCESS, {"addr": t[0], "len": t[1], "type": to_type[t[2]],
                          "requested": to_type[t[3]],
-                         "source": {0: "host", 1: "dmabuf", 2: "cuda", 3: "rocm"}.get(t[4], str(t[4])),
+                         "source": {0: "host", 1: "dmabuf", 2: "cuda", 3: "rocm",
+                                    4: "staged"}.get(t[4], str(t[4])),
                          "flags": t[5]}
 
     def deregister_mem(self, mem_handle):

@@ -331,3 +331,146 @@ API CUresult cuCtxSetCurrent(CUcontext ctx)
 		ctx_depth--;
 	return CUDA_SUCCESS;
 }
+
+/*
+ * Staging's entry points.  A stream and an event are tokens (their live
+ * count: fake_cuda_live()); the async copies are done at once, in order, so
+ * a recorded event has always passed.  FAKE_CUDA_COPY_ERROR=N[:OFF] makes
+ * an async copy fail with N, every one or (with OFF) those reaching past
+ * byte OFF of their allocation.  cuMemHostRegister_v2 wants host memory
+ * the process can write, and counts (fake_cuda_live() again).
+ */
+struct CUstream_st { int magic; };
+struct CUevent_st { int magic; };
+#define STREAM_MAGIC 0x5157
+#define EVENT_MAGIC 0x4576
+static int live_streams, live_events, live_host_regs;
+
+API CUresult cuStreamCreate(CUstream *s, unsigned int flags)
+{
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!s || flags > 1)
+		return CUDA_ERROR_INVALID_VALUE;
+	*s = malloc(sizeof(**s));
+	if (!*s)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*s)->magic = STREAM_MAGIC;
+	__atomic_add_fetch(&live_streams, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuStreamDestroy_v2(CUstream s)
+{
+	if (!s || s->magic != STREAM_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	s->magic = 0;
+	free(s);
+	__atomic_sub_fetch(&live_streams, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuStreamSynchronize(CUstream s)
+{
+	return s && s->magic == STREAM_MAGIC ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+API CUresult cuEventCreate(CUevent *e, unsigned int flags)
+{
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!e || flags & ~0x7u)
+		return CUDA_ERROR_INVALID_VALUE;
+	*e = malloc(sizeof(**e));
+	if (!*e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*e)->magic = EVENT_MAGIC;
+	__atomic_add_fetch(&live_events, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuEventDestroy_v2(CUevent e)
+{
+	if (!e || e->magic != EVENT_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	e->magic = 0;
+	free(e);
+	__atomic_sub_fetch(&live_events, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuEventRecord(CUevent e, CUstream s)
+{
+	if (!e || e->magic != EVENT_MAGIC || (s && s->magic != STREAM_MAGIC))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuEventSynchronize(CUevent e)
+{
+	return e && e->magic == EVENT_MAGIC ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* FAKE_CUDA_COPY_ERROR for the async copy of [d, d + n) */
+static CUresult copy_error(CUdeviceptr d, size_t n)
+{
+	const char *v = getenv("FAKE_CUDA_COPY_ERROR"), *colon;
+	struct alloc a;
+
+	if (!v || !*v)
+		return CUDA_SUCCESS;
+	colon = strchr(v, ':');
+	if (colon && !find(d, &a) && d - a.base + n <= strtoull(colon + 1, NULL, 0))
+		return CUDA_SUCCESS;
+	return (CUresult)atoi(v);
+}
+
+static CUresult async_copy(CUdeviceptr d, void *h, size_t n, int to_dev, CUstream s)
+{
+	CUresult rc;
+
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (s && s->magic != STREAM_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = copy_error(d, n);
+	return rc ? rc : copy(d, h, n, to_dev);
+}
+
+API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	return async_copy(src, dst, n, 0, s);
+}
+
+API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+	return async_copy(dst, (void *)src, n, 1, s);
+}
+
+API CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags)
+{
+	struct alloc a;
+
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!p || !n || flags > 0xf || !find((CUdeviceptr)(uintptr_t)p, &a))
+		return CUDA_ERROR_INVALID_VALUE;	/* device memory is not host memory */
+	__atomic_add_fetch(&live_host_regs, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuMemHostUnregister(void *p)
+{
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	__atomic_sub_fetch(&live_host_regs, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+/* the fake's own (tests only): streams + events + host registrations alive */
+API int fake_cuda_live(void)
+{
+	return __atomic_load_n(&live_streams, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&live_events, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&live_host_regs, __ATOMIC_RELAXED);
+}

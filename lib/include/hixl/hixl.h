@@ -462,6 +462,14 @@ int hixl_format_engine_name(const struct hixl_sockaddr *addr, char *buf, size_t 
 #define HIXL_OPTION_ALLOWED_PEERS	"AllowedPeers"
 #define HIXL_OPTION_AUTH_SECRET		"AuthSecret"
 #define HIXL_OPTION_AUTH_SECRET_FILE	"AuthSecretFile"
+/*
+ * hixl's own: how CUDA device memory registered by address is reached:
+ * "auto" (the default: peer-to-peer through its dma-buf, staged through
+ * pinned host buffers where the driver cannot export it or the kernel
+ * cannot register it), "p2p" (the dma-buf only) or "staged" (always
+ * staged); HIXL_DEVICE_MEM_PATH when no option says
+ */
+#define HIXL_OPTION_DEVICE_MEM_PATH	"DeviceMemPath"
 
 /**
  * struct hixl_option - one key/value option of hixl_engine_init()
@@ -674,6 +682,41 @@ const char *hixl_engine_device(const struct hixl_engine *eng);
 int hixl_engine_stats(const struct hixl_engine *eng, struct hixl_stats *st);
 
 /**
+ * struct hixl_staged_stats - the library's counters of staged device memory
+ * @regions:       staged regions registered now (HIXL_MEM_SOURCE_STAGED)
+ * @bytes_written: bytes of staged regions sent by WRITE (device to bounce
+ *                 buffer to the peer), counted once a round's WRITE ended
+ * @bytes_read:    bytes of staged regions received by READ (the peer to
+ *                 bounce buffer to device), counted once copied to device
+ * @rounds:        bounce-buffer rounds done (each up to 1 MiB)
+ * @errors:        staged transfers that failed (a copy, the RDMA, a timeout)
+ * @reserved:      0
+ *
+ * 64 bytes on every ABI.
+ */
+struct hixl_staged_stats {
+	uint64_t regions;
+	uint64_t bytes_written;
+	uint64_t bytes_read;
+	uint64_t rounds;
+	uint64_t errors;
+	uint64_t reserved[3];
+};
+
+/**
+ * hixl_engine_staged_stats() - the engine's staged device memory counters (HIXL_0.3)
+ * @eng: the engine
+ * @st:  out: the counters since hixl_engine_init()
+ *
+ * Staged regions live in the library only (the kernel never sees them):
+ * this, and hixl_mem_get_info()'s HIXL_MEM_SOURCE_STAGED, is where they
+ * show; hixlctl's tables list the kernel's registrations.
+ *
+ * Return: 0; -EINVAL for NULL arguments.
+ */
+int hixl_engine_staged_stats(const struct hixl_engine *eng, struct hixl_staged_stats *st);
+
+/**
  * hixl_engine_link_stats() - the engine's links and their counters (HIXL_0.2)
  * @eng:   the engine
  * @buf:   room for @count records (may be NULL when @count is 0)
@@ -803,12 +846,19 @@ int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle);
  *                          address (HIXL_MEM_DEVICE, dmabuf_fd -1)
  * @HIXL_MEM_SOURCE_ROCM:   a dma-buf the ROCm (HSA) runtime exported for a
  *                          device address (HIXL_MEM_DEVICE, dmabuf_fd -1)
+ * @HIXL_MEM_SOURCE_STAGED: CUDA device memory by address that the RDMA
+ *                          device cannot reach (or "DeviceMemPath" is
+ *                          "staged"): not registered in the kernel; the
+ *                          library moves it through pinned host bounce
+ *                          buffers with the GPU's copy engine.  Local only:
+ *                          no peer can name it in a transfer
  */
 enum hixl_mem_source {
 	HIXL_MEM_SOURCE_HOST = 0,
 	HIXL_MEM_SOURCE_DMABUF = 1,
 	HIXL_MEM_SOURCE_CUDA = 2,
 	HIXL_MEM_SOURCE_ROCM = 3,
+	HIXL_MEM_SOURCE_STAGED = 4,
 };
 
 /**
@@ -1592,6 +1642,7 @@ HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, dmabuf_fd) == 20, mem_desc_dma
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, dmabuf_offset) == 24, mem_desc_dmabuf_offset);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, reserved) == 32, mem_desc_reserved);
 HIXL_LAYOUT_ASSERT(sizeof(struct hixl_mem_info) == 64, mem_info_size);
+HIXL_LAYOUT_ASSERT(sizeof(struct hixl_staged_stats) == 64, staged_stats_size);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_info, source) == 24, mem_info_source);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_args, flags) == 4, transfer_args_flags);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_args, tag) == 8, transfer_args_tag);

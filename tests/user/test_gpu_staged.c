@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_gpu_staged.c - staged device memory (lib/staged.c): CUDA memory by
+ * address that the RDMA device cannot reach, moved through the library's
+ * pinned host bounce buffers by the GPU's copy engine, against
+ * tests/gpu/fake_cuda.c (its device memory is a memfd mapped PROT_NONE: a
+ * CPU load or store of it kills the test; its async copies are pread and
+ * pwrite of the memfd).  Engine a holds the device memory, engine b host
+ * memory; bytes are checked through cuMemcpyDtoH.
+ *
+ *   gpu_staged_forced      DeviceMemPath "staged": the registration says
+ *                          HIXL_MEM_SOURCE_STAGED (no fd left, a handle of
+ *                          the library's); one batch of a staged descriptor
+ *                          spanning several bounce rounds from an unaligned
+ *                          offset, a small staged one and a host one,
+ *                          WRITE then READ, synchronous and asynchronous
+ *                          (io_uring), over rxe and the same-host copy;
+ *                          the staged-bytes counters grow by exactly the
+ *                          staged bytes; the peer cannot name the staged
+ *                          region; deregistered, it is gone; after
+ *                          finalize no stream, event or pinning is left
+ *   gpu_staged_auto        the default ("auto"): the export refused
+ *                          (FAKE_CUDA_EXPORT_ERROR) registers staged and
+ *                          moves bytes; the export working registers
+ *                          peer-to-peer (CUDA); "p2p" with the export
+ *                          refused fails as before; HIXL_DEVICE_MEM_PATH
+ *                          sets it, a bad value is refused naming the
+ *                          accepted ones
+ *   gpu_staged_copy_error  a copy failing mid-pipeline
+ *                          (FAKE_CUDA_COPY_ERROR=801:OFFSET): WRITE and
+ *                          READ, sync and async, fail -EIO naming the
+ *                          copy and CUDA_ERROR_NOT_SUPPORTED, with the
+ *                          failing descriptor's index; the next transfer
+ *                          works; nothing is left after finalize
+ *
+ * Engines on 10.77.0.1 (rxe0 in the test VM), ports 29300-29339.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tests.h"
+#include "util.h"
+#include "../gpu/fake_cuda.h"
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+#define IP HX_IP
+
+static const struct hixl_option staged_rdma[] = {
+	{ HIXL_OPTION_DEVICE_MEM_PATH, "staged" }, { "Transport", "rdma" } };
+static const struct hixl_option staged_local[] = { { HIXL_OPTION_DEVICE_MEM_PATH, "staged" } };
+static const struct hixl_option rdma_only[] = { { "Transport", "rdma" } };
+
+/* streams, events and pinnings the fake driver has alive */
+static int fake_live(void)
+{
+	fake_cuda_live_fn f = (fake_cuda_live_fn)dlsym(RTLD_DEFAULT, "fake_cuda_live");
+
+	return f ? f() : -1;
+}
+
+static int dev_reg(struct hixl_engine *e, uint64_t addr, uint64_t len, uint64_t *h)
+{
+	struct hixl_mem_desc d = { .addr = addr, .len = len, .dmabuf_fd = -1 };
+
+	return hixl_register_mem(e, &d, HIXL_MEM_DEVICE, h);
+}
+
+static int host_reg(struct hixl_engine *e, void *p, uint64_t len, uint64_t *h)
+{
+	struct hixl_mem_desc d = { .addr = (uintptr_t)p, .len = len };
+
+	return hixl_register_mem(e, &d, HIXL_MEM_HOST, h);
+}
+
+/* one batch, synchronous or asynchronous (the engine's async path); failed may be NULL */
+static int batch(struct hixl_engine *e, const char *peer, enum hixl_op op,
+		 const struct hixl_op_desc *d, size_t n, bool async, size_t *failed)
+{
+	struct hixl_transfer_args args = { .timeout_ms = 60000 };
+	struct hixl_request *r = NULL;
+	enum hixl_transfer_status st;
+	size_t f = n;
+	int ret;
+
+	if (!async) {
+		ret = hixl_transfer_sync(e, peer, op, d, n, 60000, &f);
+	} else {
+		ret = hixl_transfer_async(e, peer, op, d, n, &args, &r);
+		if (!ret) {
+			ret = hixl_request_wait(e, r, 60000, &st);
+			if (!ret)
+				ret = hixl_request_result(r, &f);
+			hixl_request_free(r);
+		}
+	}
+	if (failed)
+		*failed = f;
+	return ret;
+}
+
+static uint64_t staged_bytes(struct hixl_engine *e, bool written)
+{
+	struct hixl_staged_stats ss;
+
+	memset(&ss, 0xff, sizeof(ss));
+	if (hixl_engine_staged_stats(e, &ss))
+		return ~0ULL;
+	return written ? ss.bytes_written : ss.bytes_read;
+}
+
+/*
+ * a (options o: staged) and b (host memory): WRITE and READ batches of a
+ * staged descriptor over several rounds, a small staged one and a host one
+ */
+static void staged_pair(uint16_t pa, uint16_t pb, const struct hixl_option *o, size_t no,
+			const struct hixl_option *ob, size_t nob)
+{
+	const size_t dlen = 8 * MiB, hlen = 8 * MiB;
+	const uint64_t big = 2 * MiB + 512 * KiB + 7, small = 1000, hsz = 5000;
+	unsigned char *ahost = hx_map(hlen), *bhost = hx_map(hlen), *want, *got;
+	struct hixl_engine *a, *b;
+	struct hixl_mem_info mi;
+	struct hixl_staged_stats ss;
+	char an[32], bn[32];
+	uint64_t hd, ha, hb, w0, r0;
+	size_t failed;
+	CUdeviceptr da;
+	int fds;
+
+	snprintf(an, sizeof(an), IP ":%u", pa);
+	snprintf(bn, sizeof(bn), IP ":%u", pb);
+	REQUIRE(ahost && bhost);
+	da = gpu_dalloc(dlen);
+	REQUIRE(da);
+	fds = hx_count_fds();
+	a = hx_lib_engine(an, o, no);
+	REQUIRE(a);
+	b = hx_lib_engine(bn, ob, nob);
+	REQUIRE(b);
+	REQUIRE(gpu_dfill(da, dlen, 31) == 0);
+	hx_fill(ahost, hlen, 32);
+	CHECK_EQ(dev_reg(a, da, dlen, &hd), 0);
+	CHECK(hd & (1ULL << 32));	/* the library's handle, never a kernel one */
+	CHECK_EQ(hixl_mem_get_info(a, hd, &mi), 0);
+	CHECK_EQ(mi.source, HIXL_MEM_SOURCE_STAGED);
+	CHECK_EQ(mi.type, HIXL_MEM_DEVICE);
+	CHECK_EQ(mi.addr, da);
+	CHECK_EQ(mi.len, dlen);
+	CHECK_EQ(hixl_engine_staged_stats(a, &ss), 0);
+	CHECK_EQ(ss.regions, 1);
+	CHECK_EQ(ss.bytes_written | ss.bytes_read | ss.errors, 0);
+	CHECK_EQ(host_reg(a, ahost, hlen, &ha), 0);
+	CHECK_EQ(host_reg(b, bhost, hlen, &hb), 0);
+	REQUIRE(hixl_connect(a, bn, 10000) == 0);
+
+	for (int async = 0; async < 2; async++) {
+		/* WRITE: device (staged) and host -> b's host memory */
+		struct hixl_op_desc w[3] = {
+			{ da + 4096 + 3, (uintptr_t)bhost + 11, big },
+			{ (uintptr_t)ahost + 5, (uintptr_t)bhost + 4 * MiB, hsz },
+			{ da + 5 * MiB + 1, (uintptr_t)bhost + 5 * MiB + 3, small },
+		};
+		/* READ: b's host memory -> device elsewhere (staged) and host */
+		struct hixl_op_desc r[3] = {
+			{ da + 6 * MiB + 17 - big / 2, (uintptr_t)bhost + 11, big },
+			{ da + 7 * MiB + 512 * KiB + 4000, (uintptr_t)bhost + 5 * MiB + 3, small },
+			{ (uintptr_t)ahost + 6 * MiB, (uintptr_t)bhost + 4 * MiB, hsz },
+		};
+
+		printf("#   %s\n", async ? "asynchronous" : "synchronous");
+		memset(bhost, 0, hlen);
+		w0 = staged_bytes(a, true);
+		r0 = staged_bytes(a, false);
+		CHECK_EQ(batch(a, bn, HIXL_OP_WRITE, w, 3, async, &failed), 0);
+		if (ht_failures)
+			printf("#   %s\n", hixl_last_error());
+		CHECK_EQ(failed, 3);
+		want = gpu_dread(da, dlen);
+		REQUIRE(want);
+		CHECK_EQ(hx_first_diff(bhost + 11, want + 4096 + 3, big), -1);
+		CHECK_EQ(hx_first_diff(bhost + 5 * MiB + 3, want + 5 * MiB + 1, small), -1);
+		CHECK_EQ(hx_first_diff(bhost + 4 * MiB, ahost + 5, hsz), -1);
+		CHECK_EQ(bhost[10], 0);
+		CHECK_EQ(bhost[11 + big], 0);
+		CHECK_EQ(staged_bytes(a, true) - w0, big + small);
+		CHECK_EQ(staged_bytes(a, false), r0);
+
+		/* what the READ must leave: b's bytes at their places, nothing else moved */
+		memcpy(want + 6 * MiB + 17 - big / 2, bhost + 11, big);
+		memcpy(want + 7 * MiB + 512 * KiB + 4000, bhost + 5 * MiB + 3, small);
+		CHECK_EQ(batch(a, bn, HIXL_OP_READ, r, 3, async, &failed), 0);
+		if (ht_failures)
+			printf("#   %s\n", hixl_last_error());
+		got = gpu_dread(da, dlen);
+		REQUIRE(got);
+		CHECK_EQ(hx_first_diff(got, want, dlen), -1);
+		CHECK_EQ(hx_first_diff(ahost + 6 * MiB, bhost + 4 * MiB, hsz), -1);
+		CHECK_EQ(staged_bytes(a, false) - r0, big + small);
+		free(want);
+		free(got);
+	}
+	CHECK_EQ(hixl_engine_staged_stats(a, &ss), 0);
+	CHECK(ss.rounds >= 2 * (3 + 3));	/* big spans 3 rounds each way */
+	CHECK_EQ(ss.errors, 0);
+
+	/* the peer cannot name the staged region: it is in no table */
+	{
+		struct hixl_op_desc p = { (uintptr_t)bhost, da, 4096 };
+
+		int c = hixl_connect(b, an, 10000);
+
+		CHECK(c == 0 || c == -EISCONN);	/* a's link serves b too */
+		CHECK(hixl_transfer_sync(b, an, HIXL_OP_READ, &p, 1, 10000, NULL) < 0);
+		printf("#   the peer's READ of it: %s\n", hixl_last_error());
+	}
+	CHECK_EQ(hixl_deregister_mem(a, hd), 0);
+	CHECK_EQ(hixl_mem_get_info(a, hd, &mi), -ENOENT);
+	CHECK_EQ(hixl_deregister_mem(a, hd), -ENOENT);
+	CHECK_EQ(hixl_engine_staged_stats(a, &ss), 0);
+	CHECK_EQ(ss.regions, 0);
+	{
+		/* no longer staged: the kernel knows no such local range */
+		struct hixl_op_desc d = { da, (uintptr_t)bhost, 4096 };
+
+		CHECK(hixl_transfer_sync(a, bn, HIXL_OP_WRITE, &d, 1, 10000, NULL) < 0);
+	}
+	hixl_engine_finalize(a);
+	hixl_engine_finalize(b);
+	CHECK_EQ(fake_live(), 0);	/* the stream, events and pinning are gone */
+	CHECK_EQ(hx_count_fds(), fds);
+	CHECK_EQ(gpu_dfree(da), 0);
+	munmap(ahost, hlen);
+	munmap(bhost, hlen);
+}
+
+static void test_gpu_staged_forced(void)
+{
+	gpu_fake_load();
+	staged_pair(29300, 29301, staged_rdma, 2, rdma_only, 1);	/* rxe */
+	staged_pair(29302, 29303, staged_local, 1, NULL, 0);	/* the same-host copy */
+}
+
+/* register len bytes of da on e: its source, or -errno */
+static int reg_source(struct hixl_engine *e, CUdeviceptr da, uint64_t len, uint64_t *h)
+{
+	struct hixl_mem_info mi;
+	int ret = dev_reg(e, da, len, h);
+
+	if (ret)
+		return ret;
+	return hixl_mem_get_info(e, *h, &mi) ? -1 : (int)mi.source;
+}
+
+static void test_gpu_staged_auto(void)
+{
+	static const struct hixl_option p2p[] = { { HIXL_OPTION_DEVICE_MEM_PATH, "p2p" },
+						  { "Transport", "rdma" } };
+	static const struct hixl_option bad[] = { { HIXL_OPTION_DEVICE_MEM_PATH, "bounce" } };
+	const uint64_t len = 1 * MiB + 300 * KiB + 9;
+	struct hixl_engine *a, *b, *c;
+	unsigned char *host = hx_map(2 * MiB), *got;
+	struct hixl_op_desc d;
+	CUdeviceptr da;
+	uint64_t h, hh;
+
+	gpu_fake_load();
+	REQUIRE(host);
+	da = gpu_dalloc(4 * MiB);
+	REQUIRE(da && gpu_dfill(da, 4 * MiB, 41) == 0);
+	a = hx_lib_engine(IP ":29310", rdma_only, 1);
+	b = hx_lib_engine(IP ":29311", rdma_only, 1);
+	REQUIRE(a && b);
+	CHECK_EQ(host_reg(b, host, 2 * MiB, &hh), 0);
+	/* auto, the export working: peer-to-peer as before */
+	CHECK_EQ(reg_source(a, da, 4096, &h), HIXL_MEM_SOURCE_CUDA);
+	CHECK_EQ(hixl_deregister_mem(a, h), 0);
+	/* auto, the export refused: staged, and it moves bytes */
+	setenv("FAKE_CUDA_EXPORT_ERROR", "801", 1);
+	CHECK_EQ(reg_source(a, da, 4 * MiB, &h), HIXL_MEM_SOURCE_STAGED);
+	REQUIRE(hixl_connect(a, IP ":29311", 10000) == 0);
+	d = (struct hixl_op_desc){ da + 100, (uintptr_t)host + 1, len };
+	CHECK_EQ(hixl_transfer_sync(a, IP ":29311", HIXL_OP_WRITE, &d, 1, 60000, NULL), 0);
+	got = gpu_dread(da + 100, len);
+	REQUIRE(got);
+	CHECK_EQ(hx_first_diff(host + 1, got, len), -1);
+	free(got);
+	d.local_addr = da + 2 * MiB + 5;
+	CHECK_EQ(hixl_transfer_sync(a, IP ":29311", HIXL_OP_READ, &d, 1, 60000, NULL), 0);
+	got = gpu_dread(da + 2 * MiB + 5, len);
+	REQUIRE(got);
+	CHECK_EQ(hx_first_diff(host + 1, got, len), -1);
+	free(got);
+	CHECK_EQ(staged_bytes(a, true), len);
+	CHECK_EQ(staged_bytes(a, false), len);
+	/* p2p: the export refused fails as it always did */
+	c = hx_lib_engine(IP ":29312", p2p, 2);
+	REQUIRE(c);
+	CHECK_EQ(dev_reg(c, da, 4096, &h), -EOPNOTSUPP);
+	printf("#   p2p: %s\n", hixl_last_error());
+	hixl_engine_finalize(c);
+	/* the environment variable, when no option says */
+	setenv("HIXL_DEVICE_MEM_PATH", "p2p", 1);
+	c = hx_lib_engine(IP ":29313", NULL, 0);
+	REQUIRE(c);
+	CHECK_EQ(dev_reg(c, da, 4096, &h), -EOPNOTSUPP);
+	hixl_engine_finalize(c);
+	unsetenv("FAKE_CUDA_EXPORT_ERROR");
+	setenv("HIXL_DEVICE_MEM_PATH", "staged", 1);
+	c = hx_lib_engine(IP ":29314", NULL, 0);
+	REQUIRE(c);
+	CHECK_EQ(reg_source(c, da, 4096, &h), HIXL_MEM_SOURCE_STAGED);
+	hixl_engine_finalize(c);
+	setenv("HIXL_DEVICE_MEM_PATH", "sometimes", 1);
+	CHECK_EQ(hixl_engine_init(&c, IP ":29315", NULL, 0), -EINVAL);
+	printf("#   %s\n", hixl_last_error());
+	CHECK(strstr(hixl_last_error(), "auto, p2p or staged") != NULL);
+	unsetenv("HIXL_DEVICE_MEM_PATH");
+	CHECK_EQ(hixl_engine_init(&c, IP ":29315", bad, 1), -EINVAL);
+	CHECK(strstr(hixl_last_error(), "DeviceMemPath") != NULL);
+	hixl_engine_finalize(a);
+	hixl_engine_finalize(b);
+	CHECK_EQ(fake_live(), 0);
+	CHECK_EQ(gpu_dfree(da), 0);
+	munmap(host, 2 * MiB);
+}
+
+static void test_gpu_staged_copy_error(void)
+{
+	const uint64_t len = 3 * MiB + 77;
+	struct hixl_engine *a, *b;
+	unsigned char *host = hx_map(4 * MiB), *got;
+	struct hixl_staged_stats ss;
+	CUdeviceptr da;
+	uint64_t h, hh;
+	size_t failed;
+	int fds;
+
+	gpu_fake_load();
+	REQUIRE(host);
+	fds = hx_count_fds();
+	da = gpu_dalloc(8 * MiB);
+	REQUIRE(da && gpu_dfill(da, 8 * MiB, 51) == 0);
+	a = hx_lib_engine(IP ":29320", staged_rdma, 2);
+	b = hx_lib_engine(IP ":29321", rdma_only, 1);
+	REQUIRE(a && b);
+	CHECK_EQ(dev_reg(a, da, 8 * MiB, &h), 0);
+	CHECK_EQ(host_reg(b, host, 4 * MiB, &hh), 0);
+	REQUIRE(hixl_connect(a, IP ":29321", 10000) == 0);
+	for (int async = 0; async < 2; async++) {
+		struct hixl_op_desc d[2] = {
+			{ da + 64 * KiB, (uintptr_t)host, 4096 },
+			{ da + 1 * MiB, (uintptr_t)host + 8192, len },
+		};
+
+		/* copies reaching past 2 MiB of the allocation fail: the third round's */
+		setenv("FAKE_CUDA_COPY_ERROR", "801:0x200000", 1);
+		CHECK_EQ(batch(a, IP ":29321", HIXL_OP_WRITE, d, 2, async, &failed), -EIO);
+		printf("#   WRITE: %s\n", hixl_last_error());
+		if (!async)
+			CHECK(strstr(hixl_last_error(), "cuMemcpyDtoHAsync: CUDA_ERROR_NOT_SUPPORTED"));
+		CHECK_EQ(failed, 1);
+		d[1].local_addr = da + 4 * MiB;	/* READ into 4 MiB on: every copy fails */
+		CHECK_EQ(batch(a, IP ":29321", HIXL_OP_READ, d, 2, async, &failed), -EIO);
+		printf("#   READ: %s\n", hixl_last_error());
+		if (!async)
+			CHECK(strstr(hixl_last_error(), "cuMemcpyHtoDAsync: CUDA_ERROR_NOT_SUPPORTED"));
+		CHECK_EQ(failed, 1);
+		/* the next transfer works: the bounce buffers were drained and reused */
+		unsetenv("FAKE_CUDA_COPY_ERROR");
+		CHECK_EQ(batch(a, IP ":29321", HIXL_OP_READ, d, 2, async, &failed), 0);
+		got = gpu_dread(da + 4 * MiB, len);
+		REQUIRE(got);
+		CHECK_EQ(hx_first_diff(got, host + 8192, len), -1);
+		free(got);
+	}
+	CHECK_EQ(hixl_engine_staged_stats(a, &ss), 0);
+	CHECK_EQ(ss.errors, 4);
+	hixl_engine_finalize(a);
+	hixl_engine_finalize(b);
+	CHECK_EQ(fake_live(), 0);
+	CHECK_EQ(gpu_dfree(da), 0);
+	CHECK_EQ(hx_count_fds(), fds);
+	munmap(host, 4 * MiB);
+}
+
+const struct ht_test gpu_staged_tests[] = {
+	{ "gpu_staged_forced", test_gpu_staged_forced },
+	{ "gpu_staged_auto", test_gpu_staged_auto },
+	{ "gpu_staged_copy_error", test_gpu_staged_copy_error },
+	{ NULL, NULL },
+};
