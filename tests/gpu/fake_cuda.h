@@ -75,6 +75,9 @@ CUresult cuMemHostUnregister(void *p);
 /* the fake's own, for tests: streams, events and host registrations alive */
 int fake_cuda_live(void);
 typedef int (*fake_cuda_live_fn)(void);
+/* the fake's own: the most copies one stream had queued at an enqueue since the last call */
+int fake_cuda_max_inflight(void);
+typedef int (*fake_cuda_max_inflight_fn)(void);
 
 /*
  * Environment the fake reads at each call (tests set it in their own
@@ -82,7 +85,8 @@ typedef int (*fake_cuda_live_fn)(void);
  * toolkit's stub library); FAKE_CUDA_EXPORT_ERROR=N makes
  * cuMemGetHandleForAddressRange() return N; FAKE_CUDA_COPY_ERROR=N[:OFF]
  * makes cuMemcpyDtoHAsync/HtoDAsync return N (with OFF: only a copy
- * reaching past byte OFF of its allocation).
+ * reaching past byte OFF of its allocation); FAKE_CUDA_COPY_DELAY_US=N
+ * makes each async copy take N microseconds more on its stream's thread.
  */
 
 #endif

@@ -32,6 +32,14 @@
  *                          copy and CUDA_ERROR_NOT_SUPPORTED, with the
  *                          failing descriptor's index; the next transfer
  *                          works; nothing is left after finalize
+ *   gpu_staged_pipeline    the fake's copies asynchronous on its stream's
+ *                          thread and slow (FAKE_CUDA_COPY_DELAY_US): a
+ *                          6.5 MiB WRITE and READ (seven rounds: the four
+ *                          buffers reused), sync and async, right to the
+ *                          byte; the WRITE's copies queued ahead of its
+ *                          RDMA; a READ's next round read while the last
+ *                          one's copy to device runs; 200 KV blocks of
+ *                          10000 bytes each way, scattered
  *
  * Engines on 10.77.0.1 (rxe0 in the test VM), ports 29300-29339.
  */
@@ -390,9 +398,107 @@ static void test_gpu_staged_copy_error(void)
 	munmap(host, 4 * MiB);
 }
 
+/* the most copies the fake's stream had queued at once since the last call */
+static int fake_inflight(void)
+{
+	fake_cuda_max_inflight_fn f =
+		(fake_cuda_max_inflight_fn)dlsym(RTLD_DEFAULT, "fake_cuda_max_inflight");
+
+	return f ? f() : -1;
+}
+
+static void test_gpu_staged_pipeline(void)
+{
+	const uint64_t big = 6 * MiB + 512 * KiB + 3, blk = 10000, stride = 16 * KiB;
+	enum { NBLK = 200 };
+	struct hixl_op_desc *kv = calloc(NBLK, sizeof(*kv)), d;
+	unsigned char *host = hx_map(16 * MiB), *want, *got;
+	struct hixl_engine *a, *b;
+	CUdeviceptr da;
+	uint64_t h, hh;
+
+	gpu_fake_load();
+	REQUIRE(host && kv);
+	da = gpu_dalloc(16 * MiB);
+	REQUIRE(da && gpu_dfill(da, 16 * MiB, 61) == 0);
+	a = hx_lib_engine(IP ":29330", staged_rdma, 2);
+	b = hx_lib_engine(IP ":29331", rdma_only, 1);
+	REQUIRE(a && b);
+	CHECK_EQ(dev_reg(a, da, 16 * MiB, &h), 0);
+	CHECK_EQ(host_reg(b, host, 16 * MiB, &hh), 0);
+	REQUIRE(hixl_connect(a, IP ":29331", 10000) == 0);
+
+	/*
+	 * every copy takes 3 ms on the fake's stream thread: a round sent
+	 * before its copy ended, or a buffer read into while its copy to
+	 * device runs, moves wrong bytes; 7 rounds reuse the 4 buffers
+	 */
+	setenv("FAKE_CUDA_COPY_DELAY_US", "3000", 1);
+	for (int async = 0; async < 2; async++) {
+		memset(host, 0, 16 * MiB);
+		fake_inflight();
+		d = (struct hixl_op_desc){ da + 1, (uintptr_t)host + 2, big };
+		CHECK_EQ(batch(a, IP ":29331", HIXL_OP_WRITE, &d, 1, async, NULL), 0);
+		want = gpu_dread(da + 1, big);
+		REQUIRE(want);
+		CHECK_EQ(hx_first_diff(host + 2, want, big), -1);
+		/* the copies ran ahead of the WRITEs: up to four rounds queued */
+		CHECK(fake_inflight() >= 2);
+		d.local_addr = da + 8 * MiB + 5;
+		CHECK_EQ(batch(a, IP ":29331", HIXL_OP_READ, &d, 1, async, NULL), 0);
+		got = gpu_dread(da + 8 * MiB + 5, big);
+		REQUIRE(got);
+		CHECK_EQ(hx_first_diff(got, want, big), -1);
+		free(want);
+		free(got);
+	}
+	/* KV blocks: 200 of 10000 bytes, 64 pieces a round at most */
+	for (int i = 0; i < NBLK; i++)
+		kv[i] = (struct hixl_op_desc){ da + (uint64_t)i * stride, (uintptr_t)host + 7 * MiB +
+					       (uint64_t)i * blk, blk };
+	CHECK_EQ(batch(a, IP ":29331", HIXL_OP_WRITE, kv, NBLK, false, NULL), 0);
+	want = gpu_dread(da, NBLK * stride);
+	REQUIRE(want);
+	for (int i = 0; i < NBLK; i++)
+		CHECK_EQ(hx_first_diff(host + 7 * MiB + (uint64_t)i * blk, want + (uint64_t)i * stride,
+				       blk), -1);
+	for (int i = 0; i < NBLK; i++)
+		kv[i].local_addr = da + 10 * MiB + (uint64_t)(NBLK - 1 - i) * stride;
+	CHECK_EQ(batch(a, IP ":29331", HIXL_OP_READ, kv, NBLK, true, NULL), 0);
+	got = gpu_dread(da + 10 * MiB, NBLK * stride);
+	REQUIRE(got);
+	for (int i = 0; i < NBLK; i++)
+		CHECK_EQ(hx_first_diff(got + (uint64_t)(NBLK - 1 - i) * stride,
+				       want + (uint64_t)i * stride, blk), -1);
+	free(want);
+	free(got);
+
+	/*
+	 * READ overlaps too: each copy to device takes 1 s, so round 2's copy
+	 * finds round 1's still queued only if round 2's READ ran meanwhile
+	 */
+	setenv("FAKE_CUDA_COPY_DELAY_US", "1000000", 1);
+	fake_inflight();
+	d = (struct hixl_op_desc){ da + 12 * MiB, (uintptr_t)host, 2 * MiB };
+	CHECK_EQ(batch(a, IP ":29331", HIXL_OP_READ, &d, 1, false, NULL), 0);
+	CHECK_EQ(fake_inflight(), 2);
+	unsetenv("FAKE_CUDA_COPY_DELAY_US");
+	got = gpu_dread(da + 12 * MiB, 2 * MiB);
+	REQUIRE(got);
+	CHECK_EQ(hx_first_diff(got, host, 2 * MiB), -1);
+	free(got);
+	hixl_engine_finalize(a);
+	hixl_engine_finalize(b);
+	CHECK_EQ(fake_live(), 0);
+	CHECK_EQ(gpu_dfree(da), 0);
+	munmap(host, 16 * MiB);
+	free(kv);
+}
+
 const struct ht_test gpu_staged_tests[] = {
 	{ "gpu_staged_forced", test_gpu_staged_forced },
 	{ "gpu_staged_auto", test_gpu_staged_auto },
 	{ "gpu_staged_copy_error", test_gpu_staged_copy_error },
+	{ "gpu_staged_pipeline", test_gpu_staged_pipeline },
 	{ NULL, NULL },
 };
