@@ -454,6 +454,7 @@ HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)
 	eng->qhead = eng->qtail = NULL;
 	pthread_cond_broadcast(&eng->qcond);
 	hixl_cancel_running(eng);
+	hixl_staged_wait(eng);
 	if (eng->reaper_on)
 		hixl_reaper_stop(eng);
 	pthread_mutex_unlock(&eng->lock);

@@ -188,6 +188,8 @@ struct hixl_reg_rec {
 #define HIXL_STAGE_BUFS		4
 #define HIXL_STAGE_CHUNK	(1U << 20)
 #define HIXL_STAGE_PIECES	64
+#define HIXL_STAGE_MAX_SLOTS	8	/* bounce buffer sets of an engine (4 MiB each) */
+#define HIXL_STAGE_THREADS	4	/* threads running asynchronous staged requests */
 struct stage_slot;
 
 struct hixl_engine {
@@ -233,6 +235,9 @@ struct hixl_engine {
 	size_t nstaged;			/* staged regions among handles (atomic reads) */
 	uint64_t next_staged;		/* the last staged handle's counter */
 	struct stage_slot *stage_free;	/* bounce buffers not in use */
+	int stage_slots;		/* slots made, free or in use */
+	int stage_threads;		/* staged request threads alive */
+	struct hixl_request *stage_qhead, *stage_qtail;	/* staged requests not started */
 	uint64_t staged_written, staged_read, staged_rounds, staged_errors;	/* atomic */
 };
 
@@ -353,6 +358,8 @@ int hixl_transfer_run(struct hixl_engine *eng, const struct hixl_sockaddr *remot
 bool hixl_staged_any(const struct hixl_engine *eng, const struct hixl_op_desc *descs,
 		     size_t count);
 int hixl_staged_start(struct hixl_engine *eng, struct hixl_request *r);
+bool hixl_staged_unqueue(struct hixl_engine *eng, struct hixl_request *r);
+void hixl_staged_wait(struct hixl_engine *eng);
 void hixl_staged_release(struct hixl_engine *eng);
 /* gpu.c's driver calls for staging: each returns the CUresult */
 const char *hixl_cu_name(int rc, char *buf, size_t len);

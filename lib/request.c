@@ -552,7 +552,7 @@ static int request_cancel(struct hixl_engine *eng, struct hixl_request *r)
 		return -EALREADY;
 	}
 	__atomic_store_n(&r->cancel, true, __ATOMIC_RELEASE);
-	if (!r->running && req_unqueue(eng, r)) {
+	if ((!r->running && req_unqueue(eng, r)) || hixl_staged_unqueue(eng, r)) {
 		hixl_req_end(eng, r, -ECANCELED, hixl_req_not_done(r, -ECANCELED));
 		pthread_cond_broadcast(&eng->cond);
 		pthread_mutex_unlock(&eng->lock);

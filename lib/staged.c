@@ -28,16 +28,20 @@
  * mapping, registered in the kernel as host memory (HIXL_REG_LOCAL_ONLY:
  * never in the peers' tables) and page-locked for the GPU
  * (cuMemHostRegister), with one stream and one event per buffer.  Slots
- * are made on first use, one per transfer running at once, kept on the
- * engine's free list and freed at finalize.
+ * are made on first use, one per transfer running at once (at most
+ * HIXL_STAGE_MAX_SLOTS), kept on the engine's free list and freed at
+ * finalize.
  *
  * A staged region is local only: it is in no peer's table, so a peer's
  * transfer naming it fails as any unregistered remote range does.
  *
- * Asynchronous requests with staged descriptors run on a thread of their
- * own (hixl_staged_start()), counted in eng->running like a request in the
- * kernel; its TRANSFERs carry the request's tag (CANCEL reaches them) and
- * it looks at the cancel flag and the engine's stopping between rounds.
+ * Asynchronous requests with staged descriptors run on the engine's staged
+ * request threads (at most HIXL_STAGE_THREADS, started on demand, gone when
+ * their queue is empty: hixl_staged_start()), counted in eng->running like
+ * a request in the kernel; their TRANSFERs carry the request's tag (CANCEL
+ * reaches them) and they look at the cancel flag and the engine's stopping
+ * between rounds.  At most HIXL_STAGE_MAX_SLOTS slots (4 MiB each) exist
+ * per engine: a transfer beyond them waits for one, within its timeout.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,13 +109,15 @@ static void slot_free(struct hixl_engine *eng, struct stage_slot *s)
 }
 
 /* A new slot of ctx (pushed by the caller), or NULL with why. */
-static struct stage_slot *slot_new(struct hixl_engine *eng, void *ctx, char *why, size_t wlen)
+static struct stage_slot *slot_new(struct hixl_engine *eng, void *ctx, int *err, char *why,
+				   size_t wlen)
 {
 	struct stage_slot *s = calloc(1, sizeof(*s));
 	struct hixl_reg_mem r;
 	void *p;
 	int rc;
 
+	*err = -ENOMEM;
 	if (!s)
 		return NULL;
 	p = mmap(NULL, STAGE_SLOT_BYTES, PROT_READ | PROT_WRITE,
@@ -133,6 +139,7 @@ static struct stage_slot *slot_new(struct hixl_engine *eng, void *ctx, char *why
 	if (rc) {
 		snprintf(why, wlen, "staged device memory: registering %zu bytes of bounce buffers: %s",
 			 STAGE_SLOT_BYTES, strerror(-rc));
+		*err = rc;
 		goto fail;
 	}
 	s->registered = true;
@@ -143,20 +150,20 @@ static struct stage_slot *slot_new(struct hixl_engine *eng, void *ctx, char *why
 	 */
 	rc = hixl_cu_host_register(p, STAGE_SLOT_BYTES);
 	if (rc) {
-		cu_fail(why, wlen, rc, "cuMemHostRegister");
+		*err = cu_fail(why, wlen, rc, "cuMemHostRegister");
 		goto fail;
 	}
 	s->host_reg = true;
 	rc = hixl_cu_stream_create(&s->stream);
 	if (rc) {
-		cu_fail(why, wlen, rc, "cuStreamCreate");
+		*err = cu_fail(why, wlen, rc, "cuStreamCreate");
 		goto fail;
 	}
 	for (int i = 0; i < HIXL_STAGE_BUFS; i++) {
 		rc = hixl_cu_event_create(&s->ev[i]);
 		if (rc) {
 			s->ev[i] = NULL;
-			cu_fail(why, wlen, rc, "cuEventCreate");
+			*err = cu_fail(why, wlen, rc, "cuEventCreate");
 			goto fail;
 		}
 	}
@@ -167,21 +174,61 @@ fail:
 	return NULL;
 }
 
-static struct stage_slot *slot_get(struct hixl_engine *eng, void *ctx, char *why, size_t wlen)
+/*
+ * A slot of ctx for one transfer: a free one, a new one while the engine
+ * has fewer than HIXL_STAGE_MAX_SLOTS, else the first one given back
+ * (until deadline: NULL, *err -ETIMEDOUT).  A free slot of another context
+ * makes room when none is free of ctx.
+ */
+static struct stage_slot *slot_get(struct hixl_engine *eng, void *ctx, long long deadline,
+				   int *err, char *why, size_t wlen)
 {
-	struct stage_slot **pp, *s = NULL;
+	struct stage_slot **pp, *s, *other;
+	struct timespec ts;
 
+	hixl_ns_to_ts(deadline, &ts);
 	pthread_mutex_lock(&eng->lock);
-	for (pp = &eng->stage_free; *pp; pp = &(*pp)->next) {
-		if ((*pp)->ctx == ctx) {
+	for (;;) {
+		other = NULL;
+		for (pp = &eng->stage_free; *pp; pp = &(*pp)->next) {
 			s = *pp;
-			*pp = s->next;
-			s->next = NULL;
-			break;
+			if (s->ctx == ctx) {
+				*pp = s->next;
+				s->next = NULL;
+				pthread_mutex_unlock(&eng->lock);
+				return s;
+			}
+			other = s;
+		}
+		if (eng->stage_slots < HIXL_STAGE_MAX_SLOTS) {
+			eng->stage_slots++;
+			pthread_mutex_unlock(&eng->lock);
+			s = slot_new(eng, ctx, err, why, wlen);
+			if (!s) {
+				pthread_mutex_lock(&eng->lock);
+				eng->stage_slots--;
+				pthread_cond_broadcast(&eng->cond);
+				pthread_mutex_unlock(&eng->lock);
+			}
+			return s;
+		}
+		if (other) {
+			/* all made, one free of another context: it makes room */
+			for (pp = &eng->stage_free; *pp != other; pp = &(*pp)->next)
+				;
+			*pp = other->next;
+			eng->stage_slots--;
+			pthread_mutex_unlock(&eng->lock);
+			slot_free(eng, other);
+			pthread_mutex_lock(&eng->lock);
+			continue;
+		}
+		if (pthread_cond_timedwait(&eng->cond, &eng->lock, &ts) == ETIMEDOUT) {
+			pthread_mutex_unlock(&eng->lock);
+			*err = -ETIMEDOUT;
+			return NULL;
 		}
 	}
-	pthread_mutex_unlock(&eng->lock);
-	return s ? s : slot_new(eng, ctx, why, wlen);
 }
 
 static void slot_put(struct hixl_engine *eng, struct stage_slot *s)
@@ -189,6 +236,7 @@ static void slot_put(struct hixl_engine *eng, struct stage_slot *s)
 	pthread_mutex_lock(&eng->lock);
 	s->next = eng->stage_free;
 	eng->stage_free = s;
+	pthread_cond_broadcast(&eng->cond);	/* a transfer may wait for it */
 	pthread_mutex_unlock(&eng->lock);
 }
 
@@ -201,6 +249,7 @@ void hixl_staged_release(struct hixl_engine *eng)
 		eng->stage_free = s->next;
 		slot_free(eng, s);
 	}
+	eng->stage_slots = 0;
 }
 
 /* The staged region holding [a, a + len): its context, or NULL.  eng->lock held. */
@@ -481,10 +530,9 @@ int hixl_transfer_run(struct hixl_engine *eng, const struct hixl_sockaddr *remot
 		*failed = sidx[0];
 		goto out;
 	}
-	s = slot_get(eng, ctx, why, wlen);
+	s = slot_get(eng, ctx, deadline, &ret, why, wlen);
 	if (!s) {
 		hixl_cu_pop();
-		ret = -ENOMEM;
 		*failed = sidx[0];
 		goto out;
 	}
@@ -511,49 +559,104 @@ out:
 	return ret;
 }
 
-/* An asynchronous request with staged descriptors, on its own thread. */
+/*
+ * The staged request threads: at most HIXL_STAGE_THREADS of an engine,
+ * each taking requests from eng->stage_qhead until none is left.
+ */
 static void *staged_thread(void *arg)
 {
-	struct hixl_request *r = arg;
-	struct hixl_engine *eng = r->eng;
-	size_t failed = 0;
+	struct hixl_engine *eng = arg;
+	struct hixl_request *r;
+	size_t failed;
 	int ret;
 
-	/* r stays: it is WAITING, so nobody frees it */
-	if (hixl_ms_left(r->deadline) <= 0)
-		ret = -ETIMEDOUT;
-	else
-		ret = hixl_transfer_run(eng, &r->remote, r->op, r->descs, r->count, r->deadline,
-					r->tag, &r->cancel, &failed, NULL, 0);
 	pthread_mutex_lock(&eng->lock);
-	r->running = false;
-	eng->running--;
-	hixl_req_end(eng, r, ret, failed);
-	pthread_cond_broadcast(&eng->cond);
+	while ((r = eng->stage_qhead)) {
+		eng->stage_qhead = r->qnext;
+		if (!eng->stage_qhead)
+			eng->stage_qtail = NULL;
+		r->qnext = NULL;
+		pthread_mutex_unlock(&eng->lock);
+
+		/* r stays: it is WAITING, so nobody frees it */
+		failed = 0;	/* not started: no descriptor is known to be done */
+		ret = round_stop(eng, r->deadline, &r->cancel);
+		if (!ret)
+			ret = hixl_transfer_run(eng, &r->remote, r->op, r->descs, r->count,
+						r->deadline, r->tag, &r->cancel, &failed, NULL, 0);
+		pthread_mutex_lock(&eng->lock);
+		r->running = false;
+		eng->running--;
+		hixl_req_end(eng, r, ret, failed);
+		pthread_cond_broadcast(&eng->cond);
+	}
+	eng->stage_threads--;
+	pthread_cond_broadcast(&eng->cond);	/* finalize waits for none left */
 	pthread_mutex_unlock(&eng->lock);
 	return NULL;
 }
 
-/* Start request r on a thread of its own.  eng->lock held. */
+/*
+ * Queue request r for the staged request threads, starting one if fewer
+ * than HIXL_STAGE_THREADS run.  From here r counts as running (finalize
+ * and hixl_request_cancel() wait for its end; the thread ends it at once
+ * when it was cancelled meanwhile).  eng->lock held.
+ */
 int hixl_staged_start(struct hixl_engine *eng, struct hixl_request *r)
 {
 	pthread_attr_t a;
 	pthread_t t;
-	int ret;
+	int ret = 0;
 
-	if (pthread_attr_init(&a))
-		return -EAGAIN;
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (eng->stage_threads < HIXL_STAGE_THREADS) {
+		if (pthread_attr_init(&a))
+			return -EAGAIN;
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		ret = pthread_create(&t, &a, staged_thread, eng);
+		pthread_attr_destroy(&a);
+		if (!ret)
+			eng->stage_threads++;
+		else if (!eng->stage_threads)
+			return -EAGAIN;	/* nobody would run it */
+	}
 	r->running = true;
 	eng->running++;
-	ret = pthread_create(&t, &a, staged_thread, r);
-	pthread_attr_destroy(&a);
-	if (ret) {
+	if (eng->stage_qtail)
+		eng->stage_qtail->qnext = r;
+	else
+		eng->stage_qhead = r;
+	eng->stage_qtail = r;
+	return 0;
+}
+
+/*
+ * hixl_request_cancel() of r: true when r was still queued for the staged
+ * request threads, now taken out and no longer running (the caller ends
+ * it).  eng->lock held.
+ */
+bool hixl_staged_unqueue(struct hixl_engine *eng, struct hixl_request *r)
+{
+	struct hixl_request **pp, *prev = NULL;
+
+	for (pp = &eng->stage_qhead; *pp; prev = *pp, pp = &(*pp)->qnext) {
+		if (*pp != r)
+			continue;
+		*pp = r->qnext;
+		if (eng->stage_qtail == r)
+			eng->stage_qtail = prev;
+		r->qnext = NULL;
 		r->running = false;
 		eng->running--;
-		return -EAGAIN;
+		return true;
 	}
-	return 0;
+	return false;
+}
+
+/* Finalize: wait until the staged request threads are gone.  eng->lock held. */
+void hixl_staged_wait(struct hixl_engine *eng)
+{
+	while (eng->stage_threads)
+		pthread_cond_wait(&eng->cond, &eng->lock);
 }
 
 HIXL_EXPORT int hixl_engine_staged_stats(const struct hixl_engine *eng,

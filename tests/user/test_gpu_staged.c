@@ -40,6 +40,12 @@
  *                          RDMA; a READ's next round read while the last
  *                          one's copy to device runs; 200 KV blocks of
  *                          10000 bytes each way, scattered
+ *   gpu_staged_cancel      six asynchronous staged WRITEs of slow copies
+ *                          on the four staged request threads: the
+ *                          cancel of a queued one ends it at once
+ *                          (-ECANCELED, failed 0), of a running one
+ *                          between rounds; finalize with the rest
+ *                          running returns promptly, nothing left
  *
  * Engines on 10.77.0.1 (rxe0 in the test VM), ports 29300-29339.
  */
@@ -50,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests.h"
@@ -495,10 +502,74 @@ static void test_gpu_staged_pipeline(void)
 	free(kv);
 }
 
+static void test_gpu_staged_cancel(void)
+{
+	enum { NREQ = 6 };
+	struct hixl_transfer_args args = { .timeout_ms = 60000 };
+	struct hixl_request *r[NREQ] = { 0 };
+	unsigned char *host = hx_map(4 * MiB);
+	struct hixl_engine *a, *b;
+	enum hixl_transfer_status st;
+	struct timespec t0;
+	struct hixl_op_desc d;
+	CUdeviceptr da;
+	uint64_t h, hh;
+	size_t failed;
+	int fds, ret;
+
+	gpu_fake_load();
+	REQUIRE(host);
+	da = gpu_dalloc(4 * MiB);
+	REQUIRE(da && gpu_dfill(da, 4 * MiB, 71) == 0);
+	fds = hx_count_fds();
+	a = hx_lib_engine(IP ":29335", staged_rdma, 2);
+	b = hx_lib_engine(IP ":29336", rdma_only, 1);
+	REQUIRE(a && b);
+	CHECK_EQ(dev_reg(a, da, 4 * MiB, &h), 0);
+	CHECK_EQ(host_reg(b, host, 4 * MiB, &hh), 0);
+	REQUIRE(hixl_connect(a, IP ":29336", 10000) == 0);
+	/* 200 ms a copy: each request copies for 800 ms; 4 threads, 2 queued */
+	setenv("FAKE_CUDA_COPY_DELAY_US", "200000", 1);
+	d = (struct hixl_op_desc){ da, (uintptr_t)host, 4 * MiB };
+	for (int i = 0; i < NREQ; i++)
+		CHECK_EQ(hixl_transfer_async(a, IP ":29336", HIXL_OP_WRITE, &d, 1, &args, &r[i]), 0);
+	/* the last one is queued behind the four running: its cancel ends it at once */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_EQ(hixl_request_cancel(a, r[NREQ - 1]), 0);
+	CHECK_EQ(hixl_get_transfer_status(a, r[NREQ - 1], &st), 0);
+	CHECK_EQ(st, HIXL_TRANSFER_FAILED);
+	CHECK_EQ(hixl_request_result(r[NREQ - 1], &failed), -ECANCELED);
+	CHECK_EQ(failed, 0);
+	printf("#   cancel of a queued staged request: %.0f ms\n", hx_ms_since(&t0));
+	/* a running one: ends between rounds */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(hx_ms_since(&t0) < 100);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = hixl_request_cancel(a, r[0]);
+	CHECK(ret == 0 || ret == -EALREADY);	/* it may just have ended */
+	CHECK(hixl_request_result(r[0], NULL) == -ECANCELED || hixl_request_result(r[0], NULL) == 0);
+	printf("#   cancel of a running staged request: %.0f ms, %d\n", hx_ms_since(&t0),
+	       hixl_request_result(r[0], NULL));
+	hixl_request_free(r[0]);
+	hixl_request_free(r[NREQ - 1]);
+	/* finalize with the others running or queued: each ends between rounds */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	hixl_engine_finalize(a);
+	printf("#   finalize with %d staged requests: %.0f ms\n", NREQ - 2, hx_ms_since(&t0));
+	CHECK(hx_ms_since(&t0) < 10000);
+	unsetenv("FAKE_CUDA_COPY_DELAY_US");
+	hixl_engine_finalize(b);
+	CHECK_EQ(fake_live(), 0);
+	CHECK_EQ(hx_count_fds(), fds);
+	CHECK_EQ(gpu_dfree(da), 0);
+	munmap(host, 4 * MiB);
+}
+
 const struct ht_test gpu_staged_tests[] = {
 	{ "gpu_staged_forced", test_gpu_staged_forced },
 	{ "gpu_staged_auto", test_gpu_staged_auto },
 	{ "gpu_staged_copy_error", test_gpu_staged_copy_error },
 	{ "gpu_staged_pipeline", test_gpu_staged_pipeline },
+	{ "gpu_staged_cancel", test_gpu_staged_cancel },
 	{ NULL, NULL },
 };
