@@ -36,6 +36,7 @@ from ._types import (  # noqa: F401 (re-exported)
     OPTION_BUFFER_POOL, OPTION_GLOBAL_RESOURCE_CONFIG, OPTION_AUTO_CONNECT,
     OPTION_LOCAL_COMM_RES, OPTION_ALLOWED_PEERS, OPTION_AUTH_SECRET, OPTION_AUTH_SECRET_FILE,
     OPTION_TRANSPORT, TRANSPORT_AUTO, TRANSPORT_RDMA, TRANSPORT_LOCAL,
+    OPTION_DEVICE_MEM_PATH, DEVICE_MEM_AUTO, DEVICE_MEM_P2P, DEVICE_MEM_STAGED,
     LINK_STAT_ACTIVE, LINK_STAT_NAMED, LINK_STAT_LOCAL, LinkState, LinkStat,
     OPTION_RAILS, FEATURE_SUPPORTED, FEATURE_NOT_SUPPORTED,
     MemType, TransferOp, TransferStatus, AsyncConnectStatus, FeatureType,
@@ -126,7 +127,9 @@ class Hixl(_Links, _Transfers):
                       OPTION_AUTO_CONNECT "1"/"0", hixl's
                       OPTION_ALLOWED_PEERS, OPTION_AUTH_SECRET(_FILE),
                       OPTION_TRANSPORT TRANSPORT_AUTO (default) /
-                      TRANSPORT_RDMA / TRANSPORT_LOCAL
+                      TRANSPORT_RDMA / TRANSPORT_LOCAL,
+                      OPTION_DEVICE_MEM_PATH DEVICE_MEM_AUTO (default) /
+                      DEVICE_MEM_P2P / DEVICE_MEM_STAGED
         A failure whose cause lies outside the program (hixl.ko not
         loaded, /dev/hixl not accessible, a bad option or environment
         variable, no RDMA device at the address) also emits one
@@ -337,5 +340,6 @@ __all__ = [
     "ASYNC_TIMEOUT_MS", "Request", "OpDescs", "HixlError", "HixlWarning", "check", "last_error", "status_name", "version",
     "strerror", "error_hint", "OPTION_TRANSPORT", "TRANSPORT_AUTO", "TRANSPORT_RDMA",
     "TRANSPORT_LOCAL", "LINK_STAT_ACTIVE", "LINK_STAT_NAMED", "LINK_STAT_LOCAL", "LinkState",
-    "LinkStat",
+    "LinkStat", "OPTION_DEVICE_MEM_PATH", "DEVICE_MEM_AUTO", "DEVICE_MEM_P2P",
+    "DEVICE_MEM_STAGED",
 ]
