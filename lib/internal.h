@@ -192,6 +192,13 @@ struct hixl_reg_rec {
 #define HIXL_STAGE_THREADS	4	/* threads running asynchronous staged requests */
 struct stage_slot;
 
+/* A staged region (also in handles, with its ctx): what transfers look up */
+struct hixl_staged_rec {
+	uint64_t handle;
+	uint64_t addr, len;
+	void *ctx;
+};
+
 struct hixl_engine {
 	int fd;
 	struct hixl_alloc alloc;	/* the submission queue's allocator, under lock */
@@ -232,7 +239,8 @@ struct hixl_engine {
 	uint64_t features;		/* GET_INFO's, read at init */
 	int devmem_path;		/* enum hixl_devmem_path, the "DeviceMemPath" option */
 	/* staged device memory (staged.c) */
-	size_t nstaged;			/* staged regions among handles (atomic reads) */
+	struct hixl_staged_rec *staged;	/* the staged regions, nstaged of them */
+	size_t nstaged, staged_cap;	/* nstaged: atomic reads without the lock */
 	uint64_t next_staged;		/* the last staged handle's counter */
 	struct stage_slot *stage_free;	/* bounce buffers not in use */
 	int stage_slots;		/* slots made, free or in use */

@@ -85,6 +85,17 @@ static int reg_staged(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
 
 	pthread_mutex_lock(&eng->lock);
 	ret = handles_reserve(eng);
+	if (!ret && eng->nstaged == eng->staged_cap) {
+		size_t cap = eng->staged_cap ? eng->staged_cap * 2 : 8;
+		struct hixl_staged_rec *st = realloc(eng->staged, cap * sizeof(*st));
+
+		if (st) {
+			eng->staged = st;
+			eng->staged_cap = cap;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
 	if (!ret) {
 		rec = &eng->handles[eng->nhandles++];
 		memset(rec, 0, sizeof(*rec));
@@ -96,6 +107,8 @@ static int reg_staged(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
 		rec->info.requested = HIXL_MEM_DEVICE;
 		rec->info.source = HIXL_MEM_SOURCE_STAGED;
 		rec->info.flags = desc->flags;
+		eng->staged[eng->nstaged] = (struct hixl_staged_rec){
+			.handle = rec->handle, .addr = g->addr, .len = g->len, .ctx = g->ctx };
 		__atomic_add_fetch(&eng->nstaged, 1, __ATOMIC_RELEASE);
 		*handle = rec->handle;
 	}
@@ -215,8 +228,14 @@ HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
 		for (size_t i = 0; i < eng->nhandles; i++) {
 			if (eng->handles[i].handle == handle) {
 				eng->handles[i] = eng->handles[--eng->nhandles];
-				__atomic_sub_fetch(&eng->nstaged, 1, __ATOMIC_RELEASE);
 				ret = 0;
+				break;
+			}
+		}
+		for (size_t i = 0; !ret && i < eng->nstaged; i++) {
+			if (eng->staged[i].handle == handle) {
+				eng->staged[i] = eng->staged[eng->nstaged - 1];
+				__atomic_sub_fetch(&eng->nstaged, 1, __ATOMIC_RELEASE);
 				break;
 			}
 		}
@@ -248,4 +267,5 @@ void hixl_handles_release(struct hixl_engine *eng)
 		if (!eng->handles[i].ctx)
 			dereg(eng->fd, eng->handles[i].handle);
 	free(eng->handles);
+	free(eng->staged);
 }

@@ -255,12 +255,11 @@ void hixl_staged_release(struct hixl_engine *eng)
 /* The staged region holding [a, a + len): its context, or NULL.  eng->lock held. */
 static void *staged_find(const struct hixl_engine *eng, uint64_t a, uint64_t len)
 {
-	for (size_t i = 0; i < eng->nhandles; i++) {
-		const struct hixl_reg_rec *h = &eng->handles[i];
+	for (size_t i = 0; i < eng->nstaged; i++) {
+		const struct hixl_staged_rec *st = &eng->staged[i];
 
-		if (h->ctx && a >= h->info.addr && len <= h->info.len &&
-		    a - h->info.addr <= h->info.len - len)
-			return h->ctx;
+		if (a >= st->addr && len <= st->len && a - st->addr <= st->len - len)
+			return st->ctx;
 	}
 	return NULL;
 }

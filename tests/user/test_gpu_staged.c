@@ -17,7 +17,8 @@
  *                          (io_uring), over rxe and the same-host copy;
  *                          the staged-bytes counters grow by exactly the
  *                          staged bytes; the peer cannot name the staged
- *                          region; deregistered, it is gone; after
+ *                          region; a second staged region outlives the
+ *                          first; deregistered, it is gone; after
  *                          finalize no stream, event or pinning is left
  *   gpu_staged_auto        the default ("auto"): the export refused
  *                          (FAKE_CUDA_EXPORT_ERROR) registers staged and
@@ -144,9 +145,9 @@ static void staged_pair(uint16_t pa, uint16_t pb, const struct hixl_option *o, s
 	struct hixl_mem_info mi;
 	struct hixl_staged_stats ss;
 	char an[32], bn[32];
-	uint64_t hd, ha, hb, w0, r0;
+	uint64_t hd, hd2, ha, hb, w0, r0;
 	size_t failed;
-	CUdeviceptr da;
+	CUdeviceptr da, db;
 	int fds;
 
 	snprintf(an, sizeof(an), IP ":%u", pa);
@@ -235,11 +236,30 @@ static void staged_pair(uint16_t pa, uint16_t pb, const struct hixl_option *o, s
 		CHECK(hixl_transfer_sync(b, an, HIXL_OP_READ, &p, 1, 10000, NULL) < 0);
 		printf("#   the peer's READ of it: %s\n", hixl_last_error());
 	}
+	/* a second staged region outlives the first */
+	db = gpu_dalloc(64 * KiB);
+	REQUIRE(db && gpu_dfill(db, 64 * KiB, 33) == 0);
+	CHECK_EQ(dev_reg(a, db + 100, 60 * KiB, &hd2), 0);
+	CHECK_EQ(hixl_engine_staged_stats(a, &ss), 0);
+	CHECK_EQ(ss.regions, 2);
 	CHECK_EQ(hixl_deregister_mem(a, hd), 0);
 	CHECK_EQ(hixl_mem_get_info(a, hd, &mi), -ENOENT);
 	CHECK_EQ(hixl_deregister_mem(a, hd), -ENOENT);
 	CHECK_EQ(hixl_engine_staged_stats(a, &ss), 0);
+	CHECK_EQ(ss.regions, 1);
+	{
+		struct hixl_op_desc d = { db + 100, (uintptr_t)bhost, 60 * KiB };
+
+		CHECK_EQ(hixl_transfer_sync(a, bn, HIXL_OP_WRITE, &d, 1, 10000, NULL), 0);
+		got = gpu_dread(db + 100, 60 * KiB);
+		REQUIRE(got);
+		CHECK_EQ(hx_first_diff(got, bhost, 60 * KiB), -1);
+		free(got);
+	}
+	CHECK_EQ(hixl_deregister_mem(a, hd2), 0);
+	CHECK_EQ(hixl_engine_staged_stats(a, &ss), 0);
 	CHECK_EQ(ss.regions, 0);
+	CHECK_EQ(gpu_dfree(db), 0);
 	{
 		/* no longer staged: the kernel knows no such local range */
 		struct hixl_op_desc d = { da, (uintptr_t)bhost, 4096 };
