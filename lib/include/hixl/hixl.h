@@ -791,6 +791,13 @@ struct hixl_mem_desc {
  *    addr rounded down to its page to addr + len, and its fd closed at
  *    once (the kernel holds its own reference until deregistration).  The
  *    range must lie in one allocation (cuMemGetAddressRange).
+ *    Where the RDMA device cannot reach it (the export fails, or the
+ *    kernel refuses the dma-buf with -EOPNOTSUPP or -EREMOTEIO), or the
+ *    engine's "DeviceMemPath" option is "staged", it is registered staged
+ *    instead (not with "p2p"): [addr, addr + len) exactly, in the library
+ *    only (HIXL_MEM_SOURCE_STAGED, a handle above 32 bits), its bytes
+ *    moved through the engine's pinned host bounce buffers by the GPU's
+ *    copy engine; local only (no peer can name it).
  *  - ROCm device memory, when the program has loaded the HSA runtime
  *    (libhsa-runtime64.so.1, as HIP does): hsa_amd_portable_export_dmabuf()
  *    gives a dma-buf of the allocation and the address's offset in it,
@@ -818,9 +825,11 @@ struct hixl_mem_desc {
  *  -ENOSPC  max_regions (4096) per process;  -E2BIG the byte limit
  *           (20 GiB host / 50 GiB device per process);
  *  -ENOMEM  RLIMIT_MEMLOCK or memory;  -EOPNOTSUPP (DEVICE) no MRs possible;
- *           (DEVICE by address) the runtime cannot export the range as a
- *           dma-buf;
- *  -EIO     (DEVICE by address) another error of the CUDA driver's export;
+ *           (DEVICE by address, "p2p") the runtime cannot export the range
+ *           as a dma-buf; ("staged") the CUDA driver lacks the stream,
+ *           event or async copy entry points;
+ *  -EIO     (DEVICE by address, "p2p") another error of the CUDA driver's
+ *           export;
  *  -EAGAIN, -EINTR as REG_MEM documents.
  */
 int hixl_register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
@@ -1115,7 +1124,11 @@ enum hixl_transfer_status {
  * Always the blocking TRANSFER ioctl, whatever hixl_engine_async_path()
  * says: one syscall that returns when the batch ended, through the same
  * kernel transfer queue as a URING_CMD (a ring would add a submission and a
- * wait, nothing else).
+ * wait, nothing else).  Descriptors whose local range lies in a staged
+ * region (HIXL_MEM_SOURCE_STAGED) go after the others, in rounds through
+ * the engine's bounce buffers and the GPU's copy engine, one TRANSFER per
+ * round; an asynchronous batch with such descriptors runs on one of the
+ * engine's staged request threads.
  *
  * Return: 0 when every descriptor completed;
  *  -EINVAL     NULL arguments, a bad op, count 0, timeout <= 0, len 0;
@@ -1124,7 +1137,9 @@ enum hixl_transfer_status {
  *  -EOVERFLOW, -ENOENT (local range not registered), -ERANGE (remote range
  *  not registered by the peer), -EACCES (read-only region): descriptor
  *  errors, found before anything is posted;
- *  -ECONNRESET, -ENETDOWN, -EIO: the link is broken; -ENOMEM.
+ *  -ECONNRESET, -ENETDOWN, -EIO: the link is broken; -ENOMEM;
+ *  -EIO also: a staged descriptor's copy failed (hixl_last_error() names
+ *  the CUDA call and error; @failed_index that descriptor).
  */
 int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_engine, enum hixl_op op,
 		       const struct hixl_op_desc *descs, size_t count, int timeout_ms,
