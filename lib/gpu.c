@@ -59,6 +59,7 @@ static struct {
 	cu_result (*ptr_attr)(void *data, int attr, cu_devptr ptr);
 	cu_result (*ctx_push)(cu_ctx ctx);
 	cu_result (*ctx_pop)(cu_ctx *ctx);
+	cu_result (*ctx_current)(cu_ctx *ctx);	/* optional */
 	cu_result (*addr_range)(cu_devptr *base, size_t *size, cu_devptr ptr);
 	cu_result (*export)(void *handle, cu_devptr ptr, size_t size, int type,
 			    unsigned long long flags);
@@ -133,6 +134,7 @@ static void cuda_load(void)
 	cuda.ptr_attr = (cu_result (*)(void *, int, cu_devptr))dlsym(h, "cuPointerGetAttribute");
 	cuda.ctx_push = (cu_result (*)(cu_ctx))dlsym(h, "cuCtxPushCurrent_v2");
 	cuda.ctx_pop = (cu_result (*)(cu_ctx *))dlsym(h, "cuCtxPopCurrent_v2");
+	cuda.ctx_current = (cu_result (*)(cu_ctx *))dlsym(h, "cuCtxGetCurrent");
 	cuda.addr_range = (cu_result (*)(cu_devptr *, size_t *, cu_devptr))
 		dlsym(h, "cuMemGetAddressRange_v2");
 	cuda.export = (cu_result (*)(void *, cu_devptr, size_t, int, unsigned long long))
@@ -254,7 +256,7 @@ static int cuda_staged(uint64_t addr, uint64_t len, cu_ctx ctx, struct hixl_gpu_
 			       HIXL_CUDA_LIB);
 	if (!ctx)
 		return why_set(why, wlen, -EOPNOTSUPP,
-			       "staged device memory: 0x%llx has no CUDA context to copy in",
+			       "staged device memory: 0x%llx has no CUDA context to copy in (none of its own, none current)",
 			       (unsigned long long)addr);
 	out->fd = -1;
 	out->addr = addr;
@@ -277,7 +279,7 @@ static int cuda_export(uint64_t addr, uint64_t len, int path, struct hixl_gpu_ra
 	uint64_t start, end, lim;
 	cu_devptr base = 0;
 	size_t size = 0;
-	cu_ctx ctx = NULL, popped;
+	cu_ctx ctx = NULL, sctx, popped;
 	char nb[32];
 	cu_result rc;
 	int fd = -1, ret = 0;
@@ -286,6 +288,13 @@ static int cuda_export(uint64_t addr, uint64_t len, int path, struct hixl_gpu_ra
 		ctx = NULL;
 	if (ctx && cuda.ctx_push(ctx) != CU_SUCCESS)
 		ctx = NULL;
+	/*
+	 * staging copies in the allocation's context; a cuMemMap() range has
+	 * none: the calling thread's current one (the program's device)
+	 */
+	sctx = ctx;
+	if (!sctx && (!cuda.ctx_current || cuda.ctx_current(&sctx) != CU_SUCCESS))
+		sctx = NULL;
 	rc = cuda.addr_range(&base, &size, addr);
 	if (rc != CU_SUCCESS) {
 		/* e.g. no context for a cuMemMap() range: the pointer's own attributes */
@@ -305,14 +314,14 @@ static int cuda_export(uint64_t addr, uint64_t len, int path, struct hixl_gpu_ra
 		goto out;
 	}
 	if (path == HIXL_DEVMEM_STAGED) {
-		ret = cuda_staged(addr, len, ctx, out, why, wlen);
+		ret = cuda_staged(addr, len, sctx, out, why, wlen);
 		goto out;
 	}
 	start = addr & ~(pg - 1);
 	end = (addr + len + pg - 1) & ~(pg - 1);
 	if (start < base || end > lim) {
-		if (path == HIXL_DEVMEM_AUTO && cuda.stage_ok && ctx) {
-			ret = cuda_staged(addr, len, ctx, out, why, wlen);
+		if (path == HIXL_DEVMEM_AUTO && cuda.stage_ok && sctx) {
+			ret = cuda_staged(addr, len, sctx, out, why, wlen);
 			goto out;
 		}
 		ret = why_set(why, wlen, -EINVAL,
@@ -322,9 +331,9 @@ static int cuda_export(uint64_t addr, uint64_t len, int path, struct hixl_gpu_ra
 	}
 	rc = cuda.export(&fd, start, end - start, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	if (rc != CU_SUCCESS || fd < 0) {
-		if (path == HIXL_DEVMEM_AUTO && cuda.stage_ok && ctx) {
+		if (path == HIXL_DEVMEM_AUTO && cuda.stage_ok && sctx) {
 			/* no dma-buf of it: no peer-to-peer either; the copy engine moves it */
-			ret = cuda_staged(addr, len, ctx, out, why, wlen);
+			ret = cuda_staged(addr, len, sctx, out, why, wlen);
 			goto out;
 		}
 		ret = why_set(why, wlen, rc == CU_ERROR_NOT_SUPPORTED || rc == CU_SUCCESS ? -EOPNOTSUPP : -EIO,
@@ -338,8 +347,8 @@ static int cuda_export(uint64_t addr, uint64_t len, int path, struct hixl_gpu_ra
 	out->len = addr + len - start;
 	out->offset = 0;
 	out->source = HIXL_MEM_SOURCE_CUDA;
-	out->ctx = ctx;
-	out->stageable = cuda.stage_ok && ctx;
+	out->ctx = sctx;
+	out->stageable = cuda.stage_ok && sctx;
 out:
 	if (ctx)
 		cuda.ctx_pop(&popped);

@@ -195,7 +195,8 @@ API CUresult cuPointerGetAttribute(void *data, int attr, CUdeviceptr ptr)
 		return CUDA_ERROR_INVALID_VALUE;
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:
-		*(CUcontext *)data = &the_ctx;
+		/* FAKE_CUDA_NO_PTR_CTX: as a cuMemMap() range, which has no context */
+		*(CUcontext *)data = env_error("FAKE_CUDA_NO_PTR_CTX") ? NULL : &the_ctx;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
 		*(unsigned int *)data = CU_MEMORYTYPE_DEVICE;
@@ -318,6 +319,14 @@ API CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
 	return dev ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+API CUresult cuCtxGetCurrent(CUcontext *ctx)
+{
+	if (!ctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	*ctx = ctx_depth ? &the_ctx : NULL;
+	return CUDA_SUCCESS;
 }
 
 /* the thread's current context: the bottom of its stack, as the driver's */

@@ -60,6 +60,9 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuCtxSetCurrent(CUcontext ctx);
+CUresult cuCtxGetCurrent(CUcontext *ctx);
+typedef CUresult (*fake_cuCtxSetCurrent)(CUcontext ctx);
+typedef CUresult (*fake_cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
 /* staging's: a stream and events of the library's, async copies, pinning */
 CUresult cuStreamCreate(CUstream *s, unsigned int flags);
 CUresult cuStreamDestroy_v2(CUstream s);
@@ -86,7 +89,9 @@ typedef int (*fake_cuda_max_inflight_fn)(void);
  * cuMemGetHandleForAddressRange() return N; FAKE_CUDA_COPY_ERROR=N[:OFF]
  * makes cuMemcpyDtoHAsync/HtoDAsync return N (with OFF: only a copy
  * reaching past byte OFF of its allocation); FAKE_CUDA_COPY_DELAY_US=N
- * makes each async copy take N microseconds more on its stream's thread.
+ * makes each async copy take N microseconds more on its stream's thread;
+ * FAKE_CUDA_NO_PTR_CTX=1 gives device memory no context of its own (NULL
+ * from cuPointerGetAttribute(CONTEXT)), as a cuMemMap() range.
  */
 
 #endif

@@ -26,7 +26,10 @@
  *                          peer-to-peer (CUDA); "p2p" with the export
  *                          refused fails as before; HIXL_DEVICE_MEM_PATH
  *                          sets it, a bad value is refused naming the
- *                          accepted ones
+ *                          accepted ones; memory without a context of its
+ *                          own (FAKE_CUDA_NO_PTR_CTX, as cuMemMap()) is
+ *                          staged in the thread's current context, and
+ *                          refused naming why without one
  *   gpu_staged_copy_error  a copy failing mid-pipeline
  *                          (FAKE_CUDA_COPY_ERROR=801:OFFSET): WRITE and
  *                          READ, sync and async, fail -EIO naming the
@@ -351,6 +354,39 @@ static void test_gpu_staged_auto(void)
 	c = hx_lib_engine(IP ":29314", NULL, 0);
 	REQUIRE(c);
 	CHECK_EQ(reg_source(c, da, 4096, &h), HIXL_MEM_SOURCE_STAGED);
+	hixl_engine_finalize(c);
+	/*
+	 * memory without a context of its own (a cuMemMap() range): staged in
+	 * the thread's current context, refused without one
+	 */
+	setenv("FAKE_CUDA_NO_PTR_CTX", "1", 1);
+	c = hx_lib_engine(IP ":29316", staged_local, 1);
+	REQUIRE(c);
+	CHECK_EQ(dev_reg(c, da, 4096, &h), -EOPNOTSUPP);
+	printf("#   no context: %s\n", hixl_last_error());
+	CHECK(strstr(hixl_last_error(), "no CUDA context") != NULL);
+	{
+		fake_cuDevicePrimaryCtxRetain retain =
+			(fake_cuDevicePrimaryCtxRetain)dlsym(RTLD_DEFAULT, "cuDevicePrimaryCtxRetain");
+		fake_cuCtxSetCurrent set = (fake_cuCtxSetCurrent)dlsym(RTLD_DEFAULT, "cuCtxSetCurrent");
+		CUcontext cx = NULL;
+
+		REQUIRE(retain && set && retain(&cx, 0) == CUDA_SUCCESS && set(cx) == CUDA_SUCCESS);
+		CHECK_EQ(reg_source(c, da, 4 * MiB, &h), HIXL_MEM_SOURCE_STAGED);
+		set(NULL);
+	}
+	unsetenv("FAKE_CUDA_NO_PTR_CTX");
+	{
+		/* and it moves bytes, copied in that context (pushed by the library) */
+		struct hixl_op_desc w = { da + 3, (uintptr_t)host + 5, 300 * KiB };
+
+		REQUIRE(hixl_connect(c, IP ":29311", 10000) == 0);
+		CHECK_EQ(hixl_transfer_sync(c, IP ":29311", HIXL_OP_WRITE, &w, 1, 60000, NULL), 0);
+		got = gpu_dread(da + 3, 300 * KiB);
+		REQUIRE(got);
+		CHECK_EQ(hx_first_diff(host + 5, got, 300 * KiB), -1);
+		free(got);
+	}
 	hixl_engine_finalize(c);
 	setenv("HIXL_DEVICE_MEM_PATH", "sometimes", 1);
 	CHECK_EQ(hixl_engine_init(&c, IP ":29315", NULL, 0), -EINVAL);
