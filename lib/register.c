@@ -85,6 +85,10 @@ static int reg_staged(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
 
 	pthread_mutex_lock(&eng->lock);
 	ret = handles_reserve(eng);
+	for (size_t i = 0; !ret && i < eng->nstaged; i++)
+		if (g->addr < eng->staged[i].addr + eng->staged[i].len &&
+		    eng->staged[i].addr < g->addr + g->len)
+			ret = -EEXIST;	/* as the kernel answers an overlap */
 	if (!ret && eng->nstaged == eng->staged_cap) {
 		size_t cap = eng->staged_cap ? eng->staged_cap * 2 : 8;
 		struct hixl_staged_rec *st = realloc(eng->staged, cap * sizeof(*st));

@@ -148,7 +148,7 @@ static void staged_pair(uint16_t pa, uint16_t pb, const struct hixl_option *o, s
 	struct hixl_mem_info mi;
 	struct hixl_staged_stats ss;
 	char an[32], bn[32];
-	uint64_t hd, hd2, ha, hb, w0, r0;
+	uint64_t hd, hd2, hd3, ha, hb, w0, r0;
 	size_t failed;
 	CUdeviceptr da, db;
 	int fds;
@@ -243,6 +243,7 @@ static void staged_pair(uint16_t pa, uint16_t pb, const struct hixl_option *o, s
 	db = gpu_dalloc(64 * KiB);
 	REQUIRE(db && gpu_dfill(db, 64 * KiB, 33) == 0);
 	CHECK_EQ(dev_reg(a, db + 100, 60 * KiB, &hd2), 0);
+	CHECK_EQ(dev_reg(a, db + 60 * KiB, 4 * KiB, &hd3), -EEXIST);	/* overlaps it */
 	CHECK_EQ(hixl_engine_staged_stats(a, &ss), 0);
 	CHECK_EQ(ss.regions, 2);
 	CHECK_EQ(hixl_deregister_mem(a, hd), 0);
