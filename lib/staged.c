@@ -27,7 +27,10 @@
  * The bounce buffers: a "slot" is HIXL_STAGE_BUFS buffers in one anonymous
  * mapping, registered in the kernel as host memory (HIXL_REG_LOCAL_ONLY:
  * never in the peers' tables) and page-locked for the GPU
- * (cuMemHostRegister), with one stream and one event per buffer.  Slots
+ * (cuMemHostRegister), with a stream of its own and an event per buffer,
+ * made in one CUDA context (a transfer's copies all run on the stream of
+ * its first staged region's context: with unified addressing the driver
+ * copies any device memory on it).  Slots
  * are made on first use, one per transfer running at once (at most
  * HIXL_STAGE_MAX_SLOTS), kept on the engine's free list and freed at
  * finalize.
