@@ -91,7 +91,7 @@ LIB_SONAME   := libhixl-user.so.$(SOVERSION)
 LIB_A        := lib/libhixl-user.a
 LIB_SRCS     := lib/hixl.c lib/physmem.c lib/prof.c lib/auth.c lib/engine.c lib/status.c \
 		lib/name.c lib/register.c lib/peer.c lib/request.c lib/uring.c lib/workers.c \
-		lib/notify.c lib/event.c lib/allocator.c lib/gpu.c
+		lib/notify.c lib/event.c lib/allocator.c lib/gpu.c lib/staged.c
 LIB_OBJS_PIC := $(LIB_SRCS:.c=.pic.o)
 LIB_OBJS     := $(LIB_SRCS:.c=.o)
 LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/hixl/prof.h \

@@ -120,6 +120,20 @@ static const char *env2(const char *ours, const char *hccl, const char **name)
 	return v ? v : getenv(hccl);
 }
 
+/* "DeviceMemPath": "auto", "p2p" or "staged" (enum hixl_devmem_path) */
+static int parse_devmem(const char *v, int *out)
+{
+	if (!strcmp(v, "auto"))
+		*out = HIXL_DEVMEM_AUTO;
+	else if (!strcmp(v, "p2p"))
+		*out = HIXL_DEVMEM_P2P;
+	else if (!strcmp(v, "staged"))
+		*out = HIXL_DEVMEM_STAGED;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 /* "AutoConnect": "1"/"true" or "0"/"false" */
 static int parse_bool(const char *v, bool *out)
 {
@@ -146,12 +160,13 @@ static_assert(HIXL_MAX_RAILS - 1 == 7, "ACCEPT_RAILS says 7 further rails");
 #define ACCEPT_TRANSPORT "auto, rdma or local"
 #define ACCEPT_RAILS	"auto, \"\" or up to 7 IP addresses, comma-separated, no port"
 #define ACCEPT_BOOL	"1, true, 0 or false"
+#define ACCEPT_DEVMEM	"auto, p2p or staged"
 #define ACCEPT_PEERS	"up to " HIXL_STR(HIXL_MAX_ALLOWED_PEERS) \
 			" ADDRESS or ADDRESS/PREFIXLEN, comma-separated"
 #define ACCEPT_SECRET	HIXL_STR(HIXL_SECRET_MIN) ".." HIXL_STR(HIXL_SECRET_MAX) " bytes"
 #define ACCEPT_FILE	"a readable file of " ACCEPT_SECRET " (one trailing newline left out)"
 #define KNOWN_OPTIONS	"BufferPool RdmaTrafficClass RdmaServiceLevel AutoConnect Transport " \
-			"Rails AllowedPeers AuthSecret AuthSecretFile"
+			"Rails AllowedPeers AuthSecret AuthSecretFile DeviceMemPath"
 
 /* what an auth option or variable accepts */
 static const char *auth_accepts(const char *key)
@@ -184,11 +199,11 @@ static int bad_option(char *why, size_t len, bool env, const char *name, const c
  * and what it accepts.
  */
 static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *auto_connect,
-			 struct hixl_sockaddr *rails, const struct hixl_option *opts, size_t nopts,
+			 int *devmem, struct hixl_sockaddr *rails, const struct hixl_option *opts, size_t nopts,
 			 char *why, size_t wlen)
 {
 	bool have_tc = false, have_sl = false, have_ac = false, have_tr = false;
-	bool have_rails = false;
+	bool have_rails = false, have_dm = false;
 	const char *v, *name, *bad;
 	int ret;
 
@@ -228,6 +243,10 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *
 			if (parse_rails(v, s, rails))
 				return bad_option(why, wlen, false, k, v, ACCEPT_RAILS, -EINVAL);
 			have_rails = true;
+		} else if (!strcmp(k, HIXL_OPTION_DEVICE_MEM_PATH)) {
+			if (parse_devmem(v, devmem))
+				return bad_option(why, wlen, false, k, v, ACCEPT_DEVMEM, -EINVAL);
+			have_dm = true;
 		} else if (!strcmp(k, HIXL_OPTION_AUTO_CONNECT)) {
 			if (parse_bool(v, auto_connect))
 				return bad_option(why, wlen, false, k, v, ACCEPT_BOOL, -EINVAL);
@@ -253,6 +272,8 @@ static int setup_options(struct hixl_setup *s, struct hixl_auth_opts *ao, bool *
 		return bad_option(why, wlen, true, "HIXL_AUTO_CONNECT", v, ACCEPT_BOOL, -EINVAL);
 	if (!have_tr && (v = getenv("HIXL_TRANSPORT")) && parse_transport(v, &s->transport))
 		return bad_option(why, wlen, true, "HIXL_TRANSPORT", v, ACCEPT_TRANSPORT, -EINVAL);
+	if (!have_dm && (v = getenv("HIXL_DEVICE_MEM_PATH")) && parse_devmem(v, devmem))
+		return bad_option(why, wlen, true, "HIXL_DEVICE_MEM_PATH", v, ACCEPT_DEVMEM, -EINVAL);
 	if (!have_rails && (v = getenv("HIXL_RAILS")) && parse_rails(v, s, rails))
 		return bad_option(why, wlen, true, "HIXL_RAILS", v, ACCEPT_RAILS, -EINVAL);
 	ret = hixl_auth_env(ao, &bad);
@@ -324,6 +345,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 	struct hixl_setup s;
 	pthread_condattr_t ca;
 	bool auto_connect = false;
+	int devmem = HIXL_DEVMEM_AUTO;
 	int ret, fd;
 
 	if (!engp)
@@ -338,7 +360,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 	}
 	if (any_port(local_engine))
 		s.flags |= HIXL_SETUP_LISTEN_ANY;
-	ret = setup_options(&s, &ao, &auto_connect, rails, opts, nopts, why, wlen);
+	ret = setup_options(&s, &ao, &auto_connect, &devmem, rails, opts, nopts, why, wlen);
 	if (ret) {
 		hixl_auth_opts_clear(&ao);
 		return ret;
@@ -369,6 +391,7 @@ static int engine_init(struct hixl_engine **engp, const char *local_engine,
 	if (hixl_dev_get_info(fd, &info) == 0)
 		eng->features = info.features;	/* else 0: nothing optional is used */
 	eng->auto_connect = auto_connect;
+	eng->devmem_path = devmem;
 	eng->local = s.local;
 	memcpy(eng->device, s.device, sizeof(eng->device));
 	eng->device[sizeof(eng->device) - 1] = '\0';
@@ -431,6 +454,7 @@ HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)
 	eng->qhead = eng->qtail = NULL;
 	pthread_cond_broadcast(&eng->qcond);
 	hixl_cancel_running(eng);
+	hixl_staged_wait(eng);
 	if (eng->reaper_on)
 		hixl_reaper_stop(eng);
 	pthread_mutex_unlock(&eng->lock);
@@ -443,6 +467,7 @@ HIXL_EXPORT void hixl_engine_finalize(struct hixl_engine *eng)
 
 	/* no other thread is left: no lock needed from here on */
 	hixl_links_release(eng);
+	hixl_staged_release(eng);
 	hixl_handles_release(eng);
 	hixl_requests_release(eng);
 	hixl_event_release(eng);

@@ -43,6 +43,9 @@ typedef void *cu_ctx;			/* CUcontext */
 #define CU_POINTER_ATTRIBUTE_RANGE_SIZE	12
 #define CU_MEMORYTYPE_DEVICE		2
 #define CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD 1
+#define CU_STREAM_NON_BLOCKING		0x1
+#define CU_EVENT_DISABLE_TIMING		0x2
+#define CU_MEMHOSTREGISTER_PORTABLE	0x01
 
 /* hsa.h / hsa_ext_amd.h (ROCm 6) */
 #define HSA_OK				0
@@ -56,11 +59,25 @@ static struct {
 	cu_result (*ptr_attr)(void *data, int attr, cu_devptr ptr);
 	cu_result (*ctx_push)(cu_ctx ctx);
 	cu_result (*ctx_pop)(cu_ctx *ctx);
+	cu_result (*ctx_current)(cu_ctx *ctx);	/* optional */
 	cu_result (*addr_range)(cu_devptr *base, size_t *size, cu_devptr ptr);
 	cu_result (*export)(void *handle, cu_devptr ptr, size_t size, int type,
 			    unsigned long long flags);
 	cu_result (*err_name)(cu_result err, const char **name);
+	/* staging (staged.c): the copy engine, pinned host memory */
+	cu_result (*stream_create)(void **s, unsigned int flags);
+	cu_result (*stream_destroy)(void *s);
+	cu_result (*stream_sync)(void *s);
+	cu_result (*event_create)(void **e, unsigned int flags);
+	cu_result (*event_destroy)(void *e);
+	cu_result (*event_record)(void *e, void *s);
+	cu_result (*event_sync)(void *e);
+	cu_result (*dtoh_async)(void *dst, cu_devptr src, size_t n, void *s);
+	cu_result (*htod_async)(cu_devptr dst, const void *src, size_t n, void *s);
+	cu_result (*host_register)(void *p, size_t n, unsigned int flags);
+	cu_result (*host_unregister)(void *p);
 	bool ok;		/* loaded and cuInit() succeeded */
+	bool stage_ok;		/* and has every staging entry point */
 	char why[160];		/* otherwise: why not */
 } cuda;
 
@@ -117,11 +134,31 @@ static void cuda_load(void)
 	cuda.ptr_attr = (cu_result (*)(void *, int, cu_devptr))dlsym(h, "cuPointerGetAttribute");
 	cuda.ctx_push = (cu_result (*)(cu_ctx))dlsym(h, "cuCtxPushCurrent_v2");
 	cuda.ctx_pop = (cu_result (*)(cu_ctx *))dlsym(h, "cuCtxPopCurrent_v2");
+	cuda.ctx_current = (cu_result (*)(cu_ctx *))dlsym(h, "cuCtxGetCurrent");
 	cuda.addr_range = (cu_result (*)(cu_devptr *, size_t *, cu_devptr))
 		dlsym(h, "cuMemGetAddressRange_v2");
 	cuda.export = (cu_result (*)(void *, cu_devptr, size_t, int, unsigned long long))
 		dlsym(h, "cuMemGetHandleForAddressRange");
 	cuda.err_name = (cu_result (*)(cu_result, const char **))dlsym(h, "cuGetErrorName");
+	/* staging's: cuda.h's names for the default (legacy) stream semantics */
+	cuda.stream_create = (cu_result (*)(void **, unsigned int))dlsym(h, "cuStreamCreate");
+	cuda.stream_destroy = (cu_result (*)(void *))dlsym(h, "cuStreamDestroy_v2");
+	cuda.stream_sync = (cu_result (*)(void *))dlsym(h, "cuStreamSynchronize");
+	cuda.event_create = (cu_result (*)(void **, unsigned int))dlsym(h, "cuEventCreate");
+	cuda.event_destroy = (cu_result (*)(void *))dlsym(h, "cuEventDestroy_v2");
+	cuda.event_record = (cu_result (*)(void *, void *))dlsym(h, "cuEventRecord");
+	cuda.event_sync = (cu_result (*)(void *))dlsym(h, "cuEventSynchronize");
+	cuda.dtoh_async = (cu_result (*)(void *, cu_devptr, size_t, void *))
+		dlsym(h, "cuMemcpyDtoHAsync_v2");
+	cuda.htod_async = (cu_result (*)(cu_devptr, const void *, size_t, void *))
+		dlsym(h, "cuMemcpyHtoDAsync_v2");
+	cuda.host_register = (cu_result (*)(void *, size_t, unsigned int))
+		dlsym(h, "cuMemHostRegister_v2");
+	cuda.host_unregister = (cu_result (*)(void *))dlsym(h, "cuMemHostUnregister");
+	cuda.stage_ok = cuda.stream_create && cuda.stream_destroy && cuda.stream_sync &&
+			cuda.event_create && cuda.event_destroy && cuda.event_record &&
+			cuda.event_sync && cuda.dtoh_async && cuda.htod_async &&
+			cuda.host_register && cuda.host_unregister;
 	missing = !cuda.init ? "cuInit" : !cuda.ptr_attr ? "cuPointerGetAttribute" :
 		  !cuda.ctx_push ? "cuCtxPushCurrent_v2" : !cuda.ctx_pop ? "cuCtxPopCurrent_v2" :
 		  !cuda.addr_range ? "cuMemGetAddressRange_v2" :
@@ -209,14 +246,40 @@ static bool range_is_host(uint64_t addr, uint64_t len)
  * [page_down(addr), page_up(addr + len)), in out.  The driver's calls run
  * in the allocation's context (pushed and popped here).
  */
-static int cuda_export(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, char *why,
-		       size_t wlen)
+/* [addr, addr + len) as a staged region of ctx: the library copies it (staged.c) */
+static int cuda_staged(uint64_t addr, uint64_t len, cu_ctx ctx, struct hixl_gpu_range *out,
+		       char *why, size_t wlen)
+{
+	if (!cuda.stage_ok)
+		return why_set(why, wlen, -EOPNOTSUPP,
+			       "staged device memory: %s lacks the stream, event or async copy entry points",
+			       HIXL_CUDA_LIB);
+	if (!ctx)
+		return why_set(why, wlen, -EOPNOTSUPP,
+			       "staged device memory: 0x%llx has no CUDA context to copy in (none of its own, none current)",
+			       (unsigned long long)addr);
+	out->fd = -1;
+	out->addr = addr;
+	out->len = len;
+	out->offset = 0;
+	out->ctx = ctx;
+	out->staged = true;
+	out->source = HIXL_MEM_SOURCE_STAGED;
+	return 0;
+}
+
+/*
+ * path (enum hixl_devmem_path): P2P exports a dma-buf or fails; STAGED never
+ * exports; AUTO exports, and stages where the driver cannot export.
+ */
+static int cuda_export(uint64_t addr, uint64_t len, int path, struct hixl_gpu_range *out,
+		       char *why, size_t wlen)
 {
 	const uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t start, end, lim;
 	cu_devptr base = 0;
 	size_t size = 0;
-	cu_ctx ctx = NULL, popped;
+	cu_ctx ctx = NULL, sctx, popped;
 	char nb[32];
 	cu_result rc;
 	int fd = -1, ret = 0;
@@ -225,6 +288,13 @@ static int cuda_export(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, 
 		ctx = NULL;
 	if (ctx && cuda.ctx_push(ctx) != CU_SUCCESS)
 		ctx = NULL;
+	/*
+	 * staging copies in the allocation's context; a cuMemMap() range has
+	 * none: the calling thread's current one (the program's device)
+	 */
+	sctx = ctx;
+	if (!sctx && (!cuda.ctx_current || cuda.ctx_current(&sctx) != CU_SUCCESS))
+		sctx = NULL;
 	rc = cuda.addr_range(&base, &size, addr);
 	if (rc != CU_SUCCESS) {
 		/* e.g. no context for a cuMemMap() range: the pointer's own attributes */
@@ -243,9 +313,17 @@ static int cuda_export(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, 
 			      (unsigned long long)base, (unsigned long long)lim);
 		goto out;
 	}
+	if (path == HIXL_DEVMEM_STAGED) {
+		ret = cuda_staged(addr, len, sctx, out, why, wlen);
+		goto out;
+	}
 	start = addr & ~(pg - 1);
 	end = (addr + len + pg - 1) & ~(pg - 1);
 	if (start < base || end > lim) {
+		if (path == HIXL_DEVMEM_AUTO && cuda.stage_ok && sctx) {
+			ret = cuda_staged(addr, len, sctx, out, why, wlen);
+			goto out;
+		}
 		ret = why_set(why, wlen, -EINVAL,
 			      "GPU allocation [0x%llx, 0x%llx) is not page aligned: its pages cannot be exported",
 			      (unsigned long long)base, (unsigned long long)lim);
@@ -253,6 +331,11 @@ static int cuda_export(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, 
 	}
 	rc = cuda.export(&fd, start, end - start, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	if (rc != CU_SUCCESS || fd < 0) {
+		if (path == HIXL_DEVMEM_AUTO && cuda.stage_ok && sctx) {
+			/* no dma-buf of it: no peer-to-peer either; the copy engine moves it */
+			ret = cuda_staged(addr, len, sctx, out, why, wlen);
+			goto out;
+		}
 		ret = why_set(why, wlen, rc == CU_ERROR_NOT_SUPPORTED || rc == CU_SUCCESS ? -EOPNOTSUPP : -EIO,
 			      "cuMemGetHandleForAddressRange(0x%llx, %llu, DMA_BUF_FD): %s (needs CUDA 11.7+, the open kernel modules)",
 			      (unsigned long long)start, (unsigned long long)(end - start),
@@ -264,6 +347,8 @@ static int cuda_export(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, 
 	out->len = addr + len - start;
 	out->offset = 0;
 	out->source = HIXL_MEM_SOURCE_CUDA;
+	out->ctx = sctx;
+	out->stageable = cuda.stage_ok && sctx;
 out:
 	if (ctx)
 		cuda.ctx_pop(&popped);
@@ -274,6 +359,9 @@ out:
  * hixl_gpu_resolve() - what a HIXL_MEM_DEVICE address without a dma-buf is
  * @addr: start, bytes: a GPU virtual address or host memory of this process
  * @len:  bytes, > 0
+ * @path: enum hixl_devmem_path, the engine's DeviceMemPath: for CUDA memory,
+ *        P2P exports a dma-buf (or fails), STAGED never does (@out->staged),
+ *        AUTO exports and stages where the driver cannot
  * @out:  out: the region to register: @out->fd a dma-buf the caller
  *        registers as HIXL_MEM_DEVICE at @out->offset and then closes, or
  *        -1 for host memory (HIXL_MEM_HOST); @out->addr, @out->len the
@@ -339,8 +427,8 @@ void hixl_gpu_release(struct hixl_gpu_range *g)
 	g->fd = -1;
 }
 
-int hixl_gpu_resolve(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, char *why,
-		     size_t wlen)
+int hixl_gpu_resolve(uint64_t addr, uint64_t len, int path, struct hixl_gpu_range *out,
+		     char *why, size_t wlen)
 {
 	int mt = 0, ret;
 
@@ -351,7 +439,7 @@ int hixl_gpu_resolve(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, ch
 	pthread_once(&cuda_once, cuda_load);
 	if (cuda.ok && cuda.ptr_attr(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, addr) == CU_SUCCESS &&
 	    mt == CU_MEMORYTYPE_DEVICE)
-		return cuda_export(addr, len, out, why, wlen);
+		return cuda_export(addr, len, path, out, why, wlen);
 	if (range_is_host(addr, len)) {
 		out->addr = addr;
 		out->len = len;
@@ -370,4 +458,83 @@ int hixl_gpu_resolve(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, ch
 		return why_set(why, wlen, -EFAULT,
 			       "neither GPU memory (the CUDA driver does not know it) nor host memory of this process");
 	return why_set(why, wlen, -ENODEV, "not host memory, and %s", cuda.why);
+}
+
+/*
+ * The staging calls (staged.c): thin wrappers of the driver's, each
+ * returning the CUresult (0 success); hixl_cu_name() names one.  Only
+ * called once a staged region exists, so the driver is loaded and has
+ * them (cuda.stage_ok).
+ */
+const char *hixl_cu_name(int rc, char *buf, size_t len)
+{
+	return cu_name(rc, buf, len);
+}
+
+int hixl_cu_push(void *ctx)
+{
+	return cuda.ctx_push(ctx);
+}
+
+void hixl_cu_pop(void)
+{
+	cu_ctx popped;
+
+	cuda.ctx_pop(&popped);
+}
+
+int hixl_cu_stream_create(void **s)
+{
+	/* non-blocking: the program's own work on the legacy stream does not wait for it */
+	return cuda.stream_create(s, CU_STREAM_NON_BLOCKING);
+}
+
+void hixl_cu_stream_destroy(void *s)
+{
+	cuda.stream_destroy(s);
+}
+
+int hixl_cu_stream_sync(void *s)
+{
+	return cuda.stream_sync(s);
+}
+
+int hixl_cu_event_create(void **e)
+{
+	return cuda.event_create(e, CU_EVENT_DISABLE_TIMING);
+}
+
+void hixl_cu_event_destroy(void *e)
+{
+	cuda.event_destroy(e);
+}
+
+int hixl_cu_event_record(void *e, void *s)
+{
+	return cuda.event_record(e, s);
+}
+
+int hixl_cu_event_sync(void *e)
+{
+	return cuda.event_sync(e);
+}
+
+int hixl_cu_dtoh_async(void *dst, uint64_t src, size_t n, void *s)
+{
+	return cuda.dtoh_async(dst, src, n, s);
+}
+
+int hixl_cu_htod_async(uint64_t dst, const void *src, size_t n, void *s)
+{
+	return cuda.htod_async(dst, src, n, s);
+}
+
+int hixl_cu_host_register(void *p, size_t n)
+{
+	return cuda.host_register(p, n, CU_MEMHOSTREGISTER_PORTABLE);
+}
+
+void hixl_cu_host_unregister(void *p)
+{
+	cuda.host_unregister(p);
 }

@@ -174,6 +174,29 @@ struct hixl_ring {
 struct hixl_reg_rec {
 	uint64_t handle;
 	struct hixl_mem_info info;
+	void *ctx;		/* a staged region's CUDA context; NULL: in the kernel */
+};
+
+/*
+ * staged.c: staged device memory.  A staged region's handle is the
+ * library's, never the kernel's (those are 32-bit): HIXL_STAGED_HANDLE_BIT
+ * and a counter.  The bounce buffers: HIXL_STAGE_BUFS of HIXL_STAGE_CHUNK
+ * bytes per transfer running at once; a round is at most
+ * HIXL_STAGE_PIECES descriptor pieces.
+ */
+#define HIXL_STAGED_HANDLE_BIT	(1ULL << 32)
+#define HIXL_STAGE_BUFS		4
+#define HIXL_STAGE_CHUNK	(1U << 20)
+#define HIXL_STAGE_PIECES	64
+#define HIXL_STAGE_MAX_SLOTS	8	/* bounce buffer sets of an engine (4 MiB each) */
+#define HIXL_STAGE_THREADS	4	/* threads running asynchronous staged requests */
+struct stage_slot;
+
+/* A staged region (also in handles, with its ctx): what transfers look up */
+struct hixl_staged_rec {
+	uint64_t handle;
+	uint64_t addr, len;
+	void *ctx;
 };
 
 struct hixl_engine {
@@ -214,6 +237,16 @@ struct hixl_engine {
 	int evfd;
 	int epfd;
 	uint64_t features;		/* GET_INFO's, read at init */
+	int devmem_path;		/* enum hixl_devmem_path, the "DeviceMemPath" option */
+	/* staged device memory (staged.c) */
+	struct hixl_staged_rec *staged;	/* the staged regions, nstaged of them */
+	size_t nstaged, staged_cap;	/* nstaged: atomic reads without the lock */
+	uint64_t next_staged;		/* the last staged handle's counter */
+	struct stage_slot *stage_free;	/* bounce buffers not in use */
+	int stage_slots;		/* slots made, free or in use */
+	int stage_threads;		/* staged request threads alive */
+	struct hixl_request *stage_qhead, *stage_qtail;	/* staged requests not started */
+	uint64_t staged_written, staged_read, staged_rounds, staged_errors;	/* atomic */
 };
 
 static inline long long hixl_now_ns(void)
@@ -272,9 +305,19 @@ struct hixl_gpu_range {
 	uint64_t len;
 	uint64_t offset;	/* of addr in the dma-buf */
 	uint32_t source;	/* enum hixl_mem_source */
+	void *ctx;		/* CUDA: the allocation's context (staging copies in it) */
+	bool staged;		/* not registered in the kernel: staged.c copies it */
+	bool stageable;		/* a CUDA dma-buf that could be staged instead */
 };
-int hixl_gpu_resolve(uint64_t addr, uint64_t len, struct hixl_gpu_range *out, char *why,
-		     size_t wlen);
+
+/* the "DeviceMemPath" option: how CUDA memory by address is reached */
+enum hixl_devmem_path {
+	HIXL_DEVMEM_AUTO = 0,	/* peer-to-peer (dma-buf), staged where it cannot be */
+	HIXL_DEVMEM_P2P,	/* the dma-buf only */
+	HIXL_DEVMEM_STAGED,	/* staged always */
+};
+int hixl_gpu_resolve(uint64_t addr, uint64_t len, int path, struct hixl_gpu_range *out,
+		     char *why, size_t wlen);
 /* closes g->fd (the way its runtime wants) once REG_MEM is done with it */
 void hixl_gpu_release(struct hixl_gpu_range *g);
 
@@ -315,6 +358,32 @@ void hixl_req_seen(struct hixl_engine *eng, struct hixl_request *r);
 void hixl_event_release(struct hixl_engine *eng);
 int hixl_do_get_notifies(struct hixl_engine *eng, struct hixl_notify *out, size_t max,
 			 size_t *count, uint64_t *dropped);
+
+/* staged.c */
+int hixl_transfer_run(struct hixl_engine *eng, const struct hixl_sockaddr *remote, uint32_t op,
+		      const struct hixl_op_desc *descs, size_t count, long long deadline,
+		      uint64_t tag, const bool *cancel, size_t *failed, char *why, size_t wlen);
+bool hixl_staged_any(const struct hixl_engine *eng, const struct hixl_op_desc *descs,
+		     size_t count);
+int hixl_staged_start(struct hixl_engine *eng, struct hixl_request *r);
+bool hixl_staged_unqueue(struct hixl_engine *eng, struct hixl_request *r);
+void hixl_staged_wait(struct hixl_engine *eng);
+void hixl_staged_release(struct hixl_engine *eng);
+/* gpu.c's driver calls for staging: each returns the CUresult */
+const char *hixl_cu_name(int rc, char *buf, size_t len);
+int hixl_cu_push(void *ctx);
+void hixl_cu_pop(void);
+int hixl_cu_stream_create(void **s);
+void hixl_cu_stream_destroy(void *s);
+int hixl_cu_stream_sync(void *s);
+int hixl_cu_event_create(void **e);
+void hixl_cu_event_destroy(void *e);
+int hixl_cu_event_record(void *e, void *s);
+int hixl_cu_event_sync(void *e);
+int hixl_cu_dtoh_async(void *dst, uint64_t src, size_t n, void *s);
+int hixl_cu_htod_async(uint64_t dst, const void *src, size_t n, void *s);
+int hixl_cu_host_register(void *p, size_t n);
+void hixl_cu_host_unregister(void *p);
 
 /* workers.c */
 int hixl_workers_queue(struct hixl_engine *eng, struct hixl_request *r);

@@ -57,11 +57,66 @@ static int reg_one(struct hixl_engine *eng, struct hixl_reg_mem *r, const struct
 	ret = handles_reserve(eng);	/* a concurrent call may have used the room */
 	if (!ret) {
 		eng->handles[eng->nhandles].handle = r->handle;
+		eng->handles[eng->nhandles].ctx = NULL;
 		eng->handles[eng->nhandles++].info = *info;
 	}
 	pthread_mutex_unlock(&eng->lock);
 	if (ret)
 		dereg(eng->fd, r->handle);
+	return ret;
+}
+
+/*
+ * A kernel's refusal of a dma-buf that staging answers: the device or the
+ * exporter cannot do peer-to-peer (EOPNOTSUPP), or the importer could not
+ * map it (EREMOTEIO).
+ */
+static bool staging_error(int err)
+{
+	return err == -EOPNOTSUPP || err == -EREMOTEIO;
+}
+
+/* Record a staged region (staged.c moves it): no REG_MEM; *handle the library's. */
+static int reg_staged(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
+		      const struct hixl_gpu_range *g, uint64_t *handle)
+{
+	struct hixl_reg_rec *rec;
+	int ret;
+
+	pthread_mutex_lock(&eng->lock);
+	ret = handles_reserve(eng);
+	for (size_t i = 0; !ret && i < eng->nstaged; i++)
+		if (g->addr < eng->staged[i].addr + eng->staged[i].len &&
+		    eng->staged[i].addr < g->addr + g->len)
+			ret = -EEXIST;	/* as the kernel answers an overlap */
+	if (!ret && eng->nstaged == eng->staged_cap) {
+		size_t cap = eng->staged_cap ? eng->staged_cap * 2 : 8;
+		struct hixl_staged_rec *st = realloc(eng->staged, cap * sizeof(*st));
+
+		if (st) {
+			eng->staged = st;
+			eng->staged_cap = cap;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	if (!ret) {
+		rec = &eng->handles[eng->nhandles++];
+		memset(rec, 0, sizeof(*rec));
+		rec->handle = HIXL_STAGED_HANDLE_BIT | ++eng->next_staged;
+		rec->ctx = g->ctx;
+		rec->info.addr = g->addr;
+		rec->info.len = g->len;
+		rec->info.type = HIXL_MEM_DEVICE;
+		rec->info.requested = HIXL_MEM_DEVICE;
+		rec->info.source = HIXL_MEM_SOURCE_STAGED;
+		rec->info.flags = desc->flags;
+		eng->staged[eng->nstaged] = (struct hixl_staged_rec){
+			.handle = rec->handle, .addr = g->addr, .len = g->len, .ctx = g->ctx };
+		__atomic_add_fetch(&eng->nstaged, 1, __ATOMIC_RELEASE);
+		*handle = rec->handle;
+	}
+	pthread_mutex_unlock(&eng->lock);
 	return ret;
 }
 
@@ -98,9 +153,11 @@ static int register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *des
 		}
 		if (!desc->len)
 			return -EINVAL;
-		ret = hixl_gpu_resolve(desc->addr, desc->len, &g, why, wlen);
+		ret = hixl_gpu_resolve(desc->addr, desc->len, eng->devmem_path, &g, why, wlen);
 		if (ret)
 			return ret;
+		if (g.staged)
+			return reg_staged(eng, desc, &g, handle);
 		r.addr = g.addr;
 		r.len = g.len;
 		r.dmabuf_fd = g.fd;
@@ -118,6 +175,13 @@ static int register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *des
 	info.flags = r.flags;
 	ret = reg_one(eng, &r, &info);
 	hixl_gpu_release(&g);	/* the kernel holds its own reference (dma_buf_get) */
+	if (ret && g.stageable && eng->devmem_path == HIXL_DEVMEM_AUTO && staging_error(ret)) {
+		/* the RDMA device cannot reach it: the copy engine moves it */
+		g.addr = desc->addr;
+		g.len = desc->len;
+		g.source = HIXL_MEM_SOURCE_STAGED;
+		return reg_staged(eng, desc, &g, handle);
+	}
 	if (!ret)
 		*handle = r.handle;
 	return ret;
@@ -161,6 +225,30 @@ HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
 
 	if (!eng)
 		return -EINVAL;
+	if (handle & HIXL_STAGED_HANDLE_BIT) {
+		/* a staged region: the library's record only */
+		ret = -ENOENT;
+		pthread_mutex_lock(&eng->lock);
+		for (size_t i = 0; i < eng->nhandles; i++) {
+			if (eng->handles[i].handle == handle) {
+				eng->handles[i] = eng->handles[--eng->nhandles];
+				ret = 0;
+				break;
+			}
+		}
+		for (size_t i = 0; !ret && i < eng->nstaged; i++) {
+			if (eng->staged[i].handle == handle) {
+				eng->staged[i] = eng->staged[eng->nstaged - 1];
+				__atomic_sub_fetch(&eng->nstaged, 1, __ATOMIC_RELEASE);
+				break;
+			}
+		}
+		pthread_mutex_unlock(&eng->lock);
+		if (ret)
+			return hixl_failf(ret, "hixl_deregister_mem(handle %llu)",
+					  (unsigned long long)handle);
+		return 0;
+	}
 	ret = dereg(eng->fd, handle);
 	if (ret)
 		return hixl_failf(ret, "hixl_deregister_mem(handle %llu)",
@@ -180,6 +268,8 @@ HIXL_EXPORT int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle)
 void hixl_handles_release(struct hixl_engine *eng)
 {
 	for (size_t i = 0; i < eng->nhandles; i++)
-		dereg(eng->fd, eng->handles[i].handle);
+		if (!eng->handles[i].ctx)
+			dereg(eng->fd, eng->handles[i].handle);
 	free(eng->handles);
+	free(eng->staged);
 }

@@ -187,6 +187,7 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 	struct hixl_sockaddr addr;
 	int saved = errno, ret;
 	size_t failed = count;
+	char why[160] = "";
 
 	ret = transfer_args(eng, remote_engine, op, descs, count, timeout_ms, &addr);
 	if (ret)
@@ -202,7 +203,8 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 			goto out;
 	}
 	__atomic_add_fetch(&eng->sync_running, 1, __ATOMIC_SEQ_CST);	/* no revoking cancel now */
-	ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0, NULL, &failed);
+	ret = hixl_transfer_run(eng, &addr, op, descs, count, deadline, 0, NULL, &failed, why,
+				sizeof(why));
 	/*
 	 * AutoConnect: a broken link (its peer went away or restarted):
 	 * connect again and run the batch again, all of it (READ and WRITE of the same
@@ -211,14 +213,17 @@ HIXL_EXPORT int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_e
 	if (hixl_link_error(ret) && eng->auto_connect) {
 		ret = hixl_auto_connect(eng, &addr, deadline, true);
 		if (!ret)
-			ret = hixl_transfer_chunks(eng->fd, &addr, op, descs, count, deadline, 0,
-						   NULL, &failed);
+			ret = hixl_transfer_run(eng, &addr, op, descs, count, deadline, 0, NULL,
+						&failed, why, sizeof(why));
 	}
 	__atomic_sub_fetch(&eng->sync_running, 1, __ATOMIC_SEQ_CST);
 out:
 	if (failed_index)
 		*failed_index = failed;
 	errno = saved;
+	if (ret < 0 && why[0])	/* a staged copy's error, named */
+		return hixl_failf(ret, "hixl_transfer_sync(%.*s): %s", HIXL_ENGINE_NAME_MAX,
+				  remote_engine, why);
 	return hixl_fail("hixl_transfer_sync", remote_engine, ret);
 }
 
@@ -269,6 +274,8 @@ static int req_start(struct hixl_engine *eng, struct hixl_request *r)
 {
 	if (eng->stopping)
 		return -ESHUTDOWN;
+	if (hixl_staged_any(eng, r->descs, r->count))
+		return hixl_staged_start(eng, r);	/* a thread copies and transfers */
 	return eng->uring ? hixl_uring_start(eng, r) : hixl_workers_queue(eng, r);
 }
 
@@ -545,7 +552,7 @@ static int request_cancel(struct hixl_engine *eng, struct hixl_request *r)
 		return -EALREADY;
 	}
 	__atomic_store_n(&r->cancel, true, __ATOMIC_RELEASE);
-	if (!r->running && req_unqueue(eng, r)) {
+	if ((!r->running && req_unqueue(eng, r)) || hixl_staged_unqueue(eng, r)) {
 		hixl_req_end(eng, r, -ECANCELED, hixl_req_not_done(r, -ECANCELED));
 		pthread_cond_broadcast(&eng->cond);
 		pthread_mutex_unlock(&eng->lock);

@@ -36,6 +36,7 @@ from ._types import (  # noqa: F401 (re-exported)
     OPTION_BUFFER_POOL, OPTION_GLOBAL_RESOURCE_CONFIG, OPTION_AUTO_CONNECT,
     OPTION_LOCAL_COMM_RES, OPTION_ALLOWED_PEERS, OPTION_AUTH_SECRET, OPTION_AUTH_SECRET_FILE,
     OPTION_TRANSPORT, TRANSPORT_AUTO, TRANSPORT_RDMA, TRANSPORT_LOCAL,
+    OPTION_DEVICE_MEM_PATH, DEVICE_MEM_AUTO, DEVICE_MEM_P2P, DEVICE_MEM_STAGED,
     LINK_STAT_ACTIVE, LINK_STAT_NAMED, LINK_STAT_LOCAL, LinkState, LinkStat,
     OPTION_RAILS, FEATURE_SUPPORTED, FEATURE_NOT_SUPPORTED,
     MemType, TransferOp, TransferStatus, AsyncConnectStatus, FeatureType,
@@ -127,7 +128,9 @@ class Hixl(_Links, _Transfers):
                       OPTION_AUTO_CONNECT "1"/"0", hixl's
                       OPTION_ALLOWED_PEERS, OPTION_AUTH_SECRET(_FILE),
                       OPTION_TRANSPORT TRANSPORT_AUTO (default) /
-                      TRANSPORT_RDMA / TRANSPORT_LOCAL
+                      TRANSPORT_RDMA / TRANSPORT_LOCAL,
+                      OPTION_DEVICE_MEM_PATH DEVICE_MEM_AUTO (default) /
+                      DEVICE_MEM_P2P / DEVICE_MEM_STAGED
         A failure whose cause lies outside the program (hixl.ko not
         loaded, /dev/hixl not accessible, a bad option or environment
         variable, no RDMA device at the address) also emits one
@@ -288,7 +291,8 @@ class Hixl(_Links, _Transfers):
         device memory by address starts at its page), "type" (the
         MemType it became: host memory given as MEM_DEVICE is MEM_HOST),
         "requested" (the MemType given), "source" ("host", "dmabuf": the
-        caller's fd, "cuda" / "rocm": exported by that runtime), "flags"; or
+        caller's fd, "cuda" / "rocm": exported by that runtime, "staged":
+        CUDA memory the library moves through bounce buffers), "flags"; or
         (PARAM_INVALID, None) for a handle that is not a live registration
         of this engine, (FAILED, None) when not initialized.  Raises
         TypeError for a non-int.
@@ -304,7 +308,8 @@ class Hixl(_Links, _Transfers):
         to_type = {_hixl.C_MEM_HOST: MEM_HOST, _hixl.C_MEM_DEVICE: MEM_DEVICE}
         return SUCCESS, {"addr": t[0], "len": t[1], "type": to_type[t[2]],
                          "requested": to_type[t[3]],
-                         "source": {0: "host", 1: "dmabuf", 2: "cuda", 3: "rocm"}.get(t[4], str(t[4])),
+                         "source": {0: "host", 1: "dmabuf", 2: "cuda", 3: "rocm",
+                                    4: "staged"}.get(t[4], str(t[4])),
                          "flags": t[5]}
 
     def deregister_mem(self, mem_handle):
@@ -351,5 +356,6 @@ __all__ = [
     "ASYNC_TIMEOUT_MS", "Request", "OpDescs", "HixlError", "HixlWarning", "check", "last_error", "status_name", "version",
     "strerror", "error_hint", "OPTION_TRANSPORT", "TRANSPORT_AUTO", "TRANSPORT_RDMA",
     "TRANSPORT_LOCAL", "LINK_STAT_ACTIVE", "LINK_STAT_NAMED", "LINK_STAT_LOCAL", "LinkState",
-    "LinkStat",
+    "LinkStat", "OPTION_DEVICE_MEM_PATH", "DEVICE_MEM_AUTO", "DEVICE_MEM_P2P",
+    "DEVICE_MEM_STAGED",
 ]

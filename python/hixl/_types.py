@@ -52,6 +52,17 @@ OPTION_TRANSPORT = "Transport"
 TRANSPORT_AUTO = "auto"
 TRANSPORT_RDMA = "rdma"
 TRANSPORT_LOCAL = "local"
+#: hixl's own key: how CUDA memory registered by address (MEM_DEVICE) is
+#: reached (hixl_engine_init(3) "DeviceMemPath").  Values DEVICE_MEM_AUTO
+#: (the default: peer-to-peer through its dma-buf, staged through pinned
+#: host buffers and the GPU's copy engine where the NIC cannot reach it),
+#: DEVICE_MEM_P2P (never staged), DEVICE_MEM_STAGED (always).  mem_info()
+#: says "staged" for a staged registration.  Environment variable:
+#: HIXL_DEVICE_MEM_PATH.
+OPTION_DEVICE_MEM_PATH = "DeviceMemPath"
+DEVICE_MEM_AUTO = "auto"
+DEVICE_MEM_P2P = "p2p"
+DEVICE_MEM_STAGED = "staged"
 
 # ---- get_link_stats() ------------------------------------------------------
 #: LinkStat.flags bits (<hixl/uapi.h> HIXL_LINK_STAT_*)

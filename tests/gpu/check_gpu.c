@@ -11,8 +11,12 @@
  *     allocation of an address inside it and exports the page-rounded range
  *     as a dma-buf the size of the range (no module needed);
  *  2. past the end: a range leaving its allocation is -ERANGE, named;
- *  3. staged copies through the library's pipeline: SKIP, the library has
- *     no staged device-memory path yet;
+ *  3. staged copies: with hixl.ko and HIXL_CHECK_GPU_IP, an engine with
+ *     DeviceMemPath "staged" registers a device allocation (the registration
+ *     says HIXL_MEM_SOURCE_STAGED), WRITEs 3 MiB + 5 of it from an unaligned
+ *     offset to host memory of a second engine and READs it back into the
+ *     allocation elsewhere, through the bounce buffers and the GPU's copy
+ *     engine; checked with cuMemcpyDtoH() and the staged-bytes counters;
  *  4. device to device: with hixl.ko loaded (/dev/hixl) and
  *     HIXL_CHECK_GPU_IP naming an address of an RDMA device, two engines
  *     on it register a device allocation each by address, WRITE 1 MiB and
@@ -127,6 +131,18 @@ static int dev_fill(CUdeviceptr p, size_t len, unsigned int seed)
 	return ok;
 }
 
+/* device ranges a and b hold the same len bytes */
+static int dev_same(CUdeviceptr a, CUdeviceptr b, size_t len)
+{
+	unsigned char *x = malloc(len), *y = malloc(len);
+	int same = x && y && cu.dtoh(x, a, len) == CUDA_SUCCESS &&
+		   cu.dtoh(y, b, len) == CUDA_SUCCESS && !memcmp(x, y, len);
+
+	free(x);
+	free(y);
+	return same;
+}
+
 /* fd is a dma-buf (its /proc/self/fd link names the dmabuf inode) of >= len bytes */
 static int is_dmabuf(int fd, uint64_t len)
 {
@@ -148,7 +164,7 @@ static void test_resolve(CUdeviceptr p)
 {
 	struct hixl_gpu_range g;
 	char why[256] = "";
-	int ret = hixl_gpu_resolve(p + 64 * 1024, MiB, &g, why, sizeof(why));
+	int ret = hixl_gpu_resolve(p + 64 * 1024, MiB, HIXL_DEVMEM_P2P, &g, why, sizeof(why));
 
 	if (ret)
 		printf("#   hixl_gpu_resolve: %d, %s\n", ret, why);
@@ -163,7 +179,7 @@ static void test_past_end(CUdeviceptr p)
 {
 	struct hixl_gpu_range g;
 	char why[256] = "";
-	int ret = hixl_gpu_resolve(p + ALLOC - 4096, 8192, &g, why, sizeof(why));
+	int ret = hixl_gpu_resolve(p + ALLOC - 4096, 8192, HIXL_DEVMEM_P2P, &g, why, sizeof(why));
 
 	printf("#   %d: %s\n", ret, why);
 	result(ret == -ERANGE, "past the end: a range leaving its allocation is -ERANGE");
@@ -225,6 +241,70 @@ static void test_dev_to_dev(CUdeviceptr pa, CUdeviceptr pb)
 	result(ok, "device to device: WRITE and READ of 1 MiB between two engines, checked");
 }
 
+/* staged device memory: device -> host (WRITE), host -> device (READ) */
+static void test_staged(CUdeviceptr pa)
+{
+	static const struct hixl_option st[] = { { HIXL_OPTION_DEVICE_MEM_PATH, "staged" } };
+	const char *ip = getenv("HIXL_CHECK_GPU_IP");
+	const uint64_t len = 3 * MiB + 5, off = 4096 + 3;
+	struct hixl_engine *a = NULL, *b = NULL;
+	struct hixl_staged_stats ss = { 0 };
+	struct hixl_mem_info mi = { 0 };
+	struct hixl_mem_desc hd = { 0 };
+	unsigned char *host = NULL;
+	uint64_t ha, hb;
+	char an[80], bn[80];
+	int ok = 0;
+
+	if (access("/dev/hixl", F_OK)) {
+		printf("ok %u - staged copies # SKIP hixl.ko is not loaded (no /dev/hixl)\n",
+		       ++test_no);
+		return;
+	}
+	if (!ip || !*ip) {
+		printf("ok %u - staged copies # SKIP set HIXL_CHECK_GPU_IP to an address of an RDMA device\n",
+		       ++test_no);
+		return;
+	}
+	snprintf(an, sizeof(an), "%s:29390", ip);
+	snprintf(bn, sizeof(bn), "%s:29391", ip);
+	host = calloc(1, 4 * MiB);
+	if (!host || !dev_fill(pa, 4 * MiB, 5) || !dev_fill(pa + 4 * MiB, 4 * MiB, 6)) {
+		result(0, "staged copies: filling device memory");
+		free(host);
+		return;
+	}
+	hd.addr = (uintptr_t)host;
+	hd.len = 4 * MiB;
+	if (hixl_engine_init(&a, an, st, 1) || hixl_engine_init(&b, bn, NULL, 0)) {
+		printf("#   engines on %s: %s\n", ip, hixl_last_error());
+	} else if (!reg_dev(a, pa, ALLOC, &ha) && !hixl_register_mem(b, &hd, HIXL_MEM_HOST, &hb)) {
+		struct hixl_op_desc w = { pa + off, (uintptr_t)host + 1, len };
+		struct hixl_op_desc r = { pa + 4 * MiB + off, (uintptr_t)host + 1, len };
+		int c = hixl_connect(a, bn, 10000);
+		int wr = c ? c : hixl_transfer_sync(a, bn, HIXL_OP_WRITE, &w, 1, 60000, NULL);
+		int rd = wr ? wr : hixl_transfer_sync(a, bn, HIXL_OP_READ, &r, 1, 60000, NULL);
+
+		if (rd)
+			printf("#   connect %d, WRITE %d, READ %d: %s\n", c, wr, rd, hixl_last_error());
+		hixl_mem_get_info(a, ha, &mi);
+		hixl_engine_staged_stats(a, &ss);
+		printf("#   source %u, staged: %llu written, %llu read, %llu rounds\n", mi.source,
+		       (unsigned long long)ss.bytes_written, (unsigned long long)ss.bytes_read,
+		       (unsigned long long)ss.rounds);
+		ok = !rd && mi.source == HIXL_MEM_SOURCE_STAGED && ss.bytes_written == len &&
+		     ss.bytes_read == len && dev_same(pa + off, pa + 4 * MiB + off, len);
+	} else {
+		printf("#   %s\n", hixl_last_error());
+	}
+	if (a)
+		hixl_engine_finalize(a);
+	if (b)
+		hixl_engine_finalize(b);
+	free(host);
+	result(ok, "staged copies: WRITE and READ of 3 MiB + 5 through the bounce buffers, checked");
+}
+
 int main(void)
 {
 	const char *path = getenv("HIXL_CHECK_GPU_CUDA");
@@ -270,8 +350,7 @@ int main(void)
 	}
 	test_resolve(pa);
 	test_past_end(pa);
-	printf("ok %u - staged copies # SKIP the library has no staged device-memory path yet\n",
-	       ++test_no);
+	test_staged(pa);
 	test_dev_to_dev(pa, pb);
 	cu.free(pa);
 	cu.free(pb);

@@ -195,7 +195,8 @@ API CUresult cuPointerGetAttribute(void *data, int attr, CUdeviceptr ptr)
 		return CUDA_ERROR_INVALID_VALUE;
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:
-		*(CUcontext *)data = &the_ctx;
+		/* FAKE_CUDA_NO_PTR_CTX: as a cuMemMap() range, which has no context */
+		*(CUcontext *)data = env_error("FAKE_CUDA_NO_PTR_CTX") ? NULL : &the_ctx;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
 		*(unsigned int *)data = CU_MEMORYTYPE_DEVICE;
@@ -320,6 +321,14 @@ API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 	return dev ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
+API CUresult cuCtxGetCurrent(CUcontext *ctx)
+{
+	if (!ctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	*ctx = ctx_depth ? &the_ctx : NULL;
+	return CUDA_SUCCESS;
+}
+
 /* the thread's current context: the bottom of its stack, as the driver's */
 API CUresult cuCtxSetCurrent(CUcontext ctx)
 {
@@ -330,4 +339,286 @@ API CUresult cuCtxSetCurrent(CUcontext ctx)
 	else if (!ctx && ctx_depth)
 		ctx_depth--;
 	return CUDA_SUCCESS;
+}
+
+/*
+ * Staging's entry points, asynchronous as the driver's: each stream has a
+ * thread of its own that runs its copies in order (pread/pwrite of the
+ * memfd), FAKE_CUDA_COPY_DELAY_US microseconds each (read at enqueue;
+ * default 0); an event is the count of the stream's copies enqueued when
+ * it was recorded, and has passed once the thread did that many.  So a
+ * caller that used a bounce buffer before its event passed, or reused one
+ * whose copy still runs, reads or writes the wrong bytes.
+ * FAKE_CUDA_COPY_ERROR=N[:OFF] makes an async copy fail at enqueue with N,
+ * every one or (with OFF) those reaching past byte OFF of their
+ * allocation.  cuMemHostRegister_v2 wants memory that is not device
+ * memory.  fake_cuda_live() counts the streams, events and host
+ * registrations alive; fake_cuda_max_inflight() the most copies one
+ * stream had queued and not done when a copy was enqueued.
+ */
+struct fake_op {
+	struct fake_op *next;
+	CUdeviceptr d;
+	void *h;
+	size_t n;
+	int to_dev;
+	unsigned int delay_us;
+};
+
+struct CUstream_st {
+	int magic;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct fake_op *head, *tail;
+	unsigned long long enq, done;
+	CUresult err;		/* the first copy that failed running: sticky */
+	int stop;
+};
+
+struct CUevent_st {
+	int magic;
+	struct CUstream_st *s;
+	unsigned long long seq;
+};
+
+#define STREAM_MAGIC 0x5157
+#define EVENT_MAGIC 0x4576
+static int live_streams, live_events, live_host_regs, max_inflight;
+
+static void *stream_thread(void *arg)
+{
+	struct CUstream_st *s = arg;
+	struct fake_op *op;
+	CUresult rc;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		while (!s->head && !s->stop)
+			pthread_cond_wait(&s->cv, &s->mu);
+		op = s->head;
+		if (!op)
+			break;
+		pthread_mutex_unlock(&s->mu);
+		if (op->delay_us)
+			usleep(op->delay_us);
+		rc = copy(op->d, op->h, op->n, op->to_dev);
+		pthread_mutex_lock(&s->mu);
+		if (rc && !s->err)
+			s->err = rc;
+		s->head = op->next;
+		if (!s->head)
+			s->tail = NULL;
+		free(op);
+		s->done++;
+		pthread_cond_broadcast(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+API CUresult cuStreamCreate(CUstream *sp, unsigned int flags)
+{
+	struct CUstream_st *s;
+
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!sp || flags > 1)
+		return CUDA_ERROR_INVALID_VALUE;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	s->magic = STREAM_MAGIC;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if (pthread_create(&s->th, NULL, stream_thread, s)) {
+		free(s);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	__atomic_add_fetch(&live_streams, 1, __ATOMIC_RELAXED);
+	*sp = s;
+	return CUDA_SUCCESS;
+}
+
+/* wait until the stream did seq copies; its sticky error */
+static CUresult stream_wait(struct CUstream_st *s, unsigned long long seq)
+{
+	CUresult rc;
+
+	pthread_mutex_lock(&s->mu);
+	while (s->done < seq)
+		pthread_cond_wait(&s->cv, &s->mu);
+	rc = s->err;
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+/* as the driver: destroying a stream lets its work finish first */
+API CUresult cuStreamDestroy_v2(CUstream s)
+{
+	if (!s || s->magic != STREAM_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&s->mu);
+	s->stop = 1;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->th, NULL);
+	s->magic = 0;
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+	__atomic_sub_fetch(&live_streams, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuStreamSynchronize(CUstream s)
+{
+	unsigned long long seq;
+
+	if (!s || s->magic != STREAM_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&s->mu);
+	seq = s->enq;
+	pthread_mutex_unlock(&s->mu);
+	return stream_wait(s, seq);
+}
+
+API CUresult cuEventCreate(CUevent *e, unsigned int flags)
+{
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!e || flags & ~0x7u)
+		return CUDA_ERROR_INVALID_VALUE;
+	*e = calloc(1, sizeof(**e));
+	if (!*e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*e)->magic = EVENT_MAGIC;
+	__atomic_add_fetch(&live_events, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuEventDestroy_v2(CUevent e)
+{
+	if (!e || e->magic != EVENT_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	e->magic = 0;
+	free(e);
+	__atomic_sub_fetch(&live_events, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+/* only the library's own streams: the legacy stream is not faked */
+API CUresult cuEventRecord(CUevent e, CUstream s)
+{
+	if (!e || e->magic != EVENT_MAGIC || !s || s->magic != STREAM_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&s->mu);
+	e->s = s;
+	e->seq = s->enq;
+	pthread_mutex_unlock(&s->mu);
+	return CUDA_SUCCESS;
+}
+
+/* an event never recorded has passed, as the driver's */
+API CUresult cuEventSynchronize(CUevent e)
+{
+	if (!e || e->magic != EVENT_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	return e->s ? stream_wait(e->s, e->seq) : CUDA_SUCCESS;
+}
+
+/* FAKE_CUDA_COPY_ERROR for the async copy of [d, d + n) */
+static CUresult copy_error(CUdeviceptr d, size_t n)
+{
+	const char *v = getenv("FAKE_CUDA_COPY_ERROR"), *colon;
+	struct alloc a;
+
+	if (!v || !*v)
+		return CUDA_SUCCESS;
+	colon = strchr(v, ':');
+	if (colon && !find(d, &a) && d - a.base + n <= strtoull(colon + 1, NULL, 0))
+		return CUDA_SUCCESS;
+	return (CUresult)atoi(v);
+}
+
+static CUresult async_copy(CUdeviceptr d, void *h, size_t n, int to_dev, CUstream s)
+{
+	const char *delay = getenv("FAKE_CUDA_COPY_DELAY_US");
+	struct fake_op *op;
+	struct alloc a;
+	CUresult rc;
+	int inflight, max;
+
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!s || s->magic != STREAM_MAGIC || !h || find(d, &a) || n > a.size - (d - a.base))
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = copy_error(d, n);
+	if (rc)
+		return rc;
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*op = (struct fake_op){ .d = d, .h = h, .n = n, .to_dev = to_dev,
+				.delay_us = delay ? (unsigned int)atoi(delay) : 0 };
+	pthread_mutex_lock(&s->mu);
+	if (s->tail)
+		s->tail->next = op;
+	else
+		s->head = op;
+	s->tail = op;
+	s->enq++;
+	inflight = (int)(s->enq - s->done);
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	max = __atomic_load_n(&max_inflight, __ATOMIC_RELAXED);
+	while (inflight > max &&
+	       !__atomic_compare_exchange_n(&max_inflight, &max, inflight, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	return async_copy(src, dst, n, 0, s);
+}
+
+API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+	return async_copy(dst, (void *)src, n, 1, s);
+}
+
+API CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags)
+{
+	struct alloc a;
+
+	if (!ctx_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!p || !n || flags > 0xf || !find((CUdeviceptr)(uintptr_t)p, &a))
+		return CUDA_ERROR_INVALID_VALUE;	/* device memory is not host memory */
+	__atomic_add_fetch(&live_host_regs, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuMemHostUnregister(void *p)
+{
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	__atomic_sub_fetch(&live_host_regs, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
+}
+
+/* the fake's own (tests only): streams + events + host registrations alive */
+API int fake_cuda_live(void)
+{
+	return __atomic_load_n(&live_streams, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&live_events, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&live_host_regs, __ATOMIC_RELAXED);
+}
+
+/* the fake's own: the most copies one stream had queued at an enqueue; reset to 0 */
+API int fake_cuda_max_inflight(void)
+{
+	return __atomic_exchange_n(&max_inflight, 0, __ATOMIC_RELAXED);
 }

@@ -14,6 +14,8 @@ typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 typedef int CUdevice;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 
 #define CUDA_SUCCESS			0
 #define CUDA_ERROR_INVALID_VALUE	1
@@ -58,12 +60,38 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuCtxSetCurrent(CUcontext ctx);
+CUresult cuCtxGetCurrent(CUcontext *ctx);
+typedef CUresult (*fake_cuCtxSetCurrent)(CUcontext ctx);
+typedef CUresult (*fake_cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
+/* staging's: a stream and events of the library's, async copies, pinning */
+CUresult cuStreamCreate(CUstream *s, unsigned int flags);
+CUresult cuStreamDestroy_v2(CUstream s);
+CUresult cuStreamSynchronize(CUstream s);
+CUresult cuEventCreate(CUevent *e, unsigned int flags);
+CUresult cuEventDestroy_v2(CUevent e);
+CUresult cuEventRecord(CUevent e, CUstream s);
+CUresult cuEventSynchronize(CUevent e);
+CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s);
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s);
+CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags);
+CUresult cuMemHostUnregister(void *p);
+/* the fake's own, for tests: streams, events and host registrations alive */
+int fake_cuda_live(void);
+typedef int (*fake_cuda_live_fn)(void);
+/* the fake's own: the most copies one stream had queued at an enqueue since the last call */
+int fake_cuda_max_inflight(void);
+typedef int (*fake_cuda_max_inflight_fn)(void);
 
 /*
  * Environment the fake reads at each call (tests set it in their own
  * process): FAKE_CUDA_INIT_ERROR=N makes cuInit() return N (34: the
  * toolkit's stub library); FAKE_CUDA_EXPORT_ERROR=N makes
- * cuMemGetHandleForAddressRange() return N.
+ * cuMemGetHandleForAddressRange() return N; FAKE_CUDA_COPY_ERROR=N[:OFF]
+ * makes cuMemcpyDtoHAsync/HtoDAsync return N (with OFF: only a copy
+ * reaching past byte OFF of its allocation); FAKE_CUDA_COPY_DELAY_US=N
+ * makes each async copy take N microseconds more on its stream's thread;
+ * FAKE_CUDA_NO_PTR_CTX=1 gives device memory no context of its own (NULL
+ * from cuPointerGetAttribute(CONTEXT)), as a cuMemMap() range.
  */
 
 #endif

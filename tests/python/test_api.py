@@ -68,6 +68,9 @@ def test_option_strings():
     assert hixl.OPTION_GLOBAL_RESOURCE_CONFIG == "GlobalResourceConfig"
     assert hixl.OPTION_LOCAL_COMM_RES == "LocalCommRes"
     assert hixl.OPTION_RAILS == "Rails"
+    assert hixl.OPTION_DEVICE_MEM_PATH == "DeviceMemPath"
+    assert (hixl.DEVICE_MEM_AUTO, hixl.DEVICE_MEM_P2P, hixl.DEVICE_MEM_STAGED) == \
+        ("auto", "p2p", "staged")
 
 
 @pytest.mark.parametrize("err,status", [

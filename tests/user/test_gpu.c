@@ -18,7 +18,8 @@
  *   gpu_dev_mid        an unaligned range in the middle of an allocation:
  *                      registered from its page, bytes land exactly there
  *   gpu_dev_past_end   a range running past its allocation's end: -ERANGE
- *                      naming it; the export failing: -EOPNOTSUPP
+ *                      naming it; the export failing (DeviceMemPath p2p):
+ *                      -EOPNOTSUPP
  *   gpu_no_runtime     no libcuda.so.1, the fake's cuInit() failing as the
  *                      toolkit's stub's does, and the stub itself when
  *                      installed: -ENODEV saying "no GPU runtime"
@@ -30,11 +31,11 @@
  *                      registered by address from the allocation's dma-buf
  *                      at its offset, bytes both ways; past the end -EFAULT
  *   gpu_check_gpu      make check-gpu's program (tests/gpu/check_gpu.c) on
- *                      the fake: resolve, past the end and device to device
- *                      pass, the staged step SKIPs, exit 0
+ *                      the fake: resolve, past the end, the staged copies
+ *                      and device to device pass, exit 0
  *
  * Engines on 10.77.0.1 (rxe0 in the test VM), ports 28100-28149, 28160-28169
- * and 28190-28191 (check_gpu.c's).
+ * and 28190-28191 (check_gpu.c's; its staged step 29390-29391).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -64,6 +65,7 @@ static struct {
 } cu;
 
 static const struct hixl_option rdma[] = { { "Transport", "rdma" } };
+static const struct hixl_option p2p[] = { { HIXL_OPTION_DEVICE_MEM_PATH, "p2p" } };
 
 /*
  * Load the fake driver (HIXL_TEST_FAKE_CUDA, else build/fake-cuda/ beside
@@ -310,7 +312,7 @@ static void test_gpu_dev_past_end(void)
 	int fds;
 
 	fake_load(0);
-	e = hx_lib_engine(IP ":28120", NULL, 0);
+	e = hx_lib_engine(IP ":28120", p2p, 1);	/* "auto" would stage what cannot be exported */
 	REQUIRE(e);
 	da = dalloc(64 * KiB);
 	db = dalloc(64 * KiB);
@@ -588,8 +590,34 @@ static void test_gpu_check_gpu(void)
 	st = pclose(f);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CHECK_EQ(n_bad, 0);
-	CHECK_EQ(n_ok, 3);	/* resolve, past the end, device to device */
-	CHECK_EQ(n_skip, 1);	/* the staged copies */
+	CHECK_EQ(n_ok, 4);	/* resolve, past the end, staged copies, device to device */
+	CHECK_EQ(n_skip, 0);
+}
+
+/* for test_gpu_staged.c: the fake driver and its device memory */
+void gpu_fake_load(void)
+{
+	fake_load(0);
+}
+
+unsigned long long gpu_dalloc(size_t len)
+{
+	return dalloc(len);
+}
+
+int gpu_dfree(unsigned long long p)
+{
+	return cu.free(p) == CUDA_SUCCESS ? 0 : -1;
+}
+
+int gpu_dfill(unsigned long long p, size_t len, unsigned int seed)
+{
+	return dfill(p, len, seed);
+}
+
+unsigned char *gpu_dread(unsigned long long p, size_t len)
+{
+	return dread(p, len);
 }
 
 const struct ht_test gpu_tests[] = {

@@ -41,6 +41,7 @@ extern const struct ht_test local_tests[];	/* test_local.c: same-host links, the
 extern const struct ht_test local_par_tests[];	/* test_local_par.c: the parallel kernel copy */
 extern const struct ht_test local_dmabuf_tests[];	/* test_local_dmabuf.c: dma-buf on same-host links */
 extern const struct ht_test gpu_tests[];	/* test_gpu.c: device memory by address (a fake CUDA driver) */
+extern const struct ht_test gpu_staged_tests[];	/* test_gpu_staged.c: staged device memory (bounce buffers) */
 extern const struct ht_test stats_tests[];	/* test_stats.c: data-path counters, hixlctl stats, tracepoints */
 extern const struct ht_test latency_tests[];	/* test_latency.c: TRANSFER latency histograms */
 extern const struct ht_test loopback_tests[];	/* test_loopback.c: loopback engines, no device */
@@ -64,6 +65,7 @@ static const struct ht_test *const hixl_test_tables[] = {
 	local_par_tests,
 	local_dmabuf_tests,
 	gpu_tests,
+	gpu_staged_tests,
 	rail_tests,
 	rail_mr_tests,
 	raillink_tests,

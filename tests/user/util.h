@@ -102,4 +102,13 @@ int hx_read_line(const char *path, char *buf, size_t len);
 /* is [p, p + len) backed by transparent huge pages (AnonHugePages in smaps)? */
 int hx_thp_backed(void *p, size_t len);
 
+/* test_gpu.c's fake CUDA driver, for test_gpu_staged.c: load it (SKIPs
+ * without it or /dev/udmabuf); its device memory by address, filled and
+ * read through its HtoD/DtoH (the CPU never touches it) */
+void gpu_fake_load(void);
+unsigned long long gpu_dalloc(size_t len);	/* 0 on failure */
+int gpu_dfree(unsigned long long p);
+int gpu_dfill(unsigned long long p, size_t len, unsigned int seed);
+unsigned char *gpu_dread(unsigned long long p, size_t len);	/* free() it; NULL on failure */
+
 #endif

@@ -462,6 +462,14 @@ int hixl_format_engine_name(const struct hixl_sockaddr *addr, char *buf, size_t 
 #define HIXL_OPTION_ALLOWED_PEERS	"AllowedPeers"
 #define HIXL_OPTION_AUTH_SECRET		"AuthSecret"
 #define HIXL_OPTION_AUTH_SECRET_FILE	"AuthSecretFile"
+/*
+ * hixl's own: how CUDA device memory registered by address is reached:
+ * "auto" (the default: peer-to-peer through its dma-buf, staged through
+ * pinned host buffers where the driver cannot export it or the kernel
+ * cannot register it), "p2p" (the dma-buf only) or "staged" (always
+ * staged); HIXL_DEVICE_MEM_PATH when no option says
+ */
+#define HIXL_OPTION_DEVICE_MEM_PATH	"DeviceMemPath"
 
 /**
  * struct hixl_option - one key/value option of hixl_engine_init()
@@ -674,6 +682,41 @@ const char *hixl_engine_device(const struct hixl_engine *eng);
 int hixl_engine_stats(const struct hixl_engine *eng, struct hixl_stats *st);
 
 /**
+ * struct hixl_staged_stats - the library's counters of staged device memory
+ * @regions:       staged regions registered now (HIXL_MEM_SOURCE_STAGED)
+ * @bytes_written: bytes of staged regions sent by WRITE (device to bounce
+ *                 buffer to the peer), counted once a round's WRITE ended
+ * @bytes_read:    bytes of staged regions received by READ (the peer to
+ *                 bounce buffer to device), counted once copied to device
+ * @rounds:        bounce-buffer rounds done (each up to 1 MiB)
+ * @errors:        staged transfers that failed (a copy, the RDMA, a timeout)
+ * @reserved:      0
+ *
+ * 64 bytes on every ABI.
+ */
+struct hixl_staged_stats {
+	uint64_t regions;
+	uint64_t bytes_written;
+	uint64_t bytes_read;
+	uint64_t rounds;
+	uint64_t errors;
+	uint64_t reserved[3];
+};
+
+/**
+ * hixl_engine_staged_stats() - the engine's staged device memory counters (HIXL_0.3)
+ * @eng: the engine
+ * @st:  out: the counters since hixl_engine_init()
+ *
+ * Staged regions live in the library only (the kernel never sees them):
+ * this, and hixl_mem_get_info()'s HIXL_MEM_SOURCE_STAGED, is where they
+ * show; hixlctl's tables list the kernel's registrations.
+ *
+ * Return: 0; -EINVAL for NULL arguments.
+ */
+int hixl_engine_staged_stats(const struct hixl_engine *eng, struct hixl_staged_stats *st);
+
+/**
  * hixl_engine_link_stats() - the engine's links and their counters (HIXL_0.2)
  * @eng:   the engine
  * @buf:   room for @count records (may be NULL when @count is 0)
@@ -748,6 +791,13 @@ struct hixl_mem_desc {
  *    addr rounded down to its page to addr + len, and its fd closed at
  *    once (the kernel holds its own reference until deregistration).  The
  *    range must lie in one allocation (cuMemGetAddressRange).
+ *    Where the RDMA device cannot reach it (the export fails, or the
+ *    kernel refuses the dma-buf with -EOPNOTSUPP or -EREMOTEIO), or the
+ *    engine's "DeviceMemPath" option is "staged", it is registered staged
+ *    instead (not with "p2p"): [addr, addr + len) exactly, in the library
+ *    only (HIXL_MEM_SOURCE_STAGED, a handle above 32 bits), its bytes
+ *    moved through the engine's pinned host bounce buffers by the GPU's
+ *    copy engine; local only (no peer can name it).
  *  - ROCm device memory, when the program has loaded the HSA runtime
  *    (libhsa-runtime64.so.1, as HIP does): hsa_amd_portable_export_dmabuf()
  *    gives a dma-buf of the allocation and the address's offset in it,
@@ -775,9 +825,11 @@ struct hixl_mem_desc {
  *  -ENOSPC  max_regions (4096) per process;  -E2BIG the byte limit
  *           (20 GiB host / 50 GiB device per process);
  *  -ENOMEM  RLIMIT_MEMLOCK or memory;  -EOPNOTSUPP (DEVICE) no MRs possible;
- *           (DEVICE by address) the runtime cannot export the range as a
- *           dma-buf;
- *  -EIO     (DEVICE by address) another error of the CUDA driver's export;
+ *           (DEVICE by address, "p2p") the runtime cannot export the range
+ *           as a dma-buf; ("staged") the CUDA driver lacks the stream,
+ *           event or async copy entry points;
+ *  -EIO     (DEVICE by address, "p2p") another error of the CUDA driver's
+ *           export;
  *  -EAGAIN, -EINTR as REG_MEM documents.
  */
 int hixl_register_mem(struct hixl_engine *eng, const struct hixl_mem_desc *desc,
@@ -803,12 +855,19 @@ int hixl_deregister_mem(struct hixl_engine *eng, uint64_t handle);
  *                          address (HIXL_MEM_DEVICE, dmabuf_fd -1)
  * @HIXL_MEM_SOURCE_ROCM:   a dma-buf the ROCm (HSA) runtime exported for a
  *                          device address (HIXL_MEM_DEVICE, dmabuf_fd -1)
+ * @HIXL_MEM_SOURCE_STAGED: CUDA device memory by address that the RDMA
+ *                          device cannot reach (or "DeviceMemPath" is
+ *                          "staged"): not registered in the kernel; the
+ *                          library moves it through pinned host bounce
+ *                          buffers with the GPU's copy engine.  Local only:
+ *                          no peer can name it in a transfer
  */
 enum hixl_mem_source {
 	HIXL_MEM_SOURCE_HOST = 0,
 	HIXL_MEM_SOURCE_DMABUF = 1,
 	HIXL_MEM_SOURCE_CUDA = 2,
 	HIXL_MEM_SOURCE_ROCM = 3,
+	HIXL_MEM_SOURCE_STAGED = 4,
 };
 
 /**
@@ -1065,7 +1124,11 @@ enum hixl_transfer_status {
  * Always the blocking TRANSFER ioctl, whatever hixl_engine_async_path()
  * says: one syscall that returns when the batch ended, through the same
  * kernel transfer queue as a URING_CMD (a ring would add a submission and a
- * wait, nothing else).
+ * wait, nothing else).  Descriptors whose local range lies in a staged
+ * region (HIXL_MEM_SOURCE_STAGED) go after the others, in rounds through
+ * the engine's bounce buffers and the GPU's copy engine, one TRANSFER per
+ * round; an asynchronous batch with such descriptors runs on one of the
+ * engine's staged request threads.
  *
  * Return: 0 when every descriptor completed;
  *  -EINVAL     NULL arguments, a bad op, count 0, timeout <= 0, len 0;
@@ -1074,7 +1137,9 @@ enum hixl_transfer_status {
  *  -EOVERFLOW, -ENOENT (local range not registered), -ERANGE (remote range
  *  not registered by the peer), -EACCES (read-only region): descriptor
  *  errors, found before anything is posted;
- *  -ECONNRESET, -ENETDOWN, -EIO: the link is broken; -ENOMEM.
+ *  -ECONNRESET, -ENETDOWN, -EIO: the link is broken; -ENOMEM;
+ *  -EIO also: a staged descriptor's copy failed (hixl_last_error() names
+ *  the CUDA call and error; @failed_index that descriptor).
  */
 int hixl_transfer_sync(struct hixl_engine *eng, const char *remote_engine, enum hixl_op op,
 		       const struct hixl_op_desc *descs, size_t count, int timeout_ms,
@@ -1592,6 +1657,7 @@ HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, dmabuf_fd) == 20, mem_desc_dma
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, dmabuf_offset) == 24, mem_desc_dmabuf_offset);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_desc, reserved) == 32, mem_desc_reserved);
 HIXL_LAYOUT_ASSERT(sizeof(struct hixl_mem_info) == 64, mem_info_size);
+HIXL_LAYOUT_ASSERT(sizeof(struct hixl_staged_stats) == 64, staged_stats_size);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_mem_info, source) == 24, mem_info_source);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_args, flags) == 4, transfer_args_flags);
 HIXL_LAYOUT_ASSERT(offsetof(struct hixl_transfer_args, tag) == 8, transfer_args_tag);
