@@ -100,7 +100,8 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 # the installed tools, and the benchmark programs beside their results
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix \
-		bench/bench-lat bench/memcpy-blocks bench/bench-rails bench/bench-table
+		bench/bench-lat bench/memcpy-blocks bench/bench-rails bench/bench-table \
+		bench/bench-gpu
 FAKE_CUDA    := build/fake-cuda/libcuda.so.1 build/fake-cuda/libhsa-runtime64.so.1 \
 		build/check-gpu/check-gpu
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
@@ -122,7 +123,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-gpu check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-table bench-py bench-nixl clean install bench-mooncake
+.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-gpu check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-table bench-gpu bench-py bench-nixl clean install bench-mooncake
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module userspace
 # everything but hixl.ko (the benchmarks build theirs for the VM's kernel)
@@ -218,6 +219,8 @@ bench/bench-table: bench/bench-table.c $(RAW_H) tests/include/bench_clock.h uapi
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
 bench/bench-rails: bench/bench-rails.c tests/include/bench_clock.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
+bench/bench-gpu: bench/bench-gpu.c tests/include/bench_clock.h tests/gpu/fake_cuda.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -ldl -pthread $(LDFLAGS)
 bench/memcpy-blocks: bench/memcpy-blocks.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
 FUZZ_SRCS := tests/fuzz/hixl-fuzz.c tests/fuzz/fuzz-local.c
@@ -374,6 +377,12 @@ bench-lat: userspace
 # `make bench`); writes bench/results-local.md
 bench-local: userspace
 	bench/bench.sh local
+
+# device memory (the stand-in CUDA driver's) registered peer-to-peer and
+# staged beside host memory at the KV job's shape, WRITE and READ, GB/s,
+# CPU, bytes verified; one VM run; writes bench/results-gpu.md
+bench-gpu: userspace
+	bench/bench.sh gpu
 
 # rails: one large WRITE/READ batch with one rail, two
 # rails, and two with rail 1 (veth2) taken down mid-batch, GB/s, the time

@@ -166,6 +166,16 @@ local)
 		LOCAL_BATCHES="${LOCAL_BATCHES:-1,8}" LOCAL_MIN_MIB="${LOCAL_MIN_MIB:-64}" \
 		bench/bench-local-guest.sh
 	;;
+gpu)
+	# `make bench-gpu`: the KV job's shape with the initiator's KV cache in
+	# host memory, the stand-in GPU's memory peer-to-peer and staged
+	# (bench/bench-gpu-guest.sh): GPU_REPS (5), GPU_LAYERS (4), GPU_DESCS
+	# (256), GPU_BLOCK_KIB (32)
+	guest_report bench-gpu raw-gpu.txt gpureport.py results-gpu \
+		env GPU_REPS="${GPU_REPS:-5}" GPU_LAYERS="${GPU_LAYERS:-4}" \
+		GPU_DESCS="${GPU_DESCS:-256}" GPU_BLOCK_KIB="${GPU_BLOCK_KIB:-32}" \
+		bench/bench-gpu-guest.sh
+	;;
 rails)
 	# `make bench-rails`: one rail vs two vs two with rail 1 taken away
 	# mid-batch (bench/bench-rails-guest.sh): RAILS_REPS (5), RAILS_MIB (64),
