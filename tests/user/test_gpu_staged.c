@@ -98,6 +98,34 @@ static int host_reg(struct hixl_engine *e, void *p, uint64_t len, uint64_t *h)
 	return hixl_register_mem(e, &d, HIXL_MEM_HOST, h);
 }
 
+/*
+ * a (staged, over RDMA) at IP:port registering dlen bytes of device memory
+ * at da, b (RDMA) at IP:port+1 registering hlen bytes of host, a linked
+ * to b; false, the cause printed, when the engines or the link fail
+ */
+static bool staged_link(unsigned int port, CUdeviceptr da, uint64_t dlen, void *host,
+			uint64_t hlen, struct hixl_engine **a, struct hixl_engine **b)
+{
+	char na[32], nb[32];
+	uint64_t h;
+	int ret;
+
+	snprintf(na, sizeof(na), IP ":%u", port);
+	snprintf(nb, sizeof(nb), IP ":%u", port + 1);
+	*a = hx_lib_engine(na, staged_rdma, 2);
+	*b = hx_lib_engine(nb, rdma_only, 1);
+	if (!*a || !*b) {
+		printf("#   engines %s and %s: not both made\n", na, nb);
+		return false;
+	}
+	CHECK_EQ(dev_reg(*a, da, dlen, &h), 0);
+	CHECK_EQ(host_reg(*b, host, hlen, &h), 0);
+	ret = hixl_connect(*a, nb, 10000);
+	if (ret)
+		printf("#   connect to %s: %s\n", nb, strerror(-ret));
+	return !ret;
+}
+
 /* one batch, synchronous or asynchronous (the engine's async path); failed may be NULL */
 static int batch(struct hixl_engine *e, const char *peer, enum hixl_op op,
 		 const struct hixl_op_desc *d, size_t n, bool async, size_t *failed)
@@ -410,7 +438,6 @@ static void test_gpu_staged_copy_error(void)
 	unsigned char *host = hx_map(4 * MiB), *got;
 	struct hixl_staged_stats ss;
 	CUdeviceptr da;
-	uint64_t h, hh;
 	size_t failed;
 	int fds;
 
@@ -419,12 +446,7 @@ static void test_gpu_staged_copy_error(void)
 	fds = hx_count_fds();
 	da = gpu_dalloc(8 * MiB);
 	REQUIRE(da && gpu_dfill(da, 8 * MiB, 51) == 0);
-	a = hx_lib_engine(IP ":29320", staged_rdma, 2);
-	b = hx_lib_engine(IP ":29321", rdma_only, 1);
-	REQUIRE(a && b);
-	CHECK_EQ(dev_reg(a, da, 8 * MiB, &h), 0);
-	CHECK_EQ(host_reg(b, host, 4 * MiB, &hh), 0);
-	REQUIRE(hixl_connect(a, IP ":29321", 10000) == 0);
+	REQUIRE(staged_link(29320, da, 8 * MiB, host, 4 * MiB, &a, &b));
 	for (int async = 0; async < 2; async++) {
 		struct hixl_op_desc d[2] = {
 			{ da + 64 * KiB, (uintptr_t)host, 4096 },
@@ -479,18 +501,12 @@ static void test_gpu_staged_pipeline(void)
 	unsigned char *host = hx_map(16 * MiB), *want, *got;
 	struct hixl_engine *a, *b;
 	CUdeviceptr da;
-	uint64_t h, hh;
 
 	gpu_fake_load();
 	REQUIRE(host && kv);
 	da = gpu_dalloc(16 * MiB);
 	REQUIRE(da && gpu_dfill(da, 16 * MiB, 61) == 0);
-	a = hx_lib_engine(IP ":29330", staged_rdma, 2);
-	b = hx_lib_engine(IP ":29331", rdma_only, 1);
-	REQUIRE(a && b);
-	CHECK_EQ(dev_reg(a, da, 16 * MiB, &h), 0);
-	CHECK_EQ(host_reg(b, host, 16 * MiB, &hh), 0);
-	REQUIRE(hixl_connect(a, IP ":29331", 10000) == 0);
+	REQUIRE(staged_link(29330, da, 16 * MiB, host, 16 * MiB, &a, &b));
 
 	/*
 	 * every copy takes 3 ms on the fake's stream thread: a round sent
@@ -570,7 +586,6 @@ static void test_gpu_staged_cancel(void)
 	struct timespec t0;
 	struct hixl_op_desc d;
 	CUdeviceptr da;
-	uint64_t h, hh;
 	size_t failed;
 	int fds, ret;
 
@@ -579,12 +594,7 @@ static void test_gpu_staged_cancel(void)
 	da = gpu_dalloc(4 * MiB);
 	REQUIRE(da && gpu_dfill(da, 4 * MiB, 71) == 0);
 	fds = hx_count_fds();
-	a = hx_lib_engine(IP ":29335", staged_rdma, 2);
-	b = hx_lib_engine(IP ":29336", rdma_only, 1);
-	REQUIRE(a && b);
-	CHECK_EQ(dev_reg(a, da, 4 * MiB, &h), 0);
-	CHECK_EQ(host_reg(b, host, 4 * MiB, &hh), 0);
-	REQUIRE(hixl_connect(a, IP ":29336", 10000) == 0);
+	REQUIRE(staged_link(29335, da, 4 * MiB, host, 4 * MiB, &a, &b));
 	/* 200 ms a copy: each request copies for 800 ms; 4 threads, 2 queued */
 	setenv("FAKE_CUDA_COPY_DELAY_US", "200000", 1);
 	d = (struct hixl_op_desc){ da, (uintptr_t)host, 4 * MiB };
