@@ -177,14 +177,58 @@ int hp_wait_established(struct hp *p, int ms)
 	return hp_cm_wait(p, RDMA_CM_EVENT_ESTABLISHED, ms);
 }
 
+/*
+ * The QP to ERROR and its receive queue flushed, as ib_drain_rq() does and
+ * hixl before its RESET (kmod/link_life.c hixl_link_destroy_qp()): the
+ * first flushed receive says rxe's responder has run in the ERROR state,
+ * after every packet it had accepted (it accepts none in ERROR); without
+ * receives posted (a peer that never receives) a short grace instead.
+ * Linux 6.1's rxe resets a QP by running its responder directly
+ * (rxe_qp_reset() calls __rxe_do_task()), beside a responder a packet still
+ * runs from the sender's softirq: both take the packet off the queue and
+ * drop the QP's reference, and the QP's refcount underflows (a WARNING in
+ * __rxe_put() from rxe_responder()).  At most HP_DRAIN_MS.
+ */
+#define HP_DRAIN_MS	200
+
+static void hp_drain(struct hp *p)
+{
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
+	int i;
+
+	if (ibv_modify_qp(p->qp, &err, IBV_QP_STATE))
+		return;
+	if (p->no_rx) {
+		usleep(10000);
+		return;
+	}
+	for (i = 0; i < HP_DRAIN_MS * 10; i++) {
+		int n = ibv_poll_cq(p->cq, 1, &wc);
+
+		if (n < 0)
+			return;
+		if (n == 0) {
+			usleep(100);
+			continue;
+		}
+		/* a receive's wr_id is its slot; sends are UINT64_MAX (hp_post_wait()) */
+		if (wc.wr_id < HP_RX_DEPTH && wc.status == IBV_WC_WR_FLUSH_ERR) {
+			usleep(1000);	/* the responder's run that flushed it ends */
+			return;
+		}
+	}
+}
+
 void hp_close(struct hp *p)
 {
 	if (p->id && !p->disconnected)
 		rdma_disconnect(p->id);
 	if (p->qp) {
-		/* RESET first, as hixl does (kmod/link.c hixl_link_destroy_qp()) */
+		/* drained and RESET first, as hixl does (kmod/link_life.c) */
 		struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
 
+		hp_drain(p);
 		ibv_modify_qp(p->qp, &reset, IBV_QP_STATE);
 		rdma_destroy_qp(p->id);
 	}
