@@ -7,7 +7,7 @@
  * peer-to-peer, or in device memory registered staged (lib/staged.c).
  *
  *   bench-gpu --mem host|p2p|staged --op write|read [--layers 4]
- *             [--descs 256] [--block-kib 32] [--rep N] [--port 29400]
+ *             [--descs 256] [--block-kib 32] [--rep N] [--port 29400] [--sync]
  *
  * Device memory is the stand-in CUDA driver's (tests/gpu/fake_cuda.c, its
  * path in HIXL_BENCH_FAKE_CUDA or build/fake-cuda/libcuda.so.1 beside this
@@ -22,7 +22,11 @@
  * holds LAYERS x 2 x DESCS blocks of BLOCK bytes; a layer's request moves
  * DESCS of its 2 x DESCS blocks, scattered on both sides (the picks seeded
  * by REP).  Timed: the LAYERS hixl_transfer_async() calls and the waits
- * for all of them, after one untimed layer on the same link.  Every moved
+ * for all of them (--sync: one hixl_transfer_sync() a layer, the layers
+ * one after another, as Mooncake's batch_transfer_sync_* loop in
+ * bench/mcbench.py), after one untimed pass of the same requests (the link,
+ * the ring, the staged bounce buffers and request threads made; the
+ * destination zeroed again after it).  Every moved
  * block is compared with its source afterwards (device memory through
  * cuMemcpyDtoH); with staged memory the engine's staged-bytes counter must
  * have grown by the bytes moved.
@@ -147,10 +151,58 @@ static struct hixl_engine *engine(unsigned long port, const char *path, int *err
 	return *err ? NULL : e;
 }
 
+/*
+ * One pass: LAYERS asynchronous requests of DESCS descriptors each, all in
+ * flight, then the waits for all of them.  0 or the first error.
+ */
+static int pass(struct hixl_engine *a, const char *peer, enum hixl_op op,
+		const struct hixl_op_desc *d, size_t layers, size_t descs,
+		struct hixl_request **req, bool sync)
+{
+	int err = 0;
+
+	for (size_t l = 0; sync && l < layers && !err; l++)
+		err = hixl_transfer_sync(a, peer, op, d + l * descs, descs, 300000, NULL);
+	for (size_t l = 0; !sync && l < layers && !err; l++) {
+		struct hixl_transfer_args args = { .timeout_ms = 300000 };
+
+		err = hixl_transfer_async(a, peer, op, d + l * descs, descs, &args, &req[l]);
+	}
+	for (size_t l = 0; l < layers; l++) {
+		enum hixl_transfer_status st;
+		int e;
+
+		if (!req[l])
+			continue;
+		e = hixl_request_wait(a, req[l], 300000, &st);
+		if (!e)
+			e = hixl_request_result(req[l], NULL);
+		if (!err)
+			err = e;
+		hixl_request_free(req[l]);
+		req[l] = NULL;
+	}
+	return err;
+}
+
+/* Zero the destination side of op: the peer's buffer or the local KV cache. */
+static int zero_dest(enum hixl_op op, unsigned char *rb, unsigned char *host_a, CUdeviceptr dev,
+		     unsigned char *zeros, size_t len)
+{
+	if (op == HIXL_OP_WRITE) {
+		memset(rb, 0, len);
+		return 0;
+	}
+	if (dev)
+		return cu.htod(dev, zeros, len);
+	memset(host_a, 0, len);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-gpu --mem host|p2p|staged --op write|read [--layers N] "
-		"[--descs N] [--block-kib N] [--rep N] [--port P]\n");
+		"[--descs N] [--block-kib N] [--rep N] [--port P] [--sync]\n");
 	exit(2);
 }
 
@@ -159,7 +211,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "mem", 1, NULL, 'M' }, { "op", 1, NULL, 'o' }, { "layers", 1, NULL, 'l' },
 		{ "descs", 1, NULL, 'd' }, { "block-kib", 1, NULL, 'b' }, { "rep", 1, NULL, 'r' },
-		{ "port", 1, NULL, 'p' }, { NULL, 0, NULL, 0 },
+		{ "port", 1, NULL, 'p' }, { "sync", 0, NULL, 's' }, { NULL, 0, NULL, 0 },
 	};
 	unsigned long layers = 4, descs = 256, block_kib = 32, rep = 0, port = 29400;
 	const char *mem = NULL, *opname = NULL, *why, *tool;
@@ -169,14 +221,14 @@ int main(int argc, char **argv)
 	struct hixl_staged_stats s0 = { 0 }, s1 = { 0 };
 	struct hixl_mem_info info;
 	struct hixl_mem_desc md;
-	unsigned char *host_a = NULL, *rb, *pat, *back = NULL;
+	unsigned char *host_a = NULL, *rb, *pat, *back = NULL, *zeros = NULL;
 	unsigned int *lid, *rid, seed;
 	size_t len, block, per_layer, n, moved, equal = 0;
 	CUdeviceptr dev = 0;
 	uint64_t base_a, h;
 	double t0, t1, c0, c1;
 	enum hixl_op op;
-	bool device;
+	bool device, sync = false;
 	char peer[64];
 	int c, err = 0, ret = 1;
 
@@ -189,6 +241,7 @@ int main(int argc, char **argv)
 		case 'b': block_kib = strtoul(optarg, NULL, 0); break;
 		case 'r': rep = strtoul(optarg, NULL, 0); break;
 		case 'p': port = strtoul(optarg, NULL, 0); break;
+		case 's': sync = true; break;
 		default: usage();
 		}
 	}
@@ -308,35 +361,22 @@ int main(int argc, char **argv)
 			goto out;
 		memcpy(pat, rb, len);
 	}
-	/* warm-up: the first layer's first descriptor */
-	err = hixl_transfer_sync(a, peer, op, d, 1, 30000, NULL);
+	/* warm-up: the same pass, untimed; then the destination zeroed again */
+	err = pass(a, peer, op, d, layers, descs, req, sync);
 	if (err) {
 		printf("na %lu %s %s %zu %zu warm-up: %s\n", rep, tool, opname, block, n,
 		       strerror(-err));
 		goto out;
 	}
+	zeros = calloc(1, len);
+	if (!zeros || zero_dest(op, rb, host_a, dev, zeros, len))
+		goto out;
 	if (device)
 		hixl_engine_staged_stats(a, &s0);
 
 	c0 = busy_s();
 	t0 = now_s();
-	for (size_t l = 0; l < layers && !err; l++) {
-		struct hixl_transfer_args args = { .timeout_ms = 300000 };
-
-		err = hixl_transfer_async(a, peer, op, d + l * descs, descs, &args, &req[l]);
-	}
-	for (size_t l = 0; l < layers; l++) {
-		enum hixl_transfer_status st;
-		int e;
-
-		if (!req[l])
-			continue;
-		e = hixl_request_wait(a, req[l], 300000, &st);
-		if (!e)
-			e = hixl_request_result(req[l], NULL);
-		if (!err)
-			err = e;
-	}
+	err = pass(a, peer, op, d, layers, descs, req, sync);
 	t1 = now_s();
 	c1 = busy_s();
 	if (device)
@@ -381,5 +421,6 @@ out:
 	hixl_engine_finalize(b);
 	free(d);
 	free(req);
+	free(zeros);
 	return ret;
 }

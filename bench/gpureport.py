@@ -119,8 +119,7 @@ def section(p, heading="## Device memory: peer-to-peer and staged beside host me
 def main():
     report_main("gpureport", parse, section, lambda p: p["res"] or p["na"] or
                 p["info"].get("skipped"),
-                "Device memory beside host memory: peer-to-peer and staged", "bench-gpu",
-                in_make_bench=False)
+                "Device memory beside host memory: peer-to-peer and staged", "bench-gpu")
 
 
 if __name__ == "__main__":
