@@ -6,12 +6,13 @@
 # Usage: scripts/build-mooncake.sh      prints the Mooncake install prefix on stdout
 #
 # Follows ../shared/third_party/README-mooncake.md: the sources are the snapshots
-# in $HIXL_THIRD_PARTY (default: ../shared/third_party from the checkout's top):
+# in $HIXL_THIRD_PARTY (default: what scripts/third-party.sh finds beside the
+# checkout, ../shared/third_party, or fetches from upstream at the pinned commits):
 # Mooncake, yalantinglibs (header-only, installed into the prefix) and pybind11
 # (unpacked as Mooncake's extern/pybind11).  None of them is copied into the
 # repository: they are extracted and built in $HIXL_CACHE_DIR (default
-# /var/cache/hixl), in mooncake-<key>, where key hashes the tarballs, this script
-# and the compilers, so an unchanged input is reused and a changed one builds anew.
+# /var/cache/hixl), in mooncake-<key>, where key hashes the tarballs, this
+# script's build steps (from the key's line on) and the compilers, so an unchanged input is reused and a changed one builds anew.
 # Only the targets `engine` (the Python module) and `transfer_engine_bench` are
 # built: RDMA and TCP transports, P2PHANDSHAKE metadata, no Store, CUDA or TENT.
 # Debian's part (cmake, ninja, libnuma, gflags, glog, jsoncpp, yaml-cpp) comes from
@@ -25,7 +26,10 @@
 # tool or package is missing or the build failed (the log's last lines on stderr).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-tp=${HIXL_THIRD_PARTY:-$(cd "$here/../.." && pwd)/shared/third_party}
+# the snapshots: $HIXL_THIRD_PARTY, else the folder scripts/third-party.sh
+# finds beside the checkout or in the cache, or fetches (exit 77: neither)
+tp=${HIXL_THIRD_PARTY:-}
+[ -n "$tp" ] || tp=$("$here/third-party.sh" mooncake) || exit $?
 cache=${HIXL_CACHE_DIR:-/var/cache/hixl}
 jobs=${HIXL_MOONCAKE_JOBS:-2}
 mc_tar=$tp/mooncake-6041a609a.tar.gz
@@ -42,8 +46,9 @@ for h in numa.h gflags/gflags.h glog/logging.h jsoncpp/json/json.h yaml-cpp/yaml
 	[ -r "/usr/include/$h" ] || { echo "build-mooncake: /usr/include/$h missing: run 'make deps' first" >&2; exit 1; }
 done
 
+# the cache key: the sources, the build steps below (from this line on) and the tools
 key=$( { sha256sum "$mc_tar" "$ylt_tar" "$pyb_tar" | cut -d' ' -f1
-	cat "$0"; g++ --version | head -1; cmake --version | head -1
+	sed -n '/^# the cache key:/,$p' "$0"; g++ --version | head -1; cmake --version | head -1
 	/usr/bin/python3 --version; } | sha256sum | cut -c1-16)
 out=$cache/mooncake-$key
 prefix=$out/prefix

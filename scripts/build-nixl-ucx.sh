@@ -10,7 +10,9 @@
 # NIXL_PREFIX is what scripts/build-nixl.sh printed (NIXL 1.4 and its Abseil);
 # the plugin is built from the same NIXL snapshot (meson, only the target
 # src/plugins/ucx/libplugin_UCX.so) into NIXL_PREFIX/../ucx-<key>/, keyed by
-# a hash of this script, the compat header and libucx-dev's version.  NIXL
+# a hash of this script's build steps (from the key's line on), the compat
+# header and libucx-dev's version; the snapshot is found as build-nixl.sh
+# finds it.  NIXL
 # 1.4's meson asks for UCX without a version, but one file of the plugin
 # (ucx_utils.cpp, its hardware check) uses two names UCX 1.13 lacks:
 # scripts/nixl-ucx113-compat.h defines them (its header says why that is
@@ -25,14 +27,18 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${1:?usage: build-nixl-ucx.sh NIXL_PREFIX}
-tp=${HIXL_THIRD_PARTY:-$(cd "$here/../.." && pwd)/shared/third_party}
+# the snapshots: $HIXL_THIRD_PARTY, else the folder scripts/third-party.sh
+# finds beside the checkout or in the cache, or fetches (exit 77: neither)
+tp=${HIXL_THIRD_PARTY:-}
+[ -n "$tp" ] || tp=$("$here/third-party.sh" nixl) || exit $?
 nixl_tar=$tp/nixl-8770b655a.tar.gz
 [ -r "$nixl_tar" ] || { echo "build-nixl-ucx: $nixl_tar missing" >&2; exit 77; }
 [ -r "$prefix/include/nixl.h" ] || { echo "build-nixl-ucx: $prefix is no NIXL prefix (scripts/build-nixl.sh)" >&2; exit 77; }
 ucxv=$(dpkg-query -W -f='${Version}' libucx-dev 2>/dev/null || true)
 [ -n "$ucxv" ] && [ -r /usr/include/ucp/api/ucp.h ] ||
 	{ echo "build-nixl-ucx: libucx-dev is not installed (make deps)" >&2; exit 77; }
-key=$( { cat "$0" "$here/nixl-ucx113-compat.h"; echo "$ucxv"; sha256sum "$nixl_tar"; } | sha256sum | cut -c1-16)
+# the cache key: the build steps below (from this line on), the compat header, UCX
+key=$( { sed -n '/^# the cache key:/,$p' "$0"; cat "$here/nixl-ucx113-compat.h"; echo "$ucxv"; sha256sum "$nixl_tar"; } | sha256sum | cut -c1-16)
 out=$(dirname "$prefix")/ucx-$key
 exec 9>"$out.lock"
 flock 9

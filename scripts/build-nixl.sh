@@ -5,13 +5,14 @@
 #
 # Usage: scripts/build-nixl.sh      prints the NIXL install prefix on stdout
 #
-# The sources are the snapshots in $HIXL_THIRD_PARTY (default: ../shared/third_party
-# from the checkout's top; see its README.md): NIXL, Abseil (Debian 12's libabsl-dev
+# The sources are the snapshots in $HIXL_THIRD_PARTY (default: what
+# scripts/third-party.sh finds beside the checkout, ../shared/third_party, or
+# fetches from upstream at the pinned commits): NIXL, Abseil (Debian 12's libabsl-dev
 # lacks absl_log), toml++ 3.4 (Debian's 3.3 lacks toml++/toml.hpp) and Taskflow's
 # headers.  None of them is copied
 # into the repository: they are extracted and built in $HIXL_CACHE_DIR (default
-# /var/cache/hixl), in a folder named by a hash of the tarballs, this script and the
-# compilers, so an unchanged input is reused and a changed one builds anew.  Abseil
+# /var/cache/hixl), in a folder named by a hash of the tarballs, this script's
+# build steps (from the key's line on) and the compilers, so an unchanged input is reused and a changed one builds anew.  Abseil
 # and NIXL install into the same prefix (<cache>/nixl-<key>/prefix).  Only what the
 # tests need is built: NIXL's core, its C++ API and Python bindings, no CUDA, no other
 # transport plugin, no tests or examples.  Debian's part (meson, ninja, cmake,
@@ -24,7 +25,10 @@
 # last lines of the log are shown on stderr).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-tp=${HIXL_THIRD_PARTY:-$(cd "$here/../.." && pwd)/shared/third_party}
+# the snapshots: $HIXL_THIRD_PARTY, else the folder scripts/third-party.sh
+# finds beside the checkout or in the cache, or fetches (exit 77: neither)
+tp=${HIXL_THIRD_PARTY:-}
+[ -n "$tp" ] || tp=$("$here/third-party.sh" nixl) || exit $?
 cache=${HIXL_CACHE_DIR:-/var/cache/hixl}
 jobs=${HIXL_NIXL_JOBS:-1}
 nixl_tar=$tp/nixl-8770b655a.tar.gz
@@ -40,8 +44,9 @@ for t in meson ninja cmake g++ pkg-config; do
 done
 [ -r /usr/include/asio.hpp ] || { echo "build-nixl: libasio-dev missing: run 'make deps' first" >&2; exit 1; }
 
+# the cache key: the sources, the build steps below (from this line on) and the tools
 key=$( { sha256sum "$nixl_tar" "$absl_tar" "$toml_tar" "$tf_tar" | cut -d' ' -f1
-	cat "$0"; g++ --version | head -1; meson --version; cmake --version | head -1
+	sed -n '/^# the cache key:/,$p' "$0"; g++ --version | head -1; meson --version; cmake --version | head -1
 	python3 --version; } | sha256sum | cut -c1-16)
 out=$cache/nixl-$key
 prefix=$out/prefix

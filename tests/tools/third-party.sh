@@ -15,19 +15,20 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $* # SKIP no snapshots in $tp"; }
-echo "1..9"
+echo "1..10"
 
 if ! [ -r "$tp/nixl-8770b655a.tar.gz" ] || ! [ -r "$tp/mooncake-6041a609a.tar.gz" ]; then
-	for i in 1 2 3 4 5 6 7 8 9; do skip "third-party case $i"; done
+	for i in 1 2 3 4 5 6 7 8 9 10; do skip "third-party case $i"; done
 	exit 0
 fi
-command -v curl >/dev/null || { for i in 1 2 3 4 5 6 7 8 9; do n=$((n + 1)); echo "ok $n - case $i # SKIP no curl"; done; exit 0; }
+command -v curl >/dev/null || { for i in 1 2 3 4 5 6 7 8 9 10; do n=$((n + 1)); echo "ok $n - case $i # SKIP no curl"; done; exit 0; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # a copy of the script where ../shared/third_party does not exist
 mkdir -p "$tmp/co/scripts"
-cp "$top/scripts/third-party.sh" "$tmp/co/scripts/"
+cp "$top/scripts/third-party.sh" "$top/scripts/build-nixl.sh" "$top/scripts/build-nixl-ucx.sh" \
+	"$top/scripts/build-mooncake.sh" "$tmp/co/scripts/"
 tps=$tmp/co/scripts/third-party.sh
 m=$tmp/mirror
 mk() { mkdir -p "$m/$(dirname "$1")" && cp "$2" "$m/$1"; }
@@ -102,3 +103,16 @@ env -u HIXL_THIRD_PARTY HIXL_FETCH=0 HIXL_CACHE_DIR="$tmp/cache3" HIXL_FETCH_BAS
 # 9: an unknown set
 run "$tps" ucx > /dev/null 2>&1; rc=$?
 [ "$rc" = 1 ] && ok "an unknown set: exit 1" || nok "unknown set: rc $rc"
+
+# 10: the build scripts ask third-party.sh for their sources: without
+# snapshots beside them and with HIXL_FETCH=0, each exits 77 with its reason
+rc10=''
+for b in build-nixl.sh build-mooncake.sh "build-nixl-ucx.sh $tmp"; do
+	env -u HIXL_THIRD_PARTY HIXL_FETCH=0 HIXL_CACHE_DIR="$tmp/cache5" \
+		$tmp/co/scripts/$b > /dev/null 2> "$tmp/err10"; rc=$?
+	grep -q "HIXL_FETCH=0" "$tmp/err10" || rc="$rc (no reason)"
+	rc10="$rc10 $rc"
+done
+[ "$rc10" = " 77 77 77" ] && ! [ -e "$tmp/cache5/third_party" ] &&
+	ok "build-nixl.sh, build-mooncake.sh, build-nixl-ucx.sh: sources from third-party.sh" ||
+	nok "build scripts without sources: exits$rc10: $(tail -1 "$tmp/err10")"
