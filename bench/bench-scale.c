@@ -43,6 +43,8 @@
  *        (WHAT links: N links, STAGE before|after; WHAT reg: N bytes
  *         registered, STAGE before|after|dereg)
  *   rdmares REP N STAGE PD CQ QP CM_ID MR          (-1: no rdma tool)
+ *   slabgrow REP WHAT N CACHE KIB    (the 6 slab caches that grew most
+ *        from before to after, /proc/slabinfo's slabs x pages; root only)
  *   links REP DIR N BYTES SECONDS CPU_SECONDS      (DIR fanout|fanin)
  *   perlink REP DIR N BPS_1 ... BPS_N              (bytes/s of each link)
  *   descs REP OP D BYTES SECONDS CPU_SECONDS       (OP write|read)
@@ -66,6 +68,7 @@
 #include <hixl/hixl.h>
 
 #include "bench_clock.h"
+#include "bench_kmem.h"
 
 #define IP		"10.77.0.1"
 #define MAX_LINKS	1024
@@ -142,64 +145,6 @@ static int engine_status(int err)
 {
 	return err == -ENOPKG || err == -EOPNOTSUPP || err == -EADDRNOTAVAIL ||
 	       err == -ENODEV ? 77 : 1;
-}
-
-/* kernel memory counters of /proc/meminfo, KiB */
-struct kmem {
-	long slab, sunreclaim, pagetables, vmalloc, kstack, percpu;
-};
-
-/* *m := the VM's kernel memory now (KiB; -1 for a field not found) */
-static void kmem_read(struct kmem *m)
-{
-	static const char *const key[] = { "Slab:", "SUnreclaim:", "PageTables:",
-					   "VmallocUsed:", "KernelStack:", "Percpu:" };
-	long *v[] = { &m->slab, &m->sunreclaim, &m->pagetables, &m->vmalloc, &m->kstack,
-		      &m->percpu };
-	FILE *f = fopen("/proc/meminfo", "r");
-	char k[64];
-	long x;
-
-	for (int i = 0; i < 6; i++)
-		*v[i] = -1;
-	if (!f)
-		return;
-	while (fscanf(f, "%63s %ld%*[^\n]", k, &x) == 2)
-		for (int i = 0; i < 6; i++)
-			if (!strcmp(k, key[i]))
-				*v[i] = x;
-	fclose(f);
-}
-
-static void kmem_print(const char *what, unsigned long n, const char *stage)
-{
-	struct kmem m;
-
-	/* let RCU-freed slab objects of what came before go first */
-	usleep(200000);
-	kmem_read(&m);
-	printf("kmem %lu %s %lu %s %ld %ld %ld %ld %ld %ld\n", rep, what, n, stage, m.slab,
-	       m.sunreclaim, m.pagetables, m.vmalloc, m.kstack, m.percpu);
-}
-
-/* "rdmares" line: pd cq qp cm_id mr summed over `rdma resource show`'s devices */
-static void rdma_print(unsigned long n, const char *stage)
-{
-	static const char *const key[] = { "pd", "cq", "qp", "cm_id", "mr" };
-	long c[5] = { -1, -1, -1, -1, -1 };
-	FILE *f = popen("rdma resource show 2>/dev/null", "r");
-	char tok[64], prev[64] = "";
-
-	while (f && fscanf(f, "%63s", tok) == 1) {
-		for (int i = 0; i < 5; i++)
-			if (!strcmp(prev, key[i]))
-				c[i] = (c[i] < 0 ? 0 : c[i]) + atol(tok);
-		snprintf(prev, sizeof(prev), "%s", tok);
-	}
-	if (f)
-		pclose(f);
-	printf("rdmares %lu %lu %s %ld %ld %ld %ld %ld\n", rep, n, stage, c[0], c[1], c[2], c[3],
-	       c[4]);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -343,6 +288,8 @@ out:
 	return err;
 }
 
+static struct slabs sl[2];
+
 static int run_links(struct links *L)
 {
 	size_t hlen = 2 * L->per * L->block * L->n, plen = 2 * L->per * L->block;
@@ -392,8 +339,9 @@ static int run_links(struct links *L)
 		printf("na %lu links %lu register: %s\n", rep, L->n, strerror(-err));
 		goto out;
 	}
-	kmem_print("links", L->n, "before");
-	rdma_print(L->n, "before");
+	kmem_print(rep, "links", L->n, "before");
+	slabs_read(&sl[0]);
+	rdma_print(rep, L->n, "before");
 	for (size_t l = 0; l < L->n && !err; l++) {
 		double t0 = now_s();
 
@@ -405,8 +353,10 @@ static int run_links(struct links *L)
 		printf("na %lu links %lu connect: %s\n", rep, L->n, strerror(-err));
 		goto out;
 	}
-	kmem_print("links", L->n, "after");
-	rdma_print(L->n, "after");
+	kmem_print(rep, "links", L->n, "after");
+	slabs_read(&sl[1]);
+	slabs_print(rep, &sl[0], &sl[1], "links", L->n);
+	rdma_print(rep, L->n, "after");
 	qsort(ms, L->n, sizeof(*ms), cmp_double);
 	printf("connect %lu %lu %.3f %.3f %.3f\n", rep, L->n,
 	       L->n % 2 ? ms[L->n / 2] : (ms[L->n / 2 - 1] + ms[L->n / 2]) / 2, ms[0],
@@ -483,7 +433,8 @@ static int run_reg(unsigned long port, size_t len)
 		goto out;
 	}
 	memset(mem, 1, len);
-	kmem_print("reg", len, "before");
+	kmem_print(rep, "reg", len, "before");
+	slabs_read(&sl[0]);
 	md = (struct hixl_mem_desc){ .addr = (uintptr_t)mem, .len = len };
 	t0 = now_s();
 	err = hixl_register_mem(e, &md, HIXL_MEM_HOST, &h);
@@ -493,7 +444,9 @@ static int run_reg(unsigned long port, size_t len)
 		h = 0;
 		goto out;
 	}
-	kmem_print("reg", len, "after");
+	kmem_print(rep, "reg", len, "after");
+	slabs_read(&sl[1]);
+	slabs_print(rep, &sl[0], &sl[1], "reg", len);
 	t0 = now_s();
 	err = hixl_deregister_mem(e, h);
 	dereg_ms = (now_s() - t0) * 1000.0;
@@ -502,7 +455,7 @@ static int run_reg(unsigned long port, size_t len)
 		printf("na %lu reg %zu deregister: %s\n", rep, len, strerror(-err));
 		goto out;
 	}
-	kmem_print("reg", len, "dereg");
+	kmem_print(rep, "reg", len, "dereg");
 	printf("regtime %lu %zu %.1f %.1f\n", rep, len, reg_ms, dereg_ms);
 	ret = 0;
 out:
