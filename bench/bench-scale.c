@@ -7,7 +7,7 @@
  *
  *   bench-scale --mode links --links N [--total-mib 64] [--block-kib 32]
  *               [--req-descs 256] [--rep R] [--port P]
- *   bench-scale --mode reg [--reg-mib 1024] [--rep R] [--port P]
+ *   bench-scale --mode reg [--reg-mib 512] [--rep R] [--port P]
  *   bench-scale --mode descs [--descs 1,4,...,65536] [--block-kib 4] [--rep R] [--port P]
  *
  * links: a hub engine (--port) and N peer engines (--port + 1 ..
@@ -635,7 +635,7 @@ int main(int argc, char **argv)
 		{ "reg-mib", 1, NULL, 'g' }, { "descs", 1, NULL, 'd' }, { "rep", 1, NULL, 'r' },
 		{ "port", 1, NULL, 'p' }, { NULL, 0, NULL, 0 },
 	};
-	unsigned long links = 0, total_mib = 64, block_kib = 0, req_descs = 256, reg_mib = 1024;
+	unsigned long links = 0, total_mib = 64, block_kib = 0, req_descs = 256, reg_mib = 512;
 	unsigned long port = 29500, dl[MAX_DLIST];
 	const char *mode = NULL, *dstr = "1,4,16,64,256,1024,4096,16384,65536";
 	int c, nd;

@@ -180,11 +180,11 @@ scale)
 	# `make bench-scale`: links, registered memory and descriptors per
 	# request (bench/bench-scale-guest.sh): SCALE_REPS (3), SCALE_LINKS
 	# ("1 8 32 128"), SCALE_DESCS ("1 4 ... 65536"), SCALE_TOTAL_MIB (64),
-	# SCALE_REG_MIB (1024); bench/results-scale.png beside the report
+	# SCALE_REG_MIB (512); bench/results-scale.png beside the report
 	guest_report bench-scale raw-scale.txt scalereport.py results-scale \
 		env SCALE_REPS="${SCALE_REPS:-3}" SCALE_LINKS="${SCALE_LINKS:-1 8 32 128}" \
 		SCALE_DESCS="${SCALE_DESCS:-1 4 16 64 256 1024 4096 16384 65536}" \
-		SCALE_TOTAL_MIB="${SCALE_TOTAL_MIB:-64}" SCALE_REG_MIB="${SCALE_REG_MIB:-1024}" \
+		SCALE_TOTAL_MIB="${SCALE_TOTAL_MIB:-64}" SCALE_REG_MIB="${SCALE_REG_MIB:-512}" \
 		bench/bench-scale-guest.sh
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
 	"$py" bench/scalereport.py --raw bench/results-scale-raw.txt --kernel "$kver" \
