@@ -382,6 +382,9 @@ def plot(p, png):
             ys = [med([x[0] for x in p["links"][(d, n)]]) for n in ns]
             ax[0].plot(ns, ys, marker="o", color=color, label=d)
     ax[0].set_title("aggregate GB/s against links", fontsize=10)
+    ax[0].set_xlabel("links")
+    ax[1].set_xlabel("links")
+    ax[2].set_xlabel("descriptors per request")
     dk = kmem_deltas(p, "links")
     if p["connect"]:
         ns = sorted(p["connect"])
