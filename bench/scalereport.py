@@ -41,13 +41,16 @@ FLAT_FROM = 256
 
 def parse(path):
     """The raw lines as {"info", "links": {(dir, n): [(GB/s, CPU s/GiB)]},
-    "fair": {(dir, n): [min/max per-link bytes/s]}, "connect": {n: [ms]},
+    "fair": {(dir, n): [min/max per-link bytes/s]}, "fairmed": {(dir, n):
+    [min/median]}, "fastpos": {(dir, n): [the fastest link's place in the
+    submission order, 0..1]}, "connect": {n: [ms]},
     "kmem": {(what, n, rep): {stage: [KiB x 6]}}, "res": {(n, rep): {stage:
     [counts x 5]}}, "regtime": {bytes: [(reg ms, dereg ms)]}, "descs": {(op,
     d): [us per descriptor]}, "verified": {mode: [equal, bytes]}, "na":
     [reason], "grow": {(what, n): {slab cache: [KiB]}}}."""
     p = {"info": {}, "links": {}, "fair": {}, "connect": {}, "kmem": {}, "res": {},
-         "regtime": {}, "descs": {}, "verified": {}, "na": [], "grow": {}}
+         "regtime": {}, "descs": {}, "verified": {}, "na": [], "grow": {},
+         "fairmed": {}, "fastpos": {}}
     for line in open(path, errors="replace"):
         f = line.split()
         if not f:
@@ -69,6 +72,10 @@ def parse(path):
             elif f[0] == "perlink" and len(f) >= 5:
                 bps = [float(x) for x in f[4:]]
                 p["fair"].setdefault((f[2], int(f[3])), []).append(min(bps) / max(bps))
+                p["fairmed"].setdefault((f[2], int(f[3])), []).append(min(bps) / med(bps))
+                # where the fastest link was in the submission order, 0..1
+                p["fastpos"].setdefault((f[2], int(f[3])), []).append(
+                    bps.index(max(bps)) / len(bps))
             elif f[0] == "descs" and len(f) == 7:
                 p["descs"].setdefault((f[2], int(f[3])), []).append(
                     float(f[5]) * 1e6 / int(f[3]))
@@ -98,6 +105,11 @@ def slope(points):
     my = sum(y for _, y in pts) / len(pts)
     den = sum((x - mx) ** 2 for x, _ in pts)
     return sum((x - mx) * (y - my) for x, y in pts) / den if den else None
+
+
+def sl(v):
+    """A slope to two decimals, never "-0.00"."""
+    return f"{v:.2f}".replace("-0.00", "0.00")
 
 
 def verdict(ok):
@@ -133,9 +145,13 @@ def links_part(p, w):
         return
     w("### Fan-out and fan-in: the KV job to and from N links at once")
     w("")
+    w("Fairness: the slowest link's bytes/s over the fastest's; beside it the slowest "
+      "over the median link's (a fast few or a slow few).")
+    w("")
     w("| links | fan-out GB/s | fan-in GB/s | fan-out / 1 link | fan-in / 1 link | "
-      "fairness fan-out | fairness fan-in | CPU s/GiB fan-out / fan-in |")
-    w("|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "fairness fan-out | fairness fan-in | slowest / median out / in | "
+      "CPU s/GiB fan-out / fan-in |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     m = {(d, n): med([x[0] for x in p["links"].get((d, n), [])]) for d in DIRS for n in ns}
     for n in ns:
         cells = [spread([x[0] for x in p["links"].get((d, n), [])], 4) or "-" for d in DIRS]
@@ -143,13 +159,15 @@ def links_part(p, w):
                for d in DIRS]
         fair = [spread(p["fair"].get((d, n), []), 2) or "-" for d in DIRS]
         cpu = [med([x[1] for x in p["links"].get((d, n), [])]) for d in DIRS]
+        fm = [med(p["fairmed"].get((d, n), [])) for d in DIRS]
         w(f"| {n} | {cells[0]} | {cells[1]} | {rel[0]} | {rel[1]} | {fair[0]} | {fair[1]} | "
+          + " / ".join(f"{x:.2f}" if x is not None else "-" for x in fm) + " | "
           + " / ".join(f"{c:.2f}" if c is not None else "-" for c in cpu) + " |")
     w("")
     for d in DIRS:
         s = slope([(n, m[(d, n)]) for n in ns])
         if s is not None:
-            w(f"- {d}: aggregate GB/s ~ links^{s:.2f} (log-log slope over "
+            w(f"- {d}: aggregate GB/s ~ links^{sl(s)} (log-log slope over "
               f"{len(ns)} counts; 0.00 is flat).")
     for d in DIRS:
         base = m.get((d, 1))
@@ -171,9 +189,12 @@ def links_part(p, w):
             w(f"- Goal, {d} fairness >= {FAIR_MIN}: not measured (no run with > 1 link).")
             continue
         worst = min(fs)
+        pos = med(p["fastpos"].get((d, worst[1]), []))
+        where = (f"; there the fastest link was {pos * 100:.0f}% into the submission order "
+                 "(median)" if pos is not None else "")
         w(f"- Goal, {d} fairness (slowest / fastest link's bytes/s, median over "
           f"repetitions) >= {FAIR_MIN} at every count > 1: worst {worst[0]:.2f} at "
-          f"{worst[1]} links, {verdict(worst[0] >= FAIR_MIN)}.")
+          f"{worst[1]} links{where}, {verdict(worst[0] >= FAIR_MIN)}.")
     w("")
 
 
@@ -198,7 +219,7 @@ def connect_part(p, w):
     w("")
     s = slope([(n, med(p["connect"][n])) for n in ns])
     if s is not None:
-        w(f"CONNECT ms ~ links^{s:.2f} (log-log slope; 0.00: a link costs the same "
+        w(f"CONNECT ms ~ links^{sl(s)} (log-log slope; 0.00: a link costs the same "
           "whatever the number already up).")
         w("")
 
@@ -311,7 +332,7 @@ def descs_part(p, w):
     for op in ("write", "read"):
         s = slope([(d, med(p["descs"].get((op, d), []))) for d in ds if d >= FLAT_FROM])
         if s is not None:
-            w(f"- {op.upper()}: us/descriptor ~ D^{s:.2f} from {FLAT_FROM} descriptors on "
+            w(f"- {op.upper()}: us/descriptor ~ D^{sl(s)} from {FLAT_FROM} descriptors on "
               "(log-log slope; 0.00 is flat).")
         a, b = med(p["descs"].get((op, FLAT_FROM), [])), med(p["descs"].get((op, top), []))
         if a and b and top > FLAT_FROM:
