@@ -75,8 +75,10 @@
 #define MAX_DLIST	32
 #define TIMEOUT_MS	600000
 
+/* the repetition, the first field of every output line */
 static unsigned long rep;
 
+/* len bytes of private anonymous memory, NULL when mmap fails */
 static void *map(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -127,6 +129,7 @@ static size_t equal_bytes(const unsigned char *got, const unsigned char *want, s
 	return eq;
 }
 
+/* an engine IP:port over RDMA without a staging pool; NULL and *err on failure */
 static struct hixl_engine *engine(unsigned long port, int *err)
 {
 	struct hixl_option o[2] = {
@@ -147,6 +150,7 @@ static int engine_status(int err)
 	       err == -ENODEV ? 77 : 1;
 }
 
+/* qsort() order of doubles, ascending */
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -202,6 +206,7 @@ static int collect(struct hixl_engine *e, struct hixl_request **reqs, unsigned i
 	return err;
 }
 
+/* links mode: the hub, its N peers, their memory and descriptors */
 struct links {
 	unsigned long n, port, per;		/* links, hub port, blocks a link */
 	size_t block, req_descs;
@@ -288,8 +293,11 @@ out:
 	return err;
 }
 
+/* /proc/slabinfo before and after (static: 80 KiB each) */
 static struct slabs sl[2];
 
+/* links mode: engines, registrations, N CONNECTs (each timed, kernel memory
+ * around them), fan-out and fan-in, teardown; the exit status */
 static int run_links(struct links *L)
 {
 	size_t hlen = 2 * L->per * L->block * L->n, plen = 2 * L->per * L->block;
@@ -412,6 +420,8 @@ out:
 	return ret;
 }
 
+/* reg mode: kernel memory around one registration of len bytes and its
+ * deregistration, both timed (ms); the exit status */
 static int run_reg(unsigned long port, size_t len)
 {
 	struct hixl_engine *e;
@@ -515,6 +525,8 @@ static int one_descs(struct hixl_engine *a, const char *peer, struct hixl_op_des
 	return eq == n * block ? 0 : -EIO;
 }
 
+/* descs mode: one request of each of the nd counts dl[] of block-byte
+ * descriptors, WRITE and READ; the exit status */
 static int run_descs(unsigned long port, const unsigned long *dl, int nd, size_t block)
 {
 	unsigned long max = 0;
@@ -556,8 +568,11 @@ static int run_descs(unsigned long port, const unsigned long *dl, int nd, size_t
 	if (err)
 		ha = 0;
 	md = (struct hixl_mem_desc){ .addr = (uintptr_t)mb, .len = len };
-	if (!err && hixl_register_mem(b, &md, HIXL_MEM_HOST, &hb))
-		err = -EIO, hb = 0;
+	if (!err) {
+		err = hixl_register_mem(b, &md, HIXL_MEM_HOST, &hb);
+		if (err)
+			hb = 0;
+	}
 	snprintf(peer, sizeof(peer), IP ":%lu", port + 1);
 	if (!err)
 		err = hixl_connect(a, peer, 30000);
@@ -600,6 +615,7 @@ out:
 	return ret;
 }
 
+/* the usage on stderr, exit status 2 */
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-scale --mode links --links N [--total-mib M] "
