@@ -12,10 +12,10 @@
 # bench/scalereport.py makes the tables and the plot.  Settings: SCALE_REPS
 # (3), SCALE_LINKS ("1 8 32 128"), SCALE_DESCS ("1 4 16 64 256 1024 4096
 # 16384 65536"), SCALE_TOTAL_MIB (64: bytes of one fan-out or fan-in, all
-# links together), SCALE_REG_MIB (512: one 1 GiB registration of 4 KiB
-# pages has Debian 6.12's rxe kcalloc() its MR page list above
-# MAX_PAGE_ORDER in rxe_map_mr_sg(), a kernel WARNING and ENOMEM; below
-# that it fits).  Ports 29500-29710.
+# links together), SCALE_REG_MIB (512: a 1 GiB registration now and then,
+# once in nine tries, has Debian 6.12's rxe kmalloc() its MR page list
+# above MAX_PAGE_ORDER in rxe_map_mr_sg(), a kernel WARNING and ENOMEM;
+# 512 MiB needs half the largest allocation).  Ports 29500-29710.
 #
 # The module's limits this needs are its defaults: max_links (512) is per
 # engine and the hub has at most 128; max_regions (4096) and
