@@ -47,6 +47,7 @@
  *        from before to after, /proc/slabinfo's slabs x pages; root only)
  *   links REP DIR N BYTES SECONDS CPU_SECONDS      (DIR fanout|fanin)
  *   perlink REP DIR N BPS_1 ... BPS_N              (bytes/s of each link)
+ *   submitted REP DIR N REQUESTS SECONDS  (the hixl_transfer_async() calls' time)
  *   descs REP OP D BYTES SECONDS CPU_SECONDS       (OP write|read)
  *   regtime REP BYTES REG_MS DEREG_MS
  *   verified REP MODE DIR|OP N|D BYTES_EQUAL BYTES
@@ -226,7 +227,7 @@ static int fan(struct links *L, bool out)
 	size_t nreq = nreq_link * L->n, k = 0, moved = L->n * L->per * L->block, eq = 0;
 	struct hixl_request **reqs = calloc(nreq, sizeof(*reqs));
 	unsigned int *link = calloc(nreq, sizeof(*link));
-	double *done = calloc(L->n, sizeof(*done)), t0, t1, c0, c1;
+	double *done = calloc(L->n, sizeof(*done)), t0, ts, t1, c0, c1;
 	int err = 0;
 
 	if (!reqs || !link || !done) {
@@ -259,6 +260,7 @@ static int fan(struct links *L, bool out)
 			if (!err)
 				link[k++] = (unsigned int)l;
 		}
+	ts = now_s();
 	{
 		int e2 = collect(L->hub, reqs, link, k, done);
 
@@ -280,6 +282,7 @@ static int fan(struct links *L, bool out)
 		goto out;
 	}
 	printf("links %lu %s %lu %zu %.6f %.3f\n", rep, dir, L->n, moved, t1 - t0, c1 - c0);
+	printf("submitted %lu %s %lu %zu %.6f\n", rep, dir, L->n, k, ts - t0);
 	printf("perlink %lu %s %lu", rep, dir, L->n);
 	for (size_t l = 0; l < L->n; l++)
 		printf(" %.0f", L->per * L->block / (done[l] > t0 ? done[l] - t0 : 1e-9));

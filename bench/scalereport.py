@@ -18,7 +18,7 @@ Raw lines (bench/bench-scale.c): "connect REP N MEDIAN_MS MIN_MS MAX_MS",
 "kmem REP WHAT N STAGE SLAB SUNRECLAIM PAGETABLES VMALLOC KSTACK PERCPU"
 (KiB), "slabgrow REP WHAT N CACHE KIB", "rdmares REP N STAGE PD CQ QP CM_ID
 MR", "links REP DIR N BYTES
-SECONDS CPU", "perlink REP DIR N BPS...", "descs REP OP D BYTES SECONDS
+SECONDS CPU", "perlink REP DIR N BPS...", "submitted REP DIR N REQUESTS SECONDS", "descs REP OP D BYTES SECONDS
 CPU", "regtime REP BYTES REG_MS DEREG_MS", "verified REP MODE DIR N EQUAL
 BYTES", "na REP MODE N REASON...", "info KEY VALUE...".
 """
@@ -43,14 +43,15 @@ def parse(path):
     """The raw lines as {"info", "links": {(dir, n): [(GB/s, CPU s/GiB)]},
     "fair": {(dir, n): [min/max per-link bytes/s]}, "fairmed": {(dir, n):
     [min/median]}, "fastpos": {(dir, n): [the fastest link's place in the
-    submission order, 0..1]}, "connect": {n: [ms]},
+    submission order, 0..1]}, "submit": {(dir, n): [ms to issue every
+    request]}, "connect": {n: [ms]},
     "kmem": {(what, n, rep): {stage: [KiB x 6]}}, "res": {(n, rep): {stage:
     [counts x 5]}}, "regtime": {bytes: [(reg ms, dereg ms)]}, "descs": {(op,
     d): [us per descriptor]}, "verified": {mode: [equal, bytes]}, "na":
     [reason], "grow": {(what, n): {slab cache: [KiB]}}}."""
     p = {"info": {}, "links": {}, "fair": {}, "connect": {}, "kmem": {}, "res": {},
          "regtime": {}, "descs": {}, "verified": {}, "na": [], "grow": {},
-         "fairmed": {}, "fastpos": {}}
+         "fairmed": {}, "fastpos": {}, "submit": {}}
     for line in open(path, errors="replace"):
         f = line.split()
         if not f:
@@ -76,6 +77,8 @@ def parse(path):
                 # where the fastest link was in the submission order, 0..1
                 p["fastpos"].setdefault((f[2], int(f[3])), []).append(
                     bps.index(max(bps)) / len(bps))
+            elif f[0] == "submitted" and len(f) == 6:
+                p["submit"].setdefault((f[2], int(f[3])), []).append(float(f[5]) * 1000)
             elif f[0] == "descs" and len(f) == 7:
                 p["descs"].setdefault((f[2], int(f[3])), []).append(
                     float(f[5]) * 1e6 / int(f[3]))
@@ -150,8 +153,8 @@ def links_part(p, w):
     w("")
     w("| links | fan-out GB/s | fan-in GB/s | fan-out / 1 link | fan-in / 1 link | "
       "fairness fan-out | fairness fan-in | slowest / median out / in | "
-      "CPU s/GiB fan-out / fan-in |")
-    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "CPU s/GiB fan-out / fan-in | ms to issue every request, out / in |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     m = {(d, n): med([x[0] for x in p["links"].get((d, n), [])]) for d in DIRS for n in ns}
     for n in ns:
         cells = [spread([x[0] for x in p["links"].get((d, n), [])], 4) or "-" for d in DIRS]
@@ -162,7 +165,9 @@ def links_part(p, w):
         fm = [med(p["fairmed"].get((d, n), [])) for d in DIRS]
         w(f"| {n} | {cells[0]} | {cells[1]} | {rel[0]} | {rel[1]} | {fair[0]} | {fair[1]} | "
           + " / ".join(f"{x:.2f}" if x is not None else "-" for x in fm) + " | "
-          + " / ".join(f"{c:.2f}" if c is not None else "-" for c in cpu) + " |")
+          + " / ".join(f"{c:.2f}" if c is not None else "-" for c in cpu) + " | "
+          + " / ".join(f"{x:.1f}" if x is not None else "-"
+                       for x in (med(p["submit"].get((d, n), [])) for d in DIRS)) + " |")
     w("")
     for d in DIRS:
         s = slope([(n, m[(d, n)]) for n in ns])
