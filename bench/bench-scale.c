@@ -33,8 +33,9 @@
  * max(D) blocks of BLOCK bytes; per D, one hixl_transfer_async() request
  * of D descriptors (D of the region's blocks on each side, scattered),
  * WRITE and READ (order alternating with REP), after a one-descriptor
- * warm-up; HIXL_MAX_DESCS (65536) is the kernel's limit per TRANSFER, the
- * library splits a longer request into chunks.
+ * warm-up; below 16,384 descriptors the request is repeated, one after
+ * the other, until 16,384 descriptors or 64 requests.  HIXL_MAX_DESCS
+ * (65536) is the kernel's limit per TRANSFER (the library would split).
  *
  * Output (stdout), one line each; sizes in bytes, memory in KiB as
  * /proc/meminfo gives it:
@@ -48,7 +49,8 @@
  *   links REP DIR N BYTES SECONDS CPU_SECONDS      (DIR fanout|fanin)
  *   perlink REP DIR N BPS_1 ... BPS_N              (bytes/s of each link)
  *   submitted REP DIR N REQUESTS SECONDS  (the hixl_transfer_async() calls' time)
- *   descs REP OP D BYTES SECONDS CPU_SECONDS       (OP write|read)
+ *   descs REP OP D REQUESTS BYTES SECONDS CPU_SECONDS   (OP write|read; all
+ *        REQUESTS requests of D descriptors, one after the other)
  *   regtime REP BYTES REG_MS DEREG_MS
  *   verified REP MODE DIR|OP N|D BYTES_EQUAL BYTES
  *   na REP MODE N|D REASON...
@@ -75,6 +77,8 @@
 #define MAX_LINKS	1024
 #define MAX_DLIST	32
 #define TIMEOUT_MS	600000
+#define DESCS_PER_RUN	16384	/* descs mode: descriptors a measurement, at least, */
+#define MAX_ITERS	64	/* in at most this many requests */
 
 /* the repetition, the first field of every output line */
 static unsigned long rep;
@@ -480,16 +484,22 @@ out:
 	return ret;
 }
 
-/* one request of D descriptors, op, timed and verified; 0 or -errno */
+/* requests of D descriptors, op, one after the other, timed, the last one
+ * verified; 0 or -errno */
 static int one_descs(struct hixl_engine *a, const char *peer, struct hixl_op_desc *d,
 		     size_t n, size_t block, bool write)
 {
 	const char *opn = write ? "write" : "read";
 	struct hixl_transfer_args args = HIXL_TRANSFER_ARGS_INIT(TIMEOUT_MS);
 	struct hixl_request *req = NULL;
-	size_t eq = 0;
+	/* small requests repeated, one after the other, up to DESCS_PER_RUN
+	 * descriptors or MAX_ITERS requests: a measurement of more than a few ms */
+	size_t eq = 0, iters = (DESCS_PER_RUN + n - 1) / n;
 	double t0, t1, c0, c1;
 	int err;
+
+	if (iters > MAX_ITERS)
+		iters = MAX_ITERS;
 
 	for (size_t i = 0; i < n; i++) {
 		unsigned char *l = (unsigned char *)(uintptr_t)d[i].local_addr;
@@ -498,22 +508,33 @@ static int one_descs(struct hixl_engine *a, const char *peer, struct hixl_op_des
 		fill(write ? l : r, block, rep * 2 + write);
 		memset(write ? r : l, 0, block);
 	}
-	err = hixl_transfer_sync(a, peer, write ? HIXL_OP_WRITE : HIXL_OP_READ, d, 1, 30000, NULL);
+	/* warm-up: one descriptor, asynchronous (the library's completion
+	 * thread starts on an engine's first asynchronous request) */
+	err = hixl_transfer_async(a, peer, write ? HIXL_OP_WRITE : HIXL_OP_READ, d, 1, &args,
+				  &req);
+	if (!err)
+		err = hixl_request_wait(a, req, TIMEOUT_MS, NULL);
+	if (!err)
+		err = hixl_request_result(req, NULL);
+	hixl_request_free(req);
 	if (err) {
 		printf("na %lu descs %zu %s warm-up: %s\n", rep, n, opn, strerror(-err));
 		return err;
 	}
 	c0 = busy_s();
 	t0 = now_s();
-	err = hixl_transfer_async(a, peer, write ? HIXL_OP_WRITE : HIXL_OP_READ, d, n, &args,
-				  &req);
-	if (!err)
-		err = hixl_request_wait(a, req, TIMEOUT_MS, NULL);
-	if (!err)
-		err = hixl_request_result(req, NULL);
+	for (size_t it = 0; it < iters && !err; it++) {
+		req = NULL;
+		err = hixl_transfer_async(a, peer, write ? HIXL_OP_WRITE : HIXL_OP_READ, d, n,
+					  &args, &req);
+		if (!err)
+			err = hixl_request_wait(a, req, TIMEOUT_MS, NULL);
+		if (!err)
+			err = hixl_request_result(req, NULL);
+		hixl_request_free(req);
+	}
 	t1 = now_s();
 	c1 = busy_s();
-	hixl_request_free(req);
 	for (size_t i = 0; i < n; i++)
 		eq += equal_bytes((const void *)(uintptr_t)(write ? d[i].remote_addr :
 							     d[i].local_addr),
@@ -524,7 +545,8 @@ static int one_descs(struct hixl_engine *a, const char *peer, struct hixl_op_des
 		printf("na %lu descs %zu %s: %s\n", rep, n, opn, strerror(-err));
 		return err;
 	}
-	printf("descs %lu %s %zu %zu %.6f %.3f\n", rep, opn, n, n * block, t1 - t0, c1 - c0);
+	printf("descs %lu %s %zu %zu %zu %.6f %.3f\n", rep, opn, n, iters, iters * n * block,
+	       t1 - t0, c1 - c0);
 	return eq == n * block ? 0 : -EIO;
 }
 
@@ -657,7 +679,8 @@ int main(int argc, char **argv)
 	unsigned long links = 0, total_mib = 64, block_kib = 0, req_descs = 256, reg_mib = 512;
 	unsigned long port = 29500, dl[MAX_DLIST];
 	const char *mode = NULL, *dstr = "1,4,16,64,256,1024,4096,16384,65536";
-	int c, nd;
+	struct links L = { 0 };
+	int c, nd = 0;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
@@ -675,40 +698,33 @@ int main(int argc, char **argv)
 	}
 	if (!mode || optind != argc || !port || block_kib > 4096)
 		usage();
+	L.block = (block_kib ? block_kib : 32) * 1024;
 	if (!strcmp(mode, "links")) {
-		struct links L = { .n = links, .port = port, .req_descs = req_descs };
-
-		L.block = (block_kib ? block_kib : 32) * 1024;
 		if (!links || links > MAX_LINKS || port + links > 65535 || !total_mib ||
 		    total_mib > 4096 || !req_descs || req_descs > 65536 ||
 		    (total_mib << 20) % (L.block * links))
 			usage();
 		L.per = (total_mib << 20) / L.block / links;
-		if (access("/dev/hixl", R_OK | W_OK)) {
-			printf("na %lu links %lu no /dev/hixl\n", rep, links);
-			return 77;
-		}
-		return run_links(&L);
-	}
-	if (!strcmp(mode, "reg")) {
+		L.n = links;
+		L.port = port;
+		L.req_descs = req_descs;
+	} else if (!strcmp(mode, "reg")) {
 		if (!reg_mib || reg_mib > (1UL << 20) || port > 65535)
 			usage();
-		if (access("/dev/hixl", R_OK | W_OK)) {
-			printf("na %lu reg %lu no /dev/hixl\n", rep, reg_mib << 20);
-			return 77;
-		}
-		return run_reg(port, reg_mib << 20);
-	}
-	if (!strcmp(mode, "descs")) {
+	} else if (!strcmp(mode, "descs")) {
 		nd = parse_list(dstr, dl);
 		if (!nd || port > 65534)
 			usage();
-		if (access("/dev/hixl", R_OK | W_OK)) {
-			printf("na %lu descs 0 no /dev/hixl\n", rep);
-			return 77;
-		}
-		return run_descs(port, dl, nd, (block_kib ? block_kib : 4) * 1024);
+	} else {
+		usage();
 	}
-	usage();
-	return 2;
+	if (access("/dev/hixl", R_OK | W_OK)) {
+		printf("na %lu %s 0 no /dev/hixl\n", rep, mode);
+		return 77;
+	}
+	if (!strcmp(mode, "links"))
+		return run_links(&L);
+	if (!strcmp(mode, "reg"))
+		return run_reg(port, reg_mib << 20);
+	return run_descs(port, dl, nd, (block_kib ? block_kib : 4) * 1024);
 }
