@@ -101,7 +101,7 @@ LIB_HDRS     := lib/include/hixl/hixl.h lib/include/hixl/physmem.h lib/include/h
 TOOLS        := tools/hixlctl tools/hixl-bench
 BENCH_PROGS  := bench/bench-reg bench/bench-xfer bench/bench-submit bench/bench-matrix \
 		bench/bench-lat bench/memcpy-blocks bench/bench-rails bench/bench-table \
-		bench/bench-gpu
+		bench/bench-gpu bench/bench-scale
 FAKE_CUDA    := build/fake-cuda/libcuda.so.1 build/fake-cuda/libhsa-runtime64.so.1 \
 		build/check-gpu/check-gpu
 USER_TESTS   := tests/user/hixl-test examples/kv_transfer examples/exchange examples/poll_transfer tests/pair/hixl-pair tests/fuzz/hixl-fuzz \
@@ -123,7 +123,7 @@ PY_FILES     := $(wildcard python/hixl/*.py)
 PY_CFLAGS    = $(ALL_CFLAGS) -I$(PY_INC) -fPIC -fvisibility=hidden -Wno-missing-field-initializers \
 		-Wno-cast-function-type
 
-.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-gpu check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-table bench-gpu bench-py bench-nixl clean install bench-mooncake
+.PHONY: all userspace module lib tools tests python deps check check-long check-compat check-static check-headers check-host check-gpu check-abi abi-update fuzz fuzz-wire pair-soak demo bench bench-reg bench-xfer bench-submit bench-default bench-crossover bench-lat bench-local bench-rails bench-table bench-gpu bench-scale bench-py bench-nixl clean install bench-mooncake
 .PHONY: python-skip install-python install-module install-dkms uninstall uninstall-module uninstall-dkms
 all: module userspace
 # everything but hixl.ko (the benchmarks build theirs for the VM's kernel)
@@ -221,6 +221,8 @@ bench/bench-rails: bench/bench-rails.c tests/include/bench_clock.h $(LIB_A) $(LI
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 bench/bench-gpu: bench/bench-gpu.c tests/include/bench_clock.h tests/gpu/fake_cuda.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -ldl -pthread $(LDFLAGS)
+bench/bench-scale: bench/bench-scale.c tests/include/bench_clock.h tests/include/bench_kmem.h $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 bench/memcpy-blocks: bench/memcpy-blocks.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
 FUZZ_SRCS := tests/fuzz/hixl-fuzz.c tests/fuzz/fuzz-local.c
@@ -383,6 +385,13 @@ bench-local: userspace
 # CPU, bytes verified; one VM run; writes bench/results-gpu.md
 bench-gpu: userspace
 	bench/bench.sh gpu
+
+# scale: the KV job fanned out to and in from 1..128 links at once (aggregate
+# GB/s, fairness), CONNECT time and kernel memory per link, kernel memory per
+# registered GiB, time per descriptor of one request of 1..65,536
+# descriptors; one VM run; writes bench/results-scale.md and results-scale.png
+bench-scale: userspace
+	bench/bench.sh scale
 
 # rails: one large WRITE/READ batch with one rail, two
 # rails, and two with rail 1 (veth2) taken down mid-batch, GB/s, the time

@@ -4,7 +4,7 @@
 # debug options: KASAN would dominate every number) and copy its results
 # file into bench/.
 #
-# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|table|py|nixl|mooncake|all
+# Usage: bench/bench.sh reg|xfer|submit|default|crossover|lat|local|rails|table|gpu|scale|py|nixl|mooncake|all
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -175,6 +175,20 @@ gpu)
 		env GPU_REPS="${GPU_REPS:-5}" GPU_LAYERS="${GPU_LAYERS:-4}" \
 		GPU_DESCS="${GPU_DESCS:-256}" GPU_BLOCK_KIB="${GPU_BLOCK_KIB:-32}" \
 		bench/bench-gpu-guest.sh
+	;;
+scale)
+	# `make bench-scale`: links, registered memory and descriptors per
+	# request (bench/bench-scale-guest.sh): SCALE_REPS (3), SCALE_LINKS
+	# ("1 8 32 128"), SCALE_DESCS ("1 4 ... 65536"), SCALE_TOTAL_MIB (64),
+	# SCALE_REG_MIB (512); bench/results-scale.png beside the report
+	guest_report bench-scale raw-scale.txt scalereport.py results-scale \
+		env SCALE_REPS="${SCALE_REPS:-3}" SCALE_LINKS="${SCALE_LINKS:-1 8 32 128}" \
+		SCALE_DESCS="${SCALE_DESCS:-1 4 16 64 256 1024 4096 16384 65536}" \
+		SCALE_TOTAL_MIB="${SCALE_TOTAL_MIB:-64}" SCALE_REG_MIB="${SCALE_REG_MIB:-512}" \
+		bench/bench-scale-guest.sh
+	py=/usr/bin/python3; [ -x "$py" ] || py=python3
+	"$py" bench/scalereport.py --raw bench/results-scale-raw.txt --kernel "$kver" \
+		--plot-only --png bench/results-scale.png
 	;;
 rails)
 	# `make bench-rails`: one rail vs two vs two with rail 1 taken away
