@@ -23,7 +23,15 @@
 # vs NIXL+UCX, into $HIXL_WORK/raw-nixl.txt; NIXL_REPS, NIXL_LAYERS,
 # NIXL_UCX_DIR, NIXL_UCX_NA), BENCH_TABLE (1: run bench/bench-table-guest.sh,
 # CONNECT time against registrations per side, into
-# $HIXL_WORK/raw-table.txt; TABLE_REPS, TABLE_REGIONS).
+# $HIXL_WORK/raw-table.txt; TABLE_REPS, TABLE_REGIONS), BENCH_GPU (1: run
+# bench/bench-gpu-guest.sh, device memory peer-to-peer and staged beside
+# host memory, into $HIXL_WORK/raw-gpu.txt; GPU_REPS, GPU_LAYERS, GPU_DESCS,
+# GPU_BLOCK_KIB), BENCH_MOONCAKE (1: run bench/bench-mooncake-guest.sh,
+# Mooncake's TransferEngine beside hixl's, into $HIXL_WORK/raw-mooncake.txt;
+# MC_REPS, MC_LAYERS, MC_REG_MIB, MOONCAKE_PREFIX, MOONCAKE_NA), BENCH_SCALE
+# (1: run bench/bench-scale-guest.sh, fan-in/fan-out, kernel memory and
+# descriptors per request, into $HIXL_WORK/raw-scale.txt; SCALE_*).
+# Each section's wall seconds: "info section_seconds NAME S" in raw.txt.
 set -u
 # hixl's side of every comparison here is RDMA over rxe0: two engines of
 # one host would otherwise pair and copy in the kernel (Transport "auto",
@@ -56,35 +64,34 @@ args=(--reps "${BENCH_REPS:-3}" --min-mib "${BENCH_MIN_MIB:-32}")
 bench/bench-matrix run "${args[@]}" >> "$out" || exit 1
 info matrix_seconds "$(( $(date +%s) - start ))"
 
-if [ "${BENCH_REG:-1}" = 1 ]; then
-	echo "bench: registration"
-	bench/bench-reg --size 1024 --reps 5 --out "$HIXL_WORK/results-reg.md" || exit 1
-fi
-if [ "${BENCH_LAT:-1}" = 1 ]; then
-	echo "bench: latency"
-	bench/bench-lat-guest.sh "$HIXL_WORK/raw-lat.txt" > /dev/null || exit 1
-fi
-if [ "${BENCH_LOCAL:-1}" = 1 ]; then
-	echo "bench: same-host links"
-	# its own HIXL_TRANSPORT per tool (the rest of this run is RDMA's)
-	env -u HIXL_TRANSPORT bench/bench-local-guest.sh "$HIXL_WORK/raw-local.txt" || exit 1
-fi
-if [ "${BENCH_RAILS:-1}" = 1 ]; then
-	echo "bench: rails"
-	bench/bench-rails-guest.sh "$HIXL_WORK/raw-rails.txt" || exit 1
-fi
-if [ "${BENCH_PY:-1}" = 1 ]; then
-	echo "bench: python"
-	/usr/bin/python3 bench/pysubmit.py --run --reps "${PY_REPS:-15}" \
-		--raw "$HIXL_WORK/raw-py.txt" || exit 1
-fi
-if [ "${BENCH_NIXL:-1}" = 1 ]; then
-	echo "bench: NIXL"
-	bench/bench-nixl-guest.sh "$HIXL_WORK/raw-nixl.txt" || exit 1
-fi
-if [ "${BENCH_TABLE:-1}" = 1 ]; then
-	echo "bench: region tables"
-	bench/bench-table-guest.sh "$HIXL_WORK/raw-table.txt" > /dev/null || exit 1
-fi
+# section NAME ENVVAR CMD...: CMD when ENVVAR is not 0, its seconds recorded;
+# a failing section ends the run
+section() {
+	local name=$1 on=$2 t0 rc=0
+	shift 2
+	[ "$on" = 0 ] && return 0
+	echo "bench: $name"
+	t0=$(date +%s)
+	"$@" || rc=$?
+	info section_seconds "$name" "$(( $(date +%s) - t0 ))"
+	[ "$rc" = 0 ] || { echo "bench: $name exited $rc"; exit 1; }
+}
+section registration "${BENCH_REG:-1}" \
+	bench/bench-reg --size 1024 --reps 5 --out "$HIXL_WORK/results-reg.md"
+section latency "${BENCH_LAT:-1}" sh -c 'bench/bench-lat-guest.sh "$1" > /dev/null' \
+	- "$HIXL_WORK/raw-lat.txt"
+# its own HIXL_TRANSPORT per tool (the rest of this run is RDMA's)
+section same-host "${BENCH_LOCAL:-1}" \
+	env -u HIXL_TRANSPORT bench/bench-local-guest.sh "$HIXL_WORK/raw-local.txt"
+section rails "${BENCH_RAILS:-1}" bench/bench-rails-guest.sh "$HIXL_WORK/raw-rails.txt"
+section python "${BENCH_PY:-1}" /usr/bin/python3 bench/pysubmit.py --run \
+	--reps "${PY_REPS:-15}" --raw "$HIXL_WORK/raw-py.txt"
+section NIXL "${BENCH_NIXL:-1}" bench/bench-nixl-guest.sh "$HIXL_WORK/raw-nixl.txt"
+section region-tables "${BENCH_TABLE:-1}" \
+	sh -c 'bench/bench-table-guest.sh "$1" > /dev/null' - "$HIXL_WORK/raw-table.txt"
+section device-memory "${BENCH_GPU:-1}" bench/bench-gpu-guest.sh "$HIXL_WORK/raw-gpu.txt"
+section mooncake "${BENCH_MOONCAKE:-1}" \
+	bench/bench-mooncake-guest.sh "$HIXL_WORK/raw-mooncake.txt"
+section scale "${BENCH_SCALE:-1}" bench/bench-scale-guest.sh "$HIXL_WORK/raw-scale.txt"
 info guest_seconds "$(( $(date +%s) - start ))"
 exit 0

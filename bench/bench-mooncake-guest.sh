@@ -11,6 +11,10 @@
 #             (empty: MOONCAKE_NA says why, and every point is "na")
 #   hixl      `from hixl.mooncake import TransferEngine`, same calls,
 #             HIXL_TRANSPORT=rdma (rxe0, not the kernel's same-host copy)
+#   hixl-c    hixl's own C API on the KV job only: bench/bench-gpu --mem
+#             host --sync (one hixl_transfer_sync() of 256 scattered 32 KiB
+#             blocks a layer, the layers one after another; two engines of
+#             one process), its lines written as "kv"/"verified" lines
 # Per repetition (MC_REPS, 3), the order of the two rotating: the KV job
 # (MC_LAYERS (8) layers of 256 scattered 32 KiB blocks, WRITE then READ,
 # bytes verified, then the 8,192-descriptor submit cost), then the
@@ -53,8 +57,25 @@ one() {	# REP TOOL WHAT
 	fi
 	return 0
 }
+# REP OP: the KV job through hixl's C API (bench/bench-gpu), as kv lines
+native() {
+	local line rc=0
+	line=$(bench/bench-gpu --mem host --op "$2" --sync --layers "$layers" --descs 256 \
+		--block-kib 32 --rep "$1" --port 29406) || rc=$?
+	echo "$line" | awk -v r="$1" -v op="$2" -v L="$layers" '
+		$1 == "res" { printf "kv %s hixl-c %s %s 256 %s %s %s %s\n", r, op, L, $5, $7, $8, $9 }
+		$1 == "verified" { printf "verified %s hixl-c %s %d\n", r, op, $5 == $6 }
+		$1 == "na" { s = ""; for (i = 7; i <= NF; i++) s = s " " $i
+			     printf "na %s hixl-c %s bench-gpu:%s\n", r, op, s }' >> "$out"
+	[ "$rc" = 0 ] || { fails=$((fails + 1)); echo "bench-mooncake: hixl-c $2 exited $rc"; }
+	return 0
+}
 fails=0
 for r in $(seq "$reps"); do
+	for op in write read; do
+		echo "bench-mooncake: rep $r kv hixl-c $op"
+		native "$r" "$op"
+	done
 	for what in kv reg; do
 		for i in 0 1; do
 			t=${tools[$(( (i + r) % 2 ))]}

@@ -32,6 +32,9 @@ import pysubmit  # noqa: E402  (bench/pysubmit.py: the Python section)
 import railsreport  # noqa: E402  (bench/railsreport.py: the rails section)
 import tablereport  # noqa: E402  (bench/tablereport.py: the region-table section)
 import nixlreport  # noqa: E402  (bench/nixlreport.py: the NIXL section)
+import gpureport  # noqa: E402  (bench/gpureport.py: the device-memory section)
+import mooncakereport  # noqa: E402  (bench/mooncakereport.py: the Mooncake section)
+import scalereport  # noqa: E402  (bench/scalereport.py: the scale curves)
 from benchstats import GIB, MIB, geomean, med, ratio, size_name, spread  # noqa: E402
 
 TOOLS = ["hixl-sync", "hixl-async", "perftest", "ucx"]
@@ -48,7 +51,9 @@ def parse(path):
         f = line.split()
         if not f:
             continue
-        if f[0] == "info" and len(f) >= 2:
+        if f[0] == "info" and len(f) == 4 and f[1] == "section_seconds":
+            info.setdefault("sections", []).append((f[2], int(f[3])))
+        elif f[0] == "info" and len(f) >= 2:
             info[f[1]] = " ".join(f[2:])
         elif f[0] == "memcpy" and len(f) == 3:
             memcpy.append(int(f[1]) / float(f[2]) / MIB)
@@ -159,6 +164,10 @@ def main():
     ap.add_argument("--rails", help="bench/bench-rails-guest.sh's raw lines (rails section)")
     ap.add_argument("--nixl", help="bench/bench-nixl-guest.sh's raw lines (the NIXL section)")
     ap.add_argument("--table", help="bench/bench-table-guest.sh's raw lines (region tables)")
+    ap.add_argument("--gpu", help="bench/bench-gpu-guest.sh's raw lines (device memory)")
+    ap.add_argument("--mooncake", help="bench/bench-mooncake-guest.sh's raw lines (Mooncake)")
+    ap.add_argument("--scale", help="bench/bench-scale-guest.sh's raw lines (scale curves)")
+    ap.add_argument("--scale-png", help="write the scale curves' plot here")
     ap.add_argument("--mainjob", help="bench/results-default.txt (make bench-default): the "
                     "main job's table in --json")
     ap.add_argument("--host-load", help="the host's 1-minute load average at start / end")
@@ -249,6 +258,14 @@ def main():
         w(f"- **memcpy**: single thread, 256 MiB buffers, {len(memcpy)} copies: "
           f"{spread(memcpy)} MiB/s, the physical ceiling for a software RDMA device, "
           "which copies every byte at least once.\n")
+
+    secs = ([("transfer matrix", int(info["matrix_seconds"]))] if info.get("matrix_seconds")
+            else []) + info.get("sections", [])
+    if secs:
+        w("- Where the VM's time went, section by section (wall seconds, in the order run): " +
+          ", ".join(f"{n} {t}" for n, t in secs) +
+          (f"; the guest's whole run {info['guest_seconds']} s" if info.get("guest_seconds")
+           else "") + ".\n")
 
     # ---- summary
     w("## Summary\n")
@@ -355,9 +372,23 @@ def main():
                      "py")
     nixl = optional_section(out, nixlreport, a.nixl, lambda p: p["res"] or p["na"], "NIXL",
                             "BENCH_NIXL", "nixl")
-    optional_section(out, tablereport, a.table, lambda p: p["runs"],
-                     "Region tables: CONNECT time against registrations per side",
-                     "BENCH_TABLE", "table")
+    table = optional_section(out, tablereport, a.table, lambda p: p["runs"],
+                             "Region tables: CONNECT time against registrations per side",
+                             "BENCH_TABLE", "table")
+    gpu = optional_section(out, gpureport, a.gpu,
+                           lambda p: p["res"] or p["na"] or p["info"].get("skipped"),
+                           "Device memory: peer-to-peer and staged beside host memory",
+                           "BENCH_GPU", "gpu")
+    mooncake = optional_section(
+        out, mooncakereport, a.mooncake,
+        lambda p: p["kv"] or p["na"] or p["reg"] or p["regfail"],
+        "Mooncake's TransferEngine beside hixl", "BENCH_MOONCAKE", "mooncake", own_heading=True)
+    scale = optional_section(out, scalereport, a.scale,
+                             lambda p: p["links"] or p["descs"] or p["kmem"],
+                             "Scale: fan-in and fan-out, kernel memory, descriptors per request",
+                             "BENCH_SCALE", "scale")
+    if scale and a.scale_png:
+        scalereport.plot(scale, a.scale_png)
 
     # ---- submission
     w("## Submission rate: TRANSFER ioctl vs io_uring URING_CMD\n")
@@ -385,6 +416,9 @@ def main():
             run["rails"] = rails
         if nixl:
             run["nixl"] = nixl
+        for k, v in (("table", table), ("gpu", gpu), ("mooncake", mooncake), ("scale", scale)):
+            if v:
+                run[k] = v
         if a.mainjob and os.path.exists(a.mainjob):
             run["mainjob"], run["mainjob_info"] = results_json.parse_mainjob(a.mainjob)
         meta = json_meta(a, info, conf)
@@ -397,14 +431,14 @@ def main():
              a.png)
 
 
-def optional_section(out, report, raw, measured, heading, env, name):
+def optional_section(out, report, raw, measured, heading, env, name, own_heading=False):
     """report.section() of the raw lines at raw (a path or None) appended to
-    out, or a note that this run did not measure it (env=0) and where its
-    own run's file is (make bench-NAME, results-NAME.md); the parsed lines,
-    or None."""
+    out (own_heading: with "## heading", not the report's own), or a note
+    that this run did not measure it (env=0) and where its own run's file
+    is (make bench-NAME, results-NAME.md); the parsed lines, or None."""
     p = report.parse(raw) if raw and os.path.exists(raw) else None
     if p and measured(p):
-        out.extend(report.section(p))
+        out.extend(report.section(p, f"## {heading}") if own_heading else report.section(p))
         return p
     out.append(f"## {heading}\n")
     out.append(f"Not measured in this run ({env}=0): see [results-{name}.md](results-{name}.md) "

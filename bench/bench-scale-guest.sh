@@ -12,10 +12,7 @@
 # bench/scalereport.py makes the tables and the plot.  Settings: SCALE_REPS
 # (3), SCALE_LINKS ("1 8 32 128"), SCALE_DESCS ("1 4 16 64 256 1024 4096
 # 16384 65536"), SCALE_TOTAL_MIB (64: bytes of one fan-out or fan-in, all
-# links together), SCALE_REG_MIB (512: a 1 GiB registration now and then,
-# once in nine tries, has Debian 6.12's rxe kmalloc() its MR page list
-# above MAX_PAGE_ORDER in rxe_map_mr_sg(), a kernel WARNING and ENOMEM;
-# 512 MiB needs half the largest allocation).  Ports 29500-29710.
+# links together), SCALE_REG_MIB (1024).  Ports 29500-29710.
 #
 # The module's limits this needs are its defaults: max_links (512) is per
 # engine and the hub has at most 128; max_regions (4096) and
@@ -30,7 +27,7 @@ reps=${SCALE_REPS:-3}
 links=${SCALE_LINKS:-1 8 32 128}
 descs=${SCALE_DESCS:-1 4 16 64 256 1024 4096 16384 65536}
 total=${SCALE_TOTAL_MIB:-64}
-reg=${SCALE_REG_MIB:-512}
+reg=${SCALE_REG_MIB:-1024}
 echo "info kernel $(uname -r)" >> "$out"
 echo "info ncpu $(nproc)" >> "$out"
 echo "info memtotal_kib $(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" >> "$out"

@@ -180,11 +180,11 @@ scale)
 	# `make bench-scale`: links, registered memory and descriptors per
 	# request (bench/bench-scale-guest.sh): SCALE_REPS (3), SCALE_LINKS
 	# ("1 8 32 128"), SCALE_DESCS ("1 4 ... 65536"), SCALE_TOTAL_MIB (64),
-	# SCALE_REG_MIB (512); bench/results-scale.png beside the report
+	# SCALE_REG_MIB (1024); bench/results-scale.png beside the report
 	guest_report bench-scale raw-scale.txt scalereport.py results-scale \
 		env SCALE_REPS="${SCALE_REPS:-3}" SCALE_LINKS="${SCALE_LINKS:-1 8 32 128}" \
 		SCALE_DESCS="${SCALE_DESCS:-1 4 16 64 256 1024 4096 16384 65536}" \
-		SCALE_TOTAL_MIB="${SCALE_TOTAL_MIB:-64}" SCALE_REG_MIB="${SCALE_REG_MIB:-512}" \
+		SCALE_TOTAL_MIB="${SCALE_TOTAL_MIB:-64}" SCALE_REG_MIB="${SCALE_REG_MIB:-1024}" \
 		bench/bench-scale-guest.sh
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
 	"$py" bench/scalereport.py --raw bench/results-scale-raw.txt --kernel "$kver" \
@@ -223,15 +223,23 @@ all)
 	# bench/bench-local-guest.sh, with LOCAL_* as for `local`), BENCH_RAILS
 	# (1: the rails section, bench/bench-rails-guest.sh, RAILS_* as for
 	# `rails`), BENCH_PY (1: the Python section, bench/pysubmit.py, PY_REPS),
-	# BENCH_NIXL (1: the NIXL section, bench/bench-nixl-guest.sh, NIXL_REPS,
+	# BENCH_NIXL (1: the NIXL section, bench/bench-nixl-guest.sh, NIXL_REPS (3 here),
 	# NIXL_LAYERS; NIXL and the plugins built first by nixl_prep),
 	# BENCH_TABLE (1: the region-table section, bench/bench-table-guest.sh,
-	# TABLE_* as for `table`) reach the guest on its command line.
-	NIXL_UCX_DIR='' NIXL_UCX_NA=''
+	# TABLE_* as for `table`), BENCH_GPU (1: device memory,
+	# bench/bench-gpu-guest.sh, GPU_* as for `gpu`, 3 repetitions here),
+	# BENCH_MOONCAKE (1: Mooncake's TransferEngine beside hixl's,
+	# bench/bench-mooncake-guest.sh, MC_* as for `mooncake` but only 1 GiB
+	# registered unless it fails, MC_REG_MIN_MIB; Mooncake built first by
+	# mooncake_prep), BENCH_SCALE (1: the scale curves,
+	# bench/bench-scale-guest.sh, SCALE_* as for `scale`) reach the guest on
+	# its command line.
+	NIXL_UCX_DIR='' NIXL_UCX_NA='' MOONCAKE_PREFIX='' MOONCAKE_NA=''
 	[ "${BENCH_NIXL:-1}" = 0 ] || nixl_prep
+	[ "${BENCH_MOONCAKE:-1}" = 0 ] || { mkdir -p build && mooncake_prep; }
 	t0=$(date +%s)
 	load0=$(cut -d' ' -f1 /proc/loadavg)
-	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-3600} \
+	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-4800} \
 		tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
 		--name bench-all -- env BENCH_REPS="${BENCH_REPS:-3}" \
 		BENCH_MIN_MIB="${BENCH_MIN_MIB:-32}" BENCH_BLOCKS="${BENCH_BLOCKS:-}" \
@@ -243,10 +251,17 @@ all)
 		BENCH_RAILS="${BENCH_RAILS:-1}" RAILS_REPS="${RAILS_REPS:-5}" \
 		RAILS_MIB="${RAILS_MIB:-64}" RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" \
 		BENCH_PY="${BENCH_PY:-1}" PY_REPS="${PY_REPS:-15}" \
-		BENCH_NIXL="${BENCH_NIXL:-1}" NIXL_REPS="${NIXL_REPS:-5}" NIXL_LAYERS="${NIXL_LAYERS:-16}" \
+		BENCH_NIXL="${BENCH_NIXL:-1}" NIXL_REPS="${NIXL_REPS:-3}" NIXL_LAYERS="${NIXL_LAYERS:-16}" \
 		NIXL_UCX_DIR="$NIXL_UCX_DIR" NIXL_UCX_NA="$NIXL_UCX_NA" \
 		BENCH_TABLE="${BENCH_TABLE:-1}" TABLE_REPS="${TABLE_REPS:-3}" \
 		TABLE_REGIONS="${TABLE_REGIONS:-1 10 100 1000 3000 10000}" \
+		BENCH_GPU="${BENCH_GPU:-1}" GPU_REPS="${GPU_REPS:-3}" GPU_LAYERS="${GPU_LAYERS:-4}" \
+		GPU_DESCS="${GPU_DESCS:-256}" GPU_BLOCK_KIB="${GPU_BLOCK_KIB:-32}" \
+		BENCH_MOONCAKE="${BENCH_MOONCAKE:-1}" MC_REPS="${MC_REPS:-3}" \
+		MC_LAYERS="${MC_LAYERS:-8}" MC_REG_MIB="${MC_REG_MIB:-1024}" \
+		MC_REG_MIN_MIB="${MC_REG_MIN_MIB:-1024}" MOONCAKE_PREFIX="$MOONCAKE_PREFIX" MOONCAKE_NA="$MOONCAKE_NA" \
+		BENCH_SCALE="${BENCH_SCALE:-1}" ${SCALE_REPS:+SCALE_REPS="$SCALE_REPS"} \
+		${SCALE_LINKS:+SCALE_LINKS="$SCALE_LINKS"} ${SCALE_DESCS:+SCALE_DESCS="$SCALE_DESCS"} \
 		bench/bench-all-guest.sh
 	# Debian's python3 has python3-matplotlib (another python3 may come first in PATH)
 	py=/usr/bin/python3; [ -x "$py" ] || py=python3
@@ -255,6 +270,8 @@ all)
 		--lat build/vm/bench-all/raw-lat.txt --local build/vm/bench-all/raw-local.txt \
 		--rails build/vm/bench-all/raw-rails.txt --py build/vm/bench-all/raw-py.txt \
 		--nixl build/vm/bench-all/raw-nixl.txt --table build/vm/bench-all/raw-table.txt \
+		--gpu build/vm/bench-all/raw-gpu.txt --mooncake build/vm/bench-all/raw-mooncake.txt \
+		--scale build/vm/bench-all/raw-scale.txt --scale-png bench/results-scale.png \
 		--mainjob bench/results-default.txt \
 		--machine "$(uname -m)" --kernel "$kver" --vm-seconds $(( $(date +%s) - t0 )) \
 		--host-load "$load0 / $(cut -d' ' -f1 /proc/loadavg)" \

@@ -27,6 +27,7 @@ Raw lines: "kv REP IMPL OP LAYERS DESCS BLOCK BYTES SECONDS CPU_S",
 from benchstats import GIB, med, ratio, report_main, size_name, spread
 
 IMPLS = ["mooncake", "hixl"]
+KV_IMPLS = IMPLS + ["hixl-c"]	# hixl's C API (bench/bench-gpu --sync): the KV job only
 GB = 1e9
 
 
@@ -42,11 +43,11 @@ def parse(path):
             continue
         if f[0] == "info" and len(f) >= 2:
             p["info"][f[1]] = " ".join(f[2:])
-        elif f[0] == "kv" and len(f) == 10 and f[2] in IMPLS:
+        elif f[0] == "kv" and len(f) == 10 and f[2] in KV_IMPLS:
             n, secs, cpu = int(f[7]), float(f[8]), float(f[9])
             p["kv"].setdefault(f[3], {}).setdefault(f[2], []).append(
                 (n / secs / GB, cpu / (n / GIB), secs, int(f[4])))
-        elif f[0] == "verified" and len(f) == 5 and f[2] in IMPLS:
+        elif f[0] == "verified" and len(f) == 5 and f[2] in KV_IMPLS:
             v = p["verified"].setdefault((f[3], f[2]), [0, 0])
             v[0] += int(f[4])
             v[1] += 1
@@ -56,7 +57,7 @@ def parse(path):
             p["reg"].setdefault(f[2], []).append((int(f[3]), float(f[4]), float(f[5])))
         elif f[0] == "regfail" and len(f) >= 4 and f[2] in IMPLS:
             p["regfail"].setdefault(f[2], {}).setdefault(int(f[3]), []).append(" ".join(f[4:]))
-        elif f[0] == "na" and len(f) >= 4 and f[2] in IMPLS:
+        elif f[0] == "na" and len(f) >= 4 and f[2] in KV_IMPLS:
             p["na"].setdefault(f[3], {}).setdefault(f[2], []).append(" ".join(f[4:]))
     return p
 
@@ -110,24 +111,33 @@ def section(p, heading="## Results"):
       "Every byte is checked after the pass (WRITE: crc32 of the target's buffer against "
       "the expected image; READ: the initiator's buffer against the target's pattern).")
     w("")
-    w("| op | layers | mooncake GB/s | hixl GB/s | hixl / mooncake | mooncake CPU s/GiB | "
-      "hixl CPU s/GiB | hixl / mooncake CPU | verified mooncake / hixl |")
-    w("|---|---|---|---|---|---|---|---|---|")
+    w("**hixl-c** is hixl's own C API on the same shape (`bench/bench-gpu --mem host --sync`: "
+      "one `hixl_transfer_sync()` of 256 scattered 32 KiB blocks a layer, the layers one "
+      "after another, after an untimed pass; both engines in one process): what the Python "
+      "layer of hixl.mooncake costs against it.")
+    w("")
+    w("| op | layers | mooncake GB/s | hixl GB/s | hixl-c GB/s | hixl / mooncake | "
+      "hixl-c / mooncake | mooncake CPU s/GiB | hixl CPU s/GiB | hixl-c CPU s/GiB | "
+      "hixl / mooncake CPU | verified mooncake / hixl / hixl-c |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for op in ("write", "read"):
         d = p["kv"].get(op, {})
-        gbs = {i: [x[0] for x in d.get(i, [])] for i in IMPLS}
-        cpu = {i: [x[1] for x in d.get(i, [])] for i in IMPLS}
-        layers = sorted({x[3] for i in IMPLS for x in d.get(i, [])})
+        gbs = {i: [x[0] for x in d.get(i, [])] for i in KV_IMPLS}
+        cpu = {i: [x[1] for x in d.get(i, [])] for i in KV_IMPLS}
+        layers = sorted({x[3] for i in KV_IMPLS for x in d.get(i, [])})
         ver = []
-        for i in IMPLS:
+        for i in KV_IMPLS:
             v = p["verified"].get((op, i))
             ver.append(f"{v[0]} of {v[1]} passes" if v else "-")
         w(f"| {op.upper()} | {','.join(map(str, layers)) or '-'} | "
           f"{cell(gbs['mooncake'], 3, p, 'mooncake', op, 'kv', 'target', 'register', 'initialize')} | "
           f"{cell(gbs['hixl'], 3, p, 'hixl', op, 'kv', 'target', 'register', 'initialize')} | "
+          f"{cell(gbs['hixl-c'], 3, p, 'hixl-c', op)} | "
           f"{ratio(med(gbs['hixl']), med(gbs['mooncake']))} | "
+          f"{ratio(med(gbs['hixl-c']), med(gbs['mooncake']))} | "
           f"{cell(cpu['mooncake'], 2, p, 'mooncake', op, 'kv')} | "
           f"{cell(cpu['hixl'], 2, p, 'hixl', op, 'kv')} | "
+          f"{cell(cpu['hixl-c'], 2, p, 'hixl-c', op)} | "
           f"{ratio(med(cpu['hixl']), med(cpu['mooncake']))} | {' / '.join(ver)} |")
     w("")
     w("### Python cost of one 8,192-descriptor request")
@@ -196,18 +206,54 @@ def section(p, heading="## Results"):
     if nf and nf != "0":
         w(f"{nf} measurement process(es) exited non-zero (their reason is in the cells above).")
         w("")
-    w("Not measured here: Mooncake's C++ `submitTransfer` path (`transfer_engine_bench`, which "
-      "scripts/build-mooncake.sh puts in the prefix's bin/), the TCP protocol, and this comparison inside `make bench`'s boot "
-      "and results.json.")
+    w("### Goal: hixl at least as fast as Mooncake at every point, at most 0.7x its CPU per GiB")
     w("")
+    for name, r, good in goals(p):
+        w(f"- {name}: " + ("not measured" if r is None else
+                           f"{r:.2f}, {'met' if good else 'NOT met'}") + ".")
+    w("")
+    w("Not measured here: Mooncake's C++ `submitTransfer` path (`transfer_engine_bench`, which "
+      "scripts/build-mooncake.sh puts in the prefix's bin/) and the TCP protocol.")
+    w("")
+    return out
+
+
+def goals(p):
+    """[(point, ratio or None, goal met)]: throughput hixl / Mooncake >= 1.0
+    and CPU per GiB hixl / Mooncake <= 0.7 for each op of the KV job, and
+    Mooncake's time / hixl's >= 1.0 for the submit cost and for every
+    buffer size's registration and unregistration both registered."""
+    out = []
+    for op in ("write", "read"):
+        d = p["kv"].get(op, {})
+        g = {i: med([x[0] for x in d.get(i, [])]) for i in KV_IMPLS}
+        c = {i: med([x[1] for x in d.get(i, [])]) for i in KV_IMPLS}
+        for h, name in (("hixl", "hixl"), ("hixl-c", "hixl's C API")):
+            r = g[h] / g["mooncake"] if g[h] and g["mooncake"] else None
+            out.append((f"KV job {op.upper()} throughput, {name} / Mooncake", r,
+                        r is not None and r >= 1.0))
+            r = c[h] / c["mooncake"] if c[h] and c["mooncake"] else None
+            out.append((f"KV job {op.upper()} CPU s/GiB, {name} / Mooncake", r,
+                        r is not None and r <= 0.7))
+    t = {i: med([x[0] + x[1] for x in p["submit"].get(i, [])]) for i in IMPLS}
+    r = t["mooncake"] / t["hixl"] if t["hixl"] and t["mooncake"] else None
+    out.append(("8,192-descriptor request build + submit, Mooncake's time / hixl's", r,
+                r is not None and r >= 1.0))
+    sizes = sorted({x[0] for x in p["reg"].get("hixl", [])} &
+                   {x[0] for x in p["reg"].get("mooncake", [])}, reverse=True)
+    for n in sizes:
+        for idx, what in ((1, "register"), (2, "unregister")):
+            t = {i: med([x[idx] for x in p["reg"][i] if x[0] == n]) for i in IMPLS}
+            r = t["mooncake"] / t["hixl"] if t["hixl"] and t["mooncake"] else None
+            out.append((f"{what} {size_name(n)}, Mooncake's time / hixl's", r,
+                        r is not None and r >= 1.0))
     return out
 
 
 def main():
     report_main("mooncakereport", parse, section,
                 lambda p: p["kv"] or p["na"] or p["reg"] or p["regfail"],
-                "Mooncake's TransferEngine beside hixl.mooncake", "bench-mooncake",
-                in_make_bench=False)
+                "Mooncake's TransferEngine beside hixl.mooncake", "bench-mooncake")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ The block sits between the lines <!-- bench-table:begin --> and
 <!-- bench-table:end --> of README.md: the run (kernel, machine, how long),
 the geometric means of the throughput ratios hixl / peer over all blocks
 and batches with the CPU-per-GiB ratios beside them, and one line each for
-the KV-cache job, same-host links, registration and rails when results.json
-has those tables.
+the KV-cache job, same-host links, registration, rails and Mooncake's
+TransferEngine when results.json has those tables.
 
 Usage:
   readme-table.py [--json bench/results.json]            print the block
@@ -86,6 +86,13 @@ def block(d):
         lines.append("- two rails / one (both over the same emulated CPUs): WRITE %s, READ %s"
                      % (fmt(gm(t["rails"], "write", "rails-2/rails-1")),
                         fmt(gm(t["rails"], "read", "rails-2/rails-1"))))
+    if "mooncake" in t:
+        lines.append("- Mooncake's TransferEngine, the same Python code, hixl.mooncake / Mooncake "
+                     "on the KV job: WRITE %s, READ %s (CPU per GiB: %s, %s)"
+                     % (fmt(gm(t["mooncake"], "write", "hixl/mooncake")),
+                        fmt(gm(t["mooncake"], "read", "hixl/mooncake")),
+                        fmt(gm(t.get("mooncake_cpu", {}), "write", "hixl/mooncake")),
+                        fmt(gm(t.get("mooncake_cpu", {}), "read", "hixl/mooncake"))))
     out += lines
     out.append(END)
     return "\n".join(out) + "\n"

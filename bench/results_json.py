@@ -336,6 +336,149 @@ def table_nixl_descs(run):
     return _nixl(run, 1, "NIXL: descriptors per second", "descriptors/s", "higher")
 
 
+def _gpu(run, idx, title, unit, better):
+    """Device memory (bench/gpureport.py's parse()): the KV job's shape with
+    the initiator's KV cache in host memory, the stand-in GPU's memory
+    peer-to-peer, and staged; idx 0 GB/s, 1 CPU s/GiB."""
+    r = run.get("gpu")
+    if not r or not (r.get("res") or r.get("na")):
+        return None
+    tools = ["gpu-host", "gpu-p2p", "gpu-staged"]
+    pairs = [["gpu-staged", "gpu-host"], ["gpu-p2p", "gpu-host"]]
+    info = {"batch": "descriptors in all (layers x descriptors a layer)",
+            "gpu-staged": "goal: gpu-staged/gpu-host >= 0.8 at 32 KiB blocks"}
+    return _op_table(r.get("res") or {}, r.get("na") or {}, idx, tools, pairs,
+                     (title, unit, better), info=info)
+
+
+def table_gpu(run):
+    """Device memory beside host memory, GB/s."""
+    return _gpu(run, 0, "device memory (stand-in GPU) peer-to-peer and staged vs host memory",
+                "GB/s", "higher")
+
+
+def table_gpu_cpu(run):
+    """The same points, whole-VM CPU seconds per GiB."""
+    return _gpu(run, 1, "device memory: CPU seconds per GiB", "s/GiB", "lower")
+
+
+def _mooncake_points(m, key, vals_of, pairs, impls=("mooncake", "hixl")):
+    """points of a Mooncake table: key {field: value}, vals_of(impl) the
+    impl's repetitions"""
+    values = {i: spread(v) for i in impls for v in [vals_of(i)] if v}
+    return dict(key, values=values, ratios=ratios_of(values, pairs))
+
+
+KV_IMPLS = ("mooncake", "hixl", "hixl-c")	# bench/mooncakereport.py's KV_IMPLS
+
+
+def table_mooncake(run):
+    """Mooncake's TransferEngine vs hixl.mooncake (bench/mooncakereport.py's
+    parse()), the same Python code, and hixl's C API on the same shape: the
+    KV job's GB/s, key op."""
+    m = run.get("mooncake")
+    if not m or not m.get("kv"):
+        return None
+    pairs = [["hixl", "mooncake"], ["hixl-c", "mooncake"]]
+    points = [_mooncake_points(m, {"op": op}, lambda i, op=op: [x[0] for x in m["kv"][op].get(i, [])],
+                               pairs, KV_IMPLS) for op in ("write", "read") if op in m["kv"]]
+    return {"title": "KV job, Mooncake's TransferEngine vs hixl.mooncake (same Python code)",
+            "unit": "GB/s", "better": "higher", "key": ["op"], "tools": list(KV_IMPLS),
+            "pairs": pairs, "points": points, "summary": summarize(points, pairs, "op")}
+
+
+def table_mooncake_cpu(run):
+    """The same KV job's whole-VM CPU seconds per GiB."""
+    m = run.get("mooncake")
+    if not m or not m.get("kv"):
+        return None
+    pairs = [["hixl", "mooncake"], ["hixl-c", "mooncake"]]
+    points = [_mooncake_points(m, {"op": op}, lambda i, op=op: [x[1] for x in m["kv"][op].get(i, [])],
+                               pairs, KV_IMPLS) for op in ("write", "read") if op in m["kv"]]
+    return {"title": "KV job, Mooncake vs hixl.mooncake: CPU seconds per GiB", "unit": "s/GiB",
+            "better": "lower", "key": ["op"], "tools": list(KV_IMPLS), "pairs": pairs,
+            "points": points, "summary": summarize(points, pairs, "op")}
+
+
+def table_mooncake_time(run):
+    """Mooncake vs hixl.mooncake: milliseconds to build and submit one
+    8,192-descriptor request, and to register / unregister each buffer
+    size; key (step, bytes)."""
+    m = run.get("mooncake")
+    if not m or not (m.get("submit") or m.get("reg")):
+        return None
+    pairs = [["hixl", "mooncake"]]
+    points = []
+    if m.get("submit"):
+        points.append(_mooncake_points(
+            m, {"step": "submit", "bytes": 8192 * 64},
+            lambda i: [(x[0] + x[1]) * 1e3 for x in m["submit"].get(i, [])], pairs))
+    sizes = sorted({x[0] for v in m.get("reg", {}).values() for x in v}, reverse=True)
+    for step, idx in (("reg", 1), ("dereg", 2)):
+        for n in sizes:
+            points.append(_mooncake_points(
+                m, {"step": step, "bytes": n},
+                lambda i, n=n, idx=idx: [x[idx] * 1e3 for x in m["reg"].get(i, []) if x[0] == n],
+                pairs))
+    return {"title": "Mooncake vs hixl.mooncake: request build + submit (8,192 descriptors) "
+            "and registration", "unit": "ms", "better": "lower", "key": ["step", "bytes"],
+            "tools": ["mooncake", "hixl"], "pairs": pairs, "points": points,
+            "summary": summarize(points, pairs, "step")}
+
+
+def table_region_table(run):
+    """CONNECT time against registrations per side (bench/tablereport.py's
+    parse()), ms; no peer."""
+    t = run.get("table")
+    if not t or not t.get("runs"):
+        return None
+    points = [{"regions": n, "values": {"hixl": spread([x[0] for x in t["runs"][n]])},
+               "ratios": {}} for n in sorted(t["runs"])]
+    return {"title": "CONNECT time against registrations per side", "unit": "ms",
+            "better": "lower", "key": ["regions"], "tools": ["hixl"], "pairs": [],
+            "points": points, "summary": {}}
+
+
+def _scale_table(title, unit, better, key, points):
+    """A scale curve: one tool, no peer (points [{key..., values}])"""
+    return {"title": title, "unit": unit, "better": better, "key": key, "tools": ["hixl"],
+            "pairs": [], "points": points, "summary": {}} if points else None
+
+
+def table_scale_links(run):
+    """Fan-out / fan-in (bench/scalereport.py's parse()): aggregate GB/s of
+    the KV job to or from N links at once; each point's info the fairness
+    (slowest / fastest link's bytes/s, median over the repetitions)."""
+    sc = run.get("scale") or {}
+    pts = []
+    for (d, n), v in sorted(sc.get("links", {}).items()):
+        pt = {"dir": d, "links": n, "values": {"hixl": spread([x[0] for x in v])}, "ratios": {}}
+        fair = sc.get("fair", {}).get((d, n))
+        if fair:
+            pt["info"] = {"fairness": rnd(statistics.median(fair))}
+        pts.append(pt)
+    return _scale_table("fan-out and fan-in: the KV job to or from N links at once",
+                        "GB/s", "higher", ["dir", "links"], pts)
+
+
+def table_scale_connect(run):
+    """CONNECT time per link (the median of a run's N CONNECTs), ms."""
+    sc = run.get("scale") or {}
+    pts = [{"links": n, "values": {"hixl": spread(v)}, "ratios": {}}
+           for n, v in sorted(sc.get("connect", {}).items())]
+    return _scale_table("CONNECT time per link as links grow", "ms", "lower", ["links"], pts)
+
+
+def table_scale_descs(run):
+    """Time per descriptor of one request of D descriptors, us."""
+    sc = run.get("scale") or {}
+    pts = [{"op": op, "descs": d, "values": {"hixl": spread(v)}, "ratios": {}}
+           for (op, d), v in sorted(sc.get("descs", {}).items(),
+                                    key=lambda kv: (kv[0][0] != "write", kv[0][1]))]
+    return _scale_table("time per descriptor against descriptors per request",
+                        "us/descriptor", "lower", ["op", "descs"], pts)
+
+
 TABLES = [
     ("throughput", table_throughput),
     ("cpu", table_cpu),
@@ -348,6 +491,15 @@ TABLES = [
     ("rails", table_rails),
     ("nixl", table_nixl),
     ("nixl_descs", table_nixl_descs),
+    ("region_table", table_region_table),
+    ("gpu", table_gpu),
+    ("gpu_cpu", table_gpu_cpu),
+    ("mooncake", table_mooncake),
+    ("mooncake_cpu", table_mooncake_cpu),
+    ("mooncake_time", table_mooncake_time),
+    ("scale_links", table_scale_links),
+    ("scale_connect", table_scale_connect),
+    ("scale_descs", table_scale_descs),
 ]
 
 
