@@ -11,15 +11,26 @@
 #include "region.h"
 #include "rail.h"
 
+/*
+ * The most bytes one MR spans, and so its largest page: a driver may keep
+ * an array of one entry per PAGE_SIZE of an MR whatever its page size
+ * (rxe's page_info, 16 bytes a 4 KiB page, one kmalloc: past 4 MiB, an
+ * MR of 2 MiB pages past 1 GiB, it fails with the page allocator's
+ * WARNING).  256 MiB keeps that at 1 MiB, and costs a NIC 4 MRs a GiB of
+ * huge pages instead of one.
+ */
+#define HIXL_MR_MAX_SHIFT	28
+
 /**
  * hixl_mr_shift() - the MR page size for a region on a device
  * @region_shift:  log2 of the region's largest page size
  * @page_size_cap: device page sizes (bit n: 2^n bytes)
- * Return: log2 of the largest supported size <= 2^@region_shift, or 0.
+ * Return: log2 of the largest supported size <= 2^@region_shift and <=
+ * 2^HIXL_MR_MAX_SHIFT (256 MiB), or 0.
  */
 unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap)
 {
-	u64 allowed = page_size_cap & GENMASK_ULL(region_shift, 0);
+	u64 allowed = page_size_cap & GENMASK_ULL(min(region_shift, HIXL_MR_MAX_SHIFT), 0);
 
 	return allowed ? fls64(allowed) - 1 : 0;
 }
@@ -38,6 +49,21 @@ u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages)
 	return DIV_ROUND_UP_ULL(hixl_pages_spanned(addr, len, shift), max_pages);
 }
 EXPORT_SYMBOL_IF_KUNIT(hixl_mr_count);
+
+/**
+ * hixl_mr_max_pages() - pages one MR of a device spans
+ * @dev_max: the device's max_fast_reg_page_list_len, > 0
+ * @shift:   log2 of the MR page size, <= HIXL_MR_MAX_SHIFT
+ * Return: @dev_max, cut so that an MR spans at most 2^HIXL_MR_MAX_SHIFT
+ * bytes (256 MiB); at least 1.
+ */
+u32 hixl_mr_max_pages(u32 dev_max, unsigned int shift)
+{
+	u64 cap = shift <= HIXL_MR_MAX_SHIFT ? 1ULL << (HIXL_MR_MAX_SHIFT - shift) : 1;
+
+	return max_t(u64, 1, min_t(u64, dev_max, cap));
+}
+EXPORT_SYMBOL_IF_KUNIT(hixl_mr_max_pages);
 
 /**
  * hixl_mr_zero_base() - make a mapped MR's RDMA addresses start near zero
@@ -103,11 +129,12 @@ static int hixl_mr_make(const struct hixl_rail_dev *dev, struct hixl_region *r,
 static int hixl_make_mrs_shift(const struct hixl_rail_dev *dev, struct hixl_region *r,
 			       struct hixl_mrset *ms, unsigned int shift)
 {
-	u64 psz = 1ULL << shift, span = psz * dev->max_mr_pages;
+	u32 max_pages = hixl_mr_max_pages(dev->max_mr_pages, shift);
+	u64 psz = 1ULL << shift, span = psz * max_pages;
 	u64 base = ALIGN_DOWN(r->addr, psz);
 	/* borders as offsets from @base: base + (i + 1) * span may wrap */
 	u64 first = r->addr - base, last = first + r->len;
-	u32 i, n = hixl_mr_count(r->addr, r->len, shift, dev->max_mr_pages);
+	u32 i, n = hixl_mr_count(r->addr, r->len, shift, max_pages);
 	struct hixl_mr *mrs;
 	int ret = 0;
 

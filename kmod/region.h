@@ -244,6 +244,7 @@ static inline bool hixl_region_local_only(const struct hixl_region *r)
 
 unsigned int hixl_mr_shift(unsigned int region_shift, u64 page_size_cap);
 u32 hixl_mr_count(u64 addr, u64 len, unsigned int shift, u32 max_pages);
+u32 hixl_mr_max_pages(u32 dev_max, unsigned int shift);
 void hixl_mr_zero_base(struct ib_mr *mr, u64 page_size);
 struct hixl_rail_dev;
 int hixl_region_make_mrs_dev(struct hixl_region *r, u32 rail, const struct hixl_rail_dev *dev);

@@ -178,7 +178,8 @@ static void hixl_setup_mr_arithmetic(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, hixl_mr_shift(12, rxe_cap), 12U);
 	KUNIT_EXPECT_EQ(test, hixl_mr_shift(21, rxe_cap), 21U);
-	KUNIT_EXPECT_EQ(test, hixl_mr_shift(30, rxe_cap), 30U);
+	/* never past 256 MiB: rxe keeps an MR's pages per 4 KiB in one kmalloc */
+	KUNIT_EXPECT_EQ(test, hixl_mr_shift(30, rxe_cap), 28U);
 	KUNIT_EXPECT_EQ(test, hixl_mr_shift(30, cap_4k_2m), 21U);
 	KUNIT_EXPECT_EQ(test, hixl_mr_shift(20, cap_4k_2m), 12U);
 	KUNIT_EXPECT_EQ(test, hixl_mr_shift(12, SZ_64K), 0U);	/* nothing fits */
@@ -196,6 +197,17 @@ static void hixl_setup_mr_arithmetic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hixl_mr_count(512 * 4096 - 1, 2, 12, 512), 1U);
 	KUNIT_EXPECT_EQ(test, hixl_mr_count(512 * 4096 - 1, 2, 12, 1), 2U);
 	KUNIT_EXPECT_EQ(test, hixl_mr_count(0x1000, 513 * 4096, 12, 512), 2U);
+
+	/* an MR spans at most 256 MiB: 4 KiB pages as the device says, 2 MiB
+	 * pages 128 of rxe's 512, a 256 MiB page one */
+	KUNIT_EXPECT_EQ(test, hixl_mr_max_pages(512, 12), 512U);
+	KUNIT_EXPECT_EQ(test, hixl_mr_max_pages(1U << 20, 12), 65536U);
+	KUNIT_EXPECT_EQ(test, hixl_mr_max_pages(512, 21), 128U);
+	KUNIT_EXPECT_EQ(test, hixl_mr_max_pages(64, 21), 64U);
+	KUNIT_EXPECT_EQ(test, hixl_mr_max_pages(512, 28), 1U);
+	KUNIT_EXPECT_EQ(test, hixl_mr_max_pages(512, 30), 1U);
+	/* 1 GiB of 2 MiB pages: 4 MRs on rxe, not one of 1 GiB */
+	KUNIT_EXPECT_EQ(test, hixl_mr_count(0x40000000, SZ_1G, 21, hixl_mr_max_pages(512, 21)), 4U);
 }
 
 static struct kunit_case hixl_setup_test_cases[] = {
