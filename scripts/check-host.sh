@@ -131,7 +131,7 @@ count_tap "$out/contrib.tap" "contrib"
 
 part "third-party sources: found, or fetched and checked (tests/tools/third-party.sh)"
 tests/tools/third-party.sh > "$out/third-party.tap" 2>&1
-count_tap "$out/third-party.tap" "third-party sources" 9
+count_tap "$out/third-party.tap" "third-party sources" 10
 
 part "layers of kmod/ (scripts/kmod-layers.py, kmod/LAYERS)"
 if "$py" scripts/kmod-layers.py; then
