@@ -219,9 +219,9 @@ bench/bench-table: bench/bench-table.c $(RAW_H) tests/include/bench_clock.h uapi
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
 bench/bench-rails: bench/bench-rails.c tests/include/bench_clock.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
-bench/bench-gpu: bench/bench-gpu.c tests/include/bench_clock.h tests/gpu/fake_cuda.h $(LIB_A) $(LIB_HDRS)
+bench/bench-gpu: bench/bench-gpu.c tests/include/bench_clock.h tests/include/bench_blocks.h tests/gpu/fake_cuda.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -ldl -pthread $(LDFLAGS)
-bench/bench-scale: bench/bench-scale.c tests/include/bench_clock.h tests/include/bench_kmem.h $(LIB_A) $(LIB_HDRS)
+bench/bench-scale: bench/bench-scale.c tests/include/bench_clock.h tests/include/bench_blocks.h tests/include/bench_kmem.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 bench/memcpy-blocks: bench/memcpy-blocks.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)

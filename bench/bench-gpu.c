@@ -55,6 +55,7 @@
 
 #include <hixl/hixl.h>
 
+#include "bench_blocks.h"
 #include "bench_clock.h"
 #include "../tests/gpu/fake_cuda.h"
 
@@ -100,13 +101,6 @@ static const char *cuda_load(void)
 	return NULL;
 }
 
-static void *map(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* A pseudo-random pattern of seed. */
 static void fill(unsigned char *p, size_t len, unsigned int seed)
 {
@@ -118,23 +112,6 @@ static void fill(unsigned char *p, size_t len, unsigned int seed)
 		x ^= x << 17;
 		p[i] = (unsigned char)x;
 	}
-}
-
-/* ids[0..k) := k distinct picks of 0..n-1 (a shuffled prefix), from *seed */
-static void pick(unsigned int *ids, unsigned int n, unsigned int k, unsigned int *seed)
-{
-	unsigned int *all = malloc(n * sizeof(*all));
-
-	for (unsigned int i = 0; i < n; i++)
-		all[i] = i;
-	for (unsigned int i = 0; i < k; i++) {
-		unsigned int j = i + rand_r(seed) % (n - i), t = all[i];
-
-		all[i] = all[j];
-		all[j] = t;
-		ids[i] = all[i];
-	}
-	free(all);
 }
 
 static struct hixl_engine *engine(unsigned long port, const char *path, int *err)
@@ -286,8 +263,8 @@ int main(int argc, char **argv)
 		      err == -ENODEV ? 77 : 1;
 		goto out;
 	}
-	rb = map(len);
-	pat = map(len);
+	rb = bench_map(len);
+	pat = bench_map(len);
 	d = calloc(n, sizeof(*d));
 	req = calloc(layers, sizeof(*req));
 	lid = calloc(n, sizeof(*lid));
@@ -297,14 +274,14 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (device) {
-		back = map(len);
+		back = bench_map(len);
 		if (!back || cu.alloc(&dev, len)) {
 			fprintf(stderr, "bench-gpu: device allocation of %zu bytes failed\n", len);
 			goto out;
 		}
 		base_a = dev;
 	} else {
-		host_a = map(len);
+		host_a = bench_map(len);
 		if (!host_a)
 			goto out;
 		base_a = (uintptr_t)host_a;
@@ -338,8 +315,11 @@ int main(int argc, char **argv)
 	/* each layer: DESCS of its 2 x DESCS blocks on each side, scattered */
 	seed = (unsigned int)rep * 7919 + 1;
 	for (size_t l = 0; l < layers; l++) {
-		pick(lid + l * descs, 2 * descs, descs, &seed);
-		pick(rid + l * descs, 2 * descs, descs, &seed);
+		if (bench_pick(lid + l * descs, 2 * descs, descs, &seed) ||
+		    bench_pick(rid + l * descs, 2 * descs, descs, &seed)) {
+			fprintf(stderr, "bench-gpu: out of memory\n");
+			goto out;
+		}
 		for (size_t i = 0; i < descs; i++) {
 			size_t k = l * descs + i;
 
@@ -393,12 +373,7 @@ int main(int argc, char **argv)
 					    l * per_layer + lid[k] * block : l * per_layer + rid[k] * block);
 		const unsigned char *got = op == HIXL_OP_WRITE ? ra : la;
 
-		if (!memcmp(got, want, block)) {
-			equal += block;
-			continue;
-		}
-		for (size_t i = 0; i < block; i++)
-			equal += got[i] == want[i];
+		equal += bench_equal_bytes(got, want, block);
 	}
 	printf("verified %lu %s %s %zu %zu\n", rep, tool, opname, equal, moved);
 	if (device && !strcmp(mem, "staged"))

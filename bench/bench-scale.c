@@ -71,6 +71,7 @@
 #include <hixl/hixl.h>
 
 #include "bench_clock.h"
+#include "bench_blocks.h"
 #include "bench_kmem.h"
 
 #define IP		"10.77.0.1"
@@ -83,14 +84,6 @@
 /* the repetition, the first field of every output line */
 static unsigned long rep;
 
-/* len bytes of private anonymous memory, NULL when mmap fails */
-static void *map(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* len bytes (a multiple of 8) of a pseudo-random pattern of seed */
 static void fill(unsigned char *p, size_t len, uint64_t seed)
 {
@@ -100,38 +93,6 @@ static void fill(unsigned char *p, size_t len, uint64_t seed)
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		memcpy(p + i, &x, 8);
 	}
-}
-
-/* ids[0..k) := k distinct picks of 0..n-1 (a shuffled prefix), from *seed */
-static int pick(unsigned int *ids, unsigned int n, unsigned int k, unsigned int *seed)
-{
-	unsigned int *all = malloc(n * sizeof(*all));
-
-	if (!all)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < n; i++)
-		all[i] = i;
-	for (unsigned int i = 0; i < k; i++) {
-		unsigned int j = i + rand_r(seed) % (n - i), t = all[i];
-
-		all[i] = all[j];
-		all[j] = t;
-		ids[i] = all[i];
-	}
-	free(all);
-	return 0;
-}
-
-/* bytes of got equal to want, len bytes compared */
-static size_t equal_bytes(const unsigned char *got, const unsigned char *want, size_t len)
-{
-	size_t eq = 0;
-
-	if (!memcmp(got, want, len))
-		return len;
-	for (size_t i = 0; i < len; i++)
-		eq += got[i] == want[i];
-	return eq;
 }
 
 /* an engine IP:port over RDMA without a staging pool; NULL and *err on failure */
@@ -276,7 +237,7 @@ static int fan(struct links *L, bool out)
 	for (size_t i = 0; i < L->n * L->per; i++) {
 		struct hixl_op_desc *d = &L->d[i];
 
-		eq += equal_bytes((const void *)(uintptr_t)(out ? d->remote_addr : d->local_addr),
+		eq += bench_equal_bytes((const void *)(uintptr_t)(out ? d->remote_addr : d->local_addr),
 				  (const void *)(uintptr_t)(out ? d->local_addr : d->remote_addr),
 				  L->block);
 	}
@@ -320,7 +281,7 @@ static int run_links(struct links *L)
 	L->up = calloc(L->n, sizeof(*L->up));
 	L->name = calloc(L->n, sizeof(*L->name));
 	L->d = calloc(L->n * L->per, sizeof(*L->d));
-	L->hmem = map(hlen);
+	L->hmem = bench_map(hlen);
 	if (!ms || !hid || !pid || !L->peer || !L->pmem || !L->ph || !L->up || !L->name ||
 	    !L->d || !L->hmem) {
 		fprintf(stderr, "bench-scale: out of memory\n");
@@ -341,7 +302,7 @@ static int run_links(struct links *L)
 	md = (struct hixl_mem_desc){ .addr = (uintptr_t)L->hmem, .len = hlen };
 	err = hixl_register_mem(L->hub, &md, HIXL_MEM_HOST, &L->hh);
 	for (size_t l = 0; l < L->n && !err; l++) {
-		L->pmem[l] = map(plen);
+		L->pmem[l] = bench_map(plen);
 		if (!L->pmem[l]) {
 			err = -ENOMEM;
 			break;
@@ -378,9 +339,9 @@ static int run_links(struct links *L)
 	       ms[L->n - 1]);
 	/* link l: per of the hub slice's 2 x per blocks, per of the peer's */
 	for (size_t l = 0; l < L->n && !err; l++) {
-		err = pick(hid, 2 * L->per, L->per, &seed);
+		err = bench_pick(hid, 2 * L->per, L->per, &seed);
 		if (!err)
-			err = pick(pid, 2 * L->per, L->per, &seed);
+			err = bench_pick(pid, 2 * L->per, L->per, &seed);
 		for (size_t i = 0; i < L->per && !err; i++)
 			L->d[l * L->per + i] = (struct hixl_op_desc){
 				(uintptr_t)L->hmem + l * plen + hid[i] * L->block,
@@ -433,7 +394,7 @@ static int run_reg(unsigned long port, size_t len)
 {
 	struct hixl_engine *e;
 	struct hixl_mem_desc md;
-	unsigned char *mem = map(len);
+	unsigned char *mem = bench_map(len);
 	uint64_t h = 0;
 	double t0, reg_ms, dereg_ms;
 	int err = 0, ret = 1;
@@ -536,7 +497,7 @@ static int one_descs(struct hixl_engine *a, const char *peer, struct hixl_op_des
 	t1 = now_s();
 	c1 = busy_s();
 	for (size_t i = 0; i < n; i++)
-		eq += equal_bytes((const void *)(uintptr_t)(write ? d[i].remote_addr :
+		eq += bench_equal_bytes((const void *)(uintptr_t)(write ? d[i].remote_addr :
 							     d[i].local_addr),
 				  (const void *)(uintptr_t)(write ? d[i].local_addr :
 							     d[i].remote_addr), block);
@@ -577,8 +538,8 @@ static int run_descs(unsigned long port, const unsigned long *dl, int nd, size_t
 		ret = engine_status(err);
 		goto out;
 	}
-	ma = map(len);
-	mb = map(len);
+	ma = bench_map(len);
+	mb = bench_map(len);
 	d = calloc(max, sizeof(*d));
 	lid = calloc(max, sizeof(*lid));
 	rid = calloc(max, sizeof(*rid));
@@ -609,9 +570,9 @@ static int run_descs(unsigned long port, const unsigned long *dl, int nd, size_t
 	for (int i = 0; i < nd && !err; i++) {
 		size_t n = dl[i];
 
-		err = pick(lid, max, n, &seed);
+		err = bench_pick(lid, max, n, &seed);
 		if (!err)
-			err = pick(rid, max, n, &seed);
+			err = bench_pick(rid, max, n, &seed);
 		for (size_t k = 0; k < n && !err; k++)
 			d[k] = (struct hixl_op_desc){ (uintptr_t)ma + lid[k] * block,
 						      (uintptr_t)mb + rid[k] * block, block };
