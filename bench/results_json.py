@@ -362,8 +362,8 @@ def table_gpu_cpu(run):
     return _gpu(run, 1, "device memory: CPU seconds per GiB", "s/GiB", "lower")
 
 
-def _mooncake_points(m, key, vals_of, pairs, impls=("mooncake", "hixl")):
-    """points of a Mooncake table: key {field: value}, vals_of(impl) the
+def _mooncake_points(key, vals_of, pairs, impls=("mooncake", "hixl")):
+    """a point of a Mooncake table: key {field: value}, vals_of(impl) the
     impl's repetitions"""
     values = {i: spread(v) for i in impls for v in [vals_of(i)] if v}
     return dict(key, values=values, ratios=ratios_of(values, pairs))
@@ -372,32 +372,33 @@ def _mooncake_points(m, key, vals_of, pairs, impls=("mooncake", "hixl")):
 KV_IMPLS = ("mooncake", "hixl", "hixl-c")	# bench/mooncakereport.py's KV_IMPLS
 
 
-def table_mooncake(run):
-    """Mooncake's TransferEngine vs hixl.mooncake (bench/mooncakereport.py's
-    parse()), the same Python code, and hixl's C API on the same shape: the
-    KV job's GB/s, key op."""
+def _mooncake_kv(run, idx, title, unit, better):
+    """The KV job of the Mooncake section (bench/mooncakereport.py's
+    parse()): Mooncake's TransferEngine, hixl.mooncake (the same Python
+    code) and hixl's C API on the same shape, key op; idx 0 GB/s, 1 CPU
+    s/GiB."""
     m = run.get("mooncake")
     if not m or not m.get("kv"):
         return None
     pairs = [["hixl", "mooncake"], ["hixl-c", "mooncake"]]
-    points = [_mooncake_points(m, {"op": op}, lambda i, op=op: [x[0] for x in m["kv"][op].get(i, [])],
+    points = [_mooncake_points({"op": op},
+                               lambda i, op=op: [x[idx] for x in m["kv"][op].get(i, [])],
                                pairs, KV_IMPLS) for op in ("write", "read") if op in m["kv"]]
-    return {"title": "KV job, Mooncake's TransferEngine vs hixl.mooncake (same Python code)",
-            "unit": "GB/s", "better": "higher", "key": ["op"], "tools": list(KV_IMPLS),
-            "pairs": pairs, "points": points, "summary": summarize(points, pairs, "op")}
+    return {"title": title, "unit": unit, "better": better, "key": ["op"],
+            "tools": list(KV_IMPLS), "pairs": pairs, "points": points,
+            "summary": summarize(points, pairs, "op")}
+
+
+def table_mooncake(run):
+    """The KV job's GB/s, Mooncake vs hixl.mooncake vs hixl's C API."""
+    return _mooncake_kv(run, 0, "KV job, Mooncake's TransferEngine vs hixl.mooncake "
+                        "(same Python code)", "GB/s", "higher")
 
 
 def table_mooncake_cpu(run):
     """The same KV job's whole-VM CPU seconds per GiB."""
-    m = run.get("mooncake")
-    if not m or not m.get("kv"):
-        return None
-    pairs = [["hixl", "mooncake"], ["hixl-c", "mooncake"]]
-    points = [_mooncake_points(m, {"op": op}, lambda i, op=op: [x[1] for x in m["kv"][op].get(i, [])],
-                               pairs, KV_IMPLS) for op in ("write", "read") if op in m["kv"]]
-    return {"title": "KV job, Mooncake vs hixl.mooncake: CPU seconds per GiB", "unit": "s/GiB",
-            "better": "lower", "key": ["op"], "tools": list(KV_IMPLS), "pairs": pairs,
-            "points": points, "summary": summarize(points, pairs, "op")}
+    return _mooncake_kv(run, 1, "KV job, Mooncake vs hixl.mooncake: CPU seconds per GiB",
+                        "s/GiB", "lower")
 
 
 def table_mooncake_time(run):
@@ -411,13 +412,13 @@ def table_mooncake_time(run):
     points = []
     if m.get("submit"):
         points.append(_mooncake_points(
-            m, {"step": "submit", "bytes": 8192 * 64},
+            {"step": "submit", "bytes": 8192 * 64},
             lambda i: [(x[0] + x[1]) * 1e3 for x in m["submit"].get(i, [])], pairs))
     sizes = sorted({x[0] for v in m.get("reg", {}).values() for x in v}, reverse=True)
     for step, idx in (("reg", 1), ("dereg", 2)):
         for n in sizes:
             points.append(_mooncake_points(
-                m, {"step": step, "bytes": n},
+                {"step": step, "bytes": n},
                 lambda i, n=n, idx=idx: [x[idx] * 1e3 for x in m["reg"].get(i, []) if x[0] == n],
                 pairs))
     return {"title": "Mooncake vs hixl.mooncake: request build + submit (8,192 descriptors) "
