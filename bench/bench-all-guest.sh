@@ -8,7 +8,9 @@
 # table to $HIXL_WORK/results-reg.md; bench/bench-results.py reads both.
 #
 # Settings (environment): BENCH_REPS (3), BENCH_MIN_MIB (32: bytes per
-# point at least), BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS,
+# point at least), BENCH_MAX_BATCH_MIB (256: a point whose one batch is
+# larger is left out, as n/a; 0 runs all), BENCH_BLOCKS (KiB list),
+# BENCH_BATCHES, BENCH_TOOLS,
 # BENCH_REG (1: run bench/bench-reg), BENCH_LAT (1: run
 # bench/bench-lat-guest.sh, latency and hybrid polling on/off, into
 # $HIXL_WORK/raw-lat.txt; LAT_REPS, LAT_ITERS), BENCH_LOCAL (1: run
@@ -57,7 +59,7 @@ echo "bench: memcpy"
 bench/bench-matrix memcpy --mib 256 --reps 7 >> "$out" || exit 1
 
 echo "bench: transfer matrix"
-args=(--reps "${BENCH_REPS:-3}" --min-mib "${BENCH_MIN_MIB:-32}")
+args=(--reps "${BENCH_REPS:-3}" --min-mib "${BENCH_MIN_MIB:-32}" --max-batch-mib "${BENCH_MAX_BATCH_MIB:-256}")
 [ -n "${BENCH_BLOCKS:-}" ] && args+=(--blocks "$BENCH_BLOCKS")
 [ -n "${BENCH_BATCHES:-}" ] && args+=(--batches "$BENCH_BATCHES")
 [ -n "${BENCH_TOOLS:-}" ] && args+=(--tools "$BENCH_TOOLS")

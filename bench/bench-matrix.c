@@ -12,10 +12,14 @@
  *   bench-matrix run [--ops write,read] [--blocks KiB,...] [--batches N,...]
  *                    [--tools hixl-sync,hixl-async,perftest,ucx] [--reps N]
  *                    [--min-mib N] [--inflight N] [--ip ADDR] [--dev RDMADEV]
- *                    [--pool N:MB] [--max-msgs N] [--verbose 1]
+ *                    [--pool N:MB] [--max-msgs N] [--max-batch-mib N]
+ *                    [--verbose 1]
  *
  * --blocks: KiB, or bytes with a B suffix (64B,512B,4,32).  --max-msgs caps
  * the messages of a point (tiny blocks would take minutes to reach --min-mib).
+ * --max-batch-mib: a point whose one batch (B blocks) is larger is not run,
+ * an "na" line per tool says so (make bench: 256, leaving out the 1 GiB
+ * batch of 256 x 4 MiB, which took a fifth of the matrix's time).
  *
  * The tools, per point (op, block, batch B); every tool moves the same
  * bytes, max(--min-mib, B blocks, 8 blocks), from one block-sized buffer on
@@ -118,6 +122,7 @@ static struct {
 	int reps;
 	size_t min_bytes;
 	unsigned long max_msgs;		/* 0: no cap on messages per point */
+	size_t max_batch_bytes;		/* 0: no cap on a batch's bytes */
 	unsigned int inflight;
 	unsigned int pool_n, pool_mb;	/* the -pool tools' staging pool */
 	int verbose;			/* log the peers' output with times to stderr */
@@ -873,8 +878,8 @@ static int cmd_run(void)
 	printf("info env UCX_TLS=%s UCX_NET_DEVICES=%s UCX_IB_GID_INDEX=%s UCX_MODULES=%s\n",
 	       getenv("UCX_TLS"), getenv("UCX_NET_DEVICES"), getenv("UCX_IB_GID_INDEX"),
 	       getenv("UCX_MODULES"));
-	printf("info config reps %d min_bytes %zu inflight %u pool %u:%u\n", cfg.reps,
-	       cfg.min_bytes, cfg.inflight, cfg.pool_n, cfg.pool_mb);
+	printf("info config reps %d min_bytes %zu inflight %u pool %u:%u max_batch_bytes %zu\n",
+	       cfg.reps, cfg.min_bytes, cfg.inflight, cfg.pool_n, cfg.pool_mb, cfg.max_batch_bytes);
 	ret = hx_open(&h, maxblock, 256);
 	if (!ret)
 		ret = hx_verify(&h);
@@ -911,6 +916,16 @@ static int cmd_run(void)
 					if (cfg.max_msgs && msgs > cfg.max_msgs)
 						msgs = cfg.max_msgs > batch ? cfg.max_msgs : batch;
 					msgs = (msgs + batch - 1) / batch * batch;
+					if (cfg.max_batch_bytes && batch * block > cfg.max_batch_bytes) {
+						for (int k = 0; k < cfg.ntools; k++)
+							printf("na %d %s %s %zu %u not run: a batch of %zu MiB is over --max-batch-mib %zu\n",
+							       rep, tool_name[cfg.tools[k]],
+							       op_name(cfg.ops[o]), block, batch,
+							       batch * block / MiB,
+							       cfg.max_batch_bytes / MiB);
+						fflush(stdout);
+						continue;
+					}
 					progress("[rep %d/%d] %s %zu B x %u:", rep, cfg.reps,
 						 op_name(cfg.ops[o]), block, batch);
 					for (int k = 0; k < cfg.ntools; k++) {
@@ -965,7 +980,7 @@ static void usage(void)
 		"       bench-matrix run [--ops write,read] [--blocks KiB,...] [--batches N,...]\n"
 		"                        [--tools hixl-sync,hixl-async,perftest,ucx] [--reps N]\n"
 		"                        [--min-mib N] [--inflight N] [--ip ADDR] [--dev RDMADEV]\n"
-		"                        [--pool N:MB] [--max-msgs N] [--verbose 1]\n"
+		"                        [--pool N:MB] [--max-msgs N] [--max-batch-mib N] [--verbose 1]\n"
 		"  --blocks: KiB, or bytes with a B suffix; tools also hixl-sync-pool,\n"
 		"  hixl-async-pool (engines with the --pool staging pool, default 4:8)\n");
 	exit(2);
@@ -995,6 +1010,8 @@ int main(int argc, char **argv)
 			cfg.inflight = strtoul(v, NULL, 0);
 		} else if (!strcmp(o, "--max-msgs")) {
 			cfg.max_msgs = strtoul(v, NULL, 0);
+		} else if (!strcmp(o, "--max-batch-mib")) {
+			cfg.max_batch_bytes = strtoul(v, NULL, 0) * MiB;
 		} else if (!strcmp(o, "--pool")) {
 			if (sscanf(v, "%u:%u", &cfg.pool_n, &cfg.pool_mb) != 2)
 				usage();

@@ -19,7 +19,7 @@
 # (MC_LAYERS (8) layers of 256 scattered 32 KiB blocks, WRITE then READ,
 # bytes verified, then the 8,192-descriptor submit cost), then the
 # registration of the largest buffer that registers (MC_REG_MIB, 1024,
-# halving).  Each measurement is a fresh mcbench.py process (timeout
+# halving), MC_REG_TIMES (5) times over in one process.  Each measurement is a fresh mcbench.py process (timeout
 # MC_TIMEOUT s, 600; its target child ends when its stdin closes).  Raw lines to $1 (default $HIXL_WORK/raw-mooncake.txt),
 # the engines' logs to $HIXL_WORK/mcbench-*.err; bench/mooncakereport.py
 # makes the report.
@@ -35,7 +35,7 @@ info kernel "$(uname -r)"
 info ncpu "$(nproc)"
 info cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 info mem_mib "$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)"
-info config reps "$reps" layers "$layers" descs 256 block_kib 32 reg_mib "$regmib"
+info config reps "$reps" layers "$layers" descs 256 block_kib 32 reg_times "${MC_REG_TIMES:-5}" reg_mib "$regmib"
 info python "$(/usr/bin/python3 --version 2>&1 | cut -d' ' -f2)"
 info mooncake "${MOONCAKE_PREFIX:+v0.3.12.post1 (6041a609a) $MOONCAKE_PREFIX}"
 [ -n "${MOONCAKE_PREFIX:-}" ] || info mooncake_na "${MOONCAKE_NA:-Mooncake was not built}"
@@ -49,7 +49,7 @@ one() {	# REP TOOL WHAT
 	echo "=== rep $1 $3" >> "$err"
 	MCB_ERRLOG=$err MC_TE_FILTERS=rxe0 HIXL_TRANSPORT=rdma MOONCAKE_PREFIX=${MOONCAKE_PREFIX:-} \
 		timeout -k 10 "$tmo" /usr/bin/python3 bench/mcbench.py --impl "$2" --rep "$1" --raw "$out" \
-		--layers "$layers" --reg-mib "$regmib" --reg-min-mib "${MC_REG_MIN_MIB:-256}" "$3" 2>> "$err" || rc=$?
+		--layers "$layers" --reg-mib "$regmib" --reg-min-mib "${MC_REG_MIN_MIB:-256}" --reg-times "${MC_REG_TIMES:-5}" "$3" 2>> "$err" || rc=$?
 	if [ "$rc" != 0 ]; then
 		fails=$((fails + 1))
 		echo "bench-mooncake: $2 $3 exited $rc: $(grep -v '^===' "$err" | tail -1)"

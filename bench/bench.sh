@@ -218,11 +218,11 @@ all)
 	# (bench/bench-all-guest.sh), then bench/results.md and
 	# bench/results.png and bench/results.json on the host, and README.md's
 	# summary from results.json (bench/readme-table.py).  BENCH_REPS (3), BENCH_MIN_MIB (32),
-	# BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1),
+	# BENCH_MAX_BATCH_MIB (256), BENCH_BLOCKS (KiB list), BENCH_BATCHES, BENCH_TOOLS, BENCH_REG (1),
 	# BENCH_LAT (1), BENCH_LOCAL (1: the same-host section,
 	# bench/bench-local-guest.sh, with LOCAL_* as for `local`), BENCH_RAILS
 	# (1: the rails section, bench/bench-rails-guest.sh, RAILS_* as for
-	# `rails`), BENCH_PY (1: the Python section, bench/pysubmit.py, PY_REPS),
+	# `rails` but 3 repetitions), BENCH_PY (1: the Python section, bench/pysubmit.py, PY_REPS),
 	# BENCH_NIXL (1: the NIXL section, bench/bench-nixl-guest.sh, NIXL_REPS (3 here),
 	# NIXL_LAYERS; NIXL and the plugins built first by nixl_prep),
 	# BENCH_TABLE (1: the region-table section, bench/bench-table-guest.sh,
@@ -242,13 +242,14 @@ all)
 	HIXL_VM_HUGEPAGES_2M=600 HIXL_VM_TIMEOUT=${HIXL_VM_TIMEOUT:-4800} \
 		tests/vm/run.sh --kernel 6.12 --module build/compat-6.12/kmod/hixl.ko \
 		--name bench-all -- env BENCH_REPS="${BENCH_REPS:-3}" \
-		BENCH_MIN_MIB="${BENCH_MIN_MIB:-32}" BENCH_BLOCKS="${BENCH_BLOCKS:-}" \
+		BENCH_MIN_MIB="${BENCH_MIN_MIB:-32}" BENCH_MAX_BATCH_MIB="${BENCH_MAX_BATCH_MIB:-256}" \
+		BENCH_BLOCKS="${BENCH_BLOCKS:-}" \
 		BENCH_BATCHES="${BENCH_BATCHES:-}" BENCH_TOOLS="${BENCH_TOOLS:-}" \
 		BENCH_REG="${BENCH_REG:-1}" BENCH_LAT="${BENCH_LAT:-1}" LAT_REPS="${LAT_REPS:-3}" \
 		LAT_ITERS="${LAT_ITERS:-2000}" BENCH_LOCAL="${BENCH_LOCAL:-1}" \
 		LOCAL_REPS="${LOCAL_REPS:-3}" LOCAL_BLOCKS="${LOCAL_BLOCKS:-64,256,1024,4096}" \
 		LOCAL_BATCHES="${LOCAL_BATCHES:-1,8}" LOCAL_MIN_MIB="${LOCAL_MIN_MIB:-64}" \
-		BENCH_RAILS="${BENCH_RAILS:-1}" RAILS_REPS="${RAILS_REPS:-5}" \
+		BENCH_RAILS="${BENCH_RAILS:-1}" RAILS_REPS="${RAILS_REPS:-3}" \
 		RAILS_MIB="${RAILS_MIB:-64}" RAILS_BLOCK_KIB="${RAILS_BLOCK_KIB:-1024}" \
 		BENCH_PY="${BENCH_PY:-1}" PY_REPS="${PY_REPS:-15}" \
 		BENCH_NIXL="${BENCH_NIXL:-1}" NIXL_REPS="${NIXL_REPS:-3}" NIXL_LAYERS="${NIXL_LAYERS:-16}" \
@@ -259,7 +260,7 @@ all)
 		GPU_DESCS="${GPU_DESCS:-256}" GPU_BLOCK_KIB="${GPU_BLOCK_KIB:-32}" \
 		BENCH_MOONCAKE="${BENCH_MOONCAKE:-1}" MC_REPS="${MC_REPS:-3}" \
 		MC_LAYERS="${MC_LAYERS:-8}" MC_REG_MIB="${MC_REG_MIB:-1024}" \
-		MC_REG_MIN_MIB="${MC_REG_MIN_MIB:-1024}" MOONCAKE_PREFIX="$MOONCAKE_PREFIX" MOONCAKE_NA="$MOONCAKE_NA" \
+		MC_REG_MIN_MIB="${MC_REG_MIN_MIB:-1024}" MC_REG_TIMES="${MC_REG_TIMES:-5}" MOONCAKE_PREFIX="$MOONCAKE_PREFIX" MOONCAKE_NA="$MOONCAKE_NA" \
 		BENCH_SCALE="${BENCH_SCALE:-1}" ${SCALE_REPS:+SCALE_REPS="$SCALE_REPS"} \
 		${SCALE_LINKS:+SCALE_LINKS="$SCALE_LINKS"} ${SCALE_DESCS:+SCALE_DESCS="$SCALE_DESCS"} \
 		bench/bench-all-guest.sh

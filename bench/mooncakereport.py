@@ -162,8 +162,11 @@ def section(p, heading="## Results"):
     w("")
     w("### Registration")
     w("")
+    cfg = info.get("config", "").split()
+    times = cfg[cfg.index("reg_times") + 1] if "reg_times" in cfg[:-1] else "1"
     w(f"`register_memory()` of one anonymous buffer, every page touched first, "
-      "then `unregister_memory()`, a fresh engine per repetition: "
+      "then `unregister_memory()`, a fresh engine per repetition, each size that registers "
+      f"{times} times over in it (cells: median (min..max) of all of them): "
       f"{info.get('config', '').split('reg_mib ')[-1] or '1024'} MiB first, then halving "
       "down to 256 MiB, and further while a size fails.  2 GiB is not tried "
       "(../shared/third_party/README-mooncake.md: Mooncake's registration of 2 GiB on rxe "

@@ -57,7 +57,8 @@ def block(d):
               m.get("host_cpu", ""), d.get("kernel", "?")),
            "",
            "Throughput, hixl / peer, geometric mean over blocks of 4 KiB..4 MiB and batches "
-           "of 1..256 (CPU seconds per GiB, hixl / peer, in brackets: below 1 is cheaper):",
+           "of 1..256, batches of at most 256 MiB (CPU seconds per GiB, hixl / peer, in brackets: "
+           "below 1 is cheaper):",
            "",
            "| op | " + " | ".join("%s / %s" % (SHORT[h], SHORT[p]) for h, p in PAIRS) + " |",
            "|---|" + "---|" * len(PAIRS)]
