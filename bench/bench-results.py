@@ -468,6 +468,8 @@ def json_meta(a, info, conf):
             "repetitions": intish(conf.get("reps")),
             "inflight": intish(conf.get("inflight")),
             "min_bytes": intish(conf.get("min_bytes"))}
+    if intish(conf.get("max_batch_bytes")):
+        meta["max_batch_bytes"] = intish(conf.get("max_batch_bytes"))
     if a.vm_seconds:
         meta["vm_seconds"] = a.vm_seconds
     if a.host_load:

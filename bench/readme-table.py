@@ -57,8 +57,9 @@ def block(d):
               m.get("host_cpu", ""), d.get("kernel", "?")),
            "",
            "Throughput, hixl / peer, geometric mean over blocks of 4 KiB..4 MiB and batches "
-           "of 1..256, batches of at most 256 MiB (CPU seconds per GiB, hixl / peer, in brackets: "
-           "below 1 is cheaper):",
+           "of 1..256%s (CPU seconds per GiB, hixl / peer, in brackets: below 1 is cheaper):"
+           % (", a batch of at most %d MiB" % (d["max_batch_bytes"] >> 20)
+              if d.get("max_batch_bytes") else ""),
            "",
            "| op | " + " | ".join("%s / %s" % (SHORT[h], SHORT[p]) for h, p in PAIRS) + " |",
            "|---|" + "---|" * len(PAIRS)]
