@@ -217,7 +217,7 @@ bench/bench-lat: bench/bench-lat.c $(RAW_H) tests/include/bench_clock.h uapi/rdm
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
 bench/bench-table: bench/bench-table.c $(RAW_H) tests/include/bench_clock.h uapi/rdma/hixl.h
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LDFLAGS)
-bench/bench-rails: bench/bench-rails.c tests/include/bench_clock.h $(LIB_A) $(LIB_HDRS)
+bench/bench-rails: bench/bench-rails.c tests/include/bench_clock.h tests/include/bench_blocks.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -pthread $(LDFLAGS)
 bench/bench-gpu: bench/bench-gpu.c tests/include/bench_clock.h tests/include/bench_blocks.h tests/gpu/fake_cuda.h $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(LIB_A) -luring -ldl -pthread $(LDFLAGS)

@@ -908,14 +908,6 @@ static int cmd_run(void)
 					size_t bytes = cfg.min_bytes;
 					unsigned long msgs;
 
-					if (bytes < batch * block)
-						bytes = batch * block;
-					if (bytes < 8 * block)
-						bytes = 8 * block;
-					msgs = (bytes + block - 1) / block;
-					if (cfg.max_msgs && msgs > cfg.max_msgs)
-						msgs = cfg.max_msgs > batch ? cfg.max_msgs : batch;
-					msgs = (msgs + batch - 1) / batch * batch;
 					if (cfg.max_batch_bytes && batch * block > cfg.max_batch_bytes) {
 						for (int k = 0; k < cfg.ntools; k++)
 							printf("na %d %s %s %zu %u not run: a batch of %zu MiB is over --max-batch-mib %zu\n",
@@ -926,6 +918,14 @@ static int cmd_run(void)
 						fflush(stdout);
 						continue;
 					}
+					if (bytes < batch * block)
+						bytes = batch * block;
+					if (bytes < 8 * block)
+						bytes = 8 * block;
+					msgs = (bytes + block - 1) / block;
+					if (cfg.max_msgs && msgs > cfg.max_msgs)
+						msgs = cfg.max_msgs > batch ? cfg.max_msgs : batch;
+					msgs = (msgs + batch - 1) / batch * batch;
 					progress("[rep %d/%d] %s %zu B x %u:", rep, cfg.reps,
 						 op_name(cfg.ops[o]), block, batch);
 					for (int k = 0; k < cfg.ntools; k++) {

@@ -19,8 +19,9 @@
 # (MC_LAYERS (8) layers of 256 scattered 32 KiB blocks, WRITE then READ,
 # bytes verified, then the 8,192-descriptor submit cost), then the
 # registration of the largest buffer that registers (MC_REG_MIB, 1024,
-# halving), MC_REG_TIMES (5) times over in one process.  Each measurement is a fresh mcbench.py process (timeout
-# MC_TIMEOUT s, 600; its target child ends when its stdin closes).  Raw lines to $1 (default $HIXL_WORK/raw-mooncake.txt),
+# halving), MC_REG_TIMES (5) times over in one process.  Each
+# measurement is a fresh mcbench.py process (timeout MC_TIMEOUT s, 600;
+# its target child ends when its stdin closes).  Raw lines to $1 (default $HIXL_WORK/raw-mooncake.txt),
 # the engines' logs to $HIXL_WORK/mcbench-*.err; bench/mooncakereport.py
 # makes the report.
 set -u

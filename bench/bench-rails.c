@@ -52,17 +52,11 @@
 
 #include <hixl/hixl.h>
 
+#include "bench_blocks.h"
 #include "bench_clock.h"
 
 #define IP	"10.77.0.1"
 #define MIB	(1024ULL * 1024)
-
-static void *map(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
 
 /* A pseudo-random pattern of seed, never 0 in a block's first byte. */
 static void fill(unsigned char *p, size_t len, size_t block, unsigned int seed)
@@ -226,8 +220,8 @@ int main(int argc, char **argv)
 		      err == -ENODEV ? 77 : 1;
 		goto out;
 	}
-	la = map(len);
-	rb = map(len);
+	la = bench_map(len);
+	rb = bench_map(len);
 	d = calloc(n, sizeof(*d));
 	if (!la || !rb || !d) {
 		fprintf(stderr, "bench-rails: out of memory\n");

@@ -217,9 +217,8 @@ def main():
       f"point every tool moves the same bytes: max({min_mib} MiB, one batch, 8 blocks), from one "
       "block-sized buffer on one side to one on the other (perftest and ucx_perftest "
       "reuse one message buffer per side, and so does hixl here)." +
-      (f" A point whose one batch is over {max_batch // MIB} MiB is not run (n/a): "
-       "4 MiB x 256, a 1 GiB batch, took a fifth of the matrix's time."
-       if max_batch else ""))
+      (f" A point whose one batch is over {max_batch // MIB} MiB is not run (n/a; "
+       "`BENCH_MAX_BATCH_MIB`, the time budget of `make bench`)." if max_batch else ""))
     w(f"- {reps} repetitions; within a repetition the tools run point by point, one after "
       "the other, their order rotating with the repetition. Cells: median (min..max) over "
       "the repetitions; ratios are ratios of medians, hixl / peer (above 1: hixl faster, "

@@ -238,8 +238,8 @@ static int fan(struct links *L, bool out)
 		struct hixl_op_desc *d = &L->d[i];
 
 		eq += bench_equal_bytes((const void *)(uintptr_t)(out ? d->remote_addr : d->local_addr),
-				  (const void *)(uintptr_t)(out ? d->local_addr : d->remote_addr),
-				  L->block);
+					(const void *)(uintptr_t)(out ? d->local_addr : d->remote_addr),
+					L->block);
 	}
 	printf("verified %lu links %s %lu %zu %zu\n", rep, dir, L->n, eq, moved);
 	if (err) {
@@ -498,9 +498,9 @@ static int one_descs(struct hixl_engine *a, const char *peer, struct hixl_op_des
 	c1 = busy_s();
 	for (size_t i = 0; i < n; i++)
 		eq += bench_equal_bytes((const void *)(uintptr_t)(write ? d[i].remote_addr :
-							     d[i].local_addr),
-				  (const void *)(uintptr_t)(write ? d[i].local_addr :
-							     d[i].remote_addr), block);
+								   d[i].local_addr),
+					(const void *)(uintptr_t)(write ? d[i].local_addr :
+								   d[i].remote_addr), block);
 	printf("verified %lu descs %s %zu %zu %zu\n", rep, opn, n, eq, n * block);
 	if (err) {
 		printf("na %lu descs %zu %s: %s\n", rep, n, opn, strerror(-err));
