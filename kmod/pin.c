@@ -71,7 +71,12 @@ static int hixl_charge_pinned(struct mm_struct *mm, unsigned long npages)
 
 #define HIXL_PIN_BATCH	(PAGE_SIZE / sizeof(void *))
 
-/* follows ib_umem_release() */
+/*
+ * Follows ib_umem_release().  Folios of one page hold one pin a page
+ * however they were pinned, so only runs of larger folios pinned by
+ * memfd_pin_folios() (one pin a folio) are put folio by folio; a range
+ * put is the same work without a call per folio.
+ */
 static void hixl_unpin_runs(struct hixl_region *r, bool dirty)
 {
 	const struct hixl_runs *rs = &r->runs;
@@ -80,7 +85,7 @@ static void hixl_unpin_runs(struct hixl_region *r, bool dirty)
 	for (i = 0; i < rs->nr; i++) {
 		unsigned long n = rs->run[i].end - hixl_run_first(rs, i);
 
-		if (!r->folio_pins) {
+		if (!r->folio_pins || !r->large_folio_pins) {
 			unpin_user_page_range_dirty_lock(pfn_to_page(rs->run[i].pfn), n, dirty);
 			continue;
 		}
@@ -159,6 +164,9 @@ static int hixl_pin_folios(struct hixl_region *r, struct file *file, loff_t pos,
 			unsigned long first = i ? 0 : off >> PAGE_SHIFT;
 			unsigned long n = min(folio_nr_pages(tmp[i]) - first, r->npages - done);
 
+			/* before the add: a failed add unpins the runs so far */
+			if (folio_test_large(tmp[i]))
+				r->large_folio_pins = true;
 			if (hixl_runs_add(&r->runs, folio_pfn(tmp[i]) + first, n)) {
 				hixl_unpin_folios(tmp + i, got - i);
 				ret = -ENOMEM;
@@ -189,6 +197,7 @@ static int hixl_pin(struct hixl_region *r, unsigned long start, unsigned int gup
 
 	if (hixl_have_memfd_pin_folios())
 		file = hixl_shared_file(r->eng->mm, start, end, &pos);
+	r->large_folio_pins = false;
 	if (file) {
 		r->folio_pins = true;
 		ret = hixl_pin_folios(r, file, pos, (struct folio **)tmp);

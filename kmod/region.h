@@ -151,6 +151,7 @@ struct hixl_mrset {
  * @runs:       pages as runs; host: pinned; device: looked up via @vmap
  * @npages:     PAGE_SIZE pages spanned
  * @folio_pins: host: pinned with memfd_pin_folios()
+ * @large_folio_pins: host, @folio_pins: a folio of several pages among them
  * @notifier:   host: interval notifier on [addr, addr + len)
  * @lock:       orders the notifier callback against registration
  * @live:       registration completed
@@ -183,6 +184,7 @@ struct hixl_region {
 	struct hixl_runs runs;
 	unsigned long npages;
 	bool folio_pins;
+	bool large_folio_pins;
 	struct mmu_interval_notifier notifier;
 	spinlock_t lock;
 	bool live;

@@ -69,9 +69,40 @@ static int folio_pinning(void)
 }
 
 /*
+ * The kernel's FOLL_PIN counters (/proc/vmstat, per-CPU deltas folded in
+ * first through /proc/sys/vm/stat_refresh): 0, or -1 when unreadable.
+ */
+static int foll_pins(long long *acquired, long long *released)
+{
+	char name[64];
+	long long v;
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY), got = 0;
+	FILE *f;
+
+	if (fd < 0 || write(fd, "1", 1) != 1) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		if (!strcmp(name, "nr_foll_pin_acquired"))
+			*acquired = v, got |= 1;
+		else if (!strcmp(name, "nr_foll_pin_released"))
+			*released = v, got |= 2;
+	}
+	fclose(f);
+	return got == 3 ? 0 : -1;
+}
+
+/*
  * Register @len bytes at @p, check the runs against @max_runs (and the
  * array against its growth rule: 64 runs, doubling) and the pin kind,
- * print the metadata per GiB beside what a page array cost, deregister.
+ * print the metadata per GiB beside what a page array cost, deregister;
+ * the kernel must count as many pins released as acquired in between.
  */
 static void check_runs(const char *what, void *p, size_t len, unsigned long max_runs,
 		       const char *pin)
@@ -80,9 +111,11 @@ static void check_runs(const char *what, void *p, size_t len, unsigned long max_
 	struct hixl_reg_mem r;
 	struct dbg_region d;
 	unsigned long cap;
+	long long acq0, rel0, acq1, rel1;
 
 	REQUIRE(fd >= 0);
 	memset(p, 0x5a, len);
+	REQUIRE(foll_pins(&acq0, &rel0) == 0);
 	REQUIRE(reg_mem(fd, p, len, 0, &r) == 0);
 	REQUIRE(dbg_region(p, &d) == 0);
 	CHECK_EQ(strcmp(d.state, "valid"), 0);
@@ -96,6 +129,10 @@ static void check_runs(const char *what, void *p, size_t len, unsigned long max_
 	       d.run_bytes, (unsigned long)(d.run_bytes * (1024.0 * MiB / len)),
 	       (1024 * MiB / 4096) * 8, d.pin);
 	CHECK_EQ(dereg_mem(fd, r.handle), 0);
+	REQUIRE(foll_pins(&acq1, &rel1) == 0);
+	CHECK(acq1 - acq0 > 0);
+	CHECK_EQ(rel1 - rel0, acq1 - acq0);
+	printf("# %s: %lld pins acquired, %lld released\n", what, acq1 - acq0, rel1 - rel0);
 	close(fd);
 }
 
