@@ -10,19 +10,25 @@
 # 0, 20 and 50 us between a completion and the next post - interleaved,
 # their order rotating with the repetition; then the sync 4 KiB batch-1
 # throughput and CPU per GiB with polling on and off beside ib_write_bw /
-# ib_read_bw (bench/bench-matrix run, one point).
+# ib_read_bw (bench/bench-matrix run, one point); then where one TRANSFER's
+# time goes: the same runs of hixl (polling on) and of the floor (no gap and
+# 20 us) once more under tracefs (the ioctl's entry and exit, hixl's
+# submit and complete tracepoints, kprobes on rxe's post and CQE, rxe's
+# work items), each stage's p50 by bench/latstages.py.
 #
 # Output: $1 (default $HIXL_WORK/raw-lat.txt), lines
 #   lat REP TOOL OP SIZE N P50_US P99_US MEAN_US MIN_US MAX_US CPU_SECONDS SECONDS
 #       (perftest: CPU_SECONDS and SECONDS are "-"; its P50 is t_typical,
 #        its P99 the "99% percentile", MIN/MAX t_min/t_max, as it prints them)
 #   res REP TOOL OP BLOCK BATCH BYTES SECONDS CPU_SECONDS   (bench-matrix's)
+#   stage TOOL OP SIZE STAGE N P50_US        (bench/latstages.py's)
 #   info KEY VALUE...
 # TOOL: hixl-poll, hixl-nopoll, perftest, kverbs, kverbs-gap20,
 # kverbs-gap50 (kverbs: CPU_SECONDS and SECONDS "-"); in res lines
 # hixl-sync-poll, hixl-sync-nopoll, perftest.
 # Settings (environment): LAT_REPS (3), LAT_ITERS (2000 ops per run),
-# LAT_SIZES ("64 4096"), LAT_MIN_MIB (16: bytes per throughput point).
+# LAT_SIZES ("64 4096"), LAT_MIN_MIB (16: bytes per throughput point),
+# LAT_STAGES (1; 0: no traced runs).
 set -u
 # hixl's side of every comparison here is RDMA over rxe0: two engines of
 # one host would otherwise pair and copy in the kernel (Transport "auto",
@@ -125,6 +131,59 @@ for rep in $(seq "$reps"); do
 			>> "$out"
 	done
 done
+# where the time goes: stage timestamps from tracefs, one traced run a tool
+T=/sys/kernel/tracing
+stage_probes() {
+	[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
+	[ -w $T/kprobe_events ] || { echo "no $T/kprobe_events"; return 1; }
+	echo 0 > $T/tracing_on
+	{ echo 'p:hixlbench/post rxe_post_send' && echo 'p:hixlbench/cqpost rxe_cq_post'; } \
+		> $T/kprobe_events 2>/dev/null || { echo "kprobes on rxe_post_send/rxe_cq_post refused"; return 1; }
+	echo 4096 > $T/buffer_size_kb
+	echo 'id == 16' > $T/events/raw_syscalls/sys_enter/filter
+	echo 'id == 16' > $T/events/raw_syscalls/sys_exit/filter
+	for e in hixlbench raw_syscalls/sys_enter raw_syscalls/sys_exit hixl/hixl_xfer_submit \
+		 hixl/hixl_xfer_complete workqueue/workqueue_execute_start; do
+		echo 1 > $T/events/$e/enable || { echo "no tracepoint $e"; return 1; }
+	done
+}
+stage_off() {
+	echo 0 > $T/tracing_on
+	echo 0 > $T/events/enable
+	echo > $T/kprobe_events
+	echo 0 > $T/events/raw_syscalls/sys_enter/filter
+	echo 0 > $T/events/raw_syscalls/sys_exit/filter
+}
+run_stage() {	# TOOL OP SIZE
+	local trace=$HIXL_WORK/stages-$1-$2-$3.txt
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+	case $1 in
+	hixl-poll) echo "$on" > "$param"
+		bench/bench-lat --rep 1 --tool "$1" --op "$2" --size "$3" --iters "$iters" > /dev/null ;;
+	kverbs) insmod "$kverbs" op="$2" size="$3" iters="$iters" gap_us=0 && rmmod kverbs_lat ;;
+	kverbs-gap20) insmod "$kverbs" op="$2" size="$3" iters="$iters" gap_us=20 && rmmod kverbs_lat ;;
+	esac
+	echo 0 > $T/tracing_on
+	cat $T/trace > "$trace"
+	python3 bench/latstages.py --tool "$1" --op "$2" --size "$3" "$trace" >> "$out"
+}
+if [ "${LAT_STAGES:-1}" != 0 ]; then
+	if why=$(stage_probes); then
+		for size in $sizes; do
+			for op in write read; do
+				for t in hixl-poll kverbs kverbs-gap20; do
+					echo "bench-lat: traced $op $size $t" >&2
+					[ "$t" = hixl-poll ] || [ -f "$kverbs" ] || continue
+					run_stage "$t" "$op" "$size"
+				done
+			done
+		done
+	else
+		echo "na 1 stages - - 1 not traced: $why" >> "$out"
+	fi
+	stage_off
+fi
 echo "$on" > "$param"
 info lat_seconds "$(( $(date +%s) - start ))"
 cat "$out"

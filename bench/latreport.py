@@ -8,6 +8,7 @@ Raw lines:
   lat REP TOOL OP SIZE N P50_US P99_US MEAN_US MIN_US MAX_US CPU_SECONDS SECONDS
   res REP TOOL OP BLOCK BATCH BYTES SECONDS CPU_SECONDS
   na REP TOOL OP BLOCK BATCH REASON...
+  stage TOOL OP SIZE STAGE N P50_US   (bench/latstages.py: a traced run)
   info KEY VALUE...
 
 Usage (results-lat.md):
@@ -44,7 +45,7 @@ def num(x):
 def parse(path):
     """{'info': {}, 'lat': {(op, size): {tool: [(p50, p99, cpu_us_per_op)]}},
     'bw': {op: {tool: [(MiB/s, CPU s/GiB)]}}, 'na': [...]}"""
-    d = {"info": {}, "lat": {}, "bw": {}, "na": []}
+    d = {"info": {}, "lat": {}, "bw": {}, "na": [], "stages": {}}
     for line in open(path, errors="replace"):
         f = line.split()
         if not f:
@@ -63,6 +64,9 @@ def parse(path):
             _, rep, tool, op, block, batch, nbytes, secs, cpu = f
             d["bw"].setdefault(op, {}).setdefault(tool, []).append(
                 (int(nbytes) / float(secs) / MIB, float(cpu) / (int(nbytes) / GIB)))
+        elif f[0] == "stage" and len(f) == 7 and num(f[6]) is not None:
+            _, tool, op, size, name, n, p50 = f
+            d["stages"].setdefault((op, int(size)), {}).setdefault(tool, {})[name] = num(p50)
         elif f[0] == "na":
             d["na"].append(" ".join(f[1:]))
     return d
@@ -184,6 +188,8 @@ def section(data, level="##"):
     w("")
     if any(t in data["lat"][k] for k in keys for t in KV_TOOLS):
         out += kverbs_section(data, keys, level)
+    if data.get("stages"):
+        out += stages_section(data, level)
     if data["bw"]:
         w(f"{level} Sync 4 KiB batch-1 throughput: hybrid polling on and off\n")
         w("`bench/bench-matrix run --blocks 4 --batches 1 --tools hixl-sync,perftest` "
@@ -252,6 +258,68 @@ def kverbs_section(data, keys, level):
     return out
 
 
+HIXL_STAGES = ["entry", "post", "wake", "device", "notice", "return", "user", "own", "cycle"]
+KV_STAGES = ["wake", "device", "turn", "cycle"]
+OWN_GOAL_US = 10
+
+
+def _range(v, digits=0):
+    v = [x for x in v if x is not None]
+    if not v:
+        return "n/a"
+    lo, hi = min(v), max(v)
+    return f"{lo:.{digits}f}" if lo == hi else f"{lo:.{digits}f}-{hi:.{digits}f}"
+
+
+def stages_section(data, level):
+    """Where a one-descriptor TRANSFER's time goes: the traced runs' stages."""
+    out = []
+    w = out.append
+    st = data["stages"]
+    keys = sorted(st, key=lambda k: (k[0] != "write", k[1]))
+    w(f"{level} Where a one-descriptor TRANSFER's time goes (traced)\n")
+    w("One more run of `bench-lat` (polling on) and of `kverbs_lat.ko` (no gap and 20 us) "
+      "per point, recorded with tracefs: the ioctl's entry and exit (`raw_syscalls`), "
+      "hixl's `hixl_xfer_submit` and `hixl_xfer_complete` tracepoints, kprobes on rxe's "
+      "`rxe_post_send()` and `rxe_cq_post()` and the start of rxe's work items "
+      "(`workqueue_execute_start`); bench/latstages.py gives each stage's p50 over the "
+      "run's transfers, in microseconds. **entry**: ioctl entry to the submit tracepoint "
+      "(copy-in, lookups, plan); **post**: to `rxe_post_send()`; **wake**: the post to "
+      "rxe's first work item after it (on 6.12 a kernel QP's post queues its work on "
+      "rxe's workqueue); **device**: that item's start to the CQE written (requester, "
+      "responder, completer); **notice**: the CQE to the complete tracepoint (the "
+      "spinner's poll and the WR's handler); **return**: to the ioctl's exit; **user**: "
+      "to the next ioctl (bench-lat's loop); **own**: per transfer, entry + post + notice "
+      "+ return + user, hixl's own time; **turn**: kverbs' CQE to its next post; "
+      "**cycle**: one post to the next. Each traced event costs its thread about a "
+      "microsecond here, so the traced run is slower than the table above, and every "
+      "stage carries its events' share.\n")
+    w("| op | size | " + " | ".join(f"hixl {x}" for x in HIXL_STAGES) + " | " +
+      " | ".join(f"kverbs {x}" for x in KV_STAGES) + " | " +
+      " | ".join(f"kverbs +20 us {x}" for x in KV_STAGES) + " |")
+    w("|---|---|" + "---|" * (len(HIXL_STAGES) + 2 * len(KV_STAGES)))
+    cell = lambda v: "n/a" if v is None else f"{v:.0f}"
+    for k in keys:
+        t = st[k]
+        h, kv, kg = t.get("hixl-poll", {}), t.get("kverbs", {}), t.get("kverbs-gap20", {})
+        w(f"| {k[0].upper()} | {size_name(k[1])} | " +
+          " | ".join(cell(h.get(x)) for x in HIXL_STAGES) + " | " +
+          " | ".join(cell(kv.get(x)) for x in KV_STAGES) + " | " +
+          " | ".join(cell(kg.get(x)) for x in KV_STAGES) + " |")
+    w("")
+    own = [st[k].get("hixl-poll", {}).get("own") for k in keys]
+    wake = [st[k].get("hixl-poll", {}).get("wake") for k in keys]
+    kwake = [st[k].get("kverbs", {}).get("wake") for k in keys]
+    gwake = [st[k].get("kverbs-gap20", {}).get("wake") for k in keys]
+    if any(x is not None for x in own):
+        met = all(x is not None and x <= OWN_GOAL_US for x in own)
+        w(f"hixl's own time per TRANSFER (p50, traced): {_range(own)} us, goal "
+          f"{OWN_GOAL_US} us: {'met' if met else 'not met'}. rxe's wake-up after the post: "
+          f"{_range(wake)} us after hixl's, {_range(kwake)} us when the floor posts at once, "
+          f"{_range(gwake)} us after a 20 us gap.\n")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--raw", required=True)
@@ -272,7 +340,7 @@ def main():
            "Raw lines: `build/vm/bench-lat/raw-lat.txt`.\n"]
     out += section(data)
     s = summary(data)
-    raw = [l.rstrip("\n") for l in open(a.raw, errors="replace") if l.split()[:1] in (["lat"], ["res"], ["na"], ["info"])]
+    raw = [l.rstrip("\n") for l in open(a.raw, errors="replace") if l.split()[:1] in (["lat"], ["res"], ["na"], ["info"], ["stage"])]
     if s:
         out.append("Summary ratios (hixl / peer, kverbs / perftest; the names are results.json's):\n")
         out.append("```")

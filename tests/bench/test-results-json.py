@@ -179,6 +179,12 @@ def main():
        "of medians", t["points"])
     ok(set(t.get("summary", {})) == {"p50", "p99"}, "D: latency summary per percentile",
        t.get("summary"))
+    md = open(os.path.join(tmp, "d.md")).read()
+    row = [l for l in md.splitlines() if l.startswith("| WRITE | 64 B | 7 | 3 | 37 |")]
+    ok(len(row) == 1 and row[0].endswith("| 32 | n/a | n/a | 90 |")
+       and "hixl's own time per TRANSFER (p50, traced): 23 us, goal 10 us: not met" in md
+       and "37 us after hixl's, 9 us when the floor posts at once, 32 us after a 20 us gap" in md,
+       "D: the traced stages' table (a stage not traced is n/a) and its goal line", row)
     t = d["tables"].get("main_job", {"points": []})
     w = [p for p in t["points"] if p["op"] == "write"]
     r = [p for p in t["points"] if p["op"] == "read"]
