@@ -211,10 +211,17 @@ def section(p, heading="## Results"):
         w("")
     w("### Goal: hixl at least as fast as Mooncake at every point, at most 0.7x its CPU per GiB")
     w("")
-    for name, r, good in goals(p):
+    gl = goals(p)
+    for name, r, good in gl:
         w(f"- {name}: " + ("not measured" if r is None else
                            f"{r:.2f}, {'met' if good else 'NOT met'}") + ".")
     w("")
+    if any(r is not None and not good and "register" in name for name, r, good in gl):
+        w("Where registration's time goes: `make bench-reg` (hixl's REG_MEM and DEREG_MEM "
+          "beside `ibv_reg_mr()` / `ibv_dereg_mr()` on the same buffers, results.md's "
+          "registration section) and docs/developing.md, \"Registration beside ib_umem\" "
+          "(a traced breakdown).")
+        w("")
     w("Not measured here: Mooncake's C++ `submitTransfer` path (`transfer_engine_bench`, which "
       "scripts/build-mooncake.sh puts in the prefix's bin/) and the TCP protocol.")
     w("")
