@@ -463,9 +463,14 @@ static int engine_of_pid_exists(pid_t pid)
 
 /*
  * The peer is killed while a large WRITE to it is in flight: the transfer
- * fails within its timeout + 1 s (here: at the disconnect, within a third of
- * the timeout), the dead peer's engine and
- * pins are gone, and ours come back to zero when we close.
+ * ends within its timeout + 1 s (here: by the disconnect, within a third of
+ * the timeout), the dead peer's engine and pins are gone, and ours come
+ * back to zero when we close.  It ends in an error when the peer's
+ * teardown closes the link first, and succeeds when the WRITE's last
+ * bytes land first: the dying engine withdraws its regions and waits for
+ * our acknowledgment, which our QP sends after the WRITE (RC order), so
+ * on a fast host the WRITE wins; the pages it lands in stay pinned until
+ * the peer's QP is gone.  Either way nothing may be left behind.
  */
 void test_link_peer_killed_mid_transfer(void);
 void test_link_peer_killed_mid_transfer(void)
@@ -499,11 +504,11 @@ void test_link_peer_killed_mid_transfer(void)
 	kill(pid, SIGKILL);
 	pthread_join(t, NULL);
 	waitpid(pid, &status, 0);
-	if (k.ret == 0)
-		SKIP("the WRITE finished before the peer was killed");
 	ms = (k.end.tv_sec - t0.tv_sec) * 1e3 + (k.end.tv_nsec - t0.tv_nsec) / 1e6;
-	printf("#   peer killed mid-WRITE: %ld after %.0f ms\n", k.ret, ms);
-	CHECK(k.ret == -ECONNRESET || k.ret == -ETIMEDOUT || k.ret == -EIO || k.ret == -ENETDOWN);
+	printf("#   peer killed mid-WRITE: %ld after %.0f ms%s\n", k.ret, ms,
+	       k.ret ? "" : " (its last bytes landed before the peer's teardown closed the link)");
+	CHECK(!k.ret || k.ret == -ECONNRESET || k.ret == -ETIMEDOUT || k.ret == -EIO ||
+	      k.ret == -ENETDOWN);
 	CHECK(ms <= 31000);	/* the timeout (30 s) + 1 s */
 	/*
 	 * and at the disconnect, not by the timeout: a third of it (under
