@@ -44,7 +44,8 @@ def num(x):
 
 def parse(path):
     """{'info': {}, 'lat': {(op, size): {tool: [(p50, p99, cpu_us_per_op)]}},
-    'bw': {op: {tool: [(MiB/s, CPU s/GiB)]}}, 'na': [...]}"""
+    'bw': {op: {tool: [(MiB/s, CPU s/GiB)]}}, 'na': [...],
+    'stages': {(op, size): {tool: {stage: p50_us}}}}"""
     d = {"info": {}, "lat": {}, "bw": {}, "na": [], "stages": {}}
     for line in open(path, errors="replace"):
         f = line.split()

@@ -85,7 +85,7 @@ def hixl_stages(path, task):
                 st["cycle"].append(c["post"] - last_post)
             last_exit, last_post, cur = t, c["post"], {}
         elif ev == "sys_exit" and who.startswith(task):
-            cur, last_exit, last_post = {}, None, None	# not one whole TRANSFER
+            cur, last_exit, last_post = {}, None, None  # not one whole TRANSFER
     return st
 
 
